@@ -1,0 +1,34 @@
+# Two commands do everything on a fresh machine (Python 3.11, no GPU):
+#   make demo   set up .venv, run the pipeline on samples/, print a summary
+#   make test   set up .venv (with test tools), lint, run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.ragbeam-installed
+DEMO_OUT ?= out/demo
+
+.PHONY: demo test lint install clean
+
+$(STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# CPU torch first: anything that depends on torch would otherwise pull a multi-GB CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/ragbeam run --input samples --exclude '*.py' --output $(DEMO_OUT) --overwrite
+	$(BIN)/python -m ragbeam.pipeline.peek $(DEMO_OUT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	HF_HUB_OFFLINE=1 $(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) out build dist *.egg-info

@@ -1,0 +1,181 @@
+"""The ``ragbeam`` command line.
+
+``ragbeam run --input PATH… --output DIR [options] [Beam pipeline options]``:
+options ragbeam does not know are handed to Beam unchanged (``--runner``,
+``--direct_num_workers``, ``--project``…).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Sequence
+
+from apache_beam.io.filesystems import FileSystems
+
+from ragbeam.pipeline.config import (
+    DEFAULT_EXTRACT_TIMEOUT_S,
+    DEFAULT_MAX_FILE_BYTES,
+    ExtractOptions,
+    MatchOptions,
+    RunConfig,
+)
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
+from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.match.patterns import expand_input, passes_filters
+from ragbeam.transforms.route.router import RouteOptions
+
+OUTPUT_TABLES = ("chunks", "documents", "errors")
+
+
+class UsageError(Exception):
+    """A problem with the command line, reported before Beam starts."""
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    io = parser.add_argument_group("input and output")
+    io.add_argument("--input", action="append", required=True, metavar="PATH",
+                    help="file, directory (recursive), glob or Beam filesystem URI; repeatable")
+    io.add_argument("--output", required=True, metavar="DIR",
+                    help="output directory (local or any Beam filesystem URI)")
+    io.add_argument("--include", action="append", default=[], metavar="GLOB",
+                    help="keep only files whose path or name matches; repeatable")
+    io.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                    help="drop files whose path or name matches; repeatable")
+    io.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
+                    help="larger files become error records without being read "
+                         "(default: %(default)s)")
+    io.add_argument("--overwrite", action="store_true",
+                    help="replace the tables of a previous run in --output")
+
+    ex = parser.add_argument_group("extraction")
+    ex.add_argument("--tika-server", metavar="URL",
+                    help="use a Tika server (PUT URL/tika) instead of embedded iscc-tika")
+    ex.add_argument("--extract-timeout", type=float, default=DEFAULT_EXTRACT_TIMEOUT_S,
+                    metavar="SECONDS", help="per-document extraction limit (default: %(default)s)")
+
+    ch = parser.add_argument_group("chunking")
+    ch.add_argument("--strategy", metavar="NAME",
+                    help="force one chunking strategy for every document")
+    ch.add_argument("--chunk-size", type=int, default=ChunkOptions.size,
+                    help="maximum chunk size in --size-unit (default: %(default)s)")
+    ch.add_argument("--chunk-overlap", type=int, default=ChunkOptions.overlap,
+                    help="overlap between consecutive chunks (default: %(default)s)")
+    ch.add_argument("--size-unit", choices=("chars", "tokens"), default=ChunkOptions.unit)
+    ch.add_argument("--encoding", default=DEFAULT_ENCODING,
+                    help="tiktoken encoding for token counts (default: %(default)s)")
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    try:
+        chunk = ChunkOptions(size=args.chunk_size, overlap=args.chunk_overlap,
+                             unit=args.size_unit, encoding=args.encoding)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return RunConfig(
+        match=MatchOptions(
+            inputs=tuple(args.input),
+            include=tuple(args.include),
+            exclude=tuple(args.exclude),
+            max_file_bytes=args.max_file_bytes,
+        ),
+        output=args.output.rstrip("/") or "/",
+        extract=ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout),
+        clean=CleanOptions(),
+        chunk=chunk,
+        route=RouteOptions(forced_strategy=args.strategy),
+    )
+
+
+def check_inputs(config: RunConfig) -> None:
+    """Every --input must match at least one file that passes the filters."""
+    m = config.match
+    for raw in m.inputs:
+        pattern = expand_input(raw)
+        try:
+            found = FileSystems.match([pattern])[0].metadata_list
+        except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
+            raise UsageError(f"--input {raw!r}: cannot list: {exc}") from None
+        if not any(passes_filters(f.path, m.include, m.exclude) for f in found):
+            raise UsageError(f"--input {raw!r} matched no files"
+                             + (" (after --include/--exclude)" if found else ""))
+
+
+def prepare_output(config: RunConfig, overwrite: bool) -> None:
+    """Fail early on an unwritable output; never mix two runs' tables."""
+    out = config.output
+    existing = [t for t in (*OUTPUT_TABLES, "run.json")
+                if FileSystems.exists(FileSystems.join(out, t))]
+    if existing and not overwrite:
+        raise UsageError(f"--output {out!r} already holds a run ({', '.join(existing)}); "
+                         "use --overwrite or a new directory")
+    try:
+        if "://" not in out:
+            import os
+
+            os.makedirs(out, exist_ok=True)
+        probe = FileSystems.join(out, ".ragbeam-write-probe")
+        with FileSystems.create(probe) as f:
+            f.write(b"ok")
+        FileSystems.delete([probe])
+    except Exception as exc:
+        raise UsageError(f"--output {out!r} is not writable: {exc}") from None
+    if existing:
+        FileSystems.delete([FileSystems.join(out, t) for t in existing])
+
+
+def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False) -> dict:
+    """Check, build, run and summarise one pipeline run. Returns the run summary."""
+    from ragbeam.pipeline.graph import build_pipeline
+    from ragbeam.pipeline.runner import make_pipeline, pipeline_options
+    from ragbeam.pipeline.summary import summarize, write_run_json
+
+    check_inputs(config)
+    prepare_output(config, overwrite)
+    started = time.perf_counter()
+    pipeline = make_pipeline(pipeline_options(list(beam_args)))
+    build_pipeline(pipeline, config)
+    pipeline.run().wait_until_finish()
+    summary = summarize(config, time.perf_counter() - started)
+    write_run_json(config.output, summary)
+    return summary
+
+
+def print_summary(config: RunConfig, summary: dict) -> None:
+    out = config.output
+    print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
+          f"{summary['documents_error']} error; {summary['chunks']} chunks "
+          f"in {summary['wall_seconds']:.1f} s")
+    for kind, count in summary["errors_by_type"].items():
+        print(f"  {count} × {kind}")
+    print(f"  chunks:    {out}/chunks/*.parquet")
+    print(f"  documents: {out}/documents/*.parquet")
+    print(f"  errors:    {out}/errors/*.parquet")
+    print(f"  summary:   {out}/run.json")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run_parser = sub.add_parser("run", help="run the ingestion pipeline",
+                                description="Options not listed here go to Beam.")
+    add_run_arguments(run_parser)
+    args, beam_args = parser.parse_known_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "run":
+        try:
+            config = config_from_args(args)
+            summary = run(config, beam_args, overwrite=args.overwrite)
+        except UsageError as exc:
+            print(f"ragbeam: error: {exc}", file=sys.stderr)
+            return 2
+        print_summary(config, summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

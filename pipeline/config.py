@@ -1,0 +1,71 @@
+"""The run configuration: every ragbeam option, and the fingerprint of those
+that change the output (``config_hash``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.ids import config_fingerprint
+from ragbeam.transforms.route.router import RouteOptions
+
+# Bump when a code change alters chunks for the same options, so that
+# incremental runs re-process documents chunked by older code.
+OUTPUT_FORMAT_VERSION = 1
+
+DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
+DEFAULT_EXTRACT_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class MatchOptions:
+    inputs: tuple[str, ...]
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    tika_server: str | None = None  # None: embedded iscc-tika
+    timeout_s: float = DEFAULT_EXTRACT_TIMEOUT_S
+    max_string_chars: int = 100_000_000
+
+    @property
+    def backend_spec(self) -> tuple[str, dict[str, Any]]:
+        if self.tika_server:
+            return ("server", {"url": self.tika_server})
+        return ("embedded", {"max_string_chars": self.max_string_chars})
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    match: MatchOptions
+    output: str
+    extract: ExtractOptions = field(default_factory=ExtractOptions)
+    clean: CleanOptions = field(default_factory=CleanOptions)
+    chunk: ChunkOptions = field(default_factory=ChunkOptions)
+    route: RouteOptions = field(default_factory=RouteOptions)
+
+    def fingerprint_fields(self) -> dict[str, Any]:
+        """Everything that changes chunks or document rows for the same input bytes.
+
+        Input patterns and the output location are not here: the same file,
+        found through another pattern, gives the same chunks.
+        """
+        return {
+            "format_version": OUTPUT_FORMAT_VERSION,
+            "max_file_bytes": self.match.max_file_bytes,
+            "extractor": "tika-server" if self.extract.tika_server else "iscc-tika",
+            "max_string_chars": self.extract.max_string_chars,
+            "clean": dataclasses.asdict(self.clean),
+            "chunk": dataclasses.asdict(self.chunk),
+            "route": dataclasses.asdict(self.route),
+        }
+
+    @property
+    def config_hash(self) -> str:
+        return config_fingerprint(self.fingerprint_fields())

@@ -1,0 +1,58 @@
+"""Assemble the Beam graph: one named stage per step of the design.
+
+    Match → Read → Extract → Clean → Route → Chunk → Write(chunks, documents, errors)
+
+Every stage sends documents it cannot process to a ``failures`` output; they
+are flattened into ``error`` rows of the documents table and dead letters in
+the errors table, so every matched file ends up in the documents table once.
+"""
+
+from __future__ import annotations
+
+import apache_beam as beam
+
+from ragbeam.pipeline.config import RunConfig
+from ragbeam.schemas import CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
+from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
+from ragbeam.transforms.clean.dofn import CleanDocument
+from ragbeam.transforms.extract.dofn import ExtractWithTika
+from ragbeam.transforms.match.dofn import FAILURES, MatchInputs, ReadFile
+from ragbeam.transforms.route.dofn import RouteDocument
+from ragbeam.transforms.write.parquet import WriteTable
+from ragbeam.transforms.write.rows import error_document_row, error_row
+
+
+def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
+    config_hash = config.config_hash
+    m = config.match
+
+    sources = pipeline | "Match" >> MatchInputs(m.inputs, m.include, m.exclude)
+    # Spread files over workers before the expensive stages (matching tends to
+    # arrive as one bundle).
+    fetched = (
+        sources
+        | "Redistribute" >> beam.Reshuffle()
+        | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(FAILURES, main="ok")
+    )
+    extracted = fetched.ok | "Extract" >> beam.ParDo(
+        ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s)
+    ).with_outputs(FAILURES, main="ok")
+    cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
+        FAILURES, main="ok")
+    routed = cleaned.ok | "Route" >> beam.ParDo(RouteDocument(config.route)).with_outputs(
+        FAILURES, main="ok")
+    chunked = routed.ok | "Chunk" >> beam.ParDo(
+        ChunkDocument(config.chunk, config_hash)
+    ).with_outputs(FAILURES, DOCUMENTS, main="chunks")
+
+    failures = (
+        fetched[FAILURES], extracted[FAILURES], cleaned[FAILURES], routed[FAILURES],
+        chunked[FAILURES],
+    ) | "All failures" >> beam.Flatten()
+    error_documents = failures | "Error documents" >> beam.Map(error_document_row, config_hash)
+    documents = (chunked[DOCUMENTS], error_documents) | "All documents" >> beam.Flatten()
+
+    _ = chunked.chunks | "Write chunks" >> WriteTable(config.output, "chunks", CHUNK_SCHEMA)
+    _ = documents | "Write documents" >> WriteTable(config.output, "documents", DOCUMENT_SCHEMA)
+    _ = (failures | "Dead letters" >> beam.Map(error_row)
+         | "Write errors" >> WriteTable(config.output, "errors", ERROR_SCHEMA))

@@ -1,0 +1,43 @@
+"""Pipeline options and the local default runner.
+
+Beam 2.77's DirectRunner first tries to download the Prism runner binary and
+only falls back to its in-process FnApiRunner when that fails. Offline that
+fails fast, but the download has no timeout, so a network that silently drops
+packets could hang a run before it starts. When no runner is named (or the
+DirectRunner is), ragbeam goes straight to the FnApiRunner: the same engine
+the DirectRunner ends up using, honouring ``--direct_num_workers`` and
+``--direct_running_mode``. ``--runner PrismRunner`` still selects Prism.
+"""
+
+from __future__ import annotations
+
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+
+
+def pipeline_options(beam_args: list[str]) -> PipelineOptions:
+    options = PipelineOptions(beam_args)
+    # Our DoFns import what they use; pickling __main__ is neither needed nor safe.
+    options.view_as(beam.options.pipeline_options.SetupOptions).save_main_session = False
+    return options
+
+
+def is_local_direct(options: PipelineOptions) -> bool:
+    runner = options.view_as(StandardOptions).runner
+    return runner in (None, "DirectRunner", "direct", "SwitchingDirectRunner")
+
+
+def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
+    if not is_local_direct(options):
+        return beam.Pipeline(options=options)
+    from apache_beam.portability.api import beam_provision_api_pb2
+    from apache_beam.runners.portability.fn_api_runner import fn_runner
+    from apache_beam.runners.portability.portable_runner import JobServiceHandle
+
+    # Same provisioning the DirectRunner does before it hands over to the FnApiRunner.
+    encoded = JobServiceHandle.encode_pipeline_options(options.get_all_options())
+    provision = fn_runner.ExtendedProvisionInfo(
+        beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded)
+    )
+    return beam.Pipeline(runner=fn_runner.FnApiRunner(provision_info=provision),
+                         options=options)

@@ -1,0 +1,7 @@
+"""Arrow schemas of ragbeam's output tables; see ``README.md`` beside this file."""
+
+from ragbeam.schemas.chunks import CHUNK_SCHEMA
+from ragbeam.schemas.documents import DOCUMENT_SCHEMA
+from ragbeam.schemas.errors import ERROR_SCHEMA
+
+__all__ = ["CHUNK_SCHEMA", "DOCUMENT_SCHEMA", "ERROR_SCHEMA"]

@@ -1,0 +1,33 @@
+"""``documents`` table: exactly one row per matched input file."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from ragbeam.schemas.chunks import STRING_MAP
+
+STATUS_OK = "ok"
+STATUS_ERROR = "error"
+STATUS_UNCHANGED = "unchanged"
+STATUS_DELETED = "deleted"
+
+DOCUMENT_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("source_uri", pa.string(), nullable=False),
+        pa.field("content_hash", pa.string()),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("error", pa.string()),
+        pa.field("media_type", pa.string()),
+        pa.field("title", pa.string()),
+        pa.field("language", pa.string()),
+        pa.field("page_count", pa.int32()),
+        pa.field("bytes", pa.int64()),
+        pa.field("char_count", pa.int64()),
+        pa.field("chunk_count", pa.int32()),
+        pa.field("strategy", pa.string()),
+        pa.field("config_hash", pa.string(), nullable=False),
+        pa.field("text", pa.string()),
+        pa.field("metadata", STRING_MAP, nullable=False),
+    ]
+)

@@ -1,0 +1,33 @@
+"""Test helpers: run the real CLI, read tables back with pyarrow."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def read_table(output: pathlib.Path, name: str) -> pa.Table:
+    files = sorted((pathlib.Path(output) / name).glob("*.parquet"))
+    assert files, f"no Parquet files under {output}/{name}"
+    return pa.concat_tables([pq.read_table(f) for f in files])
+
+
+def run_cli(args: list[str]) -> dict:
+    """Run ``ragbeam run ARGS`` in-process and return run.json."""
+    from ragbeam.pipeline.cli import main
+
+    code = main(["run", *args])
+    assert code == 0, f"ragbeam run exited {code}"
+    out = pathlib.Path(args[args.index("--output") + 1])
+    return json.loads((out / "run.json").read_text())
+
+
+def chunks_by_doc(output: pathlib.Path) -> dict[str, list[dict]]:
+    rows = read_table(output, "chunks").to_pylist()
+    by_doc: dict[str, list[dict]] = {}
+    for row in sorted(rows, key=lambda r: (r["doc_id"], r["chunk_index"])):
+        by_doc.setdefault(row["doc_id"], []).append(row)
+    return by_doc

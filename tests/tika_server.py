@@ -1,0 +1,65 @@
+"""A local HTTP server that answers like a Tika server: ``PUT /tika`` with
+``Accept: text/html`` returns Tika's XHTML (metadata in ``<head>``), 422 when
+the parser fails. The XHTML comes from real Tika (iscc-tika), so the server
+backend is tested against genuine Tika output, over real HTTP."""
+
+from __future__ import annotations
+
+import html
+import threading
+import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def _with_metadata_head(xhtml: str, metadata: dict[str, list[str]]) -> str:
+    """iscc-tika already writes <meta> tags; make sure Content-Type is among them."""
+    if 'name="Content-Type"' in xhtml:
+        return xhtml
+    metas = "".join(f'<meta name="{html.escape(k)}" content="{html.escape(v)}" />'
+                    for k, vs in metadata.items() for v in vs)
+    return xhtml.replace("<head>", "<head>" + metas, 1)
+
+
+class _TikaHandler(BaseHTTPRequestHandler):
+    extractor = None
+    requests_seen: typing.ClassVar[list[str]] = []
+
+    def do_PUT(self) -> None:
+        if self.path.rstrip("/") != "/tika":
+            self.send_error(404)
+            return
+        self.requests_seen.append(self.headers.get("Accept", ""))
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        try:
+            xhtml, metadata = self.extractor.extract_bytes_to_string(bytearray(body))
+        except Exception:
+            self.send_error(422, "Unprocessable Entity")
+            return
+        payload = _with_metadata_head(xhtml, metadata).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=UTF-8")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextmanager
+def tika_like_server() -> Iterator[tuple[str, list[str]]]:
+    import iscc_tika
+
+    _TikaHandler.extractor = (iscc_tika.Extractor().set_xml_output(True)
+                              .set_extract_string_max_length(100_000_000))
+    _TikaHandler.requests_seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _TikaHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", _TikaHandler.requests_seen
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,61 @@
+"""Both Tika backends, for real: embedded iscc-tika, and a server over HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragbeam.transforms.extract.backends import EmbeddedTika, ExtractionError, TikaServer
+from ragbeam.transforms.extract.isolation import ExtractionTimeout, IsolatedExtractor
+
+from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
+from helpers import read_table, run_cli
+from tika_server import tika_like_server
+
+
+def test_embedded_tika_returns_xhtml_pages_and_metadata():
+    xhtml, meta = EmbeddedTika().extract((SAMPLES / "boating-safety.pdf").read_bytes(), "x.pdf")
+    assert xhtml.count('<div class="page">') == 3
+    assert meta["Content-Type"] == ["application/pdf"]
+
+
+def test_embedded_tika_raises_extraction_error_on_corrupt_input():
+    with pytest.raises(ExtractionError):
+        EmbeddedTika().extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
+
+
+def test_server_backend_speaks_tika_http():
+    with tika_like_server() as (url, seen):
+        xhtml, meta = TikaServer(url).extract((SAMPLES / "lab-rules.docx").read_bytes(), "l.docx")
+        assert "<h1>Laboratory rules</h1>" in xhtml
+        assert meta["Content-Type"][0].startswith("application/vnd.openxmlformats")
+        assert seen == ["text/html"]
+        with pytest.raises(ExtractionError, match="HTTP 422"):
+            TikaServer(url).extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
+
+
+def test_server_backend_unreachable_is_a_connection_error():
+    with pytest.raises(ConnectionError, match="unreachable"):
+        TikaServer("http://127.0.0.1:9", timeout_s=2).extract(b"hello", "a.txt")
+
+
+def test_pipeline_with_tika_server_matches_embedded(samples_run, tmp_path):
+    with tika_like_server() as (url, seen):
+        out = tmp_path / "server"
+        summary = run_cli(["--input", str(SAMPLES), "--exclude", "*.py", "--output", str(out),
+                           "--tika-server", url, "--extract-timeout", TEST_EXTRACT_TIMEOUT])
+    assert len(seen) == summary["files_matched"]
+    texts = lambda o: sorted(r["text"] for r in read_table(o, "chunks").to_pylist())  # noqa: E731
+    assert texts(out) == texts(samples_run.path)
+    assert summary["documents_error"] == samples_run.summary["documents_error"] == 1
+
+
+def test_isolated_extractor_kills_a_hang_and_recovers(corpus_dir):
+    extractor = IsolatedExtractor(("embedded", {}), timeout_s=3)
+    try:
+        with pytest.raises(ExtractionTimeout, match="did not finish within 3 s"):
+            extractor.extract((corpus_dir / "bad/fuzzed-hang.one").read_bytes(), "f.one")
+        xhtml, _ = extractor.extract((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+        assert "Frequently asked questions" in xhtml
+        assert extractor.restarts == 1
+    finally:
+        extractor.close()

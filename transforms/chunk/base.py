@@ -1,0 +1,105 @@
+"""One interface for every chunking strategy.
+
+A strategy is built from ``ChunkOptions`` (size, overlap, unit) plus its own
+parameters, and turns a cleaned ``Document`` into ``Chunk``s whose offsets are
+exact: ``chunk.text == document.text[chunk.start:chunk.end]``. Strategies
+register themselves in ``STRATEGIES`` by name.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, Sizer, make_sizer
+from ragbeam.transforms.types import BlockKind, Chunk, Document
+
+
+@dataclass(frozen=True)
+class ChunkOptions:
+    """Sizing shared by every strategy (all part of the config fingerprint)."""
+
+    size: int = 1000
+    overlap: int = 0
+    unit: str = "chars"  # "chars" | "tokens"
+    encoding: str = DEFAULT_ENCODING
+
+    def __post_init__(self) -> None:
+        if self.size <= 0:
+            raise ValueError("chunk size must be positive")
+        if not 0 <= self.overlap < self.size:
+            raise ValueError("chunk overlap must be >= 0 and smaller than the chunk size")
+        if self.unit not in ("chars", "tokens"):
+            raise ValueError("size unit must be 'chars' or 'tokens'")
+
+    def sizer(self) -> Sizer:
+        return make_sizer(self.unit, self.encoding)
+
+
+@dataclass(frozen=True)
+class ChunkingResult:
+    chunks: list[Chunk]
+    stats: Mapping[str, int] = field(default_factory=dict)  # e.g. {"hard_cuts": 2}
+
+
+class Strategy(Protocol):
+    name: str
+
+    def chunk(self, doc: Document) -> ChunkingResult: ...
+
+
+StrategyFactory = Callable[[ChunkOptions, Mapping[str, Any]], Strategy]
+STRATEGIES: dict[str, StrategyFactory] = {}
+
+
+def register(name: str) -> Callable[[StrategyFactory], StrategyFactory]:
+    def decorate(factory: StrategyFactory) -> StrategyFactory:
+        STRATEGIES[name] = factory
+        return factory
+
+    return decorate
+
+
+def build_strategy(name: str, options: ChunkOptions, params: Mapping[str, Any] | None = None
+                   ) -> Strategy:
+    # Import the built-in strategies so they register themselves.
+    from ragbeam.transforms.chunk import strategies  # noqa: F401
+
+    try:
+        factory = STRATEGIES[name]
+    except KeyError:
+        known = ", ".join(sorted(STRATEGIES))
+        raise ValueError(f"unknown chunking strategy {name!r} (known: {known})") from None
+    return factory(options, params or {})
+
+
+class HeadingIndex:
+    """Heading path at any offset of a document, from its heading spans."""
+
+    def __init__(self, doc: Document) -> None:
+        self._starts: list[int] = []
+        self._paths: list[tuple[str, ...]] = []
+        stack: list[tuple[int, str]] = []
+        for span in doc.spans:
+            if span.kind is not BlockKind.HEADING:
+                continue
+            level = span.level or 1
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, " ".join(doc.text[span.start:span.end].split())))
+            self._starts.append(span.start)
+            self._paths.append(tuple(title for _, title in stack))
+
+    def path_at(self, offset: int) -> tuple[str, ...]:
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return self._paths[i] if i >= 0 else ()
+
+
+def spans_to_chunks(doc: Document, spans: list[tuple[int, int]]) -> list[Chunk]:
+    headings = HeadingIndex(doc)
+    return [
+        Chunk(start=s, end=e, text=doc.text[s:e], heading_path=headings.path_at(s))
+        for s, e in spans
+    ]

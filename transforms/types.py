@@ -1,0 +1,186 @@
+"""The records that flow between pipeline stages.
+
+One document travels as: ``SourceFile`` (matched) → ``FetchedFile`` (bytes read,
+hashed) → ``ExtractedDocument`` (Tika's structure) → ``Document`` (cleaned text
+plus a span map back to pages and raw offsets) → ``Chunk``s (exact offsets into
+``Document.text``). A stage that cannot go on emits a ``Failure`` instead; the
+writer turns it into an ``error`` row of the documents table and a dead letter.
+
+These are plain dataclasses so every stage, and every test, can build them
+without Beam.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+
+
+class Stage(StrEnum):
+    """Pipeline stage names, as written to ``errors.stage``."""
+
+    MATCH = "match"
+    READ = "read"
+    EXTRACT = "extract"
+    CLEAN = "clean"
+    ROUTE = "route"
+    CHUNK = "chunk"
+    EMBED = "embed"
+    WRITE = "write"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A matched input file, before anything is read."""
+
+    uri: str
+    doc_id: str
+    size_bytes: int
+
+
+@dataclass(frozen=True)
+class FetchedFile:
+    """A file's bytes, read once, and their sha256."""
+
+    source: SourceFile
+    data: bytes
+    content_hash: str
+
+
+class BlockKind(StrEnum):
+    HEADING = "heading"
+    PARAGRAPH = "paragraph"
+    LIST_ITEM = "list_item"
+    TABLE = "table"
+    CODE = "code"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One structural unit of an extracted document, in reading order.
+
+    ``raw_start``/``raw_end`` locate the block in ``ExtractedDocument.raw_text``
+    (the concatenated text nodes of Tika's XHTML), so cleaned text can always be
+    traced back to what Tika produced.
+    """
+
+    kind: BlockKind
+    text: str
+    page: int | None = None
+    level: int = 0  # heading level 1..6; 0 for non-headings
+    raw_start: int = -1
+    raw_end: int = -1
+
+
+@dataclass(frozen=True)
+class ExtractedDocument:
+    """What extraction produced for one file."""
+
+    source: SourceFile
+    content_hash: str
+    media_type: str
+    raw_text: str
+    blocks: tuple[Block, ...]
+    metadata: Mapping[str, str]
+    page_count: int | None = None
+    title: str | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class TextSpan:
+    """Where one cleaned block sits in ``Document.text``."""
+
+    start: int
+    end: int
+    kind: BlockKind
+    page: int | None = None
+    level: int = 0
+    raw_start: int = -1
+    raw_end: int = -1
+
+
+@dataclass(frozen=True)
+class Document:
+    """A cleaned document: the text every chunk's offsets refer to.
+
+    ``spans`` are sorted, non-overlapping, and cover every non-whitespace
+    character of ``text``; they carry the page, heading level and raw offsets
+    of each block.
+    """
+
+    source: SourceFile
+    content_hash: str
+    media_type: str
+    text: str
+    spans: tuple[TextSpan, ...] = ()
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    title: str | None = None
+    language: str | None = None
+    page_count: int | None = None
+
+    @property
+    def doc_id(self) -> str:
+        return self.source.doc_id
+
+    @cached_property
+    def _span_starts(self) -> list[int]:
+        return [s.start for s in self.spans]
+
+    def _span_index(self, offset: int) -> int:
+        return max(bisect.bisect_right(self._span_starts, offset) - 1, 0)
+
+    def pages_of(self, start: int, end: int) -> tuple[int | None, int | None]:
+        """First and last page touched by ``text[start:end]`` (None if unknown)."""
+        if not self.spans or end <= start:
+            return None, None
+        first = self.spans[self._span_index(start)].page
+        last = self.spans[self._span_index(max(end - 1, start))].page
+        return first, last
+
+    def raw_range_of(self, start: int, end: int) -> tuple[int, int]:
+        """Offsets in the raw extracted text that ``text[start:end]`` came from."""
+        if not self.spans or end <= start:
+            return -1, -1
+        return (
+            self.spans[self._span_index(start)].raw_start,
+            self.spans[self._span_index(max(end - 1, start))].raw_end,
+        )
+
+
+class ChunkLevel(StrEnum):
+    CHUNK = "chunk"
+    PARENT = "parent"
+    CHILD = "child"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document: ``text == document.text[start:end]``, always.
+
+    ``parent`` is the index, in the same strategy output, of this chunk's parent
+    (parent-child strategy); the writer turns it into the parent's chunk id.
+    """
+
+    start: int
+    end: int
+    text: str
+    level: ChunkLevel = ChunkLevel.CHUNK
+    parent: int | None = None
+    heading_path: tuple[str, ...] = ()
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A document that could not go on, and why. Becomes an ``error`` row."""
+
+    source: SourceFile
+    stage: Stage
+    error_type: str
+    message: str
+    content_hash: str | None = None
+    media_type: str | None = None
