@@ -5,4 +5,18 @@ The repository's top-level folders are installed as subpackages of this one:
 ``ragbeam.schemas`` (Arrow schemas of the output tables).
 """
 
+import logging as _logging
+
 __version__ = "0.1.0"
+
+
+class _HideOptionalGcpWarning(_logging.Filter):
+    """``import apache_beam`` warns on the root logger that Google's apitools are
+    missing. ragbeam needs them only on Dataflow, whose workers have them, so the
+    warning is noise for everyone else. Installed here, before any Beam import."""
+
+    def filter(self, record: _logging.LogRecord) -> bool:
+        return "apitools not found" not in record.getMessage()
+
+
+_logging.getLogger().addFilter(_HideOptionalGcpWarning())
