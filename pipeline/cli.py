@@ -25,10 +25,11 @@ from ragbeam.pipeline.config import (
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
 from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
 from ragbeam.transforms.route.router import RouteOptions
 
-OUTPUT_TABLES = ("chunks", "documents", "errors")
+OUTPUT_TABLES = ("chunks", "documents", "errors", "changes")
 
 
 class UsageError(Exception):
@@ -50,6 +51,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                          "(default: %(default)s)")
     io.add_argument("--overwrite", action="store_true",
                     help="replace the tables of a previous run in --output")
+    io.add_argument("--previous", metavar="DIR",
+                    help="output of an earlier run: documents whose bytes and config did not "
+                         "change are carried over instead of re-processed, and DIR/changes "
+                         "lists the chunk upserts and deletes since that run")
+    io.add_argument("--retry-errors", action="store_true",
+                    help="with --previous: re-process documents that failed in the previous "
+                         "run even if their bytes did not change (default: keep the error)")
 
     ex = parser.add_argument_group("extraction")
     ex.add_argument("--tika-server", metavar="URL",
@@ -87,6 +95,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         clean=CleanOptions(),
         chunk=chunk,
         route=RouteOptions(forced_strategy=args.strategy),
+        previous=args.previous.rstrip("/") if args.previous else None,
+        retry_errors=args.retry_errors,
     )
 
 
@@ -134,6 +144,8 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False) ->
     from ragbeam.pipeline.summary import summarize, write_run_json
 
     check_inputs(config)
+    if config.previous and (problem := previous_run_problem(config.previous, config.output)):
+        raise UsageError(f"--previous {config.previous!r} {problem}")
     prepare_output(config, overwrite)
     started = time.perf_counter()
     pipeline = make_pipeline(pipeline_options(list(beam_args)))
@@ -149,11 +161,16 @@ def print_summary(config: RunConfig, summary: dict) -> None:
     print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
           f"{summary['documents_error']} error; {summary['chunks']} chunks "
           f"in {summary['wall_seconds']:.1f} s")
+    if config.previous:
+        print(f"  since {config.previous}: {summary['documents_unchanged']} unchanged, "
+              f"{summary['documents_deleted']} deleted; changes: "
+              f"{summary['changes_upsert']} upserts, {summary['changes_delete']} deletes")
     for kind, count in summary["errors_by_type"].items():
         print(f"  {count} × {kind}")
     print(f"  chunks:    {out}/chunks/*.parquet")
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")
+    print(f"  changes:   {out}/changes/*.parquet")
     print(f"  summary:   {out}/run.json")
 
 

@@ -49,6 +49,10 @@ class RunConfig:
     clean: CleanOptions = field(default_factory=CleanOptions)
     chunk: ChunkOptions = field(default_factory=ChunkOptions)
     route: RouteOptions = field(default_factory=RouteOptions)
+    # Incremental runs (--previous, --retry-errors): they change what is re-done,
+    # never what a document's rows look like, so they are not fingerprinted.
+    previous: str | None = None
+    retry_errors: bool = False
 
     def fingerprint_fields(self) -> dict[str, Any]:
         """Everything that changes chunks or document rows for the same input bytes.

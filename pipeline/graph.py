@@ -5,6 +5,11 @@
 Every stage sends documents it cannot process to a ``failures`` output; they
 are flattened into ``error`` rows of the documents table and dead letters in
 the errors table, so every matched file ends up in the documents table once.
+
+With ``--previous DIR`` the matched files are first joined with that run's
+tables (``transforms/incremental``): unchanged documents skip every stage and
+their rows are carried over, vanished ones become ``deleted`` rows, and
+``changes`` lists the chunk ids to delete and upsert in a vector store.
 """
 
 from __future__ import annotations
@@ -12,10 +17,19 @@ from __future__ import annotations
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.schemas import CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
+from ragbeam.schemas import CHANGE_SCHEMA, CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
 from ragbeam.transforms.extract.dofn import ExtractWithTika
+from ragbeam.transforms.incremental.dofn import (
+    CARRIED_CHUNKS,
+    CARRIED_DOCUMENTS,
+    CARRIED_ERRORS,
+    PREVIOUS_CHUNK_IDS,
+    TO_PROCESS,
+    CompareWithPrevious,
+    ComputeChanges,
+)
 from ragbeam.transforms.match.dofn import FAILURES, MatchInputs, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.write.parquet import WriteTable
@@ -27,6 +41,11 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     m = config.match
 
     sources = pipeline | "Match" >> MatchInputs(m.inputs, m.include, m.exclude)
+    previous = None
+    if config.previous:
+        previous = sources | "Compare with previous" >> CompareWithPrevious(
+            config.previous, config_hash, m.max_file_bytes, config.retry_errors)
+        sources = previous[TO_PROCESS]
     # Spread files over workers before the expensive stages (matching tends to
     # arrive as one bundle).
     fetched = (
@@ -51,8 +70,20 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     ) | "All failures" >> beam.Flatten()
     error_documents = failures | "Error documents" >> beam.Map(error_document_row, config_hash)
     documents = (chunked[DOCUMENTS], error_documents) | "All documents" >> beam.Flatten()
+    dead_letters = failures | "Dead letters" >> beam.Map(error_row)
+    chunks = chunked.chunks
+    changes = (
+        {"current": chunked.chunks} if previous is None
+        else {"current": chunked.chunks, "previous": previous[PREVIOUS_CHUNK_IDS]}
+    ) | "Changes" >> ComputeChanges()
+    if previous is not None:  # the output stays a full snapshot: add what was carried over
+        chunks = (chunks, previous[CARRIED_CHUNKS]) | "With carried chunks" >> beam.Flatten()
+        documents = ((documents, previous[CARRIED_DOCUMENTS])
+                     | "With carried documents" >> beam.Flatten())
+        dead_letters = ((dead_letters, previous[CARRIED_ERRORS])
+                        | "With carried errors" >> beam.Flatten())
 
-    _ = chunked.chunks | "Write chunks" >> WriteTable(config.output, "chunks", CHUNK_SCHEMA)
+    _ = chunks | "Write chunks" >> WriteTable(config.output, "chunks", CHUNK_SCHEMA)
     _ = documents | "Write documents" >> WriteTable(config.output, "documents", DOCUMENT_SCHEMA)
-    _ = (failures | "Dead letters" >> beam.Map(error_row)
-         | "Write errors" >> WriteTable(config.output, "errors", ERROR_SCHEMA))
+    _ = dead_letters | "Write errors" >> WriteTable(config.output, "errors", ERROR_SCHEMA)
+    _ = changes | "Write changes" >> WriteTable(config.output, "changes", CHANGE_SCHEMA)

@@ -55,15 +55,21 @@ def summarize(config: RunConfig, wall_seconds: float, extra: dict[str, Any] | No
         f"{s}: {t}" for s, t in zip(errors.column("stage").to_pylist(),
                                     errors.column("error_type").to_pylist(), strict=True)
     ) if errors else {}
+    changes = read_table_columns(config.output, "changes", ["op"])
+    ops = collections.Counter(changes.column("op").to_pylist()) if changes else {}
     import ragbeam
 
     summary: dict[str, Any] = {
-        "files_matched": sum(statuses.values()),
+        # A deleted document's row is a tombstone: its file was not matched.
+        "files_matched": sum(statuses.values()) - statuses.get("deleted", 0),
         "documents_ok": statuses.get("ok", 0),
         "documents_error": statuses.get("error", 0),
         "documents_unchanged": statuses.get("unchanged", 0),
         "documents_deleted": statuses.get("deleted", 0),
         "chunks": count_rows(config.output, "chunks"),
+        "previous": config.previous,
+        "changes_upsert": ops.get("upsert", 0),
+        "changes_delete": ops.get("delete", 0),
         "errors_by_type": dict(sorted(by_type.items())),
         "config_hash": config.config_hash,
         "config": config.fingerprint_fields(),

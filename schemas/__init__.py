@@ -1,7 +1,8 @@
 """Arrow schemas of ragbeam's output tables; see ``README.md`` beside this file."""
 
+from ragbeam.schemas.changes import CHANGE_SCHEMA
 from ragbeam.schemas.chunks import CHUNK_SCHEMA
 from ragbeam.schemas.documents import DOCUMENT_SCHEMA
 from ragbeam.schemas.errors import ERROR_SCHEMA
 
-__all__ = ["CHUNK_SCHEMA", "DOCUMENT_SCHEMA", "ERROR_SCHEMA"]
+__all__ = ["CHANGE_SCHEMA", "CHUNK_SCHEMA", "DOCUMENT_SCHEMA", "ERROR_SCHEMA"]
