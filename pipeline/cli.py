@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.config import (
+    DEFAULT_EXTRACT_MEMORY_MB,
     DEFAULT_EXTRACT_TIMEOUT_S,
     DEFAULT_MAX_FILE_BYTES,
     ExtractOptions,
@@ -25,6 +26,7 @@ from ragbeam.pipeline.config import (
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
 from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
 from ragbeam.transforms.route.router import RouteOptions
@@ -64,6 +66,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                     help="use a Tika server (PUT URL/tika) instead of embedded iscc-tika")
     ex.add_argument("--extract-timeout", type=float, default=DEFAULT_EXTRACT_TIMEOUT_S,
                     metavar="SECONDS", help="per-document extraction limit (default: %(default)s)")
+    ex.add_argument("--extract-memory-mb", type=int, default=DEFAULT_EXTRACT_MEMORY_MB,
+                    metavar="MB", help="resident memory cap per extraction process; a document "
+                    "that needs more becomes an error; 0: no cap (default: %(default)s)")
+    ex.add_argument("--max-text-chars", type=int, default=DEFAULT_MAX_TEXT_CHARS, metavar="N",
+                    help="documents whose extracted text is longer become errors "
+                         "(default: %(default)s)")
 
     ch = parser.add_argument_group("chunking")
     ch.add_argument("--strategy", metavar="NAME",
@@ -91,7 +99,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
             max_file_bytes=args.max_file_bytes,
         ),
         output=args.output.rstrip("/") or "/",
-        extract=ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout),
+        extract=ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout,
+                               memory_mb=args.extract_memory_mb,
+                               max_text_chars=args.max_text_chars),
         clean=CleanOptions(),
         chunk=chunk,
         route=RouteOptions(forced_strategy=args.strategy),

@@ -9,6 +9,7 @@ from typing import Any
 
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.ids import config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
 
@@ -18,6 +19,8 @@ OUTPUT_FORMAT_VERSION = 1
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
+# Resident memory cap per extraction process; 0 turns the cap off.
+DEFAULT_EXTRACT_MEMORY_MB = 2048
 
 
 @dataclass(frozen=True)
@@ -33,12 +36,21 @@ class ExtractOptions:
     tika_server: str | None = None  # None: embedded iscc-tika
     timeout_s: float = DEFAULT_EXTRACT_TIMEOUT_S
     max_string_chars: int = 100_000_000
+    memory_mb: int = DEFAULT_EXTRACT_MEMORY_MB
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
 
     @property
     def backend_spec(self) -> tuple[str, dict[str, Any]]:
         if self.tika_server:
             return ("server", {"url": self.tika_server})
-        return ("embedded", {"max_string_chars": self.max_string_chars})
+        # Tika stops writing one character past the text limit: a huge document
+        # costs no more memory than that, and is still recognised as too large.
+        return ("embedded", {"max_string_chars": min(self.max_string_chars,
+                                                     self.max_text_chars + 1)})
+
+    @property
+    def memory_limit_bytes(self) -> int | None:
+        return self.memory_mb * 1024 * 1024 if self.memory_mb > 0 else None
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,7 @@ class RunConfig:
             "max_file_bytes": self.match.max_file_bytes,
             "extractor": "tika-server" if self.extract.tika_server else "iscc-tika",
             "max_string_chars": self.extract.max_string_chars,
+            "max_text_chars": self.extract.max_text_chars,
             "clean": dataclasses.asdict(self.clean),
             "chunk": dataclasses.asdict(self.chunk),
             "route": dataclasses.asdict(self.route),

@@ -54,7 +54,9 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(FAILURES, main="ok")
     )
     extracted = fetched.ok | "Extract" >> beam.ParDo(
-        ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s)
+        ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
+                        memory_limit_bytes=config.extract.memory_limit_bytes,
+                        max_text_chars=config.extract.max_text_chars)
     ).with_outputs(FAILURES, main="ok")
     cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
         FAILURES, main="ok")

@@ -48,6 +48,11 @@ def build_extracted_document(
             raise EncryptedDocumentError(
                 "document is encrypted (password-protected): Tika extracted no text"
             )
+        if media_type_of(metadata) == "application/octet-stream":
+            raise EmptyDocumentError(
+                "no text could be extracted: Tika does not recognise the format "
+                "(detected application/octet-stream: binary or random data?)"
+            )
         raise EmptyDocumentError(
             "no text could be extracted (an image-only/scanned document needs OCR, "
             "or the file has no textual content)"

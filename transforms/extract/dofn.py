@@ -1,54 +1,114 @@
-"""Extract stage: ``FetchedFile`` → ``ExtractedDocument`` through Tika."""
+"""Extract stage: ``FetchedFile`` → ``ExtractedDocument`` through Tika.
+
+Per document: archive-bomb guard → isolated extraction (time limit, memory
+cap, crash containment) → XHTML parsing → extracted-text limit. Any failure
+becomes that document's ``Failure``; the run goes on.
+"""
 
 from __future__ import annotations
 
 import posixpath
+import time
 from typing import Any
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms.extract.document import build_extracted_document
-from ragbeam.transforms.extract.isolation import IsolatedExtractor
-from ragbeam.transforms.types import Failure, FetchedFile, Stage
+from ragbeam.transforms.extract.guards import (
+    DEFAULT_MAX_TEXT_CHARS,
+    ArchiveBombError,
+    ArchiveLimits,
+    TextTooLargeError,
+    check_archive,
+    check_extracted_text,
+)
+from ragbeam.transforms.extract.isolation import (
+    MIB,
+    ExtractionMemoryExceeded,
+    ExtractionTimeout,
+    ExtractorCrashed,
+    IsolatedExtractor,
+)
+from ragbeam.transforms.types import ExtractedDocument, Failure, FetchedFile, Stage
 
 FAILURES = "failures"
 
+# Failures worth their own counter (all failures are also in ``extract_failed``).
+_COUNTED_FAILURES: dict[type[Exception], str] = {
+    ExtractionTimeout: "extract_timeouts",
+    ExtractorCrashed: "extract_crashes",
+    ExtractionMemoryExceeded: "extract_memory_kills",
+    ArchiveBombError: "archive_bombs",
+    TextTooLargeError: "text_too_large",
+}
+
 
 class ExtractWithTika(beam.DoFn):
-    """One isolated Tika process per DoFn instance, started in ``setup``."""
+    """One isolated Tika process per DoFn instance, started in ``setup``.
 
-    def __init__(self, backend_spec: tuple[str, dict[str, Any]], timeout_s: float) -> None:
+    The DoFn is idempotent: the same bytes give the same document, whichever
+    worker or retry attempt extracts them.
+    """
+
+    def __init__(
+        self,
+        backend_spec: tuple[str, dict[str, Any]],
+        timeout_s: float,
+        memory_limit_bytes: int | None = None,
+        max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+        archive_limits: ArchiveLimits | None = None,
+    ) -> None:
         self._backend_spec = backend_spec
         self._timeout_s = timeout_s
+        self._memory_limit_bytes = memory_limit_bytes
+        self._max_text_chars = max_text_chars
+        self._archive_limits = archive_limits or ArchiveLimits()
         self._extractor: IsolatedExtractor | None = None
         self._ok = Metrics.counter("ragbeam", "extract_ok")
         self._failed = Metrics.counter("ragbeam", "extract_failed")
+        self._by_failure = {cls: Metrics.counter("ragbeam", name)
+                            for cls, name in _COUNTED_FAILURES.items()}
         self._seconds = Metrics.distribution("ragbeam", "extract_ms")
+        self._peak_rss = Metrics.gauge("ragbeam", "extract_child_peak_rss_mib")
 
     def setup(self) -> None:
-        self._extractor = IsolatedExtractor(self._backend_spec, timeout_s=self._timeout_s)
+        self._extractor = IsolatedExtractor(self._backend_spec, timeout_s=self._timeout_s,
+                                            memory_limit_bytes=self._memory_limit_bytes)
+
+    def _extract(self, fetched: FetchedFile) -> ExtractedDocument:
+        assert self._extractor is not None
+        check_archive(fetched.data, self._archive_limits)
+        name = posixpath.basename(fetched.source.uri)
+        xhtml, metadata = self._extractor.extract(fetched.data, name)
+        document = build_extracted_document(fetched, xhtml, metadata)
+        check_extracted_text(len(document.raw_text), metadata, self._max_text_chars)
+        return document
 
     def process(self, fetched: FetchedFile):
-        import time
-
-        assert self._extractor is not None
         started = time.perf_counter()
         try:
-            name = posixpath.basename(fetched.source.uri)
-            xhtml, metadata = self._extractor.extract(fetched.data, name)
-            document = build_extracted_document(fetched, xhtml, metadata)
+            document = self._extract(fetched)
         except Exception as exc:
             self._failed.inc()
+            counter = self._by_failure.get(type(exc))
+            if counter is not None:
+                counter.inc()
             yield beam.pvalue.TaggedOutput(
                 FAILURES,
                 Failure(fetched.source, Stage.EXTRACT, type(exc).__name__, str(exc),
                         content_hash=fetched.content_hash),
             )
             return
+        finally:
+            self._report_memory()
         self._seconds.update(int((time.perf_counter() - started) * 1000))
         self._ok.inc()
         yield document
+
+    def _report_memory(self) -> None:
+        if self._extractor is not None and self._extractor.stats.peak_rss_bytes:
+            self._peak_rss.set(self._extractor.stats.peak_rss_bytes // MIB)
 
     def teardown(self) -> None:
         if self._extractor is not None:

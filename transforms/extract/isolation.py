@@ -1,13 +1,30 @@
-"""Run a Tika backend in a child process, with a per-document timeout.
+"""Run a Tika backend in a child process, with a time limit and a memory cap.
 
 iscc-tika is native code running in-process: a malformed file can make it spin
-forever (``shared/corpus/bad/fuzzed-hang.one`` never returns) or crash the
-process. A thread cannot be interrupted inside native code, so each extractor
-owns one child Python process that does the extraction. The parent sends
-``(data, filename)`` and waits at most ``timeout_s``; on a timeout it kills the
-child, and on a crash it notices the closed pipe. Either way that document gets
-an error and the next one starts a fresh child. The child is also recycled
-every ``recycle_after`` documents to bound slow leaks in native memory.
+forever (``shared/corpus/bad/fuzzed-hang.one`` never returns), grow without
+bound, or crash the process. A thread cannot be interrupted inside native code,
+so each extractor owns one child Python process that does the extraction. The
+parent sends ``(data, filename)`` and waits for the answer, at most
+``timeout_s``; while it waits it watches the child's resident memory:
+
+* too slow → the child is killed: ``ExtractionTimeout``;
+* resident memory over ``memory_limit_bytes`` → killed: ``ExtractionMemoryExceeded``;
+* the child dies on its own (segfault, abort, OOM killer) → ``ExtractorCrashed``.
+
+Each of these is that document's error; the next document starts a fresh child.
+The child is also recycled every ``recycle_after`` documents, and after any
+document that left it holding more than half the memory cap, to bound slow
+leaks in native memory (a Java heap rarely shrinks once grown).
+
+Why a resident-memory watch and not ``RLIMIT_AS``: the GraalVM native image
+inside iscc-tika reserves about 32 GiB of address space when it starts, so any
+useful address-space limit makes every extraction fail ("Failed creating the
+graal native vm: JniCall(NoMemory)"). ``RLIMIT_DATA`` is accepted but its
+relation to real memory use is loose (a 200 MiB limit still let the child
+reach 175 MiB resident, a 120 MiB one failed a 100 MiB e-book). The watch reads
+``/proc/PID/statm`` (Linux; elsewhere the cap is not enforced) every
+``poll_s`` seconds, so an allocation burst can overshoot the cap by what the
+child allocates in one poll interval.
 
 Protocol: length-prefixed pickles over the child's stdin and a dedicated pipe
 (the child's original stdout, which it moves aside so stray native output
@@ -19,13 +36,18 @@ from __future__ import annotations
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 _HEADER = struct.Struct("!Q")
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+MIB = 1 << 20
 
 
 class ExtractionTimeout(Exception):
@@ -36,6 +58,41 @@ class ExtractorCrashed(Exception):
     """The extraction process died while working on a document."""
 
 
+class ExtractionMemoryExceeded(Exception):
+    """The extraction process grew past the memory cap and was killed."""
+
+
+@dataclass
+class ExtractorStats:
+    """What one ``IsolatedExtractor`` has been through (reported as Beam metrics)."""
+
+    documents: int = 0
+    starts: int = 0
+    timeouts: int = 0
+    crashes: int = 0
+    memory_kills: int = 0
+    recycles: int = 0  # planned restarts: every N documents, or grown too large
+    peak_rss_bytes: int = 0  # largest resident size seen in any child
+
+
+def resident_bytes(pid: int) -> int | None:
+    """Resident memory of a live process (Linux ``/proc``); None if unknown."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE_BYTES
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def describe_exit(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
 def _write_message(stream: BinaryIO, obj: Any) -> None:
     payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(payload)))
@@ -43,17 +100,29 @@ def _write_message(stream: BinaryIO, obj: Any) -> None:
     stream.flush()
 
 
-def _read_exactly(fd: int, n: int, deadline: float | None) -> bytes:
+def _wait_readable(fd: int, deadline: float | None, poll_s: float,
+                   watch: Callable[[], None] | None) -> None:
+    """Block until ``fd`` is readable; call ``watch`` every ``poll_s`` meanwhile."""
+    while True:
+        wait = None if deadline is None else deadline - time.monotonic()
+        if wait is not None and wait <= 0:
+            raise ExtractionTimeout
+        if watch is not None:
+            wait = poll_s if wait is None else min(wait, poll_s)
+        ready, _, _ = select.select([fd], [], [], wait)
+        if ready:
+            return
+        if watch is not None:
+            watch()
+
+
+def _read_exactly(fd: int, n: int, deadline: float | None, poll_s: float = 0.05,
+                  watch: Callable[[], None] | None = None) -> bytes:
     chunks: list[bytes] = []
     remaining = n
     while remaining:
-        if deadline is not None:
-            wait = deadline - time.monotonic()
-            if wait <= 0:
-                raise ExtractionTimeout
-            ready, _, _ = select.select([fd], [], [], wait)
-            if not ready:
-                raise ExtractionTimeout
+        if deadline is not None or watch is not None:
+            _wait_readable(fd, deadline, poll_s, watch)
         chunk = os.read(fd, min(remaining, 1 << 20))
         if not chunk:
             raise ExtractorCrashed("extraction process exited")
@@ -62,9 +131,15 @@ def _read_exactly(fd: int, n: int, deadline: float | None) -> bytes:
     return b"".join(chunks)
 
 
-def _read_message(fd: int, deadline: float | None) -> Any:
-    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, deadline))
-    return pickle.loads(_read_exactly(fd, size, deadline))
+def _read_message(fd: int, deadline: float | None, poll_s: float = 0.05,
+                  watch: Callable[[], None] | None = None) -> Any:
+    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, deadline, poll_s, watch))
+    return pickle.loads(_read_exactly(fd, size, deadline, poll_s, watch))
+
+
+class _OverMemory(Exception):
+    def __init__(self, rss: int) -> None:
+        self.rss = rss
 
 
 class IsolatedExtractor:
@@ -72,6 +147,7 @@ class IsolatedExtractor:
 
     ``backend_spec`` names the backend the child builds once at start:
     ``("embedded", {"max_string_chars": N})`` or ``("server", {"url": U})``.
+    ``memory_limit_bytes`` caps the child's resident memory (None: no cap).
     """
 
     def __init__(
@@ -80,60 +156,96 @@ class IsolatedExtractor:
         timeout_s: float = 60.0,
         recycle_after: int = 500,
         memory_limit_bytes: int | None = None,
+        poll_s: float = 0.05,
     ) -> None:
         self._spec = backend_spec
         self._timeout_s = timeout_s
         self._recycle_after = recycle_after
         self._memory_limit = memory_limit_bytes
+        self._poll_s = poll_s
         self._proc: subprocess.Popen[bytes] | None = None
         self._served = 0
-        self.restarts = 0
+        self.stats = ExtractorStats()
+
+    @property
+    def restarts(self) -> int:
+        """Children killed because of a document (timeout, crash, memory)."""
+        s = self.stats
+        return s.timeouts + s.crashes + s.memory_kills
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
 
     def _start(self) -> subprocess.Popen[bytes]:
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", "1")
-        limit = self._memory_limit
-
-        def limit_memory() -> None:  # runs in the child before exec
-            if limit:
-                import resource
-
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
         proc = subprocess.Popen(
             [sys.executable, "-m", "ragbeam.transforms.extract.isolation"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
-            preexec_fn=limit_memory if limit else None,
         )
         assert proc.stdin is not None
         _write_message(proc.stdin, self._spec)
         self._proc = proc
         self._served = 0
+        self.stats.starts += 1
         return proc
+
+    def _watch_memory(self, pid: int) -> Callable[[], None] | None:
+        limit = self._memory_limit
+        if not limit:
+            return None
+
+        def watch() -> None:
+            rss = resident_bytes(pid)
+            if rss is not None:
+                self.stats.peak_rss_bytes = max(self.stats.peak_rss_bytes, rss)
+                if rss > limit:
+                    raise _OverMemory(rss)
+
+        return watch
 
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
         proc = self._proc
-        if proc is None or proc.poll() is not None or self._served >= self._recycle_after:
+        if proc is not None and self._served >= self._recycle_after:
+            self.stats.recycles += 1
+            self.close()
+            proc = None
+        if proc is None or proc.poll() is not None:
             self.close()
             proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         self._served += 1
+        self.stats.documents += 1
         try:
             _write_message(proc.stdin, (data, filename))
-            reply = _read_message(proc.stdout.fileno(), time.monotonic() + self._timeout_s)
+            reply = _read_message(proc.stdout.fileno(), time.monotonic() + self._timeout_s,
+                                  self._poll_s, self._watch_memory(proc.pid))
         except ExtractionTimeout:
+            self.stats.timeouts += 1
             self._kill()
             raise ExtractionTimeout(
                 f"extraction did not finish within {self._timeout_s:g} s; "
                 "the extraction process was killed"
             ) from None
+        except _OverMemory as over:
+            self.stats.memory_kills += 1
+            self._kill()
+            raise ExtractionMemoryExceeded(
+                f"extraction used {over.rss / MIB:,.0f} MiB of memory, over the "
+                f"{(self._memory_limit or 0) / MIB:,.0f} MiB cap (--extract-memory-mb); "
+                "the extraction process was killed"
+            ) from None
         except (ExtractorCrashed, BrokenPipeError) as exc:
+            self.stats.crashes += 1
             code = self._kill()
             raise ExtractorCrashed(
-                f"extraction process died (exit code {code}) on this document"
+                f"extraction process crashed ({describe_exit(code)}) on this document; "
+                "a fresh one takes the next document"
             ) from exc
+        self._after_document(proc.pid)
         status, payload = reply
         if status == "ok":
             return payload
@@ -146,12 +258,22 @@ class IsolatedExtractor:
             raise ConnectionError(message)
         raise ExtractionError(message)
 
+    def _after_document(self, pid: int) -> None:
+        """Recycle a child that kept much of its peak: the next document gets a small one."""
+        rss = resident_bytes(pid)
+        if rss is None:
+            return
+        self.stats.peak_rss_bytes = max(self.stats.peak_rss_bytes, rss)
+        if self._memory_limit and rss > self._memory_limit // 2:
+            self.stats.recycles += 1
+            self.close()
+
     def _kill(self) -> int | None:
         proc, self._proc = self._proc, None
         if proc is None:
             return None
-        self.restarts += 1
-        proc.kill()
+        if proc.poll() is None:
+            proc.kill()
         code = proc.wait()
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:

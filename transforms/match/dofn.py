@@ -15,6 +15,14 @@ from ragbeam.transforms.types import Failure, FetchedFile, SourceFile, Stage
 FAILURES = "failures"
 
 
+class FileTooLargeError(Exception):
+    """The file is over ``--max-file-bytes``: refused before (or while) reading it."""
+
+
+class EmptyFileError(Exception):
+    """The file has no bytes at all: there is nothing to extract."""
+
+
 class MatchInputs(beam.PTransform):
     """Every file matched by the input patterns, once, as a ``SourceFile``."""
 
@@ -47,7 +55,12 @@ class MatchInputs(beam.PTransform):
 
 
 class ReadFile(beam.DoFn):
-    """Read a file's bytes (never past ``max_bytes``) and hash them."""
+    """Read a file's bytes (never past ``max_bytes``) and hash them.
+
+    The size is checked twice: against the size the match reported (nothing is
+    read), and while reading (a file that grew since is read no further than
+    one byte past the limit), so memory never holds more than ``max_bytes + 1``.
+    """
 
     def __init__(self, max_bytes: int) -> None:
         self._max_bytes = max_bytes
@@ -56,7 +69,7 @@ class ReadFile(beam.DoFn):
     def process(self, source: SourceFile):
         try:
             if source.size_bytes > self._max_bytes:
-                raise ValueError(
+                raise FileTooLargeError(
                     f"file is {source.size_bytes:,} bytes, over the --max-file-bytes limit "
                     f"of {self._max_bytes:,}; not read"
                 )
@@ -64,10 +77,10 @@ class ReadFile(beam.DoFn):
             with FileSystems.open(source.uri, compression_type=CompressionTypes.UNCOMPRESSED) as f:
                 data = f.read(self._max_bytes + 1)
             if len(data) > self._max_bytes:
-                raise ValueError(f"file grew past the --max-file-bytes limit of "
-                                 f"{self._max_bytes:,} while being read")
+                raise FileTooLargeError(f"file grew past the --max-file-bytes limit of "
+                                        f"{self._max_bytes:,} while being read")
             if not data:
-                raise ValueError("file is empty (0 bytes)")
+                raise EmptyFileError("file is empty (0 bytes)")
         except Exception as exc:
             yield beam.pvalue.TaggedOutput(
                 FAILURES, Failure(source, Stage.READ, type(exc).__name__, str(exc))
