@@ -25,6 +25,8 @@ class ChunkOptions:
     overlap: int = 0
     unit: str = "chars"  # "chars" | "tokens"
     encoding: str = DEFAULT_ENCODING
+    # Also write ``embed_text`` = contextual header + text (what an embedder should see).
+    embed_text: bool = False
 
     def __post_init__(self) -> None:
         if self.size <= 0:
@@ -48,6 +50,28 @@ class Strategy(Protocol):
     name: str
 
     def chunk(self, doc: Document) -> ChunkingResult: ...
+
+
+class SizedStrategy:
+    """Common base: reads ``size``/``overlap`` (route params override the run's
+    options) and rejects parameters the strategy does not know, so a typo in a
+    routing table fails at start-up instead of being silently ignored."""
+
+    name = ""
+    PARAMS: frozenset[str] = frozenset()
+
+    def __init__(self, options: ChunkOptions, params: Mapping[str, Any]) -> None:
+        unknown = set(params) - {"size", "overlap"} - self.PARAMS
+        if unknown:
+            raise ValueError(f"strategy {self.name!r} has no parameter(s) "
+                             f"{', '.join(sorted(unknown))}")
+        self.size = int(params.get("size", options.size))
+        self.overlap = int(params.get("overlap", min(options.overlap, self.size - 1)))
+        if self.size <= 0:
+            raise ValueError(f"{self.name}: size must be positive")
+        if not 0 <= self.overlap < self.size:
+            raise ValueError(f"{self.name}: overlap must be >= 0 and smaller than size")
+        self.sizer = options.sizer()
 
 
 StrategyFactory = Callable[[ChunkOptions, Mapping[str, Any]], Strategy]
@@ -97,9 +121,19 @@ class HeadingIndex:
         return self._paths[i] if i >= 0 else ()
 
 
-def spans_to_chunks(doc: Document, spans: list[tuple[int, int]]) -> list[Chunk]:
-    headings = HeadingIndex(doc)
+def spans_to_chunks(doc: Document, spans: list[tuple[int, int]],
+                    headings: HeadingIndex | None = None) -> list[Chunk]:
+    headings = headings or HeadingIndex(doc)
     return [
         Chunk(start=s, end=e, text=doc.text[s:e], heading_path=headings.path_at(s))
         for s, e in spans
     ]
+
+
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` narrowed to exclude surrounding whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end

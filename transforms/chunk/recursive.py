@@ -34,12 +34,16 @@ from dataclasses import dataclass
 from ragbeam.transforms.chunk.sizing import Sizer
 
 _CLOSERS = "”’\"'」』）)】》\\]"
+_CITATIONS = r"(?:\[[^\]\s]{1,12}\])*"  # Wikipedia-style "[12]" right after a full stop
+_CJK = "\u3000-\u9fff\uff00-\uffef"
 LADDER: tuple[re.Pattern[str], ...] = (
     re.compile(r"\n[^\S\n]*\n\s*"),  # paragraph break
     re.compile(r"\n\s*"),  # line break
-    re.compile(rf"(?:……|[。！？]|[.!?](?=\s))[{_CLOSERS}]*\s*"),  # sentence end
+    re.compile(  # sentence end; "." and ASCII "!?" only before a space or CJK (not 3.2, URLs)
+        rf"(?:……|[。！？]|[!?]+(?=[{_CLOSERS}]*{_CITATIONS}(?:\s|[{_CJK}]))"
+        rf"|\.(?=[{_CLOSERS}]*{_CITATIONS}\s))[{_CLOSERS}]*{_CITATIONS}\s*"),
     re.compile(r"[；;]\s*"),  # clause
-    re.compile(r"[，,、]\s*"),  # comma
+    re.compile(r"(?:[，、]|,(?!\d))\s*"),  # comma, not inside 12,000
     re.compile(r"\s+"),  # word
 )
 SENTENCE_LEVEL = 2

@@ -50,6 +50,10 @@ class TokenSizer:
         self.encoding_name = encoding
         self._encoding = load_encoding(encoding)
 
+    @property
+    def encoding(self):  # -> tiktoken.Encoding
+        return self._encoding
+
     def size(self, text: str) -> int:
         return len(self._encoding.encode_ordinary(text))
 

@@ -1,0 +1,127 @@
+"""Structure-aware chunking: one chunk per heading section.
+
+The rule, in the order it is applied:
+
+1. The document is cut before every heading span (``BlockKind.HEADING``);
+   each piece is a *section* (its heading plus the body up to the next
+   heading of any level) with the heading path at its start, e.g.
+   ``("Guide", "Install", "Linux")``. Text before the first heading is a
+   section with an empty path.
+2. Tiny sections (under ``min_size``, default a quarter of ``size``; a heading
+   with no body is the usual case) are merged with the next section when that
+   one belongs under the same parent heading and the two together fit
+   ``size``; a merged chunk's heading path is what its sections have in common.
+3. A section over ``size`` falls back to recursive splitting inside the
+   section (``recursive.py``), so no chunk crosses a heading it does not start
+   with, and every chunk honours the cap.
+
+A document without headings is one section: the result is the recursive
+strategy's.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ragbeam.transforms.chunk.base import (
+    ChunkingResult,
+    ChunkOptions,
+    HeadingIndex,
+    SizedStrategy,
+    register,
+    trim_span,
+)
+from ragbeam.transforms.chunk.recursive import split_recursive
+from ragbeam.transforms.chunk.sizing import Sizer
+from ragbeam.transforms.types import BlockKind, Chunk, Document
+
+MIN_SIZE_RATIO = 0.25
+
+
+@dataclass(frozen=True)
+class Section:
+    start: int
+    end: int
+    heading_path: tuple[str, ...]
+    group_parent: tuple[str, ...]  # the heading every section merged into this one is under
+
+
+def heading_sections(doc: Document, headings: HeadingIndex | None = None) -> list[Section]:
+    """The document cut before every heading, trimmed, empty pieces dropped."""
+    headings = headings or HeadingIndex(doc)
+    cuts = [span.start for span in doc.spans if span.kind is BlockKind.HEADING]
+    bounds = sorted({0, *cuts, len(doc.text)})
+    sections = []
+    for a, b in itertools.pairwise(bounds):
+        start, end = trim_span(doc.text, a, b)
+        if start < end:
+            path = headings.path_at(start)
+            sections.append(Section(start, end, path, path[:-1]))
+    return sections
+
+
+def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size: int,
+                        sizer: Sizer) -> list[Section]:
+    merged: list[Section] = []
+    for section in sections:
+        if merged:
+            prev = merged[-1]
+            parent = prev.group_parent
+            same_parent = section.heading_path[:len(parent)] == parent
+            tiny = (sizer.size(text[prev.start:prev.end]) < min_size
+                    or sizer.size(text[section.start:section.end]) < min_size)
+            if same_parent and tiny and sizer.size(text[prev.start:section.end]) <= size:
+                merged[-1] = Section(prev.start, section.end,
+                                     _common_prefix(prev.heading_path, section.heading_path),
+                                     parent)
+                continue
+        merged.append(section)
+    return merged
+
+
+def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min_size: int,
+                       headings: HeadingIndex | None = None) -> tuple[list[Chunk], int]:
+    """Chunks per (merged) section, recursive inside oversized ones; and the hard cuts."""
+    headings = headings or HeadingIndex(doc)
+    sections = merge_tiny_sections(doc.text, heading_sections(doc, headings), size, min_size,
+                                   sizer)
+    chunks: list[Chunk] = []
+    hard_cuts = 0
+    for section in sections:
+        if sizer.size(doc.text[section.start:section.end]) <= size:
+            spans = [(section.start, section.end)]
+        else:
+            result = split_recursive(doc.text, size, sizer, overlap, section.start, section.end)
+            spans, hard_cuts = result.spans, hard_cuts + result.hard_cuts
+        chunks.extend(Chunk(start=s, end=e, text=doc.text[s:e], heading_path=section.heading_path)
+                      for s, e in spans)
+    return chunks, hard_cuts
+
+
+class StructureStrategy(SizedStrategy):
+    """One chunk per heading section; ``min_size`` sets what counts as tiny."""
+
+    name = "structure"
+    PARAMS = frozenset({"min_size"})
+
+    def __init__(self, options: ChunkOptions, params: Mapping[str, Any]) -> None:
+        super().__init__(options, params)
+        self.min_size = int(params.get("min_size", self.size * MIN_SIZE_RATIO))
+
+    def chunk(self, doc: Document) -> ChunkingResult:
+        chunks, hard_cuts = split_by_structure(doc, self.size, self.overlap, self.sizer,
+                                               self.min_size)
+        return ChunkingResult(chunks, {"hard_cuts": hard_cuts})
+
+
+register("structure")(StructureStrategy)
