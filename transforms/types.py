@@ -92,7 +92,12 @@ class ExtractedDocument:
 
 @dataclass(frozen=True)
 class TextSpan:
-    """Where one cleaned block sits in ``Document.text``."""
+    """Where one cleaned block, or one line of it, sits in ``Document.text``.
+
+    Cleaning may emit several spans per block (one per source line of a PDF
+    paragraph, so pages and raw offsets stay exact when a paragraph crosses a
+    page); ``block`` numbers the cleaned blocks, so spans of one block share it.
+    """
 
     start: int
     end: int
@@ -101,6 +106,7 @@ class TextSpan:
     level: int = 0
     raw_start: int = -1
     raw_end: int = -1
+    block: int = -1
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,55 @@
 """Build the cleaned ``Document`` from extracted blocks (pure).
 
-The cleaned text is the blocks' cleaned texts joined by blank lines; a span map
-remembers, for every block, where it landed in the cleaned text, which page it
-came from and its range in Tika's raw text. Chunk offsets, pages and raw
-offsets all come from that one map.
+Cleaning works line by line, in this order (each step has a switch in
+``CleanOptions`` and a counter in ``Document.metadata``):
+
+1. every line: control characters out, Unicode NFKC (full-width CJK
+   punctuation protected), whitespace collapsed;
+2. paged documents: repeated page furniture and page numbers removed
+   (``furniture.py``) → ``clean_furniture_lines_removed``;
+3. table-of-contents leaders replaced by a space (``leaders.py``)
+   → ``clean_leaders_removed``;
+4. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
+   → ``clean_hyphenations_joined``, and hard-wrapped lines joined into
+   paragraphs (``linejoin.py``) → ``clean_lines_joined``.
+
+The cleaned text is the cleaned blocks joined by blank lines. Every surviving
+source line becomes one ``TextSpan`` with its page and its exact range in the
+raw text, so a paragraph joined across a page break still maps each of its
+characters to the right page; spans of one cleaned block share ``block``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
 
+from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
+from ragbeam.transforms.clean.hyphenation import (
+    HyphenBreak,
+    classify_hyphen_break,
+    hyphen_lexicon,
+    join_hyphenated,
+)
+from ragbeam.transforms.clean.leaders import strip_leaders
+from ragbeam.transforms.clean.linejoin import (
+    FULL_LINE_SHARE,
+    LineBreak,
+    classify_line_break,
+    typical_line_length,
+)
 from ragbeam.transforms.clean.text import (
     normalize_code_whitespace,
     normalize_unicode,
     normalize_whitespace,
     remove_control_characters,
 )
-from ragbeam.transforms.types import BlockKind, Document, ExtractedDocument, TextSpan
+from ragbeam.transforms.types import Block, BlockKind, Document, ExtractedDocument, TextSpan
 
 BLOCK_SEPARATOR = "\n\n"
+# Media types whose lines are printed lines (hard-wrapped, hyphenated).
+_HARD_WRAPPED = {"application/pdf"}
+_WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 
 
 @dataclass(frozen=True)
@@ -26,40 +57,201 @@ class CleanOptions:
     """Switches for each cleaning step (all part of the config fingerprint)."""
 
     unicode_nfkc: bool = True
+    protect_cjk_punctuation: bool = True
+    remove_furniture: bool = True
+    strip_leaders: bool = True
+    dehyphenate: bool = True
+    join_lines: bool = True
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One cleaned source line and where it came from."""
+
+    text: str
+    kind: BlockKind
+    block: int  # index of the source block
+    page: int | None
+    level: int
+    raw_start: int
+    raw_end: int
+    after_blank: bool = False  # a blank line separated it from the previous line
+
+
+def clean_line_text(text: str, options: CleanOptions) -> str:
+    text = remove_control_characters(text)
+    if options.unicode_nfkc:
+        text = normalize_unicode(text, options.protect_cjk_punctuation)
+    return normalize_whitespace(text)
 
 
 def clean_block_text(text: str, kind: BlockKind, options: CleanOptions) -> str:
     text = remove_control_characters(text)
     if options.unicode_nfkc:
-        text = normalize_unicode(text)
+        text = normalize_unicode(text, options.protect_cjk_punctuation)
     if kind is BlockKind.CODE:
         return normalize_code_whitespace(text)
     return normalize_whitespace(text)
 
 
+def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]:
+    """A block's non-empty lines, each with its exact raw range."""
+    if block.kind in _WHOLE_BLOCKS:
+        text = clean_block_text(block.text, block.kind, options)
+        return [_Line(text, block.kind, index, block.page, block.level,
+                      block.raw_start, block.raw_end)] if text else []
+    traced = block.raw_start >= 0 and block.raw_end - block.raw_start == len(block.text)
+    lines: list[_Line] = []
+    offset = 0
+    after_blank = False
+    for raw_line in block.text.split("\n"):
+        line_start, offset = offset, offset + len(raw_line) + 1
+        soft_hyphen = raw_line.rstrip().endswith("\u00ad")
+        text = clean_line_text(raw_line, options)
+        if not text:
+            after_blank = bool(lines)
+            continue
+        if soft_hyphen:
+            text += "\u00ad"  # kept as a break marker for de-hyphenation
+        lead = len(raw_line) - len(raw_line.lstrip())
+        raw_start = block.raw_start + line_start + lead if traced else block.raw_start
+        raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
+                   if traced else block.raw_end)
+        lines.append(_Line(text, block.kind, index, block.page, block.level, raw_start,
+                           raw_end, after_blank))
+        after_blank = False
+    return lines
+
+
+def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], int]:
+    if not any(line.page for line in lines):
+        return lines, 0
+    n_pages = max(line.page or 0 for line in lines)
+    by_page: list[list[int]] = [[] for _ in range(n_pages)]
+    for i, line in enumerate(lines):
+        if line.page:
+            by_page[line.page - 1].append(i)
+    pages = [[PageLine(lines[i].text, removable=lines[i].kind not in _WHOLE_BLOCKS,
+                       is_heading=lines[i].kind is BlockKind.HEADING) for i in members]
+             for members in by_page]
+    furniture = find_page_furniture(pages).lines
+    removed = {by_page[p][i] for p, i in furniture}
+    return [line for i, line in enumerate(lines) if i not in removed], len(removed)
+
+
+def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
+    out: list[_Line] = []
+    count = 0
+    for line in lines:
+        if line.kind not in _WHOLE_BLOCKS:
+            text, n = strip_leaders(line.text)
+            if n:
+                count += n
+                line = replace(line, text=text)
+        if line.text:
+            out.append(line)
+    return out, count
+
+
+@dataclass
+class _Assembly:
+    """Cleaned blocks under construction: lists of (separator before, line)."""
+
+    blocks: list[list[tuple[str, _Line]]]
+    hyphenations_joined: int = 0
+    lines_joined: int = 0
+
+
+def _assemble(lines: list[_Line], hard_wrapped: bool, options: CleanOptions) -> _Assembly:
+    out = _Assembly(blocks=[])
+    lexicon = hyphen_lexicon(line.text for line in lines) if hard_wrapped else None
+    page_lengths: dict[int | None, list[int]] = defaultdict(list)
+    for line in lines:
+        if line.kind is BlockKind.PARAGRAPH:
+            page_lengths[line.page].append(len(line.text))
+    full_line = {page: typical_line_length(v) * FULL_LINE_SHARE
+                 for page, v in page_lengths.items()}
+    prev: _Line | None = None
+    for line in lines:
+        brk = _break_before(prev, line, hard_wrapped, options, lexicon, full_line, out)
+        if brk is LineBreak.PARAGRAPH:
+            out.blocks.append([("", line)])
+        else:
+            out.blocks[-1].append((brk.value, line))
+        prev = out.blocks[-1][-1][1]
+    return out
+
+
+def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: CleanOptions,
+                  lexicon, full_line: dict[int | None, float], out: _Assembly) -> LineBreak:
+    if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
+        return LineBreak.PARAGRAPH
+    same_block = prev.block == line.block
+    if not hard_wrapped or line.kind is not BlockKind.PARAGRAPH:
+        if not same_block:
+            return LineBreak.PARAGRAPH
+        return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
+    if options.dehyphenate:
+        hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
+        if hyphen is not HyphenBreak.NONE:
+            # Rewrite the previous line in place: its hyphen goes, the next line follows.
+            joined = join_hyphenated(prev.text, "", hyphen)
+            last = out.blocks[-1][-1]
+            out.blocks[-1][-1] = (last[0], replace(last[1], text=joined))
+            out.hyphenations_joined += 1
+            return LineBreak.JOINED
+    if not options.join_lines:
+        return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
+    typical = full_line.get(prev.page, 0) / FULL_LINE_SHARE
+    full_width = typical > 0 and FULL_LINE_SHARE * typical <= len(prev.text) <= 1.5 * typical
+    brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
+                              full_width=full_width)
+    if brk in (LineBreak.SPACE, LineBreak.JOINED):
+        out.lines_joined += 1
+    return brk
+
+
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
+    lines = [line for i, block in enumerate(extracted.blocks)
+             for line in _block_lines(block, i, options)]
+    furniture_removed = leaders_removed = 0
+    if options.remove_furniture:
+        lines, furniture_removed = _remove_furniture(lines)
+    if options.strip_leaders:
+        lines, leaders_removed = _strip_leaders(lines)
+    hard_wrapped = extracted.media_type in _HARD_WRAPPED
+    assembly = _assemble(lines, hard_wrapped, options)
+
     parts: list[str] = []
     spans: list[TextSpan] = []
     cursor = 0
-    for block in extracted.blocks:
-        text = clean_block_text(block.text, block.kind, options)
-        if not text:
-            continue
+    for block_index, pieces in enumerate(assembly.blocks):
         if parts:
             parts.append(BLOCK_SEPARATOR)
             cursor += len(BLOCK_SEPARATOR)
-        spans.append(TextSpan(start=cursor, end=cursor + len(text), kind=block.kind,
-                              page=block.page, level=block.level,
-                              raw_start=block.raw_start, raw_end=block.raw_end))
-        parts.append(text)
-        cursor += len(text)
+        for separator, line in pieces:
+            text = line.text.replace("\u00ad", "")
+            parts.append(separator)
+            cursor += len(separator)
+            spans.append(TextSpan(start=cursor, end=cursor + len(text), kind=line.kind,
+                                  page=line.page, level=line.level, raw_start=line.raw_start,
+                                  raw_end=line.raw_end, block=block_index))
+            parts.append(text)
+            cursor += len(text)
+    metadata = dict(extracted.metadata)
+    metadata.update({
+        "clean_furniture_lines_removed": str(furniture_removed),
+        "clean_leaders_removed": str(leaders_removed),
+        "clean_hyphenations_joined": str(assembly.hyphenations_joined),
+        "clean_lines_joined": str(assembly.lines_joined),
+    })
     return Document(
         source=extracted.source,
         content_hash=extracted.content_hash,
         media_type=extracted.media_type,
         text="".join(parts),
         spans=tuple(spans),
-        metadata=dict(extracted.metadata),
+        metadata=metadata,
         title=extracted.title,
         language=extracted.language,
         page_count=extracted.page_count,

@@ -5,15 +5,33 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# C0/C1 control characters except tab and newline; NUL included.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b\ufeff]")
+# C0/C1 control characters except tab and newline; NUL included; zero-width
+# space, BOM and soft hyphens (invisible inside a line; a soft hyphen that
+# ends a line is handled by de-hyphenation before this runs).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u200b\ufeff]")
+# Full-width punctuation that CJK text uses as its own (，：（）！？ …): NFKC
+# would turn it into ASCII; ``normalize_unicode(protect_cjk_punctuation=True)``
+# keeps it. Full-width letters and digits (Ａ, ５) are not in this set.
+_FULLWIDTH_PUNCTUATION = re.compile(
+    r"([\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u3000-\u303f]+)")
 _INLINE_SPACE = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 
 
-def normalize_unicode(text: str) -> str:
-    """NFKC: ligatures (ﬁ → fi), full-width forms, compatibility characters."""
-    return unicodedata.normalize("NFKC", text)
+def normalize_unicode(text: str, protect_cjk_punctuation: bool = False) -> str:
+    """NFKC: ligatures (ﬁ → fi), full-width letters and digits, compatibility forms.
+
+    With ``protect_cjk_punctuation``, full-width and ideographic punctuation
+    (，。：（）！？「」) is kept as it is, everything around it is normalised.
+    """
+    if text.isascii():
+        return text
+    if not protect_cjk_punctuation or not _FULLWIDTH_PUNCTUATION.search(text):
+        return unicodedata.normalize("NFKC", text)
+    parts = _FULLWIDTH_PUNCTUATION.split(text)
+    # split() with one group: even indexes are text, odd ones the punctuation.
+    return "".join(part if i % 2 else unicodedata.normalize("NFKC", part)
+                   for i, part in enumerate(parts))
 
 
 def remove_control_characters(text: str) -> str:

@@ -35,6 +35,9 @@ _CONTAINERS = {"div", "section", "article", "main", "body", "ul", "ol", "dl", "f
                "tfoot"}
 _SKIPPED = {"script", "style", "head", "noscript", "template"}
 _BREAKS = {"br"}
+# Tika wraps each PDF page in <div class="page"> and each PPTX slide in
+# <div class="slide-content">: both become pages.
+_PAGE_CLASSES = {"page", "slide-content"}
 
 
 def _local(tag: object) -> str:
@@ -88,12 +91,16 @@ class _Walker:
         if name in _SKIPPED:
             self.text_tail(el)
             return
-        if name == "div" and "page" in (el.get("class") or "").split():
+        if name == "div" and _PAGE_CLASSES.intersection((el.get("class") or "").split()):
             self.flush()
             self.pages_seen += 1
             self.page = self.pages_seen
             self.children(el)
             self.flush()
+            if "page" in (el.get("class") or "").split():
+                # What follows a PDF page (the outline, attachments) is on no page;
+                # what follows a slide (its notes) belongs to that slide.
+                self.page = None
         elif name == _TABLE:
             self.flush()
             self.table(el)

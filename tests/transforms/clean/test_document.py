@@ -6,16 +6,16 @@ from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, Source
 SRC = SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1)
 
 
-def _doc(*blocks: Block) -> ExtractedDocument:
-    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
+def _doc(*blocks: Block, media_type: str = "text/plain") -> ExtractedDocument:
+    return ExtractedDocument(source=SRC, content_hash="h", media_type=media_type,
                              raw_text="", blocks=blocks, metadata={})
 
 
 def test_text_is_blocks_joined_by_blank_lines_with_pages_mapped():
     doc = clean_document(_doc(
         Block(BlockKind.HEADING, "Title", page=1, level=1, raw_start=0, raw_end=5),
-        Block(BlockKind.PARAGRAPH, "  ﬁrst   line \n\n second\tline ", page=1, raw_start=5,
-              raw_end=30),
+        Block(BlockKind.PARAGRAPH, "  ﬁrst   line \n second\tline ", page=1, raw_start=5,
+              raw_end=29),
         Block(BlockKind.PARAGRAPH, " \n ", page=2),
         Block(BlockKind.PARAGRAPH, "page two", page=2, raw_start=40, raw_end=48),
     ), CleanOptions())

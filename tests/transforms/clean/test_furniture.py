@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from ragbeam.transforms.clean.furniture import (
+    PageLine,
+    find_page_furniture,
+    line_shape,
+    page_number_value,
+)
+
+_WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
+          "kappa", "lambda", "omicron")
+
+
+def body(page: int, n: int = 6) -> list[str]:
+    """``n`` lines of body text that no other page repeats."""
+    return [f"The {_WORDS[page]} section discusses {_WORDS[i]} at some length." for i in range(n)]
+
+
+def _pages(*pages: list[str]) -> list[list[PageLine]]:
+    return [[PageLine(text) for text in lines] for lines in pages]
+
+
+def _removed(pages: list[list[PageLine]]) -> list[tuple[int, str]]:
+    found = find_page_furniture(pages).lines
+    return sorted((p, pages[p][i].text) for p, i in found)
+
+
+def test_page_number_forms_parse():
+    assert page_number_value("7") == ("arabic", 7)
+    assert page_number_value("- 7 -") == ("arabic", 7)
+    assert page_number_value("Page 3 of 10") == ("arabic", 3)
+    assert page_number_value("第 12 页") == ("arabic", 12)
+    assert page_number_value("xiv") == ("roman", 14)
+    assert page_number_value("7 apples") is None
+    assert page_number_value("mix") is None  # a word, and no front-matter page number
+    assert line_shape("Chapter 2 · 15") == line_shape("CHAPTER 3 · 16") == "chapter # · #"
+    assert line_shape("Preface xii") == "preface #"
+
+
+def test_page_numbers_following_the_page_sequence_go_with_any_offset():
+    pages = _pages(
+        ["Title of the paper", *body(0)],
+        ["1050", *body(1)],
+        [*body(2), "1051"],
+        ["1052", *body(3)],
+    )
+    assert _removed(pages) == [(1, "1050"), (2, "1051"), (3, "1052")]
+
+
+def test_numbers_that_do_not_follow_the_page_sequence_stay():
+    pages = _pages(
+        ["12", *body(0)],
+        ["7", *body(1)],
+        ["40", *body(2)],
+    )
+    assert _removed(pages) == []
+
+
+def test_running_header_with_changing_numbers_and_page_of_forms():
+    pages = _pages(*[
+        [f"Chapter 2 · {15 + p}", *body(p, 8), f"Page {p + 1} of 4"] for p in range(4)
+    ])
+    removed = _removed(pages)
+    assert len(removed) == 8
+    assert all(text.startswith(("Chapter", "Page")) for _, text in removed)
+
+
+def test_odd_even_alternating_headers():
+    pages = _pages(*[
+        [("A Journal Title" if p % 2 else "Author et al."), *body(p, 8)] for p in range(6)
+    ])
+    assert len(_removed(pages)) == 6
+
+
+def test_line_that_also_occurs_mid_page_is_body_and_stays():
+    pages = _pages(*[
+        ["Layoff Permanent", *body(p, 5), "Layoff Permanent", *body(p, 12)[5:]]
+        for p in range(4)
+    ])
+    assert _removed(pages) == []
+
+
+def test_only_occurrence_of_a_heading_is_never_removed():
+    pages = [[PageLine("Results", is_heading=p == 0), *(PageLine(t) for t in body(p, 8))]
+             for p in range(3)]
+    found = find_page_furniture(pages).lines
+    assert (0, 0) not in found
+    assert {(1, 0), (2, 0)} <= found
+
+
+def test_single_page_keeps_everything_but_a_lone_page_number_and_its_running_head():
+    page = _pages(["Provincial Land Use Standard (2020)", "173", *body(0)])
+    assert _removed(page) == [(0, "173"), (0, "Provincial Land Use Standard (2020)")]
+    # Page 1 of a document: a title above it is not a running head.
+    first = _pages(["A Memo To All Staff", "1", *body(0)])
+    assert _removed(first) == [(0, "1")]
+    # A column of numbers is a table, not a page number.
+    table = _pages(["12", "13", *body(0)])
+    assert _removed(table) == []
+    # Too little text to tell.
+    assert _removed(_pages(["3", "Short note."])) == []
+
+
+def test_blank_pages_and_empty_documents():
+    assert _removed([]) == []
+    pages = _pages([], ["2", *body(1)], [], ["4", *body(3)])
+    assert _removed(pages) == [(1, "2"), (3, "4")]
+
+
+def test_tables_and_code_are_never_removed():
+    pages = [[PageLine("x | y", removable=False), *(PageLine(t) for t in body(p, 8))]
+             for p in range(3)]
+    assert find_page_furniture(pages).lines == frozenset()

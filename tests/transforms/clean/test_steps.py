@@ -1,0 +1,59 @@
+"""Leaders, de-hyphenation, line joining and Unicode: one pure function each."""
+
+from __future__ import annotations
+
+from ragbeam.transforms.clean.hyphenation import (
+    HyphenBreak,
+    classify_hyphen_break,
+    hyphen_lexicon,
+    join_hyphenated,
+)
+from ragbeam.transforms.clean.leaders import strip_leaders
+from ragbeam.transforms.clean.linejoin import LineBreak, classify_line_break
+from ragbeam.transforms.clean.text import normalize_unicode
+
+
+def test_toc_leaders_become_one_space_and_keep_entry_and_number():
+    assert strip_leaders("2.3 Simple parsing . . . . . . . 4") == ("2.3 Simple parsing 4", 1)
+    assert strip_leaders("Introduction.........................xii") == ("Introduction xii", 1)
+    assert strip_leaders("Name ________ Date ________") == ("Name Date", 2)
+    # Prose ellipses and decimals are not leaders.
+    prose = "Wait... what happened in 3.2.1?"
+    assert strip_leaders(prose) == (prose, 0)
+    assert strip_leaders("Version 1.2.3") == ("Version 1.2.3", 0)
+
+
+def test_hyphen_breaks_join_only_before_lowercase_and_keep_real_compounds():
+    assert classify_hyphen_break("the manip-", "ulation of text") is HyphenBreak.JOIN
+    assert join_hyphenated("the manip-", "", HyphenBreak.JOIN) == "the manip"
+    assert classify_hyphen_break("GPT-", "2 was released") is HyphenBreak.NONE
+    assert classify_hyphen_break("see Smith-", "Jones") is HyphenBreak.NONE
+    assert classify_hyphen_break("a range 10-", "20") is HyphenBreak.NONE
+    lexicon = hyphen_lexicon(["an open-source library", "is open-"])
+    assert classify_hyphen_break("is open-", "source too", lexicon) is HyphenBreak.KEEP
+    assert classify_hyphen_break("soft\u00ad", "Hyphen") is HyphenBreak.JOIN
+
+
+def test_line_joining_rules():
+    def brk(a: str, b: str, same: bool = True, full: bool = True) -> LineBreak:
+        return classify_line_break(a, b, same_block=same, full_width=full)
+
+    assert brk("retrieval can be done", "efficiently using", same=False) is LineBreak.SPACE
+    assert brk("named as Large", "Language Models", same=False) is LineBreak.SPACE
+    assert brk("named as Large", "Language Models", same=False, full=False) \
+        is LineBreak.PARAGRAPH
+    assert brk("Keywords - Large Models, GPT", "I. INTRODUCTION", same=False) \
+        is LineBreak.PARAGRAPH
+    assert brk("the end.", "Next paragraph", same=False) is LineBreak.PARAGRAPH
+    assert brk("a list:", "• first item") is LineBreak.LINE
+    assert brk("08/30/2015 Long Beach 90", "08/29/2015 Monterey 137", same=False) \
+        is LineBreak.PARAGRAPH
+    # CJK lines join without a space.
+    assert brk("其用地指标按表 7.6 中", "的系数进行调整。", same=False) is LineBreak.JOINED
+
+
+def test_nfkc_with_and_without_cjk_punctuation_protection():
+    assert normalize_unicode("ﬁnal ＡＢＣ１２３") == "final ABC123"
+    text = "标准（2020 年版），见表１！"
+    assert normalize_unicode(text) == "标准(2020 年版),见表1!"
+    assert normalize_unicode(text, protect_cjk_punctuation=True) == "标准（2020 年版），见表1！"

@@ -1,0 +1,258 @@
+"""Repeated page furniture: running headers, running footers and page numbers.
+
+Works on the lines of a paged document (PDF pages, slides) and decides which
+lines are furniture, by two independent rules plus one companion rule:
+
+1. **Page numbers.** A line that is nothing but a page number ("7", "- 7 -",
+   "Page 7 of 10", "vii", "第 7 页") near the top or bottom of a page is a page
+   number when its value equals the page index plus an offset that many pages
+   agree on ("1050" on page 2, "1051" on page 3, …). A body number that merely
+   sits near an edge does not follow the page sequence, so it stays.
+2. **Running text.** A line near the top or bottom of a page whose *shape*
+   (case-folded, digits and roman numerals replaced by ``#``) repeats near the
+   edges of a large share of pages — or of the odd or the even pages, for
+   alternating headers — is furniture, *unless that shape also occurs in the
+   middle of any page*: text that the body uses too is never removed. Lines
+   that are only a number are left to rule 1.
+3. **Running-head companions.** A page number identified at the very edge of
+   a page marks that edge as a running head: the short, unpunctuated lines
+   between the number and the page edge belong to it ("Journal of X" above
+   "173"). Not applied to page number 1 (first pages carry titles, not heads).
+
+Single-page documents cannot show repetition: there only a lone number on the
+first or last two lines (rule 1 without the sequence check, neighbours must
+not be numbers too) and its companions (rule 3) are removed.
+
+A line that is the document's only occurrence of a heading is never removed.
+Everything here is pure and works on plain strings.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# Lines this close to a page edge can be running text.
+RUNNING_TEXT_BAND = 4
+# Page numbers may sit a little deeper (Tika emits some after a masthead),
+# because the page-sequence check protects body numbers.
+PAGE_NUMBER_BAND = 8
+# Lines this close to the edge can be a lone page number on a single page
+# and a page number that anchors running-head companions.
+EXTREME_BAND = 2
+# Share of pages (or of the odd/even pages) that running text must repeat on.
+MIN_PAGE_SHARE = 0.5
+# Share of pages that must agree on one page-number offset.
+MIN_SEQUENCE_SHARE = 0.25
+MAX_COMPANION_CHARS = 80
+MAX_PAGE_NUMBER = 9999
+MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
+
+_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+_DIGITS = re.compile(r"\d+")
+_WORDS = re.compile(r"[^\W\d_]+")
+_SPACES = re.compile(r"\s+")
+_DASHES = "-–—−‒"
+# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —"
+_PAGE_NUMBER = re.compile(
+    rf"^[{_DASHES}\s\[\(|·•]*"
+    r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*)?"
+    r"(?P<value>\d{1,4}|[ivxlcdm]{1,7})"
+    r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,4})?"
+    r"\s*(?:页|頁)?"
+    rf"[{_DASHES}\s\]\)|·•]*$",
+    re.IGNORECASE,
+)
+_SENTENCE_END = tuple(".!?;:。！？；：")
+
+
+@dataclass(frozen=True)
+class PageLine:
+    """One line of one page, as the furniture detector sees it."""
+
+    text: str
+    removable: bool = True  # False for tables and code
+    is_heading: bool = False
+
+
+@dataclass(frozen=True)
+class FurnitureResult:
+    """``(page_index, line_index)`` of every furniture line, and why."""
+
+    page_numbers: frozenset[tuple[int, int]]
+    running_text: frozenset[tuple[int, int]]
+    companions: frozenset[tuple[int, int]]
+
+    @property
+    def lines(self) -> frozenset[tuple[int, int]]:
+        return self.page_numbers | self.running_text | self.companions
+
+
+def roman_value(token: str) -> int | None:
+    token = token.lower()
+    if not token or not _ROMAN.match(token):
+        return None
+    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+    total = 0
+    for i, ch in enumerate(token):
+        value = values[ch]
+        total += -value if i + 1 < len(token) and values[token[i + 1]] > value else value
+    return total
+
+
+def page_number_value(line: str) -> tuple[str, int] | None:
+    """``("arabic"|"roman", value)`` if the line is only a page number."""
+    match = _PAGE_NUMBER.match(line.strip())
+    if not match:
+        return None
+    token = match.group("value")
+    if token.isdigit():
+        value = int(token)
+        return ("arabic", value) if 0 < value <= MAX_PAGE_NUMBER else None
+    roman = roman_value(token)
+    return ("roman", roman) if roman and roman <= MAX_ROMAN_PAGE_NUMBER else None
+
+
+def line_shape(line: str) -> str:
+    """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
+    text = _SPACES.sub(" ", unicodedata.normalize("NFKC", line)).strip().casefold()
+    text = _DIGITS.sub("#", text)
+    return _WORDS.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
+
+
+def _band(n_lines: int, width: int) -> list[int]:
+    """Indexes of the first and last ``width`` lines of a page."""
+    if n_lines <= 2 * width:
+        return list(range(n_lines))
+    return [*range(width), *range(n_lines - width, n_lines)]
+
+
+def _is_companion(line: PageLine) -> bool:
+    text = line.text.strip()
+    return (line.removable and 0 < len(text) <= MAX_COMPANION_CHARS
+            and not text.endswith(_SENTENCE_END) and page_number_value(text) is None)
+
+
+def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    votes: dict[tuple[str, int], set[int]] = defaultdict(set)
+    candidates: list[tuple[int, int, str, int]] = []
+    for p, lines in enumerate(pages):
+        for i in _band(len(lines), PAGE_NUMBER_BAND):
+            if not lines[i].removable:
+                continue
+            parsed = page_number_value(lines[i].text)
+            if parsed is None:
+                continue
+            system, value = parsed
+            candidates.append((p, i, system, value - p))
+            votes[(system, value - p)].add(p)
+    needed = max(2, math.ceil(MIN_SEQUENCE_SHARE * len(pages)))
+    accepted = {key for key, voters in votes.items() if len(voters) >= needed}
+    found: set[tuple[int, int]] = set()
+    per_page_edge: set[tuple[int, bool]] = set()
+    # Closest to an edge first: at most one page number per page edge.
+    for p, i, system, offset in sorted(
+        candidates, key=lambda c: min(c[1], len(pages[c[0]]) - 1 - c[1])
+    ):
+        top = i < len(pages[p]) / 2
+        if (system, offset) in accepted and (p, top) not in per_page_edge:
+            found.add((p, i))
+            per_page_edge.add((p, top))
+    return found
+
+
+def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
+    """A lone number on the first or last two lines of a page with enough body."""
+    if len(lines) < 2 * EXTREME_BAND + 1:
+        return set()
+    for i in _band(len(lines), EXTREME_BAND):
+        if not lines[i].removable or page_number_value(lines[i].text) is None:
+            continue
+        neighbours = [j for j in (i - 1, i + 1) if 0 <= j < len(lines)]
+        if any(page_number_value(lines[j].text) for j in neighbours):
+            continue  # a column of numbers, not a page number
+        return {(0, i)}
+    return set()
+
+
+def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    edge_pages: dict[str, set[int]] = defaultdict(set)
+    edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    middle_shapes: set[str] = set()
+    number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
+    for p, lines in enumerate(pages):
+        band = set(_band(len(lines), RUNNING_TEXT_BAND))
+        for i, line in enumerate(lines):
+            shape = line_shape(line.text)
+            if not shape:
+                continue
+            if page_number_value(line.text) is not None:
+                number_shapes.add(shape)
+            if i in band:
+                edge_pages[shape].add(p)
+                if line.removable:
+                    edge_hits[shape].append((p, i))
+            else:
+                middle_shapes.add(shape)
+    n = len(pages)
+    n_even, n_odd = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
+    found: set[tuple[int, int]] = set()
+    for shape, on_pages in edge_pages.items():
+        if shape in middle_shapes or len(on_pages) < 2 or shape in number_shapes:
+            continue
+        odd = sum(1 for p in on_pages if p % 2 == 0)
+        even = len(on_pages) - odd
+        if (len(on_pages) >= MIN_PAGE_SHARE * n
+                or (n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0)
+                or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)):
+            found.update(edge_hits[shape])
+    return found
+
+
+def _find_companions(pages: Sequence[Sequence[PageLine]],
+                     page_numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    found: set[tuple[int, int]] = set()
+    for p, i in page_numbers:
+        lines = pages[p]
+        parsed = page_number_value(lines[i].text)
+        if parsed is None or parsed[1] == 1:
+            continue
+        if i < EXTREME_BAND:
+            between = range(0, i)
+        elif i >= len(lines) - EXTREME_BAND:
+            between = range(i + 1, len(lines))
+        else:
+            continue
+        if all(_is_companion(lines[j]) for j in between):
+            found.update((p, j) for j in between)
+    return found
+
+
+def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
+    """Furniture lines of a paged document (see the module docstring for the rules)."""
+    if not pages:
+        return FurnitureResult(frozenset(), frozenset(), frozenset())
+    if len(pages) == 1:
+        numbers = _find_single_page_number(pages[0])
+        running: set[tuple[int, int]] = set()
+    else:
+        numbers = _find_page_numbers(pages)
+        running = _find_running_text(pages) - numbers
+    companions = _find_companions(pages, numbers) - numbers - running
+    # Never remove a heading that occurs only once in the whole document.
+    heading_counts = Counter(
+        line.text.strip() for lines in pages for line in lines if line.is_heading
+    )
+
+    def keep_unique_headings(found: set[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+        return frozenset(
+            (p, i) for p, i in found
+            if not (pages[p][i].is_heading and heading_counts[pages[p][i].text.strip()] == 1)
+        )
+
+    return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(running),
+                           keep_unique_headings(companions))

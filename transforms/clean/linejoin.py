@@ -1,0 +1,97 @@
+"""Join hard-wrapped PDF lines back into paragraphs.
+
+PDF text comes out one printed line at a time; Tika groups lines into ``<p>``
+elements, sometimes one per real paragraph, sometimes one per line. For each
+pair of consecutive lines this module decides what separates them in the
+cleaned text, in this order:
+
+1. the next line starts a list item ("•", "1.", "(a)", "[12]"), or both
+   lines start with a number of the same shape (rows of a table:
+   "08/30/2015 …" / "08/29/2015 …") → line break inside a paragraph, or
+   paragraph break across ``<p>`` elements;
+2. the next line starts with a lowercase letter → same sentence: join;
+3. same ``<p>`` → join, unless the line is a short one that ends a sentence
+   (then keep the line break);
+4. different ``<p>`` → join only if the line runs to the right margin
+   (at least ``FULL_LINE_SHARE`` of the page's typical line length, and not
+   far longer than it: a masthead or title spanning two columns is no wrapped
+   column line), does not end a sentence, and the next line does not look
+   like a heading ("2.1 Title", "IV. RESULTS", "INTRODUCTION"); otherwise a
+   paragraph break.
+
+Joined lines get one space between them, or none between two CJK characters
+(Chinese and Japanese do not put spaces between words).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+FULL_LINE_SHARE = 0.75
+_SENTENCE_END = tuple(".!?:;。！？：；…\"'”’)]）」』")
+_NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
+MAX_HEADING_CHARS = 80
+_NUMERIC_START = re.compile(r"^\d[\d.,:/-]*(?=\s|$)")
+_DIGIT = re.compile(r"\d")
+_LIST_START = re.compile(
+    r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?[0-9]{1,3}[.)]\s|\([a-zA-Z]\)\s|\[[0-9]{1,3}\]\s?)")
+
+
+class LineBreak(Enum):
+    PARAGRAPH = "\n\n"  # a new block
+    LINE = "\n"  # same block, line kept
+    SPACE = " "  # joined with a space
+    JOINED = ""  # joined directly (CJK, or a hyphenated word)
+
+
+def is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return (0x2E80 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
+            or 0xFF00 <= code <= 0xFFEF or 0x20000 <= code <= 0x2FA1F)
+
+
+def join_separator(line: str, next_line: str) -> LineBreak:
+    """Space or nothing, when two lines are joined."""
+    if is_cjk(line[-1]) and is_cjk(next_line[0]):
+        return LineBreak.JOINED
+    return LineBreak.SPACE
+
+
+def classify_line_break(line: str, next_line: str, *, same_block: bool,
+                        full_width: bool) -> LineBreak:
+    """What separates ``line`` from ``next_line`` (both non-empty, stripped)."""
+    if _LIST_START.match(next_line) or _same_numeric_start(line, next_line):
+        return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
+    if next_line[0].islower():
+        return join_separator(line, next_line)
+    ends_sentence = line.endswith(_SENTENCE_END)
+    if same_block:
+        if ends_sentence and not full_width:
+            return LineBreak.LINE
+        return join_separator(line, next_line)
+    if full_width and not ends_sentence and not looks_like_heading(next_line):
+        return join_separator(line, next_line)
+    return LineBreak.PARAGRAPH
+
+
+def _same_numeric_start(line: str, next_line: str) -> bool:
+    first = _NUMERIC_START.match(line)
+    second = _NUMERIC_START.match(next_line)
+    return bool(first and second) and (_DIGIT.sub("0", first.group())
+                                       == _DIGIT.sub("0", second.group()))
+
+
+def looks_like_heading(line: str) -> bool:
+    """A short numbered ("2.1 Title", "IV. Results") or all-capitals line."""
+    if len(line) > MAX_HEADING_CHARS:
+        return False
+    return bool(_NUMBERED_HEADING.match(line)) or (line.isupper() and len(line) > 3)
+
+
+def typical_line_length(lengths: list[int]) -> int:
+    """The length of a full line on a page: the 80th percentile of its lines."""
+    if not lengths:
+        return 0
+    ordered = sorted(lengths)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.8))]
