@@ -214,3 +214,64 @@ def test_previous_must_be_a_completed_run_other_than_the_output(runs, tmp_path, 
                  "--previous", str(runs["run3"])])
     assert code == 2 and "must differ from --output" in capsys.readouterr().err
     assert (runs["run3"] / "run.json").exists()
+
+
+SECTIONS = {
+    "Arrival": "Check in at the front desk before noon. Keys are handed out against a signature. "
+               "Parking is behind the boathouse; the lot by the jetty is for deliveries only. "
+               "Visitors without a booking wait in the library until the manager is free. "
+               "The canteen serves lunch from twelve to two, and dinner on request.",
+    "Boats": "Boats may only be taken out between sunrise and one hour before sunset. File a trip "
+             "plan at the desk. Carry the radio that hangs next to the boat keys at all times. "
+             "Life jackets are mandatory for everyone on board, without exception. "
+             "Fuel is logged in the boathouse book after every trip.",
+    "Samples": "Label every container with the project code, the date and the site. Nutrient "
+               "samples go to the freezer within two hours. Ethanol goes in the flammables "
+               "cabinet. Never store samples in the walk-in fridge with food. "
+               "Shipping boxes and dry ice are ordered through the office.",
+    "Departure": "Return keys and radios to the desk. Clean the bench you used and empty the bins. "
+                 "Report any damage, however minor, before you leave the station grounds. "
+                 "Leave the room key in the box by the door. Safe travels home.",
+}
+INTRO = "This guide covers a stay at the station, from arrival to departure."
+
+
+def _guide_html(sections: dict[str, str]) -> str:
+    body = "".join(
+        f"<h2>{title}</h2>" + "".join(f"<p>{s.strip(' .')}.</p>" for s in text.split(". ") if s)
+        for title, text in sections.items())
+    return ("<html><head><title>Guide</title></head><body><h1>Guide</h1>"
+            f"<p>{INTRO}</p>{body}</body></html>")
+
+
+def test_an_edit_in_one_section_changes_only_that_sections_chunks(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    guide = corpus / "guide.html"
+    guide.write_text(_guide_html(SECTIONS), encoding="utf-8")
+    args = ("--strategy", "structure")
+    _run(corpus, tmp_path / "run1", *args)
+    edited = dict(SECTIONS, Boats=SECTIONS["Boats"].replace(
+        "File a trip plan at the desk.", "File a written trip plan, with your route and expected "
+        "return time, at the front desk."))
+    guide.write_text(_guide_html(edited), encoding="utf-8")
+    _run(corpus, tmp_path / "run2", "--previous", str(tmp_path / "run1"), *args)
+
+    def by_section(out: pathlib.Path) -> dict[str, set[str]]:
+        sections: dict[str, set[str]] = {}
+        for row in _chunks(out).values():
+            assert row["strategy"] == "structure"
+            sections.setdefault(row["heading_path"][-1], set()).add(row["chunk_id"])
+        return sections
+
+    before, after = by_section(tmp_path / "run1"), by_section(tmp_path / "run2")
+    assert set(before) == {"Guide", *SECTIONS}
+    assert all(len(before[t]) >= 2 for t in SECTIONS), "each section spans several chunks"
+    for title in before:
+        if title != "Boats":
+            assert before[title] == after[title], f"section {title!r} was not edited"
+    changes = _changes(tmp_path / "run2")
+    deleted = {c["chunk_id"] for c in changes if c["op"] == "delete"}
+    upserted = {c["chunk_id"] for c in changes if c["op"] == "upsert"}
+    assert deleted and deleted == before["Boats"] - after["Boats"]
+    assert upserted and upserted == after["Boats"] - before["Boats"]
