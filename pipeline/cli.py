@@ -29,7 +29,8 @@ from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
-from ragbeam.transforms.route.router import RouteOptions
+from ragbeam.transforms.route.router import RouteOptions, check_route_options
+from ragbeam.transforms.route.table import load_routing_table
 
 OUTPUT_TABLES = ("chunks", "documents", "errors", "changes")
 
@@ -83,12 +84,22 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     ch.add_argument("--size-unit", choices=("chars", "tokens"), default=ChunkOptions.unit)
     ch.add_argument("--encoding", default=DEFAULT_ENCODING,
                     help="tiktoken encoding for token counts (default: %(default)s)")
+    ch.add_argument("--config", metavar="FILE",
+                    help="YAML config; its 'routing:' section overrides the default routing "
+                         "table (strategy per media type, extension, path; see "
+                         "docs/strategies.md)")
+    ch.add_argument("--embed-text", action="store_true",
+                    help="also write chunks.embed_text = contextual header + text")
 
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     try:
         chunk = ChunkOptions(size=args.chunk_size, overlap=args.chunk_overlap,
-                             unit=args.size_unit, encoding=args.encoding)
+                             unit=args.size_unit, encoding=args.encoding,
+                             embed_text=args.embed_text)
+        route = RouteOptions(forced_strategy=args.strategy,
+                             table=load_routing_table(args.config))
+        check_route_options(route, chunk)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return RunConfig(
@@ -104,7 +115,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                                max_text_chars=args.max_text_chars),
         clean=CleanOptions(),
         chunk=chunk,
-        route=RouteOptions(forced_strategy=args.strategy),
+        route=route,
         previous=args.previous.rstrip("/") if args.previous else None,
         retry_errors=args.retry_errors,
     )
@@ -130,6 +141,10 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
     existing = [t for t in (*OUTPUT_TABLES, "run.json")
                 if FileSystems.exists(FileSystems.join(out, t))]
     if existing and not overwrite:
+        if "run.json" not in existing:  # run.json is written last: its absence means a crash
+            raise UsageError(f"--output {out!r} holds an unfinished run ({', '.join(existing)} "
+                             "but no run.json: it was interrupted); use --overwrite to "
+                             "replace it")
         raise UsageError(f"--output {out!r} already holds a run ({', '.join(existing)}); "
                          "use --overwrite or a new directory")
     try:

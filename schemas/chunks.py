@@ -16,6 +16,7 @@ CHUNK_SCHEMA = pa.schema(
         pa.field("strategy", pa.string(), nullable=False),
         pa.field("text", pa.string(), nullable=False),
         pa.field("context", pa.string(), nullable=False),
+        pa.field("embed_text", pa.string()),  # context + text, with --embed-text; else null
         pa.field("char_start", pa.int64(), nullable=False),
         pa.field("char_end", pa.int64(), nullable=False),
         pa.field("page_start", pa.int32()),

@@ -43,7 +43,7 @@ class ChunkDocument(beam.DoFn):
         try:
             result = self._strategy(decision).chunk(doc)
             rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
-                              self._tokens)
+                              self._tokens, embed_text=self._options.embed_text)
         except Exception as exc:
             yield beam.pvalue.TaggedOutput(
                 FAILURES,

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragbeam.transforms.chunk.sizing import Sizer
+from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.types import Chunk, Document
 
@@ -24,6 +25,18 @@ def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
     return CONTEXT_SEPARATOR.join(parts)
 
 
+def chunk_context(doc: Document, chunk: Chunk) -> str:
+    """The contextual header of one chunk: title and heading path, plus the table
+    header row for a table chunk that does not start with it."""
+    context = context_header(doc, chunk.heading_path)
+    table_header = chunk.metadata.get(TABLE_HEADER_KEY)
+    return "\n".join(part for part in (context, table_header) if part)
+
+
+def embed_text_for(context: str, text: str) -> str:
+    return f"{context}\n\n{text}" if context else text
+
+
 def chunk_rows(
     doc: Document,
     chunks: list[Chunk],
@@ -31,6 +44,7 @@ def chunk_rows(
     config_hash: str,
     token_counter: Sizer,
     extra_metadata: Mapping[str, str] | None = None,
+    embed_text: bool = False,
 ) -> list[dict[str, Any]]:
     ids = chunk_ids_for(doc.doc_id, config_hash, ((str(c.level), c.text) for c in chunks))
     rows = []
@@ -40,6 +54,7 @@ def chunk_rows(
         metadata = {"raw_char_start": str(raw_start), "raw_char_end": str(raw_end)}
         metadata.update(extra_metadata or {})
         metadata.update(chunk.metadata)
+        context = chunk_context(doc, chunk)
         rows.append(
             {
                 "chunk_id": chunk_id,
@@ -49,7 +64,8 @@ def chunk_rows(
                 "level": str(chunk.level),
                 "strategy": strategy,
                 "text": chunk.text,
-                "context": context_header(doc, chunk.heading_path),
+                "context": context,
+                "embed_text": embed_text_for(context, chunk.text) if embed_text else None,
                 "char_start": chunk.start,
                 "char_end": chunk.end,
                 "page_start": page_start,

@@ -12,6 +12,9 @@ FAILURES = "failures"
 
 
 class RouteDocument(beam.DoFn):
+    """Counts documents per chosen strategy (``ragbeam.route``/<strategy>) and per
+    basis of the choice (``ragbeam.route_basis``/forced, rule:code, content:headings…)."""
+
     def __init__(self, options: RouteOptions) -> None:
         self._options = options
 
@@ -26,4 +29,5 @@ class RouteDocument(beam.DoFn):
             )
             return
         Metrics.counter("ragbeam.route", decision.strategy).inc()
+        Metrics.counter("ragbeam.route_basis", decision.basis).inc()
         yield doc, decision

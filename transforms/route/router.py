@@ -1,4 +1,13 @@
-"""Choose a chunking strategy per document, and say why."""
+"""Choose a chunking strategy per document, and say why.
+
+The order: ``--strategy NAME`` forces one strategy for every document; else
+the first rule of the routing table (``table.py``) that matches the
+document's media type, extension or path; else the table's ``fallback``.
+A rule or fallback of ``auto`` decides by content (``detect.py``). Parameters
+come from the table's per-strategy ``strategies`` entry, then the rule's
+``params`` (a rule of ``auto`` takes no ``params``: it does not know which
+strategy it will get).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.route.detect import detect_strategy
+from ragbeam.transforms.route.table import AUTO, RoutingTable, default_table
 from ragbeam.transforms.types import Document
 
 DEFAULT_STRATEGY = "recursive"
@@ -16,6 +28,7 @@ class RouteOptions:
     """Routing configuration (part of the config fingerprint)."""
 
     forced_strategy: str | None = None  # --strategy NAME: one strategy for every document
+    table: RoutingTable = field(default_factory=default_table)
 
 
 @dataclass(frozen=True)
@@ -23,9 +36,50 @@ class RouteDecision:
     strategy: str
     reason: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    basis: str = "default"  # short, for metrics: forced, rule:<name>, content:<signal>
+
+
+def is_registered(name: str) -> bool:
+    from ragbeam.transforms.chunk import strategies  # noqa: F401  (registers built-ins)
+    from ragbeam.transforms.chunk.base import STRATEGIES
+
+    return name in STRATEGIES
 
 
 def route_document(doc: Document, options: RouteOptions) -> RouteDecision:
+    table = options.table
     if options.forced_strategy:
-        return RouteDecision(options.forced_strategy, "forced by --strategy")
-    return RouteDecision(DEFAULT_STRATEGY, "default strategy")
+        return RouteDecision(options.forced_strategy, "forced by --strategy",
+                             table.params_for(options.forced_strategy), "forced")
+    for rule in table.rules:
+        matched = rule.matches(doc.source.uri, doc.media_type)
+        if matched is None:
+            continue
+        if rule.strategy != AUTO:
+            return RouteDecision(rule.strategy, f"rule {rule.name!r}: {matched}",
+                                 table.params_for(rule.strategy, rule), f"rule:{rule.name}")
+        strategy, signal, reason = detect_strategy(doc, table.detection, is_registered)
+        return RouteDecision(strategy, f"rule {rule.name!r}: {matched}; {reason}",
+                             table.params_for(strategy), f"content:{signal}")
+    if table.fallback != AUTO:
+        return RouteDecision(table.fallback, "no rule matched: fallback",
+                             table.params_for(table.fallback), "fallback")
+    strategy, signal, reason = detect_strategy(doc, table.detection, is_registered)
+    return RouteDecision(strategy, reason, table.params_for(strategy), f"content:{signal}")
+
+
+def check_route_options(options: RouteOptions, chunk: ChunkOptions) -> None:
+    """Fail before the run starts on a strategy name or parameter that cannot work:
+    every strategy the table (or ``--strategy``) can choose is built once here."""
+    from ragbeam.transforms.chunk.base import STRATEGIES, build_strategy
+
+    names = {options.forced_strategy} if options.forced_strategy else \
+        options.table.strategy_names()
+    for name in sorted(names):
+        if not is_registered(name):
+            known = ", ".join(sorted(STRATEGIES))
+            raise ValueError(f"unknown chunking strategy {name!r} (known: {known})")
+        build_strategy(name, chunk, options.table.params_for(name))
+    for rule in options.table.rules:
+        if rule.strategy != AUTO:
+            build_strategy(rule.strategy, chunk, options.table.params_for(rule.strategy, rule))
