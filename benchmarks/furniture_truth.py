@@ -74,14 +74,19 @@ def raw_page_lines(xhtml: str) -> list[list[str]]:
             for page in pages]
 
 
-def words(text: str) -> Counter[str]:
+def tokens(text: str) -> list[str]:
+    """Words in order: NFKC, case-folded, de-hyphenated, each CJK character a word."""
     from ragbeam.transforms.clean.document import CleanOptions, clean_line_text
 
     text = _BROKEN_WORD.sub(lambda m: m[1] + m[2] if m[2].islower() else m[0], text)
     normalized = "\n".join(clean_line_text(line, CleanOptions()) for line in text.split("\n"))
     # Hyphens between letters do not split words, so "open-source" kept as a
     # compound and "opensource" re-joined count the same.
-    return Counter(_TOKEN.findall(_INNER_HYPHEN.sub("", normalized.casefold())))
+    return _TOKEN.findall(_INNER_HYPHEN.sub("", normalized.casefold()))
+
+
+def words(text: str) -> Counter[str]:
+    return Counter(tokens(text))
 
 
 def _token_pattern(line: str) -> re.Pattern[str]:
