@@ -7,9 +7,10 @@ The rule, in the order it is applied:
    heading of any level) with the heading path at its start, e.g.
    ``("Guide", "Install", "Linux")``. Text before the first heading is a
    section with an empty path.
-2. Tiny sections (under ``min_size``, default a quarter of ``size``; a heading
-   with no body is the usual case) are merged with the next section when that
-   one belongs under the same parent heading and the two together fit
+2. A section that is only a heading (no body before the next heading) goes
+   forward into the next section. A tiny section (under ``min_size``, default a
+   quarter of ``size``) and its predecessor are merged when the tiny one
+   belongs under the predecessor's parent heading and the two together fit
    ``size``; a merged chunk's heading path is what its sections have in common.
 3. A section over ``size`` falls back to recursive splitting inside the
    section (``recursive.py``), so no chunk crosses a heading it does not start
@@ -71,9 +72,24 @@ def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size: int,
-                        sizer: Sizer) -> list[Section]:
+                        sizer: Sizer, heading_only: set[int] | None = None) -> list[Section]:
+    """Rule 2: a section that is only a heading goes forward into the next one;
+    a tiny section joins the previous one under the same parent, if they fit."""
+    heading_only = heading_only or set()
     merged: list[Section] = []
+    pending: Section | None = None  # heading(s) without a body, waiting for their section
     for section in sections:
+        if pending is not None:
+            if sizer.size(text[pending.start:section.end]) <= size:
+                section = Section(pending.start, section.end,
+                                  _common_prefix(pending.heading_path, section.heading_path),
+                                  pending.group_parent)
+            else:
+                merged.append(pending)
+            pending = None
+        if section.end in heading_only:
+            pending = section
+            continue
         if merged:
             prev = merged[-1]
             parent = prev.group_parent
@@ -86,6 +102,8 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
                                      parent)
                 continue
         merged.append(section)
+    if pending is not None:
+        merged.append(pending)
     return merged
 
 
@@ -93,8 +111,9 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
                        headings: HeadingIndex | None = None) -> tuple[list[Chunk], int]:
     """Chunks per (merged) section, recursive inside oversized ones; and the hard cuts."""
     headings = headings or HeadingIndex(doc)
+    heading_ends = {span.end for span in doc.spans if span.kind is BlockKind.HEADING}
     sections = merge_tiny_sections(doc.text, heading_sections(doc, headings), size, min_size,
-                                   sizer)
+                                   sizer, heading_ends)
     chunks: list[Chunk] = []
     hard_cuts = 0
     for section in sections:

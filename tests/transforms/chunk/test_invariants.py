@@ -1,0 +1,131 @@
+"""Properties every chunking strategy keeps, on generated documents (hypothesis).
+
+Exact offsets; every non-whitespace character covered by the indexed chunks
+(children, not parents, in parent-child); the size cap; determinism; valid
+parent links; Chinese text without spaces; empty and one-character documents.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.types import BlockKind, ChunkLevel, Document, SourceFile, TextSpan
+
+ALL_STRATEGIES = ("recursive", "fixed", "sliding", "structure", "parent_child", "code", "faq",
+                  "log", "table")
+
+WORDS = ["the", "boat", "Version", "3.2", "湖畔", "野外站", "建于", "一九八五年", "Q:", "A:", "问：",
+         "答：", "2016-12-19", "16:31:46,143]", "[INFO]", "|", "def", "f():", "x", "12,000"]
+PUNCTUATION = [" ", " ", " ", "。", "，", ". ", "? ", "！", "\n", "\n\n", ", ", "; ", "\t"]
+
+
+@st.composite
+def block_texts(draw) -> str:
+    pieces = draw(st.lists(st.one_of(st.sampled_from(WORDS), st.sampled_from(PUNCTUATION),
+                                     st.text(min_size=1, max_size=30)), max_size=60))
+    return "".join(pieces)
+
+
+@st.composite
+def documents(draw) -> Document:
+    """Blocks joined by blank lines, with a span map, as the clean stage builds them."""
+    blocks = draw(st.lists(
+        st.tuples(st.sampled_from([BlockKind.HEADING, BlockKind.PARAGRAPH, BlockKind.TABLE,
+                                   BlockKind.LIST_ITEM]),
+                  st.integers(1, 4), block_texts()),
+        max_size=12))
+    parts, spans, cursor = [], [], 0
+    for kind, level, text in blocks:
+        text = text.strip()
+        if not text:
+            continue
+        if parts:
+            parts.append("\n\n")
+            cursor += 2
+        spans.append(TextSpan(cursor, cursor + len(text), kind,
+                              level=level if kind is BlockKind.HEADING else 0))
+        parts.append(text)
+        cursor += len(text)
+    return make_doc("".join(parts), tuple(spans))
+
+
+def make_doc(text: str, spans: tuple[TextSpan, ...] = ()) -> Document:
+    return Document(source=SourceFile("file:///t.txt", "doc", len(text)), content_hash="h",
+                    media_type="text/plain", text=text, spans=spans)
+
+
+def check_invariants(name: str, doc: Document, options: ChunkOptions) -> None:
+    strategy = build_strategy(name, options)
+    result = strategy.chunk(doc)
+    chunks = result.chunks
+    sizer = options.sizer()
+    assert result == build_strategy(name, options).chunk(doc), "deterministic"
+    for index, chunk in enumerate(chunks):
+        assert 0 <= chunk.start < chunk.end <= len(doc.text)
+        assert chunk.text == doc.text[chunk.start:chunk.end], "exact offsets"
+        cap = strategy.parent_size if chunk.level is ChunkLevel.PARENT else options.size
+        assert sizer.size(chunk.text) <= cap, f"{name}: chunk of {sizer.size(chunk.text)} > {cap}"
+        if chunk.parent is not None:
+            parent = chunks[chunk.parent]
+            assert chunk.parent < index and parent.level is ChunkLevel.PARENT
+            assert parent.start <= chunk.start and chunk.end <= parent.end
+    indexed = [c for c in chunks if c.level is not ChunkLevel.PARENT]
+    covered = bytearray(len(doc.text))
+    for chunk in indexed:
+        covered[chunk.start:chunk.end] = b"\x01" * (chunk.end - chunk.start)
+    lost = [i for i, ch in enumerate(doc.text) if not ch.isspace() and not covered[i]]
+    assert not lost, f"{name}: non-whitespace characters at {lost[:5]} are in no chunk"
+    starts = [c.start for c in indexed]
+    assert starts == sorted(starts), "chunks come in document order"
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+@given(doc=documents(), size=st.integers(min_value=8, max_value=300))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_invariants_hold_for_any_document(name, doc, size):
+    check_invariants(name, doc, ChunkOptions(size=size))
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+@given(text=st.text(max_size=800), size=st.integers(min_value=1, max_value=120),
+       overlap_share=st.floats(0, 0.9))
+@settings(max_examples=40, deadline=None)
+def test_invariants_hold_for_any_text_and_overlap(name, text, size, overlap_share):
+    overlap = min(int(size * overlap_share), size - 1)
+    check_invariants(name, make_doc(text), ChunkOptions(size=size, overlap=overlap))
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+@given(doc=documents(), size=st.integers(min_value=4, max_value=60))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_invariants_hold_in_tokens(name, doc, size):
+    check_invariants(name, doc, ChunkOptions(size=size, unit="tokens"))
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+def test_chinese_without_spaces(name):
+    text = "湖畔野外站建于一九八五年，位于湖泊北岸。站内设有气象观测场和水文实验室！" * 20
+    check_invariants(name, make_doc(text), ChunkOptions(size=50))
+    chunks = build_strategy(name, ChunkOptions(size=50)).chunk(make_doc(text)).chunks
+    assert len(chunks) > 1
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+@pytest.mark.parametrize("text", ["", " ", "\n\n\t", "a", "你", "?"])
+def test_empty_and_one_character_documents(name, text):
+    chunks = build_strategy(name, ChunkOptions(size=10)).chunk(make_doc(text)).chunks
+    indexed = [c for c in chunks if c.level is not ChunkLevel.PARENT]
+    if text.strip():
+        assert [(c.start, c.end) for c in indexed] == [(0, 1)]
+    else:
+        assert chunks == []
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+def test_unknown_parameters_are_rejected(name):
+    with pytest.raises(ValueError, match="no parameter"):
+        build_strategy(name, ChunkOptions(), {"chunk_sise": 10})
+
