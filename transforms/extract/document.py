@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
+from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
+from ragbeam.transforms.extract.markdown import is_markdown, parse_markdown_blocks
+from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.types import ExtractedDocument, FetchedFile
 
 
@@ -18,6 +20,15 @@ _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
 _ENCRYPTED_KEYS = ("pdf:encrypted", "encrypted")
+# E-mail headers under one name whatever parser (RFC 822, mbox, Outlook MSG) read them.
+_EMAIL_KEYS = {
+    "email_from": ("Message-From", "Message:From-Email", "dc:creator"),
+    "email_to": ("Message-To", "Message:To-Email", "Message-Recipient-Address"),
+    "email_cc": ("Message-Cc",),
+    "email_subject": ("dc:subject", "subject", "dc:title"),
+    "email_date": ("dcterms:created", "mapi:message-delivery-time", "Message:Raw-Header:Date"),
+}
+_EMAIL_MEDIA_TYPES = {"message/rfc822", "application/mbox", "application/vnd.ms-outlook"}
 
 
 def _first(metadata: dict[str, list[str]], keys: tuple[str, ...]) -> str | None:
@@ -38,11 +49,55 @@ def media_type_of(metadata: dict[str, list[str]]) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
+def email_metadata(metadata: dict[str, list[str]]) -> dict[str, str]:
+    """From, to, cc, subject and date of a mail, under ``email_*`` keys."""
+    found = {}
+    for name, keys in _EMAIL_KEYS.items():
+        value = _first(metadata, keys)
+        if value:
+            found[name] = value
+    return found
+
+
+def _charset(metadata: dict[str, list[str]]) -> str | None:
+    content_type = _first(metadata, ("Content-Type",)) or ""
+    for param in content_type.split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"')
+    return _first(metadata, ("Content-Encoding",))
+
+
+def parse_structure(fetched: FetchedFile, xhtml: str, media_type: str,
+                    metadata: dict[str, list[str]]) -> ParsedXhtml:
+    """Blocks of one document: Tika's XHTML, re-read where Tika loses structure.
+
+    Markdown (Tika sees plain text) is parsed with markdown-it-py over Tika's
+    text; web pages are read from their own bytes so boilerplate can be told
+    from content (see ``html.py``).
+    """
+    parsed = parse_tika_xhtml(xhtml)
+    if is_markdown(fetched.source.uri, media_type) and parsed.raw_text.strip():
+        parsed.blocks = parse_markdown_blocks(parsed.raw_text)
+    elif media_type in HTML_MEDIA_TYPES:
+        try:
+            page = parse_html_main(fetched.data, _charset(metadata))
+        except LookupError:  # a charset name Python does not know
+            page = parse_html_main(fetched.data)
+        if page.raw_text.strip():
+            page.head_metadata, page.title = parsed.head_metadata, page.title or parsed.title
+            return page
+    return parsed
+
+
 def build_extracted_document(
     fetched: FetchedFile, xhtml: str, metadata: dict[str, list[str]]
 ) -> ExtractedDocument:
     """Parse Tika's XHTML and metadata; refuse empty or encrypted results."""
-    parsed = parse_tika_xhtml(xhtml)
+    media_type = media_type_of(metadata)
+    parsed = parse_structure(fetched, xhtml, media_type, metadata)
+    if is_markdown(fetched.source.uri, media_type) and media_type == "text/plain":
+        media_type = "text/markdown"  # what the file is; Tika only saw text
     if not parsed.raw_text.strip():
         if (_first(metadata, _ENCRYPTED_KEYS) or "").lower() == "true":
             raise EncryptedDocumentError(
@@ -61,13 +116,16 @@ def build_extracted_document(
     page_count = int(page_count_text) if page_count_text and page_count_text.isdigit() else None
     if page_count is None and parsed.page_count:
         page_count = parsed.page_count
+    flat = flatten_metadata(metadata)
+    if media_type in _EMAIL_MEDIA_TYPES or any(k.startswith("Message") for k in metadata):
+        flat.update(email_metadata(metadata))
     return ExtractedDocument(
         source=fetched.source,
         content_hash=fetched.content_hash,
-        media_type=media_type_of(metadata),
+        media_type=media_type,
         raw_text=parsed.raw_text,
         blocks=tuple(parsed.blocks),
-        metadata=flatten_metadata(metadata),
+        metadata=flat,
         page_count=page_count,
         title=_first(metadata, _TITLE_KEYS) or parsed.title,
         language=_first(metadata, _LANGUAGE_KEYS),

@@ -87,6 +87,9 @@ class _Walker:
         self.buf_start = -1
 
     def walk(self, el: etree._Element) -> None:
+        if not isinstance(el.tag, str):  # comment or processing instruction: no text
+            self.text_tail(el)
+            return
         name = _local(el.tag)
         if name in _SKIPPED:
             self.text_tail(el)
@@ -179,6 +182,13 @@ def parse_tika_xhtml(xhtml: str) -> ParsedXhtml:
                     title = meta.text.strip()
         elif name == "body":
             body = el
+    parsed = parse_body(body)
+    parsed.head_metadata, parsed.title = head_meta, title
+    return parsed
+
+
+def parse_body(body: etree._Element | None) -> ParsedXhtml:
+    """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's."""
     walker = _Walker()
     if body is not None:
         walker.children(body)
@@ -186,7 +196,5 @@ def parse_tika_xhtml(xhtml: str) -> ParsedXhtml:
     return ParsedXhtml(
         raw_text="".join(walker.parts),
         blocks=walker.blocks,
-        head_metadata=head_meta,
         page_count=walker.pages_seen,
-        title=title,
     )

@@ -1,0 +1,96 @@
+"""Structure that survives extraction: Markdown, web pages, slides, e-mail (real files)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from ragbeam.transforms.extract.backends import EmbeddedTika
+from ragbeam.transforms.extract.document import build_extracted_document
+from ragbeam.transforms.extract.html import parse_html_main
+from ragbeam.transforms.extract.markdown import parse_markdown_blocks
+from ragbeam.transforms.types import BlockKind, FetchedFile, SourceFile
+
+from conftest import require_corpus
+
+
+@pytest.fixture(scope="module")
+def tika() -> EmbeddedTika:
+    return EmbeddedTika()
+
+
+def _extract(tika: EmbeddedTika, rel: str):
+    path = require_corpus() / rel
+    data = path.read_bytes()
+    xhtml, metadata = tika.extract(data, path.name)
+    fetched = FetchedFile(SourceFile(str(path), "d", len(data)), data,
+                          hashlib.sha256(data).hexdigest())
+    return build_extracted_document(fetched, xhtml, metadata)
+
+
+def test_markdown_blocks_have_levels_code_tables_and_exact_raw_ranges():
+    text = ("# Title\n\nSome *text*\nwrapped.\n\n- item one\n- item two\n\n"
+            "```python\nx = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Sub\n")
+    blocks = parse_markdown_blocks(text)
+    assert [(b.kind, b.level) for b in blocks] == [
+        (BlockKind.HEADING, 1), (BlockKind.PARAGRAPH, 0), (BlockKind.LIST_ITEM, 0),
+        (BlockKind.LIST_ITEM, 0), (BlockKind.CODE, 0), (BlockKind.TABLE, 0),
+        (BlockKind.HEADING, 2)]
+    assert blocks[0].text == "Title"
+    assert text[blocks[1].raw_start:blocks[1].raw_end] == blocks[1].text == "Some *text*\nwrapped."
+    assert blocks[4].text == "x = 1\n"
+    assert blocks[5].text == "a | b\n1 | 2"
+
+
+def test_markdown_file_from_tika_keeps_headings_inside_admonitions(tika):
+    doc = _extract(tika, "md/docling-faq.md")
+    assert doc.media_type == "text/markdown"
+    headings = [b.text for b in doc.blocks if b.kind is BlockKind.HEADING]
+    assert "Is Python 3.14 supported?" in headings
+    assert len(headings) >= 10
+    assert any(b.kind is BlockKind.CODE for b in doc.blocks)
+
+
+def test_web_page_drops_navigation_and_keeps_the_article_with_headings(tika):
+    doc = _extract(tika, "html/blog-post.html")
+    text = "\n".join(b.text for b in doc.blocks)
+    assert doc.blocks[0].kind is BlockKind.HEADING and doc.blocks[0].text.startswith(
+        "Does Model and Inference Parameter Matter")
+    assert "Skip to main content" not in text
+    assert "Recent posts" not in text
+    assert "TL;DR:" in text
+    wiki = _extract(tika, "html/wikipedia-microsoft.html")
+    wiki_text = "\n".join(b.text for b in wiki.blocks)
+    assert "Afrikaans" not in wiki_text  # language menu
+    assert "Microsoft was founded by Bill Gates and Paul Allen" in wiki_text
+    assert sum(b.kind is BlockKind.HEADING for b in wiki.blocks) >= 10
+
+
+def test_html_without_main_element_keeps_body_minus_chrome():
+    page = parse_html_main(b"<html><body><nav>Home | About</nav><h1>T</h1><p>Body.</p>"
+                           b"<footer>(c) 2024</footer></body></html>")
+    assert [(b.kind, b.text) for b in page.blocks] == [
+        (BlockKind.HEADING, "T"), (BlockKind.PARAGRAPH, "Body.")]
+
+
+def test_slides_are_pages_and_notes_stay_with_their_slide(tika):
+    doc = _extract(tika, "pptx/powerpoint_sample.pptx")
+    pages = {b.text: b.page for b in doc.blocks}
+    assert pages["Second slide title"] == 2
+    assert pages["Some notes on the second slide."] == 2
+    assert any(b.kind is BlockKind.TABLE and b.page == 1 for b in doc.blocks)
+
+
+@pytest.mark.parametrize("rel", ["eml/family-day.eml", "msg/zh-outlook.msg"])
+def test_email_headers_go_to_metadata(tika, rel):
+    doc = _extract(tika, rel)
+    for key in ("email_from", "email_to", "email_subject", "email_date"):
+        assert doc.metadata.get(key), (key, doc.metadata)
+
+
+def test_pdf_outline_after_the_last_page_is_on_no_page(tika):
+    doc = _extract(tika, "pdf/mistitled_outlines_example.pdf")
+    assert doc.page_count == 4
+    outline = [b for b in doc.blocks if b.text == "Twenty-seventh"]
+    assert outline and outline[0].page is None

@@ -1,0 +1,117 @@
+"""Markdown → blocks, from markdown-it-py's token stream.
+
+Tika reads Markdown as plain text, so its headings, lists, code fences and
+tables would be lost. This module parses the text Tika returned (its raw
+text, so raw offsets keep one meaning across formats) and turns block tokens
+into ``Block``s: ``token.map`` gives each block's source line range, which
+becomes its ``[raw_start, raw_end)``.
+
+* headings → HEADING with their level and the heading text (no ``#``);
+* paragraphs → PARAGRAPH (LIST_ITEM inside a list), their source lines as
+  written, inline markup included;
+* fenced and indented code → CODE (the code only, fences dropped);
+* tables → one TABLE block of ``cell | cell`` rows;
+* MkDocs admonitions (``??? question "…"`` / ``!!! note``) are read with their
+  indented body dedented, so the headings and paragraphs inside them count.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ragbeam.transforms.types import Block, BlockKind
+
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
+MARKDOWN_MEDIA_TYPES = {"text/markdown", "text/x-markdown"}
+_ADMONITION = re.compile(r"^(?:\?\?\?\+?|!!!)\s+\w+")
+_INDENT = "    "
+
+
+def is_markdown(uri: str, media_type: str) -> bool:
+    return media_type in MARKDOWN_MEDIA_TYPES or uri.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def _dedent_admonitions(lines: list[str]) -> list[str]:
+    """Admonition bodies dedented by one level; the line count never changes."""
+    out: list[str] = []
+    inside = False
+    for line in lines:
+        if _ADMONITION.match(line):
+            inside = True
+            out.append(line)
+        elif inside and (line.startswith(_INDENT) or not line.strip()):
+            out.append(line[len(_INDENT):] if line.startswith(_INDENT) else line)
+        else:
+            inside = False
+            out.append(line)
+    return out
+
+
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def parse_markdown_blocks(text: str) -> list[Block]:
+    lines = text.split("\n")
+    # Offset of the start of each line; one past the end for the final line.
+    starts = [0, *accumulate(len(line) + 1 for line in lines)]
+    tokens = _parser().parse("\n".join(_dedent_admonitions(lines)))
+
+    def raw_range(token: Token) -> tuple[int, int]:
+        first, last = token.map or (0, 0)
+        start = starts[min(first, len(lines))]
+        end = max(start, starts[min(last, len(lines))] - 1)  # without the final newline
+        return start, min(end, len(text))
+
+    blocks: list[Block] = []
+    list_depth = 0
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            list_depth += 1
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            list_depth -= 1
+        elif token.type == "heading_open":
+            start, end = raw_range(token)
+            blocks.append(Block(BlockKind.HEADING, tokens[i + 1].content, level=int(token.tag[1]),
+                                raw_start=start, raw_end=end))
+            i += 2
+        elif token.type == "paragraph_open":
+            start, end = raw_range(token)
+            kind = BlockKind.LIST_ITEM if list_depth else BlockKind.PARAGRAPH
+            blocks.append(Block(kind, text[start:end], raw_start=start, raw_end=end))
+        elif token.type in ("fence", "code_block"):
+            start, end = raw_range(token)
+            blocks.append(Block(BlockKind.CODE, token.content, raw_start=start, raw_end=end))
+        elif token.type == "html_block":
+            start, end = raw_range(token)
+            blocks.append(Block(BlockKind.PARAGRAPH, text[start:end], raw_start=start,
+                                raw_end=end))
+        elif token.type == "table_open":
+            i = _table(tokens, i, raw_range(token), blocks)
+        i += 1
+    return blocks
+
+
+def _table(tokens: list[Token], i: int, span: tuple[int, int], blocks: list[Block]) -> int:
+    """Collect one table's rows into a block; returns the index of ``table_close``."""
+    rows: list[str] = []
+    cells: list[str] = []
+    while tokens[i].type != "table_close":
+        token = tokens[i]
+        if token.type == "tr_open":
+            cells = []
+        elif token.type == "inline":
+            cells.append(" ".join(token.content.split()))
+        elif token.type == "tr_close" and any(cells):
+            rows.append(" | ".join(cells))
+        i += 1
+    if rows:
+        blocks.append(Block(BlockKind.TABLE, "\n".join(rows), raw_start=span[0],
+                            raw_end=span[1]))
+    return i
