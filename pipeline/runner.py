@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.portability.api import beam_runner_api_pb2
 
 
 def pipeline_options(beam_args: list[str]) -> PipelineOptions:
@@ -41,3 +42,15 @@ def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
     )
     return beam.Pipeline(runner=fn_runner.FnApiRunner(provision_info=provision),
                          options=options)
+
+
+def stage_names(proto: beam_runner_api_pb2.Pipeline) -> set[str]:
+    """The top-level step names in a pipeline proto (``Match``, ``Read``, … ``Write chunks``).
+
+    The proto is what a runner receives (a portable job, a Dataflow job), so these
+    are the names its job graph and monitoring show. Nested steps carry a ``/``
+    in their names; the synthetic root transform is excluded.
+    """
+    roots = set(proto.root_transform_ids)
+    return {t.unique_name for tid, t in proto.components.transforms.items()
+            if tid not in roots and "/" not in t.unique_name}
