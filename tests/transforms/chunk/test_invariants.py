@@ -17,8 +17,8 @@ from ragbeam.transforms.types import BlockKind, ChunkLevel, Document, SourceFile
 ALL_STRATEGIES = ("recursive", "fixed", "sliding", "structure", "parent_child", "code", "faq",
                   "log", "table")
 
-WORDS = ["the", "boat", "Version", "3.2", "湖畔", "野外站", "建于", "一九八五年", "Q:", "A:", "问：",
-         "答：", "2016-12-19", "16:31:46,143]", "[INFO]", "|", "def", "f():", "x", "12,000"]
+WORDS = ["the", "boat", "Version", "3.2", "湖畔", "野外站", "建于", "一九八五年", "Q:", "A:",
+         "问：", "答：", "2016-12-19", "16:31:46,143]", "[INFO]", "|", "def", "f():", "x", "12,000"]
 PUNCTUATION = [" ", " ", " ", "。", "，", ". ", "? ", "！", "\n", "\n\n", ", ", "; ", "\t"]
 
 
