@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ragbeam-installed
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint install clean
+.PHONY: demo test lint install clean browser
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,12 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: $(STAMP)
+# Headless Chromium for the report/viz page tests (CI: root on a fresh Debian machine).
+browser:
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
+
+test: $(STAMP) browser
 	$(BIN)/ruff check .
 	HF_HUB_OFFLINE=1 $(BIN)/pytest
 

@@ -162,10 +162,16 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
         FileSystems.delete([FileSystems.join(out, t) for t in existing])
 
 
-def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False) -> dict:
-    """Check, build, run and summarise one pipeline run. Returns the run summary."""
+def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
+        wait: bool = True) -> dict:
+    """Check, build, run and summarise one pipeline run. Returns the run summary.
+
+    ``wait=False`` submits and returns ``{}`` at once; the pipeline then writes
+    ``run.json`` itself when done (for launchers that may not wait, e.g. Dataflow
+    Flex Templates: deploy/dataflow/).
+    """
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import make_pipeline, pipeline_options
+    from ragbeam.pipeline.runner import make_pipeline, pipeline_options, write_run_json_in_pipeline
     from ragbeam.pipeline.summary import summarize, write_run_json
 
     check_inputs(config)
@@ -175,6 +181,10 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False) ->
     started = time.perf_counter()
     pipeline = make_pipeline(pipeline_options(list(beam_args)))
     build_pipeline(pipeline, config)
+    if not wait:
+        write_run_json_in_pipeline(pipeline, config)
+        pipeline.run()
+        return {}
     pipeline.run().wait_until_finish()
     summary = summarize(config, time.perf_counter() - started)
     write_run_json(config.output, summary)
@@ -206,8 +216,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser = sub.add_parser("run", help="run the ingestion pipeline",
                                 description="Options not listed here go to Beam.")
     add_run_arguments(run_parser)
+    from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
+
+    add_subcommands(sub)
     args, beam_args = parser.parse_known_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if hasattr(args, "handler"):
+        return args.handler(args, beam_args)
     if args.command == "run":
         try:
             config = config_from_args(args)

@@ -21,7 +21,7 @@ def test_wheel_installs_layers_under_ragbeam_namespace(tmp_path):
         assert required in names, required
     # Every module of the source layers must be in the wheel (the package list in
     # pyproject.toml is explicit, so a new subpackage must be added there).
-    for layer in ("pipeline", "transforms", "schemas"):
+    for layer in ("pipeline", "transforms", "schemas", "evaluate"):
         for module in (REPO / layer).rglob("*.py"):
             assert f"ragbeam/{module.relative_to(REPO).as_posix()}" in names, module
     top_level = {n.split("/", 1)[0] for n in names}

@@ -1,0 +1,149 @@
+"""``ragbeam compare``: the seed-004 experiment as one command.
+
+Runs the real pipeline once per strategy (``ragbeam run … --strategy NAME``,
+everything else equal) into ``WORK/<strategy>/``, evaluates each run with the
+same questions, retrievers and token budget, and writes ``WORK/compare.json``
+and ``WORK/report.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ragbeam.evaluate.evaluation import (
+    FIGURE_COLUMNS,
+    RETRIEVAL_COLUMNS,
+    Question,
+    evaluate_run,
+    figure_row,
+    format_table,
+    retrieval_row,
+)
+from ragbeam.evaluate.report import render_report
+from ragbeam.evaluate.retrieval import EmbeddingCache
+from ragbeam.evaluate.run_data import load_run
+from ragbeam.evaluate.svg import bin_counts, nice_ceiling
+
+HISTOGRAM_BINS = 20
+
+
+def known_strategies() -> list[str]:
+    from ragbeam.transforms.chunk import strategies  # noqa: F401  (registers built-ins)
+    from ragbeam.transforms.chunk.base import STRATEGIES
+
+    return sorted(STRATEGIES)
+
+
+def parse_strategies(value: str) -> list[str]:
+    """``"fixed, recursive"`` → ``["fixed", "recursive"]``; unknown names are an error."""
+    names = list(dict.fromkeys(n.strip() for n in value.split(",") if n.strip()))
+    if not names:
+        raise ValueError("--strategies is empty")
+    known = known_strategies()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown strategies: {', '.join(unknown)} "
+                         f"(registered: {', '.join(known)})")
+    return names
+
+
+def token_histogram(token_counts: dict[str, list[int]]) -> dict[str, Any]:
+    """Shared bins for every strategy: 0 … the largest p99, in ``HISTOGRAM_BINS`` steps."""
+    tops = []
+    for counts in token_counts.values():
+        if counts:
+            ordered = sorted(counts)
+            tops.append(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))])
+    top = nice_ceiling(max(tops, default=1))
+    bins = [top * i / HISTOGRAM_BINS for i in range(HISTOGRAM_BINS + 1)]
+    return {"bins": bins,
+            "counts": {name: bin_counts(c, bins) for name, c in token_counts.items()}}
+
+
+RunFunction = Callable[[str, str], dict[str, Any]]
+
+
+def compare_strategies(inputs: Sequence[str], work: str, strategies: Sequence[str],
+                       run_strategy: RunFunction, questions: Sequence[Question] | None,
+                       budget: int, retrievers: Sequence[str]) -> dict[str, Any]:
+    """Run and evaluate each strategy; ``run_strategy(name, output)`` runs the pipeline."""
+    cache = EmbeddingCache() if "dense" in retrievers else None
+    results: dict[str, Any] = {}
+    token_counts: dict[str, list[int]] = {}
+    cap = None
+    for name in strategies:
+        output = os.path.join(work, name)
+        summary = run_strategy(name, output)
+        run = load_run(output)
+        cap = run.chunk_cap
+        results[name] = {
+            "output": output,
+            "run": {k: summary.get(k) for k in ("files_matched", "documents_ok",
+                                                 "documents_error", "chunks", "wall_seconds",
+                                                 "config_hash")},
+            "eval": evaluate_run(run, questions, budget, retrievers, cache),
+        }
+        token_counts[name] = [c.token_count for c in run.indexed_chunks]
+    return {
+        "inputs": list(inputs),
+        "work": work,
+        "budget": budget,
+        "cap": f"{cap[0]} {cap[1]}" if cap else None,
+        "retrievers": list(retrievers) if questions else [],
+        "questions": {"count": len(questions or [])},
+        "strategies": results,
+        "token_histogram": token_histogram(token_counts),
+    }
+
+
+def format_compare(compare: dict[str, Any]) -> str:
+    strategies = compare["strategies"]
+    rows = []
+    for name, entry in strategies.items():
+        f = entry["eval"]["figures"]["by_strategy"].get(name)
+        if f:
+            rows.append(figure_row(name, f))
+    parts = [f"chunks (cap {compare['cap']})",
+             format_table(("strategy", *FIGURE_COLUMNS), rows)]
+    for retriever in compare["retrievers"]:
+        parts.append(f"\n{retriever} at a {compare['budget']}-token context budget")
+        parts.append(format_table(
+            ("strategy", *RETRIEVAL_COLUMNS),
+            [retrieval_row(n, e["eval"]["retrieval"][retriever]) for n, e in strategies.items()]))
+    return "\n".join(parts)
+
+
+def write_compare(compare: dict[str, Any], work: str) -> tuple[str, str]:
+    os.makedirs(work, exist_ok=True)
+    json_path = os.path.join(work, "compare.json")
+    html_path = os.path.join(work, "report.html")
+    with open(json_path, "w", encoding="utf-8") as f:
+        json.dump(compare, f, indent=2, ensure_ascii=False)
+    with open(html_path, "w", encoding="utf-8") as f:
+        f.write(render_report(compare))
+    return json_path, html_path
+
+
+def pipeline_runner(inputs: Sequence[str], run_options: Sequence[str]) -> RunFunction:
+    """A ``run_strategy`` that calls the same ``run()`` as ``ragbeam run``.
+
+    ``run_options`` are the compare command's extra arguments: run options
+    (``--exclude``, ``--chunk-size``…) and Beam options, split exactly as
+    ``ragbeam run`` would split them.
+    """
+    from ragbeam.pipeline.cli import add_run_arguments, config_from_args, run
+
+    def run_strategy(name: str, output: str) -> dict[str, Any]:
+        parser = argparse.ArgumentParser(prog="ragbeam compare", allow_abbrev=False)
+        add_run_arguments(parser)
+        argv = [a for path in inputs for a in ("--input", path)]
+        argv += ["--output", output, "--strategy", name, *run_options]
+        args, beam_args = parser.parse_known_args(argv)
+        config = config_from_args(args)
+        return run(config, beam_args, overwrite=True)
+
+    return run_strategy

@@ -1,0 +1,214 @@
+"""``ragbeam eval``: label-free figures plus, with questions, retrieval under a budget.
+
+Questions are JSONL, one object per line: ``question`` plus ``answer_doc``
+(path relative to the input root) and/or ``answer_text``. A question is a
+*hit* when the budgeted context contains ``answer_text`` (whitespace runs
+collapsed, case folded) or, without ``answer_text``, when a chunk of
+``answer_doc`` made it into the context.
+
+Per retriever:
+
+* ``hit_rate``: hits / questions at ``--budget`` tokens;
+* ``recall_at_budget``: the same for every budget of ``BUDGET_CURVE``;
+* ``mean_first_answer_rank``: mean 1-based rank of the first chunk of the
+  answer document, over questions whose document was ranked at all (BM25 does
+  not rank chunks sharing no term with the question); ``mrr`` counts the
+  others as 0;
+* ``mean_chunks_in_context``: context units that fit (a parent counts once);
+* ``mean_context_tokens``.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragbeam.evaluate.budget import ContextUnits, FilledContext, fill_context
+from ragbeam.evaluate.metrics import run_figures
+from ragbeam.evaluate.retrieval import EmbeddingCache, make_retriever
+from ragbeam.evaluate.run_data import DocumentRow, RunData
+
+DEFAULT_BUDGET = 600
+BUDGET_CURVE = (200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000)
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    answer_doc: str | None = None
+    answer_text: str | None = None
+
+
+def normalize(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def load_questions(path: str | pathlib.Path) -> list[Question]:
+    questions: list[Question] = []
+    lines = pathlib.Path(path).read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: not JSON: {exc}") from None
+        if not isinstance(obj, dict) or not str(obj.get("question") or "").strip():
+            raise ValueError(f"{path}:{number}: needs a non-empty 'question'")
+        answer_doc = obj.get("answer_doc") or None
+        answer_text = obj.get("answer_text") or None
+        if answer_doc is None and answer_text is None:
+            raise ValueError(f"{path}:{number}: needs 'answer_doc' and/or 'answer_text'")
+        questions.append(Question(str(obj.get("id") or f"q{number:02d}"), obj["question"],
+                                  answer_doc, answer_text))
+    return questions
+
+
+def _uri_path(uri: str) -> str:
+    path = uri[len("file://"):] if uri.startswith("file://") else uri
+    return path.replace("\\", "/")
+
+
+def resolve_answer_doc(answer_doc: str, documents: Sequence[DocumentRow]) -> str | None:
+    """The doc_id whose source path ends with ``answer_doc`` (relative to an input root)."""
+    wanted = answer_doc.replace("\\", "/").lstrip("./").lstrip("/")
+    matches = [d.doc_id for d in documents
+               if _uri_path(d.source_uri) == wanted
+               or _uri_path(d.source_uri).endswith("/" + wanted)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def is_hit(question: Question, context: FilledContext, answer_doc_id: str | None) -> bool:
+    if question.answer_text:
+        return normalize(question.answer_text) in normalize(context.text)
+    return answer_doc_id is not None and any(u.doc_id == answer_doc_id for u in context.units)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_name: str,
+                       budget: int, cache: EmbeddingCache | None = None) -> dict[str, Any]:
+    indexed = run.indexed_chunks
+    units = ContextUnits(indexed, run.chunks)
+    retriever = make_retriever(retriever_name, [c.text for c in indexed], cache)
+    answer_ids = {q.answer_doc: resolve_answer_doc(q.answer_doc, run.documents)
+                  for q in questions if q.answer_doc}
+    budgets = sorted({*BUDGET_CURVE, budget})
+    hits_at = dict.fromkeys(budgets, 0)
+    per_question: list[dict[str, Any]] = []
+    ranks: list[int] = []
+    reciprocal: list[float] = []
+    for q in questions:
+        ranking = retriever.rank(q.question)
+        doc_id = answer_ids.get(q.answer_doc) if q.answer_doc else None
+        first_rank = None
+        if doc_id is not None:
+            first_rank = next((r + 1 for r, i in enumerate(ranking)
+                               if indexed[i].doc_id == doc_id), None)
+            reciprocal.append(1 / first_rank if first_rank else 0.0)
+            if first_rank:
+                ranks.append(first_rank)
+        contexts = {b: fill_context(ranking, units, b) for b in budgets}
+        for b, ctx in contexts.items():
+            hits_at[b] += is_hit(q, ctx, doc_id)
+        main = contexts[budget]
+        per_question.append({
+            "id": q.id, "question": q.question, "hit": is_hit(q, main, doc_id),
+            "first_answer_rank": first_rank, "chunks_in_context": len(main.units),
+            "context_tokens": main.tokens,
+            "answer_doc_found": doc_id is not None if q.answer_doc else None,
+        })
+    n = len(questions)
+    return {
+        "questions": n,
+        "hits": hits_at[budget],
+        "hit_rate": round(hits_at[budget] / n, 4) if n else 0.0,
+        "recall_at_budget": {str(b): round(hits_at[b] / n, 4) if n else 0.0 for b in budgets},
+        "mean_first_answer_rank": _mean(ranks),
+        "answer_doc_ranked": len(ranks),
+        "mrr": _mean(reciprocal),
+        "mean_chunks_in_context": _mean([p["chunks_in_context"] for p in per_question]),
+        "mean_context_tokens": _mean([p["context_tokens"] for p in per_question]),
+        "unresolved_answer_docs": sorted(d for d, i in answer_ids.items() if i is None),
+        "per_question": per_question,
+    }
+
+
+def evaluate_run(run: RunData, questions: Sequence[Question] | None = None,
+                 budget: int = DEFAULT_BUDGET, retrievers: Sequence[str] = ("bm25",),
+                 cache: EmbeddingCache | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "output": run.output,
+        "config_hash": run.run_summary.get("config_hash"),
+        "strategies": sorted({c.strategy for c in run.chunks}),
+        "figures": run_figures(run),
+    }
+    if questions:
+        result["budget"] = budget
+        result["retrieval"] = {
+            name: evaluate_retrieval(run, questions, name, budget, cache) for name in retrievers
+        }
+    return result
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.0f}"
+    return str(value)
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [list(header), *[[_fmt(v) for v in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
+                       enumerate(zip(r, widths, strict=True))) for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+FIGURE_COLUMNS = ("chunks", "tok mean", "tok p5", "tok med", "tok p95", "chr mean", "at cap",
+                  "tiny", "mid-sent", "idx tokens", "redund")
+
+
+def figure_row(label: str, f: Mapping[str, Any]) -> list[Any]:
+    return [label, f["chunks"], f["tokens"]["mean"], f["tokens"]["p5"], f["tokens"]["median"],
+            f["tokens"]["p95"], f["chars"]["mean"], f["share_at_cap"], f["share_tiny"],
+            f["mid_sentence_break_rate"], f["index_tokens"], f["overlap_redundancy"]]
+
+
+RETRIEVAL_COLUMNS = ("hits", "hit rate", "mean rank", "MRR", "chunks/ctx", "ctx tokens")
+
+
+def retrieval_row(label: str, r: Mapping[str, Any]) -> list[Any]:
+    return [label, f"{r['hits']}/{r['questions']}", r["hit_rate"], r["mean_first_answer_rank"],
+            r["mrr"], r["mean_chunks_in_context"], r["mean_context_tokens"]]
+
+
+def format_eval(result: Mapping[str, Any]) -> str:
+    figures = result["figures"]
+    rows: list[list[Any]] = []
+    for strategy, f in figures["by_strategy"].items():
+        rows.append(figure_row(strategy, f))
+        for media, mf in figures["by_strategy_media_type"][strategy].items():
+            rows.append(figure_row(f"  {media}", mf))
+    cap = figures["cap"]
+    parts = [f"chunks (cap {cap['size']} {cap['unit']}; furniture lines removed: "
+             f"{figures['furniture_removed']})",
+             format_table(("strategy / media type", *FIGURE_COLUMNS), rows)]
+    if "retrieval" in result:
+        parts.append(f"\nretrieval at a {result['budget']}-token context budget")
+        parts.append(format_table(("retriever", *RETRIEVAL_COLUMNS),
+                                  [retrieval_row(n, r) for n, r in result["retrieval"].items()]))
+        for name, r in result["retrieval"].items():
+            if r["unresolved_answer_docs"]:
+                parts.append(f"  {name}: answer_doc not in this run: "
+                             + ", ".join(r["unresolved_answer_docs"]))
+    return "\n".join(parts)
