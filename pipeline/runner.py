@@ -11,9 +11,13 @@ the DirectRunner ends up using, honouring ``--direct_num_workers`` and
 
 from __future__ import annotations
 
+import time
+
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 from apache_beam.portability.api import beam_runner_api_pb2
+
+from ragbeam.pipeline.config import RunConfig
 
 
 def pipeline_options(beam_args: list[str]) -> PipelineOptions:
@@ -54,3 +58,29 @@ def stage_names(proto: beam_runner_api_pb2.Pipeline) -> set[str]:
     roots = set(proto.root_transform_ids)
     return {t.unique_name for tid, t in proto.components.transforms.items()
             if tid not in roots and "/" not in t.unique_name}
+
+
+def write_run_json_in_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
+    """Make the pipeline itself write ``run.json`` once every table is written.
+
+    ``ragbeam run`` waits for the job and writes ``run.json`` itself. A launcher
+    that must submit and exit (a Dataflow Flex Template may not wait for its job)
+    cannot, and without ``run.json`` the output is neither a completed run nor a
+    usable ``--previous``. Each ``Write …`` stage emits its file names only after
+    its files are in place, so a step that consumes all of them runs last.
+    """
+    written = [part.outputs[None] for part in pipeline.transforms_stack[0].parts
+               if part.full_label.startswith("Write ")]
+    if not written:
+        raise ValueError("no 'Write …' stages in the pipeline: build the graph first")
+    started = time.time()
+    _ = (tuple(written)
+         | "All tables written" >> beam.Flatten()
+         | "Count written files" >> beam.combiners.Count.Globally()
+         | "Write run.json" >> beam.Map(_summarize_and_write, config, started))
+
+
+def _summarize_and_write(_written_files: int, config: RunConfig, started: float) -> str:
+    from ragbeam.pipeline.summary import summarize, write_run_json
+
+    return write_run_json(config.output, summarize(config, time.time() - started))
