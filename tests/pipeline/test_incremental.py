@@ -76,7 +76,10 @@ def runs(tmp_path_factory) -> dict[str, pathlib.Path]:
     for name in FILES:
         shutil.copy(SAMPLES / name, corpus / name)
     outs = {k: root / k for k in ("run1", "run2", "run3")}
-    summaries = {"run1": _run(corpus, outs["run1"])}
+    # One strategy for every document, so the edit test below is about recursive
+    # chunking whatever the router would choose (structure: see the last test).
+    recursive = ("--strategy", "recursive")
+    summaries = {"run1": _run(corpus, outs["run1"], *recursive)}
 
     handbook = corpus / "handbook.md"
     text = handbook.read_text(encoding="utf-8")
@@ -84,8 +87,8 @@ def runs(tmp_path_factory) -> dict[str, pathlib.Path]:
     handbook.write_text(text.replace(EDIT_BEFORE, EDIT_AFTER), encoding="utf-8")
     shutil.copy(SAMPLES / "sonde-logger.log", corpus / "sonde-logger.log")
     (corpus / "faq.txt").unlink()
-    summaries["run2"] = _run(corpus, outs["run2"], "--previous", str(outs["run1"]))
-    summaries["run3"] = _run(corpus, outs["run3"], "--previous", str(outs["run2"]))
+    summaries["run2"] = _run(corpus, outs["run2"], *recursive, "--previous", str(outs["run1"]))
+    summaries["run3"] = _run(corpus, outs["run3"], *recursive, "--previous", str(outs["run2"]))
     for name, out in outs.items():
         _check_snapshot(out, summaries[name])
     return {"corpus": corpus, **outs, "summaries": summaries}
@@ -181,7 +184,7 @@ def test_a_config_change_reprocesses_everything(runs, tmp_path):
     out = tmp_path / "bigger-chunks"
     summary = run_cli(["--input", str(runs["corpus"]), "--output", str(out),
                        "--chunk-size", "300", "--extract-timeout", TEST_EXTRACT_TIMEOUT,
-                       "--previous", str(runs["run3"])])
+                       "--strategy", "recursive", "--previous", str(runs["run3"])])
     _check_snapshot(out, summary)
     assert summary["config_hash"] != runs["summaries"]["run3"]["config_hash"]
     statuses = {name: d["status"] for name, d in _docs(out).items()}
@@ -197,7 +200,8 @@ def test_a_config_change_reprocesses_everything(runs, tmp_path):
 
 def test_retry_errors_reprocesses_failed_documents(runs, tmp_path):
     out = tmp_path / "retry"
-    summary = _run(runs["corpus"], out, "--previous", str(runs["run3"]), "--retry-errors")
+    summary = _run(runs["corpus"], out, "--strategy", "recursive", "--previous",
+                   str(runs["run3"]), "--retry-errors")
     _check_snapshot(out, summary)
     corrupt = _docs(out)["corrupt.pdf"]
     assert corrupt["status"] == "error" and corrupt["error"].startswith("extract: ")
