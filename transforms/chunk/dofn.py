@@ -27,8 +27,12 @@ class ChunkDocument(beam.DoFn):
         self._chunks = Metrics.counter("ragbeam", "chunks")
         self._hard_cuts = Metrics.counter("ragbeam", "hard_cuts")
 
-    def setup(self) -> None:
-        self._tokens = TokenSizer(self._options.encoding)
+    def _token_counter(self) -> Sizer:
+        # Loaded with the first document rather than in setup(): an incremental
+        # run with nothing to re-chunk should not pay ~0.5 s for the encoding.
+        if self._tokens is None:
+            self._tokens = TokenSizer(self._options.encoding)
+        return self._tokens
 
     def _strategy(self, decision: RouteDecision) -> Strategy:
         key = (decision.strategy, repr(sorted(decision.params.items())))
@@ -39,11 +43,11 @@ class ChunkDocument(beam.DoFn):
 
     def process(self, element: tuple[Document, RouteDecision]):
         doc, decision = element
-        assert self._tokens is not None
+        tokens = self._token_counter()  # outside the try: a missing encoding fails the run
         try:
             result = self._strategy(decision).chunk(doc)
             rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
-                              self._tokens, embed_text=self._options.embed_text)
+                              tokens, embed_text=self._options.embed_text)
         except Exception as exc:
             yield beam.pvalue.TaggedOutput(
                 FAILURES,
