@@ -159,14 +159,21 @@ def _detection(data: Mapping[str, Any], base: Detection) -> Detection:
 
 def table_from_mapping(routing: Mapping[str, Any], base: RoutingTable | None = None
                        ) -> RoutingTable:
-    """A table from a ``routing:`` mapping, over ``base`` (key by key)."""
+    """A table from a ``routing:`` mapping, over ``base``: its ``rules`` go before
+    the base rules (``default_rules: false`` drops those), ``detection`` and
+    ``strategies`` entries replace the base's entry by entry."""
     base = base or RoutingTable()
-    routing = _build(RoutingTable, routing or {}, "routing")
-    rules = base.rules
+    routing = dict(_mapping(routing or {}, "routing"))
+    keep_base_rules = routing.pop("default_rules", True)
+    if not isinstance(keep_base_rules, bool):
+        raise RoutingConfigError("routing.default_rules: expected true or false")
+    routing = _build(RoutingTable, routing, "routing")
+    rules = base.rules if keep_base_rules else ()
     if "rules" in routing:
         if not isinstance(routing["rules"], list):
             raise RoutingConfigError("routing.rules: expected a list")
-        rules = tuple(_rule(r, i) for i, r in enumerate(routing["rules"]))
+        # New rules go first (first match wins); the base rules stay as the fallback.
+        rules = tuple(_rule(r, i) for i, r in enumerate(routing["rules"])) + rules
     strategies = dict(base.strategies)
     for name, params in _mapping(routing.get("strategies") or {}, "routing.strategies").items():
         strategies[str(name)] = dict(_mapping(params or {}, f"routing.strategies.{name}"))

@@ -178,3 +178,15 @@ def test_route_stage_counts_strategies_and_bases_as_beam_metrics():
     assert counters[("ragbeam.route_basis", "rule:logs")] == 1
     assert counters[("ragbeam.route_basis", "content:qa_pairs")] == 1
 
+
+
+def test_config_rules_go_before_the_defaults_unless_defaults_are_dropped():
+    extra = {"rules": [{"name": "notes", "strategy": "fixed", "extensions": [".txt"]}]}
+    table = table_from_mapping(extra, default_table())
+    assert [r.name for r in table.rules] == ["notes", "logs", "code", "tabular"]
+    log = make_doc(LOG, "/var/log/app.log")
+    assert route_document(log, RouteOptions(table=table)).strategy == "log"
+    only = table_from_mapping({**extra, "default_rules": False}, default_table())
+    assert [r.name for r in only.rules] == ["notes"]
+    assert route_document(log, RouteOptions(table=only)).strategy == "log"  # by content now
+    assert route_document(log, RouteOptions(table=only)).basis == "content:timestamps"
