@@ -21,8 +21,8 @@ characters to the right page; spans of one cleaned block share ``block``.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, replace
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.hyphenation import (
@@ -39,6 +39,7 @@ from ragbeam.transforms.clean.linejoin import (
     typical_line_length,
 )
 from ragbeam.transforms.clean.text import (
+    collapse_spaces,
     normalize_code_whitespace,
     normalize_unicode,
     normalize_whitespace,
@@ -64,9 +65,9 @@ class CleanOptions:
     join_lines: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Line:
-    """One cleaned source line and where it came from."""
+    """One cleaned source line and where it came from (mutable: steps rewrite ``text``)."""
 
     text: str
     kind: BlockKind
@@ -79,10 +80,11 @@ class _Line:
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
+    """One line (no newline inside): controls out, NFKC, whitespace collapsed."""
     text = remove_control_characters(text)
     if options.unicode_nfkc:
         text = normalize_unicode(text, options.protect_cjk_punctuation)
-    return normalize_whitespace(text)
+    return collapse_spaces(text)
 
 
 def clean_block_text(text: str, kind: BlockKind, options: CleanOptions) -> str:
@@ -147,10 +149,29 @@ def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
             text, n = strip_leaders(line.text)
             if n:
                 count += n
-                line = replace(line, text=text)
+                line.text = text
         if line.text:
             out.append(line)
     return out, count
+
+
+class _LazyLexicon(Counter):
+    """The document's word counts, built on the first hyphenated line break only."""
+
+    def __init__(self, lines: list[_Line]) -> None:
+        super().__init__()
+        self._lines: list[_Line] | None = lines
+
+    def __missing__(self, key: str) -> int:
+        if self._lines is not None:
+            lines, self._lines = self._lines, None
+            self.update(hyphen_lexicon(line.text for line in lines))
+            if key in self:
+                return self[key]
+        return 0
+
+    def __bool__(self) -> bool:
+        return True
 
 
 @dataclass
@@ -164,7 +185,7 @@ class _Assembly:
 
 def _assemble(lines: list[_Line], hard_wrapped: bool, options: CleanOptions) -> _Assembly:
     out = _Assembly(blocks=[])
-    lexicon = hyphen_lexicon(line.text for line in lines) if hard_wrapped else None
+    lexicon = _LazyLexicon(lines) if hard_wrapped else None
     page_lengths: dict[int | None, list[int]] = defaultdict(list)
     for line in lines:
         if line.kind is BlockKind.PARAGRAPH:
@@ -195,9 +216,7 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
         hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
         if hyphen is not HyphenBreak.NONE:
             # Rewrite the previous line in place: its hyphen goes, the next line follows.
-            joined = join_hyphenated(prev.text, "", hyphen)
-            last = out.blocks[-1][-1]
-            out.blocks[-1][-1] = (last[0], replace(last[1], text=joined))
+            prev.text = join_hyphenated(prev.text, "", hyphen)
             out.hyphenations_joined += 1
             return LineBreak.JOINED
     if not options.join_lines:

@@ -54,7 +54,7 @@ MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are wor
 
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
-_WORDS = re.compile(r"[^\W\d_]+")
+_ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
 _SPACES = re.compile(r"\s+")
 _DASHES = "-–—−‒"
 # "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —"
@@ -119,9 +119,10 @@ def page_number_value(line: str) -> tuple[str, int] | None:
 
 def line_shape(line: str) -> str:
     """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
-    text = _SPACES.sub(" ", unicodedata.normalize("NFKC", line)).strip().casefold()
-    text = _DIGITS.sub("#", text)
-    return _WORDS.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
+    if not line.isascii():
+        line = unicodedata.normalize("NFKC", line)
+    text = _DIGITS.sub("#", _SPACES.sub(" ", line).strip().casefold())
+    return _ROMAN_WORD.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
 
 
 def _band(n_lines: int, width: int) -> list[int]:
@@ -182,33 +183,46 @@ def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
 def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    middle_shapes: set[str] = set()
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
+    bands = [set(_band(len(lines), RUNNING_TEXT_BAND)) for lines in pages]
     for p, lines in enumerate(pages):
-        band = set(_band(len(lines), RUNNING_TEXT_BAND))
-        for i, line in enumerate(lines):
+        for i in bands[p]:
+            line = lines[i]
             shape = line_shape(line.text)
             if not shape:
                 continue
             if page_number_value(line.text) is not None:
                 number_shapes.add(shape)
-            if i in band:
-                edge_pages[shape].add(p)
-                if line.removable:
-                    edge_hits[shape].append((p, i))
-            else:
-                middle_shapes.add(shape)
+            edge_pages[shape].add(p)
+            if line.removable:
+                edge_hits[shape].append((p, i))
     n = len(pages)
     n_even, n_odd = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
-    found: set[tuple[int, int]] = set()
+    candidates: list[str] = []
     for shape, on_pages in edge_pages.items():
-        if shape in middle_shapes or len(on_pages) < 2 or shape in number_shapes:
+        if len(on_pages) < 2 or shape in number_shapes:
             continue
         odd = sum(1 for p in on_pages if p % 2 == 0)
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or (n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0)
                 or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)):
+            candidates.append(shape)
+    if not candidates:
+        return set()
+    # Text the body uses too is never furniture: look for the candidates mid-page
+    # (only now, and only lines of a plausible length, since shaping every line costs).
+    lengths = {len(shape) for shape in candidates}
+    low, high = min(lengths) // 2, max(lengths) * 4 + 16
+    middle_shapes = {
+        line_shape(line.text)
+        for p, lines in enumerate(pages)
+        for i, line in enumerate(lines)
+        if i not in bands[p] and low <= len(line.text) <= high
+    }
+    found: set[tuple[int, int]] = set()
+    for shape in candidates:
+        if shape not in middle_shapes:
             found.update(edge_hits[shape])
     return found
 

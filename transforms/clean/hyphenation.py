@@ -2,12 +2,14 @@
 
 A line that ends in a letter and a hyphen, followed by a line that starts with
 a lowercase letter, is a word broken by the typesetter: the hyphen goes and
-the halves join. Real hyphens stay:
+the halves join. Real hyphens stay, and the halves join *with* the hyphen:
 
-* the next line starts with anything but a lowercase letter ("GPT-" / "2");
-* the document itself writes the compound with a hyphen elsewhere and never
-  as one word ("state-of-the-" / "art" when "state-of-the-art" occurs
-  unbroken): then the halves join *with* the hyphen.
+* when the next line starts with a capital or a digit ("GPT-" / "2",
+  "Smith-" / "Jones", "10-" / "20");
+* when the broken word is a URL or path (hyphens in URLs are real);
+* when the document itself writes the compound with a hyphen elsewhere and
+  never as one word ("state-of-the-" / "art" when "state-of-the-art" occurs
+  unbroken).
 
 A soft hyphen (U+00AD) at the end of a line is always a break.
 """
@@ -20,7 +22,7 @@ from collections.abc import Iterable
 from enum import Enum
 
 HYPHENS = "-\u2010\u00ad"
-_BROKEN_TAIL = re.compile(r"([^\W\d_][\w-]*)[-\u2010\u00ad]$")
+_LEFT_PART = re.compile(r"[\w-]*$")
 _HEAD = re.compile(r"^(\w+)")
 _WORD = re.compile(r"\w+(?:[-\u2010]\w+)*")
 
@@ -33,10 +35,7 @@ class HyphenBreak(Enum):
 
 def hyphen_lexicon(lines: Iterable[str]) -> Counter[str]:
     """Case-folded words of a document, hyphenated compounds included."""
-    counts: Counter[str] = Counter()
-    for line in lines:
-        counts.update(word.casefold() for word in _WORD.findall(line))
-    return counts
+    return Counter(_WORD.findall("\n".join(lines).casefold()))
 
 
 def classify_hyphen_break(line: str, next_line: str,
@@ -45,15 +44,20 @@ def classify_hyphen_break(line: str, next_line: str,
         return HyphenBreak.NONE
     if line[-1] == "\u00ad":
         return HyphenBreak.JOIN
-    tail = _BROKEN_TAIL.search(line)
-    if tail is None or not next_line[0].islower():
-        return HyphenBreak.NONE
-    head = _HEAD.match(next_line)
-    if lexicon and head:
-        left, right = tail.group(1).casefold(), head.group(1).casefold()
-        if lexicon[f"{left}-{right}"] and not lexicon[left + right]:
-            return HyphenBreak.KEEP
-    return HyphenBreak.JOIN
+    last_word = line.rsplit(None, 1)[-1]
+    if len(last_word) < 2 or not last_word[-2].isalnum():
+        return HyphenBreak.NONE  # a dash standing alone ("text -"), not a hyphen
+    first = next_line[0]
+    if first.islower() and last_word[-2].isalpha() and "/" not in last_word:
+        left = _LEFT_PART.search(last_word[:-1]).group().casefold()
+        head = _HEAD.match(next_line)
+        if lexicon and head and left:
+            right = head.group(1).casefold()
+            if lexicon[f"{left}-{right}"] and not lexicon[left + right]:
+                return HyphenBreak.KEEP
+        return HyphenBreak.JOIN
+    # "GPT-" / "2", "Smith-" / "Jones", "10-" / "20", or a URL broken at a hyphen.
+    return HyphenBreak.KEEP if first.isalnum() else HyphenBreak.NONE
 
 
 def join_hyphenated(line: str, next_line: str, kind: HyphenBreak) -> str:

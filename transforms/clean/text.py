@@ -39,6 +39,11 @@ def remove_control_characters(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+def collapse_spaces(line: str) -> str:
+    """One line: runs of spaces and tabs as one space, trimmed."""
+    return _INLINE_SPACE.sub(" ", line).strip()
+
+
 def normalize_whitespace(text: str) -> str:
     """Collapse runs of spaces/tabs, trim every line, drop empty lines."""
     lines = (_INLINE_SPACE.sub(" ", line).strip() for line in text.split("\n"))

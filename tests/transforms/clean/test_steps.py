@@ -26,9 +26,12 @@ def test_toc_leaders_become_one_space_and_keep_entry_and_number():
 def test_hyphen_breaks_join_only_before_lowercase_and_keep_real_compounds():
     assert classify_hyphen_break("the manip-", "ulation of text") is HyphenBreak.JOIN
     assert join_hyphenated("the manip-", "", HyphenBreak.JOIN) == "the manip"
-    assert classify_hyphen_break("GPT-", "2 was released") is HyphenBreak.NONE
-    assert classify_hyphen_break("see Smith-", "Jones") is HyphenBreak.NONE
-    assert classify_hyphen_break("a range 10-", "20") is HyphenBreak.NONE
+    assert classify_hyphen_break("GPT-", "2 was released") is HyphenBreak.KEEP
+    assert join_hyphenated("GPT-", "", HyphenBreak.KEEP) == "GPT-"
+    assert classify_hyphen_break("see Smith-", "Jones") is HyphenBreak.KEEP
+    assert classify_hyphen_break("a range 10-", "20") is HyphenBreak.KEEP
+    assert classify_hyphen_break("https://github.com/x/llm-", "examples") is HyphenBreak.KEEP
+    assert classify_hyphen_break("a dash -", "then more") is HyphenBreak.NONE
     lexicon = hyphen_lexicon(["an open-source library", "is open-"])
     assert classify_hyphen_break("is open-", "source too", lexicon) is HyphenBreak.KEEP
     assert classify_hyphen_break("soft\u00ad", "Hyphen") is HyphenBreak.JOIN
