@@ -15,6 +15,7 @@ from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 # iscc-tika's default string limit (500,000 chars) silently truncates long
 # documents; our own text-size guard runs after extraction instead.
 DEFAULT_MAX_STRING_CHARS = 100_000_000
+_REPLACEMENT = "\ufffd"
 
 
 class ExtractionError(Exception):
@@ -35,19 +36,51 @@ class EmbeddedTika:
     def __init__(self, max_string_chars: int = DEFAULT_MAX_STRING_CHARS) -> None:
         import iscc_tika  # imported here: only the process that extracts pays for it
 
+        self._max_string_chars = max_string_chars
         self._extractor = (
             iscc_tika.Extractor()
             .set_xml_output(True)
             .set_extract_string_max_length(max_string_chars)
         )
+        self._stream_extractor = (
+            iscc_tika.Extractor().set_xml_output(True).set_encoding(iscc_tika.CharSet.UTF_8)
+        )
 
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
         try:
             xhtml, metadata = self._extractor.extract_bytes_to_string(bytearray(data))
+            if _REPLACEMENT in xhtml:
+                xhtml = self._extract_utf8_stream(data, xhtml)
         except Exception as exc:  # iscc-tika raises TypeError(ParseError(...))
             raise ExtractionError(_tika_message(exc)) from exc
         return xhtml, {k: list(v) if isinstance(v, list) else [str(v)]
                        for k, v in metadata.items()}
+
+    def _extract_utf8_stream(self, data: bytes, string_xhtml: str) -> str:
+        """The same XHTML, through iscc-tika's UTF-8 byte stream.
+
+        iscc-tika's string results lose every character outside the Basic
+        Multilingual Plane (emoji, CJK extension B, math letters): each comes
+        back as six U+FFFD, because the JVM hands strings over in modified
+        UTF-8. The byte stream is encoded properly, so a result holding U+FFFD
+        is extracted once more that way. Metadata stays from the string call:
+        the stream returns it before parsing ends, so it can be incomplete.
+        The stream ignores the string limit, hence the byte cap here.
+        """
+        stream, _ = self._stream_extractor.extract_bytes(bytearray(data))
+        cap = 4 * self._max_string_chars + 4096  # UTF-8: at most 4 bytes per character
+        raw = bytearray()
+        while len(raw) <= cap:
+            block = stream.read(1 << 20)
+            if not block:
+                break
+            raw += block
+        if len(raw) > cap:
+            return string_xhtml  # too large either way: the text-size guard refuses it
+        text = raw.decode("utf-8", errors="replace")
+        if text.startswith("<?xml"):  # the stream adds an XML declaration; the string does not
+            text = text[text.index("?>") + 2:].lstrip("\n")
+        return text
 
 
 class TikaServer:
