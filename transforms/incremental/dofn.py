@@ -28,6 +28,7 @@ from ragbeam.transforms.incremental.compare import (
     kept_error_document_row,
     unchanged_document_row,
 )
+from ragbeam.transforms.incremental.embeddings import embedding_source, with_reused_embedding
 from ragbeam.transforms.types import SourceFile
 
 TO_PROCESS = "to_process"
@@ -35,6 +36,7 @@ CARRIED_DOCUMENTS = "carried_documents"
 CARRIED_CHUNKS = "carried_chunks"
 CARRIED_ERRORS = "carried_errors"
 PREVIOUS_CHUNK_IDS = "previous_chunk_ids"
+PREVIOUS_EMBEDDINGS = "previous_embeddings"
 
 HASH_BLOCK_BYTES = 1 << 20
 
@@ -99,10 +101,14 @@ class DecideAndCarry(beam.DoFn):
             assert previous is not None
             yield beam.pvalue.TaggedOutput(
                 CARRIED_DOCUMENTS, deleted_document_row(previous, self._config_hash))
-        # Processed or deleted: its previous chunk ids are diffed against the new ones.
+        # Processed or deleted: its previous chunk ids are diffed against the new ones,
+        # and the vectors of re-processed chunks may be reused (``ReuseEmbeddings``).
         for chunk in previous_chunks:
             yield beam.pvalue.TaggedOutput(
                 PREVIOUS_CHUNK_IDS, (doc_id, (chunk["source_uri"], chunk["chunk_id"])))
+            if outcome.needs_processing and chunk.get("embedding") is not None:
+                yield beam.pvalue.TaggedOutput(
+                    PREVIOUS_EMBEDDINGS, (chunk["chunk_id"], embedding_source(chunk)))
         if outcome.needs_processing:
             assert current is not None
             yield current.source
@@ -129,7 +135,9 @@ class CompareWithPrevious(beam.PTransform):
     ``to_process`` (``SourceFile``s for Read), ``carried_documents``,
     ``carried_chunks`` and ``carried_errors`` (rows to write as they are), and
     ``previous_chunk_ids`` (``(doc_id, (source_uri, chunk_id))`` of every
-    re-processed or deleted document, for ``ComputeChanges``).
+    re-processed or deleted document, for ``ComputeChanges``) and
+    ``previous_embeddings`` (``(chunk_id, inputs and vector)`` of re-processed
+    documents' chunks that had one, for ``ReuseEmbeddings``).
     """
 
     def __init__(self, previous: str, config_hash: str, max_file_bytes: int,
@@ -156,10 +164,11 @@ class CompareWithPrevious(beam.PTransform):
             | "Decide and carry" >> beam.ParDo(
                 DecideAndCarry(self._config_hash, self._retry_errors)
             ).with_outputs(CARRIED_DOCUMENTS, CARRIED_CHUNKS, CARRIED_ERRORS,
-                           PREVIOUS_CHUNK_IDS, main=TO_PROCESS)
+                           PREVIOUS_CHUNK_IDS, PREVIOUS_EMBEDDINGS, main=TO_PROCESS)
         )
         return {tag: decided[tag] for tag in (TO_PROCESS, CARRIED_DOCUMENTS, CARRIED_CHUNKS,
-                                              CARRIED_ERRORS, PREVIOUS_CHUNK_IDS)}
+                                              CARRIED_ERRORS, PREVIOUS_CHUNK_IDS,
+                                              PREVIOUS_EMBEDDINGS)}
 
 
 def _changes_of_document(element: tuple[str, Mapping[str, Iterable[tuple[str, str]]]]
@@ -190,4 +199,32 @@ class ComputeChanges(beam.PTransform):
             {"previous": inputs["previous"], "current": current_ids}
             | "Join chunk ids by doc id" >> beam.CoGroupByKey()
             | "Diff chunk ids" >> beam.FlatMap(_changes_of_document)
+        )
+
+
+class ReuseEmbeddings(beam.PTransform):
+    """New chunk rows + ``previous_embeddings`` → the same rows, with the previous
+    vector filled in where ``embeddings.py`` allows it. Goes before the embed
+    stage, which then embeds only rows whose ``embedding`` is still None.
+
+    Input: ``{"current": chunk rows, "previous": (chunk_id, inputs and vector)}``.
+    """
+
+    def expand(self, inputs: Mapping[str, beam.PCollection]) -> beam.PCollection[dict]:
+        reused = Metrics.counter("ragbeam.incremental", "embeddings_reused")
+
+        def fill(element: tuple[str, Mapping[str, Iterable[Any]]]) -> Iterable[dict]:
+            _, grouped = element
+            previous = list(grouped["previous"])
+            for row in grouped["current"]:
+                out = with_reused_embedding(row, previous)
+                if out["embedding"] is not None and row.get("embedding") is None:
+                    reused.inc()
+                yield out
+
+        keyed = inputs["current"] | "By chunk id" >> beam.Map(lambda r: (r["chunk_id"], r))
+        return (
+            {"current": keyed, "previous": inputs["previous"]}
+            | "Join by chunk id" >> beam.CoGroupByKey()
+            | "Fill reusable vectors" >> beam.FlatMap(fill)
         )
