@@ -9,7 +9,7 @@ from typing import Any
 
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.clean.document import CleanOptions
-from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
+from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.ids import config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
 
@@ -43,10 +43,10 @@ class ExtractOptions:
     def backend_spec(self) -> tuple[str, dict[str, Any]]:
         if self.tika_server:
             return ("server", {"url": self.tika_server})
-        # Tika stops writing one character past the text limit: a huge document
-        # costs no more memory than that, and is still recognised as too large.
-        return ("embedded", {"max_string_chars": min(self.max_string_chars,
-                                                     self.max_text_chars + 1)})
+        # Tika stops writing just past the text limit: a huge document costs no
+        # more memory than that, and is still recognised as too large.
+        return ("embedded", {"max_string_chars": min(
+            self.max_string_chars, extractor_string_limit(self.max_text_chars))})
 
     @property
     def memory_limit_bytes(self) -> int | None:

@@ -23,9 +23,9 @@ streaming loop that stops as soon as a limit is crossed (memory stays at one
 backstops too.
 
 After extraction, ``check_extracted_text`` refuses text over ``max_chars``.
-The embedded extractor is told to stop writing at ``max_chars + 1``, so a
-huge document costs at most that much memory and is recognised as too large,
-never silently truncated.
+The embedded extractor is told to stop writing a little past ``max_chars``
+(``extractor_string_limit``), so a huge document costs at most that much
+memory and is recognised as too large, never silently truncated.
 """
 
 from __future__ import annotations
@@ -196,6 +196,17 @@ def check_archive(data: bytes, limits: ArchiveLimits | None = None) -> ArchiveRe
     else:
         return None
     return ArchiveReport(kind, inspection.entries, inspection.unpacked, inspection.depth)
+
+
+def extractor_string_limit(max_text_chars: int) -> int:
+    """Where to tell Tika to stop writing for a text limit of ``max_text_chars``.
+
+    Tika's write limit also counts characters outside the body (the title…)
+    and does not always flag a cut (plain text is cut silently), so it is set
+    a little above the limit: a cut document still shows more body text than
+    allowed and is refused, never passed on truncated.
+    """
+    return max_text_chars + max(10_000, max_text_chars // 50)
 
 
 def check_extracted_text(text_chars: int, metadata: Mapping[str, list[str]], max_chars: int

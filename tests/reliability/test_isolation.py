@@ -1,0 +1,135 @@
+"""The isolated extractor under attack, for real: a memory hog, a native crash,
+recycling, and the text-size limit, each followed by a normal document."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+from reliability.hostile import pdf_with_pages, single_line_text, varied_page_texts
+
+from ragbeam.transforms.extract.dofn import ExtractWithTika
+from ragbeam.transforms.extract.guards import extractor_string_limit
+from ragbeam.transforms.extract.isolation import (
+    MIB,
+    ExtractionMemoryExceeded,
+    ExtractorCrashed,
+    IsolatedExtractor,
+    describe_exit,
+    resident_bytes,
+)
+from ragbeam.transforms.ids import doc_id_for, sha256_hex
+from ragbeam.transforms.types import FetchedFile, SourceFile
+
+from conftest import SAMPLES
+
+EMBEDDED = ("embedded", {})
+
+
+def _faq_works(extractor: IsolatedExtractor) -> None:
+    xhtml, _ = extractor.extract((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+    assert "Frequently asked questions" in xhtml
+
+
+def test_memory_cap_kills_a_document_that_needs_more_and_the_next_one_works():
+    # Measured: the 10,000-page PDF takes the child to ~300 MiB; a text file, ~110 MiB.
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, memory_limit_bytes=200 * MIB)
+    big_pdf = pdf_with_pages(varied_page_texts(10_000))
+    try:
+        with pytest.raises(ExtractionMemoryExceeded, match=r"over the 200 MiB cap"):
+            extractor.extract(big_pdf, "big.pdf")
+        assert extractor.stats.memory_kills == 1 and extractor.pid is None
+        _faq_works(extractor)
+        assert extractor.stats.starts == 2
+    finally:
+        extractor.close()
+
+
+def test_without_a_cap_the_same_document_extracts():
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, memory_limit_bytes=None)
+    try:
+        xhtml, _ = extractor.extract(pdf_with_pages(varied_page_texts(10_000)), "big.pdf")
+        assert xhtml.count('<div class="page">') == 10_000
+        assert extractor.stats.peak_rss_bytes > 200 * MIB  # what the cap above cut short
+    finally:
+        extractor.close()
+
+
+def test_a_native_crash_is_that_documents_error_and_the_next_one_works(corpus_dir):
+    """SIGSEGV delivered to the child mid-extraction is exactly what a segfault in
+    native Tika code looks like from the parent."""
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60)
+    try:
+        _faq_works(extractor)  # child started and warm
+        pid = extractor.pid
+        assert pid is not None
+
+        def crash_soon() -> None:
+            time.sleep(0.5)  # the hang file keeps the child busy in native code
+            os.kill(pid, signal.SIGSEGV)
+
+        threading.Thread(target=crash_soon, daemon=True).start()
+        with pytest.raises(ExtractorCrashed, match="killed by SIGSEGV"):
+            extractor.extract((corpus_dir / "bad/fuzzed-hang.one").read_bytes(), "f.one")
+        assert extractor.stats.crashes == 1
+        _faq_works(extractor)
+        assert extractor.pid != pid
+    finally:
+        extractor.close()
+
+
+def test_child_is_recycled_every_n_documents():
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, recycle_after=2)
+    try:
+        pids = []
+        for _ in range(5):
+            _faq_works(extractor)
+            pids.append(extractor.pid)
+        assert len(set(pids)) == 3  # documents 1-2, 3-4, 5
+        assert extractor.stats.recycles == 2 and extractor.restarts == 0
+    finally:
+        extractor.close()
+    assert resident_bytes(pids[-1]) is None  # closed: the child is gone
+
+
+def test_exit_descriptions_name_the_signal():
+    assert describe_exit(-signal.SIGKILL) == "killed by SIGKILL"
+    assert describe_exit(3) == "exit code 3"
+
+
+def _fetched(data: bytes, name: str) -> FetchedFile:
+    uri = f"/hostile/{name}"
+    return FetchedFile(SourceFile(uri, doc_id_for(uri), len(data)), data, sha256_hex(data))
+
+
+def test_extract_dofn_refuses_text_over_the_limit_without_truncating():
+    """Tika is told to stop just past the limit: refused, never cut short."""
+    limit = 100_000
+    spec = ("embedded", {"max_string_chars": extractor_string_limit(limit)})
+    dofn = ExtractWithTika(spec, timeout_s=60, max_text_chars=limit)
+    dofn.setup()
+    try:
+        (failure,) = list(dofn.process(_fetched(single_line_text(limit * 30), "long.txt")))
+        assert failure.tag == "failures"
+        assert failure.value.error_type == "TextTooLargeError"
+        assert "over the --max-text-chars limit of 100,000" in failure.value.message
+        (document,) = list(dofn.process(_fetched(single_line_text(limit - 10), "fits.txt")))
+        assert len(document.raw_text.strip()) == limit - 10
+    finally:
+        dofn.teardown()
+
+
+def test_extract_dofn_rejects_a_zip_bomb_before_extraction():
+    from reliability.hostile import zip_of_zeros
+
+    dofn = ExtractWithTika(EMBEDDED, timeout_s=60)
+    dofn.setup()
+    try:
+        (failure,) = list(dofn.process(_fetched(zip_of_zeros(16, 64 << 20), "bomb.docx")))
+        assert failure.value.error_type == "ArchiveBombError"
+        assert dofn._extractor is not None and dofn._extractor.stats.documents == 0
+    finally:
+        dofn.teardown()
