@@ -73,6 +73,9 @@ class Block:
     level: int = 0  # heading level 1..6; 0 for non-headings
     raw_start: int = -1
     raw_end: int = -1
+    # Text outside the reading flow (a PDF link annotation's target URL):
+    # cleaning may move it after the paragraph it would otherwise interrupt.
+    detached: bool = False
 
 
 @dataclass(frozen=True)

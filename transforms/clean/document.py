@@ -77,6 +77,7 @@ class _Line:
     raw_start: int
     raw_end: int
     after_blank: bool = False  # a blank line separated it from the previous line
+    detached: bool = False  # outside the reading flow (PDF link target)
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -101,7 +102,7 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
     if block.kind in _WHOLE_BLOCKS:
         text = clean_block_text(block.text, block.kind, options)
         return [_Line(text, block.kind, index, block.page, block.level,
-                      block.raw_start, block.raw_end)] if text else []
+                      block.raw_start, block.raw_end, detached=block.detached)] if text else []
     traced = block.raw_start >= 0 and block.raw_end - block.raw_start == len(block.text)
     lines: list[_Line] = []
     offset = 0
@@ -120,7 +121,7 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
         raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
                    if traced else block.raw_end)
         lines.append(_Line(text, block.kind, index, block.page, block.level, raw_start,
-                           raw_end, after_blank))
+                           raw_end, after_blank, block.detached))
         after_blank = False
     return lines
 
@@ -131,7 +132,7 @@ def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], int]:
     n_pages = max(line.page or 0 for line in lines)
     by_page: list[list[int]] = [[] for _ in range(n_pages)]
     for i, line in enumerate(lines):
-        if line.page:
+        if line.page and not line.detached:  # link targets are neither body nor furniture
             by_page[line.page - 1].append(i)
     pages = [[PageLine(lines[i].text, removable=lines[i].kind not in _WHOLE_BLOCKS,
                        is_heading=lines[i].kind is BlockKind.HEADING) for i in members]
@@ -193,13 +194,27 @@ def _assemble(lines: list[_Line], hard_wrapped: bool, options: CleanOptions) -> 
     full_line = {page: typical_line_length(v) * FULL_LINE_SHARE
                  for page, v in page_lengths.items()}
     prev: _Line | None = None
+    # Detached lines wait until the paragraph they interrupt has ended.
+    detached: list[_Line] = []
+
+    def place_detached() -> None:
+        if detached:
+            out.blocks.append([("", detached[0]),
+                               *((LineBreak.LINE.value, line) for line in detached[1:])])
+            detached.clear()
+
     for line in lines:
+        if hard_wrapped and line.detached:
+            detached.append(line)
+            continue
         brk = _break_before(prev, line, hard_wrapped, options, lexicon, full_line, out)
         if brk is LineBreak.PARAGRAPH:
+            place_detached()
             out.blocks.append([("", line)])
         else:
             out.blocks[-1].append((brk.value, line))
         prev = out.blocks[-1][-1][1]
+    place_detached()
     return out
 
 

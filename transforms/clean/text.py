@@ -12,8 +12,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u200b\ufeff]"
 # Full-width punctuation that CJK text uses as its own (，：（）！？ …): NFKC
 # would turn it into ASCII; ``normalize_unicode(protect_cjk_punctuation=True)``
 # keeps it. Full-width letters and digits (Ａ, ５) are not in this set.
+# The Chinese ellipsis "……" (two U+2026) is protected too: NFKC would make it
+# six dots, which reads as a leader.
 _FULLWIDTH_PUNCTUATION = re.compile(
-    r"([\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u3000-\u303f]+)")
+    r"([\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u3000-\u303f]+|\u2026{2,})")
 _INLINE_SPACE = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 

@@ -75,13 +75,14 @@ class _Walker:
         self.buf.append(value)
         self.length += len(value)
 
-    def flush(self, kind: BlockKind = BlockKind.PARAGRAPH, level: int = 0) -> None:
+    def flush(self, kind: BlockKind = BlockKind.PARAGRAPH, level: int = 0,
+              detached: bool = False) -> None:
         if self.buf:
             text = "".join(self.buf)
             if text.strip():
                 self.blocks.append(
                     Block(kind=kind, text=text, page=self.page, level=level,
-                          raw_start=self.buf_start, raw_end=self.length)
+                          raw_start=self.buf_start, raw_end=self.length, detached=detached)
                 )
         self.buf = []
         self.buf_start = -1
@@ -92,6 +93,15 @@ class _Walker:
             return
         name = _local(el.tag)
         if name in _SKIPPED:
+            self.text_tail(el)
+            return
+        if name == "div" and "annotation" in (el.get("class") or "").split():
+            # A PDF link annotation: the link's target URL, which Tika puts at
+            # the end of the page. Marked detached, so cleaning can keep it
+            # out of a paragraph that runs on to the next page.
+            self.flush()
+            self.children(el)
+            self.flush(detached=True)
             self.text_tail(el)
             return
         if name == "div" and _PAGE_CLASSES.intersection((el.get("class") or "").split()):

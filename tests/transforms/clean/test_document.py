@@ -33,3 +33,48 @@ def test_code_keeps_indentation_and_controls_are_removed():
     doc = clean_document(_doc(Block(BlockKind.CODE, "def f():\n    return 1\x00\n\n\n\n"),),
                          CleanOptions())
     assert doc.text == "def f():\n    return 1"
+
+
+def _pdf_page(page: int, lines: list[str], start: int) -> tuple[list[Block], int]:
+    blocks = []
+    for line in lines:
+        blocks.append(Block(BlockKind.PARAGRAPH, line, page=page, raw_start=start,
+                            raw_end=start + len(line)))
+        start += len(line)
+    return blocks, start
+
+
+def test_pdf_paragraph_joins_across_a_page_break_around_link_targets_and_page_numbers():
+    wide = "A line of body text that runs all the way to the margin of the column and"
+    p1, cursor = _pdf_page(1, ["Introduction", wide, wide, "then it breaks the page with manip-"],
+                           0)
+    link = Block(BlockKind.PARAGRAPH, "https://example.org/", page=1, raw_start=cursor,
+                 raw_end=cursor + 20, detached=True)
+    p2, _ = _pdf_page(2, ["2", "ulation of text, and ends here.", "Next paragraph starts."],
+                      cursor + 20)
+    p3, _ = _pdf_page(3, ["3", "Third page text that stays.", "More text on page three."], 500)
+    doc = clean_document(_doc(*p1, link, *p2, *p3, media_type="application/pdf"),
+                         CleanOptions())
+    paragraphs = doc.text.split("\n\n")
+    assert paragraphs[0] == "Introduction"
+    assert paragraphs[1] == f"{wide} {wide} then it breaks the page with manipulation of text, " \
+                            "and ends here."
+    assert paragraphs[2] == "https://example.org/"  # after the paragraph it interrupted
+    assert "\n2\n" not in f"\n{doc.text}\n" and "\n3\n" not in f"\n{doc.text}\n"
+    start = doc.text.index("manipulation")
+    assert doc.pages_of(start, start + len("manipulation of text")) == (1, 2)
+    assert doc.metadata["clean_hyphenations_joined"] == "1"
+    assert doc.metadata["clean_furniture_lines_removed"] == "2"
+    # Every span maps back to its own source line.
+    for span in doc.spans:
+        assert span.raw_end - span.raw_start >= span.end - span.start - 1
+
+
+def test_each_step_can_be_switched_off():
+    lines = ["Contents . . . . . . . 4", "the manip-", "ulation"]
+    blocks = [Block(BlockKind.PARAGRAPH, "\n".join(lines), page=1)]
+    off = CleanOptions(strip_leaders=False, dehyphenate=False, join_lines=False)
+    assert clean_document(_doc(*blocks, media_type="application/pdf"), off).text == \
+        "\n".join(lines)
+    on = clean_document(_doc(*blocks, media_type="application/pdf"), CleanOptions())
+    assert on.text == "Contents 4 the manipulation"

@@ -60,3 +60,6 @@ def test_nfkc_with_and_without_cjk_punctuation_protection():
     text = "标准（2020 年版），见表１！"
     assert normalize_unicode(text) == "标准(2020 年版),见表1!"
     assert normalize_unicode(text, protect_cjk_punctuation=True) == "标准（2020 年版），见表1！"
+    # The Chinese ellipsis stays; NFKC would make it six dots, i.e. a leader.
+    assert normalize_unicode("他感到很奇怪……", protect_cjk_punctuation=True) == "他感到很奇怪……"
+    assert strip_leaders("他感到很奇怪……")[1] == 0
