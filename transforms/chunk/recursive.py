@@ -50,6 +50,7 @@ SENTENCE_LEVEL = 2
 _END_OF_TEXT = -1  # strongest possible boundary
 _HARD_CUT = len(LADDER)  # weakest
 
+_MAX_CHARS_PER_UNIT = 32  # window for hard cuts in tokens
 MIN_FILL = 0.5  # a chunk may close early at a stronger boundary if at least this full
 TAIL_RATIO = 0.25  # a last chunk smaller than this share of the limit is merged back
 
@@ -60,7 +61,7 @@ class SplitResult:
     hard_cuts: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Atom:
     start: int
     end: int
@@ -74,9 +75,10 @@ def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[l
     # Explicit stack instead of recursion: a 50 MB single-line file must not
     # exhaust Python's recursion limit. Items: (start, end, first level, strength).
     stack: list[tuple[int, int, int, int]] = [(start, end, 0, _END_OF_TEXT)]
+    in_chars = sizer.unit == "chars"  # then a span's size is its length: no slicing
     while stack:
         s, e, level, strength = stack.pop()
-        size = sizer.size(text[s:e])
+        size = e - s if in_chars else sizer.size(text[s:e])
         if size <= limit:
             if s < e:
                 atoms.append(_Atom(s, e, size, strength))
@@ -89,10 +91,17 @@ def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[l
         if not cuts:
             pos = s
             while pos < e:
-                n = sizer.prefix_within(text[pos:e], limit)
+                # A bounded window keeps a long run without separators linear
+                # (a token is rarely longer than a few characters; at worst
+                # the cut comes early, never over the limit).
+                if in_chars:
+                    n = size = min(limit, e - pos)
+                else:
+                    window = text[pos:min(e, pos + limit * _MAX_CHARS_PER_UNIT)]
+                    n = sizer.prefix_within(window, limit)
+                    size = sizer.size(window[:n])
                 last = pos + n >= e
-                atoms.append(_Atom(pos, pos + n, sizer.size(text[pos:pos + n]),
-                                   strength if last else _HARD_CUT))
+                atoms.append(_Atom(pos, pos + n, size, strength if last else _HARD_CUT))
                 hard_cuts += 0 if last else 1
                 pos += n
             continue
