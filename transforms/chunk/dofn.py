@@ -59,6 +59,7 @@ class ChunkDocument(beam.DoFn):
         metadata["route_reason"] = decision.reason
         metadata.update({f"chunk_{k}": str(v) for k, v in result.stats.items()})
         self._chunks.inc(len(rows))
+        Metrics.counter("ragbeam.chunks", decision.strategy).inc(len(rows))
         self._hard_cuts.inc(int(result.stats.get("hard_cuts", 0)))
         yield from rows
         yield beam.pvalue.TaggedOutput(

@@ -9,6 +9,7 @@ from apache_beam.metrics.metric import MetricsFilter
 from ragbeam.pipeline.cli import main
 from ragbeam.pipeline.config import MatchOptions, RunConfig
 from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.dofn import ChunkDocument
 from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.route.router import RouteOptions, check_route_options, route_document
 from ragbeam.transforms.route.table import (
@@ -163,11 +164,13 @@ def test_routing_table_is_part_of_the_config_hash():
     assert base.config_hash == RunConfig(match=MatchOptions(inputs=("x",)), output="o").config_hash
 
 
-def test_route_stage_counts_strategies_and_bases_as_beam_metrics():
+def test_route_and_chunk_stages_count_per_strategy_as_beam_metrics():
     docs = [make_doc(LOG, "/var/log/a.log"), make_doc(FAQ, "/d/faq.md"), make_doc(PROSE)]
     pipeline = beam.Pipeline(runner="DirectRunner")
-    _ = (pipeline | beam.Create(docs) | beam.ParDo(RouteDocument(RouteOptions()))
-         .with_outputs("failures", main="ok"))
+    routed = (pipeline | beam.Create(docs) | beam.ParDo(RouteDocument(RouteOptions()))
+              .with_outputs("failures", main="ok"))
+    _ = routed.ok | beam.ParDo(ChunkDocument(ChunkOptions(size=200), "cfg")).with_outputs(
+        "failures", "documents", main="chunks")
     result = pipeline.run()
     result.wait_until_finish()
     counters = {(m.key.metric.namespace, m.key.metric.name): m.committed
@@ -177,6 +180,8 @@ def test_route_stage_counts_strategies_and_bases_as_beam_metrics():
     assert counters[("ragbeam.route", "recursive")] == 1
     assert counters[("ragbeam.route_basis", "rule:logs")] == 1
     assert counters[("ragbeam.route_basis", "content:qa_pairs")] == 1
+    assert counters[("ragbeam.chunks", "faq")] == 5  # one chunk per question-answer pair
+    assert counters[("ragbeam.chunks", "log")] >= 2
 
 
 
