@@ -26,10 +26,14 @@ def peek(output: str, per_document: int = 1) -> None:
             first_chunks[row["doc_id"]].append(row)
     for doc in sorted(docs.to_pylist(), key=lambda r: r["source_uri"]):
         name = doc["source_uri"].rsplit("/", 1)[-1]
-        if doc["status"] != "ok":
+        if doc["status"] == "deleted":  # incremental runs: no longer matched, no chunks
+            print(f"- {name}: deleted")
+            continue
+        if doc["status"] not in ("ok", "unchanged"):
             print(f"✗ {name}: {doc['status']}: {doc['error']}")
             continue
-        print(f"✓ {name}: {doc['chunk_count']} chunks ({doc['strategy']})")
+        carried = ", unchanged" if doc["status"] == "unchanged" else ""
+        print(f"✓ {name}: {doc['chunk_count']} chunks ({doc['strategy']}{carried})")
         for c in first_chunks.get(doc["doc_id"], []):
             where = " > ".join(c["heading_path"]) or "-"
             page = f", page {c['page_start']}" if c["page_start"] else ""

@@ -279,3 +279,13 @@ def test_an_edit_in_one_section_changes_only_that_sections_chunks(tmp_path):
     upserted = {c["chunk_id"] for c in changes if c["op"] == "upsert"}
     assert deleted and deleted == before["Boats"] - after["Boats"]
     assert upserted and upserted == after["Boats"] - before["Boats"]
+
+
+def test_peek_shows_carried_and_deleted_documents(runs, capsys):
+    from ragbeam.pipeline.peek import peek
+
+    peek(str(runs["run2"]))
+    out = capsys.readouterr().out
+    assert "- faq.txt: deleted" in out
+    assert "✓ station-news.html:" in out and "(recursive, unchanged)" in out
+    assert "✗ corrupt.pdf: error: extract: " in out
