@@ -21,11 +21,12 @@ def colour(index: int) -> str:
 
 
 def nice_ceiling(value: float) -> float:
-    """Smallest 1/2/5 × 10^k at or above ``value`` (axis maximum)."""
+    """Smallest 1/2/4/8 × 10^k at or above ``value``: an axis maximum whose quarters
+    (the grid lines) are round numbers."""
     if value <= 0:
         return 1.0
     exponent = math.floor(math.log10(value))
-    for step in (1, 2, 5, 10):
+    for step in (1, 2, 4, 8, 10):
         candidate = step * 10 ** exponent
         if candidate >= value:
             return float(candidate)
@@ -37,7 +38,7 @@ def _fmt(value: float) -> str:
 
 
 def _frame(title: str, css_class: str, body: list[str], y_max: float, x_labels: list[str],
-           percent: bool = False) -> str:
+           percent: bool = False, labels_at_edges: bool = False) -> str:
     plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
     parts = [f'<svg class="chart {css_class}" viewBox="0 0 {WIDTH} {HEIGHT}" '
              f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}">',
@@ -55,7 +56,7 @@ def _frame(title: str, css_class: str, body: list[str], y_max: float, x_labels: 
     for i, label in enumerate(x_labels):
         if not label:
             continue
-        x = MARGIN_LEFT + plot_w * (i + 0.5) / max(len(x_labels), 1)
+        x = MARGIN_LEFT + plot_w * (i + (0 if labels_at_edges else 0.5)) / max(len(x_labels), 1)
         parts.append(f'<text class="tick" x="{x:.1f}" y="{HEIGHT - MARGIN_BOTTOM + 13}" '
                      f'text-anchor="middle">{escape(label)}</text>')
     parts.append("</svg>")
@@ -86,12 +87,12 @@ def histogram(counts: Sequence[int], bins: Sequence[float], title: str, fill: st
                     f' tokens: {count} chunks</title></rect>')
     step = max(1, len(counts) // 4)
     labels = [_fmt(bins[i]) if i % step == 0 else "" for i in range(len(counts))]
-    return _frame(title, "histogram", body, y_max, labels)
+    return _frame(title, "histogram", body, y_max, labels, labels_at_edges=True)
 
 
 def bar_chart(values: Mapping[str, float], title: str, percent: bool = False) -> str:
     names = list(values)
-    top = max(values.values(), default=0)
+    top = max(values.values(), default=0) * 1.15  # headroom for the value labels
     y_max = min(1.0, nice_ceiling(top)) if percent and top <= 1 else nice_ceiling(top)
     plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
     plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
@@ -129,8 +130,11 @@ def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], title: str,
     body = []
     for i, (name, points) in enumerate(series.items()):
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
+        # Earlier series are drawn wider, so identical curves stay visible underneath.
+        width = 2 + 2.5 * (len(series) - 1 - i)
         body.append(f'<polyline class="curve" data-series="{escape(name)}" points="{path}" '
-                    f'fill="none" stroke="{colour(i)}" stroke-width="2"/>')
+                    f'fill="none" stroke="{colour(i)}" stroke-width="{width:.1f}" '
+                    'stroke-opacity="0.85" stroke-linejoin="round"/>')
         for x, y in points:
             body.append(f'<circle class="point" cx="{px(x):.1f}" cy="{py(y):.1f}" r="2.5" '
                         f'fill="{colour(i)}"><title>{escape(name)} @ {_fmt(x)}: {y:.1%}'

@@ -121,7 +121,7 @@ h1 { font-size: 17px; margin: 0 0 4px; } h2 { font-size: 14px; margin: 14px 0 6p
 .c3 { background: #fbcfe8; } .c4 { background: #ddd6fe; } .c5 { background: #fed7aa; }
 .ov { background-image: repeating-linear-gradient(135deg, rgba(0,0,0,.16) 0 3px,
       transparent 3px 7px); }
-.hl { outline: 2px solid #d00; }
+.hl { outline: 1.5px solid #d00; }
 .cut { display: inline-block; font: 600 10px/1 system-ui, sans-serif; color: #fff;
        background: #555; border-radius: 3px; padding: 1px 3px; margin: 0 2px;
        vertical-align: 1px; cursor: pointer; user-select: none; }
@@ -188,7 +188,23 @@ SCRIPT = """
 """
 
 
-def render_viz(run: RunData, doc: DocumentRow) -> str:
+def document_furniture(run: RunData, doc: DocumentRow) -> list[tuple[int | None, str]]:
+    """Removed furniture: recorded by the run, else re-derived from the source file."""
+    recorded = furniture_lines(doc.metadata)
+    count = doc.metadata.get(FURNITURE_COUNT_KEY, "0")
+    if recorded or not count.isdigit() or int(count) == 0:
+        return recorded
+    from ragbeam.evaluate.furniture import rederive_furniture
+
+    try:
+        return rederive_furniture(doc.source_uri, doc.doc_id, run.texts.get(doc.doc_id, ""),
+                                  run.run_summary.get("config", {}).get("clean", {}))
+    except Exception:  # source moved or unreadable: the panel falls back to the count
+        return []
+
+
+def render_viz(run: RunData, doc: DocumentRow,
+               furniture: Sequence[tuple[int | None, str]] | None = None) -> str:
     text = run.texts.get(doc.doc_id, "")
     doc_chunks = [c for c in run.chunks if c.doc_id == doc.doc_id]
     indexed = [c for c in doc_chunks if c.indexed]
@@ -223,10 +239,12 @@ def render_viz(run: RunData, doc: DocumentRow) -> str:
                           f"{piece}</span>")
     html_parts.append("</section>")
 
-    furniture = furniture_lines(doc.metadata)
+    if furniture is None:
+        furniture = furniture_lines(doc.metadata)
     removed_count = doc.metadata.get(FURNITURE_COUNT_KEY)
     furniture_html = "".join(
-        f"<li><s>{escape(line)}</s>" + (f" <small>p. {page}</small>" if page else "") + "</li>"
+        f"<li><s>{escape(line)}</s>" + (f" <small>p. {page}</small>" if page else "")
+        + "</li>"
         for page, line in furniture)
     if not furniture:
         furniture_html = ("<li><em>none recorded</em></li>" if not removed_count or

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import shutil
 import tempfile
-from collections.abc import Iterator
 
 import pytest
 
@@ -66,19 +66,35 @@ def console_errors(entries: list[dict]) -> list[dict]:
     return [e for e in entries if e.get("level") == "SEVERE"]
 
 
-@pytest.fixture()
-def tmp_questions(tmp_path: pathlib.Path) -> Iterator[pathlib.Path]:
+SAMPLE_QUESTIONS = [
+    {"question": "How many beds does the bunk house have?", "answer_doc": "faq.txt",
+     "answer_text": "The bunk house has twelve beds"},
+    {"question": "When may boats be taken out?", "answer_doc": "handbook.md",
+     "answer_text": "between sunrise and one hour before sunset"},
+    {"question": "Where do samples for nutrient analysis go?", "answer_doc": "handbook.md"},
+    {"question": "What must be calibrated on the day of use?",
+     "answer_text": "Water-quality sondes must be calibrated on the day of use"},
+]
+COMPARED_STRATEGIES = ("recursive", "fixed", "parent_child")
+
+
+@pytest.fixture(scope="session")
+def sample_questions(tmp_path_factory) -> pathlib.Path:
     """Questions about samples/ (answer_doc relative to samples/)."""
-    path = tmp_path / "questions.jsonl"
-    lines = [
-        '{"question": "How many beds does the bunk house have?", "answer_doc": "faq.txt", '
-        '"answer_text": "The bunk house has twelve beds"}',
-        '{"question": "When may boats be taken out?", "answer_doc": "handbook.md", '
-        '"answer_text": "between sunrise and one hour before sunset"}',
-        '{"question": "Where do samples for nutrient analysis go?", '
-        '"answer_doc": "handbook.md"}',
-        '{"question": "What must be calibrated on the day of use?", '
-        '"answer_text": "Water-quality sondes must be calibrated on the day of use"}',
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    yield path
+    path = tmp_path_factory.mktemp("questions") / "questions.jsonl"
+    path.write_text("".join(json.dumps(q) + "\n" for q in SAMPLE_QUESTIONS), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def samples_compare(tmp_path_factory, sample_questions) -> pathlib.Path:
+    """``ragbeam compare`` over samples/: three strategies, both retrievers (real runs)."""
+    from ragbeam.pipeline.cli import main
+
+    work = tmp_path_factory.mktemp("compare") / "work"
+    code = main(["compare", "--input", str(REPO / "samples"), "--work", str(work),
+                 "--strategies", ",".join(COMPARED_STRATEGIES),
+                 "--questions", str(sample_questions), "--retriever", "both",
+                 "--exclude", "*.py", "--extract-timeout", "10"])
+    assert code == 0
+    return work

@@ -1,0 +1,66 @@
+"""Which page furniture the cleaner removed from one document, for the viz side panel.
+
+The run stores only the count (``clean_furniture_lines_removed``). To show the
+lines themselves, extract the source again with the same extractor and clean
+it with the run's cleaning options *minus* furniture removal; the words that
+text has and ``documents.text`` lacks are what was removed, each with its page.
+A run that records the lines (``clean_furniture_lines`` in metadata) is read
+directly instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import Any
+
+MAX_WORDS = 200_000  # the word diff is quadratic in the worst case: skip huge documents
+_WORD = re.compile(r"\S+")
+
+
+def removed_fragments(kept_text: str, cleaned_text: str,
+                      page_of: Any = None) -> list[tuple[int | None, str]]:
+    """Word runs of ``kept_text`` missing from ``cleaned_text``, in order, with their page."""
+    kept = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(kept_text)]
+    cleaned = _WORD.findall(cleaned_text)
+    if len(kept) > MAX_WORDS or len(cleaned) > MAX_WORDS:
+        return []
+    matcher = difflib.SequenceMatcher(None, [w for _, _, w in kept], cleaned, autojunk=False)
+    fragments: list[tuple[int | None, str]] = []
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag not in ("delete", "replace") or i1 == i2:
+            continue
+        start, end = kept[i1][0], kept[i2 - 1][1]
+        page = page_of(start, end) if page_of else None
+        fragments.append((page, " ".join(kept_text[start:end].split())))
+    return fragments
+
+
+def rederive_furniture(source_uri: str, doc_id: str, cleaned_text: str,
+                       clean_config: Mapping[str, Any]) -> list[tuple[int | None, str]]:
+    """Extract ``source_uri`` again and diff against the run's cleaned text."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.transforms.clean.document import CleanOptions, clean_document
+    from ragbeam.transforms.extract.backends import EmbeddedTika
+    from ragbeam.transforms.extract.document import build_extracted_document
+    from ragbeam.transforms.types import FetchedFile, SourceFile
+
+    with FileSystems.open(source_uri) as f:
+        data = f.read()
+    fetched = FetchedFile(SourceFile(source_uri, doc_id, len(data)), data,
+                          hashlib.sha256(data).hexdigest())
+    xhtml, metadata = EmbeddedTika().extract(data, posixpath.basename(source_uri))
+    extracted = build_extracted_document(fetched, xhtml, metadata)
+    known = {f.name for f in dataclasses.fields(CleanOptions)}
+    options = CleanOptions(**{k: v for k, v in clean_config.items() if k in known})
+    kept = clean_document(extracted, dataclasses.replace(options, remove_furniture=False))
+
+    def page_of(start: int, end: int) -> int | None:
+        return kept.pages_of(start, end)[0]
+
+    return removed_fragments(kept.text, cleaned_text, page_of)
