@@ -25,7 +25,7 @@ from ragbeam.pipeline.config import (
 )
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
-from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
@@ -74,6 +74,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                     help="documents whose extracted text is longer become errors "
                          "(default: %(default)s)")
 
+    cl = parser.add_argument_group("cleaning")
+    cl.add_argument("--no-clean", action="append", default=[], choices=CLEAN_STEPS,
+                    metavar="STEP", help="switch one cleaning step off; repeatable "
+                    f"({', '.join(CLEAN_STEPS)}; see docs/cleaning.md)")
+
     ch = parser.add_argument_group("chunking")
     ch.add_argument("--strategy", metavar="NAME",
                     help="force one chunking strategy for every document")
@@ -113,7 +118,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         extract=ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout,
                                memory_mb=args.extract_memory_mb,
                                max_text_chars=args.max_text_chars),
-        clean=CleanOptions(),
+        clean=CleanOptions.without(args.no_clean),
         chunk=chunk,
         route=route,
         previous=args.previous.rstrip("/") if args.previous else None,

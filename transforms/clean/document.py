@@ -22,7 +22,8 @@ characters to the right page; spans of one cleaned block share ``block``.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.hyphenation import (
@@ -63,6 +64,14 @@ class CleanOptions:
     strip_leaders: bool = True
     dehyphenate: bool = True
     join_lines: bool = True
+
+    @classmethod
+    def without(cls, steps: Iterable[str]) -> CleanOptions:
+        """Default options with the named steps switched off (``--no-clean STEP``)."""
+        return cls(**dict.fromkeys(steps, False))
+
+
+CLEAN_STEPS = tuple(f.name for f in fields(CleanOptions))
 
 
 @dataclass(slots=True)

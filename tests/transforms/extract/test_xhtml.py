@@ -34,3 +34,26 @@ def test_blocks_have_kinds_pages_and_raw_offsets():
 def test_empty_and_broken_xhtml_do_not_raise():
     assert parse_tika_xhtml("").blocks == []
     assert parse_tika_xhtml("<html><body><p>unclosed").blocks[0].text == "unclosed"
+
+
+def test_pdf_link_annotations_are_detached_and_text_after_the_pages_has_no_page():
+    xhtml = """<html xmlns="http://www.w3.org/1999/xhtml"><body>
+<div class="page"><p>Body text runs</p><div class="annotation"><a href="u">https://x.org/</a></div>
+</div><ul><li>Outline entry</li></ul></body></html>"""
+    parsed = parse_tika_xhtml(xhtml)
+    by_text = {b.text: b for b in parsed.blocks}
+    assert by_text["https://x.org/"].detached and by_text["https://x.org/"].page == 1
+    assert not by_text["Body text runs"].detached
+    assert by_text["Outline entry"].page is None
+    link = by_text["https://x.org/"]
+    assert parsed.raw_text[link.raw_start:link.raw_end] == "https://x.org/"
+
+
+def test_slides_are_pages_and_their_notes_follow_them():
+    xhtml = """<html xmlns="http://www.w3.org/1999/xhtml"><body>
+<div class="slide-content"><p>Slide one</p></div><p>Notes one</p>
+<div class="slide-content"><p>Slide two</p></div></body></html>"""
+    parsed = parse_tika_xhtml(xhtml)
+    assert [(b.text, b.page) for b in parsed.blocks] == [
+        ("Slide one", 1), ("Notes one", 1), ("Slide two", 2)]
+    assert parsed.page_count == 2
