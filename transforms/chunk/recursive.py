@@ -39,11 +39,15 @@ _CJK = "\u3000-\u9fff\uff00-\uffef"
 LADDER: tuple[re.Pattern[str], ...] = (
     re.compile(r"\n[^\S\n]*\n\s*"),  # paragraph break
     re.compile(r"\n\s*"),  # line break
-    re.compile(  # sentence end; "." and ASCII "!?" only before a space or CJK (not 3.2, URLs)
-        rf"(?:……|[。！？]|[!?]+(?=[{_CLOSERS}]*{_CITATIONS}(?:\s|[{_CJK}]))"
-        rf"|\.(?=[{_CLOSERS}]*{_CITATIONS}\s))[{_CLOSERS}]*{_CITATIONS}\s*"),
+    # Sentence end: "." and ASCII "!?" only before a space or CJK (not 3.2, not URLs).
+    # Each pattern starts with a character class so the regex engine can skip
+    # ahead to candidates; the lookbehinds then tell the kinds apart.
+    re.compile(
+        rf"[。！？!?.…](?:(?<=[。！？])|(?<=…)…"
+        rf"|(?<=[!?])[!?]*(?=[{_CLOSERS}]*{_CITATIONS}(?:\s|[{_CJK}]))"
+        rf"|(?<=\.)(?=[{_CLOSERS}]*{_CITATIONS}\s))[{_CLOSERS}]*{_CITATIONS}\s*"),
     re.compile(r"[；;]\s*"),  # clause
-    re.compile(r"(?:[，、]|,(?!\d))\s*"),  # comma, not inside 12,000
+    re.compile(r"[，、,](?!(?<=,)\d)\s*"),  # comma, not inside 12,000
     re.compile(r"\s+"),  # word
 )
 SENTENCE_LEVEL = 2
