@@ -133,3 +133,45 @@ def test_extract_dofn_rejects_a_zip_bomb_before_extraction():
         assert dofn._extractor is not None and dofn._extractor.stats.documents == 0
     finally:
         dofn.teardown()
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's reaper may be slow to collect it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in (b"Z", b"X")
+
+
+def test_an_orphaned_child_stuck_in_native_code_dies_of_its_cpu_budget(corpus_dir, tmp_path):
+    """Kill only the parent (not its process group) while the child spins on the hang
+    file: the child's own RLIMIT_CPU ends it; it does not spin forever."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys\n"
+        "from ragbeam.transforms.extract.isolation import IsolatedExtractor\n"
+        "x = IsolatedExtractor(('embedded', {}), timeout_s=600, cpu_limit_s=3)\n"
+        "data = open(sys.argv[1], 'rb').read()\n"
+        "x.extract(b'warm up', 'a.txt')\n"
+        "print(x.pid, flush=True)\n"
+        "x.extract(data, 'f.one')\n"
+    )
+    parent = subprocess.Popen([sys.executable, str(script),
+                               str(corpus_dir / "bad/fuzzed-hang.one")], stdout=subprocess.PIPE)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    time.sleep(0.5)
+    parent.kill()  # SIGKILL: no cleanup code runs in the parent
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    alive = _running(child)
+    if alive:  # do not leave a spinning process behind on a shared machine
+        os.kill(child, signal.SIGKILL)
+    assert not alive, "orphaned extraction child still running 30 s after its parent died"

@@ -26,6 +26,14 @@ reach 175 MiB resident, a 120 MiB one failed a 100 MiB e-book). The watch reads
 ``poll_s`` seconds, so an allocation burst can overshoot the cap by what the
 child allocates in one poll interval.
 
+A child whose parent is killed outright (``kill -9`` of the run, not of its
+process group) would spin on a hanging document forever, and it cannot watch
+for that itself (iscc-tika holds the GIL in native code). So before each
+document the child sets its own ``RLIMIT_CPU`` a CPU budget ahead
+(``cpu_limit_s``, default twice the timeout plus 10 s): the kernel kills it
+with SIGXCPU there, parent or no parent. Normally the parent's timeout comes
+first.
+
 Protocol: length-prefixed pickles over the child's stdin and a dedicated pipe
 (the child's original stdout, which it moves aside so stray native output
 cannot corrupt the stream).
@@ -157,12 +165,14 @@ class IsolatedExtractor:
         recycle_after: int = 500,
         memory_limit_bytes: int | None = None,
         poll_s: float = 0.05,
+        cpu_limit_s: float | None = None,
     ) -> None:
         self._spec = backend_spec
         self._timeout_s = timeout_s
         self._recycle_after = recycle_after
         self._memory_limit = memory_limit_bytes
         self._poll_s = poll_s
+        self._cpu_limit_s = cpu_limit_s if cpu_limit_s is not None else 2 * timeout_s + 10
         self._proc: subprocess.Popen[bytes] | None = None
         self._served = 0
         self.stats = ExtractorStats()
@@ -220,7 +230,7 @@ class IsolatedExtractor:
         self._served += 1
         self.stats.documents += 1
         try:
-            _write_message(proc.stdin, (data, filename))
+            _write_message(proc.stdin, (data, filename, self._cpu_limit_s))
             reply = _read_message(proc.stdout.fileno(), time.monotonic() + self._timeout_s,
                                   self._poll_s, self._watch_memory(proc.pid))
         except ExtractionTimeout:
@@ -295,6 +305,21 @@ class IsolatedExtractor:
             proc.stdout.close()
 
 
+def _limit_cpu_from_now(seconds: float) -> None:
+    """SIGXCPU (which terminates) after ``seconds`` more CPU time, kernel-enforced.
+
+    Only the soft limit moves, so it can be raised again for the next document.
+    """
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(usage.ru_utime + usage.ru_stime + seconds) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
 def _child_main() -> None:
     from ragbeam.transforms.extract.backends import EmbeddedTika, ExtractionError, TikaServer
 
@@ -305,9 +330,10 @@ def _child_main() -> None:
     backend = EmbeddedTika(**kwargs) if kind == "embedded" else TikaServer(**kwargs)
     while True:
         try:
-            data, filename = _read_message(stdin_fd, None)
+            data, filename, cpu_limit_s = _read_message(stdin_fd, None)
         except ExtractorCrashed:  # parent closed our stdin: done
             return
+        _limit_cpu_from_now(cpu_limit_s)
         try:
             reply: tuple[str, Any] = ("ok", backend.extract(data, filename))
         except ExtractionError as exc:
