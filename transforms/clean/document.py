@@ -21,8 +21,9 @@ characters to the right page; spans of one cleaned block share ``block``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
@@ -52,6 +53,7 @@ BLOCK_SEPARATOR = "\n\n"
 # Media types whose lines are printed lines (hard-wrapped, hyphenated).
 _HARD_WRAPPED = {"application/pdf"}
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,15 @@ def clean_block_text(text: str, kind: BlockKind, options: CleanOptions) -> str:
     return normalize_whitespace(text)
 
 
+def _split_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, line)`` for each line; CR LF, CR and LF all end a line."""
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        yield start, text[start:match.start()]
+        start = match.end()
+    yield start, text[start:]
+
+
 def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]:
     """A block's non-empty lines, each with its exact raw range."""
     if block.kind in _WHOLE_BLOCKS:
@@ -114,10 +125,8 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
                       block.raw_start, block.raw_end, detached=block.detached)] if text else []
     traced = block.raw_start >= 0 and block.raw_end - block.raw_start == len(block.text)
     lines: list[_Line] = []
-    offset = 0
     after_blank = False
-    for raw_line in block.text.split("\n"):
-        line_start, offset = offset, offset + len(raw_line) + 1
+    for line_start, raw_line in _split_lines(block.text):
         soft_hyphen = raw_line.rstrip().endswith("\u00ad")
         text = clean_line_text(raw_line, options)
         if not text:

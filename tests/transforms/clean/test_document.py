@@ -94,3 +94,12 @@ def test_no_clean_switches_steps_off_and_changes_the_config_hash():
     assert default.clean == CleanOptions()
     assert custom.clean == CleanOptions(remove_furniture=False, join_lines=False)
     assert custom.config_hash != default.config_hash
+
+
+def test_carriage_returns_end_lines_and_raw_offsets_stay_exact():
+    raw = "first line\r\nsecond line\rthird line"
+    doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, raw, raw_start=0, raw_end=len(raw))),
+                         CleanOptions())
+    assert doc.text == "first line\nsecond line\nthird line"
+    assert [raw[s.raw_start:s.raw_end] for s in doc.spans] == [
+        "first line", "second line", "third line"]
