@@ -6,6 +6,7 @@ of values, exactly as iscc-tika does.
 
 from __future__ import annotations
 
+import re
 import urllib.error
 import urllib.request
 from typing import Protocol
@@ -16,6 +17,7 @@ from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 # documents; our own text-size guard runs after extraction instead.
 DEFAULT_MAX_STRING_CHARS = 100_000_000
 _REPLACEMENT = "\ufffd"
+_JAVA_IDENTITY = re.compile(r"(?<=[\w$])@[0-9a-f]{4,16}\b")
 
 
 class ExtractionError(Exception):
@@ -127,4 +129,7 @@ def _tika_message(exc: BaseException) -> str:
     text = str(exc)
     for arg in getattr(exc, "args", ()):
         text = str(arg)
+    # Java object identities ("PDFParser@5031dc34") change from run to run; the
+    # error row of a document must not (reruns and retries give the same rows).
+    text = _JAVA_IDENTITY.sub("", text)
     return text.strip() or type(exc).__name__

@@ -1,0 +1,125 @@
+"""Kill a real run, check what it left, rerun, compare with an uninterrupted run.
+
+Two kill points, both measured on the real ``ragbeam run`` in a subprocess,
+killed with SIGKILL to its whole process group (what Ctrl-C, a scheduler or an
+out-of-memory kill of the container does):
+
+1. mid-extraction: the run is stuck on the hang file for ``EXTRACT_TIMEOUT_S``;
+2. mid-write: as soon as Beam's first temporary shard appears under
+   ``TABLE/beam-temp-*``, i.e. after the writers started and before finalize
+   renames anything into place.
+
+In neither case may a file under the final table names exist, nor run.json.
+A rerun (``--overwrite``) then gives exactly the tables of an uninterrupted
+run: same rows, same ids.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import SAMPLES
+from helpers import read_table
+
+TABLES = ("chunks", "documents", "errors")
+EXTRACT_TIMEOUT_S = 8
+
+
+def _copy_samples(folder: pathlib.Path) -> pathlib.Path:
+    folder.mkdir(parents=True)
+    for sample in SAMPLES.iterdir():
+        if sample.is_file() and sample.suffix != ".py":
+            shutil.copy(sample, folder / sample.name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> pathlib.Path:
+    return _copy_samples(tmp_path_factory.mktemp("kill") / "in")
+
+
+def _command(inputs: pathlib.Path, out: pathlib.Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "ragbeam.pipeline.cli", "run", "--input", str(inputs),
+            "--output", str(out), "--extract-timeout", str(EXTRACT_TIMEOUT_S), *extra]
+
+
+def _run_and_kill(cmd: list[str], kill_when, timeout_s: float = 120) -> None:
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    started = time.monotonic()
+    try:
+        while not kill_when():
+            assert proc.poll() is None, "the run ended before the kill point"
+            assert time.monotonic() - started < timeout_s, "kill point never reached"
+            time.sleep(0.005)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _final_files(out: pathlib.Path) -> list[str]:
+    """Files under the final table names (Beam's temp dirs excluded)."""
+    return sorted(p for t in TABLES for p in glob.glob(str(out / t / "*.parquet")))
+
+
+def _temp_shards(out: pathlib.Path) -> list[str]:
+    return glob.glob(str(out / "*" / "beam-temp-*" / "*"))
+
+
+def _rows(out: pathlib.Path, table: str) -> list[dict]:
+    key = {"chunks": "chunk_id", "documents": "doc_id", "errors": "doc_id"}[table]
+    rows = read_table(out, table).to_pylist()
+    for row in rows:
+        row["metadata"] = sorted(row.get("metadata") or [])
+    return sorted(rows, key=lambda r: (r[key], repr(r)))
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(inputs, tmp_path_factory) -> pathlib.Path:
+    out = tmp_path_factory.mktemp("kill") / "uninterrupted"
+    subprocess.run(_command(inputs, out), check=True, capture_output=True)
+    return out
+
+
+def test_run_killed_mid_extraction_leaves_no_final_files(tmp_path, corpus_dir):
+    inputs = _copy_samples(tmp_path / "in")
+    shutil.copy(corpus_dir / "bad/fuzzed-hang.one", inputs / "hang.one")
+    out = tmp_path / "out"
+    # The writers' temp dirs appear when the write stage is set up; from then on the
+    # hang file keeps the run in extraction for EXTRACT_TIMEOUT_S.
+    _run_and_kill(_command(inputs, out),
+                  lambda: len(glob.glob(str(out / "*" / "beam-temp-*"))) >= len(TABLES))
+    assert _final_files(out) == []
+    assert not (out / "run.json").exists()
+
+
+def test_run_killed_mid_write_leaves_no_final_files_and_rerun_matches(inputs, tmp_path,
+                                                                   uninterrupted):
+    """Killed mid-write: as soon as the first temporary shard exists."""
+    out = tmp_path / "out"
+    _run_and_kill(_command(inputs, out), lambda: bool(_temp_shards(out)))
+    assert _temp_shards(out), "killed before any shard was written"
+    assert _final_files(out) == []
+    assert not (out / "run.json").exists()
+
+    refused = subprocess.run(_command(inputs, out), capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "unfinished run" in refused.stderr and "--overwrite" in refused.stderr
+
+    subprocess.run(_command(inputs, out, "--overwrite"), check=True, capture_output=True)
+    assert (out / "run.json").is_file()
+    assert _temp_shards(out) == []  # the killed run's leftovers are gone
+    for table in TABLES:
+        assert _rows(out, table) == _rows(uninterrupted, table), table
+    for path in _final_files(out):
+        assert pq.ParquetFile(path).metadata.num_rows >= 0  # complete: footer readable
