@@ -6,7 +6,8 @@ Cleaning works line by line, in this order (each step has a switch in
 1. every line: control characters out, Unicode NFKC (full-width CJK
    punctuation protected), whitespace collapsed;
 2. paged documents: repeated page furniture and page numbers removed
-   (``furniture.py``) → ``clean_furniture_lines_removed``;
+   (``furniture.py``) → ``clean_furniture_lines_removed``, and the lines
+   themselves as JSON ``[[page, line], …]`` in ``clean_furniture_lines``;
 3. table-of-contents leaders replaced by a space (``leaders.py``)
    → ``clean_leaders_removed``;
 4. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
@@ -21,6 +22,7 @@ characters to the right page; spans of one cleaned block share ``block``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -54,6 +56,7 @@ BLOCK_SEPARATOR = "\n\n"
 _HARD_WRAPPED = {"application/pdf"}
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+MAX_RECORDED_FURNITURE_LINES = 2000
 
 
 @dataclass(frozen=True)
@@ -144,9 +147,10 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
     return lines
 
 
-def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], int]:
+def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
+    """The lines that stay, and the furniture lines removed."""
     if not any(line.page for line in lines):
-        return lines, 0
+        return lines, []
     n_pages = max(line.page or 0 for line in lines)
     by_page: list[list[int]] = [[] for _ in range(n_pages)]
     for i, line in enumerate(lines):
@@ -157,7 +161,8 @@ def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], int]:
              for members in by_page]
     furniture = find_page_furniture(pages).lines
     removed = {by_page[p][i] for p, i in furniture}
-    return [line for i, line in enumerate(lines) if i not in removed], len(removed)
+    return ([line for i, line in enumerate(lines) if i not in removed],
+            [lines[i] for i in sorted(removed)])
 
 
 def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
@@ -266,9 +271,10 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     lines = [line for i, block in enumerate(extracted.blocks)
              for line in _block_lines(block, i, options)]
-    furniture_removed = leaders_removed = 0
+    furniture: list[_Line] = []
+    leaders_removed = 0
     if options.remove_furniture:
-        lines, furniture_removed = _remove_furniture(lines)
+        lines, furniture = _remove_furniture(lines)
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
     hard_wrapped = extracted.media_type in _HARD_WRAPPED
@@ -292,7 +298,11 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
             cursor += len(text)
     metadata = dict(extracted.metadata)
     metadata.update({
-        "clean_furniture_lines_removed": str(furniture_removed),
+        "clean_furniture_lines_removed": str(len(furniture)),
+        # What was removed, as JSON [[page, line], …], so a reader can audit it.
+        "clean_furniture_lines": json.dumps(
+            [[line.page, line.text] for line in furniture[:MAX_RECORDED_FURNITURE_LINES]],
+            ensure_ascii=False),
         "clean_leaders_removed": str(leaders_removed),
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),

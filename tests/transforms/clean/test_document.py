@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
@@ -65,6 +67,7 @@ def test_pdf_paragraph_joins_across_a_page_break_around_link_targets_and_page_nu
     assert doc.pages_of(start, start + len("manipulation of text")) == (1, 2)
     assert doc.metadata["clean_hyphenations_joined"] == "1"
     assert doc.metadata["clean_furniture_lines_removed"] == "2"
+    assert json.loads(doc.metadata["clean_furniture_lines"]) == [[2, "2"], [3, "3"]]
     # Every span maps back to its own source line.
     for span in doc.spans:
         assert span.raw_end - span.raw_start >= span.end - span.start - 1
