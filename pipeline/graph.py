@@ -40,19 +40,17 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     config_hash = config.config_hash
     m = config.match
 
-    sources = pipeline | "Match" >> MatchInputs(m.inputs, m.include, m.exclude)
+    # Spread files over workers before the expensive stages (matching tends to
+    # arrive as one bundle).
+    sources = (pipeline | "Match" >> MatchInputs(m.inputs, m.include, m.exclude)
+               | "Redistribute" >> beam.Reshuffle())
     previous = None
-    if config.previous:
+    if config.previous:  # what is left to process comes out of a join: already spread
         previous = sources | "Compare with previous" >> CompareWithPrevious(
             config.previous, config_hash, m.max_file_bytes, config.retry_errors)
         sources = previous[TO_PROCESS]
-    # Spread files over workers before the expensive stages (matching tends to
-    # arrive as one bundle).
-    fetched = (
-        sources
-        | "Redistribute" >> beam.Reshuffle()
-        | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(FAILURES, main="ok")
-    )
+    fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
+        FAILURES, main="ok")
     extracted = fetched.ok | "Extract" >> beam.ParDo(
         ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
                         memory_limit_bytes=config.extract.memory_limit_bytes,

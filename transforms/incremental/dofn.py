@@ -150,11 +150,7 @@ class CompareWithPrevious(beam.PTransform):
 
     def expand(self, sources: beam.PCollection[SourceFile]) -> dict[str, beam.PCollection]:
         pipeline = sources.pipeline
-        current = (
-            sources
-            | "Redistribute for hashing" >> beam.Reshuffle()
-            | "Hash" >> beam.ParDo(HashFile(self._max_file_bytes))
-        )
+        current = sources | "Hash" >> beam.ParDo(HashFile(self._max_file_bytes))
         documents = pipeline | "Previous documents" >> ReadPreviousTable(self._previous,
                                                                          "documents")
         chunks = pipeline | "Previous chunks" >> ReadPreviousTable(self._previous, "chunks")
