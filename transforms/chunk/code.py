@@ -74,9 +74,10 @@ def generic_cuts(text: str, start: int, end: int) -> list[int]:
         line = text[pos:line_starts[i + 1] if i + 1 < len(line_starts) else end]
         if not line[:1].strip() or _CLOSER.match(line) or _COMMENT_LINE.match(line):
             continue  # indented, blank, a closing line, or a comment (it joins what follows)
-        after_blank = i > 0 and not text[line_starts[i - 1]:pos].strip()
+        first = _with_comments_above(text, line_starts, i)  # its comments come along
+        after_blank = first > 0 and not text[line_starts[first - 1]:line_starts[first]].strip()
         if after_blank or _DEFINITION.match(line):
-            cuts.append(line_starts[_with_comments_above(text, line_starts, i)])
+            cuts.append(line_starts[first])
     return cuts
 
 

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.code import generic_cuts
 from ragbeam.transforms.chunk.faq import question_starts
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import CharSizer
@@ -162,3 +163,13 @@ def test_csv_text_records_continue_inside_quotes():
     chunks = build_strategy("table", ChunkOptions(size=60)).chunk(make_doc(text)).chunks
     for chunk in chunks:
         assert chunk.text.count('"') % 2 == 0, "a quoted cell is never cut"
+
+
+def test_c_functions_are_cut_above_the_comment_block_that_documents_them():
+    source = "\n\n".join(
+        f"/* Adds {i}. */\n// Pure.\nint add{i}(int a) {{\n    return a + {i};\n}}"
+        for i in range(6))
+    cuts = generic_cuts(source, 0, len(source))
+    assert cuts == [source.index(f"/* Adds {i}.") for i in range(1, 6)]
+    chunks = build_strategy("code", ChunkOptions(size=60)).chunk(make_doc(source)).chunks
+    assert all(c.text.startswith("/* Adds") and c.text.endswith("}") for c in chunks)
