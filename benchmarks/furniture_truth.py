@@ -1,6 +1,7 @@
 """Furniture recall and body retention against ``shared/corpus/headers_truth.json``.
 
     python benchmarks/furniture_truth.py [--corpus ../shared/corpus] [--show]
+    python benchmarks/furniture_truth.py --pdf any.pdf [--pdf other.pdf]   # audit, no truth
 
 For every PDF in the truth file: extract with Tika (the pipeline's own code),
 clean with the default ``CleanOptions``, then measure
@@ -16,7 +17,8 @@ clean with the default ``CleanOptions``, then measure
   CJK character a word, hyphens between letters ignored) still in the cleaned
   text, counted as a multiset.
 
-``--show`` prints every line the cleaner removed, per page, for inspection.
+``--show`` prints every line the cleaner removed, per page, for inspection;
+``--pdf`` does that for PDFs outside the truth file (held-out checks by eye).
 The functions here are imported by ``tests/transforms/clean/test_furniture_truth.py``.
 """
 
@@ -192,11 +194,31 @@ def totals(scores: list[FileScore]) -> dict[str, float]:
     }
 
 
+def audit(paths: list[pathlib.Path]) -> int:
+    """Print the furniture lines cleaning removes from each PDF, with their pages."""
+    from ragbeam.transforms.clean.document import CleanOptions, clean_document
+
+    for path in paths:
+        xhtml, extracted = extract(path)
+        doc = clean_document(extracted, CleanOptions())
+        removed = json.loads(doc.metadata["clean_furniture_lines"])
+        print(f"{path}: {len(raw_page_lines(xhtml))} pages, {len(removed)} furniture lines "
+              f"removed, {doc.metadata['clean_leaders_removed']} leaders, "
+              f"{doc.metadata['clean_hyphenations_joined']} hyphenations")
+        for page, line in removed:
+            print(f"    p{page}: {line}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
     parser.add_argument("--show", action="store_true", help="print every removed line")
+    parser.add_argument("--pdf", type=pathlib.Path, action="append", default=[],
+                        help="list what cleaning removes from this PDF (no truth needed)")
     args = parser.parse_args(argv)
+    if args.pdf:
+        return audit(args.pdf)
     scores = score_corpus(args.corpus)
     print(f"{'file':42} {'truth':>5} {'recall(line)':>12} {'recall(strict)':>14} "
           f"{'body words':>10} {'retention':>9}")

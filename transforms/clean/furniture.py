@@ -5,9 +5,12 @@ lines are furniture, by two independent rules plus one companion rule:
 
 1. **Page numbers.** A line that is nothing but a page number ("7", "- 7 -",
    "Page 7 of 10", "vii", "第 7 页") near the top or bottom of a page is a page
-   number when its value equals the page index plus an offset that many pages
-   agree on ("1050" on page 2, "1051" on page 3, …). A body number that merely
-   sits near an edge does not follow the page sequence, so it stays.
+   number when its value equals the page index plus an offset that several
+   pages agree on ("1050" on page 2, "1051" on page 3, …). A body number that
+   merely sits near an edge does not follow the page sequence, so it stays.
+   The same holds for a short running head that opens or closes with the page
+   number ("Chapter 4: Parsing 9") on the first or last two lines, if its
+   shape repeats on at least two pages.
 2. **Running text.** A line near the top or bottom of a page whose *shape*
    (case-folded, digits and roman numerals replaced by ``#``) repeats near the
    edges of a large share of pages — or of the odd or the even pages, for
@@ -29,7 +32,6 @@ Everything here is pure and works on plain strings.
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -46,8 +48,9 @@ PAGE_NUMBER_BAND = 8
 EXTREME_BAND = 2
 # Share of pages (or of the odd/even pages) that running text must repeat on.
 MIN_PAGE_SHARE = 0.5
-# Share of pages that must agree on one page-number offset.
-MIN_SEQUENCE_SHARE = 0.25
+# Pages that must agree on one page-number offset (2 in documents this short).
+MIN_SEQUENCE_PAGES = 3
+SHORT_DOCUMENT_PAGES = 5
 MAX_COMPANION_CHARS = 80
 MAX_PAGE_NUMBER = 9999
 MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
@@ -138,26 +141,54 @@ def _is_companion(line: PageLine) -> bool:
             and not text.endswith(_SENTENCE_END) and page_number_value(text) is None)
 
 
+def embedded_page_number(line: str) -> tuple[str, int] | None:
+    """The number that opens or closes a short running-head line ("Chapter 4: Parsing 9")."""
+    text = line.strip()
+    if len(text) > MAX_COMPANION_CHARS or text.endswith(_SENTENCE_END):
+        return None
+    tokens = text.split()
+    if len(tokens) < 2:
+        return None
+    for token in (tokens[-1], tokens[0]):
+        if token.isdigit() and 0 < int(token) <= MAX_PAGE_NUMBER:
+            return ("arabic", int(token))
+        roman = roman_value(token)
+        if roman and roman <= MAX_ROMAN_PAGE_NUMBER:
+            return ("roman", roman)
+    return None
+
+
 def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
     votes: dict[tuple[str, int], set[int]] = defaultdict(set)
     candidates: list[tuple[int, int, str, int]] = []
+    embedded: dict[str, list[tuple[int, int, str, int]]] = defaultdict(list)
     for p, lines in enumerate(pages):
+        extreme = set(_band(len(lines), EXTREME_BAND))
         for i in _band(len(lines), PAGE_NUMBER_BAND):
             if not lines[i].removable:
                 continue
             parsed = page_number_value(lines[i].text)
-            if parsed is None:
-                continue
-            system, value = parsed
-            candidates.append((p, i, system, value - p))
-            votes[(system, value - p)].add(p)
-    needed = max(2, math.ceil(MIN_SEQUENCE_SHARE * len(pages)))
+            if parsed is not None:
+                system, value = parsed
+                candidates.append((p, i, system, value - p))
+                votes[(system, value - p)].add(p)
+            elif i in extreme and (inner := embedded_page_number(lines[i].text)):
+                system, value = inner
+                embedded[line_shape(lines[i].text)].append((p, i, system, value - p))
+    # A running head that carries the page number must itself repeat, so a
+    # numbered section heading at the top of one page is never taken for one.
+    for hits in embedded.values():
+        if len({p for p, *_ in hits}) >= 2:
+            candidates.extend(hits)
+            for p, _, system, offset in hits:
+                votes[(system, offset)].add(p)
+    needed = 2 if len(pages) <= SHORT_DOCUMENT_PAGES else MIN_SEQUENCE_PAGES
     accepted = {key for key, voters in votes.items() if len(voters) >= needed}
     found: set[tuple[int, int]] = set()
     per_page_edge: set[tuple[int, bool]] = set()
     # Closest to an edge first: at most one page number per page edge.
     for p, i, system, offset in sorted(
-        candidates, key=lambda c: min(c[1], len(pages[c[0]]) - 1 - c[1])
+        candidates, key=lambda c: (min(c[1], len(pages[c[0]]) - 1 - c[1]), c[0], c[1])
     ):
         top = i < len(pages[p]) / 2
         if (system, offset) in accepted and (p, top) not in per_page_edge:

@@ -111,3 +111,17 @@ def test_tables_and_code_are_never_removed():
     pages = [[PageLine("x | y", removable=False), *(PageLine(t) for t in body(p, 8))]
              for p in range(3)]
     assert find_page_furniture(pages).lines == frozenset()
+
+
+def test_running_heads_that_carry_the_page_number_go_but_numbered_headings_stay():
+    pages = _pages(
+        ["1", "1 Introduction", *body(0, 8)],
+        [f"Chapter 1: Introduction {2}", *body(1, 8)],
+        [f"Chapter 1: Introduction {3}", *body(2, 8)],
+        ["4", "2 Parsing", *body(3, 8)],
+        [f"Chapter 2: Parsing {5}", *body(4, 8)],  # its shape occurs once: kept
+        ["6 Theorems and proofs", *body(5, 8)],  # a heading, even though 6 is the page
+    )
+    removed = _removed(pages)
+    assert removed == [(0, "1"), (1, "Chapter 1: Introduction 2"),
+                       (2, "Chapter 1: Introduction 3"), (3, "4")]
