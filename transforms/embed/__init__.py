@@ -1,0 +1,1 @@
+"""Sentence and chunk embeddings: a sentence-transformers model behind Beam's RunInference."""
