@@ -14,15 +14,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ragbeam.evaluate.evaluation import (
-    FIGURE_COLUMNS,
-    RETRIEVAL_COLUMNS,
-    Question,
-    evaluate_run,
-    figure_row,
-    format_table,
-    retrieval_row,
-)
+from ragbeam.evaluate.evaluation import Question, evaluate_run, format_table
 from ragbeam.evaluate.report import render_report
 from ragbeam.evaluate.retrieval import EmbeddingCache
 from ragbeam.evaluate.run_data import load_run
@@ -101,20 +93,26 @@ def compare_strategies(inputs: Sequence[str], work: str, strategies: Sequence[st
 
 
 def format_compare(compare: dict[str, Any]) -> str:
-    strategies = compare["strategies"]
-    rows = []
-    for name, entry in strategies.items():
-        f = entry["eval"]["figures"]["by_strategy"].get(name)
-        if f:
-            rows.append(figure_row(name, f))
-    parts = [f"chunks (cap {compare['cap']})",
-             format_table(("strategy", *FIGURE_COLUMNS), rows)]
+    """One side-by-side table: a row per strategy, chunk figures then retrieval."""
+    header = ["strategy", "chunks", "tok mean", "tok p95", "at cap", "mid-sent", "idx tokens",
+              "redund"]
     for retriever in compare["retrievers"]:
-        parts.append(f"\n{retriever} at a {compare['budget']}-token context budget")
-        parts.append(format_table(
-            ("strategy", *RETRIEVAL_COLUMNS),
-            [retrieval_row(n, e["eval"]["retrieval"][retriever]) for n, e in strategies.items()]))
-    return "\n".join(parts)
+        header += [f"{retriever} hits", f"{retriever} rank", f"{retriever} chunks/ctx"]
+    rows = []
+    for name, entry in compare["strategies"].items():
+        f = entry["eval"]["figures"]["by_strategy"].get(name)
+        if f is None:
+            continue
+        row = [name, f["chunks"], f["tokens"]["mean"], f["tokens"]["p95"], f["share_at_cap"],
+               f["mid_sentence_break_rate"], f["index_tokens"], f["overlap_redundancy"]]
+        for retriever in compare["retrievers"]:
+            r = entry["eval"]["retrieval"][retriever]
+            row += [f"{r['hits']}/{r['questions']}", r["mean_first_answer_rank"],
+                    r["mean_chunks_in_context"]]
+        rows.append(row)
+    title = (f"cap {compare['cap']}; retrieval at a {compare['budget']}-token context budget"
+             if compare["retrievers"] else f"cap {compare['cap']}")
+    return title + "\n" + format_table(header, rows)
 
 
 def write_compare(compare: dict[str, Any], work: str) -> tuple[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 import os
 import re
 from collections.abc import Sequence
@@ -67,6 +68,8 @@ class BM25Retriever:
 
     def __init__(self, texts: Sequence[str]) -> None:
         import bm25s
+
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build
 
         self._size = len(texts)
         self._bm25 = bm25s.BM25()

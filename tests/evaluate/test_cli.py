@@ -7,6 +7,7 @@ import pathlib
 
 import pytest
 
+from ragbeam.evaluate.compare import format_compare
 from ragbeam.evaluate.run_data import load_run
 from ragbeam.pipeline.cli import main
 
@@ -39,6 +40,10 @@ def test_compare_runs_each_strategy_and_writes_json_and_report(samples_compare):
     assert figures["parent_child"]["parents"] > 0 and figures["recursive"]["parents"] == 0
     html = (samples_compare / "report.html").read_text()
     assert html.count('class="chart histogram"') == 3 and "http" not in html.split("<body>")[0]
+    # The printed side-by-side table: a header plus one row per strategy.
+    table = format_compare(compare).splitlines()
+    assert "bm25 hits" in table[1] and "dense hits" in table[1]
+    assert [line.split()[0] for line in table[3:]] == ["recursive", "fixed", "parent_child"]
 
 
 def test_parent_child_context_is_made_of_parents(samples_compare):
