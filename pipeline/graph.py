@@ -20,6 +20,11 @@ from ragbeam.pipeline.config import RunConfig
 from ragbeam.schemas import CHANGE_SCHEMA, CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
+from ragbeam.transforms.embed.transforms import (
+    ChunkSemantically,
+    EmbedChunkRows,
+    semantic_partition,
+)
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHUNKS,
@@ -60,21 +65,39 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         FAILURES, main="ok")
     routed = cleaned.ok | "Route" >> beam.ParDo(RouteDocument(config.route)).with_outputs(
         FAILURES, main="ok")
-    chunked = routed.ok | "Chunk" >> beam.ParDo(
+    to_chunk = routed.ok
+    semantic = None
+    if config.uses_semantic:
+        # Semantic documents take their own branch: sentences from every document
+        # are embedded together by RunInference, then regrouped (transforms/embed).
+        by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
+        to_chunk = by_strategy[0]
+        semantic = by_strategy[1] | "Chunk semantically" >> ChunkSemantically(
+            config.chunk, config.semantic, config.embedding, config_hash)
+    chunked = to_chunk | "Chunk" >> beam.ParDo(
         ChunkDocument(config.chunk, config_hash)
     ).with_outputs(FAILURES, DOCUMENTS, main="chunks")
+    chunk_failures = [chunked[FAILURES]]
+    chunk_documents = [chunked[DOCUMENTS]]
+    chunk_rows = chunked.chunks
+    if semantic is not None:
+        chunk_failures.append(semantic["failures"])
+        chunk_documents.append(semantic["documents"])
+        chunk_rows = (chunk_rows, semantic["chunks"]) | "All chunk rows" >> beam.Flatten()
+    if config.embed_chunks:
+        chunk_rows = chunk_rows | "Embed chunks" >> EmbedChunkRows(config.embedding)
 
     failures = (
         fetched[FAILURES], extracted[FAILURES], cleaned[FAILURES], routed[FAILURES],
-        chunked[FAILURES],
+        *chunk_failures,
     ) | "All failures" >> beam.Flatten()
     error_documents = failures | "Error documents" >> beam.Map(error_document_row, config_hash)
-    documents = (chunked[DOCUMENTS], error_documents) | "All documents" >> beam.Flatten()
+    documents = (*chunk_documents, error_documents) | "All documents" >> beam.Flatten()
     dead_letters = failures | "Dead letters" >> beam.Map(error_row)
-    chunks = chunked.chunks
+    chunks = chunk_rows
     changes = (
-        {"current": chunked.chunks} if previous is None
-        else {"current": chunked.chunks, "previous": previous[PREVIOUS_CHUNK_IDS]}
+        {"current": chunk_rows} if previous is None
+        else {"current": chunk_rows, "previous": previous[PREVIOUS_CHUNK_IDS]}
     ) | "Changes" >> ComputeChanges()
     if previous is not None:  # the output stays a full snapshot: add what was carried over
         chunks = (chunks, previous[CARRIED_CHUNKS]) | "With carried chunks" >> beam.Flatten()

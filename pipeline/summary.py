@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.transforms.embed.model import model_identity
 
 
 def table_files(output: str, table: str) -> list[str]:
@@ -79,7 +80,8 @@ def summarize(config: RunConfig, wall_seconds: float, extra: dict[str, Any] | No
             "iscc-tika": _version("iscc-tika"),
             "pyarrow": _version("pyarrow"),
             "tiktoken": _version("tiktoken"),
-            "model": None,
+            "model": (model_identity(config.embedding.model)
+                      if config.uses_embeddings else None),
         },
         "wall_seconds": round(wall_seconds, 3),
     }

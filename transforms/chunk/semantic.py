@@ -36,6 +36,7 @@ model here, batched across documents by Beam's RunInference in the pipeline):
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -294,10 +295,23 @@ class SemanticStrategy:
 
     name = "semantic"
 
+    # Routing-table parameters: any SemanticOptions field, and ``size`` (= max_chunk).
+    PARAMS = frozenset(f.name for f in dataclasses.fields(SemanticOptions)) | {"size", "overlap"}
+
     def __init__(self, options: ChunkOptions, params: Mapping[str, Any]) -> None:
         from ragbeam.transforms.embed.model import EmbeddingOptions
 
-        self.semantic: SemanticOptions = params.get("semantic", SemanticOptions())
+        # "semantic" / "embedding": the run's options objects, set by the pipeline.
+        unknown = set(params) - self.PARAMS - {"semantic", "embedding"}
+        if unknown:
+            raise ValueError(f"strategy 'semantic' has no parameter(s) "
+                             f"{', '.join(sorted(unknown))}")
+        overrides = {k: v for k, v in params.items()
+                     if k in self.PARAMS and k not in ("size", "overlap")}
+        if "size" in params:
+            overrides.setdefault("max_chunk", int(params["size"]))
+        self.semantic: SemanticOptions = dataclasses.replace(
+            params.get("semantic", SemanticOptions()), **overrides)
         self.embedding: EmbeddingOptions = params.get("embedding", EmbeddingOptions())
         self.sizer = options.sizer()
         self.min_chunk, self.max_chunk = self.semantic.limits(options)

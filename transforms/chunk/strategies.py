@@ -34,4 +34,5 @@ from ragbeam.transforms.chunk import (  # noqa: E402, F401, I001
     faq,
     log,
     table,
+    semantic,
 )

@@ -13,6 +13,7 @@ Keyed use: ``KeyedModelHandler(SentenceEmbeddingHandler(options))`` turns
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -31,19 +32,42 @@ from ragbeam.transforms.embed.model import (
 PASSES_PER_BATCH = 8
 
 
-class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, Any]):
+class LazySentenceModel:
+    """The model, loaded on first use.
+
+    RunInference loads its model in ``DoFn.setup``, on every worker, even when
+    no element ever arrives (a run where no document is routed to
+    ``semantic``). Loading on the first batch instead costs nothing then.
+    One instance is shared by the threads of a process (RunInference keeps it
+    in ``apache_beam.utils.shared``), hence the lock.
+    """
+
+    def __init__(self, options: EmbeddingOptions) -> None:
+        self._options = options
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = load_sentence_model(self._options)
+        return self._model
+
+
+class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceModel]):
     def __init__(self, options: EmbeddingOptions) -> None:
         super().__init__(min_batch_size=1,
                          max_batch_size=options.batch_size * PASSES_PER_BATCH)
         self._options = options
 
-    def load_model(self) -> Any:
-        return load_sentence_model(self._options)
+    def load_model(self) -> LazySentenceModel:
+        return LazySentenceModel(self._options)
 
-    def run_inference(self, batch: Sequence[str], model: Any,
+    def run_inference(self, batch: Sequence[str], model: LazySentenceModel,
                       inference_args: dict[str, Any] | None = None
                       ) -> Iterable[PredictionResult]:
-        vectors: np.ndarray = encode_texts(model, list(batch), self._options.batch_size)
+        vectors: np.ndarray = encode_texts(model.get(), list(batch), self._options.batch_size)
         model_id = model_identity(self._options.model)
         return [PredictionResult(text, vector, model_id)
                 for text, vector in zip(batch, vectors, strict=True)]
