@@ -88,7 +88,10 @@ def runs(tmp_path_factory) -> dict[str, pathlib.Path]:
     shutil.copy(SAMPLES / "sonde-logger.log", corpus / "sonde-logger.log")
     (corpus / "faq.txt").unlink()
     summaries["run2"] = _run(corpus, outs["run2"], *recursive, "--previous", str(outs["run1"]))
-    summaries["run3"] = _run(corpus, outs["run3"], *recursive, "--previous", str(outs["run2"]))
+    # Run 3 on two worker processes: records crossing the joins must survive pickling.
+    summaries["run3"] = _run(corpus, outs["run3"], *recursive, "--previous", str(outs["run2"]),
+                             "--direct_num_workers", "2",
+                             "--direct_running_mode", "multi_processing")
     for name, out in outs.items():
         _check_snapshot(out, summaries[name])
     return {"corpus": corpus, **outs, "summaries": summaries}
