@@ -6,36 +6,41 @@ only changed documents are extracted again and changes/ lists what to upsert and
 delete downstream. Runs are strictly sequential (max_active_runs=1): each one
 builds on the last.
 
-Needs apache-airflow with apache-airflow-providers-apache-beam (and
-apache-airflow-providers-google for Dataflow), and ragbeam installed for the
-interpreter the operator uses (below: the Airflow worker's python3). Set the
-Airflow Variables ragbeam_input and ragbeam_output_root; ragbeam_runner is
-DirectRunner (on the Airflow worker) or DataflowRunner (with ragbeam_project,
-ragbeam_region, ragbeam_temp_location and ragbeam_worker_image).
+Needs apache-airflow with apache-airflow-providers-apache-beam and
+apache-airflow-providers-google, and ragbeam installed for the interpreter the
+operator uses (below: the Airflow worker's python3).
+
+Configuration. At run time, the Airflow Variables ``ragbeam_input`` (e.g.
+gs://my-bucket/docs) and ``ragbeam_output_root`` (e.g. gs://my-bucket/ragbeam/runs).
+When the DAG file is parsed, the environment variable ``RAGBEAM_RUNNER``:
+DirectRunner (default; the pipeline runs on the Airflow worker) or DataflowRunner,
+which also reads RAGBEAM_PROJECT, RAGBEAM_REGION, RAGBEAM_TEMP_LOCATION and
+RAGBEAM_WORKER_IMAGE. (Environment variables, not Variables: a DAG file must not
+query the metadata database each time it is parsed.)
 """
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta
 
 from airflow import DAG
-from airflow.models import Variable
 from airflow.providers.apache.beam.operators.beam import BeamRunPythonPipelineOperator
 from airflow.providers.google.cloud.operators.dataflow import DataflowConfiguration
 
 REINDEX_PY = "/opt/ragbeam/reindex.py"  # deploy/schedule/reindex.py, as in the worker image
-RUNNER = Variable.get("ragbeam_runner", default_var="DirectRunner")
+RUNNER = os.environ.get("RAGBEAM_RUNNER", "DirectRunner")
 
 if RUNNER == "DataflowRunner":
     runner_options = {
-        "temp_location": Variable.get("ragbeam_temp_location", default_var=""),
-        "sdk_container_image": Variable.get("ragbeam_worker_image", default_var=""),
+        "temp_location": os.environ.get("RAGBEAM_TEMP_LOCATION", ""),
+        "sdk_container_image": os.environ.get("RAGBEAM_WORKER_IMAGE", ""),
         "sdk_location": "container",
     }
     dataflow_config = DataflowConfiguration(
         job_name="ragbeam-reindex",
-        project_id=Variable.get("ragbeam_project", default_var=None),
-        location=Variable.get("ragbeam_region", default_var=None),
+        project_id=os.environ.get("RAGBEAM_PROJECT"),
+        location=os.environ.get("RAGBEAM_REGION"),
         # reindex.py waits for the job so that it can write run.json.
         wait_until_finished=True,
     )
