@@ -230,8 +230,12 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
         write_run_json_in_pipeline(pipeline, config)
         pipeline.run()
         return {}
-    pipeline.run().wait_until_finish()
-    summary = summarize(config, time.perf_counter() - started)
+    result = pipeline.run()
+    result.wait_until_finish()
+    from ragbeam.transforms.extract.dofn import extraction_summary
+
+    summary = summarize(config, time.perf_counter() - started,
+                        {"extraction": extraction_summary(result)})
     write_run_json(config.output, summary)
     return summary
 
@@ -247,6 +251,11 @@ def print_summary(config: RunConfig, summary: dict) -> None:
               f"{summary['changes_upsert']} upserts, {summary['changes_delete']} deletes")
     for kind, count in summary["errors_by_type"].items():
         print(f"  {count} × {kind}")
+    if extraction := summary.get("extraction"):
+        print(f"  extraction: {extraction['timeouts']} timed out, {extraction['crashes']} "
+              f"crashed, {extraction['memory_kills']} over the memory cap, "
+              f"{extraction['archive_bombs']} archive bombs, {extraction['text_too_large']} "
+              f"over the text limit; peak child RSS {extraction['child_peak_rss_mib']} MiB")
     print(f"  chunks:    {out}/chunks/*.parquet")
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")

@@ -9,6 +9,7 @@ under ``PEAK_RSS_BOUND`` of resident memory, sampled every 50 ms.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import pathlib
 import sys
@@ -138,12 +139,17 @@ def test_hostile_run_stays_within_time_and_memory_bounds(hostile_run):
 
 
 def test_hostile_run_summary_groups_failures_by_type(hostile_run):
-    run, _, expected = hostile_run
+    run, out, expected = hostile_run
     n_errors = sum(w.status == "error" for w in expected.values())
     assert f"{len(expected) - n_errors} ok, {n_errors} error" in run.output
     for kind in ("read: EmptyFileError", "read: FileTooLargeError", "extract: ArchiveBombError",
                  "extract: ExtractionTimeout", "extract: EmptyDocumentError"):
         assert kind in run.output, run.output
+    extraction = json.loads((out / "run.json").read_text())["extraction"]
+    bombs = sum("archive bomb" in w.phrase or "nested" in w.phrase for w in expected.values())
+    assert extraction["timeouts"] == 1 and extraction["archive_bombs"] == bombs
+    assert extraction["crashes"] == extraction["memory_kills"] == 0
+    assert 0 < extraction["child_peak_rss_mib"] < 2048  # the default cap
 
 
 def test_ten_thousand_page_pdf_keeps_its_pages(hostile_run):

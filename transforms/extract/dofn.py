@@ -114,3 +114,29 @@ class ExtractWithTika(beam.DoFn):
         if self._extractor is not None:
             self._extractor.close()
             self._extractor = None
+
+
+def extraction_summary(result: Any) -> dict[str, int]:
+    """Extraction counters of a finished run (for run.json), from Beam's metrics.
+
+    Empty when the runner does not report metrics. Counters are summed over
+    steps and workers; the peak child RSS is the largest any worker reported.
+    """
+    from apache_beam.metrics.metric import MetricsFilter
+
+    try:
+        metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam"))
+    except Exception:  # a runner without metrics support
+        return {}
+    names = {name: name.removeprefix("extract_") for name in _COUNTED_FAILURES.values()}
+    summary = dict.fromkeys(names.values(), 0)
+    for counter in metrics.get("counters", ()):
+        name = counter.key.metric.name
+        if name in names:
+            value = counter.committed if counter.committed is not None else counter.attempted
+            summary[names[name]] += int(value or 0)
+    peaks = [g.committed or g.attempted for g in metrics.get("gauges", ())
+             if g.key.metric.name == "extract_child_peak_rss_mib"]
+    summary["child_peak_rss_mib"] = max((int(p.value) for p in peaks if p is not None),
+                                        default=0)
+    return summary
