@@ -22,7 +22,10 @@ The rule, in the order it is applied:
 
 English and Chinese punctuation are both on the ladder (。！？；，、 and
 full-width closing quotes), so Chinese text without spaces splits at sentence
-ends, not mid-character.
+ends, not mid-character. A full stop ends a sentence only before whitespace,
+possibly after closing quotes or brackets and citation marks (``said." Then``,
+``in 1975.[3] The``), so decimals (``3.2``) and URLs are not cut; a comma between
+digits (``12,000``) is not a separator.
 """
 
 from __future__ import annotations
