@@ -12,7 +12,10 @@ Cleaning works line by line, in this order (each step has a switch in
    → ``clean_leaders_removed``;
 4. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
    → ``clean_hyphenations_joined``, and hard-wrapped lines joined into
-   paragraphs (``linejoin.py``) → ``clean_lines_joined``.
+   paragraphs (``linejoin.py``) → ``clean_lines_joined``;
+5. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+   "IV. RESULTS") marked as headings with a level (``headings.py``)
+   → ``clean_headings_detected``.
 
 The cleaned text is the cleaned blocks joined by blank lines. Every surviving
 source line becomes one ``TextSpan`` with its page and its exact range in the
@@ -29,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
+from ragbeam.transforms.clean.headings import find_headings
 from ragbeam.transforms.clean.hyphenation import (
     HyphenBreak,
     classify_hyphen_break,
@@ -69,6 +73,7 @@ class CleanOptions:
     strip_leaders: bool = True
     dehyphenate: bool = True
     join_lines: bool = True
+    detect_headings: bool = True
 
     @classmethod
     def without(cls, steps: Iterable[str]) -> CleanOptions:
@@ -268,6 +273,20 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
     return brk
 
 
+def _mark_headings(assembly: _Assembly) -> int:
+    """One-line paragraphs that read like section headings become headings."""
+    candidates = [
+        pieces[0][1].text if len(pieces) == 1 and pieces[0][1].kind is BlockKind.PARAGRAPH
+        and not pieces[0][1].detached else None
+        for pieces in assembly.blocks
+    ]
+    found = find_headings(candidates)
+    for index, level in found.items():
+        line = assembly.blocks[index][0][1]
+        line.kind, line.level = BlockKind.HEADING, level
+    return len(found)
+
+
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     lines = [line for i, block in enumerate(extracted.blocks)
              for line in _block_lines(block, i, options)]
@@ -279,6 +298,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         lines, leaders_removed = _strip_leaders(lines)
     hard_wrapped = extracted.media_type in _HARD_WRAPPED
     assembly = _assemble(lines, hard_wrapped, options)
+    headings_detected = _mark_headings(assembly) if hard_wrapped and options.detect_headings \
+        else 0
 
     parts: list[str] = []
     spans: list[TextSpan] = []
@@ -306,6 +327,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         "clean_leaders_removed": str(leaders_removed),
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),
+        "clean_headings_detected": str(headings_detected),
     })
     return Document(
         source=extracted.source,

@@ -107,3 +107,14 @@ def test_raw_offsets_of_chunks_point_at_their_source_lines(corpus):
     for span in doc.spans[:200]:
         raw = extracted.raw_text[span.raw_start:span.raw_end]
         assert scorer.tokens(doc.text[span.start:span.end])[:1] == scorer.tokens(raw)[:1]
+
+
+def test_pdf_sections_become_heading_paths(corpus):
+    from ragbeam.transforms.chunk.base import HeadingIndex
+
+    _xhtml, extracted = scorer.extract(corpus / "pdf/llncsdoc.pdf")
+    doc = clean_document(extracted, CleanOptions())
+    assert int(doc.metadata["clean_headings_detected"]) >= 15
+    offset = doc.text.index("The llncs class is an extension of the standard")
+    assert HeadingIndex(doc).path_at(offset) == (
+        "2 Working with the llncs Document Class", "2.1 General Information")

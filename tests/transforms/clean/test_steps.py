@@ -63,3 +63,21 @@ def test_nfkc_with_and_without_cjk_punctuation_protection():
     # The Chinese ellipsis stays; NFKC would make it six dots, i.e. a leader.
     assert normalize_unicode("他感到很奇怪……", protect_cjk_punctuation=True) == "他感到很奇怪……"
     assert strip_leaders("他感到很奇怪……")[1] == 0
+
+
+def test_pdf_heading_lines_and_what_is_not_one():
+    from ragbeam.transforms.clean.headings import find_headings, heading_level
+
+    assert heading_level("2.1 General Information") == (2, "num-2")
+    assert heading_level("3 How to Code the Header of Your Paper") == (1, "num-1")
+    assert heading_level("IV. CONCLUSION") == (1, "roman")
+    assert heading_level("REFERENCES") == (1, "caps")
+    assert heading_level("第三章 总则") == (1, "cjk-章")
+    assert heading_level("第二节 用地指标") == (2, "cjk-节")
+    for not_heading in ("2.1 Parsing 4", "2 (February 2019), and GPT-3", "BEGIN",
+                        "The end of a sentence.", "DEFINITIONS TAGS ::=", "3 apples were eaten",
+                        "车道数路段交通量 Q"):
+        assert heading_level(not_heading) is None, not_heading
+    blocks = ["1 Introduction", "Body text.", "1. Install it", "2. Configure it",
+              "2 Method", None, "2.1 Data"]
+    assert find_headings(blocks) == {0: 1, 4: 1, 6: 2}

@@ -1,0 +1,109 @@
+"""Section headings in PDFs, where Tika marks none.
+
+Tika's PDF XHTML has paragraphs only, so a paper's "2.1 General Information"
+reaches the chunker as a paragraph and heading paths stay empty. After lines
+are joined into paragraphs, a paragraph that is one short line is a heading
+when it reads like one:
+
+* numbered: "2 Background", "2.1 General Information", "3.4.1. Tables"
+  (level = number of components), "IV. RESULTS" (level 1), or a CJK chapter
+  or section marker: "第三章 …" (level 1), "第二节 …" (level 2);
+* unnumbered: Latin capitals, 4–60 characters, one word only if at least 6
+  letters ("ABSTRACT", "MATERIALS AND METHODS"; not "BEGIN").
+
+Lines with code characters (``_ { } = < > ; \\ ::``) are never headings.
+
+It must not end like a sentence or with a page number (a table-of-contents
+entry "2.1 Parsing 4"), its title must start with a capital letter or a CJK
+character, and it must not continue the numbering of a neighbouring
+candidate of the same depth: "1. Install" / "2. Configure" one after the
+other are a list or a table of contents, while real headings of one level
+have body text between them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+MAX_HEADING_CHARS = 80
+MAX_CAPS_HEADING_CHARS = 60
+_NUMBERED = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>\S.*)$")
+_ROMAN = re.compile(r"^(?P<num>[IVX]{1,5})\.\s+(?P<title>\S.*)$")
+_CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
+_ENDS_SENTENCE = tuple(".,;:!?。，；：！？")
+_CODE_LIKE = re.compile(r"[_{}=<>;\\]|::")
+_CAPITALS = re.compile(r"^[A-Z][A-Z0-9 &'’,()/-]*[A-Z)]$")
+MIN_SINGLE_WORD_CAPS = 6  # "BEGIN", "END", "NULL" are keywords, "SUMMARY" is a heading
+
+
+def _starts_title(title: str) -> bool:
+    first = title[0]
+    return first.isupper() or 0x2E80 <= ord(first) <= 0x9FFF
+
+
+def heading_level(line: str) -> tuple[int, str] | None:
+    """``(level, depth key)`` if the line reads like a section heading."""
+    text = line.strip()
+    if not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE):
+        return None
+    if text[-1].isdigit() and not _CJK_SECTION.match(text):
+        return None  # "2.1 Parsing 4": a table-of-contents entry
+    if match := _CJK_SECTION.match(text):
+        return (2 if match.group("unit") == "节" else 1), f"cjk-{match.group('unit')}"
+    if _CODE_LIKE.search(text):
+        return None  # "DEFINITIONS TAGS ::=", "4 CARD32 FIRST_OFFSET": code or a table row
+    if match := _NUMBERED.match(text):
+        parts = match.group("num").split(".")
+        if int(parts[0]) == 0 or not _starts_title(match.group("title")):
+            return None
+        return len(parts), f"num-{len(parts)}"
+    if match := _ROMAN.match(text):
+        return (1, "roman") if _starts_title(match.group("title")) else None
+    if _is_capitals_heading(text):
+        return 1, "caps"
+    return None
+
+
+def _is_capitals_heading(text: str) -> bool:
+    """ "ABSTRACT", "MATERIALS AND METHODS": Latin capitals only, not a keyword like BEGIN."""
+    if not 4 <= len(text) <= MAX_CAPS_HEADING_CHARS or not _CAPITALS.match(text):
+        return False
+    words = text.split()
+    return len(words) > 1 or len(text) >= MIN_SINGLE_WORD_CAPS
+
+
+def find_headings(paragraphs: Sequence[str | None]) -> dict[int, int]:
+    """``{index: level}`` of the one-line paragraphs that are headings.
+
+    ``paragraphs`` holds each cleaned block's text, or None for blocks that
+    cannot be headings (tables, code, multi-line paragraphs).
+    """
+    candidates = [heading_level(text) if text is not None else None for text in paragraphs]
+    found: dict[int, int] = {}
+    for i, candidate in enumerate(candidates):
+        if candidate is None:
+            continue
+        level, depth = candidate
+        if depth != "caps" and (_in_sequence(paragraphs, candidates, i, i - 1)
+                                or _in_sequence(paragraphs, candidates, i, i + 1)):
+            continue  # "1. Install" / "2. Configure" in a row: a list or a TOC
+        found[i] = level
+    return found
+
+
+def _ordinal(text: str) -> int | None:
+    match = _NUMBERED.match(text.strip())
+    return int(match.group("num").split(".")[-1]) if match else None
+
+
+def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: int) -> bool:
+    """Is neighbour ``j`` a candidate of the same depth that continues ``i``'s numbering?"""
+    if not 0 <= j < len(candidates) or candidates[j] is None:
+        return False
+    if candidates[j][1] != candidates[i][1]:
+        return False
+    mine, theirs = _ordinal(paragraphs[i] or ""), _ordinal(paragraphs[j] or "")
+    if mine is None or theirs is None:
+        return True  # same kind of unnumbered marker twice in a row
+    return theirs - mine == j - i
