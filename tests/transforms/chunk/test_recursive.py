@@ -97,3 +97,19 @@ def test_empty_and_tiny_documents(text):
 def test_deterministic():
     text = pathlib.Path(textwrap.__file__).read_text(encoding="utf-8")
     assert split_recursive(text, 300, CHARS) == split_recursive(text, 300, CHARS)
+
+
+def test_sentences_end_after_closing_quotes_and_citation_marks():
+    text = ('The company was founded in 1975.[3] Its founder said: "We build tools." '
+            "Sales grew quickly.[12][13] ") * 12
+    spans = split_recursive(text, 90, CHARS).spans
+    assert len(spans) > 3
+    for s, e in spans:
+        assert text[s:e].endswith(('.[3]', '."', ".[12][13]")), text[s:e][-20:]
+
+
+def test_thousands_separators_are_not_cut_points():
+    text = "It employs 221,000 people in 190 countries, with revenue of 211,915 million " * 8
+    for s, e in split_recursive(text, 60, CHARS).spans:
+        assert not text[s:e].endswith(("221,", "211,"))
+        assert not text[s:e].startswith(("000", "915"))
