@@ -27,11 +27,15 @@ model here, batched across documents by Beam's RunInference in the pipeline):
      amount-th percentile of the distance's gradient (for documents whose
      similarity drifts slowly).
 
+   Within ``block − 1`` gaps only the largest distance can be a breakpoint
+   (averaging spreads one shift over its neighbouring gaps).
+
    Groups smaller than ``min_chunk`` are merged into the neighbour they are
    more similar to (smaller distance across the shared boundary), as long as
-   the result fits ``max_chunk``; groups larger than ``max_chunk`` are split
-   by the recursive strategy. Offsets are exact; whitespace between groups
-   belongs to no chunk.
+   the result fits ``max_chunk`` (else the boundary with a neighbour moves to
+   the most distant gap that leaves both within the limits); groups larger
+   than ``max_chunk`` are split by the recursive strategy. Offsets are exact;
+   whitespace between groups belongs to no chunk.
 """
 
 from __future__ import annotations
@@ -167,6 +171,15 @@ def gap_distances(vectors: np.ndarray, block: int = 1) -> np.ndarray:
     return 1.0 - np.einsum("ij,ij->i", left, right) / np.maximum(norms, 1e-12)
 
 
+def local_maxima(distances: np.ndarray, radius: int) -> np.ndarray:
+    """Gaps whose distance is the largest within ``radius`` gaps on either side."""
+    if radius <= 0 or len(distances) == 0:
+        return np.ones(len(distances), dtype=bool)
+    padded = np.pad(distances, radius, constant_values=-np.inf)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * radius + 1)
+    return distances >= windows.max(axis=1)
+
+
 def breakpoint_mask(distances: np.ndarray, threshold: str, amount: float) -> np.ndarray:
     """Which gaps are breakpoints, from the distances of one document."""
     if len(distances) == 0:
@@ -186,42 +199,58 @@ def breakpoint_mask(distances: np.ndarray, threshold: str, amount: float) -> np.
     raise ValueError(f"unknown semantic threshold {threshold!r}")
 
 
-def _merge_small(text: str, groups: list[list[int]], gap_distance: list[float],
+def _merge_small(text: str, groups: list[list[int]], distances: np.ndarray,
                  spans: Sequence[tuple[int, int]], min_chunk: int, max_chunk: int,
                  sizer: Sizer) -> list[list[int]]:
-    """Merge groups under ``min_chunk`` into their more similar neighbour.
-
-    ``gap_distance[g]`` is the distance across the boundary after group g.
+    """Groups under ``min_chunk`` join their more similar neighbour (smaller distance
+    across the shared gap) when the result fits ``max_chunk``; one that cannot
+    join either moves the boundary with a neighbour instead, to the most distant
+    gap that leaves both sides within ``[min_chunk, max_chunk]``.
+    Group g ends at sentence ``groups[g][-1]``, so its right gap is that index.
     """
     def size(group: list[int]) -> int:
         return sizer.size(text[spans[group[0]][0]:spans[group[-1]][1]])
 
     sizes = [size(g) for g in groups]
-    while len(groups) > 1:
-        small = [g for g in range(len(groups)) if sizes[g] < min_chunk]
-        if not small:
-            break
+    merged = True
+    while merged and len(groups) > 1:
         merged = False
-        for g in sorted(small, key=lambda g: sizes[g]):
-            options = []
-            if g > 0:
-                options.append((gap_distance[g - 1], g - 1))
+        for g in sorted((g for g in range(len(groups)) if sizes[g] < min_chunk),
+                        key=lambda g: sizes[g]):
+            neighbours = [(float(distances[groups[g - 1][-1]]), g - 1)] if g > 0 else []
             if g < len(groups) - 1:
-                options.append((gap_distance[g], g + 1))
-            for _, other in sorted(options):
+                neighbours.append((float(distances[groups[g][-1]]), g + 1))
+            for _, other in sorted(neighbours):
                 lo, hi = min(g, other), max(g, other)
                 combined = groups[lo] + groups[hi]
                 combined_size = size(combined)
                 if combined_size <= max_chunk:
                     groups[lo:hi + 1] = [combined]
                     sizes[lo:hi + 1] = [combined_size]
-                    del gap_distance[lo]
                     merged = True
                     break
             if merged:
                 break
-        if not merged:
-            break
+    for g in range(len(groups)):
+        if sizes[g] >= min_chunk:
+            continue
+        best: tuple[float, int, int, int] | None = None
+        for other in (g - 1, g + 1):
+            if not 0 <= other < len(groups):
+                continue
+            lo, hi = min(g, other), max(g, other)
+            combined = groups[lo] + groups[hi]
+            for cut in range(1, len(combined)):
+                left, right = size(combined[:cut]), size(combined[cut:])
+                if min_chunk <= left <= max_chunk and min_chunk <= right <= max_chunk:
+                    strength = float(distances[combined[cut - 1]])
+                    if best is None or strength > best[0]:
+                        best = (strength, lo, hi, cut)
+        if best is not None:
+            _, lo, hi, cut = best
+            combined = groups[lo] + groups[hi]
+            groups[lo], groups[hi] = combined[:cut], combined[cut:]
+            sizes[lo], sizes[hi] = size(groups[lo]), size(groups[hi])
     return groups
 
 
@@ -232,14 +261,12 @@ def group_sentences(text: str, sentences: Sequence[tuple[int, int]], breaks: np.
     if not sentences:
         return []
     groups: list[list[int]] = [[0]]
-    gap_distance: list[float] = []
     for i in range(1, len(sentences)):
         if breaks[i - 1]:
             groups.append([i])
-            gap_distance.append(float(distances[i - 1]))
         else:
             groups[-1].append(i)
-    groups = _merge_small(text, groups, gap_distance, sentences, min_chunk, max_chunk, sizer)
+    groups = _merge_small(text, groups, distances, sentences, min_chunk, max_chunk, sizer)
     spans: list[tuple[int, int]] = []
     for group in groups:
         s, e = sentences[group[0]][0], sentences[group[-1]][1]
@@ -273,7 +300,9 @@ def assemble_semantic(text: str, plan: SemanticPlan, vectors: np.ndarray,
         if not sentences:
             spans.append((s, e))
             continue
-        breaks = mask[offset:offset + len(distances)]
+        # Block averaging spreads one topic shift over neighbouring gaps: keep its peak.
+        breaks = mask[offset:offset + len(distances)] & local_maxima(distances,
+                                                                     options.block - 1)
         offset += len(distances)
         spans.extend(group_sentences(text, sentences, breaks, distances, min_chunk, max_chunk,
                                      sizer))
