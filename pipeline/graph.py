@@ -31,9 +31,11 @@ from ragbeam.transforms.incremental.dofn import (
     CARRIED_DOCUMENTS,
     CARRIED_ERRORS,
     PREVIOUS_CHUNK_IDS,
+    PREVIOUS_EMBEDDINGS,
     TO_PROCESS,
     CompareWithPrevious,
     ComputeChanges,
+    ReuseEmbeddings,
 )
 from ragbeam.transforms.match.dofn import FAILURES, MatchInputs, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
@@ -85,6 +87,9 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         chunk_documents.append(semantic["documents"])
         chunk_rows = (chunk_rows, semantic["chunks"]) | "All chunk rows" >> beam.Flatten()
     if config.embed_chunks:
+        if previous is not None:  # unchanged chunks of re-processed documents keep their vectors
+            chunk_rows = ({"current": chunk_rows, "previous": previous[PREVIOUS_EMBEDDINGS]}
+                          | "Reuse embeddings" >> ReuseEmbeddings())
         chunk_rows = chunk_rows | "Embed chunks" >> EmbedChunkRows(config.embedding)
 
     failures = (

@@ -292,3 +292,39 @@ def test_peek_shows_carried_and_deleted_documents(runs, capsys):
     assert "- faq.txt: deleted" in out
     assert "✓ station-news.html:" in out and "(recursive, unchanged)" in out
     assert "✗ corrupt.pdf: error: extract: " in out
+
+
+def test_embeddings_of_unchanged_chunks_are_reused_not_recomputed(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("handbook.md", "faq.txt"):
+        shutil.copy(SAMPLES / name, corpus / name)
+    args = ("--strategy", "recursive", "--embed-chunks")
+    _run(corpus, tmp_path / "run1", *args)
+    # Mark every vector of run 1, so that a reused vector can be told from a
+    # recomputed one (the model is deterministic: recomputing gives the same floats).
+    for part in (tmp_path / "run1" / "chunks").glob("*.parquet"):
+        table = pq.read_table(part)
+        field = table.schema.field("embedding")
+        dims = len(table.column("embedding")[0].as_py())
+        marked = pa.array([[0.5] * dims] * table.num_rows, type=field.type)
+        pq.write_table(table.set_column(table.schema.get_field_index("embedding"), field,
+                                        marked), part)
+    handbook = corpus / "handbook.md"
+    handbook.write_text(handbook.read_text(encoding="utf-8").replace(EDIT_BEFORE, EDIT_AFTER),
+                        encoding="utf-8")
+    _run(corpus, tmp_path / "run2", "--previous", str(tmp_path / "run1"), *args)
+
+    before, after = _chunks(tmp_path / "run1"), _chunks(tmp_path / "run2")
+    marker = [0.5] * dims
+    edited = {i for i, r in after.items() if r["source_uri"].endswith("handbook.md")}
+    kept_in_edited, new = edited & set(before), edited - set(before)
+    assert kept_in_edited and new
+    assert all(after[i]["embedding"] == marker for i in kept_in_edited)  # reused
+    assert all(after[i]["embedding"] != marker and len(after[i]["embedding"]) == dims
+               for i in new)  # embedded now
+    untouched = set(after) - edited
+    assert untouched and all(after[i]["embedding"] == marker for i in untouched)  # carried
