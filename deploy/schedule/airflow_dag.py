@@ -45,7 +45,8 @@ if RUNNER == "DataflowRunner":
         wait_until_finished=True,
     )
 else:
-    runner_options = {"direct_running_mode": "multi_processing", "direct_num_workers": "4"}
+    # About 3 GiB of memory per worker process (docs/running-at-scale.md).
+    runner_options = {"direct_running_mode": "multi_processing", "direct_num_workers": "2"}
     dataflow_config = None
 
 with DAG(
