@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
-from ragbeam.transforms.extract.markdown import is_markdown, parse_markdown_blocks
+from ragbeam.transforms.extract.markdown import (
+    is_markdown,
+    markdown_front_matter,
+    parse_markdown_blocks,
+)
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.types import ExtractedDocument, FetchedFile
 
@@ -79,6 +83,7 @@ def parse_structure(fetched: FetchedFile, xhtml: str, media_type: str,
     parsed = parse_tika_xhtml(xhtml)
     if is_markdown(fetched.source.uri, media_type) and parsed.raw_text.strip():
         parsed.blocks = parse_markdown_blocks(parsed.raw_text)
+        parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title
     elif media_type in HTML_MEDIA_TYPES:
         try:
             page = parse_html_main(fetched.data, _charset(metadata))
@@ -117,6 +122,9 @@ def build_extracted_document(
     if page_count is None and parsed.page_count:
         page_count = parsed.page_count
     flat = flatten_metadata(metadata)
+    if media_type == "text/markdown":
+        flat.update({f"markdown:{k}": v
+                     for k, v in markdown_front_matter(parsed.raw_text).items()})
     if media_type in _EMAIL_MEDIA_TYPES or any(k.startswith("Message") for k in metadata):
         flat.update(email_metadata(metadata))
     return ExtractedDocument(

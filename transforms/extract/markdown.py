@@ -12,7 +12,9 @@ becomes its ``[raw_start, raw_end)``.
 * fenced and indented code → CODE (the code only, fences dropped);
 * tables → one TABLE block of ``cell | cell`` rows;
 * MkDocs admonitions (``??? question "…"`` / ``!!! note``) are read with their
-  indented body dedented, so the headings and paragraphs inside them count.
+  indented body dedented, so the headings and paragraphs inside them count;
+* a YAML front-matter block (``---`` … ``---`` at the top) is metadata, not
+  text: its scalar fields are returned by ``markdown_front_matter``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
+import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -29,6 +32,7 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 MARKDOWN_MEDIA_TYPES = {"text/markdown", "text/x-markdown"}
 _ADMONITION = re.compile(r"^(?:\?\?\?\+?|!!!)\s+\w+")
 _INDENT = "    "
+MAX_FRONT_MATTER_LINES = 200
 
 
 def is_markdown(uri: str, media_type: str) -> bool:
@@ -51,6 +55,32 @@ def _dedent_admonitions(lines: list[str]) -> list[str]:
     return out
 
 
+def _front_matter_lines(lines: list[str]) -> int:
+    """How many leading lines are a YAML front-matter block (``---`` … ``---``)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for i, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES], start=1):
+        if line.strip() in ("---", "..."):
+            return i + 1
+    return 0
+
+
+def markdown_front_matter(text: str) -> dict[str, str]:
+    """Scalar fields of a YAML front-matter block (``title``, ``author`` …), if any."""
+    lines = text.split("\n")
+    n = _front_matter_lines(lines)
+    if not n:
+        return {}
+    try:
+        data = yaml.safe_load("\n".join(lines[1:n - 1]))
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items()
+            if isinstance(v, str | int | float | bool) and str(v).strip()}
+
+
 def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
@@ -59,7 +89,10 @@ def parse_markdown_blocks(text: str) -> list[Block]:
     lines = text.split("\n")
     # Offset of the start of each line; one past the end for the final line.
     starts = [0, *accumulate(len(line) + 1 for line in lines)]
-    tokens = _parser().parse("\n".join(_dedent_admonitions(lines)))
+    # Front matter is metadata (see ``markdown_front_matter``), not text: its
+    # lines are blanked for the parser, which keeps every line number.
+    skipped = _front_matter_lines(lines)
+    tokens = _parser().parse("\n".join([""] * skipped + _dedent_admonitions(lines[skipped:])))
 
     def raw_range(token: Token) -> tuple[int, int]:
         first, last = token.map or (0, 0)

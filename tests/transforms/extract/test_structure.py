@@ -9,7 +9,7 @@ import pytest
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.extract.html import parse_html_main
-from ragbeam.transforms.extract.markdown import parse_markdown_blocks
+from ragbeam.transforms.extract.markdown import markdown_front_matter, parse_markdown_blocks
 from ragbeam.transforms.types import BlockKind, FetchedFile, SourceFile
 
 from conftest import require_corpus
@@ -94,3 +94,20 @@ def test_pdf_outline_after_the_last_page_is_on_no_page(tika):
     assert doc.page_count == 4
     outline = [b for b in doc.blocks if b.text == "Twenty-seventh"]
     assert outline and outline[0].page is None
+
+
+def test_markdown_front_matter_is_metadata_not_text(tmp_path):
+    text = "---\ntitle: Release notes\nauthor: Ada\ntags: [a, b]\n---\n# Changes\n\nFixed it.\n"
+    blocks = parse_markdown_blocks(text)
+    assert [(b.kind, b.text) for b in blocks] == [
+        (BlockKind.HEADING, "Changes"), (BlockKind.PARAGRAPH, "Fixed it.")]
+    assert text[blocks[1].raw_start:blocks[1].raw_end] == "Fixed it."
+    assert markdown_front_matter(text) == {"title": "Release notes", "author": "Ada"}
+    assert markdown_front_matter("--- not front matter\ntext") == {}
+    path = tmp_path / "notes.md"
+    path.write_text(text, encoding="utf-8")
+    data = path.read_bytes()
+    xhtml, metadata = EmbeddedTika().extract(data, path.name)
+    doc = build_extracted_document(
+        FetchedFile(SourceFile(str(path), "d", len(data)), data, "h"), xhtml, metadata)
+    assert doc.title == "Release notes" and doc.metadata["markdown:author"] == "Ada"
