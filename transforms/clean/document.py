@@ -29,7 +29,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import find_headings
@@ -308,13 +308,20 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         if parts:
             parts.append(BLOCK_SEPARATOR)
             cursor += len(BLOCK_SEPARATOR)
-        for separator, line in pieces:
+        for n, (separator, line) in enumerate(pieces):
             text = line.text.replace("\u00ad", "")
             parts.append(separator)
             cursor += len(separator)
-            spans.append(TextSpan(start=cursor, end=cursor + len(text), kind=line.kind,
-                                  page=line.page, level=line.level, raw_start=line.raw_start,
-                                  raw_end=line.raw_end, block=block_index))
+            if n and line.kind is BlockKind.HEADING:
+                # A heading is one span however many lines it had: heading
+                # paths are built from heading spans.
+                spans[-1] = replace(spans[-1], end=cursor + len(text),
+                                    raw_end=max(spans[-1].raw_end, line.raw_end))
+            else:
+                spans.append(TextSpan(start=cursor, end=cursor + len(text), kind=line.kind,
+                                      page=line.page, level=line.level,
+                                      raw_start=line.raw_start, raw_end=line.raw_end,
+                                      block=block_index))
             parts.append(text)
             cursor += len(text)
     metadata = dict(extracted.metadata)

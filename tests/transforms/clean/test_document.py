@@ -106,3 +106,12 @@ def test_carriage_returns_end_lines_and_raw_offsets_stay_exact():
     assert doc.text == "first line\nsecond line\nthird line"
     assert [raw[s.raw_start:s.raw_end] for s in doc.spans] == [
         "first line", "second line", "third line"]
+
+
+def test_a_heading_over_two_lines_is_one_heading_span():
+    raw = "Part One:\nThe Beginning"
+    doc = clean_document(_doc(Block(BlockKind.HEADING, raw, level=1, raw_start=0,
+                                    raw_end=len(raw))), CleanOptions())
+    assert doc.text == "Part One: The Beginning"
+    assert [(s.start, s.end, s.raw_start, s.raw_end) for s in doc.spans] == [
+        (0, len(doc.text), 0, len(raw))]
