@@ -74,7 +74,10 @@ class TableStrategy(SizedStrategy):
         if header_size > self.size // 2:  # a header this large is not worth repeating
             header, header_text, header_size = [], "", 0
         body = rows[len(header):]
-        spans, hard_cuts = pack_units(text, body, self.size - header_size, self.sizer)
+        # Room for the header and the line break after it, so that the first group
+        # can start with the header and every other group fits with it repeated.
+        budget = self.size - header_size - (1 if header else 0)
+        spans, hard_cuts = pack_units(text, body, max(budget, 1), self.sizer)
         if header:  # the first group starts with the header itself, when it fits
             if spans and self.sizer.size(text[header[0][0]:spans[0][1]]) <= self.size:
                 spans[0] = (header[0][0], spans[0][1])
