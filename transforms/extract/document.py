@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
+from ragbeam.transforms.extract.mail import email_metadata
 from ragbeam.transforms.extract.markdown import (
     is_markdown,
     markdown_front_matter,
@@ -24,15 +25,9 @@ _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
 _ENCRYPTED_KEYS = ("pdf:encrypted", "encrypted")
-# E-mail headers under one name whatever parser (RFC 822, mbox, Outlook MSG) read them.
-_EMAIL_KEYS = {
-    "email_from": ("Message-From", "Message:From-Email", "dc:creator"),
-    "email_to": ("Message-To", "Message:To-Email", "Message-Recipient-Address"),
-    "email_cc": ("Message-Cc",),
-    "email_subject": ("dc:subject", "subject", "dc:title"),
-    "email_date": ("dcterms:created", "mapi:message-delivery-time", "Message:Raw-Header:Date"),
-}
-_EMAIL_MEDIA_TYPES = {"message/rfc822", "application/mbox", "application/vnd.ms-outlook"}
+# Mail formats whose bytes are text headers (Outlook MSG is binary: Tika only).
+_TEXT_MAIL_MEDIA_TYPES = {"message/rfc822", "application/mbox"}
+_MAIL_MEDIA_TYPES = {*_TEXT_MAIL_MEDIA_TYPES, "application/vnd.ms-outlook"}
 
 
 def _first(metadata: dict[str, list[str]], keys: tuple[str, ...]) -> str | None:
@@ -51,16 +46,6 @@ def flatten_metadata(metadata: dict[str, list[str]]) -> dict[str, str]:
 def media_type_of(metadata: dict[str, list[str]]) -> str:
     content_type = _first(metadata, ("Content-Type",)) or "application/octet-stream"
     return content_type.split(";", 1)[0].strip().lower()
-
-
-def email_metadata(metadata: dict[str, list[str]]) -> dict[str, str]:
-    """From, to, cc, subject and date of a mail, under ``email_*`` keys."""
-    found = {}
-    for name, keys in _EMAIL_KEYS.items():
-        value = _first(metadata, keys)
-        if value:
-            found[name] = value
-    return found
 
 
 def _charset(metadata: dict[str, list[str]]) -> str | None:
@@ -125,8 +110,9 @@ def build_extracted_document(
     if media_type == "text/markdown":
         flat.update({f"markdown:{k}": v
                      for k, v in markdown_front_matter(parsed.raw_text).items()})
-    if media_type in _EMAIL_MEDIA_TYPES or any(k.startswith("Message") for k in metadata):
-        flat.update(email_metadata(metadata))
+    if media_type in _MAIL_MEDIA_TYPES or any(k.startswith("Message") for k in metadata):
+        flat.update(email_metadata(metadata, fetched.data,
+                                   parse_bytes=media_type in _TEXT_MAIL_MEDIA_TYPES))
     return ExtractedDocument(
         source=fetched.source,
         content_hash=fetched.content_hash,

@@ -82,11 +82,20 @@ def test_slides_are_pages_and_notes_stay_with_their_slide(tika):
     assert any(b.kind is BlockKind.TABLE and b.page == 1 for b in doc.blocks)
 
 
-@pytest.mark.parametrize("rel", ["eml/family-day.eml", "msg/zh-outlook.msg"])
+@pytest.mark.parametrize("rel", ["eml/family-day.eml", "msg/zh-outlook.msg",
+                                 "eml/hebrew-windows-1255.eml"])
 def test_email_headers_go_to_metadata(tika, rel):
     doc = _extract(tika, rel)
     for key in ("email_from", "email_to", "email_subject", "email_date"):
         assert doc.metadata.get(key), (key, doc.metadata)
+
+
+def test_mbox_headers_are_read_from_the_bytes_when_tika_drops_them(tika):
+    doc = _extract(tika, "eml/hebrew-windows-1255.eml")  # Tika: application/mbox, no headers
+    assert doc.media_type == "application/mbox"
+    assert doc.metadata["email_subject"] == "RE: שלום"  # RFC 2047, windows-1255
+    assert doc.metadata["email_from"] == "Tamir Erez <eryzxx@post.tau.ac.il>"
+    assert doc.metadata["email_date"] == "2008-07-16T06:24:06Z"
 
 
 def test_pdf_outline_after_the_last_page_is_on_no_page(tika):
