@@ -86,8 +86,8 @@ def build_extracted_document(
     """Parse Tika's XHTML and metadata; refuse empty or encrypted results."""
     media_type = media_type_of(metadata)
     parsed = parse_structure(fetched, xhtml, media_type, metadata)
-    if is_markdown(fetched.source.uri, media_type) and media_type == "text/plain":
-        media_type = "text/markdown"  # what the file is; Tika only saw text
+    if is_markdown(fetched.source.uri, media_type) and media_type != "text/markdown":
+        media_type = "text/markdown"  # what the file is; Tika saw plain text
     if not parsed.raw_text.strip():
         if (_first(metadata, _ENCRYPTED_KEYS) or "").lower() == "true":
             raise EncryptedDocumentError(

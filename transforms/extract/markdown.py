@@ -29,14 +29,20 @@ from markdown_it.token import Token
 from ragbeam.transforms.types import Block, BlockKind
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
-MARKDOWN_MEDIA_TYPES = {"text/markdown", "text/x-markdown"}
+MARKDOWN_MEDIA_TYPES = {"text/markdown", "text/x-markdown", "text/x-web-markdown"}
 _ADMONITION = re.compile(r"^(?:\?\?\?\+?|!!!)\s+\w+")
 _INDENT = "    "
 MAX_FRONT_MATTER_LINES = 200
 
 
 def is_markdown(uri: str, media_type: str) -> bool:
-    return media_type in MARKDOWN_MEDIA_TYPES or uri.lower().endswith(MARKDOWN_SUFFIXES)
+    """Markdown by media type, or by extension when Tika only saw plain text.
+
+    Content wins over the name: a PDF called ``notes.md`` stays a PDF.
+    """
+    if media_type in MARKDOWN_MEDIA_TYPES:
+        return True
+    return media_type == "text/plain" and uri.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def _dedent_admonitions(lines: list[str]) -> list[str]:

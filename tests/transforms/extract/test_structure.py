@@ -120,3 +120,12 @@ def test_markdown_front_matter_is_metadata_not_text(tmp_path):
     doc = build_extracted_document(
         FetchedFile(SourceFile(str(path), "d", len(data)), data, "h"), xhtml, metadata)
     assert doc.title == "Release notes" and doc.metadata["markdown:author"] == "Ada"
+
+
+def test_markdown_is_recognised_by_type_or_by_name_of_plain_text_only():
+    from ragbeam.transforms.extract.markdown import is_markdown
+
+    assert is_markdown("/docs/README.md", "text/plain")
+    assert is_markdown("/docs/notes.txt", "text/markdown")
+    assert not is_markdown("/docs/renamed.md", "application/pdf")  # content wins
+    assert not is_markdown("/docs/notes.txt", "text/plain")
