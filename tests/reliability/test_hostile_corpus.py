@@ -103,6 +103,9 @@ def hostile_run(tmp_path_factory):
         f.truncate(SPARSE_FILE_BYTES)
     expected[str(sparse)] = HostileFile(sparse.name, bytes, "error", "read",
                                         "over the --max-file-bytes limit")
+    fifo = base / "in" / "named-pipe.txt"  # opening it would block until a writer comes
+    os.mkfifo(fifo)
+    expected[str(fifo)] = HostileFile(fifo.name, bytes, "error", "read", "named pipe (FIFO)")
     out = base / "out"
     run = run_watched([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
                        "--input", str(base / "in"), "--output", str(out),
@@ -132,7 +135,7 @@ def test_every_hostile_file_gets_its_expected_status(hostile_run):
 
 def test_hostile_run_stays_within_time_and_memory_bounds(hostile_run):
     run, _, _ = hostile_run
-    print(f"hostile corpus: {len(HOSTILE) + 1} files, {run.wall_seconds:.1f} s, "
+    print(f"hostile corpus: {len(HOSTILE) + 2} files, {run.wall_seconds:.1f} s, "
           f"peak process-tree RSS {run.peak_tree_rss_bytes / 2**20:,.0f} MiB")
     assert run.wall_seconds < WALL_BOUND_S
     assert 0 < run.peak_tree_rss_bytes < PEAK_RSS_BOUND
@@ -142,7 +145,8 @@ def test_hostile_run_summary_groups_failures_by_type(hostile_run):
     run, out, expected = hostile_run
     n_errors = sum(w.status == "error" for w in expected.values())
     assert f"{len(expected) - n_errors} ok, {n_errors} error" in run.output
-    for kind in ("read: EmptyFileError", "read: FileTooLargeError", "extract: ArchiveBombError",
+    for kind in ("read: EmptyFileError", "read: FileTooLargeError", "read: NotARegularFileError",
+                 "extract: ArchiveBombError",
                  "extract: ExtractionTimeout", "extract: EmptyDocumentError"):
         assert kind in run.output, run.output
     extraction = json.loads((out / "run.json").read_text())["extraction"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 import apache_beam as beam
 from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
@@ -21,6 +24,21 @@ class FileTooLargeError(Exception):
 
 class EmptyFileError(Exception):
     """The file has no bytes at all: there is nothing to extract."""
+
+
+class NotARegularFileError(Exception):
+    """A FIFO, socket or device matched by a pattern: opening it could block forever."""
+
+
+def check_regular_file(uri: str) -> None:
+    """Local paths only; remote filesystems have no such things."""
+    if "://" in uri:
+        return
+    mode = os.stat(uri).st_mode
+    if not stat.S_ISREG(mode):
+        kind = ("named pipe (FIFO)" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+                else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file")
+        raise NotARegularFileError(f"not a regular file but a {kind}; not read")
 
 
 class MatchInputs(beam.PTransform):
@@ -73,6 +91,7 @@ class ReadFile(beam.DoFn):
                     f"file is {source.size_bytes:,} bytes, over the --max-file-bytes limit "
                     f"of {self._max_bytes:,}; not read"
                 )
+            check_regular_file(source.uri)
             # UNCOMPRESSED: a .gz input is a document to extract, not a stream to inflate.
             with FileSystems.open(source.uri, compression_type=CompressionTypes.UNCOMPRESSED) as f:
                 data = f.read(self._max_bytes + 1)
