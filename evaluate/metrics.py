@@ -120,7 +120,8 @@ def chunk_figures(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap: int
                   ) -> dict[str, Any]:
     """Figures of one group of chunks (a strategy, or a strategy × media type)."""
     indexed = [c for c in chunks if c.indexed]
-    parents = len(chunks) - len(indexed)
+    parent_rows = [c for c in chunks if not c.indexed]
+    parents = len(parent_rows)
     sizes_in_unit = [c.token_count if unit == "tokens" else c.char_count for c in indexed]
     n = len(indexed)
     mid = sum(_chunk_ends_mid_sentence(c, texts) for c in indexed)
@@ -132,6 +133,8 @@ def chunk_figures(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap: int
     return {
         "chunks": n,
         "parents": parents,
+        # What a retrieved child really costs in the context (parent-child).
+        "parent_tokens": distribution(c.token_count for c in parent_rows),
         "documents": len(by_doc),
         "chars": distribution(c.char_count for c in indexed),
         "tokens": distribution(c.token_count for c in indexed),

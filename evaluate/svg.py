@@ -34,6 +34,8 @@ def nice_ceiling(value: float) -> float:
 
 
 def _fmt(value: float) -> str:
+    if abs(value) >= 10_000:
+        return f"{value / 1000:.0f}k"
     return f"{value:.0f}" if abs(value) >= 10 or value == int(value) else f"{value:.2g}"
 
 
@@ -93,7 +95,7 @@ def histogram(counts: Sequence[int], bins: Sequence[float], title: str, fill: st
 def bar_chart(values: Mapping[str, float], title: str, percent: bool = False) -> str:
     names = list(values)
     top = max(values.values(), default=0) * 1.15  # headroom for the value labels
-    y_max = min(1.0, nice_ceiling(top)) if percent and top <= 1 else nice_ceiling(top)
+    y_max = min(1.0, nice_ceiling(top)) if percent else nice_ceiling(top)
     plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
     plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
     slot = plot_w / max(len(names), 1)
@@ -131,7 +133,7 @@ def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], title: str,
     for i, (name, points) in enumerate(series.items()):
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
         # Earlier series are drawn wider, so identical curves stay visible underneath.
-        width = 2 + 2.5 * (len(series) - 1 - i)
+        width = 1.5 + 1.2 * (len(series) - 1 - i)
         body.append(f'<polyline class="curve" data-series="{escape(name)}" points="{path}" '
                     f'fill="none" stroke="{colour(i)}" stroke-width="{width:.1f}" '
                     'stroke-opacity="0.85" stroke-linejoin="round"/>')

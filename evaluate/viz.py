@@ -114,7 +114,7 @@ main { overflow-y: auto; padding: 16px 24px; }
 aside { overflow-y: auto; border-left: 1px solid #ddd; background: #f7f7f7; padding: 12px;
         font-size: 13px; }
 h1 { font-size: 17px; margin: 0 0 4px; } h2 { font-size: 14px; margin: 14px 0 6px; }
-.meta { color: #555; margin-bottom: 10px; word-break: break-all; }
+.meta { color: #555; margin-bottom: 10px; overflow-wrap: anywhere; }
 #doc { white-space: pre-wrap; font: 13px/1.6 ui-monospace, "DejaVu Sans Mono", monospace; }
 #doc section { content-visibility: auto; contain-intrinsic-size: auto 2400px; }
 .c0 { background: #dbeafe; } .c1 { background: #fde68a; } .c2 { background: #bbf7d0; }

@@ -62,6 +62,7 @@ def test_figures_cap_tiny_and_parents_not_indexed():
     assert f["share_tiny"] == pytest.approx(1 / 3, abs=1e-4)  # 5 chars < 10% of the cap
     assert f["index_tokens"] == 100 + 5 + 99  # parents are not indexed
     assert f["overlap_redundancy"] == 0
+    assert f["parent_tokens"]["mean"] == 204  # what a retrieved child costs
 
 
 def test_distribution_percentiles():
