@@ -28,7 +28,7 @@ from ragbeam.transforms.chunk.units import pack_units, units_between
 from ragbeam.transforms.types import Chunk, Document
 
 _MARKED_QUESTION = re.compile(
-    r"[^\S\n]*(?:#+[^\S\n]*)?(?:\*\*)?(?:Q\d*|Question|FAQ|问|问题|提问)[^\S\n]*[:：.．)][^\S\n]*",
+    r"[^\S\n]*(?:#+[^\S\n]*)?(?:\*\*)?(?:Q\d*|Question|问|问题|提问)[^\S\n]*[:：.．)][^\S\n]*",
     re.IGNORECASE)
 _QUESTION_LINE_END = re.compile(r"[?？][\"'”’)）*]*[^\S\n]*$")
 MAX_QUESTION_CHARS = 300
@@ -54,8 +54,9 @@ def _is_marked_question(line: str) -> bool:
 
 def question_starts(text: str) -> list[int]:
     """Offsets where a question-answer pair starts (see the module docstring)."""
-    lines = [text[s:e] for s, e in _lines(text)]
-    offsets = [s for s, _ in _lines(text)]
+    line_spans = _lines(text)
+    lines = [text[s:e] for s, e in line_spans]
+    offsets = [s for s, _ in line_spans]
     kept = [i for i, line in enumerate(lines) if line.strip()]
     is_question = [_is_marked_question(lines[i]) or _is_question_line(lines[i]) for i in kept]
     starts: list[int] = []
