@@ -160,7 +160,7 @@ class HostileFile:
     build: Callable[[], bytes]
     status: str  # "ok" or "error"
     stage: str | None = None  # stage of the error row, for errors
-    phrase: str = ""  # text the error message must contain
+    phrase: str = ""  # regular expression the error message must match
 
 
 def write_hostile_corpus(directory: str, files: list[HostileFile]) -> dict[str, HostileFile]:

@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import pathlib
+import re
 import sys
 
 import pytest
@@ -38,7 +39,10 @@ from helpers import read_table
 
 PEAK_RSS_BOUND = 2 * 1024**3  # whole process tree: the CLI, Beam, one extraction child
 WALL_BOUND_S = 150
-EXTRACT_TIMEOUT_S = 5
+EXTRACT_TIMEOUT_S = 15  # generous: the 10,000-page PDF takes ~1 s idle, ~5 s under heavy load
+# Per extraction child. The 10,000-page PDF needs ~300 MiB; the hang file grows
+# without end (1.65 GiB after 15 s when uncapped).
+MEMORY_CAP_MB = 768
 SINGLE_LINE_BYTES = 5_000_000
 SPARSE_FILE_BYTES = 200 * 1024 * 1024  # over the default --max-file-bytes; holes on disk
 
@@ -67,8 +71,9 @@ HOSTILE: list[HostileFile] = [
     HostileFile("broken-xref.pdf", lambda: with_broken_xref(_three_pages()), "ok"),
     HostileFile("encrypted.pdf", lambda: _corpus_file("bad/password-protected.pdf"), "error",
                 "extract", "encrypted"),
+    # Spinning, it also grows ~100 MiB/s: whichever limit it meets first ends it.
     HostileFile("hang.one", lambda: _corpus_file("bad/fuzzed-hang.one"), "error", "extract",
-                f"did not finish within {EXTRACT_TIMEOUT_S} s"),
+                rf"did not finish within {EXTRACT_TIMEOUT_S} s|over the {MEMORY_CAP_MB} MiB cap"),
     HostileFile("renamed-text.docx", lambda: b"Plain text saved with a .docx name.\n" * 5, "ok"),
     HostileFile("random.pdf", lambda: random_bytes(8192, 1), "error", "extract",
                 "does not recognise the format"),
@@ -105,11 +110,12 @@ def hostile_run(tmp_path_factory):
                                         "over the --max-file-bytes limit")
     fifo = base / "in" / "named-pipe.txt"  # opening it would block until a writer comes
     os.mkfifo(fifo)
-    expected[str(fifo)] = HostileFile(fifo.name, bytes, "error", "read", "named pipe (FIFO)")
+    expected[str(fifo)] = HostileFile(fifo.name, bytes, "error", "read", r"named pipe \(FIFO\)")
     out = base / "out"
     run = run_watched([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
                        "--input", str(base / "in"), "--output", str(out),
-                       "--extract-timeout", str(EXTRACT_TIMEOUT_S)], timeout_s=WALL_BOUND_S * 2)
+                       "--extract-timeout", str(EXTRACT_TIMEOUT_S),
+                       "--extract-memory-mb", str(MEMORY_CAP_MB)], timeout_s=WALL_BOUND_S * 2)
     return run, out, expected
 
 
@@ -127,7 +133,7 @@ def test_every_hostile_file_gets_its_expected_status(hostile_run):
         if want.status == "error":
             error = errors[uri]
             assert error["stage"] == want.stage, (want.name, error)
-            assert want.phrase in error["message"], (want.name, error["message"])
+            assert re.search(want.phrase, error["message"]), (want.name, error["message"])
         else:
             assert doc["chunk_count"] > 0, want.name
     assert set(errors) == {u for u, w in expected.items() if w.status == "error"}
@@ -136,7 +142,7 @@ def test_every_hostile_file_gets_its_expected_status(hostile_run):
 def test_hostile_run_stays_within_time_and_memory_bounds(hostile_run):
     run, _, _ = hostile_run
     print(f"hostile corpus: {len(HOSTILE) + 2} files, {run.wall_seconds:.1f} s, "
-          f"peak process-tree RSS {run.peak_tree_rss_bytes / 2**20:,.0f} MiB")
+          f"peak process-tree RSS {run.peak_tree_rss_bytes / 2**20:,.0f} MiB\n{run.output}")
     assert run.wall_seconds < WALL_BOUND_S
     assert 0 < run.peak_tree_rss_bytes < PEAK_RSS_BOUND
 
@@ -147,13 +153,15 @@ def test_hostile_run_summary_groups_failures_by_type(hostile_run):
     assert f"{len(expected) - n_errors} ok, {n_errors} error" in run.output
     for kind in ("read: EmptyFileError", "read: FileTooLargeError", "read: NotARegularFileError",
                  "extract: ArchiveBombError",
-                 "extract: ExtractionTimeout", "extract: EmptyDocumentError"):
+                 "extract: EmptyDocumentError"):
         assert kind in run.output, run.output
     extraction = json.loads((out / "run.json").read_text())["extraction"]
     bombs = sum("archive bomb" in w.phrase or "nested" in w.phrase for w in expected.values())
-    assert extraction["timeouts"] == 1 and extraction["archive_bombs"] == bombs
-    assert extraction["crashes"] == extraction["memory_kills"] == 0
-    assert 0 < extraction["child_peak_rss_mib"] < 2048  # the default cap
+    assert extraction["archive_bombs"] == bombs
+    assert extraction["timeouts"] + extraction["memory_kills"] == 1  # the hang file
+    assert extraction["crashes"] == 0
+    # The cap holds, give or take what the child allocates between two 50 ms checks.
+    assert 0 < extraction["child_peak_rss_mib"] < MEMORY_CAP_MB + 128
 
 
 def test_ten_thousand_page_pdf_keeps_its_pages(hostile_run):
