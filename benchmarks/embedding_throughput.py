@@ -1,0 +1,152 @@
+"""Embedding throughput: ragbeam's RunInference stage against a plain encode loop.
+
+    python benchmarks/embedding_throughput.py [--sentences 20000] [--repeats 2]
+
+Sentences: every unique sentence (``split_sentences``) of the corpus documents'
+cleaned text, shuffled with a fixed seed, the first ``--sentences`` of them
+(unique, so the handler's de-duplication gains nothing here).
+
+1. The best batch size for the plain loop, on a 2,000-sentence warm-up slice.
+2. Interleaved ``--repeats`` times, best time of each:
+   * **plain loop**: ``model.encode(sentences, batch_size=best,
+     normalize_embeddings=True)`` on a model loaded beforehand;
+   * **pipeline stage**: a DirectRunner (FnApiRunner, in_memory) pipeline
+     ``Create((key, sentence)) → RunInference(SentenceEmbeddingHandler) →
+     count``, timed from ``run()`` to the end, model loading included.
+3. Precision and backends on a 2,000-sentence slice: speed-up over fp32 torch
+   and the cosine agreement of each vector with its fp32 twin (``bf16``;
+   ``onnx`` / ``openvino`` when their extras are installed).
+
+One torch thread, as the pipeline's workers use (``EmbeddingOptions.torch_threads``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import random
+import sys
+import time
+
+import numpy as np
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
+TEXT_SUFFIXES = {".txt", ".md", ".html", ".pdf", ".docx", ".epub", ".rtf", ".odt", ".csv",
+                 ".pptx", ".msg", ".eml"}
+
+
+def corpus_sentences(corpus: pathlib.Path, limit: int, seed: int = 0) -> list[str]:
+    from ragbeam.transforms.chunk.segmentation_metrics import cleaned_text
+    from ragbeam.transforms.chunk.sentences import split_sentences
+
+    seen: dict[str, None] = {}
+    for path in sorted(corpus.rglob("*")):
+        if path.suffix.lower() not in TEXT_SUFFIXES or "bad" in path.parts:
+            continue
+        try:
+            text = cleaned_text(str(path))
+        except Exception:
+            continue
+        for s, e in split_sentences(text):
+            seen.setdefault(text[s:e], None)
+    sentences = list(seen)
+    random.Random(seed).shuffle(sentences)
+    return sentences[:limit]
+
+
+def plain_loop(model, sentences: list[str], batch_size: int) -> float:
+    started = time.perf_counter()
+    model.encode(sentences, batch_size=batch_size, normalize_embeddings=True,
+                 show_progress_bar=False)
+    return time.perf_counter() - started
+
+
+def pipeline_stage(sentences: list[str], batch_size: int) -> float:
+    import apache_beam as beam
+    from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
+
+    from ragbeam.pipeline.runner import make_pipeline, pipeline_options
+    from ragbeam.transforms.embed.handler import SentenceEmbeddingHandler
+    from ragbeam.transforms.embed.model import EmbeddingOptions
+
+    counted: list[int] = []
+    pipeline = make_pipeline(pipeline_options([]))
+    _ = (pipeline
+         | "Sentences" >> beam.Create(list(enumerate(sentences)))
+         | "Embed sentences" >> RunInference(KeyedModelHandler(
+             SentenceEmbeddingHandler(EmbeddingOptions(batch_size=batch_size))))
+         | "Count" >> beam.combiners.Count.Globally()
+         | "Keep" >> beam.Map(counted.append))
+    started = time.perf_counter()
+    pipeline.run().wait_until_finish()
+    elapsed = time.perf_counter() - started
+    assert counted == [len(sentences)], counted
+    return elapsed
+
+
+def compare_precisions(sentences: list[str], fp32_model, batch_size: int) -> None:
+    from ragbeam.transforms.embed.model import (
+        EmbeddingOptions,
+        encode_texts,
+        load_sentence_model,
+    )
+
+    base_time = min(plain_loop(fp32_model, sentences, batch_size) for _ in range(2))
+    reference = encode_texts(fp32_model, sentences, batch_size)
+    print(f"\nprecision/backend on {len(sentences)} sentences (fp32 torch: "
+          f"{len(sentences) / base_time:.0f} sentences/s)")
+    for precision, backend in (("bf16", "torch"), ("fp32", "onnx"), ("fp32", "openvino")):
+        label = f"{precision} {backend}"
+        try:
+            model = load_sentence_model(EmbeddingOptions(precision=precision, backend=backend))
+        except Exception as exc:  # a backend whose extra is not installed
+            print(f"  {label:14s} unavailable: {type(exc).__name__}: {str(exc)[:120]}")
+            continue
+        elapsed = min(plain_loop(model, sentences, batch_size) for _ in range(2))
+        vectors = encode_texts(model, sentences, batch_size)
+        cosine = np.sum(vectors * reference, axis=1)
+        print(f"  {label:14s} {len(sentences) / elapsed:7.0f} sentences/s  "
+              f"speed-up {base_time / elapsed:4.2f}x  cosine to fp32 min {cosine.min():.5f} "
+              f"mean {cosine.mean():.5f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--sentences", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--batch-sizes", default="16,32,64,128")
+    parser.add_argument("--skip-precision", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    from ragbeam.transforms.embed.model import EmbeddingOptions, load_sentence_model
+
+    sentences = corpus_sentences(args.corpus, args.sentences)
+    chars = sum(len(s) for s in sentences)
+    print(f"{len(sentences)} unique corpus sentences, {chars / len(sentences):.0f} chars mean")
+    model = load_sentence_model(EmbeddingOptions())  # sets one torch thread
+    warmup = sentences[:2000]
+    by_size = {int(b): plain_loop(model, warmup, int(b)) for b in args.batch_sizes.split(",")}
+    for size, elapsed in by_size.items():
+        print(f"  plain loop, batch {size:4d}: {len(warmup) / elapsed:7.0f} sentences/s (warm-up)")
+    best = min(by_size, key=by_size.__getitem__)
+    plain, staged = [], []
+    for _ in range(args.repeats):
+        plain.append(plain_loop(model, sentences, best))
+        staged.append(pipeline_stage(sentences, best))
+        print(f"  repeat: plain {len(sentences) / plain[-1]:.0f}/s, "
+              f"pipeline {len(sentences) / staged[-1]:.0f}/s", flush=True)
+    plain_rate, staged_rate = len(sentences) / min(plain), len(sentences) / min(staged)
+    print(f"\nplain model.encode loop, batch {best}: {plain_rate:.0f} sentences/s")
+    print(f"pipeline embedding stage (DirectRunner): {staged_rate:.0f} sentences/s")
+    print(f"ratio pipeline / plain loop: {staged_rate / plain_rate:.3f}")
+    if not args.skip_precision:
+        compare_precisions(warmup, model, best)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
