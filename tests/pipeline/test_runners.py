@@ -20,6 +20,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -38,7 +39,7 @@ from ragbeam.pipeline.runner import (
     write_run_json_in_pipeline,
 )
 
-from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
+from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT, RunOutput
 from helpers import read_table, run_cli
 
 # The design's stages (README, pipeline/graph.py). Others may be added; these
@@ -65,7 +66,7 @@ def _documents(out: pathlib.Path) -> list[tuple[str, str, str | None]]:
                   for d in read_table(out, "documents").to_pylist())
 
 
-def _assert_same_output(out: pathlib.Path, baseline) -> None:
+def _assert_same_output(out: pathlib.Path, baseline: RunOutput) -> None:
     assert _chunks(out) == _chunks(baseline.path)
     assert _documents(out) == _documents(baseline.path)
 
@@ -99,13 +100,49 @@ def _expected_stages() -> frozenset[str]:
 
 # --- DirectRunner (FnApiRunner) modes -----------------------------------------
 
+def _child_command_lines() -> set[str]:
+    """Command lines of this process's direct children (Linux /proc)."""
+    found = set()
+    for task in pathlib.Path(f"/proc/{os.getpid()}/task").iterdir():
+        with contextlib.suppress(OSError):
+            for child in (task / "children").read_text().split():
+                with contextlib.suppress(OSError):
+                    found.add(pathlib.Path(f"/proc/{child}/cmdline").read_bytes()
+                              .replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
+@contextlib.contextmanager
+def _watch_children() -> Iterator[set[str]]:
+    seen: set[str] = set()
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            seen.update(_child_command_lines())
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join()
+
+
 @pytest.mark.parametrize("mode", ["in_memory", "multi_threading", "multi_processing"])
 def test_direct_running_modes_give_the_same_output(mode, samples_run, tmp_path):
     out = tmp_path / mode
-    summary = run_cli([*_samples_args(out), "--runner", "DirectRunner",
-                       "--direct_running_mode", mode, "--direct_num_workers", "2"])
+    with _watch_children() as children:
+        summary = run_cli([*_samples_args(out), "--runner", "DirectRunner",
+                           "--direct_running_mode", mode, "--direct_num_workers", "2"])
     assert summary["config_hash"] == samples_run.summary["config_hash"]
     _assert_same_output(out, samples_run)
+    # The mode reached the runner: only multi_processing starts SDK worker processes
+    # (through a shell, whose command line names the worker module).
+    sdk_workers = {c for c in children if "sdk_worker_main" in c}
+    assert bool(sdk_workers) == (mode == "multi_processing"), sdk_workers
 
 
 # --- Portable runner, embedded job service, LOOPBACK workers -------------------
