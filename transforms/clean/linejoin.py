@@ -5,10 +5,11 @@ elements, sometimes one per real paragraph, sometimes one per line. For each
 pair of consecutive lines this module decides what separates them in the
 cleaned text, in this order:
 
-1. the next line starts a list item ("•", "1.", "(a)", "[12]"), or both
-   lines start with a number of the same shape (rows of a table:
-   "08/30/2015 …" / "08/29/2015 …") → line break inside a paragraph, or
-   paragraph break across ``<p>`` elements;
+1. the next line starts a list item ("•", "1.", "(a)", "[12]") or a footnote
+   ("6We use …"), or either line is a row of numbers (at least 3, and 40 % of
+   its tokens), or both start with a number of the same shape (rows of a
+   table: "08/30/2015 …" / "08/29/2015 …") → line break inside a paragraph,
+   or paragraph break across ``<p>`` elements;
 2. the next line starts with a lowercase letter → same sentence: join;
 3. same ``<p>`` → join, unless the line is a short one that ends a sentence
    (then keep the line break);
@@ -32,6 +33,9 @@ FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(".!?:;。！？：；…\"'”’)]）」』")
 _NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
 MAX_HEADING_CHARS = 80
+# A footnote's mark fused to its text: "6We use the unfiltered …".
+_FOOTNOTE_START = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")
+_NUMBER = re.compile(r"^[-+±(]?\d[\d.,/:%]*[)%]?$")
 _NUMERIC_START = re.compile(r"^\d[\d.,:/-]*(?=\s|$)")
 _DIGIT = re.compile(r"\d")
 _LIST_START = re.compile(
@@ -61,7 +65,9 @@ def join_separator(line: str, next_line: str) -> LineBreak:
 def classify_line_break(line: str, next_line: str, *, same_block: bool,
                         full_width: bool) -> LineBreak:
     """What separates ``line`` from ``next_line`` (both non-empty, stripped)."""
-    if _LIST_START.match(next_line) or _same_numeric_start(line, next_line):
+    if (_LIST_START.match(next_line) or _FOOTNOTE_START.match(next_line)
+            or _same_numeric_start(line, next_line)
+            or is_numeric_row(line) or is_numeric_row(next_line)):
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
     if next_line[0].islower():
         return join_separator(line, next_line)
@@ -73,6 +79,13 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
     if full_width and not ends_sentence and not looks_like_heading(next_line):
         return join_separator(line, next_line)
     return LineBreak.PARAGRAPH
+
+
+def is_numeric_row(line: str) -> bool:
+    """A table row: at least 3 numbers making up at least 40 % of the tokens."""
+    tokens = line.split()
+    numbers = sum(1 for token in tokens if _NUMBER.match(token))
+    return numbers >= 3 and numbers >= 0.4 * len(tokens)
 
 
 def _same_numeric_start(line: str, next_line: str) -> bool:

@@ -81,3 +81,15 @@ def test_pdf_heading_lines_and_what_is_not_one():
     blocks = ["1 Introduction", "Body text.", "1. Install it", "2. Configure it",
               "2 Method", None, "2.1 Data"]
     assert find_headings(blocks) == {0: 1, 4: 1, 6: 2}
+
+
+def test_footnotes_and_rows_of_numbers_are_not_joined():
+    def brk(a: str, b: str) -> LineBreak:
+        return classify_line_break(a, b, same_block=False, full_width=True)
+
+    assert brk("along with analysis on how its output differs from",
+               "6We use the unfiltered TriviaQA version") is LineBreak.PARAGRAPH
+    assert brk("None BM25 59.1 66.9 55.0 70.9 68.8", "Single DPR 78.4 79.4 73.2 79.8") \
+        is LineBreak.PARAGRAPH
+    assert brk("we obtain two initial sets of top-2000 passages and", "3D models") \
+        is LineBreak.SPACE
