@@ -66,7 +66,18 @@ class TokenSizer:
         prefix = self._encoding.decode_bytes(tokens[: max(limit, 1)]).decode(
             "utf-8", errors="ignore"
         )
-        return max(1, len(prefix)) if text.startswith(prefix) else max(1, limit)
+        if text.startswith(prefix):
+            return max(1, len(prefix))
+        # The text does not survive a token round trip (a lone surrogate becomes
+        # U+FFFD): find the longest prefix within the limit by measuring it.
+        lo, hi = 1, len(text)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.size(text[:mid]) <= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
     def __reduce__(self):  # pickles by name; the encoding is reloaded from the package
         return (TokenSizer, (self.encoding_name,))
