@@ -245,11 +245,17 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
     # (only now, and only lines of a plausible length, since shaping every line costs).
     lengths = {len(shape) for shape in candidates}
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
+    # A shape's first character is the line's (case-folded) first one, or "#"
+    # for a digit or a roman numeral: lines starting otherwise cannot match.
+    firsts = {shape[0] for shape in candidates}
+    if "#" in firsts:
+        firsts.update("0123456789ivxlcdm")
     middle_shapes = {
         line_shape(line.text)
         for p, lines in enumerate(pages)
         for i, line in enumerate(lines)
         if i not in bands[p] and low <= len(line.text) <= high
+        and line.text[:1].casefold()[:1] in firsts
     }
     found: set[tuple[int, int]] = set()
     for shape in candidates:

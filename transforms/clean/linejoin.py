@@ -35,7 +35,7 @@ _NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-
 MAX_HEADING_CHARS = 80
 # A footnote's mark fused to its text: "6We use the unfiltered …".
 _FOOTNOTE_START = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")
-_NUMBER = re.compile(r"^[-+±(]?\d[\d.,/:%]*[)%]?$")
+_NUMBER_TOKENS = re.compile(r"(?<!\S)[-+±(]?\d[\d.,/:%]*[)%]?(?!\S)")
 _NUMERIC_START = re.compile(r"^\d[\d.,:/-]*(?=\s|$)")
 _DIGIT = re.compile(r"\d")
 _LIST_START = re.compile(
@@ -83,9 +83,8 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
 
 def is_numeric_row(line: str) -> bool:
     """A table row: at least 3 numbers making up at least 40 % of the tokens."""
-    tokens = line.split()
-    numbers = sum(1 for token in tokens if _NUMBER.match(token))
-    return numbers >= 3 and numbers >= 0.4 * len(tokens)
+    numbers = len(_NUMBER_TOKENS.findall(line))
+    return numbers >= 3 and numbers >= 0.4 * (line.count(" ") + 1)
 
 
 def _same_numeric_start(line: str, next_line: str) -> bool:
