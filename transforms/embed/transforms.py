@@ -56,26 +56,39 @@ def _failure(doc: Document, stage: Stage, error_type: str, message: str) -> Fail
                    media_type=doc.media_type)
 
 
-def _strategy(chunk: ChunkOptions, semantic: SemanticOptions, embedding: EmbeddingOptions
-              ) -> SemanticStrategy:
-    return SemanticStrategy(chunk, {"semantic": semantic, "embedding": embedding})
+class _Strategies:
+    """One ``SemanticStrategy`` per set of routing parameters (a routing table may
+    give ``semantic`` its own ``threshold``, ``size``…), built once per worker."""
+
+    def __init__(self, chunk: ChunkOptions, semantic: SemanticOptions,
+                 embedding: EmbeddingOptions) -> None:
+        self._base = (chunk, {"semantic": semantic, "embedding": embedding})
+        self._built: dict[str, SemanticStrategy] = {}
+
+    def for_decision(self, decision: RouteDecision) -> SemanticStrategy:
+        key = repr(sorted(decision.params.items()))
+        if key not in self._built:
+            chunk, base = self._base
+            self._built[key] = SemanticStrategy(chunk, {**base, **decision.params})
+        return self._built[key]
 
 
 class PlanSentences(beam.DoFn):
     def __init__(self, chunk: ChunkOptions, semantic: SemanticOptions,
                  embedding: EmbeddingOptions) -> None:
         self._args = (chunk, semantic, embedding)
-        self._strategy: SemanticStrategy | None = None
+        self._strategies: _Strategies | None = None
 
     def setup(self) -> None:
-        self._strategy = _strategy(*self._args)
+        self._strategies = _Strategies(*self._args)
 
     def process(self, element: tuple[Document, RouteDecision]):
         doc, decision = element
-        assert self._strategy is not None
+        assert self._strategies is not None
         try:
-            plan = self._strategy.plan(doc)
-            inputs = tuple(self._strategy.embedding_inputs(doc, plan))
+            strategy = self._strategies.for_decision(decision)
+            plan = strategy.plan(doc)
+            inputs = tuple(strategy.embedding_inputs(doc, plan))
         except Exception as exc:
             yield beam.pvalue.TaggedOutput(
                 FAILURES, _failure(doc, Stage.CHUNK, type(exc).__name__, str(exc)))
@@ -106,17 +119,17 @@ class AssembleSemanticChunks(beam.DoFn):
                  embedding: EmbeddingOptions, config_hash: str) -> None:
         self._args = (chunk, semantic, embedding)
         self._config_hash = config_hash
-        self._strategy: SemanticStrategy | None = None
+        self._strategies: _Strategies | None = None
         self._tokens: Sizer | None = None
         self._chunks = Metrics.counter("ragbeam", "chunks")
 
     def setup(self) -> None:
-        self._strategy = _strategy(*self._args)
+        self._strategies = _Strategies(*self._args)
         self._tokens = TokenSizer(self._args[0].encoding)
 
     def process(self, element: tuple[str, dict[str, list[Any]]]):
         _, grouped = element
-        assert self._strategy is not None and self._tokens is not None
+        assert self._strategies is not None and self._tokens is not None
         for planned in grouped["planned"]:  # exactly one per doc_id
             doc, decision = planned.doc, planned.decision
             received = grouped["vectors"]
@@ -133,7 +146,8 @@ class AssembleSemanticChunks(beam.DoFn):
                 dim = len(next(iter(by_index.values()))) if by_index else 0
                 vectors = (np.stack([by_index[i] for i in range(len(by_index))])
                            if by_index else np.zeros((0, dim), dtype=np.float32))
-                result = self._strategy.assemble(doc, planned.plan, vectors)
+                strategy = self._strategies.for_decision(decision)
+                result = strategy.assemble(doc, planned.plan, vectors)
                 rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
                                   self._tokens, embed_text=self._args[0].embed_text)
             except Exception as exc:

@@ -119,3 +119,23 @@ def test_long_corpus_prose_in_chinese(tmp_path):
              "--strategy", "semantic", "--chunk-size", "300"])
     rows = read_table(out, "chunks").to_pylist()
     assert len(rows) >= 3 and all(r["char_count"] <= 300 for r in rows)
+
+
+def test_router_sends_long_prose_to_semantic_with_table_parameters(inputs, tmp_path):
+    config = tmp_path / "ragbeam.yaml"
+    config.write_text(
+        "routing:\n"
+        "  detection:\n"
+        "    long_prose: {enabled: true, min_chars: 700}\n"
+        "  strategies:\n"
+        "    semantic: {size: 300, threshold: std}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    summary = run_cli(["--input", str(inputs), "--output", str(out), "--config", str(config)])
+    assert summary["config"]["semantic"]["threshold"] == "percentile"  # run default
+    documents = {pathlib.Path(d["source_uri"]).name: d
+                 for d in read_table(out, "documents").to_pylist()}
+    assert documents["two-topics.txt"]["strategy"] == "semantic"
+    assert documents["short.txt"]["strategy"] != "semantic"
+    rows = [r for r in read_table(out, "chunks").to_pylist()
+            if r["source_uri"].endswith("two-topics.txt")]
+    assert rows and all(r["char_count"] <= 300 for r in rows)  # the table's size
