@@ -40,21 +40,21 @@ def _fmt(value: float) -> str:
 
 
 def _frame(title: str, css_class: str, body: list[str], y_max: float, x_labels: list[str],
-           percent: bool = False, labels_at_edges: bool = False) -> str:
+           percent: bool = False, labels_at_edges: bool = False, width: int = WIDTH) -> str:
     plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
-    parts = [f'<svg class="chart {css_class}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-             f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}">',
+    parts = [f'<svg class="chart {css_class}" viewBox="0 0 {width} {HEIGHT}" '
+             f'width="{width}" height="{HEIGHT}" role="img" aria-label="{escape(title)}">',
              f'<text class="title" x="{MARGIN_LEFT}" y="15">{escape(title)}</text>']
     for i in range(5):
         y = MARGIN_TOP + plot_h * (1 - i / 4)
         tick = y_max * i / 4
         label = f"{tick:.0%}" if percent else _fmt(tick)
-        parts.append(f'<line class="grid" x1="{MARGIN_LEFT}" x2="{WIDTH - MARGIN_RIGHT}" '
+        parts.append(f'<line class="grid" x1="{MARGIN_LEFT}" x2="{width - MARGIN_RIGHT}" '
                      f'y1="{y:.1f}" y2="{y:.1f}"/>')
         parts.append(f'<text class="tick" x="{MARGIN_LEFT - 4}" y="{y + 3:.1f}" '
                      f'text-anchor="end">{escape(label)}</text>')
     parts.extend(body)
-    plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
+    plot_w = width - MARGIN_LEFT - MARGIN_RIGHT
     for i, label in enumerate(x_labels):
         if not label:
             continue
@@ -96,7 +96,9 @@ def bar_chart(values: Mapping[str, float], title: str, percent: bool = False) ->
     names = list(values)
     top = max(values.values(), default=0) * 1.15  # headroom for the value labels
     y_max = min(1.0, nice_ceiling(top)) if percent else nice_ceiling(top)
-    plot_w = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
+    # Wide enough for every label: ~80 px a bar.
+    width = max(WIDTH, MARGIN_LEFT + MARGIN_RIGHT + 80 * len(names))
+    plot_w = width - MARGIN_LEFT - MARGIN_RIGHT
     plot_h = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
     slot = plot_w / max(len(names), 1)
     body = []
@@ -110,7 +112,7 @@ def bar_chart(values: Mapping[str, float], title: str, percent: bool = False) ->
                     f'<title>{escape(name)}: {shown}</title></rect>')
         body.append(f'<text class="value" x="{x + slot * 0.35:.1f}" '
                     f'y="{MARGIN_TOP + plot_h - h - 3:.1f}" text-anchor="middle">{shown}</text>')
-    return _frame(title, "bars", body, y_max, names, percent)
+    return _frame(title, "bars", body, y_max, names, percent, width=width)
 
 
 def line_chart(series: Mapping[str, Sequence[tuple[float, float]]], title: str,
