@@ -2,9 +2,12 @@
 
 * ``doc_id`` is a function of the source URI only.
 * ``chunk_id`` is a function of the doc id, the config fingerprint, the chunk's
-  level and text, and how many identical (level, text) chunks came before it in
-  the same document. Offsets are deliberately left out: an edit early in a
-  document must not change the ids of untouched chunks after it.
+  identity — its level, contextual header (title, heading path) and text — and
+  how many chunks with the same identity came before it in the same document.
+  Offsets are deliberately left out: an edit early in a document must not
+  change the ids of untouched chunks after it. The context is in: a renamed
+  heading changes what a vector store should hold for the chunks under it, so
+  their ids change and the change set upserts them.
 * ``config_hash`` fingerprints every option that changes the output.
 """
 
@@ -39,14 +42,17 @@ def doc_id_for(source_uri: str) -> str:
     return _digest("ragbeam/doc", source_uri)
 
 
-def chunk_ids_for(doc_id: str, config_hash: str, chunks: Iterable[tuple[str, str]]) -> list[str]:
-    """Ids for a document's chunks, given as ``(level, text)`` in output order."""
-    seen: dict[tuple[str, str], int] = {}
+def chunk_ids_for(
+    doc_id: str, config_hash: str, identities: Iterable[tuple[str, ...]]
+) -> list[str]:
+    """Ids for a document's chunks, each given by its identity, e.g.
+    ``(level, context, text)``, in output order."""
+    seen: dict[tuple[str, ...], int] = {}
     ids = []
-    for level, text in chunks:
-        occurrence = seen.get((level, text), 0)
-        seen[(level, text)] = occurrence + 1
-        ids.append(_digest("ragbeam/chunk", doc_id, config_hash, level, text, str(occurrence)))
+    for identity in identities:
+        occurrence = seen.get(identity, 0)
+        seen[identity] = occurrence + 1
+        ids.append(_digest("ragbeam/chunk", doc_id, config_hash, *identity, str(occurrence)))
     return ids
 
 

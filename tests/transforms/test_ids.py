@@ -27,6 +27,13 @@ def test_ids_depend_on_doc_config_and_level():
     assert chunk_ids_for("d", "c", [("parent", "t")])[0] != base
 
 
+def test_ids_depend_on_the_contextual_header():
+    """A renamed heading above a chunk must change its id (vector stores re-embed it)."""
+    old = chunk_ids_for("d", "c", [("chunk", "Guide > Install", "t")])[0]
+    assert chunk_ids_for("d", "c", [("chunk", "Guide > Setup", "t")])[0] != old
+    assert chunk_ids_for("d", "c", [("chunk", "Guide > Install", "t")])[0] == old
+
+
 def test_config_fingerprint_ignores_key_order():
     assert config_fingerprint({"a": 1, "b": [1, 2]}) == config_fingerprint({"b": [1, 2], "a": 1})
     assert config_fingerprint({"a": 1}) != config_fingerprint({"a": 2})

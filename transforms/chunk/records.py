@@ -46,15 +46,17 @@ def chunk_rows(
     extra_metadata: Mapping[str, str] | None = None,
     embed_text: bool = False,
 ) -> list[dict[str, Any]]:
-    ids = chunk_ids_for(doc.doc_id, config_hash, ((str(c.level), c.text) for c in chunks))
+    contexts = [chunk_context(doc, chunk) for chunk in chunks]
+    ids = chunk_ids_for(doc.doc_id, config_hash,
+                        ((str(c.level), context, c.text)
+                         for c, context in zip(chunks, contexts, strict=True)))
     rows = []
-    for index, (chunk, chunk_id) in enumerate(zip(chunks, ids, strict=True)):
+    for index, (chunk, chunk_id, context) in enumerate(zip(chunks, ids, contexts, strict=True)):
         page_start, page_end = doc.pages_of(chunk.start, chunk.end)
         raw_start, raw_end = doc.raw_range_of(chunk.start, chunk.end)
         metadata = {"raw_char_start": str(raw_start), "raw_char_end": str(raw_end)}
         metadata.update(extra_metadata or {})
         metadata.update(chunk.metadata)
-        context = chunk_context(doc, chunk)
         rows.append(
             {
                 "chunk_id": chunk_id,
