@@ -2,6 +2,7 @@
 
     pip install -e '.[bench]'      # langchain-experimental, chonkie
     python benchmarks/semantic_quality.py [--samples 20] [--max-chunk 3000]
+    python benchmarks/semantic_quality.py --samples 5 --speed-only 2
 
 The set: ``corpus_choi_samples`` (``transforms/chunk/segmentation_metrics.py``):
 passages of 1–3 paragraphs from different English corpus documents, joined by
@@ -160,12 +161,40 @@ def chinese_example(corpus: pathlib.Path, model, max_chunk: int) -> None:
         print(f"  [{s:5d}, {e:5d}) {sample.text[s:e][:38]!r} … {sample.text[s:e][-20:]!r}")
 
 
+def speed_only(samples, model, max_chunk: int, repeats: int) -> None:
+    """Each library's default semantic chunker, interleaved ``repeats`` times so that
+    load on a shared machine hits all of them alike; best time of each."""
+    from ragbeam.transforms.chunk.semantic import SemanticOptions
+
+    chars = sum(len(s.text) for s in samples)
+    makers: dict[str, Callable[[], Callable[[str], Spans]]] = {
+        "ragbeam semantic (default)": lambda: ragbeam_chunker(model, SemanticOptions(),
+                                                              max_chunk),
+        "LangChain SemanticChunker (default)": lambda: langchain_chunker(
+            CachedEmbeddings(model), "percentile"),  # a fresh cache: nothing reused
+        "chonkie SemanticChunker (default)": lambda: chonkie_chunker(model, 0.8, max_chunk),
+    }
+    best = dict.fromkeys(makers, float("inf"))
+    for _ in range(repeats):
+        for name, make in makers.items():
+            chunker = make()
+            started = time.perf_counter()
+            for sample in samples:
+                chunker(sample.text)
+            best[name] = min(best[name], time.perf_counter() - started)
+    print(f"\nspeed, {len(samples)} samples, {chars} chars, best of {repeats} interleaved:")
+    for name, elapsed in best.items():
+        print(f"  {name:38s} {chars / elapsed:8.0f} chars/s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--max-chunk", type=int, default=3000)
     parser.add_argument("--skip-others", action="store_true", help="ragbeam only")
+    parser.add_argument("--speed-only", type=int, metavar="REPEATS",
+                        help="only time the three default chunkers, interleaved")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -185,6 +214,9 @@ def main() -> int:
                                         for s in samples])
                         for size in range(400, 6001, 100)]
     fp32 = load_sentence_model(EmbeddingOptions())
+    if args.speed_only:
+        speed_only(samples, fp32, args.max_chunk, args.speed_only)
+        return 0
 
     print("\nragbeam semantic (block 3, default amounts):")
     evaluate("percentile (default)", ragbeam_chunker(fp32, SemanticOptions(), args.max_chunk),
