@@ -57,7 +57,9 @@ class LazySentenceModel:
 
 class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceModel]):
     def __init__(self, options: EmbeddingOptions) -> None:
-        super().__init__(min_batch_size=1,
+        # At least one full forward pass per call: BatchElements would otherwise
+        # start at batches of 1 and double from there, each call a padded pass.
+        super().__init__(min_batch_size=options.batch_size,
                          max_batch_size=options.batch_size * PASSES_PER_BATCH)
         self._options = options
 
