@@ -20,11 +20,6 @@ from ragbeam.pipeline.config import RunConfig
 from ragbeam.schemas import CHANGE_SCHEMA, CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
-from ragbeam.transforms.embed.transforms import (
-    ChunkSemantically,
-    EmbedChunkRows,
-    semantic_partition,
-)
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHUNKS,
@@ -72,6 +67,10 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     if config.uses_semantic:
         # Semantic documents take their own branch: sentences from every document
         # are embedded together by RunInference, then regrouped (transforms/embed).
+        # Imported here: Beam's RunInference pulls in torch and scipy (~2 s per
+        # process), which runs that never embed should not pay.
+        from ragbeam.transforms.embed.transforms import ChunkSemantically, semantic_partition
+
         by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
         to_chunk = by_strategy[0]
         semantic = by_strategy[1] | "Chunk semantically" >> ChunkSemantically(
@@ -87,6 +86,8 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         chunk_documents.append(semantic["documents"])
         chunk_rows = (chunk_rows, semantic["chunks"]) | "All chunk rows" >> beam.Flatten()
     if config.embed_chunks:
+        from ragbeam.transforms.embed.transforms import EmbedChunkRows
+
         if previous is not None:  # unchanged chunks of re-processed documents keep their vectors
             chunk_rows = ({"current": chunk_rows, "previous": previous[PREVIOUS_EMBEDDINGS]}
                           | "Reuse embeddings" >> ReuseEmbeddings())
