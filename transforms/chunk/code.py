@@ -33,13 +33,12 @@ _DEFINITION = re.compile(
 _CLOSER = re.compile(r"[}\])]|end\b")
 
 
+# Line breaks as Python's tokenizer counts them (ast line numbers): CR LF, CR, LF.
+_PY_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
 def _line_starts(text: str, start: int, end: int) -> list[int]:
-    starts = [start]
-    pos = text.find("\n", start, end)
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1, end)
-    return starts
+    return [start, *(m.end() for m in _PY_LINE_BREAK.finditer(text, start, end))]
 
 
 def _with_comments_above(text: str, line_starts: list[int], line: int) -> int:
