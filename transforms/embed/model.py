@@ -107,7 +107,10 @@ def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_S
     and long texts are not padded to each other.
     """
     if not texts:
-        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+        # sentence-transformers 6 renamed the method; older releases only have the old name.
+        dimension = (getattr(model, "get_embedding_dimension", None)
+                     or model.get_sentence_embedding_dimension)
+        return np.zeros((0, dimension()), dtype=np.float32)
     unique = list(dict.fromkeys(texts))
     row_of = {text: i for i, text in enumerate(unique)}
     vectors = model.encode(unique, batch_size=batch_size, normalize_embeddings=True,
