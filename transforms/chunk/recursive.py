@@ -34,6 +34,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from ragbeam.transforms.chunk.base import trim_span
 from ragbeam.transforms.chunk.sizing import Sizer
 
 _CLOSERS = "”’\"'」』）)】》\\]"
@@ -121,14 +122,6 @@ def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[l
     return atoms, hard_cuts
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bool
           ) -> list[tuple[int, int]]:
     chunks: list[tuple[int, int]] = []
@@ -189,7 +182,7 @@ def split_recursive(
     if not 0 <= overlap < size:
         raise ValueError("overlap must be >= 0 and smaller than size")
     end = len(text) if end is None else end
-    start, end = _trim(text, start, end)
+    start, end = trim_span(text, start, end)
     if start >= end:
         return SplitResult([])
     limit = size - overlap
@@ -199,10 +192,10 @@ def split_recursive(
         (ps, _), (ls, le) = packed[-2], packed[-1]
         if sizer.size(text[ls:le]) < limit * TAIL_RATIO and sizer.size(text[ps:le]) <= limit:
             packed[-2:] = [(ps, le)]
-    spans = [span for span in (_trim(text, s, e) for s, e in packed) if span[0] < span[1]]
+    spans = [span for span in (trim_span(text, s, e) for s, e in packed) if span[0] < span[1]]
     if overlap:
         spans = [spans[0]] + [
-            _trim(text, _overlap_start(text, spans[k - 1][0], s, overlap, sizer), e)
+            trim_span(text, _overlap_start(text, spans[k - 1][0], s, overlap, sizer), e)
             for k, (s, e) in enumerate(spans) if k > 0
         ] if spans else spans
     return SplitResult(spans, hard_cuts)

@@ -53,6 +53,7 @@ from ragbeam.transforms.chunk.base import (
     ChunkOptions,
     register,
     spans_to_chunks,
+    trim_span,
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sentences import split_sentences
@@ -106,14 +107,6 @@ class SemanticPlan:
         return sum(len(s) for s in self.sentences)
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def heading_starts(doc: Document) -> list[int]:
     return [span.start for span in doc.spans if span.kind is BlockKind.HEADING]
 
@@ -127,7 +120,7 @@ def plan_semantic(text: str, section_starts: Sequence[int], max_chunk: int, min_
     pending_start: int | None = None
     for a, b in itertools.pairwise(bounds):
         a = a if pending_start is None else pending_start
-        s, e = _trim(text, a, b)
+        s, e = trim_span(text, a, b)
         if s >= e:
             continue
         if sizer.size(text[s:e]) < min_chunk and b < len(text):
@@ -136,7 +129,7 @@ def plan_semantic(text: str, section_starts: Sequence[int], max_chunk: int, min_
         pending_start = None
         sections.append((s, e))
     if pending_start is not None:
-        s, e = _trim(text, pending_start, len(text))
+        s, e = trim_span(text, pending_start, len(text))
         if s < e:
             sections.append((s, e))
     sentences = tuple(

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from ragbeam.transforms.chunk.base import trim_span
+
 CLOSERS = "”’\"'」』）)】》\\]"
 # One candidate terminator: CJK marks, ellipses, or a run of ASCII ?!. , then closers.
 _TERMINATOR = re.compile(
@@ -106,24 +108,16 @@ def _ends_sentence(text: str, match: re.Match[str]) -> bool:
     return not (_LINE_NUMBER.fullmatch(word) and not text[line_start:word_start].strip())
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def _cap(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
     if end - start <= max_chars:
         return [(start, end)]
     pieces: list[tuple[int, int]] = []
     cuts = [m.end() for m in _LINE_BREAK.finditer(text, start, end)]
     for a, b in zip([start, *cuts], [*cuts, end], strict=True):
-        a, b = _trim(text, a, b)
+        a, b = trim_span(text, a, b)
         while b - a > max_chars:
-            pieces.append(_trim(text, a, a + max_chars))
-            a, b = _trim(text, a + max_chars, b)
+            pieces.append(trim_span(text, a, a + max_chars))
+            a, b = trim_span(text, a + max_chars, b)
         if a < b:
             pieces.append((a, b))
     return [p for p in pieces if p[0] < p[1]]
@@ -141,7 +135,7 @@ def split_sentences(
     cuts.update(m.end() for m in _TERMINATOR.finditer(text, start, end) if _ends_sentence(text, m))
     spans: list[tuple[int, int]] = []
     for a, b in zip([start, *sorted(cuts)], [*sorted(cuts), end], strict=True):
-        a, b = _trim(text, a, b)
+        a, b = trim_span(text, a, b)
         if a < b:
             spans.extend(_cap(text, a, b, max_chars))
     return spans
