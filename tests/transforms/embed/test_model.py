@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragbeam.transforms.embed.handler import SentenceEmbeddingHandler
+from ragbeam.transforms.embed.handler import PASSES_PER_BATCH, SentenceEmbeddingHandler
 from ragbeam.transforms.embed.model import (
     DEFAULT_MODEL,
     EmbeddingOptions,
@@ -49,7 +49,10 @@ def test_bf16_agrees_with_fp32():
 
 def test_handler_batches_across_inputs_and_keeps_order(model):
     handler = SentenceEmbeddingHandler(EmbeddingOptions(batch_size=2))
-    assert handler.batch_elements_kwargs()["max_batch_size"] == 16
+    # Batches of several forward passes, so texts can be sorted by length (less padding).
+    kwargs = handler.batch_elements_kwargs()
+    assert kwargs["min_batch_size"] == 2 * PASSES_PER_BATCH
+    assert kwargs["max_batch_size"] == 4 * kwargs["min_batch_size"]
     lazy = handler.load_model()
     results = list(handler.run_inference(["b text", "a text", "b text"], lazy))
     assert [r.example for r in results] == ["b text", "a text", "b text"]
