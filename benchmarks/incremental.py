@@ -56,14 +56,12 @@ def stage_corpus(corpus: pathlib.Path, staging: pathlib.Path, without_hang: bool
 
 
 def timed_run(input_dir: pathlib.Path, out: pathlib.Path, extra: list[str]) -> tuple[float, dict]:
-    from ragbeam.pipeline.cli import add_run_arguments, config_from_args, run
+    from ragbeam.pipeline.cli import parse_run_args, run
 
-    parser = argparse.ArgumentParser()
-    add_run_arguments(parser)
-    args, beam_args = parser.parse_known_args(
+    config, _, beam_args = parse_run_args(
         ["--input", str(input_dir), "--output", str(out), *extra])
     started = time.perf_counter()
-    summary = run(config_from_args(args), beam_args)
+    summary = run(config, beam_args)
     return time.perf_counter() - started, summary
 
 

@@ -50,15 +50,13 @@ def raw_extraction_seconds(files: list[pathlib.Path]) -> float:
 
 def pipeline_seconds(input_dir: pathlib.Path, extra_args: list[str]) -> tuple[float, dict]:
     """One full ``ragbeam run`` (graph build, run, run.json), timed like the CLI."""
-    from ragbeam.pipeline.cli import add_run_arguments, config_from_args, run
+    from ragbeam.pipeline.cli import parse_run_args, run
 
     out = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-"))
-    parser = argparse.ArgumentParser()
-    add_run_arguments(parser)
-    args, beam_args = parser.parse_known_args(
+    config, _, beam_args = parse_run_args(
         ["--input", str(input_dir), "--output", str(out / "o"), *extra_args])
     started = time.perf_counter()
-    summary = run(config_from_args(args), beam_args)
+    summary = run(config, beam_args)
     elapsed = time.perf_counter() - started
     shutil.rmtree(out, ignore_errors=True)
     return elapsed, summary

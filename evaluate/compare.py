@@ -8,7 +8,6 @@ and ``WORK/report.html``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -133,15 +132,12 @@ def pipeline_runner(inputs: Sequence[str], run_options: Sequence[str]) -> RunFun
     (``--exclude``, ``--chunk-size``…) and Beam options, split exactly as
     ``ragbeam run`` would split them.
     """
-    from ragbeam.pipeline.cli import add_run_arguments, config_from_args, run
+    from ragbeam.pipeline.cli import parse_run_args, run
 
     def run_strategy(name: str, output: str) -> dict[str, Any]:
-        parser = argparse.ArgumentParser(prog="ragbeam compare", allow_abbrev=False)
-        add_run_arguments(parser)
         argv = [a for path in inputs for a in ("--input", path)]
         argv += ["--output", output, "--strategy", name, *run_options]
-        args, beam_args = parser.parse_known_args(argv)
-        config = config_from_args(args)
+        config, _, beam_args = parse_run_args(argv, prog="ragbeam compare")
         return run(config, beam_args, overwrite=True)
 
     return run_strategy

@@ -207,6 +207,19 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
         FileSystems.delete([FileSystems.join(out, t) for t in existing])
 
 
+def parse_run_args(argv: Sequence[str], prog: str = "ragbeam run"
+                   ) -> tuple[RunConfig, argparse.Namespace, list[str]]:
+    """``ragbeam run`` arguments → (config, parsed ragbeam options, Beam arguments).
+
+    For callers that start runs themselves (compare, benchmarks, schedulers), so
+    every one of them splits and validates options exactly as the CLI does.
+    """
+    parser = argparse.ArgumentParser(prog=prog, allow_abbrev=False)
+    add_run_arguments(parser)
+    args, beam_args = parser.parse_known_args(list(argv))
+    return config_from_args(args), args, beam_args
+
+
 def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
         wait: bool = True) -> dict:
     """Check, build, run and summarise one pipeline run. Returns the run summary.
