@@ -23,6 +23,7 @@ from ragbeam.pipeline.config import (
     MatchOptions,
     RunConfig,
 )
+from ragbeam.schemas import OUTPUT_SCHEMAS
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
@@ -33,8 +34,9 @@ from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import load_routing_table
+from ragbeam.transforms.write.parquet import TEMP_DIR
 
-OUTPUT_TABLES = ("chunks", "documents", "errors", "changes")
+OUTPUT_TABLES = tuple(OUTPUT_SCHEMAS)
 
 
 class UsageError(Exception):
@@ -106,10 +108,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                     metavar="N", help="texts per forward pass (default: %(default)s)")
     em.add_argument("--embedding-precision", choices=PRECISIONS,
                     default=EmbeddingOptions.precision,
-                    help="fp32, or bf16 weights on CPUs with AVX-512-BF16/AMX")
+                    help="fp32, or bf16 arithmetic (torch, openvino) on CPUs with "
+                         "AVX-512-BF16/AMX")
     em.add_argument("--embedding-backend", choices=BACKENDS, default=EmbeddingOptions.backend,
-                    help="sentence-transformers backend; onnx/openvino need the extra of the "
-                         "same name")
+                    help="torch, or the model exported once to ONNX and run by onnxruntime "
+                         "or OpenVINO; onnx/openvino need the extra of the same name")
     em.add_argument("--embed-chunks", action="store_true",
                     help="fill chunks.embedding (contextual header + text) for every chunk")
     em.add_argument("--semantic-threshold", choices=THRESHOLDS,
@@ -183,7 +186,7 @@ def check_inputs(config: RunConfig) -> None:
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
     """Fail early on an unwritable output; never mix two runs' tables."""
     out = config.output
-    existing = [t for t in (*OUTPUT_TABLES, "run.json")
+    existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json")
                 if FileSystems.exists(FileSystems.join(out, t))]
     if existing and not overwrite:
         if "run.json" not in existing:  # run.json is written last: its absence means a crash

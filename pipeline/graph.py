@@ -17,7 +17,7 @@ from __future__ import annotations
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.schemas import CHANGE_SCHEMA, CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
+from ragbeam.schemas import OUTPUT_SCHEMAS
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
 from ragbeam.transforms.extract.dofn import ExtractWithTika
@@ -34,7 +34,7 @@ from ragbeam.transforms.incremental.dofn import (
 )
 from ragbeam.transforms.match.dofn import FAILURES, MatchInputs, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
-from ragbeam.transforms.write.parquet import WriteTable
+from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_row
 
 
@@ -42,12 +42,10 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     config_hash = config.config_hash
     m = config.match
 
-    # Spread files over workers before the expensive stages (matching tends to
-    # arrive as one bundle).
-    sources = (pipeline | "Match" >> MatchInputs(m.inputs, m.include, m.exclude)
-               | "Redistribute" >> beam.Reshuffle())
+    # Matching ends in a shuffle by path, which also spreads files over workers.
+    sources = pipeline | "Match" >> MatchInputs(m.inputs, m.include, m.exclude)
     previous = None
-    if config.previous:  # what is left to process comes out of a join: already spread
+    if config.previous:
         previous = sources | "Compare with previous" >> CompareWithPrevious(
             config.previous, config_hash, m.max_file_bytes, config.retry_errors)
         sources = previous[TO_PROCESS]
@@ -112,7 +110,5 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         dead_letters = ((dead_letters, previous[CARRIED_ERRORS])
                         | "With carried errors" >> beam.Flatten())
 
-    _ = chunks | "Write chunks" >> WriteTable(config.output, "chunks", CHUNK_SCHEMA)
-    _ = documents | "Write documents" >> WriteTable(config.output, "documents", DOCUMENT_SCHEMA)
-    _ = dead_letters | "Write errors" >> WriteTable(config.output, "errors", ERROR_SCHEMA)
-    _ = changes | "Write changes" >> WriteTable(config.output, "changes", CHANGE_SCHEMA)
+    _ = {"chunks": chunks, "documents": documents, "errors": dead_letters, "changes": changes} | (
+        "Write tables" >> WriteTables(config.output, OUTPUT_SCHEMAS))

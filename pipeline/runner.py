@@ -49,7 +49,7 @@ def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
 
 
 def stage_names(proto: beam_runner_api_pb2.Pipeline) -> set[str]:
-    """The top-level step names in a pipeline proto (``Match``, ``Read``, … ``Write chunks``).
+    """The top-level step names in a pipeline proto (``Match``, ``Read``, … ``Write tables``).
 
     The proto is what a runner receives (a portable job, a Dataflow job), so these
     are the names its job graph and monitoring show. Nested steps carry a ``/``

@@ -45,7 +45,7 @@ from helpers import read_table, run_cli
 # The design's stages (README, pipeline/graph.py). Others may be added; these
 # must never go missing from what a runner receives.
 CORE_STAGES = {"Match", "Read", "Extract", "Clean", "Route", "Chunk",
-               "Write chunks", "Write documents", "Write errors"}
+               "Write tables"}
 VENV_BIN = pathlib.Path(sys.executable).parent
 # Hard limit for a helper process to come up; a run's own limit is the test timeout.
 STARTUP_TIMEOUT_S = 60

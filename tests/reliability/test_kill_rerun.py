@@ -5,8 +5,8 @@ killed with SIGKILL to its whole process group (what Ctrl-C, a scheduler or an
 out-of-memory kill of the container does):
 
 1. mid-extraction: the run is stuck on the hang file for ``EXTRACT_TIMEOUT_S``;
-2. mid-write: as soon as Beam's first temporary shard appears under
-   ``TABLE/beam-temp-*``, i.e. after the writers started and before finalize
+2. mid-write: as soon as the first temporary shard appears under
+   ``_temporary/``, i.e. after the writers started and before finalize
    renames anything into place.
 
 In neither case may a file under the final table names exist, nor run.json.
@@ -68,12 +68,12 @@ def _run_and_kill(cmd: list[str], kill_when, timeout_s: float = 120) -> None:
 
 
 def _final_files(out: pathlib.Path) -> list[str]:
-    """Files under the final table names (Beam's temp dirs excluded)."""
+    """Files under the final table names (the temp dir excluded)."""
     return sorted(p for t in TABLES for p in glob.glob(str(out / t / "*.parquet")))
 
 
 def _temp_shards(out: pathlib.Path) -> list[str]:
-    return glob.glob(str(out / "*" / "beam-temp-*" / "*"))
+    return glob.glob(str(out / "_temporary" / "*"))
 
 
 def _rows(out: pathlib.Path, table: str) -> list[dict]:
@@ -95,10 +95,9 @@ def test_run_killed_mid_extraction_leaves_no_final_files(tmp_path, corpus_dir):
     inputs = _copy_samples(tmp_path / "in")
     shutil.copy(corpus_dir / "bad/fuzzed-hang.one", inputs / "hang.one")
     out = tmp_path / "out"
-    # The writers' temp dirs appear when the write stage is set up; from then on the
-    # hang file keeps the run in extraction for EXTRACT_TIMEOUT_S.
-    _run_and_kill(_command(inputs, out),
-                  lambda: len(glob.glob(str(out / "*" / "beam-temp-*"))) >= len(TABLES))
+    # The writers create the temp dir when the bundle that also extracts starts; from
+    # then on the hang file keeps the run in extraction for EXTRACT_TIMEOUT_S.
+    _run_and_kill(_command(inputs, out), lambda: (out / "_temporary").is_dir())
     assert _final_files(out) == []
     assert not (out / "run.json").exists()
 

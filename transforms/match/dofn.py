@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 
 import apache_beam as beam
 from apache_beam.io import fileio
@@ -42,7 +43,8 @@ def check_regular_file(uri: str) -> None:
 
 
 class MatchInputs(beam.PTransform):
-    """Every file matched by the input patterns, once, as a ``SourceFile``."""
+    """Every file matched by the input patterns, once, as a ``SourceFile``,
+    spread over workers (the output of a shuffle keyed by path)."""
 
     def __init__(self, inputs: tuple[str, ...], include: tuple[str, ...] = (),
                  exclude: tuple[str, ...] = ()) -> None:
@@ -55,10 +57,9 @@ class MatchInputs(beam.PTransform):
         include, exclude = self._include, self._exclude
         counter = Metrics.counter("ragbeam", "files_matched")
 
-        def to_source(path_and_size: tuple[str, int]) -> SourceFile:
+        def to_source(path: str, sizes: Iterable[int]) -> SourceFile:
             counter.inc()
-            path, size = path_and_size
-            return SourceFile(uri=path, doc_id=doc_id_for(path), size_bytes=size)
+            return SourceFile(uri=path, doc_id=doc_id_for(path), size_bytes=next(iter(sizes)))
 
         return (
             pbegin
@@ -66,9 +67,11 @@ class MatchInputs(beam.PTransform):
             | "Match files" >> fileio.MatchAll(fileio.EmptyMatchTreatment.ALLOW)
             | "Path and size" >> beam.Map(lambda m: (m.path, int(m.size_in_bytes)))
             | "Include/exclude" >> beam.Filter(lambda ps: passes_filters(ps[0], include, exclude))
-            # One file matched by two patterns must still be one document.
-            | "Once per file" >> beam.Distinct()
-            | "Source file" >> beam.Map(to_source)
+            # One file matched by two patterns must still be one document. Grouping
+            # by path also spreads the files over workers before the expensive
+            # stages (a match arrives as one bundle): one shuffle does both.
+            | "Once per file" >> beam.GroupByKey()
+            | "Source file" >> beam.MapTuple(to_source)
         )
 
 
