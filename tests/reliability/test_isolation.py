@@ -19,6 +19,7 @@ from ragbeam.transforms.extract.isolation import (
     ExtractorCrashed,
     IsolatedExtractor,
     describe_exit,
+    open_tika_temp_files,
     resident_bytes,
 )
 from ragbeam.transforms.ids import doc_id_for, sha256_hex
@@ -75,6 +76,8 @@ def test_a_native_crash_is_that_documents_error_and_the_next_one_works(corpus_di
         with pytest.raises(ExtractorCrashed, match="killed by SIGSEGV"):
             extractor.extract((corpus_dir / "bad/fuzzed-hang.one").read_bytes(), "f.one")
         assert extractor.stats.crashes == 1
+        # The crashed child's Tika temp file was seen while it worked, deleted after.
+        assert [os.path.exists(p) for p in extractor.stats.temp_files_removed] == [False]
         _faq_works(extractor)
         assert extractor.pid != pid
     finally:
@@ -166,6 +169,8 @@ def test_an_orphaned_child_stuck_in_native_code_dies_of_its_cpu_budget(corpus_di
     assert parent.stdout is not None
     child = int(parent.stdout.readline())
     time.sleep(0.5)
+    # Nobody is left to delete the child's Tika temp file (docs/reliability.md): the test does.
+    leftovers = open_tika_temp_files(child)
     parent.kill()  # SIGKILL: no cleanup code runs in the parent
     parent.wait()
     deadline = time.monotonic() + 30
@@ -174,4 +179,6 @@ def test_an_orphaned_child_stuck_in_native_code_dies_of_its_cpu_budget(corpus_di
     alive = _running(child)
     if alive:  # do not leave a spinning process behind on a shared machine
         os.kill(child, signal.SIGKILL)
+    for path in leftovers:
+        os.unlink(path)
     assert not alive, "orphaned extraction child still running 30 s after its parent died"

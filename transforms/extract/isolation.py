@@ -26,6 +26,15 @@ reach 175 MiB resident, a 120 MiB one failed a 100 MiB e-book). The watch reads
 ``poll_s`` seconds, so an allocation burst can overshoot the cap by what the
 child allocates in one poll interval.
 
+Tika copies some inputs to a temporary file (``/tmp/apache-tika-*.tmp``, the
+size of the input) and deletes it when the parse ends. A killed child cannot,
+and iscc-tika's VM takes no ``java.io.tmpdir`` (nor ``TMPDIR``), so each kill
+would leave one copy of the document behind: a worker that kills many hanging
+documents fills its disk. While a document is extracted the parent notes the
+Tika temporary files the child holds open (``/proc/PID/fd``, every poll and
+once more before a kill) and deletes them once the child is gone, after a
+timeout, a memory kill or a crash.
+
 A child whose parent is killed outright (``kill -9`` of the run, not of its
 process group) would spin on a hanging document forever, and it cannot watch
 for that itself (iscc-tika holds the GIL in native code). So before each
@@ -50,12 +59,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 _HEADER = struct.Struct("!Q")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MIB = 1 << 20
+TIKA_TEMP_PREFIX = "apache-tika-"  # Tika's TemporaryResources: Files.createTempFile(...)
 
 
 class ExtractionTimeout(Exception):
@@ -81,6 +91,7 @@ class ExtractorStats:
     memory_kills: int = 0
     recycles: int = 0  # planned restarts: every N documents, or grown too large
     peak_rss_bytes: int = 0  # largest resident size seen in any child
+    temp_files_removed: list[str] = field(default_factory=list)  # left by killed children
 
 
 def resident_bytes(pid: int) -> int | None:
@@ -90,6 +101,26 @@ def resident_bytes(pid: int) -> int | None:
             return int(f.read().split()[1]) * _PAGE_BYTES
     except (OSError, IndexError, ValueError):
         return None
+
+
+def open_tika_temp_files(pid: int) -> set[str]:
+    """Tika's temporary files that a live process holds open (Linux ``/proc``;
+    empty elsewhere or once the process is gone)."""
+    fd_dir = f"/proc/{pid}/fd"
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return set()
+    found = set()
+    for fd in fds:
+        try:
+            target = os.readlink(f"{fd_dir}/{fd}")
+        except OSError:  # closed meanwhile
+            continue
+        name = os.path.basename(target)
+        if name.startswith(TIKA_TEMP_PREFIX) and name.endswith(".tmp"):
+            found.add(target)
+    return found
 
 
 def describe_exit(code: int | None) -> str:
@@ -203,12 +234,14 @@ class IsolatedExtractor:
         self.stats.starts += 1
         return proc
 
-    def _watch_memory(self, pid: int) -> Callable[[], None] | None:
+    def _watch(self, pid: int, temp_files: set[str]) -> Callable[[], None]:
+        """Called every poll while the child works: memory cap, Tika temp files."""
         limit = self._memory_limit
-        if not limit:
-            return None
 
         def watch() -> None:
+            temp_files.update(open_tika_temp_files(pid))
+            if not limit:
+                return
             rss = resident_bytes(pid)
             if rss is not None:
                 self.stats.peak_rss_bytes = max(self.stats.peak_rss_bytes, rss)
@@ -229,20 +262,21 @@ class IsolatedExtractor:
         assert proc.stdin is not None and proc.stdout is not None
         self._served += 1
         self.stats.documents += 1
+        temp_files: set[str] = set()
         try:
             _write_message(proc.stdin, (data, filename, self._cpu_limit_s))
             reply = _read_message(proc.stdout.fileno(), time.monotonic() + self._timeout_s,
-                                  self._poll_s, self._watch_memory(proc.pid))
+                                  self._poll_s, self._watch(proc.pid, temp_files))
         except ExtractionTimeout:
             self.stats.timeouts += 1
-            self._kill()
+            self._kill(temp_files)
             raise ExtractionTimeout(
                 f"extraction did not finish within {self._timeout_s:g} s; "
                 "the extraction process was killed"
             ) from None
         except _OverMemory as over:
             self.stats.memory_kills += 1
-            self._kill()
+            self._kill(temp_files)
             raise ExtractionMemoryExceeded(
                 f"extraction used {over.rss / MIB:,.0f} MiB of memory, over the "
                 f"{(self._memory_limit or 0) / MIB:,.0f} MiB cap (--extract-memory-mb); "
@@ -250,7 +284,7 @@ class IsolatedExtractor:
             ) from None
         except (ExtractorCrashed, BrokenPipeError) as exc:
             self.stats.crashes += 1
-            code = self._kill()
+            code = self._kill(temp_files)
             raise ExtractorCrashed(
                 f"extraction process crashed ({describe_exit(code)}) on this document; "
                 "a fresh one takes the next document"
@@ -278,16 +312,24 @@ class IsolatedExtractor:
             self.stats.recycles += 1
             self.close()
 
-    def _kill(self) -> int | None:
+    def _kill(self, temp_files: set[str]) -> int | None:
+        """Kill the child mid-document and delete the Tika temp files it held."""
         proc, self._proc = self._proc, None
         if proc is None:
             return None
         if proc.poll() is None:
+            temp_files.update(open_tika_temp_files(proc.pid))
             proc.kill()
         code = proc.wait()
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
+        for path in sorted(temp_files):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:  # Tika got to delete it after all
+                continue
+            self.stats.temp_files_removed.append(path)
         return code
 
     def close(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from ragbeam.transforms.extract.backends import EmbeddedTika, ExtractionError, TikaServer
@@ -54,6 +56,11 @@ def test_isolated_extractor_kills_a_hang_and_recovers(corpus_dir):
     try:
         with pytest.raises(ExtractionTimeout, match="did not finish within 3 s"):
             extractor.extract((corpus_dir / "bad/fuzzed-hang.one").read_bytes(), "f.one")
+        # Tika's temp copy of the document, which the killed child could not delete.
+        removed = extractor.stats.temp_files_removed
+        assert len(removed) == 1
+        assert os.path.basename(removed[0]).startswith("apache-tika-")
+        assert not os.path.exists(removed[0])
         xhtml, _ = extractor.extract((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
         assert "Frequently asked questions" in xhtml
         assert extractor.restarts == 1
