@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import pathlib
+import shutil
 
 import pyarrow.parquet as pq
 
@@ -11,6 +12,7 @@ from ragbeam.schemas import CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
 from ragbeam.transforms.ids import doc_id_for
 
 from conftest import SAMPLES
+from helpers import read_table, run_cli
 
 
 def _check_contract(run) -> None:
@@ -118,3 +120,19 @@ def test_parquet_files_are_complete_and_written_last_run_json(samples_run):
     assert (samples_run.path / "run.json").is_file()
     leftovers = [p for p in samples_run.path.rglob("*") if "temp" in p.name.lower()]
     assert not leftovers
+
+
+def test_a_file_matched_by_several_inputs_is_one_document(tmp_path):
+    """Matching ends in one shuffle by path: it must still drop duplicate matches."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("faq.txt", "handbook.md"):
+        shutil.copy(SAMPLES / name, folder / name)
+    out = tmp_path / "out"
+    summary = run_cli(["--input", str(folder), "--input", str(folder / "*.txt"),
+                       "--input", str(folder / "faq.txt"), "--output", str(out)])
+    uris = sorted(read_table(out, "documents").column("source_uri").to_pylist())
+    assert [pathlib.Path(u).name for u in uris] == ["faq.txt", "handbook.md"]
+    assert summary["files_matched"] == 2
+    chunk_docs = set(read_table(out, "chunks").column("doc_id").to_pylist())
+    assert len(chunk_docs) == 2
