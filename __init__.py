@@ -7,7 +7,7 @@ The repository's top-level folders are installed as subpackages of this one:
 
 import logging as _logging
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 class _HideOptionalGcpWarning(_logging.Filter):

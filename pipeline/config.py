@@ -1,9 +1,16 @@
-"""The run configuration: every ragbeam option, and the fingerprint of those
-that change the output (``config_hash``)."""
+"""The run configuration as the stages see it, and the fingerprint of what
+changes the output (``config_hash``).
+
+Users never build these by hand: ``settings.py`` is the one config schema
+(command line, YAML/TOML file, validation) and turns into a ``RunConfig``.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.metadata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,17 +19,22 @@ from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingOptions
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
-from ragbeam.transforms.ids import config_fingerprint
+from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
 
 # Bump when a code change alters chunks for the same options, so that
-# incremental runs re-process documents chunked by older code.
-OUTPUT_FORMAT_VERSION = 2
+# incremental runs re-process documents chunked by older code. (The ragbeam
+# version is in the fingerprint too; this also covers unreleased changes.)
+OUTPUT_FORMAT_VERSION = 3
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
 # Resident memory cap per extraction process; 0 turns the cap off.
 DEFAULT_EXTRACT_MEMORY_MB = 2048
+# Past this share of failed documents (among those processed in the run) the
+# run exits non-zero, after writing every table. Broken files in a real corpus
+# stay well below it; a run where every document fails always exceeds it.
+DEFAULT_MAX_ERROR_RATE = 0.5
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,14 @@ class MatchOptions:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+@dataclass(frozen=True)
+class IdOptions:
+    """How documents are identified (``ids.py``)."""
+
+    namespace: str = ""
+    mode: str = DOC_IDS_RELATIVE  # relative to the input root, or the absolute URI
 
 
 @dataclass(frozen=True)
@@ -44,7 +64,10 @@ class ExtractOptions:
     @property
     def backend_spec(self) -> tuple[str, dict[str, Any]]:
         if self.tika_server:
-            return ("server", {"url": self.tika_server})
+            from ragbeam.transforms.extract.backends import server_retry_delays
+
+            return ("server", {"url": self.tika_server, "timeout_s": self.timeout_s,
+                               "retry_delays_s": server_retry_delays(self.timeout_s)})
         # Tika stops writing just past the text limit: a huge document costs no
         # more memory than that, and is still recognised as too large.
         return ("embedded", {"max_string_chars": min(
@@ -53,6 +76,22 @@ class ExtractOptions:
     @property
     def memory_limit_bytes(self) -> int | None:
         return self.memory_mb * 1024 * 1024 if self.memory_mb > 0 else None
+
+    def extractor_identity(self) -> dict[str, str | None]:
+        """Which Tika produces the text: the iscc-tika release, or the server's own
+        version (asked once, at launch; None when it does not answer)."""
+        if self.tika_server:
+            from ragbeam.transforms.extract.backends import tika_server_version
+
+            return {"extractor": "tika-server", "version": tika_server_version(self.tika_server)}
+        return {"extractor": "iscc-tika", "version": package_version("iscc-tika")}
+
+
+def package_version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -71,6 +110,12 @@ class RunConfig:
     semantic: SemanticOptions = field(default_factory=SemanticOptions)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
     embed_chunks: bool = False
+    ids: IdOptions = field(default_factory=IdOptions)
+    # Not fingerprinted: how a run reacts to failures, not what it writes.
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE
+    # The validated settings this config was made from (``settings.py``), for
+    # run.json's ``effective_config``.
+    settings: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def routable_strategies(self) -> set[str]:
         """Every strategy a document of this run can be chunked with."""
@@ -92,10 +137,14 @@ class RunConfig:
         Input patterns and the output location are not here: the same file,
         found through another pattern, gives the same chunks.
         """
+        import ragbeam
+
         return {
             "format_version": OUTPUT_FORMAT_VERSION,
+            "ragbeam": ragbeam.__version__,
+            "ids": dataclasses.asdict(self.ids),
             "max_file_bytes": self.match.max_file_bytes,
-            "extractor": "tika-server" if self.extract.tika_server else "iscc-tika",
+            "extractor": self._extractor_identity,
             "max_string_chars": self.extract.max_string_chars,
             "max_text_chars": self.extract.max_text_chars,
             "clean": dataclasses.asdict(self.clean),
@@ -107,6 +156,10 @@ class RunConfig:
                if self.uses_embeddings else {}),
         }
 
-    @property
+    @functools.cached_property
+    def _extractor_identity(self) -> dict[str, str | None]:
+        return self.extract.extractor_identity()
+
+    @functools.cached_property
     def config_hash(self) -> str:
         return config_fingerprint(self.fingerprint_fields())

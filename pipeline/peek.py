@@ -8,7 +8,7 @@ import textwrap
 
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.pipeline.summary import read_table_columns
+from ragbeam.transforms.write.read import read_table_columns
 
 
 def peek(output: str, per_document: int = 1) -> None:

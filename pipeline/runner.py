@@ -11,13 +11,11 @@ the DirectRunner ends up using, honouring ``--direct_num_workers`` and
 
 from __future__ import annotations
 
-import time
+from typing import Any
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 from apache_beam.portability.api import beam_runner_api_pb2
-
-from ragbeam.pipeline.config import RunConfig
 
 
 def pipeline_options(beam_args: list[str]) -> PipelineOptions:
@@ -48,39 +46,40 @@ def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
                          options=options)
 
 
-def stage_names(proto: beam_runner_api_pb2.Pipeline) -> set[str]:
-    """The top-level step names in a pipeline proto (``Match``, ``Read``, … ``Write tables``).
+def stage_names(proto: beam_runner_api_pb2.Pipeline, depth: int = 1) -> set[str]:
+    """The step names in a pipeline proto down to ``depth`` levels (1: ``Ingest
+    documents``, ``Write tables``, ``Write run.json``; 2 adds ``Ingest
+    documents/Match``, ``Ingest documents/Read``…).
 
     The proto is what a runner receives (a portable job, a Dataflow job), so these
-    are the names its job graph and monitoring show. Nested steps carry a ``/``
-    in their names; the synthetic root transform is excluded.
+    are the names its job graph and monitoring show. The synthetic root transform
+    is excluded.
     """
     roots = set(proto.root_transform_ids)
     return {t.unique_name for tid, t in proto.components.transforms.items()
-            if tid not in roots and "/" not in t.unique_name}
+            if tid not in roots and t.unique_name.count("/") < depth}
 
 
-def write_run_json_in_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
-    """Make the pipeline itself write ``run.json`` once every table is written.
+def metrics_summary(result: Any) -> dict[str, Any]:
+    """What only the runner's metrics know, for run.json (empty on a runner without
+    metrics): extraction counters and chunk-embedding counters."""
+    from apache_beam.metrics.metric import MetricsFilter
 
-    ``ragbeam run`` waits for the job and writes ``run.json`` itself. A launcher
-    that must submit and exit (a Dataflow Flex Template may not wait for its job)
-    cannot, and without ``run.json`` the output is neither a completed run nor a
-    usable ``--previous``. Each ``Write …`` stage emits its file names only after
-    its files are in place, so a step that consumes all of them runs last.
-    """
-    written = [part.outputs[None] for part in pipeline.transforms_stack[0].parts
-               if part.full_label.startswith("Write ")]
-    if not written:
-        raise ValueError("no 'Write …' stages in the pipeline: build the graph first")
-    started = time.time()
-    _ = (tuple(written)
-         | "All tables written" >> beam.Flatten()
-         | "Count written files" >> beam.combiners.Count.Globally()
-         | "Write run.json" >> beam.Map(_summarize_and_write, config, started))
+    from ragbeam.transforms.extract.dofn import extraction_summary
 
-
-def _summarize_and_write(_written_files: int, config: RunConfig, started: float) -> str:
-    from ragbeam.pipeline.summary import summarize, write_run_json
-
-    return write_run_json(config.output, summarize(config, time.time() - started))
+    summary: dict[str, Any] = {"extraction": extraction_summary(result)}
+    try:
+        counters = result.metrics().query(MetricsFilter())["counters"]
+    except Exception:  # a runner without metrics support
+        return summary
+    wanted = {("ragbeam.incremental", "embeddings_reused"): "reused",
+              ("ragbeam.embed", "chunks_retried"): "retried",
+              ("ragbeam.embed", "chunks_failed"): "failed"}
+    embeddings = dict.fromkeys(wanted.values(), 0)
+    for counter in counters:
+        key = (counter.key.metric.namespace, counter.key.metric.name)
+        if key in wanted:
+            value = counter.committed if counter.committed is not None else counter.attempted
+            embeddings[wanted[key]] += int(value or 0)
+    summary["embeddings"] = embeddings
+    return summary

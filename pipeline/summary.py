@@ -1,96 +1,118 @@
-"""After a run: count what was written and write ``run.json`` (last, only on success)."""
+"""``run.json``: what a run did, written last, and what its exit code should be.
+
+The pipeline writes it itself (``WriteRunJson``), from the counts the Parquet
+sink kept while writing (``transforms/write/stats.py``): nothing is read back,
+so the summary costs the same for ten documents or ten million, and it exists
+even when the launcher does not wait for the job (Dataflow Flex Templates).
+``ragbeam run``, which waits, then adds what only the runner's metrics know
+(extraction counters, embedding reuse) and decides the exit code.
+"""
 
 from __future__ import annotations
 
-import collections
-import importlib.metadata
 import json
+from collections.abc import Mapping
 from typing import Any
 
-import pyarrow.parquet as pq
+import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.pipeline.config import RunConfig
-from ragbeam.transforms.embed.model import model_identity
+from ragbeam.pipeline.config import RunConfig, package_version
+from ragbeam.transforms.write.parquet import WrittenTables
+
+RUN_JSON = "run.json"
+OUTCOME_OK = "ok"
+OUTCOME_ERROR_RATE = "error_rate_exceeded"
 
 
-def table_files(output: str, table: str) -> list[str]:
-    pattern = FileSystems.join(output, table, "*.parquet")
-    matches = FileSystems.match([pattern])[0].metadata_list
-    return sorted(m.path for m in matches)
+def _by_prefix(counts: Mapping[str, int], prefix: str) -> dict[str, int]:
+    return {key[len(prefix):]: n for key, n in sorted(counts.items()) if key.startswith(prefix)}
 
 
-def read_table_columns(output: str, table: str, columns: list[str]):
-    import pyarrow as pa
-
-    tables = []
-    for path in table_files(output, table):
-        with FileSystems.open(path) as f:
-            tables.append(pq.read_table(pa.BufferReader(f.read()), columns=columns))
-    return pa.concat_tables(tables) if tables else None
-
-
-def count_rows(output: str, table: str) -> int:
-    total = 0
-    for path in table_files(output, table):
-        with FileSystems.open(path) as f:
-            import pyarrow as pa
-
-            total += pq.ParquetFile(pa.BufferReader(f.read())).metadata.num_rows
-    return total
-
-
-def _version(dist: str) -> str | None:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def summarize(config: RunConfig, wall_seconds: float, extra: dict[str, Any] | None = None
-              ) -> dict[str, Any]:
-    docs = read_table_columns(config.output, "documents", ["status"])
-    statuses = collections.Counter(docs.column("status").to_pylist()) if docs else {}
-    errors = read_table_columns(config.output, "errors", ["stage", "error_type"])
-    by_type = collections.Counter(
-        f"{s}: {t}" for s, t in zip(errors.column("stage").to_pylist(),
-                                    errors.column("error_type").to_pylist(), strict=True)
-    ) if errors else {}
-    changes = read_table_columns(config.output, "changes", ["op"])
-    ops = collections.Counter(changes.column("op").to_pylist()) if changes else {}
+def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) -> dict[str, Any]:
+    documents = written.counts.get("documents", {})
+    status = _by_prefix(documents, "status:")
+    carried = _by_prefix(documents, "carried:")
+    errors = written.counts.get("errors", {})
+    chunks = written.counts.get("chunks", {})
+    ops = _by_prefix(written.counts.get("changes", {}), "op:")
+    # Failures of this run: error and stale rows that were not carried over unretried.
+    failed_now = sum(status.get(s, 0) - carried.get(s, 0) for s in ("error", "stale"))
+    processed = status.get("ok", 0) + failed_now
+    error_rate = failed_now / processed if processed else 0.0
+    exceeded = error_rate > config.max_error_rate
     import ragbeam
 
-    summary: dict[str, Any] = {
+    return {
+        "outcome": OUTCOME_ERROR_RATE if exceeded else OUTCOME_OK,
         # A deleted document's row is a tombstone: its file was not matched.
-        "files_matched": sum(statuses.values()) - statuses.get("deleted", 0),
-        "documents_ok": statuses.get("ok", 0),
-        "documents_error": statuses.get("error", 0),
-        "documents_unchanged": statuses.get("unchanged", 0),
-        "documents_deleted": statuses.get("deleted", 0),
-        "chunks": count_rows(config.output, "chunks"),
+        "files_matched": sum(status.values()) - status.get("deleted", 0),
+        "documents_ok": status.get("ok", 0),
+        "documents_error": status.get("error", 0),
+        # Failed now or before, while their last good chunks are still served.
+        "documents_stale": status.get("stale", 0),
+        "documents_unchanged": status.get("unchanged", 0),
+        "documents_deleted": status.get("deleted", 0),
+        "documents_processed": processed,
+        "documents_failed": failed_now,
+        "documents_kept_failed": carried.get("error", 0) + carried.get("stale", 0),
+        "error_rate": round(error_rate, 6),
+        "max_error_rate": config.max_error_rate,
+        "chunks": chunks.get("rows", 0),
+        "chunks_embedded": chunks.get("embedded", 0),
         "previous": config.previous,
         "changes_upsert": ops.get("upsert", 0),
         "changes_delete": ops.get("delete", 0),
-        "errors_by_type": dict(sorted(by_type.items())),
+        "errors_by_type": _by_prefix(errors, "type:"),
+        "errors_by_class": _by_prefix(errors, "class:"),
+        "files": {table: len(paths) for table, paths in sorted(written.files.items())},
         "config_hash": config.config_hash,
         "config": config.fingerprint_fields(),
+        "effective_config": dict(config.settings),
         "versions": {
             "ragbeam": ragbeam.__version__,
-            "apache-beam": _version("apache-beam"),
-            "iscc-tika": _version("iscc-tika"),
-            "pyarrow": _version("pyarrow"),
-            "tiktoken": _version("tiktoken"),
-            "model": (model_identity(config.embedding.model)
+            "apache-beam": package_version("apache-beam"),
+            "iscc-tika": package_version("iscc-tika"),
+            "pyarrow": package_version("pyarrow"),
+            "tiktoken": package_version("tiktoken"),
+            "model": (config.embedding.fingerprint()["model"]
                       if config.uses_embeddings else None),
         },
         "wall_seconds": round(wall_seconds, 3),
     }
-    summary.update(extra or {})
-    return summary
 
 
-def write_run_json(output: str, summary: dict[str, Any]) -> str:
-    path = FileSystems.join(output, "run.json")
+def run_json_path(output: str) -> str:
+    return FileSystems.join(output, RUN_JSON)
+
+
+def write_run_json(output: str, summary: Mapping[str, Any]) -> str:
+    path = run_json_path(output)
     with FileSystems.create(path) as f:
         f.write(json.dumps(summary, indent=2, sort_keys=True).encode("utf-8"))
     return path
+
+
+def read_run_json(output: str) -> dict[str, Any]:
+    with FileSystems.open(run_json_path(output)) as f:
+        return json.loads(f.read().decode("utf-8"))
+
+
+class WriteRunJson(beam.DoFn):
+    """The sink's ``WrittenTables`` → ``run.json``, then the output claim is released
+    (``claim.py``). Idempotent: a retry writes the same file again."""
+
+    def __init__(self, config: RunConfig, started: float, claim: str | None = None) -> None:
+        self._config = config
+        self._started = started
+        self._claim = claim
+
+    def process(self, written: WrittenTables):
+        import time
+
+        from ragbeam.pipeline.claim import release_claim
+
+        summary = summarize(self._config, written, time.time() - self._started)
+        yield write_run_json(self._config.output, summary)
+        if self._claim:
+            release_claim(self._claim)

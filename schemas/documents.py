@@ -10,6 +10,11 @@ STATUS_OK = "ok"
 STATUS_ERROR = "error"
 STATUS_UNCHANGED = "unchanged"
 STATUS_DELETED = "deleted"
+# Failed in this run (or failed before and kept: same bytes, permanent error),
+# while its last good chunks, text and row are served on: see docs/incremental.md.
+STATUS_STALE = "stale"
+# Statuses whose chunks are the document's good chunks.
+GOOD_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_STALE)
 
 DOCUMENT_SCHEMA = pa.schema(
     [

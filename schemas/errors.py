@@ -11,5 +11,7 @@ ERROR_SCHEMA = pa.schema(
         pa.field("stage", pa.string(), nullable=False),
         pa.field("error_type", pa.string(), nullable=False),
         pa.field("message", pa.string(), nullable=False),
+        # transient (retried by the next incremental run) or permanent: transforms/errors.py
+        pa.field("error_class", pa.string(), nullable=False),
     ]
 )

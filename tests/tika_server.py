@@ -1,7 +1,9 @@
 """A local HTTP server that answers like a Tika server: ``PUT /tika`` with
 ``Accept: text/html`` returns Tika's XHTML (metadata in ``<head>``), 422 when
-the parser fails. The XHTML comes from real Tika (iscc-tika), so the server
-backend is tested against genuine Tika output, over real HTTP."""
+the parser fails, and ``GET /version``. The XHTML comes from real Tika
+(iscc-tika), so the server backend is tested against genuine Tika output, over
+real HTTP. ``fail_first=N`` answers the first N requests with 503, like a
+server that is restarting or overloaded."""
 
 from __future__ import annotations
 
@@ -22,9 +24,24 @@ def _with_metadata_head(xhtml: str, metadata: dict[str, list[str]]) -> str:
     return xhtml.replace("<head>", "<head>" + metas, 1)
 
 
+TIKA_LIKE_VERSION = "Apache Tika (iscc-tika over HTTP, ragbeam tests)"
+
+
 class _TikaHandler(BaseHTTPRequestHandler):
     extractor = None
     requests_seen: typing.ClassVar[list[str]] = []
+    fail_first = 0
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") != "/version":
+            self.send_error(404)
+            return
+        payload = TIKA_LIKE_VERSION.encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
 
     def do_PUT(self) -> None:
         if self.path.rstrip("/") != "/tika":
@@ -32,6 +49,9 @@ class _TikaHandler(BaseHTTPRequestHandler):
             return
         self.requests_seen.append(self.headers.get("Accept", ""))
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if len(self.requests_seen) <= self.fail_first:
+            self.send_error(503, "Service Unavailable")
+            return
         try:
             xhtml, metadata = self.extractor.extract_bytes_to_string(bytearray(body))
         except Exception:
@@ -49,12 +69,13 @@ class _TikaHandler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def tika_like_server() -> Iterator[tuple[str, list[str]]]:
+def tika_like_server(fail_first: int = 0) -> Iterator[tuple[str, list[str]]]:
     import iscc_tika
 
     _TikaHandler.extractor = (iscc_tika.Extractor().set_xml_output(True)
                               .set_extract_string_max_length(100_000_000))
     _TikaHandler.requests_seen = []
+    _TikaHandler.fail_first = fail_first
     server = ThreadingHTTPServer(("127.0.0.1", 0), _TikaHandler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

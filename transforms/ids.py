@@ -1,6 +1,10 @@
 """Stable identifiers: documents by URI, chunks by content, configs by value.
 
-* ``doc_id`` is a function of the source URI only.
+* ``doc_id`` is a function of the document's *key* and the run's namespace:
+  the key is the file's path relative to its ``--input`` root (``doc_key``),
+  so the same corpus mounted elsewhere, or copied to another bucket, keeps
+  its ids; ``--doc-ids absolute`` keys by the whole URI instead (ragbeam's
+  behaviour before 0.2, and its exact ids when no namespace is set).
 * ``chunk_id`` is a function of the doc id, the config fingerprint, the chunk's
   identity — its level, contextual header (title, heading path) and text — and
   how many chunks with the same identity came before it in the same document.
@@ -38,8 +42,28 @@ def canonical_uri(path_or_uri: str) -> str:
     return os.path.abspath(path_or_uri)
 
 
-def doc_id_for(source_uri: str) -> str:
-    return _digest("ragbeam/doc", source_uri)
+DOC_IDS_RELATIVE = "relative"
+DOC_IDS_ABSOLUTE = "absolute"
+DOC_ID_MODES = (DOC_IDS_RELATIVE, DOC_IDS_ABSOLUTE)
+
+
+def doc_key(uri: str, root: str, mode: str = DOC_IDS_RELATIVE) -> str:
+    """What identifies a file: its path below ``root`` (``/``-separated), or the
+    whole URI in ``absolute`` mode or when it is not below ``root``."""
+    if mode == DOC_IDS_ABSOLUTE:
+        return uri
+    prefix = root.rstrip("/") + "/"
+    if uri.startswith(prefix) and len(uri) > len(prefix):
+        return uri[len(prefix):].replace(os.sep, "/")
+    return uri
+
+
+def doc_id_for(key: str, namespace: str = "") -> str:
+    """A document's id from its key (``doc_key``) and the run's namespace. Without a
+    namespace the key alone is hashed, so absolute keys give the ids of old runs."""
+    if namespace:
+        return _digest("ragbeam/doc", namespace, key)
+    return _digest("ragbeam/doc", key)
 
 
 def chunk_ids_for(

@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
+# The one output tag under which every stage emits the ``Failure``s of documents
+# it could not process (``beam.ParDo(...).with_outputs(FAILURES, main=...)``).
+FAILURES = "failures"
+
 
 class Stage(StrEnum):
     """Pipeline stage names, as written to ``errors.stage``."""

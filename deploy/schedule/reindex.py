@@ -53,11 +53,9 @@ def completed_run_names(root: str) -> list[str]:
 
 def ragbeam_option_names() -> set[str]:
     """Long option names ``ragbeam run`` defines (``--max-file-bytes``…)."""
-    from ragbeam.pipeline.cli import add_run_arguments
+    from ragbeam.pipeline.settings import flag_names
 
-    parser = argparse.ArgumentParser(add_help=False)
-    add_run_arguments(parser)
-    return {s for action in parser._actions for s in action.option_strings if s.startswith("--")}
+    return set(flag_names())
 
 
 def hyphenate_ragbeam_options(argv: Sequence[str], known: set[str]) -> list[str]:
@@ -103,11 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if not args.submit_only:
         return cli.main(run_argv)
-    run_parser = argparse.ArgumentParser(prog="ragbeam run")
-    cli.add_run_arguments(run_parser)
-    run_args, beam_args = run_parser.parse_known_args(run_argv[1:])
     try:
-        cli.run(cli.config_from_args(run_args), beam_args, overwrite=True, wait=False)
+        config, settings, beam_args = cli.parse_run_args(run_argv[1:])
+        cli.run(config, beam_args, overwrite=True, wait=False, take_over=settings.take_over,
+                check=settings.preflight)
     except cli.UsageError as exc:
         print(f"reindex: error: {exc}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import os
 import pathlib
 import shutil
 
@@ -25,8 +26,11 @@ def _check_contract(run) -> None:
     uris = [d["source_uri"] for d in doc_rows]
     assert len(uris) == len(set(uris)), "a file appears twice in documents"
     text_of = {d["doc_id"]: d["text"] for d in doc_rows}
+    (root,) = run.summary["effective_config"]["input"]
     for d in doc_rows:
-        assert d["doc_id"] == doc_id_for(d["source_uri"])
+        # Ids come from the path below the input root, not from where the corpus is mounted.
+        key = os.path.relpath(d["source_uri"], os.path.abspath(root))
+        assert d["doc_id"] == doc_id_for(key)
         assert d["status"] in ("ok", "error")
         assert (d["error"] is None) == (d["status"] == "ok")
         assert d["config_hash"] == run.summary["config_hash"]

@@ -115,7 +115,9 @@ def hostile_run(tmp_path_factory):
     run = run_watched([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
                        "--input", str(base / "in"), "--output", str(out),
                        "--extract-timeout", str(EXTRACT_TIMEOUT_S),
-                       "--extract-memory-mb", str(MEMORY_CAP_MB)], timeout_s=WALL_BOUND_S * 2)
+                       "--extract-memory-mb", str(MEMORY_CAP_MB),
+                       # Most of this corpus is broken on purpose: no error-rate exit.
+                       "--max-error-rate", "1"], timeout_s=WALL_BOUND_S * 2)
     return run, out, expected
 
 

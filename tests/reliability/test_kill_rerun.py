@@ -111,11 +111,18 @@ def test_run_killed_mid_write_leaves_no_final_files_and_rerun_matches(inputs, tm
     assert _final_files(out) == []
     assert not (out / "run.json").exists()
 
+    # The killed run still claims the output: a rerun must take it over, explicitly…
     refused = subprocess.run(_command(inputs, out), capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "the claim is stale" in refused.stderr and "--take-over" in refused.stderr
+    # …and replace what it left, explicitly too.
+    refused = subprocess.run(_command(inputs, out, "--take-over"), capture_output=True,
+                             text=True)
     assert refused.returncode == 2
     assert "unfinished run" in refused.stderr and "--overwrite" in refused.stderr
 
-    subprocess.run(_command(inputs, out, "--overwrite"), check=True, capture_output=True)
+    subprocess.run(_command(inputs, out, "--overwrite", "--take-over"), check=True,
+                   capture_output=True)
     assert (out / "run.json").is_file()
     assert _temp_shards(out) == []  # the killed run's leftovers are gone
     for table in TABLES:

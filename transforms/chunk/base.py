@@ -65,6 +65,10 @@ class SizedStrategy:
         if unknown:
             raise ValueError(f"strategy {self.name!r} has no parameter(s) "
                              f"{', '.join(sorted(unknown))}")
+        for name in ("size", "overlap"):
+            value = params.get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError(f"params.{name}: expected an integer, got {value!r}")
         self.size = int(params.get("size", options.size))
         self.overlap = int(params.get("overlap", min(options.overlap, self.size - 1)))
         if self.size <= 0:

@@ -9,10 +9,9 @@ from ragbeam.transforms.chunk.base import ChunkOptions, Strategy, build_strategy
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
 from ragbeam.transforms.route.router import RouteDecision
-from ragbeam.transforms.types import Document, Failure, Stage
+from ragbeam.transforms.types import FAILURES, Document, Failure, Stage
 from ragbeam.transforms.write.rows import ok_document_row
 
-FAILURES = "failures"
 DOCUMENTS = "documents"
 
 

@@ -8,9 +8,8 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
-from ragbeam.transforms.types import ExtractedDocument, Failure, Stage
+from ragbeam.transforms.types import FAILURES, ExtractedDocument, Failure, Stage
 
-FAILURES = "failures"
 # Per-document counters of clean_document that are also summed as Beam metrics.
 COUNTED = ("clean_furniture_lines_removed", "clean_leaders_removed",
            "clean_hyphenations_joined", "clean_lines_joined", "clean_headings_detected")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -47,9 +48,12 @@ class EmbeddingOptions:
         if self.precision == "bf16" and self.backend == "onnx":
             raise ValueError("bf16 precision needs the torch or openvino backend")
 
-    def fingerprint(self) -> dict[str, str]:
-        """What changes the vectors (and so semantic breakpoints): not batch size or threads."""
-        return {"model": model_identity(self.model), "precision": self.precision,
+    def fingerprint(self) -> dict[str, Any]:
+        """What changes the vectors (and so semantic breakpoints): the model's identity,
+        dimension and normalisation, precision and backend; not batch size or threads."""
+        card = model_card(self.model)
+        return {"model": card["identity"], "dimension": card["dimension"],
+                "normalize": card["normalize"], "precision": self.precision,
                 "backend": self.backend}
 
 
@@ -71,6 +75,39 @@ def model_identity(model: str) -> str:
         except importlib.metadata.PackageNotFoundError:
             return DEFAULT_MODEL
     return model
+
+
+def model_card(model: str) -> dict[str, Any]:
+    """What identifies a model's vectors, read from its files (no torch, no load):
+    identity (package and version, or the name given), output dimension, token
+    window and whether it normalises. Fields it cannot read are None; a model that
+    is not a local folder (a hub name) is described by its name alone."""
+    path = resolve_model_path(model)
+    card: dict[str, Any] = {"identity": model_identity(model), "dimension": None,
+                            "max_seq_length": None, "normalize": None}
+
+    def read(*parts: str) -> Any:
+        try:
+            with open(os.path.join(path, *parts), encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    modules = read("modules.json")
+    if not isinstance(modules, list):
+        return card
+    for module in modules:
+        kind = str(module.get("type", ""))
+        folder = str(module.get("path", ""))
+        if kind.endswith(".Pooling"):
+            card["dimension"] = (read(folder, "config.json") or {}).get(
+                "word_embedding_dimension", card["dimension"])
+        elif kind.endswith(".Dense"):
+            card["dimension"] = (read(folder, "config.json") or {}).get(
+                "out_features", card["dimension"])
+    card["normalize"] = any(str(m.get("type", "")).endswith(".Normalize") for m in modules)
+    card["max_seq_length"] = (read("sentence_bert_config.json") or {}).get("max_seq_length")
+    return card
 
 
 def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransformer

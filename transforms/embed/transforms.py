@@ -13,8 +13,9 @@
 rows that do not have one yet, through the same handler.
 
 A batch that fails in the model becomes an ``embed`` failure of each document
-it touched (semantic) or leaves those chunks' ``embedding`` null and counts
-them (chunk embeddings); it never fails the run.
+it touched (semantic), or is retried once and then fails the documents of the
+chunks it could not embed (chunk embeddings): an ``ok`` document never has a
+chunk without its vector. It never fails the run.
 """
 
 from __future__ import annotations
@@ -27,18 +28,18 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
+from apache_beam.utils import shared
 
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_rows, embed_text_for
 from ragbeam.transforms.chunk.semantic import SemanticOptions, SemanticPlan, SemanticStrategy
 from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
 from ragbeam.transforms.embed.handler import SentenceEmbeddingHandler
-from ragbeam.transforms.embed.model import EmbeddingOptions
+from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
 from ragbeam.transforms.route.router import RouteDecision
-from ragbeam.transforms.types import Document, Failure, Stage
+from ragbeam.transforms.types import FAILURES, Document, Failure, Stage
 from ragbeam.transforms.write.rows import ok_document_row
 
-FAILURES = "failures"
 DOCUMENTS = "documents"
 _FAILED = -1  # sentence index that marks a failed batch in the regrouped vectors
 
@@ -219,14 +220,65 @@ def _without_embedding(row: dict[str, Any], partitions: int) -> int:
     return 0 if row.get("embedding") is None else 1
 
 
+EMBED_FAILED = "embed_failed"
+
+
+class RetryFailedBatches(beam.DoFn):
+    """A batch RunInference could not embed → embedded once more, here; rows that
+    still get no vector become ``(doc_id, message)`` on ``EMBED_FAILED``, so their
+    documents fail (never an ``ok`` document with a null vector).
+
+    The model is loaded on the first failed batch only (most runs have none), once
+    per process (``apache_beam.utils.shared``).
+    """
+
+    def __init__(self, embedding: EmbeddingOptions) -> None:
+        self._embedding = embedding
+        self._shared = shared.Shared()
+        self._retried = Metrics.counter("ragbeam.embed", "chunks_retried")
+        self._failed = Metrics.counter("ragbeam.embed", "chunks_failed")
+
+    def _model(self) -> Any:
+        return self._shared.acquire(lambda: _SharedModel(load_sentence_model(self._embedding)),
+                                    tag=repr(self._embedding)).model
+
+    def process(self, failed: tuple[list[tuple[dict[str, Any], str]], BaseException]):
+        batch, first_error = failed
+        self._retried.inc(len(batch))
+        try:
+            vectors = encode_texts(self._model(), [text for _, text in batch],
+                                   self._embedding.batch_size)
+        except Exception as exc:
+            self._failed.inc(len(batch))
+            message = (f"{type(first_error).__name__}: {first_error}; "
+                       f"retried: {type(exc).__name__}: {exc}")
+            for doc_id in sorted({row["doc_id"] for row, _ in batch}):
+                yield beam.pvalue.TaggedOutput(EMBED_FAILED, (doc_id, message))
+            return
+        for (row, _), vector in zip(batch, vectors, strict=True):
+            yield {**row, "embedding": [float(x) for x in vector]}
+
+
+class _SharedModel:
+    """``shared.Shared`` keeps weak references: the model needs a class instance."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+
 class EmbedChunkRows(beam.PTransform):
-    """Fill ``embedding`` for chunk rows that have none (rows that do are passed on)."""
+    """Fill ``embedding`` for chunk rows that have none (rows that do are passed on).
+
+    Returns ``{"chunks": rows, EMBED_FAILED: (doc_id, message)}``: a batch that
+    fails is retried once; the documents of rows that still have no vector are
+    listed on ``EMBED_FAILED`` and must be failed by the caller.
+    """
 
     def __init__(self, embedding: EmbeddingOptions) -> None:
         super().__init__()
         self._embedding = embedding
 
-    def expand(self, rows: beam.PCollection) -> beam.PCollection:
+    def expand(self, rows: beam.PCollection) -> dict[str, beam.PCollection]:
         todo, done = rows | "Needs embedding" >> beam.Partition(_without_embedding, 2)
         embedded, dead = (
             todo
@@ -235,13 +287,7 @@ class EmbedChunkRows(beam.PTransform):
         )
         filled = embedded | "Set embedding" >> beam.MapTuple(
             lambda row, result: {**row, "embedding": [float(x) for x in result.inference]})
-        unfilled = dead.failed_inferences | "Keep unembedded" >> beam.FlatMap(_count_unembedded)
-        return (done, filled, unfilled) | "All chunk rows" >> beam.Flatten()
-
-
-def _count_unembedded(failed: tuple[list[tuple[dict[str, Any], str]], BaseException]
-                      ) -> Iterable[dict[str, Any]]:
-    batch, _ = failed
-    Metrics.counter("ragbeam.embed", "chunks_not_embedded").inc(len(batch))
-    for row, _text in batch:
-        yield row
+        retried = dead.failed_inferences | "Retry failed batches" >> beam.ParDo(
+            RetryFailedBatches(self._embedding)).with_outputs(EMBED_FAILED, main="rows")
+        chunks = (done, filled, retried.rows) | "All chunk rows" >> beam.Flatten()
+        return {"chunks": chunks, EMBED_FAILED: retried[EMBED_FAILED]}

@@ -7,6 +7,7 @@ of values, exactly as iscc-tika does.
 from __future__ import annotations
 
 import re
+import time
 import urllib.error
 import urllib.request
 from typing import Protocol
@@ -85,18 +86,48 @@ class EmbeddedTika:
         return text
 
 
+class TikaServerError(Exception):
+    """The Tika server answered 5xx: its problem, not the document's (transient)."""
+
+
+class TikaServerUnavailable(Exception):
+    """The Tika server could not be reached (refused, reset, timed out; transient)."""
+
+
+# Waits between attempts at one request: a server restarting or briefly overloaded
+# gets ~15 s to come back before the document is recorded as failed (transiently).
+SERVER_RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def server_retry_delays(extract_timeout_s: float) -> tuple[float, ...]:
+    """The retry waits that fit in a third of the per-document time limit, so a
+    server that stays down fails each document as ``TikaServerUnavailable`` well
+    before the limit kills it as a timeout."""
+    delays: list[float] = []
+    for delay in SERVER_RETRY_DELAYS_S:
+        if sum(delays) + delay > extract_timeout_s / 3:
+            break
+        delays.append(delay)
+    return tuple(delays)
+
+
 class TikaServer:
     """A running Tika server: ``PUT {url}/tika`` with ``Accept: text/html``.
 
     The XHTML answer carries Tika's metadata as ``<meta>`` tags in ``<head>``,
-    so one request gives both text structure and metadata.
+    so one request gives both text structure and metadata. Connection failures
+    and 5xx answers are retried with backoff (``SERVER_RETRY_DELAYS_S``) before
+    they become the document's transient error; 4xx answers (415 unsupported
+    type, 422 unparseable) are the document's permanent error at once.
     """
 
     name = "tika-server"
 
-    def __init__(self, url: str, timeout_s: float = 120.0) -> None:
+    def __init__(self, url: str, timeout_s: float = 120.0,
+                 retry_delays_s: tuple[float, ...] = SERVER_RETRY_DELAYS_S) -> None:
         self._url = url.rstrip("/") + "/tika"
         self._timeout_s = timeout_s
+        self._retry_delays_s = tuple(retry_delays_s)
 
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
         request = urllib.request.Request(
@@ -109,16 +140,41 @@ class TikaServer:
                 "Content-Disposition": f'attachment; filename="{_ascii(filename)}"',
             },
         )
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout_s) as response:
-                xhtml = response.read().decode("utf-8", errors="replace")
-        except urllib.error.HTTPError as exc:
-            # Tika answers 415 for unsupported types and 422 for parse failures.
-            raise ExtractionError(f"Tika server HTTP {exc.code}: {exc.reason}") from exc
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            raise ConnectionError(f"Tika server unreachable at {self._url}: {exc}") from exc
+        for attempt, delay in enumerate((*self._retry_delays_s, None)):
+            try:
+                with urllib.request.urlopen(request, timeout=self._timeout_s) as response:
+                    xhtml = response.read().decode("utf-8", errors="replace")
+                break
+            except urllib.error.HTTPError as exc:
+                if exc.code < 500:  # the document's own problem: no retry
+                    raise ExtractionError(f"Tika server HTTP {exc.code}: {exc.reason}") from exc
+                error: Exception = TikaServerError(
+                    f"Tika server HTTP {exc.code}: {exc.reason} (after {attempt + 1} attempts)")
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                reason = getattr(exc, "reason", exc)
+                error = TikaServerUnavailable(f"Tika server unreachable at {self._url}: "
+                                              f"{reason} (after {attempt + 1} attempts)")
+            if delay is None:
+                raise error
+            time.sleep(delay)
         head = parse_tika_xhtml(xhtml).head_metadata
         return xhtml, {k: [v] for k, v in head.items()}
+
+
+# Exceptions an extraction child reports by name and its parent raises again as
+# they were (transforms/extract/isolation.py).
+CHILD_ERRORS: dict[str, type[Exception]] = {
+    cls.__name__: cls for cls in (ExtractionError, TikaServerError, TikaServerUnavailable,
+                                  ConnectionError, MemoryError)}
+
+
+def tika_server_version(url: str, timeout_s: float = 5.0) -> str | None:
+    """``GET {url}/version`` (e.g. "Apache Tika 3.2.3"), or None if it does not answer."""
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/version", timeout=timeout_s) as response:
+            return response.read().decode("utf-8", errors="replace").strip() or None
+    except (OSError, ValueError):
+        return None
 
 
 def _ascii(name: str) -> str:

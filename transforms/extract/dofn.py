@@ -30,9 +30,7 @@ from ragbeam.transforms.extract.isolation import (
     ExtractorCrashed,
     IsolatedExtractor,
 )
-from ragbeam.transforms.types import ExtractedDocument, Failure, FetchedFile, Stage
-
-FAILURES = "failures"
+from ragbeam.transforms.types import FAILURES, ExtractedDocument, Failure, FetchedFile, Stage
 
 # Failures worth their own counter (all failures are also in ``extract_failed``).
 _COUNTED_FAILURES: dict[type[Exception], str] = {

@@ -294,13 +294,11 @@ class IsolatedExtractor:
         if status == "ok":
             return payload
         error_cls, message = payload
-        from ragbeam.transforms.extract.backends import ExtractionError
+        from ragbeam.transforms.extract.backends import CHILD_ERRORS, ExtractionError
 
-        if error_cls == "MemoryError":
-            raise MemoryError(message)
-        if error_cls == "ConnectionError":
-            raise ConnectionError(message)
-        raise ExtractionError(message)
+        # The child's own exception type, so the document's error (and whether it is
+        # transient: transforms/errors.py) is the real one; anything else is Tika's.
+        raise CHILD_ERRORS.get(error_cls, ExtractionError)(message)
 
     def _after_document(self, pid: int) -> None:
         """Recycle a child that kept much of its peak: the next document gets a small one."""
@@ -363,7 +361,7 @@ def _limit_cpu_from_now(seconds: float) -> None:
 
 
 def _child_main() -> None:
-    from ragbeam.transforms.extract.backends import EmbeddedTika, ExtractionError, TikaServer
+    from ragbeam.transforms.extract.backends import CHILD_ERRORS, EmbeddedTika, TikaServer
 
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything native code prints goes to stderr, not into the protocol
@@ -378,12 +376,10 @@ def _child_main() -> None:
         _limit_cpu_from_now(cpu_limit_s)
         try:
             reply: tuple[str, Any] = ("ok", backend.extract(data, filename))
-        except ExtractionError as exc:
-            reply = ("error", ("ExtractionError", str(exc)))
         except MemoryError as exc:
             reply = ("error", ("MemoryError", str(exc) or "out of memory"))
-        except ConnectionError as exc:
-            reply = ("error", ("ConnectionError", str(exc)))
+        except tuple(CHILD_ERRORS.values()) as exc:
+            reply = ("error", (type(exc).__name__, str(exc)))
         except Exception as exc:
             reply = ("error", (type(exc).__name__, f"{type(exc).__name__}: {exc}"))
         _write_message(protocol_out, reply)

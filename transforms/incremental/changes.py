@@ -1,17 +1,29 @@
 """Chunk-level changes between two runs, for vector-store sync (pure).
 
-Chunk ids are content-addressed (doc id, config hash, level, text, occurrence),
-so a chunk whose id exists in both runs has the same content and produces no
-change row; an id only in the previous run is a ``delete``, an id only in the
-current run an ``upsert``. Positional columns (``chunk_index``, offsets, pages)
-of a kept chunk may move when text before it changes; ``DIR/chunks`` always has
-the current ones.
+The contract: applying a run's ``changes`` to a store that held the previous
+run's ``chunks`` table, column for column, gives exactly this run's ``chunks``
+table (``apply_changes``). So:
+
+* a chunk id only in the previous run is a ``delete``;
+* a chunk id only in this run is an ``upsert``;
+* a chunk id in both whose row differs in any column is an ``upsert`` too: its
+  text cannot differ (ids are content-addressed), but its position can
+  (``chunk_index``, offsets, pages move when a section is inserted above it),
+  and so can its source URI (a moved corpus) or its vector.
+
+Rows are compared through ``chunk_row_digest``, a hash of every column that
+gives the same value for a row built by the pipeline and for the same row read
+back from Parquet.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any, TypeVar
+
+import numpy as np
 
 from ragbeam.schemas.changes import OP_DELETE, OP_UPSERT
 
@@ -27,17 +39,47 @@ def upsert_row_for_chunk(chunk: Mapping[str, Any]) -> dict[str, str]:
     return change_row(OP_UPSERT, chunk["chunk_id"], chunk["doc_id"], chunk["source_uri"])
 
 
+def _normalised(value: Any) -> Any:
+    """A column value in one form whether it came from a stage or from Parquet:
+    maps as sorted pairs (pyarrow gives lists of tuples), vectors as float32 bytes."""
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        return float(np.float32(value))
+    if isinstance(value, Mapping):
+        return sorted((str(k), _normalised(v)) for k, v in value.items())
+    if isinstance(value, np.ndarray) or (
+        isinstance(value, list | tuple) and value and isinstance(value[0], float | np.floating)
+    ):
+        return np.asarray(value, dtype=np.float32).tobytes().hex()
+    if isinstance(value, list | tuple):
+        if value and isinstance(value[0], tuple) and len(value[0]) == 2:  # a map from Parquet
+            return sorted((str(k), _normalised(v)) for k, v in value)
+        return [_normalised(v) for v in value]
+    return str(value)
+
+
+def chunk_row_digest(row: Mapping[str, Any]) -> str:
+    """Hash of every column of a chunk row (column order does not matter)."""
+    canonical = json.dumps({k: _normalised(v) for k, v in sorted(row.items())},
+                           ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
+
+
 def document_changes(
     doc_id: str,
     source_uri: str,
-    previous_chunk_ids: Iterable[str],
-    current_chunk_ids: Iterable[str],
+    previous: Mapping[str, str],
+    current: Mapping[str, str],
 ) -> list[dict[str, str]]:
-    """Deletes for vanished chunk ids, then upserts for new ones, each sorted by id."""
-    previous, current = set(previous_chunk_ids), set(current_chunk_ids)
+    """``previous``/``current`` map chunk id → row digest. Deletes for vanished ids,
+    then upserts for new ids and for kept ids whose row changed, each sorted by id."""
     return [
-        *(change_row(OP_DELETE, cid, doc_id, source_uri) for cid in sorted(previous - current)),
-        *(change_row(OP_UPSERT, cid, doc_id, source_uri) for cid in sorted(current - previous)),
+        *(change_row(OP_DELETE, cid, doc_id, source_uri)
+          for cid in sorted(set(previous) - set(current))),
+        *(change_row(OP_UPSERT, cid, doc_id, source_uri)
+          for cid in sorted(cid for cid, digest in current.items()
+                            if previous.get(cid) != digest)),
     ]
 
 

@@ -1,7 +1,8 @@
 """Decide, per document, what an incremental run does with it (pure).
 
-A document is identified by its ``doc_id`` (a hash of its source URI), so the
-current file and its previous row meet on that key. The rule, in order:
+A document is identified by its ``doc_id`` (``ids.py``: its path below its
+input root), so the current file and its previous row meet on that key. The
+rule, in order:
 
 1. Previous row but no current file: ``DELETED`` (a ``deleted`` row, no chunks,
    deletes for all its chunk ids). A previous ``deleted`` row is a tombstone
@@ -11,11 +12,15 @@ current file and its previous row meet on that key. The rule, in order:
    not add up to the previous ``chunk_count``): ``CHANGED``, processed normally.
 4. Same bytes and config, previously ``ok``/``unchanged``: ``UNCHANGED``; the
    previous document row (status ``unchanged``) and chunk rows are carried over.
-5. Same bytes and config, previously ``error``: ``KEPT_ERROR``, the error is
-   carried over without re-processing, unless ``retry_errors`` (``--retry-errors``)
-   asks for ``RETRY``. Same bytes through the same code fail the same way
-   (corrupt, encrypted, a file that hangs the extractor for a whole timeout on
-   every run); transient causes are retried on purpose, once fixed.
+5. Same bytes and config, previously failed (``error``, or ``stale``: failed
+   while its last good chunks were kept): a *transient* failure
+   (``transforms/errors.py``: a time limit, a server that was down…) is
+   ``RETRY``'d; a *permanent* one is ``KEPT_ERROR``: the row, its error and (for
+   ``stale``) its last good chunks are carried over without re-processing,
+   unless ``retry_errors`` (``--retry-errors``) asks for ``RETRY``.
+
+What happens when a re-processed document fails again is ``reconcile.py``'s
+rule: its last good chunks win over the failure.
 """
 
 from __future__ import annotations
@@ -29,12 +34,18 @@ from ragbeam.schemas.documents import (
     STATUS_DELETED,
     STATUS_ERROR,
     STATUS_OK,
+    STATUS_STALE,
     STATUS_UNCHANGED,
 )
+from ragbeam.transforms.errors import error_class, is_transient
 from ragbeam.transforms.types import SourceFile
+from ragbeam.transforms.write.rows import (
+    ERROR_CARRIED_KEY,
+    ERROR_CLASS_KEY,
+    ERROR_STAGE_KEY,
+    ERROR_TYPE_KEY,
+)
 
-# Set on a carried-over error row, so a reader can tell it was not retried.
-ERROR_CARRIED_KEY = "error_carried_over"
 PREVIOUS_STATUS_KEY = "previous_status"
 MAP_COLUMNS = ("metadata",)
 
@@ -61,6 +72,15 @@ class Outcome(StrEnum):
         return self in (Outcome.NEW, Outcome.CHANGED, Outcome.RETRY)
 
 
+def previous_error_type(previous: Mapping[str, Any]) -> str | None:
+    """The error type of a failed previous row (``error`` or ``stale``)."""
+    metadata = as_python_row(previous).get("metadata") or {}
+    if metadata.get(ERROR_TYPE_KEY):
+        return metadata[ERROR_TYPE_KEY]
+    parts = (previous.get("error") or "").split(": ", 2)
+    return parts[1] if len(parts) == 3 else None
+
+
 def decide(
     current: CurrentFile | None,
     previous: Mapping[str, Any] | None,
@@ -84,8 +104,10 @@ def decide(
         return Outcome.CHANGED
     if live["status"] in (STATUS_OK, STATUS_UNCHANGED):
         return Outcome.UNCHANGED
-    if live["status"] == STATUS_ERROR:
-        return Outcome.RETRY if retry_errors else Outcome.KEPT_ERROR
+    if live["status"] in (STATUS_ERROR, STATUS_STALE):
+        if retry_errors or is_transient(previous_error_type(live)):
+            return Outcome.RETRY
+        return Outcome.KEPT_ERROR
     return Outcome.CHANGED  # a status this version does not know: safest to redo
 
 
@@ -102,13 +124,14 @@ def as_python_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def unchanged_document_row(previous: Mapping[str, Any]) -> dict[str, Any]:
-    return {**as_python_row(previous), "status": STATUS_UNCHANGED}
+def unchanged_document_row(previous: Mapping[str, Any], source_uri: str) -> dict[str, Any]:
+    return {**as_python_row(previous), "status": STATUS_UNCHANGED, "source_uri": source_uri}
 
 
-def kept_error_document_row(previous: Mapping[str, Any]) -> dict[str, Any]:
+def kept_error_document_row(previous: Mapping[str, Any], source_uri: str) -> dict[str, Any]:
     row = as_python_row(previous)
     row["metadata"] = {**(row.get("metadata") or {}), ERROR_CARRIED_KEY: "true"}
+    row["source_uri"] = source_uri
     return row
 
 
@@ -143,8 +166,8 @@ def error_row_from_document(previous: Mapping[str, Any]) -> dict[str, Any]:
     metadata = as_python_row(previous)["metadata"] or {}
     error = previous["error"] or ""
     parts = error.split(": ", 2)
-    stage = metadata.get("error_stage") or (parts[0] if len(parts) == 3 else "unknown")
-    error_type = metadata.get("error_type") or (parts[1] if len(parts) == 3 else "unknown")
+    stage = metadata.get(ERROR_STAGE_KEY) or (parts[0] if len(parts) == 3 else "unknown")
+    error_type = metadata.get(ERROR_TYPE_KEY) or (parts[1] if len(parts) == 3 else "unknown")
     prefix = f"{stage}: {error_type}: "
     message = error[len(prefix):] if error.startswith(prefix) else error
     return {
@@ -153,4 +176,5 @@ def error_row_from_document(previous: Mapping[str, Any]) -> dict[str, Any]:
         "stage": stage,
         "error_type": error_type,
         "message": message or "(no message)",
+        "error_class": metadata.get(ERROR_CLASS_KEY) or str(error_class(error_type)),
     }

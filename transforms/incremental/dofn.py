@@ -17,7 +17,8 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from ragbeam.transforms.incremental.changes import document_changes, upsert_row_for_chunk
+from ragbeam.schemas.documents import STATUS_DELETED
+from ragbeam.transforms.incremental.changes import chunk_row_digest
 from ragbeam.transforms.incremental.compare import (
     CurrentFile,
     Outcome,
@@ -29,13 +30,20 @@ from ragbeam.transforms.incremental.compare import (
     unchanged_document_row,
 )
 from ragbeam.transforms.incremental.embeddings import embedding_source, with_reused_embedding
+from ragbeam.transforms.incremental.reconcile import (
+    PreviousState,
+    moved_chunk_rows,
+    reconcile_document,
+)
 from ragbeam.transforms.types import SourceFile
 
 TO_PROCESS = "to_process"
 CARRIED_DOCUMENTS = "carried_documents"
 CARRIED_CHUNKS = "carried_chunks"
 CARRIED_ERRORS = "carried_errors"
-PREVIOUS_CHUNK_IDS = "previous_chunk_ids"
+CARRIED_CHANGES = "carried_changes"
+CARRIED = (CARRIED_DOCUMENTS, CARRIED_CHUNKS, CARRIED_ERRORS, CARRIED_CHANGES)
+PREVIOUS_STATE = "previous_state"
 PREVIOUS_EMBEDDINGS = "previous_embeddings"
 
 HASH_BLOCK_BYTES = 1 << 20
@@ -82,34 +90,44 @@ class DecideAndCarry(beam.DoFn):
         doc_id, grouped = element
         current = next(iter(grouped["current"]), None)
         previous = next(iter(grouped["documents"]), None)
-        previous_chunks = list(grouped["chunks"])
+        previous_chunks = [as_python_row(chunk) for chunk in grouped["chunks"]]
         outcome = decide(current, previous, len(previous_chunks), self._config_hash,
                          self._retry_errors)
         Metrics.counter("ragbeam.incremental", str(outcome)).inc()
-        if outcome is Outcome.UNCHANGED:
-            assert previous is not None
-            yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS, unchanged_document_row(previous))
-            for chunk in previous_chunks:
-                yield beam.pvalue.TaggedOutput(CARRIED_CHUNKS, as_python_row(chunk))
+        if outcome in (Outcome.UNCHANGED, Outcome.KEPT_ERROR):
+            assert previous is not None and current is not None
+            uri = current.source.uri  # the corpus may have moved: same id, new URI
+            if outcome is Outcome.UNCHANGED:
+                row = unchanged_document_row(previous, uri)
+            else:
+                row = kept_error_document_row(previous, uri)
+                yield beam.pvalue.TaggedOutput(CARRIED_ERRORS,
+                                               error_row_from_document(row))
+            yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS, row)
+            chunks, changes = moved_chunk_rows(previous_chunks, uri)
+            for chunk in chunks:
+                yield beam.pvalue.TaggedOutput(CARRIED_CHUNKS, chunk)
+            for change in changes:
+                yield beam.pvalue.TaggedOutput(CARRIED_CHANGES, change)
             return
-        if outcome is Outcome.KEPT_ERROR:
-            assert previous is not None
-            yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS, kept_error_document_row(previous))
-            yield beam.pvalue.TaggedOutput(CARRIED_ERRORS, error_row_from_document(previous))
+        if outcome is Outcome.GONE:
             return
+        assert previous is not None or outcome.needs_processing
         if outcome is Outcome.DELETED:
             assert previous is not None
             yield beam.pvalue.TaggedOutput(
                 CARRIED_DOCUMENTS, deleted_document_row(previous, self._config_hash))
-        # Processed or deleted: its previous chunk ids are diffed against the new ones,
-        # and the vectors of re-processed chunks may be reused (``ReuseEmbeddings``).
-        for chunk in previous_chunks:
-            yield beam.pvalue.TaggedOutput(
-                PREVIOUS_CHUNK_IDS, (doc_id, (chunk["source_uri"], chunk["chunk_id"])))
-            if outcome.needs_processing and chunk.get("embedding") is not None:
-                yield beam.pvalue.TaggedOutput(
-                    PREVIOUS_EMBEDDINGS, (chunk["chunk_id"], embedding_source(chunk)))
+        if previous is not None and previous["status"] != STATUS_DELETED:
+            # Re-processed or deleted: ``Reconcile`` diffs its chunks against the new
+            # ones, or serves them on if re-processing fails (last good version wins).
+            yield beam.pvalue.TaggedOutput(PREVIOUS_STATE, (doc_id, PreviousState(
+                as_python_row(previous), tuple(previous_chunks),
+                deleted=outcome is Outcome.DELETED)))
         if outcome.needs_processing:
+            for chunk in previous_chunks:  # vectors that re-processed chunks may reuse
+                if chunk.get("embedding") is not None:
+                    yield beam.pvalue.TaggedOutput(
+                        PREVIOUS_EMBEDDINGS, (chunk["chunk_id"], embedding_source(chunk)))
             assert current is not None
             yield current.source
 
@@ -159,43 +177,67 @@ class CompareWithPrevious(beam.PTransform):
             | "Join by doc id" >> beam.CoGroupByKey()
             | "Decide and carry" >> beam.ParDo(
                 DecideAndCarry(self._config_hash, self._retry_errors)
-            ).with_outputs(CARRIED_DOCUMENTS, CARRIED_CHUNKS, CARRIED_ERRORS,
-                           PREVIOUS_CHUNK_IDS, PREVIOUS_EMBEDDINGS, main=TO_PROCESS)
+            ).with_outputs(*CARRIED, PREVIOUS_STATE, PREVIOUS_EMBEDDINGS, main=TO_PROCESS)
         )
-        return {tag: decided[tag] for tag in (TO_PROCESS, CARRIED_DOCUMENTS, CARRIED_CHUNKS,
-                                              CARRIED_ERRORS, PREVIOUS_CHUNK_IDS,
-                                              PREVIOUS_EMBEDDINGS)}
+        return {tag: decided[tag]
+                for tag in (TO_PROCESS, *CARRIED, PREVIOUS_STATE, PREVIOUS_EMBEDDINGS)}
 
 
-def _changes_of_document(element: tuple[str, Mapping[str, Iterable[tuple[str, str]]]]
-                         ) -> list[dict[str, str]]:
-    doc_id, grouped = element
-    previous = list(grouped["previous"])
-    current = list(grouped["current"])
-    source_uri = (current or previous)[0][0]
-    return document_changes(doc_id, source_uri, (cid for _, cid in previous),
-                            (cid for _, cid in current))
+class ReconcileDocuments(beam.DoFn):
+    """``(doc_id, {failures, previous, current})`` → the rows ``reconcile.py`` decides,
+    each under its table's tag (``documents``, ``chunks``, ``errors``; changes are the
+    main output)."""
 
+    def __init__(self, config_hash: str) -> None:
+        self._config_hash = config_hash
+        self._stale = Metrics.counter("ragbeam.incremental", "stale")
 
-class ComputeChanges(beam.PTransform):
-    """New chunk rows (+ previous chunk ids of re-processed/deleted docs) → change rows.
-
-    Input: ``{"current": chunk rows}`` and, in an incremental run,
-    ``"previous": (doc_id, (source_uri, chunk_id))``. Without a previous run every
-    chunk is an upsert. Carried-over chunks are not an input: they never change.
-    """
-
-    def expand(self, inputs: Mapping[str, beam.PCollection]) -> beam.PCollection[dict]:
-        current = inputs["current"]
-        if "previous" not in inputs:
-            return current | "Every chunk is new" >> beam.Map(upsert_row_for_chunk)
-        current_ids = current | "Chunk ids by doc" >> beam.Map(
-            lambda row: (row["doc_id"], (row["source_uri"], row["chunk_id"])))
-        return (
-            {"previous": inputs["previous"], "current": current_ids}
-            | "Join chunk ids by doc id" >> beam.CoGroupByKey()
-            | "Diff chunk ids" >> beam.FlatMap(_changes_of_document)
+    def process(self, element: tuple[str, Mapping[str, Iterable[Any]]]):
+        doc_id, grouped = element
+        current = list(grouped["current"])
+        result = reconcile_document(
+            doc_id,
+            list(grouped["failures"]),
+            next(iter(grouped["previous"]), None),
+            {chunk_id: digest for _, chunk_id, digest in current},
+            current[0][0] if current else None,
+            self._config_hash,
         )
+        if result.chunks:
+            self._stale.inc()
+        for table, rows in (("documents", result.documents), ("chunks", result.chunks),
+                            ("errors", result.errors)):
+            for row in rows:
+                yield beam.pvalue.TaggedOutput(table, row)
+        yield from result.changes
+
+
+def _chunk_digest(row: Mapping[str, Any]) -> tuple[str, tuple[str, str, str]]:
+    return row["doc_id"], (row["source_uri"], row["chunk_id"], chunk_row_digest(row))
+
+
+class Reconcile(beam.PTransform):
+    """This run's failures and chunk rows + the previous state of re-processed and
+    deleted documents → ``{"documents", "chunks", "errors", "changes"}``: error or
+    stale rows, carried chunks of stale documents, error rows, and every change row
+    of re-processed, new and deleted documents (``reconcile.py``)."""
+
+    def __init__(self, config_hash: str) -> None:
+        super().__init__()
+        self._config_hash = config_hash
+
+    def expand(self, inputs: Mapping[str, beam.PCollection]) -> dict[str, beam.PCollection]:
+        failures = inputs["failures"] | "Failures by doc id" >> beam.Map(
+            lambda failure: (failure.source.doc_id, failure))
+        current = inputs["chunks"] | "Chunk digests by doc id" >> beam.Map(_chunk_digest)
+        reconciled = (
+            {"failures": failures, "previous": inputs["previous"], "current": current}
+            | "Join by doc id" >> beam.CoGroupByKey()
+            | "Last good version wins" >> beam.ParDo(
+                ReconcileDocuments(self._config_hash)
+            ).with_outputs("documents", "chunks", "errors", main="changes")
+        )
+        return {tag: reconciled[tag] for tag in ("documents", "chunks", "errors", "changes")}
 
 
 class ReuseEmbeddings(beam.PTransform):

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
-from apache_beam.io import fileio
-from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystem import CompressionTypes, FileSystem
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from ragbeam.transforms.ids import doc_id_for, sha256_hex
-from ragbeam.transforms.match.patterns import expand_input, passes_filters
-from ragbeam.transforms.types import Failure, FetchedFile, SourceFile, Stage
-
-FAILURES = "failures"
+from ragbeam.transforms.ids import DOC_IDS_RELATIVE, doc_id_for, doc_key, sha256_hex
+from ragbeam.transforms.match.patterns import (
+    InputPattern,
+    expand_input,
+    outermost_root,
+    passes_filters,
+)
+from ragbeam.transforms.types import FAILURES, Failure, FetchedFile, SourceFile, Stage
 
 
 class FileTooLargeError(Exception):
@@ -42,31 +45,76 @@ def check_regular_file(uri: str) -> None:
         raise NotARegularFileError(f"not a regular file but a {kind}; not read")
 
 
+class BrokenLinkError(Exception):
+    """A symbolic link whose target does not exist (or a link loop)."""
+
+
+def broken_links(pattern: InputPattern) -> Iterator[str]:
+    """Local symbolic links under ``pattern.root`` that match the pattern but lead
+    nowhere. Beam's local listing skips them silently (it cannot stat them); they
+    are listed here so that each becomes an error row instead of vanishing."""
+    if "://" in pattern.pattern or not os.path.isdir(pattern.root):
+        return
+    matches = re.compile(FileSystem.translate_pattern(pattern.pattern)).match
+    stack = [pattern.root]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            elif entry.is_symlink() and not os.path.exists(entry.path) and matches(entry.path):
+                yield entry.path
+
+
 class MatchInputs(beam.PTransform):
     """Every file matched by the input patterns, once, as a ``SourceFile``,
-    spread over workers (the output of a shuffle keyed by path)."""
+    spread over workers (the output of a shuffle keyed by path).
+
+    A file's ``doc_id`` comes from its key (``ids.doc_key``: the path below its
+    input's root, or the whole URI with ``doc_ids="absolute"``) and the
+    namespace. A broken symbolic link is passed on with size -1, so that Read
+    turns it into an error row.
+    """
 
     def __init__(self, inputs: tuple[str, ...], include: tuple[str, ...] = (),
-                 exclude: tuple[str, ...] = ()) -> None:
+                 exclude: tuple[str, ...] = (), namespace: str = "",
+                 doc_ids: str = DOC_IDS_RELATIVE) -> None:
         super().__init__()
-        self._patterns = sorted({expand_input(p) for p in inputs})
+        self._patterns = sorted({expand_input(p) for p in inputs},
+                                key=lambda p: (p.pattern, p.root))
         self._include = include
         self._exclude = exclude
+        self._namespace = namespace
+        self._doc_ids = doc_ids
 
     def expand(self, pbegin: beam.pvalue.PBegin) -> beam.PCollection[SourceFile]:
         include, exclude = self._include, self._exclude
+        namespace, mode = self._namespace, self._doc_ids
         counter = Metrics.counter("ragbeam", "files_matched")
 
-        def to_source(path: str, sizes: Iterable[int]) -> SourceFile:
+        def listed(pattern: InputPattern) -> Iterator[tuple[str, tuple[int, str]]]:
+            for match in pattern.match():
+                yield match.path, (int(match.size_in_bytes), pattern.root_of(match.path))
+            for path in broken_links(pattern):
+                yield path, (-1, pattern.root)
+
+        def to_source(path: str, found: Iterable[tuple[int, str]]) -> SourceFile:
             counter.inc()
-            return SourceFile(uri=path, doc_id=doc_id_for(path), size_bytes=next(iter(sizes)))
+            found = list(found)
+            root = outermost_root([root for _, root in found])
+            key = doc_key(path, root, mode)
+            return SourceFile(uri=path, doc_id=doc_id_for(key, namespace),
+                              size_bytes=found[0][0])
 
         return (
             pbegin
             | "Patterns" >> beam.Create(self._patterns)
-            | "Match files" >> fileio.MatchAll(fileio.EmptyMatchTreatment.ALLOW)
-            | "Path and size" >> beam.Map(lambda m: (m.path, int(m.size_in_bytes)))
-            | "Include/exclude" >> beam.Filter(lambda ps: passes_filters(ps[0], include, exclude))
+            # One listing per pattern (Beam's own file systems), fanned out by the shuffle.
+            | "Match files" >> beam.FlatMap(listed)
+            | "Include/exclude" >> beam.Filter(lambda pf: passes_filters(pf[0], include, exclude))
             # One file matched by two patterns must still be one document. Grouping
             # by path also spreads the files over workers before the expensive
             # stages (a match arrives as one bundle): one shuffle does both.
@@ -89,6 +137,8 @@ class ReadFile(beam.DoFn):
 
     def process(self, source: SourceFile):
         try:
+            if source.size_bytes < 0:
+                raise BrokenLinkError("symbolic link to a file that does not exist; not read")
             if source.size_bytes > self._max_bytes:
                 raise FileTooLargeError(
                     f"file is {source.size_bytes:,} bytes, over the --max-file-bytes limit "

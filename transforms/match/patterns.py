@@ -1,20 +1,77 @@
-"""Input patterns and include/exclude filters (pure)."""
+"""Input patterns, their roots, and include/exclude filters.
+
+Every ``--input`` becomes an ``InputPattern``: the Beam file pattern to match,
+and the *root* that matched files' document keys are relative to
+(``ids.doc_key``). A directory is matched recursively and is its own root; a
+glob's root is the directory before its first wildcard; a single file's root
+is its directory.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any
 
 from ragbeam.transforms.ids import canonical_uri
 
+_GLOB_CHARS = re.compile(r"[*?\[]")
 
-def expand_input(path_or_pattern: str) -> str:
-    """A directory becomes a recursive glob; local paths become absolute."""
+
+@dataclass(frozen=True)
+class InputPattern:
+    pattern: str  # what Beam's FileSystems.match is given
+    root: str  # the directory document keys are relative to
+    # A remote URI without wildcards or trailing slash: one object, or a folder
+    # (a prefix). Which one is only known by listing, so matching decides.
+    object_or_folder: bool = False
+
+    def match(self) -> list[Any]:
+        """``FileMetadata`` of every file this input matches (Beam's filesystems)."""
+        from apache_beam.io.filesystems import FileSystems
+
+        found = FileSystems.match([self.pattern])[0].metadata_list
+        if found or not self.object_or_folder:
+            return found
+        folder = self.pattern.rstrip("/")
+        return FileSystems.match([f"{folder}/**"])[0].metadata_list
+
+    def root_of(self, path: str) -> str:
+        """The root of a matched path: the folder itself when the input was one."""
+        if self.object_or_folder and path != self.pattern:
+            return self.pattern.rstrip("/")
+        return self.root
+
+
+def _is_glob(uri: str) -> bool:
+    return _GLOB_CHARS.search(uri) is not None
+
+
+def _glob_root(uri: str) -> str:
+    before_wildcard = uri[:_GLOB_CHARS.search(uri).start()]
+    return before_wildcard.rsplit("/", 1)[0] if "/" in before_wildcard else before_wildcard
+
+
+def expand_input(path_or_pattern: str) -> InputPattern:
+    """A directory (local, or a remote prefix with or without a trailing ``/``)
+    becomes a recursive glob rooted at itself; local paths become absolute.
+    Nothing remote is contacted here (graphs are built where the store may be
+    out of reach): a remote URI that may be an object or a folder is resolved
+    when it is matched."""
     uri = canonical_uri(path_or_pattern)
-    if "://" not in uri and os.path.isdir(uri):
-        return os.path.join(uri, "**")
-    return uri
+    if _is_glob(uri):
+        return InputPattern(uri, _glob_root(uri))
+    if "://" not in uri:
+        if os.path.isdir(uri):
+            return InputPattern(os.path.join(uri, "**"), uri)
+        return InputPattern(uri, os.path.dirname(uri))
+    if uri.endswith("/"):
+        folder = uri.rstrip("/")
+        return InputPattern(f"{folder}/**", folder)
+    return InputPattern(uri, posixpath.dirname(uri), object_or_folder=True)
 
 
 def passes_filters(uri: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bool:
@@ -27,3 +84,9 @@ def passes_filters(uri: str, include: tuple[str, ...], exclude: tuple[str, ...])
     if include and not any(hit(p) for p in include):
         return False
     return not any(hit(p) for p in exclude)
+
+
+def outermost_root(roots: list[str]) -> str:
+    """Of the roots of every input that matched one file, the one its key is taken
+    from: the outermost (shortest), so overlapping inputs agree on one key."""
+    return min(roots, key=lambda root: (len(root), root))

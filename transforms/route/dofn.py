@@ -6,9 +6,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms.route.router import RouteOptions, route_document
-from ragbeam.transforms.types import Document, Failure, Stage
-
-FAILURES = "failures"
+from ragbeam.transforms.types import FAILURES, Document, Failure, Stage
 
 
 class RouteDocument(beam.DoFn):

@@ -70,16 +70,29 @@ def route_document(doc: Document, options: RouteOptions) -> RouteDecision:
 
 def check_route_options(options: RouteOptions, chunk: ChunkOptions) -> None:
     """Fail before the run starts on a strategy name or parameter that cannot work:
-    every strategy the table (or ``--strategy``) can choose is built once here."""
+    every strategy the table (or ``--strategy``) can choose is built once here.
+    Errors name where the bad value is (``routing.rules[0].params``, ``--strategy``…)."""
     from ragbeam.transforms.chunk.base import STRATEGIES, build_strategy
 
-    names = {options.forced_strategy} if options.forced_strategy else \
-        options.table.strategy_names()
-    for name in sorted(names):
+    def build(name: str, params: dict, where: str) -> None:
         if not is_registered(name):
             known = ", ".join(sorted(STRATEGIES))
-            raise ValueError(f"unknown chunking strategy {name!r} (known: {known})")
-        build_strategy(name, chunk, options.table.params_for(name))
-    for rule in options.table.rules:
+            raise ValueError(f"{where}: unknown chunking strategy {name!r} (known: {known})")
+        try:
+            build_strategy(name, chunk, params)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{where}: {exc}") from None
+
+    if options.forced_strategy:
+        build(options.forced_strategy, options.table.params_for(options.forced_strategy),
+              "strategy")
+        return
+    table = options.table
+    for index, rule in enumerate(table.rules):
         if rule.strategy != AUTO:
-            build_strategy(rule.strategy, chunk, options.table.params_for(rule.strategy, rule))
+            build(rule.strategy, table.params_for(rule.strategy, rule),
+                  f"routing.rules[{index}] ({rule.name})")
+    for name in sorted(table.strategy_names()):
+        where = (f"routing.strategies.{name}" if name in table.strategies
+                 else "routing (fallback or detection)")
+        build(name, table.params_for(name), where)

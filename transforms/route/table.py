@@ -1,22 +1,37 @@
 """The routing table: which strategy, with which parameters, for which documents.
 
 Loaded from YAML (``defaults.yaml`` beside this module, overridden by the
-``routing:`` section of ``--config FILE``) into frozen dataclasses, which are
-part of the run's config fingerprint: changing a rule or a parameter changes
-``config_hash``.
+``routing:`` section of ``--config FILE``), validated by ``RoutingSettings`` (the
+routing part of the one config schema, ``pipeline/settings.py``), into frozen
+dataclasses, which are part of the run's config fingerprint: changing a rule or
+a parameter changes ``config_hash``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import pathlib
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+
+from ragbeam.transforms.validation import validation_message
 
 AUTO = "auto"  # a rule's strategy meaning: decide by content
 DEFAULTS_PATH = pathlib.Path(__file__).with_name("defaults.yaml")
@@ -98,91 +113,118 @@ class RoutingTable:
         return names - {AUTO}
 
 
-def _mapping(data: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise RoutingConfigError(f"{where}: expected a mapping, got {type(data).__name__}")
-    return data
+# What a strategy parameter may be (each strategy checks its own names and values).
+ParamValue = StrictInt | StrictFloat | StrictBool | StrictStr | None
+_STRICT = ConfigDict(strict=True, extra="forbid")
 
 
-def _build(cls: type, data: Any, where: str) -> Mapping[str, Any]:
-    """``data`` checked to be a mapping with only ``cls``'s field names as keys."""
-    data = _mapping(data, where)
-    known = {f.name for f in fields(cls)}
-    unknown = set(data) - known
-    if unknown:
-        raise RoutingConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-                                 f"(known: {', '.join(sorted(known))})")
-    return data
+def _string_list(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
 
 
-def _strings(value: Any, where: str) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise RoutingConfigError(f"{where}: expected a list of strings")
-    return tuple(value)
+class RuleSettings(BaseModel):
+    """One rule of ``routing.rules`` as written in a config file."""
+
+    model_config = _STRICT
+    name: str | None = None
+    strategy: str
+    media_types: Annotated[list[str], BeforeValidator(_string_list)] = []
+    extensions: Annotated[list[str], BeforeValidator(_string_list)] = []
+    paths: Annotated[list[str], BeforeValidator(_string_list)] = []
+    params: dict[str, ParamValue] = {}
 
 
-def _rule(data: Any, index: int) -> RouteRule:
-    where = f"routing.rules[{index}]"
-    data = _build(RouteRule, data, where)
-    if "strategy" not in data:
-        raise RoutingConfigError(f"{where}: 'strategy' is required")
-    if data["strategy"] == AUTO and data.get("params"):
-        raise RoutingConfigError(f"{where}: a rule with strategy 'auto' takes no params "
-                                 "(set them per strategy under routing.strategies)")
-    params = _mapping(data.get("params") or {}, f"{where}.params")
-    return RouteRule(
-        name=str(data.get("name") or f"rule {index + 1}"),
-        strategy=str(data["strategy"]),
-        media_types=_strings(data.get("media_types", []), f"{where}.media_types"),
-        extensions=tuple(e.lower() if e.startswith(".") else f".{e.lower()}"
-                         for e in _strings(data.get("extensions", []), f"{where}.extensions")),
-        paths=_strings(data.get("paths", []), f"{where}.paths"),
-        params=dict(params),
-    )
+class LongProseSettings(BaseModel):
+    model_config = _STRICT
+    strategy: str | None = None
+    min_chars: Annotated[int, Field(ge=0)] | None = None
+    enabled: bool | None = None
 
 
-def _detection(data: Mapping[str, Any], base: Detection) -> Detection:
-    data = dict(_build(Detection, data, "routing.detection"))
-    long_prose = base.long_prose
-    if "long_prose" in data:
-        values = _build(LongProse, data.pop("long_prose") or {}, "routing.detection.long_prose")
-        long_prose = LongProse(**{**long_prose.__dict__, **values})
-    merged = {**base.__dict__, **data}
-    try:
-        values = {k: type(getattr(base, k))(v) for k, v in merged.items() if k != "long_prose"}
-        return Detection(**values, long_prose=long_prose)
-    except (TypeError, ValueError) as exc:
-        raise RoutingConfigError(f"routing.detection: {exc}") from None
+class DetectionSettings(BaseModel):
+    """``routing.detection``: each key given replaces the base table's value."""
+
+    model_config = _STRICT
+    faq_min_pairs: Annotated[int, Field(ge=1)] | None = None
+    faq_max_chars_per_pair: Annotated[int, Field(ge=1)] | None = None
+    log_min_share: Annotated[float, Field(ge=0, le=1)] | None = None
+    log_min_lines: Annotated[int, Field(ge=1)] | None = None
+    structure_min_headings: Annotated[int, Field(ge=1)] | None = None
+    table_min_share: Annotated[float, Field(ge=0, le=1)] | None = None
+    ocr_min_chars: Annotated[int, Field(ge=0)] | None = None
+    ocr_max_boundaries_per_1000: Annotated[float, Field(ge=0)] | None = None
+    long_prose: LongProseSettings | None = None
+    default: str | None = None
 
 
-def table_from_mapping(routing: Mapping[str, Any], base: RoutingTable | None = None
-                       ) -> RoutingTable:
-    """A table from a ``routing:`` mapping, over ``base``: its ``rules`` go before
-    the base rules (``default_rules: false`` drops those), ``detection`` and
+class RoutingSettings(BaseModel):
+    """The ``routing:`` section of a config file (and of ``defaults.yaml``)."""
+
+    model_config = _STRICT
+    default_rules: bool = True
+    rules: list[RuleSettings] | None = None
+    fallback: str | None = None
+    strategies: dict[str, dict[str, ParamValue]] = {}
+    detection: DetectionSettings | None = None
+
+
+def _given(model: BaseModel) -> dict[str, Any]:
+    return {k: v for k, v in model.model_dump(exclude_unset=True).items() if v is not None}
+
+
+def table_from_settings(routing: RoutingSettings, base: RoutingTable | None = None
+                        ) -> RoutingTable:
+    """A table from a validated ``routing:`` section, over ``base``: its ``rules`` go
+    before the base rules (``default_rules: false`` drops those), ``detection`` and
     ``strategies`` entries replace the base's entry by entry."""
     base = base or RoutingTable()
-    routing = dict(_mapping(routing or {}, "routing"))
-    keep_base_rules = routing.pop("default_rules", True)
-    if not isinstance(keep_base_rules, bool):
-        raise RoutingConfigError("routing.default_rules: expected true or false")
-    routing = _build(RoutingTable, routing, "routing")
-    rules = base.rules if keep_base_rules else ()
-    if "rules" in routing:
-        if not isinstance(routing["rules"], list):
-            raise RoutingConfigError("routing.rules: expected a list")
+    rules = base.rules if routing.default_rules else ()
+    if routing.rules is not None:
+        for index, rule in enumerate(routing.rules):
+            if rule.strategy == AUTO and rule.params:
+                raise RoutingConfigError(
+                    f"routing.rules[{index}].params: a rule with strategy 'auto' takes no "
+                    "params (set them per strategy under routing.strategies)")
         # New rules go first (first match wins); the base rules stay as the fallback.
-        rules = tuple(_rule(r, i) for i, r in enumerate(routing["rules"])) + rules
-    strategies = dict(base.strategies)
-    for name, params in _mapping(routing.get("strategies") or {}, "routing.strategies").items():
-        strategies[str(name)] = dict(_mapping(params or {}, f"routing.strategies.{name}"))
+        rules = tuple(
+            RouteRule(
+                name=rule.name or f"rule {index + 1}",
+                strategy=rule.strategy,
+                media_types=tuple(rule.media_types),
+                extensions=tuple(e.lower() if e.startswith(".") else f".{e.lower()}"
+                                 for e in rule.extensions),
+                paths=tuple(rule.paths),
+                params=dict(rule.params),
+            )
+            for index, rule in enumerate(routing.rules)
+        ) + rules
+    strategies = {**base.strategies, **{name: dict(params)
+                                        for name, params in routing.strategies.items()}}
+    detection = base.detection
+    if routing.detection is not None:
+        given = _given(routing.detection)
+        long_prose = detection.long_prose
+        if routing.detection.long_prose is not None:
+            long_prose = dataclasses.replace(long_prose, **_given(routing.detection.long_prose))
+        given.pop("long_prose", None)
+        detection = dataclasses.replace(detection, **given, long_prose=long_prose)
     return RoutingTable(
         rules=rules,
-        fallback=str(routing.get("fallback", base.fallback)),
+        fallback=routing.fallback or base.fallback,
         strategies=strategies,
-        detection=_detection(routing.get("detection") or {}, base.detection),
+        detection=detection,
     )
+
+
+def table_from_mapping(routing: Mapping[str, Any] | None, base: RoutingTable | None = None
+                       ) -> RoutingTable:
+    """``table_from_settings`` of an unvalidated mapping (validation errors raise
+    ``RoutingConfigError`` with the key path, e.g. ``routing.rules[0].params.size``)."""
+    try:
+        settings = RoutingSettings.model_validate(routing or {})
+    except ValidationError as exc:
+        raise RoutingConfigError(validation_message(exc, "routing")) from None
+    return table_from_settings(settings, base)
 
 
 def load_yaml(path: str | pathlib.Path) -> dict[str, Any]:

@@ -18,14 +18,21 @@ It keeps the commit protocol of Beam's file sinks:
   them to ``OUTPUT/TABLE/part-NNNNN-of-MMMMM.parquet``, writes an empty file
   for a table without rows (readers always find the schema) and deletes
   ``_temporary``. It can be retried: renames already done are skipped.
+
+Each shard also carries counts of what it wrote (``stats.py``: rows by status,
+error type, change op…), emitted with its name, so the finalize step knows the
+committed output's counts exactly, without reading anything back: its one
+output, ``WrittenTables``, is what ``run.json`` is made from.
 """
 
 from __future__ import annotations
 
+import collections
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import apache_beam as beam
@@ -53,6 +60,14 @@ def temp_dir(output: str) -> str:
 
 def final_shard_name(output: str, table: str, index: int, count: int) -> str:
     return FileSystems.join(table_dir(output, table), f"part-{index:05d}-of-{count:05d}.parquet")
+
+
+@dataclass(frozen=True)
+class WrittenTables:
+    """What the sink committed: final file names and summed counters, per table."""
+
+    files: Mapping[str, list[str]]
+    counts: Mapping[str, Mapping[str, int]]
 
 
 class ParquetShard:
@@ -151,19 +166,26 @@ def _mkdirs(path: str) -> None:
         FileSystems.mkdirs(path)
 
 
-class WriteShards(beam.DoFn):
-    """Rows of one table → one temp shard per bundle; emits ``(key, (table, path))``
-    from ``finish_bundle``, i.e. only for bundles that commit."""
+RowCounters = Callable[[Mapping[str, Any]], Iterable[str]]
 
-    def __init__(self, output: str, table: str, schema: pa.Schema) -> None:
+
+class WriteShards(beam.DoFn):
+    """Rows of one table → one temp shard per bundle; emits ``(key, (table, path,
+    counts))`` from ``finish_bundle``, i.e. only for bundles that commit."""
+
+    def __init__(self, output: str, table: str, schema: pa.Schema,
+                 counters: RowCounters | None = None) -> None:
         self._output = output
         self._table = table
         self._schema = schema
+        self._counters = counters
         self._shard: ParquetShard | None = None
+        self._counts: collections.Counter[str] = collections.Counter()
         self._rows = Metrics.counter("ragbeam.write", f"{table}_rows")
 
     def start_bundle(self) -> None:
         self._shard = None
+        self._counts = collections.Counter()
         if "://" not in self._output:  # marks the write stage as started (see docs/reliability.md)
             os.makedirs(temp_dir(self._output), exist_ok=True)
 
@@ -171,6 +193,8 @@ class WriteShards(beam.DoFn):
         if self._shard is None:
             self._shard = ParquetShard(_temp_shard_name(self._output, self._table), self._schema)
         self._shard.write(row)
+        if self._counters is not None:
+            self._counts.update(self._counters(row))
 
     def finish_bundle(self) -> Iterator[beam.utils.windowed_value.WindowedValue]:
         if self._shard is None:
@@ -178,32 +202,48 @@ class WriteShards(beam.DoFn):
         shard, self._shard = self._shard, None
         path = shard.close()
         self._rows.inc(shard.rows_written)
-        yield GlobalWindows.windowed_value((_ALL_SHARDS, (self._table, path)))
+        counts = {"rows": shard.rows_written, **self._counts}
+        yield GlobalWindows.windowed_value((_ALL_SHARDS, (self._table, path, counts)))
 
 
 class FinalizeTables(beam.DoFn):
-    """All committed shards (plus the ``None`` seed) → final file names."""
+    """All committed shards (plus the ``None`` seed) → one ``WrittenTables``."""
 
     def __init__(self, output: str, schemas: Mapping[str, pa.Schema]) -> None:
         self._output = output
         self._schemas = dict(schemas)
 
-    def process(self, element: tuple[str, Iterable[tuple[str, str] | None]]) -> Iterator[str]:
+    def process(self, element: tuple[str, Iterable[tuple[str, str, Mapping[str, int]] | None]]
+                ) -> Iterator[WrittenTables]:
         _, shards = element
-        yield from finalize_tables(self._output, self._schemas,
-                                   (shard for shard in shards if shard is not None))
+        committed = [shard for shard in shards if shard is not None]
+        counts: dict[str, collections.Counter[str]] = {
+            table: collections.Counter() for table in self._schemas}
+        for table, _, shard_counts in committed:
+            counts[table].update(shard_counts)
+        final = finalize_tables(self._output, self._schemas,
+                                ((table, path) for table, path, _ in committed))
+        files = {table: [path for path in final
+                         if path.startswith(table_dir(self._output, table) + "/")]
+                 for table in self._schemas}
+        yield WrittenTables(files, {table: dict(sorted(c.items()))
+                                    for table, c in counts.items()})
 
 
 class WriteTables(beam.PTransform):
     """``{table: rows}`` → ``OUTPUT/TABLE/part-*.parquet`` for every table, with the
-    given Arrow schemas; outputs the final file names once all are in place."""
+    given Arrow schemas; outputs one ``WrittenTables`` once all are in place.
+    ``counters`` (per table) name what to count in each row (``stats.py``)."""
 
-    def __init__(self, output: str, schemas: Mapping[str, pa.Schema]) -> None:
+    def __init__(self, output: str, schemas: Mapping[str, pa.Schema],
+                 counters: Mapping[str, RowCounters] | None = None) -> None:
         super().__init__()
         self._output = output
         self._schemas = dict(schemas)
+        self._counters = dict(counters or {})
 
-    def expand(self, tables: Mapping[str, beam.PCollection[dict]]) -> beam.PCollection[str]:
+    def expand(self, tables: Mapping[str, beam.PCollection[dict]]
+               ) -> beam.PCollection[WrittenTables]:
         if set(tables) != set(self._schemas):
             raise ValueError(f"tables {sorted(tables)} != schemas {sorted(self._schemas)}")
         pipeline = next(iter(tables.values())).pipeline
@@ -211,7 +251,8 @@ class WriteTables(beam.PTransform):
         seed = (pipeline | "Seed" >> beam.Impulse()
                 | "Seed key" >> beam.Map(lambda _: (_ALL_SHARDS, None)))
         shards = [rows | f"Write {table}" >> beam.ParDo(
-                      WriteShards(self._output, table, self._schemas[table]))
+                      WriteShards(self._output, table, self._schemas[table],
+                                  self._counters.get(table)))
                   for table, rows in tables.items()]
         return (
             (seed, *shards)

@@ -6,7 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragbeam.schemas.documents import STATUS_ERROR, STATUS_OK
+from ragbeam.transforms.errors import error_class
 from ragbeam.transforms.types import Document, Failure
+
+# documents.metadata keys of a failed document (error and stale rows).
+ERROR_STAGE_KEY = "error_stage"
+ERROR_TYPE_KEY = "error_type"
+ERROR_CLASS_KEY = "error_class"
+# Set on a carried-over failure (not retried in this run), so a reader can tell.
+ERROR_CARRIED_KEY = "error_carried_over"
 
 
 def ok_document_row(
@@ -42,19 +50,29 @@ def error_document_row(failure: Failure, config_hash: str) -> dict[str, Any]:
         "source_uri": failure.source.uri,
         "content_hash": failure.content_hash,
         "status": STATUS_ERROR,
-        "error": f"{failure.stage}: {failure.error_type}: {failure.message}",
+        "error": failure_text(failure),
         "media_type": failure.media_type,
         "title": None,
         "language": None,
         "page_count": None,
-        "bytes": failure.source.size_bytes,
+        "bytes": failure.source.size_bytes if failure.source.size_bytes >= 0 else None,
         "char_count": None,
         "chunk_count": 0,
         "strategy": None,
         "config_hash": config_hash,
         "text": None,
-        "metadata": {"error_stage": str(failure.stage), "error_type": failure.error_type},
+        "metadata": failure_metadata(failure),
     }
+
+
+def failure_text(failure: Failure) -> str:
+    """``documents.error``: ``stage: ErrorType: message``."""
+    return f"{failure.stage}: {failure.error_type}: {failure.message}"
+
+
+def failure_metadata(failure: Failure) -> dict[str, str]:
+    return {ERROR_STAGE_KEY: str(failure.stage), ERROR_TYPE_KEY: failure.error_type,
+            ERROR_CLASS_KEY: str(error_class(failure.error_type))}
 
 
 def error_row(failure: Failure) -> dict[str, Any]:
@@ -64,4 +82,5 @@ def error_row(failure: Failure) -> dict[str, Any]:
         "stage": str(failure.stage),
         "error_type": failure.error_type,
         "message": failure.message,
+        "error_class": str(error_class(failure.error_type)),
     }

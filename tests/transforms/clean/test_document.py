@@ -84,16 +84,12 @@ def test_each_step_can_be_switched_off():
 
 
 def test_no_clean_switches_steps_off_and_changes_the_config_hash():
-    import argparse
+    from ragbeam.pipeline.cli import parse_run_args
 
-    from ragbeam.pipeline.cli import add_run_arguments, config_from_args
-
-    parser = argparse.ArgumentParser()
-    add_run_arguments(parser)
     base = ["--input", "x", "--output", "out"]
-    default = config_from_args(parser.parse_args(base))
-    custom = config_from_args(parser.parse_args(
-        [*base, "--no-clean", "remove_furniture", "--no-clean", "join_lines"]))
+    default, _, _ = parse_run_args(base)
+    custom, _, _ = parse_run_args(
+        [*base, "--no-clean", "remove_furniture", "--no-clean", "join_lines"])
     assert default.clean == CleanOptions()
     assert custom.clean == CleanOptions(remove_furniture=False, join_lines=False)
     assert custom.config_hash != default.config_hash

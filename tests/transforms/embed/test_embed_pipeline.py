@@ -38,9 +38,9 @@ def inputs(tmp_path_factory) -> pathlib.Path:
     return folder
 
 
-def _run(inputs: pathlib.Path, out: pathlib.Path, *extra: str) -> dict:
+def _run(inputs: pathlib.Path, out: pathlib.Path, *extra: str, expected_exit: int = 0) -> dict:
     return run_cli(["--input", str(inputs), "--output", str(out), "--strategy", "semantic",
-                    "--chunk-size", "400", *extra])
+                    "--chunk-size", "400", *extra], expected_exit=expected_exit)
 
 
 def _chunks(out: pathlib.Path) -> list[tuple[str, int, int, str]]:
@@ -99,9 +99,21 @@ def test_embed_chunks_fills_unit_vectors_of_header_and_text(inputs, tmp_path):
     assert float(np.min(np.sum(got * expected, axis=1))) > 0.999
 
 
-def test_a_model_that_cannot_load_makes_embed_errors_not_a_failed_run(inputs, tmp_path):
+def test_a_model_that_cannot_load_stops_the_run_before_it_starts(inputs, tmp_path, capsys):
+    from ragbeam.pipeline.cli import main
+
     out = tmp_path / "out"
-    summary = _run(inputs, out, "--embedding-model", str(tmp_path / "no-such-model"))
+    code = main(["run", "--input", str(inputs), "--output", str(out), "--strategy", "semantic",
+                 "--embedding-model", str(tmp_path / "no-such-model")])
+    assert code == 2 and "does not load" in capsys.readouterr().err
+    assert not (out / "documents").exists()
+
+
+def test_a_model_that_fails_inside_the_run_makes_embed_errors(inputs, tmp_path):
+    out = tmp_path / "out"
+    # Preflight skipped: the model fails where the pipeline loads it, on every worker.
+    summary = _run(inputs, out, "--embedding-model", str(tmp_path / "no-such-model"),
+                   "--no-preflight", expected_exit=3)  # 3 of 4 failed: over --max-error-rate
     documents = read_table(out, "documents").to_pylist()
     assert len(documents) == 4
     failed = [d for d in documents if d["status"] == "error"]
@@ -109,6 +121,8 @@ def test_a_model_that_cannot_load_makes_embed_errors_not_a_failed_run(inputs, tm
     assert len(failed) == 3 and summary["documents_ok"] == 1
     errors = read_table(out, "errors").to_pylist()
     assert {e["stage"] for e in errors} == {"embed"}
+    assert {e["error_class"] for e in errors} == {"transient"}
+    assert summary["outcome"] == "error_rate_exceeded"
 
 
 def test_long_corpus_prose_in_chinese(tmp_path):

@@ -6,12 +6,19 @@ import os
 
 import pytest
 
-from ragbeam.transforms.extract.backends import EmbeddedTika, ExtractionError, TikaServer
+from ragbeam.transforms.errors import ErrorClass, error_class
+from ragbeam.transforms.extract.backends import (
+    EmbeddedTika,
+    ExtractionError,
+    TikaServer,
+    TikaServerError,
+    TikaServerUnavailable,
+)
 from ragbeam.transforms.extract.isolation import ExtractionTimeout, IsolatedExtractor
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import read_table, run_cli
-from tika_server import tika_like_server
+from tika_server import TIKA_LIKE_VERSION, tika_like_server
 
 
 def test_embedded_tika_returns_xhtml_pages_and_metadata():
@@ -35,9 +42,24 @@ def test_server_backend_speaks_tika_http():
             TikaServer(url).extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
 
 
-def test_server_backend_unreachable_is_a_connection_error():
-    with pytest.raises(ConnectionError, match="unreachable"):
-        TikaServer("http://127.0.0.1:9", timeout_s=2).extract(b"hello", "a.txt")
+def test_server_backend_unreachable_is_transient_after_retries():
+    server = TikaServer("http://127.0.0.1:9", timeout_s=2, retry_delays_s=(0.01, 0.01))
+    with pytest.raises(TikaServerUnavailable, match=r"unreachable.*after 3 attempts"):
+        server.extract(b"hello", "a.txt")
+    assert error_class("TikaServerUnavailable") is ErrorClass.TRANSIENT
+
+
+def test_server_5xx_is_retried_then_transient_and_4xx_is_permanent():
+    with tika_like_server(fail_first=2) as (url, seen):
+        # Two 503s, then the answer: the retries absorb a server that was restarting.
+        xhtml, _ = TikaServer(url, retry_delays_s=(0.01, 0.01)).extract(
+            (SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+        assert "Frequently asked questions" in xhtml and len(seen) == 3
+    with (tika_like_server(fail_first=10) as (url, _),
+          pytest.raises(TikaServerError, match="HTTP 503")):
+        TikaServer(url, retry_delays_s=(0.01,)).extract(b"hello", "a.txt")
+    assert error_class("TikaServerError") is ErrorClass.TRANSIENT
+    assert error_class("ExtractionError") is ErrorClass.PERMANENT
 
 
 def test_pipeline_with_tika_server_matches_embedded(samples_run, tmp_path):
@@ -46,6 +68,8 @@ def test_pipeline_with_tika_server_matches_embedded(samples_run, tmp_path):
         summary = run_cli(["--input", str(SAMPLES), "--exclude", "*.py", "--output", str(out),
                            "--tika-server", url, "--extract-timeout", TEST_EXTRACT_TIMEOUT])
     assert len(seen) == summary["files_matched"]
+    assert summary["config"]["extractor"] == {"extractor": "tika-server",
+                                              "version": TIKA_LIKE_VERSION}
     texts = lambda o: sorted(r["text"] for r in read_table(o, "chunks").to_pylist())  # noqa: E731
     assert texts(out) == texts(samples_run.path)
     assert summary["documents_error"] == samples_run.summary["documents_error"] == 1

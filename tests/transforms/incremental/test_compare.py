@@ -70,6 +70,7 @@ def test_new_deleted_and_gone():
 
 def test_an_unchanged_error_is_kept_unless_retries_are_asked_for():
     previous = _previous("error", chunk_count=0)
+    previous["metadata"] = {"error_type": "EncryptedDocumentError"}
     assert decide(_current(), previous, 0, CONFIG) is Outcome.KEPT_ERROR
     assert decide(_current(), previous, 0, CONFIG, retry_errors=True) is Outcome.RETRY
     assert Outcome.RETRY.needs_processing and not Outcome.KEPT_ERROR.needs_processing
@@ -77,9 +78,26 @@ def test_an_unchanged_error_is_kept_unless_retries_are_asked_for():
     assert decide(_current("b" * 64), previous, 0, CONFIG) is Outcome.CHANGED
 
 
+@pytest.mark.parametrize("error_type", [
+    "ExtractionTimeout", "ExtractionMemoryExceeded", "ExtractorCrashed",
+    "TikaServerUnavailable", "TikaServerError", "EmbeddingFailed"])
+@pytest.mark.parametrize("status", ["error", "stale"])
+def test_a_transient_failure_is_retried_without_being_asked(error_type, status):
+    previous = _previous(status, chunk_count=0)
+    previous["metadata"] = [("error_type", error_type)]  # as read back from Parquet
+    assert decide(_current(), previous, 0, CONFIG) is Outcome.RETRY
+
+
+def test_a_permanent_stale_failure_is_kept_with_its_chunks():
+    previous = _previous("stale", chunk_count=2)
+    previous["error"] = "extract: ExtractionError: Tika failed"
+    assert decide(_current(), previous, 2, CONFIG) is Outcome.KEPT_ERROR
+    assert decide(_current(), previous, 2, CONFIG, retry_errors=True) is Outcome.RETRY
+
+
 def test_carried_rows_keep_everything_but_the_status():
     previous = _previous()
-    row = unchanged_document_row(previous)
+    row = unchanged_document_row(previous, previous["source_uri"])
     assert row["status"] == "unchanged"
     assert row["metadata"] == {"route_reason": "default strategy"}
     assert {k: v for k, v in row.items() if k not in ("status", "metadata")} == {
@@ -100,11 +118,13 @@ def test_a_kept_error_rebuilds_its_dead_letter():
         error="extract: ExtractionError: Tika failed: bad xref: at 12",
         metadata=[("error_stage", "extract"), ("error_type", "ExtractionError")],
     )
-    row = kept_error_document_row(previous)
+    row = kept_error_document_row(previous, "/moved/a.txt")
     assert row["status"] == "error" and row["metadata"][ERROR_CARRIED_KEY] == "true"
+    assert row["source_uri"] == "/moved/a.txt"
     assert error_row_from_document(previous) == {
         "source_uri": "/corpus/a.txt", "doc_id": "d1", "stage": "extract",
         "error_type": "ExtractionError", "message": "Tika failed: bad xref: at 12",
+        "error_class": "permanent",
     }
 
 

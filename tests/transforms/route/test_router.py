@@ -120,12 +120,20 @@ def test_config_file_overrides_rules_params_and_detection(tmp_path):
 
 
 @pytest.mark.parametrize(("routing", "message"), [
-    ({"rulez": []}, "unknown key"),
-    ({"rules": [{"name": "x"}]}, "'strategy' is required"),
-    ({"rules": [{"strategy": "auto", "paths": ["*"], "params": {"size": 3}}]}, "takes no params"),
-    ({"rules": "code"}, "expected a list"),
-    ({"rules": [{"strategy": "code", "extensions": 3}]}, "list of strings"),
-    ({"detection": {"faq_min_pairs": "many"}}, "routing.detection"),
+    ({"rulez": []}, r"^routing\.rulez: unknown key"),
+    ({"rules": [{"name": "x"}]}, r"^routing\.rules\[0\]\.strategy: required"),
+    ({"rules": [{"strategy": "auto", "paths": ["*"], "params": {"size": 3}}]},
+     r"^routing\.rules\[0\]\.params: .*takes no params"),
+    ({"rules": "code"}, r"^routing\.rules: .*valid list"),
+    ({"rules": [{"strategy": "code", "extensions": 3}]}, r"^routing\.rules\[0\]\.extensions"),
+    ({"detection": {"faq_min_pairs": "many"}}, r"^routing\.detection\.faq_min_pairs"),
+    # Strings are not booleans or numbers: "false" must not switch a feature on.
+    ({"detection": {"long_prose": {"enabled": "false"}}},
+     r"^routing\.detection\.long_prose\.enabled: .*valid boolean"),
+    ({"detection": {"long_prose": {"min_chars": "700"}}},
+     r"^routing\.detection\.long_prose\.min_chars: .*valid integer"),
+    ({"rules": [{"strategy": "fixed", "paths": ["*"], "params": {"size": [1]}}]},
+     r"^routing\.rules\[0\]\.params\.size"),
 ])
 def test_malformed_routing_tables_are_rejected(routing, message):
     with pytest.raises(RoutingConfigError, match=message):
@@ -136,7 +144,9 @@ def test_malformed_routing_tables_are_rejected(routing, message):
     ({"rules": [{"strategy": "semantik", "paths": ["*"]}]}, "unknown chunking strategy"),
     ({"strategies": {"table": {"header_row": 2}}}, "no parameter"),
     ({"rules": [{"strategy": "fixed", "paths": ["*"], "params": {"overlap": 5000}}]},
-     "overlap"),
+     r"routing\.rules\[0\].*overlap"),
+    ({"rules": [{"strategy": "fixed", "paths": ["*"], "params": {"size": "200"}}]},
+     r"routing\.rules\[0\].*params\.size: expected an integer"),
 ])
 def test_unusable_strategies_fail_before_the_run(routing, message):
     table = table_from_mapping(routing, default_table())

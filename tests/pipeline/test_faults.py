@@ -1,0 +1,160 @@
+"""Second-run faults: a document that changed and then fails keeps its last good chunks.
+
+Each test is three real runs over a small corpus. Run 1 is healthy. Before run 2
+two documents are edited, and run 2 fails them (a time limit, the memory cap, a
+Tika server that was stopped, a model that cannot load): no chunk of theirs is
+deleted, they become ``stale``, and the run exits 3. Run 3 is healthy again and
+heals them without ``--retry-errors``: their failures were transient.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+import pytest
+
+from ragbeam.pipeline.cli import main
+
+from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
+from helpers import read_table, run_cli
+from tika_server import tika_like_server
+
+FILES = ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt")
+EDITED = ("faq.txt", "handbook.md")
+
+
+def _corpus(root: pathlib.Path) -> pathlib.Path:
+    corpus = root / "corpus"
+    corpus.mkdir()
+    for name in FILES:
+        shutil.copy(SAMPLES / name, corpus / name)
+    return corpus
+
+
+def _edit(corpus: pathlib.Path) -> None:
+    for name in EDITED:
+        path = corpus / name
+        path.write_text(path.read_text(encoding="utf-8") + "\n\nOne more paragraph, added "
+                        "between two runs, about the new opening hours.\n", encoding="utf-8")
+
+
+def _args(corpus: pathlib.Path, out: pathlib.Path, *extra: str) -> list[str]:
+    return ["--input", str(corpus), "--output", str(out), "--strategy", "recursive",
+            "--chunk-size", "300", *extra]
+
+
+def _by_name(out: pathlib.Path, table: str) -> dict[str, list[dict]]:
+    rows: dict[str, list[dict]] = {}
+    for row in read_table(out, table).to_pylist():
+        rows.setdefault(pathlib.Path(row["source_uri"]).name, []).append(row)
+    return rows
+
+
+def _chunk_ids(out: pathlib.Path) -> dict[str, set[str]]:
+    return {name: {r["chunk_id"] for r in rows}
+            for name, rows in _by_name(out, "chunks").items()}
+
+
+def _check_last_good_version_won(run1: pathlib.Path, run2: pathlib.Path, summary: dict,
+                                 error_type: str, failed: tuple[str, ...] = EDITED) -> None:
+    docs = {name: rows[0] for name, rows in _by_name(run2, "documents").items()}
+    assert {n: d["status"] for n, d in docs.items() if n in failed} == dict.fromkeys(
+        failed, "stale")
+    for name in failed:
+        meta = dict(docs[name]["metadata"])
+        assert meta["error_type"] == error_type and meta["error_class"] == "transient"
+        assert docs[name]["error"].split(": ")[1] == error_type
+    # Not one chunk was lost: the index keeps serving what it had…
+    assert _chunk_ids(run2) == _chunk_ids(run1)
+    # …and the sync job is told to delete nothing.
+    assert [c for c in read_table(run2, "changes").to_pylist() if c["op"] == "delete"] == []
+    errors = read_table(run2, "errors").to_pylist()
+    assert sorted(pathlib.Path(e["source_uri"]).name for e in errors) == sorted(failed)
+    assert {e["error_class"] for e in errors} == {"transient"}
+    assert summary["documents_stale"] == len(failed)
+    assert summary["outcome"] == "error_rate_exceeded"
+
+
+def _check_healed(run2: pathlib.Path, run3: pathlib.Path, summary: dict) -> None:
+    statuses = {name: rows[0]["status"] for name, rows in _by_name(run3, "documents").items()}
+    assert {statuses[n] for n in EDITED} == {"ok"}
+    assert summary["documents_stale"] == 0 and summary["outcome"] == "ok"
+    # The healed documents now have the edit; their changes go against what the
+    # store holds since run 2 (the last good chunks), so applying them is exact.
+    changes = read_table(run3, "changes").to_pylist()
+    assert {pathlib.Path(c["source_uri"]).name for c in changes} <= set(EDITED)
+    before, after = _chunk_ids(run2), _chunk_ids(run3)
+    for name in EDITED:
+        assert {c["chunk_id"] for c in changes if c["op"] == "delete"
+                and c["source_uri"].endswith(name)} == before[name] - after[name]
+        assert any("opening hours" in r["text"] for r in _by_name(run3, "chunks")[name])
+
+
+@pytest.mark.parametrize(("fault", "error_type"), [
+    # The time limit and the memory cap are not part of the config fingerprint:
+    # only the edited documents are re-processed, and they fail.
+    (("--extract-timeout", "0.001"), "ExtractionTimeout"),
+    (("--extract-memory-mb", "1"), "ExtractionMemoryExceeded"),
+], ids=["timeout", "memory-cap"])
+def test_a_failing_second_run_keeps_the_last_good_chunks_and_the_next_run_heals(
+        tmp_path, fault, error_type):
+    corpus = _corpus(tmp_path)
+    run1, run2, run3 = (tmp_path / f"run{i}" for i in (1, 2, 3))
+    run_cli(_args(corpus, run1, "--extract-timeout", TEST_EXTRACT_TIMEOUT))
+    _edit(corpus)
+    summary = run_cli(_args(corpus, run2, "--previous", str(run1), *fault), expected_exit=3)
+    _check_last_good_version_won(run1, run2, summary, error_type)
+    healed = run_cli(_args(corpus, run3, "--previous", str(run2),
+                           "--extract-timeout", TEST_EXTRACT_TIMEOUT))
+    _check_healed(run2, run3, healed)
+
+
+def test_a_tika_server_that_went_down(tmp_path, capsys):
+    corpus = _corpus(tmp_path)
+    run1, run2, run3 = (tmp_path / f"run{i}" for i in (1, 2, 3))
+    timeout = ("--extract-timeout", "6")  # keeps the server retries to ~1.5 s a document
+    with tika_like_server() as (url, _):
+        run_cli(_args(corpus, run1, "--tika-server", url, *timeout))
+    _edit(corpus)
+    # The server is stopped now. Preflight notices before anything is touched…
+    code = main(["run", *_args(corpus, run2, "--tika-server", url, "--previous", str(run1),
+                               *timeout)])
+    assert code == 2 and "does not answer" in capsys.readouterr().err
+    assert not (run2 / "documents").exists()
+    # …and without preflight every document fails, and nothing is lost: the server's
+    # version is unknown, so the fingerprint changed and every document was retried.
+    summary = run_cli(_args(corpus, run2, "--tika-server", url, "--previous", str(run1),
+                            "--no-preflight", *timeout), expected_exit=3)
+    _check_last_good_version_won(run1, run2, summary, "TikaServerUnavailable", failed=FILES)
+    assert summary["error_rate"] == 1.0
+    with tika_like_server() as (url, _):
+        healed = run_cli(_args(corpus, run3, "--tika-server", url, "--previous", str(run2),
+                               *timeout))
+    _check_healed(run2, run3, healed)
+    assert healed["config_hash"] == json.loads((run1 / "run.json").read_text())["config_hash"]
+
+
+def test_a_model_that_stops_loading(tmp_path):
+    from ragbeam.transforms.embed.model import default_model_path
+
+    model = tmp_path / "model"
+    shutil.copytree(default_model_path(), model)
+    weights = model / "model.safetensors"
+    good = weights.read_bytes()
+    corpus = _corpus(tmp_path)
+    run1, run2, run3 = (tmp_path / f"run{i}" for i in (1, 2, 3))
+    embed = ("--embed-chunks", "--embedding-model", str(model))
+    run_cli(_args(corpus, run1, *embed))
+    _edit(corpus)
+    weights.write_bytes(good[:1000])  # same model files and identity, broken weights
+    summary = run_cli(_args(corpus, run2, "--previous", str(run1), "--no-preflight", *embed),
+                      expected_exit=3)
+    _check_last_good_version_won(run1, run2, summary, "EmbeddingFailed")
+    # No ok document has a chunk without its vector, and the stale ones keep theirs.
+    assert all(r["embedding"] is not None for r in read_table(run2, "chunks").to_pylist())
+    weights.write_bytes(good)
+    healed = run_cli(_args(corpus, run3, "--previous", str(run2), *embed))
+    _check_healed(run2, run3, healed)
+    assert healed["chunks_embedded"] == healed["chunks"]

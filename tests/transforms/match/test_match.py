@@ -1,0 +1,80 @@
+"""Matching: every matched path is accounted for, and ids do not depend on the mount point."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+
+import apache_beam as beam
+from apache_beam.testing.util import assert_that, equal_to
+
+from ragbeam.transforms.ids import doc_id_for
+from ragbeam.transforms.match.dofn import MatchInputs, ReadFile
+from ragbeam.transforms.match.patterns import expand_input
+from ragbeam.transforms.types import FAILURES, SourceFile
+
+from conftest import SAMPLES
+from helpers import read_table, run_cli
+
+
+def _doc_ids(inputs: tuple[str, ...], expected: list[str], **kwargs) -> None:
+    with beam.Pipeline() as p:
+        ids = p | MatchInputs(inputs, **kwargs) | beam.Map(lambda source: source.doc_id)
+        assert_that(ids, equal_to(expected))
+
+
+def test_roots_of_each_kind_of_input(tmp_path):
+    folder = expand_input(str(tmp_path))
+    assert (folder.pattern, folder.root) == (f"{tmp_path}/**", str(tmp_path))
+    glob = expand_input(f"{tmp_path}/docs/*.pdf")
+    assert glob.root == f"{tmp_path}/docs"
+    single = expand_input(f"{tmp_path}/docs/a.pdf")
+    assert (single.pattern, single.root) == (f"{tmp_path}/docs/a.pdf", f"{tmp_path}/docs")
+    remote = expand_input("gs://bucket/docs/")
+    assert (remote.pattern, remote.root) == ("gs://bucket/docs/**", "gs://bucket/docs")
+    # Without the slash it may be an object or a folder: matching decides, offline here.
+    maybe = expand_input("gs://bucket/docs")
+    assert maybe.object_or_folder and maybe.root_of("gs://bucket/docs/a/b.pdf") == \
+        "gs://bucket/docs"
+
+
+def test_ids_survive_a_move_and_overlapping_inputs_agree(tmp_path):
+    for mount in ("a", "b"):
+        (tmp_path / mount / "sub").mkdir(parents=True)
+        shutil.copy(SAMPLES / "faq.txt", tmp_path / mount / "sub" / "faq.txt")
+    relative = doc_id_for("sub/faq.txt")
+    _doc_ids((str(tmp_path / "a"),), [relative])
+    _doc_ids((str(tmp_path / "b"),), [relative])
+    # The same file through two inputs is one document, keyed below the outer root.
+    _doc_ids((str(tmp_path / "a"), str(tmp_path / "a" / "sub")), [relative])
+    _doc_ids((str(tmp_path / "a"),), [doc_id_for("sub/faq.txt", "team-x")], namespace="team-x")
+    assert doc_id_for("sub/faq.txt", "team-x") != relative
+    _doc_ids((str(tmp_path / "a"),), [doc_id_for(str(tmp_path / "a" / "sub" / "faq.txt"))],
+             doc_ids="absolute")
+
+
+def test_a_broken_link_and_a_vanished_file_become_error_rows(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(SAMPLES / "faq.txt", corpus / "faq.txt")
+    os.symlink(corpus / "nowhere.pdf", corpus / "broken-link.pdf")
+    os.symlink(corpus / "loop-b", corpus / "loop-a")
+    os.symlink(corpus / "loop-a", corpus / "loop-b")
+    summary = run_cli(["--input", str(corpus), "--output", str(tmp_path / "o"),
+                       "--max-error-rate", "1"])
+    documents = {pathlib.Path(d["source_uri"]).name: d
+                 for d in read_table(tmp_path / "o", "documents").to_pylist()}
+    assert set(documents) == {"faq.txt", "broken-link.pdf", "loop-a", "loop-b"}
+    for name in ("broken-link.pdf", "loop-a", "loop-b"):
+        assert documents[name]["status"] == "error"
+        assert documents[name]["error"].startswith("read: BrokenLinkError: ")
+    assert summary["files_matched"] == 4
+
+    # A file listed, then deleted before it is read.
+    gone = SourceFile(str(corpus / "vanished.txt"), "v", 10)
+    with beam.Pipeline() as p:
+        read = p | beam.Create([gone]) | beam.ParDo(ReadFile(1000)).with_outputs(
+            FAILURES, main="ok")
+        assert_that(read[FAILURES] | beam.Map(lambda f: (f.error_type, f.source.uri)),
+                    equal_to([("FileNotFoundError", gone.uri)]))

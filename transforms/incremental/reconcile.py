@@ -1,0 +1,145 @@
+"""One document's outcome in an incremental run, after processing (pure).
+
+Inputs, per ``doc_id``: the failure this run recorded for it (if any), its
+previous state (its previous document row and chunk rows, for every document
+that was re-processed or deleted) and the ids and digests of the chunks it has
+now. The rule:
+
+* **Last good version wins.** A document that fails now but had good chunks
+  (previous status ``ok``, ``unchanged`` or ``stale``) keeps them: its chunk
+  rows and text are carried over, its row becomes ``stale`` with the new error,
+  and no ``delete`` is emitted. Only a document that is gone from the inputs
+  loses its chunks.
+* A document that fails with nothing good before it is an ``error`` row.
+* Otherwise the changes are the difference between its previous and current
+  chunks (``changes.document_changes``): deletes, upserts of new chunks, and
+  upserts of kept chunks whose row changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragbeam.schemas.changes import OP_UPSERT
+from ragbeam.schemas.documents import GOOD_STATUSES, STATUS_STALE
+from ragbeam.transforms.incremental.changes import (
+    change_row,
+    chunk_row_digest,
+    document_changes,
+)
+from ragbeam.transforms.incremental.compare import as_python_row
+from ragbeam.transforms.types import Failure
+from ragbeam.transforms.write.rows import (
+    ERROR_CARRIED_KEY,
+    error_document_row,
+    error_row,
+    failure_metadata,
+    failure_text,
+)
+
+# documents.metadata of a stale row: which bytes and config its chunks come from.
+LAST_GOOD_CONTENT_HASH_KEY = "last_good_content_hash"
+LAST_GOOD_CONFIG_HASH_KEY = "last_good_config_hash"
+
+
+@dataclass(frozen=True)
+class PreviousState:
+    """A document's rows in the previous run, when this run re-processes or deletes it."""
+
+    document: Mapping[str, Any]
+    chunks: tuple[Mapping[str, Any], ...] = ()
+    deleted: bool = False  # no longer matched: every chunk goes
+
+    @property
+    def has_good_chunks(self) -> bool:
+        return not self.deleted and self.document["status"] in GOOD_STATUSES
+
+
+@dataclass
+class Reconciled:
+    """Rows to write for one document (its ``ok`` row and new chunks are written as
+    they come from the chunk stage; everything else comes from here)."""
+
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    changes: list[dict[str, str]] = field(default_factory=list)
+
+
+def first_failure(failures: Iterable[Failure]) -> Failure | None:
+    """A document fails at one stage; should several failures meet, pick one
+    deterministically."""
+    return min(failures, key=lambda f: (str(f.stage), f.error_type, f.message), default=None)
+
+
+def moved_chunk_rows(rows: Iterable[Mapping[str, Any]], source_uri: str
+                     ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Carried chunk rows with the document's current URI, and an upsert for each
+    row that this changes (a corpus that moved: same ids, new ``source_uri``)."""
+    out: list[dict[str, Any]] = []
+    changes: list[dict[str, str]] = []
+    for row in rows:
+        carried = as_python_row(row)
+        if carried["source_uri"] != source_uri:
+            carried["source_uri"] = source_uri
+            changes.append(change_row(OP_UPSERT, carried["chunk_id"], carried["doc_id"],
+                                      source_uri))
+        out.append(carried)
+    return out, sorted(changes, key=lambda c: c["chunk_id"])
+
+
+def stale_document_row(previous: Mapping[str, Any], failure: Failure, config_hash: str
+                       ) -> dict[str, Any]:
+    """The previous good row, served on: status ``stale``, the new error, and the
+    current file's hash and config (so the next run sees whether either changed)."""
+    row = as_python_row(previous)
+    old_metadata = dict(row.get("metadata") or {})
+    metadata = {k: v for k, v in old_metadata.items() if k != ERROR_CARRIED_KEY}
+    metadata.update(failure_metadata(failure))
+    was_stale = row["status"] == STATUS_STALE
+    metadata[LAST_GOOD_CONTENT_HASH_KEY] = (
+        old_metadata.get(LAST_GOOD_CONTENT_HASH_KEY) if was_stale else row["content_hash"]) or ""
+    metadata[LAST_GOOD_CONFIG_HASH_KEY] = (
+        old_metadata.get(LAST_GOOD_CONFIG_HASH_KEY) if was_stale else row["config_hash"]) or ""
+    size = failure.source.size_bytes
+    row.update(
+        status=STATUS_STALE,
+        error=failure_text(failure),
+        source_uri=failure.source.uri,
+        content_hash=failure.content_hash,
+        bytes=size if size >= 0 else None,
+        config_hash=config_hash,
+        metadata=metadata,
+    )
+    return row
+
+
+def reconcile_document(
+    doc_id: str,
+    failures: Sequence[Failure],
+    previous: PreviousState | None,
+    current: Mapping[str, str],
+    source_uri: str | None,
+    config_hash: str,
+) -> Reconciled:
+    """See the module docstring. ``current`` maps this run's chunk ids of the
+    document to their row digests; ``source_uri`` is its current URI (None when
+    only the previous run knew it)."""
+    out = Reconciled()
+    previous_digests = ({row["chunk_id"]: chunk_row_digest(as_python_row(row))
+                         for row in previous.chunks} if previous is not None else {})
+    failure = first_failure(failures)
+    if failure is not None:
+        out.errors.append(error_row(failure))
+        if previous is not None and previous.has_good_chunks:
+            out.documents.append(stale_document_row(previous.document, failure, config_hash))
+            out.chunks, out.changes = moved_chunk_rows(previous.chunks, failure.source.uri)
+        else:
+            out.documents.append(error_document_row(failure, config_hash))
+            out.changes = document_changes(doc_id, failure.source.uri, previous_digests, {})
+        return out
+    uri = source_uri or (previous.document["source_uri"] if previous is not None else "")
+    out.changes = document_changes(doc_id, uri, previous_digests, current)
+    return out

@@ -1,0 +1,44 @@
+"""What the sink counts in the rows it writes (pure), for ``run.json``.
+
+Counted per shard as it is written and summed at finalize, so the counts are
+those of the committed output, exactly once, on every runner, without reading
+the output back. Each function gives the counter names a row adds 1 to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY
+
+
+def document_counters(row: Mapping[str, Any]) -> list[str]:
+    status = row["status"]
+    metadata = row.get("metadata") or {}
+    if not isinstance(metadata, Mapping):
+        metadata = dict(metadata)
+    counters = [f"status:{status}"]
+    if metadata.get(ERROR_CARRIED_KEY) == "true":
+        counters.append(f"carried:{status}")
+    return counters
+
+
+def error_counters(row: Mapping[str, Any]) -> list[str]:
+    return [f"type:{row['stage']}: {row['error_type']}", f"class:{row['error_class']}"]
+
+
+def change_counters(row: Mapping[str, Any]) -> list[str]:
+    return [f"op:{row['op']}"]
+
+
+def chunk_counters(row: Mapping[str, Any]) -> list[str]:
+    return ["rows", "embedded"] if row.get("embedding") is not None else ["rows"]
+
+
+TABLE_COUNTERS: Mapping[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "chunks": chunk_counters,
+    "documents": document_counters,
+    "errors": error_counters,
+    "changes": change_counters,
+}
