@@ -21,7 +21,7 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/ragbeam run --input samples --exclude '*.py' --output $(DEMO_OUT) --overwrite
-	$(BIN)/python -m ragbeam.pipeline.peek $(DEMO_OUT)
+	$(BIN)/ragbeam peek $(DEMO_OUT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -20,3 +20,20 @@ class _HideOptionalGcpWarning(_logging.Filter):
 
 
 _logging.getLogger().addFilter(_HideOptionalGcpWarning())
+
+
+# The public Python surface, imported on first use: ``import ragbeam`` stays cheap
+# (no Beam, no torch) for a notebook that only chunks text.
+_PUBLIC = {
+    "IngestDocuments": "ragbeam.pipeline.graph",
+    "RunSettings": "ragbeam.pipeline.settings",
+}
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        import importlib
+
+        return getattr(importlib.import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'ragbeam' has no attribute {name!r}")

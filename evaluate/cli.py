@@ -32,12 +32,13 @@ def _add_question_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: %(default)s)")
 
 
-def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+def add_subcommands(subparsers: argparse._SubParsersAction,
+                    parents: Sequence[argparse.ArgumentParser] = ()) -> None:
     ev = subparsers.add_parser(
         "eval", help="figures for a run's output (and retrieval with --questions)",
         description="Label-free chunk figures per strategy and media type; with --questions, "
                     "hit rate and Recall@budget. Prints a table, writes DIR/eval.json.",
-        allow_abbrev=False)
+        allow_abbrev=False, parents=list(parents))
     ev.add_argument("--output", required=True, metavar="DIR", help="a finished run's output")
     _add_question_arguments(ev)
     ev.set_defaults(handler=eval_command)
@@ -47,7 +48,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
         description="Runs `ragbeam run --strategy NAME` per strategy into WORK/NAME (every "
                     "other option equal: run and Beam options not listed here are passed "
                     "on), evaluates each, writes WORK/compare.json and WORK/report.html.",
-        allow_abbrev=False)
+        allow_abbrev=False, parents=list(parents))
     cmp.add_argument("--input", action="append", required=True, metavar="PATH")
     cmp.add_argument("--work", required=True, metavar="DIR")
     cmp.add_argument("--strategies", required=True, metavar="A,B,…",
@@ -59,7 +60,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
         "viz", help="HTML view of one document's chunks",
         description="The document's cleaned text with chunk boundaries, overlaps and "
                     "removed page furniture, as one static HTML file.",
-        allow_abbrev=False)
+        allow_abbrev=False, parents=list(parents))
     vz.add_argument("--output", required=True, metavar="DIR", help="a finished run's output")
     vz.add_argument("--doc", required=True, metavar="DOC_ID_OR_URI",
                     help="doc_id, source URI, or a unique path suffix (e.g. pdf/llncsdoc.pdf)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -66,8 +67,11 @@ def compare_strategies(inputs: Sequence[str], work: str, strategies: Sequence[st
     results: dict[str, Any] = {}
     token_counts: dict[str, list[int]] = {}
     cap = None
-    for name in strategies:
+    for index, name in enumerate(strategies, 1):
         output = os.path.join(work, name)
+        # A compare runs the pipeline once per strategy: say which one is under way.
+        print(f"ragbeam compare: strategy {index}/{len(strategies)}: {name}", file=sys.stderr,
+              flush=True)
         summary = run_strategy(name, output)
         run = load_run(output)
         cap = run.chunk_cap
@@ -138,6 +142,6 @@ def pipeline_runner(inputs: Sequence[str], run_options: Sequence[str]) -> RunFun
         argv = [a for path in inputs for a in ("--input", path)]
         argv += ["--output", output, "--strategy", name, *run_options]
         config, _, beam_args = parse_run_args(argv, prog="ragbeam compare")
-        return run(config, beam_args, overwrite=True)
+        return run(config, beam_args, overwrite=True, show_progress=True)
 
     return run_strategy

@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import difflib
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -39,6 +40,7 @@ from ragbeam.pipeline.settings import (
     run_config,
 )
 from ragbeam.schemas import OUTPUT_SCHEMAS
+from ragbeam.transforms import progress
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
 from ragbeam.transforms.write.parquet import TEMP_DIR
@@ -98,17 +100,22 @@ def _suggestion(flag: str, ours: list[str], beams: list[str]) -> str:
     return ""
 
 
-def check_inputs(config: RunConfig) -> None:
-    """Every --input must match at least one file that passes the filters."""
+def check_inputs(config: RunConfig) -> int:
+    """Every --input must match at least one file that passes the filters.
+    Returns how many distinct files they match (for the progress line)."""
     m = config.match
+    paths: set[str] = set()
     for raw in m.inputs:
         try:
             found = expand_input(raw).match()
         except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
             raise UsageError(f"--input {raw!r}: cannot list: {exc}") from None
-        if not any(passes_filters(f.path, m.include, m.exclude) for f in found):
+        kept = {f.path for f in found if passes_filters(f.path, m.include, m.exclude)}
+        if not kept:
             raise UsageError(f"--input {raw!r} matched no files"
                              + (" (after --include/--exclude)" if found else ""))
+        paths |= kept
+    return len(paths)
 
 
 def preflight(config: RunConfig) -> None:
@@ -166,8 +173,7 @@ def _parse(argv: Sequence[str], prog: str) -> tuple[RunSettings, argparse.Namesp
 
 
 def _settings(args: argparse.Namespace) -> RunSettings:
-    given = {k: v for k, v in vars(args).items()
-             if k not in ("config", "command", "handler")}
+    given = {k: v for k, v in vars(args).items() if k in RunSettings.model_fields}
     try:
         return load_settings(given, getattr(args, "config", None))
     except ConfigError as exc:
@@ -192,20 +198,71 @@ def parse_run_args(argv: Sequence[str], prog: str = "ragbeam run"
     return config, settings, beam_args
 
 
+def dry_run(config: RunConfig) -> list[dict]:
+    """What a run would do, without extracting anything: every matched file once,
+    with its doc id and the route it would take (``preview_route``)."""
+    from ragbeam.transforms.ids import doc_id_for, doc_key
+    from ragbeam.transforms.match.patterns import outermost_root
+    from ragbeam.transforms.route.router import preview_route
+
+    m = config.match
+    found: dict[str, list[tuple[int, str]]] = {}
+    for raw in m.inputs:
+        pattern = expand_input(raw)
+        for meta in pattern.match():
+            if passes_filters(meta.path, m.include, m.exclude):
+                found.setdefault(meta.path, []).append(
+                    (int(meta.size_in_bytes), pattern.root_of(meta.path)))
+    rows = []
+    for path, seen in sorted(found.items()):
+        key = doc_key(path, outermost_root([root for _, root in seen]), config.ids.mode)
+        strategy, reason = preview_route(path, config.route)
+        rows.append({"path": path, "key": key, "doc_id": doc_id_for(key, config.ids.namespace),
+                     "bytes": seen[0][0], "strategy": strategy, "reason": reason,
+                     "over_size_limit": seen[0][0] > m.max_file_bytes})
+    return rows
+
+
+def _size(n: int) -> str:
+    if n < 0:
+        return "broken link"
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"
+
+
+def print_dry_run(config: RunConfig, rows: list[dict]) -> None:
+    from ragbeam.transforms.route.router import BY_CONTENT, content_signals
+
+    width = max((len(r["key"]) for r in rows), default=4)
+    print(f"ragbeam run --dry-run: {len(rows)} files would be processed "
+          "(nothing extracted, nothing written)")
+    for r in rows:
+        note = "  [over --max-file-bytes: error row]" if r["over_size_limit"] else ""
+        print(f"  {r['key']:<{width}}  {_size(r['bytes']):>11}  {r['strategy']:<12} "
+              f"{r['reason']}{note}")
+    if any(r["strategy"] == BY_CONTENT for r in rows):
+        print(f"  {BY_CONTENT}: {content_signals(config.route)}")
+
+
 def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
-        wait: bool = True, take_over: bool = False, check: bool = True) -> dict:
+        wait: bool = True, take_over: bool = False, check: bool = True,
+        show_progress: bool = False) -> dict:
     """Check, claim, build, run and summarise one pipeline run. Returns run.json.
 
     ``wait=False`` submits and returns ``{}`` at once; the pipeline then writes
     ``run.json`` and releases the output claim itself when done (for launchers
     that may not wait, e.g. Dataflow Flex Templates: deploy/dataflow/).
-    ``check=False`` skips the preflight checks (``--no-preflight``).
+    ``check=False`` skips the preflight checks (``--no-preflight``);
+    ``show_progress`` prints a progress line every few seconds on local runners.
     """
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import make_pipeline, pipeline_options
+    from ragbeam.pipeline.runner import is_local, make_pipeline, pipeline_options
     from ragbeam.pipeline.summary import read_run_json, write_run_json
 
-    check_inputs(config)
+    total = check_inputs(config)
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     if check:
@@ -219,13 +276,16 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     released_by_pipeline = False
     try:
         prepare_output(config, overwrite)
-        pipeline = make_pipeline(pipeline_options(list(beam_args)))
+        options = pipeline_options(list(beam_args))
+        pipeline = make_pipeline(options)
         build_pipeline(pipeline, config, claim=None if wait else claim)
-        result = pipeline.run()
         if not wait:
+            pipeline.run()
             released_by_pipeline = True
             return {}
-        result.wait_until_finish()
+        with progress.watch(enabled=show_progress and is_local(options), total=total):
+            result = pipeline.run()
+            result.wait_until_finish()
         from ragbeam.pipeline.runner import metrics_summary
 
         summary = read_run_json(config.output)
@@ -286,8 +346,13 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
             config = run_config(settings)
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
+        if args.dry_run:
+            check_inputs(config)
+            print_dry_run(config, dry_run(config))
+            return EXIT_OK
         summary = run(config, beam_args, overwrite=settings.overwrite,
-                      take_over=settings.take_over, check=settings.preflight)
+                      take_over=settings.take_over, check=settings.preflight,
+                      show_progress=not args.quiet)
     except UsageError as exc:
         print(f"ragbeam: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -303,21 +368,99 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
     return code
 
 
+def version_text() -> str:
+    import platform
+
+    import ragbeam
+    from ragbeam.pipeline.config import package_version
+
+    return (f"ragbeam {ragbeam.__version__} (apache-beam "
+            f"{package_version('apache-beam')}, iscc-tika {package_version('iscc-tika')}, "
+            f"Python {platform.python_version()})")
+
+
+def logging_arguments() -> argparse.ArgumentParser:
+    """``-v``/``-q``/``--log-level``, for every subcommand."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more detail: -v shows ragbeam's info messages and Beam's "
+                             "warnings, -vv everything")
+    parent.add_argument("-q", "--quiet", action="store_true",
+                        help="only errors and the final summary; no progress line")
+    parent.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                        help="log level of every logger (overrides -v/-q)")
+    return parent
+
+
+# Libraries whose routine messages (worker start-up, deprecation notes, weight
+# loading) are noise to someone running ragbeam; shown with -v.
+NOISY_LOGGERS = ("apache_beam", "transformers", "sentence_transformers", "urllib3",
+                 "huggingface_hub", "filelock")
+
+
+def configure_logging(args: argparse.Namespace) -> None:
+    if args.log_level:
+        level, libraries = getattr(logging, args.log_level), getattr(logging, args.log_level)
+    elif args.quiet:
+        level, libraries = logging.ERROR, logging.ERROR
+    elif args.verbose >= 2:
+        level, libraries = logging.DEBUG, logging.DEBUG
+    elif args.verbose == 1:
+        level, libraries = logging.INFO, logging.WARNING
+    else:
+        level, libraries = logging.WARNING, logging.ERROR
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
+                        force=True)
+    for name in NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(libraries)
+    if libraries > logging.WARNING:
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
+    from ragbeam.pipeline.peek import peek
+
+    if extra:
+        print(f"ragbeam peek: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        peek(args.output, per_document=args.chunks)
+    except Exception as exc:  # not a run's output, unreadable…
+        print(f"ragbeam peek: error: {args.output!r}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=version_text())
+    common = logging_arguments()
     sub = parser.add_subparsers(dest="command", required=True)
     run_parser = sub.add_parser("run", help="run the ingestion pipeline", allow_abbrev=False,
+                                parents=[common],
                                 description="Options not listed here must be Beam pipeline "
                                             "options.")
     add_run_arguments(run_parser)
+    run_parser.add_argument("--dry-run", action="store_true",
+                            help="list the files a run would process, with their doc ids and "
+                                 "routes, then stop: nothing is extracted or written")
     run_parser.set_defaults(handler=run_command)
+    peek_parser = sub.add_parser("peek", parents=[common],
+                                 help="a short look at a finished run's output",
+                                 description="One line per document (status, chunk count, "
+                                             "strategy) and its first chunks, then the run's "
+                                             "totals.")
+    peek_parser.add_argument("output", metavar="DIR", help="a finished run's output")
+    peek_parser.add_argument("--chunks", type=int, default=1, metavar="N",
+                             help="chunks shown per document (default: %(default)s)")
+    peek_parser.set_defaults(handler=peek_command)
     from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
 
-    add_subcommands(sub)
-    args, beam_args = parser.parse_known_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    return args.handler(args, beam_args)
+    add_subcommands(sub, parents=[common])
+    args, extra = parser.parse_known_args(argv)
+    configure_logging(args)
+    return args.handler(args, extra)
 
 
 if __name__ == "__main__":

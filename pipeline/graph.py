@@ -28,6 +28,7 @@ import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.schemas import OUTPUT_SCHEMAS
+from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
 from ragbeam.transforms.extract.dofn import ExtractWithTika
@@ -44,7 +45,7 @@ from ragbeam.transforms.incremental.dofn import (
     Reconcile,
     ReuseEmbeddings,
 )
-from ragbeam.transforms.match.dofn import MatchInputs, ReadFile
+from ragbeam.transforms.match.dofn import FetchBytes, MatchInputs, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.types import FAILURES, Failure, SourceFile, Stage
 from ragbeam.transforms.write.parquet import WriteTables
@@ -70,32 +71,54 @@ class FailDocumentsWithoutVectors(beam.DoFn):
 
 
 class IngestDocuments(beam.PTransform):
-    """Files matched by ``config`` → ``{"chunks", "documents", "errors", "changes"}``:
-    PCollections of rows of the four output tables (``ragbeam.schemas``).
+    """Documents → ``{"chunks", "documents", "errors", "changes"}``: PCollections of
+    rows of the four output tables (``ragbeam.schemas``).
 
-    Apply it to a pipeline (``pipeline | IngestDocuments(config)``) and write the
-    rows wherever you like; ``build_pipeline`` writes them to Parquet.
+    Applied to a pipeline, it matches the files of ``config.match.inputs`` (and,
+    with ``config.previous``, re-indexes incrementally); applied to a PCollection
+    of ``(uri, bytes)`` pairs, it ingests those. Write the rows wherever you like;
+    ``build_pipeline`` writes them to Parquet. Options are a ``RunConfig`` or the
+    keyword names of ``ragbeam run``'s flags::
+
+        with beam.Pipeline() as p:
+            tables = p | ragbeam.IngestDocuments(input=["docs/"], chunk_size=500)
+            tables["chunks"] | beam.Map(print)
     """
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig | None = None, **options: Any) -> None:
         super().__init__()
+        if config is None:
+            from ragbeam.pipeline.settings import config_from_options
+
+            config = config_from_options(**options)
+        elif options:
+            raise TypeError("give a RunConfig or keyword options, not both")
         self._config = config
 
-    def expand(self, pbegin: beam.pvalue.PBegin) -> dict[str, beam.PCollection]:
+    def expand(self, source: beam.pvalue.PBegin | beam.PCollection
+               ) -> dict[str, beam.PCollection]:
         config = self._config
         config_hash = config.config_hash
         m = config.match
 
-        # Matching ends in a shuffle by path, which also spreads files over workers.
-        sources = pbegin | "Match" >> MatchInputs(m.inputs, m.include, m.exclude,
-                                                  config.ids.namespace, config.ids.mode)
         previous = None
-        if config.previous:
-            previous = sources | "Compare with previous" >> CompareWithPrevious(
-                config.previous, config_hash, m.max_file_bytes, config.retry_errors)
-            sources = previous[TO_PROCESS]
-        fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
-            FAILURES, main="ok")
+        if isinstance(source, beam.pvalue.PBegin):
+            # Matching ends in a shuffle by path, which also spreads files over workers.
+            sources = source | "Match" >> MatchInputs(m.inputs, m.include, m.exclude,
+                                                      config.ids.namespace, config.ids.mode)
+            if config.previous:
+                previous = sources | "Compare with previous" >> CompareWithPrevious(
+                    config.previous, config_hash, m.max_file_bytes, config.retry_errors)
+                sources = previous[TO_PROCESS]
+            fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
+                FAILURES, main="ok")
+        else:
+            if config.previous:
+                raise ValueError("an incremental run (previous) needs file patterns, not "
+                                 "(uri, bytes) pairs")
+            fetched = source | "From bytes" >> beam.ParDo(
+                FetchBytes(m.max_file_bytes, config.ids.namespace)).with_outputs(
+                    FAILURES, main="ok")
         extracted = fetched.ok | "Extract" >> beam.ParDo(
             ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
                             memory_limit_bytes=config.extract.memory_limit_bytes,
@@ -148,6 +171,7 @@ class IngestDocuments(beam.PTransform):
             documents = checked.ok
             failures.append(checked[FAILURES])
         failures = tuple(failures) | "All failures" >> beam.Flatten()
+        _ = failures | "Count failures" >> beam.Map(lambda _: progress.tick(progress.FAILED))
 
         if previous is None:
             return {

@@ -1,4 +1,5 @@
-"""Print a short look at a run's output: ``python -m ragbeam.pipeline.peek DIR``."""
+"""A short look at a run's output: ``ragbeam peek DIR`` (one line per document and its
+first chunks, then the run's totals)."""
 
 from __future__ import annotations
 
@@ -29,11 +30,13 @@ def peek(output: str, per_document: int = 1) -> None:
         if doc["status"] == "deleted":  # incremental runs: no longer matched, no chunks
             print(f"- {name}: deleted")
             continue
-        if doc["status"] not in ("ok", "unchanged"):
+        if doc["status"] not in ("ok", "unchanged", "stale"):
             print(f"✗ {name}: {doc['status']}: {doc['error']}")
             continue
-        carried = ", unchanged" if doc["status"] == "unchanged" else ""
+        carried = f", {doc['status']}" if doc["status"] != "ok" else ""
         print(f"✓ {name}: {doc['chunk_count']} chunks ({doc['strategy']}{carried})")
+        if doc["status"] == "stale":
+            print(f"    last good chunks kept; failed now: {doc['error']}")
         for c in first_chunks.get(doc["doc_id"], []):
             where = " > ".join(c["heading_path"]) or "-"
             page = f", page {c['page_start']}" if c["page_start"] else ""
@@ -43,7 +46,8 @@ def peek(output: str, per_document: int = 1) -> None:
     with FileSystems.open(FileSystems.join(output, "run.json")) as f:
         run = json.load(f)
     print(f"run.json: {run['documents_ok']} ok, {run['documents_error']} error, "
-          f"{run['chunks']} chunks, config {run['config_hash'][:12]}")
+          f"{run.get('documents_stale', 0)} stale, {run['chunks']} chunks, "
+          f"config {run['config_hash'][:12]}")
 
 
 if __name__ == "__main__":

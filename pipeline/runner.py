@@ -30,6 +30,19 @@ def is_local_direct(options: PipelineOptions) -> bool:
     return runner in (None, "DirectRunner", "direct", "SwitchingDirectRunner")
 
 
+def is_local(options: PipelineOptions) -> bool:
+    """A runner whose workers run on this machine (the progress line can see them)."""
+    from apache_beam.options.pipeline_options import PortableOptions
+
+    if is_local_direct(options):
+        return True
+    runner = options.view_as(StandardOptions).runner or ""
+    portable = options.view_as(PortableOptions)
+    return runner in ("PortableRunner", "PrismRunner") and (
+        portable.job_endpoint in (None, "embed")
+        and (portable.environment_type or "").upper() == "LOOPBACK")
+
+
 def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
     if not is_local_direct(options):
         return beam.Pipeline(options=options)

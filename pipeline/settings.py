@@ -238,7 +238,7 @@ def _strategy_names() -> list[str]:
 
 def flag_names() -> list[str]:
     """Every ``ragbeam run`` flag (for "did you mean" suggestions)."""
-    flags = ["--config", "--help"]
+    flags = ["--config", "--help", "--dry-run", "--verbose", "--quiet", "--log-level"]
     for name, info in RunSettings.model_fields.items():
         if (info.json_schema_extra or {}).get("flag", True):
             bool_on = _unwrap(info.annotation)[0] is bool and info.default is True
@@ -278,6 +278,18 @@ def load_settings(overrides: dict[str, Any], config_file: str | None = None) -> 
     return settings
 
 
+def config_from_options(**options: Any) -> RunConfig:
+    """A ``RunConfig`` from keyword options named like ``ragbeam run``'s flags
+    (``chunk_size=500``), for Python callers (``ragbeam.IngestDocuments``).
+    ``input`` is only needed to match files, ``output`` only to write them."""
+    try:
+        settings = RunSettings.model_validate(options)
+    except ValidationError as exc:
+        raise ConfigError(validation_message(exc, known_keys={(): list(
+            RunSettings.model_fields)})) from None
+    return run_config(settings)
+
+
 def beam_args_from(settings: RunSettings) -> list[str]:
     """The ``beam:`` section as command-line arguments (``--runner=X``, ``--flag``)."""
     args: list[str] = []
@@ -315,12 +327,11 @@ def run_config(settings: RunSettings) -> RunConfig:
                                      backend=settings.embedding_backend)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    assert settings.output is not None
     return RunConfig(
         match=MatchOptions(inputs=tuple(settings.input), include=tuple(settings.include),
                            exclude=tuple(settings.exclude),
                            max_file_bytes=settings.max_file_bytes),
-        output=settings.output.rstrip("/") or "/",
+        output=(settings.output.rstrip("/") or "/") if settings.output else "",
         extract=ExtractOptions(tika_server=settings.tika_server,
                                timeout_s=settings.extract_timeout,
                                memory_mb=settings.extract_memory_mb,

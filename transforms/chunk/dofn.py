@@ -5,6 +5,7 @@ from __future__ import annotations
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions, Strategy, build_strategy
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
@@ -58,6 +59,7 @@ class ChunkDocument(beam.DoFn):
         metadata["route_reason"] = decision.reason
         metadata.update({f"chunk_{k}": str(v) for k, v in result.stats.items()})
         self._chunks.inc(len(rows))
+        progress.tick(progress.CHUNKED)
         Metrics.counter("ragbeam.chunks", decision.strategy).inc(len(rows))
         self._hard_cuts.inc(int(result.stats.get("hard_cuts", 0)))
         yield from rows

@@ -30,6 +30,7 @@ from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from apache_beam.utils import shared
 
+from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_rows, embed_text_for
 from ragbeam.transforms.chunk.semantic import SemanticOptions, SemanticPlan, SemanticStrategy
@@ -159,6 +160,7 @@ class AssembleSemanticChunks(beam.DoFn):
             metadata["route_reason"] = decision.reason
             metadata.update({f"chunk_{k}": str(v) for k, v in result.stats.items()})
             self._chunks.inc(len(rows))
+            progress.tick(progress.CHUNKED)
             yield from rows
             yield beam.pvalue.TaggedOutput(
                 DOCUMENTS,
@@ -223,6 +225,11 @@ def _without_embedding(row: dict[str, Any], partitions: int) -> int:
 EMBED_FAILED = "embed_failed"
 
 
+def _with_vector(row: dict[str, Any], result: Any) -> dict[str, Any]:
+    progress.tick(progress.EMBEDDED)
+    return {**row, "embedding": [float(x) for x in result.inference]}
+
+
 class RetryFailedBatches(beam.DoFn):
     """A batch RunInference could not embed → embedded once more, here; rows that
     still get no vector become ``(doc_id, message)`` on ``EMBED_FAILED``, so their
@@ -255,6 +262,7 @@ class RetryFailedBatches(beam.DoFn):
             for doc_id in sorted({row["doc_id"] for row, _ in batch}):
                 yield beam.pvalue.TaggedOutput(EMBED_FAILED, (doc_id, message))
             return
+        progress.tick(progress.EMBEDDED, len(batch))
         for (row, _), vector in zip(batch, vectors, strict=True):
             yield {**row, "embedding": [float(x) for x in vector]}
 
@@ -285,8 +293,7 @@ class EmbedChunkRows(beam.PTransform):
             | "Chunk text" >> beam.Map(lambda row: (row, chunk_embedding_text(row)))
             | "Embed chunks" >> embed_sentences(SentenceEmbeddingHandler(self._embedding))
         )
-        filled = embedded | "Set embedding" >> beam.MapTuple(
-            lambda row, result: {**row, "embedding": [float(x) for x in result.inference]})
+        filled = embedded | "Set embedding" >> beam.MapTuple(_with_vector)
         retried = dead.failed_inferences | "Retry failed batches" >> beam.ParDo(
             RetryFailedBatches(self._embedding)).with_outputs(EMBED_FAILED, main="rows")
         chunks = (done, filled, retried.rows) | "All chunk rows" >> beam.Flatten()

@@ -14,6 +14,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from ragbeam.transforms import progress
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.extract.guards import (
     DEFAULT_MAX_TEXT_CHARS,
@@ -102,6 +103,7 @@ class ExtractWithTika(beam.DoFn):
             self._report_memory()
         self._seconds.update(int((time.perf_counter() - started) * 1000))
         self._ok.inc()
+        progress.tick(progress.EXTRACTED)
         yield document
 
     def _report_memory(self) -> None:

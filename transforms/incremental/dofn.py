@@ -18,6 +18,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from ragbeam.schemas.documents import STATUS_DELETED
+from ragbeam.transforms import progress
 from ragbeam.transforms.incremental.changes import chunk_row_digest
 from ragbeam.transforms.incremental.compare import (
     CurrentFile,
@@ -95,6 +96,7 @@ class DecideAndCarry(beam.DoFn):
                          self._retry_errors)
         Metrics.counter("ragbeam.incremental", str(outcome)).inc()
         if outcome in (Outcome.UNCHANGED, Outcome.KEPT_ERROR):
+            progress.tick(progress.CARRIED)
             assert previous is not None and current is not None
             uri = current.source.uri  # the corpus may have moved: same id, new URI
             if outcome is Outcome.UNCHANGED:

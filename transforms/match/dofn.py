@@ -12,6 +12,7 @@ from apache_beam.io.filesystem import CompressionTypes, FileSystem
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from ragbeam.transforms import progress
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, doc_id_for, doc_key, sha256_hex
 from ragbeam.transforms.match.patterns import (
     InputPattern,
@@ -103,6 +104,7 @@ class MatchInputs(beam.PTransform):
 
         def to_source(path: str, found: Iterable[tuple[int, str]]) -> SourceFile:
             counter.inc()
+            progress.tick(progress.MATCHED)
             found = list(found)
             root = outermost_root([root for _, root in found])
             key = doc_key(path, root, mode)
@@ -160,3 +162,30 @@ class ReadFile(beam.DoFn):
             return
         self._bytes_read.inc(len(data))
         yield FetchedFile(source=source, data=data, content_hash=sha256_hex(data))
+
+
+class FetchBytes(beam.DoFn):
+    """``(uri, bytes)`` pairs a caller already holds → ``FetchedFile``s, with the same
+    checks as ``ReadFile`` (size limit, empty). The doc id is the URI's (and the
+    namespace's): there is no input root to be relative to."""
+
+    def __init__(self, max_bytes: int, namespace: str = "") -> None:
+        self._max_bytes = max_bytes
+        self._namespace = namespace
+
+    def process(self, element: tuple[str, bytes]):
+        uri, data = element
+        source = SourceFile(uri=uri, doc_id=doc_id_for(uri, self._namespace),
+                            size_bytes=len(data))
+        progress.tick(progress.MATCHED)
+        error: Exception | None = None
+        if len(data) > self._max_bytes:
+            error = FileTooLargeError(f"{len(data):,} bytes, over the --max-file-bytes limit "
+                                      f"of {self._max_bytes:,}")
+        elif not data:
+            error = EmptyFileError("file is empty (0 bytes)")
+        if error is not None:
+            yield beam.pvalue.TaggedOutput(
+                FAILURES, Failure(source, Stage.READ, type(error).__name__, str(error)))
+            return
+        yield FetchedFile(source=source, data=bytes(data), content_hash=sha256_hex(data))

@@ -68,6 +68,37 @@ def route_document(doc: Document, options: RouteOptions) -> RouteDecision:
     return RouteDecision(strategy, reason, table.params_for(strategy), f"content:{signal}")
 
 
+BY_CONTENT = "(by content)"
+
+
+def preview_route(uri: str, options: RouteOptions) -> tuple[str, str]:
+    """``(strategy, reason)`` for a file before it is extracted (``--dry-run``): the
+    media type is guessed from the name, and a choice that depends on the content
+    (``auto``) is reported as ``BY_CONTENT`` with the signals that will decide."""
+    import mimetypes
+
+    table = options.table
+    if options.forced_strategy:
+        return options.forced_strategy, "forced by --strategy"
+    media_type = mimetypes.guess_type(uri)[0] or "application/octet-stream"
+    for rule in table.rules:
+        matched = rule.matches(uri, media_type)
+        if matched is None:
+            continue
+        if rule.strategy != AUTO:
+            return rule.strategy, f"rule {rule.name!r}: {matched}"
+        return BY_CONTENT, f"rule {rule.name!r}: {matched}; then by content"
+    if table.fallback != AUTO:
+        return table.fallback, "no rule matched: fallback"
+    return BY_CONTENT, "no rule matched: decided by content after extraction"
+
+
+def content_signals(options: RouteOptions) -> str:
+    """What decides a ``BY_CONTENT`` route, in words (``detect.py``'s order)."""
+    return ("Q/A pairs → faq, timestamped lines → log, tables → table, headings → structure, "
+            f"OCR-like text → sliding, else {options.table.detection.default}")
+
+
 def check_route_options(options: RouteOptions, chunk: ChunkOptions) -> None:
     """Fail before the run starts on a strategy name or parameter that cannot work:
     every strategy the table (or ``--strategy``) can choose is built once here.
