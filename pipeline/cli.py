@@ -105,17 +105,21 @@ def check_inputs(config: RunConfig) -> int:
     Returns how many distinct files they match (for the progress line)."""
     m = config.match
     paths: set[str] = set()
+    count = 0
     for raw in m.inputs:
         try:
             found = expand_input(raw).match()
         except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
             raise UsageError(f"--input {raw!r}: cannot list: {exc}") from None
-        kept = {f.path for f in found if passes_filters(f.path, m.include, m.exclude)}
+        kept = [f.path for f in found if passes_filters(f.path, m.include, m.exclude)]
         if not kept:
             raise UsageError(f"--input {raw!r} matched no files"
                              + (" (after --include/--exclude)" if found else ""))
-        paths |= kept
-    return len(paths)
+        if len(m.inputs) == 1:  # no overlap to remove: do not hold every path
+            count = len(kept)
+        else:
+            paths.update(kept)
+    return count or len(paths)
 
 
 def preflight(config: RunConfig) -> None:

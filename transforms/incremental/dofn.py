@@ -17,7 +17,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from ragbeam.schemas.documents import STATUS_DELETED
+from ragbeam.schemas.documents import STATUS_DELETED, STATUS_STALE
 from ragbeam.transforms import progress
 from ragbeam.transforms.incremental.changes import chunk_row_digest
 from ragbeam.transforms.incremental.compare import (
@@ -205,8 +205,7 @@ class ReconcileDocuments(beam.DoFn):
             current[0][0] if current else None,
             self._config_hash,
         )
-        if result.chunks:
-            self._stale.inc()
+        self._stale.inc(sum(d["status"] == STATUS_STALE for d in result.documents))
         for table, rows in (("documents", result.documents), ("chunks", result.chunks),
                             ("errors", result.errors)):
             for row in rows:
