@@ -23,10 +23,10 @@ from ragbeam.pipeline.config import (
     MatchOptions,
     RunConfig,
 )
-from ragbeam.schemas import OUTPUT_SCHEMAS
+from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
-from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
+from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS
 from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import BACKENDS, PRECISIONS, EmbeddingOptions
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
@@ -34,13 +34,17 @@ from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import load_routing_table
+from ragbeam.transforms.sink.sync import SINK_STATE_DIR, failed_sinks
+from ragbeam.transforms.sink.uri import parse_sink_uri, redacted_logs
 from ragbeam.transforms.write.parquet import TEMP_DIR
-
-OUTPUT_TABLES = tuple(OUTPUT_SCHEMAS)
 
 
 class UsageError(Exception):
     """A problem with the command line, reported before Beam starts."""
+
+
+class RunFailed(Exception):
+    """The run wrote its tables but something after them failed (a sink): exit 1."""
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +94,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                     help="maximum chunk size in --size-unit (default: %(default)s)")
     ch.add_argument("--chunk-overlap", type=int, default=ChunkOptions.overlap,
                     help="overlap between consecutive chunks (default: %(default)s)")
-    ch.add_argument("--size-unit", choices=("chars", "tokens"), default=ChunkOptions.unit)
+    ch.add_argument("--size-unit", choices=SIZE_UNITS, default=ChunkOptions.unit,
+                    help="chars, tiktoken tokens (--encoding), or the embedding model's own "
+                         "tokens (model: chunks then fit its window; leave room for the "
+                         "heading context) (default: %(default)s)")
     ch.add_argument("--encoding", default=DEFAULT_ENCODING,
                     help="tiktoken encoding for token counts (default: %(default)s)")
     ch.add_argument("--config", metavar="FILE",
@@ -129,12 +136,22 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                     help="smaller groups merge into their more similar neighbour "
                          "(default: a quarter of --chunk-size)")
 
+    sk = parser.add_argument_group("vector-store sinks (README: send it to a vector store)")
+    sk.add_argument("--sink", action="append", default=[], metavar="URI",
+                    help="after the tables are written, make this store equal the chunks "
+                         "table (implies --embed-chunks); repeatable. milvus:PATH.db (Milvus "
+                         "Lite), milvus://HOST:19530, qdrant:DIR (local mode), "
+                         "qdrant://HOST:6333; ?collection=NAME. Credentials from MILVUS_TOKEN "
+                         "/ QDRANT_API_KEY, ?credential_env=VAR or ?credential_file=PATH")
+
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     try:
         chunk = ChunkOptions(size=args.chunk_size, overlap=args.chunk_overlap,
                              unit=args.size_unit, encoding=args.encoding,
-                             embed_text=args.embed_text)
+                             embed_text=args.embed_text,
+                             tokenizer_model=(args.embedding_model if args.size_unit == "model"
+                                              else None))
         route = RouteOptions(forced_strategy=args.strategy,
                              table=load_routing_table(args.config))
         check_route_options(route, chunk)
@@ -145,6 +162,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                                      batch_size=args.embedding_batch_size,
                                      precision=args.embedding_precision,
                                      backend=args.embedding_backend)
+        sinks = tuple(parse_sink_uri(uri) for uri in args.sink)
+        if len({s.key for s in sinks}) != len(sinks):
+            raise ValueError("--sink: the same store and collection is given twice")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return RunConfig(
@@ -165,7 +185,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         retry_errors=args.retry_errors,
         semantic=semantic,
         embedding=embedding,
-        embed_chunks=args.embed_chunks,
+        embed_chunks=args.embed_chunks or bool(sinks),  # a store needs the vectors
+        sinks=sinks,
     )
 
 
@@ -186,7 +207,7 @@ def check_inputs(config: RunConfig) -> None:
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
     """Fail early on an unwritable output; never mix two runs' tables."""
     out = config.output
-    existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json")
+    existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json", SINK_STATE_DIR)
                 if FileSystems.exists(FileSystems.join(out, t))]
     if existing and not overwrite:
         if "run.json" not in existing:  # run.json is written last: its absence means a crash
@@ -238,22 +259,113 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     check_inputs(config)
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
+    options = pipeline_options(list(beam_args))
+    check_sink_runner(config, options)
     prepare_output(config, overwrite)
     started = time.perf_counter()
-    pipeline = make_pipeline(pipeline_options(list(beam_args)))
-    build_pipeline(pipeline, config)
+    sink_plans = prepare_sink_plans(config)
+    pipeline = make_pipeline(options)
+    build_pipeline(pipeline, config, sink_plans)
     if not wait:
         write_run_json_in_pipeline(pipeline, config)
         pipeline.run()
         return {}
-    result = pipeline.run()
-    result.wait_until_finish()
-    from ragbeam.transforms.extract.dofn import extraction_summary
+    with redacted_logs(s for spec in config.sinks for s in spec.secrets()):
+        try:
+            result = pipeline.run()
+            result.wait_until_finish()
+        except Exception as exc:
+            if not sink_plans:
+                raise
+            return _sink_writes_failed(config, sink_plans, exc, started)
+        from ragbeam.transforms.extract.dofn import extraction_summary
 
-    summary = summarize(config, time.perf_counter() - started,
-                        {"extraction": extraction_summary(result)})
-    write_run_json(config.output, summary)
+        extra: dict = {"extraction": extraction_summary(result)}
+        if config.embed_chunks:
+            from ragbeam.transforms.embed.transforms import embedding_summary
+
+            extra["embedding"] = embedding_summary(result)
+        if sink_plans:
+            extra["sinks"] = _finish_sinks(config, sink_plans, result)
+        summary = summarize(config, time.perf_counter() - started, extra)
+        write_run_json(config.output, summary)
+    warn_over_window(summary)
+    if failed := failed_sinks(summary.get("sinks", ())):
+        raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
+                        f"{config.output} are complete; the next run re-syncs the store in full)")
     return summary
+
+
+# --- Vector-store sinks around the pipeline (transforms/sink/sync.py) ---------------
+
+def check_sink_runner(config: RunConfig, options) -> None:
+    """Milvus Lite and Qdrant's local mode lock their files to one process: they need
+    the in-process local runner with one worker."""
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    from ragbeam.pipeline.runner import is_local_direct
+
+    local = [spec.display for spec in config.sinks if spec.local]
+    direct = options.view_as(DirectOptions)
+    if local and not (is_local_direct(options) and (direct.direct_num_workers or 1) == 1
+                      and direct.direct_running_mode in (None, "in_memory")):
+        raise UsageError(f"--sink {local[0]}: a local store (Milvus Lite, Qdrant local mode) "
+                         "is opened by one process only: run with the default local runner "
+                         "and one worker (--direct_num_workers 1), or use a store server")
+
+
+def prepare_sink_plans(config: RunConfig) -> list:
+    """Before Beam starts: every store reachable, its collection there, its mode chosen."""
+    if not config.sinks:
+        return []
+    from ragbeam.transforms.sink.base import SinkError
+    from ragbeam.transforms.sink.sync import new_run_token, prepare_sinks
+
+    try:
+        return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
+                             config.previous, new_run_token())
+    except SinkError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _finish_sinks(config: RunConfig, plans: list, result) -> list[dict]:
+    from ragbeam.pipeline.summary import count_rows
+    from ragbeam.transforms.sink.sync import finish_sync
+    from ragbeam.transforms.sink.transforms import sink_counters
+
+    chunk_rows = count_rows(config.output, "chunks")
+    return [finish_sync(plan, config.output, chunk_rows, sink_counters(result, plan))
+            for plan in plans]
+
+
+def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started: float) -> dict:
+    """The pipeline failed. After the tables were committed, only a sink can have:
+    record it, write run.json (the output is a complete run and a valid --previous)
+    and fail the run. Before that, re-raise, with credentials redacted."""
+    from ragbeam.pipeline.summary import summarize, write_run_json
+    from ragbeam.transforms.sink.sync import record_failure, tables_committed
+    from ragbeam.transforms.sink.uri import redact_text
+
+    secrets = [s for spec in config.sinks for s in spec.secrets()]
+    if not tables_committed(config.output, OUTPUT_TABLES):
+        raise RuntimeError(redact_text(f"{type(exc).__name__}: {exc}", secrets)) from None
+    states = [record_failure(plan, config.output, exc) for plan in plans]
+    summary = summarize(config, time.perf_counter() - started, {"sinks": states})
+    write_run_json(config.output, summary)
+    raise RunFailed("; ".join(s["error"] for s in states) + f" (the tables in {config.output} "
+                    "are complete; the next run re-syncs the store in full)")
+
+
+def warn_over_window(summary: dict) -> None:
+    """Once per run: how many chunks were longer than the model's window."""
+    embedding = summary.get("embedding") or {}
+    over = embedding.get("chunks_over_window", 0)
+    if over:
+        logging.getLogger("ragbeam").warning(
+            "%d chunks embedded in this run are longer than the model's %d-token window: "
+            "only their beginning is in their vector. --size-unit model with a --chunk-size "
+            "that leaves room for the heading context avoids it.",
+            over, embedding["max_tokens"])
 
 
 def print_summary(config: RunConfig, summary: dict) -> None:
@@ -276,6 +388,9 @@ def print_summary(config: RunConfig, summary: dict) -> None:
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")
     print(f"  changes:   {out}/changes/*.parquet")
+    for state in summary.get("sinks", ()):
+        print(f"  sink:      {state['sink']} ({state['collection']}): {state['status']}, "
+              f"{state['mode']} sync, {state.get('points', '?')} chunks")
     print(f"  summary:   {out}/run.json")
 
 
@@ -300,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as exc:
             print(f"ragbeam: error: {exc}", file=sys.stderr)
             return 2
+        except RunFailed as exc:
+            print(f"ragbeam: error: {exc}", file=sys.stderr)
+            return 1
         print_summary(config, summary)
     return 0
 

@@ -14,10 +14,12 @@ their rows are carried over, vanished ones become ``deleted`` rows, and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.schemas import OUTPUT_SCHEMAS
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
 from ragbeam.transforms.extract.dofn import ExtractWithTika
@@ -37,8 +39,12 @@ from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_row
 
+if TYPE_CHECKING:
+    from ragbeam.transforms.sink.sync import SyncPlan
 
-def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
+
+def build_pipeline(pipeline: beam.Pipeline, config: RunConfig,
+                   sink_plans: Sequence[SyncPlan] = ()) -> None:
     config_hash = config.config_hash
     m = config.match
 
@@ -110,5 +116,15 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         dead_letters = ((dead_letters, previous[CARRIED_ERRORS])
                         | "With carried errors" >> beam.Flatten())
 
-    _ = {"chunks": chunks, "documents": documents, "errors": dead_letters, "changes": changes} | (
-        "Write tables" >> WriteTables(config.output, OUTPUT_SCHEMAS))
+    written = ({"chunks": chunks, "documents": documents, "errors": dead_letters,
+                "changes": changes}
+               | "Write tables" >> WriteTables(config.output, config.table_schemas()))
+
+    # --- Vector-store sinks (transforms/sink; plans from prepare_sinks) -------------
+    # Each store is made equal to the chunks table, only once every table is committed.
+    if sink_plans:
+        from ragbeam.transforms.sink.transforms import SyncToVectorStore
+
+        for plan in sink_plans:
+            _ = ({"chunks": chunks, "changes": changes, "committed": written}
+                 | f"Sync to {plan.spec.key}" >> SyncToVectorStore(plan))

@@ -85,7 +85,13 @@ def summarize(config: RunConfig, wall_seconds: float, extra: dict[str, Any] | No
         },
         "wall_seconds": round(wall_seconds, 3),
     }
-    summary.update(extra or {})
+    extra = dict(extra or {})
+    # --- What made the vectors (issue 15): the same record as the chunks schema's
+    # ``ragbeam.embedding`` metadata, plus the run's counters (chunks_over_window).
+    embedding = config.embedding_record()
+    summary["embedding"] = ({**embedding, **extra.pop("embedding", {})}
+                            if embedding is not None else None)
+    summary.update(extra)
     return summary
 
 
