@@ -28,6 +28,12 @@ class Sizer(Protocol):
         ...
 
 
+class TokenizingSizer(Sizer, Protocol):
+    def token_starts(self, text: str) -> list[int]:
+        """Character offset in ``text`` where each token starts (non-decreasing)."""
+        ...
+
+
 class CharSizer:
     unit = "chars"
 
@@ -81,6 +87,10 @@ class TokenSizer:
                 hi = mid - 1
         return lo
 
+    def token_starts(self, text: str) -> list[int]:
+        _, offsets = self._encoding.decode_with_offsets(self._encoding.encode_ordinary(text))
+        return list(offsets)
+
     def __reduce__(self):  # pickles by name; the encoding is reloaded from the package
         return (TokenSizer, (self.encoding_name,))
 
@@ -109,6 +119,9 @@ class ModelSizer:
         while end > 1 and self.size(text[:end]) > limit:
             end -= 1
         return end
+
+    def token_starts(self, text: str) -> list[int]:
+        return self._tokenizer.token_starts(text)
 
     def __reduce__(self):  # pickles by name; the tokenizer is reloaded from the model files
         return (ModelSizer, (self.model,))

@@ -283,6 +283,10 @@ class ModelTokenizer:
         """End offset (in characters of ``text``) of each token, in order."""
         return [end for _, end in self._tokenizer.encode(text, add_special_tokens=False).offsets]
 
+    def token_starts(self, text: str) -> list[int]:
+        """Start offset (in characters of ``text``) of each token, in order."""
+        return [s for s, _ in self._tokenizer.encode(text, add_special_tokens=False).offsets]
+
 
 @functools.lru_cache(maxsize=4)
 def load_model_tokenizer(model: str) -> ModelTokenizer:

@@ -2,19 +2,20 @@
 the ``chunks`` table (pure).
 
 Every store keeps, per chunk id: the vector, the text, and the columns a search
-result needs to be cited and filtered (``STORED_FIELDS``). ``store_writes``
-decides, for one chunk id, from its row in this run's ``chunks`` table (if any),
-its ``changes`` ops and whether the store holds it now:
+result needs to be cited and filtered (``STORED_FIELDS``). Two ways to get there:
 
-* **full** sync (first run into a store, or the store cannot be trusted to hold the
-  previous run): every chunk row is upserted, every stored id without a row deleted;
-* **incremental** sync (the store holds exactly the previous run's chunks): only the
-  ids that ``changes`` names are written: those with a row are upserted, those
-  without are deleted.
+* **full** sync (first run into a store, or a store that cannot be trusted to hold
+  the previous run), per chunk id (``full_sync_writes``): every row of the table
+  is upserted, every stored id without a row is deleted;
+* **incremental** sync (the store holds exactly the previous run's chunks), per
+  document (``incremental_writes``): a document that ``changes`` names has every
+  row upserted and every named id without a row deleted; other documents are not
+  touched. Whole documents, not only the ids ``changes`` lists, because a kept
+  chunk of an edited document may have moved (index, offsets, pages) without a
+  change row; documents carried over unchanged cannot have.
 
 Either way the chunks table wins: an id with a row is never deleted, an id without
-one is never upserted, whatever ``changes`` says (so a new kind of change op, e.g.
-for a kept chunk whose position moved, is an upsert).
+one is never upserted, whatever the change rows say.
 """
 
 from __future__ import annotations
@@ -64,12 +65,24 @@ def embeddable_item(row: Mapping[str, Any], item_id: str) -> EmbeddableItem:
                           embedding=Embedding(dense_embedding=vector_of(row)))
 
 
-def store_writes(chunk_id: str, rows: Iterable[Mapping[str, Any]], ops: Iterable[str],
-                 stored: bool, full: bool) -> tuple[str, Any] | None:
-    """``(UPSERT, row)``, ``(DELETE, chunk_id)`` or None for one chunk id (see the
-    module docstring). ``stored``: the store holds the id now (known in full sync)."""
+def full_sync_writes(chunk_id: str, rows: Iterable[Mapping[str, Any]], stored: bool
+                     ) -> tuple[str, Any] | None:
+    """``(UPSERT, row)`` for an id with a row, ``(DELETE, chunk_id)`` for a stored id
+    without one, else None."""
     row = next(iter(rows), None)
-    ops = list(ops)
     if row is not None:
-        return (UPSERT, row) if full or ops else None
-    return (DELETE, chunk_id) if stored or ops else None
+        return UPSERT, row
+    return (DELETE, chunk_id) if stored else None
+
+
+def incremental_writes(rows: Iterable[Mapping[str, Any]], changes: Iterable[Mapping[str, Any]]
+                       ) -> list[tuple[str, Any]]:
+    """One document's writes: nothing unless ``changes`` names it; then every row is
+    upserted and every changed id without a row deleted."""
+    changed_ids = {c["chunk_id"] for c in changes}
+    if not changed_ids:
+        return []
+    rows = list(rows)
+    kept = {row["chunk_id"] for row in rows}
+    return [*((UPSERT, row) for row in rows),
+            *((DELETE, chunk_id) for chunk_id in sorted(changed_ids - kept))]

@@ -1,9 +1,9 @@
 """The Beam side of a sync: after the tables are committed, make one store equal
 the ``chunks`` table.
 
-    chunks, changes (+ the store's ids, full sync)
-      → Join by chunk id         CoGroupByKey
-      → Plan writes              store_writes(): upsert rows, delete ids (records.py)
+    full sync:        chunks + the store's ids → Join by chunk id → full_sync_writes()
+    incremental sync: chunks + changes → Join by document → incremental_writes()
+      (records.py: upsert rows, delete ids)
       → Delete                   in batches, retried; waits for the committed tables
       → Upsert                   Beam's own writer (apache_beam.ml.rag.ingestion),
                                  after every delete
@@ -27,7 +27,13 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms.sink.base import VectorStore, open_store, retrying
-from ragbeam.transforms.sink.records import DELETE, UPSERT, embeddable_item, store_writes
+from ragbeam.transforms.sink.records import (
+    DELETE,
+    UPSERT,
+    embeddable_item,
+    full_sync_writes,
+    incremental_writes,
+)
 from ragbeam.transforms.sink.sync import SyncPlan
 
 METRICS_NAMESPACE = "ragbeam.sink"
@@ -109,15 +115,22 @@ class DeleteFromStore(beam.DoFn):
         return len(batch)
 
 
-def _writes(element: tuple[str, Mapping[str, Iterable[Any]]], full: bool
-            ) -> Iterator[Any]:
-    chunk_id, grouped = element
-    write = store_writes(chunk_id, grouped["chunk"], grouped["op"],
-                         any(grouped.get("stored", ())), full)
-    if write is None:
-        return
+def _tagged(write: tuple[str, Any]) -> Any:
     kind, value = write
-    yield value if kind == UPSERT else beam.pvalue.TaggedOutput(DELETE, value)
+    return value if kind == UPSERT else beam.pvalue.TaggedOutput(DELETE, value)
+
+
+def _full_sync_writes(element: tuple[str, Mapping[str, Iterable[Any]]]) -> Iterator[Any]:
+    chunk_id, grouped = element
+    write = full_sync_writes(chunk_id, grouped["chunk"], any(grouped["stored"]))
+    if write is not None:
+        yield _tagged(write)
+
+
+def _incremental_writes(element: tuple[str, Mapping[str, Iterable[Any]]]) -> Iterator[Any]:
+    _, grouped = element
+    for write in incremental_writes(grouped["chunk"], grouped["change"]):
+        yield _tagged(write)
 
 
 class _ToItem(beam.DoFn):
@@ -150,21 +163,25 @@ class SyncToVectorStore(beam.PTransform):
         store = open_store(plan.spec)  # not connected: its type and Beam writer config
         committed = beam.pvalue.AsSingleton(
             inputs["committed"] | "Tables committed" >> beam.combiners.Count.Globally())
-        groups = {
-            "chunk": inputs["chunks"] | "Chunk by id" >> beam.Map(lambda r: (r["chunk_id"], r)),
-            "op": inputs["changes"] | "Change by id" >> beam.Map(
-                lambda c: (c["chunk_id"], c["op"])),
-        }
+        chunks = inputs["chunks"]
         if plan.full:
-            groups["stored"] = (
-                inputs["chunks"].pipeline
-                | "Start listing" >> beam.Create([None])
-                | "Stored ids" >> beam.ParDo(ListStoredIds(plan), committed))
-        writes = (
-            groups
-            | "Join by chunk id" >> beam.CoGroupByKey()
-            | "Plan writes" >> beam.FlatMap(_writes, plan.full).with_outputs(DELETE, main=UPSERT)
-        )
+            stored = (chunks.pipeline
+                      | "Start listing" >> beam.Create([None])
+                      | "Stored ids" >> beam.ParDo(ListStoredIds(plan), committed))
+            writes = (
+                {"chunk": chunks | "Chunk by id" >> beam.Map(lambda r: (r["chunk_id"], r)),
+                 "stored": stored}
+                | "Join by chunk id" >> beam.CoGroupByKey()
+                | "Plan writes" >> beam.FlatMap(_full_sync_writes).with_outputs(
+                    DELETE, main=UPSERT))
+        else:
+            writes = (
+                {"chunk": chunks | "Chunk by document" >> beam.Map(lambda r: (r["doc_id"], r)),
+                 "change": inputs["changes"] | "Change by document" >> beam.Map(
+                     lambda c: (c["doc_id"], c))}
+                | "Join by document" >> beam.CoGroupByKey()
+                | "Plan writes" >> beam.FlatMap(_incremental_writes).with_outputs(
+                    DELETE, main=UPSERT))
         deleted = (
             writes[DELETE]
             | "Delete" >> beam.ParDo(DeleteFromStore(plan), committed)
