@@ -42,20 +42,37 @@ _COLLECTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 REDACTED = "***"
 
 
-@dataclass(frozen=True)
 class Secret:
-    """A credential: its value never appears in ``repr``/``str``, only its source."""
+    """A credential: its value never appears in ``repr``/``str``, only its source.
 
-    value: str = field(repr=False)
-    source: str  # "uri", "env:NAME" or "file:PATH"
+    Deliberately not a dataclass: ``dataclasses.asdict`` of a config that holds one
+    (an effective-config dump) must not turn it into ``{"value": …}``; it copies it
+    as it is, and a JSON dump with ``default=str`` shows ``Secret(from …)``.
+    """
+
+    __slots__ = ("_value", "source")
+
+    def __init__(self, value: str, source: str) -> None:
+        self._value = value
+        self.source = source  # "uri", "env:NAME" or "file:PATH"
 
     def __repr__(self) -> str:
         return f"Secret(from {self.source})"
 
     __str__ = __repr__
 
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Secret) and other._value == self._value
+                and other.source == self.source)
+
+    def __hash__(self) -> int:
+        return hash((self._value, self.source))
+
+    def __reduce__(self):  # workers need the value: Beam pickles the writer config
+        return (Secret, (self._value, self.source))
+
     def reveal(self) -> str:
-        return self.value
+        return self._value
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
+import pickle
 
 import pytest
 
@@ -66,8 +69,11 @@ def test_credentials_from_environment_file_or_uri(tmp_path):
 def test_a_credential_is_never_shown():
     spec = parse_sink_uri(f"milvus://root:{SECRET}@h:19530?collection=c", environ={})
     assert spec.display == f"milvus://root:{REDACTED}@h:19530?collection=c"
-    for shown in (repr(spec), str(spec), repr(spec.credential), str(spec.credential)):
+    # as an effective-config dump would write it
+    dumped = json.dumps(dataclasses.asdict(spec), default=str)
+    for shown in (repr(spec), str(spec), repr(spec.credential), str(spec.credential), dumped):
         assert SECRET not in shown
+    assert pickle.loads(pickle.dumps(spec)).credential.reveal() == f"root:{SECRET}"
     assert SECRET in spec.secrets() and f"root:{SECRET}" in spec.secrets()
 
 
