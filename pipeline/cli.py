@@ -8,6 +8,7 @@ options ragbeam does not know are handed to Beam unchanged (``--runner``,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 import time
@@ -263,14 +264,17 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     check_sink_runner(config, options)
     prepare_output(config, overwrite)
     started = time.perf_counter()
-    sink_plans = prepare_sink_plans(config)
-    pipeline = make_pipeline(options)
-    build_pipeline(pipeline, config, sink_plans)
-    if not wait:
-        write_run_json_in_pipeline(pipeline, config)
-        pipeline.run()
-        return {}
-    with redacted_logs(s for spec in config.sinks for s in spec.secrets()):
+    # Client libraries and Beam's workers log exception texts ragbeam does not write
+    # itself: while the run talks to a store, every log record is redacted.
+    secrets = [s for spec in config.sinks for s in spec.secrets()]
+    with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
+        sink_plans = prepare_sink_plans(config)
+        pipeline = make_pipeline(options)
+        build_pipeline(pipeline, config, sink_plans)
+        if not wait:
+            write_run_json_in_pipeline(pipeline, config)
+            pipeline.run()
+            return {}
         try:
             result = pipeline.run()
             result.wait_until_finish()
