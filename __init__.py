@@ -3,11 +3,40 @@
 The repository's top-level folders are installed as subpackages of this one:
 ``ragbeam.pipeline`` (CLI, options, graph), ``ragbeam.transforms`` (stages),
 ``ragbeam.schemas`` (Arrow schemas of the output tables).
+
+Public API (imported on first use, so ``import ragbeam`` stays cheap: no Beam, no
+torch for a notebook that only chunks text):
+
+* ``ragbeam.chunk_text``, ``ragbeam.chunk_file`` and their records ``TextChunk``,
+  ``ChunkedFile`` (``api.py``);
+* ``ragbeam.IngestDocuments``: the whole ingestion as one Beam ``PTransform``
+  (``pipeline/graph.py``), configured by ``ragbeam.RunSettings``' options.
 """
 
+import importlib as _importlib
 import logging as _logging
 
 __version__ = "0.2.0"
+
+_PUBLIC = {
+    "chunk_text": "ragbeam.api",
+    "chunk_file": "ragbeam.api",
+    "TextChunk": "ragbeam.api",
+    "ChunkedFile": "ragbeam.api",
+    "IngestDocuments": "ragbeam.pipeline.graph",
+    "RunSettings": "ragbeam.pipeline.settings",
+}
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        return getattr(_importlib.import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'ragbeam' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})
 
 
 class _HideOptionalGcpWarning(_logging.Filter):
@@ -20,20 +49,3 @@ class _HideOptionalGcpWarning(_logging.Filter):
 
 
 _logging.getLogger().addFilter(_HideOptionalGcpWarning())
-
-
-# The public Python surface, imported on first use: ``import ragbeam`` stays cheap
-# (no Beam, no torch) for a notebook that only chunks text.
-_PUBLIC = {
-    "IngestDocuments": "ragbeam.pipeline.graph",
-    "RunSettings": "ragbeam.pipeline.settings",
-}
-__all__ = ["__version__", *_PUBLIC]
-
-
-def __getattr__(name: str):
-    if name in _PUBLIC:
-        import importlib
-
-        return getattr(importlib.import_module(_PUBLIC[name]), name)
-    raise AttributeError(f"module 'ragbeam' has no attribute {name!r}")

@@ -30,6 +30,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.runner import pipeline_options
 from ragbeam.pipeline.settings import (
     ConfigError,
     RunSettings,
@@ -39,18 +40,23 @@ from ragbeam.pipeline.settings import (
     load_settings,
     run_config,
 )
-from ragbeam.schemas import OUTPUT_SCHEMAS
+from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
+from ragbeam.transforms.sink.sync import SINK_STATE_DIR, failed_sinks
+from ragbeam.transforms.sink.uri import redact_text, redacted_logs
 from ragbeam.transforms.write.parquet import TEMP_DIR
 
-OUTPUT_TABLES = tuple(OUTPUT_SCHEMAS)
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE = 0, 1, 2, 3
 
 
 class UsageError(Exception):
     """A problem with the command line or the environment, reported before Beam starts."""
+
+
+class RunFailed(Exception):
+    """The run wrote its tables but something after them failed (a sink): exit 1."""
 
 
 @contextlib.contextmanager
@@ -145,7 +151,7 @@ def preflight(config: RunConfig) -> None:
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
     """Fail early on an unwritable output; never mix two runs' tables."""
     out = config.output
-    existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json")
+    existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json", SINK_STATE_DIR)
                 if FileSystems.exists(FileSystems.join(out, t))]
     if existing and not overwrite:
         if "run.json" not in existing:  # run.json is written last: its absence means a crash
@@ -263,14 +269,20 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     ``show_progress`` prints a progress line every few seconds on local runners.
     """
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import is_local, make_pipeline, pipeline_options
+    from ragbeam.pipeline.runner import is_local, make_pipeline
     from ragbeam.pipeline.summary import read_run_json, write_run_json
 
     total = check_inputs(config)
+    try:  # the fingerprint reads the model's files: a model that is not there stops here
+        _ = config.config_hash, config.table_schemas()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     if check:
         preflight(config)
+    options = pipeline_options(list(beam_args))
+    check_sink_runner(config, options)
     try:
         claim = claim_output(config.output, take_over=take_over)
     except OutputClaimed as exc:
@@ -278,27 +290,121 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     except Exception as exc:
         raise UsageError(f"--output {config.output!r} is not writable: {exc}") from None
     released_by_pipeline = False
+    started = time.perf_counter()
+    # Client libraries and Beam's workers log exception texts ragbeam does not write
+    # itself: while the run talks to a store, every log record is redacted.
+    secrets = [secret for spec in config.sinks for secret in spec.secrets()]
     try:
-        prepare_output(config, overwrite)
-        options = pipeline_options(list(beam_args))
-        pipeline = make_pipeline(options)
-        build_pipeline(pipeline, config, claim=None if wait else claim)
-        if not wait:
-            pipeline.run()
-            released_by_pipeline = True
-            return {}
-        with progress.watch(enabled=show_progress and is_local(options), total=total):
-            result = pipeline.run()
-            result.wait_until_finish()
-        from ragbeam.pipeline.runner import metrics_summary
+        with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
+            prepare_output(config, overwrite)
+            sink_plans = prepare_sink_plans(config)
+            pipeline = make_pipeline(options)
+            build_pipeline(pipeline, config, claim=None if wait else claim,
+                           sink_plans=sink_plans)
+            if not wait:
+                pipeline.run()
+                released_by_pipeline = True
+                return {}
+            try:
+                with progress.watch(enabled=show_progress and is_local(options), total=total):
+                    result = pipeline.run()
+                    result.wait_until_finish()
+            except Exception as exc:
+                if not sink_plans:
+                    raise
+                _sink_writes_failed(config, sink_plans, exc, started)
+            from ragbeam.pipeline.runner import metrics_summary
 
-        summary = read_run_json(config.output)
-        summary.update(metrics_summary(result))
-        write_run_json(config.output, summary)
+            summary = read_run_json(config.output)
+            summary.update(metrics_summary(result))
+            if config.embed_chunks:
+                from ragbeam.transforms.embed.transforms import embedding_summary
+
+                summary["embedding"] = {**(summary.get("embedding") or {}),
+                                        **embedding_summary(result)}
+            if sink_plans:
+                summary["sinks"] = _finish_sinks(config, sink_plans, summary["chunks"], result)
+            write_run_json(config.output, summary)
+        warn_over_window(summary)
+        if failed := failed_sinks(summary.get("sinks", ())):
+            raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
+                            f"{config.output} are complete; the next run re-syncs the store "
+                            "in full)")
         return summary
     finally:
         if not released_by_pipeline:
             release_claim(claim)
+
+
+# --- Vector-store sinks around the pipeline (transforms/sink/sync.py) ---------------
+
+def check_sink_runner(config: RunConfig, options) -> None:
+    """Milvus Lite and Qdrant's local mode lock their files to one process: they need
+    the in-process local runner with one worker."""
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    from ragbeam.pipeline.runner import is_local_direct
+
+    local = [spec.display for spec in config.sinks if spec.local]
+    direct = options.view_as(DirectOptions)
+    if local and not (is_local_direct(options) and (direct.direct_num_workers or 1) == 1
+                      and direct.direct_running_mode in (None, "in_memory")):
+        raise UsageError(f"--sink {local[0]}: a local store (Milvus Lite, Qdrant local mode) "
+                         "is opened by one process only: run with the default local runner "
+                         "and one worker (--direct_num_workers 1), or use a store server")
+
+
+def prepare_sink_plans(config: RunConfig) -> list:
+    """Before Beam starts: every store reachable, its collection there, its mode chosen."""
+    if not config.sinks:
+        return []
+    from ragbeam.transforms.sink.base import SinkError
+    from ragbeam.transforms.sink.sync import new_run_token, prepare_sinks
+
+    try:
+        return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
+                             config.previous, new_run_token())
+    except SinkError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _finish_sinks(config: RunConfig, plans: list, chunk_rows: int, result) -> list[dict]:
+    from ragbeam.transforms.sink.sync import finish_sync
+    from ragbeam.transforms.sink.transforms import sink_counters
+
+    return [finish_sync(plan, config.output, chunk_rows, sink_counters(result, plan))
+            for plan in plans]
+
+
+def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started: float) -> None:
+    """The pipeline failed. After run.json was written (every table committed), only a
+    sink can have: record it and fail the run (the output stays a valid --previous).
+    Before that, re-raise, with credentials redacted."""
+    from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
+    from ragbeam.transforms.sink.sync import record_failure
+
+    secrets = [secret for spec in config.sinks for secret in spec.secrets()]
+    if not FileSystems.exists(run_json_path(config.output)):
+        raise RuntimeError(redact_text(f"{type(exc).__name__}: {exc}", secrets)) from None
+    states = [record_failure(plan, config.output, exc) for plan in plans]
+    summary = read_run_json(config.output)
+    summary["sinks"] = states
+    summary["wall_seconds"] = round(time.perf_counter() - started, 3)
+    write_run_json(config.output, summary)
+    raise RunFailed("; ".join(s["error"] for s in states) + f" (the tables in {config.output} "
+                    "are complete; the next run re-syncs the store in full)")
+
+
+def warn_over_window(summary: dict) -> None:
+    """Once per run: how many chunks were longer than the model's window."""
+    embedding = summary.get("embedding") or {}
+    over = embedding.get("chunks_over_window", 0)
+    if over:
+        logging.getLogger("ragbeam").warning(
+            "%d chunks embedded in this run are longer than the model's %d-token window: "
+            "only their beginning is in their vector. --size-unit model with a --chunk-size "
+            "that leaves room for the heading context avoids it.",
+            over, embedding["max_tokens"])
 
 
 def exit_code(summary: dict) -> int:
@@ -330,6 +436,9 @@ def print_summary(config: RunConfig, summary: dict) -> None:
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")
     print(f"  changes:   {out}/changes/*.parquet")
+    for state in summary.get("sinks", ()):
+        print(f"  sink:      {state['sink']} ({state['collection']}): {state['status']}, "
+              f"{state['mode']} sync, {state.get('points', '?')} chunks")
     print(f"  summary:   {out}/run.json")
 
 
@@ -360,6 +469,9 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
     except UsageError as exc:
         print(f"ragbeam: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except RunFailed as exc:
+        print(f"ragbeam: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as exc:  # the pipeline failed: say so in one line, then the trace
         logging.getLogger("ragbeam").debug("run failed", exc_info=True)
         print(f"ragbeam: error: the run failed after {time.perf_counter() - started:.1f} s: "

@@ -14,17 +14,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
+from ragbeam.schemas import output_schemas
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.clean.document import CleanOptions
-from ragbeam.transforms.embed.model import EmbeddingOptions
+from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
+from ragbeam.transforms.sink.uri import SinkSpec
 
 # Bump when a code change alters chunks for the same options, so that
 # incremental runs re-process documents chunked by older code. (The ragbeam
 # version is in the fingerprint too; this also covers unreleased changes.)
+# 3: doc ids relative to the input root; embed_text never repeats a heading.
 OUTPUT_FORMAT_VERSION = 3
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -116,6 +121,13 @@ class RunConfig:
     # The validated settings this config was made from (``settings.py``), for
     # run.json's ``effective_config``.
     settings: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    # Vector stores kept equal to the chunks table (--sink; transforms/sink). Not
+    # fingerprinted: they change no row (the chunk embeddings they need are).
+    sinks: tuple[SinkSpec, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.sinks and not self.embed_chunks:
+            raise ValueError("a vector-store sink needs chunk embeddings (embed_chunks)")
 
     def routable_strategies(self) -> set[str]:
         """Every strategy a document of this run can be chunked with."""
@@ -130,6 +142,22 @@ class RunConfig:
     @property
     def uses_embeddings(self) -> bool:
         return self.embed_chunks or self.uses_semantic
+
+    # --- What the embedding column holds ---------------------------------------------
+    @property
+    def embedding_model_info(self) -> EmbeddingModelInfo:
+        return describe_model(self.embedding.model)
+
+    def embedding_record(self) -> dict[str, Any] | None:
+        """What made the vectors of ``chunks.embedding``; None when the run writes none."""
+        return self.embedding_model_info.metadata(self.embedding) if self.embed_chunks else None
+
+    def table_schemas(self) -> dict[str, pa.Schema]:
+        """Every output table's schema: with chunk embeddings, ``embedding`` has the
+        model's dimension."""
+        if not self.embed_chunks:
+            return output_schemas()
+        return output_schemas(self.embedding_model_info.dimension, self.embedding_record())
 
     def fingerprint_fields(self) -> dict[str, Any]:
         """Everything that changes chunks or document rows for the same input bytes.

@@ -22,12 +22,13 @@ with its previous rows: a document that fails now keeps its last good chunks
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.schemas import OUTPUT_SCHEMAS
+from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
@@ -52,7 +53,10 @@ from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_row
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
-TABLES = tuple(OUTPUT_SCHEMAS)  # chunks, documents, errors, changes
+if TYPE_CHECKING:
+    from ragbeam.transforms.sink.sync import SyncPlan
+
+TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
 
 
 class FailDocumentsWithoutVectors(beam.DoFn):
@@ -68,6 +72,64 @@ class FailDocumentsWithoutVectors(beam.DoFn):
         yield beam.pvalue.TaggedOutput(FAILURES, Failure(
             source, Stage.EMBED, "EmbeddingFailed", message,
             content_hash=row["content_hash"], media_type=row["media_type"]))
+
+
+def _unfit_vector_dropped(row: dict[str, Any], dimension: int, redo_all: bool
+                          ) -> dict[str, Any]:
+    vector = row.get("embedding")
+    if redo_all or vector is None or len(vector) != dimension:
+        return {**row, "embedding": None}
+    return row
+
+
+def _cannot_embed_kept_chunks(failed: tuple[str, str]) -> None:
+    doc_id, message = failed
+    raise RuntimeError(
+        f"document {doc_id} failed and its last good chunks have no vector of this run's "
+        f"model, which could not embed them either ({message}); nothing was written: fix "
+        "the model and run again (the previous output and any store are untouched)")
+
+
+class VectorsForKeptChunks(beam.PTransform):
+    """The last good chunks of a ``stale`` document, with vectors of this run's model.
+
+    They come from an earlier run, which may have had no chunk embeddings, or
+    another model (then a config change re-processed the document, and it failed).
+    Their vectors are kept when that run's model was this one; otherwise they are
+    embedded again here. If even that fails the run fails before anything is
+    committed: the embedding column has no nulls, and a last good chunk is never
+    dropped, so the previous output stays the one to use.
+    """
+
+    def __init__(self, config: RunConfig) -> None:
+        super().__init__()
+        self._config = config
+
+    def expand(self, chunks: beam.PCollection[dict]) -> beam.PCollection[dict]:
+        from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
+
+        config = self._config
+        redo_all = previous_model_differs(config)
+        embedded = (chunks
+                    | "Unfit vectors" >> beam.Map(_unfit_vector_dropped,
+                                                  config.embedding_model_info.dimension,
+                                                  redo_all)
+                    | "Embed kept chunks" >> EmbedChunkRows(config.embedding))
+        _ = embedded[EMBED_FAILED] | "Fail the run" >> beam.Map(_cannot_embed_kept_chunks)
+        return embedded["chunks"]
+
+
+def previous_model_differs(config: RunConfig) -> bool:
+    """Did the ``--previous`` run embed chunks with another model (or none)?"""
+    from ragbeam.pipeline.summary import read_run_json
+
+    try:
+        before = read_run_json(config.previous).get("embedding") or {}
+    except Exception:  # unreadable: embed again, to be safe
+        return True
+    now = config.embedding_record() or {}
+    keys = ("model", "revision", "dimension", "normalized", "precision", "backend")
+    return any(before.get(k) != now.get(k) for k in keys)
 
 
 class IngestDocuments(beam.PTransform):
@@ -181,8 +243,11 @@ class IngestDocuments(beam.PTransform):
                 "errors": failures | "Error rows" >> beam.Map(error_row),
                 "changes": chunks | "Every chunk is new" >> beam.Map(upsert_row_for_chunk),
             }
-        reconciled = ({"failures": failures, "previous": previous[PREVIOUS_STATE],
-                       "chunks": chunks} | "Reconcile" >> Reconcile(config_hash))
+        reconciled = dict({"failures": failures, "previous": previous[PREVIOUS_STATE],
+                           "chunks": chunks} | "Reconcile" >> Reconcile(config_hash))
+        if config.embed_chunks:
+            reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
+                VectorsForKeptChunks(config)
         # The output stays a full snapshot: add what was carried over.
         carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}
@@ -193,14 +258,23 @@ class IngestDocuments(beam.PTransform):
                 for table in TABLES}
 
 
-def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None = None) -> None:
+def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None = None,
+                   sink_plans: Sequence[SyncPlan] = ()) -> None:
     """The whole run: ``IngestDocuments``, the Parquet sink, then ``run.json``
     (written by the pipeline itself once every table is in place, so a launcher
     that does not wait still leaves a completed run), then the output claim is
-    released."""
+    released. With ``sink_plans`` (``--sink``), each vector store is made equal to
+    the chunks table once every table is committed (``transforms/sink``)."""
     from ragbeam.pipeline.summary import WriteRunJson
 
     tables = pipeline | "Ingest documents" >> IngestDocuments(config)
-    written = tables | "Write tables" >> WriteTables(config.output, OUTPUT_SCHEMAS,
+    written = tables | "Write tables" >> WriteTables(config.output, config.table_schemas(),
                                                      TABLE_COUNTERS)
     _ = written | "Write run.json" >> beam.ParDo(WriteRunJson(config, time.time(), claim))
+    if sink_plans:
+        from ragbeam.transforms.sink.transforms import SyncToVectorStore
+
+        for plan in sink_plans:
+            _ = ({"chunks": tables["chunks"], "changes": tables["changes"],
+                  "committed": written}
+                 | f"Sync to {plan.spec.key}" >> SyncToVectorStore(plan))

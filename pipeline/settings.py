@@ -36,13 +36,14 @@ from ragbeam.pipeline.config import (
 )
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
-from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
+from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS
 from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import BACKENDS, PRECISIONS, EmbeddingOptions
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
+from ragbeam.transforms.sink.uri import parse_sink_uri, redact_uri
 from ragbeam.transforms.validation import validation_message
 
 
@@ -65,9 +66,10 @@ def option(default: Any, help: str, group: str, metavar: str | None = None,
                  json_schema_extra={"group": group, "metavar": metavar, "flag": flag})
 
 
-IO, EXTRACT, CLEAN, CHUNK, EMBED, RUN = (
+IO, EXTRACT, CLEAN, CHUNK, EMBED, SINK, RUN = (
     "input and output", "extraction", "cleaning", "chunking",
-    "semantic chunking and embeddings (docs/semantic.md)", "incremental runs and failures")
+    "semantic chunking and embeddings (docs/semantic.md)",
+    "vector-store sinks (README: send it to a vector store)", "incremental runs and failures")
 
 
 class RunSettings(BaseModel):
@@ -118,7 +120,9 @@ class RunSettings(BaseModel):
         ChunkOptions.size, "maximum chunk size in --size-unit", CHUNK, "N")
     chunk_overlap: Annotated[int, Field(ge=0)] = option(
         ChunkOptions.overlap, "overlap between consecutive chunks", CHUNK, "N")
-    size_unit: Literal["chars", "tokens"] = option(ChunkOptions.unit, "unit of sizes", CHUNK)
+    size_unit: Literal[SIZE_UNITS] = option(  # type: ignore[valid-type]
+        ChunkOptions.unit, "chars, tiktoken tokens (--encoding), or the embedding model's own "
+        "tokens (model: chunks then fit its window; leave room for the heading context)", CHUNK)
     encoding: str = option(DEFAULT_ENCODING, "tiktoken encoding for token counts", CHUNK)
     embed_text: bool = option(False, "also write chunks.embed_text = contextual header + text",
                               CHUNK)
@@ -149,6 +153,14 @@ class RunSettings(BaseModel):
     semantic_min_chunk: Annotated[int, Field(gt=0)] | None = option(
         None, "smaller groups merge into their more similar neighbour (default: a quarter of "
         "--chunk-size)", EMBED, "N")
+
+    # Vector-store sinks (transforms/sink, docs/sinks.md).
+    sink: StrList = option(
+        [], "after the tables are written, make this store equal the chunks table (implies "
+        "--embed-chunks); repeatable. milvus:PATH.db (Milvus Lite), milvus://HOST:19530, "
+        "qdrant:DIR (local mode), qdrant://HOST:6333; ?collection=NAME. Credentials from "
+        "MILVUS_TOKEN / QDRANT_API_KEY, ?credential_env=VAR or ?credential_file=PATH",
+        SINK, "URI")
 
     # Incremental runs and failures.
     previous: str | None = option(
@@ -290,6 +302,15 @@ def config_from_options(**options: Any) -> RunConfig:
     return run_config(settings)
 
 
+def redacted_settings(settings: RunSettings) -> dict[str, Any]:
+    """The settings as run.json shows them: credentials in URIs redacted."""
+    data = settings.model_dump(mode="json")
+    data["sink"] = [parse_sink_uri(uri).display for uri in settings.sink]
+    if data.get("tika_server"):
+        data["tika_server"] = redact_uri(data["tika_server"])
+    return data
+
+
 def beam_args_from(settings: RunSettings) -> list[str]:
     """The ``beam:`` section as command-line arguments (``--runner=X``, ``--flag``)."""
     args: list[str] = []
@@ -311,7 +332,9 @@ def run_config(settings: RunSettings) -> RunConfig:
     try:
         chunk = ChunkOptions(size=settings.chunk_size, overlap=settings.chunk_overlap,
                              unit=settings.size_unit, encoding=settings.encoding,
-                             embed_text=settings.embed_text)
+                             embed_text=settings.embed_text,
+                             tokenizer_model=(settings.embedding_model
+                                              if settings.size_unit == "model" else None))
         table = (table_from_settings(settings.routing, default_table())
                  if settings.routing is not None else default_table())
         route = RouteOptions(forced_strategy=settings.strategy, table=table)
@@ -325,6 +348,9 @@ def run_config(settings: RunSettings) -> RunConfig:
                                      batch_size=settings.embedding_batch_size,
                                      precision=settings.embedding_precision,
                                      backend=settings.embedding_backend)
+        sinks = tuple(parse_sink_uri(uri) for uri in settings.sink)
+        if len({s.key for s in sinks}) != len(sinks):
+            raise ValueError("sink: the same store and collection is given twice")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return RunConfig(
@@ -343,9 +369,10 @@ def run_config(settings: RunSettings) -> RunConfig:
         retry_errors=settings.retry_errors,
         semantic=semantic,
         embedding=embedding,
-        embed_chunks=settings.embed_chunks,
+        embed_chunks=settings.embed_chunks or bool(sinks),  # a store needs the vectors
+        sinks=sinks,
         ids=IdOptions(namespace=settings.namespace, mode=settings.doc_ids),
         max_error_rate=settings.max_error_rate,
-        settings=settings.model_dump(mode="json"),
+        settings=redacted_settings(settings),
     )
 

@@ -78,6 +78,9 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
             "model": (config.embedding.fingerprint()["model"]
                       if config.uses_embeddings else None),
         },
+        # What made the vectors: the same record as the chunks schema's
+        # ``ragbeam.embedding`` metadata (the launcher adds chunks_over_window).
+        "embedding": config.embedding_record(),
         "wall_seconds": round(wall_seconds, 3),
     }
 

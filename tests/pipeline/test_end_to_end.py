@@ -9,7 +9,7 @@ import shutil
 
 import pyarrow.parquet as pq
 
-from ragbeam.schemas import CHUNK_SCHEMA, DOCUMENT_SCHEMA, ERROR_SCHEMA
+from ragbeam.schemas import DOCUMENT_SCHEMA, ERROR_SCHEMA, chunk_schema
 from ragbeam.transforms.ids import doc_id_for
 
 from conftest import SAMPLES
@@ -18,7 +18,8 @@ from helpers import read_table, run_cli
 
 def _check_contract(run) -> None:
     chunks, docs, errors = run.table("chunks"), run.table("documents"), run.table("errors")
-    assert chunks.schema.equals(CHUNK_SCHEMA, check_metadata=False)
+    assert chunks.schema.equals(chunk_schema(), check_metadata=False)  # no vectors here
+    assert chunks.schema.metadata is None or b"ragbeam.embedding" not in chunks.schema.metadata
     assert docs.schema.equals(DOCUMENT_SCHEMA, check_metadata=False)
     assert errors.schema.equals(ERROR_SCHEMA, check_metadata=False)
 

@@ -141,20 +141,39 @@ def test_a_model_that_stops_loading(tmp_path):
 
     model = tmp_path / "model"
     shutil.copytree(default_model_path(), model)
-    weights = model / "model.safetensors"
-    good = weights.read_bytes()
+    # The tokenizer breaks: the model no longer loads, but its identity (package or
+    # path, and the hash of its weights) is the same, so only edited documents are
+    # re-processed. (Broken weights would be another model: everything re-processed.)
+    tokenizer = model / "tokenizer.json"
+    good = tokenizer.read_bytes()
     corpus = _corpus(tmp_path)
     run1, run2, run3 = (tmp_path / f"run{i}" for i in (1, 2, 3))
     embed = ("--embed-chunks", "--embedding-model", str(model))
     run_cli(_args(corpus, run1, *embed))
     _edit(corpus)
-    weights.write_bytes(good[:1000])  # same model files and identity, broken weights
+    tokenizer.write_bytes(good[:1000])
     summary = run_cli(_args(corpus, run2, "--previous", str(run1), "--no-preflight", *embed),
                       expected_exit=3)
     _check_last_good_version_won(run1, run2, summary, "EmbeddingFailed")
     # No ok document has a chunk without its vector, and the stale ones keep theirs.
     assert all(r["embedding"] is not None for r in read_table(run2, "chunks").to_pylist())
-    weights.write_bytes(good)
+    tokenizer.write_bytes(good)
     healed = run_cli(_args(corpus, run3, "--previous", str(run2), *embed))
     _check_healed(run2, run3, healed)
     assert healed["chunks_embedded"] == healed["chunks"]
+
+
+def test_kept_chunks_get_vectors_when_a_run_switches_embeddings_on(tmp_path):
+    corpus = _corpus(tmp_path)
+    run1, run2 = tmp_path / "run1", tmp_path / "run2"
+    run_cli(_args(corpus, run1))  # no vectors
+    # Embeddings switched on: a config change, so every document is re-processed, and
+    # every one fails (the memory cap). Their last good chunks are kept, and the
+    # embedding column has no nulls: they are embedded with this run's model.
+    summary = run_cli(_args(corpus, run2, "--previous", str(run1), "--embed-chunks",
+                            "--extract-memory-mb", "1"), expected_exit=3)
+    assert summary["documents_stale"] == len(FILES)
+    assert _chunk_ids(run2) == _chunk_ids(run1)
+    rows = read_table(run2, "chunks").to_pylist()
+    assert rows and all(r["embedding"] is not None and len(r["embedding"]) == 384
+                        for r in rows)

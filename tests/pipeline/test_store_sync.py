@@ -18,12 +18,12 @@ import sqlite3
 
 import numpy as np
 
-from ragbeam.schemas.chunks import CHUNK_SCHEMA
+from ragbeam.schemas.chunks import chunk_schema
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import read_table, run_cli
 
-COLUMNS = CHUNK_SCHEMA.names
+COLUMNS = chunk_schema().names
 
 
 def _encode(value) -> object:

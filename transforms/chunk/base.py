@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, Sizer, make_sizer
+from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS, Sizer, make_sizer
 from ragbeam.transforms.types import BlockKind, Chunk, Document
 
 
@@ -23,8 +23,10 @@ class ChunkOptions:
 
     size: int = 1000
     overlap: int = 0
-    unit: str = "chars"  # "chars" | "tokens"
+    unit: str = "chars"  # "chars" | "tokens" | "model"
     encoding: str = DEFAULT_ENCODING
+    # unit "model": the embedding model whose tokenizer measures chunks.
+    tokenizer_model: str | None = None
     # Also write ``embed_text`` = contextual header + text (what an embedder should see).
     embed_text: bool = False
 
@@ -33,11 +35,13 @@ class ChunkOptions:
             raise ValueError("chunk size must be positive")
         if not 0 <= self.overlap < self.size:
             raise ValueError("chunk overlap must be >= 0 and smaller than the chunk size")
-        if self.unit not in ("chars", "tokens"):
-            raise ValueError("size unit must be 'chars' or 'tokens'")
+        if self.unit not in SIZE_UNITS:
+            raise ValueError(f"size unit must be one of {', '.join(SIZE_UNITS)}")
+        if self.unit == "model" and not self.tokenizer_model:
+            raise ValueError("size unit 'model' needs tokenizer_model (the embedding model)")
 
     def sizer(self) -> Sizer:
-        return make_sizer(self.unit, self.encoding)
+        return make_sizer(self.unit, self.encoding, self.tokenizer_model)
 
 
 @dataclass(frozen=True)

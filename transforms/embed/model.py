@@ -9,9 +9,9 @@ fingerprint, the ones that only change speed (batch size, threads) do not.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.util
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -51,9 +51,9 @@ class EmbeddingOptions:
     def fingerprint(self) -> dict[str, Any]:
         """What changes the vectors (and so semantic breakpoints): the model's identity,
         dimension and normalisation, precision and backend; not batch size or threads."""
-        card = model_card(self.model)
-        return {"model": card["identity"], "dimension": card["dimension"],
-                "normalize": card["normalize"], "precision": self.precision,
+        info = describe_model(self.model)
+        return {"model": info.model, "revision": info.revision, "dimension": info.dimension,
+                "normalize": info.normalized, "precision": self.precision,
                 "backend": self.backend}
 
 
@@ -75,39 +75,6 @@ def model_identity(model: str) -> str:
         except importlib.metadata.PackageNotFoundError:
             return DEFAULT_MODEL
     return model
-
-
-def model_card(model: str) -> dict[str, Any]:
-    """What identifies a model's vectors, read from its files (no torch, no load):
-    identity (package and version, or the name given), output dimension, token
-    window and whether it normalises. Fields it cannot read are None; a model that
-    is not a local folder (a hub name) is described by its name alone."""
-    path = resolve_model_path(model)
-    card: dict[str, Any] = {"identity": model_identity(model), "dimension": None,
-                            "max_seq_length": None, "normalize": None}
-
-    def read(*parts: str) -> Any:
-        try:
-            with open(os.path.join(path, *parts), encoding="utf-8") as f:
-                return json.load(f)
-        except (OSError, ValueError):
-            return None
-
-    modules = read("modules.json")
-    if not isinstance(modules, list):
-        return card
-    for module in modules:
-        kind = str(module.get("type", ""))
-        folder = str(module.get("path", ""))
-        if kind.endswith(".Pooling"):
-            card["dimension"] = (read(folder, "config.json") or {}).get(
-                "word_embedding_dimension", card["dimension"])
-        elif kind.endswith(".Dense"):
-            card["dimension"] = (read(folder, "config.json") or {}).get(
-                "out_features", card["dimension"])
-    card["normalize"] = any(str(m.get("type", "")).endswith(".Normalize") for m in modules)
-    card["max_seq_length"] = (read("sentence_bert_config.json") or {}).get("max_seq_length")
-    return card
 
 
 def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransformer
@@ -169,3 +136,162 @@ def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_S
     if len(unique) == len(texts):
         return vectors
     return vectors[[row_of[text] for text in texts]]
+
+
+# --- What a vector was made by (recorded with every embedding) -------------------------
+
+# Pooling modes of sentence-transformers' Pooling module: each enabled one contributes
+# ``word_embedding_dimension`` values to the sentence vector.
+_POOLING_MODES = ("pooling_mode_cls_token", "pooling_mode_mean_tokens",
+                  "pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens",
+                  "pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken")
+_TRANSFORMER_WIDTH_KEYS = ("hidden_size", "d_model", "dim", "n_embd")
+_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+
+
+@dataclass(frozen=True)
+class EmbeddingModelInfo:
+    """What a reader of the ``embedding`` column needs to trust it.
+
+    ``max_tokens`` is the model's window (sentence-transformers' ``max_seq_length``,
+    special tokens included): text past it is cut off before the model sees it.
+    """
+
+    model: str  # model_identity(): package==version for the packaged default
+    revision: str  # package version, Hugging Face snapshot commit, or sha256 of the weights
+    dimension: int
+    max_tokens: int
+    normalized: bool  # every vector has unit L2 norm (ragbeam renormalises in float32)
+
+    def metadata(self, options: EmbeddingOptions) -> dict[str, Any]:
+        """The record written to run.json and the chunks table's schema metadata."""
+        return {"model": self.model, "revision": self.revision, "dimension": self.dimension,
+                "dtype": "float32", "normalized": self.normalized,
+                "precision": options.precision, "backend": options.backend,
+                "max_tokens": self.max_tokens}
+
+
+def model_directory(model: str) -> str:
+    """The local folder of a model: the packaged default, a path, or a hub name already
+    in the Hugging Face cache (never downloaded)."""
+    path = resolve_model_path(model)
+    if os.path.isdir(path):
+        return path
+    try:
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(path, local_files_only=True)
+    except Exception as exc:
+        raise ValueError(f"embedding model {model!r}: no such folder, and not in the "
+                         f"Hugging Face cache ({type(exc).__name__})") from None
+
+
+def _read_json(path: str) -> Any:
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _dimension_from_files(folder: str) -> int | None:
+    """The sentence vector's length from the module configs, without loading weights;
+    None for a module chain this does not know (the caller then loads the model)."""
+    modules_file = os.path.join(folder, "modules.json")
+    if not os.path.exists(modules_file):
+        return None
+    dimension: int | None = None
+    for module in _read_json(modules_file):
+        kind = module.get("type", "").rsplit(".", 1)[-1]
+        config_file = os.path.join(folder, module.get("path", ""), "config.json")
+        if kind == "Transformer":
+            config = _read_json(os.path.join(folder, module.get("path", ""), "config.json"))
+            dimension = next((int(config[k]) for k in _TRANSFORMER_WIDTH_KEYS if k in config),
+                             None)
+        elif kind == "Pooling":
+            config = _read_json(config_file)
+            modes = sum(bool(config.get(mode)) for mode in _POOLING_MODES)
+            dimension = int(config["word_embedding_dimension"]) * max(modes, 1)
+        elif kind == "Dense":
+            dimension = int(_read_json(config_file)["out_features"])
+        elif kind != "Normalize":
+            return None
+    return dimension
+
+
+def _revision(model: str, folder: str) -> str:
+    if model == DEFAULT_MODEL:
+        return model_identity(model).partition("==")[2] or "unknown"
+    parts = os.path.normpath(folder).split(os.sep)
+    if len(parts) >= 2 and parts[-2] == "snapshots":  # Hugging Face cache: the commit
+        return parts[-1]
+    import hashlib
+
+    for name in _WEIGHT_FILES:
+        weights = os.path.join(folder, name)
+        if os.path.exists(weights):
+            digest = hashlib.sha256()
+            with open(weights, "rb") as f:
+                while block := f.read(1 << 20):
+                    digest.update(block)
+            return f"sha256:{digest.hexdigest()[:16]}"
+    return "unknown"
+
+
+@functools.lru_cache(maxsize=8)
+def describe_model(model: str) -> EmbeddingModelInfo:
+    """Identity, revision, dimension and window of a model, read from its files (cheap:
+    JSON configs, no torch); once per process."""
+    folder = model_directory(model)
+    dimension = _dimension_from_files(folder)
+    st_config = os.path.join(folder, "sentence_bert_config.json")
+    max_tokens = (_read_json(st_config).get("max_seq_length")
+                  if os.path.exists(st_config) else None)
+    if dimension is None or max_tokens is None:  # an unusual module chain: ask the model
+        loaded = load_sentence_model(EmbeddingOptions(model=model))
+        dimension = dimension or int((getattr(loaded, "get_embedding_dimension", None)
+                                      or loaded.get_sentence_embedding_dimension)())
+        max_tokens = max_tokens or int(loaded.max_seq_length)
+    return EmbeddingModelInfo(model=model_identity(model), revision=_revision(model, folder),
+                              dimension=int(dimension), max_tokens=int(max_tokens),
+                              # encode_texts() normalises every vector, whatever the model does
+                              normalized=True)
+
+
+class ModelTokenizer:
+    """The model's own tokenizer (Hugging Face ``tokenizers``, no torch), without
+    truncation or padding: token counts and character offsets as the model sees them."""
+
+    def __init__(self, model: str) -> None:
+        folder = model_directory(model)
+        path = os.path.join(folder, "tokenizer.json")
+        if os.path.exists(path):
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(path)
+        else:  # only a slow tokenizer's files: transformers converts it to a fast one
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(folder, use_fast=True).backend_tokenizer
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        self._tokenizer = tokenizer
+        # What the model adds around every text ([CLS] … [SEP]): part of its window.
+        self.special_tokens = len(tokenizer.encode("", add_special_tokens=True).ids)
+
+    def count(self, texts: list[str], special_tokens: bool = False) -> list[int]:
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=special_tokens)
+        return [len(e.ids) for e in encodings]
+
+    def token_ends(self, text: str) -> list[int]:
+        """End offset (in characters of ``text``) of each token, in order."""
+        return [end for _, end in self._tokenizer.encode(text, add_special_tokens=False).offsets]
+
+    def token_starts(self, text: str) -> list[int]:
+        """Start offset (in characters of ``text``) of each token, in order."""
+        return [s for s, _ in self._tokenizer.encode(text, add_special_tokens=False).offsets]
+
+
+@functools.lru_cache(maxsize=4)
+def load_model_tokenizer(model: str) -> ModelTokenizer:
+    """One tokenizer per model and process (~25 ms to load MiniLM's)."""
+    return ModelTokenizer(model)

@@ -291,10 +291,30 @@ class EmbedChunkRows(beam.PTransform):
         embedded, dead = (
             todo
             | "Chunk text" >> beam.Map(lambda row: (row, chunk_embedding_text(row)))
-            | "Embed chunks" >> embed_sentences(SentenceEmbeddingHandler(self._embedding))
+            | "Embed chunks" >> embed_sentences(
+                SentenceEmbeddingHandler(self._embedding, count_over_window=True))
         )
         filled = embedded | "Set embedding" >> beam.MapTuple(_with_vector)
         retried = dead.failed_inferences | "Retry failed batches" >> beam.ParDo(
             RetryFailedBatches(self._embedding)).with_outputs(EMBED_FAILED, main="rows")
         chunks = (done, filled, retried.rows) | "All chunk rows" >> beam.Flatten()
         return {"chunks": chunks, EMBED_FAILED: retried[EMBED_FAILED]}
+
+
+def embedding_summary(result: Any) -> dict[str, int]:
+    """Chunk-embedding counters of a finished run (for run.json and the warning):
+    ``chunks_over_window``; empty when the runner reports no metrics."""
+    from apache_beam.metrics.metric import MetricsFilter
+
+    from ragbeam.transforms.embed.handler import OVER_WINDOW
+
+    try:
+        metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam.embed"))
+    except Exception:
+        return {}
+    total = 0
+    for counter in metrics.get("counters", ()):
+        if counter.key.metric.name == OVER_WINDOW:
+            value = counter.committed if counter.committed is not None else counter.attempted
+            total += int(value or 0)
+    return {OVER_WINDOW: total}

@@ -101,6 +101,7 @@ class ParquetShard:
     def _to_batch(self) -> None:
         if self._rows:
             batch = pa.RecordBatch.from_pylist(self._rows, schema=self._schema)
+            _check_not_null(batch)
             self._batches.append(batch)
             self._batch_bytes += batch.nbytes
             self.rows_written += len(self._rows)
@@ -110,6 +111,16 @@ class ParquetShard:
         if self._batches:
             self._writer.write_table(pa.Table.from_batches(self._batches, schema=self._schema))
             self._batches, self._batch_bytes = [], 0
+
+
+def _check_not_null(batch: pa.RecordBatch) -> None:
+    """Fail on a null in a non-nullable column. Arrow's Parquet writer refuses one in a
+    flat column but writes a null fixed-size list (``embedding``) as a list of nulls,
+    so it would pass unnoticed."""
+    for field, column in zip(batch.schema, batch.columns, strict=True):
+        if not field.nullable and column.null_count:
+            raise ValueError(f"column {field.name!r} is not nullable but {column.null_count} "
+                             f"of {batch.num_rows} rows have no value")
 
 
 def write_empty_table(path: str, schema: pa.Schema) -> str:

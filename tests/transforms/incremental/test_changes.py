@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragbeam.schemas.chunks import CHUNK_SCHEMA
+from ragbeam.schemas.chunks import chunk_schema
 from ragbeam.transforms.incremental.changes import (
     apply_changes,
     chunk_row_digest,
@@ -54,7 +54,7 @@ def test_a_row_digest_survives_parquet_and_sees_every_column(tmp_path):
     import pyarrow.parquet as pq
 
     row = _chunk_row()
-    pq.write_table(pa.Table.from_pylist([row], schema=CHUNK_SCHEMA), tmp_path / "c.parquet")
+    pq.write_table(pa.Table.from_pylist([row], schema=chunk_schema()), tmp_path / "c.parquet")
     (back,) = pq.read_table(tmp_path / "c.parquet").to_pylist()
     assert back["metadata"] == [("raw_char_start", "4")]  # pyarrow's form of a map
     assert chunk_row_digest(back) == chunk_row_digest(row)

@@ -7,6 +7,8 @@ import textwrap
 
 import pytest
 
+from ragbeam.transforms.chunk.records import embed_text_for
+
 from helpers import read_table, run_cli
 
 PROSE = "The handbook explains every step. Each step has one purpose. " * 30
@@ -72,9 +74,8 @@ def test_chunks_are_exact_capped_and_carry_embed_text(routed_run):
         assert texts[chunk["doc_id"]][chunk["char_start"]:chunk["char_end"]] == chunk["text"]
         cap = 900 if chunk["level"] == "parent" else 300
         assert chunk["char_count"] <= cap
-        expected = (f"{chunk['context']}\n\n{chunk['text']}" if chunk["context"]
-                    else chunk["text"])
-        assert chunk["embed_text"] == expected
+        assert chunk["embed_text"] == embed_text_for(chunk["context"], chunk["text"])
+        assert chunk["embed_text"].endswith(chunk["text"])
 
 
 def test_strategy_specific_fields_survive_the_writer(routed_run):

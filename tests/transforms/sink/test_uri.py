@@ -1,0 +1,99 @@
+"""``--sink URI`` parsing, credentials from the environment or a file, and redaction."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import pickle
+
+import pytest
+
+from ragbeam.transforms.sink.uri import (
+    REDACTED,
+    parse_sink_uri,
+    redact_text,
+    redact_uri,
+    redacted_logs,
+)
+
+SECRET = "Sup3r-S3cret"
+
+
+def test_local_and_server_forms():
+    lite = parse_sink_uri("milvus:./index.db?collection=docs", environ={})
+    assert (lite.kind, lite.local, lite.target, lite.collection) == (
+        "milvus", True, "./index.db", "docs")
+    absolute = parse_sink_uri("milvus:///var/index.db", environ={})
+    assert absolute.target == "/var/index.db" and absolute.collection == "ragbeam"
+    server = parse_sink_uri("milvus+https://db.example.org:443?collection=c&db=prod",
+                            environ={})
+    assert (server.local, server.target, server.db) == (False, "https://db.example.org:443",
+                                                        "prod")
+    qdrant = parse_sink_uri("qdrant://localhost:6333?collection=docs&grpc=true", environ={})
+    assert (qdrant.kind, qdrant.target, qdrant.grpc) == ("qdrant", "http://localhost:6333", True)
+    assert parse_sink_uri("qdrant:/tmp/q", environ={}).local
+
+
+@pytest.mark.parametrize("uri, reason", [
+    ("pinecone://x", "unknown store"),
+    ("milvus:index.sqlite", "must end in .db"),
+    ("milvus://host:19530?token=abc", "credential_env=NAME"),
+    ("milvus://host:19530?colection=x", "unknown option(s) colection"),
+    ("qdrant://host:6333/docs", "?collection=NAME"),
+    ("qdrant://host?collection=1bad", "letters, digits"),
+    ("qdrant://host?batch_size=0", "batch_size"),
+    ("qdrant://host?collection=a&collection=b", "given twice"),
+    ("milvus://host?credential_env=RAGBEAM_TEST_UNSET", "not set"),
+])
+def test_bad_uris_say_why(uri, reason):
+    with pytest.raises(ValueError, match=None) as caught:
+        parse_sink_uri(uri, environ={})
+    assert reason in str(caught.value)
+
+
+def test_credentials_from_environment_file_or_uri(tmp_path):
+    spec = parse_sink_uri("qdrant://h:6333", environ={"QDRANT_API_KEY": SECRET})
+    assert spec.credential.reveal() == SECRET and spec.credential.source == "env:QDRANT_API_KEY"
+    named = parse_sink_uri("milvus://h?credential_env=MY_TOKEN", environ={"MY_TOKEN": SECRET})
+    assert named.credential.reveal() == SECRET
+    secret_file = tmp_path / "token"
+    secret_file.write_text(SECRET + "\n")
+    from_file = parse_sink_uri(f"milvus://h?credential_file={secret_file}", environ={})
+    assert from_file.credential.reveal() == SECRET
+    in_uri = parse_sink_uri(f"milvus://root:{SECRET}@h:19530", environ={})
+    assert in_uri.credential.reveal() == f"root:{SECRET}"  # a Milvus token is user:password
+    assert parse_sink_uri("milvus:x.db", environ={}).credential is None
+
+
+def test_a_credential_is_never_shown():
+    spec = parse_sink_uri(f"milvus://root:{SECRET}@h:19530?collection=c", environ={})
+    assert spec.display == f"milvus://root:{REDACTED}@h:19530?collection=c"
+    # as an effective-config dump would write it
+    dumped = json.dumps(dataclasses.asdict(spec), default=str)
+    for shown in (repr(spec), str(spec), repr(spec.credential), str(spec.credential), dumped):
+        assert SECRET not in shown
+    assert pickle.loads(pickle.dumps(spec)).credential.reveal() == f"root:{SECRET}"
+    assert SECRET in spec.secrets() and f"root:{SECRET}" in spec.secrets()
+
+
+def test_redaction_of_uris_and_free_text():
+    assert redact_uri(f"qdrant://:{SECRET}@h:6333") == f"qdrant://:{REDACTED}@h:6333"
+    assert redact_uri("qdrant://h:6333") == "qdrant://h:6333"
+    text = f"failed http://u:{SECRET}@h/x with key {SECRET} (encoded Sup3r%2DS3cret)"
+    cleaned = redact_text(text, [SECRET, "Sup3r%2DS3cret"])
+    assert SECRET not in cleaned and "Sup3r%2DS3cret" not in cleaned
+    assert "http://u:***@h/x" in cleaned
+
+
+def test_logs_are_redacted_while_a_sink_runs(caplog):
+    logger = logging.getLogger("some.client.library")
+    with caplog.at_level(logging.WARNING), redacted_logs([SECRET]):
+        logger.warning("connect with api_key=%s failed", SECRET)
+        try:
+            raise RuntimeError(f"server said: bad key {SECRET}")
+        except RuntimeError:
+            logger.exception("oops")
+    logger.warning("after: %s", "plain")
+    assert caplog.records and SECRET not in caplog.text
+    assert "api_key=***" in caplog.text and "after: plain" in caplog.text

@@ -1,0 +1,183 @@
+"""The driver's part of a sync: before the pipeline, decide full or incremental and
+mark the store as being written; after it, check and mark it synced.
+
+The store equals the ``chunks`` table after every successful run. To know when
+applying a run's ``changes`` is enough, the store carries a marker in its
+collection metadata (``MARKER_KEY``), and the run's output a state file per sink
+(``OUTPUT/sinks/KEY.json``):
+
+1. **prepare** (before Beam starts; exit 2 if the store cannot be reached): create
+   the collection if missing, read the marker, and choose the mode: incremental
+   only if ``--previous`` synced this store (its state file says ``synced``) and
+   the marker still names that run; else full. Then set the marker to
+   ``writing:TOKEN``, so a run that dies while writing leaves a store no later
+   run trusts.
+2. **write** (in the pipeline, after every table is committed: ``transforms.py``).
+3. **finish** (after the pipeline): the marker must still be ``writing:TOKEN``
+   and the store must hold as many chunks as the table; then the marker becomes
+   ``TOKEN`` and the state file says ``synced``.
+
+Any failure leaves the state ``failed`` (or absent) and the marker unequal to the
+token, so the next run, from this output or any other, does a full sync: listing
+the store's ids, deleting those without a row, upserting every row. A re-run
+converges whatever failed and wherever it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from apache_beam.io.filesystems import FileSystems
+
+from ragbeam.transforms.sink.base import SinkError, SinkMismatch, open_store, retrying
+from ragbeam.transforms.sink.uri import SinkSpec, redact_text
+
+SINK_STATE_DIR = "sinks"
+WRITING = "writing:"
+SYNCED = "synced"
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class SyncPlan:
+    """What one sink does in this run (decided by ``prepare_sync``)."""
+
+    spec: SinkSpec
+    dimension: int
+    run_token: str
+    full: bool
+    reason: str
+
+    @property
+    def mode(self) -> str:
+        return "full" if self.full else "incremental"
+
+
+def new_run_token() -> str:
+    return uuid.uuid4().hex
+
+
+def state_path(output: str, spec: SinkSpec) -> str:
+    return FileSystems.join(output, SINK_STATE_DIR, f"{spec.key}.json")
+
+
+def read_sink_state(output: str, spec: SinkSpec) -> dict[str, Any] | None:
+    path = state_path(output, spec)
+    try:
+        if not FileSystems.exists(path):
+            return None
+        with FileSystems.open(path) as f:
+            return json.loads(f.read().decode("utf-8"))
+    except Exception:  # unreadable: as if absent, so the next sync is a full one
+        return None
+
+
+def write_sink_state(output: str, state: Mapping[str, Any], spec: SinkSpec) -> None:
+    if "://" not in output:
+        import os
+
+        os.makedirs(FileSystems.join(output, SINK_STATE_DIR), exist_ok=True)
+    with FileSystems.create(state_path(output, spec)) as f:
+        f.write(json.dumps(dict(state), indent=2, sort_keys=True).encode("utf-8"))
+
+
+def choose_mode(has_previous: bool, previous_state: Mapping[str, Any] | None,
+                marker: str | None, created: bool) -> tuple[bool, str]:
+    """(full?, why) for one sink (pure)."""
+    if created:
+        return True, "collection created by this run"
+    if not has_previous:
+        return True, "no --previous run: full sync"
+    if previous_state is None:
+        return True, "the --previous run did not sync this store"
+    if previous_state.get("status") != SYNCED:
+        return True, "the --previous run's sync of this store did not complete"
+    if marker != previous_state.get("run_token"):
+        return True, "the store no longer holds the --previous run's chunks"
+    return False, "the store holds the --previous run's chunks: applying changes"
+
+
+def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
+                 run_token: str) -> SyncPlan:
+    previous_state = read_sink_state(previous, spec) if previous else None
+
+    def prepare() -> SyncPlan:
+        with open_store(spec) as store:
+            created = store.ensure_collection(dimension)
+            full, reason = choose_mode(previous is not None, previous_state,
+                                       store.read_marker(), created)
+            store.write_marker(WRITING + run_token)
+        return SyncPlan(spec, dimension, run_token, full, reason)
+
+    return retrying(spec, "prepare", prepare)
+
+
+def prepare_sinks(specs: Sequence[SinkSpec], dimension: int, previous: str | None,
+                  run_token: str) -> list[SyncPlan]:
+    return [prepare_sync(spec, dimension, previous, run_token) for spec in specs]
+
+
+def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:
+    spec = plan.spec
+    return {"sink": spec.display, "kind": spec.kind, "collection": spec.collection,
+            "key": spec.key, "status": status, "mode": plan.mode, "reason": plan.reason,
+            "run_token": plan.run_token, **fields}
+
+
+def finish_sync(plan: SyncPlan, output: str, chunk_rows: int,
+                counters: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Check the store against the chunks table and mark it synced; the state is
+    written to ``OUTPUT/sinks/`` and returned (``status`` synced or failed)."""
+    spec = plan.spec
+
+    def finish() -> int:
+        with open_store(spec) as store:
+            marker = store.read_marker()
+            if marker != WRITING + plan.run_token:
+                raise SinkMismatch(f"sink {spec.display}: another run wrote to collection "
+                                   f"{spec.collection!r} meanwhile (its marker is {marker!r})")
+            stored = store.count()
+            if stored != chunk_rows:
+                raise SinkMismatch(f"sink {spec.display}: collection {spec.collection!r} holds "
+                                   f"{stored} chunks, the chunks table {chunk_rows}")
+            store.write_marker(plan.run_token)
+        return stored
+
+    try:
+        state = _state(plan, SYNCED, points=retrying(spec, "finish", finish), error=None,
+                       **(counters or {}))
+    except SinkError as exc:
+        state = _state(plan, FAILED, error=str(exc), **(counters or {}))
+    write_sink_state(output, state, spec)
+    return state
+
+
+def record_failure(plan: SyncPlan, output: str, error: BaseException | str,
+                   counters: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """The state of a sink whose writes failed in the pipeline (message redacted)."""
+    message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    first_line = redact_text(message, plan.spec.secrets()).strip().splitlines()
+    state = _state(plan, FAILED, error=f"sink {plan.spec.display}: "
+                   + (first_line[-1] if first_line else "failed"), **(counters or {}))
+    write_sink_state(output, state, plan.spec)
+    return state
+
+
+def tables_committed(output: str, tables: Iterable[str]) -> bool:
+    """Every table renamed into place and ``_temporary`` gone: the write stage finished."""
+    from ragbeam.transforms.write.parquet import TEMP_DIR
+
+    temp = FileSystems.join(output, TEMP_DIR)
+    if ("://" not in output and FileSystems.exists(temp)) or \
+            FileSystems.match([FileSystems.join(temp, "*")])[0].metadata_list:
+        return False
+    return all(FileSystems.match([FileSystems.join(output, t, "*.parquet")])[0].metadata_list
+               for t in tables)
+
+
+def failed_sinks(states: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [s for s in states if s.get("status") != SYNCED]
