@@ -102,10 +102,14 @@ def test_embed_chunks_fills_unit_vectors_of_header_and_text(inputs, tmp_path):
 
 def test_a_model_that_cannot_load_stops_the_run_before_it_starts(inputs, tmp_path, capsys):
     from ragbeam.pipeline.cli import main
+    from ragbeam.transforms.embed.model import default_model_path
 
     out = tmp_path / "out"
+    model = tmp_path / "model"
+    shutil.copytree(default_model_path(), model)
+    (model / "tokenizer.json").write_text("{", encoding="utf-8")  # the files are there
     code = main(["run", "--input", str(inputs), "--output", str(out), "--strategy", "semantic",
-                 "--embedding-model", str(tmp_path / "no-such-model")])
+                 "--embedding-model", str(model)])
     assert code == 2 and "does not load" in capsys.readouterr().err
     assert not (out / "documents").exists()
 
