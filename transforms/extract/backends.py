@@ -125,7 +125,10 @@ class TikaServer:
 
     def __init__(self, url: str, timeout_s: float = 120.0,
                  retry_delays_s: tuple[float, ...] = SERVER_RETRY_DELAYS_S) -> None:
+        from ragbeam.transforms.sink.uri import redact_uri
+
         self._url = url.rstrip("/") + "/tika"
+        self._shown_url = redact_uri(self._url)  # error rows never carry a password
         self._timeout_s = timeout_s
         self._retry_delays_s = tuple(retry_delays_s)
 
@@ -152,7 +155,7 @@ class TikaServer:
                     f"Tika server HTTP {exc.code}: {exc.reason} (after {attempt + 1} attempts)")
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
                 reason = getattr(exc, "reason", exc)
-                error = TikaServerUnavailable(f"Tika server unreachable at {self._url}: "
+                error = TikaServerUnavailable(f"Tika server unreachable at {self._shown_url}: "
                                               f"{reason} (after {attempt + 1} attempts)")
             if delay is None:
                 raise error
