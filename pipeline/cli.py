@@ -29,6 +29,7 @@ from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING
 from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import BACKENDS, PRECISIONS, EmbeddingOptions
+from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings, ocr_unavailable
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
@@ -77,6 +78,20 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     ex.add_argument("--max-text-chars", type=int, default=DEFAULT_MAX_TEXT_CHARS, metavar="N",
                     help="documents whose extracted text is longer become errors "
                          "(default: %(default)s)")
+    ex.add_argument("--ocr", choices=OCR_MODES, default=OcrSettings.mode,
+                    help="Tesseract OCR through Tika: 'auto' reads PDF pages without a usable "
+                         "text layer and images (PNG, JPEG, TIFF, BMP, GIF); 'only' reads every "
+                         "PDF page from its image, ignoring the text layer; 'off' (default: "
+                         "%(default)s)")
+    ex.add_argument("--ocr-languages", default=OcrSettings.languages, metavar="LANGS",
+                    help="Tesseract languages joined by '+', e.g. eng+deu+fra+chi_sim; each "
+                         "needs its language pack (default: %(default)s)")
+    ex.add_argument("--ocr-page-timeout", type=int, default=OcrSettings.page_timeout_s,
+                    metavar="SECONDS", help="Tesseract's limit for one page or image "
+                    "(default: %(default)s)")
+    ex.add_argument("--ocr-timeout", type=float, metavar="SECONDS",
+                    help="OCR limit per document, shorter than --extract-timeout; a document "
+                         "over it keeps its text layer (default: 3/4 of --extract-timeout)")
 
     cl = parser.add_argument_group("cleaning")
     cl.add_argument("--no-clean", action="append", default=[], choices=CLEAN_STEPS,
@@ -145,6 +160,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                                      batch_size=args.embedding_batch_size,
                                      precision=args.embedding_precision,
                                      backend=args.embedding_backend)
+        extract = ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout,
+                                 memory_mb=args.extract_memory_mb,
+                                 max_text_chars=args.max_text_chars, ocr=args.ocr,
+                                 ocr_languages=args.ocr_languages,
+                                 ocr_page_timeout_s=args.ocr_page_timeout,
+                                 ocr_timeout_s=args.ocr_timeout)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return RunConfig(
@@ -155,9 +176,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
             max_file_bytes=args.max_file_bytes,
         ),
         output=args.output.rstrip("/") or "/",
-        extract=ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout,
-                               memory_mb=args.extract_memory_mb,
-                               max_text_chars=args.max_text_chars),
+        extract=extract,
         clean=CleanOptions.without(args.no_clean),
         chunk=chunk,
         route=route,
@@ -210,6 +229,17 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
         FileSystems.delete([FileSystems.join(out, t) for t in existing])
 
 
+def warn_if_ocr_unavailable(config: RunConfig) -> None:
+    """One line on stderr when --ocr is on but Tesseract cannot run here; the run goes on
+    with text layers only (each affected document says so in its ``ocr_note``)."""
+    extract = config.extract
+    if extract.tika_server or extract.ocr == "off":
+        return
+    if problem := ocr_unavailable(extract.ocr_languages):
+        print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
+              f"{problem}", file=sys.stderr)
+
+
 def parse_run_args(argv: Sequence[str], prog: str = "ragbeam run"
                    ) -> tuple[RunConfig, argparse.Namespace, list[str]]:
     """``ragbeam run`` arguments → (config, parsed ragbeam options, Beam arguments).
@@ -233,9 +263,10 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     """
     from ragbeam.pipeline.graph import build_pipeline
     from ragbeam.pipeline.runner import make_pipeline, pipeline_options, write_run_json_in_pipeline
-    from ragbeam.pipeline.summary import summarize, write_run_json
+    from ragbeam.pipeline.summary import coverage_summary, summarize, write_run_json
 
     check_inputs(config)
+    warn_if_ocr_unavailable(config)
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     prepare_output(config, overwrite)
@@ -251,7 +282,8 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     from ragbeam.transforms.extract.dofn import extraction_summary
 
     summary = summarize(config, time.perf_counter() - started,
-                        {"extraction": extraction_summary(result)})
+                        {"extraction": extraction_summary(result),
+                         "extraction_coverage": coverage_summary(result)})
     write_run_json(config.output, summary)
     return summary
 
@@ -272,6 +304,9 @@ def print_summary(config: RunConfig, summary: dict) -> None:
               f"crashed, {extraction['memory_kills']} over the memory cap, "
               f"{extraction['archive_bombs']} archive bombs, {extraction['text_too_large']} "
               f"over the text limit; peak child RSS {extraction['child_peak_rss_mib']} MiB")
+    if coverage := summary.get("extraction_coverage"):
+        print(f"  coverage:  {coverage['ocr_pages']} pages OCR'd in {coverage['ocr_documents']} "
+              f"documents; {coverage['pdf_fallbacks']} PDFs read by the fallback extractor")
     print(f"  chunks:    {out}/chunks/*.parquet")
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")
