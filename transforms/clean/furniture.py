@@ -21,6 +21,14 @@ lines are furniture, by two independent rules plus one companion rule:
    a page marks that edge as a running head: the short, unpunctuated lines
    between the number and the page edge belong to it ("Journal of X" above
    "173"). Not applied to page number 1 (first pages carry titles, not heads).
+4. **Margin stamps.** Text set at 90 degrees comes out of Tika one or two
+   glyphs per line ("ar", "X", "iv", ":2", "00", "4." …: the arXiv identifier
+   that runs up the left margin). A stamp is laid over a finished page, so its
+   lines come last in the page's text: a run of at least ``MIN_STAMP_LINES``
+   such fragments (no spaces, at most ``MAX_FRAGMENT_CHARS`` characters,
+   letters among them) that ends the page is furniture. Rotated labels inside
+   a figure are followed by the rest of the page (legend, caption, body), so
+   they stay.
 
 Single-page documents cannot show repetition: there only a lone number on the
 first or last two lines (rule 1 without the sequence check, neighbours must
@@ -54,6 +62,9 @@ SHORT_DOCUMENT_PAGES = 5
 MAX_COMPANION_CHARS = 80
 MAX_PAGE_NUMBER = 9999
 MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
+# A rotated stamp: at least this many one- or two-glyph lines closing a page.
+MIN_STAMP_LINES = 8
+MAX_FRAGMENT_CHARS = 3
 
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
@@ -89,10 +100,11 @@ class FurnitureResult:
     page_numbers: frozenset[tuple[int, int]]
     running_text: frozenset[tuple[int, int]]
     companions: frozenset[tuple[int, int]]
+    stamps: frozenset[tuple[int, int]] = frozenset()
 
     @property
     def lines(self) -> frozenset[tuple[int, int]]:
-        return self.page_numbers | self.running_text | self.companions
+        return self.page_numbers | self.running_text | self.companions | self.stamps
 
 
 def roman_value(token: str) -> int | None:
@@ -283,6 +295,25 @@ def _find_companions(pages: Sequence[Sequence[PageLine]],
     return found
 
 
+def _is_fragment(text: str) -> bool:
+    """One glyph cluster of rotated text: short, no space inside."""
+    return 0 < len(text) <= MAX_FRAGMENT_CHARS and " " not in text
+
+
+def _find_margin_stamps(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    """Runs of rotated-text fragments that close a page (rule 4)."""
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        start = len(lines)
+        while (start > 0 and lines[start - 1].removable
+               and _is_fragment(lines[start - 1].text.strip())):
+            start -= 1
+        run = [lines[i].text for i in range(start, len(lines))]
+        if len(run) >= MIN_STAMP_LINES and sum(ch.isalpha() for t in run for ch in t) >= 2:
+            found.update((p, i) for i in range(start, len(lines)))
+    return found
+
+
 def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
     """Furniture lines of a paged document (see the module docstring for the rules)."""
     if not pages:
@@ -294,6 +325,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
         numbers = _find_page_numbers(pages)
         running = _find_running_text(pages) - numbers
     companions = _find_companions(pages, numbers) - numbers - running
+    stamps = _find_margin_stamps(pages) - numbers - running - companions
     # Never remove a heading that occurs only once in the whole document.
     heading_counts = Counter(
         line.text.strip() for lines in pages for line in lines if line.is_heading
@@ -306,4 +338,4 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
         )
 
     return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(running),
-                           keep_unique_headings(companions))
+                           keep_unique_headings(companions), keep_unique_headings(stamps))

@@ -125,3 +125,25 @@ def test_running_heads_that_carry_the_page_number_go_but_numbered_headings_stay(
     removed = _removed(pages)
     assert removed == [(0, "1"), (1, "Chapter 1: Introduction 2"),
                        (2, "Chapter 1: Introduction 3"), (3, "4")]
+
+
+STAMP = ["ar", "X", "iv", ":2", "00", "4.", "04", "90", "6v", "3", "[", "cs", ".C", "L", "]",
+         "3", "0", "Se", "p", "20", "20"]  # "arXiv:2004.04906v3 [cs.CL] 30 Sep 2020" set at 90°
+
+
+def test_rotated_margin_stamp_that_closes_a_page_is_removed():
+    pages = _pages([*body(0), *STAMP], body(1), [*body(2), *STAMP[:9]])
+    assert _removed(pages) == sorted([(0, t) for t in STAMP] + [(2, t) for t in STAMP[:9]])
+    assert find_page_furniture(pages).stamps == find_page_furniture(pages).lines
+
+
+def test_rotated_text_followed_by_the_page_and_short_or_numeric_runs_stay():
+    figure = ["G", "B", "/", "s", "ec", "o", "n", "d", "bi", "ll", "io", "n"]
+    pages = _pages(
+        [*body(0), *figure, "Figure 3: Throughput per thread count."],  # caption follows
+        [*body(1), *STAMP[:7]],  # too short a run to tell from a list of codes
+        [*body(2), *[str(500 + 7 * n) for n in range(12)]],  # a column of numbers
+        [*body(3), *"ABCDEFGHIJ"],
+    )
+    pages[3][-1] = PageLine(STAMP[-1], removable=False)  # the page ends in a table
+    assert _removed(pages) == []
