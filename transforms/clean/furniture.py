@@ -14,9 +14,12 @@ lines are furniture, by two independent rules plus one companion rule:
 2. **Running text.** A line near the top or bottom of a page whose *shape*
    (case-folded, digits and roman numerals replaced by ``#``) repeats near the
    edges of a large share of pages — or of the odd or the even pages, for
-   alternating headers — is furniture, *unless that shape also occurs in the
-   middle of any page*: text that the body uses too is never removed. Lines
-   that are only a number are left to rule 1.
+   alternating headers, or on the very first or last lines of at least three
+   consecutive pages, for heads that change with the chapter or section — is
+   furniture, *unless that shape also occurs in the middle of any page*: text
+   that the body uses too is never removed. Lines that are only a number are
+   left to rule 1. A head seen on a single page goes when it ends in the
+   number that the page sequence of the other pages predicts.
 3. **Running-head companions.** A page number identified at the very edge of
    a page marks that edge as a running head: the short, unpunctuated lines
    between the number and the page edge belong to it ("Journal of X" above
@@ -56,6 +59,8 @@ PAGE_NUMBER_BAND = 8
 EXTREME_BAND = 2
 # Share of pages (or of the odd/even pages) that running text must repeat on.
 MIN_PAGE_SHARE = 0.5
+# …or consecutive pages it must open or close (a head that changes with the section).
+SECTION_RUN_PAGES = 3
 # Pages that must agree on one page-number offset (2 in documents this short).
 MIN_SEQUENCE_PAGES = 3
 SHORT_DOCUMENT_PAGES = 5
@@ -189,13 +194,22 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
                 embedded[line_shape(lines[i].text)].append((p, i, system, value - p))
     # A running head that carries the page number must itself repeat, so a
     # numbered section heading at the top of one page is never taken for one.
+    single: list[tuple[int, int, str, int]] = []
     for hits in embedded.values():
         if len({p for p, *_ in hits}) >= 2:
             candidates.extend(hits)
             for p, _, system, offset in hits:
                 votes[(system, offset)].add(p)
+        else:
+            single.extend(hits)
     needed = 2 if len(pages) <= SHORT_DOCUMENT_PAGES else MIN_SEQUENCE_PAGES
     accepted = {key for key, voters in votes.items() if len(voters) >= needed}
+    # A head seen once (the only recto page of a chapter: "Chapter 6: Tobogganing
+    # 53") still goes when it *ends* in the number the other pages' sequence
+    # predicts; headings begin with their numbers, running heads end with them.
+    candidates.extend(hit for hit in single
+                      if _ends_in_number(pages[hit[0]][hit[1]].text)
+                      and (hit[2], hit[3]) in accepted)
     found: set[tuple[int, int]] = set()
     per_page_edge: set[tuple[int, bool]] = set()
     # Closest to an edge first: at most one page number per page edge.
@@ -207,6 +221,11 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
             found.add((p, i))
             per_page_edge.add((p, top))
     return found
+
+
+def _ends_in_number(line: str) -> bool:
+    last = line.split()[-1] if line.split() else ""
+    return last.isdigit() or roman_value(last) is not None
 
 
 def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
@@ -227,8 +246,10 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
+    extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     bands = [set(_band(len(lines), RUNNING_TEXT_BAND)) for lines in pages]
     for p, lines in enumerate(pages):
+        extreme = set(_band(len(lines), EXTREME_BAND))
         for i in bands[p]:
             line = lines[i]
             shape = line_shape(line.text)
@@ -237,6 +258,8 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
             if page_number_value(line.text) is not None:
                 number_shapes.add(shape)
             edge_pages[shape].add(p)
+            if i in extreme:
+                extreme_pages[shape].add(p)
             if line.removable:
                 edge_hits[shape].append((p, i))
     n = len(pages)
@@ -249,7 +272,8 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or (n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0)
-                or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)):
+                or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)
+                or _on_consecutive_pages(extreme_pages.get(shape, set()))):
             candidates.append(shape)
     if not candidates:
         return set()
@@ -274,6 +298,11 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
         if shape not in middle_shapes:
             found.update(edge_hits[shape])
     return found
+
+
+def _on_consecutive_pages(on_pages: set[int]) -> bool:
+    """A section head: the same line at a page's very edge on a run of pages."""
+    return any(all(p + k in on_pages for k in range(SECTION_RUN_PAGES)) for p in on_pages)
 
 
 def _find_companions(pages: Sequence[Sequence[PageLine]],
@@ -318,14 +347,23 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
     """Furniture lines of a paged document (see the module docstring for the rules)."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
+    # Stamps first: laid over the page, they are no part of its edges' order.
+    stamps = _find_margin_stamps(pages)
+    kept = [[i for i in range(len(lines)) if (p, i) not in stamps]
+            for p, lines in enumerate(pages)]
+    unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     if len(pages) == 1:
-        numbers = _find_single_page_number(pages[0])
+        numbers = _find_single_page_number(unstamped[0])
         running: set[tuple[int, int]] = set()
     else:
-        numbers = _find_page_numbers(pages)
-        running = _find_running_text(pages) - numbers
-    companions = _find_companions(pages, numbers) - numbers - running
-    stamps = _find_margin_stamps(pages) - numbers - running - companions
+        numbers = _find_page_numbers(unstamped)
+        running = _find_running_text(unstamped) - numbers
+    companions = _find_companions(unstamped, numbers) - numbers - running
+
+    def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:
+        return {(p, kept[p][i]) for p, i in found}
+
+    numbers, running, companions = original(numbers), original(running), original(companions)
     # Never remove a heading that occurs only once in the whole document.
     heading_counts = Counter(
         line.text.strip() for lines in pages for line in lines if line.is_heading

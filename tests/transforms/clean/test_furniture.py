@@ -119,12 +119,33 @@ def test_running_heads_that_carry_the_page_number_go_but_numbered_headings_stay(
         [f"Chapter 1: Introduction {2}", *body(1, 8)],
         [f"Chapter 1: Introduction {3}", *body(2, 8)],
         ["4", "2 Parsing", *body(3, 8)],
-        [f"Chapter 2: Parsing {5}", *body(4, 8)],  # its shape occurs once: kept
+        # Its shape occurs once, but it ends in the number the sequence predicts.
+        [f"Chapter 2: Parsing {5}", *body(4, 8)],
         ["6 Theorems and proofs", *body(5, 8)],  # a heading, even though 6 is the page
+        [f"Table 3 lists page {7}", *body(6, 8)],  # not at the predicted number: body
     )
+    pages[6][0] = PageLine("Table 3 lists page 9")
     removed = _removed(pages)
     assert removed == [(0, "1"), (1, "Chapter 1: Introduction 2"),
-                       (2, "Chapter 1: Introduction 3"), (3, "4")]
+                       (2, "Chapter 1: Introduction 3"), (3, "4"), (4, "Chapter 2: Parsing 5")]
+
+
+def test_section_heads_on_consecutive_pages_go_but_a_body_line_twice_stays():
+    pages = _pages(
+        ["Installation", *body(0, 8)],
+        ["Installation", *body(1, 8)],
+        ["Installation", *body(2, 8)],
+        ["Calibration", *body(3, 8)],
+        ["Calibration", *body(4, 8)],
+        ["Calibration", *body(5, 8)],
+        ["Field notes follow.", *body(6, 8)],
+        ["Field notes follow.", *body(7, 8)],  # twice only: not a run
+        [*body(8, 8), "Calibration"],  # the last line of a page is an edge too
+        [*body(9, 8)],
+        ["Installation", *body(10, 3), "Installation", *body(11, 4)],  # also mid-page
+    )
+    removed = _removed(pages)
+    assert removed == [(p, "Calibration") for p in (3, 4, 5, 8)]
 
 
 STAMP = ["ar", "X", "iv", ":2", "00", "4.", "04", "90", "6v", "3", "[", "cs", ".C", "L", "]",
