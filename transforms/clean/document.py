@@ -118,6 +118,12 @@ def clean_block_text(text: str, kind: BlockKind, options: CleanOptions) -> str:
 
 def _split_lines(text: str) -> Iterator[tuple[int, str]]:
     """``(offset, line)`` for each line; CR LF, CR and LF all end a line."""
+    if "\r" not in text:  # the usual case: plain split, same lines and offsets
+        start = 0
+        for line in text.split("\n"):
+            yield start, line
+            start += len(line) + 1
+        return
     start = 0
     for match in _LINE_BREAK.finditer(text):
         yield start, text[start:match.start()]
@@ -135,8 +141,13 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
     lines: list[_Line] = []
     after_blank = False
     for line_start, raw_line in _split_lines(block.text):
-        soft_hyphen = raw_line.rstrip().endswith("\u00ad")
-        text = clean_line_text(raw_line, options)
+        if raw_line.isascii() and raw_line.isprintable() and "  " not in raw_line:
+            # What clean_line_text does to such a line (nothing but the trim), without
+            # its calls: most lines of most documents are plain ASCII.
+            soft_hyphen, text = False, raw_line.strip()
+        else:
+            soft_hyphen = raw_line.rstrip().endswith("\u00ad")
+            text = clean_line_text(raw_line, options)
         if not text:
             after_blank = bool(lines)
             continue

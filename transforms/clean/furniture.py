@@ -48,6 +48,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # Lines this close to a page edge can be running text.
 RUNNING_TEXT_BAND = 4
@@ -89,8 +90,7 @@ _PAGE_NUMBER = re.compile(
 _SENTENCE_END = tuple(".!?;:。！？；：")
 
 
-@dataclass(frozen=True)
-class PageLine:
+class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of lines
     """One line of one page, as the furniture detector sees it."""
 
     text: str
