@@ -141,7 +141,9 @@ def line_shape(line: str) -> str:
     """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
     if not line.isascii():
         line = unicodedata.normalize("NFKC", line)
-    text = _DIGITS.sub("#", _SPACES.sub(" ", line).strip().casefold())
+    # str.split() splits on exactly the whitespace \s matches: the same as
+    # _SPACES.sub(" ", line).strip(), without the regex.
+    text = _DIGITS.sub("#", " ".join(line.split()).casefold())
     return _ROMAN_WORD.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
 
 
@@ -286,12 +288,17 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
     firsts = {shape[0] for shape in candidates}
     if "#" in firsts:
         firsts.update("0123456789ivxlcdm")
+    # Likewise the last character, for ASCII lines (NFKC cannot change it there).
+    lasts = {shape[-1] for shape in candidates}
+    if "#" in lasts:
+        lasts.update("0123456789ivxlcdm")
     middle_shapes = {
         line_shape(line.text)
         for p, lines in enumerate(pages)
         for i, line in enumerate(lines)
         if i not in bands[p] and low <= len(line.text) <= high
         and line.text[:1].casefold()[:1] in firsts
+        and (not line.text.isascii() or line.text.rstrip()[-1:].casefold() in lasts)
     }
     found: set[tuple[int, int]] = set()
     for shape in candidates:

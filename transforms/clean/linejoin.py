@@ -86,6 +86,8 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
 @functools.lru_cache(maxsize=256)  # each line is asked about twice, as line and as next line
 def _line_features(line: str) -> tuple[bool, str | None, bool]:
     """(starts a list item or footnote, shape of its leading number, is a numeric row)."""
+    if line[:1].isalpha():  # list marks, footnote marks and numbers all start otherwise
+        return False, None, is_numeric_row(line)
     starts_item = bool(_LIST_START.match(line) or _FOOTNOTE_START.match(line))
     start = _NUMERIC_START.match(line)
     return starts_item, _DIGIT.sub("0", start.group()) if start else None, is_numeric_row(line)
