@@ -17,8 +17,9 @@ from ragbeam.transforms.ids import config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
 
 # Bump when a code change alters chunks for the same options, so that
-# incremental runs re-process documents chunked by older code.
-OUTPUT_FORMAT_VERSION = 2
+# incremental runs re-process documents chunked by older code. 3: margin stamps,
+# section heads and corpus boilerplate removed; OCR and the PDF fallback (issue 18).
+OUTPUT_FORMAT_VERSION = 3
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

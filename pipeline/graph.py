@@ -19,7 +19,7 @@ import apache_beam as beam
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.schemas import OUTPUT_SCHEMAS
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
-from ragbeam.transforms.clean.dofn import CleanDocument
+from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHUNKS,
@@ -58,7 +58,10 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     ).with_outputs(FAILURES, main="ok")
     cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
         FAILURES, main="ok")
-    routed = cleaned.ok | "Route" >> beam.ParDo(RouteDocument(config.route)).with_outputs(
+    documents_cleaned = cleaned.ok
+    if config.clean.remove_boilerplate:  # blocks repeated across the run's documents
+        documents_cleaned = cleaned.ok | "Corpus boilerplate" >> RemoveCorpusBoilerplate()
+    routed = documents_cleaned | "Route" >> beam.ParDo(RouteDocument(config.route)).with_outputs(
         FAILURES, main="ok")
     to_chunk = routed.ok
     semantic = None

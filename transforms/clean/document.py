@@ -78,6 +78,9 @@ class CleanOptions:
     dehyphenate: bool = True
     join_lines: bool = True
     detect_headings: bool = True
+    # Across the documents of a run (boilerplate.py, applied by the clean stage's
+    # RemoveCorpusBoilerplate, not by clean_document).
+    remove_boilerplate: bool = True
 
     @classmethod
     def without(cls, steps: Iterable[str]) -> CleanOptions:
