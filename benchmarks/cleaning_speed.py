@@ -13,7 +13,10 @@ Two sets, reported separately:
 
 Extraction is the pipeline's ``EmbeddedTika`` (text layer only, one warm
 extractor) plus ``build_extracted_document`` (XHTML parsing), cleaning is
-``clean_document`` with the default options. Each document is extracted and
+``clean_document`` with the default options. ``--baseline REV`` also runs the
+cleaning code of git revision ``REV`` on the same extracted documents (taking
+turns with the current code), checks that both give the same documents, and
+prints the speed-up. Each document is extracted and
 cleaned ``--repeat`` times, alternating, and the medians are kept, so a noisy
 neighbour on the shared machine slows both alike. Printed per document and in
 total: seconds, cleaning throughput in MB/s of extracted text, and cleaning time
@@ -37,8 +40,30 @@ DEFAULT_LARGE = pathlib.Path(os.environ.get("RAGBEAM_LARGE_DOCS",
 LARGE_SUFFIXES = {".pdf", ".docx", ".epub", ".html", ".htm"}
 
 
-def measure(path: pathlib.Path, tika, options, repeat: int) -> tuple[float, float, int] | None:
-    """(median extraction s, median cleaning s, text bytes); None without text."""
+def baseline_cleaner(revision: str):
+    """``clean_document`` as it was at a git revision (loaded from ``git show``)."""
+    import subprocess
+    import types
+
+    package = "ragbeam_baseline_clean"
+    sys.modules[package] = types.ModuleType(package)
+    modules = ("text", "leaders", "hyphenation", "linejoin", "headings", "furniture",
+               "document")
+    for name in modules:
+        source = subprocess.run(["git", "show", f"{revision}:transforms/clean/{name}.py"],
+                                cwd=REPO, capture_output=True, text=True, check=True).stdout
+        module = types.ModuleType(f"{package}.{name}")
+        module.__file__ = f"{revision}:transforms/clean/{name}.py"
+        sys.modules[module.__name__] = module
+        exec(compile(source.replace("ragbeam.transforms.clean.", f"{package}."),
+                     module.__file__, "exec"), module.__dict__)
+    document = sys.modules[f"{package}.document"]
+    return lambda extracted: document.clean_document(extracted, document.CleanOptions())
+
+
+def measure(path: pathlib.Path, tika, options, repeat: int, baseline=None
+            ) -> tuple[float, float, int, float | None] | None:
+    """(median extraction s, median cleaning s, text bytes, median baseline cleaning s)."""
     from ragbeam.transforms.clean.document import clean_document
     from ragbeam.transforms.extract.backends import ExtractionError
     from ragbeam.transforms.extract.document import EmptyDocumentError, build_extracted_document
@@ -47,7 +72,7 @@ def measure(path: pathlib.Path, tika, options, repeat: int) -> tuple[float, floa
     data = path.read_bytes()
     fetched = FetchedFile(SourceFile(str(path), "d", len(data)), data,
                           hashlib.sha256(data).hexdigest())
-    extract_times, clean_times = [], []
+    extract_times, clean_times, baseline_times = [], [], []
     for _ in range(repeat):
         started = time.perf_counter()
         try:
@@ -57,30 +82,45 @@ def measure(path: pathlib.Path, tika, options, repeat: int) -> tuple[float, floa
             return None  # no text layer (or rejected): nothing to clean
         extract_times.append(time.perf_counter() - started)
         started = time.perf_counter()
-        clean_document(extracted, options)
+        cleaned = clean_document(extracted, options)
         clean_times.append(time.perf_counter() - started)
+        if baseline is not None:
+            started = time.perf_counter()
+            before = baseline(extracted)
+            baseline_times.append(time.perf_counter() - started)
+            if (before.text, before.spans, dict(before.metadata)) != (
+                    cleaned.text, cleaned.spans, dict(cleaned.metadata)):
+                raise SystemExit(f"{path.name}: the baseline cleans it differently")
     return (statistics.median(extract_times), statistics.median(clean_times),
-            len(extracted.raw_text.encode("utf-8")))
+            len(extracted.raw_text.encode("utf-8")),
+            statistics.median(baseline_times) if baseline_times else None)
 
 
-def report(title: str, paths: list[pathlib.Path], tika, options, repeat: int) -> None:
+def report(title: str, paths: list[pathlib.Path], tika, options, repeat: int,
+           baseline=None) -> None:
     print(title)
     print(f"{'file':48} {'text MB':>8} {'extract s':>9} {'clean s':>8} {'clean MB/s':>10} "
-          f"{'clean/extract':>13}")
-    total_extract = total_clean = 0.0
+          f"{'clean/extract':>13}" + (f" {'baseline/extract':>16}" if baseline else ""))
+    total_extract = total_clean = total_baseline = 0.0
     total_bytes = 0
     for path in paths:
-        result = measure(path, tika, options, repeat)
+        result = measure(path, tika, options, repeat, baseline)
         if result is None:
             continue
-        extract_s, clean_s, text_bytes = result
+        extract_s, clean_s, text_bytes, baseline_s = result
         total_extract += extract_s
         total_clean += clean_s
+        total_baseline += baseline_s or 0.0
         total_bytes += text_bytes
         print(f"{path.name[:48]:48} {text_bytes / 1e6:8.3f} {extract_s:9.4f} {clean_s:8.4f} "
-              f"{text_bytes / 1e6 / clean_s:10.2f} {clean_s / extract_s:13.1%}")
+              f"{text_bytes / 1e6 / clean_s:10.2f} {clean_s / extract_s:13.1%}"
+              + (f" {baseline_s / extract_s:16.1%}" if baseline_s is not None else ""))
     print(f"{'TOTAL':48} {total_bytes / 1e6:8.3f} {total_extract:9.4f} {total_clean:8.4f} "
-          f"{total_bytes / 1e6 / total_clean:10.2f} {total_clean / total_extract:13.1%}")
+          f"{total_bytes / 1e6 / total_clean:10.2f} {total_clean / total_extract:13.1%}"
+          + (f" {total_baseline / total_extract:16.1%}" if baseline else ""))
+    if baseline:
+        print(f"speed-up over the baseline: {total_baseline / total_clean:.2f}x "
+              "(identical documents)")
     print()
 
 
@@ -92,15 +132,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
     parser.add_argument("--large", type=pathlib.Path, default=DEFAULT_LARGE)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also time the cleaning code of this git revision")
     args = parser.parse_args(argv)
+    baseline = baseline_cleaner(args.baseline) if args.baseline else None
 
     tika = EmbeddedTika()
     options = CleanOptions()
     report("shared corpus, PDFs with a text layer",
-           sorted((args.corpus / "pdf").glob("*.pdf")), tika, options, args.repeat)
+           sorted((args.corpus / "pdf").glob("*.pdf")), tika, options, args.repeat, baseline)
     if args.large.is_dir():
         large = sorted(p for p in args.large.rglob("*") if p.suffix.lower() in LARGE_SUFFIXES)
-        report(f"large documents ({args.large})", large, tika, options, args.repeat)
+        report(f"large documents ({args.large})", large, tika, options, args.repeat, baseline)
     else:
         print(f"no large documents at {args.large}: only the shared corpus was measured")
     return 0
