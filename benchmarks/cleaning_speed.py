@@ -26,6 +26,7 @@ as a share of extraction time (the target is at most 10 %).
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import os
 import pathlib
@@ -73,7 +74,8 @@ def measure(path: pathlib.Path, tika, options, repeat: int, baseline=None
     fetched = FetchedFile(SourceFile(str(path), "d", len(data)), data,
                           hashlib.sha256(data).hexdigest())
     extract_times, clean_times, baseline_times = [], [], []
-    for _ in range(repeat):
+    for round_ in range(repeat):
+        gc.collect()  # each timed step starts without the previous one's garbage
         started = time.perf_counter()
         try:
             xhtml, metadata = tika.extract(data, path.name)
@@ -81,16 +83,20 @@ def measure(path: pathlib.Path, tika, options, repeat: int, baseline=None
         except (EmptyDocumentError, ExtractionError):
             return None  # no text layer (or rejected): nothing to clean
         extract_times.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        cleaned = clean_document(extracted, options)
-        clean_times.append(time.perf_counter() - started)
-        if baseline is not None:
+        del xhtml
+        steps = [(lambda e=extracted: clean_document(e, options), clean_times)]
+        if baseline is not None:  # the two cleaners take turns going first
+            steps.append((lambda e=extracted: baseline(e), baseline_times))
+            steps = steps[::-1] if round_ % 2 else steps
+        results = []
+        for step, times in steps:
+            gc.collect()
             started = time.perf_counter()
-            before = baseline(extracted)
-            baseline_times.append(time.perf_counter() - started)
-            if (before.text, before.spans, dict(before.metadata)) != (
-                    cleaned.text, cleaned.spans, dict(cleaned.metadata)):
-                raise SystemExit(f"{path.name}: the baseline cleans it differently")
+            results.append(step())
+            times.append(time.perf_counter() - started)
+        if len(results) == 2 and len({(r.text, r.spans, tuple(sorted(r.metadata.items())))
+                                      for r in results}) != 1:
+            raise SystemExit(f"{path.name}: the baseline cleans it differently")
     return (statistics.median(extract_times), statistics.median(clean_times),
             len(extracted.raw_text.encode("utf-8")),
             statistics.median(baseline_times) if baseline_times else None)
