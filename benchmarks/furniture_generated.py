@@ -226,8 +226,7 @@ def _page_stream(page: Page) -> bytes:
 
 def render(doc: GeneratedPdf) -> bytes:
     """The document as a PDF (Times-Roman, WinAnsi), one content stream a page."""
-    objects = {1: b"<< /Type /Catalog /Pages 2 0 R >>",
-               3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman "
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman "
                   b"/Encoding /WinAnsiEncoding >>"}
     kids = []
     for page in doc.pages:
@@ -238,8 +237,17 @@ def render(doc: GeneratedPdf) -> bytes:
                            % (PAGE_W, PAGE_H, number + 1))
         objects[number + 1] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
         kids.append(number)
-    objects[2] = (b"<< /Type /Pages /Count %d /Kids [" % len(kids)
-                  + b" ".join(b"%d 0 R" % k for k in kids) + b"] >>")
+    return serialise_pdf(objects, kids)
+
+
+def serialise_pdf(objects: dict[int, bytes], pages: list[int]) -> bytes:
+    """A PDF file of ``objects`` (numbers 3 and up) whose pages are objects ``pages``.
+
+    Adds the catalog (1) and the page tree (2), writes a correct xref table.
+    """
+    objects = {**objects, 1: b"<< /Type /Catalog /Pages 2 0 R >>",
+               2: b"<< /Type /Pages /Count %d /Kids [" % len(pages)
+               + b" ".join(b"%d 0 R" % k for k in pages) + b"] >>"}
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = {}

@@ -8,6 +8,7 @@ with unreadable metadata; its pages are intact).
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -31,7 +32,7 @@ from ragbeam.transforms.extract.backends import (
 from ragbeam.transforms.extract.document import EmptyDocumentError, build_extracted_document
 from ragbeam.transforms.types import FetchedFile, SourceFile
 
-from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
+from conftest import REPO, SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import read_table, run_cli
 from tika_server import tika_like_server
 
@@ -78,8 +79,8 @@ def _encoded(image, fmt: str) -> bytes:
 
 def _pdf(pages: list[str | bytes], image_size: tuple[int, int] = (1275, 1650)) -> bytes:
     """A PDF whose pages are a line of text (Helvetica) or a full-page JPEG (a scan)."""
-    objects: dict[int, bytes] = {1: b"", 2: b"",
-                                 3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    objects: dict[int, bytes] = {
+        3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
     kids = []
     for page in pages:
         number = max(objects) + 1
@@ -100,22 +101,18 @@ def _pdf(pages: list[str | bytes], image_size: tuple[int, int] = (1275, 1650)) -
         objects[number + 1] = (b"<< /Length %d >>\nstream\n" % len(stream) + stream
                                + b"\nendstream")
         kids.append(number)
-    objects[1] = b"<< /Type /Catalog /Pages 2 0 R >>"
-    objects[2] = (b"<< /Type /Pages /Count %d /Kids [" % len(kids)
-                  + b" ".join(b"%d 0 R" % k for k in kids) + b"] >>")
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = {}
-    for number in sorted(objects):
-        offsets[number] = out.tell()
-        out.write(b"%d 0 obj\n" % number + objects[number] + b"\nendobj\n")
-    xref = out.tell()
-    size = max(objects) + 1
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % size)
-    for number in range(1, size):
-        out.write(b"%010d 00000 n \n" % offsets[number])
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref))
-    return out.getvalue()
+    return _generator().serialise_pdf(objects, kids)
+
+
+def _generator():
+    """benchmarks/furniture_generated.py, whose PDF writer the generated documents use."""
+    if "furniture_generated" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return sys.modules["furniture_generated"]
 
 
 def mixed_pdf() -> bytes:
