@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ragbeam-installed
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint install clean browser
+.PHONY: demo test lint install clean browser ocr
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml Makefile
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(STAMP) ocr
 	HF_HUB_OFFLINE=1 $(BIN)/ragbeam run --input samples --exclude '*.py' --output $(DEMO_OUT) --overwrite
 	$(BIN)/ragbeam peek $(DEMO_OUT)
 
@@ -31,7 +31,14 @@ browser:
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 
-test: $(STAMP) browser
+# Tesseract for OCR (--ocr, on by default): English, German, French, Simplified Chinese.
+# Without it ragbeam warns once and extracts text layers only.
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-chi-sim
+ocr:
+	command -v tesseract >/dev/null && tesseract --list-langs 2>/dev/null | grep -qx chi_sim || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES))
+
+test: $(STAMP) browser ocr
 	$(BIN)/ruff check .
 	HF_HUB_OFFLINE=1 $(BIN)/pytest
 

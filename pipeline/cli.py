@@ -128,6 +128,19 @@ def check_inputs(config: RunConfig) -> int:
     return count or len(paths)
 
 
+def warn_if_ocr_unavailable(config: RunConfig) -> None:
+    """One line on stderr when --ocr is on but Tesseract cannot run here; the run goes on
+    with text layers only (each affected document says so in its ``ocr_note``)."""
+    from ragbeam.transforms.extract.backends import ocr_unavailable
+
+    extract = config.extract
+    if extract.tika_server or extract.ocr == "off":
+        return
+    if problem := ocr_unavailable(extract.ocr_languages):
+        print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
+              f"{problem}", file=sys.stderr)
+
+
 def preflight(config: RunConfig) -> None:
     """What can be checked before Beam starts, so a run that cannot work stops at once
     with exit 2 instead of failing every document: the Tika server answers, the
@@ -273,6 +286,7 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     from ragbeam.pipeline.summary import read_run_json, write_run_json
 
     total = check_inputs(config)
+    warn_if_ocr_unavailable(config)
     try:  # the fingerprint reads the model's files: a model that is not there stops here
         _ = config.config_hash, config.table_schemas()
     except ValueError as exc:
@@ -432,6 +446,9 @@ def print_summary(config: RunConfig, summary: dict) -> None:
               f"crashed, {extraction['memory_kills']} over the memory cap, "
               f"{extraction['archive_bombs']} archive bombs, {extraction['text_too_large']} "
               f"over the text limit; peak child RSS {extraction['child_peak_rss_mib']} MiB")
+    if coverage := summary.get("extraction_coverage"):
+        print(f"  coverage:  {coverage['ocr_pages']} pages OCR'd in {coverage['ocr_documents']} "
+              f"documents; {coverage['pdf_fallbacks']} PDFs read by the fallback extractor")
     print(f"  chunks:    {out}/chunks/*.parquet")
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")

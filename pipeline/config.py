@@ -21,6 +21,7 @@ from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
+from ragbeam.transforms.extract.backends import OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
@@ -29,7 +30,8 @@ from ragbeam.transforms.sink.uri import SinkSpec
 # Bump when a code change alters chunks for the same options, so that
 # incremental runs re-process documents chunked by older code. (The ragbeam
 # version is in the fingerprint too; this also covers unreleased changes.)
-# 3: doc ids relative to the input root; embed_text never repeats a heading.
+# 3: doc ids relative to the input root; embed_text never repeats a heading; margin
+# stamps, section heads; OCR and the PDF fallback.
 OUTPUT_FORMAT_VERSION = 3
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -40,6 +42,9 @@ DEFAULT_EXTRACT_MEMORY_MB = 2048
 # run exits non-zero, after writing every table. Broken files in a real corpus
 # stay well below it; a run where every document fails always exceeds it.
 DEFAULT_MAX_ERROR_RATE = 0.5
+# Without --ocr-timeout, OCR of one document may use this share of --extract-timeout
+# (the rest is left for the ordinary extraction before it and the answer after it).
+DEFAULT_OCR_TIMEOUT_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,25 @@ class ExtractOptions:
     max_string_chars: int = 100_000_000
     memory_mb: int = DEFAULT_EXTRACT_MEMORY_MB
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+    # OCR (embedded Tika only; a Tika server OCRs as its own configuration says).
+    ocr: str = OcrSettings.mode  # auto | off | only
+    ocr_languages: str = OcrSettings.languages
+    ocr_page_timeout_s: int = OcrSettings.page_timeout_s
+    ocr_timeout_s: float | None = None  # per document; None: a share of timeout_s
+
+    def __post_init__(self) -> None:
+        settings = self.ocr_settings  # validates mode, languages, limits
+        if settings.enabled and settings.document_timeout_s >= self.timeout_s:
+            raise ValueError(f"--ocr-timeout ({settings.document_timeout_s:g} s) must be "
+                             f"shorter than --extract-timeout ({self.timeout_s:g} s)")
+
+    @property
+    def ocr_settings(self) -> OcrSettings:
+        document_timeout = (self.ocr_timeout_s if self.ocr_timeout_s is not None
+                            else round(DEFAULT_OCR_TIMEOUT_SHARE * self.timeout_s, 3))
+        return OcrSettings(mode=self.ocr, languages=self.ocr_languages,
+                           page_timeout_s=self.ocr_page_timeout_s,
+                           document_timeout_s=document_timeout)
 
     @property
     def backend_spec(self) -> tuple[str, dict[str, Any]]:
@@ -75,8 +99,18 @@ class ExtractOptions:
                                "retry_delays_s": server_retry_delays(self.timeout_s)})
         # Tika stops writing just past the text limit: a huge document costs no
         # more memory than that, and is still recognised as too large.
-        return ("embedded", {"max_string_chars": min(
-            self.max_string_chars, extractor_string_limit(self.max_text_chars))})
+        return ("embedded", {
+            "max_string_chars": min(self.max_string_chars,
+                                    extractor_string_limit(self.max_text_chars)),
+            "ocr": dataclasses.asdict(self.ocr_settings),
+        })
+
+    def ocr_fingerprint(self) -> dict[str, Any] | None:
+        """What of OCR changes the output: nothing with a Tika server, the mode if off."""
+        if self.tika_server:
+            return None
+        settings = self.ocr_settings
+        return dataclasses.asdict(settings) if settings.enabled else {"mode": "off"}
 
     @property
     def memory_limit_bytes(self) -> int | None:
@@ -175,6 +209,7 @@ class RunConfig:
             "extractor": self._extractor_identity,
             "max_string_chars": self.extract.max_string_chars,
             "max_text_chars": self.extract.max_text_chars,
+            **({"ocr": ocr} if (ocr := self.extract.ocr_fingerprint()) else {}),
             "clean": dataclasses.asdict(self.clean),
             "chunk": dataclasses.asdict(self.chunk),
             "route": dataclasses.asdict(self.route),

@@ -31,7 +31,7 @@ from ragbeam.pipeline.config import RunConfig
 from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
-from ragbeam.transforms.clean.dofn import CleanDocument
+from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
 from ragbeam.transforms.incremental.dofn import (
@@ -188,8 +188,11 @@ class IngestDocuments(beam.PTransform):
         ).with_outputs(FAILURES, main="ok")
         cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
             FAILURES, main="ok")
-        routed = cleaned.ok | "Route" >> beam.ParDo(RouteDocument(config.route)).with_outputs(
-            FAILURES, main="ok")
+        documents_cleaned = cleaned.ok
+        if config.clean.remove_boilerplate:  # opt-in: blocks repeated across the run's documents
+            documents_cleaned = cleaned.ok | "Corpus boilerplate" >> RemoveCorpusBoilerplate()
+        routed = documents_cleaned | "Route" >> beam.ParDo(
+            RouteDocument(config.route)).with_outputs(FAILURES, main="ok")
         failures = [fetched[FAILURES], extracted[FAILURES], cleaned[FAILURES], routed[FAILURES]]
 
         to_chunk = routed.ok

@@ -78,9 +78,11 @@ def metrics_summary(result: Any) -> dict[str, Any]:
     metrics): extraction counters and chunk-embedding counters."""
     from apache_beam.metrics.metric import MetricsFilter
 
+    from ragbeam.pipeline.summary import coverage_summary
     from ragbeam.transforms.extract.dofn import extraction_summary
 
-    summary: dict[str, Any] = {"extraction": extraction_summary(result)}
+    summary: dict[str, Any] = {"extraction": extraction_summary(result),
+                               "extraction_coverage": coverage_summary(result)}
     try:
         counters = result.metrics().query(MetricsFilter())["counters"]
     except Exception:  # a runner without metrics support

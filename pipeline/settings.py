@@ -15,6 +15,7 @@ model (``add_run_arguments``), so a flag and its file key can never disagree.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import pathlib
 import tomllib
 import types
@@ -39,6 +40,7 @@ from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS
 from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import BACKENDS, PRECISIONS, EmbeddingOptions
+from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
@@ -107,11 +109,29 @@ class RunSettings(BaseModel):
     max_text_chars: Annotated[int, Field(gt=0)] = option(
         DEFAULT_MAX_TEXT_CHARS, "documents whose extracted text is longer become errors",
         EXTRACT, "N")
+    ocr: Literal[OCR_MODES] = option(  # type: ignore[valid-type]
+        OcrSettings.mode, "Tesseract OCR through Tika: 'auto' reads PDF pages without a "
+        "usable text layer and images (PNG, JPEG, TIFF, BMP, GIF); 'only' reads every PDF "
+        "page from its image, ignoring the text layer; 'off'", EXTRACT)
+    ocr_languages: str = option(
+        OcrSettings.languages, "Tesseract languages joined by '+', e.g. eng+deu+fra+chi_sim; "
+        "each needs its language pack", EXTRACT, "LANGS")
+    ocr_page_timeout: Annotated[int, Field(gt=0)] = option(
+        OcrSettings.page_timeout_s, "Tesseract's limit for one page or image, seconds",
+        EXTRACT, "SECONDS")
+    ocr_timeout: Annotated[float, Field(gt=0)] | None = option(
+        None, "OCR limit per document, shorter than --extract-timeout; a document over it "
+        "keeps its text layer (default: 3/4 of --extract-timeout)", EXTRACT, "SECONDS")
 
     # Cleaning.
     no_clean: Annotated[list[Literal[CLEAN_STEPS]], BeforeValidator(_as_list)] = option(  # type: ignore[valid-type]
         [], f"switch cleaning steps off; repeatable ({', '.join(CLEAN_STEPS)}; "
         "see docs/cleaning.md)", CLEAN, "STEP")
+
+    clean_corpus_boilerplate: bool = option(
+        False, "also remove paragraphs repeated in 3 or more documents of the run (licence "
+        "and footer blocks); a document's text then depends on the run's other documents, "
+        "so an incremental run may cut differently from a full one", CLEAN)
 
     # Chunking.
     strategy: str | None = option(None, "force one chunking strategy for every document",
@@ -348,6 +368,13 @@ def run_config(settings: RunSettings) -> RunConfig:
                                      batch_size=settings.embedding_batch_size,
                                      precision=settings.embedding_precision,
                                      backend=settings.embedding_backend)
+        extract = ExtractOptions(tika_server=settings.tika_server,
+                                 timeout_s=settings.extract_timeout,
+                                 memory_mb=settings.extract_memory_mb,
+                                 max_text_chars=settings.max_text_chars, ocr=settings.ocr,
+                                 ocr_languages=settings.ocr_languages,
+                                 ocr_page_timeout_s=settings.ocr_page_timeout,
+                                 ocr_timeout_s=settings.ocr_timeout)
         sinks = tuple(parse_sink_uri(uri) for uri in settings.sink)
         if len({s.key for s in sinks}) != len(sinks):
             raise ValueError("sink: the same store and collection is given twice")
@@ -358,11 +385,9 @@ def run_config(settings: RunSettings) -> RunConfig:
                            exclude=tuple(settings.exclude),
                            max_file_bytes=settings.max_file_bytes),
         output=(settings.output.rstrip("/") or "/") if settings.output else "",
-        extract=ExtractOptions(tika_server=settings.tika_server,
-                               timeout_s=settings.extract_timeout,
-                               memory_mb=settings.extract_memory_mb,
-                               max_text_chars=settings.max_text_chars),
-        clean=CleanOptions.without(settings.no_clean),
+        extract=extract,
+        clean=dataclasses.replace(CleanOptions.without(settings.no_clean),
+                                  remove_boilerplate=settings.clean_corpus_boilerplate),
         chunk=chunk,
         route=route,
         previous=settings.previous.rstrip("/") if settings.previous else None,

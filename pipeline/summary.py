@@ -119,3 +119,28 @@ class WriteRunJson(beam.DoFn):
         yield write_run_json(self._config.output, summary)
         if self._claim:
             release_claim(self._claim)
+
+
+# --- Extraction coverage (issue 18): OCR and the PDF fallback --------------------------
+# Beam counters of the extract stage (transforms/extract/dofn.py): work done in this run,
+# so documents carried over by an incremental run are not counted again.
+COVERAGE_COUNTERS = {"ocr_documents": "ocr_documents", "ocr_pages": "ocr_pages",
+                     "extract_pdf_fallbacks": "pdf_fallbacks"}
+
+
+def coverage_summary(result: Any) -> dict[str, int]:
+    """``{"ocr_documents", "ocr_pages", "pdf_fallbacks"}`` of a finished run ({} without
+    metrics support)."""
+    from apache_beam.metrics.metric import MetricsFilter
+
+    try:
+        metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam"))
+    except Exception:  # a runner without metrics support
+        return {}
+    totals = dict.fromkeys(COVERAGE_COUNTERS.values(), 0)
+    for counter in metrics.get("counters", ()):
+        key = COVERAGE_COUNTERS.get(counter.key.metric.name)
+        if key is not None:
+            value = counter.committed if counter.committed is not None else counter.attempted
+            totals[key] += int(value or 0)
+    return totals

@@ -78,6 +78,16 @@ def test_worker_image_installs_cpu_torch_before_ragbeam_and_works_offline():
         assert (REPO / source).is_file(), source
 
 
+def test_worker_image_installs_the_ocr_packages_of_the_makefile():
+    makefile = (REPO / "Makefile").read_text()
+    packages = re.search(r"^OCR_PACKAGES\s*:=\s*(.+)$", makefile, re.M).group(1).split()
+    assert "tesseract-ocr" in packages and "tesseract-ocr-chi-sim" in packages
+    runs = [args for ins, args in _dockerfile_instructions(DOCKERFILE) if ins == "RUN"]
+    apt = next(r for r in runs if "apt-get install" in r)
+    assert set(packages) <= set(apt.split())
+    assert any("ocr_unavailable" in r for r in runs)  # the build checks Tesseract works
+
+
 def test_dockerignore_keeps_what_the_image_build_needs():
     ignored = {line.strip() for line in (DEPLOY / "image" / "Dockerfile.dockerignore")
                .read_text().splitlines() if line.strip() and not line.startswith("#")}

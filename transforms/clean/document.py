@@ -26,6 +26,7 @@ characters to the right page; spans of one cleaned block share ``block``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -34,6 +35,7 @@ from dataclasses import dataclass, fields, replace
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import find_headings
 from ragbeam.transforms.clean.hyphenation import (
+    HYPHENS,
     HyphenBreak,
     classify_hyphen_break,
     hyphen_lexicon,
@@ -61,6 +63,8 @@ _HARD_WRAPPED = {"application/pdf"}
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
+_SEPARATORS = {brk: brk.value for brk in LineBreak}
+_NEVER_FULL = (math.inf, -math.inf)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,12 @@ class CleanOptions:
     dehyphenate: bool = True
     join_lines: bool = True
     detect_headings: bool = True
+    # Across the documents of a run (boilerplate.py, applied by the clean stage's
+    # RemoveCorpusBoilerplate, not by clean_document). Opt-in (--clean-corpus-boilerplate):
+    # a document's text then depends on the other documents processed in the same run,
+    # so an incremental run, which processes only what changed, can cut differently
+    # from a full one.
+    remove_boilerplate: bool = False
 
     @classmethod
     def without(cls, steps: Iterable[str]) -> CleanOptions:
@@ -81,7 +91,8 @@ class CleanOptions:
         return cls(**dict.fromkeys(steps, False))
 
 
-CLEAN_STEPS = tuple(f.name for f in fields(CleanOptions))
+# What --no-clean switches off: every per-document step (corpus boilerplate is opt-in).
+CLEAN_STEPS = tuple(f.name for f in fields(CleanOptions) if f.name != "remove_boilerplate")
 
 
 @dataclass(slots=True)
@@ -118,6 +129,12 @@ def clean_block_text(text: str, kind: BlockKind, options: CleanOptions) -> str:
 
 def _split_lines(text: str) -> Iterator[tuple[int, str]]:
     """``(offset, line)`` for each line; CR LF, CR and LF all end a line."""
+    if "\r" not in text:  # the usual case: plain split, same lines and offsets
+        start = 0
+        for line in text.split("\n"):
+            yield start, line
+            start += len(line) + 1
+        return
     start = 0
     for match in _LINE_BREAK.finditer(text):
         yield start, text[start:match.start()]
@@ -135,8 +152,13 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
     lines: list[_Line] = []
     after_blank = False
     for line_start, raw_line in _split_lines(block.text):
-        soft_hyphen = raw_line.rstrip().endswith("\u00ad")
-        text = clean_line_text(raw_line, options)
+        if raw_line.isascii() and raw_line.isprintable() and "  " not in raw_line:
+            # What clean_line_text does to such a line (nothing but the trim), without
+            # its calls: most lines of most documents are plain ASCII.
+            soft_hyphen, text = False, raw_line.strip()
+        else:
+            soft_hyphen = raw_line.rstrip().endswith("\u00ad")
+            text = clean_line_text(raw_line, options)
         if not text:
             after_blank = bool(lines)
             continue
@@ -219,8 +241,12 @@ def _assemble(lines: list[_Line], hard_wrapped: bool, options: CleanOptions) -> 
     for line in lines:
         if line.kind is BlockKind.PARAGRAPH:
             page_lengths[line.page].append(len(line.text))
-    full_line = {page: typical_line_length(v) * FULL_LINE_SHARE
-                 for page, v in page_lengths.items()}
+    # Per page: the length range of a line that runs to the right margin.
+    full_line: dict[int | None, tuple[float, float]] = {}
+    for page, lengths in page_lengths.items():
+        typical = typical_line_length(lengths) * FULL_LINE_SHARE / FULL_LINE_SHARE
+        full_line[page] = ((FULL_LINE_SHARE * typical, 1.5 * typical) if typical > 0
+                           else (math.inf, -math.inf))
     prev: _Line | None = None
     # Detached lines wait until the paragraph they interrupt has ended.
     detached: list[_Line] = []
@@ -240,14 +266,15 @@ def _assemble(lines: list[_Line], hard_wrapped: bool, options: CleanOptions) -> 
             place_detached()
             out.blocks.append([("", line)])
         else:
-            out.blocks[-1].append((brk.value, line))
-        prev = out.blocks[-1][-1][1]
+            out.blocks[-1].append((_SEPARATORS[brk], line))
+        prev = line
     place_detached()
     return out
 
 
 def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: CleanOptions,
-                  lexicon, full_line: dict[int | None, float], out: _Assembly) -> LineBreak:
+                  lexicon, full_line: dict[int | None, tuple[float, float]], out: _Assembly
+                  ) -> LineBreak:
     if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
         return LineBreak.PARAGRAPH
     same_block = prev.block == line.block
@@ -255,7 +282,7 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
         if not same_block:
             return LineBreak.PARAGRAPH
         return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
-    if options.dehyphenate:
+    if options.dehyphenate and prev.text[-1:] in HYPHENS:
         hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
         if hyphen is not HyphenBreak.NONE:
             # Rewrite the previous line in place: its hyphen goes, the next line follows.
@@ -264,8 +291,8 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
             return LineBreak.JOINED
     if not options.join_lines:
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    typical = full_line.get(prev.page, 0) / FULL_LINE_SHARE
-    full_width = typical > 0 and FULL_LINE_SHARE * typical <= len(prev.text) <= 1.5 * typical
+    low, high = full_line.get(prev.page, _NEVER_FULL)
+    full_width = low <= len(prev.text) <= high
     brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
                               full_width=full_width)
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
@@ -317,11 +344,9 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
                 # paths are built from heading spans.
                 spans[-1] = replace(spans[-1], end=cursor + len(text),
                                     raw_end=max(spans[-1].raw_end, line.raw_end))
-            else:
-                spans.append(TextSpan(start=cursor, end=cursor + len(text), kind=line.kind,
-                                      page=line.page, level=line.level,
-                                      raw_start=line.raw_start, raw_end=line.raw_end,
-                                      block=block_index))
+            else:  # positional: this runs once per line of the document
+                spans.append(TextSpan(cursor, cursor + len(text), line.kind, line.page,
+                                      line.level, line.raw_start, line.raw_end, block_index))
             parts.append(text)
             cursor += len(text)
     metadata = dict(extracted.metadata)

@@ -7,6 +7,11 @@ import time
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from ragbeam.transforms.clean.boilerplate import (
+    MIN_DOCUMENTS,
+    block_fingerprints,
+    remove_boilerplate,
+)
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.types import FAILURES, ExtractedDocument, Failure, Stage
 
@@ -42,3 +47,43 @@ class CleanDocument(beam.DoFn):
         for key, counter in self._counts.items():
             counter.inc(int(doc.metadata.get(key, "0")))
         yield doc
+
+
+class RemoveCorpusBoilerplate(beam.PTransform):
+    """Cleaned documents → the same, without blocks repeated across the run (boilerplate.py).
+
+    Fingerprints of long paragraphs are counted over documents; those in at
+    least ``min_documents`` of them reach every document as a side input.
+    """
+
+    def __init__(self, min_documents: int = MIN_DOCUMENTS) -> None:
+        super().__init__()
+        self._min_documents = min_documents
+
+    def expand(self, documents):
+        minimum = self._min_documents
+        repeated = (
+            documents
+            | "Fingerprints" >> beam.FlatMap(
+                lambda doc: [(fp, doc.doc_id) for fp in block_fingerprints(doc)])
+            | "One per document" >> beam.Distinct()
+            | "Fingerprint" >> beam.Keys()
+            | "Documents per fingerprint" >> beam.combiners.Count.PerElement()
+            | "Repeated" >> beam.Filter(lambda kv: kv[1] >= minimum)
+            | "Boilerplate" >> beam.Keys()
+        )
+        return documents | "Remove" >> beam.ParDo(
+            _RemoveBoilerplate(), boilerplate=beam.pvalue.AsList(repeated))
+
+
+class _RemoveBoilerplate(beam.DoFn):
+    def __init__(self) -> None:
+        self._removed = Metrics.counter("ragbeam", "clean_boilerplate_blocks_removed")
+
+    def process(self, doc, boilerplate):
+        if not boilerplate:  # nothing repeats across the run (the usual small run)
+            yield doc
+            return
+        cleaned = remove_boilerplate(doc, frozenset(boilerplate))
+        self._removed.inc(int(cleaned.metadata["clean_boilerplate_blocks_removed"]))
+        yield cleaned

@@ -14,13 +14,24 @@ lines are furniture, by two independent rules plus one companion rule:
 2. **Running text.** A line near the top or bottom of a page whose *shape*
    (case-folded, digits and roman numerals replaced by ``#``) repeats near the
    edges of a large share of pages — or of the odd or the even pages, for
-   alternating headers — is furniture, *unless that shape also occurs in the
-   middle of any page*: text that the body uses too is never removed. Lines
-   that are only a number are left to rule 1.
+   alternating headers, or on the very first or last lines of at least three
+   consecutive pages, for heads that change with the chapter or section — is
+   furniture, *unless that shape also occurs in the middle of any page*: text
+   that the body uses too is never removed. Lines that are only a number are
+   left to rule 1. A head seen on a single page goes when it ends in the
+   number that the page sequence of the other pages predicts.
 3. **Running-head companions.** A page number identified at the very edge of
    a page marks that edge as a running head: the short, unpunctuated lines
    between the number and the page edge belong to it ("Journal of X" above
    "173"). Not applied to page number 1 (first pages carry titles, not heads).
+4. **Margin stamps.** Text set at 90 degrees comes out of Tika one or two
+   glyphs per line ("ar", "X", "iv", ":2", "00", "4." …: the arXiv identifier
+   that runs up the left margin). A stamp is laid over a finished page, so its
+   lines come last in the page's text: a run of at least ``MIN_STAMP_LINES``
+   such fragments (no spaces, at most ``MAX_FRAGMENT_CHARS`` characters,
+   letters among them) that ends the page is furniture. Rotated labels inside
+   a figure are followed by the rest of the page (legend, caption, body), so
+   they stay.
 
 Single-page documents cannot show repetition: there only a lone number on the
 first or last two lines (rule 1 without the sequence check, neighbours must
@@ -37,6 +48,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # Lines this close to a page edge can be running text.
 RUNNING_TEXT_BAND = 4
@@ -48,12 +60,17 @@ PAGE_NUMBER_BAND = 8
 EXTREME_BAND = 2
 # Share of pages (or of the odd/even pages) that running text must repeat on.
 MIN_PAGE_SHARE = 0.5
+# …or consecutive pages it must open or close (a head that changes with the section).
+SECTION_RUN_PAGES = 3
 # Pages that must agree on one page-number offset (2 in documents this short).
 MIN_SEQUENCE_PAGES = 3
 SHORT_DOCUMENT_PAGES = 5
 MAX_COMPANION_CHARS = 80
 MAX_PAGE_NUMBER = 9999
 MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
+# A rotated stamp: at least this many one- or two-glyph lines closing a page.
+MIN_STAMP_LINES = 8
+MAX_FRAGMENT_CHARS = 3
 
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
@@ -73,8 +90,7 @@ _PAGE_NUMBER = re.compile(
 _SENTENCE_END = tuple(".!?;:。！？；：")
 
 
-@dataclass(frozen=True)
-class PageLine:
+class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of lines
     """One line of one page, as the furniture detector sees it."""
 
     text: str
@@ -89,10 +105,11 @@ class FurnitureResult:
     page_numbers: frozenset[tuple[int, int]]
     running_text: frozenset[tuple[int, int]]
     companions: frozenset[tuple[int, int]]
+    stamps: frozenset[tuple[int, int]] = frozenset()
 
     @property
     def lines(self) -> frozenset[tuple[int, int]]:
-        return self.page_numbers | self.running_text | self.companions
+        return self.page_numbers | self.running_text | self.companions | self.stamps
 
 
 def roman_value(token: str) -> int | None:
@@ -124,7 +141,9 @@ def line_shape(line: str) -> str:
     """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
     if not line.isascii():
         line = unicodedata.normalize("NFKC", line)
-    text = _DIGITS.sub("#", _SPACES.sub(" ", line).strip().casefold())
+    # str.split() splits on exactly the whitespace \s matches: the same as
+    # _SPACES.sub(" ", line).strip(), without the regex.
+    text = _DIGITS.sub("#", " ".join(line.split()).casefold())
     return _ROMAN_WORD.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
 
 
@@ -177,13 +196,22 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
                 embedded[line_shape(lines[i].text)].append((p, i, system, value - p))
     # A running head that carries the page number must itself repeat, so a
     # numbered section heading at the top of one page is never taken for one.
+    single: list[tuple[int, int, str, int]] = []
     for hits in embedded.values():
         if len({p for p, *_ in hits}) >= 2:
             candidates.extend(hits)
             for p, _, system, offset in hits:
                 votes[(system, offset)].add(p)
+        else:
+            single.extend(hits)
     needed = 2 if len(pages) <= SHORT_DOCUMENT_PAGES else MIN_SEQUENCE_PAGES
     accepted = {key for key, voters in votes.items() if len(voters) >= needed}
+    # A head seen once (the only recto page of a chapter: "Chapter 6: Tobogganing
+    # 53") still goes when it *ends* in the number the other pages' sequence
+    # predicts; headings begin with their numbers, running heads end with them.
+    candidates.extend(hit for hit in single
+                      if _ends_in_number(pages[hit[0]][hit[1]].text)
+                      and (hit[2], hit[3]) in accepted)
     found: set[tuple[int, int]] = set()
     per_page_edge: set[tuple[int, bool]] = set()
     # Closest to an edge first: at most one page number per page edge.
@@ -195,6 +223,11 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
             found.add((p, i))
             per_page_edge.add((p, top))
     return found
+
+
+def _ends_in_number(line: str) -> bool:
+    last = line.split()[-1] if line.split() else ""
+    return last.isdigit() or roman_value(last) is not None
 
 
 def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
@@ -215,8 +248,10 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
+    extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     bands = [set(_band(len(lines), RUNNING_TEXT_BAND)) for lines in pages]
     for p, lines in enumerate(pages):
+        extreme = set(_band(len(lines), EXTREME_BAND))
         for i in bands[p]:
             line = lines[i]
             shape = line_shape(line.text)
@@ -225,6 +260,8 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
             if page_number_value(line.text) is not None:
                 number_shapes.add(shape)
             edge_pages[shape].add(p)
+            if i in extreme:
+                extreme_pages[shape].add(p)
             if line.removable:
                 edge_hits[shape].append((p, i))
     n = len(pages)
@@ -237,7 +274,8 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or (n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0)
-                or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)):
+                or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)
+                or _on_consecutive_pages(extreme_pages.get(shape, set()))):
             candidates.append(shape)
     if not candidates:
         return set()
@@ -250,18 +288,28 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
     firsts = {shape[0] for shape in candidates}
     if "#" in firsts:
         firsts.update("0123456789ivxlcdm")
+    # Likewise the last character, for ASCII lines (NFKC cannot change it there).
+    lasts = {shape[-1] for shape in candidates}
+    if "#" in lasts:
+        lasts.update("0123456789ivxlcdm")
     middle_shapes = {
         line_shape(line.text)
         for p, lines in enumerate(pages)
         for i, line in enumerate(lines)
         if i not in bands[p] and low <= len(line.text) <= high
         and line.text[:1].casefold()[:1] in firsts
+        and (not line.text.isascii() or line.text.rstrip()[-1:].casefold() in lasts)
     }
     found: set[tuple[int, int]] = set()
     for shape in candidates:
         if shape not in middle_shapes:
             found.update(edge_hits[shape])
     return found
+
+
+def _on_consecutive_pages(on_pages: set[int]) -> bool:
+    """A section head: the same line at a page's very edge on a run of pages."""
+    return any(all(p + k in on_pages for k in range(SECTION_RUN_PAGES)) for p in on_pages)
 
 
 def _find_companions(pages: Sequence[Sequence[PageLine]],
@@ -283,17 +331,46 @@ def _find_companions(pages: Sequence[Sequence[PageLine]],
     return found
 
 
+def _is_fragment(text: str) -> bool:
+    """One glyph cluster of rotated text: short, no space inside."""
+    return 0 < len(text) <= MAX_FRAGMENT_CHARS and " " not in text
+
+
+def _find_margin_stamps(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    """Runs of rotated-text fragments that close a page (rule 4)."""
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        start = len(lines)
+        while (start > 0 and lines[start - 1].removable
+               and _is_fragment(lines[start - 1].text.strip())):
+            start -= 1
+        run = [lines[i].text for i in range(start, len(lines))]
+        if len(run) >= MIN_STAMP_LINES and sum(ch.isalpha() for t in run for ch in t) >= 2:
+            found.update((p, i) for i in range(start, len(lines)))
+    return found
+
+
 def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
     """Furniture lines of a paged document (see the module docstring for the rules)."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
+    # Stamps first: laid over the page, they are no part of its edges' order.
+    stamps = _find_margin_stamps(pages)
+    kept = [[i for i in range(len(lines)) if (p, i) not in stamps]
+            for p, lines in enumerate(pages)]
+    unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     if len(pages) == 1:
-        numbers = _find_single_page_number(pages[0])
+        numbers = _find_single_page_number(unstamped[0])
         running: set[tuple[int, int]] = set()
     else:
-        numbers = _find_page_numbers(pages)
-        running = _find_running_text(pages) - numbers
-    companions = _find_companions(pages, numbers) - numbers - running
+        numbers = _find_page_numbers(unstamped)
+        running = _find_running_text(unstamped) - numbers
+    companions = _find_companions(unstamped, numbers) - numbers - running
+
+    def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:
+        return {(p, kept[p][i]) for p, i in found}
+
+    numbers, running, companions = original(numbers), original(running), original(companions)
     # Never remove a heading that occurs only once in the whole document.
     heading_counts = Counter(
         line.text.strip() for lines in pages for line in lines if line.is_heading
@@ -306,4 +383,4 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
         )
 
     return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(running),
-                           keep_unique_headings(companions))
+                           keep_unique_headings(companions), keep_unique_headings(stamps))

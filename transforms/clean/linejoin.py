@@ -26,6 +26,7 @@ Joined lines get one space between them, or none between two CJK characters
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import Enum
 
@@ -38,6 +39,7 @@ _FOOTNOTE_START = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")
 _NUMBER_TOKENS = re.compile(r"(?<!\S)[-+±(]?\d[\d.,/:%]*[)%]?(?!\S)")
 _NUMERIC_START = re.compile(r"^\d[\d.,:/-]*(?=\s|$)")
 _DIGIT = re.compile(r"\d")
+_THREE_DIGITS = re.compile(r"\d[^\d]*\d[^\d]*\d")
 _LIST_START = re.compile(
     r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?[0-9]{1,3}[.)]\s|\([a-zA-Z]\)\s|\[[0-9]{1,3}\]\s?)")
 
@@ -65,9 +67,9 @@ def join_separator(line: str, next_line: str) -> LineBreak:
 def classify_line_break(line: str, next_line: str, *, same_block: bool,
                         full_width: bool) -> LineBreak:
     """What separates ``line`` from ``next_line`` (both non-empty, stripped)."""
-    if (_LIST_START.match(next_line) or _FOOTNOTE_START.match(next_line)
-            or _same_numeric_start(line, next_line)
-            or is_numeric_row(line) or is_numeric_row(next_line)):
+    starts_item, next_start, next_row = _line_features(next_line)
+    _, start, row = _line_features(line)
+    if (starts_item or (start is not None and start == next_start) or row or next_row):
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
     if next_line[0].islower():
         return join_separator(line, next_line)
@@ -81,17 +83,22 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
     return LineBreak.PARAGRAPH
 
 
+@functools.lru_cache(maxsize=256)  # each line is asked about twice, as line and as next line
+def _line_features(line: str) -> tuple[bool, str | None, bool]:
+    """(starts a list item or footnote, shape of its leading number, is a numeric row)."""
+    if line[:1].isalpha():  # list marks, footnote marks and numbers all start otherwise
+        return False, None, is_numeric_row(line)
+    starts_item = bool(_LIST_START.match(line) or _FOOTNOTE_START.match(line))
+    start = _NUMERIC_START.match(line)
+    return starts_item, _DIGIT.sub("0", start.group()) if start else None, is_numeric_row(line)
+
+
 def is_numeric_row(line: str) -> bool:
     """A table row: at least 3 numbers making up at least 40 % of the tokens."""
+    if not _THREE_DIGITS.search(line):
+        return False  # three numbers need three digits; most lines have fewer
     numbers = len(_NUMBER_TOKENS.findall(line))
     return numbers >= 3 and numbers >= 0.4 * (line.count(" ") + 1)
-
-
-def _same_numeric_start(line: str, next_line: str) -> bool:
-    first = _NUMERIC_START.match(line)
-    second = _NUMERIC_START.match(next_line)
-    return bool(first and second) and (_DIGIT.sub("0", first.group())
-                                       == _DIGIT.sub("0", second.group()))
 
 
 def looks_like_heading(line: str) -> bool:

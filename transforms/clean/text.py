@@ -37,12 +37,18 @@ def normalize_unicode(text: str, protect_cjk_punctuation: bool = False) -> str:
 
 
 def remove_control_characters(text: str) -> str:
+    if text.isprintable():
+        return text  # every character removed or replaced here is unprintable: none there
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROL.sub("", text)
 
 
 def collapse_spaces(line: str) -> str:
     """One line: runs of spaces and tabs as one space, trimmed."""
+    # ASCII whitespace other than the space is all below it: with none of it and no
+    # double space there is nothing to collapse (the usual line), so skip the regex.
+    if line.isascii() and "  " not in line and min(line, default=" ") >= " ":
+        return line.strip()
     return _INLINE_SPACE.sub(" ", line).strip()
 
 

@@ -1,16 +1,42 @@
 """Tika backends: embedded (iscc-tika, native, in this process) and server (HTTP).
 
 Both return ``(xhtml, metadata)`` where metadata maps each Tika key to a list
-of values, exactly as iscc-tika does.
+of values, exactly as iscc-tika does, plus ``extractor`` (which program
+produced the text) and, for the embedded backend, ``ocr_pages``.
+
+Two ways past a document that plain Tika leaves without text:
+
+* **OCR** (``OcrSettings``, embedded backend): after the ordinary extraction,
+  PDF pages without a usable text layer (Tika's own AUTO test: at most 10
+  characters, or more than 10 unmapped ones) and images (PNG, JPEG, TIFF, …)
+  are extracted once more with Tika's Tesseract OCR. Documents that need none
+  are extracted exactly as with OCR off, at no extra cost. The OCR pass gets a
+  per-page Tesseract limit and a per-document budget (both inside the
+  extraction timeout); a document over the budget, or whose OCR fails, keeps
+  its ordinary extraction and says why in ``ocr_note``.
+* **PDF fallback**: when Tika fails to parse a PDF (it throws; an encrypted
+  PDF is not retried), pdfminer.six reads it in the same process, and
+  ``extractor`` says ``pdfminer.six``. It finds pages PDFBox gives up on, e.g.
+  when the page tree is lost (it then looks for page objects in the
+  cross-reference tables). The py-pdf sample with unreadable metadata fails
+  in Tika with TIKA-198, and in pypdfium2 and pypdf as well; pdfminer.six
+  reads its first page (the others sit behind a zeroed cross-reference table).
 """
 
 from __future__ import annotations
 
+import functools
+import html
+import io
+import os
 import re
+import shutil
+import subprocess
 import time
 import urllib.error
 import urllib.request
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
@@ -21,8 +47,98 @@ _REPLACEMENT = "\ufffd"
 _JAVA_IDENTITY = re.compile(r"(?<=[\w$])@[0-9a-f]{4,16}\b")
 
 
+# Metadata keys ragbeam adds to Tika's (they reach documents.metadata).
+EXTRACTOR_KEY = "extractor"
+OCR_PAGES_KEY = "ocr_pages"
+OCR_NOTE_KEY = "ocr_note"
+PDF_FALLBACK = "pdfminer.six"
+
+OCR_MODES = ("auto", "off", "only")
+# Images Tika hands to Tesseract.
+OCR_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/tiff", "image/bmp", "image/gif",
+                             "image/jp2"})
+# Tika's AUTO strategy ("better"): a page needs OCR when it has at most this
+# many characters, or more than this many without a Unicode mapping.
+OCR_AUTO_MAX_CHARS = 10
+OCR_AUTO_MAX_UNMAPPED = 10
+# Below this many seconds a page, OCR of a document is not attempted: a page
+# takes about 1.5–3 s here (README), so it would only time out.
+MIN_OCR_PAGE_SECONDS = 2
+_LANGUAGE = re.compile(r"^[A-Za-z0-9_]+(?:\+[A-Za-z0-9_]+)*$")
+_XML_INVALID = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
 class ExtractionError(Exception):
     """Tika rejected the input (corrupt, unsupported, truncated…)."""
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    """What to OCR, in which languages, within which time limits (``--ocr*``)."""
+
+    mode: str = "auto"  # auto: pages without a text layer and images; only: every page
+    languages: str = "eng"  # Tesseract's form: eng+deu+fra+chi_sim
+    page_timeout_s: int = 20  # Tesseract's limit for one page or image
+    document_timeout_s: float = 45.0  # the whole document, ordinary extraction included
+
+    def __post_init__(self) -> None:
+        if self.mode not in OCR_MODES:
+            raise ValueError(f"--ocr must be one of {', '.join(OCR_MODES)}, not {self.mode!r}")
+        if not _LANGUAGE.match(self.languages):
+            raise ValueError(f"--ocr-languages {self.languages!r}: Tesseract language codes "
+                             "joined by '+', e.g. eng+deu+fra+chi_sim")
+        if self.page_timeout_s < 1 or self.document_timeout_s <= 0:
+            raise ValueError("OCR time limits must be positive")
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "off"
+
+
+@functools.cache
+def ocr_unavailable(languages: str) -> str | None:
+    """Why Tesseract cannot OCR ``languages`` on this machine, or None when it can."""
+    binary = shutil.which("tesseract")
+    if binary is None:
+        return "tesseract not found on PATH (Debian: apt-get install tesseract-ocr)"
+    try:
+        listed = subprocess.run([binary, "--list-langs"], capture_output=True, text=True,
+                                timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"tesseract does not run: {exc}"
+    installed = {line.strip() for line in (listed.stdout + listed.stderr).splitlines()[1:]}
+    missing = [lang for lang in languages.split("+") if lang not in installed]
+    if missing:
+        packages = " ".join(f"tesseract-ocr-{m.replace('_', '-').lower()}" for m in missing)
+        return f"tesseract has no language data for {'+'.join(missing)} (Debian: {packages})"
+    return None
+
+
+def pages_needing_ocr(metadata: dict[str, list[str]], mode: str) -> int:
+    """How many pages (or images) of an extracted document OCR would read."""
+    if mode == "off":
+        return 0
+    media_type = (metadata.get("Content-Type") or [""])[0].split(";", 1)[0].strip().lower()
+    if media_type in OCR_IMAGE_TYPES:
+        frames = (metadata.get("imagereader:NumImages") or ["1"])[0]
+        return int(frames) if frames.isdigit() and int(frames) > 0 else 1
+    if media_type != "application/pdf":
+        return 0
+    if (metadata.get("pdf:encrypted") or [""])[0].lower() == "true":
+        return 0  # nothing to render without the password
+    chars = [int(c) if c.isdigit() else 0 for c in metadata.get("pdf:charsPerPage", ())]
+    if mode == "only":
+        pages = (metadata.get("xmpTPg:NPages") or [""])[0]
+        return int(pages) if pages.isdigit() else len(chars)
+    unmapped = [int(u) if u.isdigit() else 0
+                for u in metadata.get("pdf:unmappedUnicodeCharsPerPage", ())]
+    unmapped += [0] * (len(chars) - len(unmapped))
+    return sum(1 for c, u in zip(chars, unmapped, strict=False)
+               if c <= OCR_AUTO_MAX_CHARS or u > OCR_AUTO_MAX_UNMAPPED)
+
+
+def _listify(metadata: dict[str, Any]) -> dict[str, list[str]]:
+    return {k: list(v) if isinstance(v, list) else [str(v)] for k, v in metadata.items()}
 
 
 class TikaBackend(Protocol):
@@ -32,13 +148,27 @@ class TikaBackend(Protocol):
 
 
 class EmbeddedTika:
-    """Apache Tika compiled to native code (iscc-tika): no JVM, no network."""
+    """Apache Tika compiled to native code (iscc-tika): no JVM, no network.
+
+    ``ocr`` (an ``OcrSettings`` or its fields as a dict): None or mode ``off``
+    extracts text layers only, as Tika does by default.
+    """
 
     name = "iscc-tika"
 
-    def __init__(self, max_string_chars: int = DEFAULT_MAX_STRING_CHARS) -> None:
+    def __init__(self, max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
+                 ocr: OcrSettings | dict[str, Any] | None = None) -> None:
+        self._ocr = OcrSettings(**ocr) if isinstance(ocr, dict) else ocr
+        self._ocr_problem: str | None = None
+        if self._ocr is not None and self._ocr.enabled:
+            self._ocr_problem = ocr_unavailable(self._ocr.languages)
+            # Tesseract's OpenMP threads spin against each other and against the
+            # other extraction processes: one thread is 5–7x faster per page on a
+            # busy 2-core machine. Set before Tika starts, which spawns Tesseract.
+            os.environ.setdefault("OMP_THREAD_LIMIT", "1")
         import iscc_tika  # imported here: only the process that extracts pays for it
 
+        self._tika = iscc_tika
         self._max_string_chars = max_string_chars
         self._extractor = (
             iscc_tika.Extractor()
@@ -48,18 +178,80 @@ class EmbeddedTika:
         self._stream_extractor = (
             iscc_tika.Extractor().set_xml_output(True).set_encoding(iscc_tika.CharSet.UTF_8)
         )
+        self._ocr_extractors: dict[tuple[str, int], tuple[Any, Any]] = {}
 
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
+        started = time.monotonic()
         try:
-            xhtml, metadata = self._extractor.extract_bytes_to_string(bytearray(data))
-            if _REPLACEMENT in xhtml:
-                xhtml = self._extract_utf8_stream(data, xhtml)
+            xhtml, metadata = self._extract_with(self._extractor, self._stream_extractor, data)
         except Exception as exc:  # iscc-tika raises TypeError(ParseError(...))
-            raise ExtractionError(_tika_message(exc)) from exc
-        return xhtml, {k: list(v) if isinstance(v, list) else [str(v)]
-                       for k, v in metadata.items()}
+            return pdf_fallback(data, _tika_message(exc), exc)
+        metadata[EXTRACTOR_KEY] = [self.name]
+        if self._ocr is None or not self._ocr.enabled:
+            return xhtml, metadata
+        return self._with_ocr(data, xhtml, metadata, started)
 
-    def _extract_utf8_stream(self, data: bytes, string_xhtml: str) -> str:
+    def _extract_with(self, extractor: Any, stream_extractor: Any, data: bytes
+                      ) -> tuple[str, dict[str, list[str]]]:
+        xhtml, metadata = extractor.extract_bytes_to_string(bytearray(data))
+        if _REPLACEMENT in xhtml:
+            xhtml = self._extract_utf8_stream(stream_extractor, data, xhtml)
+        return xhtml, _listify(metadata)
+
+    def _with_ocr(self, data: bytes, xhtml: str, metadata: dict[str, list[str]],
+                  started: float) -> tuple[str, dict[str, list[str]]]:
+        """The document once more with Tesseract, if any page or image needs it."""
+        assert self._ocr is not None
+        settings = self._ocr
+        pages = pages_needing_ocr(metadata, settings.mode)
+        metadata[OCR_PAGES_KEY] = ["0"]
+        if not pages:
+            return xhtml, metadata
+        if self._ocr_problem:
+            metadata[OCR_NOTE_KEY] = [f"{pages} page(s) need OCR, which is unavailable: "
+                                      f"{self._ocr_problem}"]
+            return xhtml, metadata
+        budget = settings.document_timeout_s - (time.monotonic() - started)
+        per_page = min(settings.page_timeout_s, int(budget / pages))
+        if per_page < MIN_OCR_PAGE_SECONDS:
+            metadata[OCR_NOTE_KEY] = [
+                f"{pages} page(s) need OCR: not attempted, the OCR time limit of "
+                f"{settings.document_timeout_s:g} s per document allows under "
+                f"{MIN_OCR_PAGE_SECONDS} s a page (raise --ocr-timeout and --extract-timeout)"]
+            return xhtml, metadata
+        extractor, stream_extractor = self._ocr_extractor(settings, per_page)
+        try:
+            ocr_xhtml, ocr_metadata = self._extract_with(extractor, stream_extractor, data)
+        except Exception as exc:  # a page over its limit fails the whole parse
+            metadata[OCR_NOTE_KEY] = [f"{pages} page(s) need OCR, which failed "
+                                      f"({per_page} s a page): {_tika_message(exc)}"]
+            return xhtml, metadata
+        ocr_metadata[EXTRACTOR_KEY] = [self.name]
+        counted = (ocr_metadata.get("pdf:ocrPageCount") or [""])[0]
+        ocr_metadata[OCR_PAGES_KEY] = [counted if counted.isdigit()
+                                       else str(ocr_xhtml.count('<div class="ocr">'))]
+        return ocr_xhtml, ocr_metadata
+
+    def _ocr_extractor(self, settings: OcrSettings, page_timeout_s: int) -> tuple[Any, Any]:
+        key = (settings.mode, page_timeout_s)
+        if key not in self._ocr_extractors:
+            tika = self._tika
+            strategy = (tika.PdfOcrStrategy.OCR_ONLY if settings.mode == "only"
+                        else tika.PdfOcrStrategy.AUTO)
+            pdf = tika.PdfParserConfig().set_ocr_strategy(strategy)
+            ocr = (tika.TesseractOcrConfig().set_skip_ocr(False)
+                   .set_language(settings.languages).set_timeout_seconds(page_timeout_s))
+            self._ocr_extractors[key] = (
+                tika.Extractor().set_xml_output(True)
+                .set_extract_string_max_length(self._max_string_chars)
+                .set_pdf_config(pdf).set_ocr_config(ocr),
+                tika.Extractor().set_xml_output(True).set_encoding(tika.CharSet.UTF_8)
+                .set_pdf_config(pdf).set_ocr_config(ocr),
+            )
+        return self._ocr_extractors[key]
+
+    def _extract_utf8_stream(self, stream_extractor: Any, data: bytes,
+                             string_xhtml: str) -> str:
         """The same XHTML, through iscc-tika's UTF-8 byte stream.
 
         iscc-tika's string results lose every character outside the Basic
@@ -70,7 +262,7 @@ class EmbeddedTika:
         the stream returns it before parsing ends, so it can be incomplete.
         The stream ignores the string limit, hence the byte cap here.
         """
-        stream, _ = self._stream_extractor.extract_bytes(bytearray(data))
+        stream, _ = stream_extractor.extract_bytes(bytearray(data))
         cap = 4 * self._max_string_chars + 4096  # UTF-8: at most 4 bytes per character
         raw = bytearray()
         while len(raw) <= cap:
@@ -149,8 +341,9 @@ class TikaServer:
                     xhtml = response.read().decode("utf-8", errors="replace")
                 break
             except urllib.error.HTTPError as exc:
-                if exc.code < 500:  # the document's own problem: no retry
-                    raise ExtractionError(f"Tika server HTTP {exc.code}: {exc.reason}") from exc
+                if exc.code < 500:  # the document's own problem (415, 422): no retry,
+                    # but a PDF the server's Tika cannot parse gets the fallback extractor.
+                    return pdf_fallback(data, f"Tika server HTTP {exc.code}: {exc.reason}", exc)
                 error: Exception = TikaServerError(
                     f"Tika server HTTP {exc.code}: {exc.reason} (after {attempt + 1} attempts)")
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
@@ -161,7 +354,81 @@ class TikaServer:
                 raise error
             time.sleep(delay)
         head = parse_tika_xhtml(xhtml).head_metadata
-        return xhtml, {k: [v] for k, v in head.items()}
+        metadata = {k: [v] for k, v in head.items()}
+        metadata[EXTRACTOR_KEY] = [self.name]
+        return xhtml, metadata
+
+
+def is_pdf(data: bytes) -> bool:
+    """PDF by content: the header may follow up to 1 KiB of junk (readers accept that)."""
+    return b"%PDF-" in data[:1024]
+
+
+def pdf_fallback(data: bytes, tika_message: str, cause: BaseException
+                 ) -> tuple[str, dict[str, list[str]]]:
+    """Tika failed: for a PDF that is not encrypted, pdfminer.six's text; else the error.
+
+    Raises ``ExtractionError`` with Tika's message (and what the fallback
+    found) when the input is no PDF, is encrypted, or yields no text either.
+    """
+    if not is_pdf(data):
+        raise ExtractionError(tika_message) from cause
+    try:
+        pages = pdfminer_pages(data)
+    except _Encrypted:
+        raise ExtractionError(tika_message) from cause
+    except Exception as exc:  # pdfminer raises many kinds on damaged files
+        raise ExtractionError(f"{tika_message}; {PDF_FALLBACK} fallback: "
+                              f"{type(exc).__name__}: {exc}") from cause
+    if not any(text.strip() for paragraphs in pages for text in paragraphs):
+        raise ExtractionError(f"{tika_message}; {PDF_FALLBACK} fallback: no text") from cause
+    metadata = {"Content-Type": ["application/pdf"], "xmpTPg:NPages": [str(len(pages))],
+                EXTRACTOR_KEY: [PDF_FALLBACK], "extract_fallback_reason": [tika_message]}
+    return pages_to_xhtml(pages), metadata
+
+
+class _Encrypted(Exception):
+    pass
+
+
+def pdfminer_pages(data: bytes) -> list[list[str]]:
+    """Each page's text boxes (pdfminer.six layout analysis), in reading order."""
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.layout import LAParams, LTTextContainer
+    from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+    from pdfminer.pdfparser import PDFParser
+
+    try:
+        document = PDFDocument(PDFParser(io.BytesIO(data)))
+    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
+        raise _Encrypted from exc
+    if document.encryption is not None:
+        raise _Encrypted
+    resources = PDFResourceManager()
+    device = PDFPageAggregator(resources, laparams=LAParams())
+    interpreter = PDFPageInterpreter(resources, device)
+    pages: list[list[str]] = []
+    for page in PDFPage.create_pages(document):
+        interpreter.process_page(page)
+        layout = device.get_result()
+        pages.append([element.get_text() for element in layout
+                      if isinstance(element, LTTextContainer)])
+    return pages
+
+
+def pages_to_xhtml(pages: list[list[str]]) -> str:
+    """Tika-shaped XHTML: one ``<div class="page">`` per page, one ``<p>`` per text box."""
+    body = "".join(
+        '<div class="page">'
+        + "".join(f"<p>{html.escape(_XML_INVALID.sub('', text.strip()), quote=False)}</p>\n"
+                  for text in paragraphs if text.strip())
+        + "</div>\n"
+        for paragraphs in pages)
+    return ('<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+            '<meta name="Content-Type" content="application/pdf" /><title></title></head>'
+            f"<body>{body}</body></html>")
 
 
 # Exceptions an extraction child reports by name and its parent raises again as

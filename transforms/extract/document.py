@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragbeam.transforms.extract.backends import OCR_NOTE_KEY, OCR_PAGES_KEY
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
 from ragbeam.transforms.extract.mail import email_metadata
 from ragbeam.transforms.extract.markdown import (
@@ -98,6 +99,13 @@ def build_extracted_document(
                 "no text could be extracted: Tika does not recognise the format "
                 "(detected application/octet-stream: binary or random data?)"
             )
+        ocr_note = _first(metadata, (OCR_NOTE_KEY,))
+        if ocr_note:
+            raise EmptyDocumentError(f"no text could be extracted: {ocr_note}")
+        ocr_pages = _first(metadata, (OCR_PAGES_KEY,)) or "0"
+        if ocr_pages != "0":
+            raise EmptyDocumentError(
+                f"no text could be extracted: OCR of {ocr_pages} page(s) found none")
         raise EmptyDocumentError(
             "no text could be extracted (an image-only/scanned document needs OCR, "
             "or the file has no textual content)"

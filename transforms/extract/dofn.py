@@ -15,6 +15,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms import progress
+from ragbeam.transforms.extract.backends import EXTRACTOR_KEY, OCR_PAGES_KEY, PDF_FALLBACK
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.extract.guards import (
     DEFAULT_MAX_TEXT_CHARS,
@@ -70,6 +71,10 @@ class ExtractWithTika(beam.DoFn):
                             for cls, name in _COUNTED_FAILURES.items()}
         self._seconds = Metrics.distribution("ragbeam", "extract_ms")
         self._peak_rss = Metrics.gauge("ragbeam", "extract_child_peak_rss_mib")
+        # Extraction coverage (run.json "extraction_coverage", pipeline/summary.py).
+        self._ocr_documents = Metrics.counter("ragbeam", "ocr_documents")
+        self._ocr_pages = Metrics.counter("ragbeam", "ocr_pages")
+        self._pdf_fallbacks = Metrics.counter("ragbeam", "extract_pdf_fallbacks")
 
     def setup(self) -> None:
         self._extractor = IsolatedExtractor(self._backend_spec, timeout_s=self._timeout_s,
@@ -104,7 +109,16 @@ class ExtractWithTika(beam.DoFn):
         self._seconds.update(int((time.perf_counter() - started) * 1000))
         self._ok.inc()
         progress.tick(progress.EXTRACTED)
+        self._count_coverage(document)
         yield document
+
+    def _count_coverage(self, document: ExtractedDocument) -> None:
+        ocr_pages = int(document.metadata.get(OCR_PAGES_KEY) or 0)
+        if ocr_pages:
+            self._ocr_documents.inc()
+            self._ocr_pages.inc(ocr_pages)
+        if document.metadata.get(EXTRACTOR_KEY) == PDF_FALLBACK:
+            self._pdf_fallbacks.inc()
 
     def _report_memory(self) -> None:
         if self._extractor is not None and self._extractor.stats.peak_rss_bytes:

@@ -119,9 +119,52 @@ def test_running_heads_that_carry_the_page_number_go_but_numbered_headings_stay(
         [f"Chapter 1: Introduction {2}", *body(1, 8)],
         [f"Chapter 1: Introduction {3}", *body(2, 8)],
         ["4", "2 Parsing", *body(3, 8)],
-        [f"Chapter 2: Parsing {5}", *body(4, 8)],  # its shape occurs once: kept
+        # Its shape occurs once, but it ends in the number the sequence predicts.
+        [f"Chapter 2: Parsing {5}", *body(4, 8)],
         ["6 Theorems and proofs", *body(5, 8)],  # a heading, even though 6 is the page
+        [f"Table 3 lists page {7}", *body(6, 8)],  # not at the predicted number: body
     )
+    pages[6][0] = PageLine("Table 3 lists page 9")
     removed = _removed(pages)
     assert removed == [(0, "1"), (1, "Chapter 1: Introduction 2"),
-                       (2, "Chapter 1: Introduction 3"), (3, "4")]
+                       (2, "Chapter 1: Introduction 3"), (3, "4"), (4, "Chapter 2: Parsing 5")]
+
+
+def test_section_heads_on_consecutive_pages_go_but_a_body_line_twice_stays():
+    pages = _pages(
+        ["Installation", *body(0, 8)],
+        ["Installation", *body(1, 8)],
+        ["Installation", *body(2, 8)],
+        ["Calibration", *body(3, 8)],
+        ["Calibration", *body(4, 8)],
+        ["Calibration", *body(5, 8)],
+        ["Field notes follow.", *body(6, 8)],
+        ["Field notes follow.", *body(7, 8)],  # twice only: not a run
+        [*body(8, 8), "Calibration"],  # the last line of a page is an edge too
+        [*body(9, 8)],
+        ["Installation", *body(10, 3), "Installation", *body(11, 4)],  # also mid-page
+    )
+    removed = _removed(pages)
+    assert removed == [(p, "Calibration") for p in (3, 4, 5, 8)]
+
+
+STAMP = ["ar", "X", "iv", ":2", "00", "4.", "04", "90", "6v", "3", "[", "cs", ".C", "L", "]",
+         "3", "0", "Se", "p", "20", "20"]  # "arXiv:2004.04906v3 [cs.CL] 30 Sep 2020" set at 90°
+
+
+def test_rotated_margin_stamp_that_closes_a_page_is_removed():
+    pages = _pages([*body(0), *STAMP], body(1), [*body(2), *STAMP[:9]])
+    assert _removed(pages) == sorted([(0, t) for t in STAMP] + [(2, t) for t in STAMP[:9]])
+    assert find_page_furniture(pages).stamps == find_page_furniture(pages).lines
+
+
+def test_rotated_text_followed_by_the_page_and_short_or_numeric_runs_stay():
+    figure = ["G", "B", "/", "s", "ec", "o", "n", "d", "bi", "ll", "io", "n"]
+    pages = _pages(
+        [*body(0), *figure, "Figure 3: Throughput per thread count."],  # caption follows
+        [*body(1), *STAMP[:7]],  # too short a run to tell from a list of codes
+        [*body(2), *[str(500 + 7 * n) for n in range(12)]],  # a column of numbers
+        [*body(3), *"ABCDEFGHIJ"],
+    )
+    pages[3][-1] = PageLine(STAMP[-1], removable=False)  # the page ends in a table
+    assert _removed(pages) == []

@@ -1,0 +1,70 @@
+"""Cleaning on documents no rule was tuned on: the thresholds of issue 18.
+
+CI generates PDFs with known furniture from the held-out seeds of
+``benchmarks/furniture_generated.py`` (the rules were revised on its tuning seed
+only). The real held-out PDFs of ``benchmarks/data/heldout-pdfs.csv`` are not in
+the repository; when they are present (``$RAGBEAM_HELDOUT_PDFS`` or
+``../data/heldout-pdfs``), their figures are asserted too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from conftest import REPO, require_corpus
+
+MIN_FURNITURE_RECALL = 0.98
+MIN_BODY_RETENTION = 0.995
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+scorer = _load("furniture_truth")
+generator = _load("furniture_generated")
+
+
+@pytest.fixture(scope="module")
+def generated_scores(tmp_path_factory):
+    corpus = require_corpus()
+    folder = tmp_path_factory.mktemp("furniture-generated")
+    truth = generator.generated_set(corpus, folder, generator.HELDOUT_SEEDS)
+    return scorer.score_truth(truth, folder)
+
+
+def test_generated_held_out_pdfs_meet_the_thresholds(generated_scores):
+    totals = scorer.totals(generated_scores)
+    assert totals["recall_line"] >= MIN_FURNITURE_RECALL, totals
+    assert totals["recall_strict"] >= MIN_FURNITURE_RECALL, totals
+    assert totals["retention"] >= MIN_BODY_RETENTION, totals
+    assert len(generated_scores) == 8 * len(generator.HELDOUT_SEEDS)
+    assert sum(s.truth_lines for s in generated_scores) > 300
+    for score in generated_scores:
+        assert score.retention >= MIN_BODY_RETENTION, score
+
+
+def test_generated_furniture_is_measured_as_left_in_without_the_step(tmp_path):
+    """The scorer and the generated truth can fail: without the step recall collapses."""
+    from ragbeam.transforms.clean.document import CleanOptions
+
+    folder = tmp_path / "gen"
+    truth = generator.generated_set(require_corpus(), folder, generator.HELDOUT_SEEDS[:1])
+    scores = scorer.score_truth(truth, folder, CleanOptions(remove_furniture=False))
+    assert scorer.totals(scores)["recall_strict"] < 0.2
+
+
+def test_real_held_out_pdfs_meet_the_thresholds_when_present():
+    if not scorer.heldout_files_present(scorer.DEFAULT_HELDOUT):
+        pytest.skip(f"held-out PDFs not in {scorer.DEFAULT_HELDOUT} (not redistributable; "
+                    "see benchmarks/data/heldout-pdfs.csv)")
+    totals = scorer.totals(scorer.score_heldout(scorer.DEFAULT_HELDOUT))
+    assert totals["recall_line"] >= MIN_FURNITURE_RECALL, totals
+    assert totals["retention"] >= MIN_BODY_RETENTION, totals

@@ -1,0 +1,356 @@
+"""OCR through Tika's Tesseract, and the PDF fallback extractor, for real.
+
+Every input is either in the shared corpus or made here: a PNG drawn with
+Pillow, a PDF whose second page is only a picture of text, and a PDF whose
+page tree is lost (Tika fails on it with TIKA-198, as on the py-pdf sample
+with unreadable metadata; its pages are intact).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import sys
+
+import pytest
+from reliability.hostile import pdf_with_pages
+
+from ragbeam.transforms.clean.document import CleanOptions, clean_document
+from ragbeam.transforms.extract.backends import (
+    PDF_FALLBACK,
+    EmbeddedTika,
+    ExtractionError,
+    OcrSettings,
+    TikaServer,
+    ocr_unavailable,
+    pdf_fallback,
+)
+from ragbeam.transforms.extract.document import EmptyDocumentError, build_extracted_document
+from ragbeam.transforms.types import FetchedFile, SourceFile
+
+from conftest import REPO, SAMPLES, TEST_EXTRACT_TIMEOUT
+from helpers import read_table, run_cli
+from tika_server import tika_like_server
+
+INVOICE_LINES = ("Quarterly invoice for harbour cranes", "Payment due within thirty days")
+SCANNED_PAGE_LINES = ("Tide gauge maintenance report", "The northern buoy was replaced")
+TEXT_PAGES = ("Station handbook page one about sensors.", "Page three lists the crew.")
+LOST_TREE_PAGES = ["Alpha sensors were calibrated.", "Beta loggers were replaced.",
+                   "Gamma buoys were inspected."]
+
+
+def _tesseract_ready() -> None:
+    """Tesseract with English: CI installs it (make ocr); elsewhere its absence skips."""
+    ocr_unavailable.cache_clear()
+    problem = ocr_unavailable("eng")
+    if problem is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"Tesseract must be installed in CI (make ocr): {problem}")
+    pytest.skip(problem)
+
+
+@pytest.fixture(scope="module")
+def ocr_tika() -> EmbeddedTika:
+    _tesseract_ready()
+    return EmbeddedTika(ocr=OcrSettings())
+
+
+def _picture_of_text(lines: tuple[str, ...], size: tuple[int, int] = (1400, 400)):
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=44)
+    for i, line in enumerate(lines):
+        draw.text((50, 60 + 90 * i), line, fill=0, font=font)
+    return image
+
+
+def _encoded(image, fmt: str) -> bytes:
+    out = io.BytesIO()
+    image.save(out, fmt)
+    return out.getvalue()
+
+
+def _pdf(pages: list[str | bytes], image_size: tuple[int, int] = (1275, 1650)) -> bytes:
+    """A PDF whose pages are a line of text (Helvetica) or a full-page JPEG (a scan)."""
+    objects: dict[int, bytes] = {
+        3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    kids = []
+    for page in pages:
+        number = max(objects) + 1
+        if isinstance(page, str):
+            stream = f"BT /F1 12 Tf 72 720 Td ({page}) Tj ET".encode("latin-1")
+            resources = b"<< /Font << /F1 3 0 R >> >>"
+        else:
+            image = number + 2
+            width, height = image_size
+            objects[image] = (b"<< /Type /XObject /Subtype /Image /Width %d /Height %d "
+                              b"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode "
+                              b"/Length %d >>\nstream\n" % (width, height, len(page))
+                              + page + b"\nendstream")
+            stream = b"q 612 0 0 792 0 0 cm /Im1 Do Q"
+            resources = b"<< /XObject << /Im1 %d 0 R >> >>" % image
+        objects[number] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+                           b"/Resources " + resources + b" /Contents %d 0 R >>" % (number + 1))
+        objects[number + 1] = (b"<< /Length %d >>\nstream\n" % len(stream) + stream
+                               + b"\nendstream")
+        kids.append(number)
+    return _generator().serialise_pdf(objects, kids)
+
+
+def _generator():
+    """benchmarks/furniture_generated.py, whose PDF writer the generated documents use."""
+    if "furniture_generated" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return sys.modules["furniture_generated"]
+
+
+def mixed_pdf() -> bytes:
+    """Page 1 and 3 have a text layer; page 2 is a scan (a picture of two lines)."""
+    scan = _picture_of_text(SCANNED_PAGE_LINES, size=(1275, 1650))
+    return _pdf([TEXT_PAGES[0], _encoded(scan, "JPEG"), TEXT_PAGES[1]])
+
+
+def pdf_with_lost_page_tree() -> bytes:
+    """A valid PDF whose page-tree object is overwritten with zeros; pages intact."""
+    pdf = pdf_with_pages(LOST_TREE_PAGES)
+    tree = re.search(rb"(?m)^2 0 obj\n.*?endobj\n", pdf, re.S)
+    assert tree is not None
+    return pdf[:tree.start()] + bytes(tree.end() - tree.start()) + pdf[tree.end():]
+
+
+def _document(data: bytes, name: str, xhtml: str, metadata):
+    fetched = FetchedFile(SourceFile(f"/in/{name}", "d", len(data)), data, "h")
+    return build_extracted_document(fetched, xhtml, metadata)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- OCR -----------------------------------------------------------------------------
+
+def test_scanned_pdf_is_read_by_ocr_and_keeps_its_page(ocr_tika, corpus_dir):
+    data = (corpus_dir / "pdf/scanned-no-text-layer.pdf").read_bytes()
+    xhtml, metadata = ocr_tika.extract(data, "scanned.pdf")
+    assert metadata["ocr_pages"] == ["1"] and metadata["extractor"] == ["iscc-tika"]
+    doc = clean_document(_document(data, "scanned.pdf", xhtml, metadata), CleanOptions())
+    assert "Docling bundles PDF document conversion to JSON and Markdown" in _words(doc.text)
+    assert {span.page for span in doc.spans} == {1}
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "TIFF"])
+def test_image_made_here_is_read_by_ocr(ocr_tika, fmt):
+    data = _encoded(_picture_of_text(INVOICE_LINES), fmt)
+    xhtml, metadata = ocr_tika.extract(data, f"invoice.{fmt.lower()}")
+    assert metadata["ocr_pages"] == ["1"]
+    text = _words(_document(data, "invoice", xhtml, metadata).raw_text)
+    for line in INVOICE_LINES:
+        assert line in text
+
+
+def test_ocr_reads_only_the_page_without_text_and_pages_stay_right(ocr_tika):
+    data = mixed_pdf()
+    plain_xhtml, _ = EmbeddedTika().extract(data, "mixed.pdf")
+    xhtml, metadata = ocr_tika.extract(data, "mixed.pdf")
+    assert metadata["ocr_pages"] == ["1"]
+    assert xhtml.count('<div class="ocr">') == 1
+    doc = clean_document(_document(data, "mixed.pdf", xhtml, metadata), CleanOptions())
+    for page, line in ((1, TEXT_PAGES[0]), (2, SCANNED_PAGE_LINES[0]),
+                       (2, SCANNED_PAGE_LINES[1]), (3, TEXT_PAGES[1])):
+        start = doc.text.index(line)
+        assert doc.pages_of(start, start + len(line)) == (page, page), line
+    assert SCANNED_PAGE_LINES[0] not in plain_xhtml
+
+
+def test_ocr_off_and_documents_that_need_no_ocr_are_extracted_as_before(corpus_dir):
+    _tesseract_ready()
+    plain = EmbeddedTika()
+    off = EmbeddedTika(ocr=OcrSettings(mode="off"))
+    auto = EmbeddedTika(ocr=OcrSettings())
+    text_pdf = (SAMPLES / "boating-safety.pdf").read_bytes()
+    expected, expected_metadata = plain.extract(text_pdf, "b.pdf")
+    for backend in (off, auto):
+        xhtml, metadata = backend.extract(text_pdf, "b.pdf")
+        assert xhtml == expected
+        assert {k: v for k, v in metadata.items() if k != "ocr_pages"} == expected_metadata
+    scanned = (corpus_dir / "pdf/scanned-no-text-layer.pdf").read_bytes()
+    xhtml, metadata = off.extract(scanned, "s.pdf")
+    assert "ocr_pages" not in metadata
+    with pytest.raises(EmptyDocumentError, match="needs OCR"):
+        _document(scanned, "s.pdf", xhtml, metadata)
+
+
+def test_ocr_only_reads_every_page_from_its_image(corpus_dir):
+    _tesseract_ready()
+    data = mixed_pdf()
+    xhtml, metadata = EmbeddedTika(ocr=OcrSettings(mode="only")).extract(data, "m.pdf")
+    assert metadata["ocr_pages"] == ["3"]
+    assert xhtml.count('<div class="ocr">') == 3
+
+
+def test_ocr_over_the_document_limit_is_not_attempted_and_says_why():
+    _tesseract_ready()
+    pages = _encoded(_picture_of_text(SCANNED_PAGE_LINES, size=(1275, 1650)), "JPEG")
+    data = _pdf([pages] * 4)
+    tika = EmbeddedTika(ocr=OcrSettings(document_timeout_s=4))  # 1 s a page: too little
+    xhtml, metadata = tika.extract(data, "four-scans.pdf")
+    assert metadata["ocr_pages"] == ["0"]
+    assert "not attempted" in metadata["ocr_note"][0]
+    with pytest.raises(EmptyDocumentError, match="--ocr-timeout"):
+        _document(data, "four-scans.pdf", xhtml, metadata)
+
+
+def test_without_tesseract_the_run_warns_once_and_keeps_text_layers(tmp_path, capsys,
+                                                                     monkeypatch, corpus_dir):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(corpus_dir / "pdf/scanned-no-text-layer.pdf", folder / "scanned.pdf")
+    (folder / "mixed.pdf").write_bytes(mixed_pdf())
+    # The interpreter stays reachable (its absolute path); Tesseract is not on PATH.
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))
+    ocr_unavailable.cache_clear()
+    try:
+        out = tmp_path / "out"
+        summary = run_cli(["--input", str(folder), "--output", str(out),
+                           "--extract-timeout", TEST_EXTRACT_TIMEOUT])
+    finally:
+        ocr_unavailable.cache_clear()
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "OCR" in line]
+    assert len(warnings) == 1 and "tesseract not found on PATH" in warnings[0], warnings
+    docs = {os.path.basename(d["source_uri"]): d for d in read_table(out, "documents").to_pylist()}
+    assert docs["scanned.pdf"]["status"] == "error"
+    assert "OCR, which is unavailable: tesseract not found" in docs["scanned.pdf"]["error"]
+    mixed = docs["mixed.pdf"]
+    assert mixed["status"] == "ok" and TEXT_PAGES[0] in mixed["text"]
+    assert "unavailable" in dict(mixed["metadata"])["ocr_note"]
+    assert summary["extraction_coverage"]["ocr_pages"] == 0
+
+
+def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path, corpus_dir):
+    _tesseract_ready()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(corpus_dir / "pdf/scanned-no-text-layer.pdf", folder / "scanned.pdf")
+    (folder / "invoice.png").write_bytes(_encoded(_picture_of_text(INVOICE_LINES), "PNG"))
+    (folder / "mixed.pdf").write_bytes(mixed_pdf())
+    (folder / "lost-page-tree.pdf").write_bytes(pdf_with_lost_page_tree())
+    shutil.copy(SAMPLES / "faq.txt", folder / "faq.txt")
+    runs = {}
+    for mode in ("auto", "off"):
+        out = tmp_path / mode
+        # Chunks of about a page's text, so a chunk's pages say where its text came from.
+        runs[mode] = (out, run_cli(["--input", str(folder), "--output", str(out), "--ocr", mode,
+                                    "--chunk-size", "45", "--extract-timeout", "30"]))
+    out, summary = runs["auto"]
+    docs = {os.path.basename(d["source_uri"]): d for d in read_table(out, "documents").to_pylist()}
+    assert all(d["status"] == "ok" for d in docs.values()), docs
+    meta = {name: dict(d["metadata"]) for name, d in docs.items()}
+    assert {n: m.get("ocr_pages") for n, m in meta.items()} == {
+        "scanned.pdf": "1", "invoice.png": "1", "mixed.pdf": "1", "lost-page-tree.pdf": None,
+        "faq.txt": "0"}
+    assert meta["lost-page-tree.pdf"]["extractor"] == PDF_FALLBACK
+    assert "TIKA-198" in meta["lost-page-tree.pdf"]["extract_fallback_reason"]
+    assert meta["mixed.pdf"]["extractor"] == "iscc-tika"
+    assert summary["extraction_coverage"] == {"ocr_documents": 3, "ocr_pages": 3,
+                                              "pdf_fallbacks": 1}
+    assert summary["config"]["ocr"]["mode"] == "auto"
+    chunks = read_table(out, "chunks").to_pylist()
+    by_doc = {d["doc_id"]: name for name, d in docs.items()}
+    pages_of_line = {}
+    for chunk in chunks:
+        for line in (*SCANNED_PAGE_LINES, *LOST_TREE_PAGES):
+            if line in _words(chunk["text"]):
+                pages_of_line[line] = (by_doc[chunk["doc_id"]], chunk["page_start"],
+                                       chunk["page_end"])
+    assert pages_of_line[SCANNED_PAGE_LINES[0]] == ("mixed.pdf", 2, 2)
+    for page, line in enumerate(LOST_TREE_PAGES, start=1):
+        assert pages_of_line[line] == ("lost-page-tree.pdf", page, page)
+    # --ocr off: today's behaviour; only the fallback still rescues the damaged PDF.
+    out_off, summary_off = runs["off"]
+    off = {os.path.basename(d["source_uri"]): d
+           for d in read_table(out_off, "documents").to_pylist()}
+    assert off["scanned.pdf"]["status"] == off["invoice.png"]["status"] == "error"
+    assert SCANNED_PAGE_LINES[0] not in off["mixed.pdf"]["text"]
+    assert off["lost-page-tree.pdf"]["text"] == docs["lost-page-tree.pdf"]["text"]
+    assert off["faq.txt"]["text"] == docs["faq.txt"]["text"]
+    assert summary_off["extraction_coverage"]["ocr_pages"] == 0
+    assert summary_off["config"]["ocr"] == {"mode": "off"}
+    assert summary_off["config_hash"] != summary["config_hash"]
+    assert json.loads((out / "run.json").read_text())["extraction_coverage"]["ocr_pages"] == 3
+
+
+# --- PDF fallback --------------------------------------------------------------------
+
+def test_tika_rejects_the_pdf_and_the_fallback_reads_every_page():
+    import iscc_tika
+
+    data = pdf_with_lost_page_tree()
+    with pytest.raises(Exception, match="TIKA-198"):
+        iscc_tika.Extractor().set_xml_output(True).extract_bytes_to_string(bytearray(data))
+    xhtml, metadata = EmbeddedTika().extract(data, "lost.pdf")
+    assert metadata["extractor"] == [PDF_FALLBACK]
+    doc = _document(data, "lost.pdf", xhtml, metadata)
+    assert doc.page_count == 3
+    assert [(b.page, b.text) for b in doc.blocks] == list(enumerate(LOST_TREE_PAGES, start=1))
+
+
+def test_the_fallback_also_follows_a_tika_server_that_rejects_a_pdf():
+    with tika_like_server() as (url, _):
+        xhtml, metadata = TikaServer(url).extract(pdf_with_lost_page_tree(), "lost.pdf")
+    assert metadata["extractor"] == [PDF_FALLBACK]
+    assert LOST_TREE_PAGES[2] in xhtml
+
+
+def test_files_both_extractors_fail_on_stay_errors_and_encrypted_pdfs_are_not_retried(
+        corpus_dir):
+    with pytest.raises(ExtractionError, match=r"TIKA-198.*pdfminer.six fallback: no text"):
+        EmbeddedTika().extract((corpus_dir / "bad/truncated-llncsdoc.pdf").read_bytes(), "t.pdf")
+    with pytest.raises(ExtractionError, match=r"pdfminer.six fallback: PSEOF"):
+        EmbeddedTika().extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
+    encrypted = (corpus_dir / "bad/password-protected.pdf").read_bytes()
+    with pytest.raises(ExtractionError) as caught:
+        pdf_fallback(encrypted, "Tika said no", ValueError())
+    assert str(caught.value) == "Tika said no"  # not even tried
+    with pytest.raises(ExtractionError, match=r"^not a pdf$"):
+        pdf_fallback(b"plain text", "not a pdf", ValueError())
+
+
+# --- options -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--extract-timeout", "20", "--ocr-timeout", "20"], "shorter than --extract-timeout"),
+    (["--ocr-languages", "eng;rm -rf"], "Tesseract language codes"),
+    (["--ocr-page-timeout", "0"], r"ocr_page_timeout: Input should be greater than 0"),
+])
+def test_bad_ocr_options_are_usage_errors(tmp_path, capsys, args, message):
+    from ragbeam.pipeline.cli import main
+
+    code = main(["run", "--input", str(SAMPLES / "faq.txt"), "--output", str(tmp_path / "o"),
+                 *args])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_ocr_options_reach_the_extraction_process_and_the_fingerprint():
+    from ragbeam.pipeline.cli import parse_run_args
+
+    config, _, _ = parse_run_args(["--input", "x", "--output", "o", "--extract-timeout", "40",
+                                   "--ocr", "only", "--ocr-languages", "eng+deu",
+                                   "--ocr-page-timeout", "9"])
+    ocr = config.extract.backend_spec[1]["ocr"]
+    assert ocr == {"mode": "only", "languages": "eng+deu", "page_timeout_s": 9,
+                   "document_timeout_s": 30.0}
+    assert config.fingerprint_fields()["ocr"] == ocr
+    server, _, _ = parse_run_args(["--input", "x", "--output", "o", "--tika-server", "http://t"])
+    assert "ocr" not in server.fingerprint_fields()  # the server OCRs as it is configured
