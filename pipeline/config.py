@@ -78,7 +78,8 @@ class ExtractOptions:
 
     def __post_init__(self) -> None:
         settings = self.ocr_settings  # validates mode, languages, limits
-        if settings.enabled and settings.document_timeout_s >= self.timeout_s:
+        if (settings.enabled and self.ocr_timeout_s is not None
+                and settings.document_timeout_s >= self.timeout_s):
             raise ValueError(f"--ocr-timeout ({settings.document_timeout_s:g} s) must be "
                              f"shorter than --extract-timeout ({self.timeout_s:g} s)")
 
@@ -106,11 +107,15 @@ class ExtractOptions:
         })
 
     def ocr_fingerprint(self) -> dict[str, Any] | None:
-        """What of OCR changes the output: nothing with a Tika server, the mode if off."""
+        """What of OCR changes the output: its mode and languages (nothing with a Tika
+        server). Not its time limits, like --extract-timeout: a document that runs out
+        of time is a failure or a note, and changing a limit must not re-process a
+        whole corpus."""
         if self.tika_server:
             return None
         settings = self.ocr_settings
-        return dataclasses.asdict(settings) if settings.enabled else {"mode": "off"}
+        return ({"mode": settings.mode, "languages": settings.languages} if settings.enabled
+                else {"mode": "off"})
 
     @property
     def memory_limit_bytes(self) -> int | None:

@@ -194,7 +194,8 @@ def test_ocr_off_and_documents_that_need_no_ocr_are_extracted_as_before(corpus_d
 def test_ocr_only_reads_every_page_from_its_image(corpus_dir):
     _tesseract_ready()
     data = mixed_pdf()
-    xhtml, metadata = EmbeddedTika(ocr=OcrSettings(mode="only")).extract(data, "m.pdf")
+    xhtml, metadata = EmbeddedTika(ocr=OcrSettings(  # generous: a loaded machine is slow
+        mode="only", page_timeout_s=60, document_timeout_s=170)).extract(data, "m.pdf")
     assert metadata["ocr_pages"] == ["3"]
     assert xhtml.count('<div class="ocr">') == 3
 
@@ -351,6 +352,11 @@ def test_ocr_options_reach_the_extraction_process_and_the_fingerprint():
     ocr = config.extract.backend_spec[1]["ocr"]
     assert ocr == {"mode": "only", "languages": "eng+deu", "page_timeout_s": 9,
                    "document_timeout_s": 30.0}
-    assert config.fingerprint_fields()["ocr"] == ocr
+    # Time limits reach the child but are not fingerprinted, like --extract-timeout.
+    assert config.fingerprint_fields()["ocr"] == {"mode": "only", "languages": "eng+deu"}
+    slower, _, _ = parse_run_args(["--input", "x", "--output", "o", "--extract-timeout", "90",
+                                   "--ocr", "only", "--ocr-languages", "eng+deu",
+                                   "--ocr-page-timeout", "30"])
+    assert slower.config_hash == config.config_hash
     server, _, _ = parse_run_args(["--input", "x", "--output", "o", "--tika-server", "http://t"])
     assert "ocr" not in server.fingerprint_fields()  # the server OCRs as it is configured
