@@ -22,10 +22,12 @@ from typing import Protocol
 
 import numpy as np
 
+from ragbeam.transforms.charsets import CJK_CHAR
+
 RETRIEVERS = ("bm25", "dense")
 
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = CJK_CHAR
 _ENGLISH_STOPWORDS = frozenset((
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have",
     "how", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the",

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragbeam.transforms.chunk.sentences import split_sentences
+
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(\s|$)")
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def prose_paragraphs(text: str, min_chars: int = 200, min_sentences: int = 2) ->
         paragraph = paragraph.strip()
         if len(paragraph) < min_chars or not paragraph.endswith((".", "!", "?", ".\"", ".”")):
             continue
-        if len(_SENTENCE_END.findall(paragraph)) < min_sentences:
+        if len(split_sentences(paragraph)) < min_sentences:
             continue
         letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
         if letters < 0.85 * len(paragraph):

@@ -38,6 +38,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
+
 # Lines this close to a page edge can be running text.
 RUNNING_TEXT_BAND = 4
 # Page numbers may sit a little deeper (Tika emits some after a masthead),
@@ -70,7 +72,7 @@ _PAGE_NUMBER = re.compile(
     rf"[{_DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,
 )
-_SENTENCE_END = tuple(".!?;:。！？；：")
+_SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
 @dataclass(frozen=True)
