@@ -25,6 +25,8 @@ class ContextUnit:
     doc_id: str
     text: str
     tokens: int
+    char_start: int = 0
+    char_end: int = 0
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,8 @@ class ContextUnits:
         for c in indexed:
             source = parents.get(c.parent_id or "", c)
             self._units.append(ContextUnit(source.chunk_id, source.doc_id, source.text,
-                                           source.token_count))
+                                           source.token_count, source.char_start,
+                                           source.char_end))
 
     def __getitem__(self, index: int) -> ContextUnit:
         return self._units[index]
