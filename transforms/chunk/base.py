@@ -43,7 +43,8 @@ class ChunkOptions:
 @dataclass(frozen=True)
 class ChunkingResult:
     chunks: list[Chunk]
-    stats: Mapping[str, int] = field(default_factory=dict)  # e.g. {"hard_cuts": 2}
+    # Counters, e.g. {"hard_cuts": 2}, and notes (strings) for documents.metadata.
+    stats: Mapping[str, int | str] = field(default_factory=dict)
 
 
 class Strategy(Protocol):

