@@ -30,6 +30,7 @@ marks and commas (；;，、,) are the levels below; a comma between digits
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from dataclasses import dataclass
@@ -70,6 +71,38 @@ class _Atom:
     strength: int  # ladder level of the boundary that ends this atom; lower = stronger
 
 
+class _SpanSize:
+    """Size of any span of one text, without re-tokenizing it level after level.
+
+    In characters, a span's size is its length. In tokens, the text is tokenized
+    once; a span's size is estimated by the token starts inside it (a span cut
+    out of the text can tokenize a little differently at its edges) and
+    measured exactly when the estimate comes within ``_EXACT_MARGIN`` of the
+    limit, so whether an atom fits is always decided on its real size.
+    """
+
+    def __init__(self, text: str, start: int, end: int, limit: int, sizer: Sizer) -> None:
+        self._text, self._limit, self._sizer = text, limit, sizer
+        self._in_chars = sizer.unit == "chars"
+        self._starts: list[int] | None = None
+        token_starts = getattr(sizer, "token_starts", None)
+        if not self._in_chars and token_starts is not None:
+            starts = token_starts(text[start:end])
+            self._starts = None if starts is None else [start + s for s in starts]
+
+    def __call__(self, s: int, e: int) -> int:
+        if self._in_chars:
+            return e - s
+        if self._starts is not None:
+            estimate = bisect.bisect_left(self._starts, e) - bisect.bisect_left(self._starts, s)
+            if abs(estimate - self._limit) > _EXACT_MARGIN:
+                return estimate
+        return self._sizer.size(self._text[s:e])
+
+
+_EXACT_MARGIN = 4  # tokens
+
+
 def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[list[_Atom], int]:
     atoms: list[_Atom] = []
     hard_cuts = 0
@@ -77,9 +110,10 @@ def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[l
     # exhaust Python's recursion limit. Items: (start, end, first level, strength).
     stack: list[tuple[int, int, int, int]] = [(start, end, 0, _END_OF_TEXT)]
     in_chars = sizer.unit == "chars"  # then a span's size is its length: no slicing
+    span_size = _SpanSize(text, start, end, limit, sizer)
     while stack:
         s, e, level, strength = stack.pop()
-        size = e - s if in_chars else sizer.size(text[s:e])
+        size = span_size(s, e)
         if size <= limit:
             if s < e:
                 atoms.append(_Atom(s, e, size, strength))

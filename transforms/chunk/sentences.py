@@ -42,6 +42,7 @@ from ragbeam.transforms.chunk.base import trim_span
 
 DEFAULT_LANGUAGE = "en"
 DEFAULT_MAX_SENTENCE_CHARS = 1000
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 _LINE_BREAK = re.compile(r"\n")
 _NUMBER_BEFORE = re.compile(r"(?:^|(?<=\s))(\d+(?:\.\d+)*)\.\s*$")
@@ -70,8 +71,12 @@ def sentence_cuts(text: str, start: int = 0, end: int | None = None,
     cuts = {m.end() for m in _BLANK_LINE.finditer(text, start, end)}
     cuts.update(m.end() for m in _CJK_TERMINATOR.finditer(text, start, end))
     if start < end:
-        cuts.update(start + b["end_index"]
-                    for b in sentencex.get_sentence_boundaries(language, text[start:end])
+        segment = text[start:end]
+        try:
+            found = sentencex.get_sentence_boundaries(language, segment)
+        except UnicodeEncodeError:  # lone surrogates: one U+FFFD each keeps the offsets
+            found = sentencex.get_sentence_boundaries(language, _SURROGATE.sub("\ufffd", segment))
+        cuts.update(start + b["end_index"] for b in found
                     if not _numbering_full_stop(text, start + b["end_index"]))
     return sorted(c for c in cuts if start < c < end)
 
