@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.retriever} retrieval ({args.dense_model if args.retriever == 'dense' else ''})"
           f", {args.budget}-token budget; token-level figures at k = {args.k}")
     header = (f"{'configuration':<22} {'tuning':>7} {'held-out':>9}  {'held-out by language':<30}"
-              f" {'tuning R/IoU':>13} {'held-out R/IoU':>15}")
+              f" {'tuning R/IoU':>13} {'held-out R/IoU':>15}  held-out at 200/400/1000 tokens")
     print(header)
     print("-" * len(header))
     for label, output in configs.items():
@@ -109,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         tt, ht = tuning["token_level"], heldout["token_level"]
         print(f"{label:<22} {tuning['hits']:>3}/{tuning['questions']:<3} "
               f"{heldout['hits']:>4}/{heldout['questions']:<4}  {languages:<30} "
-              f"{tt['recall']:>6.1f}/{tt['iou']:<6.2f} {ht['recall']:>8.1f}/{ht['iou']:<6.2f}")
+              f"{tt['recall']:>6.1f}/{tt['iou']:<6.2f} {ht['recall']:>8.1f}/{ht['iou']:<6.2f}  "
+              + "/".join(str(round(heldout["recall_at_budget"][b] * heldout["questions"]))
+                         for b in ("200", "400", "1000")))
     return 0
 
 
