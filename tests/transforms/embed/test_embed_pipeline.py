@@ -131,7 +131,8 @@ def test_router_sends_long_prose_to_semantic_with_table_parameters(inputs, tmp_p
         "  strategies:\n"
         "    semantic: {size: 300, threshold: std}\n", encoding="utf-8")
     out = tmp_path / "out"
-    summary = run_cli(["--input", str(inputs), "--output", str(out), "--config", str(config)])
+    summary = run_cli(["--input", str(inputs), "--output", str(out), "--config", str(config),
+                       "--size-unit", "chars"])
     assert summary["config"]["semantic"]["threshold"] == "percentile"  # run default
     documents = {pathlib.Path(d["source_uri"]).name: d
                  for d in read_table(out, "documents").to_pylist()}
