@@ -56,13 +56,13 @@ def load_corpus(corpus: pathlib.Path) -> list[Document]:
 
 
 def measure(documents: list[Document], strategy: str, size: int) -> QualityFigures:
-    chunker = build_strategy(strategy, ChunkOptions(size=size))
+    chunker = build_strategy(strategy, ChunkOptions(size=size, unit="chars"))
     return quality_figures(((doc, chunker.chunk(doc).chunks) for doc in documents), size)
 
 
 def measure_routed(documents: list[Document], size: int) -> QualityFigures:
     """Every document with the strategy the default routing table picks for it."""
-    options, route = ChunkOptions(size=size), RouteOptions()
+    options, route = ChunkOptions(size=size, unit="chars"), RouteOptions()
     results = []
     for doc in documents:
         decision = route_document(doc, route)

@@ -50,6 +50,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from ragbeam.transforms.charsets import CJK_CLASS
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 HELDOUT_TRUTH = REPO / "benchmarks" / "data" / "heldout_truth.json"
@@ -57,7 +59,7 @@ HELDOUT_MANIFEST = REPO / "benchmarks" / "data" / "heldout-pdfs.csv"
 DEFAULT_HELDOUT = pathlib.Path(os.environ.get("RAGBEAM_HELDOUT_PDFS",
                                               REPO.parent / "data" / "heldout-pdfs"))
 
-_CJK = (r"\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f")
+_CJK = CJK_CLASS
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
 _BROKEN_WORD = re.compile(r"([^\W\d_])-\n([^\W\d_])")
 _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")

@@ -6,9 +6,13 @@
     python benchmarks/semantic_quality.py --backends-only \
         --embedding-backend onnx --embedding-backend openvino    # needs .[onnx,openvino]
 
-The set: ``corpus_choi_samples`` (``transforms/chunk/segmentation_metrics.py``):
-passages of 1–3 paragraphs from different English corpus documents, joined by
-blank lines exactly like the paragraphs inside a passage. Pk and WindowDiff
+Two sets, built the same way (``transforms/chunk/segmentation_metrics.py``):
+passages of 1–3 paragraphs from different English documents, joined by blank
+lines exactly like the paragraphs inside a passage. *Tuning*:
+``corpus_choi_samples``, from ../shared/corpus (the thresholds were chosen on
+it). *Held-out*: ``heldout_choi_samples``, from the held-out sources of
+``evaluate/heldout/MANIFEST.csv`` (fetched into ``--heldout-docs``; never
+used to choose anything). Both are reported, side by side. Pk and WindowDiff
 over characters, lower is better; recursive splitting is measured at the
 chunk size whose mean chunk length is closest to each semantic result's.
 
@@ -33,6 +37,8 @@ from collections.abc import Callable, Sequence
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
+DEFAULT_HELDOUT = pathlib.Path(os.environ.get("RAGBEAM_HELDOUT_DIR",
+                                              REPO.parent / "data" / "heldout-16")) / "docs"
 
 Spans = list[tuple[int, int]]
 
@@ -212,6 +218,11 @@ def speed_only(samples, model, max_chunk: int, repeats: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--heldout-docs", type=pathlib.Path, default=DEFAULT_HELDOUT)
+    parser.add_argument("--sets", nargs="+", choices=("tuning", "heldout"),
+                        default=["tuning", "heldout"],
+                        help="tuning: the shared corpus (thresholds were chosen on it); "
+                             "heldout: the held-out sources (never used to choose anything)")
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--max-chunk", type=int, default=3000)
     parser.add_argument("--skip-others", action="store_true", help="ragbeam only")
@@ -225,13 +236,35 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from ragbeam.transforms.chunk.recursive import split_recursive
-    from ragbeam.transforms.chunk.segmentation_metrics import corpus_choi_samples, score
-    from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
-    from ragbeam.transforms.chunk.sizing import CharSizer
+    from ragbeam.transforms.chunk.segmentation_metrics import (
+        corpus_choi_samples,
+        heldout_choi_samples,
+    )
     from ragbeam.transforms.embed.model import EmbeddingOptions, load_sentence_model
 
-    samples = corpus_choi_samples(str(args.corpus), n_samples=args.samples)
+    fp32 = load_sentence_model(EmbeddingOptions())
+    for name in args.sets:
+        if name == "tuning":
+            samples = corpus_choi_samples(str(args.corpus), n_samples=args.samples)
+        elif args.heldout_docs.is_dir():
+            samples = heldout_choi_samples(str(args.heldout_docs), n_samples=args.samples)
+        else:
+            print(f"\nheld-out set skipped: {args.heldout_docs} missing "
+                  "(fetch the files of evaluate/heldout/MANIFEST.csv)")
+            continue
+        print(f"\n=== {name} set")
+        run_set(samples, fp32, args)
+    if not args.speed_only and not args.backends_only:
+        chinese_example(args.corpus, fp32, 600)
+    return 0
+
+
+def run_set(samples, fp32, args) -> None:
+    from ragbeam.transforms.chunk.recursive import split_recursive
+    from ragbeam.transforms.chunk.segmentation_metrics import score
+    from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
+    from ragbeam.transforms.chunk.sizing import CharSizer
+
     chars = sum(len(s.text) for s in samples)
     segments = sum(len(s.boundaries) + 1 for s in samples)
     print(f"{len(samples)} samples, {chars} chars, {segments} true segments "
@@ -240,10 +273,9 @@ def main() -> int:
     recursive_scores = [score(samples, [split_recursive(s.text, size, sizer).spans
                                         for s in samples])
                         for size in range(400, 6001, 100)]
-    fp32 = load_sentence_model(EmbeddingOptions())
     if args.speed_only:
         speed_only(samples, fp32, args.max_chunk, args.speed_only)
-        return 0
+        return
 
     print("\nragbeam semantic (block 3, default amounts):")
     evaluate("percentile (default)", ragbeam_chunker(fp32, SemanticOptions(), args.max_chunk),
@@ -251,7 +283,7 @@ def main() -> int:
     if args.backends_only:
         compare_backends(fp32, args.embedding_backend or [], samples, recursive_scores,
                          args.max_chunk)
-        return 0
+        return
     for threshold in THRESHOLDS[1:]:
         evaluate(threshold, ragbeam_chunker(fp32, SemanticOptions(threshold=threshold),
                                             args.max_chunk),
@@ -259,10 +291,8 @@ def main() -> int:
     evaluate("percentile, block 1 (adjacent)",
              ragbeam_chunker(fp32, SemanticOptions(block=1), args.max_chunk),
              samples, recursive_scores, timed=True)
-
     compare_backends(fp32, args.embedding_backend or [], samples, recursive_scores,
                      args.max_chunk)
-
     if not args.skip_others:
         embeddings = CachedEmbeddings(fp32)
         print("\nLangChain SemanticChunker (buffer_size 1, same model):")
@@ -277,9 +307,6 @@ def main() -> int:
         for threshold in (0.5, 0.65):
             evaluate(f"threshold {threshold}", chonkie_chunker(fp32, threshold, args.max_chunk),
                      samples, recursive_scores, timed=True)
-
-    chinese_example(args.corpus, fp32, 600)
-    return 0
 
 
 if __name__ == "__main__":

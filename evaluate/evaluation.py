@@ -15,7 +15,14 @@ Per retriever:
   not rank chunks sharing no term with the question); ``mrr`` counts the
   others as 0;
 * ``mean_chunks_in_context``: context units that fit (a parent counts once);
-* ``mean_context_tokens``.
+* ``mean_context_tokens``;
+* ``token_level``: Chroma's token-level recall, precision and IoU of the
+  questions' reference excerpts at ``k`` retrieved chunks (``token_level.py``);
+* ``by_language``: hits per question language (``lang``, else guessed from the
+  question's script and stop words).
+
+A question may carry ``references`` (excerpts of its answer document, for the
+token-level figures) and ``lang``.
 """
 
 from __future__ import annotations
@@ -26,10 +33,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragbeam.evaluate.budget import ContextUnits, FilledContext, fill_context
+from ragbeam.evaluate.budget import ContextUnit, ContextUnits, FilledContext, fill_context
 from ragbeam.evaluate.metrics import run_figures
 from ragbeam.evaluate.retrieval import EmbeddingCache, make_retriever
 from ragbeam.evaluate.run_data import DocumentRow, RunData
+from ragbeam.evaluate.token_level import (
+    DEFAULT_K,
+    SpanScore,
+    locate_excerpt,
+    mean_scores,
+    score_spans,
+)
 
 DEFAULT_BUDGET = 600
 BUDGET_CURVE = (200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000)
@@ -41,6 +55,27 @@ class Question:
     question: str
     answer_doc: str | None = None
     answer_text: str | None = None
+    references: tuple[str, ...] = ()
+    lang: str | None = None
+
+    @property
+    def excerpts(self) -> tuple[str, ...]:
+        """Reference excerpts for the token-level figures (``answer_text`` if none)."""
+        if self.references:
+            return self.references
+        return (self.answer_text,) if self.answer_text else ()
+
+    @property
+    def language(self) -> str:
+        if self.lang:
+            return self.lang
+        from ragbeam.transforms.charsets import CJK_CHAR
+
+        if CJK_CHAR.search(self.question):
+            return "zh"
+        from ragbeam.evaluate.retrieval import _WORD, guess_language
+
+        return guess_language([m.group() for m in _WORD.finditer(self.question.casefold())])
 
 
 def normalize(text: str) -> str:
@@ -63,8 +98,12 @@ def load_questions(path: str | pathlib.Path) -> list[Question]:
         answer_text = obj.get("answer_text") or None
         if answer_doc is None and answer_text is None:
             raise ValueError(f"{path}:{number}: needs 'answer_doc' and/or 'answer_text'")
+        references = obj.get("references") or ()
+        if isinstance(references, str) or not all(isinstance(r, str) for r in references):
+            raise ValueError(f"{path}:{number}: 'references' must be a list of strings")
         questions.append(Question(str(obj.get("id") or f"q{number:02d}"), obj["question"],
-                                  answer_doc, answer_text))
+                                  answer_doc, answer_text, tuple(references),
+                                  obj.get("lang") or None))
     return questions
 
 
@@ -92,8 +131,16 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
+def reference_spans(question: Question, text: str | None) -> list[tuple[int, int]]:
+    """Where the question's excerpts lie in its answer document's cleaned text."""
+    if text is None:
+        return []
+    return [span for span in (locate_excerpt(text, e) for e in question.excerpts) if span]
+
+
 def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_name: str,
-                       budget: int, cache: EmbeddingCache | None = None) -> dict[str, Any]:
+                       budget: int, cache: EmbeddingCache | None = None,
+                       k: int = DEFAULT_K) -> dict[str, Any]:
     indexed = run.indexed_chunks
     units = ContextUnits(indexed, run.chunks)
     retriever = make_retriever(retriever_name, [c.text for c in indexed], cache)
@@ -104,6 +151,9 @@ def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_na
     per_question: list[dict[str, Any]] = []
     ranks: list[int] = []
     reciprocal: list[float] = []
+    span_scores: list[SpanScore] = []
+    unlocated: list[str] = []
+    by_language: dict[str, list[int]] = {}
     for q in questions:
         ranking = retriever.rank(q.question)
         doc_id = answer_ids.get(q.answer_doc) if q.answer_doc else None
@@ -118,11 +168,29 @@ def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_na
         for b, ctx in contexts.items():
             hits_at[b] += is_hit(q, ctx, doc_id)
         main = contexts[budget]
+        token_score = None
+        refs = reference_spans(q, run.texts.get(doc_id)) if doc_id else []
+        if refs:
+            top = _top_units(ranking, units, k)
+            token_score = score_spans(
+                refs, [(u.char_start, u.char_end) for u in top if u.doc_id == doc_id],
+                sum(u.char_end - u.char_start for u in top))
+            span_scores.append(token_score)
+        elif q.excerpts and doc_id:
+            unlocated.append(q.id)
+        tally = by_language.setdefault(q.language, [0, 0])
+        tally[0] += is_hit(q, main, doc_id)
+        tally[1] += 1
         per_question.append({
             "id": q.id, "question": q.question, "hit": is_hit(q, main, doc_id),
             "first_answer_rank": first_rank, "chunks_in_context": len(main.units),
             "context_tokens": main.tokens,
             "answer_doc_found": doc_id is not None if q.answer_doc else None,
+            "language": q.language,
+            "token_level": None if token_score is None else {
+                "recall": round(100 * token_score.recall, 2),
+                "precision": round(100 * token_score.precision, 2),
+                "iou": round(100 * token_score.iou, 2)},
         })
     n = len(questions)
     return {
@@ -136,13 +204,30 @@ def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_na
         "mean_chunks_in_context": _mean([p["chunks_in_context"] for p in per_question]),
         "mean_context_tokens": _mean([p["context_tokens"] for p in per_question]),
         "unresolved_answer_docs": sorted(d for d, i in answer_ids.items() if i is None),
+        "token_level": {"k": k, **mean_scores(span_scores), "unlocated": unlocated},
+        "by_language": {lang: {"hits": h, "questions": n}
+                        for lang, (h, n) in sorted(by_language.items())},
         "per_question": per_question,
     }
 
 
+def _top_units(ranking: Sequence[int], units: ContextUnits, k: int) -> list[ContextUnit]:
+    """The first ``k`` distinct context units of the ranking (a parent counts once)."""
+    top: list[ContextUnit] = []
+    seen: set[str] = set()
+    for index in ranking:
+        unit = units[index]
+        if unit.chunk_id not in seen:
+            seen.add(unit.chunk_id)
+            top.append(unit)
+            if len(top) == k:
+                break
+    return top
+
+
 def evaluate_run(run: RunData, questions: Sequence[Question] | None = None,
                  budget: int = DEFAULT_BUDGET, retrievers: Sequence[str] = ("bm25",),
-                 cache: EmbeddingCache | None = None) -> dict[str, Any]:
+                 cache: EmbeddingCache | None = None, k: int = DEFAULT_K) -> dict[str, Any]:
     result: dict[str, Any] = {
         "output": run.output,
         "config_hash": run.run_summary.get("config_hash"),
@@ -151,8 +236,10 @@ def evaluate_run(run: RunData, questions: Sequence[Question] | None = None,
     }
     if questions:
         result["budget"] = budget
+        result["k"] = k
         result["retrieval"] = {
-            name: evaluate_retrieval(run, questions, name, budget, cache) for name in retrievers
+            name: evaluate_retrieval(run, questions, name, budget, cache, k)
+            for name in retrievers
         }
     return result
 
@@ -184,12 +271,17 @@ def figure_row(label: str, f: Mapping[str, Any]) -> list[Any]:
             f["mid_sentence_break_rate"], f["index_tokens"], f["overlap_redundancy"]]
 
 
-RETRIEVAL_COLUMNS = ("hits", "hit rate", "mean rank", "MRR", "chunks/ctx", "ctx tokens")
+RETRIEVAL_COLUMNS = ("hits", "hit rate", "mean rank", "MRR", "chunks/ctx", "ctx tokens",
+                     "by language", "tok recall", "tok prec", "tok IoU")
 
 
 def retrieval_row(label: str, r: Mapping[str, Any]) -> list[Any]:
+    token = r.get("token_level") or {}
+    languages = " ".join(f"{lang} {v['hits']}/{v['questions']}"
+                         for lang, v in (r.get("by_language") or {}).items())
     return [label, f"{r['hits']}/{r['questions']}", r["hit_rate"], r["mean_first_answer_rank"],
-            r["mrr"], r["mean_chunks_in_context"], r["mean_context_tokens"]]
+            r["mrr"], r["mean_chunks_in_context"], r["mean_context_tokens"], languages,
+            token.get("recall"), token.get("precision"), token.get("iou")]
 
 
 def format_eval(result: Mapping[str, Any]) -> str:
@@ -204,7 +296,8 @@ def format_eval(result: Mapping[str, Any]) -> str:
              f"{figures['furniture_removed']})",
              format_table(("strategy / media type", *FIGURE_COLUMNS), rows)]
     if "retrieval" in result:
-        parts.append(f"\nretrieval at a {result['budget']}-token context budget")
+        parts.append(f"\nretrieval at a {result['budget']}-token context budget; token-level "
+                     f"figures (Chroma's method, %) at k = {result.get('k', DEFAULT_K)} chunks")
         parts.append(format_table(("retriever", *RETRIEVAL_COLUMNS),
                                   [retrieval_row(n, r) for n, r in result["retrieval"].items()]))
         for name, r in result["retrieval"].items():

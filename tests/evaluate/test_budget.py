@@ -43,3 +43,15 @@ def test_parent_child_brings_parents_once_and_charges_their_tokens():
     assert ctx.tokens == 550 and ctx.retrieved == 3
     # Plain chunks (no parent) stand for themselves.
     assert context_units[3].chunk_id == "x" and context_units[3].tokens == 60
+
+
+def test_a_child_whose_parent_does_not_fit_is_sent_on_its_own():
+    big, small = row("P", 800, "parent"), row("Q", 100, "parent")
+    children = [row("p1", 50, "child", "P"), row("q1", 40, "child", "Q"),
+                row("p2", 60, "child", "P"), row("y", 500)]
+    context_units = ContextUnits(children, [big, small, *children])
+    ctx = fill_context([0, 1, 2, 3], context_units, budget=600)
+    # P (800) never fits a 600-token budget: p1 and p2 go in as themselves;
+    # Q (100) fits and is sent instead of q1; y (500) would overflow: stop.
+    assert [u.chunk_id for u in ctx.units] == ["p1", "Q", "p2"]
+    assert ctx.tokens == 50 + 100 + 60 and ctx.retrieved == 3

@@ -15,8 +15,15 @@ from ragbeam.evaluate.evaluation import (
     normalize,
     resolve_answer_doc,
 )
-from ragbeam.evaluate.retrieval import BM25Retriever, DenseRetriever, EmbeddingCache, tokenize
+from ragbeam.evaluate.retrieval import (
+    BM25Retriever,
+    DenseRetriever,
+    EmbeddingCache,
+    guess_language,
+    tokenize,
+)
 from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData
+from ragbeam.evaluate.token_level import SpanScore, locate_excerpt, score_spans
 
 DOCS = {
     "boats": "Boats may only be taken out between sunrise and one hour before sunset.",
@@ -67,9 +74,23 @@ def test_answer_doc_is_a_path_relative_to_the_input_root():
     assert resolve_answer_doc("oats.txt", docs) is None  # a suffix must start at a "/"
 
 
-def test_tokenizer_splits_cjk_into_characters_and_bigrams():
-    assert tokenize("The KV cache") == ["kv", "cache"]  # stop words dropped, case folded
-    assert tokenize("显存优化") == ["显", "存", "优", "化", "显存", "存优", "优化"]
+def test_tokenizer_stems_by_language_and_segments_cjk():
+    # English: stop words dropped, case folded, Snowball-stemmed.
+    assert tokenize("The KV cache is illustrated") == ["kv", "cach", "illustr"]
+    assert tokenize("Who illustrated it?") == tokenize("the Illustrator")[:1] == ["illustr"]
+    # German and French are recognised by their stop words and stemmed as such.
+    assert tokenize("Wie viele Jahre Arbeit hatte er hinter sich?") == [
+        "viel", "jahr", "arbeit"]
+    assert tokenize("Qu'ont en commun deux isomères ?") == ["commun", "deux", "isomer"]
+    assert guess_language(["the", "cat"]) == "en" and guess_language(["in"]) == "en"
+    # Chinese: jieba words plus character bigrams.
+    assert tokenize("显存优化") == ["显存", "优化", "显存", "存优", "优化"]
+
+
+def test_question_language_from_field_or_text():
+    assert Question("a", "浪费了多少显存?", "x").language == "zh"
+    assert Question("b", "Wie viele Jahre hatte er?", "x").language == "de"
+    assert Question("c", "How many years?", "x", lang="fr").language == "fr"
 
 
 def test_bm25_ranks_matching_chunks_and_leaves_out_unrelated_ones():
@@ -101,3 +122,49 @@ def test_evaluate_retrieval_hit_rate_rank_and_budget_curve():
     # 20 tokens fit exactly one ~17-token chunk: every curve point at >= 200 is the same.
     assert result["recall_at_budget"]["20"] == result["hit_rate"]
     assert result["per_question"][0]["chunks_in_context"] == 1
+
+
+def test_dense_retriever_with_the_multilingual_model_finds_chinese_and_german():
+    cache = EmbeddingCache(model="e5")
+    texts = [*DOCS.values(), "Luise hatte kein Geld, aber er genügte."]
+    retriever = DenseRetriever(texts, cache)
+    assert retriever.rank("现有系统浪费了多少显存?")[0] == 3
+    assert retriever.rank("Welche Frau hatte kein Geld?")[0] == 4
+    assert cache.encode(["x"], role="query").shape == (1, 384)
+
+
+def test_token_level_recall_precision_iou_by_hand():
+    # Reference: characters 10-20; retrieved: 0-15 and 15-40 of the answer document.
+    score = score_spans([(10, 20)], [(0, 15), (15, 40)], retrieved_chars=40)
+    assert score.recall == 1.0
+    assert score.precision == pytest.approx(10 / 40)
+    assert score.iou == pytest.approx(10 / (40 + 10 - 10))
+    # Nothing of the answer document retrieved, 30 characters of another one.
+    assert score_spans([(10, 20)], [], 30) == SpanScore(0.0, 0.0, 0.0)
+    # Overlapping retrieved chunks are paid twice in precision, counted once in recall.
+    twice = score_spans([(0, 10)], [(0, 10), (0, 10)], 20)
+    assert (twice.recall, twice.precision) == (1.0, 0.5)
+
+
+def test_excerpts_are_found_across_rewrapped_whitespace():
+    text = "Copy llncs.cls to a\ndirectory  that is searched."
+    start, end = locate_excerpt(text, "llncs.cls to a directory that")
+    assert (start, text[start:end]) == (5, "llncs.cls to a\ndirectory  that")
+    assert locate_excerpt(text, "not there") is None
+
+
+def test_evaluate_retrieval_token_level_and_languages():
+    run = tiny_run()
+    questions = [Question("boats", "When must boats be back before sunset?", "boats.txt",
+                          "one hour before sunset"),
+                 Question("zh", "浪费了多少显存?", "zh.txt", "60% - 80%",
+                          references=("现有系统浪费了 60% - 80% 的显存。",))]
+    result = evaluate_retrieval(run, questions, "bm25", budget=200, k=1)
+    token = result["token_level"]
+    assert token["questions"] == 2 and token["k"] == 1 and token["unlocated"] == []
+    assert token["recall"] == 100.0  # each answer chunk ranked first
+    boats = len("one hour before sunset") / len(DOCS["boats"])
+    zh = len("现有系统浪费了 60% - 80% 的显存。") / len(DOCS["zh"])
+    assert token["iou"] == pytest.approx(100 * (boats + zh) / 2, abs=0.01)
+    assert result["by_language"] == {"en": {"hits": 1, "questions": 1},
+                                     "zh": {"hits": 1, "questions": 1}}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import csv
 import pathlib
 
 from ragbeam.evaluate.evaluation import load_questions, normalize, resolve_answer_doc
 from ragbeam.evaluate.run_data import load_run
+from ragbeam.evaluate.token_level import locate_excerpt
 
 QUESTIONS = pathlib.Path(__file__).resolve().parents[1] / "data" / "questions.jsonl"
+HELDOUT = pathlib.Path(__file__).resolve().parents[2] / "evaluate" / "heldout"
 
 
 def test_corpus_questions_point_at_real_documents_and_answers(corpus_run, corpus_manifest):
@@ -23,5 +26,27 @@ def test_corpus_questions_point_at_real_documents_and_answers(corpus_run, corpus
             assert doc_id is not None, q.id
             if q.answer_text:
                 assert normalize(q.answer_text) in normalize(run.texts[doc_id]), q.id
+            # Reference excerpts (token-level figures) are found in the cleaned text.
+            for excerpt in q.references:
+                assert locate_excerpt(run.texts[doc_id], excerpt) is not None, q.id
         else:
             assert any(normalize(q.answer_text) in normalize(t) for t in run.texts.values())
+
+
+def test_held_out_questions_name_manifest_documents_and_carry_references():
+    """The held-out set is committed (our questions), its documents are not: every
+    question points at a manifest row, has a language and reference excerpts, and
+    every manifest row names repository, commit, sha256 and licence."""
+    with open(HELDOUT / "MANIFEST.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert all(r["split"] == "heldout" and len(r["commit"]) == 40 and len(r["sha256"]) == 64
+               and r["source_repo"] and r["source_path"] and r["license"] for r in rows)
+    documents = {r["path"].removeprefix("docs/") for r in rows if r["path"].startswith("docs/")}
+    questions = load_questions(HELDOUT / "questions.jsonl")
+    assert len(questions) >= 40 and len({q.id for q in questions}) == len(questions)
+    assert {q.lang for q in questions} == {"en", "zh", "fr", "de"}
+    for q in questions:
+        assert q.answer_doc in documents and q.answer_text and q.references, q.id
+        # The corpus questions and these must not share a document (split by source).
+        assert not (pathlib.Path(__file__).resolve().parents[3] / "shared" / "corpus"
+                    / q.answer_doc).exists(), q.id

@@ -117,6 +117,7 @@ def test_a_config_file_holds_every_option_and_flags_override_it(tmp_path):
         f'output = "{out}"\n'
         'exclude = ["*.py", "*.pdf"]\n'
         'strategy = "fixed"\n'
+        'size_unit = "chars"\n'
         "chunk_size = 120\n"
         "max_error_rate = 0.25\n"
         "[beam]\n"

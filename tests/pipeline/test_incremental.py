@@ -27,6 +27,7 @@ CHUNK_SIZE = "200"
 
 def _run(corpus: pathlib.Path, out: pathlib.Path, *extra: str) -> dict:
     return run_cli(["--input", str(corpus), "--output", str(out), "--chunk-size", CHUNK_SIZE,
+                    "--size-unit", "chars",
                     "--extract-timeout", TEST_EXTRACT_TIMEOUT, *extra])
 
 

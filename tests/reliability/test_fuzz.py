@@ -96,7 +96,7 @@ FUZZED_STRATEGIES = sorted(name for name in STRATEGIES if name != "semantic")
        overlap_share=st.floats(0, 0.5))
 def test_every_strategy_survives_hostile_documents(name, extracted, size, overlap_share):
     doc = clean_document(extracted, CleanOptions())
-    options = ChunkOptions(size=size, overlap=int(size * overlap_share))
+    options = ChunkOptions(unit="chars", size=size, overlap=int(size * overlap_share))
     try:
         strategy = build_strategy(name, options)
     except ValueError:  # this strategy refuses these options: a configuration error

@@ -21,9 +21,14 @@ from ragbeam.transforms.types import BlockKind, Chunk, Document
 class ChunkOptions:
     """Sizing shared by every strategy (all part of the config fingerprint)."""
 
-    size: int = 1000
+    # 128 tokens (cl100k): chosen on the tuning questions (shared corpus) over 96-320
+    # tokens and 500/1000 characters at a 600-token context budget; it also stays
+    # inside the default embedding model's 256-word-piece window. A size in
+    # characters over-fills a token budget on CJK text (1,000 CJK characters are
+    # ~1,000+ tokens). docs/evaluation.md, "Defaults against a plain pipeline".
+    size: int = 128
     overlap: int = 0
-    unit: str = "chars"  # "chars" | "tokens" | "model"
+    unit: str = "tokens"  # "chars" | "tokens" | "model"
     encoding: str = DEFAULT_ENCODING
     # unit "model": the embedding model whose tokenizer measures chunks.
     tokenizer_model: str | None = None
@@ -47,7 +52,8 @@ class ChunkOptions:
 @dataclass(frozen=True)
 class ChunkingResult:
     chunks: list[Chunk]
-    stats: Mapping[str, int] = field(default_factory=dict)  # e.g. {"hard_cuts": 2}
+    # Counters, e.g. {"hard_cuts": 2}, and notes (strings) for documents.metadata.
+    stats: Mapping[str, int | str] = field(default_factory=dict)
 
 
 class Strategy(Protocol):

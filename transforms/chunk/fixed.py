@@ -41,6 +41,8 @@ def window_count(length: int, size: int, overlap: int) -> int:
 def _token_boundaries(text: str, start: int, end: int, sizer: TokenizingSizer) -> list[int]:
     """Offsets in ``text`` where the tokens of ``text[start:end]`` start, plus ``end``."""
     offsets = sizer.token_starts(text[start:end])
+    if offsets is None:  # text without an exact token round trip (a lone surrogate):
+        offsets = list(range(end - start))  # every character a boundary: windows only shrink
     bounds = [start]
     for offset in offsets[1:]:
         if start + offset > bounds[-1]:

@@ -1,69 +1,73 @@
-"""Label-free chunk quality figures (pure), shared by tests and benchmarks.
+"""The mid-sentence break metric (pure): one definition for benchmarks, tests and eval.
 
-*Mid-sentence break rate*: the share of chunks, not counting each document's
-last, whose text ends neither at a sentence end nor at a block end.
-
-* Sentence end: the text, trailing whitespace aside, ends with one of
-  ``。！？!?.;；…``, possibly followed by closing quotes or brackets and citation marks
-  (``[12]``).
-* Block end: the chunk ends where a block of the cleaned text ends — at the
-  end of a span of the document's span map, or right before a line break.
-  Cleaning puts line breaks only between blocks (paragraphs, list items,
-  headings, table rows) and between the source's own lines, so a chunk that
-  ends at one has not cut a sentence the document's structure holds together.
+A chunk *breaks a sentence* when its end, trailing whitespace aside, is not
+where a sentence ends according to the project's one sentence segmenter
+(``sentences.py``: sentencex's rules, CJK full stops, blank lines). The end
+of the document counts as a sentence end. Nothing else does: not a line
+break, not ``;`` — a chunker that cuts at a line break in the middle of a
+hard-wrapped sentence or a list without full stops is charged for it, even
+when those are its own separators. Each document's last chunk is not
+counted (it cannot break anything).
 
 A break is *forced* when it falls inside a stretch of text with no sentence
-or block end at all that is longer than the size cap (a hex dump, a navigation
-box of names, a 600-character sentence): any chunker that honours the cap
-must break such a stretch at least ``ceil(length / cap) − 1`` times. The
-*avoidable* rate leaves forced breaks out; both are reported.
+end at all that is longer than the size cap (a hex dump, a navigation box of
+names, a 600-character sentence): any chunker that honours the cap must break
+such a stretch at least ``ceil(length / cap) − 1`` times. The *avoidable*
+rate leaves forced breaks out; both are reported.
 
 Parent chunks (parent-child) are left out: the children are what gets indexed.
+``benchmarks/chunking_quality.py``, the tests and ``ragbeam eval``
+(``evaluate/metrics.py``) all call ``count_breaks``.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ragbeam.transforms.chunk.sentences import sentence_ends
 from ragbeam.transforms.types import Chunk, ChunkLevel, Document
 
-_SENTENCE_MARK = r"[。！？!?.;；…][”’\"'」』）)】》\]]*(?:\[[^\]\s]{1,12}\])*"
-SENTENCE_END = re.compile(_SENTENCE_MARK + r"\s*$")
-_BOUNDARY = re.compile(_SENTENCE_MARK + r"|[^\S\n]*(?=\n)")
+
+@dataclass(frozen=True)
+class BreakCount:
+    counted: int  # chunks that could break a sentence (not a document's last)
+    mid_sentence: int
+    forced: int  # breaks no chunker within the cap could avoid
+
+    def __add__(self, other: BreakCount) -> BreakCount:
+        return BreakCount(self.counted + other.counted, self.mid_sentence + other.mid_sentence,
+                          self.forced + other.forced)
 
 
-def ends_at_boundary(doc: Document, chunk_end: int, chunk_text: str,
-                     span_ends: list[int] | None = None) -> bool:
-    """Whether a chunk ending at ``chunk_end`` ends at a sentence or block end."""
-    if SENTENCE_END.search(chunk_text):
-        return True
-    rest = doc.text[chunk_end:chunk_end + 64].lstrip(" \t")
-    if not rest or rest.startswith("\n"):
-        return True
-    ends = span_ends if span_ends is not None else sorted(s.end for s in doc.spans)
-    i = bisect.bisect_left(ends, chunk_end)
-    return i < len(ends) and ends[i] == chunk_end
+NO_BREAKS = BreakCount(0, 0, 0)
 
 
-def boundary_offsets(doc: Document) -> list[int]:
-    """Every offset where a chunk may end without breaking a sentence, sorted."""
-    ends = {m.end() for m in _BOUNDARY.finditer(doc.text)}
-    ends.update(m.start() for m in re.finditer(r"[^\S\n]*\n", doc.text))
-    ends.update(s.end for s in doc.spans)
-    ends.update((0, len(doc.text)))
-    return sorted(ends)
+def count_breaks(text: str, chunk_ends: Sequence[int], cap_chars: int | None = None
+                 ) -> BreakCount:
+    """Breaks among one document's indexed chunks, given their end offsets.
 
-
-def is_forced_break(boundaries: list[int], chunk_end: int, cap: int) -> bool:
-    """Whether the boundary-free stretch around ``chunk_end`` is longer than ``cap``."""
-    i = bisect.bisect_left(boundaries, chunk_end)
-    after = boundaries[min(i, len(boundaries) - 1)]
-    before = boundaries[max(i - 1, 0)]
-    return after - before > cap
+    The chunk ending last is not counted. With ``cap_chars``, breaks inside a
+    sentence-end-free stretch longer than the cap are counted as forced.
+    """
+    if len(chunk_ends) < 2:
+        return NO_BREAKS
+    ends = sorted(chunk_ends)[:-1]
+    sentences = sentence_ends(text)
+    boundaries = [0, *sentences.ends, len(text)]
+    mid = forced = 0
+    for end in ends:
+        if sentences.is_end(end):
+            continue
+        mid += 1
+        if cap_chars:
+            i = bisect.bisect_left(boundaries, end)
+            after = boundaries[min(i, len(boundaries) - 1)]
+            before = boundaries[max(i - 1, 0)]
+            forced += after - before > cap_chars
+    return BreakCount(len(ends), mid, forced)
 
 
 def indexed_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
@@ -92,27 +96,19 @@ class QualityFigures:
 
 def quality_figures(results: Iterable[tuple[Document, list[Chunk]]], cap_chars: int
                     ) -> QualityFigures:
-    """Figures over many documents' chunks (each list in document order);
-    ``cap_chars`` is the size cap in characters, to tell forced breaks."""
+    """Figures over many documents' chunks; ``cap_chars`` is the size cap in
+    characters, to tell forced breaks."""
     sizes: list[int] = []
-    counted = breaks = forced = 0
+    total = NO_BREAKS
     for doc, chunks in results:
         indexed = indexed_chunks(chunks)
         sizes.extend(len(c.text) for c in indexed)
-        span_ends = sorted(s.end for s in doc.spans)
-        boundaries: list[int] | None = None
-        for chunk in indexed[:-1]:
-            counted += 1
-            if ends_at_boundary(doc, chunk.end, chunk.text, span_ends):
-                continue
-            breaks += 1
-            boundaries = boundaries or boundary_offsets(doc)
-            forced += is_forced_break(boundaries, chunk.end, cap_chars)
+        total += count_breaks(doc.text, [c.end for c in indexed], cap_chars)
     return QualityFigures(
         chunks=len(sizes),
-        breaks_counted=counted,
-        mid_sentence_breaks=breaks,
-        forced_breaks=forced,
+        breaks_counted=total.counted,
+        mid_sentence_breaks=total.mid_sentence,
+        forced_breaks=total.forced,
         mean_chars=statistics.fmean(sizes) if sizes else 0.0,
         median_chars=statistics.median(sizes) if sizes else 0.0,
     )

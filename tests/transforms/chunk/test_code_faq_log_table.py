@@ -28,7 +28,7 @@ def make_doc(text: str, spans: tuple[TextSpan, ...] = (), uri: str = "file:///t.
 def test_python_functions_and_classes_that_fit_are_never_cut(module):
     source = pathlib.Path(module.__file__).read_text(encoding="utf-8")
     size = 1500
-    result = build_strategy("code", ChunkOptions(size=size)).chunk(make_doc(source))
+    result = build_strategy("code", ChunkOptions(unit="chars", size=size)).chunk(make_doc(source))
     spans = [(c.start, c.end) for c in result.chunks]
     assert result.stats["python_ast"] == 1
     lines = [0, *(i + 1 for i, ch in enumerate(source) if ch == "\n")]
@@ -50,7 +50,8 @@ def test_decorators_and_comments_stay_with_their_function():
     source = ("import functools\n\n\n# Cache results: the lookup is slow.\n"
               "@functools.cache\ndef slow(x):\n    return x * 2\n\n\n"
               "def other():\n    '''Docstring.'''\n    return 1\n")
-    chunks = build_strategy("code", ChunkOptions(size=90)).chunk(make_doc(source)).chunks
+    chunks = build_strategy("code", ChunkOptions(unit="chars", size=90)).chunk(
+        make_doc(source)).chunks
     slow = next(c for c in chunks if "def slow" in c.text)
     assert slow.text.startswith("# Cache results") and "@functools.cache" in slow.text
 
@@ -58,7 +59,8 @@ def test_decorators_and_comments_stay_with_their_function():
 def test_other_languages_split_between_top_level_blocks():
     source = "\n\n".join(
         f"function f{i}(a, b) {{\n  const s = a + b;\n  return s * {i};\n}}" for i in range(8))
-    chunks = build_strategy("code", ChunkOptions(size=130)).chunk(make_doc(source)).chunks
+    chunks = build_strategy("code", ChunkOptions(unit="chars", size=130)).chunk(
+        make_doc(source)).chunks
     assert len(chunks) > 1
     for chunk in chunks:
         assert chunk.text.startswith("function") and chunk.text.endswith("}")
@@ -83,7 +85,7 @@ Every Beam runner: Direct, Flink and Dataflow.
 
 
 def test_one_chunk_per_question_answer_pair():
-    chunks = build_strategy("faq", ChunkOptions(size=400)).chunk(make_doc(FAQ)).chunks
+    chunks = build_strategy("faq", ChunkOptions(unit="chars", size=400)).chunk(make_doc(FAQ)).chunks
     texts = [c.text for c in chunks]
     assert texts[0] == "Frequently asked questions"
     assert texts[1] == "Q: How do I install it?\nA: Run pip install. It takes a minute."
@@ -95,7 +97,8 @@ def test_one_chunk_per_question_answer_pair():
 
 def test_a_long_answer_is_split_and_every_piece_keeps_its_question():
     text = "Q: Why?\nA: " + "Because of a long reason. " * 30
-    chunks = build_strategy("faq", ChunkOptions(size=120)).chunk(make_doc(text)).chunks
+    chunks = build_strategy("faq", ChunkOptions(unit="chars", size=120)).chunk(
+        make_doc(text)).chunks
     assert len(chunks) > 2 and all(len(c.text) <= 120 for c in chunks)
     assert all(c.metadata["question"] == "Q: Why?" for c in chunks)
 
@@ -120,7 +123,7 @@ java.io.IOException: Connection reset by peer
 
 
 def test_log_entries_with_stack_traces_are_never_split():
-    chunks = build_strategy("log", ChunkOptions(size=260)).chunk(make_doc(LOG)).chunks
+    chunks = build_strategy("log", ChunkOptions(unit="chars", size=260)).chunk(make_doc(LOG)).chunks
     trace = next(c for c in chunks if "ERROR" in c.text)
     assert "SocketDispatcher.java:39)" in trace.text
     for chunk in chunks:
@@ -131,7 +134,8 @@ def test_log_entries_with_stack_traces_are_never_split():
 
 def test_an_entry_over_the_cap_is_split_between_lines():
     text = "2024-01-02T03:04:05Z start\n" + "".join(f"detail line {i}\n" for i in range(40))
-    chunks = build_strategy("log", ChunkOptions(size=100)).chunk(make_doc(text)).chunks
+    chunks = build_strategy("log", ChunkOptions(unit="chars", size=100)).chunk(
+        make_doc(text)).chunks
     assert len(chunks) > 1 and all(len(c.text) <= 100 for c in chunks)
     assert all(c.text.endswith(tuple("0123456789")) for c in chunks)
 
@@ -146,7 +150,7 @@ def test_table_rows_are_grouped_and_the_header_goes_with_every_group():
     spans = (TextSpan(0, len(intro), BlockKind.PARAGRAPH),
              TextSpan(len(intro) + 2, len(text), BlockKind.TABLE))
     doc = make_doc(text, spans)
-    chunks = build_strategy("table", ChunkOptions(size=200)).chunk(doc).chunks
+    chunks = build_strategy("table", ChunkOptions(unit="chars", size=200)).chunk(doc).chunks
     assert chunks[0].text == intro
     assert chunks[1].text.startswith("Region | Sales | Profit\nZone 0 |")
     for chunk in chunks[2:]:
@@ -160,7 +164,8 @@ def test_table_rows_are_grouped_and_the_header_goes_with_every_group():
 
 def test_csv_text_records_continue_inside_quotes():
     text = 'id,title,body\n1,"first","line one\nline two"\n2,"second","short"\n' * 5
-    chunks = build_strategy("table", ChunkOptions(size=60)).chunk(make_doc(text)).chunks
+    chunks = build_strategy("table", ChunkOptions(unit="chars", size=60)).chunk(
+        make_doc(text)).chunks
     for chunk in chunks:
         assert chunk.text.count('"') % 2 == 0, "a quoted cell is never cut"
 
@@ -171,5 +176,6 @@ def test_c_functions_are_cut_above_the_comment_block_that_documents_them():
         for i in range(6))
     cuts = generic_cuts(source, 0, len(source))
     assert cuts == [source.index(f"/* Adds {i}.") for i in range(1, 6)]
-    chunks = build_strategy("code", ChunkOptions(size=60)).chunk(make_doc(source)).chunks
+    chunks = build_strategy("code", ChunkOptions(unit="chars", size=60)).chunk(
+        make_doc(source)).chunks
     assert all(c.text.startswith("/* Adds") and c.text.endswith("}") for c in chunks)

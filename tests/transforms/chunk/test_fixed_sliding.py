@@ -49,7 +49,8 @@ def test_fixed_in_tokens_overlaps_by_tokens():
 @pytest.mark.parametrize(("size", "ratio", "step"), [(400, 0.25, 300), (100, 0.5, 50),
                                                      (10, 0.0, 10), (3, 0.9, 1)])
 def test_sliding_steps_by_size_times_one_minus_ratio(size, ratio, step):
-    strategy = build_strategy("sliding", ChunkOptions(size=size), {"overlap_ratio": ratio})
+    strategy = build_strategy("sliding", ChunkOptions(unit="chars", size=size),
+        {"overlap_ratio": ratio})
     text = "abcdefghij" * 100
     chunks = strategy.chunk(_doc(text)).chunks
     assert all(b.start - a.start == step for a, b in itertools.pairwise(chunks))

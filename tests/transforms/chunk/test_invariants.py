@@ -86,7 +86,7 @@ def check_invariants(name: str, doc: Document, options: ChunkOptions) -> None:
 @given(doc=documents(), size=st.integers(min_value=8, max_value=300))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_invariants_hold_for_any_document(name, doc, size):
-    check_invariants(name, doc, ChunkOptions(size=size))
+    check_invariants(name, doc, ChunkOptions(unit="chars", size=size))
 
 
 @pytest.mark.parametrize("name", ALL_STRATEGIES)
@@ -95,7 +95,7 @@ def test_invariants_hold_for_any_document(name, doc, size):
 @settings(max_examples=40, deadline=None)
 def test_invariants_hold_for_any_text_and_overlap(name, text, size, overlap_share):
     overlap = min(int(size * overlap_share), size - 1)
-    check_invariants(name, make_doc(text), ChunkOptions(size=size, overlap=overlap))
+    check_invariants(name, make_doc(text), ChunkOptions(unit="chars", size=size, overlap=overlap))
 
 
 @pytest.mark.parametrize("name", ALL_STRATEGIES)
@@ -117,15 +117,15 @@ def test_invariants_hold_in_model_tokens(name, doc, size):
 @pytest.mark.parametrize("name", ALL_STRATEGIES)
 def test_chinese_without_spaces(name):
     text = "湖畔野外站建于一九八五年，位于湖泊北岸。站内设有气象观测场和水文实验室！" * 20
-    check_invariants(name, make_doc(text), ChunkOptions(size=50))
-    chunks = build_strategy(name, ChunkOptions(size=50)).chunk(make_doc(text)).chunks
+    check_invariants(name, make_doc(text), ChunkOptions(unit="chars", size=50))
+    chunks = build_strategy(name, ChunkOptions(unit="chars", size=50)).chunk(make_doc(text)).chunks
     assert len(chunks) > 1
 
 
 @pytest.mark.parametrize("name", ALL_STRATEGIES)
 @pytest.mark.parametrize("text", ["", " ", "\n\n\t", "a", "你", "?"])
 def test_empty_and_one_character_documents(name, text):
-    chunks = build_strategy(name, ChunkOptions(size=10)).chunk(make_doc(text)).chunks
+    chunks = build_strategy(name, ChunkOptions(unit="chars", size=10)).chunk(make_doc(text)).chunks
     indexed = [c for c in chunks if c.level is not ChunkLevel.PARENT]
     if text.strip():
         assert [(c.start, c.end) for c in indexed] == [(0, 1)]

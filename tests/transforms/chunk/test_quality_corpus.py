@@ -35,14 +35,15 @@ def test_avoidable_mid_sentence_breaks_stay_under_target(corpus_documents, strat
     figures = chunking_quality.measure(corpus_documents, strategy, SIZE)
     print(f"{strategy}@{SIZE}: {figures}")
     assert figures.chunks > 1000
-    # Forced breaks (inside boundary-free stretches longer than the cap: the hex
-    # dump in llncsdoc.pdf) are what keeps the raw rate above the target.
+    # Forced breaks (inside stretches without a sentence end longer than the cap:
+    # tables, logs, CSV rows, the hex dump in llncsdoc.pdf) keep the raw rate up;
+    # line ends do not count as sentence ends (hard-wrapped text breaks at them).
     assert figures.avoidable_break_rate <= TARGET, figures
-    assert figures.mid_sentence_break_rate <= 0.05, figures
+    assert figures.mid_sentence_break_rate <= 0.20, figures
 
 
 def test_fixed_windows_break_sentences_the_measure_tells_them_apart(corpus_documents):
     fixed = chunking_quality.measure(corpus_documents, "fixed", SIZE)
     recursive = chunking_quality.measure(corpus_documents, "recursive", SIZE)
     assert fixed.mid_sentence_break_rate > 0.5
-    assert fixed.avoidable_break_rate > 20 * recursive.avoidable_break_rate
+    assert fixed.avoidable_break_rate > 0.5 > 20 * recursive.avoidable_break_rate

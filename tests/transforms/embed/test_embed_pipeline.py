@@ -41,7 +41,8 @@ def inputs(tmp_path_factory) -> pathlib.Path:
 
 def _run(inputs: pathlib.Path, out: pathlib.Path, *extra: str, expected_exit: int = 0) -> dict:
     return run_cli(["--input", str(inputs), "--output", str(out), "--strategy", "semantic",
-                    "--chunk-size", "400", *extra], expected_exit=expected_exit)
+                    "--chunk-size", "400", "--size-unit", "chars", *extra],
+                   expected_exit=expected_exit)
 
 
 def _chunks(out: pathlib.Path) -> list[tuple[str, int, int, str]]:
@@ -89,7 +90,8 @@ def test_other_runners_give_the_same_chunks(beam_args, inputs, in_memory_run, tm
 def test_embed_chunks_fills_unit_vectors_of_header_and_text(inputs, tmp_path):
     out = tmp_path / "out"
     run_cli(["--input", str(inputs), "--output", str(out), "--strategy", "recursive",
-             "--chunk-size", "300", "--embed-chunks", "--embedding-batch-size", "4"])
+             "--chunk-size", "300", "--size-unit", "chars", "--embed-chunks",
+             "--embedding-batch-size", "4"])
     rows = read_table(out, "chunks").to_pylist()
     assert rows and all(len(r["embedding"]) == 384 for r in rows)
     model = load_sentence_model(EmbeddingOptions())
@@ -146,7 +148,7 @@ def test_long_corpus_prose_in_chinese(tmp_path):
         pytest.skip("shared corpus not found")
     out = tmp_path / "out"
     run_cli(["--input", str(CORPUS / "pdf" / "zh-poems.pdf"), "--output", str(out),
-             "--strategy", "semantic", "--chunk-size", "300"])
+             "--strategy", "semantic", "--chunk-size", "300", "--size-unit", "chars"])
     rows = read_table(out, "chunks").to_pylist()
     assert len(rows) >= 3 and all(r["char_count"] <= 300 for r in rows)
 
@@ -160,7 +162,8 @@ def test_router_sends_long_prose_to_semantic_with_table_parameters(inputs, tmp_p
         "  strategies:\n"
         "    semantic: {size: 300, threshold: std}\n", encoding="utf-8")
     out = tmp_path / "out"
-    summary = run_cli(["--input", str(inputs), "--output", str(out), "--config", str(config)])
+    summary = run_cli(["--input", str(inputs), "--output", str(out), "--config", str(config),
+                       "--size-unit", "chars"])
     assert summary["config"]["semantic"]["threshold"] == "percentile"  # run default
     documents = {pathlib.Path(d["source_uri"]).name: d
                  for d in read_table(out, "documents").to_pylist()}

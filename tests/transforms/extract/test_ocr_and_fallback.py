@@ -252,7 +252,8 @@ def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path,
         out = tmp_path / mode
         # Chunks of about a page's text, so a chunk's pages say where its text came from.
         runs[mode] = (out, run_cli(["--input", str(folder), "--output", str(out), "--ocr", mode,
-                                    "--chunk-size", "45", "--extract-timeout", "30"]))
+                                    "--chunk-size", "45", "--size-unit", "chars",
+                                    "--extract-timeout", "30"]))
     out, summary = runs["auto"]
     docs = {os.path.basename(d["source_uri"]): d for d in read_table(out, "documents").to_pylist()}
     assert all(d["status"] == "ok" for d in docs.values()), docs

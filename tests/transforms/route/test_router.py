@@ -179,7 +179,8 @@ def test_route_and_chunk_stages_count_per_strategy_as_beam_metrics():
     pipeline = beam.Pipeline(runner="DirectRunner")
     routed = (pipeline | beam.Create(docs) | beam.ParDo(RouteDocument(RouteOptions()))
               .with_outputs("failures", main="ok"))
-    _ = routed.ok | beam.ParDo(ChunkDocument(ChunkOptions(size=200), "cfg")).with_outputs(
+    _ = routed.ok | beam.ParDo(ChunkDocument(
+        ChunkOptions(unit="chars", size=200), "cfg")).with_outputs(
         "failures", "documents", main="chunks")
     result = pipeline.run()
     result.wait_until_finish()

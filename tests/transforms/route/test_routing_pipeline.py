@@ -48,7 +48,7 @@ def routed_run(tmp_path_factory):
     config.write_text(textwrap.dedent(CONFIG))
     out = root / "out"
     run_cli(["--input", str(inputs), "--output", str(out), "--config", str(config),
-             "--chunk-size", "300", "--embed-text"])
+             "--chunk-size", "300", "--size-unit", "chars", "--embed-text"])
     documents = {r["source_uri"].split("/in/")[1]: r
                  for r in read_table(out, "documents").to_pylist()}
     chunks = read_table(out, "chunks").to_pylist()

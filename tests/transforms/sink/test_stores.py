@@ -100,7 +100,8 @@ def stores(tmp_path_factory) -> dict[str, pathlib.Path]:
 
 def _run(stores: dict[str, pathlib.Path], out: str, *extra: str) -> dict:
     return run_cli(["--input", str(stores["corpus"]), "--output", str(stores["root"] / out),
-                    "--chunk-size", "300", "--extract-timeout", TEST_EXTRACT_TIMEOUT,
+                    "--chunk-size", "300", "--size-unit", "chars",
+                    "--extract-timeout", TEST_EXTRACT_TIMEOUT,
                     "--sink", f"milvus:{stores['milvus']}?collection={COLLECTION}",
                     "--sink", f"qdrant:{stores['qdrant']}?collection={COLLECTION}", *extra])
 

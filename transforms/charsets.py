@@ -1,0 +1,38 @@
+"""The one definition of CJK characters and of sentence- and clause-end marks.
+
+Cleaning, sentence segmentation, recursive splitting, routing, retrieval
+tokenizers and the quality metrics all ask the same two questions — "is this a
+CJK character?" and "does this mark end a sentence?" — so they import the
+answers from here instead of keeping their own copies.
+
+CJK here means the scripts written without spaces between words, plus their
+punctuation blocks: CJK radicals, symbols and punctuation, kana, bopomofo,
+the unified ideographs and extension A (U+2E80–U+9FFF), Hangul syllables
+(U+AC00–U+D7AF), compatibility ideographs (U+F900–U+FAFF), half- and
+full-width forms (U+FF00–U+FFEF) and the supplementary ideograph planes
+(U+20000–U+2FA1F).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Body of a regex character class (use as f"[{CJK_CLASS}]").
+CJK_CLASS = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
+CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
+
+# Marks that end a sentence wherever they stand in CJK text (they are unambiguous there).
+CJK_SENTENCE_ENDS = "。！？"
+# Marks that end a sentence in spaced scripts when followed by whitespace (or the end).
+LATIN_SENTENCE_ENDS = ".!?"
+ELLIPSIS = "…"
+SENTENCE_ENDS = CJK_SENTENCE_ENDS + LATIN_SENTENCE_ENDS + ELLIPSIS
+# Clause ends: not sentence ends, but a line ending in one is not cut off mid-clause.
+CLAUSE_ENDS = ";；:："
+# Closing quotes and brackets that stay with the sentence before them (``"Stop." Then``).
+CLOSERS = "”’\"'」』）)】》]"
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` (one character; '' is not) is a CJK character or CJK punctuation."""
+    return bool(ch) and CJK_CHAR.match(ch) is not None
