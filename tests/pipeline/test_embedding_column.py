@@ -80,7 +80,7 @@ def test_the_column_is_a_typed_vector_with_its_provenance(default_run):
 
 def test_duckdb_array_functions_work_on_the_column(default_run):
     out, _, _ = default_run
-    chunks = read_table(out, "chunks").select(["chunk_id", "text", "embedding"])  # noqa: F841
+    chunks = read_table(out, "chunks").select(["chunk_id", "text", "embedding"])
     con = duckdb.connect()
     # Over Arrow the column is FLOAT[384]: no cast.
     assert con.sql("select typeof(embedding) from chunks limit 1").fetchall() == [("FLOAT[384]",)]
