@@ -37,8 +37,9 @@ from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHUNKS,
     CARRIED_DOCUMENTS,
     CARRIED_ERRORS,
+    PREVIOUS_CHUNKS,
+    PREVIOUS_DOCUMENTS,
     PREVIOUS_EMBEDDINGS,
-    PREVIOUS_STATE,
     TO_PROCESS,
     CompareWithPrevious,
     Reconcile,
@@ -92,7 +93,8 @@ class IngestDocuments(beam.PTransform):
         previous = None
         if config.previous:
             previous = sources | "Compare with previous" >> CompareWithPrevious(
-                config.previous, config_hash, m.max_file_bytes, config.retry_errors)
+                config.previous, config_hash, m.max_file_bytes, config.retry_errors,
+                config.verify_hashes)
             sources = previous[TO_PROCESS]
         fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
             FAILURES, main="ok")
@@ -157,8 +159,10 @@ class IngestDocuments(beam.PTransform):
                 "errors": failures | "Error rows" >> beam.Map(error_row),
                 "changes": chunks | "Every chunk is new" >> beam.Map(upsert_row_for_chunk),
             }
-        reconciled = ({"failures": failures, "previous": previous[PREVIOUS_STATE],
-                       "chunks": chunks} | "Reconcile" >> Reconcile(config_hash))
+        reconciled = ({"failures": failures, "chunks": chunks,
+                       PREVIOUS_DOCUMENTS: previous[PREVIOUS_DOCUMENTS],
+                       PREVIOUS_CHUNKS: previous[PREVIOUS_CHUNKS]}
+                      | "Reconcile" >> Reconcile(config_hash))
         # The output stays a full snapshot: add what was carried over.
         carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}

@@ -33,10 +33,12 @@ from ragbeam.transforms.incremental.compare import as_python_row
 from ragbeam.transforms.types import Failure
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
+    SOURCE_MODIFIED_KEY,
     error_document_row,
     error_row,
     failure_metadata,
     failure_text,
+    source_metadata,
 )
 
 # documents.metadata of a stale row: which bytes and config its chunks come from.
@@ -96,8 +98,10 @@ def stale_document_row(previous: Mapping[str, Any], failure: Failure, config_has
     current file's hash and config (so the next run sees whether either changed)."""
     row = as_python_row(previous)
     old_metadata = dict(row.get("metadata") or {})
-    metadata = {k: v for k, v in old_metadata.items() if k != ERROR_CARRIED_KEY}
+    metadata = {k: v for k, v in old_metadata.items()
+                if k not in (ERROR_CARRIED_KEY, SOURCE_MODIFIED_KEY)}
     metadata.update(failure_metadata(failure))
+    metadata.update(source_metadata(failure.source))  # the file that failed now
     was_stale = row["status"] == STATUS_STALE
     metadata[LAST_GOOD_CONTENT_HASH_KEY] = (
         old_metadata.get(LAST_GOOD_CONTENT_HASH_KEY) if was_stale else row["content_hash"]) or ""
