@@ -98,17 +98,45 @@ def _suggestion(flag: str, ours: list[str], beams: list[str]) -> str:
     return ""
 
 
+# Files check_inputs lists first: on an object store, one page of the listing.
+FIRST_LISTING = 1000
+
+
 def check_inputs(config: RunConfig) -> None:
-    """Every --input must match at least one file that passes the filters."""
+    """Every --input must match at least one file that passes the filters. The
+    launcher lists no further than it must: the first files usually answer, and
+    only when none of them passes the filters is the whole input listed."""
     m = config.match
     for raw in m.inputs:
+        pattern = expand_input(raw)
         try:
-            found = expand_input(raw).match()
+            found = pattern.match(limit=FIRST_LISTING)
+            if len(found) == FIRST_LISTING and not _any_passes(found, m):
+                found = pattern.match()
         except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
-            raise UsageError(f"--input {raw!r}: cannot list: {exc}") from None
-        if not any(passes_filters(f.path, m.include, m.exclude) for f in found):
+            raise UsageError(f"--input {raw!r}: cannot list: {storage_error(exc)}") from None
+        if not _any_passes(found, m):
             raise UsageError(f"--input {raw!r} matched no files"
                              + (" (after --include/--exclude)" if found else ""))
+
+
+def _any_passes(found: Sequence, m) -> bool:
+    return any(passes_filters(f.path, m.include, m.exclude) for f in found)
+
+
+def storage_error(exc: BaseException) -> str:
+    """A storage failure in one line: Beam wraps the store's own error (a 404 for a
+    missing bucket…) in nested ``BeamIOError``s keyed by path; say what it was."""
+    while isinstance(getattr(exc, "exception_details", None), dict) and exc.exception_details:
+        exc = next(iter(exc.exception_details.values()))
+    status = getattr(exc, "code", None)
+    if not isinstance(status, int):
+        found = [a for a in getattr(exc, "args", ()) if isinstance(a, int) and 400 <= a < 600]
+        status = found[0] if found else None
+    hint = {404: "not found: does the bucket exist?", 403: "permission denied",
+            401: "not authenticated"}.get(status, "")
+    text = str(exc).strip() or type(exc).__name__
+    return f"{hint} ({type(exc).__name__}: {text})" if hint else f"{type(exc).__name__}: {text}"
 
 
 def preflight(config: RunConfig) -> None:
@@ -153,7 +181,7 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
             f.write(b"ok")
         FileSystems.delete([probe])
     except Exception as exc:
-        raise UsageError(f"--output {out!r} is not writable: {exc}") from None
+        raise UsageError(f"--output {out!r} is not writable: {storage_error(exc)}") from None
     if existing:
         FileSystems.delete([FileSystems.join(out, t) for t in existing])
 
@@ -205,6 +233,10 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     from ragbeam.pipeline.runner import make_pipeline, pipeline_options
     from ragbeam.pipeline.summary import read_run_json, write_run_json
 
+    # The checks below use Beam's filesystems before any pipeline exists: give them
+    # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
+    options = pipeline_options(list(beam_args))
+    FileSystems.set_options(options)
     check_inputs(config)
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
@@ -215,11 +247,12 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     except OutputClaimed as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:
-        raise UsageError(f"--output {config.output!r} is not writable: {exc}") from None
+        raise UsageError(f"--output {config.output!r} is not writable: "
+                         f"{storage_error(exc)}") from None
     released_by_pipeline = False
     try:
         prepare_output(config, overwrite)
-        pipeline = make_pipeline(pipeline_options(list(beam_args)))
+        pipeline = make_pipeline(options)
         build_pipeline(pipeline, config, claim=None if wait else claim)
         result = pipeline.run()
         if not wait:

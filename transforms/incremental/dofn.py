@@ -28,7 +28,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from ragbeam.transforms.incremental.changes import change_row, chunk_row_digest
+from ragbeam.transforms.incremental.changes import chunk_row_digest
 from ragbeam.transforms.incremental.compare import (
     CARRIED,
     HEAD_COLUMNS,
@@ -48,7 +48,11 @@ from ragbeam.transforms.incremental.compare import (
     verdict_for,
 )
 from ragbeam.transforms.incremental.embeddings import embedding_source, with_reused_embedding
-from ragbeam.transforms.incremental.reconcile import PreviousState, reconcile_document
+from ragbeam.transforms.incremental.reconcile import (
+    PreviousState,
+    moved_chunk_row,
+    reconcile_document,
+)
 from ragbeam.transforms.types import SourceFile
 
 TO_PROCESS = "to_process"
@@ -141,17 +145,15 @@ class CarryDocuments(beam.DoFn):
             if outcome is Outcome.KEPT_ERROR:
                 yield beam.pvalue.TaggedOutput(CARRIED_ERRORS, error_row_from_document(carried))
             yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS, carried)
-            return
-        if outcome is Outcome.GONE or outcome is Outcome.NEW:
-            return  # a tombstone: reported once already
-        deleted = outcome is Outcome.DELETED
-        if deleted:
-            yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS,
-                                           deleted_document_row(row, self._config_hash))
-        # Re-processed or deleted: ``Reconcile`` diffs its chunks against the new
-        # ones, or serves them on if re-processing fails (last good version wins).
-        yield beam.pvalue.TaggedOutput(PREVIOUS_DOCUMENTS,
-                                       (doc_id, (as_python_row(row), deleted)))
+        elif outcome not in (Outcome.GONE, Outcome.NEW):  # not a tombstone (reported once)
+            deleted = outcome is Outcome.DELETED
+            if deleted:
+                yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS,
+                                               deleted_document_row(row, self._config_hash))
+            # Re-processed or deleted: ``Reconcile`` diffs its chunks against the new
+            # ones, or serves them on if re-processing fails (last good version wins).
+            yield beam.pvalue.TaggedOutput(PREVIOUS_DOCUMENTS,
+                                           (doc_id, (as_python_row(row), deleted)))
 
 
 class CarryChunks(beam.DoFn):
@@ -166,20 +168,19 @@ class CarryChunks(beam.DoFn):
     def process(self, row: Mapping[str, Any], verdicts: Mapping[str, Verdict]):
         verdict = verdicts.get(row["doc_id"])
         outcome = chunk_outcome(row, verdict, self._config_hash)
-        chunk = as_python_row(row)
         if outcome in CARRIED:
-            if verdict is not None and verdict.uri is not None and \
-                    chunk["source_uri"] != verdict.uri:
-                chunk["source_uri"] = verdict.uri
-                yield beam.pvalue.TaggedOutput(CARRIED_CHANGES, change_row(
-                    "upsert", chunk["chunk_id"], chunk["doc_id"], verdict.uri))
+            uri = verdict.uri if verdict is not None and verdict.uri else row["source_uri"]
+            chunk, change = moved_chunk_row(row, uri)
+            if change is not None:
+                yield beam.pvalue.TaggedOutput(CARRIED_CHANGES, change)
             yield chunk
-            return
-        yield beam.pvalue.TaggedOutput(PREVIOUS_CHUNKS, (chunk["doc_id"], chunk))
-        if outcome.needs_processing and chunk.get("embedding") is not None:
-            # A vector that the document's re-processed chunks may reuse.
-            yield beam.pvalue.TaggedOutput(
-                PREVIOUS_EMBEDDINGS, (chunk["chunk_id"], embedding_source(chunk)))
+        else:
+            chunk = as_python_row(row)
+            yield beam.pvalue.TaggedOutput(PREVIOUS_CHUNKS, (chunk["doc_id"], chunk))
+            if outcome.needs_processing and chunk.get("embedding") is not None:
+                # A vector that the document's re-processed chunks may reuse.
+                yield beam.pvalue.TaggedOutput(
+                    PREVIOUS_EMBEDDINGS, (chunk["chunk_id"], embedding_source(chunk)))
 
 
 class ReadPreviousTable(beam.PTransform):
