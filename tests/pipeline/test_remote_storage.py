@@ -156,6 +156,25 @@ def test_an_incremental_run_against_a_previous_run_in_the_bucket(first_run, monk
             if r["doc_id"] == equipment} <= deleted_ids
 
 
+def test_the_sink_finalizes_many_shards_on_gcs_and_can_be_retried(gcs):
+    """More shards than one GCS batch request holds (100), so the renames go in
+    several batches at once; a retry after part of them finds them done."""
+    from ragbeam.transforms.write.parquet import ParquetShard, finalize_tables, temp_dir
+
+    output = f"gs://{BUCKET}/runs/many-shards"
+    schema = pa.schema([("n", pa.int64())])
+    shards = []
+    for k in range(230):
+        shard = ParquetShard(f"{temp_dir(output)}/items-{k:04d}.parquet", schema)
+        shard.write({"n": k})
+        shards.append(("items", shard.close()))
+    _fs().rename([shards[0][1]], [f"{output}/items/part-00000-of-00230.parquet"])
+    finals = finalize_tables(output, {"items": schema}, shards)
+    assert _list(output) == sorted(finals)
+    assert sorted(_table(output, "items").column("n").to_pylist()) == list(range(230))
+    assert finalize_tables(output, {"items": schema}, shards) == finals  # again: a no-op
+
+
 def test_an_output_claimed_by_another_run_is_refused(gcs, capsys):
     output = f"gs://{BUCKET}/runs/claimed"
     claim = claim_output(output, ["ragbeam", "run", "elsewhere"])

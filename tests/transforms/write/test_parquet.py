@@ -85,6 +85,48 @@ def test_finalize_can_be_retried_after_it_renamed_some_shards(tmp_path):
     assert items.num_rows == 2
 
 
+def _shards(out: str, table: str, count: int) -> list[tuple[str, str]]:
+    shards = []
+    for k in range(count):
+        shard = ParquetShard(f"{temp_dir(out)}/{table}-{k:04d}.parquet", ITEMS)
+        shard.write(_items(k + 1)[k])
+        shards.append((table, shard.close()))
+    return shards
+
+
+def test_finalize_renames_many_shards_in_parallel_batches(tmp_path, monkeypatch):
+    out = str(tmp_path)
+    shards = _shards(out, "items", 120)
+    batches: list[int] = []
+    real = parquet.FileSystems.rename
+
+    def rename(sources, destinations):
+        batches.append(len(sources))
+        return real(sources, destinations)
+
+    monkeypatch.setattr(parquet.FileSystems, "rename", rename)
+    monkeypatch.setattr(parquet.FileSystems, "get_chunk_size", lambda path: 50)
+    finalize_tables(out, {"items": ITEMS}, shards)
+    assert sorted(batches) == [20, 50, 50]
+    files, items = _read(tmp_path, "items")
+    assert len(files) == 120 and sorted(items.column("n").to_pylist()) == list(range(120))
+
+
+def test_finalize_redoes_a_rename_left_halfway(tmp_path):
+    """An object store renames by copy then delete: a finalize that died between the
+    two leaves a shard at both names; the retry renames it again."""
+    out = str(tmp_path)
+    shards = _shards(out, "items", 2)
+    (tmp_path / "items").mkdir()
+    half = tmp_path / "items" / "part-00001-of-00002.parquet"
+    half.write_bytes(pathlib.Path(shards[1][1]).read_bytes()[:10])  # a copy cut short
+    finalize_tables(out, {"items": ITEMS}, shards)
+    files, items = _read(tmp_path, "items")
+    assert files == ["part-00000-of-00002.parquet", "part-00001-of-00002.parquet"]
+    assert items.column("n").to_pylist() == [0, 1]
+    assert not pathlib.Path(temp_dir(out)).exists()
+
+
 def test_finalize_fails_loudly_when_a_committed_shard_is_lost(tmp_path):
     with pytest.raises(Exception, match="Rename"):
         finalize_tables(str(tmp_path), {"items": ITEMS},
