@@ -37,9 +37,8 @@ from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHUNKS,
     CARRIED_DOCUMENTS,
     CARRIED_ERRORS,
-    PREVIOUS_CHUNKS,
-    PREVIOUS_DOCUMENTS,
     PREVIOUS_EMBEDDINGS,
+    PREVIOUS_STATE,
     TO_PROCESS,
     CompareWithPrevious,
     Reconcile,
@@ -160,8 +159,7 @@ class IngestDocuments(beam.PTransform):
                 "changes": chunks | "Every chunk is new" >> beam.Map(upsert_row_for_chunk),
             }
         reconciled = ({"failures": failures, "chunks": chunks,
-                       PREVIOUS_DOCUMENTS: previous[PREVIOUS_DOCUMENTS],
-                       PREVIOUS_CHUNKS: previous[PREVIOUS_CHUNKS]}
+                       PREVIOUS_STATE: previous[PREVIOUS_STATE]}
                       | "Reconcile" >> Reconcile(config_hash))
         # The output stays a full snapshot: add what was carried over.
         carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
