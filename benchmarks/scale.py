@@ -16,20 +16,25 @@ pipeline, run.json) in a fresh Python process, with one SDK worker process
 (``--direct_running_mode multi_processing --direct_num_workers 1``), so that
 the worker's memory is measured apart from the runner's. Wall time is that of
 ``run()``, without Python start-up and imports. Per scale: the first run, then
-``--reruns`` unchanged re-runs with ``--previous`` the first (median reported).
+``--reruns`` unchanged re-runs with ``--previous`` the first (median reported);
+with ``--baseline-code DIR``, each re-run is followed by one of the code in DIR
+against the same first run, for a before/after in the same run.
 
 **What is reported.**
 
 * *bytes read*: input bytes read by the pipeline: ``Read`` (``ragbeam/bytes_read``)
   plus bytes hashed to detect changes (``ragbeam.incremental/bytes_hashed``);
   and, for re-runs, the size of the previous tables (Parquet files) they read;
-* *shuffle bytes*: the bytes of every PCollection that crosses a
-  ``GroupByKey`` (``CoGroupByKey`` included) or is a side input, from Beam's own
-  per-PCollection metrics of the run (FnApiRunner monitoring infos): element count
-  × mean encoded size. Beam samples element sizes (all of the first few, then a
-  fraction), so this is an estimate within a few percent; it is what Dataflow
-  calls a PCollection's estimated size. Matched to the pipeline proto to pick
-  the GroupByKey inputs and side inputs;
+* *shuffle bytes*: the bytes of every element that crosses a ``GroupByKey``
+  (``CoGroupByKey``'s included). For re-runs, exact: one more re-run, not timed,
+  with a step before every GroupByKey that adds up the encoded size of each
+  element, with the coder Beam gives the GroupByKey's input
+  (``count_grouped_bytes``). For first runs (too long to run twice) Beam's own
+  per-PCollection metrics of the run, element count × mean sampled size of the
+  GroupByKey inputs (FnApiRunner monitoring infos, matched to the pipeline
+  proto), marked ≈; what a first run shuffles is small and uniform (file
+  names, shard names), so the sample is close. Side inputs (the verdicts) are
+  estimated the same way and reported apart;
 * *peak RSS*: the kernel's high-water mark (VmHWM) of the SDK worker process,
   of the runner process (which, locally, also holds the shuffled data) and of
   the largest Tika extraction child, polled every 0.1 s (``workers.PeakWatcher``).
@@ -97,12 +102,42 @@ def build_corpus(corpus: pathlib.Path, target: pathlib.Path, copies: int) -> tup
 
 # --- one run, in its own process ---------------------------------------------------
 
-def one_run(result_path: pathlib.Path, args: list[str]) -> None:
+def count_grouped_bytes() -> None:
+    """Put a step before every GroupByKey (``CoGroupByKey``'s included) of the
+    pipelines built from now on that adds the encoded size of each element, with
+    the coder Beam gives the GroupByKey's input, to the counter
+    ``ragbeam.bench/grouped_bytes``. The exact shuffle size, at the cost of one
+    more encoding of everything shuffled: used in runs that are not timed."""
+    import apache_beam as beam
+    from apache_beam.metrics import Metrics
+
+    apply = beam.Pipeline.apply
+
+    def counting_apply(self, transform, pvalueish=None, label=None):
+        # Beam re-enters apply() without the label once it has set it: count there.
+        if label is None and isinstance(transform, beam.GroupByKey) and \
+                isinstance(pvalueish, beam.PCollection):
+            coder = beam.coders.registry.get_coder(pvalueish.element_type)
+            grouped = Metrics.counter("ragbeam.bench", "grouped_bytes")
+
+            def count(element, coder=coder, grouped=grouped):
+                grouped.inc(len(coder.encode(element)))
+                return element
+
+            pvalueish = apply(self, beam.Map(count), pvalueish, f"{transform.label} (bytes)")
+        return apply(self, transform, pvalueish, label)
+
+    beam.Pipeline.apply = counting_apply
+
+
+def one_run(result_path: pathlib.Path, args: list[str], count_shuffle: bool = False) -> None:
     """Run ``ragbeam run ARGS`` here and write what it did to ``result_path``."""
     import ragbeam.pipeline.graph as graph
     import ragbeam.pipeline.runner as runner
     from ragbeam.pipeline.cli import parse_run_args, run
 
+    if count_shuffle:
+        count_grouped_bytes()
     captured: dict = {}
     build, summarize = graph.build_pipeline, runner.metrics_summary
 
@@ -131,7 +166,8 @@ def counters(result) -> dict[str, int]:
     from apache_beam.metrics.metric import MetricsFilter
 
     wanted = {("ragbeam", "bytes_read"): "bytes_read",
-              ("ragbeam.incremental", "bytes_hashed"): "bytes_hashed"}
+              ("ragbeam.incremental", "bytes_hashed"): "bytes_hashed",
+              ("ragbeam.bench", "grouped_bytes"): "grouped_bytes"}
     out = dict.fromkeys(wanted.values(), 0)
     for counter in result.metrics().query(MetricsFilter())["counters"]:
         key = (counter.key.metric.namespace, counter.key.metric.name)
@@ -171,14 +207,22 @@ def shuffle_bytes(pipeline, result) -> dict[str, int]:
             "shuffle_elements": sum(counts.get(p, 0) for p in grouped)}
 
 
-def measured_run(work: pathlib.Path, args: list[str]) -> dict:
-    """``one_run`` in a fresh process, its descendants' peak RSS watched."""
+def measured_run(work: pathlib.Path, args: list[str], code: pathlib.Path | None = None,
+                 count_shuffle: bool = False) -> dict:
+    """``one_run`` in a fresh process (with the ragbeam package under ``code`` if
+    given), its descendants' peak RSS watched."""
     result = work / f"result-{time.monotonic_ns()}.json"
+    flags = ["--count-shuffle"] if count_shuffle else []
     load = os.getloadavg()[0]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
     with PeakWatcher() as watcher:
-        subprocess.run([sys.executable, __file__, "--one-run", str(result), "--", *args],
-                       check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"},
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        done = subprocess.run(
+            [sys.executable, __file__, "--one-run", str(result), *flags, "--", *args],
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if done.returncode:
+            raise RuntimeError(f"run failed: {args}\n{done.stderr.decode()[-3000:]}")
     figures = json.loads(result.read_text())
     runner = [rss for rss, _, cmd in watcher.peaks.values() if "--one-run" in cmd]
     figures.update(worker_rss_mib=max(watcher.worker_peaks(), default=0) / MIB,
@@ -201,11 +245,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--reruns", type=int, default=3)
     parser.add_argument("--json", type=pathlib.Path)
+    parser.add_argument("--baseline-code", type=pathlib.Path, metavar="DIR",
+                        help="also time re-runs with the ragbeam package in DIR/ragbeam "
+                             "(e.g. `git archive REV | tar -x -C DIR/ragbeam`), alternating "
+                             "with this code's, against the same first run")
     parser.add_argument("--one-run", type=pathlib.Path, help=argparse.SUPPRESS)
+    parser.add_argument("--count-shuffle", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("run_args", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one_run:
-        one_run(args.one_run, args.run_args)
+        one_run(args.one_run, args.run_args, args.count_shuffle)
         return 0
 
     print(f"cpus: {os.cpu_count()}  load average at start: {os.getloadavg()[0]:.1f}")
@@ -219,20 +268,33 @@ def main(argv: list[str] | None = None) -> int:
                       *ONE_WORKER]
             first_out = work / f"first-{scale}"
             first = measured_run(work, [*common, "--output", str(first_out)])
-            reruns = []
+            codes = {"rerun": None}
+            if args.baseline_code:
+                codes["baseline rerun"] = args.baseline_code
+            reruns: dict[str, list[dict]] = {name: [] for name in codes}
             for i in range(args.reruns):
-                out = work / f"rerun-{scale}-{i}"
-                reruns.append(measured_run(work, [*common, "--output", str(out),
-                                                  "--previous", str(first_out)]))
-                assert reruns[-1]["changes"] == 0, reruns[-1]  # nothing changed
+                for name, code in codes.items():  # alternating, against the same first run
+                    out = work / f"rerun-{scale}-{i}"
+                    reruns[name].append(measured_run(
+                        work, [*common, "--output", str(out), "--previous", str(first_out)],
+                        code))
+                    assert reruns[name][-1]["changes"] == 0, reruns[name][-1]  # nothing changed
+                    shutil.rmtree(out)
+            row = {"scale": scale, "files": files, "bytes": size, "first": first}
+            for name, runs in reruns.items():
+                # One more, not timed, counting the shuffled bytes exactly.
+                out = work / f"rerun-{scale}-counted"
+                counted = measured_run(work, [*common, "--output", str(out), "--previous",
+                                              str(first_out)], codes[name], count_shuffle=True)
                 shutil.rmtree(out)
-            rerun = dict(reruns[-1])
-            for key in ("wall_s", "worker_rss_mib", "runner_rss_mib"):
-                rerun[key] = statistics.median(r[key] for r in reruns)
-            rerun["wall_runs"] = [r["wall_s"] for r in reruns]
-            rerun["previous_tables_bytes"] = tree_bytes(first_out, ("documents", "chunks"))
-            rows.append({"scale": scale, "files": files, "bytes": size,
-                         "first": first, "rerun": rerun})
+                rerun = dict(runs[-1])
+                rerun["exact_shuffle_bytes"] = counted["grouped_bytes"]
+                for key in ("wall_s", "worker_rss_mib", "runner_rss_mib"):
+                    rerun[key] = statistics.median(r[key] for r in runs)
+                rerun["wall_runs"] = [r["wall_s"] for r in runs]
+                rerun["previous_tables_bytes"] = tree_bytes(first_out, ("documents", "chunks"))
+                row[name] = rerun
+            rows.append(row)
             report(rows[-1])
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -243,21 +305,31 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _mb(n: float) -> str:
-    return f"{n / 1e6:.2f} MB"
+    return f"{n / 1e6:.2f} MB" if n >= 1e5 or n == 0 else f"{n / 1e3:.1f} kB"
+
+
+def _shuffled(r: dict) -> str:
+    """Exact when counted (re-runs), else Beam's sampled estimate (first runs)."""
+    if "exact_shuffle_bytes" in r:
+        return _mb(r["exact_shuffle_bytes"])
+    return "≈" + _mb(r["shuffle_bytes"])
 
 
 def report(row: dict) -> None:
     first, rerun = row["first"], row["rerun"]
     print(f"\n{row['scale']}×: {row['files']} files, {_mb(row['bytes'])}, "
           f"{first['documents']} documents, {first['chunks']} chunks")
-    for name, r in (("first run", first), ("unchanged re-run", rerun)):
+    runs = [("first run", first), ("unchanged re-run", rerun)]
+    if "baseline rerun" in row:
+        runs.append(("baseline re-run", row["baseline rerun"]))
+    for name, r in runs:
         extra = (f", previous tables {_mb(r['previous_tables_bytes'])}"
                  if "previous_tables_bytes" in r else "")
         runs = (" (" + " ".join(f"{w:.1f}" for w in r["wall_runs"]) + ")"
                 if "wall_runs" in r else "")
         print(f"  {name:17} {r['wall_s']:7.1f} s{runs}  read {_mb(r['bytes_read'])} + "
-              f"hashed {_mb(r['bytes_hashed'])}{extra}; shuffle {_mb(r['shuffle_bytes'])} "
-              f"({r['shuffle_elements']} elements) + side inputs {_mb(r['side_input_bytes'])}; "
+              f"hashed {_mb(r['bytes_hashed'])}{extra}; shuffle {_shuffled(r)} "
+              f"({r['shuffle_elements']} elements), side inputs ≈{_mb(r['side_input_bytes'])}; "
               f"peak RSS worker {r['worker_rss_mib']:.0f} MiB, runner {r['runner_rss_mib']:.0f} "
               f"MiB, Tika child {r['tika_child_rss_mib']:.0f} MiB; load {r['load']:.1f}")
 
@@ -266,14 +338,17 @@ def summary(rows: list[dict]) -> None:
     print("\n| scale | files | input | run | wall | bytes read (+ hashed) | shuffle bytes "
           "| peak RSS: worker / runner / Tika child |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    labels = {"first": "first run", "rerun": "unchanged re-run",
+              "baseline rerun": "unchanged re-run, baseline code"}
     for row in rows:
-        for name in ("first", "rerun"):
+        for name, label in labels.items():
+            if name not in row:
+                continue
             r = row[name]
-            label = "first run" if name == "first" else "unchanged re-run"
             read = _mb(r["bytes_read"] + r["bytes_hashed"])
-            if name == "rerun":
+            if name != "first":
                 read += f" (+ {_mb(r['previous_tables_bytes'])} previous tables)"
-            shuffled = _mb(r["shuffle_bytes"] + r["side_input_bytes"])
+            shuffled = _shuffled(r)
             print(f"| {row['scale']}× | {row['files']} | {_mb(row['bytes'])} | {label} "
                   f"| {r['wall_s']:.1f} s | {read} | {shuffled} "
                   f"| {r['worker_rss_mib']:.0f} / {r['runner_rss_mib']:.0f} / "

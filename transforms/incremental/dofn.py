@@ -150,7 +150,9 @@ class Decide(beam.DoFn):
 
 
 PREVIOUS_TABLES = (DOCUMENTS, CHUNKS)
-ROWS_PER_BATCH = 1024  # rows read from a previous table at a time: memory stays bounded
+# Rows read from a previous table at a time, so memory stays bounded: a documents
+# row holds a whole document's text, a chunk row a chunk's.
+ROWS_PER_BATCH = {DOCUMENTS: 64, CHUNKS: 1024}
 
 
 def previous_files(_: bytes, previous: str) -> Iterator[tuple[str, str]]:
@@ -161,10 +163,11 @@ def previous_files(_: bytes, previous: str) -> Iterator[tuple[str, str]]:
             yield metadata.path, table
 
 
-def read_rows(path: str, columns: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
-    """The rows of one Parquet file (any Beam filesystem), ``ROWS_PER_BATCH`` at a time."""
+def read_rows(path: str, table: str, columns: Sequence[str] | None = None
+              ) -> Iterator[dict[str, Any]]:
+    """The rows of one Parquet file of ``table`` (any Beam filesystem), a few at a time."""
     with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
-        for batch in pq.ParquetFile(f).iter_batches(batch_size=ROWS_PER_BATCH,
+        for batch in pq.ParquetFile(f).iter_batches(batch_size=ROWS_PER_BATCH[table],
                                                     columns=columns):
             yield from batch.to_pylist()
 
@@ -172,7 +175,7 @@ def read_rows(path: str, columns: Sequence[str] | None = None) -> Iterator[dict[
 def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str, Any]]]]:
     """A previous documents file → ``(doc_id, (PREVIOUS, head))`` for the join."""
     if table == DOCUMENTS:
-        for row in read_rows(path, HEAD_COLUMNS):
+        for row in read_rows(path, table, HEAD_COLUMNS):
             yield row["doc_id"], (PREVIOUS, head_of(row))
 
 
@@ -195,7 +198,7 @@ class CarryPreviousRows(beam.DoFn):
     def process(self, file: tuple[str, str], verdicts: Mapping[str, Verdict]):
         path, table = file
         carry = self._document if table == DOCUMENTS else self._chunk
-        for row in read_rows(path):
+        for row in read_rows(path, table):
             yield from carry(row, verdicts.get(row["doc_id"]))
 
     def _document(self, row: dict[str, Any], verdict: Verdict | None):

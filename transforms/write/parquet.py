@@ -49,8 +49,28 @@ from apache_beam.transforms.window import GlobalWindows
 
 TEMP_DIR = "_temporary"
 CODEC = "zstd"
+# What one open shard holds in memory (a DoFn instance has one per table per
+# bundle, and a worker runs a DoFn instance per thread): rows as Python objects
+# until ROWS_PER_BATCH of them or about BATCH_BYTES (a documents row carries its
+# whole text), then Arrow batches until ROW_GROUP_BYTES, written as one row
+# group. 16 MiB rather than Beam's 64 MiB keeps a worker with many threads
+# within its budget; readers do not mind row groups of that size.
 ROWS_PER_BATCH = 1000  # rows → Arrow in batches: the per-row Python cost stays low
-ROW_GROUP_BYTES = 64 << 20  # Arrow bytes per Parquet row group (Beam's default too)
+BATCH_BYTES = 4 << 20
+ROW_GROUP_BYTES = 16 << 20
+
+
+def approximate_row_bytes(row: Mapping[str, Any]) -> int:
+    """A cheap estimate of a row's data bytes: its strings and lists (vectors)."""
+    size = 0
+    for value in row.values():
+        if isinstance(value, str):
+            size += len(value)
+        elif isinstance(value, list | tuple):
+            size += 8 * len(value)
+        else:
+            size += 8
+    return size
 _ALL_SHARDS = "shards"  # the one key the finalize step groups every shard under
 
 
@@ -85,12 +105,14 @@ class ParquetShard:
         self._handle = FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED)
         self._writer = pq.ParquetWriter(self._handle, schema, compression=CODEC)
         self._rows: list[Mapping[str, Any]] = []
+        self._rows_bytes = 0
         self._batches: list[pa.RecordBatch] = []
         self._batch_bytes = 0
 
     def write(self, row: Mapping[str, Any]) -> None:
         self._rows.append(row)
-        if len(self._rows) >= ROWS_PER_BATCH:
+        self._rows_bytes += approximate_row_bytes(row)
+        if len(self._rows) >= ROWS_PER_BATCH or self._rows_bytes >= BATCH_BYTES:
             self._to_batch()
             if self._batch_bytes >= ROW_GROUP_BYTES:
                 self._write_row_group()
@@ -108,7 +130,7 @@ class ParquetShard:
             self._batches.append(batch)
             self._batch_bytes += batch.nbytes
             self.rows_written += len(self._rows)
-            self._rows = []
+            self._rows, self._rows_bytes = [], 0
 
     def _write_row_group(self) -> None:
         if self._batches:

@@ -49,6 +49,21 @@ def test_shard_round_trips_rows_in_several_row_groups(tmp_path, monkeypatch):
     assert file.read().to_pylist() == rows
 
 
+def test_a_shard_of_large_rows_holds_a_bounded_number_of_bytes(tmp_path, monkeypatch):
+    """Rows that carry whole documents become Arrow (and row groups) by size, not
+    only by count, so an open shard never holds more than about BATCH_BYTES of rows."""
+    monkeypatch.setattr(parquet, "BATCH_BYTES", 10_000)
+    monkeypatch.setattr(parquet, "ROW_GROUP_BYTES", 1)
+    shard = ParquetShard(str(tmp_path / "s.parquet"), NOTES)
+    rows = [{"text": str(k) * 4000} for k in range(10)]  # 4 kB each
+    for row in rows:
+        shard.write(row)
+    shard.close()
+    file = pq.ParquetFile(tmp_path / "s.parquet")
+    assert file.metadata.num_row_groups == 4  # 3 + 3 + 3 + 1 rows
+    assert file.read().to_pylist() == rows
+
+
 def test_finalize_renames_every_shard_and_gives_an_empty_table_its_schema(tmp_path):
     out = str(tmp_path)
     shards = []
