@@ -8,20 +8,26 @@ folder (``--copies N``: N times, in N sub-folders, so N× the documents). Each
 repetition runs, on the local default runner, with default options:
 
 1. **first run**: a fresh ``ragbeam run`` (the baseline);
-2. **unchanged re-run**: ``--previous`` the first run, nothing changed: every
-   file is hashed, joined with the previous tables and carried over;
+2. **unchanged re-run**: ``--previous`` the first run, nothing changed: the
+   listing shows every file with the size and modification time the first run
+   recorded, so nothing is read; the previous rows are carried over;
 3. **one file edited**: a sentence appended to one text file, ``--previous``
-   the first run: the nightly case, one document re-processed.
+   the first run: the nightly case, one document hashed and re-processed.
+
+Staged files get a modification time an hour back (a corpus between nightly
+runs), so the first run records it; the edited file gets a fresh one.
 
 The machine is shared and noisy, so the three are interleaved and the median of
-each is reported with its ratio to the first run. Timing is the CLI's ``run()``
-(graph build, pipeline, ``run.json``), without Python start-up. The first run's
+each is reported with its ratio to the first run, with the CPU time of this
+process beside the wall time (Tika's extraction children are not in it; in a
+re-run there are none). Timing is the CLI's ``run()`` (graph build, pipeline,
+``run.json``), without Python start-up. The first run's
 errors (the broken files in ``bad/``) are kept, not retried, on re-runs, so the
 fuzzed file that hangs Tika costs the extraction timeout (default 60 s) in the
 first run only; ``--without-hang`` leaves it out of the corpus, which leaves the
 first run nothing but real work. A re-run's time is mostly Beam's fixed cost
 per run (graph construction, runner start), which the first run pays too; per
-document it only hashes bytes and carries rows, so the ratio grows with the
+document it only compares listings and carries rows, so the ratio grows with the
 corpus (``--copies``).
 """
 
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import pathlib
 import shutil
 import statistics
@@ -36,6 +43,7 @@ import tempfile
 import time
 
 HANG = "bad/fuzzed-hang.one"
+SETTLED = time.time() - 3600  # staged files' modification time: an hour back
 EDITED = "txt/"  # the first text file under this folder is the one edited
 
 
@@ -51,6 +59,7 @@ def stage_corpus(corpus: pathlib.Path, staging: pathlib.Path, without_hang: bool
             target = staging / (f"copy{copy}" if copies > 1 else "") / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(corpus / rel, target)
+            os.utime(target, (SETTLED, SETTLED))
             staged.append(target)
     return staged
 
@@ -60,8 +69,9 @@ def timed_run(input_dir: pathlib.Path, out: pathlib.Path, extra: list[str]) -> t
 
     config, _, beam_args = parse_run_args(
         ["--input", str(input_dir), "--output", str(out), *extra])
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     summary = run(config, beam_args)
+    summary["cpu_seconds"] = time.process_time() - cpu
     return time.perf_counter() - started, summary
 
 
@@ -87,46 +97,57 @@ def main() -> None:
     floor_input = work / "floor"
     floor_input.mkdir()
     (floor_input / "note.txt").write_text("A short note.\n\nIt has two paragraphs.\n")
+    os.utime(floor_input / "note.txt", (SETTLED, SETTLED))
     times: dict[str, list[float]] = {"first run": [], "unchanged re-run": [],
                                      "one file edited": [], "floor: first run": [],
                                      "floor: unchanged re-run": []}
+    cpu: dict[str, list[float]] = {name: [] for name in times}
+    loads: list[float] = []
     first: dict = {}
     rerun: dict = {}
     nightly: dict = {}
     try:
+        def timed(name: str, *run_args) -> dict:
+            loads.append(os.getloadavg()[0])
+            seconds, summary = timed_run(*run_args)
+            times[name].append(seconds)
+            cpu[name].append(summary["cpu_seconds"])
+            return summary
+
         for i in range(args.repeats):
-            seconds, _ = timed_run(floor_input, work / f"floor-{i}", common)
-            times["floor: first run"].append(seconds)
-            seconds, _ = timed_run(floor_input, work / f"floor-rerun-{i}",
-                                   [*common, "--previous", str(work / f"floor-{i}")])
-            times["floor: unchanged re-run"].append(seconds)
+            timed("floor: first run", floor_input, work / f"floor-{i}", common)
+            timed("floor: unchanged re-run", floor_input, work / f"floor-rerun-{i}",
+                  [*common, "--previous", str(work / f"floor-{i}")])
             edited.write_bytes(original)
+            os.utime(edited, (SETTLED, SETTLED))
             first_out = work / f"first-{i}"
-            seconds, first = timed_run(staging, first_out, common)
-            times["first run"].append(seconds)
-            seconds, rerun = timed_run(staging, work / f"rerun-{i}",
-                                       [*common, "--previous", str(first_out)])
-            times["unchanged re-run"].append(seconds)
+            first = timed("first run", staging, first_out, common)
+            rerun = timed("unchanged re-run", staging, work / f"rerun-{i}",
+                          [*common, "--previous", str(first_out)])
             assert rerun["changes_upsert"] == rerun["changes_delete"] == 0, rerun
             assert rerun["documents_unchanged"] == first["documents_ok"], rerun
             assert rerun["chunks"] == first["chunks"], rerun
+            assert rerun["reads"]["bytes_hashed"] == rerun["reads"]["bytes_read"] == 0, rerun
             edited.write_bytes(original + b"\n\nOne sentence added for the benchmark.\n")
-            seconds, nightly = timed_run(staging, work / f"edited-{i}",
-                                         [*common, "--previous", str(first_out)])
-            times["one file edited"].append(seconds)
+            nightly = timed("one file edited", staging, work / f"edited-{i}",
+                            [*common, "--previous", str(first_out)])
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     base = statistics.median(times["first run"])
+    base_cpu = statistics.median(cpu["first run"])
     print(f"corpus: {len(files)} files ({first['documents_ok']} ok, "
           f"{first['documents_error']} error, {first['chunks']} chunks), "
           f"--extract-timeout {args.extract_timeout or 'default'}; "
-          f"median of {args.repeats} runs")
-    print(f"{'':22} {'seconds':>8} {'× faster':>9}  runs")
+          f"median of {args.repeats} runs; load average {min(loads):.1f}-{max(loads):.1f}")
+    print(f"{'':24} {'seconds':>8} {'× faster':>9} {'CPU s':>7} {'× less':>7}  runs (wall)")
     for name, values in times.items():
-        t = statistics.median(values)
+        t, c = statistics.median(values), statistics.median(cpu[name])
         runs = " ".join(f"{v:.2f}" for v in values)
-        print(f"{name:22} {t:8.2f} {base / t:9.1f}  {runs}")
+        print(f"{name:24} {t:8.2f} {base / t:9.1f} {c:7.2f} {base_cpu / c:7.1f}  {runs}")
+    print(f"unchanged re-run read {rerun['reads']['bytes_read']} bytes and hashed "
+          f"{rerun['reads']['bytes_hashed']}; {rerun['reads']['files_unchanged_by_listing']} "
+          "files settled by the listing alone")
     print(f"one file edited: {nightly['documents_ok']} re-processed, "
           f"{nightly['documents_unchanged']} unchanged, {nightly['documents_error']} errors "
           f"(kept from the first run), {nightly['changes_upsert']} upserts, "

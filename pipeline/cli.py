@@ -106,26 +106,33 @@ def _suggestion(flag: str, ours: list[str], beams: list[str]) -> str:
     return ""
 
 
-def check_inputs(config: RunConfig) -> int:
-    """Every --input must match at least one file that passes the filters.
-    Returns how many distinct files they match (for the progress line)."""
+# Files check_inputs lists first: on an object store, one page of the listing.
+FIRST_LISTING = 1000
+
+
+def check_inputs(config: RunConfig) -> int | None:
+    """Every --input must match at least one file that passes the filters. The
+    launcher lists no further than it must: the first files usually answer, and
+    only when none of them passes the filters is the whole input listed. Returns
+    how many distinct files pass when every input was listed whole (for the
+    progress line's ETA), else None."""
     m = config.match
     paths: set[str] = set()
-    count = 0
+    whole = True
     for raw in m.inputs:
+        pattern = expand_input(raw)
         try:
-            found = expand_input(raw).match()
+            found = pattern.match(limit=FIRST_LISTING)
+            if len(found) == FIRST_LISTING and not _any_passes(found, m):
+                found = pattern.match()
         except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
-            raise UsageError(f"--input {raw!r}: cannot list: {exc}") from None
-        kept = [f.path for f in found if passes_filters(f.path, m.include, m.exclude)]
-        if not kept:
+            raise UsageError(f"--input {raw!r}: cannot list: {storage_error(exc)}") from None
+        if not _any_passes(found, m):
             raise UsageError(f"--input {raw!r} matched no files"
                              + (" (after --include/--exclude)" if found else ""))
-        if len(m.inputs) == 1:  # no overlap to remove: do not hold every path
-            count = len(kept)
-        else:
-            paths.update(kept)
-    return count or len(paths)
+        whole = whole and len(found) < FIRST_LISTING
+        paths.update(f.path for f in found if passes_filters(f.path, m.include, m.exclude))
+    return len(paths) if whole else None
 
 
 def warn_if_ocr_unavailable(config: RunConfig) -> None:
@@ -139,6 +146,25 @@ def warn_if_ocr_unavailable(config: RunConfig) -> None:
     if problem := ocr_unavailable(extract.ocr_languages):
         print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
               f"{problem}", file=sys.stderr)
+
+
+def _any_passes(found: Sequence, m) -> bool:
+    return any(passes_filters(f.path, m.include, m.exclude) for f in found)
+
+
+def storage_error(exc: BaseException) -> str:
+    """A storage failure in one line: Beam wraps the store's own error (a 404 for a
+    missing bucket…) in nested ``BeamIOError``s keyed by path; say what it was."""
+    while isinstance(getattr(exc, "exception_details", None), dict) and exc.exception_details:
+        exc = next(iter(exc.exception_details.values()))
+    status = getattr(exc, "code", None)
+    if not isinstance(status, int):
+        found = [a for a in getattr(exc, "args", ()) if isinstance(a, int) and 400 <= a < 600]
+        status = found[0] if found else None
+    hint = {404: "not found: does the bucket exist?", 403: "permission denied",
+            401: "not authenticated"}.get(status, "")
+    text = str(exc).strip() or type(exc).__name__
+    return f"{hint} ({type(exc).__name__}: {text})" if hint else f"{type(exc).__name__}: {text}"
 
 
 def preflight(config: RunConfig) -> None:
@@ -183,7 +209,7 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
             f.write(b"ok")
         FileSystems.delete([probe])
     except Exception as exc:
-        raise UsageError(f"--output {out!r} is not writable: {exc}") from None
+        raise UsageError(f"--output {out!r} is not writable: {storage_error(exc)}") from None
     if existing:
         FileSystems.delete([FileSystems.join(out, t) for t in existing])
 
@@ -285,6 +311,10 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     from ragbeam.pipeline.runner import is_local, make_pipeline
     from ragbeam.pipeline.summary import read_run_json, write_run_json
 
+    # The checks below use Beam's filesystems before any pipeline exists: give them
+    # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
+    options = pipeline_options(list(beam_args))
+    FileSystems.set_options(options)
     total = check_inputs(config)
     warn_if_ocr_unavailable(config)
     try:  # the fingerprint reads the model's files: a model that is not there stops here
@@ -295,14 +325,14 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
         raise UsageError(f"--previous {config.previous!r} {problem}")
     if check:
         preflight(config)
-    options = pipeline_options(list(beam_args))
     check_sink_runner(config, options)
     try:
         claim = claim_output(config.output, take_over=take_over)
     except OutputClaimed as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:
-        raise UsageError(f"--output {config.output!r} is not writable: {exc}") from None
+        raise UsageError(f"--output {config.output!r} is not writable: "
+                         f"{storage_error(exc)}") from None
     released_by_pipeline = False
     started = time.perf_counter()
     # Client libraries and Beam's workers log exception texts ragbeam does not write

@@ -151,6 +151,9 @@ class RunConfig:
     # never what a document's rows look like, so they are not fingerprinted.
     previous: str | None = None
     retry_errors: bool = False
+    # Hash every file an incremental run could carry over, even when its size and
+    # modification time are those recorded: how it decides, not what it writes.
+    verify_hashes: bool = False
     # Semantic chunking and chunk embeddings (transforms/embed).
     semantic: SemanticOptions = field(default_factory=SemanticOptions)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)

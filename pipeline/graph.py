@@ -170,7 +170,8 @@ class IngestDocuments(beam.PTransform):
                                                       config.ids.namespace, config.ids.mode)
             if config.previous:
                 previous = sources | "Compare with previous" >> CompareWithPrevious(
-                    config.previous, config_hash, m.max_file_bytes, config.retry_errors)
+                    config.previous, config_hash, m.max_file_bytes, config.retry_errors,
+                    config.verify_hashes)
                 sources = previous[TO_PROCESS]
             fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
                 FAILURES, main="ok")
@@ -246,8 +247,9 @@ class IngestDocuments(beam.PTransform):
                 "errors": failures | "Error rows" >> beam.Map(error_row),
                 "changes": chunks | "Every chunk is new" >> beam.Map(upsert_row_for_chunk),
             }
-        reconciled = dict({"failures": failures, "previous": previous[PREVIOUS_STATE],
-                           "chunks": chunks} | "Reconcile" >> Reconcile(config_hash))
+        reconciled = dict({"failures": failures, "chunks": chunks,
+                           PREVIOUS_STATE: previous[PREVIOUS_STATE]}
+                          | "Reconcile" >> Reconcile(config_hash))
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
                 VectorsForKeptChunks(config)

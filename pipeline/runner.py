@@ -75,7 +75,7 @@ def stage_names(proto: beam_runner_api_pb2.Pipeline, depth: int = 1) -> set[str]
 
 def metrics_summary(result: Any) -> dict[str, Any]:
     """What only the runner's metrics know, for run.json (empty on a runner without
-    metrics): extraction counters and chunk-embedding counters."""
+    metrics): extraction counters, chunk-embedding counters and bytes read."""
     from apache_beam.metrics.metric import MetricsFilter
 
     from ragbeam.pipeline.summary import coverage_summary
@@ -87,14 +87,26 @@ def metrics_summary(result: Any) -> dict[str, Any]:
         counters = result.metrics().query(MetricsFilter())["counters"]
     except Exception:  # a runner without metrics support
         return summary
-    wanted = {("ragbeam.incremental", "embeddings_reused"): "reused",
-              ("ragbeam.embed", "chunks_retried"): "retried",
-              ("ragbeam.embed", "chunks_failed"): "failed"}
-    embeddings = dict.fromkeys(wanted.values(), 0)
+    # run.json section → {(counter namespace, name): key in that section}
+    wanted = {
+        "embeddings": {("ragbeam.incremental", "embeddings_reused"): "reused",
+                       ("ragbeam.embed", "chunks_retried"): "retried",
+                       ("ragbeam.embed", "chunks_failed"): "failed"},
+        # What the run read: input bytes (Read) and, in an incremental run, what it
+        # hashed to find out what changed and how many files the listing settled.
+        "reads": {("ragbeam", "bytes_read"): "bytes_read",
+                  ("ragbeam.incremental", "bytes_hashed"): "bytes_hashed",
+                  ("ragbeam.incremental", "files_hashed"): "files_hashed",
+                  ("ragbeam.incremental", "files_unchanged_by_listing"):
+                      "files_unchanged_by_listing"},
+    }
+    for section, names in wanted.items():
+        summary[section] = dict.fromkeys(names.values(), 0)
     for counter in counters:
         key = (counter.key.metric.namespace, counter.key.metric.name)
-        if key in wanted:
-            value = counter.committed if counter.committed is not None else counter.attempted
-            embeddings[wanted[key]] += int(value or 0)
-    summary["embeddings"] = embeddings
+        for section, names in wanted.items():
+            if key in names:
+                value = counter.committed if counter.committed is not None \
+                    else counter.attempted
+                summary[section][names[key]] += int(value or 0)
     return summary

@@ -189,6 +189,11 @@ class RunSettings(BaseModel):
         RUN, "DIR")
     retry_errors: bool = option(False, "with --previous: re-process documents whose permanent "
                                 "failure was kept (transient ones are always retried)", RUN)
+    verify_hashes: bool = option(
+        False, "with --previous: read and hash every file, even one whose size and "
+        "modification time are those the previous run recorded (by default such a file "
+        "is taken as unchanged without being read); for stores or tools that rewrite "
+        "files keeping both", RUN)
     max_error_rate: Annotated[float, Field(ge=0, le=1)] = option(
         DEFAULT_MAX_ERROR_RATE, "share of processed documents that may fail; past it the run "
         "still writes every table, then exits 3", RUN, "R")
@@ -392,6 +397,7 @@ def run_config(settings: RunSettings) -> RunConfig:
         route=route,
         previous=settings.previous.rstrip("/") if settings.previous else None,
         retry_errors=settings.retry_errors,
+        verify_hashes=settings.verify_hashes,
         semantic=semantic,
         embedding=embedding,
         embed_chunks=settings.embed_chunks or bool(sinks),  # a store needs the vectors

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,3 +35,12 @@ def chunks_by_doc(output: pathlib.Path) -> dict[str, list[dict]]:
     for row in sorted(rows, key=lambda r: (r["doc_id"], r["chunk_index"])):
         by_doc.setdefault(row["doc_id"], []).append(row)
     return by_doc
+
+
+def settle(path: pathlib.Path, age_s: float = 3600.0) -> None:
+    """Give a file, or every file under a folder, a modification time ``age_s`` in the
+    past: one an incremental run records and trusts (``rows.SETTLED_AFTER_S``)."""
+    when = time.time() - age_s
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    for file in files:
+        os.utime(file, (when, when))

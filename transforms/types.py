@@ -38,11 +38,19 @@ class Stage(StrEnum):
 
 @dataclass(frozen=True)
 class SourceFile:
-    """A matched input file, before anything is read."""
+    """A matched input file, before anything is read.
+
+    ``modified`` is the modification time the listing reported (seconds since the
+    epoch; 0.0 where the filesystem gives none) and ``listed`` when the listing
+    was made: an incremental run compares them with the previous run's to skip
+    reading files that did not change (``transforms/incremental/compare.py``).
+    """
 
     uri: str
     doc_id: str
     size_bytes: int
+    modified: float = 0.0
+    listed: float = 0.0
 
 
 @dataclass(frozen=True)

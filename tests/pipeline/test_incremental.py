@@ -16,7 +16,7 @@ from ragbeam.transforms.incremental.changes import apply_changes
 from ragbeam.transforms.incremental.compare import ERROR_CARRIED_KEY
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli
+from helpers import read_table, run_cli, settle
 
 FILES = ("faq.txt", "handbook.md", "station-news.html", "corrupt.pdf", "站点简介.txt")
 EDIT_BEFORE = "Calibration solutions are in the cold room, second shelf."
@@ -76,6 +76,10 @@ def runs(tmp_path_factory) -> dict[str, pathlib.Path]:
     corpus.mkdir()
     for name in FILES:
         shutil.copy(SAMPLES / name, corpus / name)
+    # Files settled long before the run: their modification times are recorded, so
+    # later runs take the untouched ones as unchanged from the listing (and their
+    # carried rows stay exactly as they were).
+    settle(corpus)
     outs = {k: root / k for k in ("run1", "run2", "run3")}
     # One strategy for every document, so the edit test below is about recursive
     # chunking whatever the router would choose (structure: see the last test).
@@ -87,6 +91,7 @@ def runs(tmp_path_factory) -> dict[str, pathlib.Path]:
     assert EDIT_BEFORE in text
     handbook.write_text(text.replace(EDIT_BEFORE, EDIT_AFTER), encoding="utf-8")
     shutil.copy(SAMPLES / "sonde-logger.log", corpus / "sonde-logger.log")
+    settle(corpus / "sonde-logger.log")
     (corpus / "faq.txt").unlink()
     summaries["run2"] = _run(corpus, outs["run2"], *recursive, "--previous", str(outs["run1"]))
     # Run 3 on two worker processes: records crossing the joins must survive pickling.

@@ -8,8 +8,7 @@ rule, in order:
    deletes for all its chunk ids). A previous ``deleted`` row is a tombstone
    already reported once: it is dropped (``GONE``), so tombstones do not pile up.
 2. Current file but no live previous row: ``NEW``, processed normally.
-3. Bytes or config differ (or a hash is unknown, or the previous chunk rows do
-   not add up to the previous ``chunk_count``): ``CHANGED``, processed normally.
+3. Bytes or config differ (or a hash is unknown): ``CHANGED``, processed normally.
 4. Same bytes and config, previously ``ok``/``unchanged``: ``UNCHANGED``; the
    previous document row (status ``unchanged``) and chunk rows are carried over.
 5. Same bytes and config, previously failed (``error``, or ``stale``: failed
@@ -18,6 +17,22 @@ rule, in order:
    ``RETRY``'d; a *permanent* one is ``KEPT_ERROR``: the row, its error and (for
    ``stale``) its last good chunks are carried over without re-processing,
    unless ``retry_errors`` (``--retry-errors``) asks for ``RETRY``.
+
+"Same bytes" is decided from the listing when it can be: a file whose size and
+modification time are those the previous row recorded (``SOURCE_MODIFIED_KEY``)
+is not read at all; only the others are hashed (``needs_hash``), and only when
+the answer matters (a live previous row with a hash, under the same config).
+``--verify-hashes`` hashes every one of them, for filesystems or tools that
+rewrite files keeping both size and time.
+
+How the decision travels (``dofn.py``): only the *listing* side meets the
+previous rows in a shuffle, and the previous rows that meet it are slim
+(``head_of``: no text, no chunks). What that join decides for a document is
+sent to the steps that carry the previous rows over as a ``Verdict``, and only
+when those steps could not work it out from the row alone
+(``implicit_document_outcome``, ``implicit_chunk_outcome``): in the nightly
+case, a handful of verdicts, so the previous tables stream from the previous
+run to the new output without a shuffle.
 
 What happens when a re-processed document fails again is ``reconcile.py``'s
 rule: its last good chunks win over the failure.
@@ -28,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragbeam.schemas.documents import (
     STATUS_DELETED,
@@ -44,6 +59,8 @@ from ragbeam.transforms.write.rows import (
     ERROR_CLASS_KEY,
     ERROR_STAGE_KEY,
     ERROR_TYPE_KEY,
+    SOURCE_MODIFIED_KEY,
+    settled_modified,
 )
 
 PREVIOUS_STATUS_KEY = "previous_status"
@@ -84,11 +101,11 @@ def previous_error_type(previous: Mapping[str, Any]) -> str | None:
 def decide(
     current: CurrentFile | None,
     previous: Mapping[str, Any] | None,
-    previous_chunk_count: int,
     config_hash: str,
     retry_errors: bool = False,
 ) -> Outcome:
-    """What to do with one document; see the module docstring for the rule."""
+    """What to do with one document; see the module docstring for the rule.
+    ``previous`` may be a whole documents row or its ``head_of``."""
     live = previous if previous is not None and previous["status"] != STATUS_DELETED else None
     if current is None:
         return Outcome.DELETED if live is not None else Outcome.GONE
@@ -98,7 +115,6 @@ def decide(
         current.content_hash is not None
         and current.content_hash == live["content_hash"]
         and live["config_hash"] == config_hash
-        and (live["chunk_count"] or 0) == previous_chunk_count
     )
     if not same_input:
         return Outcome.CHANGED
@@ -109,6 +125,118 @@ def decide(
             return Outcome.RETRY
         return Outcome.KEPT_ERROR
     return Outcome.CHANGED  # a status this version does not know: safest to redo
+
+
+# The documents columns the decision needs: everything but the text.
+HEAD_COLUMNS = ("doc_id", "source_uri", "content_hash", "status", "error", "bytes",
+                "config_hash", "metadata")
+_HEAD_METADATA = (ERROR_TYPE_KEY, SOURCE_MODIFIED_KEY)
+
+
+def head_of(row: Mapping[str, Any]) -> dict[str, Any]:
+    """What of a previous documents row ``decide`` and ``needs_hash`` look at, small
+    enough to go through a shuffle (metadata cut down to the keys they read)."""
+    metadata = as_python_row(row).get("metadata") or {}
+    head = {column: row.get(column) for column in HEAD_COLUMNS if column != "metadata"}
+    head["metadata"] = {k: metadata[k] for k in _HEAD_METADATA if k in metadata}
+    return head
+
+
+def listing_unchanged(source: SourceFile, previous: Mapping[str, Any]) -> bool:
+    """The listing reports the size and modification time the previous row recorded
+    for the bytes it describes (a time it recorded only once it had settled)."""
+    metadata = as_python_row(previous).get("metadata") or {}
+    recorded = metadata.get(SOURCE_MODIFIED_KEY)
+    return (bool(recorded) and source.modified > 0 and recorded == repr(source.modified)
+            and previous.get("bytes") == source.size_bytes)
+
+
+def needs_hash(source: SourceFile, previous: Mapping[str, Any] | None, config_hash: str,
+               verify: bool = False) -> bool:
+    """Whether the decision needs the file's bytes hashed: only against a live
+    previous row with a hash under the same config (otherwise it is processed
+    whatever its bytes), and then only when the listing does not already say the
+    file is unchanged (or ``verify``, ``--verify-hashes``)."""
+    return comparable(previous, config_hash) and (
+        verify or not listing_unchanged(source, previous))
+
+
+def comparable(previous: Mapping[str, Any] | None, config_hash: str) -> bool:
+    """A live previous row with a hash, under the same config: the only kind whose
+    document can be carried over, so the only one a file's hash is compared with."""
+    return (previous is not None and previous["status"] != STATUS_DELETED
+            and previous["content_hash"] is not None and previous["config_hash"] == config_hash)
+
+
+class Verdict(NamedTuple):
+    """What the join decided for a document, for the steps that carry its previous
+    rows: the outcome, and for carried rows the new URI and recorded modification
+    time (None: as before; "" for the time: none recorded any more)."""
+
+    outcome: str
+    uri: str | None = None
+    modified: str | None = None
+
+
+CARRIED = (Outcome.UNCHANGED, Outcome.KEPT_ERROR)
+
+
+def implicit_document_outcome(row: Mapping[str, Any], config_hash: str) -> Outcome:
+    """The outcome of a previous documents row that got no ``Verdict``: its file was
+    matched again, as it was, under the same URI and time."""
+    if row["status"] == STATUS_DELETED:
+        return Outcome.GONE  # a tombstone is never carried (its file may be NEW)
+    if row["config_hash"] != config_hash:
+        return Outcome.CHANGED
+    if row["status"] in (STATUS_OK, STATUS_UNCHANGED):
+        return Outcome.UNCHANGED
+    if row["status"] in (STATUS_ERROR, STATUS_STALE):
+        return Outcome.KEPT_ERROR  # a transient one gets a RETRY verdict
+    return Outcome.CHANGED
+
+
+def implicit_chunk_outcome(row: Mapping[str, Any], config_hash: str) -> Outcome:
+    """The same for a previous chunk row: its document's outcome, as far as the chunk
+    shows it: a chunk made under another config belongs to a document that is
+    processed again (``verdict_for`` gives the chunks of ``stale`` documents, whose
+    config may differ from their row's, a verdict whatever happens to them)."""
+    return Outcome.UNCHANGED if row["config_hash"] == config_hash else Outcome.CHANGED
+
+
+def verdict_for(current: CurrentFile | None, previous: Mapping[str, Any] | None,
+                outcome: Outcome, config_hash: str) -> Verdict | None:
+    """The ``Verdict`` the carrying steps need for this document, or None when the
+    implicit outcomes of its rows are right and they are carried as they are."""
+    if previous is None or previous["status"] == STATUS_DELETED:
+        return None  # nothing of it is carried over
+    uri = modified = None
+    if outcome in CARRIED:
+        assert current is not None
+        if current.source.uri != previous["source_uri"]:
+            uri = current.source.uri
+        settled = settled_modified(current.source)
+        recorded = (as_python_row(previous).get("metadata") or {}).get(SOURCE_MODIFIED_KEY, "")
+        if settled != recorded:
+            modified = settled
+    implicit = implicit_document_outcome(previous, config_hash)
+    # A chunk row shows only the config it was made under, which is its document
+    # row's for ok and unchanged documents (and error ones have no chunks); the
+    # last good chunks of a stale document may come from an older config, and a
+    # status this version does not know is best not guessed at.
+    chunks_need_it = previous["status"] not in (STATUS_OK, STATUS_UNCHANGED, STATUS_ERROR)
+    if outcome is implicit and not chunks_need_it and uri is None and modified is None:
+        return None
+    return Verdict(str(outcome), uri, modified)
+
+
+def document_outcome(row: Mapping[str, Any], verdict: Verdict | None, config_hash: str
+                     ) -> Outcome:
+    return Outcome(verdict.outcome) if verdict else implicit_document_outcome(row, config_hash)
+
+
+def chunk_outcome(row: Mapping[str, Any], verdict: Verdict | None, config_hash: str
+                  ) -> Outcome:
+    return Outcome(verdict.outcome) if verdict else implicit_chunk_outcome(row, config_hash)
 
 
 def as_python_row(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -124,15 +252,32 @@ def as_python_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def carried_document_row(previous: Mapping[str, Any], outcome: Outcome,
+                         verdict: Verdict | None = None) -> dict[str, Any]:
+    """A previous row carried over as ``UNCHANGED`` (status ``unchanged``) or
+    ``KEPT_ERROR`` (marked ``ERROR_CARRIED_KEY``), with the verdict's URI and time."""
+    row = as_python_row(previous)
+    metadata = dict(row.get("metadata") or {})
+    if outcome is Outcome.UNCHANGED:
+        row["status"] = STATUS_UNCHANGED
+    else:
+        metadata[ERROR_CARRIED_KEY] = "true"
+    if verdict is not None and verdict.uri is not None:
+        row["source_uri"] = verdict.uri  # the corpus moved: same id, new URI
+    if verdict is not None and verdict.modified is not None:
+        metadata.pop(SOURCE_MODIFIED_KEY, None)
+        if verdict.modified:
+            metadata[SOURCE_MODIFIED_KEY] = verdict.modified
+    row["metadata"] = metadata
+    return row
+
+
 def unchanged_document_row(previous: Mapping[str, Any], source_uri: str) -> dict[str, Any]:
-    return {**as_python_row(previous), "status": STATUS_UNCHANGED, "source_uri": source_uri}
+    return carried_document_row(previous, Outcome.UNCHANGED, Verdict("", source_uri))
 
 
 def kept_error_document_row(previous: Mapping[str, Any], source_uri: str) -> dict[str, Any]:
-    row = as_python_row(previous)
-    row["metadata"] = {**(row.get("metadata") or {}), ERROR_CARRIED_KEY: "true"}
-    row["source_uri"] = source_uri
-    return row
+    return carried_document_row(previous, Outcome.KEPT_ERROR, Verdict("", source_uri))
 
 
 def deleted_document_row(previous: Mapping[str, Any], config_hash: str) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 from apache_beam.io.filesystems import FileSystems
@@ -26,12 +27,21 @@ def previous_run_problem(previous: str, output: str) -> str | None:
         return ("must differ from --output: the new run replaces its output before "
                 "reading the previous one; write each run to a new directory")
     try:
-        if not FileSystems.exists(FileSystems.join(previous, "run.json")):
+        run_json = FileSystems.join(previous, "run.json")
+        if not FileSystems.exists(run_json):
             return "is not a completed ragbeam run (no run.json)"
+        with FileSystems.open(run_json) as f:
+            written = json.loads(f.read().decode("utf-8")).get("files") or {}
         for table in PREVIOUS_TABLES:
             pattern = FileSystems.join(previous, table, "*.parquet")
-            if not FileSystems.match([pattern])[0].metadata_list:
+            found = len(FileSystems.match([pattern])[0].metadata_list)
+            if not found:
                 return f"has no {table} table ({pattern} matches nothing)"
+            # Its rows are carried over as they are, document by document, without
+            # being counted again: a table missing a file would lose rows for good.
+            if table in written and found != written[table]:
+                return (f"is damaged: its run.json lists {written[table]} {table} files, "
+                        f"{pattern} matches {found}")
     except Exception as exc:  # unknown scheme, missing bucket, no permission…
         return f"cannot be read: {exc}"
     return None

@@ -33,10 +33,12 @@ from ragbeam.transforms.incremental.compare import as_python_row
 from ragbeam.transforms.types import Failure
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
+    SOURCE_MODIFIED_KEY,
     error_document_row,
     error_row,
     failure_metadata,
     failure_text,
+    source_metadata,
 )
 
 # documents.metadata of a stale row: which bytes and config its chunks come from.
@@ -74,20 +76,23 @@ def first_failure(failures: Iterable[Failure]) -> Failure | None:
     return min(failures, key=lambda f: (str(f.stage), f.error_type, f.message), default=None)
 
 
+def moved_chunk_row(row: Mapping[str, Any], source_uri: str
+                    ) -> tuple[dict[str, Any], dict[str, str] | None]:
+    """A carried chunk row with its document's current URI, and the upsert this
+    change needs, if it is one (a corpus that moved: same ids, new ``source_uri``)."""
+    carried = as_python_row(row)
+    if carried["source_uri"] == source_uri:
+        return carried, None
+    carried["source_uri"] = source_uri
+    return carried, change_row(OP_UPSERT, carried["chunk_id"], carried["doc_id"], source_uri)
+
+
 def moved_chunk_rows(rows: Iterable[Mapping[str, Any]], source_uri: str
                      ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """Carried chunk rows with the document's current URI, and an upsert for each
-    row that this changes (a corpus that moved: same ids, new ``source_uri``)."""
-    out: list[dict[str, Any]] = []
-    changes: list[dict[str, str]] = []
-    for row in rows:
-        carried = as_python_row(row)
-        if carried["source_uri"] != source_uri:
-            carried["source_uri"] = source_uri
-            changes.append(change_row(OP_UPSERT, carried["chunk_id"], carried["doc_id"],
-                                      source_uri))
-        out.append(carried)
-    return out, sorted(changes, key=lambda c: c["chunk_id"])
+    """``moved_chunk_row`` for each of a document's chunk rows."""
+    moved = [moved_chunk_row(row, source_uri) for row in rows]
+    changes = [change for _, change in moved if change is not None]
+    return [row for row, _ in moved], sorted(changes, key=lambda c: c["chunk_id"])
 
 
 def stale_document_row(previous: Mapping[str, Any], failure: Failure, config_hash: str
@@ -96,8 +101,10 @@ def stale_document_row(previous: Mapping[str, Any], failure: Failure, config_has
     current file's hash and config (so the next run sees whether either changed)."""
     row = as_python_row(previous)
     old_metadata = dict(row.get("metadata") or {})
-    metadata = {k: v for k, v in old_metadata.items() if k != ERROR_CARRIED_KEY}
+    metadata = {k: v for k, v in old_metadata.items()
+                if k not in (ERROR_CARRIED_KEY, SOURCE_MODIFIED_KEY)}
     metadata.update(failure_metadata(failure))
+    metadata.update(source_metadata(failure.source))  # the file that failed now
     was_stale = row["status"] == STATUS_STALE
     metadata[LAST_GOOD_CONTENT_HASH_KEY] = (
         old_metadata.get(LAST_GOOD_CONTENT_HASH_KEY) if was_stale else row["content_hash"]) or ""

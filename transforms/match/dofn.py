@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
@@ -92,31 +93,39 @@ class MatchInputs(beam.PTransform):
         self._doc_ids = doc_ids
 
     def expand(self, pbegin: beam.pvalue.PBegin) -> beam.PCollection[SourceFile]:
+        patterns = self._patterns
         include, exclude = self._include, self._exclude
         namespace, mode = self._namespace, self._doc_ids
         counter = Metrics.counter("ragbeam", "files_matched")
 
-        def listed(pattern: InputPattern) -> Iterator[tuple[str, tuple[int, str]]]:
-            for match in pattern.match():
-                yield match.path, (int(match.size_in_bytes), pattern.root_of(match.path))
-            for path in broken_links(pattern):
-                yield path, (-1, pattern.root)
+        def listed(_: bytes) -> Iterator[tuple[str, tuple[int, str, float, float]]]:
+            """``(path, (size, root, modified, listed))`` of every file that passes the filters."""
+            for pattern in patterns:
+                listed_at = time.time()
+                for match in pattern.match():
+                    if passes_filters(match.path, include, exclude):
+                        yield match.path, (int(match.size_in_bytes), pattern.root_of(match.path),
+                                           float(match.last_updated_in_seconds or 0.0), listed_at)
+                for path in broken_links(pattern):
+                    if passes_filters(path, include, exclude):
+                        yield path, (-1, pattern.root, 0.0, listed_at)
 
-        def to_source(path: str, found: Iterable[tuple[int, str]]) -> SourceFile:
+        def to_source(path: str, found: Iterable[tuple[int, str, float, float]]) -> SourceFile:
             counter.inc()
             progress.tick(progress.MATCHED)
             found = list(found)
-            root = outermost_root([root for _, root in found])
+            root = outermost_root([root for _, root, _, _ in found])
             key = doc_key(path, root, mode)
-            return SourceFile(uri=path, doc_id=doc_id_for(key, namespace),
-                              size_bytes=found[0][0])
+            size, _, modified, listed_at = found[0]
+            return SourceFile(uri=path, doc_id=doc_id_for(key, namespace), size_bytes=size,
+                              modified=modified, listed=listed_at)
 
         return (
             pbegin
-            | "Patterns" >> beam.Create(self._patterns)
-            # One listing per pattern (Beam's own file systems), fanned out by the shuffle.
+            # One listing per pattern (Beam's own file systems), with the filters
+            # applied, in one step: every transform costs Beam time at launch.
+            | "Patterns" >> beam.Impulse()
             | "Match files" >> beam.FlatMap(listed)
-            | "Include/exclude" >> beam.Filter(lambda pf: passes_filters(pf[0], include, exclude))
             # One file matched by two patterns must still be one document. Grouping
             # by path also spreads the files over workers before the expensive
             # stages (a match arrives as one bundle): one shuffle does both.

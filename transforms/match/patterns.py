@@ -29,15 +29,17 @@ class InputPattern:
     # (a prefix). Which one is only known by listing, so matching decides.
     object_or_folder: bool = False
 
-    def match(self) -> list[Any]:
-        """``FileMetadata`` of every file this input matches (Beam's filesystems)."""
+    def match(self, limit: int | None = None) -> list[Any]:
+        """``FileMetadata`` of every file this input matches (Beam's filesystems), or
+        of the first ``limit`` (the listing stops there: one page on object stores)."""
         from apache_beam.io.filesystems import FileSystems
 
-        found = FileSystems.match([self.pattern])[0].metadata_list
+        # A pattern without wildcards is one existence check, not a listing.
+        found = FileSystems.match([self.pattern], [limit])[0].metadata_list
         if found or not self.object_or_folder:
             return found
         folder = self.pattern.rstrip("/")
-        return FileSystems.match([f"{folder}/**"])[0].metadata_list
+        return FileSystems.match([f"{folder}/**"], [limit])[0].metadata_list
 
     def root_of(self, path: str) -> str:
         """The root of a matched path: the folder itself when the input was one."""

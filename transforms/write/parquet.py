@@ -17,7 +17,10 @@ It keeps the commit protocol of Beam's file sinks:
 * one finalize step (after a shuffle that sees every committed shard) renames
   them to ``OUTPUT/TABLE/part-NNNNN-of-MMMMM.parquet``, writes an empty file
   for a table without rows (readers always find the schema) and deletes
-  ``_temporary``. It can be retried: renames already done are skipped.
+  ``_temporary``. Like Beam's ``FileBasedSink.finalize_write``, it learns what
+  is where from two listings and renames in batches on a thread pool, so its
+  cost on an object store does not grow one round trip per shard. It can be
+  retried: renames already done are skipped.
 
 Each shard also carries counts of what it wrote (``stats.py``: rows by status,
 error type, change op…), emitted with its name, so the finalize step knows the
@@ -32,6 +35,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +49,28 @@ from apache_beam.transforms.window import GlobalWindows
 
 TEMP_DIR = "_temporary"
 CODEC = "zstd"
+# What one open shard holds in memory (a DoFn instance has one per table per
+# bundle, and a worker runs a DoFn instance per thread): rows as Python objects
+# until ROWS_PER_BATCH of them or about BATCH_BYTES (a documents row carries its
+# whole text), then Arrow batches until ROW_GROUP_BYTES, written as one row
+# group. 16 MiB rather than Beam's 64 MiB keeps a worker with many threads
+# within its budget; readers do not mind row groups of that size.
 ROWS_PER_BATCH = 1000  # rows → Arrow in batches: the per-row Python cost stays low
-ROW_GROUP_BYTES = 64 << 20  # Arrow bytes per Parquet row group (Beam's default too)
+BATCH_BYTES = 4 << 20
+ROW_GROUP_BYTES = 16 << 20
+
+
+def approximate_row_bytes(row: Mapping[str, Any]) -> int:
+    """A cheap estimate of a row's data bytes: its strings and lists (vectors)."""
+    size = 0
+    for value in row.values():
+        if isinstance(value, str):
+            size += len(value)
+        elif isinstance(value, list | tuple):
+            size += 8 * len(value)
+        else:
+            size += 8
+    return size
 _ALL_SHARDS = "shards"  # the one key the finalize step groups every shard under
 
 
@@ -81,12 +105,14 @@ class ParquetShard:
         self._handle = FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED)
         self._writer = pq.ParquetWriter(self._handle, schema, compression=CODEC)
         self._rows: list[Mapping[str, Any]] = []
+        self._rows_bytes = 0
         self._batches: list[pa.RecordBatch] = []
         self._batch_bytes = 0
 
     def write(self, row: Mapping[str, Any]) -> None:
         self._rows.append(row)
-        if len(self._rows) >= ROWS_PER_BATCH:
+        self._rows_bytes += approximate_row_bytes(row)
+        if len(self._rows) >= ROWS_PER_BATCH or self._rows_bytes >= BATCH_BYTES:
             self._to_batch()
             if self._batch_bytes >= ROW_GROUP_BYTES:
                 self._write_row_group()
@@ -105,7 +131,7 @@ class ParquetShard:
             self._batches.append(batch)
             self._batch_bytes += batch.nbytes
             self.rows_written += len(self._rows)
-            self._rows = []
+            self._rows, self._rows_bytes = [], 0
 
     def _write_row_group(self) -> None:
         if self._batches:
@@ -127,13 +153,25 @@ def write_empty_table(path: str, schema: pa.Schema) -> str:
     return ParquetShard(path, schema).close()
 
 
+# Renames run in batches (``FileSystems.get_chunk_size``: 100 on GCS, one batch
+# request each) on up to this many threads, as Beam's own file sinks do.
+RENAME_THREADS = 16
+
+
+class LostShardError(Exception):
+    """A committed shard is neither at its temporary nor at its final name."""
+
+
 def finalize_tables(output: str, schemas: Mapping[str, pa.Schema],
                     shards: Iterable[tuple[str, str]]) -> list[str]:
     """Rename committed ``(table, temp path)`` shards into their final names.
 
-    Every table in ``schemas`` gets at least one file. Idempotent: a shard
-    already renamed by an earlier attempt (temp gone, final there) is skipped.
-    Returns the final file names, table by table.
+    Every table in ``schemas`` gets at least one file. What is where is found by
+    two listings (the temp dir, the output's tables), not one existence check per
+    shard; the renames go in batches on a thread pool. Idempotent: a shard
+    already renamed by an earlier attempt (temp gone, final there) is skipped,
+    and one renamed halfway (an object store's copy done, delete not) is renamed
+    again. Returns the final file names, table by table.
     """
     by_table: dict[str, list[str]] = {table: [] for table in schemas}
     for table, path in shards:
@@ -149,12 +187,39 @@ def finalize_tables(output: str, schemas: Mapping[str, pa.Schema],
         for index, path in enumerate(paths):
             sources.append(path)
             destinations.append(final_shard_name(output, table, index, len(paths)))
-    pending = [(s, d) for s, d in zip(sources, destinations, strict=True)
-               if FileSystems.exists(s) or not FileSystems.exists(d)]
-    if pending:
-        FileSystems.rename([s for s, _ in pending], [d for _, d in pending])
+    in_temp = _listed(FileSystems.join(temp_dir(output), "*"))
+    in_place = _listed(*(FileSystems.join(table_dir(output, t), "*.parquet") for t in schemas))
+    pending = []
+    for source, destination in zip(sources, destinations, strict=True):
+        if source in in_temp:
+            pending.append((source, destination))
+        elif destination not in in_place:
+            raise LostShardError(f"Rename of {source} to {destination} impossible: the "
+                                 "committed shard is at neither name")
+    _rename_in_batches(output, pending)
     remove_temp_dir(output)
     return destinations
+
+
+def _listed(*patterns: str) -> set[str]:
+    return {m.path for result in FileSystems.match(list(patterns)) for m in result.metadata_list}
+
+
+def _rename_in_batches(output: str, pairs: list[tuple[str, str]]) -> None:
+    if not pairs:
+        return
+    size = max(1, FileSystems.get_chunk_size(output))
+    batches = [pairs[i:i + size] for i in range(0, len(pairs), size)]
+
+    def rename(batch: list[tuple[str, str]]) -> None:
+        FileSystems.rename([s for s, _ in batch], [d for _, d in batch])
+
+    if len(batches) == 1:
+        rename(batches[0])
+        return
+    with ThreadPoolExecutor(min(RENAME_THREADS, len(batches))) as pool:
+        for future in [pool.submit(rename, batch) for batch in batches]:
+            future.result()  # the first failure, if any, fails the finalize (retried)
 
 
 def remove_temp_dir(output: str) -> None:

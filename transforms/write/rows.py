@@ -7,7 +7,7 @@ from typing import Any
 
 from ragbeam.schemas.documents import STATUS_ERROR, STATUS_OK
 from ragbeam.transforms.errors import error_class
-from ragbeam.transforms.types import Document, Failure
+from ragbeam.transforms.types import Document, Failure, SourceFile
 
 # documents.metadata keys of a failed document (error and stale rows).
 ERROR_STAGE_KEY = "error_stage"
@@ -15,6 +15,28 @@ ERROR_TYPE_KEY = "error_type"
 ERROR_CLASS_KEY = "error_class"
 # Set on a carried-over failure (not retried in this run), so a reader can tell.
 ERROR_CARRIED_KEY = "error_carried_over"
+# The modification time the listing reported for the file whose bytes the row
+# describes (``repr`` of seconds since the epoch), when the next run may trust it:
+# a file listed with the same size and this time is taken as unchanged without
+# being read (``transforms/incremental/compare.py``; ``--verify-hashes`` reads it).
+SOURCE_MODIFIED_KEY = "source_modified"
+# A file modified this shortly before it was listed could be written again within
+# the same tick of the filesystem's clock (or a store's clock a little off the
+# worker's) and keep its time: such a time is not recorded, so the next run reads
+# and hashes the file once more.
+SETTLED_AFTER_S = 10.0
+
+
+def settled_modified(source: SourceFile) -> str:
+    """``SOURCE_MODIFIED_KEY``'s value for a listed file; "" when it cannot be trusted."""
+    if source.modified <= 0 or source.listed - source.modified < SETTLED_AFTER_S:
+        return ""
+    return repr(source.modified)
+
+
+def source_metadata(source: SourceFile) -> dict[str, str]:
+    modified = settled_modified(source)
+    return {SOURCE_MODIFIED_KEY: modified} if modified else {}
 
 
 def ok_document_row(
@@ -40,7 +62,7 @@ def ok_document_row(
         "strategy": strategy,
         "config_hash": config_hash,
         "text": doc.text,
-        "metadata": dict(metadata),
+        "metadata": {**metadata, **source_metadata(doc.source)},
     }
 
 
@@ -61,7 +83,7 @@ def error_document_row(failure: Failure, config_hash: str) -> dict[str, Any]:
         "strategy": None,
         "config_hash": config_hash,
         "text": None,
-        "metadata": failure_metadata(failure),
+        "metadata": {**failure_metadata(failure), **source_metadata(failure.source)},
     }
 
 

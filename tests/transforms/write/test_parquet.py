@@ -49,6 +49,21 @@ def test_shard_round_trips_rows_in_several_row_groups(tmp_path, monkeypatch):
     assert file.read().to_pylist() == rows
 
 
+def test_a_shard_of_large_rows_holds_a_bounded_number_of_bytes(tmp_path, monkeypatch):
+    """Rows that carry whole documents become Arrow (and row groups) by size, not
+    only by count, so an open shard never holds more than about BATCH_BYTES of rows."""
+    monkeypatch.setattr(parquet, "BATCH_BYTES", 10_000)
+    monkeypatch.setattr(parquet, "ROW_GROUP_BYTES", 1)
+    shard = ParquetShard(str(tmp_path / "s.parquet"), NOTES)
+    rows = [{"text": str(k) * 4000} for k in range(10)]  # 4 kB each
+    for row in rows:
+        shard.write(row)
+    shard.close()
+    file = pq.ParquetFile(tmp_path / "s.parquet")
+    assert file.metadata.num_row_groups == 4  # 3 + 3 + 3 + 1 rows
+    assert file.read().to_pylist() == rows
+
+
 def test_finalize_renames_every_shard_and_gives_an_empty_table_its_schema(tmp_path):
     out = str(tmp_path)
     shards = []
@@ -83,6 +98,48 @@ def test_finalize_can_be_retried_after_it_renamed_some_shards(tmp_path):
     files, items = _read(tmp_path, "items")
     assert files == ["part-00000-of-00002.parquet", "part-00001-of-00002.parquet"]
     assert items.num_rows == 2
+
+
+def _shards(out: str, table: str, count: int) -> list[tuple[str, str]]:
+    shards = []
+    for k in range(count):
+        shard = ParquetShard(f"{temp_dir(out)}/{table}-{k:04d}.parquet", ITEMS)
+        shard.write(_items(k + 1)[k])
+        shards.append((table, shard.close()))
+    return shards
+
+
+def test_finalize_renames_many_shards_in_parallel_batches(tmp_path, monkeypatch):
+    out = str(tmp_path)
+    shards = _shards(out, "items", 120)
+    batches: list[int] = []
+    real = parquet.FileSystems.rename
+
+    def rename(sources, destinations):
+        batches.append(len(sources))
+        return real(sources, destinations)
+
+    monkeypatch.setattr(parquet.FileSystems, "rename", rename)
+    monkeypatch.setattr(parquet.FileSystems, "get_chunk_size", lambda path: 50)
+    finalize_tables(out, {"items": ITEMS}, shards)
+    assert sorted(batches) == [20, 50, 50]
+    files, items = _read(tmp_path, "items")
+    assert len(files) == 120 and sorted(items.column("n").to_pylist()) == list(range(120))
+
+
+def test_finalize_redoes_a_rename_left_halfway(tmp_path):
+    """An object store renames by copy then delete: a finalize that died between the
+    two leaves a shard at both names; the retry renames it again."""
+    out = str(tmp_path)
+    shards = _shards(out, "items", 2)
+    (tmp_path / "items").mkdir()
+    half = tmp_path / "items" / "part-00001-of-00002.parquet"
+    half.write_bytes(pathlib.Path(shards[1][1]).read_bytes()[:10])  # a copy cut short
+    finalize_tables(out, {"items": ITEMS}, shards)
+    files, items = _read(tmp_path, "items")
+    assert files == ["part-00000-of-00002.parquet", "part-00001-of-00002.parquet"]
+    assert items.column("n").to_pylist() == [0, 1]
+    assert not pathlib.Path(temp_dir(out)).exists()
 
 
 def test_finalize_fails_loudly_when_a_committed_shard_is_lost(tmp_path):
