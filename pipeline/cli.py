@@ -251,24 +251,24 @@ def dry_run(config: RunConfig) -> list[dict]:
     """What a run would do, without extracting anything: every matched file once,
     with its doc id and the route it would take (``preview_route``)."""
     from ragbeam.transforms.ids import doc_id_for, doc_key
-    from ragbeam.transforms.match.patterns import outermost_root
+    from ragbeam.transforms.match.patterns import id_root
     from ragbeam.transforms.route.router import preview_route
 
     m = config.match
-    found: dict[str, list[tuple[int, str]]] = {}
-    for raw in m.inputs:
-        pattern = expand_input(raw)
+    patterns = [expand_input(raw) for raw in m.inputs]
+    root = id_root(patterns)
+    found: dict[str, int] = {}
+    for pattern in patterns:
         for meta in pattern.match():
             if passes_filters(meta.path, m.include, m.exclude):
-                found.setdefault(meta.path, []).append(
-                    (int(meta.size_in_bytes), pattern.root_of(meta.path)))
+                found[meta.path] = int(meta.size_in_bytes)
     rows = []
-    for path, seen in sorted(found.items()):
-        key = doc_key(path, outermost_root([root for _, root in seen]), config.ids.mode)
+    for path, size in sorted(found.items()):
+        key = doc_key(path, root, config.ids.mode)
         strategy, reason = preview_route(path, config.route)
         rows.append({"path": path, "key": key, "doc_id": doc_id_for(key, config.ids.namespace),
-                     "bytes": seen[0][0], "strategy": strategy, "reason": reason,
-                     "over_size_limit": seen[0][0] > m.max_file_bytes})
+                     "bytes": size, "strategy": strategy, "reason": reason,
+                     "over_size_limit": size > m.max_file_bytes})
     return rows
 
 

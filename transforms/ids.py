@@ -1,7 +1,8 @@
 """Stable identifiers: documents by URI, chunks by content, configs by value.
 
 * ``doc_id`` is a function of the document's *key* and the run's namespace:
-  the key is the file's path relative to its ``--input`` root (``doc_key``),
+  the key is the file's path relative to the inputs' common root (``doc_key``,
+  ``match/patterns.py``),
   so the same corpus mounted elsewhere, or copied to another bucket, keeps
   its ids; ``--doc-ids absolute`` keys by the whole URI instead (ragbeam's
   behaviour before 0.2, and its exact ids when no namespace is set).
@@ -48,10 +49,13 @@ DOC_ID_MODES = (DOC_IDS_RELATIVE, DOC_IDS_ABSOLUTE)
 
 
 def doc_key(uri: str, root: str, mode: str = DOC_IDS_RELATIVE) -> str:
-    """What identifies a file: its path below ``root`` (``/``-separated), or the
-    whole URI in ``absolute`` mode or when it is not below ``root``."""
-    if mode == DOC_IDS_ABSOLUTE:
+    """What identifies a file: its path below ``root`` (``/``-separated), its name
+    when it is the root itself (a single-object input), or the whole URI in
+    ``absolute`` mode or when it is not below ``root``."""
+    if mode == DOC_IDS_ABSOLUTE or not root:
         return uri
+    if uri == root.rstrip("/"):
+        return uri.rsplit("/", 1)[-1]
     prefix = root.rstrip("/") + "/"
     if uri.startswith(prefix) and len(uri) > len(prefix):
         return uri[len(prefix):].replace(os.sep, "/")

@@ -18,7 +18,7 @@ from ragbeam.transforms.ids import DOC_IDS_RELATIVE, doc_id_for, doc_key, sha256
 from ragbeam.transforms.match.patterns import (
     InputPattern,
     expand_input,
-    outermost_root,
+    id_root,
     passes_filters,
 )
 from ragbeam.transforms.types import FAILURES, Failure, FetchedFile, SourceFile, Stage
@@ -75,10 +75,10 @@ class MatchInputs(beam.PTransform):
     """Every file matched by the input patterns, once, as a ``SourceFile``,
     spread over workers (the output of a shuffle keyed by path).
 
-    A file's ``doc_id`` comes from its key (``ids.doc_key``: the path below its
-    input's root, or the whole URI with ``doc_ids="absolute"``) and the
-    namespace. A broken symbolic link is passed on with size -1, so that Read
-    turns it into an error row.
+    A file's ``doc_id`` comes from its key (``ids.doc_key``: the path below the
+    inputs' common root, ``patterns.id_root``, or the whole URI with
+    ``doc_ids="absolute"``) and the namespace. A broken symbolic link is passed
+    on with size -1, so that Read turns it into an error row.
     """
 
     def __init__(self, inputs: tuple[str, ...], include: tuple[str, ...] = (),
@@ -87,6 +87,7 @@ class MatchInputs(beam.PTransform):
         super().__init__()
         self._patterns = sorted({expand_input(p) for p in inputs},
                                 key=lambda p: (p.pattern, p.root))
+        self._id_root = id_root(self._patterns)
         self._include = include
         self._exclude = exclude
         self._namespace = namespace
@@ -95,28 +96,26 @@ class MatchInputs(beam.PTransform):
     def expand(self, pbegin: beam.pvalue.PBegin) -> beam.PCollection[SourceFile]:
         patterns = self._patterns
         include, exclude = self._include, self._exclude
-        namespace, mode = self._namespace, self._doc_ids
+        namespace, mode, root = self._namespace, self._doc_ids, self._id_root
         counter = Metrics.counter("ragbeam", "files_matched")
 
-        def listed(_: bytes) -> Iterator[tuple[str, tuple[int, str, float, float]]]:
-            """``(path, (size, root, modified, listed))`` of every file that passes the filters."""
+        def listed(_: bytes) -> Iterator[tuple[str, tuple[int, float, float]]]:
+            """``(path, (size, modified, listed))`` of every file that passes the filters."""
             for pattern in patterns:
                 listed_at = time.time()
                 for match in pattern.match():
                     if passes_filters(match.path, include, exclude):
-                        yield match.path, (int(match.size_in_bytes), pattern.root_of(match.path),
+                        yield match.path, (int(match.size_in_bytes),
                                            float(match.last_updated_in_seconds or 0.0), listed_at)
                 for path in broken_links(pattern):
                     if passes_filters(path, include, exclude):
-                        yield path, (-1, pattern.root, 0.0, listed_at)
+                        yield path, (-1, 0.0, listed_at)
 
-        def to_source(path: str, found: Iterable[tuple[int, str, float, float]]) -> SourceFile:
+        def to_source(path: str, found: Iterable[tuple[int, float, float]]) -> SourceFile:
             counter.inc()
             progress.tick(progress.MATCHED)
-            found = list(found)
-            root = outermost_root([root for _, root, _, _ in found])
             key = doc_key(path, root, mode)
-            size, _, modified, listed_at = found[0]
+            size, modified, listed_at = next(iter(found))
             return SourceFile(uri=path, doc_id=doc_id_for(key, namespace), size_bytes=size,
                               modified=modified, listed=listed_at)
 

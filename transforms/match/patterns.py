@@ -1,10 +1,14 @@
 """Input patterns, their roots, and include/exclude filters.
 
 Every ``--input`` becomes an ``InputPattern``: the Beam file pattern to match,
-and the *root* that matched files' document keys are relative to
-(``ids.doc_key``). A directory is matched recursively and is its own root; a
+and its *root*. A directory is matched recursively and is its own root; a
 glob's root is the directory before its first wildcard; a single file's root
-is its directory.
+is its directory (a remote URI that may be an object or a folder counts as a
+folder). Document keys (``ids.doc_key``) are relative to the common root of
+every input (``id_root``): one input's own root, or, for several, the folder
+they share. So keys never collide (two files are two paths below one root),
+overlapping inputs agree on one key, and moving the whole corpus (another mount
+point, another bucket) keeps every key.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import fnmatch
 import os
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,11 +46,6 @@ class InputPattern:
         folder = self.pattern.rstrip("/")
         return FileSystems.match([f"{folder}/**"], [limit])[0].metadata_list
 
-    def root_of(self, path: str) -> str:
-        """The root of a matched path: the folder itself when the input was one."""
-        if self.object_or_folder and path != self.pattern:
-            return self.pattern.rstrip("/")
-        return self.root
 
 
 def _is_glob(uri: str) -> bool:
@@ -73,7 +73,7 @@ def expand_input(path_or_pattern: str) -> InputPattern:
     if uri.endswith("/"):
         folder = uri.rstrip("/")
         return InputPattern(f"{folder}/**", folder)
-    return InputPattern(uri, posixpath.dirname(uri), object_or_folder=True)
+    return InputPattern(uri, uri, object_or_folder=True)
 
 
 def passes_filters(uri: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bool:
@@ -88,7 +88,24 @@ def passes_filters(uri: str, include: tuple[str, ...], exclude: tuple[str, ...])
     return not any(hit(p) for p in exclude)
 
 
-def outermost_root(roots: list[str]) -> str:
-    """Of the roots of every input that matched one file, the one its key is taken
-    from: the outermost (shortest), so overlapping inputs agree on one key."""
-    return min(roots, key=lambda root: (len(root), root))
+def id_root(patterns: Iterable[InputPattern]) -> str:
+    """The folder every input's root lies in: document keys are relative to it.
+    Empty when the inputs share none (different file systems or buckets): keys are
+    then whole URIs."""
+    split = [_split_root(p.root) for p in patterns]
+    if not split or len({prefix for prefix, _ in split}) != 1:
+        return ""
+    prefix = split[0][0]
+    if prefix:  # scheme://bucket: paths are posix
+        common = posixpath.commonpath([path or "/" for _, path in split])
+        return prefix + ("" if common == "/" else common)
+    return os.path.commonpath([path for _, path in split])
+
+
+def _split_root(root: str) -> tuple[str, str]:
+    """``gs://bucket/a/b`` → ``("gs://bucket", "/a/b")``; a local path → ``("", path)``."""
+    if "://" not in root:
+        return "", root
+    scheme, rest = root.split("://", 1)
+    bucket, _, path = rest.partition("/")
+    return f"{scheme}://{bucket}", "/" + path.rstrip("/") if path else ""

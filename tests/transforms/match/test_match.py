@@ -9,9 +9,9 @@ import shutil
 import apache_beam as beam
 from apache_beam.testing.util import assert_that, equal_to
 
-from ragbeam.transforms.ids import doc_id_for
+from ragbeam.transforms.ids import doc_id_for, doc_key
 from ragbeam.transforms.match.dofn import MatchInputs, ReadFile
-from ragbeam.transforms.match.patterns import expand_input
+from ragbeam.transforms.match.patterns import expand_input, id_root
 from ragbeam.transforms.types import FAILURES, SourceFile
 
 from conftest import SAMPLES
@@ -33,16 +33,33 @@ def test_roots_of_each_kind_of_input(tmp_path):
     assert (single.pattern, single.root) == (f"{tmp_path}/docs/a.pdf", f"{tmp_path}/docs")
     remote = expand_input("gs://bucket/docs/")
     assert (remote.pattern, remote.root) == ("gs://bucket/docs/**", "gs://bucket/docs")
-    # Without the slash it may be an object or a folder: matching decides, offline here.
+    # Without the slash it may be an object or a folder: matching decides, offline here;
+    # as a root it is a folder, and an object there is keyed by its name.
     maybe = expand_input("gs://bucket/docs")
-    assert maybe.object_or_folder and maybe.root_of("gs://bucket/docs/a/b.pdf") == \
-        "gs://bucket/docs"
+    assert maybe.object_or_folder and maybe.root == "gs://bucket/docs"
+    assert doc_key("gs://bucket/docs/a/b.pdf", maybe.root) == "a/b.pdf"
+    assert doc_key("gs://bucket/docs", maybe.root) == "docs"
+
+
+def test_several_inputs_are_keyed_below_the_folder_they_share(tmp_path):
+    def root(*inputs: str) -> str:
+        return id_root([expand_input(i) for i in inputs])
+
+    assert root(f"{tmp_path}/manuals", f"{tmp_path}/faq/") == str(tmp_path)
+    assert root("gs://b/corpus/manuals/", "gs://b/corpus/faq/") == "gs://b/corpus"
+    assert root("gs://b/manuals/", "gs://b/faq/") == "gs://b"
+    assert root("gs://b/x/", "gs://c/y/") == ""  # nothing shared: whole URIs
+    assert root(f"{tmp_path}/a/", "gs://b/y/") == ""
 
 
 def test_ids_survive_a_move_and_overlapping_inputs_agree(tmp_path):
     for mount in ("a", "b"):
         (tmp_path / mount / "sub").mkdir(parents=True)
         shutil.copy(SAMPLES / "faq.txt", tmp_path / mount / "sub" / "faq.txt")
+    # Two inputs with the same relative path are two documents: keyed below the
+    # folder they share, never on top of each other.
+    _doc_ids((str(tmp_path / "a"), str(tmp_path / "b")),
+             [doc_id_for("a/sub/faq.txt"), doc_id_for("b/sub/faq.txt")])
     relative = doc_id_for("sub/faq.txt")
     _doc_ids((str(tmp_path / "a"),), [relative])
     _doc_ids((str(tmp_path / "b"),), [relative])
