@@ -49,6 +49,9 @@ def test_use_it_from_python(workdir):
     printed = "".join(_exec(code, namespace) for code in blocks)
     assert "('# Guide', '## Safety')" in printed
     assert namespace["doc"].strategy == "structure"
+    # IngestDocuments inside the reader's own pipeline: on files, and on bytes.
+    assert "('handbook.md', " in printed and "error: ExtractionError" in printed
+    assert "note: Boats leave at nine." in printed
 
 
 def test_send_it_to_a_vector_store(workdir):
