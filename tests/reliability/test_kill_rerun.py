@@ -80,7 +80,11 @@ def _rows(out: pathlib.Path, table: str) -> list[dict]:
     key = {"chunks": "chunk_id", "documents": "doc_id", "errors": "doc_id"}[table]
     rows = read_table(out, table).to_pylist()
     for row in rows:
-        row["metadata"] = sorted(row.get("metadata") or [])
+        # source_modified is what the listing said, recorded once the file's time has
+        # settled (transforms/write/rows.py): it depends on when the run listed it,
+        # not on the content, so two runs minutes apart may differ in it alone.
+        row["metadata"] = sorted((k, v) for k, v in (row.get("metadata") or [])
+                                 if k != "source_modified")
     return sorted(rows, key=lambda r: (r[key], repr(r)))
 
 
