@@ -74,6 +74,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     ex.add_argument("--extract-memory-mb", type=int, default=DEFAULT_EXTRACT_MEMORY_MB,
                     metavar="MB", help="resident memory cap per extraction process; a document "
                     "that needs more becomes an error; 0: no cap (default: %(default)s)")
+    ex.add_argument("--extract-processes", type=int, default=0, metavar="N",
+                    help="extraction child processes per worker process, shared by its "
+                         "threads; each can use up to --extract-memory-mb (default 0: the "
+                         "machine's cores on the local runner, divided among "
+                         "multi_processing workers; 1 per SDK process on other runners)")
     ex.add_argument("--max-text-chars", type=int, default=DEFAULT_MAX_TEXT_CHARS, metavar="N",
                     help="documents whose extracted text is longer become errors "
                          "(default: %(default)s)")
@@ -131,6 +136,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
+    if args.extract_processes < 0:
+        raise UsageError("--extract-processes must be 0 (automatic) or more")
     try:
         chunk = ChunkOptions(size=args.chunk_size, overlap=args.chunk_overlap,
                              unit=args.size_unit, encoding=args.encoding,
@@ -157,7 +164,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         output=args.output.rstrip("/") or "/",
         extract=ExtractOptions(tika_server=args.tika_server, timeout_s=args.extract_timeout,
                                memory_mb=args.extract_memory_mb,
-                               max_text_chars=args.max_text_chars),
+                               max_text_chars=args.max_text_chars,
+                               processes=args.extract_processes),
         clean=CleanOptions.without(args.no_clean),
         chunk=chunk,
         route=route,

@@ -40,6 +40,9 @@ class ExtractOptions:
     max_string_chars: int = 100_000_000
     memory_mb: int = DEFAULT_EXTRACT_MEMORY_MB
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+    # Extraction child processes per worker process (0: decided by the runner,
+    # pipeline/runner.py). Speed only: not part of the fingerprint.
+    processes: int = 0
 
     @property
     def backend_spec(self) -> tuple[str, dict[str, Any]]:

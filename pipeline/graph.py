@@ -17,6 +17,7 @@ from __future__ import annotations
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.runner import default_extract_processes
 from ragbeam.schemas import OUTPUT_SCHEMAS
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
@@ -54,7 +55,10 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     extracted = fetched.ok | "Extract" >> beam.ParDo(
         ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
                         memory_limit_bytes=config.extract.memory_limit_bytes,
-                        max_text_chars=config.extract.max_text_chars)
+                        max_text_chars=config.extract.max_text_chars,
+                        processes=config.extract.processes
+                        or default_extract_processes(pipeline.options),
+                        clean=config.clean)
     ).with_outputs(FAILURES, main="ok")
     cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
         FAILURES, main="ok")

@@ -7,6 +7,11 @@ packets could hang a run before it starts. When no runner is named (or the
 DirectRunner is), ragbeam goes straight to the FnApiRunner: the same engine
 the DirectRunner ends up using, honouring ``--direct_num_workers`` and
 ``--direct_running_mode``. ``--runner PrismRunner`` still selects Prism.
+
+Cores: the local default runner runs every stage in one thread of this
+process, so what spreads the work over the machine is the extraction pool
+(``transforms/extract``): by default one Tika child per core, shared by the
+threads of each worker process (``default_extract_processes``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,12 @@ from __future__ import annotations
 import time
 
 import apache_beam as beam
-from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.options.pipeline_options import (
+    DirectOptions,
+    PipelineOptions,
+    PortableOptions,
+    StandardOptions,
+)
 from apache_beam.portability.api import beam_runner_api_pb2
 
 from ragbeam.pipeline.config import RunConfig
@@ -30,6 +40,31 @@ def pipeline_options(beam_args: list[str]) -> PipelineOptions:
 def is_local_direct(options: PipelineOptions) -> bool:
     runner = options.view_as(StandardOptions).runner
     return runner in (None, "DirectRunner", "direct", "SwitchingDirectRunner")
+
+
+def default_extract_processes(options: PipelineOptions) -> int:
+    """Extraction children per worker process when ``--extract-processes`` is not given.
+
+    Local runs (the default runner in any running mode, a LOOPBACK portable
+    job) use every core of this machine: ``multi_processing`` splits them among
+    its worker processes, threads share their process's pool. Elsewhere the
+    submitting machine says nothing about the workers, and Dataflow runs one
+    SDK process per vCPU: one child per SDK process, so a worker machine gets
+    one per core there too (set the option where a worker process owns
+    several cores, e.g. Flink, or Dataflow with one SDK container per VM).
+    """
+    from ragbeam.transforms.extract.isolation import available_cores
+
+    cores = available_cores()
+    if is_local_direct(options):
+        direct = options.view_as(DirectOptions)
+        if direct.direct_running_mode == "multi_processing":
+            workers = direct.direct_num_workers or cores  # 0: one per core
+            return max(1, cores // workers)
+        return cores
+    if options.view_as(PortableOptions).environment_type == "LOOPBACK":
+        return cores
+    return 1
 
 
 def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
