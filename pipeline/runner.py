@@ -67,6 +67,28 @@ def default_extract_processes(options: PipelineOptions) -> int:
     return 1
 
 
+# Memory of one worker process (docs/running-at-scale.md, "Worker sizing"), MiB.
+# Measured on the local runners: the process with Python, Beam, pyarrow and the
+# stages, before any model (peak of a multi_threading run over the corpus, 4 threads);
+WORKER_BASE_MIB = 600
+# what loading the embedding model adds (torch + all-MiniLM-L6-v2, one torch thread);
+MODEL_MIB = 900
+# how far a child can pass its cap between two 50 ms checks, and its own Python.
+CHILD_OVERSHOOT_MIB = 128
+# Documents in flight (read, queued for a child or waiting for the thread) at
+# typical sizes: the budget for files of a few MB. Each may be --max-file-bytes.
+DOCUMENTS_IN_FLIGHT_MIB = 100
+
+
+def worker_memory_budget_mib(extract_processes: int, extract_memory_mb: int,
+                             with_model: bool) -> int:
+    """What one worker process needs: itself, the model if it embeds, its
+    extraction pool at the cap, and the documents in flight."""
+    return (WORKER_BASE_MIB + (MODEL_MIB if with_model else 0)
+            + extract_processes * (extract_memory_mb + CHILD_OVERSHOOT_MIB)
+            + DOCUMENTS_IN_FLIGHT_MIB)
+
+
 def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
     if not is_local_direct(options):
         return beam.Pipeline(options=options)

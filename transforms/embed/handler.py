@@ -34,6 +34,26 @@ from ragbeam.transforms.embed.model import (
 PASSES_PER_BATCH = 8
 
 
+_models_lock = threading.Lock()
+_models: dict[EmbeddingOptions, Any] = {}
+
+
+def process_model(options: EmbeddingOptions) -> Any:
+    """The model for ``options``, loaded once per process and kept for its life.
+
+    Every user in the process shares it: RunInference's handlers (each of
+    which has its own shared handle) and the semantic branch, so a run that
+    both cuts semantically and embeds chunks holds one copy, not two.
+    """
+    model = _models.get(options)
+    if model is None:
+        with _models_lock:
+            model = _models.get(options)
+            if model is None:
+                model = _models[options] = load_sentence_model(options)
+    return model
+
+
 class LazySentenceModel:
     """The model, loaded on first use.
 
@@ -53,7 +73,7 @@ class LazySentenceModel:
         if self._model is None:
             with self._lock:
                 if self._model is None:
-                    self._model = load_sentence_model(self._options)
+                    self._model = process_model(self._options)
         return self._model
 
 

@@ -417,13 +417,22 @@ class ExtractionPool:
         # result is collected, so a blocked submitter never waits on itself.
         self._admitted = threading.BoundedSemaphore(2 * size)
         self._executor = ThreadPoolExecutor(size, thread_name_prefix="ragbeam-extract")
+        self._start_lock = threading.Lock()
+        self._started = False
         self._closed = False
 
     def start(self) -> None:
         """Start every child now, without waiting for them to be ready: a child
-        boots (Python, iscc-tika) while the caller goes on, not on the first document."""
-        for extractor in self._extractors:
-            extractor.start()
+        boots (Python, iscc-tika) while the caller goes on, not on the first document.
+
+        Once per pool: each user calls it before it submits anything, and a second
+        caller waits for the first, so no child is started twice or under a call.
+        """
+        with self._start_lock:
+            if not self._started:
+                for extractor in self._extractors:
+                    extractor.start()
+                self._started = True
 
     def run(self, fn: Callable[[IsolatedExtractor], T]) -> T:
         extractor = self._idle.get()  # blocks until a child is free
