@@ -240,7 +240,12 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     Flex Templates: deploy/dataflow/).
     """
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import make_pipeline, pipeline_options, write_run_json_in_pipeline
+    from ragbeam.pipeline.runner import (
+        extraction_started_early,
+        make_pipeline,
+        pipeline_options,
+        write_run_json_in_pipeline,
+    )
     from ragbeam.pipeline.summary import summarize, write_run_json
 
     check_inputs(config)
@@ -249,13 +254,15 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     prepare_output(config, overwrite)
     started = time.perf_counter()
     pipeline = make_pipeline(pipeline_options(list(beam_args)))
-    build_pipeline(pipeline, config)
     if not wait:
+        build_pipeline(pipeline, config)
         write_run_json_in_pipeline(pipeline, config)
         pipeline.run()
         return {}
-    result = pipeline.run()
-    result.wait_until_finish()
+    with extraction_started_early(pipeline, config):
+        build_pipeline(pipeline, config)
+        result = pipeline.run()
+        result.wait_until_finish()
     from ragbeam.transforms.extract.dofn import extraction_summary
 
     summary = summarize(config, time.perf_counter() - started,

@@ -39,6 +39,15 @@ from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_row
 
 
+def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
+    return ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
+                           memory_limit_bytes=config.extract.memory_limit_bytes,
+                           max_text_chars=config.extract.max_text_chars,
+                           processes=config.extract.processes
+                           or default_extract_processes(pipeline.options),
+                           clean=config.clean)
+
+
 def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     config_hash = config.config_hash
     m = config.match
@@ -52,14 +61,8 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         sources = previous[TO_PROCESS]
     fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
         FAILURES, main="ok")
-    extracted = fetched.ok | "Extract" >> beam.ParDo(
-        ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
-                        memory_limit_bytes=config.extract.memory_limit_bytes,
-                        max_text_chars=config.extract.max_text_chars,
-                        processes=config.extract.processes
-                        or default_extract_processes(pipeline.options),
-                        clean=config.clean)
-    ).with_outputs(FAILURES, main="ok")
+    extracted = fetched.ok | "Extract" >> beam.ParDo(extract_dofn(pipeline, config)).with_outputs(
+        FAILURES, main="ok")
     cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
         FAILURES, main="ok")
     routed = cleaned.ok | "Route" >> beam.ParDo(RouteDocument(config.route)).with_outputs(

@@ -120,15 +120,18 @@ class ExtractWithTika(beam.DoFn):
         self._first_output = Metrics.distribution("ragbeam", "extract_first_output_unix_ms")
         self._has_output = False
 
-    def _pool_key(self, size: int) -> str:
-        return repr((self._backend_spec, size, self._timeout_s, self._memory_limit_bytes))
-
-    def setup(self) -> None:
+    def acquire_pool(self) -> ExtractionPool:
+        """This process's pool for these settings (``release_pool`` when done), started."""
         size = self._processes or available_cores()
-        self._pool = acquire_pool(self._pool_key(size), lambda: ExtractionPool(
+        key = repr((self._backend_spec, size, self._timeout_s, self._memory_limit_bytes))
+        pool = acquire_pool(key, lambda: ExtractionPool(
             self._backend_spec, size, timeout_s=self._timeout_s,
             memory_limit_bytes=self._memory_limit_bytes))
-        self._pool.start()  # children boot while the runner gets to the first document
+        pool.start()  # children boot while the runner gets to the first document
+        return pool
+
+    def setup(self) -> None:
+        self._pool = self.acquire_pool()
         self._in_flight = deque()
 
     def _extract(self, fetched: FetchedFile, extractor: IsolatedExtractor
