@@ -126,7 +126,8 @@ def test_the_then_step_runs_in_the_child_and_its_exception_arrives_as_itself():
 
 
 def test_cleaning_in_the_child_gives_the_clean_stage_the_same_document_or_failure():
-    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=1, clean=CleanOptions())
+    """With two or more children they clean; the Clean stage then only hands on."""
+    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2, clean=CleanOptions())
     clean = CleanDocument(CleanOptions())
     dofn.setup()
     try:
@@ -154,6 +155,20 @@ def test_cleaning_in_the_child_gives_the_clean_stage_the_same_document_or_failur
     assert isinstance(failure, TaggedOutput) and failure.value.stage == Stage.CLEAN
     assert failure.value.error_type == "ValueError"
     assert failure.value.message == "no text left after cleaning"
+
+
+def test_with_one_child_this_process_parses_and_the_clean_stage_cleans():
+    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=1, clean=CleanOptions())
+    dofn.setup()
+    try:
+        faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+        (out,) = [*dofn.process(faq, window=GlobalWindow(), timestamp=MIN_TIMESTAMP),
+                  *dofn.finish_bundle()]
+    finally:
+        dofn.teardown()
+    assert type(out.value).__name__ == "ExtractedDocument"
+    (doc,) = CleanDocument(CleanOptions()).process(out.value)
+    assert "Frequently asked questions" in doc.text
 
 
 def test_documents_in_flight_leave_in_their_own_window():
