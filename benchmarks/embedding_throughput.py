@@ -245,14 +245,16 @@ def whole_pipeline(corpus: pathlib.Path, max_files: int | None, repeats: int,
     import statistics
     import tempfile
 
-    files = sorted(p for p in corpus.rglob("*") if p.is_file()
-                   and p.suffix.lower() in TEXT_SUFFIXES and "bad" not in p.parts)[:max_files]
+    files = sorted(p for p in corpus.rglob("*") if p.is_file() and p.parent != corpus
+                   and p.suffix.lower() in TEXT_SUFFIXES
+                   and not {"bad", "LICENSES"} & set(p.parts))[:max_files]
     staging = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-semantic-in-"))
     for path in files:
         target = staging / path.relative_to(corpus)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, target)
-    sentences = list(dict.fromkeys(pipeline_sentences(sorted(staging.rglob("*")))))
+    sentences = list(dict.fromkeys(pipeline_sentences(
+        sorted(p for p in staging.rglob("*") if p.is_file()))))
     print(f"{len(files)} files, {len(sentences)} distinct sentences to embed; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     context = multiprocessing.get_context("spawn")
