@@ -229,11 +229,12 @@ def process_started_unix() -> float | None:
     """When this process started (Unix seconds; Linux /proc), else None."""
     try:
         with open("/proc/self/stat", "rb") as f:
-            ticks = int(f.read().rsplit(b")", 1)[1].split()[19])
-        with open("/proc/stat", "rb") as f:
-            boot = next(int(line.split()[1]) for line in f if line.startswith(b"btime"))
-        return boot + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
+            ticks = int(f.read().rsplit(b")", 1)[1].split()[19])  # after boot, clock ticks
+        with open("/proc/uptime", "rb") as f:  # seconds since boot, to 10 ms
+            uptime = float(f.read().split()[0])
+        # (/proc/stat's btime is whole seconds: up to a second off.)
+        return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
         return None
 
 
