@@ -20,11 +20,12 @@ Concurrency: every ``ExtractWithTika`` instance of a process shares one
 ``ExtractionPool`` of ``processes`` children (``isolation.py``), however many
 threads the runner gives the stage. An instance does not wait for one
 document before taking the next: it keeps up to ``processes + 1`` of its
-documents in flight, so every child stays busy while the runner's thread works
-on a finished document downstream (cleaning, chunking, writing, which Beam
-fuses into the same thread), and hands results on as they finish, the rest at
-the end of the bundle. With one thread per process (the local default runner)
-that is what spreads extraction over the machine's cores.
+documents in flight and hands on one finished document (whichever finished
+first) for each new one, the rest at the end of the bundle, so every child has
+a document while the runner's thread works on a finished one downstream
+(cleaning, chunking, writing, which Beam fuses into the same thread). With one
+thread per process (the local default runner) that is what spreads the work
+over the machine's cores.
 """
 
 from __future__ import annotations
@@ -167,26 +168,25 @@ class ExtractWithTika(beam.DoFn):
         assert self._pool is not None
         future = self._pool.submit(lambda extractor: self._extract(fetched, extractor))
         self._in_flight.append(_InFlight(fetched, future, window, timestamp))
-        # One more than the pool: the children keep working while this thread
-        # handles a finished document downstream.
-        yield from self._finished(keep=self._pool.size)
+        # One more than the pool may be in flight. Hand on one finished document
+        # per new one, no more: while this thread works on it downstream, every
+        # child has a document (handing on all finished ones at once would leave
+        # a child idle while the thread works through them).
+        while len(self._in_flight) > self._pool.size:
+            yield self._output(self._next_finished())
 
     def finish_bundle(self):
-        yield from self._finished(keep=0)
-
-    def _finished(self, keep: int):
-        """Outputs of finished documents; waits while more than ``keep`` are in flight."""
         while self._in_flight:
-            done = [f for f in self._in_flight if f.future.done()]
-            if not done:
-                if len(self._in_flight) <= keep:
-                    return
-                wait([f.future for f in self._in_flight], return_when=FIRST_COMPLETED)
-                continue
-            for item in done:
-                self._in_flight.remove(item)
-                yield self._output(item)
-            self._report_memory()
+            yield self._output(self._next_finished())
+
+    def _next_finished(self) -> _InFlight:
+        """The first of this instance's documents to have finished (waits for one)."""
+        while True:
+            for item in self._in_flight:
+                if item.future.done():
+                    self._in_flight.remove(item)
+                    return item
+            wait([item.future for item in self._in_flight], return_when=FIRST_COMPLETED)
 
     def _output(self, item: _InFlight) -> WindowedValue | beam.pvalue.TaggedOutput:
         """One document's result, in its own window (it may leave with another's call)."""
@@ -202,12 +202,14 @@ class ExtractWithTika(beam.DoFn):
             document, seconds = item.future.result()
             self._seconds.update(int(seconds * 1000))
             self._ok.inc()
+            self._report_memory()
             return windowed(document)
         self._failed.inc()
         counter = self._by_failure.get(type(exc))
         if counter is not None:
             counter.inc()
         fetched = item.fetched
+        self._report_memory()
         return beam.pvalue.TaggedOutput(FAILURES, windowed(
             Failure(fetched.source, Stage.EXTRACT, type(exc).__name__, str(exc),
                     content_hash=fetched.content_hash)))
