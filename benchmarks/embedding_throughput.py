@@ -33,10 +33,12 @@ plain ``model.encode`` ceiling for the same sentences, with 1 and 2 workers:
 * ceiling with W workers: W processes, each with the model already loaded and
   one torch thread, encode their share (every W-th sentence) at once; timed
   from the start of the encoding to the last process done;
-* pipeline with 1 worker: ``ragbeam run --strategy semantic`` (the default
-  runner); with 2: ``--direct_running_mode multi_processing
-  --direct_num_workers 2``; wall time of the command, model loading, start-up
-  and everything else included;
+* pipeline with W workers: ``ragbeam run --strategy semantic
+  --embedding-threads W --extract-processes W`` (the default runner, one
+  process: W is what it picks by itself on a W-core machine), and for W > 1
+  also ``--direct_running_mode multi_processing --direct_num_workers W`` (Beam
+  worker processes); wall time of the command, model loading, start-up and
+  everything else included;
 * rounds alternate the variants; medians; ratio = ceiling time / pipeline time
   (target ≥ 0.8), with the load average.
 """
@@ -223,12 +225,17 @@ def ceiling_seconds(pools: dict, sentences: list[str], workers: int) -> float:
     return time.perf_counter() - started
 
 
-def pipeline_seconds(staging: pathlib.Path, workers: int) -> float:
+def pipeline_seconds(staging: pathlib.Path, workers: int, beam_workers: bool = False) -> float:
+    """One ``ragbeam run --strategy semantic``: ``workers`` cores through the default
+    runner's threads (one process), or through that many Beam worker processes."""
     import subprocess
     import tempfile
 
-    extra = [] if workers == 1 else ["--direct_running_mode", "multi_processing",
-                                     "--direct_num_workers", str(workers)]
+    if beam_workers:
+        extra = ["--direct_running_mode", "multi_processing", "--direct_num_workers",
+                 str(workers)]
+    else:
+        extra = ["--embedding-threads", str(workers), "--extract-processes", str(workers)]
     with tempfile.TemporaryDirectory(prefix="ragbeam-semantic-") as tmp:
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "ragbeam.pipeline.cli", "run", "--input",
@@ -269,6 +276,9 @@ def whole_pipeline(corpus: pathlib.Path, max_files: int | None, repeats: int,
                         for w in worker_counts]
             variants += [(f"pipeline, {w} worker(s)", lambda w=w: pipeline_seconds(staging, w))
                          for w in worker_counts]
+            variants += [(f"pipeline, {w} Beam workers",
+                          lambda w=w: pipeline_seconds(staging, w, beam_workers=True))
+                         for w in worker_counts if w > 1]
             if round_index % 2:
                 variants.reverse()
             for name, run in variants:
@@ -288,6 +298,10 @@ def whole_pipeline(corpus: pathlib.Path, max_files: int | None, repeats: int,
         print(f"  {w} worker(s): plain encode {len(sentences) / ceiling:6.0f} sentences/s, "
               f"whole pipeline {len(sentences) / pipeline:6.0f} sentences/s: "
               f"ratio {ceiling / pipeline:.2f} (target >= 0.8)")
+        if f"pipeline, {w} Beam workers" in times:
+            beam = statistics.median(times[f"pipeline, {w} Beam workers"])
+            print(f"  {w} Beam worker processes (multi_processing): "
+                  f"{len(sentences) / beam:6.0f} sentences/s: ratio {ceiling / beam:.2f}")
 
 
 def main() -> int:

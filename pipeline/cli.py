@@ -118,6 +118,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     em.add_argument("--embedding-backend", choices=BACKENDS, default=EmbeddingOptions.backend,
                     help="torch, or the model exported once to ONNX and run by onnxruntime "
                          "or OpenVINO; onnx/openvino need the extra of the same name")
+    em.add_argument("--embedding-threads", type=int, default=0, metavar="N",
+                    help="intra-op threads of the model in each worker process (default 0: "
+                         "the process's share of the cores on the local runner, 1 on others)")
     em.add_argument("--embed-chunks", action="store_true",
                     help="fill chunks.embedding (contextual header + text) for every chunk")
     em.add_argument("--semantic-threshold", choices=THRESHOLDS,
@@ -136,8 +139,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
-    if args.extract_processes < 0:
-        raise UsageError("--extract-processes must be 0 (automatic) or more")
+    if args.extract_processes < 0 or args.embedding_threads < 0:
+        raise UsageError("--extract-processes and --embedding-threads must be 0 "
+                         "(automatic) or more")
     try:
         chunk = ChunkOptions(size=args.chunk_size, overlap=args.chunk_overlap,
                              unit=args.size_unit, encoding=args.encoding,
@@ -151,7 +155,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         embedding = EmbeddingOptions(model=args.embedding_model,
                                      batch_size=args.embedding_batch_size,
                                      precision=args.embedding_precision,
-                                     backend=args.embedding_backend)
+                                     backend=args.embedding_backend,
+                                     torch_threads=args.embedding_threads)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return RunConfig(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.pipeline.runner import default_extract_processes
+from ragbeam.pipeline.runner import default_extract_processes, with_embedding_threads
 from ragbeam.schemas import OUTPUT_SCHEMAS
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument
@@ -68,6 +68,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
     routed = cleaned.ok | "Route" >> beam.ParDo(RouteDocument(config.route)).with_outputs(
         FAILURES, main="ok")
     to_chunk = routed.ok
+    embedding = with_embedding_threads(config.embedding, pipeline.options)
     semantic = None
     if config.uses_semantic:
         # Semantic documents take their own branch: sentences from every document
@@ -79,7 +80,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
         to_chunk = by_strategy[0]
         semantic = by_strategy[1] | "Chunk semantically" >> ChunkSemantically(
-            config.chunk, config.semantic, config.embedding, config_hash)
+            config.chunk, config.semantic, embedding, config_hash)
     chunked = to_chunk | "Chunk" >> beam.ParDo(
         ChunkDocument(config.chunk, config_hash)
     ).with_outputs(FAILURES, DOCUMENTS, main="chunks")
@@ -96,7 +97,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig) -> None:
         if previous is not None:  # unchanged chunks of re-processed documents keep their vectors
             chunk_rows = ({"current": chunk_rows, "previous": previous[PREVIOUS_EMBEDDINGS]}
                           | "Reuse embeddings" >> ReuseEmbeddings())
-        chunk_rows = chunk_rows | "Embed chunks" >> EmbedChunkRows(config.embedding)
+        chunk_rows = chunk_rows | "Embed chunks" >> EmbedChunkRows(embedding)
 
     failures = (
         fetched[FAILURES], extracted[FAILURES], cleaned[FAILURES], routed[FAILURES],

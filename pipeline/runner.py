@@ -17,6 +17,7 @@ threads of each worker process (``default_extract_processes``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Iterator
 
@@ -30,6 +31,7 @@ from apache_beam.options.pipeline_options import (
 from apache_beam.portability.api import beam_runner_api_pb2
 
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.transforms.embed.model import EmbeddingOptions
 
 
 def pipeline_options(beam_args: list[str]) -> PipelineOptions:
@@ -45,7 +47,9 @@ def is_local_direct(options: PipelineOptions) -> bool:
 
 
 def default_extract_processes(options: PipelineOptions) -> int:
-    """Extraction children per worker process when ``--extract-processes`` is not given.
+    """Extraction children per worker process when ``--extract-processes`` is not
+    given, and embedding threads when ``--embedding-threads`` is not: the worker
+    process's share of the cores.
 
     Local runs (the default runner in any running mode, a LOOPBACK portable
     job) use every core of this machine: ``multi_processing`` splits them among
@@ -81,6 +85,14 @@ CHILD_OVERSHOOT_MIB = 128
 # Documents in flight (read, queued for a child or waiting for the thread) at
 # typical sizes: the budget for files of a few MB. Each may be --max-file-bytes.
 DOCUMENTS_IN_FLIGHT_MIB = 100
+
+
+def with_embedding_threads(embedding: EmbeddingOptions, options: PipelineOptions
+                            ) -> EmbeddingOptions:
+    """``embedding`` with its automatic thread count (0) resolved for this runner."""
+    if embedding.torch_threads > 0:
+        return embedding
+    return dataclasses.replace(embedding, torch_threads=default_extract_processes(options))
 
 
 def worker_memory_budget_mib(extract_processes: int, extract_memory_mb: int,
