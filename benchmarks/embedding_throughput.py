@@ -23,6 +23,24 @@ cleaned text, shuffled with a fixed seed, the first ``--sentences`` of them
    (``transforms/embed/exported.py``); its load time is printed.
 
 One torch thread, as the pipeline's workers use (``EmbeddingOptions.torch_threads``).
+
+``--whole-pipeline``: the whole of ``ragbeam run --strategy semantic``
+(extraction, cleaning, planning, embedding, cutting, Parquet) against the
+plain ``model.encode`` ceiling for the same sentences, with 1 and 2 workers:
+
+* the sentences are the ones the pipeline embeds, computed with its own code
+  (extract, clean, plan), de-duplicated: the ceiling encodes each once;
+* ceiling with W workers: W processes, each with the model already loaded and
+  one torch thread, encode their share (every W-th sentence) at once; timed
+  from the start of the encoding to the last process done;
+* pipeline with W workers: ``ragbeam run --strategy semantic
+  --embedding-threads W --extract-processes W`` (the default runner, one
+  process: W is what it picks by itself on a W-core machine), and for W > 1
+  also ``--direct_running_mode multi_processing --direct_num_workers W`` (Beam
+  worker processes); wall time of the command, model loading, start-up and
+  everything else included;
+* rounds alternate the variants; medians; ratio = ceiling time / pipeline time
+  (target ≥ 0.8), with the load average.
 """
 
 from __future__ import annotations
@@ -156,6 +174,136 @@ def compare_precisions(sentences: list[str], fp32_model, batch_size: int, repeat
               f"min {cosine.min():.6f} mean {cosine.mean():.6f}", flush=True)
 
 
+# --- whole pipeline against the encode ceiling -------------------------------------
+
+def pipeline_sentences(files: list[pathlib.Path]) -> list[str]:
+    """What ``--strategy semantic`` embeds for these files, by the pipeline's own steps."""
+    from ragbeam.transforms.chunk.base import ChunkOptions
+    from ragbeam.transforms.chunk.semantic import SemanticStrategy
+    from ragbeam.transforms.clean.document import CleanOptions, clean_or_refuse
+    from ragbeam.transforms.extract.backends import EmbeddedTika
+    from ragbeam.transforms.extract.document import build_extracted_document
+    from ragbeam.transforms.ids import doc_id_for, sha256_hex
+    from ragbeam.transforms.types import FetchedFile, SourceFile
+
+    tika = EmbeddedTika()
+    strategy = SemanticStrategy(ChunkOptions(), {})
+    sentences: list[str] = []
+    for path in files:
+        data = path.read_bytes()
+        fetched = FetchedFile(SourceFile(str(path), doc_id_for(str(path)), len(data)), data,
+                              sha256_hex(data))
+        try:
+            doc = clean_or_refuse(build_extracted_document(fetched, *tika.extract(
+                data, path.name)), CleanOptions())
+        except Exception:
+            continue  # an error row in the pipeline too: nothing embedded
+        sentences += strategy.embedding_inputs(doc, strategy.plan(doc))
+    return sentences
+
+
+_worker_model = None
+
+
+def _load_worker_model() -> None:
+    global _worker_model
+    from ragbeam.transforms.embed.model import EmbeddingOptions, load_sentence_model
+
+    _worker_model = load_sentence_model(EmbeddingOptions())
+
+
+def _encode_share(share: list[str]) -> float:
+    started = time.perf_counter()
+    _worker_model.encode(share, batch_size=64, normalize_embeddings=True,
+                         show_progress_bar=False)
+    return time.perf_counter() - started
+
+
+def ceiling_seconds(pools: dict, sentences: list[str], workers: int) -> float:
+    started = time.perf_counter()
+    pools[workers].map(_encode_share, [sentences[i::workers] for i in range(workers)])
+    return time.perf_counter() - started
+
+
+def pipeline_seconds(staging: pathlib.Path, workers: int, beam_workers: bool = False) -> float:
+    """One ``ragbeam run --strategy semantic``: ``workers`` cores through the default
+    runner's threads (one process), or through that many Beam worker processes."""
+    import subprocess
+    import tempfile
+
+    if beam_workers:
+        extra = ["--direct_running_mode", "multi_processing", "--direct_num_workers",
+                 str(workers)]
+    else:
+        extra = ["--embedding-threads", str(workers), "--extract-processes", str(workers)]
+    with tempfile.TemporaryDirectory(prefix="ragbeam-semantic-") as tmp:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "ragbeam.pipeline.cli", "run", "--input",
+                        str(staging), "--output", f"{tmp}/out", "--strategy", "semantic",
+                        *extra], check=True, capture_output=True,
+                       env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        return time.perf_counter() - started
+
+
+def whole_pipeline(corpus: pathlib.Path, max_files: int | None, repeats: int,
+                   worker_counts: list[int]) -> None:
+    import multiprocessing
+    import shutil
+    import statistics
+    import tempfile
+
+    files = sorted(p for p in corpus.rglob("*") if p.is_file() and p.parent != corpus
+                   and p.suffix.lower() in TEXT_SUFFIXES
+                   and not {"bad", "LICENSES"} & set(p.parts))[:max_files]
+    staging = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-semantic-in-"))
+    for path in files:
+        target = staging / path.relative_to(corpus)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target)
+    sentences = list(dict.fromkeys(pipeline_sentences(
+        sorted(p for p in staging.rglob("*") if p.is_file()))))
+    print(f"{len(files)} files, {len(sentences)} distinct sentences to embed; "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    context = multiprocessing.get_context("spawn")
+    pools = {w: context.Pool(w, initializer=_load_worker_model) for w in worker_counts}
+    times: dict[str, list[float]] = {}
+    try:
+        for w in worker_counts:  # models loaded before anything is timed
+            pools[w].map(_encode_share, [sentences[:8]] * w)
+        for round_index in range(repeats):
+            variants = [(f"ceiling, {w} worker(s)",
+                         lambda w=w: ceiling_seconds(pools, sentences, w))
+                        for w in worker_counts]
+            variants += [(f"pipeline, {w} worker(s)", lambda w=w: pipeline_seconds(staging, w))
+                         for w in worker_counts]
+            variants += [(f"pipeline, {w} Beam workers",
+                          lambda w=w: pipeline_seconds(staging, w, beam_workers=True))
+                         for w in worker_counts if w > 1]
+            if round_index % 2:
+                variants.reverse()
+            for name, run in variants:
+                seconds = run()
+                times.setdefault(name, []).append(seconds)
+                print(f"  round {round_index + 1}: {name:22s} {seconds:7.1f} s "
+                      f"({len(sentences) / seconds:6.0f} sentences/s; "
+                      f"load {os.getloadavg()[0]:.1f})", flush=True)
+    finally:
+        for pool in pools.values():
+            pool.close()
+        shutil.rmtree(staging, ignore_errors=True)
+    print(f"\nmedians of {repeats} alternating rounds:")
+    for w in worker_counts:
+        ceiling = statistics.median(times[f"ceiling, {w} worker(s)"])
+        pipeline = statistics.median(times[f"pipeline, {w} worker(s)"])
+        print(f"  {w} worker(s): plain encode {len(sentences) / ceiling:6.0f} sentences/s, "
+              f"whole pipeline {len(sentences) / pipeline:6.0f} sentences/s: "
+              f"ratio {ceiling / pipeline:.2f} (target >= 0.8)")
+        if f"pipeline, {w} Beam workers" in times:
+            beam = statistics.median(times[f"pipeline, {w} Beam workers"])
+            print(f"  {w} Beam worker processes (multi_processing): "
+                  f"{len(sentences) / beam:6.0f} sentences/s: ratio {ceiling / beam:.2f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
@@ -169,8 +317,16 @@ def main() -> int:
                         help="only the precision/backend comparison")
     parser.add_argument("--backend-sentences", type=int, default=1000,
                         help="sentences for the precision/backend comparison")
+    parser.add_argument("--whole-pipeline", action="store_true",
+                        help="ragbeam run --strategy semantic against the encode ceiling")
+    parser.add_argument("--max-files", type=int, help="with --whole-pipeline: the first N files")
+    parser.add_argument("--workers", default="1,2", help="with --whole-pipeline")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.whole_pipeline:
+        whole_pipeline(args.corpus, args.max_files, args.repeats,
+                       [int(w) for w in args.workers.split(",")])
+        return 0
 
     from ragbeam.transforms.embed.model import EmbeddingOptions, load_sentence_model
 

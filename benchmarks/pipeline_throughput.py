@@ -1,111 +1,260 @@
-"""End-to-end pipeline throughput vs raw Tika extraction, measured in one run.
+"""Whole-pipeline throughput against raw Tika, and what a second core buys, in one run.
 
-    python benchmarks/pipeline_throughput.py [--corpus ../shared/corpus] [--repeats 3]
+    python benchmarks/pipeline_throughput.py [--corpus DIR] [--repeats 3] [--json FILE]
 
-Baseline: the same files through iscc-tika alone, in a plain in-process loop
-(one Extractor, XHTML output, same string limit). Pipeline: ``ragbeam run`` on
-the local default runner (FnApiRunner, in-memory), which adds everything else:
-matching, hashing, the isolated extraction process, XHTML parsing, cleaning,
-routing, chunking, token counting and Parquet writing. The machine is shared
-and noisy, so the two are interleaved and the median of each is reported, with
-their ratio.
+``--corpus``: a folder with a ``MANIFEST.csv`` (a ``path`` column): the shared
+corpus (default; its deliberately broken files under ``bad/`` are left out) or
+the large-document corpus (``benchmarks/large_docs.py build``). The files are
+copied into one staging folder, so every variant sees exactly the same bytes.
 
-``bad/fuzzed-hang.one`` is left out: it never returns in the raw loop (the
-pipeline turns it into a timeout error after ``--extract-timeout``).
+Every variant runs as its own process, measured from launch to exit (wall) and
+by the CPU time of its whole process tree (``wait4``: the process and every
+child it waited for, Tika children included):
+
+* ``raw 1 process``: iscc-tika alone, a plain loop (one ``Extractor``, XHTML
+  output, the pipeline's string limit) over the files. **The baseline.** Its
+  time is the loop's (Python start-up and the import are left out, in its favour).
+* ``raw 2 processes``: the same loop split over a ``multiprocessing.Pool(2)``
+  (one file per task, taken in turn): what a user running Tika in a process
+  pool gets; the ceiling for two cores.
+* ``ragbeam run`` (defaults): the whole pipeline, every stage, Parquet written,
+  ``run.json`` — on this machine's cores: one Tika child per core.
+* ``ragbeam run --extract-processes 1``: one extraction child (the pipeline's
+  own thread still works beside it on finished documents).
+* ``ragbeam run`` pinned to one core (``sched_setaffinity``; the default then
+  starts one child): the whole pipeline on one core.
+* with ``--beam-workers``: ``--direct_running_mode multi_processing
+  --direct_num_workers 2`` (Beam's own worker processes; one child each).
+
+The machine may be shared: the variants alternate within each round (the
+order rotates from round to round), the median per variant is used, each ratio
+comes from the same rounds, and the load average is printed with every run.
+The start-up figure is ``run.json``'s ``first_document_after_s``: from the
+launch of ``ragbeam run`` to the first document out of extraction.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
+import json
+import os
 import pathlib
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+from dataclasses import asdict, dataclass
 
-HANGS = {"bad/fuzzed-hang.one"}
+REPO = pathlib.Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
+BROKEN_PREFIX = "bad/"  # the shared corpus's deliberately broken (and hanging) files
 
-
-def corpus_files(corpus: pathlib.Path) -> list[pathlib.Path]:
-    with open(corpus / "MANIFEST.csv", newline="", encoding="utf-8") as f:
-        rows = [r["path"] for r in csv.DictReader(f)]
-    return [corpus / p for p in rows if p not in HANGS]
-
-
-def raw_extraction_seconds(files: list[pathlib.Path]) -> float:
+RAW_LOOP = textwrap.dedent("""
+    import json, sys, time
     import iscc_tika
-
+    paths = sys.argv[1:]
     started = time.perf_counter()
     extractor = (iscc_tika.Extractor().set_xml_output(True)
                  .set_extract_string_max_length(100_000_000))
-    for path in files:
-        # Broken inputs fail fast here, as they do in the pipeline.
-        with contextlib.suppress(Exception):
-            extractor.extract_bytes_to_string(bytearray(path.read_bytes()))
-    return time.perf_counter() - started
+    failed = 0
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                extractor.extract_bytes_to_string(bytearray(f.read()))
+        except Exception:
+            failed += 1
+    print(json.dumps({"seconds": time.perf_counter() - started, "failed": failed}))
+""")
+
+RAW_POOL = textwrap.dedent("""
+    import json, multiprocessing, sys, time
+    import iscc_tika
+    extractor = None
+    def extract(path):
+        global extractor
+        if extractor is None:
+            extractor = (iscc_tika.Extractor().set_xml_output(True)
+                         .set_extract_string_max_length(100_000_000))
+        try:
+            with open(path, "rb") as f:
+                extractor.extract_bytes_to_string(bytearray(f.read()))
+            return 0
+        except Exception:
+            return 1
+    if __name__ == "__main__":
+        processes, paths = int(sys.argv[1]), sys.argv[2:]
+        started = time.perf_counter()
+        with multiprocessing.Pool(processes) as pool:
+            failed = sum(pool.imap_unordered(extract, paths, chunksize=1))
+        print(json.dumps({"seconds": time.perf_counter() - started, "failed": failed}))
+""")
 
 
-def pipeline_seconds(input_dir: pathlib.Path, extra_args: list[str]) -> tuple[float, dict]:
-    """One full ``ragbeam run`` (graph build, run, run.json), timed like the CLI."""
-    from ragbeam.pipeline.cli import parse_run_args, run
+@dataclass
+class Measured:
+    variant: str
+    seconds: float  # what the ratios use
+    wall_s: float  # launch to exit
+    cpu_s: float  # user + system of the whole process tree
+    load: float  # 1-minute load average when it ended
+    first_document_after_s: float | None = None
+    documents_ok: int | None = None
+    chunks: int | None = None
 
-    out = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-"))
-    config, _, beam_args = parse_run_args(
-        ["--input", str(input_dir), "--output", str(out / "o"), *extra_args])
+
+def corpus_files(corpus: pathlib.Path) -> list[str]:
+    with open(corpus / "MANIFEST.csv", newline="", encoding="utf-8") as f:
+        return [r["path"] for r in csv.DictReader(f) if not r["path"].startswith(BROKEN_PREFIX)]
+
+
+def _timed(cmd: list[str], one_core: bool = False) -> tuple[float, float, str]:
+    """Run ``cmd``; (wall seconds, CPU seconds of its process tree, stdout)."""
+    cpu = sorted(os.sched_getaffinity(0))[0] if one_core else None
     started = time.perf_counter()
-    summary = run(config, beam_args)
-    elapsed = time.perf_counter() - started
-    shutil.rmtree(out, ignore_errors=True)
-    return elapsed, summary
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL,
+                                env={**os.environ, "HF_HUB_OFFLINE": "1"},
+                                preexec_fn=(lambda: os.sched_setaffinity(0, {cpu}))
+                                if one_core else None)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd[:4]}… exited {proc.returncode}: {text[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, text
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=pathlib.Path,
-                        default=pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus")
+def run_raw(paths: list[str], processes: int) -> Measured:
+    if processes == 1:
+        cmd = [sys.executable, "-c", RAW_LOOP, *paths]
+    else:
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
+            script.write(RAW_POOL)
+        cmd = [sys.executable, script.name, str(processes), *paths]
+    try:
+        wall, cpu, out = _timed(cmd)
+    finally:
+        if processes != 1:
+            os.unlink(script.name)
+    inner = json.loads(out.strip().splitlines()[-1])
+    name = "raw 1 process" if processes == 1 else f"raw {processes} processes"
+    return Measured(name, inner["seconds"], wall, cpu, os.getloadavg()[0])
+
+
+def run_pipeline(name: str, staging: pathlib.Path, extra: list[str], one_core: bool = False
+                 ) -> Measured:
+    with tempfile.TemporaryDirectory(prefix="ragbeam-bench-") as tmp:
+        out = pathlib.Path(tmp) / "out"
+        wall, cpu, _ = _timed([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
+                               "--input", str(staging), "--output", str(out), *extra],
+                              one_core=one_core)
+        summary = json.loads((out / "run.json").read_text())
+    return Measured(name, wall, wall, cpu, os.getloadavg()[0],
+                    summary.get("extraction", {}).get("first_document_after_s"),
+                    summary["documents_ok"], summary["chunks"])
+
+
+def variants(staging: pathlib.Path, paths: list[str], beam_workers: bool) -> dict:
+    found = {
+        "raw 1 process": lambda: run_raw(paths, 1),
+        "raw 2 processes": lambda: run_raw(paths, 2),
+        "ragbeam run": lambda: run_pipeline("ragbeam run", staging, []),
+        "ragbeam run --extract-processes 1": lambda: run_pipeline(
+            "ragbeam run --extract-processes 1", staging, ["--extract-processes", "1"]),
+        "ragbeam run on one core": lambda: run_pipeline(
+            "ragbeam run on one core", staging, [], one_core=True),
+    }
+    if beam_workers:
+        found["ragbeam run, 2 Beam workers"] = lambda: run_pipeline(
+            "ragbeam run, 2 Beam workers", staging,
+            ["--direct_running_mode", "multi_processing", "--direct_num_workers", "2"])
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--beam-workers", action="store_true",
+                        help="also run with 2 multi_processing Beam workers")
+    parser.add_argument("--json", type=pathlib.Path, help="also write every run here")
+    args = parser.parse_args(argv)
 
     files = corpus_files(args.corpus)
-    total_bytes = sum(f.stat().st_size for f in files)
     staging = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-in-"))
-    for f in files:  # the same files, in one folder the pipeline can match
-        target = staging / f.relative_to(args.corpus)
+    for rel in files:
+        target = staging / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(f, target)
+        shutil.copy(args.corpus / rel, target)
+    paths = [str(staging / rel) for rel in files]
+    total_mb = sum(os.path.getsize(p) for p in paths) / 1e6
+    print(f"corpus: {args.corpus} — {len(files)} files, {total_mb:.1f} MB; "
+          f"{len(os.sched_getaffinity(0))} cores; load average {os.getloadavg()[0]:.1f}",
+          flush=True)
 
-    modes = {
-        "pipeline (in_memory)": [],
-        "pipeline (multi_processing ×2)": ["--direct_num_workers", "2",
-                                           "--direct_running_mode", "multi_processing"],
-    }
-    raw_times: list[float] = []
-    pipe_times: dict[str, list[float]] = {name: [] for name in modes}
-    summary: dict = {}
-    for _ in range(args.repeats):
-        raw_times.append(raw_extraction_seconds(files))
-        for name, extra in modes.items():
-            seconds, summary = pipeline_seconds(staging, extra)
-            pipe_times[name].append(seconds)
-    shutil.rmtree(staging, ignore_errors=True)
+    todo = variants(staging, paths, args.beam_workers)
+    runs: dict[str, list[Measured]] = {name: [] for name in todo}
+    try:
+        for round_index in range(args.repeats):
+            names = list(todo)
+            shift = round_index % len(names)
+            for name in names[shift:] + names[:shift]:  # rotate who goes first
+                measured = todo[name]()
+                runs[name].append(measured)
+                print(f"  round {round_index + 1}: {name:36s} {measured.seconds:6.2f} s "
+                      f"(wall {measured.wall_s:5.1f} s, CPU {measured.cpu_s:5.1f} s"
+                      + (f", first document after {measured.first_document_after_s:.1f} s"
+                         if measured.first_document_after_s is not None else "")
+                      + f"; load {measured.load:.1f})", flush=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    report(runs, len(files), total_mb)
+    if args.json:
+        args.json.write_text(json.dumps({k: [asdict(m) for m in v] for k, v in runs.items()},
+                                        indent=2))
+    return 0
 
-    mb = total_bytes / 1e6
-    raw = statistics.median(raw_times)
-    print(f"corpus: {len(files)} files, {mb:.2f} MB "
-          f"({summary.get('documents_ok')} ok, {summary.get('documents_error')} error, "
-          f"{summary.get('chunks')} chunks); median of {args.repeats} runs")
-    print(f"{'':34} {'seconds':>8} {'docs/s':>8} {'MB/s':>7} {'× raw':>6}")
-    print(f"{'iscc-tika plain loop (baseline)':34} {raw:8.2f} {len(files) / raw:8.1f} "
-          f"{mb / raw:7.2f} {1.0:6.2f}")
-    for name, times in pipe_times.items():
-        t = statistics.median(times)
-        print(f"{name:34} {t:8.2f} {len(files) / t:8.1f} {mb / t:7.2f} {t / raw:6.2f}")
-    sys.stdout.flush()
+
+def report(runs: dict[str, list[Measured]], n_files: int, total_mb: float) -> None:
+    med = {name: statistics.median(m.seconds for m in ms) for name, ms in runs.items() if ms}
+    cpu = {name: statistics.median(m.cpu_s for m in ms) for name, ms in runs.items() if ms}
+    raw = med["raw 1 process"]
+    repeats = len(runs["raw 1 process"])
+    loads = [m.load for ms in runs.values() for m in ms]
+    print(f"\nmedians of {repeats} alternating rounds; load average during the runs "
+          f"{min(loads):.1f}–{max(loads):.1f}")
+    print(f"{'':38} {'seconds':>8} {'docs/s':>7} {'MB/s':>6} {'× raw':>6} {'CPU s':>6}")
+    for name, t in med.items():
+        print(f"{name:38} {t:8.2f} {n_files / t:7.2f} {total_mb / t:6.2f} {t / raw:6.2f} "
+              f"{cpu[name]:6.1f}")
+    one = med["ragbeam run --extract-processes 1"]
+    firsts = [m.first_document_after_s for m in runs["ragbeam run"]
+              if m.first_document_after_s is not None]
+    print("\nratios (same rounds):")
+    print(f"  pipeline, 1 extraction process / raw 1 process:   {one / raw:5.2f}×  (target ≤ 1.25)")
+    print(f"  pipeline CPU / raw CPU (all work, 1 process):     "
+          f"{cpu['ragbeam run --extract-processes 1'] / cpu['raw 1 process']:5.2f}×")
+    print(f"  2 extraction processes vs 1 (default vs flag):    "
+          f"{one / med['ragbeam run']:5.2f}×  (target ≥ 1.7)")
+    print(f"  2 cores vs 1 core (default run, pinned):          "
+          f"{med['ragbeam run on one core'] / med['ragbeam run']:5.2f}×  (target ≥ 1.7)")
+    print(f"  raw 2 processes vs raw 1 (Tika's own ceiling):    "
+          f"{raw / med['raw 2 processes']:5.2f}×")
+    print(f"  pipeline default / raw 2 processes:               "
+          f"{med['ragbeam run'] / med['raw 2 processes']:5.2f}×")
+    if "ragbeam run, 2 Beam workers" in med:
+        print(f"  2 Beam workers (multi_processing) vs --extract-processes 1: "
+              f"{one / med['ragbeam run, 2 Beam workers']:5.2f}×")
+    if firsts:
+        print(f"  start-up, launch to first document extracted:     "
+              f"{statistics.median(firsts):5.2f} s (median)")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

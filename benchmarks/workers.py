@@ -2,7 +2,8 @@
 
     python benchmarks/workers.py [--corpus ../shared/corpus] [--repeats 2] [--json FILE]
 
-Two figures, both measured in this run:
+Two figures, both measured in this run (each worker process has its own
+extraction pool, by default its share of the cores: ``--extract-processes``):
 
 1. **Peak RSS of one DirectRunner worker process with the model loaded.** The
    pipeline runs with ``--direct_running_mode multi_processing

@@ -308,7 +308,7 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     ``show_progress`` prints a progress line every few seconds on local runners.
     """
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import is_local, make_pipeline
+    from ragbeam.pipeline.runner import extraction_started_early, is_local, make_pipeline
     from ragbeam.pipeline.summary import read_run_json, write_run_json
 
     # The checks below use Beam's filesystems before any pipeline exists: give them
@@ -343,20 +343,22 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
             prepare_output(config, overwrite)
             sink_plans = prepare_sink_plans(config)
             pipeline = make_pipeline(options)
-            build_pipeline(pipeline, config, claim=None if wait else claim,
-                           sink_plans=sink_plans)
             if not wait:
+                build_pipeline(pipeline, config, claim=claim, sink_plans=sink_plans)
                 pipeline.run()
                 released_by_pipeline = True
                 return {}
-            try:
-                with progress.watch(enabled=show_progress and is_local(options), total=total):
-                    result = pipeline.run()
-                    result.wait_until_finish()
-            except Exception as exc:
-                if not sink_plans:
-                    raise
-                _sink_writes_failed(config, sink_plans, exc, started)
+            with extraction_started_early(pipeline, config):
+                build_pipeline(pipeline, config, sink_plans=sink_plans)
+                try:
+                    with progress.watch(enabled=show_progress and is_local(options),
+                                        total=total):
+                        result = pipeline.run()
+                        result.wait_until_finish()
+                except Exception as exc:
+                    if not sink_plans:
+                        raise
+                    _sink_writes_failed(config, sink_plans, exc, started)
             from ragbeam.pipeline.runner import metrics_summary
 
             summary = read_run_json(config.output)
@@ -378,6 +380,10 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     finally:
         if not released_by_pipeline:
             release_claim(claim)
+        # A run that embedded (the module is loaded only then) leaves no model for
+        # the next run in this process: that one reads the model's files again.
+        if handler := sys.modules.get("ragbeam.transforms.embed.handler"):
+            handler.forget_process_models()
 
 
 # --- Vector-store sinks around the pipeline (transforms/sink/sync.py) ---------------

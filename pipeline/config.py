@@ -91,6 +91,9 @@ class ExtractOptions:
         return OcrSettings(mode=self.ocr, languages=self.ocr_languages,
                            page_timeout_s=self.ocr_page_timeout_s,
                            document_timeout_s=document_timeout)
+    # Extraction child processes per worker process (0: decided by the runner,
+    # pipeline/runner.py). Speed only: not part of the fingerprint.
+    processes: int = 0
 
     @property
     def backend_spec(self) -> tuple[str, dict[str, Any]]:

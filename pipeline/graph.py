@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.runner import default_extract_processes, with_embedding_threads
 from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
@@ -57,6 +58,16 @@ if TYPE_CHECKING:
     from ragbeam.transforms.sink.sync import SyncPlan
 
 TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
+
+
+def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
+    """The Extract stage's DoFn; its pool size depends on the runner (``runner.py``)."""
+    return ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
+                           memory_limit_bytes=config.extract.memory_limit_bytes,
+                           max_text_chars=config.extract.max_text_chars,
+                           processes=config.extract.processes
+                           or default_extract_processes(pipeline.options),
+                           clean=config.clean)
 
 
 class FailDocumentsWithoutVectors(beam.DoFn):
@@ -114,7 +125,8 @@ class VectorsForKeptChunks(beam.PTransform):
                     | "Unfit vectors" >> beam.Map(_unfit_vector_dropped,
                                                   config.embedding_model_info.dimension,
                                                   redo_all)
-                    | "Embed kept chunks" >> EmbedChunkRows(config.embedding))
+                    | "Embed kept chunks" >> EmbedChunkRows(
+                        with_embedding_threads(config.embedding, chunks.pipeline.options)))
         _ = embedded[EMBED_FAILED] | "Fail the run" >> beam.Map(_cannot_embed_kept_chunks)
         return embedded["chunks"]
 
@@ -183,10 +195,7 @@ class IngestDocuments(beam.PTransform):
                 FetchBytes(m.max_file_bytes, config.ids.namespace)).with_outputs(
                     FAILURES, main="ok")
         extracted = fetched.ok | "Extract" >> beam.ParDo(
-            ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
-                            memory_limit_bytes=config.extract.memory_limit_bytes,
-                            max_text_chars=config.extract.max_text_chars)
-        ).with_outputs(FAILURES, main="ok")
+            extract_dofn(source.pipeline, config)).with_outputs(FAILURES, main="ok")
         cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
             FAILURES, main="ok")
         documents_cleaned = cleaned.ok
@@ -197,6 +206,7 @@ class IngestDocuments(beam.PTransform):
         failures = [fetched[FAILURES], extracted[FAILURES], cleaned[FAILURES], routed[FAILURES]]
 
         to_chunk = routed.ok
+        embedding = with_embedding_threads(config.embedding, source.pipeline.options)
         semantic = None
         if config.uses_semantic:
             # Semantic documents take their own branch: sentences from every document
@@ -208,7 +218,7 @@ class IngestDocuments(beam.PTransform):
             by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
             to_chunk = by_strategy[0]
             semantic = by_strategy[1] | "Chunk semantically" >> ChunkSemantically(
-                config.chunk, config.semantic, config.embedding, config_hash)
+                config.chunk, config.semantic, embedding, config_hash)
         chunked = to_chunk | "Chunk" >> beam.ParDo(
             ChunkDocument(config.chunk, config_hash)
         ).with_outputs(FAILURES, DOCUMENTS, main="chunks")
@@ -226,7 +236,7 @@ class IngestDocuments(beam.PTransform):
             if previous is not None:  # unchanged chunks of re-processed documents keep vectors
                 chunks = ({"current": chunks, "previous": previous[PREVIOUS_EMBEDDINGS]}
                           | "Reuse embeddings" >> ReuseEmbeddings())
-            embedded = chunks | "Embed chunks" >> EmbedChunkRows(config.embedding)
+            embedded = chunks | "Embed chunks" >> EmbedChunkRows(embedding)
             # A document with a chunk that could not be embedded fails as a whole:
             # no ok document ever has a null vector.
             failed = beam.pvalue.AsDict(embedded[EMBED_FAILED])

@@ -7,15 +7,31 @@ packets could hang a run before it starts. When no runner is named (or the
 DirectRunner is), ragbeam goes straight to the FnApiRunner: the same engine
 the DirectRunner ends up using, honouring ``--direct_num_workers`` and
 ``--direct_running_mode``. ``--runner PrismRunner`` still selects Prism.
+
+Cores: the local default runner runs every stage in one thread of this
+process, so what spreads the work over the machine is the extraction pool
+(``transforms/extract``): by default one Tika child per core, shared by the
+threads of each worker process (``default_extract_processes``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 import apache_beam as beam
-from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.options.pipeline_options import (
+    DirectOptions,
+    PipelineOptions,
+    PortableOptions,
+    StandardOptions,
+)
 from apache_beam.portability.api import beam_runner_api_pb2
+
+from ragbeam.pipeline.config import RunConfig
+from ragbeam.transforms.embed.model import EmbeddingOptions
 
 
 def pipeline_options(beam_args: list[str]) -> PipelineOptions:
@@ -32,8 +48,6 @@ def is_local_direct(options: PipelineOptions) -> bool:
 
 def is_local(options: PipelineOptions) -> bool:
     """A runner whose workers run on this machine (the progress line can see them)."""
-    from apache_beam.options.pipeline_options import PortableOptions
-
     if is_local_direct(options):
         return True
     runner = options.view_as(StandardOptions).runner or ""
@@ -41,6 +55,86 @@ def is_local(options: PipelineOptions) -> bool:
     return runner in ("PortableRunner", "PrismRunner") and (
         portable.job_endpoint in (None, "embed")
         and (portable.environment_type or "").upper() == "LOOPBACK")
+def default_extract_processes(options: PipelineOptions) -> int:
+    """Extraction children per worker process when ``--extract-processes`` is not
+    given, and embedding threads when ``--embedding-threads`` is not: the worker
+    process's share of the cores.
+
+    Local runs (the default runner in any running mode, a LOOPBACK portable
+    job) use every core of this machine: ``multi_processing`` splits them among
+    its worker processes, threads share their process's pool. Elsewhere the
+    submitting machine says nothing about the workers, and Dataflow runs one
+    SDK process per vCPU: one child per SDK process, so a worker machine gets
+    one per core there too (set the option where a worker process owns
+    several cores, e.g. Flink, or Dataflow with one SDK container per VM).
+    """
+    from ragbeam.transforms.extract.isolation import available_cores
+
+    cores = available_cores()
+    if is_local_direct(options):
+        direct = options.view_as(DirectOptions)
+        if direct.direct_running_mode == "multi_processing":
+            workers = direct.direct_num_workers or cores  # 0: one per core
+            return max(1, cores // workers)
+        return cores
+    if options.view_as(PortableOptions).environment_type == "LOOPBACK":
+        return cores
+    return 1
+
+
+# Memory of one worker process (docs/running-at-scale.md, "Worker sizing"), MiB.
+# Measured on the local runners: the process with Python, Beam, pyarrow and the
+# stages, before any model (peak of a multi_threading run over the corpus, 4 threads);
+WORKER_BASE_MIB = 600
+# what loading the embedding model adds (torch + all-MiniLM-L6-v2, one torch thread;
+# benchmarks/workers.py measured 862 and 1162 MiB in two runs);
+MODEL_MIB = 1200
+# how far a child can pass its cap between two 50 ms checks, and its own Python.
+CHILD_OVERSHOOT_MIB = 128
+# Documents in flight (read, queued for a child or waiting for the thread) at
+# typical sizes: the budget for files of a few MB. Each may be --max-file-bytes.
+DOCUMENTS_IN_FLIGHT_MIB = 100
+
+
+def with_embedding_threads(embedding: EmbeddingOptions, options: PipelineOptions
+                            ) -> EmbeddingOptions:
+    """``embedding`` with its automatic thread count (0) resolved for this runner."""
+    if embedding.torch_threads > 0:
+        return embedding
+    return dataclasses.replace(embedding, torch_threads=default_extract_processes(options))
+
+
+def worker_memory_budget_mib(extract_processes: int, extract_memory_mb: int,
+                             with_model: bool) -> int:
+    """What one worker process needs: itself, the model if it embeds, its
+    extraction pool at the cap, and the documents in flight."""
+    return (WORKER_BASE_MIB + (MODEL_MIB if with_model else 0)
+            + extract_processes * (extract_memory_mb + CHILD_OVERSHOOT_MIB)
+            + DOCUMENTS_IN_FLIGHT_MIB)
+
+
+@contextlib.contextmanager
+def extraction_started_early(pipeline: beam.Pipeline, config: RunConfig) -> Iterator[None]:
+    """When the runner works in this process, start the extraction children now.
+
+    A child takes 0.5–1 s to boot (Python, iscc-tika's VM). Started here, before
+    the graph is built and the runner starts, it is ready by the first document;
+    the Extract stage, set up later in this same process, finds the same pool.
+    Released at the end (the stage's own release closes it when it is the last).
+    """
+    local = is_local_direct(pipeline.options) and pipeline.options.view_as(
+        DirectOptions).direct_running_mode in ("in_memory", "multi_threading", None)
+    if not local or config.previous:  # an incremental run may extract nothing
+        yield
+        return
+    from ragbeam.pipeline.graph import extract_dofn
+    from ragbeam.transforms.extract.isolation import release_pool
+
+    pool = extract_dofn(pipeline, config).acquire_pool()
+    try:
+        yield
+    finally:
+        release_pool(pool)
 
 
 def make_pipeline(options: PipelineOptions) -> beam.Pipeline:

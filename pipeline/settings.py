@@ -109,6 +109,10 @@ class RunSettings(BaseModel):
     max_text_chars: Annotated[int, Field(gt=0)] = option(
         DEFAULT_MAX_TEXT_CHARS, "documents whose extracted text is longer become errors",
         EXTRACT, "N")
+    extract_processes: Annotated[int, Field(ge=0)] = option(
+        0, "extraction child processes per worker process, shared by its threads; each can "
+        "use up to --extract-memory-mb; 0: the machine's cores on the local runner, divided "
+        "among multi_processing workers, 1 per SDK process on other runners", EXTRACT, "N")
     ocr: Literal[OCR_MODES] = option(  # type: ignore[valid-type]
         OcrSettings.mode, "Tesseract OCR through Tika: 'auto' reads PDF pages without a "
         "usable text layer and images (PNG, JPEG, TIFF, BMP, GIF); 'only' reads every PDF "
@@ -153,6 +157,9 @@ class RunSettings(BaseModel):
                                   "package (offline)", EMBED, "PATH|NAME")
     embedding_batch_size: Annotated[int, Field(gt=0)] = option(
         EmbeddingOptions.batch_size, "texts per forward pass", EMBED, "N")
+    embedding_threads: Annotated[int, Field(ge=0)] = option(
+        0, "intra-op threads of the model in each worker process; 0: the worker process's "
+        "share of the cores, as for --extract-processes", EMBED, "N")
     embedding_precision: Literal[PRECISIONS] = option(  # type: ignore[valid-type]
         EmbeddingOptions.precision, "fp32, or bf16 arithmetic (torch, openvino) on CPUs with "
         "AVX-512-BF16/AMX", EMBED)
@@ -371,12 +378,14 @@ def run_config(settings: RunSettings) -> RunConfig:
                                    min_chunk=settings.semantic_min_chunk)
         embedding = EmbeddingOptions(model=settings.embedding_model,
                                      batch_size=settings.embedding_batch_size,
+                                     torch_threads=settings.embedding_threads,
                                      precision=settings.embedding_precision,
                                      backend=settings.embedding_backend)
         extract = ExtractOptions(tika_server=settings.tika_server,
                                  timeout_s=settings.extract_timeout,
                                  memory_mb=settings.extract_memory_mb,
-                                 max_text_chars=settings.max_text_chars, ocr=settings.ocr,
+                                 max_text_chars=settings.max_text_chars,
+                                 processes=settings.extract_processes, ocr=settings.ocr,
                                  ocr_languages=settings.ocr_languages,
                                  ocr_page_timeout_s=settings.ocr_page_timeout,
                                  ocr_timeout_s=settings.ocr_timeout)

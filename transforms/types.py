@@ -106,6 +106,25 @@ class ExtractedDocument:
 
 
 @dataclass(frozen=True)
+class CleanedInChild:
+    """Extract's output when the extraction child also cleaned the document.
+
+    The Clean stage hands on ``document`` or turns ``error`` into its own
+    failure, exactly as if it had cleaned it: cleaning ran in the child only so
+    that it runs in parallel and the child sends back the cleaned text instead
+    of Tika's XHTML (transforms/extract/dofn.py).
+    """
+
+    source: SourceFile
+    content_hash: str
+    media_type: str
+    metadata: Mapping[str, str]  # the extracted document's (what Extract counts from)
+    document: Document | None  # None when cleaning raised
+    error: tuple[str, str] | None  # (exception class name, message)
+    clean_ms: int
+
+
+@dataclass(frozen=True)
 class TextSpan:
     """Where one cleaned block, or one line of it, sits in ``Document.text``.
 

@@ -23,6 +23,16 @@ def test_a_second_claim_is_refused_with_the_first_runs_details(tmp_path):
     release_claim(claim_output(out))  # free again once the first run is done
 
 
+def test_a_run_into_an_output_another_live_run_claimed_exits_2(tmp_path, capsys):
+    out = tmp_path / "o"
+    running = claim_output(str(out), ["ragbeam", "run", "last night"])  # this process: alive
+    assert main(["run", "--input", str(SAMPLES / "faq.txt"), "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "is claimed by run" in err and "still running" in err
+    assert not (out / "documents").exists() and not (out / "run.json").exists()
+    release_claim(running)
+
+
 def test_a_claim_left_by_a_killed_run_blocks_until_taken_over(tmp_path, capsys):
     out = tmp_path / "o"
     claim = claim_output(str(out))

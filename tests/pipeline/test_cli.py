@@ -169,7 +169,10 @@ def test_two_runs_started_together_into_one_output(tmp_path):
     codes = sorted(code for code, _ in results)
     assert codes == [0, 2], results
     loser = next(err for code, err in results if code == 2)
-    assert "is claimed by run" in loser and "started" in loser
+    # Refused by the winner's claim while it runs, or, where the winner was done
+    # before the loser got that far (a fast machine), by its finished tables.
+    assert ("is claimed by run" in loser and "started" in loser) or (
+        "already holds a run" in loser), loser
     # The output is exactly one run's: one row per sample, no mix.
     documents = read_table(out, "documents").to_pylist()
     assert len(documents) == 9 == len({d["doc_id"] for d in documents})

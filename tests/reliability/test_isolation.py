@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from apache_beam.pvalue import TaggedOutput
 from reliability.hostile import pdf_with_pages, single_line_text, varied_page_texts
 
 from ragbeam.transforms.extract.dofn import ExtractWithTika
@@ -108,19 +109,28 @@ def _fetched(data: bytes, name: str) -> FetchedFile:
     return FetchedFile(SourceFile(uri, doc_id_for(uri), len(data)), data, sha256_hex(data))
 
 
+def _run_dofn(dofn: ExtractWithTika, fetched: FetchedFile) -> list:
+    """One document through the DoFn as a runner drives it: process, then finish_bundle."""
+    from apache_beam.transforms.window import GlobalWindow
+    from apache_beam.utils.timestamp import MIN_TIMESTAMP
+
+    outputs = [*dofn.process(fetched, window=GlobalWindow(), timestamp=MIN_TIMESTAMP),
+               *dofn.finish_bundle()]
+    return [out.value if isinstance(out, TaggedOutput) else out for out in outputs]
+
+
 def test_extract_dofn_refuses_text_over_the_limit_without_truncating():
     """Tika is told to stop just past the limit: refused, never cut short."""
     limit = 100_000
     spec = ("embedded", {"max_string_chars": extractor_string_limit(limit)})
-    dofn = ExtractWithTika(spec, timeout_s=60, max_text_chars=limit)
+    dofn = ExtractWithTika(spec, timeout_s=60, max_text_chars=limit, processes=1)
     dofn.setup()
     try:
-        (failure,) = list(dofn.process(_fetched(single_line_text(limit * 30), "long.txt")))
-        assert failure.tag == "failures"
+        (failure,) = _run_dofn(dofn, _fetched(single_line_text(limit * 30), "long.txt"))
         assert failure.value.error_type == "TextTooLargeError"
         assert "over the --max-text-chars limit of 100,000" in failure.value.message
-        (document,) = list(dofn.process(_fetched(single_line_text(limit - 10), "fits.txt")))
-        assert len(document.raw_text.strip()) == limit - 10
+        (document,) = _run_dofn(dofn, _fetched(single_line_text(limit - 10), "fits.txt"))
+        assert len(document.value.raw_text.strip()) == limit - 10
     finally:
         dofn.teardown()
 
@@ -128,12 +138,12 @@ def test_extract_dofn_refuses_text_over_the_limit_without_truncating():
 def test_extract_dofn_rejects_a_zip_bomb_before_extraction():
     from reliability.hostile import zip_of_zeros
 
-    dofn = ExtractWithTika(EMBEDDED, timeout_s=60)
+    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=1)
     dofn.setup()
     try:
-        (failure,) = list(dofn.process(_fetched(zip_of_zeros(16, 64 << 20), "bomb.docx")))
+        (failure,) = _run_dofn(dofn, _fetched(zip_of_zeros(16, 64 << 20), "bomb.docx"))
         assert failure.value.error_type == "ArchiveBombError"
-        assert dofn._extractor is not None and dofn._extractor.stats.documents == 0
+        assert dofn._pool is not None and dofn._pool.stats().documents == 0
     finally:
         dofn.teardown()
 

@@ -271,19 +271,86 @@ def group_sentences(text: str, sentences: Sequence[tuple[int, int]], breaks: np.
     return spans
 
 
+def section_distances(plan: SemanticPlan, vectors: np.ndarray, block: int
+                      ) -> list[np.ndarray]:
+    """``gap_distances`` of each section's sentences: never across a section boundary."""
+    if len(vectors) != plan.sentence_count:
+        raise ValueError(f"expected {plan.sentence_count} sentence vectors, got {len(vectors)}")
+    per_section: list[np.ndarray] = []
+    offset = 0
+    for sentences in plan.sentences:
+        per_section.append(gap_distances(vectors[offset:offset + len(sentences)], block))
+        offset += len(sentences)
+    return per_section
+
+
+class StreamedGapDistances:
+    """``gap_distances`` of one run of sentences whose vectors arrive in slices.
+
+    A long section need not be held in memory as vectors: ``add`` takes the
+    next slice and returns the distances it made computable, ``finish`` the
+    rest. Only the last ``2 × block`` cumulative sums are kept. The arithmetic
+    is ``gap_distances``'s, in the same order (a sequential float64 cumulative
+    sum, then the same vectorised expression), so the distances are the same
+    to the last bit.
+    """
+
+    def __init__(self, block: int) -> None:
+        self._block = block
+        self._sums: np.ndarray | None = None  # cumulative sums S[base … seen]
+        self._base = 0  # index of the first row kept in _sums
+        self._seen = 0  # vectors added so far
+        self._next_gap = 0
+
+    def add(self, vectors: np.ndarray) -> np.ndarray:
+        if len(vectors) == 0:
+            return np.zeros(0, dtype=np.float64)
+        if self._sums is None:
+            start = np.zeros((1, vectors.shape[1]), dtype=np.float64)
+        else:
+            start = self._sums[-1:]
+        grown = np.cumsum(np.concatenate([start, vectors.astype(np.float64)]), axis=0)
+        self._sums = grown if self._sums is None else np.concatenate([self._sums, grown[1:]])
+        self._seen += len(vectors)
+        # Gap g needs S[g + 1 + block]: computable once that many vectors were seen.
+        return self._distances(self._seen - 1 - self._block, at_end=False)
+
+    def finish(self) -> np.ndarray:
+        return self._distances(self._seen - 2, at_end=True)
+
+    def _distances(self, last_gap: int, at_end: bool) -> np.ndarray:
+        n, block = self._seen, self._block
+        if self._sums is None or last_gap < self._next_gap:
+            return np.zeros(0, dtype=np.float64)
+        gaps = np.arange(self._next_gap, last_gap + 1)
+        upper = np.minimum(gaps + 1 + block, n) if at_end else gaps + 1 + block
+        rows = lambda index: self._sums[index - self._base]  # noqa: E731
+        left = rows(gaps + 1) - rows(np.maximum(gaps + 1 - block, 0))
+        right = rows(upper) - rows(gaps + 1)
+        norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
+        distances = 1.0 - np.einsum("ij,ij->i", left, right) / np.maximum(norms, 1e-12)
+        self._next_gap = last_gap + 1
+        keep_from = max(0, self._next_gap + 1 - block)  # rows later gaps still need
+        self._sums = self._sums[keep_from - self._base:]
+        self._base = keep_from
+        return distances
+
+
 def assemble_semantic(text: str, plan: SemanticPlan, vectors: np.ndarray,
                       options: SemanticOptions, min_chunk: int, max_chunk: int, sizer: Sizer
                       ) -> list[tuple[int, int]]:
     """Chunk spans for a planned document, given one unit vector per planned sentence."""
-    if len(vectors) != plan.sentence_count:
-        raise ValueError(f"expected {plan.sentence_count} sentence vectors, got {len(vectors)}")
-    # Distances within each section, never across a section boundary.
-    per_section: list[np.ndarray] = []
-    offset = 0
-    for sentences in plan.sentences:
-        per_section.append(gap_distances(vectors[offset:offset + len(sentences)],
-                                         options.block))
-        offset += len(sentences)
+    return assemble_from_distances(text, plan, section_distances(plan, vectors, options.block),
+                                   options, min_chunk, max_chunk, sizer)
+
+
+def assemble_from_distances(text: str, plan: SemanticPlan, per_section: Sequence[np.ndarray],
+                            options: SemanticOptions, min_chunk: int, max_chunk: int,
+                            sizer: Sizer) -> list[tuple[int, int]]:
+    """Chunk spans for a planned document from its gap distances, one array per section."""
+    if len(per_section) != len(plan.sections):
+        raise ValueError(f"expected distances for {len(plan.sections)} sections, "
+                         f"got {len(per_section)}")
     # One threshold per document, from all its distances.
     all_distances = np.concatenate(per_section) if per_section else np.zeros(0)
     mask = breakpoint_mask(all_distances, options.threshold, options.resolved_amount())
@@ -365,8 +432,14 @@ class SemanticStrategy:
 
     def assemble(self, doc: Document, plan: SemanticPlan, vectors: np.ndarray
                  ) -> ChunkingResult:
-        spans = assemble_semantic(doc.text, plan, vectors, self.semantic, self.min_chunk,
-                                  self.max_chunk, self.sizer)
+        return self.assemble_distances(
+            doc, plan, section_distances(plan, vectors, self.semantic.block))
+
+    def assemble_distances(self, doc: Document, plan: SemanticPlan,
+                           per_section: Sequence[np.ndarray]) -> ChunkingResult:
+        """``assemble`` from each section's gap distances (vectors already reduced)."""
+        spans = assemble_from_distances(doc.text, plan, per_section, self.semantic,
+                                        self.min_chunk, self.max_chunk, self.sizer)
         stats: dict[str, Any] = dict(semantic_breakpoint_stats(spans, plan))
         note = model_language_note(doc.text, self.embedding.model, plan)
         if note:

@@ -372,3 +372,11 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         language=extracted.language,
         page_count=extracted.page_count,
     )
+
+
+def clean_or_refuse(extracted: ExtractedDocument, options: CleanOptions) -> Document:
+    """``clean_document``, refusing a document with no text left (the Clean stage's rule)."""
+    doc = clean_document(extracted, options)
+    if not doc.text.strip():
+        raise ValueError("no text left after cleaning")
+    return doc

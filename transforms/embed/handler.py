@@ -14,6 +14,7 @@ Keyed use: ``KeyedModelHandler(SentenceEmbeddingHandler(options))`` turns
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -40,6 +41,40 @@ OVER_WINDOW = "chunks_over_window"
 PASSES_PER_BATCH = 8
 
 
+_models_lock = threading.Lock()
+# Weak: a model lives while a user holds it (a ``LazySentenceModel`` of a running
+# pipeline's DoFn), so a process that runs one pipeline after another (tests,
+# notebooks, an in-process scheduler) loads the model's files anew for each run.
+_models: weakref.WeakValueDictionary[EmbeddingOptions, Any] = weakref.WeakValueDictionary()
+
+
+def forget_process_models() -> None:
+    """Load models anew from here on (a run ends; the next may find other files).
+
+    Needed besides the weak references: Beam's ``shared`` keeps the object it
+    handed out last alive, and with it a finished run's model."""
+    with _models_lock:
+        _models.clear()
+
+
+def process_model(options: EmbeddingOptions) -> Any:
+    """The model for ``options``, loaded once per process while anyone holds it.
+
+    Every user in the process shares it: RunInference's handlers (each of
+    which has its own shared handle) and the semantic branch, so a run that
+    both cuts semantically and embeds chunks holds one copy, not two. Hold it
+    through a ``LazySentenceModel``: the process keeps only a weak reference.
+    """
+    model = _models.get(options)
+    if model is None:
+        with _models_lock:
+            model = _models.get(options)
+            if model is None:
+                model = load_sentence_model(options)
+                _models[options] = model
+    return model
+
+
 class LazySentenceModel:
     """The model, loaded on first use.
 
@@ -59,7 +94,7 @@ class LazySentenceModel:
         if self._model is None:
             with self._lock:
                 if self._model is None:
-                    self._model = load_sentence_model(self._options)
+                    self._model = process_model(self._options)
         return self._model
 
 

@@ -33,9 +33,9 @@ class EmbeddingOptions:
     batch_size: int = DEFAULT_BATCH_SIZE  # sentences per forward pass
     precision: str = "fp32"
     backend: str = "torch"
-    # One intra-op thread per worker process: on a small shared machine two
-    # threads measured ~3x slower than one under load; parallelism comes from
-    # Beam workers instead.
+    # Intra-op threads. 1 by default for library use; ``ragbeam run`` gives each
+    # worker process its share of the cores (--embedding-threads, pipeline/runner.py):
+    # on a quiet 2-core machine 2 threads encode 1.85x as fast as 1. 0: torch's own default.
     torch_threads: int = 1
 
     def __post_init__(self) -> None:
@@ -103,6 +103,10 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
         return load_e5(max(options.torch_threads, 1))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # Intra-op threads that wait sleep instead of spinning: on a machine shared
+    # with other work, spinning threads take cores from it (measured: no cost on
+    # a quiet machine). Read when torch's OpenMP starts, so set before the import.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch
     import transformers
     from sentence_transformers import SentenceTransformer

@@ -4,13 +4,18 @@
 
     (Document, RouteDecision)
       → Plan sentences        sections and sentences with exact offsets (pure: semantic.py)
-      → Sentences to embed    ((doc_id, index), text), one element per sentence
-      → Embed sentences       RunInference: batches span documents, one model per process
-      → Regroup by document   CoGroupByKey(plan, vectors)
-      → Assemble chunks       breakpoints → chunk rows + one document row
+      → Batch by sentences    whole documents, up to SENTENCES_PER_CALL sentences a batch
+      → Embed and cut         one model call per batch (it spans documents), then each
+                              document's breakpoints → chunk rows + one document row
+
+No shuffle: a document and its sentences stay in the worker that planned them,
+and a batch's vectors live only while the batch is cut. A document with more
+sentences than fit one call is embedded alone, a call at a time, keeping only
+its gap distances (``StreamedGapDistances``): the sentences held in memory per
+document are capped, however long the document.
 
 ``EmbedChunkRows`` (``--embed-chunks``) fills the ``embedding`` column of chunk
-rows that do not have one yet, through the same handler.
+rows that do not have one yet, through RunInference and the same model.
 
 A batch that fails in the model becomes an ``embed`` failure of each document
 it touched (semantic), or is retried once and then fails the documents of the
@@ -20,7 +25,7 @@ chunk without its vector. It never fails the run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,21 +33,30 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
-from apache_beam.utils import shared
 
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.dofn import chunked_document_row
 from ragbeam.transforms.chunk.records import chunk_rows, embed_text_for
-from ragbeam.transforms.chunk.semantic import SemanticOptions, SemanticPlan, SemanticStrategy
+from ragbeam.transforms.chunk.semantic import (
+    SemanticOptions,
+    SemanticPlan,
+    SemanticStrategy,
+    StreamedGapDistances,
+)
 from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
-from ragbeam.transforms.embed.handler import SentenceEmbeddingHandler
-from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
+from ragbeam.transforms.embed.handler import LazySentenceModel, SentenceEmbeddingHandler
+from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts
 from ragbeam.transforms.route.router import RouteDecision
 from ragbeam.transforms.types import FAILURES, Document, Failure, Stage
-from ragbeam.transforms.write.rows import ok_document_row
 
 DOCUMENTS = "documents"
-_FAILED = -1  # sentence index that marks a failed batch in the regrouped vectors
+# Sentences per model call in the semantic branch, in forward passes of
+# --embedding-batch-size: sentence-transformers sorts a call's texts by length,
+# so a call of many passes pads little (RunInference with 8 passes measured
+# 0.98x a plain encode loop, with 1 pass 0.83x). Also the most sentences of one
+# document held in memory at once.
+PASSES_PER_CALL = 16
 
 
 @dataclass(frozen=True)
@@ -96,75 +110,125 @@ class PlanSentences(beam.DoFn):
                 FAILURES, _failure(doc, Stage.CHUNK, type(exc).__name__, str(exc)))
             return
         Metrics.counter("ragbeam.embed", "sentences").inc(len(inputs))
-        yield doc.doc_id, PlannedDocument(doc, decision, plan, inputs)
+        yield PlannedDocument(doc, decision, plan, inputs)
 
 
-def sentence_elements(keyed: tuple[str, PlannedDocument]
-                      ) -> Iterable[tuple[tuple[str, int], str]]:
-    doc_id, planned = keyed
-    for index, text in enumerate(planned.inputs):
-        yield (doc_id, index), text
+def sentences_to_embed(planned: PlannedDocument) -> int:
+    """A planned document's weight in a batch (at least 1: every document is an element)."""
+    return max(1, len(planned.inputs))
 
 
-def failed_batch_markers(failed: tuple[list[tuple[Any, str]], BaseException]
-                         ) -> Iterable[tuple[str, tuple[int, str]]]:
-    batch, exc = failed
-    message = f"{type(exc).__name__}: {exc}"
-    for doc_id in sorted({key[0] for key, _ in batch}):
-        yield doc_id, (_FAILED, message)
+class EmbedAndCut(beam.DoFn):
+    """A batch of planned documents → chunk rows + one document row each (or a failure).
 
-
-class AssembleSemanticChunks(beam.DoFn):
-    """``(doc_id, {planned, vectors})`` → chunk rows + one document row (or a failure)."""
+    The sentences of every document in the batch go to the model in one call
+    (up to ``max_sentences``; sentence-transformers sorts them by length, so
+    they pad little); a document with more is embedded alone, ``max_sentences``
+    at a time, and reduced to its gap distances as it goes. The model is loaded
+    on the first batch that needs it, once per process (``process_model``).
+    """
 
     def __init__(self, chunk: ChunkOptions, semantic: SemanticOptions,
-                 embedding: EmbeddingOptions, config_hash: str) -> None:
+                 embedding: EmbeddingOptions, config_hash: str, max_sentences: int) -> None:
         self._args = (chunk, semantic, embedding)
         self._config_hash = config_hash
+        self._max_sentences = max_sentences
         self._strategies: _Strategies | None = None
         self._tokens: Sizer | None = None
+        self._model: LazySentenceModel | None = None
         self._chunks = Metrics.counter("ragbeam", "chunks")
+        self._embedded = Metrics.counter("ragbeam.embed", "sentences_embedded")
+        self._calls = Metrics.counter("ragbeam.embed", "model_calls")
+        self._call_ms = Metrics.distribution("ragbeam.embed", "model_call_ms")
 
     def setup(self) -> None:
         self._strategies = _Strategies(*self._args)
         self._tokens = TokenSizer(self._args[0].encoding)
+        self._model = LazySentenceModel(self._args[2])
 
-    def process(self, element: tuple[str, dict[str, list[Any]]]):
-        _, grouped = element
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        started = time.perf_counter()
+        embedding = self._args[2]
+        assert self._model is not None
+        vectors = encode_texts(self._model.get(), texts, embedding.batch_size)
+        self._calls.inc()
+        self._embedded.inc(len(texts))
+        self._call_ms.update(int((time.perf_counter() - started) * 1000))
+        return vectors
+
+    def process(self, batch: list[PlannedDocument]):
+        assert self._strategies is not None
+        together = [p for p in batch if len(p.inputs) <= self._max_sentences]
+        yield from self._cut_together(together)
+        for planned in batch:
+            if len(planned.inputs) > self._max_sentences:
+                yield from self._cut_streamed(planned)
+
+    def _cut_together(self, batch: list[PlannedDocument]):
+        texts = [text for planned in batch for text in planned.inputs]
+        try:
+            vectors = self._encode(texts) if texts else None
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            for planned in batch:
+                if planned.inputs:
+                    yield beam.pvalue.TaggedOutput(FAILURES, _failure(
+                        planned.doc, Stage.EMBED, "EmbeddingFailed", message))
+                else:  # nothing to embed: cut it all the same
+                    yield from self._cut(planned, lambda s, p: s.assemble(
+                        p.doc, p.plan, np.zeros((0, 0), dtype=np.float32)))
+            return
+        offset = 0
+        for planned in batch:
+            mine = vectors[offset:offset + len(planned.inputs)] if vectors is not None \
+                else np.zeros((0, 0), dtype=np.float32)
+            offset += len(planned.inputs)
+            yield from self._cut(planned, lambda s, p, v=mine: s.assemble(p.doc, p.plan, v))
+
+    def _cut_streamed(self, planned: PlannedDocument):
+        """One long document, ``max_sentences`` vectors at a time; only distances kept."""
+        assert self._strategies is not None
+        block = self._strategies.for_decision(planned.decision).semantic.block
+        sections = [len(sentences) for sentences in planned.plan.sentences]
+        per_section: list[list[np.ndarray]] = [[] for _ in sections]
+        streams = [StreamedGapDistances(block) for _ in sections]
+        section, left_in_section = 0, sections[0] if sections else 0
+        try:
+            for start in range(0, len(planned.inputs), self._max_sentences):
+                vectors = self._encode(list(planned.inputs[start:start + self._max_sentences]))
+                while len(vectors):
+                    while left_in_section == 0:  # sections that fit whole have no sentences
+                        per_section[section].append(streams[section].finish())
+                        section += 1
+                        left_in_section = sections[section]
+                    take, vectors = vectors[:left_in_section], vectors[left_in_section:]
+                    per_section[section].append(streams[section].add(take))
+                    left_in_section -= len(take)
+        except Exception as exc:
+            yield beam.pvalue.TaggedOutput(FAILURES, _failure(
+                planned.doc, Stage.EMBED, "EmbeddingFailed", f"{type(exc).__name__}: {exc}"))
+            return
+        for rest in range(section, len(sections)):
+            per_section[rest].append(streams[rest].finish())
+        distances = [np.concatenate(parts) for parts in per_section]
+        yield from self._cut(planned, lambda s, p: s.assemble_distances(p.doc, p.plan, distances))
+
+    def _cut(self, planned: PlannedDocument, assemble):
         assert self._strategies is not None and self._tokens is not None
-        for planned in grouped["planned"]:  # exactly one per doc_id
-            doc, decision = planned.doc, planned.decision
-            received = grouped["vectors"]
-            errors = [message for index, message in received if index == _FAILED]
-            if errors:
-                yield beam.pvalue.TaggedOutput(
-                    FAILURES, _failure(doc, Stage.EMBED, "EmbeddingFailed", errors[0]))
-                continue
-            try:
-                by_index = dict(received)
-                if sorted(by_index) != list(range(len(planned.inputs))):
-                    raise ValueError(f"expected {len(planned.inputs)} sentence vectors, "
-                                     f"got {len(by_index)}")
-                dim = len(next(iter(by_index.values()))) if by_index else 0
-                vectors = (np.stack([by_index[i] for i in range(len(by_index))])
-                           if by_index else np.zeros((0, dim), dtype=np.float32))
-                strategy = self._strategies.for_decision(decision)
-                result = strategy.assemble(doc, planned.plan, vectors)
-                rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
-                                  self._tokens, embed_text=self._args[0].embed_text)
-            except Exception as exc:
-                yield beam.pvalue.TaggedOutput(
-                    FAILURES, _failure(doc, Stage.CHUNK, type(exc).__name__, str(exc)))
-                continue
-            metadata = dict(doc.metadata)
-            metadata["route_reason"] = decision.reason
-            metadata.update({f"chunk_{k}": str(v) for k, v in result.stats.items()})
-            self._chunks.inc(len(rows))
-            progress.tick(progress.CHUNKED)
-            yield from rows
+        doc, decision = planned.doc, planned.decision
+        try:
+            result = assemble(self._strategies.for_decision(decision), planned)
+            rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
+                              self._tokens, embed_text=self._args[0].embed_text)
+        except Exception as exc:
             yield beam.pvalue.TaggedOutput(
-                DOCUMENTS,
-                ok_document_row(doc, self._config_hash, decision.strategy, len(rows), metadata))
+                FAILURES, _failure(doc, Stage.CHUNK, type(exc).__name__, str(exc)))
+            return
+        self._chunks.inc(len(rows))
+        progress.tick(progress.CHUNKED)
+        yield from rows
+        yield beam.pvalue.TaggedOutput(
+            DOCUMENTS, chunked_document_row(doc, decision, result, len(rows), self._config_hash))
 
 
 def semantic_partition(element: tuple[Document, RouteDecision], partitions: int) -> int:
@@ -174,6 +238,11 @@ def semantic_partition(element: tuple[Document, RouteDecision], partitions: int)
 
 def embed_sentences(handler: SentenceEmbeddingHandler) -> RunInference:
     return RunInference(KeyedModelHandler(handler)).with_exception_handling()
+
+
+def sentences_per_call(embedding: EmbeddingOptions) -> int:
+    """Sentences per model call in the semantic branch, and the per-document cap."""
+    return embedding.batch_size * PASSES_PER_CALL
 
 
 class ChunkSemantically(beam.PTransform):
@@ -187,28 +256,21 @@ class ChunkSemantically(beam.PTransform):
 
     def expand(self, routed: beam.PCollection) -> dict[str, beam.PCollection]:
         args = (self._chunk, self._semantic, self._embedding)
+        per_call = sentences_per_call(self._embedding)
         planned = routed | "Plan sentences" >> beam.ParDo(PlanSentences(*args)).with_outputs(
             FAILURES, main="planned")
-        embedded, dead = (
+        cut = (
             planned.planned
-            | "Sentences to embed" >> beam.FlatMap(sentence_elements)
-            | "Embed sentences" >> embed_sentences(SentenceEmbeddingHandler(self._embedding))
-        )
-        vectors = embedded | "Vector by document" >> beam.MapTuple(
-            lambda key, result: (key[0], (key[1], result.inference)))
-        lost = dead.failed_inferences | "Failed batches" >> beam.FlatMap(failed_batch_markers)
-        all_vectors = (vectors, lost) | "All vectors" >> beam.Flatten()
-        assembled = (
-            {"planned": planned.planned, "vectors": all_vectors}
-            | "Regroup by document" >> beam.CoGroupByKey()
-            | "Assemble chunks" >> beam.ParDo(
-                AssembleSemanticChunks(*args, self._config_hash)
+            | "Batch by sentences" >> beam.BatchElements(
+                min_batch_size=per_call, max_batch_size=per_call,
+                element_size_fn=sentences_to_embed)
+            | "Embed and cut" >> beam.ParDo(
+                EmbedAndCut(*args, self._config_hash, max_sentences=per_call)
             ).with_outputs(FAILURES, DOCUMENTS, main="chunks")
         )
-        failures = ((planned[FAILURES], assembled[FAILURES])
+        failures = ((planned[FAILURES], cut[FAILURES])
                     | "Semantic failures" >> beam.Flatten())
-        return {"chunks": assembled.chunks, "documents": assembled[DOCUMENTS],
-                "failures": failures}
+        return {"chunks": cut.chunks, "documents": cut[DOCUMENTS], "failures": failures}
 
 
 def chunk_embedding_text(row: dict[str, Any]) -> str:
@@ -236,24 +298,22 @@ class RetryFailedBatches(beam.DoFn):
     documents fail (never an ``ok`` document with a null vector).
 
     The model is loaded on the first failed batch only (most runs have none), once
-    per process (``apache_beam.utils.shared``).
+    per process (``process_model``, shared with RunInference's handler).
     """
 
     def __init__(self, embedding: EmbeddingOptions) -> None:
         self._embedding = embedding
-        self._shared = shared.Shared()
+        self._model: LazySentenceModel | None = None
         self._retried = Metrics.counter("ragbeam.embed", "chunks_retried")
         self._failed = Metrics.counter("ragbeam.embed", "chunks_failed")
-
-    def _model(self) -> Any:
-        return self._shared.acquire(lambda: _SharedModel(load_sentence_model(self._embedding)),
-                                    tag=repr(self._embedding)).model
 
     def process(self, failed: tuple[list[tuple[dict[str, Any], str]], BaseException]):
         batch, first_error = failed
         self._retried.inc(len(batch))
         try:
-            vectors = encode_texts(self._model(), [text for _, text in batch],
+            if self._model is None:
+                self._model = LazySentenceModel(self._embedding)
+            vectors = encode_texts(self._model.get(), [text for _, text in batch],
                                    self._embedding.batch_size)
         except Exception as exc:
             self._failed.inc(len(batch))
@@ -265,13 +325,6 @@ class RetryFailedBatches(beam.DoFn):
         progress.tick(progress.EMBEDDED, len(batch))
         for (row, _), vector in zip(batch, vectors, strict=True):
             yield {**row, "embedding": [float(x) for x in vector]}
-
-
-class _SharedModel:
-    """``shared.Shared`` keeps weak references: the model needs a class instance."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
 
 
 class EmbedChunkRows(beam.PTransform):

@@ -43,7 +43,10 @@ from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 # iscc-tika's default string limit (500,000 chars) silently truncates long
 # documents; our own text-size guard runs after extraction instead.
 DEFAULT_MAX_STRING_CHARS = 100_000_000
-_REPLACEMENT = "\ufffd"
+# A character outside the BMP comes back from iscc-tika's string call as six
+# U+FFFD (see _extract_utf8_stream). Single ones are real: glyphs a PDF's font
+# does not map to Unicode, which the byte stream gives as U+FFFD just the same.
+_LOST_CHARACTER = "\ufffd" * 6
 _JAVA_IDENTITY = re.compile(r"(?<=[\w$])@[0-9a-f]{4,16}\b")
 
 
@@ -194,7 +197,7 @@ class EmbeddedTika:
     def _extract_with(self, extractor: Any, stream_extractor: Any, data: bytes
                       ) -> tuple[str, dict[str, list[str]]]:
         xhtml, metadata = extractor.extract_bytes_to_string(bytearray(data))
-        if _REPLACEMENT in xhtml:
+        if _LOST_CHARACTER in xhtml:
             xhtml = self._extract_utf8_stream(stream_extractor, data, xhtml)
         return xhtml, _listify(metadata)
 
@@ -258,7 +261,9 @@ class EmbeddedTika:
         Multilingual Plane (emoji, CJK extension B, math letters): each comes
         back as six U+FFFD, because the JVM hands strings over in modified
         UTF-8. The byte stream is encoded properly, so a result holding U+FFFD
-        is extracted once more that way. Metadata stays from the string call:
+        is extracted once more that way (only when it holds six in a row: PDFs
+        with unmapped glyphs have single ones, and extracting them twice doubled
+        their time for an identical result). Metadata stays from the string call:
         the stream returns it before parsing ends, so it can be incomplete.
         The stream ignores the string limit, hence the byte cap here.
         """

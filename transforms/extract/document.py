@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from ragbeam.transforms.extract.backends import OCR_NOTE_KEY, OCR_PAGES_KEY
+from ragbeam.transforms.extract.guards import check_extracted_text
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
 from ragbeam.transforms.extract.mail import email_metadata
 from ragbeam.transforms.extract.markdown import (
@@ -11,7 +16,10 @@ from ragbeam.transforms.extract.markdown import (
     parse_markdown_blocks,
 )
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
-from ragbeam.transforms.types import ExtractedDocument, FetchedFile
+from ragbeam.transforms.types import CleanedInChild, ExtractedDocument, FetchedFile, SourceFile
+
+if TYPE_CHECKING:
+    from ragbeam.transforms.clean.document import CleanOptions
 
 
 class EmptyDocumentError(Exception):
@@ -132,3 +140,44 @@ def build_extracted_document(
         title=_first(metadata, _TITLE_KEYS) or parsed.title,
         language=_first(metadata, _LANGUAGE_KEYS),
     )
+
+
+@dataclass(frozen=True)
+class DocumentFromTika:
+    """``build_extracted_document`` plus the text-size guard, and with ``clean``
+    the Clean stage's work too, as one picklable step.
+
+    The pipeline hands it to the isolated extraction child (``isolation.py``,
+    ``then``), so XHTML parsing and cleaning run in the children, in parallel,
+    and the child sends back the cleaned document instead of the XHTML. The
+    extraction's exceptions (``EmptyDocumentError``, ``TextTooLargeError``…)
+    reach the caller unchanged; a cleaning error travels inside the
+    ``CleanedInChild`` answer, for the Clean stage to report as its own.
+    """
+
+    source: SourceFile
+    content_hash: str
+    max_text_chars: int
+    clean: CleanOptions | None = None
+
+    def __call__(self, data: bytes, xhtml: str, metadata: dict[str, list[str]]
+                 ) -> ExtractedDocument | CleanedInChild:
+        fetched = FetchedFile(self.source, data, self.content_hash)
+        document = build_extracted_document(fetched, xhtml, metadata)
+        check_extracted_text(len(document.raw_text), metadata, self.max_text_chars)
+        if self.clean is None:
+            return document
+        return clean_in_child(document, self.clean)
+
+
+def clean_in_child(extracted: ExtractedDocument, options: CleanOptions) -> CleanedInChild:
+    from ragbeam.transforms.clean.document import clean_or_refuse
+
+    started = time.perf_counter()
+    try:
+        cleaned, error = clean_or_refuse(extracted, options), None
+    except Exception as exc:
+        cleaned, error = None, (type(exc).__name__, str(exc))
+    return CleanedInChild(extracted.source, extracted.content_hash, extracted.media_type,
+                          extracted.metadata, cleaned, error,
+                          int((time.perf_counter() - started) * 1000))

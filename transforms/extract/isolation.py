@@ -43,6 +43,24 @@ document the child sets its own ``RLIMIT_CPU`` a CPU budget ahead
 with SIGXCPU there, parent or no parent. Normally the parent's timeout comes
 first.
 
+A caller may hand ``extract`` a ``then`` step: a picklable callable
+``then(data, xhtml, metadata)`` that the child runs on Tika's answer before it
+replies (the pipeline parses the XHTML into an ``ExtractedDocument`` there).
+That work then runs in parallel across children, the reply is what the caller
+needs rather than the whole XHTML, and an exception the step raises reaches
+the caller as itself (same class, same message). The step runs under the same
+time limit, memory cap and CPU budget as the extraction.
+
+``ExtractionPool`` holds a bounded number of these extractors for one
+process, whatever the number of threads that use it: ``submit`` runs a call on
+whichever child is free (a thread pool of the same size does the waiting), at
+most ``size`` documents are extracted at once, and at most ``2 × size`` are
+admitted (queued or running), so a caller that submits faster than the
+children extract blocks instead of piling documents up in memory.
+``acquire_pool``/``release_pool`` give every user of the same settings in a
+process the same pool (reference-counted: the last release closes it, and
+anything left open is closed at interpreter exit).
+
 Protocol: length-prefixed pickles over the child's stdin and a dedicated pipe
 (the child's original stdout, which it moves aside so stray native output
 cannot corrupt the stream).
@@ -50,17 +68,23 @@ cannot corrupt the stream).
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
+import queue
 import select
 import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
+
+T = TypeVar("T")
 
 _HEADER = struct.Struct("!Q")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -218,6 +242,12 @@ class IsolatedExtractor:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
+    def start(self) -> None:
+        """Start the child if it is not running (it boots while the caller goes on)."""
+        if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            self._start()
+
     def _start(self) -> subprocess.Popen[bytes]:
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", "1")
@@ -250,7 +280,10 @@ class IsolatedExtractor:
 
         return watch
 
-    def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
+    def extract(self, data: bytes, filename: str,
+                then: Callable[[bytes, str, dict[str, list[str]]], Any] | None = None) -> Any:
+        """Tika's ``(xhtml, metadata)`` for ``data``; with ``then``, what
+        ``then(data, xhtml, metadata)`` returned in the child."""
         proc = self._proc
         if proc is not None and self._served >= self._recycle_after:
             self.stats.recycles += 1
@@ -264,7 +297,7 @@ class IsolatedExtractor:
         self.stats.documents += 1
         temp_files: set[str] = set()
         try:
-            _write_message(proc.stdin, (data, filename, self._cpu_limit_s))
+            _write_message(proc.stdin, (data, filename, self._cpu_limit_s, then))
             reply = _read_message(proc.stdout.fileno(), time.monotonic() + self._timeout_s,
                                   self._poll_s, self._watch(proc.pid, temp_files))
         except ExtractionTimeout:
@@ -293,6 +326,8 @@ class IsolatedExtractor:
         status, payload = reply
         if status == "ok":
             return payload
+        if status == "raised":  # an exception of the ``then`` step, as it was raised
+            raise payload
         error_cls, message = payload
         from ragbeam.transforms.extract.backends import CHILD_ERRORS, ExtractionError
 
@@ -345,6 +380,144 @@ class IsolatedExtractor:
             proc.stdout.close()
 
 
+def available_cores() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class ExtractionPool:
+    """At most ``size`` isolated extraction children for the threads of one process.
+
+    ``submit(fn)`` runs ``fn(extractor)`` on a free child's ``IsolatedExtractor``
+    in one of ``size`` pool threads (each child serves one document at a time)
+    and returns its future; ``run(fn)`` does the same in the calling thread.
+    Children start on first use, so a pool larger than the work costs nothing.
+    """
+
+    def __init__(self, backend_spec: tuple[str, dict[str, Any]], size: int,
+                 timeout_s: float = 60.0, memory_limit_bytes: int | None = None,
+                 recycle_after: int = 500, cpu_limit_s: float | None = None) -> None:
+        if size < 1:
+            raise ValueError("an extraction pool needs at least one process")
+        self.size = size
+        self._extractors = [
+            IsolatedExtractor(backend_spec, timeout_s=timeout_s, recycle_after=recycle_after,
+                              memory_limit_bytes=memory_limit_bytes, cpu_limit_s=cpu_limit_s)
+            for _ in range(size)
+        ]
+        self._idle: queue.SimpleQueue[IsolatedExtractor] = queue.SimpleQueue()
+        for extractor in self._extractors:
+            self._idle.put(extractor)
+        # Admitted = queued or running. Released when a call ends, not when its
+        # result is collected, so a blocked submitter never waits on itself.
+        self._admitted = threading.BoundedSemaphore(2 * size)
+        self._executor = ThreadPoolExecutor(size, thread_name_prefix="ragbeam-extract")
+        self._start_lock = threading.Lock()
+        self._started = False
+        self._closed = False
+
+    def start(self) -> None:
+        """Start every child now, without waiting for them to be ready: a child
+        boots (Python, iscc-tika) while the caller goes on, not on the first document.
+
+        Once per pool: each user calls it before it submits anything, and a second
+        caller waits for the first, so no child is started twice or under a call.
+        """
+        with self._start_lock:
+            if not self._started:
+                for extractor in self._extractors:
+                    extractor.start()
+                self._started = True
+
+    def run(self, fn: Callable[[IsolatedExtractor], T]) -> T:
+        extractor = self._idle.get()  # blocks until a child is free
+        try:
+            return fn(extractor)
+        finally:
+            self._idle.put(extractor)
+
+    def submit(self, fn: Callable[[IsolatedExtractor], T]) -> Future[T]:
+        self._admitted.acquire()
+        try:
+            return self._executor.submit(self._run_admitted, fn)
+        except BaseException:
+            self._admitted.release()
+            raise
+
+    def _run_admitted(self, fn: Callable[[IsolatedExtractor], T]) -> T:
+        try:
+            return self.run(fn)
+        finally:
+            self._admitted.release()
+
+    def stats(self) -> ExtractorStats:
+        """Everything the children went through, summed (peak RSS: the largest)."""
+        total = ExtractorStats()
+        for e in self._extractors:
+            s = e.stats
+            total.documents += s.documents
+            total.starts += s.starts
+            total.timeouts += s.timeouts
+            total.crashes += s.crashes
+            total.memory_kills += s.memory_kills
+            total.recycles += s.recycles
+            total.peak_rss_bytes = max(total.peak_rss_bytes, s.peak_rss_bytes)
+            total.temp_files_removed.extend(s.temp_files_removed)
+        return total
+
+    def pids(self) -> list[int]:
+        """Children alive now."""
+        return [pid for e in self._extractors if (pid := e.pid) is not None]
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._executor.shutdown(wait=True)  # lets documents in flight finish
+        for extractor in self._extractors:
+            extractor.close()
+
+
+_pools_lock = threading.Lock()
+_pools: dict[str, tuple[ExtractionPool, int]] = {}
+
+
+def acquire_pool(key: str, make: Callable[[], ExtractionPool]) -> ExtractionPool:
+    """This process's pool for ``key`` (the settings it was made with), made on first use."""
+    with _pools_lock:
+        pool, users = _pools.get(key, (None, 0))
+        if pool is None:
+            pool = make()
+        _pools[key] = (pool, users + 1)
+        return pool
+
+
+def release_pool(pool: ExtractionPool) -> None:
+    """One user fewer; the last one closes the pool (its children exit)."""
+    with _pools_lock:
+        for key, (known, users) in list(_pools.items()):
+            if known is pool:
+                if users > 1:
+                    _pools[key] = (known, users - 1)
+                    return
+                del _pools[key]
+                break
+    pool.close()
+
+
+@atexit.register
+def _close_all_pools() -> None:
+    """A runner that never tore its DoFns down still leaves no children behind."""
+    with _pools_lock:
+        pools = [pool for pool, _ in _pools.values()]
+        _pools.clear()
+    for pool in pools:
+        pool.close()
+
+
 def _limit_cpu_from_now(seconds: float) -> None:
     """SIGXCPU (which terminates) after ``seconds`` more CPU time, kernel-enforced.
 
@@ -370,19 +543,35 @@ def _child_main() -> None:
     backend = EmbeddedTika(**kwargs) if kind == "embedded" else TikaServer(**kwargs)
     while True:
         try:
-            data, filename, cpu_limit_s = _read_message(stdin_fd, None)
+            data, filename, cpu_limit_s, then = _read_message(stdin_fd, None)
         except ExtractorCrashed:  # parent closed our stdin: done
             return
         _limit_cpu_from_now(cpu_limit_s)
         try:
-            reply: tuple[str, Any] = ("ok", backend.extract(data, filename))
+            xhtml, metadata = backend.extract(data, filename)
+            reply: tuple[str, Any] = ("ok", (xhtml, metadata))
         except MemoryError as exc:
             reply = ("error", ("MemoryError", str(exc) or "out of memory"))
         except tuple(CHILD_ERRORS.values()) as exc:
             reply = ("error", (type(exc).__name__, str(exc)))
         except Exception as exc:
             reply = ("error", (type(exc).__name__, f"{type(exc).__name__}: {exc}"))
+        if then is not None and reply[0] == "ok":
+            reply = _run_then(then, data, xhtml, metadata)
         _write_message(protocol_out, reply)
+
+
+def _run_then(then: Callable[..., Any], data: bytes, xhtml: str,
+              metadata: dict[str, list[str]]) -> tuple[str, Any]:
+    """The caller's step on Tika's answer, in the child; its exception goes back as is."""
+    try:
+        return ("ok", then(data, xhtml, metadata))
+    except Exception as exc:
+        try:
+            pickle.loads(pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL))
+        except Exception:  # an exception that does not survive pickling: name and message
+            return ("error", (type(exc).__name__, f"{type(exc).__name__}: {exc}"))
+        return ("raised", exc)
 
 
 if __name__ == "__main__":

@@ -242,10 +242,3 @@ def load_yaml(path: str | pathlib.Path) -> dict[str, Any]:
 def default_table() -> RoutingTable:
     return table_from_mapping(load_yaml(DEFAULTS_PATH).get("routing") or {})
 
-
-def load_routing_table(config_path: str | pathlib.Path | None) -> RoutingTable:
-    """The default table, overridden by the ``routing:`` section of ``config_path``."""
-    table = default_table()
-    if config_path is None:
-        return table
-    return table_from_mapping(load_yaml(config_path).get("routing") or {}, table)

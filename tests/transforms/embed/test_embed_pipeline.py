@@ -172,3 +172,48 @@ def test_router_sends_long_prose_to_semantic_with_table_parameters(inputs, tmp_p
     rows = [r for r in read_table(out, "chunks").to_pylist()
             if r["source_uri"].endswith("two-topics.txt")]
     assert rows and all(r["char_count"] <= 300 for r in rows)  # the table's size
+
+
+def test_a_long_document_cut_a_call_at_a_time_gives_the_same_chunks(inputs):
+    """The per-document cap: a document with more sentences than one model call takes
+    is embedded in slices and kept as distances only; its chunks do not change.
+    Batch size 1: every sentence is its own forward pass, so its vector does not
+    depend on which call it was in, and the two paths must agree exactly."""
+    from apache_beam.pvalue import TaggedOutput
+
+    from ragbeam.transforms.chunk.base import ChunkOptions
+    from ragbeam.transforms.chunk.semantic import SemanticOptions
+    from ragbeam.transforms.embed.transforms import EmbedAndCut, PlanSentences
+    from ragbeam.transforms.ids import doc_id_for
+    from ragbeam.transforms.route.router import RouteDecision
+    from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
+
+    chunk, semantic = ChunkOptions(size=400, unit="chars"), SemanticOptions()
+    embedding = EmbeddingOptions(batch_size=1)
+    parts = [("Curling", CURLING * 4), ("Compilers", COMPILERS * 4), ("Both", CURLING + COMPILERS)]
+    text, spans = "", []
+    for heading, body in parts:  # three sections, each longer than a chunk
+        if text:
+            text += "\n\n"
+        spans.append(TextSpan(len(text), len(text) + len(heading), BlockKind.HEADING, level=1))
+        text += heading + "\n\n"
+        spans.append(TextSpan(len(text), len(text) + len(body.strip()), BlockKind.PARAGRAPH))
+        text += body.strip()
+    doc = Document(SourceFile("/long.txt", doc_id_for("/long.txt"), len(text)), "h",
+                   "text/plain", text, spans=tuple(spans))
+    plan = PlanSentences(chunk, semantic, embedding)
+    plan.setup()
+    (planned,) = plan.process((doc, RouteDecision("semantic", "forced", {})))
+    assert len(planned.plan.sections) == 3 and len(planned.inputs) > 20
+
+    def cut(max_sentences: int) -> list:
+        dofn = EmbedAndCut(chunk, semantic, embedding, "cfg", max_sentences=max_sentences)
+        dofn.setup()
+        out = list(dofn.process([planned]))
+        assert not [o for o in out if isinstance(o, TaggedOutput) and o.tag == "failures"]
+        return sorted((r["chunk_id"], r["char_start"], r["char_end"]) for r in out
+                      if not isinstance(r, TaggedOutput))
+
+    whole = cut(10_000)
+    assert len(whole) >= 2
+    assert cut(7) == whole  # slices of 7 sentences, across section boundaries

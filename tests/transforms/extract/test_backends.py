@@ -90,3 +90,17 @@ def test_isolated_extractor_kills_a_hang_and_recovers(corpus_dir):
         assert extractor.restarts == 1
     finally:
         extractor.close()
+
+
+def test_only_six_replacement_characters_in_a_row_mean_a_lost_character(monkeypatch):
+    """A lone U+FFFD is the document's own (an unmapped glyph): no second extraction.
+    Six in a row are how the string call loses one non-BMP character: re-extracted."""
+    tika = EmbeddedTika()
+    calls: list[int] = []
+    real = tika._extract_utf8_stream
+    monkeypatch.setattr(tika, "_extract_utf8_stream",
+                        lambda *args: calls.append(1) or real(*args))
+    xhtml, _ = tika.extract("a glyph \ufffd without a character\n".encode(), "a.txt")
+    assert "\ufffd" in xhtml and calls == []
+    xhtml, _ = tika.extract("an emoji \U0001F600 and \U00020000\n".encode(), "b.txt")
+    assert "\U0001F600" in xhtml and "\U00020000" in xhtml and calls == [1]

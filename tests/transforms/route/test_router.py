@@ -8,6 +8,7 @@ from apache_beam.metrics.metric import MetricsFilter
 
 from ragbeam.pipeline.cli import main
 from ragbeam.pipeline.config import MatchOptions, RunConfig
+from ragbeam.pipeline.settings import load_settings, run_config
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.dofn import ChunkDocument
 from ragbeam.transforms.route.dofn import RouteDocument
@@ -15,7 +16,6 @@ from ragbeam.transforms.route.router import RouteOptions, check_route_options, r
 from ragbeam.transforms.route.table import (
     RoutingConfigError,
     default_table,
-    load_routing_table,
     table_from_mapping,
 )
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
@@ -107,7 +107,8 @@ def test_config_file_overrides_rules_params_and_detection(tmp_path):
           detection:
             structure_min_headings: 10
         """))
-    table = load_routing_table(config)
+    # Through the one config loader ``ragbeam run --config`` uses.
+    table = run_config(load_settings({"input": ["x"], "output": "o"}, str(config))).route.table
     handbook = route_document(make_doc(PROSE, "/x/handbook/a.pdf"), RouteOptions(table=table))
     assert handbook.strategy == "parent_child"
     assert handbook.params == {"size": 300, "parent_size": 3000}

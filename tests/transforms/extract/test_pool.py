@@ -1,0 +1,204 @@
+"""The extraction pool for real: bounded children shared by threads, work done in the
+child (``then``), the DoFn's documents in flight, and the runner's default pool size."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.pvalue import TaggedOutput
+from apache_beam.transforms.window import GlobalWindow, IntervalWindow
+from apache_beam.utils.timestamp import MIN_TIMESTAMP
+from apache_beam.utils.windowed_value import WindowedValue
+
+from ragbeam.pipeline.runner import default_extract_processes
+from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.clean.dofn import CleanDocument
+from ragbeam.transforms.extract.document import (
+    DocumentFromTika,
+    EmptyDocumentError,
+    build_extracted_document,
+)
+from ragbeam.transforms.extract.dofn import ExtractWithTika
+from ragbeam.transforms.extract.isolation import (
+    ExtractionPool,
+    IsolatedExtractor,
+    acquire_pool,
+    available_cores,
+    release_pool,
+    resident_bytes,
+)
+from ragbeam.transforms.ids import doc_id_for, sha256_hex
+from ragbeam.transforms.types import CleanedInChild, FetchedFile, SourceFile, Stage
+
+from conftest import SAMPLES
+
+EMBEDDED = ("embedded", {})
+
+
+def _fetched(data: bytes, name: str) -> FetchedFile:
+    uri = f"/pool/{name}"
+    return FetchedFile(SourceFile(uri, doc_id_for(uri), len(data)), data, sha256_hex(data))
+
+
+def _texts(n: int) -> list[tuple[str, bytes]]:
+    return [(f"t{i}.txt", f"Document number {i}.\n\nIt has two paragraphs.\n".encode())
+            for i in range(n)]
+
+
+def test_many_threads_share_a_bounded_pool_of_children():
+    """Eight threads submit 24 documents to a pool of 2: never more than 2 children."""
+    pool = ExtractionPool(EMBEDDED, size=2, timeout_s=60)
+    alive: set[int] = set()
+    most = 0
+    stop = threading.Event()
+
+    def watch() -> None:
+        nonlocal most
+        while not stop.is_set():
+            pids = pool.pids()
+            alive.update(pids)
+            most = max(most, sum(resident_bytes(p) is not None for p in pids))
+            time.sleep(0.01)
+
+    results: list[str] = []
+
+    def worker(docs: list[tuple[str, bytes]]) -> None:
+        futures = [pool.submit(lambda x, d=data, n=name: x.extract(d, n)) for name, data in docs]
+        results.extend(f.result()[0] for f in futures)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    docs = _texts(24)
+    threads = [threading.Thread(target=worker, args=(docs[i::8],)) for i in range(8)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        stop.set()
+        watcher.join()
+        stats = pool.stats()
+        pool.close()
+    assert len(results) == 24 and all("Document number" in x for x in results)
+    assert most <= 2 and len(alive) == 2 == stats.starts
+    assert stats.documents == 24
+    assert all(resident_bytes(p) is None for p in alive)  # closed: the children are gone
+
+
+def test_a_pool_is_one_per_process_and_settings_and_the_last_release_closes_it():
+    make = lambda: ExtractionPool(EMBEDDED, size=1)  # noqa: E731
+    first = acquire_pool("test-key", make)
+    second = acquire_pool("test-key", make)
+    other = acquire_pool("other-key", make)
+    try:
+        assert first is second and first is not other
+        first.start()
+        (pid,) = first.pids()
+        release_pool(first)
+        assert resident_bytes(pid) is not None  # still in use by the second user
+    finally:
+        release_pool(second)
+        release_pool(other)
+    deadline = time.monotonic() + 10
+    while resident_bytes(pid) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert resident_bytes(pid) is None
+
+
+def test_the_then_step_runs_in_the_child_and_its_exception_arrives_as_itself():
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60)
+    data = (SAMPLES / "faq.txt").read_bytes()
+    fetched = _fetched(data, "faq.txt")
+    step = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars=10_000_000)
+    try:
+        document = extractor.extract(data, "faq.txt", step)
+        xhtml, metadata = extractor.extract(data, "faq.txt")
+        assert document == build_extracted_document(fetched, xhtml, metadata)
+        with pytest.raises(EmptyDocumentError, match="no text could be extracted"):
+            extractor.extract(b"   \n\n  ", "blank.txt", step)
+        assert extractor.stats.crashes == 0 and extractor.stats.starts == 1
+    finally:
+        extractor.close()
+
+
+def test_cleaning_in_the_child_gives_the_clean_stage_the_same_document_or_failure():
+    """With two or more children they clean; the Clean stage then only hands on."""
+    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2, clean=CleanOptions())
+    clean = CleanDocument(CleanOptions())
+    dofn.setup()
+    try:
+        faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+        only_soft_hyphens = _fetched("\u00ad\u00ad\n".encode(), "soft.txt")
+        outputs = [*dofn.process(faq, window=GlobalWindow(), timestamp=MIN_TIMESTAMP),
+                   *dofn.process(only_soft_hyphens, window=GlobalWindow(),
+                                 timestamp=MIN_TIMESTAMP),
+                   *dofn.finish_bundle()]
+    finally:
+        dofn.teardown()
+    by_uri = {out.value.source.uri: out.value for out in outputs}
+    assert all(isinstance(v, CleanedInChild) for v in by_uri.values())
+    cleaned = by_uri[faq.source.uri]
+    (doc,) = clean.process(cleaned)
+    # The same Document the Clean stage makes from Tika's answer in this process.
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60)
+    try:
+        xhtml, metadata = extractor.extract(faq.data, "faq.txt")
+    finally:
+        extractor.close()
+    (here,) = clean.process(build_extracted_document(faq, xhtml, metadata))
+    assert doc == here
+    (failure,) = clean.process(by_uri[only_soft_hyphens.source.uri])
+    assert isinstance(failure, TaggedOutput) and failure.value.stage == Stage.CLEAN
+    assert failure.value.error_type == "ValueError"
+    assert failure.value.message == "no text left after cleaning"
+
+
+def test_with_one_child_this_process_parses_and_the_clean_stage_cleans():
+    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=1, clean=CleanOptions())
+    dofn.setup()
+    try:
+        faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+        (out,) = [*dofn.process(faq, window=GlobalWindow(), timestamp=MIN_TIMESTAMP),
+                  *dofn.finish_bundle()]
+    finally:
+        dofn.teardown()
+    assert type(out.value).__name__ == "ExtractedDocument"
+    (doc,) = CleanDocument(CleanOptions()).process(out.value)
+    assert "Frequently asked questions" in doc.text
+
+
+def test_documents_in_flight_leave_in_their_own_window():
+    """Results may leave with a later element's call; each keeps its own window."""
+    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2)
+    dofn.setup()
+    windows = {name: IntervalWindow(i * 10, i * 10 + 10) for i, (name, _) in enumerate(_texts(6))}
+    try:
+        outputs = []
+        for name, data in _texts(6):
+            outputs += dofn.process(_fetched(data, name), window=windows[name],
+                                    timestamp=windows[name].start)
+            assert len(dofn._in_flight) <= 3  # pool size + 1
+        outputs += dofn.finish_bundle()
+    finally:
+        dofn.teardown()
+    assert len(outputs) == 6 and all(isinstance(o, WindowedValue) for o in outputs)
+    for out in outputs:
+        name = out.value.source.uri.rsplit("/", 1)[1]
+        assert out.windows == (windows[name],) and out.timestamp == windows[name].start
+
+
+def test_default_pool_size_follows_the_runner():
+    cores = available_cores()
+    assert default_extract_processes(PipelineOptions([])) == cores
+    assert default_extract_processes(PipelineOptions(
+        ["--direct_running_mode", "multi_threading", "--direct_num_workers", "4"])) == cores
+    assert default_extract_processes(PipelineOptions(
+        ["--direct_running_mode", "multi_processing", "--direct_num_workers", "2"])) \
+        == max(1, cores // 2)
+    assert default_extract_processes(PipelineOptions(
+        ["--runner", "PortableRunner", "--environment_type", "LOOPBACK"])) == cores
+    assert default_extract_processes(PipelineOptions(["--runner", "DataflowRunner"])) == 1
