@@ -24,7 +24,8 @@ relation to real memory use is loose (a 200 MiB limit still let the child
 reach 175 MiB resident, a 120 MiB one failed a 100 MiB e-book). The watch reads
 ``/proc/PID/statm`` (Linux; elsewhere the cap is not enforced) every
 ``poll_s`` seconds, so an allocation burst can overshoot the cap by what the
-child allocates in one poll interval.
+child allocates in one poll interval (longer when the worker's other threads
+hold the GIL: the watch runs in the thread that waits for the child).
 
 Tika copies some inputs to a temporary file (``/tmp/apache-tika-*.tmp``, the
 size of the input) and deletes it when the parse ends. A killed child cannot,
