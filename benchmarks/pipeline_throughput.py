@@ -25,6 +25,12 @@ child it waited for, Tika children included):
   starts one child): the whole pipeline on one core.
 * with ``--beam-workers``: ``--direct_running_mode multi_processing
   --direct_num_workers 2`` (Beam's own worker processes; one child each).
+* with ``--with-ocr``: ``ragbeam run`` as shipped, OCR on (not in the ratios).
+
+Equal work: every ``ragbeam run`` variant above runs with ``--ocr off``, as the
+raw loop does no OCR. With OCR on (the default), ragbeam also reads pages that
+have no usable text layer with Tesseract, seconds a page: work the raw loop
+never does (its cost: ``benchmarks/ocr_cost.py``).
 
 The machine may be shared: the variants alternate within each round (the
 order rotates from round to round), the median per variant is used, each ratio
@@ -147,12 +153,17 @@ def run_raw(paths: list[str], processes: int) -> Measured:
     return Measured(name, inner["seconds"], wall, cpu, os.getloadavg()[0])
 
 
-def run_pipeline(name: str, staging: pathlib.Path, extra: list[str], one_core: bool = False
-                 ) -> Measured:
+# The raw loop does no OCR: neither do the pipeline variants that are compared to it.
+EQUAL_WORK = ["--ocr", "off"]
+
+
+def run_pipeline(name: str, staging: pathlib.Path, extra: list[str], one_core: bool = False,
+                 ocr: bool = False) -> Measured:
     with tempfile.TemporaryDirectory(prefix="ragbeam-bench-") as tmp:
         out = pathlib.Path(tmp) / "out"
         wall, cpu, _ = _timed([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
-                               "--input", str(staging), "--output", str(out), *extra],
+                               "--input", str(staging), "--output", str(out),
+                               *([] if ocr else EQUAL_WORK), *extra],
                               one_core=one_core)
         summary = json.loads((out / "run.json").read_text())
     return Measured(name, wall, wall, cpu, os.getloadavg()[0],
@@ -160,7 +171,8 @@ def run_pipeline(name: str, staging: pathlib.Path, extra: list[str], one_core: b
                     summary["documents_ok"], summary["chunks"])
 
 
-def variants(staging: pathlib.Path, paths: list[str], beam_workers: bool) -> dict:
+def variants(staging: pathlib.Path, paths: list[str], beam_workers: bool,
+             with_ocr: bool = False) -> dict:
     found = {
         "raw 1 process": lambda: run_raw(paths, 1),
         "raw 2 processes": lambda: run_raw(paths, 2),
@@ -170,6 +182,9 @@ def variants(staging: pathlib.Path, paths: list[str], beam_workers: bool) -> dic
         "ragbeam run on one core": lambda: run_pipeline(
             "ragbeam run on one core", staging, [], one_core=True),
     }
+    if with_ocr:
+        found["ragbeam run, OCR on"] = lambda: run_pipeline(
+            "ragbeam run, OCR on", staging, [], ocr=True)
     if beam_workers:
         found["ragbeam run, 2 Beam workers"] = lambda: run_pipeline(
             "ragbeam run, 2 Beam workers", staging,
@@ -183,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--beam-workers", action="store_true",
                         help="also run with 2 multi_processing Beam workers")
+    parser.add_argument("--with-ocr", action="store_true",
+                        help="also run ragbeam as shipped, OCR on (not equal work)")
     parser.add_argument("--json", type=pathlib.Path, help="also write every run here")
     args = parser.parse_args(argv)
 
@@ -198,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(os.sched_getaffinity(0))} cores; load average {os.getloadavg()[0]:.1f}",
           flush=True)
 
-    todo = variants(staging, paths, args.beam_workers)
+    todo = variants(staging, paths, args.beam_workers, args.with_ocr)
     runs: dict[str, list[Measured]] = {name: [] for name in todo}
     try:
         for round_index in range(args.repeats):
@@ -237,7 +254,9 @@ def report(runs: dict[str, list[Measured]], n_files: int, total_mb: float) -> No
     firsts = [m.first_document_after_s for m in runs["ragbeam run"]
               if m.first_document_after_s is not None]
     print("\nratios (same rounds):")
-    print(f"  pipeline, 1 extraction process / raw 1 process:   {one / raw:5.2f}×  (target ≤ 1.25)")
+    print(f"  pipeline defaults (1 Beam worker) / raw 1 process: "
+          f"{med['ragbeam run'] / raw:5.2f}×  (target ≤ 1.25)")
+    print(f"  pipeline, 1 extraction process / raw 1 process:   {one / raw:5.2f}×")
     print(f"  pipeline CPU / raw CPU (all work, 1 process):     "
           f"{cpu['ragbeam run --extract-processes 1'] / cpu['raw 1 process']:5.2f}×")
     print(f"  2 extraction processes vs 1 (default vs flag):    "
@@ -251,6 +270,9 @@ def report(runs: dict[str, list[Measured]], n_files: int, total_mb: float) -> No
     if "ragbeam run, 2 Beam workers" in med:
         print(f"  2 Beam workers (multi_processing) vs --extract-processes 1: "
               f"{one / med['ragbeam run, 2 Beam workers']:5.2f}×")
+    if "ragbeam run, OCR on" in med:
+        print(f"  OCR on (not equal work) vs --ocr off, defaults:   "
+              f"{med['ragbeam run, OCR on'] / med['ragbeam run']:5.2f}×")
     if firsts:
         print(f"  start-up, launch to first document extracted:     "
               f"{statistics.median(firsts):5.2f} s (median)")
