@@ -238,13 +238,20 @@ def parse_run_args(argv: Sequence[str], prog: str = "ragbeam run"
     Raises ``UsageError`` for anything the CLI would exit 2 on.
     """
     settings, _, beam_args = _parse(argv, prog)
+    config, beam_args = _config_and_beam_args(settings, beam_args)
+    return config, settings, beam_args
+
+
+def _config_and_beam_args(settings: RunSettings, beam_args: list[str]
+                          ) -> tuple[RunConfig, list[str]]:
+    """The run's config, and its Beam arguments: the config file's ``beam:``
+    section first, then the command line's; both checked."""
     beam_args = beam_args_from(settings) + beam_args
     check_beam_args(beam_args)
     try:
-        config = run_config(settings)
+        return run_config(settings), beam_args
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    return config, settings, beam_args
 
 
 def dry_run(config: RunConfig) -> list[dict]:
@@ -506,12 +513,7 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
     started = time.perf_counter()
     try:
         settings = _settings(args)
-        beam_args = beam_args_from(settings) + beam_args
-        check_beam_args(beam_args)
-        try:
-            config = run_config(settings)
-        except ConfigError as exc:
-            raise UsageError(str(exc)) from None
+        config, beam_args = _config_and_beam_args(settings, beam_args)
         if args.dry_run:
             check_inputs(config)
             print_dry_run(config, dry_run(config))
