@@ -89,7 +89,8 @@ WORKER_BASE_MIB = 600
 # what loading the embedding model adds (torch + all-MiniLM-L6-v2, one torch thread;
 # benchmarks/workers.py measured 862 and 1162 MiB in two runs);
 MODEL_MIB = 1200
-# how far a child can pass its cap between two 50 ms checks, and its own Python.
+# how far a child can pass its cap between two of the memory guard's 10 ms checks,
+# and its own Python.
 CHILD_OVERSHOOT_MIB = 128
 # Documents in flight (read, queued for a child or waiting for the thread) at
 # typical sizes: the budget for files of a few MB. Each may be --max-file-bytes.

@@ -50,6 +50,25 @@ def test_memory_cap_kills_a_document_that_needs_more_and_the_next_one_works():
         extractor.close()
 
 
+def test_the_guard_holds_the_cap_while_the_worker_does_not_look(corpus_dir):
+    """The worker's own watch polls only every 30 s here (as if its threads were
+    starved): the guard process alone kills the runaway parse (it grows ~1.5 GB/s)
+    close to the cap, and it is still reported as over the cap, not as a crash."""
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, memory_limit_bytes=400 * MIB,
+                                  poll_s=30)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ExtractionMemoryExceeded, match=r"over the 400 MiB cap"):
+            extractor.extract((corpus_dir / "bad/fuzzed-hang.one").read_bytes(), "f.one")
+        assert time.monotonic() - started < 15
+        stats = extractor.stats
+        assert (stats.memory_kills, stats.crashes, stats.timeouts) == (1, 0, 0)
+        assert 400 * MIB < stats.peak_rss_bytes < (400 + 128) * MIB
+        _faq_works(extractor)
+    finally:
+        extractor.close()
+
+
 def test_without_a_cap_the_same_document_extracts():
     extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, memory_limit_bytes=None)
     try:
@@ -62,8 +81,9 @@ def test_without_a_cap_the_same_document_extracts():
 
 def test_a_native_crash_is_that_documents_error_and_the_next_one_works(corpus_dir):
     """SIGSEGV delivered to the child mid-extraction is exactly what a segfault in
-    native Tika code looks like from the parent."""
-    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60)
+    native Tika code looks like from the parent. With a cap (far above what the
+    child reaches in 0.5 s), so the memory guard is asked and says it was not it."""
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, memory_limit_bytes=4096 * MIB)
     try:
         _faq_works(extractor)  # child started and warm
         pid = extractor.pid

@@ -23,9 +23,11 @@ graal native vm: JniCall(NoMemory)"). ``RLIMIT_DATA`` is accepted but its
 relation to real memory use is loose (a 200 MiB limit still let the child
 reach 175 MiB resident, a 120 MiB one failed a 100 MiB e-book). The watch reads
 ``/proc/PID/statm`` (Linux; elsewhere the cap is not enforced) every
-``poll_s`` seconds, so an allocation burst can overshoot the cap by what the
-child allocates in one poll interval (longer when the worker's other threads
-hold the GIL: the watch runs in the thread that waits for the child).
+``poll_s`` seconds while it waits for the child. That watch is a thread of the
+worker, late whenever the worker's other threads hold the GIL or the machine is
+busy; so a small process of its own, the guard (``memory_guard.py``), also
+polls every child every 10 ms and kills one past its cap. The cap can still be
+passed by what a child allocates in one of the guard's intervals.
 
 Tika copies some inputs to a temporary file (``/tmp/apache-tika-*.tmp``, the
 size of the input) and deletes it when the parse ends. A killed child cannot,
@@ -85,10 +87,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TypeVar
 
+from ragbeam.transforms.extract.memory_guard import process_guard, resident_bytes
+
 T = TypeVar("T")
 
 _HEADER = struct.Struct("!Q")
-_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MIB = 1 << 20
 TIKA_TEMP_PREFIX = "apache-tika-"  # Tika's TemporaryResources: Files.createTempFile(...)
 
@@ -117,15 +120,6 @@ class ExtractorStats:
     recycles: int = 0  # planned restarts: every N documents, or grown too large
     peak_rss_bytes: int = 0  # largest resident size seen in any child
     temp_files_removed: list[str] = field(default_factory=list)  # left by killed children
-
-
-def resident_bytes(pid: int) -> int | None:
-    """Resident memory of a live process (Linux ``/proc``); None if unknown."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as f:
-            return int(f.read().split()[1]) * _PAGE_BYTES
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def open_tika_temp_files(pid: int) -> set[str]:
@@ -261,6 +255,8 @@ class IsolatedExtractor:
         assert proc.stdin is not None
         _write_message(proc.stdin, self._spec)
         self._proc = proc
+        if self._memory_limit and (guard := process_guard()) is not None:
+            guard.watch(proc.pid, self._memory_limit)
         self._served = 0
         self.stats.starts += 1
         return proc
@@ -309,14 +305,11 @@ class IsolatedExtractor:
                 "the extraction process was killed"
             ) from None
         except _OverMemory as over:
-            self.stats.memory_kills += 1
-            self._kill(temp_files)
-            raise ExtractionMemoryExceeded(
-                f"extraction used {over.rss / MIB:,.0f} MiB of memory, over the "
-                f"{(self._memory_limit or 0) / MIB:,.0f} MiB cap (--extract-memory-mb); "
-                "the extraction process was killed"
-            ) from None
+            raise self._killed_over_memory(over.rss, temp_files) from None
         except (ExtractorCrashed, BrokenPipeError) as exc:
+            guard = process_guard() if self._memory_limit else None
+            if guard is not None and (rss := guard.killed(proc.pid)) is not None:
+                raise self._killed_over_memory(rss, temp_files) from None
             self.stats.crashes += 1
             code = self._kill(temp_files)
             raise ExtractorCrashed(
@@ -335,6 +328,21 @@ class IsolatedExtractor:
         # The child's own exception type, so the document's error (and whether it is
         # transient: transforms/errors.py) is the real one; anything else is Tika's.
         raise CHILD_ERRORS.get(error_cls, ExtractionError)(message)
+
+    def _killed_over_memory(self, rss: int, temp_files: set[str]
+                            ) -> ExtractionMemoryExceeded:
+        """The child passed its cap (seen by the watch or killed by the guard)."""
+        self.stats.memory_kills += 1
+        self.stats.peak_rss_bytes = max(self.stats.peak_rss_bytes, rss)
+        self._kill(temp_files)
+        return ExtractionMemoryExceeded(
+            f"extraction used {rss / MIB:,.0f} MiB of memory, over the "
+            f"{(self._memory_limit or 0) / MIB:,.0f} MiB cap (--extract-memory-mb); "
+            "the extraction process was killed")
+
+    def _forget(self, pid: int) -> None:
+        if self._memory_limit and (guard := process_guard()) is not None:
+            guard.forget(pid)
 
     def _after_document(self, pid: int) -> None:
         """Recycle a child that kept much of its peak: the next document gets a small one."""
@@ -355,6 +363,7 @@ class IsolatedExtractor:
             temp_files.update(open_tika_temp_files(proc.pid))
             proc.kill()
         code = proc.wait()
+        self._forget(proc.pid)
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
@@ -377,6 +386,7 @@ class IsolatedExtractor:
         except (subprocess.TimeoutExpired, OSError):
             proc.kill()
             proc.wait()
+        self._forget(proc.pid)
         if proc.stdout is not None:
             proc.stdout.close()
 

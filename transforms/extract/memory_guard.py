@@ -1,0 +1,153 @@
+"""The extraction children's memory cap, enforced from a process of its own.
+
+The worker watches each child's resident memory while it waits for it
+(``isolation.py``), but that watch is a thread of the worker: when the
+worker's other threads hold the GIL (a regular expression over a long text, a
+Parquet write) or the machine is busy, a poll comes late, and a runaway parse
+grows by up to ~1.5 GB/s (the corpus's hang file). A child was seen at 941 MiB
+under a 768 MiB cap that way. The guard is one small process per worker process
+that does nothing but poll the children it is told about, every
+``GUARD_POLL_S``, and kill one that passes its cap; it tells the worker which
+it killed and at what size, so the document still fails as over the memory cap
+and not as a crash.
+
+Protocol (lines on the guard's stdin / stdout)::
+
+    watch PID LIMIT_BYTES   →   (nothing)
+    forget PID              →   (nothing)
+                                 killed PID RSS_BYTES   (when it kills one)
+
+The guard exits when its stdin closes (the worker ended, however it ended).
+Linux only (``/proc``); elsewhere it is not started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+GUARD_POLL_S = 0.01
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes(pid: int) -> int | None:
+    """Resident memory of a live process (Linux ``/proc``); None if unknown."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class MemoryGuard:
+    """The worker's side: register children, learn which the guard killed."""
+
+    def __init__(self) -> None:
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "ragbeam.transforms.extract.memory_guard"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self._lock = threading.Lock()
+        self._killed: dict[int, int] = {}
+        self._buffer = ""
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def _send(self, line: str) -> None:
+        assert self._proc.stdin is not None
+        # If the guard is gone, the worker's own watch still holds the cap.
+        with self._lock, contextlib.suppress(BrokenPipeError, ValueError):
+            self._proc.stdin.write(line + "\n")
+
+    def watch(self, pid: int, limit_bytes: int) -> None:
+        self._send(f"watch {pid} {limit_bytes}")
+
+    def forget(self, pid: int) -> None:
+        self._send(f"forget {pid}")
+        with self._lock:
+            self._killed.pop(pid, None)
+
+    def killed(self, pid: int, wait_s: float = 1.0) -> int | None:
+        """The size at which the guard killed ``pid`` (None: it did not), waiting up to
+        ``wait_s`` for its report (a child that just died may have been killed by it
+        an instant ago)."""
+        assert self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        deadline = time.monotonic() + wait_s
+        with self._lock:
+            while pid not in self._killed:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    return None
+                chunk = os.read(fd, 4096).decode()
+                if not chunk:
+                    return None
+                self._buffer += chunk
+                *lines, self._buffer = self._buffer.split("\n")
+                for line in lines:
+                    word, killed_pid, rss = line.split()
+                    if word == "killed":
+                        self._killed[int(killed_pid)] = int(rss)
+            return self._killed.pop(pid)
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        self._proc.wait(timeout=5)
+
+
+_guard: MemoryGuard | None = None
+_guard_pid: int | None = None
+_guard_lock = threading.Lock()
+
+
+def process_guard() -> MemoryGuard | None:
+    """This worker process's guard, started on first use (None off Linux)."""
+    global _guard, _guard_pid
+    if not os.path.exists("/proc/self/statm"):
+        return None
+    with _guard_lock:
+        if _guard is None or _guard_pid != os.getpid() or not _guard.alive():
+            _guard, _guard_pid = MemoryGuard(), os.getpid()
+        return _guard
+
+
+def main() -> None:
+    """The guard process: poll the watched children, kill those over their cap."""
+    watched: dict[int, int] = {}
+    stdin = sys.stdin.fileno()
+    pending = ""
+    while True:
+        ready, _, _ = select.select([stdin], [], [], GUARD_POLL_S if watched else None)
+        if ready:
+            chunk = os.read(stdin, 4096).decode()
+            if not chunk:
+                return  # the worker is gone
+            pending += chunk
+            *lines, pending = pending.split("\n")
+            for line in lines:
+                parts = line.split()
+                if parts[:1] == ["watch"]:
+                    watched[int(parts[1])] = int(parts[2])
+                elif parts[:1] == ["forget"]:
+                    watched.pop(int(parts[1]), None)
+        for pid, limit in list(watched.items()):
+            rss = resident_bytes(pid)
+            if rss is None:
+                watched.pop(pid)  # exited
+            elif rss > limit:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                watched.pop(pid)
+                sys.stdout.write(f"killed {pid} {rss}\n")
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
