@@ -105,6 +105,46 @@ def test_a_native_crash_is_that_documents_error_and_the_next_one_works(corpus_di
         extractor.close()
 
 
+def _wait_gone(pid: int) -> None:
+    """Until ``pid`` is dead (a zombie not yet reaped counts)."""
+    for _ in range(500):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in "ZX":
+                    return
+        except FileNotFoundError:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"{pid} still alive")
+
+
+@pytest.mark.parametrize(("memory_mb", "error"), [
+    (None, ExtractorCrashed), (1, ExtractionMemoryExceeded)], ids=["crash", "guard"])
+def test_a_child_that_dies_after_the_worker_looked_fails_only_that_document(
+        monkeypatch, memory_mb, error):
+    """The race seen in CI: the child dies (killed by the memory guard, or crashed)
+    after ``extract`` checked it was alive, so the request meets a broken pipe and
+    stays in stdin's buffer. The document fails with the real cause, never with the
+    BrokenPipeError of closing that buffer, and the next document gets a new child."""
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, memory_limit_bytes=(
+        memory_mb * MIB if memory_mb else None))
+    try:
+        extractor.start()
+        pid = extractor.pid
+        assert pid is not None
+        if memory_mb is None:
+            os.kill(pid, signal.SIGKILL)
+        _wait_gone(pid)  # with a 1 MiB cap the guard kills the child as it boots
+        monkeypatch.setattr(extractor._proc, "poll", lambda: None)
+        with pytest.raises(error):
+            extractor.extract(b"hello " * 20_000, "hello.txt")
+        assert extractor.pid is None
+        if memory_mb is None:
+            _faq_works(extractor)
+    finally:
+        extractor.close()
+
+
 def test_child_is_recycled_every_n_documents():
     extractor = IsolatedExtractor(EMBEDDED, timeout_s=60, recycle_after=2)
     try:

@@ -72,6 +72,7 @@ cannot corrupt the stream).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import pickle
 import queue
@@ -364,9 +365,7 @@ class IsolatedExtractor:
             proc.kill()
         code = proc.wait()
         self._forget(proc.pid)
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None:
-                stream.close()
+        _close_pipes(proc)
         for path in sorted(temp_files):
             try:
                 os.unlink(path)
@@ -387,8 +386,16 @@ class IsolatedExtractor:
             proc.kill()
             proc.wait()
         self._forget(proc.pid)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        _close_pipes(proc)
+
+
+def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
+    """Close a dead child's pipes. A request the child died before reading is still
+    in stdin's buffer, and closing flushes it: that broken pipe says nothing new."""
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
 
 
 def available_cores() -> int:
