@@ -67,7 +67,8 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
                            max_text_chars=config.extract.max_text_chars,
                            processes=config.extract.processes
                            or default_extract_processes(pipeline.options),
-                           clean=config.clean)
+                           clean=config.clean,
+                           start_at_setup=not config.previous)
 
 
 class FailDocumentsWithoutVectors(beam.DoFn):

@@ -171,6 +171,24 @@ def test_with_one_child_this_process_parses_and_the_clean_stage_cleans():
     assert "Frequently asked questions" in doc.text
 
 
+def test_an_incremental_runs_children_start_with_its_first_document_not_at_setup():
+    """An unchanged re-run extracts nothing: it must not boot Tika children for it."""
+    lazy = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2, start_at_setup=False)
+    eager = ExtractWithTika(EMBEDDED, timeout_s=61, processes=2)
+    lazy.setup()
+    eager.setup()
+    try:
+        assert lazy._pool is not None and lazy._pool.pids() == []
+        assert eager._pool is not None and len(eager._pool.pids()) == 2
+        name, data = _texts(1)[0]
+        outputs = [*lazy.process(_fetched(data, name), window=GlobalWindow(),
+                                 timestamp=MIN_TIMESTAMP), *lazy.finish_bundle()]
+        assert len(outputs) == 1 and len(lazy._pool.pids()) == 2  # all of them, at once
+    finally:
+        lazy.teardown()
+        eager.teardown()
+
+
 def test_documents_in_flight_leave_in_their_own_window():
     """Results may leave with a later element's call; each keeps its own window."""
     dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2)
