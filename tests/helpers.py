@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import time
 
 import pyarrow as pa
@@ -15,6 +16,16 @@ def read_table(output: pathlib.Path, name: str) -> pa.Table:
     files = sorted((pathlib.Path(output) / name).glob("*.parquet"))
     assert files, f"no Parquet files under {output}/{name}"
     return pa.concat_tables([pq.read_table(f) for f in files])
+
+
+def copy_samples(folder: pathlib.Path, names: tuple[str, ...] | list[str]) -> pathlib.Path:
+    """A corpus folder (created) holding copies of these files of ``samples/``."""
+    from conftest import SAMPLES
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(SAMPLES / name, folder / name)
+    return folder
 
 
 def run_cli(args: list[str], expected_exit: int = 0) -> dict:

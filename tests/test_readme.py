@@ -7,13 +7,13 @@ import contextlib
 import io
 import re
 import shlex
-import shutil
 
 import pytest
 
 from ragbeam.pipeline.cli import main
 
 from conftest import REPO, SAMPLES
+from helpers import copy_samples
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
@@ -28,9 +28,7 @@ def readme_section(title: str) -> list[tuple[str, str]]:
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     (tmp_path / "samples").symlink_to(SAMPLES, target_is_directory=True)
-    (tmp_path / "docs").mkdir()
-    for name in ("faq.txt", "handbook.md", "station-news.html"):
-        shutil.copy(SAMPLES / name, tmp_path / "docs" / name)
+    copy_samples(tmp_path / "docs", ("faq.txt", "handbook.md", "station-news.html"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

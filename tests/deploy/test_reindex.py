@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
-import shutil
 import sys
 
 import pytest
 
 from conftest import REPO, SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table
+from helpers import copy_samples, read_table
 
 
 def _load_reindex():
@@ -60,10 +59,7 @@ def _run_json(folder):
 
 
 def test_successive_scheduled_runs_chain_through_previous(tmp_path, capsys):
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name in ("faq.txt", "handbook.md"):
-        shutil.copy(SAMPLES / name, corpus / name)
+    corpus = copy_samples(tmp_path / "corpus", ("faq.txt", "handbook.md"))
     root = tmp_path / "runs"
     common = ["--output_root", str(root), "--input", str(corpus),
               "--extract_timeout", TEST_EXTRACT_TIMEOUT]

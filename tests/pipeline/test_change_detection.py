@@ -15,7 +15,7 @@ import pytest
 from ragbeam.transforms.write.rows import SOURCE_MODIFIED_KEY
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli, settle
+from helpers import copy_samples, read_table, run_cli, settle
 
 FILES = ("faq.txt", "handbook.md", "站点简介.txt")
 
@@ -42,10 +42,7 @@ def _same_size_rewrite(path: pathlib.Path) -> None:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> pathlib.Path:
     root = tmp_path_factory.mktemp("change_detection")
-    corpus = root / "corpus"
-    corpus.mkdir()
-    for name in FILES:
-        shutil.copy(SAMPLES / name, corpus / name)
+    corpus = copy_samples(root / "corpus", FILES)
     settle(corpus)
     return corpus
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import pathlib
-import shutil
 
 import duckdb
 import pyarrow as pa
@@ -18,7 +17,7 @@ from ragbeam.schemas.chunks import EMBEDDING_METADATA_KEY, embedding_metadata_of
 from ragbeam.transforms.embed.model import DEFAULT_MODEL, load_model_tokenizer
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli
+from helpers import copy_samples, read_table, run_cli
 
 # English with headings, and Chinese: 1,000 characters of Chinese are ~1,000 model
 # tokens, four times MiniLM's 256-token window.
@@ -28,9 +27,7 @@ WINDOW_WARNING = "longer than the model's 256-token window"
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> pathlib.Path:
-    folder = tmp_path_factory.mktemp("embedding_inputs")
-    for name in FILES:
-        shutil.copy(SAMPLES / name, folder / name)
+    folder = copy_samples(tmp_path_factory.mktemp("embedding_inputs"), FILES)
     zh = (SAMPLES / "站点简介.txt").read_text(encoding="utf-8")
     (folder / "站点简介.txt").write_text(zh * 4, encoding="utf-8")
     return folder

@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import os
 import pathlib
-import shutil
 
 import pyarrow.parquet as pq
 
@@ -13,7 +12,7 @@ from ragbeam.schemas import DOCUMENT_SCHEMA, ERROR_SCHEMA, chunk_schema
 from ragbeam.transforms.ids import doc_id_for
 
 from conftest import SAMPLES
-from helpers import read_table, run_cli
+from helpers import copy_samples, read_table, run_cli
 
 
 def _check_contract(run) -> None:
@@ -132,10 +131,7 @@ def test_parquet_files_are_complete_and_written_last_run_json(samples_run):
 
 def test_a_file_matched_by_several_inputs_is_one_document(tmp_path):
     """Matching ends in one shuffle by path: it must still drop duplicate matches."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("faq.txt", "handbook.md"):
-        shutil.copy(SAMPLES / name, folder / name)
+    folder = copy_samples(tmp_path / "in", ("faq.txt", "handbook.md"))
     out = tmp_path / "out"
     summary = run_cli(["--input", str(folder), "--input", str(folder / "*.txt"),
                        "--input", str(folder / "faq.txt"), "--output", str(out)])

@@ -17,8 +17,8 @@ import pytest
 
 from ragbeam.pipeline.cli import main
 
-from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli
+from conftest import TEST_EXTRACT_TIMEOUT
+from helpers import copy_samples, read_table, run_cli
 from tika_server import tika_like_server
 
 FILES = ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt")
@@ -26,10 +26,7 @@ EDITED = ("faq.txt", "handbook.md")
 
 
 def _corpus(root: pathlib.Path) -> pathlib.Path:
-    corpus = root / "corpus"
-    corpus.mkdir()
-    for name in FILES:
-        shutil.copy(SAMPLES / name, corpus / name)
+    corpus = copy_samples(root / "corpus", FILES)
     return corpus
 
 

@@ -16,7 +16,7 @@ from ragbeam.transforms.incremental.changes import apply_changes
 from ragbeam.transforms.incremental.compare import ERROR_CARRIED_KEY
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli, settle
+from helpers import copy_samples, read_table, run_cli, settle
 
 FILES = ("faq.txt", "handbook.md", "station-news.html", "corrupt.pdf", "站点简介.txt")
 EDIT_BEFORE = "Calibration solutions are in the cold room, second shelf."
@@ -72,10 +72,7 @@ def _check_snapshot(out: pathlib.Path, summary: dict) -> None:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, pathlib.Path]:
     root = tmp_path_factory.mktemp("incremental")
-    corpus = root / "corpus"
-    corpus.mkdir()
-    for name in FILES:
-        shutil.copy(SAMPLES / name, corpus / name)
+    corpus = copy_samples(root / "corpus", FILES)
     # Files settled long before the run: their modification times are recorded, so
     # later runs take the untouched ones as unchanged from the listing (and their
     # carried rows stay exactly as they were).
@@ -319,10 +316,7 @@ def test_embeddings_of_unchanged_chunks_are_reused_not_recomputed(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name in ("handbook.md", "faq.txt"):
-        shutil.copy(SAMPLES / name, corpus / name)
+    corpus = copy_samples(tmp_path / "corpus", ("handbook.md", "faq.txt"))
     args = ("--strategy", "recursive", "--embed-chunks")
     _run(corpus, tmp_path / "run1", *args)
     # Mark every vector of run 1, so that a reused vector can be told from a

@@ -21,7 +21,7 @@ import numpy as np
 from ragbeam.schemas.chunks import chunk_schema
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli
+from helpers import copy_samples, read_table, run_cli
 
 COLUMNS = chunk_schema().names
 
@@ -75,10 +75,8 @@ def _replace(path: pathlib.Path, old: str, new: str) -> None:
 
 
 def test_changes_keep_a_full_column_store_equal_to_the_chunks_table(tmp_path):
-    corpus = tmp_path / "mnt-a" / "corpus"
-    corpus.mkdir(parents=True)
-    for name in ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt"):
-        shutil.copy(SAMPLES / name, corpus / name)
+    corpus = copy_samples(tmp_path / "mnt-a" / "corpus",
+                          ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt"))
     base = ["--strategy", "recursive", "--embed-chunks", "--extract-timeout",
             TEST_EXTRACT_TIMEOUT]
     store = Store()

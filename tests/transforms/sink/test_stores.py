@@ -23,7 +23,7 @@ from ragbeam.pipeline.cli import main
 from ragbeam.transforms.sink.base import MARKER_KEY
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli
+from helpers import copy_samples, read_table, run_cli
 
 FILES = ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt")
 EDIT_BEFORE = "Calibration solutions are in the cold room, second shelf."
@@ -90,10 +90,7 @@ def _state(out: pathlib.Path, kind: str) -> dict:
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory) -> dict[str, pathlib.Path]:
     root = tmp_path_factory.mktemp("stores")
-    corpus = root / "corpus"
-    corpus.mkdir()
-    for name in FILES:
-        shutil.copy(SAMPLES / name, corpus / name)
+    corpus = copy_samples(root / "corpus", FILES)
     return {"root": root, "corpus": corpus, "milvus": root / "index.db",
             "qdrant": root / "qdrant"}
 
