@@ -26,11 +26,10 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 
-from apache_beam.io.filesystems import FileSystems
-
-from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+# No Beam at module level (it is imported inside the functions that use it): `main`
+# starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.pipeline.runner import pipeline_options
+from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.settings import (
     ConfigError,
     RunSettings,
@@ -42,11 +41,8 @@ from ragbeam.pipeline.settings import (
 )
 from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
-from ragbeam.transforms.incremental.previous import previous_run_problem
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
-from ragbeam.transforms.sink.sync import SINK_STATE_DIR, failed_sinks
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
-from ragbeam.transforms.write.parquet import TEMP_DIR
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE = 0, 1, 2, 3
 
@@ -189,6 +185,11 @@ def preflight(config: RunConfig) -> None:
 
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
     """Fail early on an unwritable output; never mix two runs' tables."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
+    from ragbeam.transforms.write.parquet import TEMP_DIR
+
     out = config.output
     existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json", SINK_STATE_DIR)
                 if FileSystems.exists(FileSystems.join(out, t))]
@@ -314,9 +315,19 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     ``check=False`` skips the preflight checks (``--no-preflight``);
     ``show_progress`` prints a progress line every few seconds on local runners.
     """
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import extraction_started_early, is_local, make_pipeline
+    from ragbeam.pipeline.runner import (
+        extraction_started_early,
+        is_local,
+        make_pipeline,
+        pipeline_options,
+    )
     from ragbeam.pipeline.summary import read_run_json, write_run_json
+    from ragbeam.transforms.incremental.previous import previous_run_problem
+    from ragbeam.transforms.sink.sync import failed_sinks
 
     # The checks below use Beam's filesystems before any pipeline exists: give them
     # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
@@ -437,6 +448,8 @@ def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started:
     """The pipeline failed. After run.json was written (every table committed), only a
     sink can have: record it and fail the run (the output stays a valid --previous).
     Before that, re-raise, with credentials redacted."""
+    from apache_beam.io.filesystems import FileSystems
+
     from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
     from ragbeam.transforms.sink.sync import record_failure
 
@@ -603,6 +616,18 @@ def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Before anything imports Beam (the parser's eval subcommands do): a plain local
+    # run's extraction children start on the inputs now (pipeline/early_start.py).
+    early = start_early_extraction(argv)
+    try:
+        return _main(argv)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_text())

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import posixpath
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragbeam.transforms.extract.backends import OCR_NOTE_KEY, OCR_PAGES_KEY
-from ragbeam.transforms.extract.guards import check_extracted_text
+from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
 from ragbeam.transforms.extract.mail import email_metadata
 from ragbeam.transforms.extract.markdown import (
@@ -20,6 +22,7 @@ from ragbeam.transforms.types import CleanedInChild, ExtractedDocument, FetchedF
 
 if TYPE_CHECKING:
     from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.extract.isolation import IsolatedExtractor
 
 
 class EmptyDocumentError(Exception):
@@ -181,3 +184,35 @@ def clean_in_child(extracted: ExtractedDocument, options: CleanOptions) -> Clean
     return CleanedInChild(extracted.source, extracted.content_hash, extracted.media_type,
                           extracted.metadata, cleaned, error,
                           int((time.perf_counter() - started) * 1000))
+
+
+def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_child: bool,
+                    max_text_chars: int, clean: CleanOptions | None,
+                    archive_limits: ArchiveLimits) -> ExtractedDocument | CleanedInChild:
+    """One file through one isolated child: the archive guard, Tika, then XHTML
+    parsing, the text limit and (``in_child``, with ``clean``) cleaning.
+
+    ``in_child``: the child parses and cleans too (a pool of several children,
+    where this process's one Python thread would otherwise be the bottleneck);
+    else the child only extracts and parsing happens here, while it is idle.
+    """
+    check_archive(fetched.data, archive_limits)
+    name = posixpath.basename(fetched.source.uri)
+    if in_child:
+        then = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars, clean)
+        return extractor.extract(fetched.data, name, then)
+    xhtml, metadata = extractor.extract(fetched.data, name)
+    return DocumentFromTika(fetched.source, fetched.content_hash,
+                            max_text_chars)(fetched.data, xhtml, metadata)
+
+
+def with_source(result: ExtractedDocument | CleanedInChild, source: SourceFile
+                ) -> ExtractedDocument | CleanedInChild:
+    """``result`` as if extracted from ``source``: the same file (same URI and bytes)
+    as the result's, listed at another moment (the early start, ``early.py``)."""
+    if result.source == source:
+        return result
+    if isinstance(result, CleanedInChild) and result.document is not None:
+        return dataclasses.replace(result, source=source,
+                                   document=dataclasses.replace(result.document, source=source))
+    return dataclasses.replace(result, source=source)

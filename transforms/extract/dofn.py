@@ -31,7 +31,6 @@ over the machine's cores.
 from __future__ import annotations
 
 import os
-import posixpath
 import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -45,13 +44,13 @@ from apache_beam.utils.windowed_value import WindowedValue
 from ragbeam.transforms import progress
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.extract.backends import EXTRACTOR_KEY, OCR_PAGES_KEY, PDF_FALLBACK
-from ragbeam.transforms.extract.document import DocumentFromTika
+from ragbeam.transforms.extract.document import extract_fetched
+from ragbeam.transforms.extract.early import EarlyExtraction, result_settings, stage_started
 from ragbeam.transforms.extract.guards import (
     DEFAULT_MAX_TEXT_CHARS,
     ArchiveBombError,
     ArchiveLimits,
     TextTooLargeError,
-    check_archive,
 )
 from ragbeam.transforms.extract.isolation import (
     MIB,
@@ -62,6 +61,7 @@ from ragbeam.transforms.extract.isolation import (
     IsolatedExtractor,
     acquire_pool,
     available_cores,
+    pool_key,
     release_pool,
 )
 from ragbeam.transforms.types import (
@@ -72,6 +72,8 @@ from ragbeam.transforms.types import (
     FetchedFile,
     Stage,
 )
+
+EARLY_COUNTER = "extract_started_early"
 
 # Failures worth their own counter (all failures are also in ``extract_failed``).
 _COUNTED_FAILURES: dict[type[Exception], str] = {
@@ -120,6 +122,7 @@ class ExtractWithTika(beam.DoFn):
         self._start_at_setup = start_at_setup
         self._pool: ExtractionPool | None = None
         self._pool_started = False
+        self._early: EarlyExtraction | None = None
         self._in_flight: deque[_InFlight] = deque()
         self._ok = Metrics.counter("ragbeam", "extract_ok")
         self._failed = Metrics.counter("ragbeam", "extract_failed")
@@ -131,17 +134,22 @@ class ExtractWithTika(beam.DoFn):
         self._ocr_documents = Metrics.counter("ragbeam", "ocr_documents")
         self._ocr_pages = Metrics.counter("ragbeam", "ocr_pages")
         self._pdf_fallbacks = Metrics.counter("ragbeam", "extract_pdf_fallbacks")
+        # Documents whose extraction began before the pipeline did (early.py).
+        self._started_early = Metrics.counter("ragbeam", EARLY_COUNTER)
         # When this instance handed on its first document (Unix ms; the minimum over
         # instances is the run's first): start-up as a user sees it (run.json).
         self._first_output = Metrics.distribution("ragbeam", "extract_first_output_unix_ms")
         self._has_output = False
 
+    def _pool_key(self) -> str:
+        return pool_key(self._backend_spec, self._processes or available_cores(),
+                        self._timeout_s, self._memory_limit_bytes)
+
     def acquire_pool(self, start: bool = True) -> ExtractionPool:
         """This process's pool for these settings (``release_pool`` when done);
         ``start``: its children boot now, while the runner gets to the first document."""
         size = self._processes or available_cores()
-        key = repr((self._backend_spec, size, self._timeout_s, self._memory_limit_bytes))
-        pool = acquire_pool(key, lambda: ExtractionPool(
+        pool = acquire_pool(self._pool_key(), lambda: ExtractionPool(
             self._backend_spec, size, timeout_s=self._timeout_s,
             memory_limit_bytes=self._memory_limit_bytes))
         if start:
@@ -155,26 +163,19 @@ class ExtractWithTika(beam.DoFn):
         self._pool = self.acquire_pool(start=self._start_at_setup)
         self._pool_started = self._start_at_setup
         self._in_flight = deque()
+        # `ragbeam run` may have started on the files before Beam was imported.
+        self._early = stage_started(self._pool_key(), result_settings(
+            self._pool.size, self._max_text_chars, self._clean, self._archive_limits))
 
     def _extract(self, fetched: FetchedFile, extractor: IsolatedExtractor
                  ) -> tuple[ExtractedDocument | CleanedInChild, float]:
         """In a pool thread: the guard, then the child (Tika, XHTML parsing, text
         limit, cleaning)."""
         started = time.perf_counter()
-        check_archive(fetched.data, self._archive_limits)
-        name = posixpath.basename(fetched.source.uri)
         assert self._pool is not None
-        if self._pool.size >= 2:
-            # Several children: they parse and clean too, or this process's one
-            # Python thread would become the bottleneck.
-            then = DocumentFromTika(fetched.source, fetched.content_hash, self._max_text_chars,
-                                    self._clean)
-            return extractor.extract(fetched.data, name, then), time.perf_counter() - started
-        # One child: it is the bottleneck, and this process has time to spare for
-        # parsing (here) and cleaning (the Clean stage) while the child extracts.
-        xhtml, metadata = extractor.extract(fetched.data, name)
-        document = DocumentFromTika(fetched.source, fetched.content_hash,
-                                    self._max_text_chars)(fetched.data, xhtml, metadata)
+        document = extract_fetched(fetched, extractor, in_child=self._pool.size >= 2,
+                                   max_text_chars=self._max_text_chars, clean=self._clean,
+                                   archive_limits=self._archive_limits)
         return document, time.perf_counter() - started
 
     def process(self, fetched: FetchedFile, window=beam.DoFn.WindowParam,
@@ -183,7 +184,11 @@ class ExtractWithTika(beam.DoFn):
         if not self._pool_started:  # setup did not start it (an incremental run)
             self._pool.start()
             self._pool_started = True
-        future = self._pool.submit(lambda extractor: self._extract(fetched, extractor))
+        future = self._early.take(fetched) if self._early is not None else None
+        if future is not None:
+            self._started_early.inc()
+        else:
+            future = self._pool.submit(lambda extractor: self._extract(fetched, extractor))
         self._in_flight.append(_InFlight(fetched, future, window, timestamp))
         # One more than the pool may be in flight. Hand on one finished document
         # per new one, no more: while this thread works on it downstream, every
@@ -246,6 +251,7 @@ class ExtractWithTika(beam.DoFn):
             self._peak_rss.set(peak // MIB)
 
     def teardown(self) -> None:
+        self._early = None
         pool, self._pool = self._pool, None
         if pool is not None:
             for item in self._in_flight:  # a bundle that failed midway
@@ -275,6 +281,8 @@ def extraction_summary(result: Any) -> dict[str, float]:
     ``first_document_after_s``: from the start of this process (``ragbeam
     run``) to the first document leaving extraction, i.e. start-up (imports,
     graph, runner, matching, the first Tika child) plus one document.
+    ``started_early``: documents whose extraction began before the pipeline,
+    while Beam was imported (``early.py``).
     """
     from apache_beam.metrics.metric import MetricsFilter
 
@@ -282,7 +290,8 @@ def extraction_summary(result: Any) -> dict[str, float]:
         metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam"))
     except Exception:  # a runner without metrics support
         return {}
-    names = {name: name.removeprefix("extract_") for name in _COUNTED_FAILURES.values()}
+    names = {name: name.removeprefix("extract_")
+             for name in (*_COUNTED_FAILURES.values(), EARLY_COUNTER)}
     summary = dict.fromkeys(names.values(), 0)
     for counter in metrics.get("counters", ()):
         name = counter.key.metric.name

@@ -503,6 +503,12 @@ _pools_lock = threading.Lock()
 _pools: dict[str, tuple[ExtractionPool, int]] = {}
 
 
+def pool_key(backend_spec: tuple[str, dict[str, Any]], size: int, timeout_s: float,
+             memory_limit_bytes: int | None) -> str:
+    """What makes two users' pools the same pool (``acquire_pool``)."""
+    return repr((backend_spec, size, timeout_s, memory_limit_bytes))
+
+
 def acquire_pool(key: str, make: Callable[[], ExtractionPool]) -> ExtractionPool:
     """This process's pool for ``key`` (the settings it was made with), made on first use."""
     with _pools_lock:

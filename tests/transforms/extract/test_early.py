@@ -1,0 +1,131 @@
+"""Extraction started before the pipeline (``early.py``), with real Tika children:
+a result is taken only for the same file and bytes under the same settings, and
+carries the taker's source; feeding stops when a stage starts or the budget ends."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+import pytest
+
+from ragbeam.transforms.extract import early
+from ragbeam.transforms.extract.document import extract_fetched
+from ragbeam.transforms.extract.guards import ArchiveLimits
+from ragbeam.transforms.extract.isolation import ExtractionPool
+from ragbeam.transforms.ids import doc_id_for, sha256_hex
+from ragbeam.transforms.types import ExtractedDocument, FetchedFile, SourceFile
+
+from conftest import SAMPLES
+
+SETTINGS = early.result_settings(1, 1_000_000, None, ArchiveLimits())
+
+
+def _extract(fetched, extractor):
+    return extract_fetched(fetched, extractor, in_child=False, max_text_chars=1_000_000,
+                           clean=None, archive_limits=ArchiveLimits())
+
+
+def _source(path: pathlib.Path, listed: float = 0.0) -> SourceFile:
+    return SourceFile(str(path), doc_id_for(path.name), path.stat().st_size, listed=listed)
+
+
+def _fetched(path: pathlib.Path, listed: float) -> FetchedFile:
+    data = path.read_bytes()
+    return FetchedFile(_source(path, listed), data, sha256_hex(data))
+
+
+@pytest.fixture
+def pool():
+    pool = ExtractionPool(("embedded", {}), size=1, timeout_s=60)
+    pool.start()
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    for name in ("faq.txt", "handbook.md", "station-news.html"):
+        (tmp_path / name).write_bytes((SAMPLES / name).read_bytes())
+    return sorted(tmp_path.iterdir())
+
+
+def test_the_stage_takes_the_same_document_it_would_have_made_with_its_own_source(
+        pool, corpus):
+    extraction = early.EarlyExtraction(pool, [_source(p) for p in corpus], _extract,
+                                       SETTINGS, max_file_bytes=10**8)
+    extraction.start()
+    extraction.join()
+    for path in corpus:
+        # The stage's file: listed later than the early start's, same path and bytes.
+        fetched = _fetched(path, listed=123.0)
+        future = extraction.take(fetched)
+        assert future is not None
+        document, seconds = future.result(timeout=60)
+        assert isinstance(document, ExtractedDocument) and seconds > 0
+        assert document.source == fetched.source
+        direct = pool.run(lambda extractor, f=fetched: _extract(f, extractor))
+        assert document == direct
+        assert extraction.take(fetched) is None  # each result is taken once
+    assert extraction.taken == len(corpus)
+    extraction.close()
+
+
+def test_a_file_whose_bytes_changed_since_is_not_taken(pool, corpus):
+    extraction = early.EarlyExtraction(pool, [_source(corpus[0])], _extract, SETTINGS,
+                                       max_file_bytes=10**8)
+    extraction.start()
+    extraction.join()
+    assert extraction.submitted == 1
+    changed = _fetched(corpus[0], listed=1.0)
+    changed = dataclasses.replace(changed, data=changed.data + b"\nedited",
+                                  content_hash=sha256_hex(changed.data + b"\nedited"))
+    assert extraction.take(changed) is None
+    extraction.close()
+
+
+def test_feeding_stops_at_the_byte_budget_and_when_a_stage_starts(pool, corpus):
+    sizes = [p.stat().st_size for p in corpus]
+    budgeted = early.EarlyExtraction(pool, [_source(p) for p in corpus], _extract, SETTINGS,
+                                     max_file_bytes=10**8, max_bytes=sizes[0] + sizes[1] - 1)
+    budgeted.start()
+    budgeted.close()
+    assert budgeted.submitted == 1
+
+    stopped = early.EarlyExtraction(pool, [_source(p) for p in corpus], _extract, SETTINGS,
+                                    max_file_bytes=10**8)
+    early.register("pool-a", stopped)
+    try:
+        # Another stage (another pool) starting stops every early start, and takes nothing.
+        assert early.stage_started("pool-b", SETTINGS) is None
+        stopped.start()
+        stopped.close()
+        assert stopped.submitted == 0
+    finally:
+        early.unregister(stopped)
+
+
+def test_a_stage_with_other_settings_takes_nothing(pool, corpus):
+    extraction = early.EarlyExtraction(pool, [_source(corpus[0])], _extract, SETTINGS,
+                                       max_file_bytes=10**8)
+    early.register("pool-a", extraction)
+    try:
+        other = early.result_settings(1, 5, None, ArchiveLimits())  # another text limit
+        assert early.stage_started("pool-a", other) is None
+        assert early.stage_started("pool-a", SETTINGS) is extraction
+    finally:
+        early.unregister(extraction)
+        extraction.close()
+
+
+def test_files_the_read_stage_would_refuse_are_left_to_it(pool, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    large = tmp_path / "large.txt"
+    large.write_bytes(b"x" * 100)
+    extraction = early.EarlyExtraction(pool, [_source(empty), _source(large),
+                                              SourceFile(str(tmp_path / "gone.txt"), "g", 5)],
+                                       _extract, SETTINGS, max_file_bytes=50)
+    extraction.start()
+    extraction.close()
+    assert extraction.submitted == 0
