@@ -28,4 +28,4 @@ def test_wheel_installs_layers_under_ragbeam_namespace(tmp_path):
     assert top_level <= {"ragbeam", next(n.split("/")[0] for n in names if ".dist-info" in n)}
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     entry_text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "ragbeam = ragbeam.pipeline.cli:main" in entry_text
+    assert "ragbeam = ragbeam.pipeline.cli:console_main" in entry_text

@@ -569,7 +569,11 @@ def _child_main() -> None:
         try:
             data, filename, cpu_limit_s, then = _read_message(stdin_fd, None)
         except ExtractorCrashed:  # parent closed our stdin: done
-            return
+            # Every reply is written and flushed, and the parent removes Tika's temp
+            # files: skip the interpreter's and the Tika VM's teardown, which the
+            # parent would wait for (64 -> 16 ms per child, measured).
+            protocol_out.flush()
+            os._exit(0)
         _limit_cpu_from_now(cpu_limit_s)
         try:
             xhtml, metadata = backend.extract(data, filename)
