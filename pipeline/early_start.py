@@ -7,7 +7,7 @@ seconds, during which the Extract stage's children could already work
 one whose Extract stage will certainly use this process's pool with the same
 settings: ``ragbeam run`` with no Beam options (the default local runner, in
 this process), a first run (an incremental run extracts only what changed),
-local inputs. Anything else, or any doubt (an option it cannot parse, a bad
+local inputs, embedded Tika. Anything else, or any doubt (an option it cannot parse, a bad
 config), and it does nothing: the CLI then reports problems as always.
 """
 
@@ -32,7 +32,7 @@ from ragbeam.transforms.extract.isolation import (
     pool_key,
     release_pool,
 )
-from ragbeam.transforms.ids import doc_id_for, doc_key
+from ragbeam.transforms.ids import canonical_uri, doc_id_for, doc_key
 from ragbeam.transforms.match.patterns import InputPattern, expand_input, id_root, passes_filters
 from ragbeam.transforms.types import SourceFile
 
@@ -83,12 +83,18 @@ def _start(argv: list[str]) -> EarlyStart | None:
     if beam_args_from(settings):
         return None
     config = run_config(settings)
-    if config.previous:
+    if config.previous or config.extract.tika_server:
+        # An incremental run extracts only what changed; a Tika server is checked by
+        # the preflight first (a server that is down must not hold up exit 2 with
+        # retries).
         return None
-    sources = list(_local_sources(config.match.inputs, config.match.include,
-                                  config.match.exclude, config.ids.namespace, config.ids.mode))
-    if not sources:
-        return None
+    inputs = [canonical_uri(raw) for raw in config.match.inputs]
+    if any("://" in uri or not (glob.has_magic(uri) or os.path.exists(uri)) for uri in inputs):
+        return None  # remote, or missing (the CLI says so)
+    # Listed lazily, by the feeder thread: a large tree is never walked up front, and
+    # feeding stops when the stage starts.
+    sources = _local_sources(config.match.inputs, config.match.include, config.match.exclude,
+                             config.ids.namespace, config.ids.mode)
     ex = config.extract
     size = ex.processes or available_cores()
     key = pool_key(ex.backend_spec, size, ex.timeout_s, ex.memory_limit_bytes)
@@ -113,28 +119,30 @@ def _start(argv: list[str]) -> EarlyStart | None:
 def _local_sources(inputs: Sequence[str], include: tuple[str, ...], exclude: tuple[str, ...],
                    namespace: str, mode: str) -> Iterator[SourceFile]:
     """The inputs' files as the Match stage will name them, by a local listing (no
-    Beam). Nothing for remote inputs. A file listed here that Match does not
-    list, or one named differently, is only extracted once more, never wrong."""
+    Beam), lazily. A file listed here that Match does not list, or one named
+    differently, is only extracted once more, never wrong."""
     patterns = sorted({expand_input(raw) for raw in inputs}, key=lambda p: (p.pattern, p.root))
-    if any("://" in p.pattern for p in patterns):
-        return
     root = id_root(patterns)
     seen: set[str] = set()
     for pattern in patterns:
         for path in _listed(pattern):
-            if path not in seen and passes_filters(path, include, exclude):
-                seen.add(path)
+            if path in seen or not passes_filters(path, include, exclude):
+                continue
+            seen.add(path)
+            try:
                 stat = os.stat(path)
-                yield SourceFile(uri=path, doc_id=doc_id_for(doc_key(path, root, mode), namespace),
-                                 size_bytes=stat.st_size, modified=stat.st_mtime)
+            except OSError:
+                continue  # gone, or a broken link: the Read stage reports it
+            yield SourceFile(uri=path, doc_id=doc_id_for(doc_key(path, root, mode), namespace),
+                             size_bytes=stat.st_size, modified=stat.st_mtime)
 
 
-def _listed(pattern: InputPattern) -> list[str]:
+def _listed(pattern: InputPattern) -> Iterator[str]:
     if pattern.pattern == os.path.join(pattern.root, "**") and os.path.isdir(pattern.root):
-        found = [os.path.join(folder, name) for folder, _, names in os.walk(pattern.root)
-                 for name in names]
+        for folder, folders, names in os.walk(pattern.root):
+            folders.sort()
+            yield from (os.path.join(folder, name) for name in sorted(names))
     elif glob.has_magic(pattern.pattern):
-        found = glob.glob(pattern.pattern, recursive=True)
+        yield from glob.iglob(pattern.pattern, recursive=True)
     else:
-        found = [pattern.pattern]
-    return sorted(path for path in found if os.path.isfile(path))
+        yield pattern.pattern

@@ -66,6 +66,7 @@ def test_ragbeam_run_starts_early_on_its_own(samples_run):
     ["run", "--input", str(SAMPLES), "--output", "o", "--previous", "p"],
     ["run", "--input", str(SAMPLES), "--output", "o", "--dry-run"],
     ["run", "--input", "gs://bucket/docs", "--output", "o"],
+    ["run", "--input", str(SAMPLES), "--output", "o", "--tika-server", "http://localhost:1"],
     ["run", "--input", str(SAMPLES), "--output", "o", "--chunk-size", "-3"],
     ["run", "--input", str(SAMPLES), "--output", "o", "--strategy", "no-such-strategy"],
     ["run", "--output", "o"],
@@ -84,3 +85,16 @@ def test_the_cli_module_imports_no_beam_before_the_early_start():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_early_listing_names_files_as_the_match_stage_does(samples_run):
+    """Lazily listed, filtered, and with the Match stage's URIs and doc ids: what the
+    Extract stage takes results by."""
+    from ragbeam.pipeline.early_start import _local_sources
+    from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+
+    listed = _local_sources([str(SAMPLES)], (), ("*.py",), "", DOC_IDS_RELATIVE)
+    assert iter(listed) is listed  # a generator: nothing is walked before the feeder asks
+    matched = {(d["source_uri"], d["doc_id"])
+               for d in read_table(samples_run.path, "documents").to_pylist()}
+    assert {(s.uri, s.doc_id) for s in listed} == matched

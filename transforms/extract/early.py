@@ -21,11 +21,12 @@ stops at a preflight check) is dropped with ``close``.
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Future
 from typing import Any
 
@@ -49,18 +50,19 @@ def result_settings(pool_size: int, max_text_chars: int, clean: Hashable,
 
 
 class EarlyExtraction:
-    """Extract ``sources`` through ``pool`` in the background until ``stop``.
+    """Extract ``sources`` (read lazily, in the feeder thread) through ``pool`` in the
+    background until ``stop``.
 
     ``settings``: what else decides the result (text limit, cleaning, archive
     limits…); the Extract stage takes results only when its own are equal.
     """
 
-    def __init__(self, pool: ExtractionPool, sources: Sequence[SourceFile], extract: Extract,
+    def __init__(self, pool: ExtractionPool, sources: Iterable[SourceFile], extract: Extract,
                  settings: Hashable, max_file_bytes: int,
                  max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.pool = pool
         self.settings = settings
-        self._sources = list(sources)
+        self._sources = sources  # iterated by the feeder thread only
         self._extract = extract
         self._max_file_bytes = max_file_bytes
         self._max_bytes = max_bytes
@@ -77,6 +79,12 @@ class EarlyExtraction:
         self._feeder.start()
 
     def _feed(self) -> None:
+        try:
+            self._feed_until_stopped()
+        except Exception:  # a listing or pool problem: the stage extracts what is left
+            logging.getLogger(__name__).debug("early extraction stopped", exc_info=True)
+
+    def _feed_until_stopped(self) -> None:
         budget = self._max_bytes
         for source in self._sources:
             if self._stopped.is_set():
