@@ -6,7 +6,7 @@ while the cores that will extract stay idle. So ``ragbeam run`` on the local
 default runner, for a first run over local inputs, starts the Extract stage's
 pool first (the same pool: same settings, same key, ``isolation.acquire_pool``)
 and hands its children the input files one by one while the rest starts up
-(``pipeline/early.py`` decides when). When the Extract stage sets up, feeding
+(``pipeline/early_start.py`` decides when). When the Extract stage sets up, feeding
 stops, and for each file the stage takes the result from here instead of
 extracting the file again, but only for the same path with the same bytes
 (sha256) under the same settings; anything else is extracted as usual. Same
