@@ -11,10 +11,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
-from ragbeam.transforms.write.read import read_table_columns
-
 PARENT_LEVEL = "parent"
 
 CHUNK_COLUMNS = [
@@ -127,6 +123,12 @@ def chunk_rows_from_dicts(rows: Iterable[Mapping[str, Any]]) -> list[ChunkRow]:
 
 def load_run(output: str, with_text: bool = True) -> RunData:
     """Read ``chunks``, ``documents`` and ``run.json`` of a finished run."""
+    # Beam's filesystems only here: the CLI builds its parser (this module's
+    # importers included) before a run imports Beam (pipeline/early_start.py).
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.transforms.write.read import read_table_columns
+
     output = output.rstrip("/") or "/"
     run_json = FileSystems.join(output, "run.json")
     if not FileSystems.exists(run_json):
