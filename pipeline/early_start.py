@@ -27,9 +27,8 @@ from ragbeam.transforms.extract.document import extract_fetched
 from ragbeam.transforms.extract.guards import ArchiveLimits
 from ragbeam.transforms.extract.isolation import (
     ExtractionPool,
-    acquire_pool,
+    acquire_extraction_pool,
     available_cores,
-    pool_key,
     release_pool,
 )
 from ragbeam.transforms.ids import canonical_uri, doc_id_for, doc_key
@@ -97,9 +96,8 @@ def _start(argv: list[str]) -> EarlyStart | None:
                              config.ids.namespace, config.ids.mode)
     ex = config.extract
     size = ex.processes or available_cores()
-    key = pool_key(ex.backend_spec, size, ex.timeout_s, ex.memory_limit_bytes)
-    pool = acquire_pool(key, lambda: ExtractionPool(
-        ex.backend_spec, size, timeout_s=ex.timeout_s, memory_limit_bytes=ex.memory_limit_bytes))
+    key, pool = acquire_extraction_pool(ex.backend_spec, size, ex.timeout_s,
+                                        ex.memory_limit_bytes)
     pool.start()
     # The Extract stage's own arguments (pipeline/graph.py, extract_dofn): it takes
     # the results only where its settings are equal to these.

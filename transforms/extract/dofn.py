@@ -59,9 +59,8 @@ from ragbeam.transforms.extract.isolation import (
     ExtractionTimeout,
     ExtractorCrashed,
     IsolatedExtractor,
-    acquire_pool,
+    acquire_extraction_pool,
     available_cores,
-    pool_key,
     release_pool,
 )
 from ragbeam.transforms.types import (
@@ -121,6 +120,7 @@ class ExtractWithTika(beam.DoFn):
         self._clean = clean
         self._start_at_setup = start_at_setup
         self._pool: ExtractionPool | None = None
+        self._pool_key = ""
         self._pool_started = False
         self._early: EarlyExtraction | None = None
         self._in_flight: deque[_InFlight] = deque()
@@ -141,17 +141,12 @@ class ExtractWithTika(beam.DoFn):
         self._first_output = Metrics.distribution("ragbeam", "extract_first_output_unix_ms")
         self._has_output = False
 
-    def _pool_key(self) -> str:
-        return pool_key(self._backend_spec, self._processes or available_cores(),
-                        self._timeout_s, self._memory_limit_bytes)
-
     def acquire_pool(self, start: bool = True) -> ExtractionPool:
         """This process's pool for these settings (``release_pool`` when done);
         ``start``: its children boot now, while the runner gets to the first document."""
-        size = self._processes or available_cores()
-        pool = acquire_pool(self._pool_key(), lambda: ExtractionPool(
-            self._backend_spec, size, timeout_s=self._timeout_s,
-            memory_limit_bytes=self._memory_limit_bytes))
+        self._pool_key, pool = acquire_extraction_pool(
+            self._backend_spec, self._processes or available_cores(), self._timeout_s,
+            self._memory_limit_bytes)
         if start:
             pool.start()
         return pool
@@ -164,7 +159,7 @@ class ExtractWithTika(beam.DoFn):
         self._pool_started = self._start_at_setup
         self._in_flight = deque()
         # `ragbeam run` may have started on the files before Beam was imported.
-        self._early = stage_started(self._pool_key(), result_settings(
+        self._early = stage_started(self._pool_key, result_settings(
             self._pool.size, self._max_text_chars, self._clean, self._archive_limits))
 
     def _extract(self, fetched: FetchedFile, extractor: IsolatedExtractor

@@ -125,9 +125,8 @@ class EarlyExtraction:
         same file with the same bytes; each result is taken once."""
         with self._lock:
             entry = self._results.pop(fetched.source.uri, None)
-        if entry is None or entry[0] != fetched.content_hash:
-            return None
-        with self._lock:
+            if entry is None or entry[0] != fetched.content_hash:
+                return None
             self.taken += 1
         retargeted: Future[tuple[Any, float]] = Future()
 

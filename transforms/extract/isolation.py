@@ -509,6 +509,16 @@ def pool_key(backend_spec: tuple[str, dict[str, Any]], size: int, timeout_s: flo
     return repr((backend_spec, size, timeout_s, memory_limit_bytes))
 
 
+def acquire_extraction_pool(backend_spec: tuple[str, dict[str, Any]], size: int,
+                            timeout_s: float, memory_limit_bytes: int | None
+                            ) -> tuple[str, ExtractionPool]:
+    """This process's pool for these settings, and its key: the Extract stage and
+    ``ragbeam run``'s early start (``early.py``) get the same one."""
+    key = pool_key(backend_spec, size, timeout_s, memory_limit_bytes)
+    return key, acquire_pool(key, lambda: ExtractionPool(
+        backend_spec, size, timeout_s=timeout_s, memory_limit_bytes=memory_limit_bytes))
+
+
 def acquire_pool(key: str, make: Callable[[], ExtractionPool]) -> ExtractionPool:
     """This process's pool for ``key`` (the settings it was made with), made on first use."""
     with _pools_lock:

@@ -129,3 +129,27 @@ def test_files_the_read_stage_would_refuse_are_left_to_it(pool, tmp_path):
     extraction.start()
     extraction.close()
     assert extraction.submitted == 0
+
+
+def test_a_document_that_fails_early_is_that_documents_failure_once(corpus_dir, tmp_path):
+    """A file that hangs Tika, fed early: the stage takes the timeout (it does not
+    extract the file a second time and wait for the limit again)."""
+    from ragbeam.transforms.extract.isolation import ExtractionTimeout
+
+    hang = tmp_path / "hang.one"
+    hang.write_bytes((corpus_dir / "bad/fuzzed-hang.one").read_bytes())
+    pool = ExtractionPool(("embedded", {}), size=1, timeout_s=2)
+    pool.start()
+    try:
+        extraction = early.EarlyExtraction(pool, [_source(hang)], _extract, SETTINGS,
+                                           max_file_bytes=10**8)
+        extraction.start()
+        extraction.join()
+        future = extraction.take(_fetched(hang, listed=5.0))
+        assert future is not None
+        with pytest.raises(ExtractionTimeout):
+            future.result(timeout=60)
+        assert pool.stats().timeouts == 1 and pool.stats().documents == 1
+        extraction.close()
+    finally:
+        pool.close()
