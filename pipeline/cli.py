@@ -112,9 +112,12 @@ def _error_rate_line(summary: Mapping[str, Any]) -> str:
 
 def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
     started = time.perf_counter()
+    early = None
     try:
-        request = request_from_settings(settings_from_args(args), beam_args,
-                                        show_progress=not args.quiet)
+        settings = settings_from_args(args)
+        if not args.dry_run:  # before Beam's import (request_from_settings)
+            early = start_early_extraction(settings, beam_args)
+        request = request_from_settings(settings, beam_args, show_progress=not args.quiet)
         config = request.config
         if args.dry_run:
             check_inputs(config)
@@ -132,6 +135,9 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
         print(f"ragbeam: error: the run failed after {time.perf_counter() - started:.1f} s: "
               f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    finally:
+        if early is not None:
+            early.close()
     print_summary(config, result.summary)
     if result.exit_code == EXIT_ERROR_RATE:
         print(_error_rate_line(result.summary), file=sys.stderr)
@@ -203,17 +209,17 @@ def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # Before anything imports Beam (the parser's eval subcommands do): a plain local
-    # run's extraction children start on the inputs now (pipeline/early_start.py).
-    early = start_early_extraction(argv)
-    try:
-        return _main(argv)
-    finally:
-        if early is not None:
-            early.close()
+    # `ragbeam run` is parsed by a parser without the evaluation subcommands: theirs
+    # import the evaluation code (1.5 s), and a plain local run's extraction children
+    # start on the inputs before that much (run_command, pipeline/early_start.py).
+    args, extra = build_parser(evaluation=argv[:1] != ["run"]).parse_known_args(argv)
+    configure_logging(args)
+    return args.handler(args, extra)
 
 
-def _main(argv: list[str]) -> int:
+def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
+    """The ``ragbeam`` parser: ``run`` and ``peek``, and with ``evaluation`` ``eval``,
+    ``compare`` and ``viz`` (``evaluate/cli.py``)."""
     parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_text())
@@ -237,12 +243,11 @@ def _main(argv: list[str]) -> int:
     peek_parser.add_argument("--chunks", type=int, default=1, metavar="N",
                              help="chunks shown per document (default: %(default)s)")
     peek_parser.set_defaults(handler=peek_command)
-    from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
+    if evaluation:
+        from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
 
-    add_subcommands(sub, parents=[common])
-    args, extra = parser.parse_known_args(argv)
-    configure_logging(args)
-    return args.handler(args, extra)
+        add_subcommands(sub, parents=[common])
+    return parser
 
 
 def console_main() -> None:
