@@ -14,8 +14,9 @@ the change (the diff shows which documents moved)::
     python -m ragbeam.evaluate.golden --input ../shared/corpus --write tests/data/golden/corpus.json
 
 ``--compare A B`` compares two outputs row by row instead (chunks and documents,
-every column; ``source_modified``, the listing's file time, ignored), e.g. a run of a
-refactored tree against one of the code before it.
+every column; ``source_uri`` below the corpus folder, ``source_modified``, the
+listing's file time, ignored), e.g. a run of a refactored tree against one of the
+code before it.
 """
 
 from __future__ import annotations
@@ -101,21 +102,33 @@ def fingerprint_differences(expected: dict[str, Any], actual: dict[str, Any]) ->
     return lines
 
 
-def _comparable(row: dict[str, Any]) -> dict[str, Any]:
+def _comparable(row: dict[str, Any], root: str) -> dict[str, Any]:
     metadata = row.get("metadata")
     if metadata is not None:
         row = {**row, "metadata": [(k, v) for k, v in metadata if k not in LISTING_METADATA]}
+    if root and row.get("source_uri"):
+        row = {**row, "source_uri": posixpath.relpath(row["source_uri"], root)}
     return row
+
+
+def _source_root(rows: list[dict[str, Any]]) -> str:
+    """The folder every row's source lies in (two runs over one corpus mounted in two
+    places differ only there)."""
+    uris = {r["source_uri"] for r in rows if r.get("source_uri")}
+    return posixpath.commonpath(sorted(uris)) if len(uris) > 1 else ""
 
 
 def compare_outputs(a: str, b: str, tables: Sequence[str] = ("chunks", "documents")
                     ) -> dict[str, list[str]]:
-    """Row by row, every column: ``{table: [difference, …]}`` (empty lists: identical)."""
+    """Row by row, every column: ``{table: [difference, …]}`` (empty lists: identical).
+    ``source_uri`` is compared below the folder of each run's documents (the corpus
+    may be mounted elsewhere), listing times (``LISTING_METADATA``) not at all."""
     keys = {"chunks": "chunk_id", "documents": "doc_id"}
+    roots = {a: _source_root(_rows(a, "documents")), b: _source_root(_rows(b, "documents"))}
     found: dict[str, list[str]] = {}
     for table in tables:
-        rows_a = {r[keys[table]]: _comparable(r) for r in _rows(a, table)}
-        rows_b = {r[keys[table]]: _comparable(r) for r in _rows(b, table)}
+        rows_a = {r[keys[table]]: _comparable(r, roots[a]) for r in _rows(a, table)}
+        rows_b = {r[keys[table]]: _comparable(r, roots[b]) for r in _rows(b, table)}
         problems = [f"{key}: only in {'first' if key in rows_a else 'second'}"
                     for key in sorted(rows_a.keys() ^ rows_b.keys())]
         for key in sorted(rows_a.keys() & rows_b.keys()):
