@@ -21,7 +21,7 @@ from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
-from ragbeam.transforms.extract.backends import OcrSettings
+from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
@@ -69,7 +69,7 @@ class IdOptions:
 class ExtractOptions:
     tika_server: str | None = None  # None: embedded iscc-tika
     timeout_s: float = DEFAULT_EXTRACT_TIMEOUT_S
-    max_string_chars: int = 100_000_000
+    max_string_chars: int = DEFAULT_MAX_STRING_CHARS
     memory_mb: int = DEFAULT_EXTRACT_MEMORY_MB
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     # OCR (embedded Tika only; a Tika server OCRs as its own configuration says).
