@@ -27,8 +27,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# No Beam at module level (it is imported inside the functions that use it): `main`
-# starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
+# No Beam at module level (it is imported inside the functions that use it): `ragbeam
+# run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.run import (
