@@ -1,12 +1,11 @@
-"""The ``ragbeam`` command line: it parses arguments and prints; ``pipeline/run.py``
-(the run library) does the run.
+"""The ``ragbeam`` command line.
 
 ``ragbeam run [--config FILE] [options] [Beam pipeline options]``: every ragbeam
 option is defined once, in ``settings.py``; anything else must be a Beam
 pipeline option (``--runner``, ``--direct_num_workers``, ``--project``…), or the
 run stops before it starts, with a suggestion for what was probably meant.
 
-Exit codes of ``ragbeam run`` (``run.py``):
+Exit codes of ``ragbeam run``:
 
 * 0: the run completed and its error rate was within ``--max-error-rate``;
 * 1: the pipeline itself failed (an exception, a runner failure);
@@ -45,6 +44,9 @@ from ragbeam.pipeline.run import (
     settings_from_args,
 )
 from ragbeam.pipeline.settings import add_run_arguments
+
+# This module parses arguments and prints; the run library (run.py) runs. (The module
+# docstring is `ragbeam --help`'s text.)
 
 
 def _size(n: int) -> str:
