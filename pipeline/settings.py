@@ -422,6 +422,9 @@ def run_config(settings: RunSettings) -> RunConfig:
         settings=redacted_settings(settings),
     )
     if config.uses_embeddings:  # once, here: workers receive bf16 or fp32, never "auto"
-        config = dataclasses.replace(config, embedding=resolve_precision(config.embedding))
+        try:  # describing the model reads its files: a model that is not there stops here
+            config = dataclasses.replace(config, embedding=resolve_precision(config.embedding))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     return config
 
