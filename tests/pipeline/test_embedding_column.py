@@ -14,7 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from ragbeam.schemas.chunks import EMBEDDING_METADATA_KEY, embedding_metadata_of
-from ragbeam.transforms.embed.model import DEFAULT_MODEL, load_model_tokenizer
+from ragbeam.transforms.embed.model import (
+    DEFAULT_MODEL,
+    EmbeddingOptions,
+    load_model_tokenizer,
+    resolve_precision,
+)
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
@@ -69,8 +74,8 @@ def test_the_column_is_a_typed_vector_with_its_provenance(default_run):
     assert record == {k: v for k, v in summary["embedding"].items()
                       if k != "chunks_over_window"}
     assert record["model"].startswith(DEFAULT_MODEL) and record["revision"]
-    assert (record["dimension"], record["normalized"], record["precision"]) == (384, True,
-                                                                                "fp32")
+    assert (record["dimension"], record["normalized"], record["precision"]) == (
+        384, True, resolve_precision(EmbeddingOptions()).precision)
     chunks = read_table(out, "chunks")
     assert chunks.column("embedding").null_count == 0
 

