@@ -5,15 +5,19 @@ Cleaning works line by line, in this order (each step has a switch in
 
 1. every line: control characters out, Unicode NFKC (full-width CJK
    punctuation protected), whitespace collapsed;
-2. paged documents: repeated page furniture and page numbers removed
+2. machine residue (PDF dictionaries, XMP, hex/base64 blobs, binary
+   remnants) removed (``residue.py``) → ``clean_residue_lines_removed``,
+   ``clean_residue_chars_removed`` and, as JSON, the lines per rule in
+   ``clean_residue_rules``;
+3. paged documents: repeated page furniture and page numbers removed
    (``furniture.py``) → ``clean_furniture_lines_removed``, and the lines
    themselves as JSON ``[[page, line], …]`` in ``clean_furniture_lines``;
-3. table-of-contents leaders replaced by a space (``leaders.py``)
+4. table-of-contents leaders replaced by a space (``leaders.py``)
    → ``clean_leaders_removed``;
-4. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
+5. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
    → ``clean_hyphenations_joined``, and hard-wrapped lines joined into
    paragraphs (``linejoin.py``) → ``clean_lines_joined``;
-5. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+6. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
    "IV. RESULTS") marked as headings with a level (``headings.py``)
    → ``clean_headings_detected``.
 
@@ -48,6 +52,7 @@ from ragbeam.transforms.clean.linejoin import (
     classify_line_break,
     typical_line_length,
 )
+from ragbeam.transforms.clean.residue import find_residue
 from ragbeam.transforms.clean.text import (
     collapse_spaces,
     normalize_code_whitespace,
@@ -73,6 +78,7 @@ class CleanOptions:
 
     unicode_nfkc: bool = True
     protect_cjk_punctuation: bool = True
+    remove_residue: bool = True
     remove_furniture: bool = True
     strip_leaders: bool = True
     dehyphenate: bool = True
@@ -190,6 +196,16 @@ def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
     removed = {by_page[p][i] for p, i in furniture}
     return ([line for i, line in enumerate(lines) if i not in removed],
             [lines[i] for i in sorted(removed)])
+
+
+def _remove_residue(lines: list[_Line]) -> tuple[list[_Line], list[_Line], dict[str, int]]:
+    """The lines that stay, the residue lines removed, and how many each rule found."""
+    residue = find_residue([line.text for line in lines], [line.block for line in lines],
+                           [line.kind is BlockKind.CODE for line in lines])
+    if not residue.lines:
+        return lines, [], {}
+    return ([line for i, line in enumerate(lines) if i not in residue.lines],
+            [lines[i] for i in sorted(residue.lines)], residue.by_rule)
 
 
 def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
@@ -318,7 +334,11 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     lines = [line for i, block in enumerate(extracted.blocks)
              for line in _block_lines(block, i, options)]
     furniture: list[_Line] = []
+    residue: list[_Line] = []
+    residue_rules: dict[str, int] = {}
     leaders_removed = 0
+    if options.remove_residue:
+        lines, residue, residue_rules = _remove_residue(lines)
     if options.remove_furniture:
         lines, furniture = _remove_furniture(lines)
     if options.strip_leaders:
@@ -351,6 +371,9 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
             cursor += len(text)
     metadata = dict(extracted.metadata)
     metadata.update({
+        "clean_residue_lines_removed": str(len(residue)),
+        "clean_residue_chars_removed": str(sum(len(line.text) for line in residue)),
+        "clean_residue_rules": json.dumps(residue_rules, sort_keys=True),
         "clean_furniture_lines_removed": str(len(furniture)),
         # What was removed, as JSON [[page, line], …], so a reader can audit it.
         "clean_furniture_lines": json.dumps(

@@ -28,7 +28,8 @@ from ragbeam.transforms.types import (
 )
 
 # Per-document counters of clean_document that are also summed as Beam metrics.
-COUNTED = ("clean_furniture_lines_removed", "clean_leaders_removed",
+COUNTED = ("clean_residue_lines_removed", "clean_residue_chars_removed",
+           "extract_embedded_left_out", "clean_furniture_lines_removed", "clean_leaders_removed",
            "clean_hyphenations_joined", "clean_lines_joined", "clean_headings_detected")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import posixpath
 import time
 from dataclasses import dataclass
@@ -33,6 +34,11 @@ class EncryptedDocumentError(Exception):
     """The document is password-protected; Tika returns empty text for it."""
 
 
+# Document metadata: embedded resources left out of the text (xhtml.py), their count
+# and, as JSON, each one's name, source, characters and the reason.
+EMBEDDED_LEFT_OUT_KEY = "extract_embedded_left_out"
+EMBEDDED_RESOURCES_KEY = "extract_embedded_resources"
+MAX_RECORDED_RESOURCES = 200
 _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
@@ -101,6 +107,11 @@ def build_extracted_document(
     if is_markdown(fetched.source.uri, media_type) and media_type != "text/markdown":
         media_type = "text/markdown"  # what the file is; Tika saw plain text
     if not parsed.raw_text.strip():
+        if parsed.embedded:
+            raise EmptyDocumentError(
+                f"no text of its own: {len(parsed.embedded)} embedded resource(s) "
+                f"(attachments, archive members) left out, which are not extracted as "
+                f"documents of their own")
         if (_first(metadata, _ENCRYPTED_KEYS) or "").lower() == "true":
             raise EncryptedDocumentError(
                 "document is encrypted (password-protected): Tika extracted no text"
@@ -126,6 +137,11 @@ def build_extracted_document(
     if page_count is None and parsed.page_count:
         page_count = parsed.page_count
     flat = flatten_metadata(metadata)
+    flat[EMBEDDED_LEFT_OUT_KEY] = str(len(parsed.embedded))
+    if parsed.embedded:
+        flat[EMBEDDED_RESOURCES_KEY] = json.dumps(
+            [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
+            ensure_ascii=False)
     if media_type == "text/markdown":
         flat.update({f"markdown:{k}": v
                      for k, v in markdown_front_matter(parsed.raw_text).items()})

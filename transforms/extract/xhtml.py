@@ -11,6 +11,15 @@ and preformatted text. This module walks that tree once and returns
 
 Tables become one block whose rows are ``cell | cell | …`` lines, so a table is
 never torn apart by later stages.
+
+Embedded resources are left out, each recorded in ``embedded``: Tika parses a
+document's attachments and embedded files (a PDF's attached job options, an
+e-mail's attachments, an archive's members, a DOCX's images) and writes their
+text into the parent's body, after a marker ``<div class="embedded" id=NAME/>``
+(the resource's text follows it as siblings) or inside ``<div
+class="package-entry"><h1>NAME</h1>…</div>``. Concatenated, a 3-page paper
+got 104 chunks of Acrobat Distiller settings. An e-mail's own body parts are
+package entries without a name, and stay.
 """
 
 from __future__ import annotations
@@ -38,12 +47,56 @@ _BREAKS = {"br"}
 # Tika wraps each PDF page in <div class="page"> and each PPTX slide in
 # <div class="slide-content">: both become pages.
 _PAGE_CLASSES = {"page", "slide-content"}
+_EMBEDDED = "embedded"
+_PACKAGE_ENTRY = "package-entry"
+EMBEDDED_LEFT_OUT_REASON = ("embedded resource: not extracted as a document of its own, "
+                            "left out of the parent's text")
 
 
 def _local(tag: object) -> str:
     if not isinstance(tag, str):
         return ""  # comments, processing instructions
     return tag.rsplit("}", 1)[-1].lower()
+
+
+def _classes(el: etree._Element) -> list[str]:
+    return (el.get("class") or "").split() if isinstance(el.tag, str) else []
+
+
+@dataclass
+class EmbeddedResource:
+    """An embedded resource left out of its parent's text."""
+
+    name: str
+    source: str  # Tika's ``source`` attribute ("attachment", "inline") or the marker kind
+    chars: int = 0  # characters of text Tika had extracted from it
+
+    def record(self) -> dict[str, str | int]:
+        return {"name": self.name, "source": self.source, "chars": self.chars,
+                "reason": EMBEDDED_LEFT_OUT_REASON}
+
+
+def _embedded_resource(el: etree._Element) -> EmbeddedResource | None:
+    """The resource an element opens, if it is an embedded-resource marker or a
+    named package entry (an e-mail's body parts are unnamed entries: content).
+    ``chars`` counts the text inside the element, its name heading aside."""
+    if _local(el.tag) != "div":
+        return None
+    classes = _classes(el)
+    if _EMBEDDED not in classes and _PACKAGE_ENTRY not in classes:
+        return None
+    name_heading = next((child for child in el.iter() if _local(child.tag) == "h1"), None)
+    name = " ".join("".join(name_heading.itertext()).split()) if name_heading is not None \
+        else ""
+    if _EMBEDDED not in classes and not (name and _local(el[0].tag) == "h1"
+                                         and not (el.text or "").strip()):
+        return None
+    chars = _text_length(el) - (_text_length(name_heading) if name_heading is not None else 0)
+    return EmbeddedResource(el.get("id") or name, el.get("source") or classes[0], chars)
+
+
+def _text_length(el: etree._Element) -> int:
+    return sum(len(text) for text in el.itertext()) if isinstance(el.tag, str) else 0
 
 
 @dataclass
@@ -53,6 +106,7 @@ class ParsedXhtml:
     head_metadata: dict[str, str] = field(default_factory=dict)
     page_count: int = 0
     title: str | None = None
+    embedded: list[EmbeddedResource] = field(default_factory=list)
 
 
 @dataclass
@@ -65,6 +119,7 @@ class _Walker:
     # current block being accumulated
     buf: list[str] = field(default_factory=list)
     buf_start: int = -1
+    embedded: list[EmbeddedResource] = field(default_factory=list)
 
     def text(self, value: str | None) -> None:
         if not value:
@@ -141,8 +196,30 @@ class _Walker:
 
     def children(self, el: etree._Element) -> None:
         self.text(el.text)
+        # The resource whose text is running: an empty marker's resource lasts
+        # until the next page, resource or the end of the parent.
+        resource: EmbeddedResource | None = None
         for child in el:
-            self.walk(child)
+            opened = _embedded_resource(child)
+            if resource is not None and opened is None and not _PAGE_CLASSES.intersection(
+                    _classes(child)):
+                resource.chars += _text_length(child) + len(child.tail or "")
+                continue
+            if resource is not None and opened is not None and opened.name == resource.name:
+                # An archive member: Tika writes a marker, then the member's entry.
+                resource.chars += opened.chars + len(child.tail or "")
+                continue
+            resource = None
+            if opened is None:
+                self.walk(child)
+                continue
+            self.flush()
+            self.embedded.append(opened)
+            if len(child) or (child.text or "").strip():
+                self.text_tail(child)  # a resource inside its element: the tail is the parent's
+            else:
+                resource = opened
+                resource.chars += len(child.tail or "")
 
     def text_tail(self, el: etree._Element) -> None:
         # The tail is text *after* the element, inside its parent.
@@ -207,4 +284,5 @@ def parse_body(body: etree._Element | None) -> ParsedXhtml:
         raw_text="".join(walker.parts),
         blocks=walker.blocks,
         page_count=walker.pages_seen,
+        embedded=walker.embedded,
     )
