@@ -9,15 +9,18 @@ Cleaning works line by line, in this order (each step has a switch in
    remnants) removed (``residue.py``) → ``clean_residue_lines_removed``,
    ``clean_residue_chars_removed`` and, as JSON, the lines per rule in
    ``clean_residue_rules``;
-3. paged documents: repeated page furniture and page numbers removed
+3. paged documents: a repository's cover sheet in front of the document
+   (``cover.py``) removed → ``clean_cover_page_removed`` (0 or 1) and its
+   lines as JSON in ``clean_cover_page_lines``;
+4. paged documents: repeated page furniture and page numbers removed
    (``furniture.py``) → ``clean_furniture_lines_removed``, and the lines
    themselves as JSON ``[[page, line], …]`` in ``clean_furniture_lines``;
-4. table-of-contents leaders replaced by a space (``leaders.py``)
+5. table-of-contents leaders replaced by a space (``leaders.py``)
    → ``clean_leaders_removed``;
-5. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
+6. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
    → ``clean_hyphenations_joined``, and hard-wrapped lines joined into
    paragraphs (``linejoin.py``) → ``clean_lines_joined``;
-6. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+7. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
    "IV. RESULTS") marked as headings with a level (``headings.py``)
    → ``clean_headings_detected``.
 
@@ -36,6 +39,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 
+from ragbeam.transforms.clean.cover import is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import find_headings
 from ragbeam.transforms.clean.hyphenation import (
@@ -79,6 +83,7 @@ class CleanOptions:
     unicode_nfkc: bool = True
     protect_cjk_punctuation: bool = True
     remove_residue: bool = True
+    remove_cover_page: bool = True
     remove_furniture: bool = True
     strip_leaders: bool = True
     dehyphenate: bool = True
@@ -206,6 +211,20 @@ def _remove_residue(lines: list[_Line]) -> tuple[list[_Line], list[_Line], dict[
         return lines, [], {}
     return ([line for i, line in enumerate(lines) if i not in residue.lines],
             [lines[i] for i in sorted(residue.lines)], residue.by_rule)
+
+
+def _remove_cover_page(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
+    """The lines that stay, and page 1's lines if it is a repository's cover sheet."""
+    if not lines or not any(line.page for line in lines):
+        return lines, []
+    pages: list[list[str]] = [[] for _ in range(max(line.page or 0 for line in lines))]
+    for line in lines:
+        if line.page:
+            pages[line.page - 1].append(line.text)
+    if not is_cover_page(pages):
+        return lines, []
+    return ([line for line in lines if line.page != 1],
+            [line for line in lines if line.page == 1])
 
 
 def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
@@ -339,6 +358,9 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     leaders_removed = 0
     if options.remove_residue:
         lines, residue, residue_rules = _remove_residue(lines)
+    cover: list[_Line] = []
+    if options.remove_cover_page:
+        lines, cover = _remove_cover_page(lines)
     if options.remove_furniture:
         lines, furniture = _remove_furniture(lines)
     if options.strip_leaders:
@@ -374,6 +396,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         "clean_residue_lines_removed": str(len(residue)),
         "clean_residue_chars_removed": str(sum(len(line.text) for line in residue)),
         "clean_residue_rules": json.dumps(residue_rules, sort_keys=True),
+        "clean_cover_page_removed": "1" if cover else "0",
+        "clean_cover_page_lines": json.dumps([line.text for line in cover], ensure_ascii=False),
         "clean_furniture_lines_removed": str(len(furniture)),
         # What was removed, as JSON [[page, line], …], so a reader can audit it.
         "clean_furniture_lines": json.dumps(
