@@ -8,7 +8,9 @@ The rule, in the order it is applied:
    ``("Guide", "Install", "Linux")``. Text before the first heading is a
    section with an empty path.
 2. A section that is only a heading (no body before the next heading) goes
-   forward into the next section. A tiny section (under ``min_size``, default a
+   forward into the next section, however large (the recursive split of rule
+   3 then starts its first chunk with the heading); headings at the very end,
+   with nothing after them, join the last section. A tiny section (under ``min_size``, default a
    quarter of ``size``) and its predecessor are merged when the tiny one
    belongs under the predecessor's parent heading and the two together fit
    ``size``; a merged chunk's heading path is what its sections have in common.
@@ -80,12 +82,12 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
     pending: Section | None = None  # heading(s) without a body, waiting for their section
     for section in sections:
         if pending is not None:
-            if sizer.size(text[pending.start:section.end]) <= size:
-                section = Section(pending.start, section.end,
-                                  _common_prefix(pending.heading_path, section.heading_path),
-                                  pending.group_parent)
-            else:
-                merged.append(pending)
+            # Always forward: a section too large for the heading too is split
+            # recursively, and its first piece starts with the heading.
+            fits = sizer.size(text[pending.start:section.end]) <= size
+            section = Section(pending.start, section.end,
+                              _common_prefix(pending.heading_path, section.heading_path)
+                              if fits else section.heading_path, pending.group_parent)
             pending = None
         if section.end in heading_only:
             pending = section
@@ -102,8 +104,12 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
                                      parent)
                 continue
         merged.append(section)
-    if pending is not None:
-        merged.append(pending)
+    if pending is not None:  # headings with nothing after them: back into the last section
+        if merged:
+            merged[-1] = Section(merged[-1].start, pending.end, merged[-1].heading_path,
+                                 merged[-1].group_parent)
+        else:
+            merged.append(pending)
     return merged
 
 
