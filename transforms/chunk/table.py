@@ -13,6 +13,11 @@ is not repeated). The first group starts with the header itself; every later
 group gets it in ``metadata.table_header``, which the writer puts into the
 chunk's ``context`` (and ``embed_text``), so chunk text and offsets stay exact.
 Text between tables is chunked recursively.
+
+Every other strategy gets the same for the tables inside its documents
+(``with_table_headers``, applied by ``records.chunk_rows``): a chunk that
+starts inside a table after its first row carries that row in
+``metadata.table_header``, hence at the end of its ``context``.
 """
 
 from __future__ import annotations
@@ -52,6 +57,24 @@ def record_starts(text: str, start: int, end: int) -> list[int]:
             starts.append(newline + 1)
         pos = newline + 1
     return starts
+
+
+def with_table_headers(doc: Document, chunks: list[Chunk]) -> list[Chunk]:
+    """``chunks``, each one that starts inside a table span past the table's first
+    row (and has no header yet) with that row in ``metadata.table_header``."""
+    tables = [(s.start, s.end) for s in doc.spans if s.kind is BlockKind.TABLE]
+    if not tables:
+        return chunks
+    out = []
+    for chunk in chunks:
+        table = next(((a, b) for a, b in tables if a < chunk.start < b), None)
+        if table is not None and TABLE_HEADER_KEY not in chunk.metadata:
+            first_row_end = doc.text.find("\n", table[0], table[1])
+            if 0 <= first_row_end < chunk.start:
+                header = doc.text[table[0]:first_row_end].strip()
+                chunk = replace(chunk, metadata={**chunk.metadata, TABLE_HEADER_KEY: header})
+        out.append(chunk)
+    return out
 
 
 class TableStrategy(SizedStrategy):
