@@ -24,7 +24,10 @@ Cleaning works line by line, in this order (each step has a switch in
    "IV. RESULTS") marked as headings with a level (``headings.py``)
    → ``clean_headings_detected``.
 
-The cleaned text is the cleaned blocks joined by blank lines. Every surviving
+The cleaned text is the cleaned blocks joined by blank lines. Its language is
+identified afterwards, by the Clean stage in the worker (``language.py``,
+switch ``identify_language``), where the model is loaded once, outside any
+document's time limit. Every surviving
 source line becomes one ``TextSpan`` with its page and its exact range in the
 raw text, so a paragraph joined across a page break still maps each of its
 characters to the right page; spans of one cleaned block share ``block``.
@@ -89,6 +92,7 @@ class CleanOptions:
     dehyphenate: bool = True
     join_lines: bool = True
     detect_headings: bool = True
+    identify_language: bool = True
     # Across the documents of a run (boilerplate.py, applied by the clean stage's
     # RemoveCorpusBoilerplate, not by clean_document). Opt-in (--clean-corpus-boilerplate):
     # a document's text then depends on the other documents processed in the same run,

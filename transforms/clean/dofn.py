@@ -2,7 +2,9 @@
 
 The pipeline's extraction children clean documents themselves, in parallel
 (``CleanedInChild``); this stage then hands their result on, or their error
-as a clean failure, with the same metrics as when it cleans here.
+as a clean failure, with the same metrics as when it cleans here. Either way
+it identifies each document's language here (``language.py``), with the model
+loaded once per worker in ``setup``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ragbeam.transforms.clean.boilerplate import (
     remove_boilerplate,
 )
 from ragbeam.transforms.clean.document import CleanOptions, clean_or_refuse
+from ragbeam.transforms.clean.language import load_model, with_language
 from ragbeam.transforms.types import (
     FAILURES,
     CleanedInChild,
@@ -41,6 +44,10 @@ class CleanDocument(beam.DoFn):
         self._millis = Metrics.distribution("ragbeam", "clean_ms")
         self._counts = {key: Metrics.counter("ragbeam", key) for key in COUNTED}
 
+    def setup(self) -> None:
+        if self._options.identify_language:
+            load_model()
+
     def process(self, extracted: ExtractedDocument | CleanedInChild):
         if isinstance(extracted, CleanedInChild):
             doc, error, millis = extracted.document, extracted.error, extracted.clean_ms
@@ -57,6 +64,8 @@ class CleanDocument(beam.DoFn):
                         content_hash=extracted.content_hash, media_type=extracted.media_type),
             )
             return
+        if self._options.identify_language:
+            doc = with_language(doc)
         self._millis.update(millis)
         self._ok.inc()
         for key, counter in self._counts.items():
