@@ -44,7 +44,7 @@ from dataclasses import dataclass, fields, replace
 
 from ragbeam.transforms.clean.cover import is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
-from ragbeam.transforms.clean.headings import find_headings
+from ragbeam.transforms.clean.headings import find_headings, is_prose
 from ragbeam.transforms.clean.hyphenation import (
     HYPHENS,
     HyphenBreak,
@@ -346,7 +346,10 @@ def _mark_headings(assembly: _Assembly) -> int:
         and not pieces[0][1].detached else None
         for pieces in assembly.blocks
     ]
-    found = find_headings(candidates)
+    prose = [is_prose(" ".join(line.text for _, line in pieces))
+             if pieces[0][1].kind is BlockKind.PARAGRAPH else False
+             for pieces in assembly.blocks]
+    found = find_headings(candidates, prose)
     for index, level in found.items():
         line = assembly.blocks[index][0][1]
         line.kind, line.level = BlockKind.HEADING, level
