@@ -16,7 +16,7 @@ def test_title_case_lines_followed_by_prose_are_level_two_headings():
 
 
 def test_labels_table_cells_and_sentences_are_not_title_headings():
-    assert heading_level("Untightened nut") is None  # a figure label: "nut" is lower case
+    assert heading_level("Locking shoulder") is None  # a figure label: "shoulder" is lower case
     assert heading_level("Figure 1: This is an example image.") is None
     # A title-case line over rows of numbers (a table's header cells) is no heading.
     assert find_headings(["Fiscal Year", None], [False, False]) == {}
