@@ -16,7 +16,8 @@ The rule, in the order it is applied:
    ``size``; a merged chunk's heading path is what its sections have in common.
 3. A section over ``size`` falls back to recursive splitting inside the
    section (``recursive.py``), so no chunk crosses a heading it does not start
-   with, and every chunk honours the cap.
+   with, and every chunk honours the cap. A first piece that is only the
+   heading takes the start of the body with it (``keep_heading_with_body``).
 
 A document without headings is one section: the result is the recursive
 strategy's.
@@ -113,6 +114,23 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
     return merged
 
 
+def keep_heading_with_body(text: str, spans: list[tuple[int, int]], heading_ends: set[int],
+                           size: int, sizer: Sizer) -> list[tuple[int, int]]:
+    """Spans of a recursive split whose first piece is only heading(s): the piece after
+    it is split again, with the heading's room kept free, and its first part joins the
+    heading, so no chunk is a heading alone."""
+    if len(spans) < 2 or spans[0][1] not in heading_ends:
+        return spans
+    head_start, (body_start, body_end) = spans[0][0], spans[1]
+    budget = size - sizer.size(text[head_start:body_start])
+    if budget <= 0:
+        return spans
+    pieces = split_recursive(text, budget, sizer, 0, body_start, body_end).spans
+    if not pieces or sizer.size(text[head_start:pieces[0][1]]) > size:
+        return spans
+    return [(head_start, pieces[0][1]), *pieces[1:], *spans[2:]]
+
+
 def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min_size: int,
                        headings: HeadingIndex | None = None) -> tuple[list[Chunk], int]:
     """Chunks per (merged) section, recursive inside oversized ones; and the hard cuts."""
@@ -128,6 +146,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
         else:
             result = split_recursive(doc.text, size, sizer, overlap, section.start, section.end)
             spans, hard_cuts = result.spans, hard_cuts + result.hard_cuts
+            spans = keep_heading_with_body(doc.text, spans, heading_ends, size, sizer)
         chunks.extend(Chunk(start=s, end=e, text=doc.text[s:e], heading_path=section.heading_path)
                       for s, e in spans)
     return chunks, hard_cuts

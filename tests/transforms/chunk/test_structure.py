@@ -114,3 +114,12 @@ def test_a_heading_before_a_long_section_starts_its_first_chunk_and_a_last_one_j
     assert not any(c.text in {"CHAPTER 1 - INTRODUCTION", "Background", "Notes"}
                    for c in chunks)
     assert chunks[-1].text.endswith("Closing words.\n\nNotes")
+
+
+def test_a_heading_over_one_long_paragraph_takes_its_start_along():
+    doc = doc_from_blocks([(H, 1, "Use Cases"),
+                           (P, 0, "Each sentence of this paragraph is a case in point. " * 12)])
+    chunks = build_strategy("structure", ChunkOptions(unit="chars", size=200)).chunk(doc).chunks
+    assert chunks[0].text.startswith("Use Cases\n\nEach sentence")
+    assert all(len(c.text) <= 200 for c in chunks)
+    assert chunks[0].text != "Use Cases"

@@ -62,3 +62,19 @@ def test_a_spreadsheet_s_later_row_groups_repeat_the_header():
         header = chunk.context.rsplit("\n", 1)[1]
         assert header and not chunk.text.startswith(header)
         assert chunk.embed_text.endswith(f"{header}\n\n{chunk.text}")
+
+
+def test_a_sheet_name_before_a_large_table_opens_its_first_chunk():
+    from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+
+    table = "\n".join([HEADER, *_rows(40)])
+    text = "Parts 2024\n\n" + table
+    start = text.index(HEADER)
+    doc = Document(SourceFile("t", "t", len(text)), "h", "text/csv", text,
+                   (TextSpan(0, 10, BlockKind.HEADING, level=1),
+                    TextSpan(start, len(text), BlockKind.TABLE)))
+    chunks = build_strategy("table", ChunkOptions(unit="chars", size=300)).chunk(doc).chunks
+    assert chunks[0].text.startswith(f"Parts 2024\n\n{HEADER}\nPart number 0")
+    assert not any(c.text == "Parts 2024" for c in chunks)
+    assert all(len(c.text) + len(c.metadata.get(TABLE_HEADER_KEY, "")) + 1 <= 300
+               for c in chunks)
