@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ragbeam.transforms.extract.backends import OCR_NOTE_KEY, OCR_PAGES_KEY
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
-from ragbeam.transforms.extract.mail import email_metadata
+from ragbeam.transforms.extract.mail import body_parts, email_metadata
 from ragbeam.transforms.extract.markdown import (
     is_markdown,
     markdown_front_matter,
@@ -83,7 +83,8 @@ def parse_structure(fetched: FetchedFile, xhtml: str, media_type: str,
     text; web pages are read from their own bytes so boilerplate can be told
     from content (see ``html.py``).
     """
-    parsed = parse_tika_xhtml(xhtml)
+    email_entries = body_parts(fetched.data) if media_type == "message/rfc822" else None
+    parsed = parse_tika_xhtml(xhtml, email_entries)
     if is_markdown(fetched.source.uri, media_type) and parsed.raw_text.strip():
         parsed.blocks = parse_markdown_blocks(parsed.raw_text)
         parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title

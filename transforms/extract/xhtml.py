@@ -19,7 +19,10 @@ text into the parent's body, after a marker ``<div class="embedded" id=NAME/>``
 (the resource's text follows it as siblings) or inside ``<div
 class="package-entry"><h1>NAME</h1>…</div>``. Concatenated, a 3-page paper
 got 104 chunks of Acrobat Distiller settings. An e-mail's own body parts are
-package entries without a name, and stay.
+package entries without a name, and stay. An RFC 822 message's attachments
+are ``<div class="email-entry">`` parts exactly like its body: the caller
+says which entries are attachments (``email_entries``, from the message's
+MIME structure), and those are left out too.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ _BREAKS = {"br"}
 _PAGE_CLASSES = {"page", "slide-content"}
 _EMBEDDED = "embedded"
 _PACKAGE_ENTRY = "package-entry"
+_EMAIL_ENTRY = "email-entry"
 EMBEDDED_LEFT_OUT_REASON = ("embedded resource: not extracted as a document of its own, "
                             "left out of the parent's text")
 
@@ -120,6 +124,9 @@ class _Walker:
     buf: list[str] = field(default_factory=list)
     buf_start: int = -1
     embedded: list[EmbeddedResource] = field(default_factory=list)
+    # Per e-mail entry, in order: an attachment's name, or None for the body.
+    email_entries: list[str | None] | None = None
+    email_entries_seen: int = 0
 
     def text(self, value: str | None) -> None:
         if not value:
@@ -200,7 +207,7 @@ class _Walker:
         # until the next page, resource or the end of the parent.
         resource: EmbeddedResource | None = None
         for child in el:
-            opened = _embedded_resource(child)
+            opened = _embedded_resource(child) or self._email_attachment(child)
             if resource is not None and opened is None and not _PAGE_CLASSES.intersection(
                     _classes(child)):
                 resource.chars += _text_length(child) + len(child.tail or "")
@@ -220,6 +227,14 @@ class _Walker:
             else:
                 resource = opened
                 resource.chars += len(child.tail or "")
+
+    def _email_attachment(self, el: etree._Element) -> EmbeddedResource | None:
+        if self.email_entries is None or _EMAIL_ENTRY not in _classes(el):
+            return None
+        index = self.email_entries_seen
+        self.email_entries_seen += 1
+        name = self.email_entries[index] if index < len(self.email_entries) else None
+        return EmbeddedResource(name, "email-attachment", _text_length(el)) if name else None
 
     def text_tail(self, el: etree._Element) -> None:
         # The tail is text *after* the element, inside its parent.
@@ -248,8 +263,13 @@ class _Walker:
             )
 
 
-def parse_tika_xhtml(xhtml: str) -> ParsedXhtml:
-    """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata."""
+def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None
+                     ) -> ParsedXhtml:
+    """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata.
+
+    ``email_entries``: for an e-mail, which of Tika's ``email-entry`` parts are
+    attachments (``mail.body_parts``); ignored unless it has one item per entry.
+    """
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
     root = etree.fromstring(xhtml.encode("utf-8"), parser=parser) if xhtml.strip() else None
@@ -269,14 +289,18 @@ def parse_tika_xhtml(xhtml: str) -> ParsedXhtml:
                     title = meta.text.strip()
         elif name == "body":
             body = el
-    parsed = parse_body(body)
+    if email_entries is not None and body is not None and len(email_entries) != sum(
+            1 for el in body.iter() if _EMAIL_ENTRY in _classes(el)):
+        email_entries = None  # the message's structure and Tika's parts disagree: keep all
+    parsed = parse_body(body, email_entries)
     parsed.head_metadata, parsed.title = head_meta, title
     return parsed
 
 
-def parse_body(body: etree._Element | None) -> ParsedXhtml:
+def parse_body(body: etree._Element | None,
+               email_entries: list[str | None] | None = None) -> ParsedXhtml:
     """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's."""
-    walker = _Walker()
+    walker = _Walker(email_entries=email_entries)
     if body is not None:
         walker.children(body)
         walker.flush()

@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import zipfile
+from email.message import EmailMessage
 
 import pytest
 
@@ -47,6 +48,25 @@ def test_a_pdf_attachment_is_left_out_and_recorded(tika):
     assert resource["source"] == "attachment"
     assert resource["chars"] > 20_000
     assert resource["reason"] == EMBEDDED_LEFT_OUT_REASON
+
+
+def test_an_email_keeps_its_body_and_leaves_its_attachments_out(tika):
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "a@example.org", "b@example.org", "Hi"
+    message.set_content("The quarterly meeting moves to Thursday.\n")
+    message.add_alternative("<html><body><p>The quarterly meeting moves to Thursday.</p>"
+                            "</body></html>", subtype="html")
+    message.add_attachment(b"ATTACHED-WORDS in a text file\n", maintype="text",
+                           subtype="plain", filename="notes.txt")
+    pdf = (require_corpus() / "pdf/zh-poems.pdf").read_bytes()
+    message.add_attachment(pdf, maintype="application", subtype="pdf", filename="poems.pdf")
+    doc = _extract(tika, message.as_bytes(), "hi.eml")
+    assert "quarterly meeting moves to Thursday" in doc.raw_text
+    assert "ATTACHED-WORDS" not in doc.raw_text and "孟郊" not in doc.raw_text
+    assert doc.metadata[EMBEDDED_LEFT_OUT_KEY] == "2"
+    resources = json.loads(doc.metadata[EMBEDDED_RESOURCES_KEY])
+    assert [(r["name"], r["source"]) for r in resources] == [
+        ("notes.txt", "email-attachment"), ("poems.pdf", "email-attachment")]
 
 
 def test_an_archive_of_members_only_says_why_it_has_no_text(tika):
