@@ -9,7 +9,7 @@ Cleaning works line by line, in this order (each step has a switch in
    remnants) removed (``residue.py``) → ``clean_residue_lines_removed``,
    ``clean_residue_chars_removed`` and, as JSON, the lines per rule in
    ``clean_residue_rules``;
-3. paged documents: a repository's cover sheet in front of the document
+3. PDFs: a repository's cover sheet in front of the document
    (``cover.py``) removed → ``clean_cover_page_removed`` (0 or 1) and its
    lines as JSON in ``clean_cover_page_lines``;
 4. paged documents: repeated page furniture and page numbers removed
@@ -366,7 +366,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.remove_residue:
         lines, residue, residue_rules = _remove_residue(lines)
     cover: list[_Line] = []
-    if options.remove_cover_page:
+    if options.remove_cover_page and extracted.media_type in _HARD_WRAPPED:
         lines, cover = _remove_cover_page(lines)
     if options.remove_furniture:
         lines, furniture = _remove_furniture(lines)

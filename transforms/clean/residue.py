@@ -49,6 +49,8 @@ _PS_OPERATORS = ("true|false|null|R|obj|endobj|stream|endstream|def|begin|end|di
 _PS_TOKEN = re.compile(
     r"<<|>>|\[|\]|/[^\s/\[\]<>(){}%]*|[-+]?\d*\.?\d+|\((?:[^()\\]|\\.)*\)|<[0-9A-Fa-f\s]*>"
     rf"|(?:{_PS_OPERATORS})(?![\w/])")
+_PS_FIRST = frozenset("/<>[]()+-.0123456789")
+_PS_WORDS = frozenset(_PS_OPERATORS.split("|"))
 _PS_DELIMITER = re.compile(r"<<|>>|\b\d+ \d+ obj\b")
 _XMP_PACKET = re.compile(r"<\?xpacket|<x:xmpmeta|</x:xmpmeta")
 _XMP_MARKUP = re.compile(r"</?(?:rdf|x|xmp\w*|stEvt|stRef|stFnt|pdfx?|photoshop|tiff|exif|"
@@ -66,11 +68,15 @@ def _blob_chars(line: str) -> int:
 def is_blob_line(line: str) -> bool:
     """Mostly hex or base64 runs (font, image or key data)."""
     stripped = line.strip()
-    return bool(stripped) and _blob_chars(stripped) >= BLOB_LINE_SHARE * len(stripped)
+    if len(stripped) < MIN_BLOB_CHARS:
+        return False
+    return _blob_chars(stripped) >= BLOB_LINE_SHARE * len(stripped)
 
 
 def is_binary_line(line: str) -> bool:
     """Mostly replacement or private-use characters: bytes decoded as text."""
+    if line.isascii():
+        return False
     found = len(_BINARY_CHAR.findall(line))
     visible = len(line) - line.count(" ")
     return found >= MIN_BINARY_CHARS and found >= BINARY_SHARE * visible
@@ -79,14 +85,18 @@ def is_binary_line(line: str) -> bool:
 def is_dictionary_line(line: str) -> bool:
     """Only PDF/PostScript tokens (a line of numbers is one too: runs decide)."""
     stripped = line.strip()
-    if not stripped:
-        return False
+    if not stripped or not (stripped[0] in _PS_FIRST or stripped.split(None, 1)[0] in _PS_WORDS):
+        return False  # the usual line, prose: no token can start it
     position = 0
     for match in _PS_TOKEN.finditer(stripped):
         if stripped[position:match.start()].strip():
             return False
         position = match.end()
     return not stripped[position:].strip()
+
+
+def _is_xmp_markup(line: str) -> bool:
+    return ("<" in line or "=" in line) and bool(_XMP_MARKUP.search(line))
 
 
 @dataclass(frozen=True)
@@ -109,13 +119,12 @@ def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[boo
             found[i] = "blob"
         elif is_binary_line(line):
             found[i] = "binary"
-        elif not code[i] and _XMP_PACKET.search(line):
+        elif not code[i] and "<" in line and _XMP_PACKET.search(line):
             found[i] = "xmp"
     _mark_runs(lines, code, found, is_dictionary_line, MIN_DICT_LINES, "dictionary",
                lambda run: any(_PS_DELIMITER.search(lines[i]) for i in run)
                and 2 * sum("/" in lines[i] for i in run) >= len(run))
-    _mark_runs(lines, code, found, lambda line: bool(_XMP_MARKUP.search(line)), 2, "xmp",
-               lambda run: True)
+    _mark_runs(lines, code, found, _is_xmp_markup, 2, "xmp", lambda run: True)
     _mark_blocks(lines, blocks, found)
     by_rule: dict[str, int] = {}
     for rule in found.values():
