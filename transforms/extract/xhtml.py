@@ -124,6 +124,9 @@ class _Walker:
     buf: list[str] = field(default_factory=list)
     buf_start: int = -1
     embedded: list[EmbeddedResource] = field(default_factory=list)
+    # Tika's markers of embedded resources count (not in a web page's own HTML,
+    # where class="embedded" is just a class name).
+    tika_markers: bool = False
     # Per e-mail entry, in order: an attachment's name, or None for the body.
     email_entries: list[str | None] | None = None
     email_entries_seen: int = 0
@@ -207,7 +210,8 @@ class _Walker:
         # until the next page, resource or the end of the parent.
         resource: EmbeddedResource | None = None
         for child in el:
-            opened = _embedded_resource(child) or self._email_attachment(child)
+            opened = (_embedded_resource(child) or self._email_attachment(child)
+                      if self.tika_markers else None)
             if resource is not None and opened is None and not _PAGE_CLASSES.intersection(
                     _classes(child)):
                 resource.chars += _text_length(child) + len(child.tail or "")
@@ -292,15 +296,17 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None
     if email_entries is not None and body is not None and len(email_entries) != sum(
             1 for el in body.iter() if _EMAIL_ENTRY in _classes(el)):
         email_entries = None  # the message's structure and Tika's parts disagree: keep all
-    parsed = parse_body(body, email_entries)
+    parsed = parse_body(body, email_entries, tika_markers=True)
     parsed.head_metadata, parsed.title = head_meta, title
     return parsed
 
 
 def parse_body(body: etree._Element | None,
-               email_entries: list[str | None] | None = None) -> ParsedXhtml:
-    """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's."""
-    walker = _Walker(email_entries=email_entries)
+               email_entries: list[str | None] | None = None, *,
+               tika_markers: bool = False) -> ParsedXhtml:
+    """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's
+    (``tika_markers``: Tika's embedded-resource markers are honoured)."""
+    walker = _Walker(tika_markers=tika_markers, email_entries=email_entries)
     if body is not None:
         walker.children(body)
         walker.flush()

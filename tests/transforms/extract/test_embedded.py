@@ -90,3 +90,13 @@ def test_a_marker_s_text_runs_to_the_next_page_and_unnamed_entries_stay():
     assert [b.text for b in parsed.blocks] == ["page one", "page two", "mail body"]
     assert [(r.name, r.chars) for r in parsed.embedded] == [("x.bin", 12), ("pic.png", 8)]
     assert parsed.raw_text == "page onepage twomail body"
+
+
+def test_a_web_page_s_own_embedded_class_is_content():
+    from lxml import etree
+
+    from ragbeam.transforms.extract.xhtml import parse_body
+
+    body = etree.fromstring('<body><div class="embedded"><p>A video caption.</p></div></body>')
+    parsed = parse_body(body)
+    assert [b.text for b in parsed.blocks] == ["A video caption."] and not parsed.embedded
