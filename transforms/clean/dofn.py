@@ -45,8 +45,8 @@ class CleanDocument(beam.DoFn):
         self._counts = {key: Metrics.counter("ragbeam", key) for key in COUNTED}
 
     def setup(self) -> None:
-        if self._options.identify_language:
-            load_model()
+        # Loaded beside the extraction the worker starts with, not in its way.
+        self._language_model = load_model() if self._options.identify_language else None
 
     def process(self, extracted: ExtractedDocument | CleanedInChild):
         if isinstance(extracted, CleanedInChild):
@@ -65,6 +65,9 @@ class CleanDocument(beam.DoFn):
             )
             return
         if self._options.identify_language:
+            if getattr(self, "_language_model", None) is not None:
+                self._language_model.join()
+                self._language_model = None
             doc = with_language(doc)
         self._millis.update(millis)
         self._ok.inc()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from dataclasses import dataclass, replace
 
 from ragbeam.transforms.types import Document
@@ -61,11 +62,20 @@ def _samples(text: str) -> list[str]:
     return [paragraphs[int(i * step)] for i in range(MAX_SAMPLES)]
 
 
+_LOADING = threading.Lock()
+
+
 @functools.cache
-def _identifier():  # -> py3langid LanguageIdentifier, loaded once per process
+def _load():  # -> py3langid LanguageIdentifier
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def _identifier():
+    """The model, loaded once per process (one thread loads, the others wait)."""
+    with _LOADING:
+        return _load()
 
 
 def classify(text: str) -> tuple[str, float]:
@@ -89,9 +99,12 @@ def identify_language(text: str) -> LanguageGuess:
     return LanguageGuess(ranked[0][0], mix if len(mix) > 1 else {})
 
 
-def load_model() -> None:
-    """Load the model now (a worker's setup), not with its first document."""
-    _identifier()
+def load_model() -> threading.Thread:
+    """Start loading the model in the background (a worker's setup): join the thread
+    before the first document, so its time is spent while the worker starts."""
+    thread = threading.Thread(target=_identifier, name="ragbeam-langid", daemon=True)
+    thread.start()
+    return thread
 
 
 def with_language(doc: Document) -> Document:
