@@ -23,6 +23,7 @@ from typing import Any
 
 from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
 from ragbeam.transforms.chunk.records import chunk_context, embed_text_for
+from ragbeam.transforms.chunk.table import with_table_headers
 from ragbeam.transforms.route.router import RouteOptions, route_document
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 
@@ -109,7 +110,7 @@ def _chunk(doc: Document, strategy: str, options: ChunkOptions, params: Mapping[
     decision = route_document(doc, RouteOptions(
         forced_strategy=None if strategy == AUTO else strategy))
     built = build_strategy(decision.strategy, options, {**decision.params, **params})
-    chunks = built.chunk(doc).chunks
+    chunks = with_table_headers(doc, built.chunk(doc).chunks)
     sizer = options.sizer()
     records = []
     for index, chunk in enumerate(chunks):

@@ -182,6 +182,10 @@ def metrics_summary(result: Any) -> dict[str, Any]:
         "embeddings": {("ragbeam.incremental", "embeddings_reused"): "reused",
                        ("ragbeam.embed", "chunks_retried"): "retried",
                        ("ragbeam.embed", "chunks_failed"): "failed"},
+        # What cleaning took out of the documents it processed (transforms/clean/dofn.py).
+        "cleaning": {("ragbeam", "clean_residue_lines_removed"): "residue_lines_removed",
+                     ("ragbeam", "clean_residue_chars_removed"): "residue_chars_removed",
+                     ("ragbeam", "extract_embedded_left_out"): "embedded_resources_left_out"},
         # What the run read: input bytes (Read) and, in an incremental run, what it
         # hashed to find out what changed and how many files the listing settled.
         "reads": {("ragbeam", "bytes_read"): "bytes_read",

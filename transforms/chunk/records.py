@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragbeam.transforms.chunk.sizing import Sizer
-from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY
+from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, with_table_headers
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.types import Chunk, Document
 
@@ -69,6 +69,7 @@ def chunk_rows(
     extra_metadata: Mapping[str, str] | None = None,
     embed_text: bool = False,
 ) -> list[dict[str, Any]]:
+    chunks = with_table_headers(doc, chunks)
     contexts = [chunk_context(doc, chunk) for chunk in chunks]
     ids = chunk_ids_for(doc.doc_id, config_hash,
                         ((str(c.level), context, c.text)

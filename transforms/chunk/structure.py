@@ -8,13 +8,16 @@ The rule, in the order it is applied:
    ``("Guide", "Install", "Linux")``. Text before the first heading is a
    section with an empty path.
 2. A section that is only a heading (no body before the next heading) goes
-   forward into the next section. A tiny section (under ``min_size``, default a
+   forward into the next section, however large (the recursive split of rule
+   3 then starts its first chunk with the heading); headings at the very end,
+   with nothing after them, join the last section. A tiny section (under ``min_size``, default a
    quarter of ``size``) and its predecessor are merged when the tiny one
    belongs under the predecessor's parent heading and the two together fit
    ``size``; a merged chunk's heading path is what its sections have in common.
 3. A section over ``size`` falls back to recursive splitting inside the
    section (``recursive.py``), so no chunk crosses a heading it does not start
-   with, and every chunk honours the cap.
+   with, and every chunk honours the cap. A first piece that is only the
+   heading takes the start of the body with it (``keep_heading_with_body``).
 
 A document without headings is one section: the result is the recursive
 strategy's.
@@ -80,12 +83,12 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
     pending: Section | None = None  # heading(s) without a body, waiting for their section
     for section in sections:
         if pending is not None:
-            if sizer.size(text[pending.start:section.end]) <= size:
-                section = Section(pending.start, section.end,
-                                  _common_prefix(pending.heading_path, section.heading_path),
-                                  pending.group_parent)
-            else:
-                merged.append(pending)
+            # Always forward: a section too large for the heading too is split
+            # recursively, and its first piece starts with the heading.
+            fits = sizer.size(text[pending.start:section.end]) <= size
+            section = Section(pending.start, section.end,
+                              _common_prefix(pending.heading_path, section.heading_path)
+                              if fits else section.heading_path, pending.group_parent)
             pending = None
         if section.end in heading_only:
             pending = section
@@ -102,9 +105,30 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
                                      parent)
                 continue
         merged.append(section)
-    if pending is not None:
-        merged.append(pending)
+    if pending is not None:  # headings with nothing after them: back into the last section
+        if merged:
+            merged[-1] = Section(merged[-1].start, pending.end, merged[-1].heading_path,
+                                 merged[-1].group_parent)
+        else:
+            merged.append(pending)
     return merged
+
+
+def keep_heading_with_body(text: str, spans: list[tuple[int, int]], heading_ends: set[int],
+                           size: int, sizer: Sizer) -> list[tuple[int, int]]:
+    """Spans of a recursive split whose first piece is only heading(s): the piece after
+    it is split again, with the heading's room kept free, and its first part joins the
+    heading, so no chunk is a heading alone."""
+    if len(spans) < 2 or spans[0][1] not in heading_ends:
+        return spans
+    head_start, (body_start, body_end) = spans[0][0], spans[1]
+    budget = size - sizer.size(text[head_start:body_start])
+    if budget <= 0:
+        return spans
+    pieces = split_recursive(text, budget, sizer, 0, body_start, body_end).spans
+    if not pieces or sizer.size(text[head_start:pieces[0][1]]) > size:
+        return spans
+    return [(head_start, pieces[0][1]), *pieces[1:], *spans[2:]]
 
 
 def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min_size: int,
@@ -122,6 +146,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
         else:
             result = split_recursive(doc.text, size, sizer, overlap, section.start, section.end)
             spans, hard_cuts = result.spans, hard_cuts + result.hard_cuts
+            spans = keep_heading_with_body(doc.text, spans, heading_ends, size, sizer)
         chunks.extend(Chunk(start=s, end=e, text=doc.text[s:e], heading_path=section.heading_path)
                       for s, e in spans)
     return chunks, hard_cuts

@@ -5,19 +5,29 @@ Cleaning works line by line, in this order (each step has a switch in
 
 1. every line: control characters out, Unicode NFKC (full-width CJK
    punctuation protected), whitespace collapsed;
-2. paged documents: repeated page furniture and page numbers removed
+2. machine residue (PDF dictionaries, XMP, hex/base64 blobs, binary
+   remnants) removed (``residue.py``) → ``clean_residue_lines_removed``,
+   ``clean_residue_chars_removed`` and, as JSON, the lines per rule in
+   ``clean_residue_rules``;
+3. PDFs: a repository's cover sheet in front of the document
+   (``cover.py``) removed → ``clean_cover_page_removed`` (0 or 1) and its
+   lines as JSON in ``clean_cover_page_lines``;
+4. paged documents: repeated page furniture and page numbers removed
    (``furniture.py``) → ``clean_furniture_lines_removed``, and the lines
    themselves as JSON ``[[page, line], …]`` in ``clean_furniture_lines``;
-3. table-of-contents leaders replaced by a space (``leaders.py``)
+5. table-of-contents leaders replaced by a space (``leaders.py``)
    → ``clean_leaders_removed``;
-4. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
+6. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
    → ``clean_hyphenations_joined``, and hard-wrapped lines joined into
    paragraphs (``linejoin.py``) → ``clean_lines_joined``;
-5. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+7. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
    "IV. RESULTS") marked as headings with a level (``headings.py``)
    → ``clean_headings_detected``.
 
-The cleaned text is the cleaned blocks joined by blank lines. Every surviving
+The cleaned text is the cleaned blocks joined by blank lines. Its language is
+identified afterwards, by the Clean stage in the worker (``language.py``,
+switch ``identify_language``), where the model is loaded once, outside any
+document's time limit. Every surviving
 source line becomes one ``TextSpan`` with its page and its exact range in the
 raw text, so a paragraph joined across a page break still maps each of its
 characters to the right page; spans of one cleaned block share ``block``.
@@ -32,8 +42,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 
+from ragbeam.transforms.clean.cover import is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
-from ragbeam.transforms.clean.headings import find_headings
+from ragbeam.transforms.clean.headings import find_headings, is_prose
 from ragbeam.transforms.clean.hyphenation import (
     HYPHENS,
     HyphenBreak,
@@ -48,6 +59,7 @@ from ragbeam.transforms.clean.linejoin import (
     classify_line_break,
     typical_line_length,
 )
+from ragbeam.transforms.clean.residue import find_residue
 from ragbeam.transforms.clean.text import (
     collapse_spaces,
     normalize_code_whitespace,
@@ -73,11 +85,14 @@ class CleanOptions:
 
     unicode_nfkc: bool = True
     protect_cjk_punctuation: bool = True
+    remove_residue: bool = True
+    remove_cover_page: bool = True
     remove_furniture: bool = True
     strip_leaders: bool = True
     dehyphenate: bool = True
     join_lines: bool = True
     detect_headings: bool = True
+    identify_language: bool = True
     # Across the documents of a run (boilerplate.py, applied by the clean stage's
     # RemoveCorpusBoilerplate, not by clean_document). Opt-in (--clean-corpus-boilerplate):
     # a document's text then depends on the other documents processed in the same run,
@@ -190,6 +205,30 @@ def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
     removed = {by_page[p][i] for p, i in furniture}
     return ([line for i, line in enumerate(lines) if i not in removed],
             [lines[i] for i in sorted(removed)])
+
+
+def _remove_residue(lines: list[_Line]) -> tuple[list[_Line], list[_Line], dict[str, int]]:
+    """The lines that stay, the residue lines removed, and how many each rule found."""
+    residue = find_residue([line.text for line in lines], [line.block for line in lines],
+                           [line.kind is BlockKind.CODE for line in lines])
+    if not residue.lines:
+        return lines, [], {}
+    return ([line for i, line in enumerate(lines) if i not in residue.lines],
+            [lines[i] for i in sorted(residue.lines)], residue.by_rule)
+
+
+def _remove_cover_page(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
+    """The lines that stay, and page 1's lines if it is a repository's cover sheet."""
+    if not lines or not any(line.page for line in lines):
+        return lines, []
+    pages: list[list[str]] = [[] for _ in range(max(line.page or 0 for line in lines))]
+    for line in lines:
+        if line.page:
+            pages[line.page - 1].append(line.text)
+    if not is_cover_page(pages):
+        return lines, []
+    return ([line for line in lines if line.page != 1],
+            [line for line in lines if line.page == 1])
 
 
 def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
@@ -307,7 +346,10 @@ def _mark_headings(assembly: _Assembly) -> int:
         and not pieces[0][1].detached else None
         for pieces in assembly.blocks
     ]
-    found = find_headings(candidates)
+    prose = [is_prose(" ".join(line.text for _, line in pieces))
+             if pieces[0][1].kind is BlockKind.PARAGRAPH else False
+             for pieces in assembly.blocks]
+    found = find_headings(candidates, prose)
     for index, level in found.items():
         line = assembly.blocks[index][0][1]
         line.kind, line.level = BlockKind.HEADING, level
@@ -318,7 +360,14 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     lines = [line for i, block in enumerate(extracted.blocks)
              for line in _block_lines(block, i, options)]
     furniture: list[_Line] = []
+    residue: list[_Line] = []
+    residue_rules: dict[str, int] = {}
     leaders_removed = 0
+    if options.remove_residue:
+        lines, residue, residue_rules = _remove_residue(lines)
+    cover: list[_Line] = []
+    if options.remove_cover_page and extracted.media_type in _HARD_WRAPPED:
+        lines, cover = _remove_cover_page(lines)
     if options.remove_furniture:
         lines, furniture = _remove_furniture(lines)
     if options.strip_leaders:
@@ -351,6 +400,11 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
             cursor += len(text)
     metadata = dict(extracted.metadata)
     metadata.update({
+        "clean_residue_lines_removed": str(len(residue)),
+        "clean_residue_chars_removed": str(sum(len(line.text) for line in residue)),
+        "clean_residue_rules": json.dumps(residue_rules, sort_keys=True),
+        "clean_cover_page_removed": "1" if cover else "0",
+        "clean_cover_page_lines": json.dumps([line.text for line in cover], ensure_ascii=False),
         "clean_furniture_lines_removed": str(len(furniture)),
         # What was removed, as JSON [[page, line], …], so a reader can audit it.
         "clean_furniture_lines": json.dumps(

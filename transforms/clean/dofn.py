@@ -2,7 +2,9 @@
 
 The pipeline's extraction children clean documents themselves, in parallel
 (``CleanedInChild``); this stage then hands their result on, or their error
-as a clean failure, with the same metrics as when it cleans here.
+as a clean failure, with the same metrics as when it cleans here. Either way
+it identifies each document's language here (``language.py``), with the model
+loaded once per worker in ``setup``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ragbeam.transforms.clean.boilerplate import (
     remove_boilerplate,
 )
 from ragbeam.transforms.clean.document import CleanOptions, clean_or_refuse
+from ragbeam.transforms.clean.language import load_model, with_language
 from ragbeam.transforms.types import (
     FAILURES,
     CleanedInChild,
@@ -28,7 +31,8 @@ from ragbeam.transforms.types import (
 )
 
 # Per-document counters of clean_document that are also summed as Beam metrics.
-COUNTED = ("clean_furniture_lines_removed", "clean_leaders_removed",
+COUNTED = ("clean_residue_lines_removed", "clean_residue_chars_removed",
+           "extract_embedded_left_out", "clean_furniture_lines_removed", "clean_leaders_removed",
            "clean_hyphenations_joined", "clean_lines_joined", "clean_headings_detected")
 
 
@@ -39,6 +43,10 @@ class CleanDocument(beam.DoFn):
         self._failed = Metrics.counter("ragbeam", "clean_failed")
         self._millis = Metrics.distribution("ragbeam", "clean_ms")
         self._counts = {key: Metrics.counter("ragbeam", key) for key in COUNTED}
+
+    def setup(self) -> None:
+        # Loaded beside the extraction the worker starts with, not in its way.
+        self._language_model = load_model() if self._options.identify_language else None
 
     def process(self, extracted: ExtractedDocument | CleanedInChild):
         if isinstance(extracted, CleanedInChild):
@@ -56,6 +64,11 @@ class CleanDocument(beam.DoFn):
                         content_hash=extracted.content_hash, media_type=extracted.media_type),
             )
             return
+        if self._options.identify_language:
+            if getattr(self, "_language_model", None) is not None:
+                self._language_model.join()
+                self._language_model = None
+            doc = with_language(doc)
         self._millis.update(millis)
         self._ok.inc()
         for key, counter in self._counts.items():

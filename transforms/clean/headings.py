@@ -9,7 +9,14 @@ when it reads like one:
   (level = number of components), "IV. RESULTS" (level 1), or a CJK chapter
   or section marker: "第三章 …" (level 1), "第二节 …" (level 2);
 * unnumbered: Latin capitals, 4–60 characters, one word only if at least 6
-  letters ("ABSTRACT", "MATERIALS AND METHODS"; not "BEGIN").
+  letters ("ABSTRACT", "MATERIALS AND METHODS"; not "BEGIN");
+* unnumbered title case (level 2): 2–12 words, every word of four or more
+  letters capitalised ("The Rise of Personal Computers (1980s)"), and only
+  when body text follows it (the next block is a multi-line paragraph or a
+  longer one-line sentence) and that text is prose (``is_prose``: mostly
+  letters, at least ``MIN_PROSE_WORDS`` words): a figure's labels ("Nut case",
+  "Keyway"), a table's header cells over rows of numbers ("Fiscal Year") and
+  a list of names in a row are not headings.
 
 Lines with code characters (``_ { } = < > ; \\ ::``) are never headings.
 
@@ -35,6 +42,10 @@ _ENDS_SENTENCE = tuple(".,;:!?。，；：！？")
 _CODE_LIKE = re.compile(r"[_{}=<>;\\]|::")
 _CAPITALS = re.compile(r"^[A-Z][A-Z0-9 &'’,()/-]*[A-Z)]$")
 MIN_SINGLE_WORD_CAPS = 6  # "BEGIN", "END", "NULL" are keywords, "SUMMARY" is a heading
+TITLE_CASE_WORDS = (2, 12)
+MIN_PROSE_WORDS = 8
+MIN_PROSE_LETTER_SHARE = 0.7
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 def _starts_title(title: str) -> bool:
@@ -62,7 +73,19 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return (1, "roman") if _starts_title(match.group("title")) else None
     if _is_capitals_heading(text):
         return 1, "caps"
+    if _is_title_case_heading(text):
+        return 2, "title"
     return None
+
+
+def _is_title_case_heading(text: str) -> bool:
+    """ "Key Features That Changed Word Processing": capitalised words, minor words aside."""
+    words = text.split()
+    if not TITLE_CASE_WORDS[0] <= len(words) <= TITLE_CASE_WORDS[1] or not text[0].isupper():
+        return False
+    lettered = [m.group() for word in words if (m := _WORD.search(word))]
+    long_words = [word for word in lettered if sum(c.isalpha() for c in word) >= 4]
+    return bool(long_words) and all(word[0].isupper() for word in long_words)
 
 
 def _is_capitals_heading(text: str) -> bool:
@@ -73,11 +96,22 @@ def _is_capitals_heading(text: str) -> bool:
     return len(words) > 1 or len(text) >= MIN_SINGLE_WORD_CAPS
 
 
-def find_headings(paragraphs: Sequence[str | None]) -> dict[int, int]:
+def is_prose(text: str) -> bool:
+    """Running text: enough words, mostly letters (not a row of numbers or codes)."""
+    visible = [c for c in text if not c.isspace()]
+    letters = sum(c.isalpha() for c in visible)
+    return (len(text.split()) >= MIN_PROSE_WORDS
+            and letters >= MIN_PROSE_LETTER_SHARE * max(len(visible), 1))
+
+
+def find_headings(paragraphs: Sequence[str | None],
+                  prose: Sequence[bool] | None = None) -> dict[int, int]:
     """``{index: level}`` of the one-line paragraphs that are headings.
 
     ``paragraphs`` holds each cleaned block's text, or None for blocks that
-    cannot be headings (tables, code, multi-line paragraphs).
+    cannot be headings (tables, code, multi-line paragraphs); ``prose[i]``
+    says whether block ``i`` is running text (``is_prose``; without it, every
+    multi-line block counts as such).
     """
     candidates = [heading_level(text) if text is not None else None for text in paragraphs]
     found: dict[int, int] = {}
@@ -85,11 +119,25 @@ def find_headings(paragraphs: Sequence[str | None]) -> dict[int, int]:
         if candidate is None:
             continue
         level, depth = candidate
+        if depth == "title" and not _body_follows(paragraphs, prose, i):
+            continue
         if depth != "caps" and (_in_sequence(paragraphs, candidates, i, i - 1)
                                 or _in_sequence(paragraphs, candidates, i, i + 1)):
             continue  # "1. Install" / "2. Configure" in a row: a list or a TOC
         found[i] = level
     return found
+
+
+def _body_follows(paragraphs: Sequence[str | None], prose: Sequence[bool] | None,
+                  i: int) -> bool:
+    """Is block ``i + 1`` body text: multi-line prose or a longer one-line sentence?"""
+    if i + 1 >= len(paragraphs):
+        return False
+    if prose is not None and not prose[i + 1]:
+        return False
+    following = paragraphs[i + 1]
+    return following is None or (len(following) > 2 * len(paragraphs[i] or "")
+                                 and following.rstrip().endswith(_ENDS_SENTENCE))
 
 
 def _ordinal(text: str) -> int | None:

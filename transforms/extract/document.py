@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import posixpath
 import time
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 from ragbeam.transforms.extract.backends import OCR_NOTE_KEY, OCR_PAGES_KEY
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
-from ragbeam.transforms.extract.mail import email_metadata
+from ragbeam.transforms.extract.mail import body_parts, email_metadata
 from ragbeam.transforms.extract.markdown import (
     is_markdown,
     markdown_front_matter,
@@ -33,6 +34,11 @@ class EncryptedDocumentError(Exception):
     """The document is password-protected; Tika returns empty text for it."""
 
 
+# Document metadata: embedded resources left out of the text (xhtml.py), their count
+# and, as JSON, each one's name, source, characters and the reason.
+EMBEDDED_LEFT_OUT_KEY = "extract_embedded_left_out"
+EMBEDDED_RESOURCES_KEY = "extract_embedded_resources"
+MAX_RECORDED_RESOURCES = 200
 _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
@@ -77,7 +83,8 @@ def parse_structure(fetched: FetchedFile, xhtml: str, media_type: str,
     text; web pages are read from their own bytes so boilerplate can be told
     from content (see ``html.py``).
     """
-    parsed = parse_tika_xhtml(xhtml)
+    email_entries = body_parts(fetched.data) if media_type == "message/rfc822" else None
+    parsed = parse_tika_xhtml(xhtml, email_entries)
     if is_markdown(fetched.source.uri, media_type) and parsed.raw_text.strip():
         parsed.blocks = parse_markdown_blocks(parsed.raw_text)
         parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title
@@ -101,6 +108,11 @@ def build_extracted_document(
     if is_markdown(fetched.source.uri, media_type) and media_type != "text/markdown":
         media_type = "text/markdown"  # what the file is; Tika saw plain text
     if not parsed.raw_text.strip():
+        if parsed.embedded:
+            raise EmptyDocumentError(
+                f"no text of its own: {len(parsed.embedded)} embedded resource(s) "
+                f"(attachments, archive members) left out, which are not extracted as "
+                f"documents of their own")
         if (_first(metadata, _ENCRYPTED_KEYS) or "").lower() == "true":
             raise EncryptedDocumentError(
                 "document is encrypted (password-protected): Tika extracted no text"
@@ -126,6 +138,11 @@ def build_extracted_document(
     if page_count is None and parsed.page_count:
         page_count = parsed.page_count
     flat = flatten_metadata(metadata)
+    flat[EMBEDDED_LEFT_OUT_KEY] = str(len(parsed.embedded))
+    if parsed.embedded:
+        flat[EMBEDDED_RESOURCES_KEY] = json.dumps(
+            [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
+            ensure_ascii=False)
     if media_type == "text/markdown":
         flat.update({f"markdown:{k}": v
                      for k, v in markdown_front_matter(parsed.raw_text).items()})

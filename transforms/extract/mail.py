@@ -74,3 +74,35 @@ def email_metadata(metadata: Mapping[str, list[str]], data: bytes,
         for name, value in headers_from_bytes(data).items():
             found.setdefault(name, value)
     return found
+
+
+def body_parts(data: bytes) -> list[str | None] | None:
+    """What each of Tika's ``email-entry`` parts of an RFC 822 message is, in order:
+    the attachment's file name, or None for the message's own body.
+
+    Tika writes every MIME leaf of a message as an unnamed ``email-entry``, the body
+    and the attachments alike (one entry for a ``multipart/alternative``: the version
+    it prefers). The message's own structure tells them apart. None when the bytes do
+    not parse as one message (mbox, malformed).
+    """
+    if data.startswith(b"From "):
+        return None  # mbox: several messages
+    try:
+        message = email.parser.BytesParser(policy=email.policy.default).parsebytes(data)
+    except (ValueError, TypeError, IndexError):
+        return None
+    parts: list[str | None] = []
+
+    def visit(part) -> None:
+        if part.is_multipart() and part.get_content_subtype() != "alternative":
+            for child in part.iter_parts():
+                visit(child)
+            return
+        attachment = part.get_content_disposition() == "attachment"
+        parts.append((part.get_filename() or "attachment") if attachment else None)
+
+    try:
+        visit(message)
+    except (ValueError, TypeError, IndexError, LookupError):
+        return None
+    return parts

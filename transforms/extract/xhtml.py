@@ -11,6 +11,18 @@ and preformatted text. This module walks that tree once and returns
 
 Tables become one block whose rows are ``cell | cell | …`` lines, so a table is
 never torn apart by later stages.
+
+Embedded resources are left out, each recorded in ``embedded``: Tika parses a
+document's attachments and embedded files (a PDF's attached job options, an
+e-mail's attachments, an archive's members, a DOCX's images) and writes their
+text into the parent's body, after a marker ``<div class="embedded" id=NAME/>``
+(the resource's text follows it as siblings) or inside ``<div
+class="package-entry"><h1>NAME</h1>…</div>``. Concatenated, a 3-page paper
+got 104 chunks of Acrobat Distiller settings. An e-mail's own body parts are
+package entries without a name, and stay. An RFC 822 message's attachments
+are ``<div class="email-entry">`` parts exactly like its body: the caller
+says which entries are attachments (``email_entries``, from the message's
+MIME structure), and those are left out too.
 """
 
 from __future__ import annotations
@@ -38,12 +50,57 @@ _BREAKS = {"br"}
 # Tika wraps each PDF page in <div class="page"> and each PPTX slide in
 # <div class="slide-content">: both become pages.
 _PAGE_CLASSES = {"page", "slide-content"}
+_EMBEDDED = "embedded"
+_PACKAGE_ENTRY = "package-entry"
+_EMAIL_ENTRY = "email-entry"
+EMBEDDED_LEFT_OUT_REASON = ("embedded resource: not extracted as a document of its own, "
+                            "left out of the parent's text")
 
 
 def _local(tag: object) -> str:
     if not isinstance(tag, str):
         return ""  # comments, processing instructions
     return tag.rsplit("}", 1)[-1].lower()
+
+
+def _classes(el: etree._Element) -> list[str]:
+    return (el.get("class") or "").split() if isinstance(el.tag, str) else []
+
+
+@dataclass
+class EmbeddedResource:
+    """An embedded resource left out of its parent's text."""
+
+    name: str
+    source: str  # Tika's ``source`` attribute ("attachment", "inline") or the marker kind
+    chars: int = 0  # characters of text Tika had extracted from it
+
+    def record(self) -> dict[str, str | int]:
+        return {"name": self.name, "source": self.source, "chars": self.chars,
+                "reason": EMBEDDED_LEFT_OUT_REASON}
+
+
+def _embedded_resource(el: etree._Element) -> EmbeddedResource | None:
+    """The resource an element opens, if it is an embedded-resource marker or a
+    named package entry (an e-mail's body parts are unnamed entries: content).
+    ``chars`` counts the text inside the element, its name heading aside."""
+    if _local(el.tag) != "div":
+        return None
+    classes = _classes(el)
+    if _EMBEDDED not in classes and _PACKAGE_ENTRY not in classes:
+        return None
+    name_heading = next((child for child in el.iter() if _local(child.tag) == "h1"), None)
+    name = " ".join("".join(name_heading.itertext()).split()) if name_heading is not None \
+        else ""
+    if _EMBEDDED not in classes and not (name and _local(el[0].tag) == "h1"
+                                         and not (el.text or "").strip()):
+        return None
+    chars = _text_length(el) - (_text_length(name_heading) if name_heading is not None else 0)
+    return EmbeddedResource(el.get("id") or name, el.get("source") or classes[0], chars)
+
+
+def _text_length(el: etree._Element) -> int:
+    return sum(len(text) for text in el.itertext()) if isinstance(el.tag, str) else 0
 
 
 @dataclass
@@ -53,6 +110,7 @@ class ParsedXhtml:
     head_metadata: dict[str, str] = field(default_factory=dict)
     page_count: int = 0
     title: str | None = None
+    embedded: list[EmbeddedResource] = field(default_factory=list)
 
 
 @dataclass
@@ -65,6 +123,13 @@ class _Walker:
     # current block being accumulated
     buf: list[str] = field(default_factory=list)
     buf_start: int = -1
+    embedded: list[EmbeddedResource] = field(default_factory=list)
+    # Tika's markers of embedded resources count (not in a web page's own HTML,
+    # where class="embedded" is just a class name).
+    tika_markers: bool = False
+    # Per e-mail entry, in order: an attachment's name, or None for the body.
+    email_entries: list[str | None] | None = None
+    email_entries_seen: int = 0
 
     def text(self, value: str | None) -> None:
         if not value:
@@ -141,8 +206,39 @@ class _Walker:
 
     def children(self, el: etree._Element) -> None:
         self.text(el.text)
+        # The resource whose text is running: an empty marker's resource lasts
+        # until the next page, resource or the end of the parent.
+        resource: EmbeddedResource | None = None
         for child in el:
-            self.walk(child)
+            opened = (_embedded_resource(child) or self._email_attachment(child)
+                      if self.tika_markers else None)
+            if resource is not None and opened is None and not _PAGE_CLASSES.intersection(
+                    _classes(child)):
+                resource.chars += _text_length(child) + len(child.tail or "")
+                continue
+            if resource is not None and opened is not None and opened.name == resource.name:
+                # An archive member: Tika writes a marker, then the member's entry.
+                resource.chars += opened.chars + len(child.tail or "")
+                continue
+            resource = None
+            if opened is None:
+                self.walk(child)
+                continue
+            self.flush()
+            self.embedded.append(opened)
+            if len(child) or (child.text or "").strip():
+                self.text_tail(child)  # a resource inside its element: the tail is the parent's
+            else:
+                resource = opened
+                resource.chars += len(child.tail or "")
+
+    def _email_attachment(self, el: etree._Element) -> EmbeddedResource | None:
+        if self.email_entries is None or _EMAIL_ENTRY not in _classes(el):
+            return None
+        index = self.email_entries_seen
+        self.email_entries_seen += 1
+        name = self.email_entries[index] if index < len(self.email_entries) else None
+        return EmbeddedResource(name, "email-attachment", _text_length(el)) if name else None
 
     def text_tail(self, el: etree._Element) -> None:
         # The tail is text *after* the element, inside its parent.
@@ -171,8 +267,13 @@ class _Walker:
             )
 
 
-def parse_tika_xhtml(xhtml: str) -> ParsedXhtml:
-    """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata."""
+def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None
+                     ) -> ParsedXhtml:
+    """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata.
+
+    ``email_entries``: for an e-mail, which of Tika's ``email-entry`` parts are
+    attachments (``mail.body_parts``); ignored unless it has one item per entry.
+    """
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
     root = etree.fromstring(xhtml.encode("utf-8"), parser=parser) if xhtml.strip() else None
@@ -192,14 +293,20 @@ def parse_tika_xhtml(xhtml: str) -> ParsedXhtml:
                     title = meta.text.strip()
         elif name == "body":
             body = el
-    parsed = parse_body(body)
+    if email_entries is not None and body is not None and len(email_entries) != sum(
+            1 for el in body.iter() if _EMAIL_ENTRY in _classes(el)):
+        email_entries = None  # the message's structure and Tika's parts disagree: keep all
+    parsed = parse_body(body, email_entries, tika_markers=True)
     parsed.head_metadata, parsed.title = head_meta, title
     return parsed
 
 
-def parse_body(body: etree._Element | None) -> ParsedXhtml:
-    """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's."""
-    walker = _Walker()
+def parse_body(body: etree._Element | None,
+               email_entries: list[str | None] | None = None, *,
+               tika_markers: bool = False) -> ParsedXhtml:
+    """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's
+    (``tika_markers``: Tika's embedded-resource markers are honoured)."""
+    walker = _Walker(tika_markers=tika_markers, email_entries=email_entries)
     if body is not None:
         walker.children(body)
         walker.flush()
@@ -207,4 +314,5 @@ def parse_body(body: etree._Element | None) -> ParsedXhtml:
         raw_text="".join(walker.parts),
         blocks=walker.blocks,
         page_count=walker.pages_seen,
+        embedded=walker.embedded,
     )

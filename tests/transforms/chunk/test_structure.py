@@ -98,3 +98,28 @@ def test_parent_child_without_headings_uses_large_windows():
     chunks = build_strategy("parent_child", ChunkOptions(unit="chars", size=100)).chunk(doc).chunks
     parents = [c for c in chunks if c.level is ChunkLevel.PARENT]
     assert len(parents) > 1 and all(len(p.text) <= 400 for p in parents)
+
+
+def test_a_heading_before_a_long_section_starts_its_first_chunk_and_a_last_one_joins():
+    doc = doc_from_blocks([
+        (H, 1, "CHAPTER 1 - INTRODUCTION"),
+        (H, 2, "Background"),
+        (P, 0, "A long paragraph of background. " * 20),
+        (P, 0, "Closing words."),
+        (H, 2, "Notes"),
+    ])
+    chunks = build_strategy("structure", ChunkOptions(unit="chars", size=200)).chunk(doc).chunks
+    assert chunks[0].text.startswith("CHAPTER 1 - INTRODUCTION\n\nBackground\n\nA long")
+    assert chunks[0].heading_path == ("CHAPTER 1 - INTRODUCTION", "Background")
+    assert not any(c.text in {"CHAPTER 1 - INTRODUCTION", "Background", "Notes"}
+                   for c in chunks)
+    assert chunks[-1].text.endswith("Closing words.\n\nNotes")
+
+
+def test_a_heading_over_one_long_paragraph_takes_its_start_along():
+    doc = doc_from_blocks([(H, 1, "Use Cases"),
+                           (P, 0, "Each sentence of this paragraph is a case in point. " * 12)])
+    chunks = build_strategy("structure", ChunkOptions(unit="chars", size=200)).chunk(doc).chunks
+    assert chunks[0].text.startswith("Use Cases\n\nEach sentence")
+    assert all(len(c.text) <= 200 for c in chunks)
+    assert chunks[0].text != "Use Cases"

@@ -30,3 +30,23 @@ def test_markdown_and_html_chunks_carry_their_headings(corpus_run, corpus_dir):
     for doc in (faq, wiki):
         paths = [c["heading_path"] for c in chunks if c["doc_id"] == doc["doc_id"]]
         assert sum(bool(p) for p in paths) > len(paths) / 2, doc["source_uri"]
+
+
+def test_no_residue_cover_sheet_or_bare_heading_reaches_chunks(corpus_run, corpus_dir):
+    """Issue 23: the attached job options, ResearchGate's cover sheet and heading-only
+    chunks stay out of a real run's Parquet; what was left out is counted."""
+    from ragbeam.transforms.clean.residue import find_residue
+
+    docs = _docs(corpus_run, corpus_dir)
+    llncs = docs[str(corpus_dir / "pdf/llncsdoc.pdf")]
+    assert llncs["metadata"]["extract_embedded_left_out"] == "1"
+    primer = docs[str(corpus_dir / "pdf/langchain-primer-icaens2023.pdf")]
+    assert primer["metadata"]["clean_cover_page_removed"] == "1"
+    assert primer["language"] == "en"  # its metadata says "tr"
+    chunks = [c for c in corpus_run.table("chunks").to_pylist() if c["level"] != "parent"]
+    for chunk in chunks:
+        lines = chunk["text"].splitlines()
+        assert not find_residue(lines, [0] * len(lines), [False] * len(lines)).lines, chunk
+        assert not chunk["heading_path"] or chunk["text"].strip() != chunk["heading_path"][-1]
+        assert "SEE PROFILE" not in chunk["heading_path"]
+    assert corpus_run.summary["cleaning"]["embedded_resources_left_out"] >= 1

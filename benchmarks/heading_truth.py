@@ -1,0 +1,129 @@
+"""PDF heading detection against heading lines marked by hand: precision and recall,
+tuning and held-out sets side by side.
+
+    RAGBEAM_HEADING_PDFS=DIR python benchmarks/heading_truth.py [--pdfs DIR] [--show]
+
+The PDFs (``benchmarks/data/heading-pdfs.csv``: public test documents of docling, MIT,
+none in the shared corpus) are not in the repository: put them in ``--pdfs`` (default
+``$RAGBEAM_HEADING_PDFS`` or ``../data/heading-pdfs``), e.g. from a docling checkout at
+the listed commit. ``benchmarks/data/heading-truth.json`` holds the heading lines per
+document, in a ``tuning`` set (looked at while the rules were written) and a ``heldout``
+set (opened for the final measurement only).
+
+Each PDF goes through the pipeline's extraction (``EmbeddedTika``) and default cleaning;
+the detected headings are the cleaned document's heading spans. A detected heading
+matches a truth line when their words (case-folded, numbers left out, so "1 Introduction"
+and "Introduction 1" are one heading) are the same set, or overlap by at least
+``MIN_JACCARD``; each truth line matches at most one detection. Precision: matched
+detections / detections; recall: matched truth lines / truth lines, summed per set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import pathlib
+import re
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+TRUTH = REPO / "benchmarks" / "data" / "heading-truth.json"
+MANIFEST = REPO / "benchmarks" / "data" / "heading-pdfs.csv"
+DEFAULT_PDFS = pathlib.Path(os.environ.get("RAGBEAM_HEADING_PDFS",
+                                           REPO.parent / "data" / "heading-pdfs"))
+MIN_JACCARD = 0.8
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def words(line: str) -> frozenset[str]:
+    return frozenset(word.casefold() for word in _WORD.findall(line))
+
+
+def same_heading(a: str, b: str) -> bool:
+    wa, wb = words(a), words(b)
+    if not wa or not wb:
+        return False
+    return wa == wb or len(wa & wb) / len(wa | wb) >= MIN_JACCARD
+
+
+def match(detected: list[str], truth: list[str]) -> int:
+    """How many detections match a truth line, each truth line used once."""
+    unused = list(truth)
+    matched = 0
+    for heading in detected:
+        for i, line in enumerate(unused):
+            if same_heading(heading, line):
+                matched += 1
+                del unused[i]
+                break
+    return matched
+
+
+def detected_headings(path: pathlib.Path) -> list[str]:
+    from ragbeam.transforms.clean.document import CleanOptions, clean_document
+    from ragbeam.transforms.extract.backends import EmbeddedTika
+    from ragbeam.transforms.extract.document import build_extracted_document
+    from ragbeam.transforms.types import BlockKind, FetchedFile, SourceFile
+
+    data = path.read_bytes()
+    xhtml, metadata = EmbeddedTika().extract(data, path.name)
+    fetched = FetchedFile(SourceFile(str(path), path.name, len(data)), data,
+                          hashlib.sha256(data).hexdigest())
+    doc = clean_document(build_extracted_document(fetched, xhtml, metadata), CleanOptions())
+    return [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
+
+
+def check_files(folder: pathlib.Path) -> list[str]:
+    with open(MANIFEST, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return [row["file"] for row in rows
+            if not (folder / row["file"]).is_file()
+            or hashlib.sha256((folder / row["file"]).read_bytes()).hexdigest() != row["sha256"]]
+
+
+def score_set(folder: pathlib.Path, truth: dict[str, list[str]], show: bool
+              ) -> tuple[int, int, int, int]:
+    """``(detected, matched detections, truth lines, matched truth lines)``, per file printed."""
+    totals = [0, 0, 0, 0]
+    for name, lines in sorted(truth.items()):
+        found = detected_headings(folder / name)
+        hits = match(found, lines)
+        counts = (len(found), hits, len(lines), hits)
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
+        precision = hits / len(found) if found else 1.0
+        recall = hits / len(lines) if lines else 1.0
+        print(f"  {name:36s} detected {len(found):3d}  truth {len(lines):3d}  "
+              f"P {precision:.3f}  R {recall:.3f}")
+        if show:
+            for heading in found:
+                mark = "+" if any(same_heading(heading, line) for line in lines) else "-"
+                print(f"      {mark} {heading[:90]}")
+    return tuple(totals)  # type: ignore[return-value]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pdfs", type=pathlib.Path, default=DEFAULT_PDFS)
+    parser.add_argument("--show", action="store_true", help="print every detected heading")
+    parser.add_argument("--set", choices=("tuning", "heldout"), action="append",
+                        help="score only this set (repeatable; default both)")
+    args = parser.parse_args(argv)
+    missing = check_files(args.pdfs)
+    if missing:
+        print(f"missing or different in {args.pdfs}: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    truth = json.loads(TRUTH.read_text(encoding="utf-8"))
+    for name in args.set or ("tuning", "heldout"):
+        print(f"{name}:")
+        detected, hits, lines, found = score_set(args.pdfs, truth[name], args.show)
+        precision = hits / detected if detected else 1.0
+        print(f"  {'total':36s} detected {detected:3d}  truth {lines:3d}  "
+              f"P {precision:.3f}  R {found / lines if lines else 1.0:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""The heading scorer (benchmarks/heading_truth.py): its matching rule, and the tuning
+set's figures when the PDFs are present (they are not in the repository)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pytest
+
+from conftest import REPO
+
+
+def _load_scorer():
+    spec = importlib.util.spec_from_file_location(
+        "heading_truth", REPO / "benchmarks" / "heading_truth.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+scorer = _load_scorer()
+
+
+def test_matching_ignores_numbers_case_and_wrapping_but_not_other_words():
+    assert scorer.same_heading("1 Introduction", "INTRODUCTION 1")
+    assert scorer.same_heading("The Rise of Personal Computers (1980s)",
+                               "the rise of personal computers")
+    assert not scorer.same_heading("Related Work", "Future Work")
+    assert scorer.match(["Results", "Results", "Noise"], ["Results"]) == 1  # each line once
+
+
+def test_the_truth_file_lists_the_manifest_s_pdfs_in_two_disjoint_sets():
+    truth = json.loads(scorer.TRUTH.read_text(encoding="utf-8"))
+    tuning, heldout = set(truth["tuning"]), set(truth["heldout"])
+    assert tuning and heldout and not tuning & heldout
+    import csv
+
+    with open(scorer.MANIFEST, newline="", encoding="utf-8") as f:
+        assert {row["file"] for row in csv.DictReader(f)} == tuning | heldout
+
+
+def test_tuning_set_precision_and_recall_when_the_pdfs_are_present():
+    if scorer.check_files(scorer.DEFAULT_PDFS):
+        pytest.skip(f"heading PDFs not in {scorer.DEFAULT_PDFS} "
+                    "(see benchmarks/data/heading-pdfs.csv)")
+    truth = json.loads(scorer.TRUTH.read_text(encoding="utf-8"))
+    detected, hits, lines, found = scorer.score_set(scorer.DEFAULT_PDFS, truth["tuning"], False)
+    assert hits / detected >= 0.9 and found / lines >= 0.8

@@ -1,0 +1,88 @@
+"""Machine residue never reaches the cleaned text; ordinary text that looks a bit like it stays."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+
+from ragbeam.transforms.clean.document import CleanOptions, clean_document
+from ragbeam.transforms.clean.residue import find_residue, is_blob_line, is_dictionary_line
+from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
+
+SRC = SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1)
+JOB_OPTIONS = """<<
+  /ASCII85EncodePages false
+  /AllowTransparency false
+  /CalGrayProfile (Gray Gamma 2.2)
+  /CalCMYKProfile (ISO Coated v2 300% \\050ECI\\051)
+  /ColorImageDict <<
+    /QFactor 0.15
+    /HSamples [1 1 1 1] /VSamples [1 1 1 1]
+  >>
+  /ColorImageResolution 300
+  /Description <<
+    /DEU <FEFF00560065007200770065006e00640065006e00200053006900650020006400690065007300650020>
+  >>
+>> setdistillerparams"""
+XMP = """<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/">
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">
+</rdf:RDF>
+</x:xmpmeta>
+<?xpacket end="w"?>"""
+
+
+def _doc(*blocks: Block) -> ExtractedDocument:
+    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
+                             raw_text="", blocks=blocks, metadata={})
+
+
+def _residue_of(text: str, code: bool = False) -> set[int]:
+    lines = text.splitlines()
+    return set(find_residue(lines, [0] * len(lines), [code] * len(lines)).lines)
+
+
+def test_pdf_dictionaries_xmp_packets_and_blobs_are_residue():
+    assert _residue_of(JOB_OPTIONS) == set(range(len(JOB_OPTIONS.splitlines())))
+    assert _residue_of(XMP) == set(range(len(XMP.splitlines())))
+    blob = base64.b64encode(random.Random(1).randbytes(120)).decode()
+    assert is_blob_line(blob)
+    assert is_blob_line("<" + hashlib.sha512(b"x").hexdigest() * 2 + ">")
+    assert _residue_of("\ufffd\ufffd\ue001\ufffd \ufffd\ufffd\ufffd\ue010\ufffd x") == {0}
+
+
+def test_text_that_only_resembles_residue_stays():
+    ordinary = [
+        f"The release is signed with SHA-256 {hashlib.sha256(b'x').hexdigest()} as usual.",
+        "See /usr/local/bin and /etc/hosts on the server.",
+        "and/or 2 3 4",
+        "Revenue 2023 2024 1,234 5,678",
+        "x << 2 shifts left; y >> 1 shifts right",
+        "Antidisestablishmentarianism" * 3,  # a long word: not base64 (no digits)
+        "中文文本没有问题，也不是残留。" * 4,
+    ]
+    assert _residue_of("\n".join(ordinary)) == set()
+    assert not is_dictionary_line("The /Name of a PDF object")
+
+
+def test_a_dictionary_in_a_code_block_is_the_author_s_and_stays():
+    assert _residue_of(JOB_OPTIONS, code=True) == set()
+
+
+def test_clean_document_removes_residue_and_counts_it():
+    doc = clean_document(_doc(
+        Block(BlockKind.PARAGRAPH, "A real paragraph about typesetting.", page=1),
+        Block(BlockKind.PARAGRAPH, JOB_OPTIONS),
+        Block(BlockKind.PARAGRAPH, XMP),
+    ), CleanOptions())
+    assert doc.text == "A real paragraph about typesetting."
+    lines = len(JOB_OPTIONS.splitlines()) + len(XMP.splitlines())
+    assert doc.metadata["clean_residue_lines_removed"] == str(lines)
+    assert int(doc.metadata["clean_residue_chars_removed"]) > 500
+    assert set(json.loads(doc.metadata["clean_residue_rules"])) >= {"dictionary", "xmp"}
+    kept = clean_document(_doc(Block(BlockKind.PARAGRAPH, JOB_OPTIONS)),
+                          CleanOptions(remove_residue=False))
+    assert "/ASCII85EncodePages false" in kept.text

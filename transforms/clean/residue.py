@@ -1,0 +1,161 @@
+"""Machine residue: text no reader wrote and no reader wants to retrieve (pure).
+
+Extraction can hand over bytes that were never meant to be read: a PDF's
+dictionaries and PostScript settings, an XMP metadata packet, hex or base64
+strings of fonts and images, binary remnants decoded as text. The root cause
+of the worst case, a PDF's attached Acrobat Distiller job options, is handled
+at extraction (embedded resources are left out, ``extract/xhtml.py``); this
+step is the safety net for residue that arrives any other way. The rules, in
+the order they are applied, look at a line's shape only, never at words:
+
+1. **blob**: a line that is mostly (``BLOB_LINE_SHARE``) one or more runs of
+   hex digits or base64 of at least ``MIN_BLOB_CHARS`` characters (a SHA-256
+   in a sentence is 64 characters and stays);
+2. **binary**: a line whose characters are at least ``BINARY_SHARE``
+   replacement characters (U+FFFD) or private-use code points;
+3. **dictionary**: a run of at least ``MIN_DICT_LINES`` consecutive lines made
+   only of PDF/PostScript tokens (``/Name``, ``<<``, ``>>``, numbers,
+   ``(strings)``, ``<hex>``, ``true``, a few operators such as
+   ``setdistillerparams``), one of them a dictionary delimiter and at least
+   half of them holding a ``/Name``;
+4. **XMP**: a line holding an XMP packet marker (``<?xpacket``,
+   ``<x:xmpmeta``), or a run of at least two lines of RDF/XMP markup;
+5. a block (a source paragraph, a table) that is mostly residue
+   (``BLOCK_SHARE`` of its characters) goes whole.
+
+Code blocks are checked for binary remnants only: a PDF dictionary or a hex
+test vector in a code listing was put there by its author.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MIN_BLOB_CHARS = 80
+BLOB_LINE_SHARE = 0.6
+BINARY_SHARE = 0.3
+MIN_BINARY_CHARS = 8
+MIN_DICT_LINES = 3
+BLOCK_SHARE = 0.5
+
+_HEX_RUN = re.compile(rf"[0-9A-Fa-f]{{{MIN_BLOB_CHARS},}}")
+_BASE64_RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_BLOB_CHARS},}}={{0,2}}")
+_BINARY_CHAR = re.compile("[\ufffd\ue000-\uf8ff]")
+_PS_OPERATORS = ("true|false|null|R|obj|endobj|stream|endstream|def|begin|end|dict|xref|"
+                 "trailer|startxref|setdistillerparams|setpagedevice|currentdistillerparams|"
+                 "setparams|pop|exch|dup")
+_PS_TOKEN = re.compile(
+    r"<<|>>|\[|\]|/[^\s/\[\]<>(){}%]*|[-+]?\d*\.?\d+|\((?:[^()\\]|\\.)*\)|<[0-9A-Fa-f\s]*>"
+    rf"|(?:{_PS_OPERATORS})(?![\w/])")
+_PS_FIRST = frozenset("/<>[]()+-.0123456789")
+_PS_WORDS = frozenset(_PS_OPERATORS.split("|"))
+_PS_DELIMITER = re.compile(r"<<|>>|\b\d+ \d+ obj\b")
+_XMP_PACKET = re.compile(r"<\?xpacket|<x:xmpmeta|</x:xmpmeta")
+_XMP_MARKUP = re.compile(r"</?(?:rdf|x|xmp\w*|stEvt|stRef|stFnt|pdfx?|photoshop|tiff|exif|"
+                         r"illustrator|xmpG\w*|dc|crs):\w+|xmlns:\w+=")
+
+
+def _blob_chars(line: str) -> int:
+    hex_chars = sum(len(m) for m in _HEX_RUN.findall(line))
+    base64_chars = sum(len(m) for m in _BASE64_RUN.findall(line)
+                       if re.search(r"\d", m) and re.search(r"[a-z]", m)
+                       and re.search(r"[A-Z]", m))
+    return max(hex_chars, base64_chars)
+
+
+def is_blob_line(line: str) -> bool:
+    """Mostly hex or base64 runs (font, image or key data)."""
+    stripped = line.strip()
+    if len(stripped) < MIN_BLOB_CHARS:
+        return False
+    return _blob_chars(stripped) >= BLOB_LINE_SHARE * len(stripped)
+
+
+def is_binary_line(line: str) -> bool:
+    """Mostly replacement or private-use characters: bytes decoded as text."""
+    if line.isascii():
+        return False
+    found = len(_BINARY_CHAR.findall(line))
+    visible = len(line) - line.count(" ")
+    return found >= MIN_BINARY_CHARS and found >= BINARY_SHARE * visible
+
+
+def is_dictionary_line(line: str) -> bool:
+    """Only PDF/PostScript tokens (a line of numbers is one too: runs decide)."""
+    stripped = line.strip()
+    if not stripped or not (stripped[0] in _PS_FIRST or stripped.split(None, 1)[0] in _PS_WORDS):
+        return False  # the usual line, prose: no token can start it
+    position = 0
+    for match in _PS_TOKEN.finditer(stripped):
+        if stripped[position:match.start()].strip():
+            return False
+        position = match.end()
+    return not stripped[position:].strip()
+
+
+def _is_xmp_markup(line: str) -> bool:
+    return ("<" in line or "=" in line) and bool(_XMP_MARKUP.search(line))
+
+
+@dataclass(frozen=True)
+class Residue:
+    """Indexes of residue lines, and how many of them each rule found."""
+
+    lines: frozenset[int]
+    by_rule: dict[str, int]
+
+
+def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[bool]) -> Residue:
+    """Residue lines of one document.
+
+    ``lines``: its cleaned lines in order; ``blocks[i]``: the source block of line
+    ``i``; ``code[i]``: the line is in a code block (checked for binary remnants only).
+    """
+    found: dict[int, str] = {}
+    for i, line in enumerate(lines):
+        if not code[i] and is_blob_line(line):
+            found[i] = "blob"
+        elif is_binary_line(line):
+            found[i] = "binary"
+        elif not code[i] and "<" in line and _XMP_PACKET.search(line):
+            found[i] = "xmp"
+    _mark_runs(lines, code, found, is_dictionary_line, MIN_DICT_LINES, "dictionary",
+               lambda run: any(_PS_DELIMITER.search(lines[i]) for i in run)
+               and 2 * sum("/" in lines[i] for i in run) >= len(run))
+    _mark_runs(lines, code, found, _is_xmp_markup, 2, "xmp", lambda run: True)
+    _mark_blocks(lines, blocks, found)
+    by_rule: dict[str, int] = {}
+    for rule in found.values():
+        by_rule[rule] = by_rule.get(rule, 0) + 1
+    return Residue(frozenset(found), by_rule)
+
+
+def _mark_runs(lines: Sequence[str], code: Sequence[bool], found: dict[int, str], test,
+               min_lines: int, rule: str, accept) -> None:
+    """Runs of at least ``min_lines`` consecutive non-code lines passing ``test``
+    (residue lines found before may sit inside a run: a hex string in a dictionary)."""
+    run: list[int] = []
+    for i in range(len(lines) + 1):
+        if i < len(lines) and not code[i] and (i in found or test(lines[i])):
+            run.append(i)
+            continue
+        own = [j for j in run if j not in found]
+        if len(run) >= min_lines and own and accept(run):
+            found.update(dict.fromkeys(own, rule))
+        run = []
+
+
+def _mark_blocks(lines: Sequence[str], blocks: Sequence[int], found: dict[int, str]) -> None:
+    """A block mostly made of residue lines goes whole."""
+    total: dict[int, int] = {}
+    residue: dict[int, int] = {}
+    for i, line in enumerate(lines):
+        total[blocks[i]] = total.get(blocks[i], 0) + len(line)
+        if i in found:
+            residue[blocks[i]] = residue.get(blocks[i], 0) + len(line)
+    mostly = {block for block, n in residue.items() if n >= BLOCK_SHARE * total[block]}
+    for i in range(len(lines)):
+        if blocks[i] in mostly and i not in found:
+            found[i] = "block"
