@@ -16,19 +16,22 @@ lines are furniture, by two independent rules plus one companion rule:
 2. **Running text.** A line near the top or bottom of a page whose *shape*
    (case-folded, digits and roman numerals replaced by ``#``) repeats near the
    edges of a large share of pages — or of the odd or the even pages, for
-   alternating headers, or on the very first or last lines of at least three
-   consecutive pages, for heads that change with the chapter or section — is
-   furniture, *unless the middle of the pages uses that shape too* (on at least
-   one page for every ``EDGE_PAGES_PER_MIDDLE_PAGE`` pages that carry it at an
-   edge): text that the body uses as well is never removed, while a title
-   repeated once on a cover does not save a head that runs on thirty pages.
-   Where a page's whole edge band is furniture, the band grows inward a line at
-   a time (up to ``MAX_BLOCK_LINES``), so a furniture block deeper than the band
-   (a footer above a nine-fragment stamp) goes when its lines repeat like any
-   running text. Lines that are only a number are left to rule 1. A head seen
-   on a single page goes when it ends in the number that the page sequence of
-   the other pages predicts (or, on a page's last line, begins with it), and is
-   neither a list item nor a sentence.
+   alternating headers when the facing pages carry furniture too, or on the
+   very first or last lines of at least three consecutive pages, for heads that
+   change with the chapter or section — is furniture, *unless the middle of
+   the pages uses that shape too* (on at least one page for every
+   ``EDGE_PAGES_PER_MIDDLE_PAGE`` pages that carry it at an edge): text that
+   the body uses as well is never removed, while a title repeated once on a
+   cover does not save a head that runs on thirty pages. Where a page's whole
+   edge band is furniture, the band grows inward a line at a time (up to
+   ``MAX_BLOCK_LINES``), so a furniture block deeper than the band (a footer
+   above a nine-fragment stamp) goes when its lines repeat like any running
+   text. Lines whose numbers change in more than ``MAX_CHANGING_NUMBERS``
+   places from page to page are table rows, whatever their shape. Lines that
+   are only a number are left to rule 1. A head seen on a single page goes
+   when it ends in the number that the page sequence of the other pages
+   predicts (or, on a page's last line, begins with it), and is neither a list
+   item nor a sentence.
 3. **Running-head companions.** A page number identified at the very edge of
    a page marks that edge as a running head: the short, unpunctuated lines
    between the number and the page edge belong to it ("Journal of X" above
@@ -95,6 +98,9 @@ EDGE_PAGES_PER_MIDDLE_PAGE = 4
 # footer) are followed inward from a page edge whose band is all furniture, up
 # to this many lines from the edge.
 MAX_BLOCK_LINES = 12
+# A running head's numbers that change from page to page: the page number, at
+# most also a chapter or section number. More is a table's rows.
+MAX_CHANGING_NUMBERS = 2
 
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
@@ -296,10 +302,12 @@ def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
 
 
 def _find_running_text(pages: Sequence[Sequence[PageLine]],
-                       depths: Sequence[tuple[int, int]] | None = None
+                       depths: Sequence[tuple[int, int]] | None = None,
+                       numbers: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
                        ) -> set[tuple[int, int]]:
     """Running text within each page's edge band (``depths``: lines from the top and
-    from the bottom; ``RUNNING_TEXT_BAND`` each by default)."""
+    from the bottom; ``RUNNING_TEXT_BAND`` each by default; ``numbers``: the page
+    numbers found, which confirm the facing side of an alternating head)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
@@ -326,16 +334,29 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
     n = len(pages)
     n_even, n_odd = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
     candidates: list[str] = []
+    alternating: list[tuple[str, int]] = []  # (shape, parity of the pages it is on)
     for shape, on_pages in edge_pages.items():
-        if len(on_pages) < 2 or shape in number_shapes:
+        if (len(on_pages) < 2 or shape in number_shapes
+                or _numbers_vary_like_a_table(pages, edge_hits[shape])):
             continue
         odd = sum(1 for p in on_pages if p % 2 == 0)
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
-                or (n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0)
-                or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)
                 or _on_consecutive_pages(extreme_pages.get(shape, set()))):
             candidates.append(shape)
+        elif n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0:
+            alternating.append((shape, 0))
+        elif n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0:
+            alternating.append((shape, 1))
+    # A head on every other page only is a verso or recto head when the facing
+    # pages carry furniture too (their own head or the page numbers); a body line
+    # that happens to open two even pages has no such partner.
+    if alternating:
+        furnished = {p for shape in candidates for p in edge_pages[shape]}
+        furnished.update(p for p, _ in numbers)
+        furnished.update(p for shape, _ in alternating for p in edge_pages[shape])
+        candidates.extend(shape for shape, parity in alternating
+                          if any(p % 2 != parity for p in furnished))
     if not candidates:
         return set()
     # Text the body uses too is never furniture: look for the candidates mid-page
@@ -371,7 +392,7 @@ def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
                          numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
     """Running text, with each page's edge band grown inward while it is all furniture."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    found = _find_running_text(pages)
+    found = _find_running_text(pages, numbers=numbers)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
         furniture = found | numbers
         grown = False
@@ -388,8 +409,21 @@ def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
                 grown = True
         if not grown:
             break
-        found = _find_running_text(pages, [(top, bottom) for top, bottom in depths])
+        found = _find_running_text(pages, [(top, bottom) for top, bottom in depths], numbers)
     return found
+
+
+def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]],
+                               hits: list[tuple[int, int]]) -> bool:
+    """Lines of one shape whose numbers change in more than two places are data rows
+    ("Revenue 1,567 3,684 5,056"), not a head whose page (and chapter) number changes."""
+    runs = [_DIGITS.findall(pages[p][i].text) for p, i in hits]
+    if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
+        return False
+    if any(len(r) != len(runs[0]) for r in runs):
+        return False
+    changing = sum(1 for k in range(len(runs[0])) if len({r[k] for r in runs}) > 1)
+    return changing > MAX_CHANGING_NUMBERS
 
 
 def _on_consecutive_pages(on_pages: set[int]) -> bool:
