@@ -13,6 +13,10 @@ lines are furniture, by two independent rules plus one companion rule:
    shape repeats on at least two pages. Two votes suffice when they come from
    consecutive pages and each number is its page's very first or last line
    (front matter: "i" closing one page, "ii" the only line of the next).
+   A head that carries the page number is found anywhere on its page when its
+   text recurs on at least half the pages and its number follows the sequence
+   on at least ``MIN_ANCHORED_PAGES`` of them: Tika's reading order puts some
+   journal heads after the page's figures and tables.
 2. **Running text.** A line near the top or bottom of a page whose *shape*
    (case-folded, digits and roman numerals replaced by ``#``) repeats near the
    edges of a large share of pages — or of the odd or the even pages, for
@@ -101,6 +105,11 @@ MAX_BLOCK_LINES = 12
 # A running head's numbers that change from page to page: the page number, at
 # most also a chapter or section number. More is a table's rows.
 MAX_CHANGING_NUMBERS = 2
+# A running head that Tika places anywhere on the page (after the figures and
+# tables, in its reading order) is still recognised by its text recurring on at
+# least MIN_PAGE_SHARE of the pages with the page number at one end, following
+# the page sequence on at least this many pages.
+MIN_ANCHORED_PAGES = 3
 
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
@@ -281,6 +290,52 @@ def _is_single_head(line: str, last_line: bool) -> bool:
         return not rest.endswith(_SENTENCE_END)
     first = tokens[0]
     return last_line and (first.isdigit() or roman_value(first) is not None)
+
+
+def _outer_number(tokens: list[str]) -> tuple[int, str] | None:
+    """(value, the rest) when a line opens or closes with an arabic number."""
+    for value, rest in ((tokens[-1], tokens[:-1]), (tokens[0], tokens[1:])):
+        if value.isdigit() and 0 < int(value) <= MAX_PAGE_NUMBER:
+            return int(value), " ".join(rest)
+    return None
+
+
+def _find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    """Running heads anywhere on their page, anchored by the page sequence.
+
+    Tika's reading order can put a head after a page's floats, deep in the page.
+    Such a head is still one line whose text, without the page number at its
+    start or end ("446 H. Ashuri … 444–454" / "H. Ashuri … 444–454 445"),
+    recurs on at least half the pages, and whose number is the page index plus
+    one offset on at least ``MIN_ANCHORED_PAGES`` of them. Lines of that text
+    whose number is fused to the previous word ("253–265254") go with them. A
+    line of one word besides the number ("Figure 3") or one that ends a sentence
+    is never such a head.
+    """
+    members: dict[str, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            text = line.text
+            if not line.removable or not (0 < len(text) <= 2 * MAX_COMPANION_CHARS):
+                continue
+            tokens = text.split()
+            if len(tokens) < 3 or not (tokens[0][0].isdigit() or tokens[-1][-1].isdigit()):
+                continue  # the page number (or the one fused to the text) is at one end
+            outer = _outer_number(tokens)
+            rest = outer[1] if outer else text
+            if rest.endswith(_SENTENCE_END) or sum(t.isalpha() for t in rest.split()) < 2:
+                continue
+            members[line_shape(rest)].append((p, i, outer[0] - p if outer else None))
+    found: set[tuple[int, int]] = set()
+    for hits in members.values():
+        on_pages = {p for p, _, _ in hits}
+        if len(on_pages) < MIN_PAGE_SHARE * len(pages) or len(on_pages) != len(hits):
+            continue  # not on most pages, or more than once on a page: not a head
+        offsets = Counter(offset for _, _, offset in hits if offset is not None)
+        if offsets and offsets.most_common(1)[0][1] >= MIN_ANCHORED_PAGES:
+            anchor = offsets.most_common(1)[0][0]
+            found.update((p, i) for p, i, offset in hits if offset in (anchor, None))
+    return found
 
 
 def _consecutive_pair(on_pages: set[int]) -> bool:
@@ -491,7 +546,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
         numbers = _find_single_page_number(unstamped[0])
         running: set[tuple[int, int]] = set()
     else:
-        numbers = _find_page_numbers(unstamped)
+        numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
         running = _find_running_blocks(unstamped, numbers) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
 

@@ -248,3 +248,18 @@ def test_table_rows_whose_numbers_change_are_not_running_text():
     assert _removed(pages) == []
     pages = _pages(*[[f"Curr. Oncol. 2023, 30 {3080 + p}", *body(p, 8)] for p in range(6)])
     assert len(_removed(pages)) == 6
+
+
+def test_a_head_with_the_page_number_goes_wherever_tika_puts_it_on_the_page():
+    head = "H. Ashuri, A. Hassani / Journal of Alloys and Compounds 617 (2014) 444–454"
+    pages = _pages(["A title page", *body(0, 8)],
+                   *[[*body(p, 5), f"{head} {445 + p - 1}" if p % 2 else f"{444 + p} {head}",
+                      *body(p, 12)[5:]] for p in range(1, 8)])
+    pages[4][5] = PageLine(f"{head}{448}")  # the number fused to the last word
+    removed = _removed(pages)
+    assert [p for p, _ in removed] == list(range(1, 8))
+    # Figure labels in page order and a repeated line whose number does not follow
+    # the pages stay.
+    pages = _pages(*[[*body(p, 5), f"Figure {p + 1}", f"Table of results {p * 3}",
+                      *body(p, 12)[5:]] for p in range(6)])
+    assert _removed(pages) == []
