@@ -1,7 +1,7 @@
 """Furniture recall and body retention: tuning and held-out sets, side by side.
 
     python benchmarks/furniture_truth.py [--corpus ../shared/corpus] [--heldout DIR]
-                                         [--dev DIR] [--closing DIR] [--show]
+                                         [--dev DIR] [--closing DIR] [--final DIR] [--show]
     python benchmarks/furniture_truth.py --fetch dev --mirror-root DIR   # or --download
     python benchmarks/furniture_truth.py --pdf any.pdf [--pdf other.pdf]   # audit, no truth
 
