@@ -15,8 +15,9 @@ lines are furniture, by two independent rules plus one companion rule:
    (front matter: "i" closing one page, "ii" the only line of the next).
    A head that carries the page number is found anywhere on its page when its
    text recurs on at least half the pages and its number follows the sequence
-   on at least ``MIN_ANCHORED_PAGES`` of them: Tika's reading order puts some
-   journal heads after the page's figures and tables.
+   on at least ``MIN_ANCHORED_PAGES`` of them (and a quarter of all pages):
+   Tika's reading order puts some journal heads after the page's figures and
+   tables.
 2. **Running text.** A line near the top or bottom of a page whose *shape*
    (case-folded, digits and roman numerals replaced by ``#``) repeats near the
    edges of a large share of pages — or of the odd or the even pages, for
@@ -108,8 +109,10 @@ MAX_CHANGING_NUMBERS = 2
 # A running head that Tika places anywhere on the page (after the figures and
 # tables, in its reading order) is still recognised by its text recurring on at
 # least MIN_PAGE_SHARE of the pages with the page number at one end, following
-# the page sequence on at least this many pages.
+# the page sequence on at least this many pages, and this share of all pages
+# (numbers in a long table's rows match some offset on a few pages by chance).
 MIN_ANCHORED_PAGES = 3
+ANCHORED_PAGE_SHARE = 0.25
 
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
@@ -307,12 +310,13 @@ def _find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, 
     Such a head is still one line whose text, without the page number at its
     start or end ("446 H. Ashuri … 444–454" / "H. Ashuri … 444–454 445"),
     recurs on at least half the pages, and whose number is the page index plus
-    one offset on at least ``MIN_ANCHORED_PAGES`` of them. Lines of that text
-    whose number is fused to the previous word ("253–265254") go with them. A
-    line of one word besides the number ("Figure 3") or one that ends a sentence
-    is never such a head.
+    one offset on at least ``MIN_ANCHORED_PAGES`` of them (and a quarter of all
+    pages). Lines of that text whose number is fused to the previous word
+    ("253–265254") go with them. A line of one word besides the number
+    ("Figure 3") or one that ends a sentence is never such a head.
     """
-    members: dict[str, list[tuple[int, int, int | None]]] = defaultdict(list)
+    numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
+    fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     for p, lines in enumerate(pages):
         for i, line in enumerate(lines):
             text = line.text
@@ -325,14 +329,35 @@ def _find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, 
             rest = outer[1] if outer else text
             if rest.endswith(_SENTENCE_END) or sum(t.isalpha() for t in rest.split()) < 2:
                 continue
-            members[line_shape(rest)].append((p, i, outer[0] - p if outer else None))
+            if outer:
+                numbered.append((p, i, outer[0] - p, rest))
+            else:
+                fused.append((p, i, text))
+    # Only an offset that several pages share can anchor a head: shape only those
+    # lines (shaping every numbered line of a long table costs).
+    pages_of_offset: dict[int, set[int]] = defaultdict(set)
+    for p, _, offset, _ in numbered:
+        pages_of_offset[offset].add(p)
+    needed = max(MIN_ANCHORED_PAGES, ANCHORED_PAGE_SHARE * len(pages))
+    viable = {offset for offset, on in pages_of_offset.items() if len(on) >= needed}
+    if not viable:
+        return set()
+    members: dict[str, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for p, i, offset, rest in numbered:
+        if offset in viable:
+            members[line_shape(rest)].append((p, i, offset))
+    firsts = {shape[:1] for shape in members}  # a shape starts as its line does, or "#"
+    for p, i, text in fused:
+        first = text[:1].casefold()
+        if first in firsts or ("#" in firsts and (first.isdigit() or first in "ivxlcdm")):
+            members[line_shape(text)].append((p, i, None))
     found: set[tuple[int, int]] = set()
     for hits in members.values():
         on_pages = {p for p, _, _ in hits}
         if len(on_pages) < MIN_PAGE_SHARE * len(pages) or len(on_pages) != len(hits):
             continue  # not on most pages, or more than once on a page: not a head
         offsets = Counter(offset for _, _, offset in hits if offset is not None)
-        if offsets and offsets.most_common(1)[0][1] >= MIN_ANCHORED_PAGES:
+        if offsets and offsets.most_common(1)[0][1] >= needed:
             anchor = offsets.most_common(1)[0][0]
             found.update((p, i) for p, i, offset in hits if offset in (anchor, None))
     return found
