@@ -319,9 +319,10 @@ def _find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, 
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     for p, lines in enumerate(pages):
         for i, line in enumerate(lines):
-            text = line.text
-            if not line.removable or not (0 < len(text) <= 2 * MAX_COMPANION_CHARS):
-                continue
+            text = line.text.strip()
+            if (not (text[:1].isdigit() or text[-1:].isdigit()) or not line.removable
+                    or len(text) > 2 * MAX_COMPANION_CHARS):
+                continue  # most lines: no number at either end (checked before splitting)
             tokens = text.split()
             if len(tokens) < 3 or not (tokens[0][0].isdigit() or tokens[-1][-1].isdigit()):
                 continue  # the page number (or the one fused to the text) is at one end
@@ -517,10 +518,16 @@ def _find_companions(pages: Sequence[Sequence[PageLine]],
     # chapter's name on its next page, the journal's on the facing one); a slide's
     # title above its number in Tika's order does not, so it stays.
     edge_shapes: dict[str, set[int]] = defaultdict(set)
-    if len(pages) > 1:
-        for p, lines in enumerate(pages):
-            for i in _band(len(lines), RUNNING_TEXT_BAND):
-                edge_shapes[line_shape(lines[i].text)].add(p)
+
+    def recurs_at_an_edge(line: PageLine) -> bool:
+        if len(pages) == 1:
+            return True
+        if not edge_shapes:  # built on first need: most documents never ask
+            for p, lines in enumerate(pages):
+                for i in _band(len(lines), RUNNING_TEXT_BAND):
+                    edge_shapes[line_shape(lines[i].text)].add(p)
+        return len(edge_shapes[line_shape(line.text)]) >= 2
+
     found: set[tuple[int, int]] = set()
     for p, i in page_numbers:
         lines = pages[p]
@@ -533,8 +540,7 @@ def _find_companions(pages: Sequence[Sequence[PageLine]],
             between = range(i + 1, len(lines))
         else:
             continue
-        if all(_is_companion(lines[j]) and (len(pages) == 1 or len(
-                edge_shapes[line_shape(lines[j].text)]) >= 2) for j in between):
+        if all(_is_companion(lines[j]) and recurs_at_an_edge(lines[j]) for j in between):
             found.update((p, j) for j in between)
     return found
 
