@@ -10,20 +10,41 @@ lines are furniture, by two independent rules plus one companion rule:
    merely sits near an edge does not follow the page sequence, so it stays.
    The same holds for a short running head that opens or closes with the page
    number ("Chapter 4: Parsing 9") on the first or last two lines, if its
-   shape repeats on at least two pages.
+   shape repeats on at least two pages. Two votes suffice when they come from
+   consecutive pages and each number is its page's very first or last line
+   (front matter: "i" closing one page, "ii" the only line of the next).
+   A head that carries the page number is found anywhere on its page when its
+   text recurs on at least half the pages and its number follows the sequence
+   on at least ``MIN_ANCHORED_PAGES`` of them (and a quarter of all pages):
+   Tika's reading order puts some journal heads after the page's figures and
+   tables.
 2. **Running text.** A line near the top or bottom of a page whose *shape*
    (case-folded, digits and roman numerals replaced by ``#``) repeats near the
    edges of a large share of pages — or of the odd or the even pages, for
-   alternating headers, or on the very first or last lines of at least three
-   consecutive pages, for heads that change with the chapter or section — is
-   furniture, *unless that shape also occurs in the middle of any page*: text
-   that the body uses too is never removed. Lines that are only a number are
-   left to rule 1. A head seen on a single page goes when it ends in the
-   number that the page sequence of the other pages predicts.
+   alternating headers when the facing pages carry furniture too, or on the
+   very first or last lines of at least three consecutive pages, for heads that
+   change with the chapter or section — is furniture, *unless the middle of
+   the pages uses that shape too* (on at least one page for every
+   ``EDGE_PAGES_PER_MIDDLE_PAGE`` pages that carry it at an edge): text that
+   the body uses as well is never removed, while a title repeated once on a
+   cover does not save a head that runs on thirty pages. Where a page's whole
+   edge band is furniture, the band grows inward a line at a time (up to
+   ``MAX_BLOCK_LINES``), so a furniture block deeper than the band (a footer
+   above a nine-fragment stamp) goes when its lines repeat like any running
+   text. Lines whose numbers change in more than ``MAX_CHANGING_NUMBERS``
+   places from page to page are table rows, whatever their shape. Lines that
+   are only a number are left to rule 1. A head seen on a single page goes
+   when it ends in the number that the page sequence of the other pages
+   predicts (or, on a page's last line, begins with it), and is neither a list
+   item nor a sentence.
 3. **Running-head companions.** A page number identified at the very edge of
    a page marks that edge as a running head: the short, unpunctuated lines
    between the number and the page edge belong to it ("Journal of X" above
-   "173"). Not applied to page number 1 (first pages carry titles, not heads).
+   "173"). Not applied to page number 1 (first pages carry titles, not heads),
+   nor to a number nearer the other edge (a slide's "Title" / "4" ends in its
+   number: a footer, not a head). With several pages a companion's shape must
+   also sit at the edge of another page: a slide title that Tika emits above
+   the slide number is the slide's own.
 4. **Margin stamps.** Text set at 90 degrees comes out of Tika one or two
    glyphs per line ("ar", "X", "iv", ":2", "00", "4." …: the arXiv identifier
    that runs up the left margin). A stamp is laid over a finished page, so its
@@ -73,6 +94,25 @@ MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are wor
 # A rotated stamp: at least this many one- or two-glyph lines closing a page.
 MIN_STAMP_LINES = 8
 MAX_FRAGMENT_CHARS = 3
+# Running text is body after all when the middle of the pages uses its shape on
+# at least one page for every this many pages that carry it at an edge (a title
+# repeated once on a cover does not save a head on 30 pages; a line the body
+# repeats as often as the edges do stays).
+EDGE_PAGES_PER_MIDDLE_PAGE = 4
+# Furniture blocks deeper than the edge band (a stamp of nine fragments under a
+# footer) are followed inward from a page edge whose band is all furniture, up
+# to this many lines from the edge.
+MAX_BLOCK_LINES = 12
+# A running head's numbers that change from page to page: the page number, at
+# most also a chapter or section number. More is a table's rows.
+MAX_CHANGING_NUMBERS = 2
+# A running head that Tika places anywhere on the page (after the figures and
+# tables, in its reading order) is still recognised by its text recurring on at
+# least MIN_PAGE_SHARE of the pages with the page number at one end, following
+# the page sequence on at least this many pages, and this share of all pages
+# (numbers in a long table's rows match some offset on a few pages by chance).
+MIN_ANCHORED_PAGES = 3
+ANCHORED_PAGE_SHARE = 0.25
 
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
@@ -181,6 +221,7 @@ def embedded_page_number(line: str) -> tuple[str, int] | None:
 
 def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
     votes: dict[tuple[str, int], set[int]] = defaultdict(set)
+    outermost: dict[tuple[str, int], set[int]] = defaultdict(set)  # voters on line 0 or n-1
     candidates: list[tuple[int, int, str, int]] = []
     embedded: dict[str, list[tuple[int, int, str, int]]] = defaultdict(list)
     for p, lines in enumerate(pages):
@@ -193,6 +234,8 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
                 system, value = parsed
                 candidates.append((p, i, system, value - p))
                 votes[(system, value - p)].add(p)
+                if i in (0, len(lines) - 1):
+                    outermost[(system, value - p)].add(p)
             elif i in extreme and (inner := embedded_page_number(lines[i].text)):
                 system, value = inner
                 embedded[line_shape(lines[i].text)].append((p, i, system, value - p))
@@ -207,13 +250,17 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
         else:
             single.extend(hits)
     needed = 2 if len(pages) <= SHORT_DOCUMENT_PAGES else MIN_SEQUENCE_PAGES
-    accepted = {key for key, voters in votes.items() if len(voters) >= needed}
+    accepted = {key for key, voters in votes.items()
+                if len(voters) >= needed or _consecutive_pair(outermost[key])}
     # A head seen once (the only recto page of a chapter: "Chapter 6: Tobogganing
     # 53") still goes when it *ends* in the number the other pages' sequence
     # predicts; headings begin with their numbers, running heads end with them.
+    # A footer on a page's last line may begin with it ("2 Contents"): a
+    # numbered heading does not close a page.
     candidates.extend(hit for hit in single
-                      if _ends_in_number(pages[hit[0]][hit[1]].text)
-                      and (hit[2], hit[3]) in accepted)
+                      if (hit[2], hit[3]) in accepted
+                      and _is_single_head(pages[hit[0]][hit[1]].text,
+                                          last_line=hit[1] == len(pages[hit[0]]) - 1))
     found: set[tuple[int, int]] = set()
     per_page_edge: set[tuple[int, bool]] = set()
     # Closest to an edge first: at most one page number per page edge.
@@ -232,6 +279,95 @@ def _ends_in_number(line: str) -> bool:
     return last.isdigit() or roman_value(last) is not None
 
 
+_LIST_MARKS = ("•", "·", "-", "–", "—", "*", "▪", "◦", "●", "‣")
+
+
+def _is_single_head(line: str, last_line: bool) -> bool:
+    """A running head seen once: ends in its number (or opens with it on a last line),
+    and is neither a list item nor a sentence with a number fused to its end."""
+    tokens = line.split()
+    if not tokens or tokens[0].startswith(_LIST_MARKS):
+        return False
+    if _ends_in_number(line):
+        rest = " ".join(tokens[:-1])
+        return not rest.endswith(_SENTENCE_END)
+    first = tokens[0]
+    return last_line and (first.isdigit() or roman_value(first) is not None)
+
+
+def _outer_number(tokens: list[str]) -> tuple[int, str] | None:
+    """(value, the rest) when a line opens or closes with an arabic number."""
+    for value, rest in ((tokens[-1], tokens[:-1]), (tokens[0], tokens[1:])):
+        if value.isdigit() and 0 < int(value) <= MAX_PAGE_NUMBER:
+            return int(value), " ".join(rest)
+    return None
+
+
+def _find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    """Running heads anywhere on their page, anchored by the page sequence.
+
+    Tika's reading order can put a head after a page's floats, deep in the page.
+    Such a head is still one line whose text, without the page number at its
+    start or end ("446 H. Ashuri … 444–454" / "H. Ashuri … 444–454 445"),
+    recurs on at least half the pages, and whose number is the page index plus
+    one offset on at least ``MIN_ANCHORED_PAGES`` of them (and a quarter of all
+    pages). Lines of that text whose number is fused to the previous word
+    ("253–265254") go with them. A line of one word besides the number
+    ("Figure 3") or one that ends a sentence is never such a head.
+    """
+    numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
+    fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            text = line.text.strip()
+            if (not (text[:1].isdigit() or text[-1:].isdigit()) or not line.removable
+                    or len(text) > 2 * MAX_COMPANION_CHARS):
+                continue  # most lines: no number at either end (checked before splitting)
+            tokens = text.split()
+            if len(tokens) < 3 or not (tokens[0][0].isdigit() or tokens[-1][-1].isdigit()):
+                continue  # the page number (or the one fused to the text) is at one end
+            outer = _outer_number(tokens)
+            rest = outer[1] if outer else text
+            if rest.endswith(_SENTENCE_END) or sum(t.isalpha() for t in rest.split()) < 2:
+                continue
+            if outer:
+                numbered.append((p, i, outer[0] - p, rest))
+            else:
+                fused.append((p, i, text))
+    # Only an offset that several pages share can anchor a head: shape only those
+    # lines (shaping every numbered line of a long table costs).
+    pages_of_offset: dict[int, set[int]] = defaultdict(set)
+    for p, _, offset, _ in numbered:
+        pages_of_offset[offset].add(p)
+    needed = max(MIN_ANCHORED_PAGES, ANCHORED_PAGE_SHARE * len(pages))
+    viable = {offset for offset, on in pages_of_offset.items() if len(on) >= needed}
+    if not viable:
+        return set()
+    members: dict[str, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for p, i, offset, rest in numbered:
+        if offset in viable:
+            members[line_shape(rest)].append((p, i, offset))
+    firsts = {shape[:1] for shape in members}  # a shape starts as its line does, or "#"
+    for p, i, text in fused:
+        first = text[:1].casefold()
+        if first in firsts or ("#" in firsts and (first.isdigit() or first in "ivxlcdm")):
+            members[line_shape(text)].append((p, i, None))
+    found: set[tuple[int, int]] = set()
+    for hits in members.values():
+        on_pages = {p for p, _, _ in hits}
+        if len(on_pages) < MIN_PAGE_SHARE * len(pages) or len(on_pages) != len(hits):
+            continue  # not on most pages, or more than once on a page: not a head
+        offsets = Counter(offset for _, _, offset in hits if offset is not None)
+        if offsets and offsets.most_common(1)[0][1] >= needed:
+            anchor = offsets.most_common(1)[0][0]
+            found.update((p, i) for p, i, offset in hits if offset in (anchor, None))
+    return found
+
+
+def _consecutive_pair(on_pages: set[int]) -> bool:
+    return len(on_pages) == 2 and max(on_pages) - min(on_pages) == 1
+
+
 def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
     """A lone number on the first or last two lines of a page with enough body."""
     if len(lines) < 2 * EXTREME_BAND + 1:
@@ -246,12 +382,22 @@ def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
     return set()
 
 
-def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+def _find_running_text(pages: Sequence[Sequence[PageLine]],
+                       depths: Sequence[tuple[int, int]] | None = None,
+                       numbers: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
+                       ) -> set[tuple[int, int]]:
+    """Running text within each page's edge band (``depths``: lines from the top and
+    from the bottom; ``RUNNING_TEXT_BAND`` each by default; ``numbers``: the page
+    numbers found, which confirm the facing side of an alternating head)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
-    bands = [set(_band(len(lines), RUNNING_TEXT_BAND)) for lines in pages]
+    if depths is None:
+        bands = [set(_band(len(lines), RUNNING_TEXT_BAND)) for lines in pages]
+    else:
+        bands = [{*range(min(top, len(lines))), *range(max(0, len(lines) - bottom), len(lines))}
+                 for lines, (top, bottom) in zip(pages, depths, strict=True)]
     for p, lines in enumerate(pages):
         extreme = set(_band(len(lines), EXTREME_BAND))
         for i in bands[p]:
@@ -269,16 +415,29 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
     n = len(pages)
     n_even, n_odd = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
     candidates: list[str] = []
+    alternating: list[tuple[str, int]] = []  # (shape, parity of the pages it is on)
     for shape, on_pages in edge_pages.items():
-        if len(on_pages) < 2 or shape in number_shapes:
+        if (len(on_pages) < 2 or shape in number_shapes
+                or _numbers_vary_like_a_table(pages, edge_hits[shape])):
             continue
         odd = sum(1 for p in on_pages if p % 2 == 0)
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
-                or (n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0)
-                or (n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0)
                 or _on_consecutive_pages(extreme_pages.get(shape, set()))):
             candidates.append(shape)
+        elif n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0:
+            alternating.append((shape, 0))
+        elif n_odd and even >= 2 and even >= MIN_PAGE_SHARE * n_odd and odd == 0:
+            alternating.append((shape, 1))
+    # A head on every other page only is a verso or recto head when the facing
+    # pages carry furniture too (their own head or the page numbers); a body line
+    # that happens to open two even pages has no such partner.
+    if alternating:
+        furnished = {p for shape in candidates for p in edge_pages[shape]}
+        furnished.update(p for p, _ in numbers)
+        furnished.update(p for shape, _ in alternating for p in edge_pages[shape])
+        candidates.extend(shape for shape, parity in alternating
+                          if any(p % 2 != parity for p in furnished))
     if not candidates:
         return set()
     # Text the body uses too is never furniture: look for the candidates mid-page
@@ -294,19 +453,58 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
     lasts = {shape[-1] for shape in candidates}
     if "#" in lasts:
         lasts.update("0123456789ivxlcdm")
-    middle_shapes = {
-        line_shape(line.text)
-        for p, lines in enumerate(pages)
-        for i, line in enumerate(lines)
-        if i not in bands[p] and low <= len(line.text) <= high
-        and line.text[:1].casefold()[:1] in firsts
-        and (not line.text.isascii() or line.text.rstrip()[-1:].casefold() in lasts)
-    }
+    middle_pages: dict[str, set[int]] = defaultdict(set)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            if (i not in bands[p] and low <= len(line.text) <= high
+                    and line.text[:1].casefold()[:1] in firsts
+                    and (not line.text.isascii()
+                         or line.text.rstrip()[-1:].casefold() in lasts)):
+                middle_pages[line_shape(line.text)].add(p)
     found: set[tuple[int, int]] = set()
     for shape in candidates:
-        if shape not in middle_shapes:
+        in_middle = len(middle_pages.get(shape, ()))
+        if in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape]):
             found.update(edge_hits[shape])
     return found
+
+
+def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
+                         numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Running text, with each page's edge band grown inward while it is all furniture."""
+    depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
+    found = _find_running_text(pages, numbers=numbers)
+    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
+        furniture = found | numbers
+        grown = False
+        for p, lines in enumerate(pages):
+            n = len(lines)
+            top, bottom = depths[p]
+            if top + bottom >= n:
+                continue  # the band already covers the page
+            if all((p, i) in furniture for i in range(top)):
+                depths[p][0] += 1
+                grown = True
+            if all((p, i) in furniture for i in range(n - bottom, n)):
+                depths[p][1] += 1
+                grown = True
+        if not grown:
+            break
+        found = _find_running_text(pages, [(top, bottom) for top, bottom in depths], numbers)
+    return found
+
+
+def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]],
+                               hits: list[tuple[int, int]]) -> bool:
+    """Lines of one shape whose numbers change in more than two places are data rows
+    ("Revenue 1,567 3,684 5,056"), not a head whose page (and chapter) number changes."""
+    runs = [_DIGITS.findall(pages[p][i].text) for p, i in hits]
+    if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
+        return False
+    if any(len(r) != len(runs[0]) for r in runs):
+        return False
+    changing = sum(1 for k in range(len(runs[0])) if len({r[k] for r in runs}) > 1)
+    return changing > MAX_CHANGING_NUMBERS
 
 
 def _on_consecutive_pages(on_pages: set[int]) -> bool:
@@ -316,19 +514,33 @@ def _on_consecutive_pages(on_pages: set[int]) -> bool:
 
 def _find_companions(pages: Sequence[Sequence[PageLine]],
                      page_numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    # With several pages, a head's words recur at the edge of another page (the
+    # chapter's name on its next page, the journal's on the facing one); a slide's
+    # title above its number in Tika's order does not, so it stays.
+    edge_shapes: dict[str, set[int]] = defaultdict(set)
+
+    def recurs_at_an_edge(line: PageLine) -> bool:
+        if len(pages) == 1:
+            return True
+        if not edge_shapes:  # built on first need: most documents never ask
+            for p, lines in enumerate(pages):
+                for i in _band(len(lines), RUNNING_TEXT_BAND):
+                    edge_shapes[line_shape(lines[i].text)].add(p)
+        return len(edge_shapes[line_shape(line.text)]) >= 2
+
     found: set[tuple[int, int]] = set()
     for p, i in page_numbers:
         lines = pages[p]
         parsed = page_number_value(lines[i].text)
         if parsed is None or parsed[1] == 1:
             continue
-        if i < EXTREME_BAND:
+        if i < EXTREME_BAND and i < len(lines) - 1 - i:
             between = range(0, i)
         elif i >= len(lines) - EXTREME_BAND:
             between = range(i + 1, len(lines))
         else:
             continue
-        if all(_is_companion(lines[j]) for j in between):
+        if all(_is_companion(lines[j]) and recurs_at_an_edge(lines[j]) for j in between):
             found.update((p, j) for j in between)
     return found
 
@@ -365,8 +577,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
         numbers = _find_single_page_number(unstamped[0])
         running: set[tuple[int, int]] = set()
     else:
-        numbers = _find_page_numbers(unstamped)
-        running = _find_running_text(unstamped) - numbers
+        numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
+        running = _find_running_blocks(unstamped, numbers) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
 
     def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:

@@ -168,3 +168,98 @@ def test_rotated_text_followed_by_the_page_and_short_or_numeric_runs_stay():
     )
     pages[3][-1] = PageLine(STAMP[-1], removable=False)  # the page ends in a table
     assert _removed(pages) == []
+
+
+def test_a_head_on_most_pages_goes_though_a_cover_repeats_it_mid_page():
+    head = "NIST SP 800-223   High-Performance Computing Security"
+    cover = _pages(["NIST Special Publication", *body(0, 3), head, "February 2024", *body(1, 4)])
+    pages = cover + _pages(*[[head, "February 2024", *body(p, 8)] for p in range(2, 10)])
+    removed = _removed(pages)
+    assert len(removed) == 16 and all(p >= 1 for p, _ in removed)
+    # …but a line the body repeats about as often as the edges do stays (1 in 4).
+    pages = _pages(*[[head, *body(p, 8), *([head] if p % 4 == 0 else []), *body(p, 12)[8:]]
+                     for p in range(8)])
+    assert _removed(pages) == []
+
+
+STACKED_STAMP = ["DO N", "OT S", "END THIS", "P", "AGE W", "ITH Y", "OUR C", "LA", "IM"]
+
+
+def test_a_furniture_block_deeper_than_the_edge_band_goes_when_it_repeats():
+    """A footer above a nine-piece rotated stamp: the band grows while all furniture."""
+    pages = _pages(*[[f"{p + 1}  Form CMS-1490S (version 01/18)", *body(p, 8), *STACKED_STAMP]
+                     for p in range(6)])
+    removed = _removed(pages)
+    assert len(removed) == 6 * 10
+    # A body line that repeats right above a furniture block but not on most pages stays.
+    pages = _pages(*[[*body(p, 8), *(["See the table below."] if p < 2 else []),
+                      *STACKED_STAMP] for p in range(6)])
+    assert ("See the table below." not in {text for _, text in _removed(pages)})
+
+
+def test_two_consecutive_outermost_numbers_form_a_sequence():
+    pages = _pages(["Cython Reference Guide", *body(0, 4)], [*body(1, 6), "i"], ["ii"],
+                   *[body(p, 6) for p in range(3, 7)])
+    assert _removed(pages) == [(1, "i"), (2, "ii")]
+    # Two numbers inside the band but not on an outermost line are not enough.
+    pages = _pages(["Title", *body(0, 4)], [*body(1, 6), "i", "Next line."], ["Intro", "ii"],
+                   *[body(p, 6) for p in range(3, 7)])
+    assert _removed(pages) == []
+
+
+def test_a_footer_seen_once_may_open_with_its_page_number_on_the_last_line():
+    pages = _pages(*[[*body(p, 6), f"{p + 1}"] for p in range(5)],
+                   [*body(5, 6), "6 Contents"],
+                   ["7 Results", *body(6, 6)])  # a numbered heading opening a page stays
+    assert _removed(pages) == [*((p, str(p + 1)) for p in range(5)), (5, "6 Contents")]
+
+
+def test_a_bullet_or_a_sentence_fused_with_the_page_number_stays():
+    pages = _pages(*[[f"About {_WORDS[p]}", *body(p, 5), f"{p + 1}"] for p in range(4)],
+                   [*body(4, 5), "• 25G Ethernet has a new connector called SFP28 5"],
+                   [*body(5, 5), "differently and may offer up surprises. 6"],
+                   [*body(6, 5), "Chapter 2: Results 7"])
+    assert _removed(pages) == [*((p, str(p + 1)) for p in range(4)),
+                               (6, "Chapter 2: Results 7")]
+
+
+def test_a_slide_title_that_tika_puts_above_the_slide_number_stays():
+    pages = _pages(*[[f"Slide about {_WORDS[p]}", f"{p + 1}", *body(p, 5)] for p in range(6)],
+                   ["Closing remarks", "7"])
+    assert _removed(pages) == [(p, str(p + 1)) for p in range(7)]
+    # A head above the number whose words recur at the edge of another page goes with it.
+    pages = _pages(["Title page", *body(0, 6)],
+                   *[["Journal of Things", f"{p + 1}", *body(p, 6)] for p in range(1, 5)])
+    assert len(_removed(pages)) == 8
+
+
+def test_a_head_on_every_other_page_needs_furniture_on_the_facing_pages():
+    quoted = "to the specification for the function 'FillString': Lines: 53, 54"
+    pages = _pages(*[[*body(p, 6), *([quoted] if p in (1, 3) else [])] for p in range(6)])
+    assert _removed(pages) == []
+    # A verso head facing page numbers goes.
+    pages = _pages(*[[*body(p, 6), "Author et al." if p % 2 else f"{p + 1}"] for p in range(6)])
+    assert len(_removed(pages)) == 6
+
+
+def test_table_rows_whose_numbers_change_are_not_running_text():
+    pages = _pages(*[[f"Revenue {100 + p},5{p}7 {300 + p},6{p}4 {500 + 7 * p}", *body(p, 8)]
+                     for p in range(6)])
+    assert _removed(pages) == []
+    pages = _pages(*[[f"Curr. Oncol. 2023, 30 {3080 + p}", *body(p, 8)] for p in range(6)])
+    assert len(_removed(pages)) == 6
+
+
+def test_a_head_with_the_page_number_goes_wherever_tika_puts_it_on_the_page():
+    head = "H. Ashuri, A. Hassani / Journal of Alloys and Compounds 617 (2014) 444–454"
+    pages = _pages(["A title page", *body(0, 8)],
+                   *[[*body(p, 5), f"{head} {445 + p - 1}" if p % 2 else f"{444 + p} {head}",
+                      *body(p, 12)[5:]] for p in range(1, 8)])
+    pages[4][5] = PageLine(f"{head}{448}")  # the number fused to the last word
+    removed = _removed(pages)
+    assert [p for p, _ in removed] == list(range(1, 8))
+    # Figure labels in page order and a repeated line whose number does not follow
+    # the pages stay.
+    pages = _pages(*[[*body(p, 5), f"Figure {p + 1}", f"Table of results {p * 3}",
+                      *body(p, 12)[5:]] for p in range(6)])
+    assert _removed(pages) == []

@@ -2,9 +2,11 @@
 
 CI generates PDFs with known furniture from the held-out seeds of
 ``benchmarks/furniture_generated.py`` (the rules were revised on its tuning seed
-only). The real held-out PDFs of ``benchmarks/data/heldout-pdfs.csv`` are not in
+only). The real held-out PDFs of ``benchmarks/data/heldout*-pdfs.csv`` are not in
 the repository; when they are present (``$RAGBEAM_HELDOUT_PDFS`` or
-``../data/heldout-pdfs``), their figures are asserted too.
+``../data/heldout-pdfs``, and likewise ``_DEV_``/``-dev-``,
+``_CLOSING_``/``-closing-`` and ``_FINAL_``/``-final-``), their figures are
+asserted too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from conftest import REPO, require_corpus
 
 MIN_FURNITURE_RECALL = 0.98
 MIN_BODY_RETENTION = 0.995
+MAX_DOCUMENT_LOSS_RETENTION = 0.99  # no document loses more than 1 % of its body words
 
 
 def _load(name: str):
@@ -65,6 +68,32 @@ def test_real_held_out_pdfs_meet_the_thresholds_when_present():
     if not scorer.heldout_files_present(scorer.DEFAULT_HELDOUT):
         pytest.skip(f"held-out PDFs not in {scorer.DEFAULT_HELDOUT} (not redistributable; "
                     "see benchmarks/data/heldout-pdfs.csv)")
-    totals = scorer.totals(scorer.score_heldout(scorer.DEFAULT_HELDOUT))
+    scores = scorer.score_heldout(scorer.DEFAULT_HELDOUT)
+    totals = scorer.totals(scores)
     assert totals["recall_line"] >= MIN_FURNITURE_RECALL, totals
     assert totals["retention"] >= MIN_BODY_RETENTION, totals
+    for score in scores:
+        assert score.retention >= MAX_DOCUMENT_LOSS_RETENTION, score
+
+
+# Issue 23's sets. The dev set was looked at while the rules were revised; the
+# closing set was scored once and one rule was added after; the final set was
+# scored once with the final rules. Where a target is missed (docs/cleaning.md
+# says by how much, per document, and why) the floor is the measured figure, so
+# a change that loses ground fails here: (line recall, worst document's retention).
+ISSUE_23_FLOORS = {"dev": (0.975, 0.99), "closing": (0.90, 0.99), "final": (0.98, 0.985)}
+
+
+@pytest.mark.parametrize("name", sorted(ISSUE_23_FLOORS))
+def test_issue_23_held_out_sets_keep_their_figures_when_present(name):
+    heldout = scorer.HELDOUT_SETS[name]
+    if not scorer.heldout_files_present(heldout.folder, heldout.manifest):
+        pytest.skip(f"{name} PDFs not in {heldout.folder} (not redistributable; "
+                    f"python benchmarks/furniture_truth.py --fetch {name} --download)")
+    scores = scorer.score_heldout(heldout.folder, truth=heldout.truth)
+    totals = scorer.totals(scores)
+    min_recall, min_document_retention = ISSUE_23_FLOORS[name]
+    assert totals["recall_line"] >= min_recall, totals
+    assert totals["retention"] >= MIN_BODY_RETENTION, totals
+    for score in scores:
+        assert score.retention >= min_document_retention, score
