@@ -21,8 +21,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_context, embed_text_for
+from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.route.router import RouteOptions, route_document
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 

@@ -19,8 +19,9 @@ import pathlib
 import sys
 import time
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.quality import QualityFigures, quality_figures
+from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document

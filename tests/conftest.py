@@ -25,6 +25,18 @@ TEST_EXTRACT_TIMEOUT = "10"
 
 sys.path.insert(0, str(REPO / "tests"))
 
+# A test that takes one of these fixtures is ``slow`` (``make quick`` leaves it out,
+# ``make test`` runs it): a real pipeline over the whole shared corpus, ``ragbeam
+# compare`` (three runs), a headless browser. Marked by fixture, not by hand, so a
+# new test that takes one is marked too.
+SLOW_FIXTURES = frozenset({"corpus_run", "samples_compare", "chromium"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 def require_corpus() -> pathlib.Path:
     """The shared corpus: its absence fails in CI and skips elsewhere."""

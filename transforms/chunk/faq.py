@@ -21,7 +21,6 @@ from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     HeadingIndex,
     SizedStrategy,
-    register,
     spans_to_chunks,
 )
 from ragbeam.transforms.chunk.units import pack_units, units_between
@@ -95,6 +94,3 @@ class FaqStrategy(SizedStrategy):
                 chunk = replace(chunk, metadata={"question": _question_text(text, starts[asked])})
             chunks.append(chunk)
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "qa_pairs": len(starts)})
-
-
-register("faq")(FaqStrategy)

@@ -26,7 +26,6 @@ from ragbeam.transforms.chunk.base import (
     ChunkOptions,
     HeadingIndex,
     SizedStrategy,
-    register,
     spans_to_chunks,
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
@@ -107,6 +106,3 @@ class TableStrategy(SizedStrategy):
                 hard_cuts += table_hard_cuts
             cursor = end
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "tables": len(tables)})
-
-
-register("table")(TableStrategy)

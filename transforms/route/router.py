@@ -40,8 +40,7 @@ class RouteDecision:
 
 
 def is_registered(name: str) -> bool:
-    from ragbeam.transforms.chunk import strategies  # noqa: F401  (registers built-ins)
-    from ragbeam.transforms.chunk.base import STRATEGIES
+    from ragbeam.transforms.chunk.strategies import STRATEGIES
 
     return name in STRATEGIES
 
@@ -103,11 +102,11 @@ def check_route_options(options: RouteOptions, chunk: ChunkOptions) -> None:
     """Fail before the run starts on a strategy name or parameter that cannot work:
     every strategy the table (or ``--strategy``) can choose is built once here.
     Errors name where the bad value is (``routing.rules[0].params``, ``--strategy``…)."""
-    from ragbeam.transforms.chunk.base import STRATEGIES, build_strategy
+    from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 
     def build(name: str, params: dict, where: str) -> None:
         if not is_registered(name):
-            known = ", ".join(sorted(STRATEGIES))
+            known = ", ".join(strategy_names())
             raise ValueError(f"{where}: unknown chunking strategy {name!r} (known: {known})")
         try:
             build_strategy(name, chunk, params)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import (
     SemanticOptions,
     assemble_semantic,
@@ -15,6 +15,7 @@ from ragbeam.transforms.chunk.semantic import (
     plan_semantic,
 )
 from ragbeam.transforms.chunk.sizing import CharSizer
+from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 
 CHARS = CharSizer()
