@@ -144,6 +144,7 @@ def evaluate(name: str, chunker: Callable[[str], Spans], samples, recursive_scor
 
 
 def chinese_example(corpus: pathlib.Path, model, max_chunk: int) -> None:
+    from ragbeam.transforms.charsets import CJK_SENTENCE_ENDS
     from ragbeam.transforms.chunk.segmentation_metrics import (
         build_choi_samples,
         cleaned_text,
@@ -152,10 +153,14 @@ def chinese_example(corpus: pathlib.Path, model, max_chunk: int) -> None:
     )
     from ragbeam.transforms.chunk.semantic import SemanticOptions
 
+    # Whole paragraphs of the Chinese documents: ending in a sentence end other than
+    # "." (a full stop there is mostly an abbreviation or a number).
+    ends = (*CJK_SENTENCE_ENDS, "!", "?")
+
     def paragraphs(path: str) -> list[str]:
         text = cleaned_text(str(corpus / path))
         return [p.strip() for p in re.split(r"\n\s*\n", text)
-                if len(p.strip()) >= 60 and p.strip().endswith(("。", "！", "？", "!", "?"))]
+                if len(p.strip()) >= 60 and p.strip().endswith(ends)]
 
     sources = {"prompt-guide": paragraphs("txt/zh-prompt-engineering-guide.txt"),
                "llm-inference": paragraphs("md/zh-llm-inference-optimization.md")}

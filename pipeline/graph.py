@@ -245,7 +245,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         documents = chunked[DOCUMENTS]
         chunks = chunked.chunks
         if semantic is not None:
-            failures.append(semantic["failures"])
+            failures.append(semantic[FAILURES])
             documents = ((documents, semantic["documents"])
                          | "With semantic documents" >> beam.Flatten())
             chunks = (chunks, semantic["chunks"]) | "With semantic chunks" >> beam.Flatten()
@@ -276,7 +276,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                 "errors": failures | "Error rows" >> beam.Map(error_row),
                 "changes": chunks | "Every chunk is new" >> beam.Map(upsert_row_for_chunk),
             })
-        reconciled = dict({"failures": failures, "chunks": chunks,
+        reconciled = dict({FAILURES: failures, "chunks": chunks,
                            PREVIOUS_STATE: previous[PREVIOUS_STATE]}
                           | "Reconcile" >> Reconcile(config_hash))
         if config.embed_chunks:

@@ -17,6 +17,7 @@ import bisect
 import re
 from dataclasses import replace
 
+from ragbeam.transforms.charsets import QUESTION_MARKS
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     HeadingIndex,
@@ -29,7 +30,7 @@ from ragbeam.transforms.types import Chunk, Document
 _MARKED_QUESTION = re.compile(
     r"[^\S\n]*(?:#+[^\S\n]*)?(?:\*\*)?(?:Q\d*|Question|问|问题|提问)[^\S\n]*[:：.．)][^\S\n]*",
     re.IGNORECASE)
-_QUESTION_LINE_END = re.compile(r"[?？][\"'”’)）*]*[^\S\n]*$")
+_QUESTION_LINE_END = re.compile(rf"[{QUESTION_MARKS}][\"'”’)）*]*[^\S\n]*$")
 MAX_QUESTION_CHARS = 300
 
 

@@ -36,7 +36,7 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions
-from ragbeam.transforms.chunk.dofn import chunked_document_row
+from ragbeam.transforms.chunk.dofn import DOCUMENTS, chunked_document_row
 from ragbeam.transforms.chunk.records import chunk_rows, embed_text_for
 from ragbeam.transforms.chunk.semantic import (
     SemanticOptions,
@@ -50,7 +50,6 @@ from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts
 from ragbeam.transforms.route.router import RouteDecision
 from ragbeam.transforms.types import FAILURES, Document, Failure, Stage
 
-DOCUMENTS = "documents"
 # Sentences per model call in the semantic branch, in forward passes of
 # --embedding-batch-size: sentence-transformers sorts a call's texts by length,
 # so a call of many passes pads little (RunInference with 8 passes measured
@@ -270,7 +269,7 @@ class ChunkSemantically(beam.PTransform):
         )
         failures = ((planned[FAILURES], cut[FAILURES])
                     | "Semantic failures" >> beam.Flatten())
-        return {"chunks": cut.chunks, "documents": cut[DOCUMENTS], "failures": failures}
+        return {"chunks": cut.chunks, DOCUMENTS: cut[DOCUMENTS], FAILURES: failures}
 
 
 def chunk_embedding_text(row: dict[str, Any]) -> str:
