@@ -65,7 +65,7 @@ from ragbeam.transforms.incremental.reconcile import (
     moved_chunk_row,
     reconcile_document,
 )
-from ragbeam.transforms.types import FAILURES, SourceFile
+from ragbeam.transforms.types import SourceFile
 
 TO_PROCESS = "to_process"
 CARRIED_DOCUMENTS = "carried_documents"
@@ -96,10 +96,9 @@ def hash_file(uri: str, size_bytes: int, max_bytes: int) -> str | None:
     return digest.hexdigest()
 
 
-# Tags of the values meeting in the joins (``Join by doc id``, ``Reconcile``); failures
-# meet under the stages' own tag, FAILURES.
-CURRENT, PREVIOUS, DOCUMENTS, CHUNKS, DIGESTS = (
-    "current", "previous", "documents", "chunks", "digests")
+# Tags of the values meeting in the joins (``Join by doc id``, ``Reconcile``).
+CURRENT, PREVIOUS, DOCUMENTS, CHUNKS, FAILURES, DIGESTS = (
+    "current", "previous", "documents", "chunks", "failures", "digests")
 
 
 def grouped_by_tag(values: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:
@@ -344,7 +343,7 @@ class Reconcile(beam.PTransform):
         self._config_hash = config_hash
 
     def expand(self, inputs: Mapping[str, beam.PCollection]) -> dict[str, beam.PCollection]:
-        failures = inputs[FAILURES] | "Failures by doc id" >> beam.Map(
+        failures = inputs["failures"] | "Failures by doc id" >> beam.Map(
             lambda failure: (failure.source.doc_id, (FAILURES, failure)))
         current = inputs["chunks"] | "Chunk digests by doc id" >> beam.Map(_chunk_digest)
         reconciled = (
