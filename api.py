@@ -15,9 +15,7 @@ one into a dict) with a short ``repr``.
 
 from __future__ import annotations
 
-import atexit
 import os
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -213,22 +211,13 @@ def chunk_file(path: str | os.PathLike[str], strategy: str = AUTO, size: int = C
                        title=doc.title, strategy=chosen, reason=reason, chunks=tuple(records))
 
 
-_EXTRACTOR: Any = None
-_EXTRACTOR_LOCK = threading.Lock()
+def _file_extractor() -> Any:  # -> SingleFileExtractor, with `ragbeam run`'s limits
+    from ragbeam.pipeline.config import ExtractOptions
+    from ragbeam.transforms.extract.single_file import shared_extractor
 
-
-def _file_extractor() -> Any:  # -> SingleFileExtractor, one per process, with the run's limits
-    global _EXTRACTOR
-    with _EXTRACTOR_LOCK:
-        if _EXTRACTOR is None:
-            from ragbeam.pipeline.config import ExtractOptions
-            from ragbeam.transforms.extract.single_file import SingleFileExtractor
-
-            extract = ExtractOptions()
-            _EXTRACTOR = SingleFileExtractor(extract.backend_spec, extract.timeout_s,
-                                             extract.memory_limit_bytes, extract.max_text_chars)
-            atexit.register(_EXTRACTOR.close)
-        return _EXTRACTOR
+    extract = ExtractOptions()
+    return shared_extractor(extract.backend_spec, extract.timeout_s,
+                            extract.memory_limit_bytes, extract.max_text_chars)
 
 
 __all__ = ["ChunkedFile", "TextChunk", "chunk_file", "chunk_text"]

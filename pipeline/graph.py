@@ -48,8 +48,9 @@ from ragbeam.transforms.incremental.dofn import (
     Reconcile,
     ReuseEmbeddings,
 )
-from ragbeam.transforms.match.dofn import FetchBytes, MatchInputs, ReadFile
+from ragbeam.transforms.match.dofn import MatchInputs
 from ragbeam.transforms.match.patterns import count_input_files
+from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.types import FAILURES, Failure, SourceFile, Stage
 from ragbeam.transforms.write.parquet import WriteTables

@@ -15,7 +15,9 @@ the Clean stage's rule). Errors are the stages' own (``ExtractionTimeout``,
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
 from typing import Any
 
 from ragbeam.transforms.clean.document import CleanOptions, clean_or_refuse
@@ -45,12 +47,14 @@ class SingleFileExtractor:
                                             memory_limit_bytes=memory_limit_bytes)
         self._max_text_chars = max_text_chars
         self._archive_limits = archive_limits or ArchiveLimits()
+        self._lock = threading.Lock()  # one child: one file at a time
 
     def extract(self, fetched: FetchedFile) -> ExtractedDocument:
         """The Extract stage's work: guards, Tika in the child, XHTML parsing here."""
-        extracted = extract_fetched(fetched, self._extractor, in_child=False,
-                                    max_text_chars=self._max_text_chars, clean=None,
-                                    archive_limits=self._archive_limits)
+        with self._lock:
+            extracted = extract_fetched(fetched, self._extractor, in_child=False,
+                                        max_text_chars=self._max_text_chars, clean=None,
+                                        archive_limits=self._archive_limits)
         assert isinstance(extracted, ExtractedDocument)  # in_child=False: never pre-cleaned
         return extracted
 
@@ -66,3 +70,21 @@ class SingleFileExtractor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_SHARED: dict[str, SingleFileExtractor] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_extractor(backend_spec: tuple[str, dict[str, Any]], timeout_s: float,
+                     memory_limit_bytes: int | None = None,
+                     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> SingleFileExtractor:
+    """One ``SingleFileExtractor`` per process and settings, closed at exit: callers
+    that read a file now and then (the Python API, evaluation) start Tika once."""
+    key = repr((backend_spec, timeout_s, memory_limit_bytes, max_text_chars))
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = SingleFileExtractor(backend_spec, timeout_s, memory_limit_bytes,
+                                               max_text_chars)
+            atexit.register(_SHARED[key].close)
+        return _SHARED[key]
