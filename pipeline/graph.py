@@ -230,10 +230,13 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         semantic = None
         if config.uses_semantic:
             # Semantic documents take their own branch: sentences from every document
-            # are embedded together by RunInference, then regrouped (transforms/embed).
+            # are embedded together, then regrouped (transforms/chunk/semantic_dofn.py).
             # Imported here: Beam's RunInference pulls in torch and scipy (~2 s per
             # process), which runs that never embed should not pay.
-            from ragbeam.transforms.embed.transforms import ChunkSemantically, semantic_partition
+            from ragbeam.transforms.chunk.semantic_dofn import (
+                ChunkSemantically,
+                semantic_partition,
+            )
 
             by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
             to_chunk = by_strategy[0]

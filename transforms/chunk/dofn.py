@@ -13,8 +13,7 @@ from ragbeam.transforms.chunk.base import ChunkingResult, ChunkOptions, Strategy
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer, load_encoding
 from ragbeam.transforms.chunk.strategies import build_strategy
-from ragbeam.transforms.route.router import RouteDecision
-from ragbeam.transforms.types import FAILURES, Document, Failure, Stage
+from ragbeam.transforms.types import FAILURES, Document, Failure, RouteDecision, Stage
 from ragbeam.transforms.write.rows import ok_document_row
 
 DOCUMENTS = "documents"

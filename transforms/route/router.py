@@ -11,14 +11,12 @@ strategy it will get).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.route.detect import detect_strategy
 from ragbeam.transforms.route.table import AUTO, RoutingTable, default_table
-from ragbeam.transforms.types import Document
+from ragbeam.transforms.types import Document, RouteDecision
 
 DEFAULT_STRATEGY = "recursive"
 
@@ -29,14 +27,6 @@ class RouteOptions:
 
     forced_strategy: str | None = None  # --strategy NAME: one strategy for every document
     table: RoutingTable = field(default_factory=default_table)
-
-
-@dataclass(frozen=True)
-class RouteDecision:
-    strategy: str
-    reason: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    basis: str = "default"  # short, for metrics: forced, rule:<name>, content:<signal>
 
 
 def is_registered(name: str) -> bool:
