@@ -1,13 +1,14 @@
 # Two commands do everything on a fresh machine (Python 3.11, no GPU):
 #   make demo   set up .venv, run the pipeline on samples/, print a summary
-#   make test   set up .venv (with test tools), lint, run the test suite
+#   make test   set up .venv (with test tools), lint, run the whole test suite (CI)
+#   make quick  lint and the tests not marked slow: a developer's check in minutes
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ragbeam-installed
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint install clean browser ocr
+.PHONY: demo test quick lint install clean browser ocr
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +42,12 @@ ocr:
 test: $(STAMP) browser ocr
 	$(BIN)/ruff check .
 	HF_HUB_OFFLINE=1 $(BIN)/pytest
+
+# Everything but the `slow` tests (whole-corpus runs, other runners, the browser;
+# tests/conftest.py marks them): what a developer runs before pushing. CI runs `make test`.
+quick: $(STAMP)
+	$(BIN)/ruff check .
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -m "not slow" -q
 
 clean:
 	rm -rf $(VENV) out build dist *.egg-info

@@ -2,35 +2,39 @@ r"""ragbeam's chunkers from Python, without Beam: ``chunk_text`` and ``chunk_fil
 
     >>> import ragbeam
     >>> text = "# Guide\n\nBoats leave at nine.\n\n## Safety\n\nWear a life jacket."
-    >>> chunks = ragbeam.chunk_text(text, strategy="structure", size=40)
+    >>> chunks = ragbeam.chunk_text(text, strategy="structure", size=40, unit="chars")
     >>> [(c.start, c.end, c.heading_path) for c in chunks]
     [(0, 29, ('# Guide',)), (31, 61, ('# Guide', '## Safety'))]
     >>> all(text[c.start:c.end] == c.text for c in chunks)
     True
 
-The same strategies, sizes and offsets as ``ragbeam run``; every strategy is
-registered on first use. Records are plain frozen dataclasses (``TextChunk``;
-``dataclasses.asdict`` turns one into a dict).
+The same strategies, defaults (128 tokens), sizes and offsets as ``ragbeam run``.
+Records are plain frozen dataclasses (``TextChunk``; ``dataclasses.asdict`` turns
+one into a dict) with a short ``repr``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_context, embed_text_for
+from ragbeam.transforms.chunk.sizing import SIZE_UNITS
+from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 from ragbeam.transforms.chunk.table import with_table_headers
+from ragbeam.transforms.extract.markdown import parse_markdown_blocks
 from ragbeam.transforms.route.router import RouteOptions, route_document
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 
 AUTO = "auto"
-# A block is a run of non-blank lines; a one-line block "# Title" is a heading.
-_BLOCK = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")
-_ATX_HEADING = re.compile(r"(#{1,6})[ \t]+\S")  # matched at a block start
+PREVIEW_CHARS = 40  # of a chunk's text in its repr
+
+
+def _preview(text: str) -> str:
+    return repr(text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…")
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,7 @@ class TextChunk:
     """
 
     index: int
-    text: str
+    text: str = field(repr=False)
     start: int
     end: int
     size: int
@@ -53,10 +57,15 @@ class TextChunk:
     level: str = "chunk"
     parent: int | None = None
     heading_path: tuple[str, ...] = ()
-    context: str = ""
-    embed_text: str = ""
+    context: str = field(default="", repr=False)
+    embed_text: str = field(default="", repr=False)
     page_start: int | None = None
     page_end: int | None = None
+
+    def __repr__(self) -> str:
+        where = f"pages {self.page_start}-{self.page_end}, " if self.page_start else ""
+        return (f"TextChunk({self.index}, [{self.start}:{self.end}], size={self.size}, "
+                f"{where}{self.strategy}/{self.level}, text={_preview(self.text)})")
 
 
 @dataclass(frozen=True)
@@ -81,21 +90,49 @@ class ChunkedFile:
     def __getitem__(self, index: int) -> TextChunk:
         return self.chunks[index]
 
+    def __repr__(self) -> str:
+        return (f"ChunkedFile({self.path!r}, {self.media_type}, {len(self.chunks)} chunks "
+                f"({self.strategy}), {len(self.text):,} characters)")
+
 
 def _spans(text: str) -> tuple[TextSpan, ...]:
+    """Blocks of ``text`` read as Markdown, by the pipeline's own Markdown reader
+    (``transforms/extract/markdown.py``): ATX and setext headings, never a ``#`` line
+    inside a code fence. A heading span is its title line(s) (a setext underline is
+    body, not title); offsets are those of ``text``, which is not changed."""
     spans = []
-    for block in _BLOCK.finditer(text):
-        start, end = block.start(), block.end()
-        while text[start].isspace():
+    for block in parse_markdown_blocks(text):
+        start, end = block.raw_start, block.raw_end
+        if block.kind is BlockKind.HEADING and "\n" in text[start:end]:
+            end = text.rindex("\n", start, end)  # setext: the underline is not the title
+        while start < end and text[start].isspace():
             start += 1
-        while text[end - 1].isspace():
+        while end > start and text[end - 1].isspace():
             end -= 1
-        heading = _ATX_HEADING.match(text, start) if "\n" not in text[start:end] else None
-        if heading:
-            spans.append(TextSpan(start, end, BlockKind.HEADING, level=len(heading.group(1))))
-        else:
-            spans.append(TextSpan(start, end, BlockKind.PARAGRAPH))
+        if start < end:
+            spans.append(TextSpan(start, end, block.kind, level=block.level))
     return tuple(spans)
+
+
+def _check_arguments(strategy: Any, size: Any, unit: Any, overlap: Any, model: Any) -> None:
+    """Bad arguments fail here, naming the argument (not deep inside a strategy)."""
+    for name, value in (("strategy", strategy), ("unit", unit)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name}: expected a str, got {type(value).__name__} {value!r}")
+    for name, value in (("size", size), ("overlap", overlap)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
+    if model is not None and not isinstance(model, str):
+        raise TypeError(f"model: expected a str or None, got {type(model).__name__} {model!r}")
+    if strategy != AUTO and strategy not in strategy_names():
+        raise ValueError(f"strategy: unknown strategy {strategy!r} "
+                         f"(known: {AUTO}, {', '.join(strategy_names())})")
+    if unit not in SIZE_UNITS:
+        raise ValueError(f"unit: must be one of {', '.join(SIZE_UNITS)}, got {unit!r}")
+    if size <= 0:
+        raise ValueError(f"size: must be positive, got {size}")
+    if not 0 <= overlap < size:
+        raise ValueError(f"overlap: must be >= 0 and smaller than size ({size}), got {overlap}")
 
 
 def _options(size: int, unit: str, overlap: int, model: str | None) -> ChunkOptions:
@@ -125,59 +162,63 @@ def _chunk(doc: Document, strategy: str, options: ChunkOptions, params: Mapping[
     return decision.strategy, decision.reason, records
 
 
-def chunk_text(text: str, strategy: str = "recursive", size: int = 1000, unit: str = "chars",
-               overlap: int = 0, *, model: str | None = None, **params: Any) -> list[TextChunk]:
+def chunk_text(text: str, strategy: str = "recursive", size: int = ChunkOptions.size,
+               unit: str = ChunkOptions.unit, overlap: int = ChunkOptions.overlap, *,
+               model: str | None = None, **params: Any) -> list[TextChunk]:
     """Cut ``text`` into chunks with one of ragbeam's strategies.
 
     ``strategy``: ``recursive`` (default), ``fixed``, ``sliding``, ``structure``,
     ``parent_child``, ``semantic``, ``code``, ``faq``, ``log``, ``table``, or ``auto``
     (chosen from the content, as ``ragbeam run`` does). ``size`` and ``overlap`` are
-    in ``unit``: ``chars``, ``tokens`` (tiktoken) or ``model`` (the embedding
-    model's tokenizer; ``model`` names it, default all-MiniLM-L6-v2). Blank lines
-    separate paragraphs; a line ``# Title`` (Markdown) is a heading. Other keyword
-    arguments are the strategy's own parameters (docs/strategies.md). Nothing of
-    ``text`` is changed: ``text[c.start:c.end] == c.text`` for every chunk.
+    in ``unit``: ``tokens`` (tiktoken; the default, 128 as in ``ragbeam run``),
+    ``chars`` or ``model`` (the embedding model's tokenizer; ``model`` names it,
+    default all-MiniLM-L6-v2). The text is read as Markdown for its structure
+    (headings ``# Title`` or underlined, lists, code fences, tables), as ``ragbeam
+    run`` reads a Markdown file. Other keyword arguments are the strategy's own
+    parameters (docs/strategies.md). Nothing of ``text`` is changed:
+    ``text[c.start:c.end] == c.text`` for every chunk. Bad arguments raise
+    ``TypeError``/``ValueError`` naming the argument.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+    _check_arguments(strategy, size, unit, overlap, model)
     doc = Document(source=SourceFile("text", "text", len(text.encode("utf-8"))),
                    content_hash="", media_type="text/plain", text=text, spans=_spans(text))
     return _chunk(doc, strategy, _options(size, unit, overlap, model), params)[2]
 
 
-def chunk_file(path: str | os.PathLike[str], strategy: str = AUTO, size: int = 1000,
-               unit: str = "chars", overlap: int = 0, *, model: str | None = None,
-               **params: Any) -> ChunkedFile:
-    """Extract (embedded Apache Tika), clean and chunk one file, as ``ragbeam run`` does.
+def chunk_file(path: str | os.PathLike[str], strategy: str = AUTO, size: int = ChunkOptions.size,
+               unit: str = ChunkOptions.unit, overlap: int = ChunkOptions.overlap, *,
+               model: str | None = None, **params: Any) -> ChunkedFile:
+    """Extract (embedded Apache Tika), clean and chunk one file, as ``ragbeam run`` does,
+    with its defaults (128 tokens, strategy chosen by the default routing table) and
+    its guards (the file is read by an isolated Tika child under the run's time limit
+    and memory cap; archive bombs and oversized texts are refused).
 
-    ``strategy`` defaults to ``auto``: the default routing table chooses by type and
-    content. Offsets refer to the returned ``ChunkedFile.text``, the cleaned text.
-    Raises the extraction error (e.g. an encrypted or empty document) as is.
+    Offsets refer to the returned ``ChunkedFile.text``, the cleaned text. Raises the
+    extraction error (e.g. ``ExtractionError`` for a file Tika cannot parse,
+    ``EncryptedDocumentError``, ``EmptyDocumentError``) as is.
     """
-    from ragbeam.transforms.clean.document import CleanOptions, clean_document
-    from ragbeam.transforms.extract.document import build_extracted_document
-    from ragbeam.transforms.ids import canonical_uri, doc_id_for, sha256_hex
-    from ragbeam.transforms.types import FetchedFile
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
+    _check_arguments(strategy, size, unit, overlap, model)
+    from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.extract.single_file import read_local_file
 
-    uri = canonical_uri(os.fspath(path))
-    with open(uri, "rb") as f:
-        data = f.read()
-    fetched = FetchedFile(SourceFile(uri, doc_id_for(uri), len(data)), data, sha256_hex(data))
-    xhtml, metadata = _extractor().extract(data, os.path.basename(uri))
-    doc = clean_document(build_extracted_document(fetched, xhtml, metadata), CleanOptions())
+    fetched = read_local_file(path)
+    doc = _file_extractor().extract_and_clean(fetched, CleanOptions())
     chosen, reason, records = _chunk(doc, strategy, _options(size, unit, overlap, model), params)
-    return ChunkedFile(path=uri, text=doc.text, media_type=doc.media_type, title=doc.title,
-                       strategy=chosen, reason=reason, chunks=tuple(records))
+    return ChunkedFile(path=fetched.source.uri, text=doc.text, media_type=doc.media_type,
+                       title=doc.title, strategy=chosen, reason=reason, chunks=tuple(records))
 
 
-_EXTRACTOR: Any = None
+def _file_extractor() -> Any:  # -> SingleFileExtractor, with `ragbeam run`'s limits
+    from ragbeam.pipeline.config import ExtractOptions
+    from ragbeam.transforms.extract.single_file import shared_extractor
 
-
-def _extractor() -> Any:  # -> EmbeddedTika, one per process
-    global _EXTRACTOR
-    if _EXTRACTOR is None:
-        from ragbeam.transforms.extract.backends import EmbeddedTika
-
-        _EXTRACTOR = EmbeddedTika()
-    return _EXTRACTOR
+    extract = ExtractOptions()
+    return shared_extractor(extract.backend_spec, extract.timeout_s,
+                            extract.memory_limit_bytes, extract.max_text_chars)
 
 
 __all__ = ["ChunkedFile", "TextChunk", "chunk_file", "chunk_text"]

@@ -8,7 +8,7 @@ functions (embedded Tika → ``build_extracted_document`` → ``clean_document``
 so the texts are exactly those a pipeline run writes to ``documents.text``.
 Inputs under ``bad/`` (deliberately broken files) are left out, and so are
 documents extraction rejects (a scanned PDF without a text layer). The
-definitions of the figures are in ``transforms/chunk/quality.py``.
+definitions of the figures are in ``evaluate/chunk_quality.py``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import pathlib
 import sys
 import time
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
-from ragbeam.transforms.chunk.quality import QualityFigures, quality_figures
+from ragbeam.evaluate.chunk_quality import QualityFigures, quality_figures
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document

@@ -61,7 +61,7 @@ TEXT_SUFFIXES = {".txt", ".md", ".html", ".pdf", ".docx", ".epub", ".rtf", ".odt
 
 
 def corpus_sentences(corpus: pathlib.Path, limit: int, seed: int = 0) -> list[str]:
-    from ragbeam.transforms.chunk.segmentation_metrics import cleaned_text
+    from ragbeam.evaluate.segmentation import cleaned_text
     from ragbeam.transforms.chunk.sentences import split_sentences
 
     seen: dict[str, None] = {}

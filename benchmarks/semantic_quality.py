@@ -6,7 +6,7 @@
     python benchmarks/semantic_quality.py --backends-only \
         --embedding-backend onnx --embedding-backend openvino    # needs .[onnx,openvino]
 
-Two sets, built the same way (``transforms/chunk/segmentation_metrics.py``):
+Two sets, built the same way (``evaluate/segmentation.py``):
 passages of 1–3 paragraphs from different English documents, joined by blank
 lines exactly like the paragraphs inside a passage. *Tuning*:
 ``corpus_choi_samples``, from ../shared/corpus (the thresholds were chosen on
@@ -129,7 +129,7 @@ def chonkie_chunker(model, threshold: float, chunk_size: int) -> Callable[[str],
 
 def evaluate(name: str, chunker: Callable[[str], Spans], samples, recursive_scores,
              timed: bool) -> None:
-    from ragbeam.transforms.chunk.segmentation_metrics import score
+    from ragbeam.evaluate.segmentation import score
 
     started = time.perf_counter()
     spans = [chunker(s.text) for s in samples]
@@ -144,18 +144,23 @@ def evaluate(name: str, chunker: Callable[[str], Spans], samples, recursive_scor
 
 
 def chinese_example(corpus: pathlib.Path, model, max_chunk: int) -> None:
-    from ragbeam.transforms.chunk.segmentation_metrics import (
+    from ragbeam.evaluate.segmentation import (
         build_choi_samples,
         cleaned_text,
         pk,
         window_diff,
     )
+    from ragbeam.transforms.charsets import CJK_SENTENCE_ENDS
     from ragbeam.transforms.chunk.semantic import SemanticOptions
+
+    # Whole paragraphs of the Chinese documents: ending in a sentence end other than
+    # "." (a full stop there is mostly an abbreviation or a number).
+    ends = (*CJK_SENTENCE_ENDS, "!", "?")
 
     def paragraphs(path: str) -> list[str]:
         text = cleaned_text(str(corpus / path))
         return [p.strip() for p in re.split(r"\n\s*\n", text)
-                if len(p.strip()) >= 60 and p.strip().endswith(("。", "！", "？", "!", "?"))]
+                if len(p.strip()) >= 60 and p.strip().endswith(ends)]
 
     sources = {"prompt-guide": paragraphs("txt/zh-prompt-engineering-guide.txt"),
                "llm-inference": paragraphs("md/zh-llm-inference-optimization.md")}
@@ -236,7 +241,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from ragbeam.transforms.chunk.segmentation_metrics import (
+    from ragbeam.evaluate.segmentation import (
         corpus_choi_samples,
         heldout_choi_samples,
     )
@@ -260,8 +265,8 @@ def main() -> int:
 
 
 def run_set(samples, fp32, args) -> None:
+    from ragbeam.evaluate.segmentation import score
     from ragbeam.transforms.chunk.recursive import split_recursive
-    from ragbeam.transforms.chunk.segmentation_metrics import score
     from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
     from ragbeam.transforms.chunk.sizing import CharSizer
 

@@ -25,10 +25,9 @@ HISTOGRAM_BINS = 20
 
 
 def known_strategies() -> list[str]:
-    from ragbeam.transforms.chunk import strategies  # noqa: F401  (registers built-ins)
-    from ragbeam.transforms.chunk.base import STRATEGIES
+    from ragbeam.transforms.chunk.strategies import strategy_names
 
-    return sorted(STRATEGIES)
+    return strategy_names()
 
 
 def parse_strategies(value: str) -> list[str]:

@@ -10,7 +10,7 @@ not index entries, and are only counted in ``parents``):
 * ``mid_sentence_break_rate``: share of chunks, each document's last aside,
   whose end is not a sentence end by the project's one sentence segmenter —
   the same ``count_breaks`` as ``benchmarks/chunking_quality.py`` and the tests
-  (``transforms/chunk/quality.py``);
+  (``evaluate/chunk_quality.py``);
 * ``index_tokens``: sum of ``token_count``;
 * ``overlap_redundancy``: share of indexed tokens spent on characters another
   chunk of the same document already covers (0 without overlap);
@@ -26,8 +26,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ragbeam.evaluate.chunk_quality import NO_BREAKS, BreakCount, count_breaks
 from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData, base_media_type
-from ragbeam.transforms.chunk.quality import NO_BREAKS, BreakCount, count_breaks
 from ragbeam.transforms.chunk.sentences import sentence_ends
 
 AT_CAP_RATIO = 0.98

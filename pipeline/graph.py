@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import apache_beam as beam
+from apache_beam import typehints
 
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
@@ -47,7 +48,9 @@ from ragbeam.transforms.incremental.dofn import (
     Reconcile,
     ReuseEmbeddings,
 )
-from ragbeam.transforms.match.dofn import FetchBytes, MatchInputs, ReadFile
+from ragbeam.transforms.match.dofn import MatchInputs
+from ragbeam.transforms.match.patterns import count_input_files
+from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.types import FAILURES, Failure, SourceFile, Stage
 from ragbeam.transforms.write.parquet import WriteTables
@@ -58,6 +61,18 @@ if TYPE_CHECKING:
     from ragbeam.transforms.sink.sync import SyncPlan
 
 TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
+# The element type of every output table: one row as a dict, its keys and types
+# those of the table's Arrow schema (``ragbeam.schemas``).
+TableRow = typehints.Dict[str, Any]
+Tables = dict[str, beam.PCollection]
+
+
+def typed_tables(tables: Tables) -> Tables:
+    """Every output PCollection declares its element type (``TableRow``), as
+    ``with_output_types`` would, without adding a step to the graph."""
+    for pcoll in tables.values():
+        pcoll.element_type = TableRow
+    return tables
 
 
 def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
@@ -140,15 +155,17 @@ def previous_model_differs(config: RunConfig) -> bool:
     return any(before.get(k) != now.get(k) for k in keys)
 
 
-class IngestDocuments(beam.PTransform):
+class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tuple[str, bytes]],
+                                       Tables]):
     """Documents → ``{"chunks", "documents", "errors", "changes"}``: PCollections of
-    rows of the four output tables (``ragbeam.schemas``).
+    rows of the four output tables (``ragbeam.schemas``; element type ``TableRow``).
 
     Applied to a pipeline, it matches the files of ``config.match.inputs`` (and,
     with ``config.previous``, re-indexes incrementally); applied to a PCollection
     of ``(uri, bytes)`` pairs, it ingests those. Write the rows wherever you like;
     ``build_pipeline`` writes them to Parquet. Options are a ``RunConfig`` or the
-    keyword names of ``ragbeam run``'s flags::
+    keyword names of ``ragbeam run``'s flags (then, as ``ragbeam run`` does, an input
+    that matches no file raises ``InputsError``, a ``ValueError``)::
 
         with beam.Pipeline() as p:
             tables = p | ragbeam.IngestDocuments(input=["docs/"], chunk_size=500)
@@ -161,12 +178,14 @@ class IngestDocuments(beam.PTransform):
             from ragbeam.pipeline.settings import config_from_options
 
             config = config_from_options(**options)
+            if config.match.inputs:  # as `ragbeam run` does (its exit 2), before any step
+                m = config.match
+                count_input_files(m.inputs, m.include, m.exclude)
         elif options:
             raise TypeError("give a RunConfig or keyword options, not both")
         self._config = config
 
-    def expand(self, source: beam.pvalue.PBegin | beam.PCollection
-               ) -> dict[str, beam.PCollection]:
+    def expand(self, source: beam.pvalue.PBegin | beam.PCollection) -> Tables:
         config = self._config
         config_hash = config.config_hash
         m = config.match
@@ -206,10 +225,13 @@ class IngestDocuments(beam.PTransform):
         semantic = None
         if config.uses_semantic:
             # Semantic documents take their own branch: sentences from every document
-            # are embedded together by RunInference, then regrouped (transforms/embed).
+            # are embedded together, then regrouped (transforms/chunk/semantic_dofn.py).
             # Imported here: Beam's RunInference pulls in torch and scipy (~2 s per
             # process), which runs that never embed should not pay.
-            from ragbeam.transforms.embed.transforms import ChunkSemantically, semantic_partition
+            from ragbeam.transforms.chunk.semantic_dofn import (
+                ChunkSemantically,
+                semantic_partition,
+            )
 
             by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
             to_chunk = by_strategy[0]
@@ -222,7 +244,7 @@ class IngestDocuments(beam.PTransform):
         documents = chunked[DOCUMENTS]
         chunks = chunked.chunks
         if semantic is not None:
-            failures.append(semantic["failures"])
+            failures.append(semantic[FAILURES])
             documents = ((documents, semantic["documents"])
                          | "With semantic documents" >> beam.Flatten())
             chunks = (chunks, semantic["chunks"]) | "With semantic chunks" >> beam.Flatten()
@@ -246,14 +268,14 @@ class IngestDocuments(beam.PTransform):
         _ = failures | "Count failures" >> beam.Map(lambda _: progress.tick(progress.FAILED))
 
         if previous is None:
-            return {
+            return typed_tables({
                 "chunks": chunks,
                 "documents": ((documents, failures | "Error documents" >> beam.Map(
                     error_document_row, config_hash)) | "With error documents" >> beam.Flatten()),
                 "errors": failures | "Error rows" >> beam.Map(error_row),
                 "changes": chunks | "Every chunk is new" >> beam.Map(upsert_row_for_chunk),
-            }
-        reconciled = dict({"failures": failures, "chunks": chunks,
+            })
+        reconciled = dict({FAILURES: failures, "chunks": chunks,
                            PREVIOUS_STATE: previous[PREVIOUS_STATE]}
                           | "Reconcile" >> Reconcile(config_hash))
         if config.embed_chunks:
@@ -263,10 +285,10 @@ class IngestDocuments(beam.PTransform):
         carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}
         new = {"chunks": chunks, "documents": documents}
-        return {table: ((new[table], reconciled[table], carried[table]) if table in new
-                        else (reconciled[table], carried[table]))
-                | f"All {table}" >> beam.Flatten()
-                for table in TABLES}
+        return typed_tables({table: ((new[table], reconciled[table], carried[table])
+                                     if table in new else (reconciled[table], carried[table]))
+                             | f"All {table}" >> beam.Flatten()
+                             for table in TABLES})
 
 
 def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None = None,

@@ -49,7 +49,12 @@ from ragbeam.pipeline.settings import (
 )
 from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
-from ragbeam.transforms.match.patterns import expand_input, passes_filters
+from ragbeam.transforms.match.patterns import (
+    InputsError,
+    count_input_files,
+    expand_input,
+    passes_filters,
+)
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE = 0, 1, 2, 3
@@ -149,33 +154,15 @@ def _suggestion(flag: str, ours: list[str], beams: list[str]) -> str:
     return ""
 
 
-# Files check_inputs lists first: on an object store, one page of the listing.
-FIRST_LISTING = 1000
-
-
 def check_inputs(config: RunConfig) -> int | None:
-    """Every --input must match at least one file that passes the filters. The
-    launcher lists no further than it must: the first files usually answer, and
-    only when none of them passes the filters is the whole input listed. Returns
-    how many distinct files pass when every input was listed whole (for the
-    progress line's ETA), else None."""
+    """Every --input must match a file that passes the filters (the Match stage's
+    ``count_input_files``); returns how many, when every input was listed whole."""
     m = config.match
-    paths: set[str] = set()
-    whole = True
-    for raw in m.inputs:
-        pattern = expand_input(raw)
-        try:
-            found = pattern.match(limit=FIRST_LISTING)
-            if len(found) == FIRST_LISTING and not _any_passes(found, m):
-                found = pattern.match()
-        except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
-            raise UsageError(f"--input {raw!r}: cannot list: {storage_error(exc)}") from None
-        if not _any_passes(found, m):
-            raise UsageError(f"--input {raw!r} matched no files"
-                             + (" (after --include/--exclude)" if found else ""))
-        whole = whole and len(found) < FIRST_LISTING
-        paths.update(f.path for f in found if passes_filters(f.path, m.include, m.exclude))
-    return len(paths) if whole else None
+    try:
+        return count_input_files(m.inputs, m.include, m.exclude)
+    except InputsError as exc:
+        cause = f": {storage_error(exc.__cause__)}" if exc.__cause__ is not None else ""
+        raise UsageError(f"{exc}{cause}") from None
 
 
 def warn_if_ocr_unavailable(config: RunConfig) -> None:
@@ -189,10 +176,6 @@ def warn_if_ocr_unavailable(config: RunConfig) -> None:
     if problem := ocr_unavailable(extract.ocr_languages):
         print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
               f"{problem}", file=sys.stderr)
-
-
-def _any_passes(found: Sequence, m) -> bool:
-    return any(passes_filters(f.path, m.include, m.exclude) for f in found)
 
 
 def storage_error(exc: BaseException) -> str:

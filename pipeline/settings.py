@@ -280,10 +280,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _strategy_names() -> list[str]:
-    from ragbeam.transforms.chunk import strategies  # noqa: F401  (registers built-ins)
-    from ragbeam.transforms.chunk.base import STRATEGIES
+    from ragbeam.transforms.chunk.strategies import strategy_names
 
-    return sorted(STRATEGIES)
+    return strategy_names()
 
 
 def flag_names() -> list[str]:

@@ -25,6 +25,40 @@ TEST_EXTRACT_TIMEOUT = "10"
 
 sys.path.insert(0, str(REPO / "tests"))
 
+# ``slow`` tests: ``make quick`` leaves them out, ``make test`` (CI) runs them. A test
+# is slow when it takes one of these fixtures (a real pipeline over the whole shared
+# corpus, ``ragbeam compare``: three runs, a headless browser), so a new test that
+# takes one is marked too; or when its module is below: modules whose tests each run
+# ragbeam end to end (several times, or with the model, OCR, a store, a bucket) or
+# measure over the whole corpus. What stays quick: the pure functions of every stage,
+# the Python API, DoFns on a few elements, and one end-to-end run over samples/
+# (test_end_to_end). Runner tests are marked where they are (test_runners.py).
+SLOW_FIXTURES = frozenset({"corpus_run", "samples_compare", "chromium"})
+SLOW_MODULES = frozenset({
+    # whole-corpus measures
+    "transforms/chunk/test_quality_corpus.py", "transforms/clean/test_furniture_truth.py",
+    "transforms/clean/test_heldout_furniture.py", "evaluate/test_segmentation_quality.py",
+    "reliability/test_hostile_corpus.py",
+    # end-to-end runs, many per module
+    "pipeline/test_faults.py", "pipeline/test_incremental.py",
+    "pipeline/test_change_detection.py", "pipeline/test_remote_storage.py",
+    "pipeline/test_determinism.py", "pipeline/test_progress.py", "pipeline/test_store_sync.py",
+    "pipeline/test_embedding_column.py", "pipeline/test_early_start.py", "pipeline/test_cli.py",
+    "pipeline/test_claim.py", "deploy/test_reindex.py", "reliability/test_kill_rerun.py",
+    "reliability/test_worker_memory.py", "reliability/test_retries.py",
+    "transforms/embed/test_embed_pipeline.py", "transforms/sink/test_stores.py",
+    "transforms/extract/test_ocr_and_fallback.py",
+})
+TESTS = pathlib.Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = pathlib.Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or module in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 
 def require_corpus() -> pathlib.Path:
     """The shared corpus: its absence fails in CI and skips elsewhere."""

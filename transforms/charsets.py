@@ -20,6 +20,9 @@ import re
 # Body of a regex character class (use as f"[{CJK_CLASS}]").
 CJK_CLASS = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
+# Full-width and ideographic punctuation (，：（）！？「」…; not full-width letters or
+# digits): the punctuation CJK text uses as its own.
+CJK_PUNCTUATION_CLASS = "\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u3000-\u303f"
 
 # Marks that end a sentence wherever they stand in CJK text (they are unambiguous there).
 CJK_SENTENCE_ENDS = "。！？"
@@ -27,8 +30,13 @@ CJK_SENTENCE_ENDS = "。！？"
 LATIN_SENTENCE_ENDS = ".!?"
 ELLIPSIS = "…"
 SENTENCE_ENDS = CJK_SENTENCE_ENDS + LATIN_SENTENCE_ENDS + ELLIPSIS
+# Semicolons (Latin, full-width): the clause level of the recursive splitter.
+SEMICOLONS = ";；"
 # Clause ends: not sentence ends, but a line ending in one is not cut off mid-clause.
-CLAUSE_ENDS = ";；:："
+CLAUSE_ENDS = SEMICOLONS + ":："
+# Commas, the ideographic one (、) included: the level below clauses.
+COMMAS = ",，、"
+QUESTION_MARKS = "?？"
 # Closing quotes and brackets that stay with the sentence before them (``"Stop." Then``).
 CLOSERS = "”’\"'」』）)】》]"
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from typing import Any
 
 # The one output tag under which every stage emits the ``Failure``s of documents
 # it could not process (``beam.ParDo(...).with_outputs(FAILURES, main=...)``).
@@ -224,3 +225,14 @@ class Failure:
     message: str
     content_hash: str | None = None
     media_type: str | None = None
+
+
+@dataclass(frozen=True)
+class RouteDecision:
+    """The Route stage's answer for one document: the strategy that chunks it, why,
+    and the routing table's parameters for it (``transforms/route``)."""
+
+    strategy: str
+    reason: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    basis: str = "default"  # short, for metrics: forced, rule:<name>, content:<signal>

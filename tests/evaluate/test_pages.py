@@ -85,7 +85,8 @@ def test_viz_page_for_a_100_page_document(chromium, artifacts, epub_viz):
     assert chromium.execute_script("return document.getElementById('doc').textContent.length"
                                    ) == len(text) + sum(len(str(i)) for i in range(n_chunks))
     # Responsive: loads, and scrolls to the last page, without a long freeze.
-    assert load_seconds < 10
+    # Generous bounds (a loaded CI machine): a page that froze would take minutes.
+    assert load_seconds < 30
     scroll_ms = chromium.execute_async_script("""
         const done = arguments[arguments.length - 1];
         const main = document.querySelector('main');
@@ -94,7 +95,7 @@ def test_viz_page_for_a_100_page_document(chromium, artifacts, epub_viz):
         main.getBoundingClientRect();
         requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)));
     """)
-    assert scroll_ms < 2000
+    assert scroll_ms < 5000
     # Hover shows the chunk's tokens and outlines it.
     chromium.execute_script("document.querySelector('main').scrollTop = 0")
     first_span = chromium.find_element(By.CSS_SELECTOR, "#doc span[data-c]")

@@ -9,6 +9,8 @@ from ragbeam.evaluate.evaluation import load_questions, normalize, resolve_answe
 from ragbeam.evaluate.run_data import load_run
 from ragbeam.evaluate.token_level import locate_excerpt
 
+from conftest import require_corpus
+
 QUESTIONS = pathlib.Path(__file__).resolve().parents[1] / "data" / "questions.jsonl"
 HELDOUT = pathlib.Path(__file__).resolve().parents[2] / "evaluate" / "heldout"
 
@@ -43,10 +45,14 @@ def test_held_out_questions_name_manifest_documents_and_carry_references():
                and r["source_repo"] and r["source_path"] and r["license"] for r in rows)
     documents = {r["path"].removeprefix("docs/") for r in rows if r["path"].startswith("docs/")}
     questions = load_questions(HELDOUT / "questions.jsonl")
+    corpus = require_corpus()  # what "not in the corpus" below is checked against
+    with open(corpus / "MANIFEST.csv", newline="", encoding="utf-8") as f:
+        corpus_sources = {(r["source_repo"], r["source_path"]) for r in csv.DictReader(f)}
+    assert corpus_sources and not corpus_sources & {(r["source_repo"], r["source_path"])
+                                                    for r in rows}
     assert len(questions) >= 40 and len({q.id for q in questions}) == len(questions)
     assert {q.lang for q in questions} == {"en", "zh", "fr", "de"}
     for q in questions:
         assert q.answer_doc in documents and q.answer_text and q.references, q.id
         # The corpus questions and these must not share a document (split by source).
-        assert not (pathlib.Path(__file__).resolve().parents[3] / "shared" / "corpus"
-                    / q.answer_doc).exists(), q.id
+        assert not (corpus / q.answer_doc).exists(), q.id

@@ -111,7 +111,7 @@ def test_chunks_over_the_window_are_counted_and_warned_about_once(default_run):
     out, summary, warnings = default_run
     tokenizer = load_model_tokenizer(DEFAULT_MODEL)
     rows = read_table(out, "chunks").to_pylist()
-    from ragbeam.transforms.embed.transforms import chunk_embedding_text
+    from ragbeam.transforms.embed.text import chunk_embedding_text
 
     lengths = tokenizer.count([chunk_embedding_text(r) for r in rows], special_tokens=True)
     over = sum(n > 256 for n in lengths)

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ragbeam.transforms.chunk.base import STRATEGIES, ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sizing import make_sizer
+from ragbeam.transforms.chunk.strategies import build_strategy, needs_embeddings, strategy_names
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.ids import doc_id_for
 from ragbeam.transforms.types import Block, BlockKind, ChunkLevel, ExtractedDocument, SourceFile
@@ -85,9 +86,8 @@ def _check_chunks(doc, chunks, name: str) -> None:
     assert not lost, f"{name}: {len(lost)} characters in no chunk, e.g. {doc.text[lost[0]]!r}"
 
 
-build_strategy("recursive", ChunkOptions())  # registers every built-in strategy
-# Semantic chunking needs the embedding model: fuzzed by its own tests, not here.
-FUZZED_STRATEGIES = sorted(name for name in STRATEGIES if name != "semantic")
+# Strategies that cut by embeddings need the model: fuzzed by their own tests, not here.
+FUZZED_STRATEGIES = [name for name in strategy_names() if not needs_embeddings(name)]
 
 
 @pytest.mark.parametrize("name", FUZZED_STRATEGIES)

@@ -61,7 +61,9 @@ def test_the_guard_holds_the_cap_while_the_worker_does_not_look(corpus_dir):
         started = time.monotonic()
         with pytest.raises(ExtractionMemoryExceeded, match=r"over the 400 MiB cap"):
             extractor.extract((corpus_dir / "bad/fuzzed-hang.one").read_bytes(), "f.one")
-        assert time.monotonic() - started < 15
+        # The worker's own watch first looks after poll_s (30 s): ended before that, the
+        # parse was ended by the guard (the peak below says how close to the cap).
+        assert time.monotonic() - started < 30
         stats = extractor.stats
         assert (stats.memory_kills, stats.crashes, stats.timeouts) == (1, 0, 0)
         assert 400 * MIB < stats.peak_rss_bytes < (400 + 128) * MIB

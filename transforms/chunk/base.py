@@ -2,16 +2,18 @@
 
 A strategy is built from ``ChunkOptions`` (size, overlap, unit) plus its own
 parameters, and turns a cleaned ``Document`` into ``Chunk``s whose offsets are
-exact: ``chunk.text == document.text[chunk.start:chunk.end]``. Strategies
-register themselves in ``STRATEGIES`` by name.
+exact: ``chunk.text == document.text[chunk.start:chunk.end]``. A strategy that
+needs embeddings (``semantic``) also has the ``EmbeddingStrategy`` capability:
+plan, embed, assemble, so the pipeline can embed many documents' sentences in
+one model call. The registry of strategies by name is ``strategies.py``.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS, Sizer, make_sizer
 from ragbeam.transforms.types import BlockKind, Chunk, Document
@@ -57,9 +59,33 @@ class ChunkingResult:
 
 
 class Strategy(Protocol):
+    """The chunker interface every strategy implements."""
+
     name: str
+    # True for the strategies that are also ``EmbeddingStrategy``s.
+    needs_embeddings: ClassVar[bool]
 
     def chunk(self, doc: Document) -> ChunkingResult: ...
+
+
+# The vectors of a list of texts, one unit vector per text (rows of a 2-D array).
+Encode = Callable[[list[str]], Any]
+
+
+class EmbeddingStrategy(Strategy, Protocol):
+    """The capability of a strategy that cuts by embeddings: ``chunk`` is
+    ``assemble(doc, plan(doc), encode(embedding_inputs(doc, plan)))``, split into
+    steps so the embedding in between can run anywhere (a model in this process,
+    or batched across documents by the pipeline's RunInference)."""
+
+    def plan(self, doc: Document) -> Any: ...
+
+    def embedding_inputs(self, doc: Document, plan: Any) -> list[str]: ...
+
+    def assemble(self, doc: Document, plan: Any, vectors: Any) -> ChunkingResult: ...
+
+    def chunk_batch(self, docs: Sequence[Document], encode: Encode
+                    ) -> list[ChunkingResult]: ...
 
 
 class SizedStrategy:
@@ -68,6 +94,7 @@ class SizedStrategy:
     routing table fails at start-up instead of being silently ignored."""
 
     name = ""
+    needs_embeddings: ClassVar[bool] = False
     PARAMS: frozenset[str] = frozenset()
 
     def __init__(self, options: ChunkOptions, params: Mapping[str, Any]) -> None:
@@ -89,28 +116,6 @@ class SizedStrategy:
 
 
 StrategyFactory = Callable[[ChunkOptions, Mapping[str, Any]], Strategy]
-STRATEGIES: dict[str, StrategyFactory] = {}
-
-
-def register(name: str) -> Callable[[StrategyFactory], StrategyFactory]:
-    def decorate(factory: StrategyFactory) -> StrategyFactory:
-        STRATEGIES[name] = factory
-        return factory
-
-    return decorate
-
-
-def build_strategy(name: str, options: ChunkOptions, params: Mapping[str, Any] | None = None
-                   ) -> Strategy:
-    # Import the built-in strategies so they register themselves.
-    from ragbeam.transforms.chunk import strategies  # noqa: F401
-
-    try:
-        factory = STRATEGIES[name]
-    except KeyError:
-        known = ", ".join(sorted(STRATEGIES))
-        raise ValueError(f"unknown chunking strategy {name!r} (known: {known})") from None
-    return factory(options, params or {})
 
 
 class HeadingIndex:

@@ -19,7 +19,6 @@ import re
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     SizedStrategy,
-    register,
     spans_to_chunks,
 )
 from ragbeam.transforms.chunk.units import pack_units, units_between
@@ -94,6 +93,3 @@ class CodeStrategy(SizedStrategy):
         return ChunkingResult(spans_to_chunks(doc, spans),
                               {"hard_cuts": hard_cuts, "code_units": len(units),
                                "python_ast": int(parsed_as_python)})
-
-
-register("code")(CodeStrategy)

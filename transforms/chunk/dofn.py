@@ -9,11 +9,11 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms import progress
-from ragbeam.transforms.chunk.base import ChunkingResult, ChunkOptions, Strategy, build_strategy
+from ragbeam.transforms.chunk.base import ChunkingResult, ChunkOptions, Strategy
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer, load_encoding
-from ragbeam.transforms.route.router import RouteDecision
-from ragbeam.transforms.types import FAILURES, Document, Failure, Stage
+from ragbeam.transforms.chunk.strategies import build_strategy
+from ragbeam.transforms.types import FAILURES, Document, Failure, RouteDecision, Stage
 from ragbeam.transforms.write.rows import ok_document_row
 
 DOCUMENTS = "documents"

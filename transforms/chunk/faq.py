@@ -17,11 +17,11 @@ import bisect
 import re
 from dataclasses import replace
 
+from ragbeam.transforms.charsets import QUESTION_MARKS
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     HeadingIndex,
     SizedStrategy,
-    register,
     spans_to_chunks,
 )
 from ragbeam.transforms.chunk.units import pack_units, units_between
@@ -30,7 +30,7 @@ from ragbeam.transforms.types import Chunk, Document
 _MARKED_QUESTION = re.compile(
     r"[^\S\n]*(?:#+[^\S\n]*)?(?:\*\*)?(?:Q\d*|Question|问|问题|提问)[^\S\n]*[:：.．)][^\S\n]*",
     re.IGNORECASE)
-_QUESTION_LINE_END = re.compile(r"[?？][\"'”’)）*]*[^\S\n]*$")
+_QUESTION_LINE_END = re.compile(rf"[{QUESTION_MARKS}][\"'”’)）*]*[^\S\n]*$")
 MAX_QUESTION_CHARS = 300
 
 
@@ -95,6 +95,3 @@ class FaqStrategy(SizedStrategy):
                 chunk = replace(chunk, metadata={"question": _question_text(text, starts[asked])})
             chunks.append(chunk)
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "qa_pairs": len(starts)})
-
-
-register("faq")(FaqStrategy)

@@ -21,7 +21,6 @@ import math
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     SizedStrategy,
-    register,
     spans_to_chunks,
     trim_span,
 )
@@ -87,6 +86,3 @@ class FixedStrategy(SizedStrategy):
     def chunk(self, doc: Document) -> ChunkingResult:
         spans = split_fixed(doc.text, self.size, self.overlap, self.sizer)
         return ChunkingResult(spans_to_chunks(doc, spans))
-
-
-register("fixed")(FixedStrategy)

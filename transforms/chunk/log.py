@@ -22,7 +22,6 @@ from dataclasses import replace
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     SizedStrategy,
-    register,
     spans_to_chunks,
 )
 from ragbeam.transforms.chunk.units import pack_units, units_between
@@ -69,6 +68,3 @@ class LogStrategy(SizedStrategy):
                 })
             chunks.append(chunk)
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "log_entries": len(entries)})
-
-
-register("log")(LogStrategy)

@@ -24,7 +24,6 @@ from ragbeam.transforms.chunk.base import (
     ChunkOptions,
     HeadingIndex,
     SizedStrategy,
-    register,
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.structure import MIN_SIZE_RATIO, split_by_structure
@@ -64,6 +63,3 @@ class ParentChildStrategy(SizedStrategy):
             )
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "parents": len(parents),
                                        "parent_hard_cuts": parent_hard_cuts})
-
-
-register("parent_child")(ParentChildStrategy)

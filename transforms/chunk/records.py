@@ -7,10 +7,9 @@ from typing import Any
 
 from ragbeam.transforms.chunk.sizing import Sizer
 from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, with_table_headers
+from ragbeam.transforms.embed.text import CONTEXT_SEPARATOR, embed_text_for
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.types import Chunk, Document
-
-CONTEXT_SEPARATOR = " > "
 
 
 def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
@@ -31,33 +30,6 @@ def chunk_context(doc: Document, chunk: Chunk) -> str:
     context = context_header(doc, chunk.heading_path)
     table_header = chunk.metadata.get(TABLE_HEADER_KEY)
     return "\n".join(part for part in (context, table_header) if part)
-
-
-def _collapsed(line: str) -> str:
-    return " ".join(line.split())
-
-
-def header_for_text(context: str, text: str) -> str:
-    """``context`` without the heading that ``text`` already starts with.
-
-    A chunk that begins at a heading (every ``structure`` section does) has that
-    heading as its first line and as the last part of its heading path; the
-    embedder should see it once. Only a whole first line counts: a paragraph that
-    merely begins with the heading's words keeps its full header.
-    """
-    path_line, newline, rest = context.partition("\n")
-    parts = path_line.split(CONTEXT_SEPARATOR) if path_line else []
-    first_line = next((line for line in text.splitlines() if line.strip()), "")
-    if parts and _collapsed(parts[-1]) == _collapsed(first_line):
-        path_line = CONTEXT_SEPARATOR.join(parts[:-1])
-    return "\n".join(part for part in (path_line, rest if newline else "") if part)
-
-
-def embed_text_for(context: str, text: str) -> str:
-    """What an embedder sees: the contextual header, a blank line, then the text; a
-    heading is never repeated (``header_for_text``)."""
-    header = header_for_text(context, text)
-    return f"{header}\n\n{text}" if header else text
 
 
 def chunk_rows(

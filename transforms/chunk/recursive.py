@@ -35,6 +35,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from ragbeam.transforms.charsets import COMMAS, SEMICOLONS
 from ragbeam.transforms.chunk.base import trim_span
 from ragbeam.transforms.chunk.sentences import sentence_cuts
 from ragbeam.transforms.chunk.sizing import Sizer
@@ -44,8 +45,8 @@ LADDER: tuple[re.Pattern[str] | None, ...] = (
     re.compile(r"\n[^\S\n]*\n\s*"),  # paragraph break
     None,  # sentence end (sentences.sentence_cuts)
     re.compile(r"\n\s*"),  # line break
-    re.compile(r"[；;]\s*"),  # clause
-    re.compile(r"[，、,](?!(?<=,)\d)\s*"),  # comma, not inside 12,000
+    re.compile(rf"[{SEMICOLONS}]\s*"),  # clause
+    re.compile(rf"[{COMMAS}](?!(?<=,)\d)\s*"),  # comma, not inside 12,000
     re.compile(r"\s+"),  # word
 )
 SENTENCE_LEVEL = 1

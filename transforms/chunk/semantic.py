@@ -52,7 +52,7 @@ from ragbeam.transforms.charsets import CJK_CHAR
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     ChunkOptions,
-    register,
+    Encode,
     spans_to_chunks,
     trim_span,
 )
@@ -393,13 +393,15 @@ def model_language_note(text: str, model: str, plan: SemanticPlan) -> str | None
 
 
 class SemanticStrategy:
-    """``semantic`` outside the pipeline: embeds with a model loaded in this process.
+    """``semantic``: an ``EmbeddingStrategy`` (``base.py``).
 
-    The pipeline does not call ``chunk``: it runs the same plan → embed →
-    assemble steps with the embeddings batched across documents by RunInference.
+    ``chunk`` and ``chunk_batch`` embed with a model loaded in this process; the
+    pipeline runs the same plan → embed → assemble steps with the embeddings
+    batched across documents by RunInference (``chunk/semantic_dofn.py``).
     """
 
     name = "semantic"
+    needs_embeddings = True
 
     # Routing-table parameters: any SemanticOptions field, and ``size`` (= max_chunk).
     PARAMS = frozenset(f.name for f in dataclasses.fields(SemanticOptions)) | {"size", "overlap"}
@@ -446,15 +448,23 @@ class SemanticStrategy:
             stats["embedding_note"] = note  # → documents.metadata["chunk_embedding_note"]
         return ChunkingResult(spans_to_chunks(doc, spans), stats)
 
-    def chunk(self, doc: Document) -> ChunkingResult:
+    def chunk_batch(self, docs: Sequence[Document], encode: Encode) -> list[ChunkingResult]:
+        """Every document's sentences embedded by one ``encode`` call, then cut."""
+        plans = [self.plan(doc) for doc in docs]
+        inputs = [self.embedding_inputs(doc, plan) for doc, plan in zip(docs, plans, strict=True)]
+        vectors = encode([text for texts in inputs for text in texts])
+        results, offset = [], 0
+        for doc, plan, texts in zip(docs, plans, inputs, strict=True):
+            results.append(self.assemble(doc, plan, vectors[offset:offset + len(texts)]))
+            offset += len(texts)
+        return results
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
         if self._model is None:
             self._model = load_sentence_model(self.embedding)
-        plan = self.plan(doc)
-        vectors = encode_texts(self._model, self.embedding_inputs(doc, plan),
-                               self.embedding.batch_size)
-        return self.assemble(doc, plan, vectors)
+        return encode_texts(self._model, texts, self.embedding.batch_size)
 
-
-register("semantic")(SemanticStrategy)
+    def chunk(self, doc: Document) -> ChunkingResult:
+        return self.chunk_batch([doc], self._encode)[0]

@@ -16,7 +16,6 @@ from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     ChunkOptions,
     SizedStrategy,
-    register,
     spans_to_chunks,
 )
 from ragbeam.transforms.chunk.fixed import split_fixed
@@ -42,6 +41,3 @@ class SlidingStrategy(SizedStrategy):
         spans = split_fixed(doc.text, self.size, self.overlap, self.sizer)
         return ChunkingResult(spans_to_chunks(doc, spans))
 
-
-
-register("sliding")(SlidingStrategy)

@@ -1,14 +1,31 @@
-"""Built-in strategies, registered by name (importing this module registers them)."""
+"""The registry of chunking strategies: every name ``--strategy``, a routing table
+or ``ragbeam.chunk_text`` accepts, and the class that implements it. Filled here,
+in one place; a new strategy is one line in ``STRATEGIES``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
 from ragbeam.transforms.chunk.base import (
     ChunkingResult,
+    ChunkOptions,
     SizedStrategy,
-    register,
+    Strategy,
+    StrategyFactory,
     spans_to_chunks,
 )
+from ragbeam.transforms.chunk.code import CodeStrategy
+from ragbeam.transforms.chunk.faq import FaqStrategy
+from ragbeam.transforms.chunk.fixed import FixedStrategy
+from ragbeam.transforms.chunk.log import LogStrategy
+from ragbeam.transforms.chunk.parent_child import ParentChildStrategy
 from ragbeam.transforms.chunk.recursive import split_recursive
+from ragbeam.transforms.chunk.semantic import SemanticStrategy
+from ragbeam.transforms.chunk.sliding import SlidingStrategy
+from ragbeam.transforms.chunk.structure import StructureStrategy
+from ragbeam.transforms.chunk.table import TableStrategy
 from ragbeam.transforms.types import Document
 
 
@@ -22,17 +39,35 @@ class RecursiveStrategy(SizedStrategy):
         return ChunkingResult(spans_to_chunks(doc, result.spans), {"hard_cuts": result.hard_cuts})
 
 
-register("recursive")(RecursiveStrategy)
+STRATEGIES: Mapping[str, StrategyFactory] = MappingProxyType({
+    "recursive": RecursiveStrategy,
+    "fixed": FixedStrategy,
+    "sliding": SlidingStrategy,
+    "structure": StructureStrategy,
+    "parent_child": ParentChildStrategy,
+    "code": CodeStrategy,
+    "faq": FaqStrategy,
+    "log": LogStrategy,
+    "table": TableStrategy,
+    "semantic": SemanticStrategy,
+})
 
-# Each strategy module registers itself on import.
-from ragbeam.transforms.chunk import (  # noqa: E402, F401, I001
-    fixed,
-    sliding,
-    structure,
-    parent_child,
-    code,
-    faq,
-    log,
-    table,
-    semantic,
-)
+
+def strategy_names() -> list[str]:
+    """Every registered strategy, sorted."""
+    return sorted(STRATEGIES)
+
+
+def needs_embeddings(name: str) -> bool:
+    """Does strategy ``name`` cut by embeddings (the ``EmbeddingStrategy`` capability)?"""
+    return bool(getattr(STRATEGIES[name], "needs_embeddings", False))
+
+
+def build_strategy(name: str, options: ChunkOptions, params: Mapping[str, Any] | None = None
+                   ) -> Strategy:
+    try:
+        factory = STRATEGIES[name]
+    except KeyError:
+        known = ", ".join(strategy_names())
+        raise ValueError(f"unknown chunking strategy {name!r} (known: {known})") from None
+    return factory(options, params or {})

@@ -35,7 +35,6 @@ from ragbeam.transforms.chunk.base import (
     ChunkOptions,
     HeadingIndex,
     SizedStrategy,
-    register,
     trim_span,
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
@@ -166,6 +165,3 @@ class StructureStrategy(SizedStrategy):
         chunks, hard_cuts = split_by_structure(doc, self.size, self.overlap, self.sizer,
                                                self.min_size)
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts})
-
-
-register("structure")(StructureStrategy)

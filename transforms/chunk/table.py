@@ -33,7 +33,6 @@ from ragbeam.transforms.chunk.base import (
     ChunkOptions,
     HeadingIndex,
     SizedStrategy,
-    register,
     spans_to_chunks,
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
@@ -151,6 +150,3 @@ class TableStrategy(SizedStrategy):
                 chunks.extend(spans_to_chunks(doc, prose_spans, headings))
             cursor = end
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "tables": len(tables)})
-
-
-register("table")(TableStrategy)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, ELLIPSIS
+
 # C0/C1 control characters except tab and newline; NUL included; zero-width
 # space, BOM and soft hyphens (invisible inside a line; a soft hyphen that
 # ends a line is handled by de-hyphenation before this runs).
@@ -14,8 +16,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u200b\ufeff]"
 # keeps it. Full-width letters and digits (Ａ, ５) are not in this set.
 # The Chinese ellipsis "……" (two U+2026) is protected too: NFKC would make it
 # six dots, which reads as a leader.
-_FULLWIDTH_PUNCTUATION = re.compile(
-    r"([\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u3000-\u303f]+|\u2026{2,})")
+_FULLWIDTH_PUNCTUATION = re.compile(f"([{CJK_PUNCTUATION_CLASS}]+|{ELLIPSIS}{{2,}})")
 _INLINE_SPACE = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 

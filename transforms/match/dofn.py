@@ -1,50 +1,25 @@
-"""Match and Read stages: patterns → ``SourceFile`` → ``FetchedFile``."""
+"""Match stage: patterns → ``SourceFile``s (the Read stage is ``transforms/read``)."""
 
 from __future__ import annotations
 
 import os
 import re
-import stat
 import time
 from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
-from apache_beam.io.filesystem import CompressionTypes, FileSystem
-from apache_beam.io.filesystems import FileSystems
+from apache_beam.io.filesystem import FileSystem
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms import progress
-from ragbeam.transforms.ids import DOC_IDS_RELATIVE, doc_id_for, doc_key, sha256_hex
+from ragbeam.transforms.ids import DOC_IDS_RELATIVE, doc_id_for, doc_key
 from ragbeam.transforms.match.patterns import (
     InputPattern,
     expand_input,
     id_root,
     passes_filters,
 )
-from ragbeam.transforms.types import FAILURES, Failure, FetchedFile, SourceFile, Stage
-
-
-class FileTooLargeError(Exception):
-    """The file is over ``--max-file-bytes``: refused before (or while) reading it."""
-
-
-class EmptyFileError(Exception):
-    """The file has no bytes at all: there is nothing to extract."""
-
-
-class NotARegularFileError(Exception):
-    """A FIFO, socket or device matched by a pattern: opening it could block forever."""
-
-
-def check_regular_file(uri: str) -> None:
-    """Local paths only; remote filesystems have no such things."""
-    if "://" in uri:
-        return
-    mode = os.stat(uri).st_mode
-    if not stat.S_ISREG(mode):
-        kind = ("named pipe (FIFO)" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
-                else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file")
-        raise NotARegularFileError(f"not a regular file but a {kind}; not read")
+from ragbeam.transforms.types import SourceFile
 
 
 class BrokenLinkError(Exception):
@@ -131,69 +106,3 @@ class MatchInputs(beam.PTransform):
             | "Once per file" >> beam.GroupByKey()
             | "Source file" >> beam.MapTuple(to_source)
         )
-
-
-class ReadFile(beam.DoFn):
-    """Read a file's bytes (never past ``max_bytes``) and hash them.
-
-    The size is checked twice: against the size the match reported (nothing is
-    read), and while reading (a file that grew since is read no further than
-    one byte past the limit), so memory never holds more than ``max_bytes + 1``.
-    """
-
-    def __init__(self, max_bytes: int) -> None:
-        self._max_bytes = max_bytes
-        self._bytes_read = Metrics.counter("ragbeam", "bytes_read")
-
-    def process(self, source: SourceFile):
-        try:
-            if source.size_bytes < 0:
-                raise BrokenLinkError("symbolic link to a file that does not exist; not read")
-            if source.size_bytes > self._max_bytes:
-                raise FileTooLargeError(
-                    f"file is {source.size_bytes:,} bytes, over the --max-file-bytes limit "
-                    f"of {self._max_bytes:,}; not read"
-                )
-            check_regular_file(source.uri)
-            # UNCOMPRESSED: a .gz input is a document to extract, not a stream to inflate.
-            with FileSystems.open(source.uri, compression_type=CompressionTypes.UNCOMPRESSED) as f:
-                data = f.read(self._max_bytes + 1)
-            if len(data) > self._max_bytes:
-                raise FileTooLargeError(f"file grew past the --max-file-bytes limit of "
-                                        f"{self._max_bytes:,} while being read")
-            if not data:
-                raise EmptyFileError("file is empty (0 bytes)")
-        except Exception as exc:
-            yield beam.pvalue.TaggedOutput(
-                FAILURES, Failure(source, Stage.READ, type(exc).__name__, str(exc))
-            )
-            return
-        self._bytes_read.inc(len(data))
-        yield FetchedFile(source=source, data=data, content_hash=sha256_hex(data))
-
-
-class FetchBytes(beam.DoFn):
-    """``(uri, bytes)`` pairs a caller already holds → ``FetchedFile``s, with the same
-    checks as ``ReadFile`` (size limit, empty). The doc id is the URI's (and the
-    namespace's): there is no input root to be relative to."""
-
-    def __init__(self, max_bytes: int, namespace: str = "") -> None:
-        self._max_bytes = max_bytes
-        self._namespace = namespace
-
-    def process(self, element: tuple[str, bytes]):
-        uri, data = element
-        source = SourceFile(uri=uri, doc_id=doc_id_for(uri, self._namespace),
-                            size_bytes=len(data))
-        progress.tick(progress.MATCHED)
-        error: Exception | None = None
-        if len(data) > self._max_bytes:
-            error = FileTooLargeError(f"{len(data):,} bytes, over the --max-file-bytes limit "
-                                      f"of {self._max_bytes:,}")
-        elif not data:
-            error = EmptyFileError("file is empty (0 bytes)")
-        if error is not None:
-            yield beam.pvalue.TaggedOutput(
-                FAILURES, Failure(source, Stage.READ, type(error).__name__, str(error)))
-            return
-        yield FetchedFile(source=source, data=bytes(data), content_hash=sha256_hex(data))

@@ -109,3 +109,41 @@ def _split_root(root: str) -> tuple[str, str]:
     scheme, rest = root.split("://", 1)
     bucket, _, path = rest.partition("/")
     return f"{scheme}://{bucket}", "/" + path.rstrip("/") if path else ""
+
+
+class InputsError(ValueError):
+    """An input that matches no file (after the filters), or cannot be listed."""
+
+
+# Files listed first per input: on an object store, one page of the listing.
+FIRST_LISTING = 1000
+
+
+def count_input_files(inputs: Iterable[str], include: Iterable[str], exclude: Iterable[str]
+                      ) -> int | None:
+    """Every input must match at least one file that passes the filters, else
+    ``InputsError`` (its ``__cause__`` is a listing error, if any). Lists no further
+    than it must: the first files usually answer, and only when none of them passes
+    the filters is the whole input listed. Returns how many distinct files pass when
+    every input was listed whole (for a progress line's ETA), else None."""
+    include, exclude = tuple(include), tuple(exclude)
+
+    def any_passes(found: list[Any]) -> bool:
+        return any(passes_filters(f.path, include, exclude) for f in found)
+
+    paths: set[str] = set()
+    whole = True
+    for raw in inputs:
+        pattern = expand_input(raw)
+        try:
+            found = pattern.match(limit=FIRST_LISTING)
+            if len(found) == FIRST_LISTING and not any_passes(found):
+                found = pattern.match()
+        except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
+            raise InputsError(f"--input {raw!r}: cannot list") from exc
+        if not any_passes(found):
+            raise InputsError(f"--input {raw!r} matched no files"
+                              + (" (after --include/--exclude)" if found else ""))
+        whole = whole and len(found) < FIRST_LISTING
+        paths.update(f.path for f in found if passes_filters(f.path, include, exclude))
+    return len(paths) if whole else None

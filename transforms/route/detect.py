@@ -22,14 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ragbeam.transforms.charsets import CJK_SENTENCE_ENDS, SENTENCE_ENDS
+from ragbeam.transforms.charsets import CJK_SENTENCE_ENDS, SEMICOLONS, SENTENCE_ENDS
 from ragbeam.transforms.chunk.faq import question_starts
 from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.route.table import Detection
 from ragbeam.transforms.types import BlockKind, Document
 
 _BOUNDARY = re.compile(
-    rf"[{re.escape(SENTENCE_ENDS)};；](?=\s|$)|[{CJK_SENTENCE_ENDS}]|\n")
+    rf"[{re.escape(SENTENCE_ENDS)}{SEMICOLONS}](?=\s|$)|[{CJK_SENTENCE_ENDS}]|\n")
 
 
 def detect_strategy(doc: Document, detection: Detection,

@@ -11,14 +11,12 @@ strategy it will get).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.route.detect import detect_strategy
 from ragbeam.transforms.route.table import AUTO, RoutingTable, default_table
-from ragbeam.transforms.types import Document
+from ragbeam.transforms.types import Document, RouteDecision
 
 DEFAULT_STRATEGY = "recursive"
 
@@ -31,17 +29,8 @@ class RouteOptions:
     table: RoutingTable = field(default_factory=default_table)
 
 
-@dataclass(frozen=True)
-class RouteDecision:
-    strategy: str
-    reason: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    basis: str = "default"  # short, for metrics: forced, rule:<name>, content:<signal>
-
-
 def is_registered(name: str) -> bool:
-    from ragbeam.transforms.chunk import strategies  # noqa: F401  (registers built-ins)
-    from ragbeam.transforms.chunk.base import STRATEGIES
+    from ragbeam.transforms.chunk.strategies import STRATEGIES
 
     return name in STRATEGIES
 
@@ -103,11 +92,11 @@ def check_route_options(options: RouteOptions, chunk: ChunkOptions) -> None:
     """Fail before the run starts on a strategy name or parameter that cannot work:
     every strategy the table (or ``--strategy``) can choose is built once here.
     Errors name where the bad value is (``routing.rules[0].params``, ``--strategy``…)."""
-    from ragbeam.transforms.chunk.base import STRATEGIES, build_strategy
+    from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 
     def build(name: str, params: dict, where: str) -> None:
         if not is_registered(name):
-            known = ", ".join(sorted(STRATEGIES))
+            known = ", ".join(strategy_names())
             raise ValueError(f"{where}: unknown chunking strategy {name!r} (known: {known})")
         try:
             build_strategy(name, chunk, params)

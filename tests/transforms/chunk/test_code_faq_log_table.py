@@ -8,11 +8,12 @@ import textwrap
 
 import pytest
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.code import generic_cuts
 from ragbeam.transforms.chunk.faq import question_starts
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import CharSizer
+from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.fixed import split_fixed, window_count
 from ragbeam.transforms.chunk.sizing import CharSizer, TokenSizer
+from ragbeam.transforms.chunk.strategies import build_strategy
 
 CHARS = CharSizer()
 

@@ -11,11 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.strategies import build_strategy, needs_embeddings, strategy_names
 from ragbeam.transforms.types import BlockKind, ChunkLevel, Document, SourceFile, TextSpan
 
-ALL_STRATEGIES = ("recursive", "fixed", "sliding", "structure", "parent_child", "code", "faq",
-                  "log", "table")
+# Every registered strategy (a new one is checked without being listed here), except
+# those that cut by embeddings: they need the model and have their own tests (test_semantic).
+ALL_STRATEGIES = [name for name in strategy_names() if not needs_embeddings(name)]
 
 WORDS = ["the", "boat", "Version", "3.2", "湖畔", "野外站", "建于", "一九八五年", "Q:", "A:",
          "问：", "答：", "2016-12-19", "16:31:46,143]", "[INFO]", "|", "def", "f():", "x", "12,000"]

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import (
     SemanticOptions,
     assemble_semantic,
@@ -15,6 +17,7 @@ from ragbeam.transforms.chunk.semantic import (
     plan_semantic,
 )
 from ragbeam.transforms.chunk.sizing import CharSizer
+from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 
 CHARS = CharSizer()
@@ -146,6 +149,12 @@ def test_semantic_strategy_with_the_real_model_keeps_topics_apart():
     assert all(doc.text[c.start:c.end] == c.text for c in result.chunks)
     assert len(texts) >= 2
     assert not any("stone" in t and "compiler" in t for t in texts)
+    # The batch method (the EmbeddingStrategy capability): documents embedded by one
+    # model call are cut as each alone.
+    other = dataclasses.replace(doc, text=doc.text[::-1], spans=())
+    strategy = build_strategy("semantic", ChunkOptions(unit="chars", size=1000), {})
+    batched = strategy.chunk_batch([doc, other], strategy._encode)
+    assert [r.chunks for r in batched] == [result.chunks, strategy.chunk(other).chunks]
 
 
 def test_english_model_on_chinese_text_is_noted_in_the_metadata():

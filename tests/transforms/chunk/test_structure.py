@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import CharSizer
+from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.types import BlockKind, ChunkLevel, Document, SourceFile, TextSpan
 
 

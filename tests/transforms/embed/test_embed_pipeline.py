@@ -84,6 +84,7 @@ def test_semantic_chunks_are_exact_and_keep_topics_apart(in_memory_run):
         assert d["chunk_count"] == sum(c["doc_id"] == d["doc_id"] for c in chunks)
 
 
+@pytest.mark.slow  # whole runs on another runner or running mode
 @pytest.mark.parametrize("beam_args", [
     ["--direct_num_workers", "2", "--direct_running_mode", "multi_processing"],
     ["--runner", "PortableRunner", "--job_endpoint=embed", "--environment_type=LOOPBACK"],
@@ -190,7 +191,7 @@ def test_a_long_document_cut_a_call_at_a_time_gives_the_same_chunks(inputs):
 
     from ragbeam.transforms.chunk.base import ChunkOptions
     from ragbeam.transforms.chunk.semantic import SemanticOptions
-    from ragbeam.transforms.embed.transforms import EmbedAndCut, PlanSentences
+    from ragbeam.transforms.chunk.semantic_dofn import EmbedAndCut, PlanSentences
     from ragbeam.transforms.ids import doc_id_for
     from ragbeam.transforms.route.router import RouteDecision
     from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan

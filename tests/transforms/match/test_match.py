@@ -10,8 +10,9 @@ import apache_beam as beam
 from apache_beam.testing.util import assert_that, equal_to
 
 from ragbeam.transforms.ids import doc_id_for, doc_key
-from ragbeam.transforms.match.dofn import MatchInputs, ReadFile
+from ragbeam.transforms.match.dofn import MatchInputs
 from ragbeam.transforms.match.patterns import expand_input, id_root
+from ragbeam.transforms.read.dofn import ReadFile
 from ragbeam.transforms.types import FAILURES, SourceFile
 
 from conftest import SAMPLES

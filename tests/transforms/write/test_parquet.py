@@ -152,7 +152,10 @@ def _all_true(flags: list[bool]) -> None:
     assert len(flags) >= 2 and all(flags), flags
 
 
-@pytest.mark.parametrize("mode", ["in_memory", "multi_processing"])
+@pytest.mark.parametrize("mode", [
+    "in_memory",
+    pytest.param("multi_processing", marks=pytest.mark.slow),  # another running mode
+])
 def test_beam_run_writes_every_table_once(tmp_path, mode):
     rows = _items(2500)
     options = PipelineOptions(["--direct_running_mode", mode, "--direct_num_workers", "2"])

@@ -163,21 +163,16 @@ CHOI_SOURCES = (
 
 
 def cleaned_text(path: str) -> str:
-    """A file's text exactly as the pipeline sees it: Tika extraction, then cleaning."""
-    import hashlib
-    import pathlib
+    """A file's text exactly as the pipeline sees it: guarded extraction, then cleaning
+    (the one single-file path, ``transforms/extract/single_file.py``)."""
+    from ragbeam.pipeline.config import ExtractOptions
+    from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.extract.single_file import read_local_file, shared_extractor
 
-    from ragbeam.transforms.clean.document import CleanOptions, clean_document
-    from ragbeam.transforms.extract.backends import EmbeddedTika
-    from ragbeam.transforms.extract.document import build_extracted_document
-    from ragbeam.transforms.types import FetchedFile, SourceFile
-
-    data = pathlib.Path(path).read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    source = SourceFile(str(path), digest[:16], len(data))
-    xhtml, metadata = EmbeddedTika().extract(data, pathlib.Path(path).name)
-    extracted = build_extracted_document(FetchedFile(source, data, digest), xhtml, metadata)
-    return clean_document(extracted, CleanOptions()).text
+    extract = ExtractOptions()
+    files = shared_extractor(extract.backend_spec, extract.timeout_s,
+                             extract.memory_limit_bytes, extract.max_text_chars)
+    return files.extract_and_clean(read_local_file(path), CleanOptions()).text
 
 
 def corpus_choi_samples(corpus_dir: str, n_samples: int = 20, seed: int = 0

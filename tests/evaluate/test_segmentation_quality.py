@@ -15,8 +15,7 @@ import pathlib
 
 import pytest
 
-from ragbeam.transforms.chunk.recursive import split_recursive
-from ragbeam.transforms.chunk.segmentation_metrics import (
+from ragbeam.evaluate.segmentation import (
     build_choi_samples,
     corpus_choi_samples,
     heldout_choi_samples,
@@ -24,6 +23,7 @@ from ragbeam.transforms.chunk.segmentation_metrics import (
     score,
     window_diff,
 )
+from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.semantic import (
     SemanticOptions,
     assemble_semantic,

@@ -1,0 +1,45 @@
+"""The one guarded path for a single file outside Beam (``ragbeam.chunk_file``,
+evaluation): the Extract stage's guards and the Clean stage's rule, as in a run."""
+
+from __future__ import annotations
+
+import pytest
+from reliability.hostile import zip_of_zeros
+
+import ragbeam
+from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.extract.guards import ArchiveBombError, TextTooLargeError
+from ragbeam.transforms.extract.single_file import (
+    SingleFileExtractor,
+    read_local_file,
+    shared_extractor,
+)
+
+from conftest import SAMPLES
+
+EMBEDDED = ("embedded", {"max_string_chars": 1_000_000})
+
+
+def test_an_archive_bomb_is_refused_before_tika_sees_it(tmp_path):
+    bomb = tmp_path / "bomb.zip"
+    bomb.write_bytes(zip_of_zeros(2, 64 << 20))
+    with pytest.raises(ArchiveBombError):
+        ragbeam.chunk_file(bomb)
+
+
+def test_the_text_limit_holds(tmp_path):
+    short = SAMPLES / "station-news.html"
+    with SingleFileExtractor(EMBEDDED, timeout_s=60) as files:
+        limit = len(files.extract(read_local_file(short)).raw_text)
+    with SingleFileExtractor(EMBEDDED, timeout_s=60, max_text_chars=limit) as files:
+        with pytest.raises(TextTooLargeError):
+            files.extract(read_local_file(SAMPLES / "handbook.md"))
+        # The child survives a refused document: the next file is extracted and cleaned.
+        doc = files.extract_and_clean(read_local_file(short), CleanOptions())
+    assert doc.text.strip() and doc.source.uri.endswith("/station-news.html")
+
+
+def test_one_shared_extractor_per_settings():
+    first = shared_extractor(EMBEDDED, 60.0)
+    assert shared_extractor(EMBEDDED, 60.0) is first
+    assert shared_extractor(EMBEDDED, 30.0) is not first
