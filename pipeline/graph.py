@@ -40,12 +40,15 @@ from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHUNKS,
     CARRIED_DOCUMENTS,
     CARRIED_ERRORS,
+    DUPLICATES,
     PREVIOUS_EMBEDDINGS,
     PREVIOUS_STATE,
     TO_PROCESS,
     CompareWithPrevious,
+    IdentifyContent,
     Reconcile,
     ReuseEmbeddings,
+    new_file,
 )
 from ragbeam.transforms.match.dofn import FetchBytes, MatchInputs, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
@@ -177,6 +180,7 @@ class IngestDocuments(beam.PTransform):
         m = config.match
 
         previous = None
+        duplicates = None
         if isinstance(source, beam.pvalue.PBegin):
             # Matching ends in a shuffle by path, which also spreads files over workers.
             sources = source | "Match" >> MatchInputs(m.inputs, m.include, m.exclude,
@@ -184,8 +188,13 @@ class IngestDocuments(beam.PTransform):
             if config.previous:
                 previous = sources | "Compare with previous" >> CompareWithPrevious(
                     config.previous, config_hash, m.max_file_bytes, config.retry_errors,
-                    config.verify_hashes)
-                sources = previous[TO_PROCESS]
+                    config.verify_hashes, config.route, config.delete_guard)
+                sources, duplicates = previous[TO_PROCESS], previous[DUPLICATES]
+            else:  # files with the same bytes are processed once (identity.py)
+                identified = (sources | "By size" >> beam.Map(new_file)
+                              | "Identify content" >> IdentifyContent(
+                                  config_hash, config.route, m.max_file_bytes))
+                sources, duplicates = identified[TO_PROCESS], identified[DUPLICATES]
             fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
                 FAILURES, main="ok")
         else:
@@ -250,6 +259,8 @@ class IngestDocuments(beam.PTransform):
         failures = tuple(failures) | "All failures" >> beam.Flatten()
         _ = failures | "Count failures" >> beam.Map(lambda _: progress.tick(progress.FAILED))
 
+        if duplicates is not None:
+            documents = (documents, duplicates) | "With duplicates" >> beam.Flatten()
         if previous is None:
             return {
                 "chunks": chunks,
