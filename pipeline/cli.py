@@ -12,8 +12,10 @@ Exit codes of ``ragbeam run`` (``run.py``):
 * 1: the pipeline itself failed (an exception, a runner failure);
 * 2: nothing ran: a bad option or config, a failed preflight check, or an
   output claimed by another run;
-* 3: the run completed and wrote every table and ``run.json``, but more
-  documents failed than ``--max-error-rate`` allows.
+* 3: the run completed and wrote every table and ``run.json``, but more of the
+  corpus's documents are failing than ``--max-error-rate`` allows;
+* 4: an incremental run completed, but more documents vanished than
+  ``--max-delete-rate``/``--max-deletes`` allow: none was deleted.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.run import (
-    EXIT_ERROR_RATE,
+    EXIT_DELETES_HELD,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
@@ -83,6 +85,12 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
     if summary["documents_stale"]:
         print(f"  {summary['documents_stale']} stale: failed, their last good chunks kept "
               "(documents.status = 'stale')")
+    if summary.get("documents_duplicate"):
+        print(f"  {summary['documents_duplicate']} duplicates: same bytes as another document, "
+              "indexed once under it (documents.status = 'duplicate')")
+    if summary.get("documents_vanished"):
+        print(f"  {summary['documents_vanished']} vanished: not matched, kept by the delete "
+              "guard with their chunks (documents.status = 'vanished')")
     for kind, count in summary["errors_by_type"].items():
         print(f"  {count} × {kind}")
     if extraction := summary.get("extraction"):
@@ -104,10 +112,20 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
 
 
 def _error_rate_line(summary: Mapping[str, Any]) -> str:
-    return (f"ragbeam: error: {summary['documents_failed']} of "
-            f"{summary['documents_processed']} processed documents failed "
-            f"({summary['error_rate']:.1%}), over --max-error-rate "
-            f"{summary['max_error_rate']:.1%}; every table and run.json were written")
+    return (f"ragbeam: error: {summary['documents_failing']} of "
+            f"{summary['documents_indexed']} documents are failing "
+            f"({summary['error_rate']:.1%}; {summary['documents_failed']} of "
+            f"{summary['documents_processed']} processed in this run failed), over "
+            f"--max-error-rate {summary['max_error_rate']:.1%}; every table and run.json "
+            "were written")
+
+
+def _deletes_held_line(config: RunConfig, summary: Mapping[str, Any]) -> str:
+    from ragbeam.transforms.incremental.guard import held_line
+
+    return "ragbeam: error: " + held_line(summary["documents_vanished"],
+                                          summary.get("previous_documents", 0),
+                                          config.delete_guard)
 
 
 def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
@@ -133,7 +151,9 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
               f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     print_summary(config, result.summary)
-    if result.exit_code == EXIT_ERROR_RATE:
+    if result.exit_code == EXIT_DELETES_HELD:
+        print(_deletes_held_line(config, result.summary), file=sys.stderr)
+    if result.summary.get("error_rate_exceeded"):
         print(_error_rate_line(result.summary), file=sys.stderr)
     return result.exit_code
 

@@ -19,7 +19,10 @@ Exit codes (``RunResult.exit_code``, ``exit_code_for``):
 * 2 (``EXIT_USAGE``): nothing ran: a bad option or config, a failed preflight check,
   or an output claimed by another run (``UsageError``);
 * 3 (``EXIT_ERROR_RATE``): the run completed and wrote every table and ``run.json``,
-  but more documents failed than ``--max-error-rate`` allows.
+  but more of the corpus's documents are failing than ``--max-error-rate`` allows;
+* 4 (``EXIT_DELETES_HELD``): an incremental run completed, but more documents
+  vanished than ``--max-delete-rate``/``--max-deletes`` allow: none was deleted
+  (``transforms/incremental/guard.py``). Takes precedence over 3.
 
 No Beam at module level: ``ragbeam run`` starts extracting before Beam's ~1 s import
 (``early_start.py``; a test checks this).
@@ -52,7 +55,7 @@ from ragbeam.transforms import progress
 from ragbeam.transforms.match.patterns import expand_input, passes_filters
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE, EXIT_DELETES_HELD = 0, 1, 2, 3, 4
 
 
 class UsageError(Exception):
@@ -92,7 +95,8 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """0, or 3 when more documents failed than ``--max-error-rate`` allows."""
+        """0; 3 when more documents are failing than ``--max-error-rate`` allows; 4 when
+        the delete guard held this run's deletions."""
         return exit_code(self.summary)
 
 
@@ -171,8 +175,11 @@ def check_inputs(config: RunConfig) -> int | None:
         except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
             raise UsageError(f"--input {raw!r}: cannot list: {storage_error(exc)}") from None
         if not _any_passes(found, m):
+            # With --previous too: an input that lists nothing is never taken as
+            # "every document deleted" (an unmounted share, an empty bucket).
             raise UsageError(f"--input {raw!r} matched no files"
-                             + (" (after --include/--exclude)" if found else ""))
+                             + (" (after --include/--exclude)" if found else "")
+                             + ("; nothing was deleted" if config.previous else ""))
         whole = whole and len(found) < FIRST_LISTING
         paths.update(f.path for f in found if passes_filters(f.path, m.include, m.exclude))
     return len(paths) if whole else None
@@ -343,7 +350,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
         make_pipeline,
         pipeline_options,
     )
-    from ragbeam.pipeline.summary import read_run_json, write_run_json
+    from ragbeam.pipeline.summary import live_documents, read_run_json, write_run_json
     from ragbeam.transforms.incremental.previous import previous_run_problem
     from ragbeam.transforms.sink.sync import failed_sinks
 
@@ -360,6 +367,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
         raise UsageError(str(exc)) from None
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
+    check_previous_is_ours(config)
     if request.preflight:
         preflight(config)
     check_sink_runner(config, options)
@@ -400,6 +408,8 @@ def run_pipeline(request: RunRequest) -> RunResult:
 
             summary = read_run_json(config.output)
             summary.update(metrics_summary(result))
+            if config.previous:
+                summary["previous_documents"] = live_documents(read_run_json(config.previous))
             if config.embed_chunks:
                 from ragbeam.transforms.embed.transforms import embedding_summary
 
@@ -497,8 +507,23 @@ def warn_over_window(summary: dict) -> None:
 
 
 def exit_code(summary: Mapping[str, Any]) -> int:
-    """0, or 3 for a run.json whose outcome is an exceeded error rate."""
-    from ragbeam.pipeline.summary import OUTCOME_ERROR_RATE
+    """0; 3 for a run.json whose outcome is an exceeded error rate; 4 for one whose
+    deletions the delete guard held."""
+    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD, OUTCOME_ERROR_RATE
 
-    return EXIT_ERROR_RATE if summary.get("outcome") == OUTCOME_ERROR_RATE else EXIT_OK
+    return {OUTCOME_ERROR_RATE: EXIT_ERROR_RATE,
+            OUTCOME_DELETES_HELD: EXIT_DELETES_HELD}.get(summary.get("outcome"), EXIT_OK)
+
+
+def check_previous_is_ours(config: RunConfig) -> None:
+    """``--previous`` must be a run over the same inputs, namespace and id mode, unless
+    ``--accept-foreign-previous`` says it is meant (exit 2 naming both)."""
+    from ragbeam.transforms.incremental.previous import foreign_previous_problem
+
+    if not config.previous or config.accept_foreign_previous:
+        return
+    problem = foreign_previous_problem(config.previous, config.match.id_root,
+                                       config.ids.namespace, config.ids.mode)
+    if problem:
+        raise UsageError(f"--previous {config.previous!r} {problem}")
 

@@ -74,6 +74,7 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "documents_indexed": indexed,
         "documents_failing": failing,
         "error_rate": round(error_rate, 6),
+        "error_rate_exceeded": exceeded,
         "max_error_rate": config.max_error_rate,
         "delete_guard": config.delete_guard.record(),
         "input_root": config.match.id_root,
@@ -103,6 +104,13 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "embedding": config.embedding_record(),
         "wall_seconds": round(wall_seconds, 3),
     }
+
+
+def live_documents(summary: Mapping[str, Any]) -> int:
+    """The documents a run left in its index, from its run.json: matched files and
+    documents the delete guard held, less duplicates (they have no chunks)."""
+    return (summary.get("files_matched", 0) + summary.get("documents_vanished", 0)
+            - summary.get("documents_duplicate", 0))
 
 
 def run_json_path(output: str) -> str:

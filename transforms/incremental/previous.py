@@ -45,3 +45,32 @@ def previous_run_problem(previous: str, output: str) -> str | None:
     except Exception as exc:  # unknown scheme, missing bucket, no permission…
         return f"cannot be read: {exc}"
     return None
+
+
+def foreign_previous_problem(previous: str, input_root: str, namespace: str, id_mode: str
+                             ) -> str | None:
+    """Why ``previous`` looks like a run over another corpus, in words; None if not.
+
+    Documents meet their previous rows by doc id, a hash of the path below the input
+    root, the namespace and the id mode: a previous run of other inputs would take
+    same-named files as unchanged and every other one as deleted. Runs older than
+    this check recorded no root: only their namespace and id mode are compared.
+    """
+    from ragbeam.pipeline.summary import read_run_json
+
+    try:
+        before = read_run_json(previous)
+    except Exception as exc:
+        return f"cannot be read: {exc}"
+    ids = before.get("ids") or (before.get("config") or {}).get("ids") or {}
+    now = {"input root": input_root, "namespace": namespace, "id mode": id_mode}
+    then = {"input root": before.get("input_root"), "namespace": ids.get("namespace"),
+            "id mode": ids.get("mode")}
+    differ = [name for name in now if then[name] is not None and then[name] != now[name]]
+    if not differ:
+        return None
+    return ("is a run over another corpus: its " + ", ".join(
+        f"{name} is {then[name]!r}, this run's {now[name]!r}" for name in differ)
+        + "; matching its documents by id would take same-named files as unchanged and "
+          "every other one as deleted. If that is intended (the same corpus mounted "
+          "elsewhere), pass --accept-foreign-previous")
