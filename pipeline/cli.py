@@ -42,6 +42,7 @@ from ragbeam.pipeline.run import (
     UsageError,
     check_inputs,
     dry_run,
+    dry_run_against_previous,
     request_from_settings,
     run_pipeline,
     settings_from_args,
@@ -71,6 +72,32 @@ def print_dry_run(config: RunConfig, rows: list[dict]) -> None:
               f"{r['reason']}{note}")
     if any(r["strategy"] == BY_CONTENT for r in rows):
         print(f"  {BY_CONTENT}: {content_signals(config.route)}")
+
+
+def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
+                       verbose: bool) -> None:
+    """``--dry-run --previous``: counts of what would happen to each document, whether
+    the delete guard would stop the run, and with ``-v`` each file."""
+    from ragbeam.transforms.incremental.guard import held_line
+
+    c = preview.count
+    print(f"  since {config.previous}: {c('new') + c('changed')} to process ({c('new')} new, "
+          f"{c('changed')} changed), {c('retried')} retried, {c('unchanged')} unchanged, "
+          f"{c('kept failure')} kept failures, {c('deleted')} deleted, {c('moved')} moved, "
+          f"{c('duplicate')} duplicates")
+    if preview.held:
+        print("  delete guard: would stop the run (exit 4): "
+              + held_line(preview.vanished, preview.previous_documents, config.delete_guard))
+    else:
+        print(f"  delete guard: passes ({preview.vanished} of {preview.previous_documents} "
+              f"documents vanished; {config.delete_guard.describe()})")
+    if verbose:
+        from ragbeam.transforms.ids import doc_key
+
+        root = config.match.id_root
+        for kind, uris in preview.uris.items():
+            for uri in uris:
+                print(f"  {kind:<10} {key_of.get(uri) or doc_key(uri, root, config.ids.mode)}")
 
 
 def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
@@ -136,7 +163,12 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
         config = request.config
         if args.dry_run:
             check_inputs(config)
-            print_dry_run(config, dry_run(config))
+            rows = dry_run(config)
+            print_dry_run(config, rows)
+            if config.previous:
+                key_of = {r["path"]: r["key"] for r in rows}
+                print_dry_run_diff(config, dry_run_against_previous(config, rows), key_of,
+                                   verbose=args.verbose > 0)
             return EXIT_OK
         result = run_pipeline(request)
     except UsageError as exc:

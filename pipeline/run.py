@@ -318,19 +318,48 @@ def dry_run(config: RunConfig) -> list[dict]:
     m = config.match
     patterns = [expand_input(raw) for raw in m.inputs]
     root = id_root(patterns)
-    found: dict[str, int] = {}
+    found: dict[str, tuple[int, float, float]] = {}
     for pattern in patterns:
+        listed = time.time()
         for meta in pattern.match():
             if passes_filters(meta.path, m.include, m.exclude):
-                found[meta.path] = int(meta.size_in_bytes)
+                found[meta.path] = (int(meta.size_in_bytes),
+                                    float(meta.last_updated_in_seconds or 0.0), listed)
     rows = []
-    for path, size in sorted(found.items()):
+    for path, (size, modified, listed) in sorted(found.items()):
         key = doc_key(path, root, config.ids.mode)
         strategy, reason = preview_route(path, config.route)
         rows.append({"path": path, "key": key, "doc_id": doc_id_for(key, config.ids.namespace),
                      "bytes": size, "strategy": strategy, "reason": reason,
-                     "over_size_limit": size > m.max_file_bytes})
+                     "over_size_limit": size > m.max_file_bytes,
+                     "modified": modified, "listed": listed})
     return rows
+
+
+def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]]):
+    """``--dry-run --previous``: what the run would do with each document (a
+    ``preview.Preview``), after the checks the run makes on ``--previous``."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
+    from ragbeam.transforms.incremental.dofn import hash_file, read_rows
+    from ragbeam.transforms.incremental.preview import preview
+    from ragbeam.transforms.incremental.previous import previous_run_problem
+    from ragbeam.transforms.types import SourceFile
+
+    if problem := previous_run_problem(config.previous, config.output):
+        raise UsageError(f"--previous {config.previous!r} {problem}")
+    check_previous_is_ours(config)
+    pattern = FileSystems.join(config.previous, "documents", "*.parquet")
+    paths = [f.path for f in FileSystems.match([pattern])[0].metadata_list]
+    heads = [head_of(row) for path in paths
+             for row in read_rows(path, "documents", HEAD_COLUMNS)]
+    sources = [SourceFile(r["path"], r["doc_id"], r["bytes"], r["modified"], r["listed"])
+               for r in rows]
+    max_bytes = config.match.max_file_bytes
+    return preview(sources, heads, config.config_hash, config.route, config.delete_guard,
+                   lambda s: hash_file(s.uri, s.size_bytes, max_bytes),
+                   config.retry_errors, config.verify_hashes)
 
 
 def run_pipeline(request: RunRequest) -> RunResult:

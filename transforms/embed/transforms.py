@@ -354,9 +354,15 @@ class EmbedChunkRows(beam.PTransform):
         return {"chunks": chunks, EMBED_FAILED: retried[EMBED_FAILED]}
 
 
+# RunInference's own counter of the texts it gave the model (in our namespace).
+MODEL_INPUTS = "num_inferences"
+
+
 def embedding_summary(result: Any) -> dict[str, int]:
     """Chunk-embedding counters of a finished run (for run.json and the warning):
-    ``chunks_over_window``; empty when the runner reports no metrics."""
+    ``chunks_over_window``, and ``texts_encoded``: texts the model embedded in this run
+    (reused vectors and duplicates cost none); empty when the runner reports no
+    metrics."""
     from apache_beam.metrics.metric import MetricsFilter
 
     from ragbeam.transforms.embed.handler import OVER_WINDOW
@@ -365,9 +371,12 @@ def embedding_summary(result: Any) -> dict[str, int]:
         metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam.embed"))
     except Exception:
         return {}
-    total = 0
+    totals = {OVER_WINDOW: 0, "texts_encoded": 0}
     for counter in metrics.get("counters", ()):
-        if counter.key.metric.name == OVER_WINDOW:
+        name = counter.key.metric.name
+        key = OVER_WINDOW if name == OVER_WINDOW else \
+            "texts_encoded" if name.endswith(MODEL_INPUTS) else None
+        if key is not None:
             value = counter.committed if counter.committed is not None else counter.attempted
-            total += int(value or 0)
-    return {OVER_WINDOW: total}
+            totals[key] += int(value or 0)
+    return totals

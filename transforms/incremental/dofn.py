@@ -50,13 +50,10 @@ from ragbeam.transforms.incremental.compare import (
     as_python_row,
     carried_document_row,
     chunk_outcome,
-    comparable,
-    decide,
     deleted_document_row,
     document_outcome,
     error_row_from_document,
     head_of,
-    needs_hash,
     vanished_document_row,
 )
 from ragbeam.transforms.incremental.embeddings import embedding_source, with_reused_embedding
@@ -64,6 +61,7 @@ from ragbeam.transforms.incremental.guard import DeleteGuard
 from ragbeam.transforms.incremental.identity import (
     CHUNK_BEARING,
     Decided,
+    decide_document,
     duplicate_document_row,
     guard_counts,
     resolve,
@@ -138,26 +136,24 @@ class Decide(beam.DoFn):
         self._files_hashed = Metrics.counter(NAMESPACE, "files_hashed")
         self._by_listing = Metrics.counter(NAMESPACE, "files_unchanged_by_listing")
 
+    def _hash(self, source: SourceFile) -> str | None:
+        content_hash = hash_file(source.uri, source.size_bytes, self._max_bytes)
+        self._files_hashed.inc()
+        if content_hash is not None:
+            self._bytes_hashed.inc(source.size_bytes)
+        return content_hash
+
     def process(self, element: tuple[str, Iterable[tuple[str, Any]]]):
         doc_id, values = element
         grouped = grouped_by_tag(values)
         source: SourceFile | None = next(iter(grouped.get(CURRENT, ())), None)
         previous = next(iter(grouped.get(PREVIOUS, ())), None)
-        current = None
-        if source is not None:
-            content_hash = None
-            if needs_hash(source, previous, self._config_hash, self._verify_hashes):
-                content_hash = hash_file(source.uri, source.size_bytes, self._max_bytes)
-                self._files_hashed.inc()
-                if content_hash is not None:
-                    self._bytes_hashed.inc(source.size_bytes)
-            elif comparable(previous, self._config_hash):
-                content_hash = previous["content_hash"]  # the listing says: same bytes
-                self._by_listing.inc()
-            current = CurrentFile(source, content_hash)
-        outcome = decide(current, previous, self._config_hash, self._retry_errors)
-        Metrics.counter(NAMESPACE, str(outcome)).inc()
-        decided = Decided(doc_id, current, previous, outcome)
+        decided, by_listing = decide_document(doc_id, source, previous, self._config_hash,
+                                              self._retry_errors, self._verify_hashes,
+                                              self._hash)
+        if by_listing:
+            self._by_listing.inc()
+        Metrics.counter(NAMESPACE, str(decided.outcome)).inc()
         yield size_key(decided), decided
 
 

@@ -44,6 +44,9 @@ from ragbeam.transforms.incremental.compare import (
     CurrentFile,
     Outcome,
     Verdict,
+    comparable,
+    decide,
+    needs_hash,
     verdict_for,
 )
 from ragbeam.transforms.route.router import RouteOptions, preview_route
@@ -69,6 +72,26 @@ class Decided:
     @property
     def previous_live(self) -> bool:
         return self.previous is not None and self.previous["status"] != STATUS_DELETED
+
+
+def decide_document(doc_id: str, source: SourceFile | None,
+                    previous: Mapping[str, Any] | None, config_hash: str,
+                    retry_errors: bool, verify_hashes: bool,
+                    hash_of: Callable[[SourceFile], str | None]) -> tuple[Decided, bool]:
+    """The comparison by doc id (``compare.decide``), hashing the file only if
+    ``needs_hash``; and whether the listing settled it (same size and time)."""
+    current = None
+    by_listing = False
+    if source is not None:
+        content_hash = None
+        if needs_hash(source, previous, config_hash, verify_hashes):
+            content_hash = hash_of(source)
+        elif comparable(previous, config_hash):
+            content_hash = previous["content_hash"]  # the listing says: same bytes
+            by_listing = True
+        current = CurrentFile(source, content_hash)
+    outcome = decide(current, previous, config_hash, retry_errors)
+    return Decided(doc_id, current, previous, outcome), by_listing
 
 
 def size_key(decided: Decided) -> int:
