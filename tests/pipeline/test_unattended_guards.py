@@ -183,3 +183,22 @@ def test_a_dry_run_with_previous_shows_the_diff(first, corpus, tmp_path, capsys)
     for line in ("  new        lab-rules.docx", "  changed    equipment.csv",
                  "  deleted    faq.txt", "  deleted    handbook.md"):
         assert line in out
+
+
+def test_a_held_run_leaves_the_vector_store_untouched(tmp_path, capsys):
+    from qdrant_client import QdrantClient
+
+    corpus = copy_samples(tmp_path / "corpus", FILES)
+    store = tmp_path / "qdrant"
+    sink = ("--sink", f"qdrant:{store}?collection=docs")
+    run_cli(_args(corpus, tmp_path / "run1", *sink))
+    for name in ("faq.txt", "handbook.md", "station-news.html"):
+        (corpus / name).unlink()
+    run_cli(_args(corpus, tmp_path / "run2", "--previous", str(tmp_path / "run1"), *sink),
+            expected_exit=4)
+    client = QdrantClient(path=str(store))
+    try:
+        points, _ = client.scroll("docs", limit=10_000, with_payload=True)
+    finally:
+        client.close()
+    assert {p.payload["chunk_id"] for p in points} == _chunk_ids(tmp_path / "run1")
