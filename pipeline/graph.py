@@ -47,6 +47,7 @@ from ragbeam.transforms.incremental.dofn import (
     CompareWithPrevious,
     IdentifyContent,
     Reconcile,
+    ReportNearDuplicates,
     ReuseEmbeddings,
     new_file,
 )
@@ -295,6 +296,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
     from ragbeam.pipeline.summary import WriteRunJson
 
     tables = pipeline | "Ingest documents" >> IngestDocuments(config)
+    _ = tables["documents"] | "Near duplicates" >> ReportNearDuplicates()
     written = tables | "Write tables" >> WriteTables(config.output, config.table_schemas(),
                                                      TABLE_COUNTERS)
     _ = written | "Write run.json" >> beam.ParDo(WriteRunJson(config, time.time(), claim))

@@ -64,9 +64,11 @@ from ragbeam.transforms.incremental.identity import (
     decide_document,
     duplicate_document_row,
     guard_counts,
+    near_duplicate_groups,
     resolve,
     size_key,
     summed,
+    text_fingerprint,
 )
 from ragbeam.transforms.incremental.reconcile import (
     Move,
@@ -482,3 +484,32 @@ class ReuseEmbeddings(beam.PTransform):
             | "Join by chunk id" >> beam.CoGroupByKey()
             | "Fill reusable vectors" >> beam.FlatMap(fill)
         )
+
+
+def _text_key(row: Mapping[str, Any]) -> Iterator[tuple[str, tuple[str, str, str | None]]]:
+    fingerprint = text_fingerprint(row.get("text"))
+    if fingerprint is not None:
+        yield fingerprint, (fingerprint, row["source_uri"], row["content_hash"])
+
+
+class ReportNearDuplicates(beam.PTransform):
+    """Documents rows → nothing: documents whose text equals another's while their
+    bytes differ are counted (``ragbeam.identity/near_duplicates``: every one after
+    the first of its group) and logged, one line per group (``identity.py``)."""
+
+    def expand(self, documents: beam.PCollection[dict]) -> beam.PCollection:
+        counter = Metrics.counter("ragbeam.identity", "near_duplicates")
+
+        def report(element: tuple[str, Iterable[tuple[str, str, str | None]]]) -> None:
+            import logging
+
+            for group in near_duplicate_groups(element[1]):
+                counter.inc(len(group) - 1)
+                logging.getLogger("ragbeam").info(
+                    "near-duplicates (same text, other bytes): %s",
+                    ", ".join(uri for uri, _ in group))
+
+        return (documents
+                | "By text" >> beam.FlatMap(_text_key)
+                | "Group by text" >> beam.GroupByKey()
+                | "Report" >> beam.Map(report))

@@ -26,6 +26,13 @@ the extension decides Markdown handling, and routing rules match extensions and
 path globs. Copies whose extension or route preview differ are therefore not
 taken as the same content (each is processed).
 
+**Near-duplicates** (the same text from other bytes: a re-saved file, other line
+endings, another container) are detected after extraction and reported, not
+deduplicated (``near_duplicate_groups``): two documents are near-duplicates when
+their texts are equal after case folding and whitespace collapsing, and at least
+``NEAR_DUPLICATE_MIN_CHARS`` long (short texts, such as a title page alone, are
+equal by accident too often to say anything).
+
 Only files whose *size* equals another's are compared, so only those are hashed
 beyond what the incremental comparison already hashed: the work is grouped by
 size (``size_key``), and a size held by one document costs nothing.
@@ -33,6 +40,7 @@ size (``size_key``), and a size held by one document costs nothing.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -235,3 +243,29 @@ def summed(counts: Iterable[tuple[int, int, int]]) -> tuple[int, int, int]:
     for c in counts:
         total = (total[0] + c[0], total[1] + c[1], total[2] + c[2])
     return total
+
+
+NEAR_DUPLICATE_MIN_CHARS = 200
+
+
+def text_fingerprint(text: str | None) -> str | None:
+    """What near-duplicates share: a hash of the text, case-folded, whitespace
+    collapsed; None for a text too short to compare."""
+    normalised = " ".join((text or "").casefold().split())
+    if len(normalised) < NEAR_DUPLICATE_MIN_CHARS:
+        return None
+    return hashlib.sha256(normalised.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def near_duplicate_groups(documents: Iterable[tuple[str, str, str | None]]
+                          ) -> list[list[tuple[str, str]]]:
+    """``(text fingerprint, source URI, content hash)`` of documents → groups of
+    ``(uri, content hash)`` with one text but more than one content hash, each
+    sorted, sorted by first URI."""
+    by_text: dict[str, dict[str, str | None]] = {}
+    for fingerprint, uri, content_hash in documents:
+        by_text.setdefault(fingerprint, {})[uri] = content_hash
+    return sorted(
+        (sorted(members.items()) for members in by_text.values()
+         if len(set(members.values())) > 1),
+        key=lambda group: group[0][0])
