@@ -115,6 +115,13 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
     if summary.get("documents_duplicate"):
         print(f"  {summary['documents_duplicate']} duplicates: same bytes as another document, "
               "indexed once under it (documents.status = 'duplicate')")
+    identity = summary.get("identity") or {}
+    if identity.get("moved"):
+        print(f"  {identity['moved']} moved: same bytes under a new path, chunks taken over "
+              "without extraction or embedding (documents.metadata.moved_from)")
+    if identity.get("near_duplicates"):
+        print(f"  {identity['near_duplicates']} near-duplicates: same text as another document "
+              "from other bytes, indexed each (-v lists them)")
     if summary.get("documents_vanished"):
         print(f"  {summary['documents_vanished']} vanished: not matched, kept by the delete "
               "guard with their chunks (documents.status = 'vanished')")
