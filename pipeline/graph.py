@@ -17,6 +17,11 @@ their rows are carried over, vanished ones become ``deleted`` rows. After
 processing, ``Reconcile`` meets each re-processed document's failure (if any)
 with its previous rows: a document that fails now keeps its last good chunks
 (``stale``), and ``changes`` lists what a vector store must upsert and delete.
+
+In every run, files with the same bytes are processed once (``Identify content``,
+``transforms/incremental/identity.py``): the others become ``duplicate`` rows, and
+in an incremental run a file whose bytes moved from a vanished document takes its
+rows over without being processed.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 ``CompareWithPrevious`` turns the matched ``SourceFile``s into the files that
 still need processing, plus everything carried over from the previous run; see
-``compare.py`` for the rule. Its cost grows with what changed, not with the
-corpus:
+``compare.py`` for the rule, ``identity.py`` for duplicates and moves
+(``IdentifyContent``, in first runs too) and ``guard.py`` for the delete guard.
+Its cost grows with what changed, not with the corpus:
 
 * only the listing meets the previous run in a shuffle (``Join by doc id``): a
   ``SourceFile`` and a slim head of each previous documents row (no text);
@@ -197,10 +198,12 @@ class ResolveContent(beam.DoFn):
                 yield beam.pvalue.TaggedOutput(VERDICTS, (d.doc_id, verdict))
             if resolved.outcome is Outcome.DUPLICATE:
                 self._duplicates.inc()
+                progress.tick(progress.CARRIED)  # done: nothing to process
                 yield beam.pvalue.TaggedOutput(
                     DUPLICATES, duplicate_document_row(resolved, self._config_hash))
             elif resolved.outcome is Outcome.ADOPTED:
                 self._adopted.inc()
+                progress.tick(progress.CARRIED)
             elif resolved.outcome.needs_processing:
                 assert d.current is not None
                 yield d.current.source
@@ -334,7 +337,7 @@ class CompareWithPrevious(beam.PTransform):
     ``to_process`` (``SourceFile``s for Read); ``duplicates`` (documents rows of
     files whose bytes another file has: ``identity.py``); ``carried_documents``,
     ``carried_chunks``, ``carried_errors`` and ``carried_changes`` (rows to write
-    as they are); ``previous_state`` (``(doc_id, (DOCUMENTS, (row, deleted)))``
+    as they are); ``previous_state`` (``(doc_id, (DOCUMENTS, (row, deleted, move)))``
     and ``(doc_id, (CHUNKS, row))`` of every document processed again or deleted,
     for ``Reconcile``); and ``previous_embeddings`` (``(chunk_id, inputs and
     vector)`` of re-processed documents' chunks that had one, for
@@ -391,7 +394,7 @@ class CompareWithPrevious(beam.PTransform):
 
 class ReconcileDocuments(beam.DoFn):
     """``(doc_id, [(FAILURES, Failure) | (DIGESTS, (uri, chunk_id, digest)) |
-    (DOCUMENTS, (row, deleted)) | (CHUNKS, row)])`` → the rows ``reconcile.py``
+    (DOCUMENTS, (row, deleted, move)) | (CHUNKS, row)])`` → the rows ``reconcile.py``
     decides, each under its table's tag (``documents``, ``chunks``, ``errors``;
     changes are the main output)."""
 
