@@ -11,7 +11,9 @@ One real ``ragbeam run`` (default options) over a staging folder holding:
   chunks of its canonical copy (one model input per chunk);
 * ``variants/``: for each text file (txt, md, csv, log, json, html), a
   **positive**, the same text from other bytes (CRLF line endings; an HTML
-  comment), and a **negative**, the same file with one sentence added.
+  comment), and a **negative**, the same file with one sentence added (a
+  negative whose added sentence does not survive extraction has the same text in
+  the index, and is still counted as a false positive: the files differ).
 
 The near-duplicate rule (``identity.near_duplicate_groups``: equal text after case
 folding and whitespace collapsing, at least 200 characters) was fixed before this
@@ -27,6 +29,7 @@ import csv
 import itertools
 import json
 import pathlib
+import re
 import shutil
 import sys
 import tempfile
@@ -46,6 +49,22 @@ def positive_variant(path: pathlib.Path) -> bytes | None:
     return None
 
 
+EDIT = b"One sentence added to this copy only, so its text differs."
+
+
+def edited(path: pathlib.Path) -> bytes:
+    """The file with one sentence added where its extracted text will have it: in
+    HTML, a paragraph before the first one in the body (a closing tag may be in a
+    script); elsewhere, at the end."""
+    data = path.read_bytes()
+    if path.suffix == ".html":
+        first = re.compile(rb"<p[ >]").search(data, max(data.find(b"<body"), 0))
+        if first is not None:
+            at = first.start()
+            return data[:at] + b"<p>" + EDIT + b"</p>" + data[at:]
+    return data + b"\n" + EDIT + b"\n"
+
+
 def stage(corpus: pathlib.Path, staging: pathlib.Path) -> tuple[list[str], list[tuple]]:
     """The staged files; and (original, positive variant) pairs, by staged path."""
     with open(corpus / "MANIFEST.csv", newline="", encoding="utf-8") as f:
@@ -63,10 +82,7 @@ def stage(corpus: pathlib.Path, staging: pathlib.Path) -> tuple[list[str], list[
             negative = staging / "variants" / f"{stem}.edited{suffix}"
             positive.parent.mkdir(parents=True, exist_ok=True)
             positive.write_bytes(variant)
-            edit = b"\nOne sentence added to this copy only, so its text differs.\n"
-            negative.write_bytes(corpus.joinpath(rel).read_bytes().replace(
-                b"</body>", b"<p>" + edit + b"</p></body>") if suffix == ".html"
-                else corpus.joinpath(rel).read_bytes() + edit)
+            negative.write_bytes(edited(corpus / rel))
             positives.append((str(staging / rel), str(positive)))
     return paths, positives
 
@@ -103,10 +119,13 @@ def main() -> int:
     texts = [(text_fingerprint(d["text"]), d["source_uri"], d["content_hash"]) for d in docs
              if d["text"] and d["status"] in ("ok", "unchanged")]
     groups = near_duplicate_groups(t for t in texts if t[0] is not None)
-    flagged = {frozenset((a, b)) for g in groups
+    # A file and its byte copy are one document (one of them is a duplicate row):
+    # a pair is judged by the files it stands for.
+    original = lambda uri: uri.replace("/copies/", "/", 1)  # noqa: E731
+    flagged = {frozenset((original(a), original(b))) for g in groups
                for (a, _), (b, _) in itertools.combinations(g, 2)}
     truth = {frozenset(p) for p in positives}
-    distinct = [(u, h) for _, u, h in texts]
+    distinct = [(original(u), h) for _, u, h in texts]
     negatives = sum(1 for (a, ha), (b, hb) in itertools.combinations(distinct, 2)
                     if ha != hb and frozenset((a, b)) not in truth)
     tp, fp = len(flagged & truth), len(flagged - truth)
