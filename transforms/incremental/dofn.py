@@ -192,7 +192,7 @@ class ResolveContent(beam.DoFn):
         _, group = element
         for resolved in resolve(group, self._config_hash, self._route, self._hash):
             d = resolved.decided
-            yield beam.pvalue.TaggedOutput(GUARD_COUNTS, guard_counts(resolved))
+            yield beam.pvalue.TaggedOutput(GUARD_COUNTS, (GUARD_COUNTS, guard_counts(resolved)))
             verdict = resolved.verdict(self._config_hash)
             if verdict is not None:
                 yield beam.pvalue.TaggedOutput(VERDICTS, (d.doc_id, verdict))
@@ -258,8 +258,9 @@ def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str
 
 
 class CarryPreviousRows(beam.DoFn):
-    """A previous table's file (and the verdicts, a side input) → its rows, each
-    carried over or sent on as its document's outcome says:
+    """A previous table's file (and, as side inputs, the verdicts and the delete
+    guard's counts) → its rows, each carried over or sent on as its document's
+    outcome says:
 
     * documents: the row carried (``CARRIED_DOCUMENTS``, plus its ``errors`` row
       for a kept failure), a tombstone for a deleted document, and the row itself,
@@ -267,14 +268,19 @@ class CarryPreviousRows(beam.DoFn):
     * chunks: the row carried (main output; with its document's new URI and an
       upsert for it if the corpus moved), or, for a document processed again or
       deleted, the row by doc id for ``Reconcile`` and its vector for
-      ``ReuseEmbeddings``.
+      ``ReuseEmbeddings``;
+    * when the delete guard holds (``guard.py``), the rows of a vanished document
+      are carried as they are (status ``vanished``), not deleted.
     """
 
-    def __init__(self, config_hash: str) -> None:
+    def __init__(self, config_hash: str, guard: DeleteGuard | None = None) -> None:
         self._config_hash = config_hash
+        self._guard = guard or DeleteGuard()
 
     def process(self, file: tuple[str, str], verdicts: Mapping[str, Verdict],
-                deletes_held: bool = False):
+                guard_counts: tuple[str, tuple[int, int, int]] = ("", (0, 0, 0))):
+        # The delete guard, over (vanished, previous documents, current files).
+        deletes_held = self._guard.holds(*guard_counts[1])
         path, table = file
         carry = self._document if table == DOCUMENTS else self._chunk
         for row in read_rows(path, table):
@@ -377,13 +383,14 @@ class CompareWithPrevious(beam.PTransform):
             | "Identify content" >> IdentifyContent(self._config_hash, self._route,
                                                     self._max_file_bytes)
         )
-        guard = self._guard
-        deletes_held = (decided[GUARD_COUNTS]
-                        | "Count deletions" >> beam.CombineGlobally(summed)
-                        | "Delete guard" >> beam.Map(lambda counts: guard.holds(*counts)))
+        # One key, so that the guard's counts cost one combine (a global combine with
+        # its default for an empty input is ten transforms): the carrying step applies
+        # the guard to the sums.
+        counts = decided[GUARD_COUNTS] | "Count deletions" >> beam.CombinePerKey(summed)
         carried = files | "Carry previous rows" >> beam.ParDo(
-            CarryPreviousRows(self._config_hash), beam.pvalue.AsDict(decided[VERDICTS]),
-            beam.pvalue.AsSingleton(deletes_held)
+            CarryPreviousRows(self._config_hash, self._guard),
+            beam.pvalue.AsDict(decided[VERDICTS]),
+            beam.pvalue.AsSingleton(counts, default_value=(GUARD_COUNTS, (0, 0, 0)))
         ).with_outputs(CARRIED_DOCUMENTS, CARRIED_ERRORS, CARRIED_CHANGES, PREVIOUS_STATE,
                        PREVIOUS_EMBEDDINGS, main=CARRIED_CHUNKS)
         return {TO_PROCESS: decided[TO_PROCESS], DUPLICATES: decided[DUPLICATES],
