@@ -108,14 +108,15 @@ def main() -> int:
     duplicates = [d for d in docs if d["status"] == "duplicate"]
     meta = lambda d: dict(d["metadata"])  # noqa: E731
     saved = sum(by_id[meta(d)["duplicate_of"]]["chunk_count"] or 0 for d in duplicates)
-    copies_found = sum("/copies/" in d["source_uri"] or "/copies/" in
-                       meta(d)["duplicate_of_uri"] for d in duplicates)
+    of_copies = [d for d in duplicates
+                 if "/copies/" in d["source_uri"] + meta(d)["duplicate_of_uri"]]
     print(f"documents: {len(docs)} ({len(paths)} corpus files, their {len(paths)} byte copies, "
           f"{2 * len(positives)} variants)")
-    print(f"exact duplicates: {len(duplicates)} duplicate rows ({copies_found} are the "
-          f"copies/ pairs); embedding calls saved: {saved} of {summary['chunks'] + saved} "
-          f"({saved / (summary['chunks'] + saved):.1%}); the corpus as it is has "
-          f"{len(duplicates) - len(paths)} byte-identical pairs of its own")
+    print(f"exact duplicates: {len(duplicates)} duplicate rows, {len(of_copies)} of them a corpus "
+          f"file and its copy (empty files are never duplicates), "
+          f"{len(duplicates) - len(of_copies)} among the corpus's own files; embedding calls "
+          f"saved: {saved} chunks not embedded again, {summary['chunks']} embedded "
+          f"({saved / (summary['chunks'] + saved):.1%} of the chunks saved)")
     texts = [(text_fingerprint(d["text"]), d["source_uri"], d["content_hash"]) for d in docs
              if d["text"] and d["status"] in ("ok", "unchanged")]
     groups = near_duplicate_groups(t for t in texts if t[0] is not None)
