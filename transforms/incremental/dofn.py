@@ -111,6 +111,15 @@ def hash_file(uri: str, size_bytes: int, max_bytes: int) -> str | None:
     return digest.hexdigest()
 
 
+def counted_hash(source: SourceFile, max_bytes: int) -> str | None:
+    """``hash_file``, counted in ``reads.files_hashed`` and ``reads.bytes_hashed``."""
+    content_hash = hash_file(source.uri, source.size_bytes, max_bytes)
+    Metrics.counter(NAMESPACE, "files_hashed").inc()
+    if content_hash is not None:
+        Metrics.counter(NAMESPACE, "bytes_hashed").inc(source.size_bytes)
+    return content_hash
+
+
 # Tags of the values meeting in the joins (``Join by doc id``, ``Reconcile``).
 CURRENT, PREVIOUS, DOCUMENTS, CHUNKS, FAILURES, DIGESTS = (
     "current", "previous", "documents", "chunks", "failures", "digests")
@@ -135,16 +144,10 @@ class Decide(beam.DoFn):
         self._max_bytes = max_bytes
         self._retry_errors = retry_errors
         self._verify_hashes = verify_hashes
-        self._bytes_hashed = Metrics.counter(NAMESPACE, "bytes_hashed")
-        self._files_hashed = Metrics.counter(NAMESPACE, "files_hashed")
         self._by_listing = Metrics.counter(NAMESPACE, "files_unchanged_by_listing")
 
     def _hash(self, source: SourceFile) -> str | None:
-        content_hash = hash_file(source.uri, source.size_bytes, self._max_bytes)
-        self._files_hashed.inc()
-        if content_hash is not None:
-            self._bytes_hashed.inc(source.size_bytes)
-        return content_hash
+        return counted_hash(source, self._max_bytes)
 
     def process(self, element: tuple[str, Iterable[tuple[str, Any]]]):
         doc_id, values = element
@@ -176,17 +179,11 @@ class ResolveContent(beam.DoFn):
         self._config_hash = config_hash
         self._route = route
         self._max_bytes = max_bytes
-        self._bytes_hashed = Metrics.counter(NAMESPACE, "bytes_hashed")
-        self._files_hashed = Metrics.counter(NAMESPACE, "files_hashed")
         self._duplicates = Metrics.counter(NAMESPACE, "duplicates")
         self._adopted = Metrics.counter(NAMESPACE, "adopted")
 
     def _hash(self, source: SourceFile) -> str | None:
-        content_hash = hash_file(source.uri, source.size_bytes, self._max_bytes)
-        self._files_hashed.inc()
-        if content_hash is not None:
-            self._bytes_hashed.inc(source.size_bytes)
-        return content_hash
+        return counted_hash(source, self._max_bytes)
 
     def process(self, element: tuple[int, Iterable[Decided]]):
         _, group = element
