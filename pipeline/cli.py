@@ -11,8 +11,10 @@ Exit codes of ``ragbeam run``:
 * 1: the pipeline itself failed (an exception, a runner failure);
 * 2: nothing ran: a bad option or config, a failed preflight check, or an
   output claimed by another run;
-* 3: the run completed and wrote every table and ``run.json``, but more
-  documents failed than ``--max-error-rate`` allows.
+* 3: the run completed and wrote every table and ``run.json``, but more of the
+  corpus's documents are failing than ``--max-error-rate`` allows;
+* 4: an incremental run completed, but more documents vanished than
+  ``--max-delete-rate``/``--max-deletes`` allow: none was deleted.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.run import (
-    EXIT_ERROR_RATE,
+    EXIT_DELETES_HELD,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
@@ -39,6 +41,7 @@ from ragbeam.pipeline.run import (
     UsageError,
     check_inputs,
     dry_run,
+    dry_run_against_previous,
     request_from_settings,
     run_pipeline,
     settings_from_args,
@@ -73,6 +76,32 @@ def print_dry_run(config: RunConfig, rows: list[dict]) -> None:
         print(f"  {BY_CONTENT}: {content_signals(config.route)}")
 
 
+def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
+                       verbose: bool) -> None:
+    """``--dry-run --previous``: counts of what would happen to each document, whether
+    the delete guard would stop the run, and with ``-v`` each file."""
+    from ragbeam.transforms.incremental.guard import held_line
+
+    c = preview.count
+    print(f"  since {config.previous}: {c('new') + c('changed')} to process ({c('new')} new, "
+          f"{c('changed')} changed), {c('retried')} retried, {c('unchanged')} unchanged, "
+          f"{c('kept failure')} kept failures, {c('deleted')} deleted, {c('moved')} moved, "
+          f"{c('duplicate')} duplicates")
+    if preview.held:
+        print("  delete guard: would stop the run (exit 4): "
+              + held_line(preview.vanished, preview.previous_documents, config.delete_guard))
+    else:
+        print(f"  delete guard: passes ({preview.vanished} of {preview.previous_documents} "
+              f"documents vanished; {config.delete_guard.describe()})")
+    if verbose:
+        from ragbeam.transforms.ids import doc_key
+
+        root = config.match.id_root
+        for kind, uris in preview.uris.items():
+            for uri in uris:
+                print(f"  {kind:<10} {key_of.get(uri) or doc_key(uri, root, config.ids.mode)}")
+
+
 def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
     out = config.output
     print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
@@ -85,6 +114,19 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
     if summary["documents_stale"]:
         print(f"  {summary['documents_stale']} stale: failed, their last good chunks kept "
               "(documents.status = 'stale')")
+    if summary.get("documents_duplicate"):
+        print(f"  {summary['documents_duplicate']} duplicates: same bytes as another document, "
+              "indexed once under it (documents.status = 'duplicate')")
+    identity = summary.get("identity") or {}
+    if identity.get("moved"):
+        print(f"  {identity['moved']} moved: same bytes under a new path, chunks taken over "
+              "without extraction or embedding (documents.metadata.moved_from)")
+    if identity.get("near_duplicates"):
+        print(f"  {identity['near_duplicates']} near-duplicates: same text as another document "
+              "from other bytes, indexed each (-v lists them)")
+    if summary.get("documents_vanished"):
+        print(f"  {summary['documents_vanished']} vanished: not matched, kept by the delete "
+              "guard with their chunks (documents.status = 'vanished')")
     for kind, count in summary["errors_by_type"].items():
         print(f"  {count} × {kind}")
     if extraction := summary.get("extraction"):
@@ -106,10 +148,20 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
 
 
 def _error_rate_line(summary: Mapping[str, Any]) -> str:
-    return (f"ragbeam: error: {summary['documents_failed']} of "
-            f"{summary['documents_processed']} processed documents failed "
-            f"({summary['error_rate']:.1%}), over --max-error-rate "
-            f"{summary['max_error_rate']:.1%}; every table and run.json were written")
+    return (f"ragbeam: error: {summary['documents_failing']} of "
+            f"{summary['documents_indexed']} documents are failing "
+            f"({summary['error_rate']:.1%}; {summary['documents_failed']} of "
+            f"{summary['documents_processed']} processed in this run failed), over "
+            f"--max-error-rate {summary['max_error_rate']:.1%}; every table and run.json "
+            "were written")
+
+
+def _deletes_held_line(config: RunConfig, summary: Mapping[str, Any]) -> str:
+    from ragbeam.transforms.incremental.guard import held_line
+
+    return "ragbeam: error: " + held_line(summary["documents_vanished"],
+                                          summary.get("previous_documents", 0),
+                                          config.delete_guard)
 
 
 def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
@@ -123,7 +175,12 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
         config = request.config
         if args.dry_run:
             check_inputs(config)
-            print_dry_run(config, dry_run(config))
+            rows = dry_run(config)
+            print_dry_run(config, rows)
+            if config.previous:
+                key_of = {r["path"]: r["key"] for r in rows}
+                print_dry_run_diff(config, dry_run_against_previous(config, rows), key_of,
+                                   verbose=args.verbose > 0)
             return EXIT_OK
         result = run_pipeline(request)
     except UsageError as exc:
@@ -141,7 +198,9 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
         if early is not None:
             early.close()
     print_summary(config, result.summary)
-    if result.exit_code == EXIT_ERROR_RATE:
+    if result.exit_code == EXIT_DELETES_HELD:
+        print(_deletes_held_line(config, result.summary), file=sys.stderr)
+    if result.summary.get("error_rate_exceeded"):
         print(_error_rate_line(result.summary), file=sys.stderr)
     return result.exit_code
 

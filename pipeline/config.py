@@ -25,6 +25,7 @@ from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSet
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
+from ragbeam.transforms.incremental.guard import DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.sink.uri import SinkSpec
 
@@ -55,6 +56,13 @@ class MatchOptions:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+    @property
+    def id_root(self) -> str:
+        """The folder document keys are relative to (``patterns.id_root``)."""
+        from ragbeam.transforms.match.patterns import expand_input, id_root
+
+        return id_root([expand_input(raw) for raw in self.inputs])
 
 
 @dataclass(frozen=True)
@@ -158,6 +166,12 @@ class RunConfig:
     # Hash every file an incremental run could carry over, even when its size and
     # modification time are those recorded: how it decides, not what it writes.
     verify_hashes: bool = False
+    # How many vanished documents an incremental run may delete (--max-delete-rate,
+    # --max-deletes), and whether a previous run of other inputs, namespace or id
+    # mode is accepted (--accept-foreign-previous): how it decides, not what rows
+    # look like.
+    delete_guard: DeleteGuard = field(default_factory=DeleteGuard)
+    accept_foreign_previous: bool = False
     # Semantic chunking and chunk embeddings (transforms/embed).
     semantic: SemanticOptions = field(default_factory=SemanticOptions)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)

@@ -17,6 +17,11 @@ their rows are carried over, vanished ones become ``deleted`` rows. After
 processing, ``Reconcile`` meets each re-processed document's failure (if any)
 with its previous rows: a document that fails now keeps its last good chunks
 (``stale``), and ``changes`` lists what a vector store must upsert and delete.
+
+In every run, files with the same bytes are processed once (``Identify content``,
+``transforms/incremental/identity.py``): the others become ``duplicate`` rows, and
+in an incremental run a file whose bytes moved from a vanished document takes its
+rows over without being processed.
 """
 
 from __future__ import annotations
@@ -41,12 +46,16 @@ from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHUNKS,
     CARRIED_DOCUMENTS,
     CARRIED_ERRORS,
+    DUPLICATES,
     PREVIOUS_EMBEDDINGS,
     PREVIOUS_STATE,
     TO_PROCESS,
     CompareWithPrevious,
+    IdentifyContent,
     Reconcile,
+    ReportNearDuplicates,
     ReuseEmbeddings,
+    new_file,
 )
 from ragbeam.transforms.match.dofn import MatchInputs
 from ragbeam.transforms.match.patterns import count_input_files
@@ -191,6 +200,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         m = config.match
 
         previous = None
+        duplicates = None
         if isinstance(source, beam.pvalue.PBegin):
             # Matching ends in a shuffle by path, which also spreads files over workers.
             sources = source | "Match" >> MatchInputs(m.inputs, m.include, m.exclude,
@@ -198,8 +208,13 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             if config.previous:
                 previous = sources | "Compare with previous" >> CompareWithPrevious(
                     config.previous, config_hash, m.max_file_bytes, config.retry_errors,
-                    config.verify_hashes)
-                sources = previous[TO_PROCESS]
+                    config.verify_hashes, config.route, config.delete_guard)
+                sources, duplicates = previous[TO_PROCESS], previous[DUPLICATES]
+            else:  # files with the same bytes are processed once (identity.py)
+                identified = (sources | "By size" >> beam.Map(new_file)
+                              | "Identify content" >> IdentifyContent(
+                                  config_hash, config.route, m.max_file_bytes))
+                sources, duplicates = identified[TO_PROCESS], identified[DUPLICATES]
             fetched = sources | "Read" >> beam.ParDo(ReadFile(m.max_file_bytes)).with_outputs(
                 FAILURES, main="ok")
         else:
@@ -267,6 +282,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         failures = tuple(failures) | "All failures" >> beam.Flatten()
         _ = failures | "Count failures" >> beam.Map(lambda _: progress.tick(progress.FAILED))
 
+        if duplicates is not None:
+            documents = (documents, duplicates) | "With duplicates" >> beam.Flatten()
         if previous is None:
             return typed_tables({
                 "chunks": chunks,
@@ -301,6 +318,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
     from ragbeam.pipeline.summary import WriteRunJson
 
     tables = pipeline | "Ingest documents" >> IngestDocuments(config)
+    _ = tables["documents"] | "Near duplicates" >> ReportNearDuplicates()
     written = tables | "Write tables" >> WriteTables(config.output, config.table_schemas(),
                                                      TABLE_COUNTERS)
     _ = written | "Write run.json" >> beam.ParDo(WriteRunJson(config, time.time(), claim))

@@ -19,7 +19,10 @@ Exit codes (``RunResult.exit_code``, ``exit_code_for``):
 * 2 (``EXIT_USAGE``): nothing ran: a bad option or config, a failed preflight check,
   or an output claimed by another run (``UsageError``);
 * 3 (``EXIT_ERROR_RATE``): the run completed and wrote every table and ``run.json``,
-  but more documents failed than ``--max-error-rate`` allows.
+  but more of the corpus's documents are failing than ``--max-error-rate`` allows;
+* 4 (``EXIT_DELETES_HELD``): an incremental run completed, but more documents
+  vanished than ``--max-delete-rate``/``--max-deletes`` allow: none was deleted
+  (``transforms/incremental/guard.py``). Takes precedence over 3.
 
 No Beam at module level: ``ragbeam run`` starts extracting before Beam's ~1 s import
 (``early_start.py``; a test checks this).
@@ -57,7 +60,7 @@ from ragbeam.transforms.match.patterns import (
 )
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE, EXIT_DELETES_HELD = 0, 1, 2, 3, 4
 
 
 class UsageError(Exception):
@@ -97,7 +100,8 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """0, or 3 when more documents failed than ``--max-error-rate`` allows."""
+        """0; 3 when more documents are failing than ``--max-error-rate`` allows; 4 when
+        the delete guard held this run's deletions."""
         return exit_code(self.summary)
 
 
@@ -162,7 +166,10 @@ def check_inputs(config: RunConfig) -> int | None:
         return count_input_files(m.inputs, m.include, m.exclude)
     except InputsError as exc:
         cause = f": {storage_error(exc.__cause__)}" if exc.__cause__ is not None else ""
-        raise UsageError(f"{exc}{cause}") from None
+        # With --previous too: an input that lists nothing is never taken as "every
+        # document deleted" (an unmounted share, an empty bucket).
+        held = "; nothing was deleted" if config.previous else ""
+        raise UsageError(f"{exc}{cause}{held}") from None
 
 
 def warn_if_ocr_unavailable(config: RunConfig) -> None:
@@ -294,19 +301,48 @@ def dry_run(config: RunConfig) -> list[dict]:
     m = config.match
     patterns = [expand_input(raw) for raw in m.inputs]
     root = id_root(patterns)
-    found: dict[str, int] = {}
+    found: dict[str, tuple[int, float, float]] = {}
     for pattern in patterns:
+        listed = time.time()
         for meta in pattern.match():
             if passes_filters(meta.path, m.include, m.exclude):
-                found[meta.path] = int(meta.size_in_bytes)
+                found[meta.path] = (int(meta.size_in_bytes),
+                                    float(meta.last_updated_in_seconds or 0.0), listed)
     rows = []
-    for path, size in sorted(found.items()):
+    for path, (size, modified, listed) in sorted(found.items()):
         key = doc_key(path, root, config.ids.mode)
         strategy, reason = preview_route(path, config.route)
         rows.append({"path": path, "key": key, "doc_id": doc_id_for(key, config.ids.namespace),
                      "bytes": size, "strategy": strategy, "reason": reason,
-                     "over_size_limit": size > m.max_file_bytes})
+                     "over_size_limit": size > m.max_file_bytes,
+                     "modified": modified, "listed": listed})
     return rows
+
+
+def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]]):
+    """``--dry-run --previous``: what the run would do with each document (a
+    ``preview.Preview``), after the checks the run makes on ``--previous``."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
+    from ragbeam.transforms.incremental.dofn import hash_file, read_rows
+    from ragbeam.transforms.incremental.preview import preview
+    from ragbeam.transforms.incremental.previous import previous_run_problem
+    from ragbeam.transforms.types import SourceFile
+
+    if problem := previous_run_problem(config.previous, config.output):
+        raise UsageError(f"--previous {config.previous!r} {problem}")
+    check_previous_is_ours(config)
+    pattern = FileSystems.join(config.previous, "documents", "*.parquet")
+    paths = [f.path for f in FileSystems.match([pattern])[0].metadata_list]
+    heads = [head_of(row) for path in paths
+             for row in read_rows(path, "documents", HEAD_COLUMNS)]
+    sources = [SourceFile(r["path"], r["doc_id"], r["bytes"], r["modified"], r["listed"])
+               for r in rows]
+    max_bytes = config.match.max_file_bytes
+    return preview(sources, heads, config.config_hash, config.route, config.delete_guard,
+                   lambda s: hash_file(s.uri, s.size_bytes, max_bytes),
+                   config.retry_errors, config.verify_hashes)
 
 
 def run_pipeline(request: RunRequest) -> RunResult:
@@ -322,7 +358,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
     from ragbeam.pipeline.early_start import extraction_started_early
     from ragbeam.pipeline.graph import build_pipeline
     from ragbeam.pipeline.runner import is_local, make_pipeline, pipeline_options
-    from ragbeam.pipeline.summary import read_run_json, write_run_json
+    from ragbeam.pipeline.summary import live_documents, read_run_json, write_run_json
     from ragbeam.transforms.incremental.previous import previous_run_problem
     from ragbeam.transforms.sink.sync import failed_sinks
 
@@ -339,6 +375,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
         raise UsageError(str(exc)) from None
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
+    check_previous_is_ours(config)
     if request.preflight:
         preflight(config)
     check_sink_runner(config, options)
@@ -379,6 +416,8 @@ def run_pipeline(request: RunRequest) -> RunResult:
 
             summary = read_run_json(config.output)
             summary.update(metrics_summary(result))
+            if config.previous:
+                summary["previous_documents"] = live_documents(read_run_json(config.previous))
             if config.embed_chunks:
                 from ragbeam.transforms.embed.transforms import embedding_summary
 
@@ -476,8 +515,23 @@ def warn_over_window(summary: dict) -> None:
 
 
 def exit_code(summary: Mapping[str, Any]) -> int:
-    """0, or 3 for a run.json whose outcome is an exceeded error rate."""
-    from ragbeam.pipeline.summary import OUTCOME_ERROR_RATE
+    """0; 3 for a run.json whose outcome is an exceeded error rate; 4 for one whose
+    deletions the delete guard held."""
+    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD, OUTCOME_ERROR_RATE
 
-    return EXIT_ERROR_RATE if summary.get("outcome") == OUTCOME_ERROR_RATE else EXIT_OK
+    return {OUTCOME_ERROR_RATE: EXIT_ERROR_RATE,
+            OUTCOME_DELETES_HELD: EXIT_DELETES_HELD}.get(summary.get("outcome"), EXIT_OK)
+
+
+def check_previous_is_ours(config: RunConfig) -> None:
+    """``--previous`` must be a run over the same inputs, namespace and id mode, unless
+    ``--accept-foreign-previous`` says it is meant (exit 2 naming both)."""
+    from ragbeam.transforms.incremental.previous import foreign_previous_problem
+
+    if not config.previous or config.accept_foreign_previous:
+        return
+    problem = foreign_previous_problem(config.previous, config.match.id_root,
+                                       config.ids.namespace, config.ids.mode)
+    if problem:
+        raise UsageError(f"--previous {config.previous!r} {problem}")
 

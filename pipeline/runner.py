@@ -193,6 +193,11 @@ def metrics_summary(result: Any) -> dict[str, Any]:
                   ("ragbeam.incremental", "files_hashed"): "files_hashed",
                   ("ragbeam.incremental", "files_unchanged_by_listing"):
                       "files_unchanged_by_listing"},
+        # Content identity (transforms/incremental/identity.py): duplicates indexed once,
+        # documents whose chunks were taken over without re-processing, near-duplicates.
+        "identity": {("ragbeam.incremental", "duplicates"): "duplicates",
+                     ("ragbeam.incremental", "adopted"): "moved",
+                     ("ragbeam.identity", "near_duplicates"): "near_duplicates"},
     }
     for section, names in wanted.items():
         summary[section] = summed(totals, names)

@@ -48,6 +48,7 @@ from ragbeam.transforms.embed.model import (
 from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+from ragbeam.transforms.incremental.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
 from ragbeam.transforms.sink.uri import parse_sink_uri, redact_uri
@@ -208,8 +209,20 @@ class RunSettings(BaseModel):
         "is taken as unchanged without being read); for stores or tools that rewrite "
         "files keeping both", RUN)
     max_error_rate: Annotated[float, Field(ge=0, le=1)] = option(
-        DEFAULT_MAX_ERROR_RATE, "share of processed documents that may fail; past it the run "
-        "still writes every table, then exits 3", RUN, "R")
+        DEFAULT_MAX_ERROR_RATE, "share of the corpus's documents (processed, unchanged and "
+        "kept failures) that may be failing; past it the run still writes every table, then "
+        "exits 3", RUN, "R")
+    max_delete_rate: Annotated[float, Field(ge=0, le=1)] = option(
+        DEFAULT_MAX_DELETE_RATE, "with --previous: share of the previous run's documents that "
+        "may vanish; past it none is deleted (they keep their chunks, status 'vanished') and "
+        "the run exits 4. 1 accepts any deletion", RUN, "R")
+    max_deletes: Annotated[int, Field(ge=0)] | None = option(
+        None, "with --previous: the most documents that may vanish (as --max-delete-rate, "
+        "an absolute number; both apply when both are given)", RUN, "N")
+    accept_foreign_previous: bool = option(
+        False, "with --previous: accept a previous run of other inputs, namespace or "
+        "--doc-ids mode (by default refused, exit 2): e.g. the same corpus mounted elsewhere",
+        RUN)
     preflight: bool = option(True, "check before starting that the Tika server answers, the "
                              "model loads and the output is writable (--no-preflight skips)",
                              RUN)
@@ -436,6 +449,8 @@ def run_config(settings: RunSettings) -> RunConfig:
         sinks=sinks,
         ids=stage_options(IdOptions, settings),
         max_error_rate=settings.max_error_rate,
+        delete_guard=DeleteGuard(settings.max_delete_rate, settings.max_deletes),
+        accept_foreign_previous=settings.accept_foreign_previous,
         settings=redacted_settings(settings),
     )
     if config.uses_embeddings:  # once, here: workers receive bf16 or fp32, never "auto"

@@ -10,6 +10,7 @@ even when the launcher does not wait for the job (Dataflow Flex Templates).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -18,11 +19,14 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.config import RunConfig, package_version
+from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_VANISHED
 from ragbeam.transforms.write.parquet import WrittenTables
 
 RUN_JSON = "run.json"
 OUTCOME_OK = "ok"
 OUTCOME_ERROR_RATE = "error_rate_exceeded"
+# The delete guard kept documents that vanished (``transforms/incremental/guard.py``).
+OUTCOME_DELETES_HELD = "deletes_held"
 
 
 def _by_prefix(counts: Mapping[str, int], prefix: str) -> dict[str, int]:
@@ -39,25 +43,42 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     # Failures of this run: error and stale rows that were not carried over unretried.
     failed_now = sum(status.get(s, 0) - carried.get(s, 0) for s in ("error", "stale"))
     processed = status.get("ok", 0) + failed_now
-    error_rate = failed_now / processed if processed else 0.0
+    # The rate that decides exit 3 is over the corpus as this run leaves it (processed,
+    # unchanged and kept failures alike), so the same state gives the same exit code
+    # every night: a failure kept from last night counts as it did then.
+    failing = status.get("error", 0) + status.get("stale", 0)
+    indexed = failing + status.get("ok", 0) + status.get("unchanged", 0)
+    error_rate = failing / indexed if indexed else 0.0
     exceeded = error_rate > config.max_error_rate
+    vanished = status.get(STATUS_VANISHED, 0)
     import ragbeam
 
     return {
-        "outcome": OUTCOME_ERROR_RATE if exceeded else OUTCOME_OK,
+        "outcome": (OUTCOME_DELETES_HELD if vanished else
+                    OUTCOME_ERROR_RATE if exceeded else OUTCOME_OK),
         # A deleted document's row is a tombstone: its file was not matched.
-        "files_matched": sum(status.values()) - status.get("deleted", 0),
+        "files_matched": sum(status.values()) - status.get("deleted", 0) - vanished,
         "documents_ok": status.get("ok", 0),
         "documents_error": status.get("error", 0),
         # Failed now or before, while their last good chunks are still served.
         "documents_stale": status.get("stale", 0),
         "documents_unchanged": status.get("unchanged", 0),
         "documents_deleted": status.get("deleted", 0),
+        # Not matched now, but held with their last good chunks by the delete guard.
+        "documents_vanished": vanished,
+        "documents_duplicate": status.get(STATUS_DUPLICATE, 0),
         "documents_processed": processed,
         "documents_failed": failed_now,
         "documents_kept_failed": carried.get("error", 0) + carried.get("stale", 0),
+        # The documents the error rate is measured over, and those of them failing.
+        "documents_indexed": indexed,
+        "documents_failing": failing,
         "error_rate": round(error_rate, 6),
+        "error_rate_exceeded": exceeded,
         "max_error_rate": config.max_error_rate,
+        "delete_guard": config.delete_guard.record(),
+        "input_root": config.match.id_root,
+        "ids": dataclasses.asdict(config.ids),
         "chunks": chunks.get("rows", 0),
         "chunks_embedded": chunks.get("embedded", 0),
         "previous": config.previous,
@@ -83,6 +104,13 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "embedding": config.embedding_record(),
         "wall_seconds": round(wall_seconds, 3),
     }
+
+
+def live_documents(summary: Mapping[str, Any]) -> int:
+    """The documents a run left in its index, from its run.json: matched files and
+    documents the delete guard held, less duplicates (they have no chunks)."""
+    return (summary.get("files_matched", 0) + summary.get("documents_vanished", 0)
+            - summary.get("documents_duplicate", 0))
 
 
 def run_json_path(output: str) -> str:

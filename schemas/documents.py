@@ -13,8 +13,14 @@ STATUS_DELETED = "deleted"
 # Failed in this run (or failed before and kept: same bytes, permanent error),
 # while its last good chunks, text and row are served on: see docs/incremental.md.
 STATUS_STALE = "stale"
+# Not matched any more, but held by the delete guard (too many vanished at once):
+# its last good row and chunks are served on, nothing is deleted from a store.
+STATUS_VANISHED = "vanished"
+# Same bytes as another document of the run (``metadata.duplicate_of`` names it):
+# chunked and embedded once, under that one; no chunks of its own.
+STATUS_DUPLICATE = "duplicate"
 # Statuses whose chunks are the document's good chunks.
-GOOD_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_STALE)
+GOOD_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_STALE, STATUS_VANISHED)
 
 DOCUMENT_SCHEMA = pa.schema(
     [

@@ -141,7 +141,8 @@ def test_a_run_where_every_document_fails_exits_3_after_writing_everything(tmp_p
     code = main(["run", "--input", str(SAMPLES / "corrupt.pdf"), "--output", str(out)])
     err = capsys.readouterr().err
     assert code == 3
-    assert "1 of 1 processed documents failed (100.0%), over --max-error-rate 50.0%" in err
+    assert ("1 of 1 documents are failing (100.0%; 1 of 1 processed in this run failed), "
+            "over --max-error-rate 50.0%") in err
     summary = json.loads((out / "run.json").read_text())
     assert summary["outcome"] == "error_rate_exceeded" and summary["error_rate"] == 1.0
     assert read_table(out, "documents").num_rows == 1  # every table written

@@ -100,11 +100,23 @@ class EmbedChunkRows(beam.PTransform):
         return {"chunks": chunks, EMBED_FAILED: retried[EMBED_FAILED]}
 
 
+# RunInference's own counter of the texts it gave the model (in our namespace).
+MODEL_INPUTS = "num_inferences"
+
+
 def embedding_summary(result: Any) -> dict[str, int]:
     """Chunk-embedding counters of a finished run (for run.json and the warning):
-    ``chunks_over_window``; empty when the runner reports no metrics."""
+    ``chunks_over_window``, and ``texts_encoded``: texts the model embedded in this run
+    (reused vectors and duplicates cost none); empty when the runner reports no
+    metrics."""
     from ragbeam.transforms.embed.handler import OVER_WINDOW
     from ragbeam.transforms.metrics import counter_totals, summed
 
     totals = counter_totals(result, "ragbeam.embed")
-    return {} if totals is None else summed(totals, {("ragbeam.embed", OVER_WINDOW): OVER_WINDOW})
+    if totals is None:
+        return {}
+    summary = summed(totals, {("ragbeam.embed", OVER_WINDOW): OVER_WINDOW})
+    # RunInference prefixes its counter names with the model handler's name.
+    summary["texts_encoded"] = sum(value for (_, name), value in totals.items()
+                                   if name.endswith(MODEL_INPUTS))
+    return summary

@@ -47,10 +47,12 @@ from typing import Any, NamedTuple
 
 from ragbeam.schemas.documents import (
     STATUS_DELETED,
+    STATUS_DUPLICATE,
     STATUS_ERROR,
     STATUS_OK,
     STATUS_STALE,
     STATUS_UNCHANGED,
+    STATUS_VANISHED,
 )
 from ragbeam.transforms.errors import error_class, is_transient
 from ragbeam.transforms.types import SourceFile
@@ -64,6 +66,13 @@ from ragbeam.transforms.write.rows import (
 )
 
 PREVIOUS_STATUS_KEY = "previous_status"
+# documents.metadata of a moved document's tombstone, and of the row that took over.
+MOVED_TO_KEY = "moved_to"
+MOVED_FROM_KEY = "moved_from"
+# Statuses whose chunks are the document's own, of its current bytes: carried over
+# as they are while the bytes and config stay (``vanished``: held by the delete
+# guard, and its file is back).
+SERVED_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_VANISHED)
 MAP_COLUMNS = ("metadata",)
 
 
@@ -83,6 +92,10 @@ class Outcome(StrEnum):
     KEPT_ERROR = "kept_error"
     DELETED = "deleted"
     GONE = "gone"
+    # Content identity (``identity.py``): same bytes as the canonical copy, no chunks
+    # of its own; and a document whose chunks are taken over from a copy that moved.
+    DUPLICATE = "duplicate"
+    ADOPTED = "adopted"
 
     @property
     def needs_processing(self) -> bool:
@@ -118,13 +131,15 @@ def decide(
     )
     if not same_input:
         return Outcome.CHANGED
-    if live["status"] in (STATUS_OK, STATUS_UNCHANGED):
+    if live["status"] in SERVED_STATUSES:
         return Outcome.UNCHANGED
     if live["status"] in (STATUS_ERROR, STATUS_STALE):
         if retry_errors or is_transient(previous_error_type(live)):
             return Outcome.RETRY
         return Outcome.KEPT_ERROR
-    return Outcome.CHANGED  # a status this version does not know: safest to redo
+    # A previous duplicate (content identity decides again what it is now), or a
+    # status this version does not know: safest to redo.
+    return Outcome.CHANGED
 
 
 # The documents columns the decision needs: everything but the text.
@@ -171,11 +186,16 @@ def comparable(previous: Mapping[str, Any] | None, config_hash: str) -> bool:
 class Verdict(NamedTuple):
     """What the join decided for a document, for the steps that carry its previous
     rows: the outcome, and for carried rows the new URI and recorded modification
-    time (None: as before; "" for the time: none recorded any more)."""
+    time (None: as before; "" for the time: none recorded any more). For a document
+    whose rows another one takes over (a move, ``identity.py``): that one's doc id,
+    URI and recorded time."""
 
     outcome: str
     uri: str | None = None
     modified: str | None = None
+    moved_to: str | None = None
+    moved_uri: str | None = None
+    moved_modified: str | None = None
 
 
 CARRIED = (Outcome.UNCHANGED, Outcome.KEPT_ERROR)
@@ -184,11 +204,13 @@ CARRIED = (Outcome.UNCHANGED, Outcome.KEPT_ERROR)
 def implicit_document_outcome(row: Mapping[str, Any], config_hash: str) -> Outcome:
     """The outcome of a previous documents row that got no ``Verdict``: its file was
     matched again, as it was, under the same URI and time."""
-    if row["status"] == STATUS_DELETED:
-        return Outcome.GONE  # a tombstone is never carried (its file may be NEW)
+    if row["status"] in (STATUS_DELETED, STATUS_DUPLICATE):
+        # A tombstone is never carried (its file may be NEW); a duplicate row is made
+        # again by every run (``identity.py``).
+        return Outcome.GONE
     if row["config_hash"] != config_hash:
         return Outcome.CHANGED
-    if row["status"] in (STATUS_OK, STATUS_UNCHANGED):
+    if row["status"] in SERVED_STATUSES:
         return Outcome.UNCHANGED
     if row["status"] in (STATUS_ERROR, STATUS_STALE):
         return Outcome.KEPT_ERROR  # a transient one gets a RETRY verdict
@@ -223,7 +245,8 @@ def verdict_for(current: CurrentFile | None, previous: Mapping[str, Any] | None,
     # row's for ok and unchanged documents (and error ones have no chunks); the
     # last good chunks of a stale document may come from an older config, and a
     # status this version does not know is best not guessed at.
-    chunks_need_it = previous["status"] not in (STATUS_OK, STATUS_UNCHANGED, STATUS_ERROR)
+    chunks_need_it = previous["status"] not in (STATUS_OK, STATUS_UNCHANGED, STATUS_ERROR,
+                                                STATUS_DUPLICATE)
     if outcome is implicit and not chunks_need_it and uri is None and modified is None:
         return None
     return Verdict(str(outcome), uri, modified)
@@ -260,6 +283,7 @@ def carried_document_row(previous: Mapping[str, Any], outcome: Outcome,
     metadata = dict(row.get("metadata") or {})
     if outcome is Outcome.UNCHANGED:
         row["status"] = STATUS_UNCHANGED
+        metadata.pop(PREVIOUS_STATUS_KEY, None)  # a vanished document that is back
     else:
         metadata[ERROR_CARRIED_KEY] = "true"
     if verdict is not None and verdict.uri is not None:
@@ -280,8 +304,22 @@ def kept_error_document_row(previous: Mapping[str, Any], source_uri: str) -> dic
     return carried_document_row(previous, Outcome.KEPT_ERROR, Verdict("", source_uri))
 
 
-def deleted_document_row(previous: Mapping[str, Any], config_hash: str) -> dict[str, Any]:
-    """The tombstone of a document that is no longer matched: what it was, no text, no chunks."""
+def vanished_document_row(previous: Mapping[str, Any]) -> dict[str, Any]:
+    """A document that is no longer matched, held by the delete guard (``guard.py``):
+    its previous row as it was (text, chunks served on), status ``vanished``."""
+    row = as_python_row(previous)
+    metadata = dict(row.get("metadata") or {})
+    metadata.setdefault(PREVIOUS_STATUS_KEY, row["status"])
+    return {**row, "status": STATUS_VANISHED, "metadata": metadata}
+
+
+def deleted_document_row(previous: Mapping[str, Any], config_hash: str,
+                         moved_to: str | None = None) -> dict[str, Any]:
+    """The tombstone of a document that is no longer matched: what it was, no text, no
+    chunks; ``moved_to``: the doc id that took its chunks over (its bytes moved)."""
+    metadata = {PREVIOUS_STATUS_KEY: previous["status"]}
+    if moved_to:
+        metadata[MOVED_TO_KEY] = moved_to
     return {
         "doc_id": previous["doc_id"],
         "source_uri": previous["source_uri"],
@@ -298,7 +336,7 @@ def deleted_document_row(previous: Mapping[str, Any], config_hash: str) -> dict[
         "strategy": None,
         "config_hash": config_hash,
         "text": None,
-        "metadata": {PREVIOUS_STATUS_KEY: previous["status"]},
+        "metadata": metadata,
     }
 
 

@@ -2,8 +2,9 @@
 
 ``CompareWithPrevious`` turns the matched ``SourceFile``s into the files that
 still need processing, plus everything carried over from the previous run; see
-``compare.py`` for the rule. Its cost grows with what changed, not with the
-corpus:
+``compare.py`` for the rule, ``identity.py`` for duplicates and moves
+(``IdentifyContent``, in first runs too) and ``guard.py`` for the delete guard.
+Its cost grows with what changed, not with the corpus:
 
 * only the listing meets the previous run in a shuffle (``Join by doc id``): a
   ``SourceFile`` and a slim head of each previous documents row (no text);
@@ -38,7 +39,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from ragbeam.schemas.documents import STATUS_STALE
+from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_STALE
 from ragbeam.transforms import progress
 from ragbeam.transforms.incremental.changes import chunk_row_digest
 from ragbeam.transforms.incremental.compare import (
@@ -50,21 +51,33 @@ from ragbeam.transforms.incremental.compare import (
     as_python_row,
     carried_document_row,
     chunk_outcome,
-    comparable,
-    decide,
     deleted_document_row,
     document_outcome,
     error_row_from_document,
     head_of,
-    needs_hash,
-    verdict_for,
+    vanished_document_row,
 )
 from ragbeam.transforms.incremental.embeddings import embedding_source, with_reused_embedding
+from ragbeam.transforms.incremental.guard import DeleteGuard
+from ragbeam.transforms.incremental.identity import (
+    CHUNK_BEARING,
+    Decided,
+    decide_document,
+    duplicate_document_row,
+    guard_counts,
+    near_duplicate_groups,
+    resolve,
+    size_key,
+    summed,
+    text_fingerprint,
+)
 from ragbeam.transforms.incremental.reconcile import (
+    Move,
     PreviousState,
     moved_chunk_row,
     reconcile_document,
 )
+from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.types import SourceFile
 
 TO_PROCESS = "to_process"
@@ -75,6 +88,8 @@ CARRIED_CHANGES = "carried_changes"
 PREVIOUS_STATE = "previous_state"
 PREVIOUS_EMBEDDINGS = "previous_embeddings"
 VERDICTS = "verdicts"
+DUPLICATES = "duplicates"
+GUARD_COUNTS = "guard_counts"
 
 HASH_BLOCK_BYTES = 1 << 20
 NAMESPACE = "ragbeam.incremental"
@@ -96,6 +111,15 @@ def hash_file(uri: str, size_bytes: int, max_bytes: int) -> str | None:
     return digest.hexdigest()
 
 
+def counted_hash(source: SourceFile, max_bytes: int) -> str | None:
+    """``hash_file``, counted in ``reads.files_hashed`` and ``reads.bytes_hashed``."""
+    content_hash = hash_file(source.uri, source.size_bytes, max_bytes)
+    Metrics.counter(NAMESPACE, "files_hashed").inc()
+    if content_hash is not None:
+        Metrics.counter(NAMESPACE, "bytes_hashed").inc(source.size_bytes)
+    return content_hash
+
+
 # Tags of the values meeting in the joins (``Join by doc id``, ``Reconcile``).
 CURRENT, PREVIOUS, DOCUMENTS, CHUNKS, FAILURES, DIGESTS = (
     "current", "previous", "documents", "chunks", "failures", "digests")
@@ -110,9 +134,9 @@ def grouped_by_tag(values: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:
 
 
 class Decide(beam.DoFn):
-    """``(doc_id, [(CURRENT, SourceFile) | (PREVIOUS, head)])`` → the ``SourceFile``
-    to process (main output) and the document's ``Verdict`` (``VERDICTS``) if the
-    carrying step needs one. Hashes the file only if ``needs_hash``."""
+    """``(doc_id, [(CURRENT, SourceFile) | (PREVIOUS, head)])`` → ``(size, Decided)``
+    for ``IdentifyContent``: the comparison by doc id (``compare.decide``). Hashes
+    the file only if ``needs_hash``."""
 
     def __init__(self, config_hash: str, max_bytes: int, retry_errors: bool,
                  verify_hashes: bool) -> None:
@@ -120,35 +144,84 @@ class Decide(beam.DoFn):
         self._max_bytes = max_bytes
         self._retry_errors = retry_errors
         self._verify_hashes = verify_hashes
-        self._bytes_hashed = Metrics.counter(NAMESPACE, "bytes_hashed")
-        self._files_hashed = Metrics.counter(NAMESPACE, "files_hashed")
         self._by_listing = Metrics.counter(NAMESPACE, "files_unchanged_by_listing")
+
+    def _hash(self, source: SourceFile) -> str | None:
+        return counted_hash(source, self._max_bytes)
 
     def process(self, element: tuple[str, Iterable[tuple[str, Any]]]):
         doc_id, values = element
         grouped = grouped_by_tag(values)
         source: SourceFile | None = next(iter(grouped.get(CURRENT, ())), None)
         previous = next(iter(grouped.get(PREVIOUS, ())), None)
-        current = None
-        if source is not None:
-            content_hash = None
-            if needs_hash(source, previous, self._config_hash, self._verify_hashes):
-                content_hash = hash_file(source.uri, source.size_bytes, self._max_bytes)
-                self._files_hashed.inc()
-                if content_hash is not None:
-                    self._bytes_hashed.inc(source.size_bytes)
-            elif comparable(previous, self._config_hash):
-                content_hash = previous["content_hash"]  # the listing says: same bytes
-                self._by_listing.inc()
-            current = CurrentFile(source, content_hash)
-        outcome = decide(current, previous, self._config_hash, self._retry_errors)
-        Metrics.counter(NAMESPACE, str(outcome)).inc()
-        verdict = verdict_for(current, previous, outcome, self._config_hash)
-        if verdict is not None:
-            yield beam.pvalue.TaggedOutput(VERDICTS, (doc_id, verdict))
-        if outcome.needs_processing:
-            assert source is not None
-            yield source
+        decided, by_listing = decide_document(doc_id, source, previous, self._config_hash,
+                                              self._retry_errors, self._verify_hashes,
+                                              self._hash)
+        if by_listing:
+            self._by_listing.inc()
+        Metrics.counter(NAMESPACE, str(decided.outcome)).inc()
+        yield size_key(decided), decided
+
+
+def new_file(source: SourceFile) -> tuple[int, Decided]:
+    """A matched file of a run without ``--previous``, for ``IdentifyContent``."""
+    return source.size_bytes, Decided(source.doc_id, CurrentFile(source, None), None,
+                                      Outcome.NEW)
+
+
+class ResolveContent(beam.DoFn):
+    """``(size, [Decided])`` → the ``SourceFile``s to process (main output), and
+    ``VERDICTS`` (doc id → ``Verdict``) for the carrying step, ``DUPLICATES``
+    (documents rows) and ``GUARD_COUNTS`` for the delete guard: ``identity.resolve``.
+    Hashes current files of a shared size whose hash is not known yet."""
+
+    def __init__(self, config_hash: str, route: RouteOptions, max_bytes: int) -> None:
+        self._config_hash = config_hash
+        self._route = route
+        self._max_bytes = max_bytes
+        self._duplicates = Metrics.counter(NAMESPACE, "duplicates")
+        self._adopted = Metrics.counter(NAMESPACE, "adopted")
+
+    def _hash(self, source: SourceFile) -> str | None:
+        return counted_hash(source, self._max_bytes)
+
+    def process(self, element: tuple[int, Iterable[Decided]]):
+        _, group = element
+        for resolved in resolve(group, self._config_hash, self._route, self._hash):
+            d = resolved.decided
+            yield beam.pvalue.TaggedOutput(GUARD_COUNTS, (GUARD_COUNTS, guard_counts(resolved)))
+            verdict = resolved.verdict(self._config_hash)
+            if verdict is not None:
+                yield beam.pvalue.TaggedOutput(VERDICTS, (d.doc_id, verdict))
+            if resolved.outcome is Outcome.DUPLICATE:
+                self._duplicates.inc()
+                progress.tick(progress.CARRIED)  # done: nothing to process
+                yield beam.pvalue.TaggedOutput(
+                    DUPLICATES, duplicate_document_row(resolved, self._config_hash))
+            elif resolved.outcome is Outcome.ADOPTED:
+                self._adopted.inc()
+                progress.tick(progress.CARRIED)
+            elif resolved.outcome.needs_processing:
+                assert d.current is not None
+                yield d.current.source
+
+
+class IdentifyContent(beam.PTransform):
+    """``(size, Decided)`` → ``{"to_process", "verdicts", "duplicates",
+    "guard_counts"}``: duplicates indexed once, moves without re-processing
+    (``identity.py``). Only documents of one size meet, after one shuffle of the
+    listing."""
+
+    def __init__(self, config_hash: str, route: RouteOptions, max_bytes: int) -> None:
+        super().__init__()
+        self._args = (config_hash, route, max_bytes)
+
+    def expand(self, decided: beam.PCollection) -> dict[str, beam.PCollection]:
+        resolved = (decided
+                    | "Group by size" >> beam.GroupByKey()
+                    | "Same bytes" >> beam.ParDo(ResolveContent(*self._args)).with_outputs(
+                        VERDICTS, DUPLICATES, GUARD_COUNTS, main=TO_PROCESS))
+        return {tag: resolved[tag] for tag in (TO_PROCESS, VERDICTS, DUPLICATES, GUARD_COUNTS)}
 
 
 PREVIOUS_TABLES = (DOCUMENTS, CHUNKS)
@@ -182,8 +255,9 @@ def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str
 
 
 class CarryPreviousRows(beam.DoFn):
-    """A previous table's file (and the verdicts, a side input) → its rows, each
-    carried over or sent on as its document's outcome says:
+    """A previous table's file (and, as side inputs, the verdicts and the delete
+    guard's counts) → its rows, each carried over or sent on as its document's
+    outcome says:
 
     * documents: the row carried (``CARRIED_DOCUMENTS``, plus its ``errors`` row
       for a kept failure), a tombstone for a deleted document, and the row itself,
@@ -191,40 +265,61 @@ class CarryPreviousRows(beam.DoFn):
     * chunks: the row carried (main output; with its document's new URI and an
       upsert for it if the corpus moved), or, for a document processed again or
       deleted, the row by doc id for ``Reconcile`` and its vector for
-      ``ReuseEmbeddings``.
+      ``ReuseEmbeddings``;
+    * when the delete guard holds (``guard.py``), the rows of a vanished document
+      are carried as they are (status ``vanished``), not deleted.
     """
 
-    def __init__(self, config_hash: str) -> None:
+    def __init__(self, config_hash: str, guard: DeleteGuard | None = None) -> None:
         self._config_hash = config_hash
+        self._guard = guard or DeleteGuard()
 
-    def process(self, file: tuple[str, str], verdicts: Mapping[str, Verdict]):
+    def process(self, file: tuple[str, str], verdicts: Mapping[str, Verdict],
+                guard_counts: tuple[str, tuple[int, int, int]] = ("", (0, 0, 0))):
+        # The delete guard, over (vanished, previous documents, current files).
+        deletes_held = self._guard.holds(*guard_counts[1])
         path, table = file
         carry = self._document if table == DOCUMENTS else self._chunk
         for row in read_rows(path, table):
-            yield from carry(row, verdicts.get(row["doc_id"]))
+            yield from carry(row, verdicts.get(row["doc_id"]), deletes_held)
 
-    def _document(self, row: dict[str, Any], verdict: Verdict | None):
+    def _document(self, row: dict[str, Any], verdict: Verdict | None, deletes_held: bool):
         doc_id = row["doc_id"]
         outcome = document_outcome(row, verdict, self._config_hash)
+        moved = verdict is not None and verdict.moved_to is not None
         if outcome in CARRIED:
             progress.tick(progress.CARRIED)
             carried = carried_document_row(row, outcome, verdict)
             if outcome is Outcome.KEPT_ERROR:
                 yield beam.pvalue.TaggedOutput(CARRIED_ERRORS, error_row_from_document(carried))
             yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS, carried)
+        elif (outcome is Outcome.DELETED and deletes_held and not moved
+              and row["status"] != STATUS_DUPLICATE):
+            # The delete guard holds this run's deletions: served on as it was.
+            yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS, vanished_document_row(row))
+        elif outcome in (Outcome.DUPLICATE, Outcome.ADOPTED) and not moved and \
+                row["status"] not in CHUNK_BEARING:
+            return  # no chunks to delete; its row is made again (duplicate) or taken over
         elif outcome not in (Outcome.GONE, Outcome.NEW):  # not a tombstone (reported once)
-            deleted = outcome is Outcome.DELETED
-            if deleted:
-                yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS,
-                                               deleted_document_row(row, self._config_hash))
-            # Re-processed or deleted: ``Reconcile`` diffs its chunks against the new
-            # ones, or serves them on if re-processing fails (last good version wins).
+            deleted = outcome in (Outcome.DELETED, Outcome.DUPLICATE)
+            if outcome is Outcome.DELETED:
+                yield beam.pvalue.TaggedOutput(CARRIED_DOCUMENTS, deleted_document_row(
+                    row, self._config_hash, verdict.moved_to if moved else None))
+            move = Move(verdict.moved_to, verdict.moved_uri, verdict.moved_modified or "") \
+                if moved else None
+            # Re-processed, deleted or moved: ``Reconcile`` diffs its chunks against the
+            # new ones, serves them on if re-processing fails (last good version wins),
+            # or rewrites them under the document that took them over.
             yield beam.pvalue.TaggedOutput(
-                PREVIOUS_STATE, (doc_id, (DOCUMENTS, (as_python_row(row), deleted))))
+                PREVIOUS_STATE, (doc_id, (DOCUMENTS, (as_python_row(row), deleted, move))))
 
-    def _chunk(self, row: dict[str, Any], verdict: Verdict | None):
+    def _chunk(self, row: dict[str, Any], verdict: Verdict | None, deletes_held: bool):
         outcome = chunk_outcome(row, verdict, self._config_hash)
-        if outcome in CARRIED:
+        held = (outcome is Outcome.DELETED and deletes_held
+                and (verdict is None or verdict.moved_to is None))
+        if held:
+            yield as_python_row(row)
+        elif outcome in CARRIED:
             uri = verdict.uri if verdict is not None and verdict.uri else row["source_uri"]
             chunk, change = moved_chunk_row(row, uri)
             if change is not None:
@@ -242,9 +337,10 @@ class CarryPreviousRows(beam.DoFn):
 class CompareWithPrevious(beam.PTransform):
     """Matched files + the previous run's tables → a dict of PCollections:
 
-    ``to_process`` (``SourceFile``s for Read); ``carried_documents``,
+    ``to_process`` (``SourceFile``s for Read); ``duplicates`` (documents rows of
+    files whose bytes another file has: ``identity.py``); ``carried_documents``,
     ``carried_chunks``, ``carried_errors`` and ``carried_changes`` (rows to write
-    as they are); ``previous_state`` (``(doc_id, (DOCUMENTS, (row, deleted)))``
+    as they are); ``previous_state`` (``(doc_id, (DOCUMENTS, (row, deleted, move)))``
     and ``(doc_id, (CHUNKS, row))`` of every document processed again or deleted,
     for ``Reconcile``); and ``previous_embeddings`` (``(chunk_id, inputs and
     vector)`` of re-processed documents' chunks that had one, for
@@ -252,13 +348,16 @@ class CompareWithPrevious(beam.PTransform):
     """
 
     def __init__(self, previous: str, config_hash: str, max_file_bytes: int,
-                 retry_errors: bool = False, verify_hashes: bool = False) -> None:
+                 retry_errors: bool = False, verify_hashes: bool = False,
+                 route: RouteOptions | None = None, guard: DeleteGuard | None = None) -> None:
         super().__init__()
         self._previous = previous
         self._config_hash = config_hash
         self._max_file_bytes = max_file_bytes
         self._retry_errors = retry_errors
         self._verify_hashes = verify_hashes
+        self._route = route or RouteOptions()
+        self._guard = guard or DeleteGuard()
 
     def expand(self, sources: beam.PCollection[SourceFile]) -> dict[str, beam.PCollection]:
         pipeline = sources.pipeline
@@ -277,13 +376,21 @@ class CompareWithPrevious(beam.PTransform):
             | "Join by doc id" >> beam.GroupByKey()
             | "Decide" >> beam.ParDo(
                 Decide(self._config_hash, self._max_file_bytes, self._retry_errors,
-                       self._verify_hashes)).with_outputs(VERDICTS, main=TO_PROCESS)
+                       self._verify_hashes))
+            | "Identify content" >> IdentifyContent(self._config_hash, self._route,
+                                                    self._max_file_bytes)
         )
+        # One key, so that the guard's counts cost one combine (a global combine with
+        # its default for an empty input is ten transforms): the carrying step applies
+        # the guard to the sums.
+        counts = decided[GUARD_COUNTS] | "Count deletions" >> beam.CombinePerKey(summed)
         carried = files | "Carry previous rows" >> beam.ParDo(
-            CarryPreviousRows(self._config_hash), beam.pvalue.AsDict(decided[VERDICTS])
+            CarryPreviousRows(self._config_hash, self._guard),
+            beam.pvalue.AsDict(decided[VERDICTS]),
+            beam.pvalue.AsSingleton(counts, default_value=(GUARD_COUNTS, (0, 0, 0)))
         ).with_outputs(CARRIED_DOCUMENTS, CARRIED_ERRORS, CARRIED_CHANGES, PREVIOUS_STATE,
                        PREVIOUS_EMBEDDINGS, main=CARRIED_CHUNKS)
-        return {TO_PROCESS: decided[TO_PROCESS],
+        return {TO_PROCESS: decided[TO_PROCESS], DUPLICATES: decided[DUPLICATES],
                 **{tag: carried[tag] for tag in (CARRIED_DOCUMENTS, CARRIED_ERRORS,
                                                   CARRIED_CHANGES, CARRIED_CHUNKS,
                                                   PREVIOUS_STATE, PREVIOUS_EMBEDDINGS)}}
@@ -291,7 +398,7 @@ class CompareWithPrevious(beam.PTransform):
 
 class ReconcileDocuments(beam.DoFn):
     """``(doc_id, [(FAILURES, Failure) | (DIGESTS, (uri, chunk_id, digest)) |
-    (DOCUMENTS, (row, deleted)) | (CHUNKS, row)])`` → the rows ``reconcile.py``
+    (DOCUMENTS, (row, deleted, move)) | (CHUNKS, row)])`` → the rows ``reconcile.py``
     decides, each under its table's tag (``documents``, ``chunks``, ``errors``;
     changes are the main output)."""
 
@@ -306,8 +413,9 @@ class ReconcileDocuments(beam.DoFn):
         document = next(iter(grouped.get(DOCUMENTS, ())), None)
         previous = None
         if document is not None:
-            row, deleted = document
-            previous = PreviousState(row, tuple(grouped.get(CHUNKS, ())), deleted=deleted)
+            row, deleted, move = document
+            previous = PreviousState(row, tuple(grouped.get(CHUNKS, ())), deleted=deleted,
+                                     move=move)
         result = reconcile_document(
             doc_id,
             grouped.get(FAILURES, []),
@@ -383,3 +491,32 @@ class ReuseEmbeddings(beam.PTransform):
             | "Join by chunk id" >> beam.CoGroupByKey()
             | "Fill reusable vectors" >> beam.FlatMap(fill)
         )
+
+
+def _text_key(row: Mapping[str, Any]) -> Iterator[tuple[str, tuple[str, str, str | None]]]:
+    fingerprint = text_fingerprint(row.get("text"))
+    if fingerprint is not None:
+        yield fingerprint, (fingerprint, row["source_uri"], row["content_hash"])
+
+
+class ReportNearDuplicates(beam.PTransform):
+    """Documents rows → nothing: documents whose text equals another's while their
+    bytes differ are counted (``ragbeam.identity/near_duplicates``: every one after
+    the first of its group) and logged, one line per group (``identity.py``)."""
+
+    def expand(self, documents: beam.PCollection[dict]) -> beam.PCollection:
+        counter = Metrics.counter("ragbeam.identity", "near_duplicates")
+
+        def report(element: tuple[str, Iterable[tuple[str, str, str | None]]]) -> None:
+            import logging
+
+            for group in near_duplicate_groups(element[1]):
+                counter.inc(len(group) - 1)
+                logging.getLogger("ragbeam").info(
+                    "near-duplicates (same text, other bytes): %s",
+                    ", ".join(uri for uri, _ in group))
+
+        return (documents
+                | "By text" >> beam.FlatMap(_text_key)
+                | "Group by text" >> beam.GroupByKey()
+                | "Report" >> beam.Map(report))

@@ -17,6 +17,11 @@ def _same_location(a: str, b: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
+def _read_run_json(run: str) -> dict:
+    with FileSystems.open(FileSystems.join(run, "run.json")) as f:
+        return json.loads(f.read().decode("utf-8"))
+
+
 def previous_run_problem(previous: str, output: str) -> str | None:
     """Why ``previous`` cannot serve as the previous run, in words; None if it can.
 
@@ -30,8 +35,7 @@ def previous_run_problem(previous: str, output: str) -> str | None:
         run_json = FileSystems.join(previous, "run.json")
         if not FileSystems.exists(run_json):
             return "is not a completed ragbeam run (no run.json)"
-        with FileSystems.open(run_json) as f:
-            written = json.loads(f.read().decode("utf-8")).get("files") or {}
+        written = _read_run_json(previous).get("files") or {}
         for table in PREVIOUS_TABLES:
             pattern = FileSystems.join(previous, table, "*.parquet")
             found = len(FileSystems.match([pattern])[0].metadata_list)
@@ -45,3 +49,30 @@ def previous_run_problem(previous: str, output: str) -> str | None:
     except Exception as exc:  # unknown scheme, missing bucket, no permission…
         return f"cannot be read: {exc}"
     return None
+
+
+def foreign_previous_problem(previous: str, input_root: str, namespace: str, id_mode: str
+                             ) -> str | None:
+    """Why ``previous`` looks like a run over another corpus, in words; None if not.
+
+    Documents meet their previous rows by doc id, a hash of the path below the input
+    root, the namespace and the id mode: a previous run of other inputs would take
+    same-named files as unchanged and every other one as deleted. Runs older than
+    this check recorded no root: only their namespace and id mode are compared.
+    """
+    try:
+        before = _read_run_json(previous)
+    except Exception as exc:
+        return f"cannot be read: {exc}"
+    ids = before.get("ids") or (before.get("config") or {}).get("ids") or {}
+    now = {"input root": input_root, "namespace": namespace, "id mode": id_mode}
+    then = {"input root": before.get("input_root"), "namespace": ids.get("namespace"),
+            "id mode": ids.get("mode")}
+    differ = [name for name in now if then[name] is not None and then[name] != now[name]]
+    if not differ:
+        return None
+    return ("is a run over another corpus: its " + ", ".join(
+        f"{name} is {then[name]!r}, this run's {now[name]!r}" for name in differ)
+        + "; matching its documents by id would take same-named files as unchanged and "
+          "every other one as deleted. If that is intended (the same corpus mounted "
+          "elsewhere), pass --accept-foreign-previous")

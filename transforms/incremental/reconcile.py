@@ -14,22 +14,27 @@ now. The rule:
 * Otherwise the changes are the difference between its previous and current
   chunks (``changes.document_changes``): deletes, upserts of new chunks, and
   upserts of kept chunks whose row changed.
+* A document whose bytes moved to another path (``identity.py``: ``Move``) has
+  its rows rewritten under the document that took them over (``adopted_rows``):
+  same text, offsets and vectors, that document's doc id, URI and chunk ids; its
+  own chunk ids are deleted, the new ones upserted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragbeam.schemas.changes import OP_UPSERT
-from ragbeam.schemas.documents import GOOD_STATUSES, STATUS_STALE
+from ragbeam.schemas.documents import GOOD_STATUSES, STATUS_STALE, STATUS_UNCHANGED
+from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.incremental.changes import (
     change_row,
     chunk_row_digest,
     document_changes,
 )
-from ragbeam.transforms.incremental.compare import as_python_row
+from ragbeam.transforms.incremental.compare import MOVED_FROM_KEY, as_python_row
 from ragbeam.transforms.types import Failure
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
@@ -46,13 +51,23 @@ LAST_GOOD_CONTENT_HASH_KEY = "last_good_content_hash"
 LAST_GOOD_CONFIG_HASH_KEY = "last_good_config_hash"
 
 
+class Move(NamedTuple):
+    """The document that takes a moved document's rows over: its id, URI and
+    recorded modification time ("" for none)."""
+
+    doc_id: str
+    uri: str
+    modified: str = ""
+
+
 @dataclass(frozen=True)
 class PreviousState:
     """A document's rows in the previous run, when this run re-processes or deletes it."""
 
     document: Mapping[str, Any]
     chunks: tuple[Mapping[str, Any], ...] = ()
-    deleted: bool = False  # no longer matched: every chunk goes
+    deleted: bool = False  # no longer matched (or a duplicate now): every chunk goes
+    move: Move | None = None  # its rows are taken over by another document
 
     @property
     def has_good_chunks(self) -> bool:
@@ -149,4 +164,35 @@ def reconcile_document(
         return out
     uri = source_uri or (previous.document["source_uri"] if previous is not None else "")
     out.changes = document_changes(doc_id, uri, previous_digests, current)
+    if previous is not None and previous.move is not None:
+        document, chunks = adopted_rows(previous.document, previous.chunks, previous.move)
+        out.documents.append(document)
+        out.chunks.extend(chunks)
+        out.changes.extend(change_row(OP_UPSERT, c["chunk_id"], c["doc_id"], c["source_uri"])
+                           for c in sorted(chunks, key=lambda c: c["chunk_id"]))
     return out
+
+
+def adopted_rows(document: Mapping[str, Any], chunks: Iterable[Mapping[str, Any]], move: Move
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A moved document's previous rows under the document that takes them over:
+    its doc id and URI, status ``unchanged`` (nothing was processed; ``moved_from``
+    names the old doc id), and the chunk ids a fresh run would give it (``ids.py``:
+    the same identities, in the same order, under the new doc id)."""
+    row = as_python_row(document)
+    metadata = {k: v for k, v in (row.get("metadata") or {}).items()
+                if k not in (SOURCE_MODIFIED_KEY, ERROR_CARRIED_KEY)}
+    if move.modified:
+        metadata[SOURCE_MODIFIED_KEY] = move.modified
+    metadata[MOVED_FROM_KEY] = row["doc_id"]
+    adopted = {**row, "doc_id": move.doc_id, "source_uri": move.uri,
+               "status": STATUS_UNCHANGED, "metadata": metadata}
+    ordered = sorted((as_python_row(c) for c in chunks), key=lambda c: c["chunk_index"])
+    new_ids = chunk_ids_for(move.doc_id, row["config_hash"],
+                            ((c["level"], c["context"], c["text"]) for c in ordered))
+    renamed = dict(zip((c["chunk_id"] for c in ordered), new_ids, strict=True))
+    rewritten = [{**c, "chunk_id": renamed[c["chunk_id"]], "doc_id": move.doc_id,
+                  "source_uri": move.uri,
+                  "parent_id": renamed.get(c["parent_id"]) if c.get("parent_id") else None}
+                 for c in ordered]
+    return adopted, rewritten

@@ -128,7 +128,9 @@ def second_run(stores, first_run) -> dict:
     handbook.write_text(text.replace(EDIT_BEFORE, EDIT_AFTER), encoding="utf-8")
     (stores["corpus"] / "faq.txt").unlink()
     shutil.copy(SAMPLES / "sonde-logger.log", stores["corpus"] / "sonde-logger.log")
-    return _run(stores, "run2", "--previous", str(stores["root"] / "run1"))
+    # 1 of 4 documents vanished: over the delete guard's default 20 %, meant here.
+    return _run(stores, "run2", "--previous", str(stores["root"] / "run1"),
+                "--max-delete-rate", "0.25")
 
 
 def test_an_incremental_run_applies_edits_inserts_and_deletes(stores, second_run):
