@@ -23,6 +23,7 @@ import difflib
 import gc
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -31,6 +32,15 @@ from collections.abc import Iterator, Sequence
 # starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import start_early_extraction
+from ragbeam.pipeline.interrupts import (
+    Interrupted,
+    discard_uncommitted_output,
+    exit_code_for_signal,
+    interrupted_message,
+    received_signal,
+    restore_logging,
+    signals_interrupt,
+)
 from ragbeam.pipeline.settings import (
     ConfigError,
     RunSettings,
@@ -54,6 +64,15 @@ class UsageError(Exception):
 
 class RunFailed(Exception):
     """The run wrote its tables but something after them failed (a sink): exit 1."""
+
+
+class RunInterrupted(Interrupted):
+    """SIGINT or SIGTERM stopped a run; ``committed``: it had written run.json."""
+
+    def __init__(self, signum: int, committed: bool) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.committed = committed
 
 
 @contextlib.contextmanager
@@ -184,15 +203,20 @@ def preflight(config: RunConfig) -> None:
                              f"{type(exc).__name__}: {exc}") from None
 
 
+def run_output_entries() -> tuple[str, ...]:
+    """What a run writes into its output before ``run.json``."""
+    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
+    from ragbeam.transforms.write.parquet import TEMP_DIR
+
+    return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR)
+
+
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
     """Fail early on an unwritable output; never mix two runs' tables."""
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
-    from ragbeam.transforms.write.parquet import TEMP_DIR
-
     out = config.output
-    existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json", SINK_STATE_DIR)
+    existing = [t for t in (*run_output_entries(), "run.json")
                 if FileSystems.exists(FileSystems.join(out, t))]
     if existing and not overwrite:
         if "run.json" not in existing:  # run.json is written last: its absence means a crash
@@ -352,7 +376,8 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     except Exception as exc:
         raise UsageError(f"--output {config.output!r} is not writable: "
                          f"{storage_error(exc)}") from None
-    released_by_pipeline = False
+    released_by_pipeline = owned = False
+    sink_plans: list = []
     started = time.perf_counter()
     # Client libraries and Beam's workers log exception texts ragbeam does not write
     # itself: while the run talks to a store, every log record is redacted.
@@ -360,6 +385,7 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
     try:
         with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
             prepare_output(config, overwrite)
+            owned = True
             sink_plans = prepare_sink_plans(config)
             pipeline = make_pipeline(options)
             if not wait:
@@ -396,6 +422,12 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
                             f"{config.output} are complete; the next run re-syncs the store "
                             "in full)")
         return summary
+    except BaseException as exc:
+        if received_signal() is None:
+            raise
+        # Stopped by SIGINT/SIGTERM, wherever the exception surfaced (Beam may wrap it).
+        raise RunInterrupted(received_signal(), committed=owned and _settle_interrupted(
+            config, sink_plans)) from exc
     finally:
         if not released_by_pipeline:
             release_claim(claim)
@@ -403,6 +435,26 @@ def run(config: RunConfig, beam_args: Sequence[str], overwrite: bool = False,
         # the next run in this process: that one reads the model's files again.
         if handler := sys.modules.get("ragbeam.transforms.embed.handler"):
             handler.forget_process_models()
+
+
+def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
+    """After an interrupt: whether the run had committed (written run.json). If not,
+    what it wrote is removed; if so, a sink it was writing is marked failed, so the
+    next run syncs that store in full."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
+    from ragbeam.transforms.sink.sync import record_failure
+
+    if not FileSystems.exists(run_json_path(config.output)):
+        discard_uncommitted_output(config.output, run_output_entries())
+        return False
+    summary = read_run_json(config.output)
+    if sink_plans and not summary.get("sinks"):
+        summary["sinks"] = [record_failure(plan, config.output, "interrupted")
+                            for plan in sink_plans]
+        write_run_json(config.output, summary)
+    return True
 
 
 # --- Vector-store sinks around the pipeline (transforms/sink/sync.py) ---------------
@@ -618,14 +670,28 @@ def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # Before anything imports Beam (the parser's eval subcommands do): a plain local
-    # run's extraction children start on the inputs now (pipeline/early_start.py).
-    early = start_early_extraction(argv)
-    try:
-        return _main(argv)
-    finally:
-        if early is not None:
-            early.close()
+    with signals_interrupt():
+        try:
+            # Before anything imports Beam (the parser's eval subcommands do): a plain
+            # local run's extraction children start on the inputs now (early_start.py).
+            early = start_early_extraction(argv)
+            try:
+                return _main(argv)
+            finally:
+                if early is not None:
+                    early.close()
+        except KeyboardInterrupt as exc:
+            return report_interrupt(exc)
+
+
+def report_interrupt(exc: KeyboardInterrupt) -> int:
+    """One line on stderr (the traceback with -v), and 128 + the signal's number."""
+    signum = received_signal() or signal.SIGINT
+    restore_logging()
+    logging.getLogger("ragbeam").info("interrupted here:", exc_info=exc)
+    print(interrupted_message(signum, getattr(exc, "committed", False)), file=sys.stderr,
+          flush=True)
+    return exit_code_for_signal(signum)
 
 
 def _main(argv: list[str]) -> int:

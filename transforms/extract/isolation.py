@@ -355,6 +355,13 @@ class IsolatedExtractor:
             self.stats.recycles += 1
             self.close()
 
+    def kill_now(self) -> None:
+        """Kill the child, from any thread: a document in flight fails at once (as a
+        crash) instead of being waited for. For a run that was interrupted."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+
     def _kill(self, temp_files: set[str]) -> int | None:
         """Kill the child mid-document and delete the Tika temp files it held."""
         proc, self._proc = self._proc, None
@@ -499,6 +506,14 @@ class ExtractionPool:
             extractor.close()
 
 
+    def abort(self) -> None:
+        """Interrupted: queued documents are dropped and the children killed now, so
+        no thread waits for a document in flight (``close`` lets them finish)."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for extractor in self._extractors:
+            extractor.kill_now()
+
+
 _pools_lock = threading.Lock()
 _pools: dict[str, tuple[ExtractionPool, int]] = {}
 
@@ -552,6 +567,14 @@ def _close_all_pools() -> None:
         pool.close()
 
 
+def abort_all_pools() -> None:
+    """Interrupted (SIGINT, SIGTERM): every pool of this process stops now (``abort``)."""
+    with _pools_lock:
+        pools = [pool for pool, _ in _pools.values()]
+    for pool in pools:
+        pool.abort()
+
+
 def _limit_cpu_from_now(seconds: float) -> None:
     """SIGXCPU (which terminates) after ``seconds`` more CPU time, kernel-enforced.
 
@@ -568,6 +591,9 @@ def _limit_cpu_from_now(seconds: float) -> None:
 
 
 def _child_main() -> None:
+    # Ctrl-C reaches the whole process group: the parent, not the key, ends a child
+    # (it closes our stdin or kills us), so a Ctrl-C prints no traceback from here.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from ragbeam.transforms.extract.backends import CHILD_ERRORS, EmbeddedTika, TikaServer
 
     protocol_out = os.fdopen(os.dup(1), "wb")

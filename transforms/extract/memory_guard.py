@@ -120,6 +120,8 @@ def process_guard() -> MemoryGuard | None:
 
 def main() -> None:
     """The guard process: poll the watched children, kill those over their cap."""
+    # A Ctrl-C reaches the whole process group; the guard ends when its worker does.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     watched: dict[int, int] = {}
     stdin = sys.stdin.fileno()
     pending = ""
