@@ -26,7 +26,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 # No Beam at module level (it is imported inside the functions that use it): `main`
 # starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
@@ -576,17 +576,29 @@ def _error_rate_line(summary: dict) -> str:
 
 
 def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
+    return report_run(lambda: (_settings(args), beam_args), dry=args.dry_run,
+                      quiet=args.quiet)
+
+
+def report_run(parse: Callable[[], tuple[RunSettings, list[str]]], dry: bool = False,
+               quiet: bool = False, wait: bool = True) -> int:
+    """Parse, run and print one ``ragbeam run``; returns its exit code. ``wait=False``:
+    submit the run and return (the pipeline writes run.json itself)."""
     started = time.perf_counter()
     try:
-        settings = _settings(args)
+        settings, beam_args = parse()
         config, beam_args = _config_and_beam_args(settings, beam_args)
-        if args.dry_run:
+        if dry:
             check_inputs(config)
             print_dry_run(config, dry_run(config))
             return EXIT_OK
-        summary = run(config, beam_args, overwrite=settings.overwrite,
+        summary = run(config, beam_args, overwrite=settings.overwrite, wait=wait,
                       take_over=settings.take_over, check=settings.preflight,
-                      show_progress=not args.quiet)
+                      show_progress=not quiet)
+        if not wait:
+            print(f"ragbeam: submitted; the job writes {config.output}/run.json when it "
+                  "finishes")
+            return EXIT_OK
     except UsageError as exc:
         print(f"ragbeam: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -603,6 +615,77 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
     if code == EXIT_ERROR_RATE:
         print(_error_rate_line(summary), file=sys.stderr)
     return code
+
+
+def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
+    from ragbeam.pipeline.sync import SyncRefused, sync
+
+    def run_one(argv: list[str]) -> int:
+        def parse() -> tuple[RunSettings, list[str]]:
+            settings, _, beam_args = _parse(argv, "ragbeam sync")
+            return settings, beam_args
+
+        return report_run(parse, quiet=args.quiet, wait=not args.submit_only)
+
+    try:
+        return sync(args.state, run_argv, run_one, keep=args.keep, run_name=args.run_name,
+                    take_over=args.take_over, submitted_only=args.submit_only)
+    except SyncRefused as exc:
+        print(f"ragbeam sync: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
+    from ragbeam.pipeline.runs import list_runs, runs_table
+
+    if extra:
+        print(f"ragbeam runs: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        runs = list_runs(args.state)
+    except Exception as exc:  # unreadable, unknown scheme…
+        print(f"ragbeam runs: error: {args.state!r}: {storage_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    if not runs:
+        print(f"ragbeam runs: no runs under {args.state}")
+        return EXIT_OK
+    print("\n".join(runs_table(runs)))
+    return EXIT_OK
+
+
+def add_sync_subcommands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
+                         ) -> None:
+    from ragbeam.pipeline.sync import DEFAULT_KEEP
+
+    sync_parser = sub.add_parser(
+        "sync", parents=[common], allow_abbrev=False,
+        help="one scheduled re-index: a dated run under --state, built on the newest "
+             "completed one; old runs pruned",
+        description="Writes STATE/<UTC time>/ with the newest completed run under STATE as "
+                    "--previous, then prunes completed runs beyond --keep. Every other "
+                    "option is a `ragbeam run` option (--input, --sink, --config…) or a "
+                    "Beam option; --output, --previous and --overwrite are chosen by sync. "
+                    "Exits with the run's exit code.")
+    sync_parser.add_argument("--state", required=True, metavar="DIR",
+                             help="folder of dated runs (any Beam filesystem)")
+    sync_parser.add_argument("--keep", type=int, default=DEFAULT_KEEP, metavar="N",
+                             help="completed runs to keep (default: %(default)s)")
+    sync_parser.add_argument("--run-name", metavar="NAME",
+                             help="the run's folder name, YYYY-MM-DD or YYYY-MM-DDTHHMMSSZ "
+                                  "(default: now, UTC); a scheduler's logical date makes a "
+                                  "retry of a completed run a no-op")
+    sync_parser.add_argument("--take-over", action="store_true",
+                             help="remove a claim on --state left by a sync that was killed")
+    sync_parser.add_argument("--submit-only", action="store_true",
+                             help="submit the run and return without waiting (Dataflow Flex "
+                                  "Templates); the job writes run.json when it finishes")
+    sync_parser.set_defaults(handler=sync_command)
+    runs_parser = sub.add_parser("runs", parents=[common],
+                                 help="list the runs under a sync's --state folder",
+                                 description="One line per run folder: run, finished, status, "
+                                             "documents, chunks, changes, previous.")
+    runs_parser.add_argument("state", metavar="DIR", help="a sync's --state folder")
+    runs_parser.set_defaults(handler=runs_command)
 
 
 def version_text() -> str:
@@ -718,6 +801,7 @@ def _main(argv: list[str]) -> int:
     peek_parser.add_argument("--chunks", type=int, default=1, metavar="N",
                              help="chunks shown per document (default: %(default)s)")
     peek_parser.set_defaults(handler=peek_command)
+    add_sync_subcommands(sub, common)
     from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
 
     add_subcommands(sub, parents=[common])
