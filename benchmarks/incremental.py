@@ -20,7 +20,7 @@ runs), so the first run records it; the edited file gets a fresh one.
 The machine is shared and noisy, so the three are interleaved and the median of
 each is reported with its ratio to the first run, with the CPU time of this
 process beside the wall time (Tika's extraction children are not in it; in a
-re-run there are none). Timing is the CLI's ``run()`` (graph build, pipeline,
+re-run there are none). Timing is the run library's ``run_pipeline()`` (graph build, pipeline,
 ``run.json``), without Python start-up. The first run's
 errors (the broken files in ``bad/``) are kept, not retried, on re-runs, so the
 fuzzed file that hangs Tika costs the extraction timeout (default 60 s) in the
@@ -65,12 +65,11 @@ def stage_corpus(corpus: pathlib.Path, staging: pathlib.Path, without_hang: bool
 
 
 def timed_run(input_dir: pathlib.Path, out: pathlib.Path, extra: list[str]) -> tuple[float, dict]:
-    from ragbeam.pipeline.cli import parse_run_args, run
+    from ragbeam.pipeline.run import request_from_argv, run_pipeline
 
-    config, _, beam_args = parse_run_args(
-        ["--input", str(input_dir), "--output", str(out), *extra])
+    request = request_from_argv(["--input", str(input_dir), "--output", str(out), *extra])
     started, cpu = time.perf_counter(), time.process_time()
-    summary = run(config, beam_args)
+    summary = dict(run_pipeline(request).summary)
     summary["cpu_seconds"] = time.process_time() - cpu
     return time.perf_counter() - started, summary
 

@@ -11,7 +11,7 @@ formats are copied as they are (other paths, so other documents and ids, the
 same extraction work). Every file is given a modification time an hour back:
 settled, as a corpus is between nightly runs.
 
-**Runs.** Each run is ``ragbeam run`` (the CLI's ``run()``: checks, claim, graph,
+**Runs.** Each run is ``ragbeam run`` (the run library's ``run_pipeline()``: checks, claim, graph,
 pipeline, run.json) in a fresh Python process, with one SDK worker process
 (``--direct_running_mode multi_processing --direct_num_workers 1``), so that
 the worker's memory is measured apart from the runner's. Wall time is that of
@@ -130,11 +130,23 @@ def count_grouped_bytes() -> None:
     beam.Pipeline.apply = counting_apply
 
 
+def library_run(args: list[str]) -> dict:
+    """``ragbeam run ARGS`` through the run library (or, for ``--baseline-code`` older
+    than it, the CLI module's ``run()``). Returns run.json."""
+    try:
+        from ragbeam.pipeline.run import request_from_argv, run_pipeline
+    except ImportError:  # baseline code from before pipeline/run.py
+        from ragbeam.pipeline.cli import parse_run_args, run
+
+        config, _, beam_args = parse_run_args(args)
+        return run(config, beam_args)
+    return dict(run_pipeline(request_from_argv(args)).summary)
+
+
 def one_run(result_path: pathlib.Path, args: list[str], count_shuffle: bool = False) -> None:
     """Run ``ragbeam run ARGS`` here and write what it did to ``result_path``."""
     import ragbeam.pipeline.graph as graph
     import ragbeam.pipeline.runner as runner
-    from ragbeam.pipeline.cli import parse_run_args, run
 
     if count_shuffle:
         count_grouped_bytes()
@@ -150,9 +162,8 @@ def one_run(result_path: pathlib.Path, args: list[str], count_shuffle: bool = Fa
         return summarize(result)
 
     graph.build_pipeline, runner.metrics_summary = capture_pipeline, capture_result
-    config, _, beam_args = parse_run_args(args)
     started = time.perf_counter()
-    summary = run(config, beam_args)
+    summary = library_run(args)
     wall = time.perf_counter() - started
     figures = {"wall_s": wall, "documents": summary["files_matched"],
                "chunks": summary["chunks"], "unchanged": summary["documents_unchanged"],

@@ -50,12 +50,13 @@ class _CountEncoded(beam.DoFn):
 
 
 def measure(argv: list[str]) -> dict[str, int]:
-    from ragbeam.pipeline.cli import check_inputs, parse_run_args
     from ragbeam.pipeline.graph import build_pipeline
+    from ragbeam.pipeline.run import check_inputs, request_from_argv
     from ragbeam.pipeline.runner import make_pipeline, pipeline_options
 
     with tempfile.TemporaryDirectory(prefix="ragbeam-shuffle-") as tmp:
-        config, _, beam_args = parse_run_args([*argv, "--output", os.path.join(tmp, "out")])
+        request = request_from_argv([*argv, "--output", os.path.join(tmp, "out")])
+        config, beam_args = request.config, list(request.beam_args)
         check_inputs(config)
         pipeline = make_pipeline(pipeline_options(beam_args))
         build_pipeline(pipeline, config)

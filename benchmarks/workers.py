@@ -138,13 +138,13 @@ class PeakWatcher:
 
 def run_one_worker(corpus: pathlib.Path, with_model: bool) -> dict[str, float]:
     """One multi_processing run with a single SDK worker; peak RSS figures in MiB."""
-    from ragbeam.pipeline.cli import check_inputs, parse_run_args
     from ragbeam.pipeline.graph import build_pipeline
+    from ragbeam.pipeline.run import check_inputs, request_from_argv
     from ragbeam.pipeline.runner import make_pipeline, pipeline_options
 
     with tempfile.TemporaryDirectory() as tmp:
         args = corpus_args(corpus, pathlib.Path(tmp)) + (["--embed-chunks"] if with_model else [])
-        config, _, _ = parse_run_args(args)
+        config = request_from_argv(args).config
         check_inputs(config)
         pipeline = make_pipeline(pipeline_options(
             ["--direct_running_mode", "multi_processing", "--direct_num_workers", "1"]))

@@ -132,7 +132,7 @@ def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
         pipeline_runner,
         write_compare,
     )
-    from ragbeam.pipeline.cli import UsageError
+    from ragbeam.pipeline.run import UsageError
 
     try:
         strategies = parse_strategies(args.strategies)

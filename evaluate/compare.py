@@ -135,18 +135,21 @@ def write_compare(compare: dict[str, Any], work: str) -> tuple[str, str]:
 
 
 def pipeline_runner(inputs: Sequence[str], run_options: Sequence[str]) -> RunFunction:
-    """A ``run_strategy`` that calls the same ``run()`` as ``ragbeam run``.
+    """A ``run_strategy`` that runs the pipeline as ``ragbeam run`` does (the run
+    library, ``pipeline/run.py``).
 
     ``run_options`` are the compare command's extra arguments: run options
     (``--exclude``, ``--chunk-size``…) and Beam options, split exactly as
     ``ragbeam run`` would split them.
     """
-    from ragbeam.pipeline.cli import parse_run_args, run
+    import dataclasses
+
+    from ragbeam.pipeline.run import request_from_argv, run_pipeline
 
     def run_strategy(name: str, output: str) -> dict[str, Any]:
         argv = [a for path in inputs for a in ("--input", path)]
         argv += ["--output", output, "--strategy", name, *run_options]
-        config, _, beam_args = parse_run_args(argv, prog="ragbeam compare")
-        return run(config, beam_args, overwrite=True, show_progress=True)
+        request = request_from_argv(argv, prog="ragbeam compare", show_progress=True)
+        return dict(run_pipeline(dataclasses.replace(request, overwrite=True)).summary)
 
     return run_strategy

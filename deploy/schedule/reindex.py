@@ -94,20 +94,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reindex: {output} is already a completed run; nothing to do")
         return 0
     # --overwrite: the dated folder is ours; anything in it is an interrupted attempt.
-    run_argv = ["run", *rest, "--output", output, "--overwrite",
+    run_argv = [*rest, "--output", output, "--overwrite",
                 *(["--previous", previous] if previous else [])]
     print(f"reindex: {output} (previous: {previous or 'none, first run'})")
-    from ragbeam.pipeline import cli
+    from ragbeam.pipeline.run import exit_code_for, request_from_argv, run_pipeline
 
-    if not args.submit_only:
-        return cli.main(run_argv)
     try:
-        config, settings, beam_args = cli.parse_run_args(run_argv[1:])
-        cli.run(config, beam_args, overwrite=True, wait=False, take_over=settings.take_over,
-                check=settings.preflight)
-    except cli.UsageError as exc:
-        print(f"reindex: error: {exc}", file=sys.stderr)
-        return 2
+        request = request_from_argv(run_argv, wait=not args.submit_only,
+                                    show_progress=True)
+        result = run_pipeline(request)
+    except Exception as exc:  # exit 2: nothing ran; 1: the run failed
+        print(f"reindex: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return exit_code_for(exc)
+    if not args.submit_only:
+        summary = result.summary
+        print(f"reindex: {summary['files_matched']} files → {summary['documents_ok']} ok, "
+              f"{summary['documents_error']} error, {summary['documents_stale']} stale; "
+              f"{summary['chunks']} chunks; {output}/run.json (outcome: {summary['outcome']})")
+        return result.exit_code
     print(f"reindex: submitted; the job writes {output}/run.json when it finishes")
     return 0
 

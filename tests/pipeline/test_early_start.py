@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from ragbeam.pipeline.cli import parse_run_args, run
 from ragbeam.pipeline.early_start import start_early_extraction
+from ragbeam.pipeline.run import request_from_argv, run_pipeline
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import read_table
@@ -25,8 +25,7 @@ def test_a_run_started_early_writes_what_a_run_without_it_writes(tmp_path):
                 "--extract-timeout", TEST_EXTRACT_TIMEOUT]
 
     late = tmp_path / "late"
-    config, _, beam_args = parse_run_args(argv(late))
-    summary = run(config, beam_args)  # cli.run() alone: no early start
+    summary = run_pipeline(request_from_argv(argv(late))).summary  # no early start
     assert summary["extraction"]["started_early"] == 0
 
     # Every file handed to the children before the pipeline exists (as when Beam's
@@ -37,8 +36,7 @@ def test_a_run_started_early_writes_what_a_run_without_it_writes(tmp_path):
     try:
         started.extraction.join()
         assert started.extraction.submitted >= 5
-        config, _, beam_args = parse_run_args(argv(out))
-        summary = run(config, beam_args)
+        summary = run_pipeline(request_from_argv(argv(out))).summary
     finally:
         started.close()
     assert summary["extraction"]["started_early"] == started.extraction.submitted

@@ -29,8 +29,8 @@ from apache_beam.options.pipeline_options import PortableOptions
 from apache_beam.portability import common_urns
 from apache_beam.portability.api import beam_runner_api_pb2
 
-from ragbeam.pipeline.cli import parse_run_args
 from ragbeam.pipeline.graph import build_pipeline
+from ragbeam.pipeline.run import request_from_argv
 from ragbeam.pipeline.runner import make_pipeline, pipeline_options, stage_names
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT, RunOutput
@@ -72,7 +72,7 @@ def _built_pipeline(ragbeam_args: list[str], beam_args: list[str]) -> beam.Pipel
     reach (gs://), which is the point of a translation test.
     """
     pipeline = make_pipeline(pipeline_options(beam_args))
-    config, _, _ = parse_run_args(ragbeam_args)
+    config = request_from_argv(ragbeam_args).config
     build_pipeline(pipeline, config)
     return pipeline
 

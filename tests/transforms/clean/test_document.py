@@ -84,12 +84,12 @@ def test_each_step_can_be_switched_off():
 
 
 def test_no_clean_switches_steps_off_and_changes_the_config_hash():
-    from ragbeam.pipeline.cli import parse_run_args
+    from ragbeam.pipeline.run import request_from_argv
 
     base = ["--input", "x", "--output", "out"]
-    default, _, _ = parse_run_args(base)
-    custom, _, _ = parse_run_args(
-        [*base, "--no-clean", "remove_furniture", "--no-clean", "join_lines"])
+    default = request_from_argv(base).config
+    custom = request_from_argv(
+        [*base, "--no-clean", "remove_furniture", "--no-clean", "join_lines"]).config
     assert default.clean == CleanOptions()
     assert custom.clean == CleanOptions(remove_furniture=False, join_lines=False)
     assert custom.config_hash != default.config_hash

@@ -345,19 +345,20 @@ def test_bad_ocr_options_are_usage_errors(tmp_path, capsys, args, message):
 
 
 def test_ocr_options_reach_the_extraction_process_and_the_fingerprint():
-    from ragbeam.pipeline.cli import parse_run_args
+    from ragbeam.pipeline.run import request_from_argv
 
-    config, _, _ = parse_run_args(["--input", "x", "--output", "o", "--extract-timeout", "40",
-                                   "--ocr", "only", "--ocr-languages", "eng+deu",
-                                   "--ocr-page-timeout", "9"])
+    config = request_from_argv(["--input", "x", "--output", "o", "--extract-timeout", "40",
+                                "--ocr", "only", "--ocr-languages", "eng+deu",
+                                "--ocr-page-timeout", "9"]).config
     ocr = config.extract.backend_spec[1]["ocr"]
     assert ocr == {"mode": "only", "languages": "eng+deu", "page_timeout_s": 9,
                    "document_timeout_s": 30.0}
     # Time limits reach the child but are not fingerprinted, like --extract-timeout.
     assert config.fingerprint_fields()["ocr"] == {"mode": "only", "languages": "eng+deu"}
-    slower, _, _ = parse_run_args(["--input", "x", "--output", "o", "--extract-timeout", "90",
-                                   "--ocr", "only", "--ocr-languages", "eng+deu",
-                                   "--ocr-page-timeout", "30"])
+    slower = request_from_argv(["--input", "x", "--output", "o", "--extract-timeout", "90",
+                                "--ocr", "only", "--ocr-languages", "eng+deu",
+                                "--ocr-page-timeout", "30"]).config
     assert slower.config_hash == config.config_hash
-    server, _, _ = parse_run_args(["--input", "x", "--output", "o", "--tika-server", "http://t"])
+    server = request_from_argv(
+        ["--input", "x", "--output", "o", "--tika-server", "http://t"]).config
     assert "ocr" not in server.fingerprint_fields()  # the server OCRs as it is configured

@@ -1,0 +1,558 @@
+"""The run library: one ``ragbeam run`` end to end, for the CLI and every other caller.
+
+``run_pipeline(request)`` checks the inputs, runs the preflight checks, claims the
+output, prepares it, builds the graph (``graph.py``), runs it on the runner
+(``runner.py``), syncs the vector-store sinks and leaves ``run.json`` (written by
+the pipeline from the sink's counts, completed here once from the runner's
+metrics). ``pipeline/cli.py`` only parses arguments and prints; ``evaluate``,
+``deploy/schedule/reindex.py`` and the benchmarks call this module::
+
+    request = request_from_argv(["--input", "docs/", "--output", "out/"])
+    result = run_pipeline(request)
+    result.summary["chunks"], result.exit_code
+
+Exit codes (``RunResult.exit_code``, ``exit_code_for``):
+
+* 0 (``EXIT_OK``): the run completed and its error rate was within ``--max-error-rate``;
+* 1 (``EXIT_FAILED``): the pipeline itself failed (an exception, a runner failure,
+  ``RunFailed``);
+* 2 (``EXIT_USAGE``): nothing ran: a bad option or config, a failed preflight check,
+  or an output claimed by another run (``UsageError``);
+* 3 (``EXIT_ERROR_RATE``): the run completed and wrote every table and ``run.json``,
+  but more documents failed than ``--max-error-rate`` allows;
+* 130, 143: SIGINT or SIGTERM stopped it (``RunInterrupted``; ``interrupts.py``).
+
+No Beam at module level: ``ragbeam run`` starts extracting before Beam's ~1 s import
+(``early_start.py``; a test checks this).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import logging
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.interrupts import (
+    Interrupted,
+    discard_uncommitted_output,
+    exit_code_for_signal,
+    received_signal,
+)
+from ragbeam.pipeline.settings import (
+    ConfigError,
+    RunSettings,
+    add_run_arguments,
+    beam_args_from,
+    flag_names,
+    load_settings,
+    run_config,
+)
+from ragbeam.schemas import OUTPUT_TABLES
+from ragbeam.transforms import progress
+from ragbeam.transforms.match.patterns import expand_input, passes_filters
+from ragbeam.transforms.sink.uri import redact_text, redacted_logs
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """A problem with the command line or the environment, reported before Beam starts."""
+
+
+class RunFailed(Exception):
+    """The run wrote its tables but something after them failed (a sink): exit 1."""
+
+
+class RunInterrupted(Interrupted):
+    """SIGINT or SIGTERM stopped a run; ``committed``: it had written run.json
+    (the CLI exits 128 + ``signum``)."""
+
+    def __init__(self, signum: int, committed: bool) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.committed = committed
+
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One run: its config, its Beam arguments, and how to launch it.
+
+    ``wait=False`` submits and returns at once; the pipeline then writes
+    ``run.json`` and releases the output claim itself when done (for launchers
+    that may not wait, e.g. Dataflow Flex Templates: deploy/dataflow/).
+    ``preflight=False`` skips the preflight checks (``--no-preflight``);
+    ``show_progress`` prints a progress line every few seconds on local runners.
+    """
+
+    config: RunConfig
+    beam_args: tuple[str, ...] = ()
+    overwrite: bool = False
+    take_over: bool = False
+    preflight: bool = True
+    wait: bool = True
+    show_progress: bool = False
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run did: ``summary`` is its run.json (empty when it was not waited for)."""
+
+    summary: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """0, or 3 when more documents failed than ``--max-error-rate`` allows."""
+        return exit_code(self.summary)
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The exit code of a run that raised ``exc``: 2 for ``UsageError`` (nothing ran),
+    130/143 for ``RunInterrupted`` (SIGINT/SIGTERM), 1 for anything else
+    (``RunFailed``, a pipeline failure)."""
+    if isinstance(exc, RunInterrupted):
+        return exit_code_for_signal(exc.signum)
+    return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FAILED
+
+
+@contextlib.contextmanager
+def _quiet(logger_name: str) -> Iterator[None]:
+    logger = logging.getLogger(logger_name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def check_beam_args(beam_args: Sequence[str]) -> None:
+    """Every argument that is not a ragbeam option must be a Beam pipeline option:
+    Beam would otherwise drop it with a warning and run with defaults."""
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    options = PipelineOptions(list(beam_args))
+    with _quiet("apache_beam.options.pipeline_options"):
+        known = options.get_all_options(retain_unknown_options=False)
+        given = options.get_all_options(retain_unknown_options=True)
+    unknown = sorted(set(given) - set(known))
+    # A word that is no option's value: a stray argument (``ragbeam run docs/``).
+    values = {str(v) for v in given.values()}
+    stray = [a for a in beam_args if not a.startswith("-") and a not in values]
+    if not unknown and not stray:
+        return
+    ours = flag_names()
+    beams = [f"--{name}" for name in known]
+    problems = [f"--{name}{_suggestion(f'--{name}', ours, beams)}" for name in unknown]
+    problems.extend(repr(a) for a in stray)
+    raise UsageError("unknown option(s): " + ", ".join(problems)
+                     + " (neither a ragbeam option, see ragbeam run --help, nor a Beam "
+                       "pipeline option)")
+
+
+def _suggestion(flag: str, ours: list[str], beams: list[str]) -> str:
+    hyphenated = flag.replace("_", "-")
+    if hyphenated in ours:
+        return f" (did you mean {hyphenated}?)"
+    for candidates in (ours, beams):
+        close = difflib.get_close_matches(hyphenated, candidates, n=1, cutoff=0.75) or \
+            difflib.get_close_matches(flag, candidates, n=1, cutoff=0.75)
+        if close:
+            return f" (did you mean {close[0]}?)"
+    return ""
+
+
+# Files check_inputs lists first: on an object store, one page of the listing.
+FIRST_LISTING = 1000
+
+
+def check_inputs(config: RunConfig) -> int | None:
+    """Every --input must match at least one file that passes the filters. The
+    launcher lists no further than it must: the first files usually answer, and
+    only when none of them passes the filters is the whole input listed. Returns
+    how many distinct files pass when every input was listed whole (for the
+    progress line's ETA), else None."""
+    m = config.match
+    paths: set[str] = set()
+    whole = True
+    for raw in m.inputs:
+        pattern = expand_input(raw)
+        try:
+            found = pattern.match(limit=FIRST_LISTING)
+            if len(found) == FIRST_LISTING and not _any_passes(found, m):
+                found = pattern.match()
+        except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
+            raise UsageError(f"--input {raw!r}: cannot list: {storage_error(exc)}") from None
+        if not _any_passes(found, m):
+            raise UsageError(f"--input {raw!r} matched no files"
+                             + (" (after --include/--exclude)" if found else ""))
+        whole = whole and len(found) < FIRST_LISTING
+        paths.update(f.path for f in found if passes_filters(f.path, m.include, m.exclude))
+    return len(paths) if whole else None
+
+
+def warn_if_ocr_unavailable(config: RunConfig) -> None:
+    """One line on stderr when --ocr is on but Tesseract cannot run here; the run goes on
+    with text layers only (each affected document says so in its ``ocr_note``)."""
+    from ragbeam.transforms.extract.backends import ocr_unavailable
+
+    extract = config.extract
+    if extract.tika_server or extract.ocr == "off":
+        return
+    if problem := ocr_unavailable(extract.ocr_languages):
+        print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
+              f"{problem}", file=sys.stderr)
+
+
+def _any_passes(found: Sequence, m) -> bool:
+    return any(passes_filters(f.path, m.include, m.exclude) for f in found)
+
+
+def storage_error(exc: BaseException) -> str:
+    """A storage failure in one line: Beam wraps the store's own error (a 404 for a
+    missing bucket…) in nested ``BeamIOError``s keyed by path; say what it was."""
+    while isinstance(getattr(exc, "exception_details", None), dict) and exc.exception_details:
+        exc = next(iter(exc.exception_details.values()))
+    status = getattr(exc, "code", None)
+    if not isinstance(status, int):
+        found = [a for a in getattr(exc, "args", ()) if isinstance(a, int) and 400 <= a < 600]
+        status = found[0] if found else None
+    hint = {404: "not found: does the bucket exist?", 403: "permission denied",
+            401: "not authenticated"}.get(status, "")
+    text = str(exc).strip() or type(exc).__name__
+    return f"{hint} ({type(exc).__name__}: {text})" if hint else f"{type(exc).__name__}: {text}"
+
+
+def preflight(config: RunConfig) -> None:
+    """What can be checked before Beam starts, so a run that cannot work stops at once
+    with exit 2 instead of failing every document: the Tika server answers, the
+    embedding model loads and embeds."""
+    if config.extract.tika_server:
+        from ragbeam.transforms.extract.backends import tika_server_version
+
+        if tika_server_version(config.extract.tika_server) is None:
+            raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
+                             "(GET /version); start it, or pass --no-preflight to run anyway")
+    if config.uses_embeddings:
+        from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
+
+        try:
+            encode_texts(load_sentence_model(config.embedding), ["preflight"])
+        except Exception as exc:
+            raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
+                             f"{type(exc).__name__}: {exc}") from None
+
+
+def run_output_entries() -> tuple[str, ...]:
+    """What a run writes into its output before ``run.json``."""
+    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
+    from ragbeam.transforms.write.parquet import TEMP_DIR
+
+    return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR)
+
+
+def prepare_output(config: RunConfig, overwrite: bool) -> None:
+    """Fail early on an unwritable output; never mix two runs' tables."""
+    from apache_beam.io.filesystems import FileSystems
+
+    out = config.output
+    existing = [t for t in (*run_output_entries(), "run.json")
+                if FileSystems.exists(FileSystems.join(out, t))]
+    if existing and not overwrite:
+        if "run.json" not in existing:  # run.json is written last: its absence means a crash
+            raise UsageError(f"--output {out!r} holds an unfinished run ({', '.join(existing)} "
+                             "but no run.json: it was interrupted); use --overwrite to "
+                             "replace it")
+        raise UsageError(f"--output {out!r} already holds a run ({', '.join(existing)}); "
+                         "use --overwrite or a new directory")
+    try:
+        if "://" not in out:
+            import os
+
+            os.makedirs(out, exist_ok=True)
+        probe = FileSystems.join(out, ".ragbeam-write-probe")
+        with FileSystems.create(probe) as f:
+            f.write(b"ok")
+        FileSystems.delete([probe])
+    except Exception as exc:
+        raise UsageError(f"--output {out!r} is not writable: {storage_error(exc)}") from None
+    if existing:
+        FileSystems.delete([FileSystems.join(out, t) for t in existing])
+
+
+
+# --- Arguments → request ------------------------------------------------------------
+
+def settings_from_args(args: argparse.Namespace) -> RunSettings:
+    """Parsed ``ragbeam run`` flags (``add_run_arguments``) → validated settings."""
+    given = {k: v for k, v in vars(args).items() if k in RunSettings.model_fields}
+    try:
+        return load_settings(given, getattr(args, "config", None))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def request_from_settings(settings: RunSettings, beam_args: Sequence[str],
+                          **launch: Any) -> RunRequest:
+    """The run's request: its config, and its Beam arguments (the config file's
+    ``beam:`` section first, then the command line's; both checked). ``launch``:
+    ``wait``, ``show_progress``."""
+    all_beam_args = beam_args_from(settings) + list(beam_args)
+    check_beam_args(all_beam_args)
+    try:
+        config = run_config(settings)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return RunRequest(config=config, beam_args=tuple(all_beam_args),
+                      overwrite=settings.overwrite, take_over=settings.take_over,
+                      preflight=settings.preflight, **launch)
+
+
+def request_from_argv(argv: Sequence[str], prog: str = "ragbeam run",
+                      **launch: Any) -> RunRequest:
+    """``ragbeam run`` arguments → a request, split and validated exactly as the CLI
+    does (for compare, benchmarks, schedulers). Raises ``UsageError`` for anything
+    the CLI would exit 2 on."""
+    parser = argparse.ArgumentParser(prog=prog, allow_abbrev=False)
+    add_run_arguments(parser)
+    args, beam_args = parser.parse_known_args(list(argv))
+    return request_from_settings(settings_from_args(args), beam_args, **launch)
+
+
+def dry_run(config: RunConfig) -> list[dict]:
+    """What a run would do, without extracting anything: every matched file once,
+    with its doc id and the route it would take (``preview_route``)."""
+    from ragbeam.transforms.ids import doc_id_for, doc_key
+    from ragbeam.transforms.match.patterns import id_root
+    from ragbeam.transforms.route.router import preview_route
+
+    m = config.match
+    patterns = [expand_input(raw) for raw in m.inputs]
+    root = id_root(patterns)
+    found: dict[str, int] = {}
+    for pattern in patterns:
+        for meta in pattern.match():
+            if passes_filters(meta.path, m.include, m.exclude):
+                found[meta.path] = int(meta.size_in_bytes)
+    rows = []
+    for path, size in sorted(found.items()):
+        key = doc_key(path, root, config.ids.mode)
+        strategy, reason = preview_route(path, config.route)
+        rows.append({"path": path, "key": key, "doc_id": doc_id_for(key, config.ids.namespace),
+                     "bytes": size, "strategy": strategy, "reason": reason,
+                     "over_size_limit": size > m.max_file_bytes})
+    return rows
+
+
+def run_pipeline(request: RunRequest) -> RunResult:
+    """Check, claim, build, run and summarise one pipeline run (see ``RunRequest``).
+
+    Raises ``UsageError`` when nothing ran (exit 2), ``RunFailed`` when the tables
+    were written but a sink failed (exit 1); any other exception is a pipeline
+    failure (exit 1).
+    """
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+    from ragbeam.pipeline.graph import build_pipeline
+    from ragbeam.pipeline.runner import (
+        extraction_started_early,
+        is_local,
+        make_pipeline,
+        pipeline_options,
+    )
+    from ragbeam.pipeline.summary import read_run_json, write_run_json
+    from ragbeam.transforms.incremental.previous import previous_run_problem
+    from ragbeam.transforms.sink.sync import failed_sinks
+
+    config = request.config
+    # The checks below use Beam's filesystems before any pipeline exists: give them
+    # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
+    options = pipeline_options(list(request.beam_args))
+    FileSystems.set_options(options)
+    total = check_inputs(config)
+    warn_if_ocr_unavailable(config)
+    try:  # the fingerprint reads the model's files: a model that is not there stops here
+        _ = config.config_hash, config.table_schemas()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if config.previous and (problem := previous_run_problem(config.previous, config.output)):
+        raise UsageError(f"--previous {config.previous!r} {problem}")
+    if request.preflight:
+        preflight(config)
+    check_sink_runner(config, options)
+    try:
+        claim = claim_output(config.output, take_over=request.take_over)
+    except OutputClaimed as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:
+        raise UsageError(f"--output {config.output!r} is not writable: "
+                         f"{storage_error(exc)}") from None
+    released_by_pipeline = owned = False
+    sink_plans: list = []
+    started = time.perf_counter()
+    # Client libraries and Beam's workers log exception texts ragbeam does not write
+    # itself: while the run talks to a store, every log record is redacted.
+    secrets = [secret for spec in config.sinks for secret in spec.secrets()]
+    try:
+        with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
+            prepare_output(config, request.overwrite)
+            owned = True
+            sink_plans = prepare_sink_plans(config)
+            pipeline = make_pipeline(options)
+            if not request.wait:
+                build_pipeline(pipeline, config, claim=claim, sink_plans=sink_plans)
+                pipeline.run()
+                released_by_pipeline = True
+                return RunResult()
+            with extraction_started_early(pipeline, config):
+                build_pipeline(pipeline, config, sink_plans=sink_plans)
+                try:
+                    with progress.watch(enabled=request.show_progress and is_local(options),
+                                        total=total):
+                        result = pipeline.run()
+                        result.wait_until_finish()
+                except Exception as exc:
+                    if not sink_plans:
+                        raise
+                    _sink_writes_failed(config, sink_plans, exc, started)
+            from ragbeam.pipeline.runner import metrics_summary
+
+            summary = read_run_json(config.output)
+            summary.update(metrics_summary(result))
+            if config.embed_chunks:
+                from ragbeam.transforms.embed.transforms import embedding_summary
+
+                summary["embedding"] = {**(summary.get("embedding") or {}),
+                                        **embedding_summary(result)}
+            if sink_plans:
+                summary["sinks"] = _finish_sinks(config, sink_plans, summary["chunks"], result)
+            write_run_json(config.output, summary)
+        warn_over_window(summary)
+        if failed := failed_sinks(summary.get("sinks", ())):
+            raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
+                            f"{config.output} are complete; the next run re-syncs the store "
+                            "in full)")
+        return RunResult(summary)
+    except BaseException as exc:
+        if received_signal() is None:
+            raise
+        # Stopped by SIGINT/SIGTERM (interrupts.py), wherever the exception surfaced
+        # (Beam may wrap it): what was written before run.json goes, the claim is released.
+        raise RunInterrupted(received_signal(), committed=owned and _settle_interrupted(
+            config, sink_plans)) from exc
+    finally:
+        if not released_by_pipeline:
+            release_claim(claim)
+        # A run that embedded (the module is loaded only then) leaves no model for
+        # the next run in this process: that one reads the model's files again.
+        if handler := sys.modules.get("ragbeam.transforms.embed.handler"):
+            handler.forget_process_models()
+
+
+def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
+    """After an interrupt: whether the run had committed (written run.json). If not,
+    what it wrote is removed; if so, a sink it was writing is marked failed, so the
+    next run syncs that store in full."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
+    from ragbeam.transforms.sink.sync import record_failure
+
+    if not FileSystems.exists(run_json_path(config.output)):
+        discard_uncommitted_output(config.output, run_output_entries())
+        return False
+    summary = read_run_json(config.output)
+    if sink_plans and not summary.get("sinks"):
+        summary["sinks"] = [record_failure(plan, config.output, "interrupted")
+                            for plan in sink_plans]
+        write_run_json(config.output, summary)
+    return True
+
+
+# --- Vector-store sinks around the pipeline (transforms/sink/sync.py) ---------------
+
+def check_sink_runner(config: RunConfig, options) -> None:
+    """Milvus Lite and Qdrant's local mode lock their files to one process: they need
+    the in-process local runner with one worker."""
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    from ragbeam.pipeline.runner import is_local_direct
+
+    local = [spec.display for spec in config.sinks if spec.local]
+    direct = options.view_as(DirectOptions)
+    if local and not (is_local_direct(options) and (direct.direct_num_workers or 1) == 1
+                      and direct.direct_running_mode in (None, "in_memory")):
+        raise UsageError(f"--sink {local[0]}: a local store (Milvus Lite, Qdrant local mode) "
+                         "is opened by one process only: run with the default local runner "
+                         "and one worker (--direct_num_workers 1), or use a store server")
+
+
+def prepare_sink_plans(config: RunConfig) -> list:
+    """Before Beam starts: every store reachable, its collection there, its mode chosen."""
+    if not config.sinks:
+        return []
+    from ragbeam.transforms.sink.base import SinkError
+    from ragbeam.transforms.sink.sync import new_run_token, prepare_sinks
+
+    try:
+        return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
+                             config.previous, new_run_token())
+    except SinkError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _finish_sinks(config: RunConfig, plans: list, chunk_rows: int, result) -> list[dict]:
+    from ragbeam.transforms.sink.sync import finish_sync
+    from ragbeam.transforms.sink.transforms import sink_counters
+
+    return [finish_sync(plan, config.output, chunk_rows, sink_counters(result, plan))
+            for plan in plans]
+
+
+def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started: float) -> None:
+    """The pipeline failed. After run.json was written (every table committed), only a
+    sink can have: record it and fail the run (the output stays a valid --previous).
+    Before that, re-raise, with credentials redacted."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
+    from ragbeam.transforms.sink.sync import record_failure
+
+    secrets = [secret for spec in config.sinks for secret in spec.secrets()]
+    if not FileSystems.exists(run_json_path(config.output)):
+        raise RuntimeError(redact_text(f"{type(exc).__name__}: {exc}", secrets)) from None
+    states = [record_failure(plan, config.output, exc) for plan in plans]
+    summary = read_run_json(config.output)
+    summary["sinks"] = states
+    summary["wall_seconds"] = round(time.perf_counter() - started, 3)
+    write_run_json(config.output, summary)
+    raise RunFailed("; ".join(s["error"] for s in states) + f" (the tables in {config.output} "
+                    "are complete; the next run re-syncs the store in full)")
+
+
+def warn_over_window(summary: dict) -> None:
+    """Once per run: how many chunks were longer than the model's window."""
+    embedding = summary.get("embedding") or {}
+    over = embedding.get("chunks_over_window", 0)
+    if over:
+        logging.getLogger("ragbeam").warning(
+            "%d chunks embedded in this run are longer than the model's %d-token window: "
+            "only their beginning is in their vector. --size-unit model with a --chunk-size "
+            "that leaves room for the heading context avoids it.",
+            over, embedding["max_tokens"])
+
+
+def exit_code(summary: Mapping[str, Any]) -> int:
+    """0, or 3 for a run.json whose outcome is an exceeded error rate."""
+    from ragbeam.pipeline.summary import OUTCOME_ERROR_RATE
+
+    return EXIT_ERROR_RATE if summary.get("outcome") == OUTCOME_ERROR_RATE else EXIT_OK
+
