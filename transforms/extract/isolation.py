@@ -252,6 +252,10 @@ class IsolatedExtractor:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            # Its own process group: a Ctrl-C (SIGINT to the terminal's group) reaches
+            # the launcher only, which ends its children (closes their stdin, or kills
+            # them when interrupted: ``abort``); none prints a traceback of its own.
+            process_group=0,
         )
         assert proc.stdin is not None
         _write_message(proc.stdin, self._spec)
@@ -591,9 +595,6 @@ def _limit_cpu_from_now(seconds: float) -> None:
 
 
 def _child_main() -> None:
-    # Ctrl-C reaches the whole process group: the parent, not the key, ends a child
-    # (it closes our stdin or kills us), so a Ctrl-C prints no traceback from here.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from ragbeam.transforms.extract.backends import CHILD_ERRORS, EmbeddedTika, TikaServer
 
     protocol_out = os.fdopen(os.dup(1), "wb")
