@@ -6,6 +6,8 @@ import json
 import os
 import pathlib
 import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -91,6 +93,14 @@ def test_four_nights_with_keep_2(tmp_path, capsys):
     assert "previous: none" in capsys.readouterr().out
     assert _summary(state, "2026-03-01")["documents_ok"] == 2
 
+    # A sync killed outright (SIGKILL) left its claim on the state folder; its process
+    # is gone, which this host can tell, so the next sync takes the claim over.
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (state / "_claims").mkdir()
+    (state / "_claims" / "killed.json").write_text(json.dumps(
+        {"run_id": "killed", "host": socket.gethostname(), "pid": dead.pid}))
+
     # Night 2: one file changed; built on night 1.
     (corpus / "faq.txt").write_text((SAMPLES / "faq.txt").read_text() + "\nQ: New?\nA: Yes.\n")
     settle(corpus)
@@ -173,3 +183,28 @@ def test_options_sync_chooses_cannot_be_given(tmp_path, capsys, option):
     args = ["sync", "--state", str(tmp_path), "--input", str(SAMPLES), option]
     assert main([*args, "y"] if option == "--output" else args) == 2
     assert "chosen by ragbeam sync" in capsys.readouterr().err
+
+
+def test_sync_with_a_sink_keeps_the_store_equal_to_each_night(tmp_path, capsys):
+    """Night 2 builds on night 1's run, so the store (Qdrant local mode) is synced
+    incrementally from night 2's changes, and equals night 2's chunks table."""
+    from qdrant_client import QdrantClient
+
+    corpus = copy_samples(tmp_path / "corpus", ("faq.txt", "handbook.md"))
+    settle(corpus)
+    state, store = tmp_path / "state", tmp_path / "qdrant"
+    sink = ["--sink", f"qdrant:{store}?collection=docs", "--chunk-size", "300",
+            "--size-unit", "chars"]
+    assert _night(state, corpus, "2026-03-01", *sink) == 0
+    (corpus / "faq.txt").write_text((SAMPLES / "faq.txt").read_text() + "\nQ: New?\nA: Yes.\n")
+    settle(corpus)
+    assert _night(state, corpus, "2026-03-02", *sink) == 0
+    (night2,) = _summary(state, "2026-03-02")["sinks"]
+    assert (night2["status"], night2["mode"]) == ("synced", "incremental")
+    client = QdrantClient(path=str(store))
+    try:
+        points, _ = client.scroll("docs", limit=10_000, with_payload=True)
+    finally:
+        client.close()
+    chunks = {r["chunk_id"] for r in read_table(state / "2026-03-02", "chunks").to_pylist()}
+    assert {p.payload["chunk_id"] for p in points} == chunks
