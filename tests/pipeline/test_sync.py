@@ -29,7 +29,7 @@ def _run(name: str, summary: dict | None = OK, claims: tuple = ()) -> RunFolder:
 
 def test_the_previous_is_the_newest_base_named_before_the_run():
     runs = [_run("2026-03-01"), _run("2026-03-02", {"outcome": "error_rate_exceeded"}),
-            _run("2026-03-03", None), _run("2026-03-04", {"outcome": "delete_guard"}),
+            _run("2026-03-03", None), _run("2026-03-04", {"outcome": "deletes_held"}),
             _run("2026-03-06")]
     # Exit 3 still builds a base; a dead attempt and an outcome that is not a base do not;
     # a backfill never reads a newer run.
@@ -44,7 +44,7 @@ def test_pruning_keeps_n_bases_and_never_a_run_that_may_be_running():
             _run("2026-03-01T130000Z", None, (None,)),  # claimed on another host: unknown
             _run("2026-03-01T140000Z", None, (False,)),  # its process is gone: dead
             _run("2026-03-01T150000Z", None, (True,)),  # still running
-            _run("2026-03-02", {"outcome": "delete_guard"}),  # completed, no base
+            _run("2026-03-02", {"outcome": "deletes_held"}),  # completed, no base
             _run("2026-03-03"), _run("2026-03-03T120000Z", None), _run("2026-03-04")]
     gone = [r.name for r in runs_to_prune(runs, keep=2)]
     assert gone == ["2026-03-01", "2026-03-01T120000Z", "2026-03-01T140000Z", "2026-03-02"]
