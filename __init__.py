@@ -1,7 +1,7 @@
 """ragbeam: documents in, clean, traceable RAG chunks out, on Apache Beam.
 
 The repository's top-level folders are installed as subpackages of this one:
-``ragbeam.pipeline`` (CLI, options, graph), ``ragbeam.transforms`` (stages),
+``ragbeam.pipeline`` (run library, CLI, options, graph), ``ragbeam.transforms`` (stages),
 ``ragbeam.schemas`` (Arrow schemas of the output tables).
 
 Public API (imported on first use, so ``import ragbeam`` stays cheap: no Beam, no

@@ -1,12 +1,11 @@
-"""The ``ragbeam`` command line: it parses arguments and prints; ``pipeline/run.py``
-(the run library) does the run.
+"""The ``ragbeam`` command line.
 
 ``ragbeam run [--config FILE] [options] [Beam pipeline options]``: every ragbeam
 option is defined once, in ``settings.py``; anything else must be a Beam
 pipeline option (``--runner``, ``--direct_num_workers``, ``--project``…), or the
 run stops before it starts, with a suggestion for what was probably meant.
 
-Exit codes of ``ragbeam run`` (``run.py``):
+Exit codes of ``ragbeam run``:
 
 * 0: the run completed and its error rate was within ``--max-error-rate``;
 * 1: the pipeline itself failed (an exception, a runner failure);
@@ -31,8 +30,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-# No Beam at module level (it is imported inside the functions that use it): `main`
-# starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
+# No Beam at module level (it is imported inside the functions that use it): `ragbeam
+# run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.interrupts import (
@@ -58,6 +57,9 @@ from ragbeam.pipeline.run import (
     settings_from_args,
 )
 from ragbeam.pipeline.settings import add_run_arguments
+
+# This module parses arguments and prints; the run library (run.py) runs. (The module
+# docstring is `ragbeam --help`'s text.)
 
 
 def _size(n: int) -> str:
@@ -130,10 +132,21 @@ def _error_rate_line(summary: Mapping[str, Any]) -> str:
 
 
 def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
-    return report_run(lambda: request_from_settings(settings_from_args(args), beam_args,
-                                                    show_progress=not args.quiet,
-                                                    started=args.started),
-                      dry=args.dry_run)
+    early = None
+
+    def make_request() -> RunRequest:
+        nonlocal early
+        settings = settings_from_args(args)
+        if not args.dry_run:  # before Beam's import (request_from_settings)
+            early = start_early_extraction(settings, beam_args)
+        return request_from_settings(settings, beam_args, show_progress=not args.quiet,
+                                     started=args.started)
+
+    try:
+        return report_run(make_request, dry=args.dry_run)
+    finally:
+        if early is not None:
+            early.close()
 
 
 def report_run(make_request: Callable[[], RunRequest], dry: bool = False) -> int:
@@ -309,14 +322,14 @@ def main(argv: Sequence[str] | None = None, started: float | None = None) -> int
     started = time.monotonic() if started is None else started
     with signals_interrupt():
         try:
-            # Before anything imports Beam (the parser's eval subcommands do): a plain
-            # local run's extraction children start on the inputs now (early_start.py).
-            early = start_early_extraction(argv)
-            try:
-                return _main(argv, started)
-            finally:
-                if early is not None:
-                    early.close()
+            # `ragbeam run` is parsed by a parser without the evaluation subcommands:
+            # theirs import the evaluation code (1.5 s), and a plain local run's
+            # extraction children start on the inputs before that much (run_command,
+            # pipeline/early_start.py).
+            args, extra = build_parser(evaluation=argv[:1] != ["run"]).parse_known_args(argv)
+            args.started = started
+            configure_logging(args)
+            return args.handler(args, extra)
         except KeyboardInterrupt as exc:
             return report_interrupt(exc)
 
@@ -331,7 +344,9 @@ def report_interrupt(exc: KeyboardInterrupt) -> int:
     return exit_code_for_signal(signum)
 
 
-def _main(argv: list[str], started: float) -> int:
+def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
+    """The ``ragbeam`` parser: ``run`` and ``peek``, and with ``evaluation`` ``eval``,
+    ``compare`` and ``viz`` (``evaluate/cli.py``)."""
     parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_text())
@@ -356,13 +371,11 @@ def _main(argv: list[str], started: float) -> int:
                              help="chunks shown per document (default: %(default)s)")
     peek_parser.set_defaults(handler=peek_command)
     add_sync_subcommands(sub, common)
-    from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
+    if evaluation:
+        from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
 
-    add_subcommands(sub, parents=[common])
-    args, extra = parser.parse_known_args(argv)
-    args.started = started
-    configure_logging(args)
-    return args.handler(args, extra)
+        add_subcommands(sub, parents=[common])
+    return parser
 
 
 def process_started() -> float:

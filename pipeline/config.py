@@ -21,8 +21,9 @@ from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
-from ragbeam.transforms.extract.backends import OcrSettings
+from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
+from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.sink.uri import SinkSpec
@@ -68,7 +69,7 @@ class IdOptions:
 class ExtractOptions:
     tika_server: str | None = None  # None: embedded iscc-tika
     timeout_s: float = DEFAULT_EXTRACT_TIMEOUT_S
-    max_string_chars: int = 100_000_000
+    max_string_chars: int = DEFAULT_MAX_STRING_CHARS
     memory_mb: int = DEFAULT_EXTRACT_MEMORY_MB
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     # OCR (embedded Tika only; a Tika server OCRs as its own configuration says).
@@ -174,6 +175,16 @@ class RunConfig:
     def __post_init__(self) -> None:
         if self.sinks and not self.embed_chunks:
             raise ValueError("a vector-store sink needs chunk embeddings (embed_chunks)")
+
+    def extraction_settings(self, processes: int) -> ExtractionSettings:
+        """The Extract stage's settings with a pool of ``processes`` children (the
+        runner decides how many: ``runner.extract_processes_for``). The stage and the
+        early start both take theirs from here."""
+        ex = self.extract
+        return ExtractionSettings.of(ex.backend_spec, timeout_s=ex.timeout_s,
+                                     processes=processes,
+                                     memory_limit_bytes=ex.memory_limit_bytes,
+                                     max_text_chars=ex.max_text_chars, clean=self.clean)
 
     def routable_strategies(self) -> set[str]:
         """Every strategy a document of this run can be chunked with."""

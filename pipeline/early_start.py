@@ -2,38 +2,39 @@
 
 Importing Beam, building the graph and starting the runner take one to two
 seconds, during which the Extract stage's children could already work
-(``transforms/extract/early.py``). ``start_early_extraction`` runs first in
-``cli.main``, before anything imports Beam, and starts them when the run is
-one whose Extract stage will certainly use this process's pool with the same
-settings: ``ragbeam run`` with no Beam options (the default local runner, in
-this process), a first run (an incremental run extracts only what changed),
-local inputs, embedded Tika. Anything else, or any doubt (an option it cannot parse, a bad
-config), and it does nothing: the CLI then reports problems as always.
+(``transforms/extract/early.py``). ``start_early_extraction`` runs in ``ragbeam
+run`` (``cli.py``) once its arguments are parsed, before anything imports Beam, and
+starts them when the run is one whose Extract stage will certainly use this
+process's pool with the same ``ExtractionSettings`` (``RunConfig.extraction_settings``,
+the one value the stage extracts with too): no Beam options (the default local
+runner, in this process), a first run (an incremental run extracts only what
+changed), local inputs, embedded Tika. Anything else, or any doubt (a bad config),
+and it does nothing: the run then reports problems as always.
+
+``extraction_started_early`` is the same idea inside the run library
+(``run.py``): on a local runner the Extract stage's pool boots while the graph is
+built and the runner starts.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import functools
 import glob
-import io
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.settings import RunSettings, beam_args_from, run_config
 from ragbeam.transforms.extract import early
-from ragbeam.transforms.extract.document import extract_fetched
-from ragbeam.transforms.extract.guards import ArchiveLimits
-from ragbeam.transforms.extract.isolation import (
-    ExtractionPool,
-    acquire_extraction_pool,
-    available_cores,
-    release_pool,
-)
+from ragbeam.transforms.extract.isolation import ExtractionPool, available_cores, release_pool
 from ragbeam.transforms.ids import canonical_uri, doc_id_for, doc_key
 from ragbeam.transforms.match.patterns import InputPattern, expand_input, id_root, passes_filters
 from ragbeam.transforms.types import SourceFile
+
+if TYPE_CHECKING:
+    import apache_beam as beam
 
 
 @dataclass
@@ -47,40 +48,20 @@ class EarlyStart:
         release_pool(self.pool)
 
 
-def start_early_extraction(argv: Sequence[str]) -> EarlyStart | None:
-    """Start extracting ``ragbeam run``'s inputs now, if the run is one that will
-    take the results (see the module's doc); else None. Never raises."""
+def start_early_extraction(settings: RunSettings, beam_args: Sequence[str]
+                           ) -> EarlyStart | None:
+    """Start extracting the inputs of the run ``settings`` and ``beam_args`` describe
+    now, if the run is one that will take the results (see the module's doc); else
+    None. Never raises."""
     try:
-        return _start(list(argv))
-    except (Exception, SystemExit):  # a doubt (argparse exits): the run goes on as if
-        return None  # this had not been tried, and the CLI reports what is wrong
+        return _start(settings, beam_args)
+    except Exception:  # a doubt: the run goes on as if this had not been tried, and
+        return None  # reports what is wrong itself
 
 
-def _start(argv: list[str]) -> EarlyStart | None:
-    from ragbeam.pipeline.settings import (
-        RunSettings,
-        add_run_arguments,
-        beam_args_from,
-        load_settings,
-        run_config,
-    )
-
-    if not argv or argv[0] != "run":
-        return None
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    add_run_arguments(parser)
-    parser.add_argument("--dry-run", action="store_true")
-    parser.add_argument("-v", "--verbose", action="count", default=0)
-    parser.add_argument("-q", "--quiet", action="store_true")
-    parser.add_argument("--log-level")
-    with contextlib.redirect_stderr(io.StringIO()):  # the CLI reports bad arguments
-        args, beam_args = parser.parse_known_args(argv[1:])
-    if beam_args or args.dry_run:
-        return None  # another runner or running mode, or not a run at all
-    given = {k: v for k, v in vars(args).items() if k in RunSettings.model_fields}
-    settings = load_settings(given, getattr(args, "config", None))
-    if beam_args_from(settings):
-        return None
+def _start(settings: RunSettings, beam_args: Sequence[str]) -> EarlyStart | None:
+    if beam_args or beam_args_from(settings):
+        return None  # another runner or running mode
     config = run_config(settings)
     if config.previous or config.extract.tika_server:
         # An incremental run extracts only what changed; a Tika server is checked by
@@ -89,29 +70,50 @@ def _start(argv: list[str]) -> EarlyStart | None:
         return None
     inputs = [canonical_uri(raw) for raw in config.match.inputs]
     if any("://" in uri or not (glob.has_magic(uri) or os.path.exists(uri)) for uri in inputs):
-        return None  # remote, or missing (the CLI says so)
+        return None  # remote, or missing (the run says so)
     # Listed lazily, by the feeder thread: a large tree is never walked up front, and
     # feeding stops when the stage starts.
     sources = _local_sources(config.match.inputs, config.match.include, config.match.exclude,
                              config.ids.namespace, config.ids.mode)
-    ex = config.extract
-    size = ex.processes or available_cores()
-    key, pool = acquire_extraction_pool(ex.backend_spec, size, ex.timeout_s,
-                                        ex.memory_limit_bytes)
+    # The default local runner's pool size (runner.default_extract_processes), without
+    # importing Beam to ask; were it to differ, the settings would too, and the stage
+    # would extract everything itself.
+    settings_now = config.extraction_settings(config.extract.processes or available_cores())
+    _, pool = settings_now.acquire_pool()
     pool.start()
-    # The Extract stage's own arguments (pipeline/graph.py, extract_dofn): it takes
-    # the results only where its settings are equal to these.
-    limits = ArchiveLimits()
-    extract = functools.partial(extract_fetched, in_child=size >= 2,
-                                max_text_chars=ex.max_text_chars, clean=config.clean,
-                                archive_limits=limits)
-    extraction = early.EarlyExtraction(
-        pool, sources, extract, early.result_settings(size, ex.max_text_chars, config.clean,
-                                                      limits),
-        max_file_bytes=config.match.max_file_bytes)
-    early.register(key, extraction)
+    extraction = early.EarlyExtraction(pool, sources, settings_now,
+                                       max_file_bytes=config.match.max_file_bytes)
+    early.register(extraction)
     extraction.start()
     return EarlyStart(extraction, pool)
+
+
+@contextlib.contextmanager
+def extraction_started_early(pipeline: beam.Pipeline, config: RunConfig) -> Iterator[None]:
+    """When the runner works in this process, start the extraction children now.
+
+    A child takes 0.5–1 s to boot (Python, iscc-tika's VM). Started here, before
+    the graph is built and the runner starts, it is ready by the first document;
+    the Extract stage, set up later in this same process, finds the same pool (same
+    settings). Released at the end (the stage's own release closes it when it is the
+    last).
+    """
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    from ragbeam.pipeline.runner import extract_processes_for, is_local_direct
+
+    local = is_local_direct(pipeline.options) and pipeline.options.view_as(
+        DirectOptions).direct_running_mode in ("in_memory", "multi_threading", None)
+    if not local or config.previous:  # an incremental run may extract nothing
+        yield
+        return
+    settings = config.extraction_settings(extract_processes_for(config, pipeline.options))
+    _, pool = settings.acquire_pool()
+    pool.start()
+    try:
+        yield
+    finally:
+        release_pool(pool)
 
 
 def _local_sources(inputs: Sequence[str], include: tuple[str, ...], exclude: tuple[str, ...],

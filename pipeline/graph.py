@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.pipeline.runner import default_extract_processes, with_embedding_threads
+from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
 from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
@@ -62,13 +62,8 @@ TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
 
 def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
     """The Extract stage's DoFn; its pool size depends on the runner (``runner.py``)."""
-    return ExtractWithTika(config.extract.backend_spec, config.extract.timeout_s,
-                           memory_limit_bytes=config.extract.memory_limit_bytes,
-                           max_text_chars=config.extract.max_text_chars,
-                           processes=config.extract.processes
-                           or default_extract_processes(pipeline.options),
-                           clean=config.clean,
-                           start_at_setup=not config.previous)
+    settings = config.extraction_settings(extract_processes_for(config, pipeline.options))
+    return ExtractWithTika(settings, start_at_setup=not config.previous)
 
 
 class FailDocumentsWithoutVectors(beam.DoFn):

@@ -394,13 +394,9 @@ def run_pipeline(request: RunRequest) -> RunResult:
     from apache_beam.io.filesystems import FileSystems
 
     from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+    from ragbeam.pipeline.early_start import extraction_started_early
     from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import (
-        extraction_started_early,
-        is_local,
-        make_pipeline,
-        pipeline_options,
-    )
+    from ragbeam.pipeline.runner import is_local, make_pipeline, pipeline_options
     from ragbeam.pipeline.summary import read_run_json, write_run_json
     from ragbeam.transforms.incremental.previous import previous_run_problem
     from ragbeam.transforms.sink.sync import failed_sinks

@@ -16,9 +16,7 @@ threads of each worker process (``default_extract_processes``).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import apache_beam as beam
@@ -41,20 +39,37 @@ def pipeline_options(beam_args: list[str]) -> PipelineOptions:
     return options
 
 
+def runner_name(options: PipelineOptions) -> str | None:
+    """The class name of the runner ``--runner`` names, resolved as Beam resolves it
+    (``apache_beam.runners.runner.create_runner``): case-insensitive, the ``Runner``
+    suffix optional, or the full module path of one of Beam's runners; ``direct``,
+    ``Direct`` and ``DirectRunner`` are all ``DirectRunner``. Anything else is
+    returned as given (someone's own runner); None when no runner is named."""
+    given = options.view_as(StandardOptions).runner
+    if given is None:
+        return None
+    known = {path.rsplit(".", 1)[-1].lower(): path.rsplit(".", 1)[-1]
+             for path in StandardOptions.ALL_KNOWN_RUNNERS}
+    if given in StandardOptions.ALL_KNOWN_RUNNERS:
+        return given.rsplit(".", 1)[-1]
+    lowered = given.lower()
+    return known.get(lowered, known.get(lowered + "runner", given))
+
+
 def is_local_direct(options: PipelineOptions) -> bool:
-    runner = options.view_as(StandardOptions).runner
-    return runner in (None, "DirectRunner", "direct", "SwitchingDirectRunner")
+    return runner_name(options) in (None, "DirectRunner", "SwitchingDirectRunner")
 
 
 def is_local(options: PipelineOptions) -> bool:
     """A runner whose workers run on this machine (the progress line can see them)."""
     if is_local_direct(options):
         return True
-    runner = options.view_as(StandardOptions).runner or ""
     portable = options.view_as(PortableOptions)
-    return runner in ("PortableRunner", "PrismRunner") and (
+    return runner_name(options) in ("PortableRunner", "PrismRunner") and (
         portable.job_endpoint in (None, "embed")
         and (portable.environment_type or "").upper() == "LOOPBACK")
+
+
 def default_extract_processes(options: PipelineOptions) -> int:
     """Extraction children per worker process when ``--extract-processes`` is not
     given, and embedding threads when ``--embedding-threads`` is not: the worker
@@ -80,6 +95,12 @@ def default_extract_processes(options: PipelineOptions) -> int:
     if options.view_as(PortableOptions).environment_type == "LOOPBACK":
         return cores
     return 1
+
+
+def extract_processes_for(config: RunConfig, options: PipelineOptions) -> int:
+    """Extraction children per worker process: ``--extract-processes``, else this
+    runner's default (``default_extract_processes``)."""
+    return config.extract.processes or default_extract_processes(options)
 
 
 # Memory of one worker process (docs/running-at-scale.md, "Worker sizing"), MiB.
@@ -112,30 +133,6 @@ def worker_memory_budget_mib(extract_processes: int, extract_memory_mb: int,
     return (WORKER_BASE_MIB + (MODEL_MIB if with_model else 0)
             + extract_processes * (extract_memory_mb + CHILD_OVERSHOOT_MIB)
             + DOCUMENTS_IN_FLIGHT_MIB)
-
-
-@contextlib.contextmanager
-def extraction_started_early(pipeline: beam.Pipeline, config: RunConfig) -> Iterator[None]:
-    """When the runner works in this process, start the extraction children now.
-
-    A child takes 0.5–1 s to boot (Python, iscc-tika's VM). Started here, before
-    the graph is built and the runner starts, it is ready by the first document;
-    the Extract stage, set up later in this same process, finds the same pool.
-    Released at the end (the stage's own release closes it when it is the last).
-    """
-    local = is_local_direct(pipeline.options) and pipeline.options.view_as(
-        DirectOptions).direct_running_mode in ("in_memory", "multi_threading", None)
-    if not local or config.previous:  # an incremental run may extract nothing
-        yield
-        return
-    from ragbeam.pipeline.graph import extract_dofn
-    from ragbeam.transforms.extract.isolation import release_pool
-
-    pool = extract_dofn(pipeline, config).acquire_pool()
-    try:
-        yield
-    finally:
-        release_pool(pool)
 
 
 def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
@@ -171,16 +168,14 @@ def stage_names(proto: beam_runner_api_pb2.Pipeline, depth: int = 1) -> set[str]
 def metrics_summary(result: Any) -> dict[str, Any]:
     """What only the runner's metrics know, for run.json (empty on a runner without
     metrics): extraction counters, chunk-embedding counters and bytes read."""
-    from apache_beam.metrics.metric import MetricsFilter
-
     from ragbeam.pipeline.summary import coverage_summary
     from ragbeam.transforms.extract.dofn import extraction_summary
+    from ragbeam.transforms.metrics import counter_totals, summed
 
     summary: dict[str, Any] = {"extraction": extraction_summary(result),
                                "extraction_coverage": coverage_summary(result)}
-    try:
-        counters = result.metrics().query(MetricsFilter())["counters"]
-    except Exception:  # a runner without metrics support
+    totals = counter_totals(result)
+    if totals is None:  # a runner without metrics support
         return summary
     # run.json section → {(counter namespace, name): key in that section}
     wanted = {
@@ -196,12 +191,5 @@ def metrics_summary(result: Any) -> dict[str, Any]:
                       "files_unchanged_by_listing"},
     }
     for section, names in wanted.items():
-        summary[section] = dict.fromkeys(names.values(), 0)
-    for counter in counters:
-        key = (counter.key.metric.namespace, counter.key.metric.name)
-        for section, names in wanted.items():
-            if key in names:
-                value = counter.committed if counter.committed is not None \
-                    else counter.attempted
-                summary[section][names[key]] += int(value or 0)
+        summary[section] = summed(totals, names)
     return summary

@@ -358,46 +358,64 @@ def beam_args_from(settings: RunSettings) -> list[str]:
     return args
 
 
+# Where every ``RunSettings`` field goes: a field of one stage's option object
+# (settings name → option name), or the run itself (``RUN_LEVEL``, read in
+# ``run_config`` by name). The option objects are built from these tables, and a test
+# checks that every setting is in exactly one place and every option field is
+# filled, so a new option cannot be dropped on the way to its stage.
+MATCH_FIELDS = {"input": "inputs", "include": "include", "exclude": "exclude",
+                "max_file_bytes": "max_file_bytes"}
+IDS_FIELDS = {"namespace": "namespace", "doc_ids": "mode"}
+EXTRACT_FIELDS = {"tika_server": "tika_server", "extract_timeout": "timeout_s",
+                  "extract_memory_mb": "memory_mb", "max_text_chars": "max_text_chars",
+                  "extract_processes": "processes", "ocr": "ocr", "ocr_languages": "ocr_languages",
+                  "ocr_page_timeout": "ocr_page_timeout_s", "ocr_timeout": "ocr_timeout_s"}
+CHUNK_FIELDS = {"chunk_size": "size", "chunk_overlap": "overlap", "size_unit": "unit",
+                "encoding": "encoding", "embed_text": "embed_text"}
+SEMANTIC_FIELDS = {"semantic_threshold": "threshold", "semantic_amount": "amount",
+                   "semantic_block": "block", "semantic_window": "window",
+                   "semantic_min_chunk": "min_chunk"}
+EMBEDDING_FIELDS = {"embedding_model": "model", "embedding_batch_size": "batch_size",
+                    "embedding_threads": "torch_threads",
+                    "embedding_precision": "precision", "embedding_backend": "backend"}
+STAGE_FIELDS: dict[type, dict[str, str]] = {
+    MatchOptions: MATCH_FIELDS, IdOptions: IDS_FIELDS, ExtractOptions: EXTRACT_FIELDS,
+    ChunkOptions: CHUNK_FIELDS, SemanticOptions: SEMANTIC_FIELDS,
+    EmbeddingOptions: EMBEDDING_FIELDS,
+}
+RUN_LEVEL = {"output", "overwrite", "take_over", "no_clean", "clean_corpus_boilerplate",
+             "strategy", "sink", "embed_chunks", "previous", "retry_errors", "verify_hashes",
+             "max_error_rate", "preflight", "routing", "beam"}
+
+
+def stage_options(cls: type, settings: RunSettings, **derived: Any) -> Any:
+    """``cls`` (a stage's option object) from the settings named in ``STAGE_FIELDS``,
+    lists as tuples; ``derived``: its fields that come from more than one setting."""
+    given = {option: getattr(settings, name) for name, option in STAGE_FIELDS[cls].items()}
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()},
+               **derived)
+
+
 def run_config(settings: RunSettings) -> RunConfig:
     """The validated settings as the stages see them; strategy parameters are
     checked by building every strategy the routing can choose."""
     try:
-        chunk = ChunkOptions(size=settings.chunk_size, overlap=settings.chunk_overlap,
-                             unit=settings.size_unit, encoding=settings.encoding,
-                             embed_text=settings.embed_text,
-                             tokenizer_model=(settings.embedding_model
-                                              if settings.size_unit == "model" else None))
+        chunk = stage_options(ChunkOptions, settings, tokenizer_model=(
+            settings.embedding_model if settings.size_unit == "model" else None))
         table = (table_from_settings(settings.routing, default_table())
                  if settings.routing is not None else default_table())
         route = RouteOptions(forced_strategy=settings.strategy, table=table)
         check_route_options(route, chunk)
-        semantic = SemanticOptions(threshold=settings.semantic_threshold,
-                                   amount=settings.semantic_amount,
-                                   block=settings.semantic_block,
-                                   window=settings.semantic_window,
-                                   min_chunk=settings.semantic_min_chunk)
-        embedding = EmbeddingOptions(model=settings.embedding_model,
-                                     batch_size=settings.embedding_batch_size,
-                                     torch_threads=settings.embedding_threads,
-                                     precision=settings.embedding_precision,
-                                     backend=settings.embedding_backend)
-        extract = ExtractOptions(tika_server=settings.tika_server,
-                                 timeout_s=settings.extract_timeout,
-                                 memory_mb=settings.extract_memory_mb,
-                                 max_text_chars=settings.max_text_chars,
-                                 processes=settings.extract_processes, ocr=settings.ocr,
-                                 ocr_languages=settings.ocr_languages,
-                                 ocr_page_timeout_s=settings.ocr_page_timeout,
-                                 ocr_timeout_s=settings.ocr_timeout)
+        semantic = stage_options(SemanticOptions, settings)
+        embedding = stage_options(EmbeddingOptions, settings)
+        extract = stage_options(ExtractOptions, settings)
         sinks = tuple(parse_sink_uri(uri) for uri in settings.sink)
         if len({s.key for s in sinks}) != len(sinks):
             raise ValueError("sink: the same store and collection is given twice")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return RunConfig(
-        match=MatchOptions(inputs=tuple(settings.input), include=tuple(settings.include),
-                           exclude=tuple(settings.exclude),
-                           max_file_bytes=settings.max_file_bytes),
+        match=stage_options(MatchOptions, settings),
         output=(settings.output.rstrip("/") or "/") if settings.output else "",
         extract=extract,
         clean=dataclasses.replace(CleanOptions.without(settings.no_clean),
@@ -411,8 +429,7 @@ def run_config(settings: RunSettings) -> RunConfig:
         embedding=embedding,
         embed_chunks=settings.embed_chunks or bool(sinks),  # a store needs the vectors
         sinks=sinks,
-        ids=IdOptions(namespace=settings.namespace, mode=settings.doc_ids),
+        ids=stage_options(IdOptions, settings),
         max_error_rate=settings.max_error_rate,
         settings=redacted_settings(settings),
     )
-

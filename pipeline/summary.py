@@ -131,16 +131,9 @@ COVERAGE_COUNTERS = {"ocr_documents": "ocr_documents", "ocr_pages": "ocr_pages",
 def coverage_summary(result: Any) -> dict[str, int]:
     """``{"ocr_documents", "ocr_pages", "pdf_fallbacks"}`` of a finished run ({} without
     metrics support)."""
-    from apache_beam.metrics.metric import MetricsFilter
+    from ragbeam.transforms.metrics import counter_totals, summed
 
-    try:
-        metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam"))
-    except Exception:  # a runner without metrics support
+    totals = counter_totals(result, "ragbeam")
+    if totals is None:
         return {}
-    totals = dict.fromkeys(COVERAGE_COUNTERS.values(), 0)
-    for counter in metrics.get("counters", ()):
-        key = COVERAGE_COUNTERS.get(counter.key.metric.name)
-        if key is not None:
-            value = counter.committed if counter.committed is not None else counter.attempted
-            totals[key] += int(value or 0)
-    return totals
+    return summed(totals, {("ragbeam", name): key for name, key in COVERAGE_COUNTERS.items()})

@@ -8,8 +8,10 @@ import sys
 
 import pytest
 
+from ragbeam.pipeline import cli
+from ragbeam.pipeline.cli import build_parser
 from ragbeam.pipeline.early_start import start_early_extraction
-from ragbeam.pipeline.run import request_from_argv, run_pipeline
+from ragbeam.pipeline.run import request_from_argv, run_pipeline, settings_from_args
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import read_table
@@ -31,7 +33,7 @@ def test_a_run_started_early_writes_what_a_run_without_it_writes(tmp_path):
     # Every file handed to the children before the pipeline exists (as when Beam's
     # import takes long), so the stage takes each one from the early start.
     out = tmp_path / "early"
-    started = start_early_extraction(["run", *argv(out)])
+    started = start_early_extraction(*_parsed(*argv(out)))
     assert started is not None
     try:
         started.extraction.join()
@@ -57,23 +59,41 @@ def test_ragbeam_run_starts_early_on_its_own(samples_run):
     assert samples_run.summary["extraction"]["started_early"] >= 1
 
 
+def _parsed(*argv: str):
+    """``ragbeam run ARGV`` parsed as the CLI parses it: (settings, Beam arguments)."""
+    args, beam_args = build_parser(evaluation=False).parse_known_args(["run", *argv])
+    return settings_from_args(args), beam_args
+
+
 @pytest.mark.parametrize("argv", [
-    ["peek", "out"],
-    ["run", "--input", str(SAMPLES), "--output", "o", "--direct_num_workers", "2"],
-    ["run", "--input", str(SAMPLES), "--output", "o", "--runner", "PortableRunner"],
-    ["run", "--input", str(SAMPLES), "--output", "o", "--previous", "p"],
-    ["run", "--input", str(SAMPLES), "--output", "o", "--dry-run"],
-    ["run", "--input", "gs://bucket/docs", "--output", "o"],
-    ["run", "--input", str(SAMPLES), "--output", "o", "--tika-server", "http://localhost:1"],
-    ["run", "--input", str(SAMPLES), "--output", "o", "--chunk-size", "-3"],
-    ["run", "--input", str(SAMPLES), "--output", "o", "--strategy", "no-such-strategy"],
-    ["run", "--output", "o"],
-    ["run", "--input", str(SAMPLES / "missing"), "--output", "o"],
+    ["--input", str(SAMPLES), "--output", "o", "--direct_num_workers", "2"],
+    ["--input", str(SAMPLES), "--output", "o", "--runner", "PortableRunner"],
+    ["--input", str(SAMPLES), "--output", "o", "--previous", "p"],
+    ["--input", "gs://bucket/docs", "--output", "o"],
+    ["--input", str(SAMPLES), "--output", "o", "--tika-server", "http://localhost:1"],
+    ["--input", str(SAMPLES / "missing"), "--output", "o"],
 ])
-def test_no_early_start_where_the_stage_would_not_take_it_or_the_cli_will_refuse(
-        argv, capsys):
-    assert start_early_extraction(argv) is None
-    assert capsys.readouterr() == ("", "")  # the CLI itself reports what is wrong
+def test_no_early_start_where_the_stage_would_not_take_it(argv, capsys):
+    assert start_early_extraction(*_parsed(*argv)) is None
+    assert capsys.readouterr() == ("", "")  # the run itself reports what is wrong
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--input", str(SAMPLES), "--output", "o", "--chunk-size", "-3"], "chunk_size"),
+    (["--input", str(SAMPLES), "--output", "o", "--strategy", "no-such-strategy"],
+     "invalid choice"),
+    (["--output", "o"], "--input"),
+])
+def test_arguments_the_cli_refuses_are_refused_before_any_early_start(argv, message, capsys,
+                                                                       monkeypatch):
+    started = []
+    monkeypatch.setattr(cli, "start_early_extraction", lambda *a: started.append(a))
+    try:
+        code = cli.main(["run", *argv])
+    except SystemExit as exc:  # argparse refuses a bad choice itself
+        code = exc.code
+    assert code == 2 and not started
+    assert message in capsys.readouterr().err
 
 
 def test_the_cli_imports_no_beam_before_the_early_start_nor_for_its_parser():

@@ -81,3 +81,16 @@ def test_a_run_returns_its_run_json(tmp_path):
     assert result.summary["documents_ok"] == 1
     assert result.summary["chunks"] == read_table(out, "chunks").num_rows > 0
     assert (out / "run.json").exists()
+
+
+@pytest.mark.parametrize("runner, local", [
+    (None, True), ("DirectRunner", True), ("direct", True), ("Direct", True),
+    ("directrunner", True), ("apache_beam.runners.direct.direct_runner.DirectRunner", True),
+    ("SwitchingDirectRunner", True), ("PrismRunner", False), ("prism", False),
+    ("DataflowRunner", False), ("dataflow", False), ("my.own.DirectRunner", False),
+])
+def test_runner_names_are_resolved_as_beam_resolves_them(runner, local):
+    from ragbeam.pipeline.runner import is_local_direct, pipeline_options
+
+    options = pipeline_options(["--runner", runner] if runner else [])
+    assert is_local_direct(options) is local

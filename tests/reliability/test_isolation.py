@@ -23,6 +23,7 @@ from ragbeam.transforms.extract.isolation import (
     open_tika_temp_files,
     resident_bytes,
 )
+from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import doc_id_for, sha256_hex
 from ragbeam.transforms.types import FetchedFile, SourceFile
 
@@ -183,7 +184,8 @@ def test_extract_dofn_refuses_text_over_the_limit_without_truncating():
     """Tika is told to stop just past the limit: refused, never cut short."""
     limit = 100_000
     spec = ("embedded", {"max_string_chars": extractor_string_limit(limit)})
-    dofn = ExtractWithTika(spec, timeout_s=60, max_text_chars=limit, processes=1)
+    dofn = ExtractWithTika(
+        ExtractionSettings.of(spec, timeout_s=60, max_text_chars=limit, processes=1))
     dofn.setup()
     try:
         (failure,) = _run_dofn(dofn, _fetched(single_line_text(limit * 30), "long.txt"))
@@ -198,7 +200,7 @@ def test_extract_dofn_refuses_text_over_the_limit_without_truncating():
 def test_extract_dofn_rejects_a_zip_bomb_before_extraction():
     from reliability.hostile import zip_of_zeros
 
-    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=1)
+    dofn = ExtractWithTika(ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=1))
     dofn.setup()
     try:
         (failure,) = _run_dofn(dofn, _fetched(zip_of_zeros(16, 64 << 20), "bomb.docx"))

@@ -35,12 +35,17 @@ class EmbeddingOptions:
     backend: str = "torch"
     # Intra-op threads. 1 by default for library use; ``ragbeam run`` gives each
     # worker process its share of the cores (--embedding-threads, pipeline/runner.py):
-    # on a quiet 2-core machine 2 threads encode 1.85x as fast as 1. 0: torch's own default.
+    # on a quiet 2-core machine 2 threads encode 1.85x as fast as 1. 0:
+    # the process's share of the cores, as --embedding-threads 0 means: the runner
+    # resolves it for its workers (runner.with_embedding_threads); a process that
+    # loads a model with 0 unresolved has the machine to itself (model_threads).
     torch_threads: int = 1
 
     def __post_init__(self) -> None:
         if self.batch_size <= 0:
             raise ValueError("embedding batch size must be positive")
+        if self.torch_threads < 0:
+            raise ValueError("embedding threads must be >= 0 (0: the process's share)")
         if self.precision not in PRECISIONS:
             raise ValueError(f"embedding precision must be one of {', '.join(PRECISIONS)}")
         if self.backend not in BACKENDS:
@@ -87,6 +92,14 @@ def model_identity(model: str) -> str:
     return model
 
 
+def model_threads(options: EmbeddingOptions) -> int:
+    """The intra-op threads a model loaded in this process gets: ``torch_threads``, or
+    for 0 (not resolved by a runner) every core this process may use."""
+    from ragbeam.transforms.extract.isolation import available_cores
+
+    return options.torch_threads or available_cores()
+
+
 def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransformer
     """Load the model for inference on CPU, offline.
 
@@ -100,7 +113,7 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
                                "their defaults")
         from ragbeam.transforms.embed.multilingual import load_e5
 
-        return load_e5(max(options.torch_threads, 1))
+        return load_e5(model_threads(options))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     # Intra-op threads that wait sleep instead of spinning: on a machine shared
@@ -113,8 +126,7 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
 
     transformers.logging.disable_progress_bar()  # one "Loading weights" bar per worker is noise
 
-    if options.torch_threads > 0:
-        torch.set_num_threads(options.torch_threads)
+    torch.set_num_threads(model_threads(options))
     path = resolve_model_path(options.model)
     missing = [name for name in RUNTIME_PACKAGES.get(options.backend, ())
                if importlib.util.find_spec(name) is None]
@@ -131,7 +143,7 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
         from ragbeam.transforms.embed.exported import load_exported_model
 
         # Exported to ONNX once per model (cached on disk), then run by the backend.
-        return load_exported_model(model, options.backend, options.torch_threads,
+        return load_exported_model(model, options.backend, model_threads(options),
                                    options.precision)
     return model
 

@@ -357,17 +357,8 @@ class EmbedChunkRows(beam.PTransform):
 def embedding_summary(result: Any) -> dict[str, int]:
     """Chunk-embedding counters of a finished run (for run.json and the warning):
     ``chunks_over_window``; empty when the runner reports no metrics."""
-    from apache_beam.metrics.metric import MetricsFilter
-
     from ragbeam.transforms.embed.handler import OVER_WINDOW
+    from ragbeam.transforms.metrics import counter_totals, summed
 
-    try:
-        metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam.embed"))
-    except Exception:
-        return {}
-    total = 0
-    for counter in metrics.get("counters", ()):
-        if counter.key.metric.name == OVER_WINDOW:
-            value = counter.committed if counter.committed is not None else counter.attempted
-            total += int(value or 0)
-    return {OVER_WINDOW: total}
+    totals = counter_totals(result, "ragbeam.embed")
+    return {} if totals is None else summed(totals, {("ragbeam.embed", OVER_WINDOW): OVER_WINDOW})

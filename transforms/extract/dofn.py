@@ -42,16 +42,9 @@ from apache_beam.metrics import Metrics
 from apache_beam.utils.windowed_value import WindowedValue
 
 from ragbeam.transforms import progress
-from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.extract.backends import EXTRACTOR_KEY, OCR_PAGES_KEY, PDF_FALLBACK
-from ragbeam.transforms.extract.document import extract_fetched
-from ragbeam.transforms.extract.early import EarlyExtraction, result_settings, stage_started
-from ragbeam.transforms.extract.guards import (
-    DEFAULT_MAX_TEXT_CHARS,
-    ArchiveBombError,
-    ArchiveLimits,
-    TextTooLargeError,
-)
+from ragbeam.transforms.extract.early import EarlyExtraction, stage_started
+from ragbeam.transforms.extract.guards import ArchiveBombError, TextTooLargeError
 from ragbeam.transforms.extract.isolation import (
     MIB,
     ExtractionMemoryExceeded,
@@ -59,10 +52,9 @@ from ragbeam.transforms.extract.isolation import (
     ExtractionTimeout,
     ExtractorCrashed,
     IsolatedExtractor,
-    acquire_extraction_pool,
-    available_cores,
     release_pool,
 )
+from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.types import (
     FAILURES,
     CleanedInChild,
@@ -95,32 +87,15 @@ class _InFlight:
 class ExtractWithTika(beam.DoFn):
     """Documents through a per-process pool of isolated Tika children, several at once.
 
-    ``processes``: children in the pool (default: this machine's cores). The
-    DoFn is idempotent: the same bytes give the same document, whichever
-    worker, child or retry attempt extracts them.
+    ``settings``: the pool and everything else that decides a document
+    (``settings.py``). The DoFn is idempotent: the same bytes give the same
+    document, whichever worker, child or retry attempt extracts them.
     """
 
-    def __init__(
-        self,
-        backend_spec: tuple[str, dict[str, Any]],
-        timeout_s: float,
-        memory_limit_bytes: int | None = None,
-        max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
-        archive_limits: ArchiveLimits | None = None,
-        processes: int | None = None,
-        clean: CleanOptions | None = None,
-        start_at_setup: bool = True,
-    ) -> None:
-        self._backend_spec = backend_spec
-        self._timeout_s = timeout_s
-        self._memory_limit_bytes = memory_limit_bytes
-        self._max_text_chars = max_text_chars
-        self._archive_limits = archive_limits or ArchiveLimits()
-        self._processes = processes
-        self._clean = clean
+    def __init__(self, settings: ExtractionSettings, start_at_setup: bool = True) -> None:
+        self._settings = settings
         self._start_at_setup = start_at_setup
         self._pool: ExtractionPool | None = None
-        self._pool_key = ""
         self._pool_started = False
         self._early: EarlyExtraction | None = None
         self._in_flight: deque[_InFlight] = deque()
@@ -141,36 +116,24 @@ class ExtractWithTika(beam.DoFn):
         self._first_output = Metrics.distribution("ragbeam", "extract_first_output_unix_ms")
         self._has_output = False
 
-    def acquire_pool(self, start: bool = True) -> ExtractionPool:
-        """This process's pool for these settings (``release_pool`` when done);
-        ``start``: its children boot now, while the runner gets to the first document."""
-        self._pool_key, pool = acquire_extraction_pool(
-            self._backend_spec, self._processes or available_cores(), self._timeout_s,
-            self._memory_limit_bytes)
-        if start:
-            pool.start()
-        return pool
-
     def setup(self) -> None:
         # An incremental run may extract nothing: its children start with the first
         # document, so an unchanged re-run never boots them (re-run 0.64 -> 0.46 s on the
         # shared corpus, 2 cores, benchmarks/incremental.py).
-        self._pool = self.acquire_pool(start=self._start_at_setup)
+        _, self._pool = self._settings.acquire_pool()
+        if self._start_at_setup:
+            self._pool.start()
         self._pool_started = self._start_at_setup
         self._in_flight = deque()
         # `ragbeam run` may have started on the files before Beam was imported.
-        self._early = stage_started(self._pool_key, result_settings(
-            self._pool.size, self._max_text_chars, self._clean, self._archive_limits))
+        self._early = stage_started(self._settings)
 
     def _extract(self, fetched: FetchedFile, extractor: IsolatedExtractor
                  ) -> tuple[ExtractedDocument | CleanedInChild, float]:
         """In a pool thread: the guard, then the child (Tika, XHTML parsing, text
         limit, cleaning)."""
         started = time.perf_counter()
-        assert self._pool is not None
-        document = extract_fetched(fetched, extractor, in_child=self._pool.size >= 2,
-                                   max_text_chars=self._max_text_chars, clean=self._clean,
-                                   archive_limits=self._archive_limits)
+        document = self._settings.extract(fetched, extractor)
         return document, time.perf_counter() - started
 
     def process(self, fetched: FetchedFile, window=beam.DoFn.WindowParam,
@@ -279,25 +242,25 @@ def extraction_summary(result: Any) -> dict[str, float]:
     ``started_early``: documents whose extraction began before the pipeline,
     while Beam was imported (``early.py``).
     """
-    from apache_beam.metrics.metric import MetricsFilter
+    from ragbeam.transforms.metrics import (
+        committed_or_attempted,
+        query_metrics,
+        summed,
+        totals_of,
+    )
 
-    try:
-        metrics = result.metrics().query(MetricsFilter().with_namespace("ragbeam"))
-    except Exception:  # a runner without metrics support
+    metrics = query_metrics(result, "ragbeam")
+    if metrics is None:  # a runner without metrics support
         return {}
-    names = {name: name.removeprefix("extract_")
-             for name in (*_COUNTED_FAILURES.values(), EARLY_COUNTER)}
-    summary = dict.fromkeys(names.values(), 0)
-    for counter in metrics.get("counters", ()):
-        name = counter.key.metric.name
-        if name in names:
-            value = counter.committed if counter.committed is not None else counter.attempted
-            summary[names[name]] += int(value or 0)
-    peaks = [g.committed or g.attempted for g in metrics.get("gauges", ())
+    totals = totals_of(metrics.get("counters", ()))
+    summary: dict[str, float] = dict(summed(totals, {
+        ("ragbeam", name): name.removeprefix("extract_")
+        for name in (*_COUNTED_FAILURES.values(), EARLY_COUNTER)}))
+    peaks = [committed_or_attempted(g) for g in metrics.get("gauges", ())
              if g.key.metric.name == "extract_child_peak_rss_mib"]
     summary["child_peak_rss_mib"] = max((int(p.value) for p in peaks if p is not None),
                                         default=0)
-    firsts = [d.committed or d.attempted for d in metrics.get("distributions", ())
+    firsts = [committed_or_attempted(d) for d in metrics.get("distributions", ())
               if d.key.metric.name == "extract_first_output_unix_ms"]
     first = min((f.min for f in firsts if f is not None and f.count), default=None)
     started = process_started_unix()

@@ -4,12 +4,13 @@ A local run spends its first one to two seconds importing Beam, building the
 graph and starting the runner: on a small corpus a third of the whole run,
 while the cores that will extract stay idle. So ``ragbeam run`` on the local
 default runner, for a first run over local inputs, starts the Extract stage's
-pool first (the same pool: same settings, same key, ``isolation.acquire_pool``)
+pool first (the same pool: the same ``ExtractionSettings``, ``settings.py``)
 and hands its children the input files one by one while the rest starts up
 (``pipeline/early_start.py`` decides when). When the Extract stage sets up, feeding
 stops, and for each file the stage takes the result from here instead of
 extracting the file again, but only for the same path with the same bytes
-(sha256) under the same settings; anything else is extracted as usual. Same
+(sha256) under equal ``ExtractionSettings`` (one value, which the stage extracts
+with too); anything else is extracted as usual. Same
 call, same bytes, same settings: the same document, only sooner. Every guard
 (time limit, memory cap, archive check, text limit) applies as it would in the
 stage.
@@ -26,44 +27,31 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
 from ragbeam.transforms.extract.document import with_source
-from ragbeam.transforms.extract.guards import ArchiveLimits
 from ragbeam.transforms.extract.isolation import MIB, ExtractionPool, IsolatedExtractor
+from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import sha256_hex
 from ragbeam.transforms.types import FetchedFile, SourceFile
 
 DEFAULT_MAX_BYTES = 256 * MIB  # input read ahead at most, per run
 
-Extract = Callable[[FetchedFile, IsolatedExtractor], Any]
-
-
-def result_settings(pool_size: int, max_text_chars: int, clean: Hashable,
-                    archive_limits: ArchiveLimits) -> tuple:
-    """Everything besides the bytes that decides an extraction's result
-    (``document.extract_fetched``'s arguments): the early start and the Extract
-    stage each say theirs, and the stage takes results only when they are equal."""
-    return (pool_size >= 2, max_text_chars, clean, archive_limits)
-
 
 class EarlyExtraction:
     """Extract ``sources`` (read lazily, in the feeder thread) through ``pool`` in the
-    background until ``stop``.
-
-    ``settings``: what else decides the result (text limit, cleaning, archive
-    limits…); the Extract stage takes results only when its own are equal.
+    background until ``stop``, each with ``settings.extract``, as the Extract stage
+    would; that stage takes results only when its settings are equal to these.
     """
 
-    def __init__(self, pool: ExtractionPool, sources: Iterable[SourceFile], extract: Extract,
-                 settings: Hashable, max_file_bytes: int,
+    def __init__(self, pool: ExtractionPool, sources: Iterable[SourceFile],
+                 settings: ExtractionSettings, max_file_bytes: int,
                  max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.pool = pool
         self.settings = settings
         self._sources = sources  # iterated by the feeder thread only
-        self._extract = extract
         self._max_file_bytes = max_file_bytes
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
@@ -114,7 +102,7 @@ class EarlyExtraction:
 
     def _timed(self, fetched: FetchedFile, extractor: IsolatedExtractor) -> tuple[Any, float]:
         started = time.perf_counter()
-        return self._extract(fetched, extractor), time.perf_counter() - started
+        return self.settings.extract(fetched, extractor), time.perf_counter() - started
 
     def stop(self) -> None:
         """No more files: the pipeline's Extract stage is starting."""
@@ -156,13 +144,13 @@ class EarlyExtraction:
 
 
 _registry_lock = threading.Lock()
-_registry: dict[str, EarlyExtraction] = {}
+_registry: dict[ExtractionSettings, EarlyExtraction] = {}
 
 
-def register(key: str, early: EarlyExtraction) -> None:
-    """Offer ``early`` to the Extract stage whose pool has ``key``."""
+def register(early: EarlyExtraction) -> None:
+    """Offer ``early`` to the Extract stage with the same settings."""
     with _registry_lock:
-        _registry[key] = early
+        _registry[early.settings] = early
 
 
 def unregister(early: EarlyExtraction) -> None:
@@ -172,11 +160,11 @@ def unregister(early: EarlyExtraction) -> None:
                 del _registry[key]
 
 
-def stage_started(key: str, settings: Hashable) -> EarlyExtraction | None:
+def stage_started(settings: ExtractionSettings) -> EarlyExtraction | None:
     """An Extract stage of this process is setting up: every early extraction stops
-    feeding; the one for its pool and settings, if any, is returned to take from."""
+    feeding; the one with equal settings (so the same pool), if any, is returned to
+    take from."""
     with _registry_lock:
         for early in _registry.values():
             early.stop()
-        early = _registry.get(key)
-    return early if early is not None and early.settings == settings else None
+        return _registry.get(settings)

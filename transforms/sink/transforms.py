@@ -46,19 +46,13 @@ def counter_name(plan: SyncPlan, what: str) -> str:
 def sink_counters(result: Any, plan: SyncPlan) -> dict[str, int]:
     """``upserts`` and ``deletes`` of one sink in a finished run (empty if the
     runner reports no metrics)."""
-    from apache_beam.metrics.metric import MetricsFilter
+    from ragbeam.transforms.metrics import counter_totals, summed
 
-    try:
-        metrics = result.metrics().query(MetricsFilter().with_namespace(METRICS_NAMESPACE))
-    except Exception:
+    totals = counter_totals(result, METRICS_NAMESPACE)
+    if totals is None:
         return {}
-    counts = {"upserts": 0, "deletes": 0}
-    for counter in metrics.get("counters", ()):
-        for what in counts:
-            if counter.key.metric.name == counter_name(plan, what):
-                value = counter.committed if counter.committed is not None else counter.attempted
-                counts[what] += int(value or 0)
-    return counts
+    return summed(totals, {(METRICS_NAMESPACE, counter_name(plan, what)): what
+                           for what in ("upserts", "deletes")})
 
 
 class ListStoredIds(beam.DoFn):

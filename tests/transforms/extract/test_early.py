@@ -10,20 +10,15 @@ import pathlib
 import pytest
 
 from ragbeam.transforms.extract import early
-from ragbeam.transforms.extract.document import extract_fetched
-from ragbeam.transforms.extract.guards import ArchiveLimits
 from ragbeam.transforms.extract.isolation import ExtractionPool
+from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import doc_id_for, sha256_hex
 from ragbeam.transforms.types import ExtractedDocument, FetchedFile, SourceFile
 
 from conftest import SAMPLES
 
-SETTINGS = early.result_settings(1, 1_000_000, None, ArchiveLimits())
-
-
-def _extract(fetched, extractor):
-    return extract_fetched(fetched, extractor, in_child=False, max_text_chars=1_000_000,
-                           clean=None, archive_limits=ArchiveLimits())
+SETTINGS = ExtractionSettings.of(("embedded", {}), timeout_s=60, processes=1,
+                                 max_text_chars=1_000_000)
 
 
 def _source(path: pathlib.Path, listed: float = 0.0) -> SourceFile:
@@ -52,7 +47,7 @@ def corpus(tmp_path):
 
 def test_the_stage_takes_the_same_document_it_would_have_made_with_its_own_source(
         pool, corpus):
-    extraction = early.EarlyExtraction(pool, [_source(p) for p in corpus], _extract,
+    extraction = early.EarlyExtraction(pool, [_source(p) for p in corpus],
                                        SETTINGS, max_file_bytes=10**8)
     extraction.start()
     extraction.join()
@@ -64,7 +59,7 @@ def test_the_stage_takes_the_same_document_it_would_have_made_with_its_own_sourc
         document, seconds = future.result(timeout=60)
         assert isinstance(document, ExtractedDocument) and seconds > 0
         assert document.source == fetched.source
-        direct = pool.run(lambda extractor, f=fetched: _extract(f, extractor))
+        direct = pool.run(lambda extractor, f=fetched: SETTINGS.extract(f, extractor))
         assert document == direct
         assert extraction.take(fetched) is None  # each result is taken once
     assert extraction.taken == len(corpus)
@@ -72,7 +67,7 @@ def test_the_stage_takes_the_same_document_it_would_have_made_with_its_own_sourc
 
 
 def test_a_file_whose_bytes_changed_since_is_not_taken(pool, corpus):
-    extraction = early.EarlyExtraction(pool, [_source(corpus[0])], _extract, SETTINGS,
+    extraction = early.EarlyExtraction(pool, [_source(corpus[0])], SETTINGS,
                                        max_file_bytes=10**8)
     extraction.start()
     extraction.join()
@@ -86,18 +81,18 @@ def test_a_file_whose_bytes_changed_since_is_not_taken(pool, corpus):
 
 def test_feeding_stops_at_the_byte_budget_and_when_a_stage_starts(pool, corpus):
     sizes = [p.stat().st_size for p in corpus]
-    budgeted = early.EarlyExtraction(pool, [_source(p) for p in corpus], _extract, SETTINGS,
+    budgeted = early.EarlyExtraction(pool, [_source(p) for p in corpus], SETTINGS,
                                      max_file_bytes=10**8, max_bytes=sizes[0] + sizes[1] - 1)
     budgeted.start()
     budgeted.close()
     assert budgeted.submitted == 1
 
-    stopped = early.EarlyExtraction(pool, [_source(p) for p in corpus], _extract, SETTINGS,
+    stopped = early.EarlyExtraction(pool, [_source(p) for p in corpus], SETTINGS,
                                     max_file_bytes=10**8)
-    early.register("pool-a", stopped)
+    early.register(stopped)
     try:
         # Another stage (another pool) starting stops every early start, and takes nothing.
-        assert early.stage_started("pool-b", SETTINGS) is None
+        assert early.stage_started(dataclasses.replace(SETTINGS, processes=2)) is None
         stopped.start()
         stopped.close()
         assert stopped.submitted == 0
@@ -106,13 +101,15 @@ def test_feeding_stops_at_the_byte_budget_and_when_a_stage_starts(pool, corpus):
 
 
 def test_a_stage_with_other_settings_takes_nothing(pool, corpus):
-    extraction = early.EarlyExtraction(pool, [_source(corpus[0])], _extract, SETTINGS,
+    extraction = early.EarlyExtraction(pool, [_source(corpus[0])], SETTINGS,
                                        max_file_bytes=10**8)
-    early.register("pool-a", extraction)
+    early.register(extraction)
     try:
-        other = early.result_settings(1, 5, None, ArchiveLimits())  # another text limit
-        assert early.stage_started("pool-a", other) is None
-        assert early.stage_started("pool-a", SETTINGS) is extraction
+        # Any other setting (here the text limit) and the stage takes nothing; the
+        # stage's own value, made again, is equal: it takes.
+        assert early.stage_started(dataclasses.replace(SETTINGS, max_text_chars=5)) is None
+        assert early.stage_started(ExtractionSettings.of(
+            ("embedded", {}), timeout_s=60, processes=1, max_text_chars=1_000_000)) is extraction
     finally:
         early.unregister(extraction)
         extraction.close()
@@ -125,7 +122,7 @@ def test_files_the_read_stage_would_refuse_are_left_to_it(pool, tmp_path):
     large.write_bytes(b"x" * 100)
     extraction = early.EarlyExtraction(pool, [_source(empty), _source(large),
                                               SourceFile(str(tmp_path / "gone.txt"), "g", 5)],
-                                       _extract, SETTINGS, max_file_bytes=50)
+                                       SETTINGS, max_file_bytes=50)
     extraction.start()
     extraction.close()
     assert extraction.submitted == 0
@@ -141,7 +138,7 @@ def test_a_document_that_fails_early_is_that_documents_failure_once(corpus_dir, 
     pool = ExtractionPool(("embedded", {}), size=1, timeout_s=2)
     pool.start()
     try:
-        extraction = early.EarlyExtraction(pool, [_source(hang)], _extract, SETTINGS,
+        extraction = early.EarlyExtraction(pool, [_source(hang)], SETTINGS,
                                            max_file_bytes=10**8)
         extraction.start()
         extraction.join()

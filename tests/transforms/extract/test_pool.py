@@ -30,6 +30,7 @@ from ragbeam.transforms.extract.isolation import (
     release_pool,
     resident_bytes,
 )
+from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import doc_id_for, sha256_hex
 from ragbeam.transforms.types import CleanedInChild, FetchedFile, SourceFile, Stage
 
@@ -127,7 +128,8 @@ def test_the_then_step_runs_in_the_child_and_its_exception_arrives_as_itself():
 
 def test_cleaning_in_the_child_gives_the_clean_stage_the_same_document_or_failure():
     """With two or more children they clean; the Clean stage then only hands on."""
-    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2, clean=CleanOptions())
+    dofn = ExtractWithTika(
+        ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=2, clean=CleanOptions()))
     clean = CleanDocument(CleanOptions())
     dofn.setup()
     try:
@@ -158,7 +160,8 @@ def test_cleaning_in_the_child_gives_the_clean_stage_the_same_document_or_failur
 
 
 def test_with_one_child_this_process_parses_and_the_clean_stage_cleans():
-    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=1, clean=CleanOptions())
+    dofn = ExtractWithTika(
+        ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=1, clean=CleanOptions()))
     dofn.setup()
     try:
         faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
@@ -173,8 +176,9 @@ def test_with_one_child_this_process_parses_and_the_clean_stage_cleans():
 
 def test_an_incremental_runs_children_start_with_its_first_document_not_at_setup():
     """An unchanged re-run extracts nothing: it must not boot Tika children for it."""
-    lazy = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2, start_at_setup=False)
-    eager = ExtractWithTika(EMBEDDED, timeout_s=61, processes=2)
+    lazy = ExtractWithTika(
+        ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=2), start_at_setup=False)
+    eager = ExtractWithTika(ExtractionSettings.of(EMBEDDED, timeout_s=61, processes=2))
     lazy.setup()
     eager.setup()
     try:
@@ -191,7 +195,7 @@ def test_an_incremental_runs_children_start_with_its_first_document_not_at_setup
 
 def test_documents_in_flight_leave_in_their_own_window():
     """Results may leave with a later element's call; each keeps its own window."""
-    dofn = ExtractWithTika(EMBEDDED, timeout_s=60, processes=2)
+    dofn = ExtractWithTika(ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=2))
     dofn.setup()
     windows = {name: IntervalWindow(i * 10, i * 10 + 10) for i, (name, _) in enumerate(_texts(6))}
     try:

@@ -1,0 +1,69 @@
+"""One config schema (``pipeline/settings.py``): every ``RunSettings`` field reaches
+exactly one place, and every field of a stage's option object is filled from it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ragbeam.pipeline.settings import (
+    RUN_LEVEL,
+    STAGE_FIELDS,
+    RunSettings,
+    load_settings,
+    run_config,
+)
+from ragbeam.transforms.embed.model import EmbeddingOptions, model_threads
+from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS
+
+# Option fields that come from more than one setting, or from none (not options).
+DERIVED = {("ChunkOptions", "tokenizer_model"), ("ExtractOptions", "max_string_chars"),
+           ("SemanticOptions", "max_chunk"), ("SemanticOptions", "sections")}
+
+
+def test_every_setting_goes_to_exactly_one_place():
+    places: dict[str, list[str]] = {}
+    for cls, fields in STAGE_FIELDS.items():
+        for name in fields:
+            places.setdefault(name, []).append(cls.__name__)
+    for name in RUN_LEVEL:
+        places.setdefault(name, []).append("RunConfig")
+    assert {n: p for n, p in places.items() if len(p) != 1} == {}
+    assert set(places) == set(RunSettings.model_fields)
+
+
+def test_every_option_field_is_filled_from_a_setting_or_derived():
+    for cls, fields in STAGE_FIELDS.items():
+        option_fields = {f.name for f in dataclasses.fields(cls)}
+        assert set(fields.values()) <= option_fields, cls.__name__
+        unfilled = {(cls.__name__, f) for f in option_fields - set(fields.values())}
+        assert unfilled <= DERIVED, unfilled
+
+
+def test_settings_reach_the_stages_options():
+    config = run_config(load_settings({
+        "input": ["x"], "output": "o/", "chunk_size": 300, "chunk_overlap": 20,
+        "extract_timeout": 90.0, "ocr_page_timeout": 7, "semantic_block": 2,
+        "embedding_threads": 3, "doc_ids": "absolute", "include": ["*.pdf"]}))
+    assert (config.chunk.size, config.chunk.overlap) == (300, 20)
+    assert (config.extract.timeout_s, config.extract.ocr_page_timeout_s) == (90.0, 7)
+    assert config.semantic.block == 2 and config.embedding.torch_threads == 3
+    assert config.ids.mode == "absolute" and config.match.include == ("*.pdf",)
+    assert config.match.inputs == ("x",) and config.output == "o"
+
+
+def test_the_extractors_string_limit_has_one_default():
+    config = run_config(load_settings({"input": ["x"], "output": "o"}))
+    assert config.extract.max_string_chars == DEFAULT_MAX_STRING_CHARS
+
+
+def test_zero_embedding_threads_means_the_processs_share_everywhere():
+    """--embedding-threads 0 is "the worker process's share": the runner resolves it;
+    a model loaded with it unresolved gets this process's cores, not torch's own
+    default or one thread."""
+    from ragbeam.pipeline.runner import pipeline_options, with_embedding_threads
+    from ragbeam.transforms.extract.isolation import available_cores
+
+    auto = EmbeddingOptions(torch_threads=0)
+    resolved = with_embedding_threads(auto, pipeline_options([]))
+    assert resolved.torch_threads == available_cores() == model_threads(auto)
+    assert model_threads(EmbeddingOptions(torch_threads=2)) == 2
