@@ -82,8 +82,9 @@ def exit_code_for_signal(signum: int) -> int:
 def interrupted_message(signum: int, committed: bool) -> str:
     name = signal.Signals(signum).name
     if committed:
-        return (f"ragbeam: {name}: interrupted after every table and run.json were written; "
-                "a --sink that had not finished is synced in full by the next run")
+        return (f"ragbeam: {name}: interrupted after the run was committed (every table and "
+                "run.json written); a --sink it was still writing is synced in full by the "
+                "next run")
     return f"ragbeam: {name}: interrupted; nothing was committed; the next run starts clean"
 
 

@@ -260,13 +260,20 @@ def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
     """With -v: the runner, the extraction pool, the model and each sink's mode."""
     from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
 
-    from ragbeam.pipeline.runner import default_extract_processes, with_embedding_threads
+    from ragbeam.pipeline.runner import (
+        default_extract_processes,
+        is_local_direct,
+        with_embedding_threads,
+    )
 
     log = logging.getLogger("ragbeam")
-    direct = options.view_as(DirectOptions)
-    log.info("runner: %s (%s, %s worker(s))",
-             options.view_as(StandardOptions).runner or "DirectRunner",
-             direct.direct_running_mode or "in_memory", direct.direct_num_workers or 1)
+    runner = options.view_as(StandardOptions).runner or "DirectRunner"
+    if is_local_direct(options):
+        direct = options.view_as(DirectOptions)
+        log.info("runner: %s (%s, %s worker process(es))", runner,
+                 direct.direct_running_mode or "in_memory", direct.direct_num_workers or 1)
+    else:
+        log.info("runner: %s", runner)
     ex = config.extract
     log.info("extraction: %d process(es) per worker process, %s; %g s per document, "
              "memory cap %s MiB, OCR %s", ex.processes or default_extract_processes(options),

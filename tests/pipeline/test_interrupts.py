@@ -175,3 +175,34 @@ def test_with_v_the_interrupt_shows_where_it_happened(inputs, tmp_path):
     assert "Traceback" in result.stderr and "Interrupted: SIGTERM" in result.stderr
     assert result.stderr.strip().splitlines()[-1] == f"ragbeam: SIGTERM: {ONE_LINE}"
     _nothing_committed(out)
+
+
+def test_sigterm_raises_in_the_main_thread_and_the_handlers_are_restored():
+    from ragbeam.pipeline.interrupts import Interrupted, received_signal, signals_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Interrupted), signals_interrupt():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises at the next bytecode
+    assert received_signal() == signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) == before
+    import logging
+
+    assert logging.getLogger("ragbeam").isEnabledFor(logging.ERROR)  # logging is back
+
+
+def test_only_what_a_run_writes_before_run_json_is_removed(tmp_path):
+    from ragbeam.pipeline.interrupts import discard_uncommitted_output
+    from ragbeam.pipeline.run import run_output_entries
+
+    out = tmp_path / "out"
+    for name in ("chunks", "_temporary", "notes"):
+        (out / name).mkdir(parents=True)
+        (out / name / "f").write_text("x")
+    discard_uncommitted_output(str(out), run_output_entries())
+    assert sorted(p.name for p in out.iterdir()) == ["notes"]
+    # Committed (run.json there): nothing is removed.
+    (out / "chunks").mkdir()
+    (out / "run.json").write_text("{}")
+    discard_uncommitted_output(str(out), run_output_entries())
+    assert sorted(p.name for p in out.iterdir()) == ["chunks", "notes", "run.json"]
