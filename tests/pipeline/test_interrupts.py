@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -84,6 +85,14 @@ def _interrupt(cmd: list[str], when, signum: int, group: bool, timeout_s: float 
     return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr), took
 
 
+PROGRESS_LINE = re.compile(r"^ragbeam: \d+ s · ")
+
+
+def _lines_besides_progress(stderr: str) -> list[str]:
+    """stderr without the progress lines (the first comes once the inputs are listed)."""
+    return [line for line in stderr.strip().splitlines() if not PROGRESS_LINE.match(line)]
+
+
 def _nothing_committed(out: pathlib.Path) -> None:
     assert not (out / "run.json").exists()
     assert glob.glob(str(out / "*" / "*.parquet")) == []
@@ -115,8 +124,9 @@ def interrupted_mid_extraction(inputs, tmp_path_factory):
 def test_ctrl_c_mid_extraction_prints_one_line_and_exits_130(interrupted_mid_extraction):
     result, took, _, _, _ = interrupted_mid_extraction
     assert result.returncode == 130, result.stderr
-    # One line, no traceback from the launcher, Beam or the extraction children.
-    assert result.stderr.strip().splitlines() == [f"ragbeam: SIGINT: {ONE_LINE}"], \
+    # One line besides progress lines, no traceback from the launcher, Beam or the
+    # extraction children.
+    assert _lines_besides_progress(result.stderr) == [f"ragbeam: SIGINT: {ONE_LINE}"], \
         result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     # The document in flight is not waited for (its time limit is 20 s).
@@ -139,7 +149,7 @@ def test_sigterm_mid_write_exits_143_and_the_rerun_matches(inputs, tmp_path,
                            lambda pid: bool(glob.glob(str(out / "_temporary" / "*"))),
                            signal.SIGTERM, group=False)
     assert result.returncode == 143, result.stderr
-    assert result.stderr.strip().splitlines() == [f"ragbeam: SIGTERM: {ONE_LINE}"], \
+    assert _lines_besides_progress(result.stderr) == [f"ragbeam: SIGTERM: {ONE_LINE}"], \
         result.stderr
     _nothing_committed(out)
     rerun = subprocess.run(_command(inputs, out, "-q"), capture_output=True, text=True,
