@@ -400,13 +400,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
     """
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
-    from ragbeam.pipeline.early_start import extraction_started_early
-    from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import is_local, make_pipeline, pipeline_options
-    from ragbeam.pipeline.summary import read_run_json, write_run_json
-    from ragbeam.transforms.incremental.previous import previous_run_problem
-    from ragbeam.transforms.sink.sync import failed_sinks
+    from ragbeam.pipeline.runner import is_local, pipeline_options
 
     config = request.config
     # The checks below use Beam's filesystems before any pipeline exists: give them
@@ -418,6 +412,23 @@ def run_pipeline(request: RunRequest) -> RunResult:
     if request.show_progress:  # the first line, before the checks, the model, the runner
         print(progress.starting_line(total, time.monotonic() - command_started),
               file=sys.stderr, flush=True)
+    # Progress lines from then on, also while the model loads and the runner starts.
+    with progress.watch(enabled=request.show_progress and is_local(options), total=total,
+                        started=command_started):
+        return _run_listed(request, options)
+
+
+def _run_listed(request: RunRequest, options) -> RunResult:
+    """``run_pipeline`` once the inputs are listed: checks, claim, pipeline, run.json."""
+    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+    from ragbeam.pipeline.early_start import extraction_started_early
+    from ragbeam.pipeline.graph import build_pipeline
+    from ragbeam.pipeline.runner import make_pipeline
+    from ragbeam.pipeline.summary import read_run_json, write_run_json
+    from ragbeam.transforms.incremental.previous import previous_run_problem
+    from ragbeam.transforms.sink.sync import failed_sinks
+
+    config = request.config
     warn_if_ocr_unavailable(config)
     try:  # the fingerprint reads the model's files: a model that is not there stops here
         _ = config.config_hash, config.table_schemas()
@@ -456,10 +467,8 @@ def run_pipeline(request: RunRequest) -> RunResult:
                 build_pipeline(pipeline, config, sink_plans=sink_plans)
                 log_run_plan(config, options, sink_plans)
                 try:
-                    with progress.watch(enabled=request.show_progress and is_local(options),
-                                        total=total, started=command_started):
-                        result = pipeline.run()
-                        result.wait_until_finish()
+                    result = pipeline.run()
+                    result.wait_until_finish()
                 except Exception as exc:
                     if not sink_plans:
                         raise

@@ -173,7 +173,9 @@ def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool =
             counts, now = log_new_stages(), time.monotonic()
             if now - printed >= interval_s:
                 printed = now
-                print(progress_line(counts, now - started, total), file=stream, flush=True)
+                line = progress_line(counts, now - started, total) if any(counts.values()) \
+                    else starting_line(total, now - started)  # no stage has reported yet
+                print(line, file=stream, flush=True)
         log_new_stages()  # a stage that started and ended within the last second
 
     thread = threading.Thread(target=report, name="ragbeam-progress", daemon=True)
