@@ -196,6 +196,11 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
     except SyncRefused as exc:
         print(f"ragbeam sync: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:  # the state folder could not be listed, claimed or read
+        logging.getLogger("ragbeam").debug("sync failed", exc_info=True)
+        print(f"ragbeam sync: error: {args.state!r}: {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return EXIT_FAILED
 
 
 def runs_command(args: argparse.Namespace, extra: list[str]) -> int:

@@ -14,12 +14,14 @@
    delete guard stopped it) prunes nothing, and the next sync builds on the same
    ``--previous`` again.
 
-The exit code is the run's own (``ragbeam run``'s table in the README).
+The exit code is the run's own (``ragbeam run``'s table in the README), or 1 when
+the run succeeded but pruning failed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -130,8 +132,13 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
             _remove_if_empty(plan.output)
         new = read_run_folder(state, name)
         if new.is_base or submitted_only:
-            prune(state, keep, in_use={name, (plan.previous or "").rsplit("/", 1)[-1]},
-                  report=report)
+            try:
+                prune(state, keep, in_use={name, (plan.previous or "").rsplit("/", 1)[-1]},
+                      report=report)
+            except Exception as exc:  # the run stands; old runs stay until the next sync
+                logging.getLogger("ragbeam").error("ragbeam sync: pruning %s failed: %s: %s",
+                                                   state, type(exc).__name__, exc)
+                return code or 1
         else:
             report(f"ragbeam sync: {name} is no base for the next run ({new.status}); "
                    f"the next sync builds on {plan.previous or 'nothing (a full run)'} "
