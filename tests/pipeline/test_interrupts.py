@@ -216,3 +216,16 @@ def test_only_what_a_run_writes_before_run_json_is_removed(tmp_path):
     (out / "run.json").write_text("{}")
     discard_uncommitted_output(str(out), run_output_entries())
     assert sorted(p.name for p in out.iterdir()) == ["chunks", "notes", "run.json"]
+
+
+def test_an_interrupted_sync_releases_its_state_and_leaves_no_run(inputs, tmp_path):
+    """SIGTERM to ``ragbeam sync`` mid-extraction: exit 143, the one line, the state
+    folder's claim released and the run's folder gone (no dead attempt to prune)."""
+    state = tmp_path / "state"
+    command = [str(pathlib.Path(sys.executable).parent / "ragbeam"), "sync", "--state",
+               str(state), "--input", str(inputs), "--extract-timeout", EXTRACT_TIMEOUT_S]
+    result, _ = _interrupt(command, _mid_extraction(), signal.SIGTERM, group=False)
+    assert result.returncode == 143, result.stderr
+    assert _lines_besides_progress(result.stderr) == [f"ragbeam: SIGTERM: {ONE_LINE}"], \
+        result.stderr
+    assert list(state.iterdir()) == []
