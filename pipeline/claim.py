@@ -68,14 +68,26 @@ def _list_claims(output: str) -> list[Claim]:
     return sorted(claims, key=lambda c: (c.modified, c.path))
 
 
+def held_claims(output: str) -> list[Claim]:
+    """The claims on ``output``, oldest first (none: no run holds it)."""
+    return _list_claims(output)
+
+
+def holder_alive(claim: Claim) -> bool | None:
+    """Whether the run that wrote ``claim`` still runs: None when that cannot be told
+    from here (another host, or a claim not readable yet)."""
+    d = claim.details
+    if d.get("host") == socket.gethostname() and isinstance(d.get("pid"), int):
+        return _pid_alive(d["pid"])
+    return None
+
+
 def describe(claim: Claim) -> str:
     d = claim.details
     started = d.get("started")
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if started else "?"
-    alive = ""
-    if d.get("host") == socket.gethostname() and isinstance(d.get("pid"), int):
-        alive = " (that process is still running)" if _pid_alive(d["pid"]) else (
-            " (that process is gone: the claim is stale)")
+    alive = {True: " (that process is still running)", None: "",
+             False: " (that process is gone: the claim is stale)"}[holder_alive(claim)]
     return (f"run {d.get('run_id', '?')} by {d.get('user', '?')} on {d.get('host', '?')}, "
             f"pid {d.get('pid', '?')}, started {when}{alive}")
 

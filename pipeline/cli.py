@@ -14,7 +14,10 @@ Exit codes of ``ragbeam run``:
 * 3: the run completed and wrote every table and ``run.json``, but more of the
   corpus's documents are failing than ``--max-error-rate`` allows;
 * 4: an incremental run completed, but more documents vanished than
-  ``--max-delete-rate``/``--max-deletes`` allow: none was deleted.
+  ``--max-delete-rate``/``--max-deletes`` allow: none was deleted;
+* 130, 143: interrupted by SIGINT (Ctrl-C) or SIGTERM (a scheduler stopping it).
+
+``ragbeam sync`` exits with its run's code; ``ragbeam runs DIR`` lists a sync's runs.
 """
 
 from __future__ import annotations
@@ -23,25 +26,35 @@ import argparse
 import gc
 import logging
 import os
+import signal
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 # No Beam at module level (it is imported inside the functions that use it): `ragbeam
 # run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import start_early_extraction
+from ragbeam.pipeline.interrupts import (
+    exit_code_for_signal,
+    interrupted_message,
+    received_signal,
+    restore_logging,
+    signals_interrupt,
+)
 from ragbeam.pipeline.run import (
     EXIT_DELETES_HELD,
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     RunFailed,
+    RunRequest,
     UsageError,
     check_inputs,
     dry_run,
     dry_run_against_previous,
+    request_from_argv,
     request_from_settings,
     run_pipeline,
     settings_from_args,
@@ -102,11 +115,17 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
                 print(f"  {kind:<10} {key_of.get(uri) or doc_key(uri, root, config.ids.mode)}")
 
 
-def print_summary(config: RunConfig, summary: Mapping[str, Any]) -> None:
+def print_summary(config: RunConfig, summary: Mapping[str, Any],
+                  command_seconds: float | None = None) -> None:
+    """``command_seconds``: the command's wall time, shown beside the pipeline's own
+    (``wall_seconds``: graph, runner and tables; not Python's start, the checks or the
+    model's preflight load)."""
     out = config.output
+    took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else (
+        f"{command_seconds:.1f} s (pipeline {summary['wall_seconds']:.1f} s)")
     print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
           f"{summary['documents_error']} error, {summary['documents_stale']} stale; "
-          f"{summary['chunks']} chunks in {summary['wall_seconds']:.1f} s")
+          f"{summary['chunks']} chunks in {took}")
     if config.previous:
         print(f"  since {config.previous}: {summary['documents_unchanged']} unchanged, "
               f"{summary['documents_deleted']} deleted; changes: "
@@ -165,24 +184,45 @@ def _deletes_held_line(config: RunConfig, summary: Mapping[str, Any]) -> str:
 
 
 def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
-    started = time.perf_counter()
     early = None
-    try:
+
+    def make_request() -> RunRequest:
+        nonlocal early
         settings = settings_from_args(args)
         if not args.dry_run:  # before Beam's import (request_from_settings)
             early = start_early_extraction(settings, beam_args)
-        request = request_from_settings(settings, beam_args, show_progress=not args.quiet)
+        return request_from_settings(settings, beam_args, show_progress=not args.quiet,
+                                     started=args.started)
+
+    try:
+        return report_run(make_request, dry=args.dry_run, verbose=args.verbose > 0)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
+               verbose: bool = False) -> int:
+    """Make the request, run it and print what happened; returns the exit code.
+    ``verbose``: a dry run against ``--previous`` lists every file."""
+    started = time.monotonic()
+    try:
+        request = make_request()
         config = request.config
-        if args.dry_run:
+        if dry:
             check_inputs(config)
             rows = dry_run(config)
             print_dry_run(config, rows)
             if config.previous:
                 key_of = {r["path"]: r["key"] for r in rows}
                 print_dry_run_diff(config, dry_run_against_previous(config, rows), key_of,
-                                   verbose=args.verbose > 0)
+                                   verbose=verbose)
             return EXIT_OK
         result = run_pipeline(request)
+        if not request.wait:
+            print(f"ragbeam: submitted; the job writes {config.output}/run.json when it "
+                  "finishes")
+            return EXIT_OK
     except UsageError as exc:
         print(f"ragbeam: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -191,18 +231,91 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
         return EXIT_FAILED
     except Exception as exc:  # the pipeline failed: say so in one line, then the trace
         logging.getLogger("ragbeam").debug("run failed", exc_info=True)
-        print(f"ragbeam: error: the run failed after {time.perf_counter() - started:.1f} s: "
+        print(f"ragbeam: error: the run failed after {time.monotonic() - started:.1f} s: "
               f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    finally:
-        if early is not None:
-            early.close()
-    print_summary(config, result.summary)
+    print_summary(config, result.summary, time.monotonic() - (request.started or started))
     if result.exit_code == EXIT_DELETES_HELD:
         print(_deletes_held_line(config, result.summary), file=sys.stderr)
     if result.summary.get("error_rate_exceeded"):
         print(_error_rate_line(result.summary), file=sys.stderr)
     return result.exit_code
+
+
+def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
+    from ragbeam.pipeline.sync import SyncRefused, sync
+
+    def run_one(argv: list[str]) -> int:
+        return report_run(lambda: request_from_argv(argv, prog="ragbeam sync",
+                                                    wait=not args.submit_only,
+                                                    show_progress=not args.quiet,
+                                                    started=args.started))
+
+    try:
+        return sync(args.state, run_argv, run_one, keep=args.keep, run_name=args.run_name,
+                    take_over=args.take_over, submitted_only=args.submit_only)
+    except SyncRefused as exc:
+        print(f"ragbeam sync: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # the state folder could not be listed, claimed or read
+        logging.getLogger("ragbeam").debug("sync failed", exc_info=True)
+        print(f"ragbeam sync: error: {args.state!r}: {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return EXIT_FAILED
+
+
+def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
+    from ragbeam.pipeline.run import storage_error
+    from ragbeam.pipeline.runs import list_runs, runs_table
+
+    if extra:
+        print(f"ragbeam runs: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        runs = list_runs(args.state)
+    except Exception as exc:  # unreadable, unknown scheme…
+        print(f"ragbeam runs: error: {args.state!r}: {storage_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    if not runs:
+        print(f"ragbeam runs: no runs under {args.state}")
+        return EXIT_OK
+    print("\n".join(runs_table(runs)))
+    return EXIT_OK
+
+
+def add_sync_subcommands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
+                         ) -> None:
+    from ragbeam.pipeline.sync import DEFAULT_KEEP
+
+    sync_parser = sub.add_parser(
+        "sync", parents=[common], allow_abbrev=False,
+        help="one scheduled re-index: a dated run under --state, built on the newest "
+             "completed one; old runs pruned",
+        description="Writes STATE/<UTC time>/ with the newest completed run under STATE as "
+                    "--previous, then prunes completed runs beyond --keep. Every other "
+                    "option is a `ragbeam run` option (--input, --sink, --config…) or a "
+                    "Beam option; --output, --previous and --overwrite are chosen by sync. "
+                    "Exits with the run's exit code.")
+    sync_parser.add_argument("--state", required=True, metavar="DIR",
+                             help="folder of dated runs (any Beam filesystem)")
+    sync_parser.add_argument("--keep", type=int, default=DEFAULT_KEEP, metavar="N",
+                             help="completed runs to keep (default: %(default)s)")
+    sync_parser.add_argument("--run-name", metavar="NAME",
+                             help="the run's folder name, YYYY-MM-DD or YYYY-MM-DDTHHMMSSZ "
+                                  "(default: now, UTC); a scheduler's logical date makes a "
+                                  "retry of a completed run a no-op")
+    sync_parser.add_argument("--take-over", action="store_true",
+                             help="remove a claim on --state left by a sync that was killed")
+    sync_parser.add_argument("--submit-only", action="store_true",
+                             help="submit the run and return without waiting (Dataflow Flex "
+                                  "Templates); the job writes run.json when it finishes")
+    sync_parser.set_defaults(handler=sync_command)
+    runs_parser = sub.add_parser("runs", parents=[common],
+                                 help="list the runs under a sync's --state folder",
+                                 description="One line per run folder: run, finished, status, "
+                                             "documents, chunks, changes, previous.")
+    runs_parser.add_argument("state", metavar="DIR", help="a sync's --state folder")
+    runs_parser.set_defaults(handler=runs_command)
 
 
 def version_text() -> str:
@@ -268,14 +381,33 @@ def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, started: float | None = None) -> int:
+    """``started``: ``time.monotonic()`` when the command started (default: now); the
+    summary's time and the progress lines count from it."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    # `ragbeam run` is parsed by a parser without the evaluation subcommands: theirs
-    # import the evaluation code (1.5 s), and a plain local run's extraction children
-    # start on the inputs before that much (run_command, pipeline/early_start.py).
-    args, extra = build_parser(evaluation=argv[:1] != ["run"]).parse_known_args(argv)
-    configure_logging(args)
-    return args.handler(args, extra)
+    started = time.monotonic() if started is None else started
+    with signals_interrupt():
+        try:
+            # `ragbeam run` is parsed by a parser without the evaluation subcommands:
+            # theirs import the evaluation code (1.5 s), and a plain local run's
+            # extraction children start on the inputs before that much (run_command,
+            # pipeline/early_start.py).
+            args, extra = build_parser(evaluation=argv[:1] != ["run"]).parse_known_args(argv)
+            args.started = started
+            configure_logging(args)
+            return args.handler(args, extra)
+        except KeyboardInterrupt as exc:
+            return report_interrupt(exc)
+
+
+def report_interrupt(exc: KeyboardInterrupt) -> int:
+    """One line on stderr (the traceback with -v), and 128 + the signal's number."""
+    signum = received_signal() or signal.SIGINT
+    restore_logging()
+    logging.getLogger("ragbeam").info("interrupted here:", exc_info=exc)
+    print(interrupted_message(signum, getattr(exc, "committed", False)), file=sys.stderr,
+          flush=True)
+    return exit_code_for_signal(signum)
 
 
 def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
@@ -304,6 +436,7 @@ def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
     peek_parser.add_argument("--chunks", type=int, default=1, metavar="N",
                              help="chunks shown per document (default: %(default)s)")
     peek_parser.set_defaults(handler=peek_command)
+    add_sync_subcommands(sub, common)
     if evaluation:
         from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
 
@@ -311,9 +444,23 @@ def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
+def process_started() -> float:
+    """``time.monotonic()`` when this process started (Linux: from /proc), so the
+    command's time includes Python's start and the imports; elsewhere, now."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            start_ticks = int(f.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime_s = float(f.read().split()[0])
+        age_s = uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")
+        return time.monotonic() - max(0.0, age_s)
+    except (OSError, ValueError, IndexError):
+        return time.monotonic()
+
+
 def console_main() -> None:
     """The ``ragbeam`` command: ``main``, then exit without a slow teardown."""
-    code = main()
+    code = main(started=process_started())
     # Tearing the interpreter down with the cyclic collector on walks the heap of
     # every module Beam, protobuf and pyarrow loaded, again and again: 0.5-0.6 s at
     # the end of every run (measured on a 4-5 s shared-corpus run). Nothing left

@@ -22,7 +22,8 @@ Exit codes (``RunResult.exit_code``, ``exit_code_for``):
   but more of the corpus's documents are failing than ``--max-error-rate`` allows;
 * 4 (``EXIT_DELETES_HELD``): an incremental run completed, but more documents
   vanished than ``--max-delete-rate``/``--max-deletes`` allow: none was deleted
-  (``transforms/incremental/guard.py``). Takes precedence over 3.
+  (``transforms/incremental/guard.py``). Takes precedence over 3;
+* 130, 143: SIGINT or SIGTERM stopped it (``RunInterrupted``; ``interrupts.py``).
 
 No Beam at module level: ``ragbeam run`` starts extracting before Beam's ~1 s import
 (``early_start.py``; a test checks this).
@@ -41,6 +42,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.interrupts import (
+    Interrupted,
+    discard_uncommitted_output,
+    exit_code_for_signal,
+    received_signal,
+)
 from ragbeam.pipeline.settings import (
     ConfigError,
     RunSettings,
@@ -71,6 +78,16 @@ class RunFailed(Exception):
     """The run wrote its tables but something after them failed (a sink): exit 1."""
 
 
+class RunInterrupted(Interrupted):
+    """SIGINT or SIGTERM stopped a run; ``committed``: it had written run.json
+    (the CLI exits 128 + ``signum``)."""
+
+    def __init__(self, signum: int, committed: bool) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.committed = committed
+
+
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -90,6 +107,8 @@ class RunRequest:
     preflight: bool = True
     wait: bool = True
     show_progress: bool = False
+    # time.monotonic() when the command started: the progress lines count from it.
+    started: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +126,10 @@ class RunResult:
 
 def exit_code_for(exc: BaseException) -> int:
     """The exit code of a run that raised ``exc``: 2 for ``UsageError`` (nothing ran),
-    1 for anything else (``RunFailed``, a pipeline failure)."""
+    130/143 for ``RunInterrupted`` (SIGINT/SIGTERM), 1 for anything else
+    (``RunFailed``, a pipeline failure)."""
+    if isinstance(exc, RunInterrupted):
+        return exit_code_for_signal(exc.signum)
     return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FAILED
 
 
@@ -213,22 +235,65 @@ def preflight(config: RunConfig) -> None:
     if config.uses_embeddings:
         from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
+        loading = time.perf_counter()
         try:
             encode_texts(load_sentence_model(config.embedding), ["preflight"])
         except Exception as exc:
             raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
                              f"{type(exc).__name__}: {exc}") from None
+        logging.getLogger("ragbeam").info("preflight: model %s loaded and embedding in %.1f s",
+                                          config.embedding.model,
+                                          time.perf_counter() - loading)
+
+
+def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
+    """With -v: the runner, the extraction pool, the model and each sink's mode."""
+    from apache_beam.options.pipeline_options import DirectOptions, StandardOptions
+
+    from ragbeam.pipeline.runner import (
+        default_extract_processes,
+        is_local_direct,
+        with_embedding_threads,
+    )
+
+    log = logging.getLogger("ragbeam")
+    runner = options.view_as(StandardOptions).runner or "DirectRunner"
+    if is_local_direct(options):
+        direct = options.view_as(DirectOptions)
+        log.info("runner: %s (%s, %s worker process(es))", runner,
+                 direct.direct_running_mode or "in_memory", direct.direct_num_workers or 1)
+    else:
+        log.info("runner: %s", runner)
+    ex = config.extract
+    log.info("extraction: %d process(es) per worker process, %s; %g s per document, "
+             "memory cap %s MiB, OCR %s", ex.processes or default_extract_processes(options),
+             f"Tika server {ex.tika_server}" if ex.tika_server else "embedded Tika",
+             ex.timeout_s, ex.memory_mb or "none", ex.ocr)
+    if config.uses_embeddings:
+        embedding = with_embedding_threads(config.embedding, options)
+        log.info("model: %s (%s, %s, %d thread(s)); %s", embedding.model, embedding.precision,
+                 embedding.backend, embedding.torch_threads,
+                 "embeds every chunk" if config.embed_chunks else "semantic chunking only")
+    else:
+        log.info("model: none (no semantic chunking or embeddings in this run)")
+    for plan in sink_plans:
+        log.info("sink %s: %s sync (%s)", plan.spec.display, plan.mode, plan.reason)
+
+
+def run_output_entries() -> tuple[str, ...]:
+    """What a run writes into its output before ``run.json``."""
+    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
+    from ragbeam.transforms.write.parquet import TEMP_DIR
+
+    return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR)
 
 
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
     """Fail early on an unwritable output; never mix two runs' tables."""
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
-    from ragbeam.transforms.write.parquet import TEMP_DIR
-
     out = config.output
-    existing = [t for t in (*OUTPUT_TABLES, TEMP_DIR, "run.json", SINK_STATE_DIR)
+    existing = [t for t in (*run_output_entries(), "run.json")
                 if FileSystems.exists(FileSystems.join(out, t))]
     if existing and not overwrite:
         if "run.json" not in existing:  # run.json is written last: its absence means a crash
@@ -354,20 +419,35 @@ def run_pipeline(request: RunRequest) -> RunResult:
     """
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
-    from ragbeam.pipeline.early_start import extraction_started_early
-    from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import is_local, make_pipeline, pipeline_options
-    from ragbeam.pipeline.summary import live_documents, read_run_json, write_run_json
-    from ragbeam.transforms.incremental.previous import previous_run_problem
-    from ragbeam.transforms.sink.sync import failed_sinks
+    from ragbeam.pipeline.runner import is_local, pipeline_options
 
     config = request.config
     # The checks below use Beam's filesystems before any pipeline exists: give them
     # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
     options = pipeline_options(list(request.beam_args))
     FileSystems.set_options(options)
+    command_started = time.monotonic() if request.started is None else request.started
     total = check_inputs(config)
+    if request.show_progress:  # the first line, before the checks, the model, the runner
+        print(progress.starting_line(total, time.monotonic() - command_started),
+              file=sys.stderr, flush=True)
+    # Progress lines from then on, also while the model loads and the runner starts.
+    with progress.watch(enabled=request.show_progress and is_local(options), total=total,
+                        started=command_started):
+        return _run_listed(request, options)
+
+
+def _run_listed(request: RunRequest, options) -> RunResult:
+    """``run_pipeline`` once the inputs are listed: checks, claim, pipeline, run.json."""
+    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+    from ragbeam.pipeline.early_start import extraction_started_early
+    from ragbeam.pipeline.graph import build_pipeline
+    from ragbeam.pipeline.runner import make_pipeline
+    from ragbeam.pipeline.summary import live_documents, read_run_json, write_run_json
+    from ragbeam.transforms.incremental.previous import previous_run_problem
+    from ragbeam.transforms.sink.sync import failed_sinks
+
+    config = request.config
     warn_if_ocr_unavailable(config)
     try:  # the fingerprint reads the model's files: a model that is not there stops here
         _ = config.config_hash, config.table_schemas()
@@ -386,7 +466,8 @@ def run_pipeline(request: RunRequest) -> RunResult:
     except Exception as exc:
         raise UsageError(f"--output {config.output!r} is not writable: "
                          f"{storage_error(exc)}") from None
-    released_by_pipeline = False
+    released_by_pipeline = owned = False
+    sink_plans: list = []
     started = time.perf_counter()
     # Client libraries and Beam's workers log exception texts ragbeam does not write
     # itself: while the run talks to a store, every log record is redacted.
@@ -394,6 +475,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
     try:
         with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
             prepare_output(config, request.overwrite)
+            owned = True
             sink_plans = prepare_sink_plans(config)
             pipeline = make_pipeline(options)
             if not request.wait:
@@ -403,11 +485,10 @@ def run_pipeline(request: RunRequest) -> RunResult:
                 return RunResult()
             with extraction_started_early(pipeline, config):
                 build_pipeline(pipeline, config, sink_plans=sink_plans)
+                log_run_plan(config, options, sink_plans)
                 try:
-                    with progress.watch(enabled=request.show_progress and is_local(options),
-                                        total=total):
-                        result = pipeline.run()
-                        result.wait_until_finish()
+                    result = pipeline.run()
+                    result.wait_until_finish()
                 except Exception as exc:
                     if not sink_plans:
                         raise
@@ -432,6 +513,13 @@ def run_pipeline(request: RunRequest) -> RunResult:
                             f"{config.output} are complete; the next run re-syncs the store "
                             "in full)")
         return RunResult(summary)
+    except BaseException as exc:
+        if received_signal() is None:
+            raise
+        # Stopped by SIGINT/SIGTERM (interrupts.py), wherever the exception surfaced
+        # (Beam may wrap it): what was written before run.json goes, the claim is released.
+        raise RunInterrupted(received_signal(), committed=owned and _settle_interrupted(
+            config, sink_plans)) from exc
     finally:
         if not released_by_pipeline:
             release_claim(claim)
@@ -439,6 +527,26 @@ def run_pipeline(request: RunRequest) -> RunResult:
         # the next run in this process: that one reads the model's files again.
         if handler := sys.modules.get("ragbeam.transforms.embed.handler"):
             handler.forget_process_models()
+
+
+def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
+    """After an interrupt: whether the run had committed (written run.json). If not,
+    what it wrote is removed; if so, a sink it was writing is marked failed, so the
+    next run syncs that store in full."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
+    from ragbeam.transforms.sink.sync import record_failure
+
+    if not FileSystems.exists(run_json_path(config.output)):
+        discard_uncommitted_output(config.output, run_output_entries())
+        return False
+    summary = read_run_json(config.output)
+    if sink_plans and not summary.get("sinks"):
+        summary["sinks"] = [record_failure(plan, config.output, "interrupted")
+                            for plan in sink_plans]
+        write_run_json(config.output, summary)
+    return True
 
 
 # --- Vector-store sinks around the pipeline (transforms/sink/sync.py) ---------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -33,6 +34,9 @@ FLUSH_EVERY_S = 1.0
 # What the line shows, in order; ``done`` documents are chunked, failed or carried over.
 MATCHED, EXTRACTED, CHUNKED, EMBEDDED, FAILED, CARRIED = (
     "matched", "extracted", "chunked", "embedded", "failed", "carried")
+# With -v, when each stage first reports (``watch``).
+STAGE_OF = {MATCHED: "Match", CARRIED: "Carry over (incremental)", EXTRACTED: "Extract",
+            CHUNKED: "Chunk", EMBEDDED: "Embed"}
 
 
 class _Tally:
@@ -106,6 +110,15 @@ def read_counts(folder: str) -> collections.Counter[str]:
     return total
 
 
+def starting_line(matched: int | None, elapsed_s: float) -> str:
+    """The first line, printed as soon as the launcher has listed the inputs (before the
+    checks, the model and the runner start); ``matched``: None when the listing
+    stopped at its first page."""
+    files = f"{matched} files matched" if matched is not None else (
+        "over 1000 files matched so far")
+    return f"ragbeam: {elapsed_s:.0f} s · {files} · starting"
+
+
 def progress_line(counts: collections.Counter[str], elapsed_s: float,
                   total: int | None = None) -> str:
     """One progress line; ``total`` is the number of files the launcher listed."""
@@ -128,9 +141,11 @@ def progress_line(counts: collections.Counter[str], elapsed_s: float,
 
 @contextlib.contextmanager
 def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool = True,
-          total: int | None = None) -> Iterator[None]:
+          total: int | None = None, started: float | None = None) -> Iterator[None]:
     """Print a progress line every ``interval_s`` while the block runs (a local run);
-    ``total``: the files to process, when known (for the ETA)."""
+    ``total``: the files to process, when known (for the ETA); ``started``: the
+    ``time.monotonic()`` the lines count from (the command's start; default: now).
+    Each stage's first report is logged (ragbeam's info level: ``-v``)."""
     if not enabled:
         yield
         return
@@ -139,12 +154,29 @@ def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool =
     previous = os.environ.get(PROGRESS_DIR_ENV)
     os.environ[PROGRESS_DIR_ENV] = folder
     stop = threading.Event()
-    started = time.monotonic()
+    started = time.monotonic() if started is None else started
+    log = logging.getLogger("ragbeam")
 
     def report() -> None:
-        while not stop.wait(interval_s):
-            line = progress_line(read_counts(folder), time.monotonic() - started, total)
-            print(line, file=stream, flush=True)
+        printed, seen = time.monotonic(), set()
+
+        def log_new_stages() -> collections.Counter[str]:
+            counts = read_counts(folder)
+            for name, stage in STAGE_OF.items():
+                if counts[name] and name not in seen:
+                    seen.add(name)
+                    log.info("stage %s started (first report by %.1f s)", stage,
+                             time.monotonic() - started)
+            return counts
+
+        while not stop.wait(min(1.0, interval_s)):
+            counts, now = log_new_stages(), time.monotonic()
+            if now - printed >= interval_s:
+                printed = now
+                line = progress_line(counts, now - started, total) if any(counts.values()) \
+                    else starting_line(total, now - started)  # no stage has reported yet
+                print(line, file=stream, flush=True)
+        log_new_stages()  # a stage that started and ended within the last second
 
     thread = threading.Thread(target=report, name="ragbeam-progress", daemon=True)
     thread.start()

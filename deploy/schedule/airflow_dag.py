@@ -1,10 +1,11 @@
 """Airflow DAG: daily ragbeam re-indexing with BeamRunPythonPipelineOperator.
 
 Each run writes OUTPUT_ROOT/<logical date>/ and reads the newest earlier completed
-run under OUTPUT_ROOT as --previous (deploy/schedule/reindex.py decides both), so
-only changed documents are extracted again and changes/ lists what to upsert and
-delete downstream. Runs are strictly sequential (max_active_runs=1): each one
-builds on the last.
+run under OUTPUT_ROOT as --previous (deploy/schedule/reindex.py, which is
+``ragbeam sync --state OUTPUT_ROOT --run-name <logical date>``, decides both and
+prunes completed runs beyond --keep), so only changed documents are extracted
+again and changes/ lists what to upsert and delete downstream. Runs are strictly
+sequential (max_active_runs=1): each one builds on the last.
 
 Needs apache-airflow with apache-airflow-providers-apache-beam and
 apache-airflow-providers-google, and ragbeam installed for the interpreter the

@@ -157,7 +157,7 @@ def test_shell_scripts_parse(script):
 
 # --- Kubernetes CronJob ----------------------------------------------------------
 
-def test_cronjob_runs_reindex_sequentially_with_the_worker_image():
+def test_cronjob_runs_ragbeam_sync_sequentially_with_the_worker_image():
     cron = yaml.safe_load((DEPLOY / "schedule" / "cronjob.yaml").read_text())
     assert (cron["apiVersion"], cron["kind"]) == ("batch/v1", "CronJob")
     assert cron["spec"]["concurrencyPolicy"] == "Forbid"
@@ -165,9 +165,9 @@ def test_cronjob_runs_reindex_sequentially_with_the_worker_image():
     assert pod["restartPolicy"] == "Never"
     (container,) = pod["containers"]
     assert container["image"].rsplit("/", 1)[-1].startswith("ragbeam-worker:")
-    assert container["command"] == ["python", "/opt/ragbeam/reindex.py"]
+    assert container["command"] == ["ragbeam", "sync"]
     args = container["args"]
-    assert any(a.startswith("--output-root=") for a in args)
+    assert any(a.startswith("--state=") for a in args)
     assert any(a.startswith("--input=") for a in args)
     assert not any(a.split("=")[0] in ("--output", "--previous") for a in args)
 

@@ -1,16 +1,14 @@
-"""deploy/schedule/reindex.py: the dated-folder and --previous rules every scheduler uses."""
+"""deploy/schedule/reindex.py: ``ragbeam sync`` under the spelling Airflow and Flex
+Templates use (the sync rules themselves: tests/pipeline/test_sync.py)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import importlib.util
 import json
 import sys
 
-import pytest
-
 from conftest import REPO, SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import copy_samples, read_table
+from helpers import copy_samples
 
 
 def _load_reindex():
@@ -25,19 +23,6 @@ def _load_reindex():
 reindex = _load_reindex()
 
 
-def test_first_run_has_no_previous():
-    assert reindex.plan_run("gs://b/runs", dt.date(2026, 3, 1), []) == ("gs://b/runs/2026-03-01",
-                                                                          None)
-
-
-def test_previous_is_the_newest_earlier_completed_run():
-    completed = ["2026-02-27", "2026-02-28", "2026-03-02", "latest", "2026-3-1"]
-    output, previous = reindex.plan_run("/runs", dt.date(2026, 3, 1), completed)
-    assert output == "/runs/2026-03-01"
-    # Not the later 2026-03-02 (a backfill must not read the future), nor non-date folders.
-    assert previous == "/runs/2026-02-28"
-
-
 def test_ragbeam_options_with_underscores_are_hyphenated_but_beam_options_are_not():
     known = reindex.ragbeam_option_names()
     assert {"--max-file-bytes", "--input", "--chunk-size"} <= known
@@ -48,10 +33,18 @@ def test_ragbeam_options_with_underscores_are_hyphenated_but_beam_options_are_no
         "--direct_num_workers", "2"]
 
 
-def test_output_and_previous_cannot_be_given(tmp_path):
-    with pytest.raises(SystemExit):
-        reindex.main(["--output-root", str(tmp_path), "--input", str(SAMPLES),
-                      "--output", str(tmp_path / "x")])
+def test_its_options_become_ragbeam_syncs():
+    assert reindex.sync_arguments(
+        ["--output_root=gs://b/runs", "--run_date", "2026-03-01", "--submit_only",
+         "--keep=3", "--input=gs://b/docs", "--temp_location=gs://t"]) == [
+        "--state=gs://b/runs", "--run-name", "2026-03-01", "--submit-only", "--keep=3",
+        "--input=gs://b/docs", "--temp_location=gs://t"]
+
+
+def test_output_and_previous_cannot_be_given(tmp_path, capsys):
+    assert reindex.main(["--output-root", str(tmp_path), "--input", str(SAMPLES),
+                         "--output", str(tmp_path / "x")]) == 2
+    assert "chosen by ragbeam sync" in capsys.readouterr().err
 
 
 def _run_json(folder):
@@ -65,30 +58,10 @@ def test_successive_scheduled_runs_chain_through_previous(tmp_path, capsys):
               "--extract_timeout", TEST_EXTRACT_TIMEOUT]
 
     assert reindex.main([*common, "--run_date", "2026-03-01"]) == 0
-    first = _run_json(root / "2026-03-01")
-    assert first["documents_ok"] == 2 and first["documents_unchanged"] == 0
-
-    (corpus / "faq.txt").write_text((SAMPLES / "faq.txt").read_text() + "\nQ: New?\nA: Yes.\n")
-    assert reindex.main([*common, "--run_date", "2026-03-02"]) == 0
+    assert _run_json(root / "2026-03-01")["documents_ok"] == 2
+    # --submit-only: the pipeline writes run.json itself (here the local runner still
+    # finishes before returning).
+    assert reindex.main([*common, "--run_date", "2026-03-02", "--submit_only"]) == 0
     second = _run_json(root / "2026-03-02")
-    assert (second["documents_ok"], second["documents_unchanged"]) == (1, 1)
+    assert (second["documents_ok"], second["documents_unchanged"]) == (0, 2)
     assert "previous: " + str(root / "2026-03-01") in capsys.readouterr().out
-
-    # A retry of a completed date is a no-op that succeeds.
-    before = (root / "2026-03-02" / "run.json").stat().st_mtime_ns
-    assert reindex.main([*common, "--run_date", "2026-03-02"]) == 0
-    assert "already a completed run" in capsys.readouterr().out
-    assert (root / "2026-03-02" / "run.json").stat().st_mtime_ns == before
-
-    # An interrupted attempt (tables, no run.json) is replaced, not refused.
-    (root / "2026-03-03" / "chunks").mkdir(parents=True)
-    (root / "2026-03-03" / "chunks" / "part-junk.parquet").write_bytes(b"partial")
-    # --submit-only: the pipeline writes run.json itself (here the local runner
-    # still finishes before returning).
-    assert reindex.main([*common, "--run_date", "2026-03-03", "--submit_only"]) == 0
-    third = _run_json(root / "2026-03-03")
-    assert (third["documents_ok"], third["documents_unchanged"]) == (0, 2)
-    assert not (root / "2026-03-03" / "chunks" / "part-junk.parquet").exists()
-    chunk_ids = lambda day: {r["chunk_id"] for r in read_table(root / day, "chunks").to_pylist()}  # noqa: E731
-    assert chunk_ids("2026-03-03") == chunk_ids("2026-03-02")
-    assert third["chunks"] == second["chunks"] == len(chunk_ids("2026-03-03"))

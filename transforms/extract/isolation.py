@@ -252,6 +252,10 @@ class IsolatedExtractor:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            # Its own process group: a Ctrl-C (SIGINT to the terminal's group) reaches
+            # the launcher only, which ends its children (closes their stdin, or kills
+            # them when interrupted: ``abort``); none prints a traceback of its own.
+            process_group=0,
         )
         assert proc.stdin is not None
         _write_message(proc.stdin, self._spec)
@@ -354,6 +358,13 @@ class IsolatedExtractor:
         if self._memory_limit and rss > self._memory_limit // 2:
             self.stats.recycles += 1
             self.close()
+
+    def kill_now(self) -> None:
+        """Kill the child, from any thread: a document in flight fails at once (as a
+        crash) instead of being waited for. For a run that was interrupted."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
 
     def _kill(self, temp_files: set[str]) -> int | None:
         """Kill the child mid-document and delete the Tika temp files it held."""
@@ -499,6 +510,14 @@ class ExtractionPool:
             extractor.close()
 
 
+    def abort(self) -> None:
+        """Interrupted: queued documents are dropped and the children killed now, so
+        no thread waits for a document in flight (``close`` lets them finish)."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for extractor in self._extractors:
+            extractor.kill_now()
+
+
 _pools_lock = threading.Lock()
 _pools: dict[str, tuple[ExtractionPool, int]] = {}
 
@@ -550,6 +569,14 @@ def _close_all_pools() -> None:
         _pools.clear()
     for pool in pools:
         pool.close()
+
+
+def abort_all_pools() -> None:
+    """Interrupted (SIGINT, SIGTERM): every pool of this process stops now (``abort``)."""
+    with _pools_lock:
+        pools = [pool for pool, _ in _pools.values()]
+    for pool in pools:
+        pool.abort()
 
 
 def _limit_cpu_from_now(seconds: float) -> None:

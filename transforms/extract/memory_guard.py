@@ -51,7 +51,10 @@ class MemoryGuard:
     def __init__(self) -> None:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "ragbeam.transforms.extract.memory_guard"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            # Its own process group: a Ctrl-C (SIGINT to the terminal's group) does not
+            # reach it; it ends when its worker closes its stdin.
+            process_group=0)
         self._lock = threading.Lock()
         self._killed: dict[int, int] = {}
         self._buffer = ""

@@ -1,0 +1,189 @@
+"""A state folder of dated runs: what ``ragbeam sync`` writes and ``ragbeam runs`` lists.
+
+``ragbeam sync --state DIR`` writes each run to ``DIR/<run name>/``, named by its
+UTC start time (``2026-12-01T020000Z``) or a date a scheduler gives
+(``2026-12-01``), so names sort by time. Folders with other names are never
+read, used or removed. Each run folder is in one of these states, decided from
+its ``run.json`` (written last) and its claims (``claim.py``):
+
+* **completed**: ``run.json`` is there. It is a **base** (the next run's
+  ``--previous``) when its outcome is one a later run may build on: ``ok``
+  (also when a ``--sink`` failed: the next run re-syncs that store in full) or
+  ``error_rate_exceeded`` (every table was written; failures are rows the next
+  run retries or keeps). Any other outcome (a run the delete guard stopped, an
+  outcome this version does not know) is complete but no base: the next run
+  reads the older base again, so a stop is repeated, not forgotten.
+* **running**: no ``run.json``, and a claim whose process still runs, or runs on
+  another host (it cannot be proved dead from here).
+* **dead**: no ``run.json``, and no claim (a run holds its claim from before it
+  writes anything until it ends), or a claim whose process on this host is gone.
+
+Pruning (``runs_to_prune``) keeps the ``keep`` newest bases and everything newer
+than the oldest of them; older folders go if completed or dead, never the runs a
+sync is using, never a run that may still be running.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# A run folder's name: a date, or a UTC time to the second.
+RUN_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
+RUN_NAME_FORMAT = "%Y-%m-%dT%H%M%SZ"
+# Outcomes (summary.py, run.json's "outcome") a later run may take as its --previous.
+BASE_OUTCOMES = frozenset({"ok", "error_rate_exceeded"})
+RUNNING, DEAD = "running", "dead"
+
+
+def new_run_name(now: dt.datetime | None = None) -> str:
+    """The folder name of a run started ``now`` (UTC)."""
+    return (now or dt.datetime.now(dt.UTC)).strftime(RUN_NAME_FORMAT)
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """One folder under a state folder, as listed (``list_runs``)."""
+
+    name: str
+    path: str
+    summary: Mapping[str, Any] | None = None  # run.json; None: not completed
+    finished: float | None = None  # run.json's modification time (epoch seconds)
+    # One entry per claim on the folder: its holder is alive (True), gone (False), or
+    # cannot be told from here (None).
+    claims: tuple[bool | None, ...] = field(default_factory=tuple)
+
+    @property
+    def completed(self) -> bool:
+        return self.summary is not None
+
+    @property
+    def is_base(self) -> bool:
+        """A completed run the next run may take as its --previous."""
+        return self.completed and self.summary.get("outcome") in BASE_OUTCOMES
+
+    @property
+    def dead(self) -> bool:
+        """Not completed, and provably not running any more."""
+        return not self.completed and all(alive is False for alive in self.claims)
+
+    @property
+    def status(self) -> str:
+        if not self.completed:
+            return DEAD if self.dead else RUNNING
+        outcome = str(self.summary.get("outcome", "?"))
+        failed = [s for s in self.summary.get("sinks") or () if s.get("status") != "synced"]
+        if outcome == "ok" and failed:
+            return "sink_failed"
+        return outcome
+
+
+def plan_previous(runs: Sequence[RunFolder], name: str | None = None) -> RunFolder | None:
+    """The base a run named ``name`` builds on: the newest base named before it (a
+    backfill of an older date never reads a newer run); without a name, the newest."""
+    earlier = [r for r in runs if r.is_base and (name is None or r.name < name)]
+    return max(earlier, key=lambda r: r.name) if earlier else None
+
+
+def runs_to_prune(runs: Sequence[RunFolder], keep: int,
+                  in_use: Collection[str] = ()) -> list[RunFolder]:
+    """The run folders to remove so that ``keep`` bases remain (see the module doc).
+
+    ``in_use``: names never removed (the run being written, its --previous).
+    """
+    if keep < 1:
+        raise ValueError("keep must be at least 1: the newest base is the next --previous")
+    bases = sorted((r for r in runs if r.is_base), key=lambda r: r.name)
+    if len(bases) <= keep:
+        return []
+    oldest_kept = bases[-keep].name
+    return sorted((r for r in runs if r.name < oldest_kept and r.name not in in_use
+                   and (r.completed or r.dead)), key=lambda r: r.name)
+
+
+# --- Reading a state folder (any Beam filesystem) ------------------------------------
+
+def _run_folder_names(state: str) -> list[str]:
+    from apache_beam.io.filesystems import FileSystems
+
+    if "://" not in state:
+        import os
+
+        if not os.path.isdir(state):
+            return []
+        return sorted(n for n in os.listdir(state)
+                      if RUN_NAME.match(n) and os.path.isdir(os.path.join(state, n)))
+    # An object store has no folders: a run folder is the prefix of its objects.
+    prefix = state.rstrip("/") + "/"
+    found = FileSystems.match([prefix + "**"])[0].metadata_list
+    return sorted({m.path[len(prefix):].split("/", 1)[0] for m in found
+                   if m.path.startswith(prefix) and "/" in m.path[len(prefix):]
+                   and RUN_NAME.match(m.path[len(prefix):].split("/", 1)[0])})
+
+
+def read_run_folder(state: str, name: str) -> RunFolder:
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.claim import held_claims, holder_alive
+    from ragbeam.pipeline.summary import run_json_path
+
+    path = FileSystems.join(state, name)
+    summary, finished = None, None
+    found = FileSystems.match([run_json_path(path)])[0].metadata_list
+    if found:
+        try:
+            with FileSystems.open(found[0].path) as f:
+                summary = json.loads(f.read().decode("utf-8"))
+            finished = float(found[0].last_updated_in_seconds or 0) or None
+        except (OSError, ValueError):  # half written: a run that is still finishing
+            summary = None
+    claims = tuple(holder_alive(c) for c in held_claims(path))
+    return RunFolder(name, path, summary, finished, claims)
+
+
+def list_runs(state: str) -> list[RunFolder]:
+    """Every run folder directly under ``state``, oldest first."""
+    return [read_run_folder(state, name) for name in _run_folder_names(state)]
+
+
+def remove_run(run: RunFolder) -> None:
+    """Delete a run folder and everything in it."""
+    from apache_beam.io.filesystems import FileSystems
+
+    FileSystems.delete([run.path if "://" not in run.path else run.path.rstrip("/") + "/"])
+
+
+# --- ``ragbeam runs DIR`` ----------------------------------------------------------
+
+def _when(epoch: float | None) -> str:
+    if epoch is None:
+        return "-"
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def runs_table(runs: Sequence[RunFolder]) -> list[str]:
+    """``ragbeam runs``: one line per run folder, newest last, and which one the next
+    sync builds on."""
+    header = ("run", "finished (UTC)", "status", "documents", "chunks", "changes", "previous")
+    rows = [header]
+    for r in runs:
+        s = r.summary or {}
+        changes = (f"+{s.get('changes_upsert', 0)} -{s.get('changes_delete', 0)}"
+                   if r.completed else "-")
+        previous = s.get("previous")
+        rows.append((r.name, _when(r.finished), r.status,
+                     str(s.get("files_matched", "-")) if r.completed else "-",
+                     str(s.get("chunks", "-")) if r.completed else "-", changes,
+                     str(previous).rstrip("/").rsplit("/", 1)[-1] if previous else "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    base = plan_previous(runs)
+    lines.append(f"next --previous: {base.name}" if base else
+                 "next --previous: none (no completed run to build on: the next run is a "
+                 "full one)")
+    return lines
