@@ -43,6 +43,7 @@ from apache_beam.utils.windowed_value import WindowedValue
 
 from ragbeam.transforms import progress
 from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.errors import INCOMPLETE_KEY
 from ragbeam.transforms.extract.backends import EXTRACTOR_KEY, OCR_PAGES_KEY, PDF_FALLBACK
 from ragbeam.transforms.extract.document import extract_fetched
 from ragbeam.transforms.extract.early import EarlyExtraction, result_settings, stage_started
@@ -134,6 +135,8 @@ class ExtractWithTika(beam.DoFn):
         self._ocr_documents = Metrics.counter("ragbeam", "ocr_documents")
         self._ocr_pages = Metrics.counter("ragbeam", "ocr_pages")
         self._pdf_fallbacks = Metrics.counter("ragbeam", "extract_pdf_fallbacks")
+        # Documents whose OCR a time limit stopped on some page (ok, marked incomplete).
+        self._ocr_incomplete = Metrics.counter("ragbeam", "ocr_incomplete_documents")
         # Documents whose extraction began before the pipeline did (early.py).
         self._started_early = Metrics.counter("ragbeam", EARLY_COUNTER)
         # When this instance handed on its first document (Unix ms; the minimum over
@@ -170,7 +173,8 @@ class ExtractWithTika(beam.DoFn):
         assert self._pool is not None
         document = extract_fetched(fetched, extractor, in_child=self._pool.size >= 2,
                                    max_text_chars=self._max_text_chars, clean=self._clean,
-                                   archive_limits=self._archive_limits)
+                                   archive_limits=self._archive_limits,
+                                   ocr_workers=self._pool.size)
         return document, time.perf_counter() - started
 
     def process(self, fetched: FetchedFile, window=beam.DoFn.WindowParam,
@@ -238,6 +242,8 @@ class ExtractWithTika(beam.DoFn):
         if ocr_pages:
             self._ocr_documents.inc()
             self._ocr_pages.inc(ocr_pages)
+        if document.metadata.get(INCOMPLETE_KEY):
+            self._ocr_incomplete.inc()
         if document.metadata.get(EXTRACTOR_KEY) == PDF_FALLBACK:
             self._pdf_fallbacks.inc()
 
