@@ -44,7 +44,7 @@ from apache_beam.utils.windowed_value import WindowedValue
 from ragbeam.transforms import progress
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.errors import INCOMPLETE_KEY
-from ragbeam.transforms.extract.backends import EXTRACTOR_KEY, OCR_PAGES_KEY, PDF_FALLBACK
+from ragbeam.transforms.extract.backends import EXTRACTOR_KEY, PDF_FALLBACK
 from ragbeam.transforms.extract.document import extract_fetched
 from ragbeam.transforms.extract.early import EarlyExtraction, result_settings, stage_started
 from ragbeam.transforms.extract.guards import (
@@ -64,6 +64,7 @@ from ragbeam.transforms.extract.isolation import (
     available_cores,
     release_pool,
 )
+from ragbeam.transforms.extract.ocr import OCR_PAGES_KEY
 from ragbeam.transforms.types import (
     FAILURES,
     CleanedInChild,

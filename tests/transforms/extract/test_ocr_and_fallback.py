@@ -362,7 +362,7 @@ def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path,
 # the next incremental run; a 43-page scan is read whole with the default options.
 
 @contextlib.contextmanager
-def cpu_hogs(per_core: int = 2):
+def cpu_hogs(per_core: int = 1):
     """Busy loops on every core (``per_core`` each) while the block runs."""
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
             for _ in range(per_core * len(os.sched_getaffinity(0)))]
