@@ -16,8 +16,10 @@ is one job of its own:
 Pages run in parallel, as many at once as the extraction pool has processes
 (``ocr_workers``), so a scan takes its page time divided by the cores.
 
-**Time limits count CPU seconds, not wall-clock seconds.** Each program runs
-under ``RLIMIT_CPU`` (``--ocr-page-timeout``): the work a page needs does not
+**Time limits count CPU seconds, not wall-clock seconds.** Each program of a
+page (the renderer, then Tesseract) runs under ``RLIMIT_CPU`` at
+``--ocr-page-timeout`` (SIGXCPU past it; a SIGKILL, from the hard limit or the
+kernel's OOM killer, counts the same): the work a page needs does not
 depend on what else the machine does, so the same page gives the same text on
 an idle or a saturated machine. A wall-clock backstop (``WALL_BACKSTOP_FACTOR``
 times the limit) still ends a program that waits on nothing. A page stopped by
