@@ -1,6 +1,6 @@
 """OCR of one scanned document on 1 and 2 cores, against the ``tesseract`` command.
 
-    python benchmarks/ocr_cores.py [--pages 40] [--rounds 2] [--no-run]
+    python benchmarks/ocr_cores.py [--pages 40] [--rounds 2] [--no-run] [--no-openmp]
 
 The document: ``--pages`` pages of the shared corpus's text PDFs, rendered to
 images and rebuilt as an image-only PDF (``benchmarks/scanned_pdf.py``). Each
@@ -12,7 +12,8 @@ said otherwise:
   made beforehand: what ragbeam renders, so "the same page images";
 * ``tesseract`` 2 cores: two commands at a time on two cores;
 * ``tesseract`` 2 OpenMP threads: one command at a time, ``OMP_THREAD_LIMIT=2``
-  (Tesseract's own threads, the other way to use two cores);
+  (Tesseract's own threads, the other way to use two cores; ``--no-openmp``
+  leaves it out: on a busy machine its threads spin and it takes many times longer);
 * ragbeam OCR, 1 and 2 cores: ``transforms/extract/ocr.read_pages`` over the PDF
   with 1 and 2 workers (what the Extract stage does with a pool of that size:
   rendering each page, then the command), pinned to 1 and 2 cores;
@@ -117,6 +118,8 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--no-run", action="store_true", help="leave out `ragbeam run`")
+    parser.add_argument("--no-openmp", action="store_true",
+                        help="leave out tesseract with 2 OpenMP threads")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragbeam-ocr-cores-") as tmp_name:
         tmp = pathlib.Path(tmp_name)
@@ -131,11 +134,12 @@ def main() -> None:
         variants: dict[str, tuple[int, Callable[[], object]]] = {
             "tesseract command, 1 core": (1, lambda: tesseract_command(images, 1)),
             "tesseract command, 2 cores": (2, lambda: tesseract_command(images, 2)),
-            "tesseract command, 2 OpenMP threads": (
-                2, lambda: tesseract_command(images, 1, omp_threads=2)),
             "ragbeam OCR, 1 core": (1, lambda: ragbeam_ocr(data, args.pages, 1)),
             "ragbeam OCR, 2 cores": (2, lambda: ragbeam_ocr(data, args.pages, 2)),
         }
+        if not args.no_openmp:
+            variants["tesseract command, 2 OpenMP threads"] = (
+                2, lambda: tesseract_command(images, 1, omp_threads=2))
         if not args.no_run:
             variants["ragbeam run, 1 core"] = (1, lambda: ragbeam_run(folder, 1))
             variants["ragbeam run, 2 cores"] = (2, lambda: ragbeam_run(folder, 2))
