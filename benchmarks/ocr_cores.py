@@ -22,7 +22,7 @@ said otherwise:
   start-up, Tika, OCR, cleaning, chunking and Parquet included (``--no-run``
   leaves them out).
 
-Printed: seconds and pages/s (medians over rounds), and the ratios the issue
+Printed: seconds, pages/s and CPU seconds (medians over rounds), and the ratios the issue
 asks for: ragbeam OCR against the command on the same cores (target <= 1.15),
 and 2 cores against 1 core (target <= 0.6). The machine's load average is
 printed beside each figure: on a shared machine the 2-core figures need a quiet one.
@@ -35,6 +35,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -69,14 +70,24 @@ def pinned(cores: int) -> set[int]:
     return set(allowed[:cores])
 
 
-def timed(cores: int, work: Callable[[], object]) -> float:
-    """Seconds ``work`` takes with this process (and what it starts) on ``cores`` cores."""
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of every finished program it started."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed(cores: int, work: Callable[[], object]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``work`` with this process (and what it starts) on
+    ``cores`` cores. CPU seconds hardly depend on the machine's load: the figure to
+    compare on a busy machine."""
     before = os.sched_getaffinity(0)
     os.sched_setaffinity(0, pinned(cores))
     try:
+        cpu = _cpu_seconds()
         started = time.perf_counter()
         work()
-        return time.perf_counter() - started
+        return time.perf_counter() - started, _cpu_seconds() - cpu
     finally:
         os.sched_setaffinity(0, before)
 
@@ -146,20 +157,27 @@ def main() -> None:
         print(f"{args.pages} scanned pages, {args.rounds} round(s); "
               f"load average at start {os.getloadavg()[0]:.1f}", flush=True)
         seconds: dict[str, list[float]] = {name: [] for name in variants}
+        cpu: dict[str, list[float]] = {name: [] for name in variants}
         loads: dict[str, list[float]] = {name: [] for name in variants}
         for round_ in range(args.rounds):
             order = list(variants) if round_ % 2 == 0 else list(reversed(variants))
             for name in order:
                 cores, work = variants[name]
-                seconds[name].append(timed(cores, work))
+                wall, used = timed(cores, work)
+                seconds[name].append(wall)
+                cpu[name].append(used)
                 loads[name].append(os.getloadavg()[0])
-                print(f"  round {round_ + 1}: {name}: {seconds[name][-1]:.1f} s "
+                print(f"  round {round_ + 1}: {name}: {wall:.1f} s, CPU {used:.1f} s "
                       f"(load {loads[name][-1]:.1f})", flush=True)
     median = {name: statistics.median(values) for name, values in seconds.items()}
-    print(f"\n{'variant':<38} {'seconds':>8} {'pages/s':>8} {'load':>5}")
+    median_cpu = {name: statistics.median(values) for name, values in cpu.items()}
+    print(f"\n{'variant':<38} {'seconds':>8} {'pages/s':>8} {'CPU s':>7} {'CPU s/page':>10} "
+          f"{'load':>5}")
     for name, value in median.items():
-        print(f"{name:<38} {value:8.1f} {args.pages / value:8.2f} "
-              f"{statistics.median(loads[name]):5.1f}")
+        print(f"{name:<38} {value:8.1f} {args.pages / value:8.2f} {median_cpu[name]:7.1f} "
+              f"{median_cpu[name] / args.pages:10.2f} {statistics.median(loads[name]):5.1f}")
+    print("\nCPU seconds, ragbeam OCR / tesseract command, 1 core (load-independent): "
+          f"{median_cpu['ragbeam OCR, 1 core'] / median_cpu['tesseract command, 1 core']:.2f}")
     ratios = [
         ("ragbeam OCR / tesseract command, 1 core (target <= 1.15)",
          "ragbeam OCR, 1 core", "tesseract command, 1 core"),

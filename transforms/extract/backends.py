@@ -75,7 +75,10 @@ class OcrSettings:
 
     mode: str = "auto"  # auto: pages without a text layer and images; only: every page
     languages: str = "eng"  # Tesseract's form: eng+deu+fra+chi_sim
-    page_timeout_s: int = 20  # CPU seconds for one page or image (rendering, then Tesseract)
+    # CPU seconds for each program of one page or image (the renderer, then Tesseract):
+    # a dense page needs 2-7; CPU time does not grow with load, so a page over the limit
+    # is likely over it next time too, hence a generous one.
+    page_timeout_s: int = 60
     document_timeout_s: float | None = None  # wall clock for all pages of one document
 
     def __post_init__(self) -> None:
