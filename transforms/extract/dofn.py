@@ -16,6 +16,12 @@ they would without a pool (measured on the large-document corpus with one
 child: 14.4 s of CPU in the child with parsing and cleaning there, 12.0 s
 without, against 11.7 s for Tika alone in a plain loop).
 
+Scanned pages: the child extracts the text layer and names the pages that need
+OCR; the pool thread that waits for the document then has them read, as many
+at a time as the pool has children (``ocr.py``: one ``pdftoppm`` and one
+``tesseract`` per page, each under a CPU-time limit), and parses the document
+here; the Clean stage cleans it.
+
 Concurrency: every ``ExtractWithTika`` instance of a process shares one
 ``ExtractionPool`` of ``processes`` children (``isolation.py``), however many
 threads the runner gives the stage. An instance does not wait for one
