@@ -450,6 +450,7 @@ def _scanned_pdf_module():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # about 200 CPU seconds; 22 min on the shared 2-core box at load 20
 def test_a_43_page_scan_is_read_whole_with_default_options(tmp_path):
     _tesseract_ready()
     if shutil.which("pdftoppm") is None:
