@@ -32,11 +32,13 @@ browser:
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 
-# Tesseract for OCR (--ocr, on by default): English, German, French, Simplified Chinese.
-# Without it ragbeam warns once and extracts text layers only.
-OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-chi-sim
+# Tesseract for OCR (--ocr, on by default): English, German, French, Simplified Chinese;
+# poppler-utils' pdftoppm renders the PDF pages it reads (and makes the tests' scans).
+# Without them ragbeam warns once and extracts text layers only.
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-chi-sim poppler-utils
 ocr:
-	command -v tesseract >/dev/null && tesseract --list-langs 2>/dev/null | grep -qx chi_sim || \
+	command -v tesseract >/dev/null && command -v pdftoppm >/dev/null && \
+	  tesseract --list-langs 2>/dev/null | grep -qx chi_sim || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES))
 
 test: $(STAMP) browser ocr

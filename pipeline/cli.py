@@ -156,6 +156,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     if coverage := summary.get("extraction_coverage"):
         print(f"  coverage:  {coverage['ocr_pages']} pages OCR'd in {coverage['ocr_documents']} "
               f"documents; {coverage['pdf_fallbacks']} PDFs read by the fallback extractor")
+        if incomplete := coverage.get("ocr_incomplete_documents"):
+            print(f"  {incomplete} incomplete: OCR stopped by a time limit on some pages "
+                  "(documents.metadata.incomplete); the next incremental run reads them again")
     print(f"  chunks:    {out}/chunks/*.parquet")
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")

@@ -45,9 +45,6 @@ DEFAULT_EXTRACT_MEMORY_MB = 2048
 # run exits non-zero, after writing every table. Broken files in a real corpus
 # stay well below it; a run where every document fails always exceeds it.
 DEFAULT_MAX_ERROR_RATE = 0.5
-# Without --ocr-timeout, OCR of one document may use this share of --extract-timeout
-# (the rest is left for the ordinary extraction before it and the answer after it).
-DEFAULT_OCR_TIMEOUT_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -84,22 +81,18 @@ class ExtractOptions:
     ocr: str = OcrSettings.mode  # auto | off | only
     ocr_languages: str = OcrSettings.languages
     ocr_page_timeout_s: int = OcrSettings.page_timeout_s
-    ocr_timeout_s: float | None = None  # per document; None: a share of timeout_s
+    # Wall clock for all OCR pages of one document; None: no limit but each page's.
+    # OCR runs after the extraction, outside --extract-timeout (transforms/extract/ocr.py).
+    ocr_timeout_s: float | None = None
 
     def __post_init__(self) -> None:
-        settings = self.ocr_settings  # validates mode, languages, limits
-        if (settings.enabled and self.ocr_timeout_s is not None
-                and settings.document_timeout_s >= self.timeout_s):
-            raise ValueError(f"--ocr-timeout ({settings.document_timeout_s:g} s) must be "
-                             f"shorter than --extract-timeout ({self.timeout_s:g} s)")
+        _ = self.ocr_settings  # validates mode, languages, limits
 
     @property
     def ocr_settings(self) -> OcrSettings:
-        document_timeout = (self.ocr_timeout_s if self.ocr_timeout_s is not None
-                            else round(DEFAULT_OCR_TIMEOUT_SHARE * self.timeout_s, 3))
         return OcrSettings(mode=self.ocr, languages=self.ocr_languages,
                            page_timeout_s=self.ocr_page_timeout_s,
-                           document_timeout_s=document_timeout)
+                           document_timeout_s=self.ocr_timeout_s)
     # Extraction child processes per worker process (0: decided by the runner,
     # pipeline/runner.py). Speed only: not part of the fingerprint.
     processes: int = 0
@@ -122,8 +115,8 @@ class ExtractOptions:
     def ocr_fingerprint(self) -> dict[str, Any] | None:
         """What of OCR changes the output: its mode and languages (nothing with a Tika
         server). Not its time limits, like --extract-timeout: a document that runs out
-        of time is a failure or a note, and changing a limit must not re-process a
-        whole corpus."""
+        of time is a failure or marked incomplete (and retried), and changing a limit
+        must not re-process a whole corpus."""
         if self.tika_server:
             return None
         settings = self.ocr_settings

@@ -120,18 +120,20 @@ class RunSettings(BaseModel):
         "use up to --extract-memory-mb; 0: the machine's cores on the local runner, divided "
         "among multi_processing workers, 1 per SDK process on other runners", EXTRACT, "N")
     ocr: Literal[OCR_MODES] = option(  # type: ignore[valid-type]
-        OcrSettings.mode, "Tesseract OCR through Tika: 'auto' reads PDF pages without a "
-        "usable text layer and images (PNG, JPEG, TIFF, BMP, GIF); 'only' reads every PDF "
-        "page from its image, ignoring the text layer; 'off'", EXTRACT)
+        OcrSettings.mode, "Tesseract OCR, pages spread over the extraction processes: 'auto' "
+        "reads PDF pages without a usable text layer and images (PNG, JPEG, TIFF, BMP, GIF); "
+        "'only' reads every PDF page from its image, ignoring the text layer; 'off'", EXTRACT)
     ocr_languages: str = option(
         OcrSettings.languages, "Tesseract languages joined by '+', e.g. eng+deu+fra+chi_sim; "
         "each needs its language pack", EXTRACT, "LANGS")
     ocr_page_timeout: Annotated[int, Field(gt=0)] = option(
-        OcrSettings.page_timeout_s, "Tesseract's limit for one page or image, seconds",
-        EXTRACT, "SECONDS")
+        OcrSettings.page_timeout_s, "CPU seconds OCR may spend on one page or image "
+        "(rendering, then Tesseract); CPU time, so load does not change what is read; a "
+        "page over it leaves its document marked incomplete and retried", EXTRACT, "SECONDS")
     ocr_timeout: Annotated[float, Field(gt=0)] | None = option(
-        None, "OCR limit per document, shorter than --extract-timeout; a document over it "
-        "keeps its text layer (default: 3/4 of --extract-timeout)", EXTRACT, "SECONDS")
+        None, "wall-clock limit for all OCR pages of one document; pages not read within it "
+        "leave the document marked incomplete and retried (default: none, each page has "
+        "--ocr-page-timeout)", EXTRACT, "SECONDS")
 
     # Cleaning.
     no_clean: Annotated[list[Literal[CLEAN_STEPS]], BeforeValidator(_as_list)] = option(  # type: ignore[valid-type]

@@ -153,11 +153,13 @@ class WriteRunJson(beam.DoFn):
 # Beam counters of the extract stage (transforms/extract/dofn.py): work done in this run,
 # so documents carried over by an incremental run are not counted again.
 COVERAGE_COUNTERS = {"ocr_documents": "ocr_documents", "ocr_pages": "ocr_pages",
+                     "ocr_incomplete_documents": "ocr_incomplete_documents",
                      "extract_pdf_fallbacks": "pdf_fallbacks"}
 
 
 def coverage_summary(result: Any) -> dict[str, int]:
-    """``{"ocr_documents", "ocr_pages", "pdf_fallbacks"}`` of a finished run ({} without
+    """``{"ocr_documents", "ocr_pages", "ocr_incomplete_documents", "pdf_fallbacks"}``
+    of a finished run ({} without
     metrics support)."""
     from ragbeam.transforms.metrics import counter_totals, summed
 

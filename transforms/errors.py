@@ -12,6 +12,12 @@ That name decides its class, in one table:
   size limit). An incremental run carries them over without re-processing
   until the file or the config changes, or ``--retry-errors`` asks for it.
 
+A document can also succeed *incompletely*: OCR stopped on some of its pages by a
+time limit (``transforms/extract/ocr.py``). Its row is ``ok`` with the text that
+was read, and ``metadata.incomplete`` names the transient error type of what is
+missing (``OcrTimeLimit``), so a user can filter on it and an incremental run
+processes the document again instead of carrying it over (``incomplete_reason``).
+
 A type this table does not name is ``permanent``: an unknown failure is most
 likely a deterministic bug, and a new ragbeam version changes the config
 fingerprint, which re-processes everything anyway.
@@ -19,7 +25,13 @@ fingerprint, which re-processes everything anyway.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+
+# documents.metadata key of an ok document some of whose text is missing because a
+# time limit stopped work on it; its value is a transient error type.
+INCOMPLETE_KEY = "incomplete"
+OCR_TIME_LIMIT = "OcrTimeLimit"
 
 
 class ErrorClass(StrEnum):
@@ -32,6 +44,9 @@ TRANSIENT_ERROR_TYPES = frozenset({
     "ExtractionTimeout",
     "ExtractionMemoryExceeded",
     "ExtractorCrashed",
+    # OCR of some pages stopped by a time limit (transforms/extract/ocr.py): an ok
+    # document marked INCOMPLETE_KEY, whose next run reads them again.
+    OCR_TIME_LIMIT,
     # Tika server (transforms/extract/backends.py) and networks in general.
     "TikaServerUnavailable",
     "TikaServerError",
@@ -56,3 +71,9 @@ def error_class(error_type: str) -> ErrorClass:
 
 def is_transient(error_type: str | None) -> bool:
     return error_type is not None and error_class(error_type) is ErrorClass.TRANSIENT
+
+
+def incomplete_reason(metadata: Mapping[str, str] | None) -> str | None:
+    """The transient error type an ``ok`` document's text is incomplete by, or None."""
+    reason = (metadata or {}).get(INCOMPLETE_KEY)
+    return reason if is_transient(reason) else None

@@ -9,11 +9,10 @@ Two ways past a document that plain Tika leaves without text:
 * **OCR** (``OcrSettings``, embedded backend): after the ordinary extraction,
   PDF pages without a usable text layer (Tika's own AUTO test: at most 10
   characters, or more than 10 unmapped ones) and images (PNG, JPEG, TIFF, …)
-  are extracted once more with Tika's Tesseract OCR. Documents that need none
-  are extracted exactly as with OCR off, at no extra cost. The OCR pass gets a
-  per-page Tesseract limit and a per-document budget (both inside the
-  extraction timeout); a document over the budget, or whose OCR fails, keeps
-  its ordinary extraction and says why in ``ocr_note``.
+  are read by Tesseract page by page, in parallel, each page under a CPU-time
+  limit (``ocr.py``). Documents that need none are extracted exactly as with
+  OCR off, at no extra cost. An extraction child (``defer_ocr``) leaves the
+  pages to its parent, which spreads them over the pool's cores.
 * **PDF fallback**: when Tika fails to parse a PDF (it throws; an encrypted
   PDF is not retried), pdfminer.six reads it in the same process, and
   ``extractor`` says ``pdfminer.six``. It finds pages PDFBox gives up on, e.g.
@@ -28,7 +27,6 @@ from __future__ import annotations
 import functools
 import html
 import io
-import os
 import re
 import shutil
 import subprocess
@@ -38,6 +36,14 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ragbeam.transforms.extract.ocr import (
+    OCR_NOTE_KEY,
+    OCR_PAGES_KEY,
+    OCR_PENDING_KEY,
+    complete_ocr,
+    pages_needing_ocr,
+    pending_pages,
+)
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
 # iscc-tika's default string limit (500,000 chars) silently truncates long
@@ -50,23 +56,11 @@ _LOST_CHARACTER = "\ufffd" * 6
 _JAVA_IDENTITY = re.compile(r"(?<=[\w$])@[0-9a-f]{4,16}\b")
 
 
-# Metadata keys ragbeam adds to Tika's (they reach documents.metadata).
+# Metadata keys ragbeam adds to Tika's (they reach documents.metadata; OCR's: ocr.py).
 EXTRACTOR_KEY = "extractor"
-OCR_PAGES_KEY = "ocr_pages"
-OCR_NOTE_KEY = "ocr_note"
 PDF_FALLBACK = "pdfminer.six"
 
 OCR_MODES = ("auto", "off", "only")
-# Images Tika hands to Tesseract.
-OCR_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/tiff", "image/bmp", "image/gif",
-                             "image/jp2"})
-# Tika's AUTO strategy ("better"): a page needs OCR when it has at most this
-# many characters, or more than this many without a Unicode mapping.
-OCR_AUTO_MAX_CHARS = 10
-OCR_AUTO_MAX_UNMAPPED = 10
-# Below this many seconds a page, OCR of a document is not attempted: a page
-# takes about 1.5–3 s here (README), so it would only time out.
-MIN_OCR_PAGE_SECONDS = 2
 _LANGUAGE = re.compile(r"^[A-Za-z0-9_]+(?:\+[A-Za-z0-9_]+)*$")
 _XML_INVALID = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -81,8 +75,11 @@ class OcrSettings:
 
     mode: str = "auto"  # auto: pages without a text layer and images; only: every page
     languages: str = "eng"  # Tesseract's form: eng+deu+fra+chi_sim
-    page_timeout_s: int = 20  # Tesseract's limit for one page or image
-    document_timeout_s: float = 45.0  # the whole document, ordinary extraction included
+    # CPU seconds for each program of one page or image (the renderer, then Tesseract):
+    # a dense page needs 2-7; CPU time does not grow with load, so a page over the limit
+    # is likely over it next time too, hence a generous one.
+    page_timeout_s: int = 60
+    document_timeout_s: float | None = None  # wall clock for all pages of one document
 
     def __post_init__(self) -> None:
         if self.mode not in OCR_MODES:
@@ -90,7 +87,8 @@ class OcrSettings:
         if not _LANGUAGE.match(self.languages):
             raise ValueError(f"--ocr-languages {self.languages!r}: Tesseract language codes "
                              "joined by '+', e.g. eng+deu+fra+chi_sim")
-        if self.page_timeout_s < 1 or self.document_timeout_s <= 0:
+        if self.page_timeout_s < 1 or (self.document_timeout_s is not None
+                                       and self.document_timeout_s <= 0):
             raise ValueError("OCR time limits must be positive")
 
     @property
@@ -104,6 +102,8 @@ def ocr_unavailable(languages: str) -> str | None:
     binary = shutil.which("tesseract")
     if binary is None:
         return "tesseract not found on PATH (Debian: apt-get install tesseract-ocr)"
+    if shutil.which("pdftoppm") is None:  # renders PDF pages for Tesseract
+        return "pdftoppm not found on PATH (Debian: apt-get install poppler-utils)"
     try:
         listed = subprocess.run([binary, "--list-langs"], capture_output=True, text=True,
                                 timeout=30, check=False)
@@ -117,27 +117,18 @@ def ocr_unavailable(languages: str) -> str | None:
     return None
 
 
-def pages_needing_ocr(metadata: dict[str, list[str]], mode: str) -> int:
-    """How many pages (or images) of an extracted document OCR would read."""
-    if mode == "off":
-        return 0
-    media_type = (metadata.get("Content-Type") or [""])[0].split(";", 1)[0].strip().lower()
-    if media_type in OCR_IMAGE_TYPES:
-        frames = (metadata.get("imagereader:NumImages") or ["1"])[0]
-        return int(frames) if frames.isdigit() and int(frames) > 0 else 1
-    if media_type != "application/pdf":
-        return 0
-    if (metadata.get("pdf:encrypted") or [""])[0].lower() == "true":
-        return 0  # nothing to render without the password
-    chars = [int(c) if c.isdigit() else 0 for c in metadata.get("pdf:charsPerPage", ())]
-    if mode == "only":
-        pages = (metadata.get("xmpTPg:NPages") or [""])[0]
-        return int(pages) if pages.isdigit() else len(chars)
-    unmapped = [int(u) if u.isdigit() else 0
-                for u in metadata.get("pdf:unmappedUnicodeCharsPerPage", ())]
-    unmapped += [0] * (len(chars) - len(unmapped))
-    return sum(1 for c, u in zip(chars, unmapped, strict=False)
-               if c <= OCR_AUTO_MAX_CHARS or u > OCR_AUTO_MAX_UNMAPPED)
+def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
+             settings: OcrSettings | dict[str, Any], workers: int
+             ) -> tuple[str, dict[str, list[str]]]:
+    """Tika's answer with the pages it left to OCR (``OCR_PENDING_KEY``) read in;
+    unchanged when it left none."""
+    pages = pending_pages(metadata)
+    if pages is None:
+        return xhtml, metadata
+    if isinstance(settings, dict):
+        settings = OcrSettings(**settings)
+    return complete_ocr(data, xhtml, metadata, pages, settings.mode, settings.languages,
+                        settings.page_timeout_s, workers, settings.document_timeout_s)
 
 
 def _listify(metadata: dict[str, Any]) -> dict[str, list[str]]:
@@ -154,21 +145,23 @@ class EmbeddedTika:
     """Apache Tika compiled to native code (iscc-tika): no JVM, no network.
 
     ``ocr`` (an ``OcrSettings`` or its fields as a dict): None or mode ``off``
-    extracts text layers only, as Tika does by default.
+    extracts text layers only, as Tika does by default. ``defer_ocr``: leave the
+    pages that need OCR to the caller, listed in ``OCR_PENDING_KEY`` (an
+    extraction child does, so its parent can spread them over the pool).
+    ``ocr_workers``: pages OCR'd at once otherwise (default: the cores).
     """
 
     name = "iscc-tika"
 
     def __init__(self, max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
-                 ocr: OcrSettings | dict[str, Any] | None = None) -> None:
+                 ocr: OcrSettings | dict[str, Any] | None = None, defer_ocr: bool = False,
+                 ocr_workers: int | None = None) -> None:
         self._ocr = OcrSettings(**ocr) if isinstance(ocr, dict) else ocr
         self._ocr_problem: str | None = None
+        self._defer_ocr = defer_ocr
+        self._ocr_workers = ocr_workers
         if self._ocr is not None and self._ocr.enabled:
             self._ocr_problem = ocr_unavailable(self._ocr.languages)
-            # Tesseract's OpenMP threads spin against each other and against the
-            # other extraction processes: one thread is 5–7x faster per page on a
-            # busy 2-core machine. Set before Tika starts, which spawns Tesseract.
-            os.environ.setdefault("OMP_THREAD_LIMIT", "1")
         import iscc_tika  # imported here: only the process that extracts pays for it
 
         self._tika = iscc_tika
@@ -181,10 +174,8 @@ class EmbeddedTika:
         self._stream_extractor = (
             iscc_tika.Extractor().set_xml_output(True).set_encoding(iscc_tika.CharSet.UTF_8)
         )
-        self._ocr_extractors: dict[tuple[str, int], tuple[Any, Any]] = {}
 
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
-        started = time.monotonic()
         try:
             xhtml, metadata = self._extract_with(self._extractor, self._stream_extractor, data)
         except Exception as exc:  # iscc-tika raises TypeError(ParseError(...))
@@ -192,7 +183,21 @@ class EmbeddedTika:
         metadata[EXTRACTOR_KEY] = [self.name]
         if self._ocr is None or not self._ocr.enabled:
             return xhtml, metadata
-        return self._with_ocr(data, xhtml, metadata, started)
+        metadata[OCR_PAGES_KEY] = ["0"]
+        pages = pages_needing_ocr(metadata, self._ocr.mode)
+        if not pages:
+            return xhtml, metadata
+        if self._ocr_problem:
+            metadata[OCR_NOTE_KEY] = [f"{len(pages)} page(s) need OCR, which is unavailable: "
+                                      f"{self._ocr_problem}"]
+            return xhtml, metadata
+        metadata[OCR_PENDING_KEY] = [",".join(map(str, pages))]
+        if self._defer_ocr:
+            return xhtml, metadata
+        from ragbeam.transforms.extract.isolation import available_cores
+
+        return with_ocr(data, xhtml, metadata, self._ocr,
+                        self._ocr_workers or available_cores())
 
     def _extract_with(self, extractor: Any, stream_extractor: Any, data: bytes
                       ) -> tuple[str, dict[str, list[str]]]:
@@ -200,58 +205,6 @@ class EmbeddedTika:
         if _LOST_CHARACTER in xhtml:
             xhtml = self._extract_utf8_stream(stream_extractor, data, xhtml)
         return xhtml, _listify(metadata)
-
-    def _with_ocr(self, data: bytes, xhtml: str, metadata: dict[str, list[str]],
-                  started: float) -> tuple[str, dict[str, list[str]]]:
-        """The document once more with Tesseract, if any page or image needs it."""
-        assert self._ocr is not None
-        settings = self._ocr
-        pages = pages_needing_ocr(metadata, settings.mode)
-        metadata[OCR_PAGES_KEY] = ["0"]
-        if not pages:
-            return xhtml, metadata
-        if self._ocr_problem:
-            metadata[OCR_NOTE_KEY] = [f"{pages} page(s) need OCR, which is unavailable: "
-                                      f"{self._ocr_problem}"]
-            return xhtml, metadata
-        budget = settings.document_timeout_s - (time.monotonic() - started)
-        per_page = min(settings.page_timeout_s, int(budget / pages))
-        if per_page < MIN_OCR_PAGE_SECONDS:
-            metadata[OCR_NOTE_KEY] = [
-                f"{pages} page(s) need OCR: not attempted, the OCR time limit of "
-                f"{settings.document_timeout_s:g} s per document allows under "
-                f"{MIN_OCR_PAGE_SECONDS} s a page (raise --ocr-timeout and --extract-timeout)"]
-            return xhtml, metadata
-        extractor, stream_extractor = self._ocr_extractor(settings, per_page)
-        try:
-            ocr_xhtml, ocr_metadata = self._extract_with(extractor, stream_extractor, data)
-        except Exception as exc:  # a page over its limit fails the whole parse
-            metadata[OCR_NOTE_KEY] = [f"{pages} page(s) need OCR, which failed "
-                                      f"({per_page} s a page): {_tika_message(exc)}"]
-            return xhtml, metadata
-        ocr_metadata[EXTRACTOR_KEY] = [self.name]
-        counted = (ocr_metadata.get("pdf:ocrPageCount") or [""])[0]
-        ocr_metadata[OCR_PAGES_KEY] = [counted if counted.isdigit()
-                                       else str(ocr_xhtml.count('<div class="ocr">'))]
-        return ocr_xhtml, ocr_metadata
-
-    def _ocr_extractor(self, settings: OcrSettings, page_timeout_s: int) -> tuple[Any, Any]:
-        key = (settings.mode, page_timeout_s)
-        if key not in self._ocr_extractors:
-            tika = self._tika
-            strategy = (tika.PdfOcrStrategy.OCR_ONLY if settings.mode == "only"
-                        else tika.PdfOcrStrategy.AUTO)
-            pdf = tika.PdfParserConfig().set_ocr_strategy(strategy)
-            ocr = (tika.TesseractOcrConfig().set_skip_ocr(False)
-                   .set_language(settings.languages).set_timeout_seconds(page_timeout_s))
-            self._ocr_extractors[key] = (
-                tika.Extractor().set_xml_output(True)
-                .set_extract_string_max_length(self._max_string_chars)
-                .set_pdf_config(pdf).set_ocr_config(ocr),
-                tika.Extractor().set_xml_output(True).set_encoding(tika.CharSet.UTF_8)
-                .set_pdf_config(pdf).set_ocr_config(ocr),
-            )
-        return self._ocr_extractors[key]
 
     def _extract_utf8_stream(self, stream_extractor: Any, data: bytes,
                              string_xhtml: str) -> str:

@@ -9,7 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragbeam.transforms.extract.backends import OCR_NOTE_KEY, OCR_PAGES_KEY
+from ragbeam.transforms.errors import INCOMPLETE_KEY
+from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
 from ragbeam.transforms.extract.mail import body_parts, email_metadata
@@ -17,6 +18,12 @@ from ragbeam.transforms.extract.markdown import (
     is_markdown,
     markdown_front_matter,
     parse_markdown_blocks,
+)
+from ragbeam.transforms.extract.ocr import (
+    OCR_NOTE_KEY,
+    OCR_PAGES_KEY,
+    OcrTimeLimit,
+    pending_pages,
 )
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.types import CleanedInChild, ExtractedDocument, FetchedFile, SourceFile
@@ -123,6 +130,8 @@ def build_extracted_document(
                 "(detected application/octet-stream: binary or random data?)"
             )
         ocr_note = _first(metadata, (OCR_NOTE_KEY,))
+        if ocr_note and _first(metadata, (INCOMPLETE_KEY,)):  # transient: retried
+            raise OcrTimeLimit(f"no text could be extracted: {ocr_note}")
         if ocr_note:
             raise EmptyDocumentError(f"no text could be extracted: {ocr_note}")
         ocr_pages = _first(metadata, (OCR_PAGES_KEY,)) or "0"
@@ -163,6 +172,16 @@ def build_extracted_document(
 
 
 @dataclass(frozen=True)
+class AwaitingOcr:
+    """Tika's answer for a document with pages left to OCR (``ocr.py``): the child
+    hands it back as it is, and its parent reads those pages over the pool's cores
+    before it builds the document."""
+
+    xhtml: str
+    metadata: dict[str, list[str]]
+
+
+@dataclass(frozen=True)
 class DocumentFromTika:
     """``build_extracted_document`` plus the text-size guard, and with ``clean``
     the Clean stage's work too, as one picklable step.
@@ -181,7 +200,9 @@ class DocumentFromTika:
     clean: CleanOptions | None = None
 
     def __call__(self, data: bytes, xhtml: str, metadata: dict[str, list[str]]
-                 ) -> ExtractedDocument | CleanedInChild:
+                 ) -> ExtractedDocument | CleanedInChild | AwaitingOcr:
+        if pending_pages(metadata) is not None:
+            return AwaitingOcr(xhtml, metadata)
         fetched = FetchedFile(self.source, data, self.content_hash)
         document = build_extracted_document(fetched, xhtml, metadata)
         check_extracted_text(len(document.raw_text), metadata, self.max_text_chars)
@@ -205,22 +226,37 @@ def clean_in_child(extracted: ExtractedDocument, options: CleanOptions) -> Clean
 
 def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_child: bool,
                     max_text_chars: int, clean: CleanOptions | None,
-                    archive_limits: ArchiveLimits) -> ExtractedDocument | CleanedInChild:
+                    archive_limits: ArchiveLimits, ocr_workers: int | None = None
+                    ) -> ExtractedDocument | CleanedInChild:
     """One file through one isolated child: the archive guard, Tika, then XHTML
     parsing, the text limit and (``in_child``, with ``clean``) cleaning.
 
     ``in_child``: the child parses and cleans too (a pool of several children,
     where this process's one Python thread would otherwise be the bottleneck);
     else the child only extracts and parsing happens here, while it is idle.
+    Pages the child left to OCR are read here, ``ocr_workers`` at a time
+    (default: the cores), and the document is then parsed here (cleaning follows
+    in the Clean stage).
     """
     check_archive(fetched.data, archive_limits)
     name = posixpath.basename(fetched.source.uri)
+    build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars)
     if in_child:
-        then = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars, clean)
-        return extractor.extract(fetched.data, name, then)
-    xhtml, metadata = extractor.extract(fetched.data, name)
-    return DocumentFromTika(fetched.source, fetched.content_hash,
-                            max_text_chars)(fetched.data, xhtml, metadata)
+        result = extractor.extract(fetched.data, name, dataclasses.replace(build, clean=clean))
+        if not isinstance(result, AwaitingOcr):
+            return result
+        xhtml, metadata = result.xhtml, result.metadata
+    else:
+        xhtml, metadata = extractor.extract(fetched.data, name)
+    if pending_pages(metadata) is not None:
+        from ragbeam.transforms.extract.isolation import available_cores
+
+        xhtml, metadata = with_ocr(fetched.data, xhtml, metadata,
+                                   extractor.backend_spec[1]["ocr"],
+                                   ocr_workers or available_cores())
+    document = build(fetched.data, xhtml, metadata)
+    assert not isinstance(document, AwaitingOcr)
+    return document
 
 
 def with_source(result: ExtractedDocument | CleanedInChild, source: SourceFile

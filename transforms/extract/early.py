@@ -119,6 +119,8 @@ class EarlyExtraction:
         retargeted: Future[tuple[Any, float]] = Future()
 
         def hand_on(done: Future[tuple[Any, float]]) -> None:
+            if not retargeted.set_running_or_notify_cancel():
+                return  # the stage gave it up (a torn-down bundle): nobody waits for it
             if (exc := done.exception()) is not None:
                 retargeted.set_exception(exc)
             else:

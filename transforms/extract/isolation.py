@@ -235,6 +235,10 @@ class IsolatedExtractor:
         return s.timeouts + s.crashes + s.memory_kills
 
     @property
+    def backend_spec(self) -> tuple[str, dict[str, Any]]:
+        return self._spec
+
+    @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
@@ -601,7 +605,10 @@ def _child_main() -> None:
     os.dup2(2, 1)  # anything native code prints goes to stderr, not into the protocol
     stdin_fd = sys.stdin.fileno()
     kind, kwargs = _read_message(stdin_fd, None)
-    backend = EmbeddedTika(**kwargs) if kind == "embedded" else TikaServer(**kwargs)
+    # OCR pages are left to the parent (document.extract_fetched), which spreads
+    # them over the pool's cores and gives each its own time limit.
+    backend = (EmbeddedTika(**kwargs, defer_ocr=True) if kind == "embedded"
+               else TikaServer(**kwargs))
     while True:
         try:
             data, filename, cpu_limit_s, then = _read_message(stdin_fd, None)

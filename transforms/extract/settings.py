@@ -75,9 +75,10 @@ class ExtractionSettings:
         return acquire_extraction_pool(self.backend_spec, self.processes, self.timeout_s,
                                        self.memory_limit_bytes)
 
-    def extract(self, fetched: FetchedFile, extractor: IsolatedExtractor
-                ) -> ExtractedDocument | CleanedInChild:
-        """One file through one child of the pool, as the Extract stage does it."""
+    def extract(self, fetched: FetchedFile, extractor: IsolatedExtractor,
+                ocr_workers: int | None = None) -> ExtractedDocument | CleanedInChild:
+        """One file through one child of the pool, as the Extract stage does it; pages
+        left to OCR are read ``ocr_workers`` at a time (``extract_fetched``)."""
         return extract_fetched(fetched, extractor, in_child=self.children_clean,
                                max_text_chars=self.max_text_chars, clean=self.clean,
-                               archive_limits=self.archive_limits)
+                               archive_limits=self.archive_limits, ocr_workers=ocr_workers)

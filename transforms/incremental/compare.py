@@ -10,7 +10,9 @@ rule, in order:
 2. Current file but no live previous row: ``NEW``, processed normally.
 3. Bytes or config differ (or a hash is unknown): ``CHANGED``, processed normally.
 4. Same bytes and config, previously ``ok``/``unchanged``: ``UNCHANGED``; the
-   previous document row (status ``unchanged``) and chunk rows are carried over.
+   previous document row (status ``unchanged``) and chunk rows are carried over;
+   but an *incomplete* one (``metadata.incomplete``: OCR stopped by a time limit,
+   ``transforms/errors.py``) is ``RETRY``'d, as a transient failure is.
 5. Same bytes and config, previously failed (``error``, or ``stale``: failed
    while its last good chunks were kept): a *transient* failure
    (``transforms/errors.py``: a time limit, a server that was down…) is
@@ -54,7 +56,12 @@ from ragbeam.schemas.documents import (
     STATUS_UNCHANGED,
     STATUS_VANISHED,
 )
-from ragbeam.transforms.errors import error_class, is_transient
+from ragbeam.transforms.errors import (
+    INCOMPLETE_KEY,
+    error_class,
+    incomplete_reason,
+    is_transient,
+)
 from ragbeam.transforms.types import SourceFile
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
@@ -132,7 +139,9 @@ def decide(
     if not same_input:
         return Outcome.CHANGED
     if live["status"] in SERVED_STATUSES:
-        return Outcome.UNCHANGED
+        # ok, but cut short by a time limit (OCR): read again, though nothing changed
+        metadata = as_python_row(live).get("metadata")
+        return Outcome.RETRY if incomplete_reason(metadata) else Outcome.UNCHANGED
     if live["status"] in (STATUS_ERROR, STATUS_STALE):
         if retry_errors or is_transient(previous_error_type(live)):
             return Outcome.RETRY
@@ -145,7 +154,7 @@ def decide(
 # The documents columns the decision needs: everything but the text.
 HEAD_COLUMNS = ("doc_id", "source_uri", "content_hash", "status", "error", "bytes",
                 "config_hash", "metadata")
-_HEAD_METADATA = (ERROR_TYPE_KEY, SOURCE_MODIFIED_KEY)
+_HEAD_METADATA = (ERROR_TYPE_KEY, SOURCE_MODIFIED_KEY, INCOMPLETE_KEY)
 
 
 def head_of(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -95,6 +95,21 @@ def test_a_transient_failure_is_retried_without_being_asked(error_type, status):
     assert decide(_current(), previous, CONFIG) is Outcome.RETRY
 
 
+@pytest.mark.parametrize("status", ["ok", "unchanged"])
+def test_an_ok_document_marked_incomplete_is_retried_and_its_verdict_says_so(status):
+    """OCR stopped by a time limit (metadata.incomplete): the document is served, but
+    the next run reads it again, also through the slim rows of the join."""
+    previous = _previous(status)
+    previous["metadata"] = [("route_reason", "default strategy"),
+                            ("incomplete", "OcrTimeLimit")]
+    assert decide(_current(), previous, CONFIG) is Outcome.RETRY
+    assert decide(_current(), head_of(previous), CONFIG) is Outcome.RETRY
+    assert verdict_for(_current(), previous, Outcome.RETRY, CONFIG).outcome == "retry"
+    # A reason that is not a transient error type does not make it retried.
+    previous["metadata"] = [("incomplete", "SomethingPermanent")]
+    assert decide(_current(), previous, CONFIG) is Outcome.UNCHANGED
+
+
 def test_a_permanent_stale_failure_is_kept_with_its_chunks():
     previous = _previous("stale", chunk_count=2)
     previous["error"] = "extract: ExtractionError: Tika failed"

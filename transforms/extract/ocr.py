@@ -1,0 +1,306 @@
+"""OCR of scanned pages and images, page by page, over the cores of the worker.
+
+Tika's own OCR (one parse of the whole document with Tesseract switched on)
+reads a document's pages one after another on one core, under one time limit
+for the whole document and a wall-clock limit per page: under load a page ran
+out of time and its text silently went missing, and a 43-page scan did not fit
+in the document's budget at all. Here the ordinary extraction finds the pages
+that need OCR (Tika's own AUTO test on ``pdf:charsPerPage``), and then each page
+is one job of its own:
+
+1. ``pdftoppm`` (poppler-utils) renders it at ``OCR_DPI`` in grey, as Tika does;
+2. the ``tesseract`` command reads the image (one thread: ``OMP_THREAD_LIMIT=1``);
+3. its text goes into that page's ``<div class="page">`` of Tika's XHTML as a
+   ``<div class="ocr">``, exactly where Tika's OCR puts it.
+
+Pages run in parallel, as many at once as the extraction pool has processes
+(``ocr_workers``), so a scan takes its page time divided by the cores.
+
+**Time limits count CPU seconds, not wall-clock seconds.** Each program of a
+page (the renderer, then Tesseract) runs under ``RLIMIT_CPU`` at
+``--ocr-page-timeout`` (SIGXCPU past it; a SIGKILL, from the hard limit or the
+kernel's OOM killer, counts the same): the work a page needs does not
+depend on what else the machine does, so the same page gives the same text on
+an idle or a saturated machine. A wall-clock backstop (``WALL_BACKSTOP_FACTOR``
+times the limit) still ends a program that waits on nothing. A page stopped by
+either limit, or not started within ``--ocr-timeout`` (wall clock, per
+document, off by default), leaves the document *incomplete*: it keeps every
+page that was read, ``metadata.incomplete`` names a transient error type
+(``transforms/errors.py``), so a user can filter on it and the next incremental
+run processes it again. No time figure is ever written into a document.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from lxml import etree
+
+from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT
+
+# Metadata keys (they reach documents.metadata, except OCR_PENDING_KEY).
+OCR_PAGES_KEY = "ocr_pages"
+OCR_NOTE_KEY = "ocr_note"
+# Set by an extraction child that leaves OCR to its parent (isolation.py): the
+# pages, comma-separated (0: the whole image). Removed once OCR is done.
+OCR_PENDING_KEY = "ocr_pending_pages"
+
+# Tika's rendering for OCR (PDFParserConfig: ocrDPI 300, ocrImageType GRAY).
+OCR_DPI = 300
+# A program over its CPU limit is killed by the kernel; one that is not using CPU
+# (blocked, or starved far beyond any normal load) by this multiple of it, in
+# wall-clock seconds, plus WALL_BACKSTOP_MIN_S.
+WALL_BACKSTOP_FACTOR = 10
+WALL_BACKSTOP_MIN_S = 60
+OCR_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/tiff", "image/bmp", "image/gif",
+                             "image/jp2"})
+_IMAGE_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/tiff": ".tif",
+                   "image/bmp": ".bmp", "image/gif": ".gif", "image/jp2": ".jp2"}
+WHOLE_IMAGE = 0
+# Tika's AUTO strategy ("better"): a page needs OCR when it has at most this
+# many characters, or more than this many without a Unicode mapping.
+OCR_AUTO_MAX_CHARS = 10
+OCR_AUTO_MAX_UNMAPPED = 10
+_XML_INVALID = "".join(chr(c) for c in (*range(0, 9), 11, 12, *range(14, 32)))
+_XML_INVALID_TABLE = str.maketrans("", "", _XML_INVALID + "\ufffe\uffff")
+
+
+class OcrTimeLimit(Exception):
+    """A page (or the document) ran out of OCR time: the text is incomplete."""
+
+
+@dataclass(frozen=True)
+class PageText:
+    """What OCR made of one page: its text, or why there is none."""
+
+    page: int  # 1-based PDF page; WHOLE_IMAGE for an image file
+    text: str | None = None
+    timed_out: bool = False  # stopped by a time limit (transient)
+    problem: str | None = None  # failed for another reason (the same next time)
+
+
+def media_type_of(metadata: dict[str, list[str]]) -> str:
+    return (metadata.get("Content-Type") or [""])[0].split(";", 1)[0].strip().lower()
+
+
+def pages_needing_ocr(metadata: dict[str, list[str]], mode: str) -> list[int]:
+    """The pages of an extracted document that OCR reads (``[WHOLE_IMAGE]``: an image)."""
+    if mode == "off":
+        return []
+    media_type = media_type_of(metadata)
+    if media_type in OCR_IMAGE_TYPES:
+        return [WHOLE_IMAGE]
+    if media_type != "application/pdf":
+        return []
+    if (metadata.get("pdf:encrypted") or [""])[0].lower() == "true":
+        return []  # nothing to render without the password
+    chars = [int(c) if c.isdigit() else 0 for c in metadata.get("pdf:charsPerPage", ())]
+    if mode == "only":
+        pages = (metadata.get("xmpTPg:NPages") or [""])[0]
+        return list(range(1, (int(pages) if pages.isdigit() else len(chars)) + 1))
+    unmapped = [int(u) if u.isdigit() else 0
+                for u in metadata.get("pdf:unmappedUnicodeCharsPerPage", ())]
+    unmapped += [0] * (len(chars) - len(unmapped))
+    return [page for page, (c, u) in enumerate(zip(chars, unmapped, strict=False), start=1)
+            if c <= OCR_AUTO_MAX_CHARS or u > OCR_AUTO_MAX_UNMAPPED]
+
+
+def pending_pages(metadata: dict[str, list[str]]) -> list[int] | None:
+    """The pages a child left to OCR (``OCR_PENDING_KEY``), or None."""
+    value = (metadata.get(OCR_PENDING_KEY) or [None])[0]
+    return None if value is None else [int(p) for p in value.split(",") if p]
+
+
+def ocr_programs_missing(media_type: str) -> str | None:
+    """The program OCR of this kind of document needs and cannot find, or None."""
+    if shutil.which("tesseract") is None:
+        return "tesseract not found on PATH (Debian: apt-get install tesseract-ocr)"
+    if media_type == "application/pdf" and shutil.which("pdftoppm") is None:
+        return "pdftoppm not found on PATH (Debian: apt-get install poppler-utils)"
+    return None
+
+
+def _limited(argv: list[str], cpu_seconds: int) -> list[str]:
+    """``argv`` under a CPU-time limit (the kernel sends SIGXCPU past it); a shell's
+    ``ulimit`` rather than ``preexec_fn``, which is not safe in a threaded process."""
+    return ["/bin/sh", "-c", f'ulimit -t {int(cpu_seconds)} && exec "$@"', "ocr", *argv]
+
+
+def _run_limited(argv: list[str], cpu_seconds: int) -> subprocess.CompletedProcess[bytes]:
+    """Run a program under the CPU limit and the wall-clock backstop.
+
+    Raises ``OcrTimeLimit`` when either limit stops it."""
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    backstop = max(WALL_BACKSTOP_FACTOR * cpu_seconds, WALL_BACKSTOP_MIN_S)
+    try:
+        done = subprocess.run(_limited(argv, cpu_seconds), capture_output=True, env=env,
+                              timeout=backstop, check=False)
+    except subprocess.TimeoutExpired:
+        raise OcrTimeLimit(f"{os.path.basename(argv[0])} stopped by the wall-clock "
+                           "backstop") from None
+    if done.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU, -signal.SIGKILL):
+        raise OcrTimeLimit(f"{os.path.basename(argv[0])} over its CPU time limit")
+    return done
+
+
+def _failure(program: str, done: subprocess.CompletedProcess[bytes]) -> str:
+    lines = [line for line in done.stderr.decode("utf-8", "replace").splitlines()
+             if line.strip() and not line.startswith("Estimating resolution")]
+    return f"{program} failed ({done.returncode}): {lines[-1] if lines else 'no message'}"
+
+
+def read_page(source_path: str, page: int, languages: str, cpu_seconds: int,
+              work_dir: str) -> PageText:
+    """OCR of one PDF page (rendered by ``pdftoppm``), or of a whole image file."""
+    try:
+        if page == WHOLE_IMAGE:
+            image = source_path
+        else:
+            root = os.path.join(work_dir, f"page-{page}")
+            rendered = _run_limited(["pdftoppm", "-f", str(page), "-l", str(page),
+                                     "-r", str(OCR_DPI), "-gray", "-singlefile",
+                                     source_path, root], cpu_seconds)
+            image = root + ".pgm"
+            if rendered.returncode != 0 or not os.path.exists(image):
+                return PageText(page, problem=_failure("pdftoppm", rendered))
+        try:
+            read = _run_limited(_tesseract_argv(image, page, languages), cpu_seconds)
+        finally:
+            if image != source_path:
+                os.unlink(image)
+    except OcrTimeLimit:
+        return PageText(page, timed_out=True)
+    if read.returncode != 0:
+        return PageText(page, problem=_failure("tesseract", read))
+    return PageText(page, text=read.stdout.decode("utf-8", "replace"))
+
+
+def _tesseract_argv(image: str, page: int, languages: str) -> list[str]:
+    argv = ["tesseract", image, "stdout", "-l", languages]
+    if page != WHOLE_IMAGE:
+        argv += ["--dpi", str(OCR_DPI)]  # rendered at it (a PGM file does not say)
+    return argv
+
+
+_executors_lock = threading.Lock()
+_executors: dict[int, ThreadPoolExecutor] = {}
+
+
+def page_executor(workers: int) -> ThreadPoolExecutor:
+    """This process's threads for OCR pages, ``workers`` of them (one per extraction
+    process: each thread waits on one program at a time), shared by every document."""
+    with _executors_lock:
+        if workers not in _executors:
+            _executors[workers] = ThreadPoolExecutor(workers, thread_name_prefix="ragbeam-ocr")
+        return _executors[workers]
+
+
+def read_pages(data: bytes, media_type: str, pages: list[int], languages: str,
+               page_cpu_seconds: int, workers: int, deadline_s: float | None = None,
+               read: Callable[..., PageText] = read_page) -> list[PageText]:
+    """OCR of ``pages`` of one document, ``workers`` at a time, in page order.
+
+    ``deadline_s``: wall-clock seconds for the whole document; a page not started
+    by then counts as timed out (``--ocr-timeout``)."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ragbeam-ocr-") as work_dir:
+        source = os.path.join(work_dir, "source" + _IMAGE_SUFFIXES.get(media_type, ".pdf"))
+        with open(source, "wb") as f:
+            f.write(data)
+
+        def one(page: int) -> PageText:
+            if deadline_s is not None and time.monotonic() - started > deadline_s:
+                return PageText(page, timed_out=True)
+            return read(source, page, languages, page_cpu_seconds, work_dir)
+
+        if workers <= 1 or len(pages) == 1:
+            return [one(page) for page in pages]
+        futures = [page_executor(workers).submit(one, page) for page in pages]
+        return [future.result() for future in futures]
+
+
+def ocr_div(text: str) -> etree._Element:
+    div = etree.Element("{http://www.w3.org/1999/xhtml}div", {"class": "ocr"})
+    div.text = text.translate(_XML_INVALID_TABLE)
+    return div
+
+
+def merge_ocr(xhtml: str, results: list[PageText], replace_text_layer: bool) -> str:
+    """Tika's XHTML with each page's OCR text as a ``<div class="ocr">`` at the end of
+    its ``<div class="page">`` (for an image: of the body), as Tika's OCR puts it;
+    ``replace_text_layer`` (``--ocr only``): instead of the page's own text."""
+    parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
+                             no_network=True)
+    root = etree.fromstring(xhtml.encode("utf-8"), parser=parser) if xhtml.strip() else None
+    if root is None:
+        root = etree.fromstring(b'<html xmlns="http://www.w3.org/1999/xhtml"><head/>'
+                                b"<body/></html>")
+    body = next((el for el in root if _local(el.tag) == "body"), None)
+    if body is None:
+        body = etree.SubElement(root, "{http://www.w3.org/1999/xhtml}body")
+    page_divs = [el for el in body.iter() if _local(el.tag) == "div"
+                 and "page" in (el.get("class") or "").split()]
+    for result in results:
+        if not result.text or not result.text.strip():
+            continue
+        if result.page == WHOLE_IMAGE:
+            target = body
+        elif result.page <= len(page_divs):
+            target = page_divs[result.page - 1]
+            if replace_text_layer:
+                for child in list(target):
+                    target.remove(child)
+                target.text = None
+        else:
+            continue  # Tika wrote fewer pages than the PDF has: nowhere to put it
+        target.append(ocr_div(result.text))
+    return etree.tostring(root, encoding="unicode")
+
+
+def _local(tag: object) -> str:
+    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+
+
+def complete_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]], pages: list[int],
+                 mode: str, languages: str, page_cpu_seconds: int, workers: int,
+                 deadline_s: float | None = None) -> tuple[str, dict[str, list[str]]]:
+    """Tika's answer for a document with ``pages`` OCR'd into it, and its metadata
+    saying what OCR did: ``ocr_pages`` (pages read), ``ocr_note`` (pages that could
+    not be, and why: no time figures), and for pages stopped by a time limit
+    ``incomplete`` (a transient error type)."""
+    metadata = {k: v for k, v in metadata.items() if k != OCR_PENDING_KEY}
+    media_type = media_type_of(metadata)
+    if problem := ocr_programs_missing(media_type):
+        metadata[OCR_PAGES_KEY] = ["0"]
+        metadata[OCR_NOTE_KEY] = [f"{len(pages)} page(s) need OCR, which is unavailable: "
+                                  f"{problem}"]
+        return xhtml, metadata
+    results = read_pages(data, media_type, pages, languages, page_cpu_seconds, workers,
+                         deadline_s)
+    merged = merge_ocr(xhtml, results, replace_text_layer=mode == "only")
+    metadata[OCR_PAGES_KEY] = [str(sum(1 for r in results if r.text is not None))]
+    notes = []
+    timed_out = [r.page for r in results if r.timed_out]
+    if timed_out:
+        notes.append(f"{_pages(timed_out)} not read within the OCR time limit "
+                     "(--ocr-page-timeout, --ocr-timeout): retried by the next incremental run")
+        metadata[INCOMPLETE_KEY] = [OCR_TIME_LIMIT]
+    notes += [f"{_pages([r.page])}: {r.problem}" for r in results if r.problem]
+    if notes:
+        metadata[OCR_NOTE_KEY] = ["; ".join(notes)]
+    return merged, metadata
+
+
+def _pages(pages: list[int]) -> str:
+    if pages == [WHOLE_IMAGE]:
+        return "the image"
+    return ("page " if len(pages) == 1 else "pages ") + ", ".join(map(str, pages))
