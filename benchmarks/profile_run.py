@@ -8,7 +8,8 @@ one run:
 
 1. the plain iscc-tika loop in one process (``pipeline_throughput.py``'s), and
    ``ragbeam run --ocr off`` pinned to one core, each unprofiled: wall clock
-   and the CPU time of the whole process tree, and their ratio;
+   and the CPU time of the whole process tree, and their ratio; the run's own
+   process's CPU time (``getrusage(RUSAGE_SELF)``) apart from its children's;
 2. the same ``ragbeam run`` pinned to one core (``taskset -c``) under
    ``py-spy record --subprocesses --format raw`` (py-spy itself unpinned, so it
    does not take the run's core), which samples the run, its extraction
@@ -17,7 +18,10 @@ one run:
    percentage of the samples where a thread was working. Samples of threads
    blocked in a known wait (a pipe read, a semaphore, ``select``) are counted
    apart: py-spy counts a thread as active when the scheduler has it runnable,
-   which on a loaded machine includes threads just woken from a wait.
+   which on a loaded machine includes threads just woken from a wait. So
+   the shares are of time runnable, close to CPU time only on a quiet machine;
+   the column ``CPU s`` spreads the run process's measured CPU time over its
+   own samples, which share that bias only among its own threads.
 
 ``--raw FILE`` keeps py-spy's collapsed stacks (``flamegraph.pl`` or
 speedscope read them); ``--summarise FILE`` prints the shares of a kept file
@@ -36,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
@@ -47,6 +52,17 @@ from pipeline_throughput import (  # a sibling script, not a package
     stage_files,
 )
 
+# ``ragbeam run`` that prints its own process's CPU time (not its children's) last.
+OWN_CPU = "ragbeam run process CPU s: "
+REPORT_OWN_CPU = textwrap.dedent(f"""
+    import atexit, resource, runpy, sys
+    def report():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        print("{OWN_CPU}" + str(usage.ru_utime + usage.ru_stime), flush=True)
+    atexit.register(report)
+    sys.argv = ["ragbeam", *sys.argv[1:]]
+    runpy.run_module("ragbeam.pipeline.cli", run_name="__main__", alter_sys=True)
+""")
 # Innermost frames of a thread that is waiting, not working.
 WAITS = ("Semaphore.acquire", "Event.wait", "Condition.wait", "_wait_readable", "_read_exactly",
          "select (", "Thread.join", "Future.result", "wait (concurrent", "Queue.get",
@@ -115,18 +131,32 @@ def stage_of(processes: list[str], frames: list[str]) -> str:
     return "other"
 
 
-def summarise(text: str) -> str:
+def summarise(text: str, main_cpu_s: float | None = None) -> str:
+    """Shares by stage, of all working samples and of the ``ragbeam run`` process's
+    own; with ``main_cpu_s`` (that process's CPU time, measured unprofiled) its
+    shares also in CPU seconds."""
     shares: collections.Counter[str] = collections.Counter()
+    in_main: collections.Counter[str] = collections.Counter()
     for processes, frames, samples in parse_collapsed(text):
-        shares[stage_of(processes, frames)] += samples
+        stage = stage_of(processes, frames)
+        shares[stage] += samples
+        if len(processes) <= 1:
+            in_main[stage] += samples
     waiting = shares.pop("waiting", 0)
-    working = sum(shares.values())
-    lines = [f"{working} samples of working threads ({waiting} more while waiting, left out)"]
-    tika = shares["Tika (extraction child)"]
+    in_main.pop("waiting", None)
+    working, main_working = sum(shares.values()), sum(in_main.values())
+    lines = [f"{working} samples of working threads ({waiting} more while waiting, left "
+             f"out); {main_working} in the ragbeam run process itself",
+             f"  {'stage':50} {'all':>6} {'ragbeam':>8}"
+             + (f" {'CPU s':>6}" if main_cpu_s is not None else "")]
     for stage, samples in shares.most_common():
-        lines.append(f"  {stage:50} {samples / working:6.1%}")
-    lines.append(f"  beyond Tika: {(working - tika) / working:.1%} of the samples; "
-                 f"{working / max(tika, 1):.2f}× Tika's own")
+        share = in_main[stage] / main_working if main_working else 0.0
+        line = f"  {stage:50} {samples / working:6.1%} {share:8.1%}"
+        if main_cpu_s is not None:
+            line += f" {share * main_cpu_s:6.2f}"
+        lines.append(line)
+    tika = shares["Tika (extraction child)"]
+    lines.append(f"  beyond Tika: {(working - tika) / working:.1%} of the samples")
     return "\n".join(lines)
 
 
@@ -158,11 +188,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpus: {args.corpus} — {len(files)} files; pinned to core {core}; load "
               f"average {os.getloadavg()[0]:.1f}", flush=True)
         raw = run_raw(paths, 1)
-        wall, cpu, _ = _timed([*run, "--output", str(work / "plain")], one_core=True)
+        wall, cpu, out = _timed([sys.executable, "-c", REPORT_OWN_CPU, *run[3:],
+                                 "--output", str(work / "plain")], one_core=True)
+        main_cpu = float(out.strip().splitlines()[-1].removeprefix(OWN_CPU))
         print(f"raw Tika loop, 1 process: {raw.seconds:.2f} s (CPU {raw.cpu_s:.1f} s); "
-              f"ragbeam run on one core: {wall:.2f} s (CPU {cpu:.1f} s): "
-              f"{wall / raw.seconds:.2f}× wall, {cpu / raw.cpu_s:.2f}× CPU; load average "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
+              f"ragbeam run on one core: {wall:.2f} s (CPU {cpu:.1f} s: the ragbeam run "
+              f"process {main_cpu:.1f} s, its extraction children and memory guard "
+              f"{cpu - main_cpu:.1f} s): {wall / raw.seconds:.2f}× wall, "
+              f"{cpu / raw.cpu_s:.2f}× CPU; load average {os.getloadavg()[0]:.1f}",
+              flush=True)
         collapsed = args.raw or work / "profile.txt"
         subprocess.run([py_spy, "record", "--subprocesses", "--format", "raw",
                         "--rate", str(args.rate), "--output", str(collapsed), "--",
@@ -170,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env={**os.environ, "HF_HUB_OFFLINE": "1"})
         print(f"profile (py-spy, {args.rate} Hz; load average {os.getloadavg()[0]:.1f}):")
-        print(summarise(collapsed.read_text()))
+        print(summarise(collapsed.read_text(), main_cpu))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
