@@ -82,7 +82,7 @@ RAGBEAM_STAGES = (
     ("transforms/write/", "Parquet writing"),
     ("transforms/embed/", "embedding"),
     ("transforms/", "other transforms (ids, progress, metrics)"),
-    ("pipeline/", "run library (graph, summary, run.json)"),
+    ("pipeline/", "run library (config, summary, run.json)"),
 )
 _FRAME_LINE = re.compile(r":\d+\)$")
 
@@ -118,10 +118,16 @@ def stage_of(processes: list[str], frames: list[str]) -> str:
             return "start-up: import apache_beam"
         return "start-up: other imports"
     if any("(tiktoken/" in f for f in frames):
+        if any(f.startswith("load_encoding (") for f in frames):
+            return "token counting: loading the encoding"
         return "token counting (tiktoken)"
-    for frame in reversed(frames):
+    for depth in range(len(frames) - 1, -1, -1):
+        frame = frames[depth]
         if "(ragbeam/" in frame:
             path = frame.split("(ragbeam/", 1)[1]
+            if path.startswith("pipeline/") and any(
+                    "(apache_beam/" in f for f in frames[depth + 1:]):
+                return "Beam: graph construction, runner start and stop"
             for prefix, stage in RAGBEAM_STAGES:
                 if path.startswith(prefix):
                     return stage
@@ -167,11 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raw", type=pathlib.Path, help="keep py-spy's collapsed stacks here")
     parser.add_argument("--summarise", type=pathlib.Path,
                         help="only print the shares of a kept --raw file")
+    parser.add_argument("--main-cpu-s", type=float,
+                        help="with --summarise: the run process's CPU seconds, as printed")
     parser.add_argument("--embed-chunks", action="store_true",
                         help="profile ragbeam run --embed-chunks (the model included)")
     args = parser.parse_args(argv)
     if args.summarise:
-        print(summarise(args.summarise.read_text()))
+        print(summarise(args.summarise.read_text(), args.main_cpu_s))
         return 0
     py_spy = shutil.which("py-spy")
     if py_spy is None:
