@@ -206,8 +206,11 @@ def report(runs: dict[str, list[Measured]], precisions: list[str], n_texts: int)
         parts = raw + encode
         print(f"\n{precision}: (a) raw Tika + (b) plain encode = {parts:.2f} s "
               f"(Tika {raw / parts:.0%}, embedding {encode / parts:.0%})")
+        parts_cpu = cpu["raw Tika"] + cpu[f"plain encode {precision}"]
         for name in (f"ragbeam run {precision}", f"ragbeam run {precision} --sink milvus"):
-            print(f"  {name:34} / ((a) + (b)): {med[name] / parts:5.2f}×  (target ≤ 1.0)")
+            print(f"  {name:34} / ((a) + (b)): {med[name] / parts:5.2f}×  (target ≤ 1.0); "
+                  f"CPU {cpu[name] / parts_cpu:5.2f}× (whole processes: imports and model "
+                  "loading in both)")
 
 
 if __name__ == "__main__":
