@@ -26,7 +26,7 @@ one run:
 ``--raw FILE`` keeps py-spy's collapsed stacks (``flamegraph.pl`` or
 speedscope read them); ``--summarise FILE`` prints the shares of a kept file
 without running anything. py-spy: ``pip install py-spy`` (a profiler, not a
-dependency of ragbeam).
+dependency of ragbeam at run time; in the ``bench`` extra).
 """
 
 from __future__ import annotations
