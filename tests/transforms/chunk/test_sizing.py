@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import pytest
+
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, TokenSizer, load_encoding
+from ragbeam.transforms.route.router import RouteOptions, check_route_options
+
+
+def test_the_preflight_check_builds_every_strategy_without_loading_the_encoding():
+    # The check runs before a run starts extracting: loading the encoding there
+    # (0.3 s) would delay the first document.
+    load_encoding.cache_clear()
+    check_route_options(RouteOptions(), ChunkOptions())
+    assert load_encoding.cache_info().currsize == 0
+
+
+def test_a_token_sizer_counts_with_the_encoding_loaded_on_first_use():
+    load_encoding.cache_clear()
+    sizer = TokenSizer()
+    text = "Extraction, cleaning and chunking — then the tokens are counted."
+    assert sizer.size(text) == len(load_encoding(DEFAULT_ENCODING).encode_ordinary(text))
+    assert sizer.prefix_within(text, 3) < len(text)
+    assert load_encoding.cache_info().currsize == 1
+
+
+def test_an_unknown_encoding_still_fails_the_preflight_check():
+    with pytest.raises(ValueError, match="unknown tiktoken encoding 'no-such-encoding'"):
+        check_route_options(RouteOptions(), ChunkOptions(encoding="no-such-encoding"))
