@@ -139,14 +139,21 @@ def test_four_nights_with_keep_2(tmp_path, capsys):
     assert "already a completed run" in capsys.readouterr().out
     assert (state / "2026-03-03" / "run.json").stat().st_mtime_ns == before
 
-    # Night 4: night 2 goes, and with it the dead attempt older than night 3; the
-    # folder claimed elsewhere stays.
+    # Night 4: one of the two documents is gone, over the delete guard's default share
+    # (0.2): the night is held (exit 4), is no base, and nothing is pruned.
     os.remove(corpus / "handbook.md")
-    assert _night(state, corpus, "2026-03-04") == 0
-    assert _folders(state) == ["2026-03-02T130000Z", "2026-03-03", "2026-03-04"]
-    fourth = _summary(state, "2026-03-04")
+    assert _night(state, corpus, "2026-03-04") == 4
+    assert _summary(state, "2026-03-04")["outcome"] == "deletes_held"
+    assert "2026-03-02" in _folders(state)
+    # Night 5 accepts the deletion (--max-delete-rate 1) and builds on night 3, the
+    # newest base: night 2 goes, and with it the dead attempt older than night 3; the
+    # folder claimed elsewhere and the held night (newer than the oldest base kept) stay.
+    assert _night(state, corpus, "2026-03-05", "--max-delete-rate", "1") == 0
+    assert _folders(state) == ["2026-03-02T130000Z", "2026-03-03", "2026-03-04",
+                               "2026-03-05"]
+    fourth = _summary(state, "2026-03-05")
     assert (fourth["documents_unchanged"], fourth["documents_deleted"]) == (1, 1)
-    chunk_ids = {r["chunk_id"] for r in read_table(state / "2026-03-04", "chunks").to_pylist()}
+    chunk_ids = {r["chunk_id"] for r in read_table(state / "2026-03-05", "chunks").to_pylist()}
     faq_ids = {r["chunk_id"] for r in read_table(state / "2026-03-03", "chunks").to_pylist()
                if r["source_uri"].endswith("faq.txt")}
     assert chunk_ids == faq_ids
@@ -159,9 +166,10 @@ def test_four_nights_with_keep_2(tmp_path, capsys):
                                 "changes", "previous"]
     by_run = {line.split()[0]: line.split() for line in lines[1:-1]}
     assert by_run["2026-03-02T130000Z"][1:3] == ["-", "running"]
-    assert by_run["2026-03-04"][3:] == ["ok", "1", str(len(chunk_ids)), "+0",
+    assert by_run["2026-03-04"][3] == "deletes_held"
+    assert by_run["2026-03-05"][3:] == ["ok", "1", str(len(chunk_ids)), "+0",
                                         f"-{third['chunks'] - len(chunk_ids)}", "2026-03-03"]
-    assert lines[-1] == "next --previous: 2026-03-04"
+    assert lines[-1] == "next --previous: 2026-03-05"
 
 
 def test_a_state_folder_another_sync_holds_is_refused(tmp_path, capsys):

@@ -65,7 +65,8 @@ def test_a_spreadsheet_s_later_row_groups_repeat_the_header():
 
 
 def test_a_sheet_name_before_a_large_table_opens_its_first_chunk():
-    from ragbeam.transforms.chunk.base import ChunkOptions, build_strategy
+    from ragbeam.transforms.chunk.base import ChunkOptions
+    from ragbeam.transforms.chunk.strategies import build_strategy
 
     table = "\n".join([HEADER, *_rows(40)])
     text = "Parts 2024\n\n" + table
