@@ -73,9 +73,9 @@ class Question:
 
         if CJK_CHAR.search(self.question):
             return "zh"
-        from ragbeam.evaluate.retrieval import _WORD, guess_language
+        from ragbeam.transforms.embed.lexical import guess_language, words_of
 
-        return guess_language([m.group() for m in _WORD.finditer(self.question.casefold())])
+        return guess_language(words_of(self.question))
 
 
 def normalize(text: str) -> str:

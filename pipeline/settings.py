@@ -168,6 +168,9 @@ class RunSettings(BaseModel):
         "onnxruntime or OpenVINO (extras of the same name)", EMBED)
     embed_chunks: bool = option(False, "fill chunks.embedding (contextual header + text) for "
                                 "every chunk", EMBED)
+    sparse: bool = option(False, "fill chunks.sparse: the chunk's lexical terms (stems by "
+                          "language, CJK words) as a sparse vector with BM25 weights, for "
+                          "hybrid search; stores get it as a sparse vector field", EMBED)
     semantic_threshold: Literal[THRESHOLDS] = option(  # type: ignore[valid-type]
         SemanticOptions.threshold, "breakpoint rule, adaptive per document", EMBED)
     semantic_amount: float | None = option(
@@ -410,6 +413,7 @@ def run_config(settings: RunSettings) -> RunConfig:
         semantic=semantic,
         embedding=embedding,
         embed_chunks=settings.embed_chunks or bool(sinks),  # a store needs the vectors
+        sparse=settings.sparse,
         sinks=sinks,
         ids=IdOptions(namespace=settings.namespace, mode=settings.doc_ids),
         max_error_rate=settings.max_error_rate,

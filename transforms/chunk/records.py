@@ -60,6 +60,14 @@ def embed_text_for(context: str, text: str) -> str:
     return f"{header}\n\n{text}" if header else text
 
 
+def chunk_embedding_text(row: Mapping[str, Any]) -> str:
+    """What a chunk row is embedded from (dense and sparse): its contextual header,
+    then its text."""
+    if row.get("embed_text"):
+        return str(row["embed_text"])
+    return embed_text_for(row.get("context") or "", row["text"])
+
+
 def chunk_rows(
     doc: Document,
     chunks: list[Chunk],

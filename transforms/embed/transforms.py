@@ -37,7 +37,7 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.dofn import chunked_document_row
-from ragbeam.transforms.chunk.records import chunk_rows, embed_text_for
+from ragbeam.transforms.chunk.records import chunk_embedding_text, chunk_rows
 from ragbeam.transforms.chunk.semantic import (
     SemanticOptions,
     SemanticPlan,
@@ -271,13 +271,6 @@ class ChunkSemantically(beam.PTransform):
         failures = ((planned[FAILURES], cut[FAILURES])
                     | "Semantic failures" >> beam.Flatten())
         return {"chunks": cut.chunks, "documents": cut[DOCUMENTS], "failures": failures}
-
-
-def chunk_embedding_text(row: dict[str, Any]) -> str:
-    """What a chunk is embedded from: its contextual header, then its text."""
-    if row.get("embed_text"):
-        return str(row["embed_text"])
-    return embed_text_for(row.get("context") or "", row["text"])
 
 
 def _without_embedding(row: dict[str, Any], partitions: int) -> int:
