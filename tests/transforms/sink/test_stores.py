@@ -320,7 +320,7 @@ HYBRID_DOCS = {
     "freezer.txt": "Samples for nutrient analysis go to the freezer within two hours.",
     "meals.txt": "Breakfast is served at seven in the dining hall; dinner at six.",
 }
-HYBRID_QUESTION = "wireless internet for XQ-7741"
+HYBRID_QUESTION = "Is there wireless internet access in the house? (ticket XQ-7741)"
 
 
 @pytest.fixture(scope="module")
@@ -331,7 +331,6 @@ def hybrid_stores(tmp_path_factory) -> dict[str, pathlib.Path]:
     for name, text in HYBRID_DOCS.items():
         (corpus / name).write_text(text, encoding="utf-8")
     run_cli(["--input", str(corpus), "--output", str(root / "out"), "--sparse",
-             "--extract-timeout", TEST_EXTRACT_TIMEOUT,
              "--sink", f"milvus:{root / 'index.db'}?collection={COLLECTION}",
              "--sink", f"qdrant:{root / 'qdrant'}?collection={COLLECTION}"])
     return {"root": root, "out": root / "out"}
@@ -420,7 +419,7 @@ def test_syncs_from_new_processes_are_quiet_and_incremental(tmp_path):
     corpus = copy_samples(tmp_path / "corpus", ("faq.txt", "handbook.md"))
     sink = f"milvus:{tmp_path / 'index.db'}?collection={COLLECTION}"
     base = [sys.executable, "-m", "ragbeam.pipeline.cli", "run", "--input", str(corpus),
-            "--sparse", "--sink", sink, "--extract-timeout", TEST_EXTRACT_TIMEOUT]
+            "--sparse", "--sink", sink]
     first = subprocess.run([*base, "--output", str(tmp_path / "run1")], capture_output=True,
                            text=True, timeout=600)
     handbook = corpus / "handbook.md"
