@@ -37,6 +37,7 @@ def _milvus_rows(uri: str, token: str = "") -> dict[str, dict]:
 
     client = MilvusClient(uri=uri, token=token)
     try:
+        client.load_collection(COLLECTION)  # Milvus Lite: released in every new process
         fields = {f["name"] for f in client.describe_collection(COLLECTION)["fields"]}
         rows = client.query(COLLECTION, filter="", limit=16384,
                             output_fields=["chunk_id", "text", "embedding", "doc_id",
