@@ -10,7 +10,9 @@ torch for a notebook that only chunks text):
 * ``ragbeam.chunk_text``, ``ragbeam.chunk_file`` and their records ``TextChunk``,
   ``ChunkedFile`` (``api.py``);
 * ``ragbeam.IngestDocuments``: the whole ingestion as one Beam ``PTransform``
-  (``pipeline/graph.py``), configured by ``ragbeam.RunSettings``' options.
+  (``pipeline/graph.py``), configured by ``ragbeam.RunSettings``' options;
+* ``ragbeam.encode_sparse_query``: a search query as a ``SparseVector`` in the
+  space of ``chunks.sparse`` (``--sparse``; ``transforms/embed/sparse.py``).
 """
 
 import importlib as _importlib
@@ -25,6 +27,8 @@ _PUBLIC = {
     "ChunkedFile": "ragbeam.api",
     "IngestDocuments": "ragbeam.pipeline.graph",
     "RunSettings": "ragbeam.pipeline.settings",
+    "encode_sparse_query": "ragbeam.transforms.embed.sparse",
+    "SparseVector": "ragbeam.transforms.embed.sparse",
 }
 __all__ = ["__version__", *_PUBLIC]
 

@@ -74,7 +74,7 @@ PLAIN_ENCODE = textwrap.dedent("""
 
 def embedded_texts(output: pathlib.Path) -> list[str]:
     """What the pipeline embedded: each chunk's embedding text, each distinct one once."""
-    from ragbeam.transforms.embed.transforms import chunk_embedding_text
+    from ragbeam.transforms.embed.text import chunk_embedding_text
     from ragbeam.transforms.write.read import read_table_columns
 
     table = read_table_columns(str(output), "chunks", ["text", "context", "embed_text"])

@@ -12,9 +12,10 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ragbeam.evaluate.evaluation import DEFAULT_BUDGET
+from ragbeam.evaluate.evaluation import CHUNK_TEXTS, DEFAULT_BUDGET
 
-RETRIEVER_CHOICES = {"bm25": ("bm25",), "dense": ("dense",), "both": ("bm25", "dense")}
+RETRIEVER_CHOICES = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("hybrid",),
+                     "both": ("bm25", "dense"), "all": ("bm25", "dense", "hybrid")}
 
 
 class EvalUsageError(Exception):
@@ -28,7 +29,8 @@ def _add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
                         help="context token budget (default: %(default)s)")
     parser.add_argument("--retriever", choices=tuple(RETRIEVER_CHOICES), default="bm25",
-                        help="bm25, dense (the pipeline's embedding model) or both "
+                        help="bm25, dense (the pipeline's embedding model), hybrid (both, "
+                             "reciprocal-rank fusion), both (bm25 and dense) or all "
                              "(default: %(default)s)")
     parser.add_argument("--dense-model", choices=("minilm", "e5"), default="minilm",
                         help="dense retriever's model: minilm (English all-MiniLM-L6-v2) or e5 "
@@ -47,6 +49,10 @@ def add_subcommands(subparsers: argparse._SubParsersAction,
         allow_abbrev=False, parents=list(parents))
     ev.add_argument("--output", required=True, metavar="DIR", help="a finished run's output")
     _add_question_arguments(ev)
+    ev.add_argument("--chunk-text", choices=CHUNK_TEXTS, default="text",
+                    help="what is indexed of each chunk: its text, or contextual: title "
+                         "and heading path, then the text (what the pipeline embeds) "
+                         "(default: %(default)s)")
     ev.set_defaults(handler=eval_command)
 
     cmp = subparsers.add_parser(
@@ -114,8 +120,10 @@ def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from ragbeam.evaluate.retrieval import EmbeddingCache
 
     retrievers = RETRIEVER_CHOICES[args.retriever]
-    cache = EmbeddingCache(model=args.dense_model) if "dense" in retrievers else None
-    result = evaluate_run(run, questions, args.budget, retrievers, cache, args.k)
+    cache = (EmbeddingCache(model=args.dense_model)
+             if {"dense", "hybrid"} & set(retrievers) else None)
+    result = evaluate_run(run, questions, args.budget, retrievers, cache, args.k,
+                          chunk_text=args.chunk_text)
     print(format_eval(result))
     path = FileSystems.join(run.output, "eval.json")
     with FileSystems.create(path) as f:

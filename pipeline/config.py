@@ -169,6 +169,8 @@ class RunConfig:
     semantic: SemanticOptions = field(default_factory=SemanticOptions)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
     embed_chunks: bool = False
+    # Sparse lexical vectors in chunks.sparse (transforms/embed/sparse.py).
+    sparse: bool = False
     ids: IdOptions = field(default_factory=IdOptions)
     # Not fingerprinted: how a run reacts to failures, not what it writes.
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
@@ -216,12 +218,23 @@ class RunConfig:
         """What made the vectors of ``chunks.embedding``; None when the run writes none."""
         return self.embedding_model_info.metadata(self.embedding) if self.embed_chunks else None
 
+    def sparse_record(self) -> dict[str, Any] | None:
+        """How ``chunks.sparse`` was made (``--sparse``); None when the run writes none."""
+        if not self.sparse:
+            return None
+        from ragbeam.transforms.embed.sparse import SPARSE_SCHEME
+
+        # The stems, word cuts and stop words come from these: an upgrade may change terms.
+        versions = {dist: package_version(dist) for dist in ("pystemmer", "jieba", "bm25s")}
+        return {**SPARSE_SCHEME, "versions": versions}
+
     def table_schemas(self) -> dict[str, pa.Schema]:
         """Every output table's schema: with chunk embeddings, ``embedding`` has the
-        model's dimension."""
+        model's dimension; with sparse vectors, their scheme is in the metadata."""
         if not self.embed_chunks:
-            return output_schemas()
-        return output_schemas(self.embedding_model_info.dimension, self.embedding_record())
+            return output_schemas(sparse_metadata=self.sparse_record())
+        return output_schemas(self.embedding_model_info.dimension, self.embedding_record(),
+                              self.sparse_record())
 
     def fingerprint_fields(self) -> dict[str, Any]:
         """Everything that changes chunks or document rows for the same input bytes.
@@ -247,6 +260,7 @@ class RunConfig:
             **({"semantic": dataclasses.asdict(self.semantic)} if self.uses_semantic else {}),
             **({"embedding": {**self.embedding.fingerprint(), "embed_chunks": self.embed_chunks}}
                if self.uses_embeddings else {}),
+            **({"sparse": self.sparse_record()} if self.sparse else {}),
         }
 
     @functools.cached_property

@@ -279,6 +279,10 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                 FailDocumentsWithoutVectors(), failed).with_outputs(FAILURES, main="ok")
             documents = checked.ok
             failures.append(checked[FAILURES])
+        if config.sparse:
+            from ragbeam.transforms.embed.sparse import with_sparse_vector
+
+            chunks = chunks | "Sparse vectors" >> beam.Map(with_sparse_vector)
         failures = tuple(failures) | "All failures" >> beam.Flatten()
         _ = failures | "Count failures" >> beam.Map(lambda _: progress.tick(progress.FAILED))
 
@@ -298,6 +302,9 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
                 VectorsForKeptChunks(config)
+        if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
+            reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
+                beam.Map(with_sparse_vector)
         # The output stays a full snapshot: add what was carried over.
         carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}

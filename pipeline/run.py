@@ -576,7 +576,7 @@ def prepare_sink_plans(config: RunConfig) -> list:
 
     try:
         return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
-                             config.previous, new_run_token())
+                             config.previous, new_run_token(), sparse=config.sparse)
     except SinkError as exc:
         raise UsageError(str(exc)) from None
 

@@ -177,6 +177,9 @@ class RunSettings(BaseModel):
         "onnxruntime or OpenVINO (extras of the same name)", EMBED)
     embed_chunks: bool = option(False, "fill chunks.embedding (contextual header + text) for "
                                 "every chunk", EMBED)
+    sparse: bool = option(False, "fill chunks.sparse: the chunk's lexical terms (stems by "
+                          "language, CJK words) as a sparse vector with BM25 weights, for "
+                          "hybrid search; stores get it as a sparse vector field", EMBED)
     semantic_threshold: Literal[THRESHOLDS] = option(  # type: ignore[valid-type]
         SemanticOptions.threshold, "breakpoint rule, adaptive per document", EMBED)
     semantic_amount: float | None = option(
@@ -449,6 +452,7 @@ def run_config(settings: RunSettings) -> RunConfig:
         semantic=semantic,
         embedding=embedding,
         embed_chunks=settings.embed_chunks or bool(sinks),  # a store needs the vectors
+        sparse=settings.sparse,
         sinks=sinks,
         ids=stage_options(IdOptions, settings),
         max_error_rate=settings.max_error_rate,

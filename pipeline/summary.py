@@ -102,6 +102,7 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         # What made the vectors: the same record as the chunks schema's
         # ``ragbeam.embedding`` metadata (the launcher adds chunks_over_window).
         "embedding": config.embedding_record(),
+        "sparse": config.sparse_record(),
         "wall_seconds": round(wall_seconds, 3),
     }
 

@@ -8,6 +8,11 @@ of what made the vectors (model, revision, dimension, normalisation, precision:
 read back from Parquet by pyarrow before 26 (apache/arrow#35692), and Beam 2.77
 needs pyarrow < 26. Without chunk embeddings the column is an all-null
 ``list<float32>``.
+
+``sparse`` (``--sparse``): the chunk's lexical terms as a sparse vector,
+``struct<indices: list<int32>, values: list<float32>>`` (indices sorted and unique);
+null without ``--sparse``. How terms become indices and values
+(``transforms/embed/sparse.py``) is in the schema metadata key ``ragbeam.sparse``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ import pyarrow as pa
 
 STRING_MAP = pa.map_(pa.string(), pa.string())
 EMBEDDING_METADATA_KEY = "ragbeam.embedding"
+SPARSE_METADATA_KEY = "ragbeam.sparse"
+SPARSE_TYPE = pa.struct([pa.field("indices", pa.list_(pa.int32()), nullable=False),
+                         pa.field("values", pa.list_(pa.float32()), nullable=False)])
 
 _FIELDS = (
     pa.field("chunk_id", pa.string(), nullable=False),
@@ -50,24 +58,34 @@ def embedding_type(dimension: int) -> pa.DataType:
 
 
 def chunk_schema(embedding_dimension: int | None = None,
-                 embedding_metadata: Mapping[str, Any] | None = None) -> pa.Schema:
+                 embedding_metadata: Mapping[str, Any] | None = None,
+                 sparse_metadata: Mapping[str, Any] | None = None) -> pa.Schema:
     """The chunks schema: with ``embedding_dimension`` (a run that embeds chunks), every
     row has a vector of that many values, and ``embedding_metadata`` says what made
-    them; without, no row has one."""
+    them; without, no row has one. ``sparse_metadata``: the sparse vectors' scheme, in
+    a run with ``--sparse``."""
     if embedding_dimension is None:
         embedding = pa.field("embedding", pa.list_(pa.float32()))
     elif embedding_dimension > 0:
         embedding = pa.field("embedding", embedding_type(embedding_dimension), nullable=False)
     else:
         raise ValueError("embedding dimension must be positive")
-    schema = pa.schema([*_FIELDS, embedding])
+    schema = pa.schema([*_FIELDS, embedding, pa.field("sparse", SPARSE_TYPE)])
+    metadata = {}
     if embedding_metadata is not None:
-        schema = schema.with_metadata(
-            {EMBEDDING_METADATA_KEY: json.dumps(dict(embedding_metadata), sort_keys=True)})
-    return schema
+        metadata[EMBEDDING_METADATA_KEY] = json.dumps(dict(embedding_metadata), sort_keys=True)
+    if sparse_metadata is not None:
+        metadata[SPARSE_METADATA_KEY] = json.dumps(dict(sparse_metadata), sort_keys=True)
+    return schema.with_metadata(metadata) if metadata else schema
 
 
 def embedding_metadata_of(schema: pa.Schema) -> dict[str, Any] | None:
     """The ``ragbeam.embedding`` record of a chunks schema read back, if any."""
     raw = (schema.metadata or {}).get(EMBEDDING_METADATA_KEY.encode())
+    return json.loads(raw) if raw else None
+
+
+def sparse_metadata_of(schema: pa.Schema) -> dict[str, Any] | None:
+    """The ``ragbeam.sparse`` record of a chunks schema read back, if any."""
+    raw = (schema.metadata or {}).get(SPARSE_METADATA_KEY.encode())
     return json.loads(raw) if raw else None

@@ -59,8 +59,13 @@ def test_send_it_to_a_vector_store(workdir):
     assert len(commands) == 2
     for command in commands:
         assert main(shlex.split(command)[1:]) == 0, command
+    python = [code for lang, code in blocks if lang == "python"]
+    assert len(python) == 2  # Milvus, then Qdrant: hybrid and dense queries, verbatim
     namespace: dict = {}
-    for code in (code for lang, code in blocks if lang == "python"):
+    for code in python:
         _exec(code, namespace)
     top = namespace["hits"][0]["entity"]
     assert "Calibration solutions" in top["text"] and top["source_uri"].endswith("handbook.md")
+    assert "Calibration solutions" in namespace["dense_only"][0].payload["text"]
+    qdrant_top = namespace["points"][0].payload
+    assert "Calibration solutions" in qdrant_top["text"]

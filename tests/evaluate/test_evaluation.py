@@ -19,11 +19,12 @@ from ragbeam.evaluate.retrieval import (
     BM25Retriever,
     DenseRetriever,
     EmbeddingCache,
-    guess_language,
-    tokenize,
+    HybridRetriever,
+    reciprocal_rank_fusion,
 )
 from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData
 from ragbeam.evaluate.token_level import SpanScore, locate_excerpt, score_spans
+from ragbeam.transforms.embed.lexical import guess_language, tokenize
 
 DOCS = {
     "boats": "Boats may only be taken out between sunrise and one hour before sunset.",
@@ -107,6 +108,25 @@ def test_dense_retriever_uses_the_pipeline_model_and_ranks_by_meaning():
     # No shared content words with the answer chunk: only the embedding can find it.
     assert retriever.rank("Is there wireless internet in the house?")[0] == 2
     assert len(retriever.rank("anything")) == len(DOCS)
+
+
+def test_reciprocal_rank_fusion_adds_one_over_k_plus_rank():
+    # 7: 1/61 + 1/62; 3: 1/62 + 1/61 (a tie: the lower index first); 5: 1/61; 9: 1/63.
+    assert reciprocal_rank_fusion([[7, 3, 9], [5, 7]], k=60)[:1] == [7]
+    assert reciprocal_rank_fusion([[7, 3], [3, 7]], k=60) == [3, 7]
+    assert reciprocal_rank_fusion([[1, 2], []], k=60) == [1, 2]
+
+
+def test_hybrid_finds_what_only_one_side_ranks_first():
+    """BM25 alone misses the Wi-Fi chunk (no shared term); the dense model alone
+    ranks the chunk with the exact code below others; fused, both are near the top."""
+    texts = [*DOCS.values(), "Unit XQ-7741 stores its readings in the archive."]
+    cache = EmbeddingCache()
+    hybrid = HybridRetriever(texts, cache)
+    assert 2 not in BM25Retriever(texts).rank("wireless internet in the house")
+    assert hybrid.rank("wireless internet in the house")[0] == 2
+    assert hybrid.rank("xq 7741")[0] == 4
+    assert len(hybrid.rank("anything")) == len(texts)
 
 
 def test_evaluate_retrieval_hit_rate_rank_and_budget_curve():

@@ -23,6 +23,9 @@ from ragbeam.transforms.sink.uri import SinkSpec, redact_text
 
 # Collection-level metadata key holding the sync marker.
 MARKER_KEY = "ragbeam_synced_run"
+# The dense and the sparse (--sparse) vector's names in every store.
+DENSE_VECTOR = "embedding"
+SPARSE_VECTOR = "sparse"
 # Own steps (prepare, list, delete, finish) retry this often, backing off from RETRY_DELAY_S.
 RETRIES = 3
 RETRY_DELAY_S = 1.0
@@ -84,9 +87,10 @@ class VectorStore(ABC):
     def close(self) -> None: ...
 
     @abstractmethod
-    def ensure_collection(self, dimension: int) -> bool:
+    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
         """Create the collection if missing (True), or check that it takes vectors of
-        ``dimension`` (else ``SinkMismatch``)."""
+        ``dimension`` and has a sparse vector field exactly when ``sparse`` (else
+        ``SinkMismatch``)."""
 
     @abstractmethod
     def read_marker(self) -> str | None: ...
@@ -115,8 +119,10 @@ class VectorStore(ABC):
         return str(item_id)
 
     @abstractmethod
-    def write_config(self, dimension: int) -> Any:  # a Beam VectorDatabaseWriteConfig
-        """Beam's writer configuration for upserting ``EmbeddableItem``s."""
+    def write_config(self, dimension: int, sparse: bool = False
+                     ) -> Any:  # a Beam VectorDatabaseWriteConfig
+        """Beam's writer configuration for upserting ``EmbeddableItem``s (with their
+        sparse vectors when ``sparse``)."""
 
 
 def open_store(spec: SinkSpec) -> VectorStore:

@@ -1,7 +1,9 @@
 """Milvus (a server, or Milvus Lite in one local file) as a ragbeam sink.
 
 The collection ragbeam creates: primary key ``chunk_id`` (VARCHAR), ``embedding``
-(FLOAT_VECTOR of the model's dimension, COSINE index), ``text`` and the other
+(FLOAT_VECTOR of the model's dimension, COSINE index), with ``--sparse`` ``sparse``
+(SPARSE_FLOAT_VECTOR, inverted index, inner product: ragbeam's BM25 term weights
+against a query's 1 per term), ``text`` and the other
 ``STORED_FIELDS`` as scalar columns (``heading_path`` and ``metadata`` as JSON),
 strong consistency so every step reads what the one before wrote. Upserts go
 through Beam's ``MilvusVectorWriterConfig`` with one ``ColumnSpec`` per column.
@@ -19,9 +21,15 @@ from apache_beam.ml.rag.ingestion.jdbc_common import WriteConfig
 from apache_beam.ml.rag.ingestion.milvus_search import MilvusVectorWriterConfig, MilvusWriteConfig
 from apache_beam.ml.rag.ingestion.postgres_common import ColumnSpec
 from apache_beam.ml.rag.types import EmbeddableItem
-from apache_beam.ml.rag.utils import MilvusConnectionParameters
+from apache_beam.ml.rag.utils import MilvusConnectionParameters, MilvusHelpers
 
-from ragbeam.transforms.sink.base import MARKER_KEY, SinkMismatch, VectorStore
+from ragbeam.transforms.sink.base import (
+    DENSE_VECTOR,
+    MARKER_KEY,
+    SPARSE_VECTOR,
+    SinkMismatch,
+    VectorStore,
+)
 
 # (column, Milvus type name, Python type, VARCHAR max length, nullable)
 _ID_LENGTH = 64
@@ -47,15 +55,24 @@ _SCALARS: tuple[tuple[str, str, type, int, bool], ...] = (
 
 
 @contextlib.contextmanager
-def _quiet(*loggers: str) -> Iterator[None]:
+def _expected_errors(*loggers: str) -> Iterator[None]:
+    """Milvus Lite's in-process server lacks calls pymilvus tries first (it then falls
+    back): the server thread logs an ERROR with a traceback, pymilvus a warning, on a
+    run that succeeds. Hidden, unless ragbeam logs everything (``-vv``)."""
     saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
     for logger, _ in saved:
-        logger.setLevel(logging.CRITICAL)
+        if logger.getEffectiveLevel() > logging.DEBUG:
+            logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
         for logger, level in saved:
             logger.setLevel(level)
+
+
+# What logs those expected errors: gRPC's server (Milvus Lite's, in this process),
+# pymilvus's iterator.
+_EXPECTED_ERROR_LOGGERS = ("grpc._server", "pymilvus.orm.iterator")
 
 
 def _stored(name: str, item: EmbeddableItem) -> Any:
@@ -70,11 +87,16 @@ def _vector(item: EmbeddableItem) -> list[float]:
     return list(item.dense_embedding or ())
 
 
-def column_specs() -> list[ColumnSpec]:
+def _sparse(item: EmbeddableItem) -> dict[int, float]:
+    return MilvusHelpers.sparse_embedding(item.sparse_embedding) or {}
+
+
+def column_specs(sparse: bool = False) -> list[ColumnSpec]:
     """How Beam's Milvus writer turns an ``EmbeddableItem`` into a row of the collection."""
     return [
         ColumnSpec("chunk_id", str, _item_id),
-        ColumnSpec("embedding", list, _vector),
+        ColumnSpec(DENSE_VECTOR, list, _vector),
+        *([ColumnSpec(SPARSE_VECTOR, dict, _sparse)] if sparse else []),
         *(ColumnSpec(name, py_type, functools.partial(_stored, name))
           for name, _, py_type, _, _ in _SCALARS),
     ]
@@ -85,6 +107,10 @@ class MilvusStore(VectorStore):
         from pymilvus import MilvusClient
 
         self._client = MilvusClient(**self._client_args())
+        # A collection must be loaded to be queried; Milvus Lite forgets that it was
+        # when its process ends, so every new process finds it released.
+        if self._client.has_collection(self.spec.collection):
+            self._client.load_collection(self.spec.collection)
 
     def close(self) -> None:
         client = getattr(self, "_client", None)
@@ -100,7 +126,7 @@ class MilvusStore(VectorStore):
             args["db_name"] = self.spec.db
         return args
 
-    def ensure_collection(self, dimension: int) -> bool:
+    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
         from pymilvus import DataType, MilvusClient
 
         name = self.spec.collection
@@ -115,17 +141,30 @@ class MilvusStore(VectorStore):
                 raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} holds "
                                    f"{have}-dimensional vectors, this run writes {dimension}: "
                                    "use another collection")
+            has_sparse = SPARSE_VECTOR in fields
+            if has_sparse != sparse:
+                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} "
+                                   f"{'has' if has_sparse else 'has no'} sparse vectors, this "
+                                   f"run writes {'some' if sparse else 'none'} (--sparse): "
+                                   "use another collection")
             return False
         schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("chunk_id", DataType.VARCHAR, is_primary=True, max_length=_ID_LENGTH)
-        schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=dimension)
+        schema.add_field(DENSE_VECTOR, DataType.FLOAT_VECTOR, dim=dimension)
+        if sparse:
+            schema.add_field(SPARSE_VECTOR, DataType.SPARSE_FLOAT_VECTOR)
         for column, type_name, _, length, nullable in _SCALARS:
             extra: dict[str, Any] = {"max_length": length} if type_name == "VARCHAR" else {}
             schema.add_field(column, getattr(DataType, type_name), nullable=nullable, **extra)
         index = self._client.prepare_index_params()
-        index.add_index(field_name="embedding", index_type="AUTOINDEX", metric_type="COSINE")
-        self._client.create_collection(name, schema=schema, index_params=index,
-                                       consistency_level="Strong")
+        index.add_index(field_name=DENSE_VECTOR, index_type="AUTOINDEX", metric_type="COSINE")
+        if sparse:
+            index.add_index(field_name=SPARSE_VECTOR, index_type="SPARSE_INVERTED_INDEX",
+                            metric_type="IP")
+        # Waiting for the indexes starts with the timestamp call Milvus Lite lacks.
+        with _expected_errors(*_EXPECTED_ERROR_LOGGERS):
+            self._client.create_collection(name, schema=schema, index_params=index,
+                                           consistency_level="Strong")
         return True
 
     def read_marker(self) -> str | None:
@@ -138,10 +177,8 @@ class MilvusStore(VectorStore):
 
     def stored_ids(self) -> list[str]:
         ids: list[str] = []
-        # Milvus Lite's in-process server lacks the call the iterator starts with, which
-        # logs an error (grpc) and a warning (pymilvus) before the iterator falls back
-        # to a client-side timestamp: expected, so not shown.
-        with _quiet("grpc._server", "pymilvus.orm.iterator"):
+        # Milvus Lite lacks the timestamp call the iterator starts with.
+        with _expected_errors(*_EXPECTED_ERROR_LOGGERS):
             iterator = self._client.query_iterator(self.spec.collection, batch_size=1000,
                                                    filter="", output_fields=["chunk_id"])
             try:
@@ -159,7 +196,7 @@ class MilvusStore(VectorStore):
         rows = self._client.query(self.spec.collection, filter="", output_fields=["count(*)"])
         return int(rows[0]["count(*)"])
 
-    def write_config(self, dimension: int) -> MilvusVectorWriterConfig:
+    def write_config(self, dimension: int, sparse: bool = False) -> MilvusVectorWriterConfig:
         args = self._client_args()
         connection = MilvusConnectionParameters(
             uri=args["uri"], token=args.get("token", ""), db_name=args.get("db_name", "default"))
@@ -168,4 +205,4 @@ class MilvusStore(VectorStore):
             write_config=MilvusWriteConfig(
                 collection_name=self.spec.collection,
                 write_config=WriteConfig(write_batch_size=self.spec.batch_size)),
-            column_specs=column_specs())
+            column_specs=column_specs(sparse))

@@ -1,7 +1,10 @@
 """Qdrant (a server, or qdrant-client's local mode in one folder) as a ragbeam sink.
 
 The collection ragbeam creates has one named vector, ``embedding`` (the model's
-dimension, cosine distance); each point's payload is the chunk's
+dimension, cosine distance), and with ``--sparse`` a named sparse vector,
+``sparse``, with Qdrant's IDF modifier (the store keeps the corpus statistics:
+ragbeam's document values are BM25 term weights, a query's are 1 per term, so a
+sparse query scores BM25); each point's payload is the chunk's
 ``STORED_FIELDS`` plus ``chunk_id``. Qdrant ids must be integers or UUIDs: a
 chunk id is 128 bits of hex, so its point id is the same 128 bits as a UUID
 (``item_id``/``chunk_id_of`` are exact inverses). Upserts go through Beam's
@@ -15,9 +18,15 @@ from typing import Any
 
 from apache_beam.ml.rag.ingestion.qdrant import QdrantConnectionParameters, QdrantWriteConfig
 
-from ragbeam.transforms.sink.base import MARKER_KEY, SinkMismatch, VectorStore
+from ragbeam.transforms.sink.base import (
+    DENSE_VECTOR,
+    MARKER_KEY,
+    SPARSE_VECTOR,
+    SinkMismatch,
+    VectorStore,
+)
 
-VECTOR_NAME = "embedding"
+VECTOR_NAME = DENSE_VECTOR
 _PAGE = 1000
 
 
@@ -54,12 +63,13 @@ class QdrantStore(VectorStore):
             client.close()
             self._client = None
 
-    def ensure_collection(self, dimension: int) -> bool:
+    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
         from qdrant_client import models
 
         name = self.spec.collection
         if self._client.collection_exists(name):
-            vectors = self._client.get_collection(name).config.params.vectors
+            config = self._client.get_collection(name).config.params
+            vectors = config.vectors
             params = vectors.get(VECTOR_NAME) if isinstance(vectors, dict) else None
             if params is None:
                 raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} has no "
@@ -68,10 +78,18 @@ class QdrantStore(VectorStore):
                 raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} holds "
                                    f"{params.size}-dimensional vectors, this run writes "
                                    f"{dimension}: use another collection")
+            has_sparse = SPARSE_VECTOR in (config.sparse_vectors or {})
+            if has_sparse != sparse:
+                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} "
+                                   f"{'has' if has_sparse else 'has no'} sparse vectors, this "
+                                   f"run writes {'some' if sparse else 'none'} (--sparse): "
+                                   "use another collection")
             return False
         self._client.create_collection(
             name, vectors_config={VECTOR_NAME: models.VectorParams(
-                size=dimension, distance=models.Distance.COSINE)})
+                size=dimension, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(
+                modifier=models.Modifier.IDF)} if sparse else None)
         return True
 
     def read_marker(self) -> str | None:
@@ -102,8 +120,9 @@ class QdrantStore(VectorStore):
     def count(self) -> int:
         return int(self._client.count(self.spec.collection, exact=True).count)
 
-    def write_config(self, dimension: int) -> QdrantWriteConfig:
+    def write_config(self, dimension: int, sparse: bool = False) -> QdrantWriteConfig:
         return QdrantWriteConfig(connection_params=self._connection(),
                                  collection_name=self.spec.collection,
                                  batch_size=self.spec.batch_size,
-                                 dense_embedding_key=VECTOR_NAME)
+                                 dense_embedding_key=VECTOR_NAME,
+                                 sparse_embedding_key=SPARSE_VECTOR)

@@ -57,12 +57,22 @@ def vector_of(row: Mapping[str, Any]) -> list[float]:
     return [float(x) for x in vector]
 
 
+def sparse_of(row: Mapping[str, Any]) -> tuple[list[int], list[float]] | None:
+    """The row's sparse vector (``--sparse``) as Beam's ``(indices, values)``, if any."""
+    sparse = row.get("sparse")
+    if sparse is None:
+        return None
+    return [int(i) for i in sparse["indices"]], [float(v) for v in sparse["values"]]
+
+
 def embeddable_item(row: Mapping[str, Any], item_id: str) -> EmbeddableItem:
     """A chunk row as Beam's ``EmbeddableItem``, the input of its vector-store writers:
-    ``metadata`` carries the stored fields (the Qdrant payload, the Milvus columns)."""
+    ``metadata`` carries the stored fields (the Qdrant payload, the Milvus columns), the
+    embedding the dense vector and, with ``--sparse``, the sparse one."""
     return EmbeddableItem(content=Content(text=row["text"]), id=item_id,
                           index=int(row.get("chunk_index") or 0), metadata=stored_fields(row),
-                          embedding=Embedding(dense_embedding=vector_of(row)))
+                          embedding=Embedding(dense_embedding=vector_of(row),
+                                              sparse_embedding=sparse_of(row)))
 
 
 def full_sync_writes(chunk_id: str, rows: Iterable[Mapping[str, Any]], stored: bool

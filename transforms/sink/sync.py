@@ -51,6 +51,7 @@ class SyncPlan:
     run_token: str
     full: bool
     reason: str
+    sparse: bool = False  # the store keeps the chunks' sparse vectors (--sparse)
 
     @property
     def mode(self) -> str:
@@ -102,23 +103,23 @@ def choose_mode(has_previous: bool, previous_state: Mapping[str, Any] | None,
 
 
 def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
-                 run_token: str) -> SyncPlan:
+                 run_token: str, sparse: bool = False) -> SyncPlan:
     previous_state = read_sink_state(previous, spec) if previous else None
 
     def prepare() -> SyncPlan:
         with open_store(spec) as store:
-            created = store.ensure_collection(dimension)
+            created = store.ensure_collection(dimension, sparse)
             full, reason = choose_mode(previous is not None, previous_state,
                                        store.read_marker(), created)
             store.write_marker(WRITING + run_token)
-        return SyncPlan(spec, dimension, run_token, full, reason)
+        return SyncPlan(spec, dimension, run_token, full, reason, sparse)
 
     return retrying(spec, "prepare", prepare)
 
 
 def prepare_sinks(specs: Sequence[SinkSpec], dimension: int, previous: str | None,
-                  run_token: str) -> list[SyncPlan]:
-    return [prepare_sync(spec, dimension, previous, run_token) for spec in specs]
+                  run_token: str, sparse: bool = False) -> list[SyncPlan]:
+    return [prepare_sync(spec, dimension, previous, run_token, sparse) for spec in specs]
 
 
 def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:

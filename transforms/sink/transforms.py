@@ -184,5 +184,5 @@ class SyncToVectorStore(beam.PTransform):
             writes[UPSERT]
             | "To items" >> beam.ParDo(_ToItem(plan, type(store)),
                                        beam.pvalue.AsSingleton(deleted))
-            | "Upsert" >> store.write_config(plan.dimension).create_write_transform()
+            | "Upsert" >> store.write_config(plan.dimension, plan.sparse).create_write_transform()
         )

@@ -137,8 +137,25 @@ def _credential(kind: str, password: str | None, options: Mapping[str, str],
     return Secret(environ[default], f"env:{default}") if environ.get(default) else None
 
 
+# A query option whose name says it holds a secret (api_key, token, password, secret,
+# credential, auth…): its value is never shown. credential_env and credential_file name
+# where the credential is (a variable, a path), not the credential, and stay readable.
+_SECRET_OPTION = re.compile(
+    r"([?&](?!credential_env=|credential_file=)[^=&#\s]*"
+    r"(?:key|token|password|passwd|pwd|secret|credential|auth|signature)[^=&#\s]*=)"
+    r"[^&#\s]*", re.IGNORECASE)
+
+
+def _redact_secret_options(text: str) -> str:
+    return _SECRET_OPTION.sub(
+        lambda m: m.group(1) + REDACTED if len(m.group(0)) > len(m.group(1)) else m.group(0),
+        text)
+
+
 def redact_uri(uri: str) -> str:
-    """``uri`` with any password in its user info replaced by ``***``."""
+    """``uri`` with any password in its user info, and the value of any query option
+    whose name suggests a secret, replaced by ``***``."""
+    uri = _redact_secret_options(uri)
     parts = urlsplit(uri)
     if parts.password is None:
         return uri
@@ -148,12 +165,14 @@ def redact_uri(uri: str) -> str:
 
 
 def redact_text(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (as is, and URL-encoded) and every URI password
-    replaced by ``***``: for messages that came from elsewhere (a client library)."""
+    """``text`` with every secret (as is, and URL-encoded), every URI password and every
+    secret-named query option's value replaced by ``***``: for messages that came from
+    elsewhere (a client library)."""
     for secret in secrets:
         if secret:
             for form in {secret, quote(secret, safe=""), quote(secret)}:
                 text = text.replace(form, REDACTED)
+    text = _redact_secret_options(text)
     return re.sub(r"(://[^/\s:@]*:)[^@\s/]+@", rf"\g<1>{REDACTED}@", text)
 
 

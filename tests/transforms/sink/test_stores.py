@@ -37,12 +37,26 @@ def _milvus_rows(uri: str, token: str = "") -> dict[str, dict]:
 
     client = MilvusClient(uri=uri, token=token)
     try:
+        client.load_collection(COLLECTION)  # Milvus Lite: released in every new process
+        fields = {f["name"] for f in client.describe_collection(COLLECTION)["fields"]}
         rows = client.query(COLLECTION, filter="", limit=16384,
                             output_fields=["chunk_id", "text", "embedding", "doc_id",
-                                           "chunk_index", "char_start", "heading_path"])
+                                           "chunk_index", "char_start", "heading_path",
+                                           *(["sparse"] if "sparse" in fields else [])])
     finally:
         client.close()
-    return {r["chunk_id"]: {**r, "embedding": list(r["embedding"])} for r in rows}
+    return {r["chunk_id"]: {**r, "embedding": list(r["embedding"]),
+                            "sparse": _milvus_sparse(r.get("sparse"))} for r in rows}
+
+
+def _milvus_sparse(value) -> dict[int, float] | None:
+    if value is None:
+        return None
+    # pymilvus returns a sparse row as {index: value}, or as a one-row sparse matrix.
+    if hasattr(value, "tocoo"):
+        coo = value.tocoo()
+        return {int(i): float(v) for i, v in zip(coo.col, coo.data, strict=True)}
+    return {int(i): float(v) for i, v in dict(value).items()}
 
 
 def _milvus_marker(uri: str) -> str | None:
@@ -65,7 +79,15 @@ def _qdrant_rows(path: pathlib.Path) -> dict[str, dict]:
     finally:
         client.close()
     return {p.payload["chunk_id"]: {**p.payload, "point_id": str(p.id),
-                                    "embedding": p.vector["embedding"]} for p in points}
+                                    "embedding": p.vector["embedding"],
+                                    "sparse": _qdrant_sparse(p.vector.get("sparse"))}
+            for p in points}
+
+
+def _qdrant_sparse(value) -> dict[int, float] | None:
+    if value is None:
+        return None
+    return dict(zip(value.indices, value.values, strict=True))
 
 
 def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path) -> None:
@@ -80,6 +102,13 @@ def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path) -> No
         assert got["char_start"] == row["char_start"]
         assert list(got["heading_path"]) == row["heading_path"]
         np.testing.assert_allclose(got["embedding"], row["embedding"], atol=1e-6)
+        if row.get("sparse") is None:
+            assert got.get("sparse") is None
+        else:  # --sparse: the same terms and weights
+            stored_sparse = got["sparse"]
+            assert sorted(stored_sparse) == row["sparse"]["indices"], chunk_id
+            np.testing.assert_allclose([stored_sparse[i] for i in row["sparse"]["indices"]],
+                                       row["sparse"]["values"], rtol=1e-6)
 
 
 def _state(out: pathlib.Path, kind: str) -> dict:
@@ -100,7 +129,8 @@ def _run(stores: dict[str, pathlib.Path], out: str, *extra: str) -> dict:
                     "--chunk-size", "300", "--size-unit", "chars",
                     "--extract-timeout", TEST_EXTRACT_TIMEOUT,
                     "--sink", f"milvus:{stores['milvus']}?collection={COLLECTION}",
-                    "--sink", f"qdrant:{stores['qdrant']}?collection={COLLECTION}", *extra])
+                    "--sink", f"qdrant:{stores['qdrant']}?collection={COLLECTION}", "--sparse",
+                    *extra])
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +148,7 @@ def test_a_first_run_fills_both_stores_with_the_chunks_table(stores, first_run):
     assert_store_equals_chunks(_milvus_rows(str(stores["milvus"])), out)
     assert_store_equals_chunks(_qdrant_rows(stores["qdrant"]), out)
     assert _state(out, "milvus")["run_token"] == _milvus_marker(str(stores["milvus"]))
+    assert all(r["sparse"]["indices"] for r in read_table(out, "chunks").to_pylist())
 
 
 @pytest.fixture(scope="module")
@@ -283,3 +314,127 @@ def test_a_password_in_the_uri_is_used_and_never_written(tmp_path, milvus_server
     assert (err2 + caplog.text).count("retrying in") == 3
     for text in (out, err, out2, err2, caplog.text, _texts_of_output(tmp_path / "run1")):
         assert SECRET not in text
+
+
+HYBRID_DOCS = {
+    "logger.txt": "Unit XQ-7741 stores its readings in the station archive every ten minutes.",
+    "wifi.txt": "The main building has Wi-Fi. Coverage on the lake is poor.",
+    "boats.txt": "Boats may only be taken out between sunrise and one hour before sunset.",
+    "freezer.txt": "Samples for nutrient analysis go to the freezer within two hours.",
+    "meals.txt": "Breakfast is served at seven in the dining hall; dinner at six.",
+}
+HYBRID_QUESTION = "Is there wireless internet access in the house? (ticket XQ-7741)"
+
+
+@pytest.fixture(scope="module")
+def hybrid_stores(tmp_path_factory) -> dict[str, pathlib.Path]:
+    root = tmp_path_factory.mktemp("hybrid")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    for name, text in HYBRID_DOCS.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    run_cli(["--input", str(corpus), "--output", str(root / "out"), "--sparse",
+             "--sink", f"milvus:{root / 'index.db'}?collection={COLLECTION}",
+             "--sink", f"qdrant:{root / 'qdrant'}?collection={COLLECTION}"])
+    return {"root": root, "out": root / "out"}
+
+
+def _source_names(uris) -> set[str]:
+    return {uri.rsplit("/", 1)[-1] for uri in uris}
+
+
+def test_a_hybrid_query_finds_what_only_the_sparse_and_only_the_dense_side_finds(
+        hybrid_stores):
+    """The code XQ-7741 is found by its terms only; "wireless internet" by meaning only
+    (Wi-Fi shares no term with it). Each store's own hybrid query returns both."""
+    from pymilvus import AnnSearchRequest, MilvusClient, RRFRanker
+    from qdrant_client import QdrantClient, models
+
+    import ragbeam
+    from ragbeam.evaluate.retrieval import EmbeddingCache
+
+    dense = EmbeddingCache().encode([HYBRID_QUESTION], role="query")[0].tolist()
+    sparse = ragbeam.encode_sparse_query(HYBRID_QUESTION)
+    root = hybrid_stores["root"]
+
+    milvus = MilvusClient(str(root / "index.db"))
+    try:
+        dense_request = AnnSearchRequest([dense], "embedding", {"metric_type": "COSINE"}, 1)
+        sparse_request = AnnSearchRequest([sparse.as_dict()], "sparse", {"metric_type": "IP"},
+                                          1)
+        fields = ["source_uri"]
+        by_dense, by_sparse, fused = (
+            _source_names(h["entity"]["source_uri"] for h in hits[0]) for hits in (
+                milvus.search(COLLECTION, [dense], anns_field="embedding", limit=1,
+                              output_fields=fields),
+                milvus.search(COLLECTION, [sparse.as_dict()], anns_field="sparse", limit=5,
+                              output_fields=fields),
+                milvus.hybrid_search(COLLECTION, [dense_request, sparse_request],
+                                     RRFRanker(60), limit=2, output_fields=fields)))
+    finally:
+        milvus.close()
+    assert by_dense == {"wifi.txt"} and by_sparse == {"logger.txt"}  # nothing else shares a term
+    assert fused == {"wifi.txt", "logger.txt"}
+
+    qdrant = QdrantClient(path=str(root / "qdrant"))
+    try:
+        sparse_query = models.SparseVector(indices=list(sparse.indices),
+                                           values=list(sparse.values))
+        by_dense, by_sparse, fused = (_source_names(p.payload["source_uri"] for p in points)
+                                      for points in (
+            qdrant.query_points(COLLECTION, query=dense, using="embedding", limit=1).points,
+            qdrant.query_points(COLLECTION, query=sparse_query, using="sparse", limit=5).points,
+            qdrant.query_points(COLLECTION, prefetch=[
+                models.Prefetch(query=dense, using="embedding", limit=1),
+                models.Prefetch(query=sparse_query, using="sparse", limit=1)],
+                query=models.FusionQuery(fusion=models.Fusion.RRF), limit=2).points))
+    finally:
+        qdrant.close()
+    assert by_dense == {"wifi.txt"} and by_sparse == {"logger.txt"}
+    assert fused == {"wifi.txt", "logger.txt"}
+
+
+def test_a_query_encoded_by_the_public_function_matches_the_stored_vocabulary(hybrid_stores):
+    import ragbeam
+    from ragbeam.transforms.embed.sparse import SPARSE_SCHEME
+
+    out = hybrid_stores["out"]
+    chunks = read_table(out, "chunks")
+    assert json.loads(chunks.schema.metadata[b"ragbeam.sparse"])["scheme"] == \
+        SPARSE_SCHEME["scheme"]
+    assert json.loads((out / "run.json").read_text())["sparse"]["scheme"] == \
+        SPARSE_SCHEME["scheme"]
+    (logger,) = [r for r in chunks.to_pylist() if r["source_uri"].endswith("logger.txt")]
+    query = ragbeam.encode_sparse_query("Where does XQ-7741 store its readings?")
+    assert len(query) == 4  # xq, 7741, store, read
+    assert set(query.indices) <= set(logger["sparse"]["indices"])
+    stored = _milvus_rows(str(hybrid_stores["root"] / "index.db"))[logger["chunk_id"]]
+    assert set(query.indices) <= set(stored["sparse"])
+    stored = _qdrant_rows(hybrid_stores["root"] / "qdrant")[logger["chunk_id"]]
+    assert set(query.indices) <= set(stored["sparse"])
+
+
+def test_syncs_from_new_processes_are_quiet_and_incremental(tmp_path):
+    """What cron runs: a first sync into a new Milvus Lite file, then an incremental
+    one, each in its own process. No client library's ERROR line or traceback on
+    either, and the second (whose process finds the collection released) applies its
+    changes."""
+    corpus = copy_samples(tmp_path / "corpus", ("faq.txt", "handbook.md"))
+    sink = f"milvus:{tmp_path / 'index.db'}?collection={COLLECTION}"
+    base = [sys.executable, "-m", "ragbeam.pipeline.cli", "run", "--input", str(corpus),
+            "--sparse", "--sink", sink]
+    first = subprocess.run([*base, "--output", str(tmp_path / "run1")], capture_output=True,
+                           text=True, timeout=600)
+    handbook = corpus / "handbook.md"
+    handbook.write_text(handbook.read_text(encoding="utf-8").replace(EDIT_BEFORE, EDIT_AFTER),
+                        encoding="utf-8")
+    second = subprocess.run([*base, "--output", str(tmp_path / "run2"), "--previous",
+                             str(tmp_path / "run1")], capture_output=True, text=True,
+                            timeout=600)
+    for done in (first, second):
+        assert done.returncode == 0, done.stderr[-3000:]
+        for text in (done.stdout, done.stderr):
+            assert "ERROR" not in text and "Traceback" not in text, text[-3000:]
+    state = _state(tmp_path / "run2", "milvus")
+    assert state["status"] == "synced" and state["mode"] == "incremental", state
+    assert_store_equals_chunks(_milvus_rows(str(tmp_path / "index.db")), tmp_path / "run2")

@@ -97,3 +97,33 @@ def test_logs_are_redacted_while_a_sink_runs(caplog):
     logger.warning("after: %s", "plain")
     assert caplog.records and SECRET not in caplog.text
     assert "api_key=***" in caplog.text and "after: plain" in caplog.text
+
+
+@pytest.mark.parametrize("option", ["api_key", "token", "password", "client_secret",
+                                    "credential", "auth", "X-Api-Key", "access_token"])
+def test_the_value_of_a_secret_named_query_option_is_never_shown(option):
+    secret = "Qu3ry-S3cret-v4lue"
+    uri = f"qdrant://db.example:6333?collection=docs&{option}={secret}&batch_size=10"
+    with pytest.raises(ValueError) as caught:  # unknown: refused, the value not echoed
+        parse_sink_uri(uri, environ={})
+    assert secret not in str(caught.value) and f"{option}=***" in str(caught.value)
+    assert redact_uri(uri) == uri.replace(secret, "***")
+    assert secret not in redact_text(f"could not reach {uri}: refused", [])
+    # Where the secret is (a variable, a file) is not the secret: it stays readable.
+    shown = redact_uri("qdrant:d?credential_env=QDRANT_KEY_PROD&credential_file=/run/k")
+    assert shown == "qdrant:d?credential_env=QDRANT_KEY_PROD&credential_file=/run/k"
+
+
+def test_a_secret_in_a_query_option_is_in_no_output_stream(tmp_path, capsys, caplog):
+    from ragbeam.pipeline.cli import main
+
+    secret = "Qu3ry-S3cret-v4lue"
+    caplog.set_level(logging.DEBUG)
+    for extra in ([], ["-v"], ["--dry-run"]):
+        code = main(["run", *extra, "--input", str(tmp_path), "--output", str(tmp_path / "o"),
+                     "--sink", f"qdrant://127.0.0.1:9?collection=docs&api_key={secret}",
+                     "--sink", f"milvus:{tmp_path / 'i.db'}?token={secret}"])
+        out, err = capsys.readouterr()
+        assert code == 2 and "api_key=***" in err
+        for text in (out, err, caplog.text):
+            assert secret not in text

@@ -1,0 +1,107 @@
+"""Lexical terms of a text, by language: the one tokenizer behind ``ragbeam eval``'s
+BM25 and the sparse vectors of ``--sparse`` (``sparse.py``), so a query encoded for
+a store and a question scored by the evaluation see the same terms.
+
+Spaced scripts: case-folded words, without the stop words of the text's language,
+stemmed with its Snowball stemmer (PyStemmer); the language is given or guessed
+from stop words (bm25s' lists for en, de, fr, es, it, pt, nl). CJK runs: jieba
+words plus character bigrams (Chinese has no spaces between words). Numbers are
+kept as they are.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import logging
+import re
+from collections.abc import Sequence
+
+from ragbeam.transforms.charsets import CJK_CHAR
+
+WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+_CJK = CJK_CHAR
+_CJK_RUN = re.compile(f"(?:{CJK_CHAR.pattern})+")
+# Languages with a Snowball stemmer (PyStemmer) and a stop-word list (bm25s).
+LANGUAGES = {"en": ("english", "STOPWORDS_EN_PLUS"), "de": ("german", "STOPWORDS_GERMAN"),
+             "fr": ("french", "STOPWORDS_FRENCH"), "es": ("spanish", "STOPWORDS_SPANISH"),
+             "it": ("italian", "STOPWORDS_ITALIAN"), "pt": ("portuguese", "STOPWORDS_PORTUGUESE"),
+             "nl": ("dutch", "STOPWORDS_DUTCH")}
+DEFAULT_LANGUAGE = "en"
+
+
+@functools.cache
+def _stopwords(language: str) -> frozenset[str]:
+    import bm25s.stopwords
+
+    return frozenset(w.casefold() for w in getattr(bm25s.stopwords, LANGUAGES[language][1]))
+
+
+@functools.cache
+def _stemmer(language: str):
+    import Stemmer
+
+    return Stemmer.Stemmer(LANGUAGES[language][0])
+
+
+def guess_language(words: Sequence[str]) -> str:
+    """The language with the most distinct stop words (two letters or more) among
+    ``words`` (case-folded words of a spaced script); English on a tie, and
+    unless another language has at least two."""
+    distinct = {w for w in words if len(w) > 1}
+    counts = {language: len(distinct & _stopwords(language)) for language in LANGUAGES}
+    best = max(LANGUAGES, key=lambda language: (counts[language], language == DEFAULT_LANGUAGE))
+    return best if best == DEFAULT_LANGUAGE or counts[best] >= 2 else DEFAULT_LANGUAGE
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _cjk_tokens(run: str) -> list[str]:
+    """A CJK run: jieba's words (Chinese segmentation), plus character bigrams so a
+    word jieba cut differently in the question and in the text still matches."""
+    words = [w for w in _jieba().lcut(run) if w.strip()]
+    return words + ["".join(pair) for pair in itertools.pairwise(run)]
+
+
+def tokenize(text: str, language: str | None = None) -> list[str]:
+    """Retrieval terms of ``text``, by language.
+
+    Spaced scripts: case-folded words, without the stop words of the text's
+    language, stemmed with its Snowball stemmer (``language`` given, or
+    guessed from the stop words: en, de, fr, es, it, pt, nl). CJK runs: jieba
+    words plus character bigrams. Numbers are kept as they are.
+    """
+    folded = text.casefold()
+    words: list[str] = []
+    cjk: list[str] = []
+    for match in WORD.finditer(folded):
+        word = match.group()
+        if not _CJK.search(word):
+            words.append(word)
+            continue
+        # Mixed runs: CJK stretches to jieba, other letters as words.
+        last = 0
+        for run in _CJK_RUN.finditer(word):
+            if run.start() > last:
+                words.append(word[last:run.start()])
+            cjk.extend(_cjk_tokens(run.group()))
+            last = run.end()
+        if last < len(word):
+            words.append(word[last:])
+    language = language or guess_language(words)
+    stop = _stopwords(language)
+    kept = [w for w in words if w not in stop]
+    stems = _stemmer(language).stemWords(kept) if kept else []
+    return stems + cjk
+
+
+def words_of(text: str) -> list[str]:
+    """Case-folded words and numbers of ``text`` (before stop words and stemming)."""
+    return [m.group() for m in WORD.finditer(text.casefold())]

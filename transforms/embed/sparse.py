@@ -1,0 +1,112 @@
+"""Sparse lexical vectors (``--sparse``): a chunk's terms as hashed indices with
+BM25 term weights, and a query encoded into the same space (pure).
+
+The scheme, ``SPARSE_SCHEME`` (also in the chunks schema metadata under
+``ragbeam.sparse`` and in ``run.json``, so anyone can encode a query the same way):
+
+* **terms**: ``lexical.tokenize`` of the chunk's contextual text (title and
+  heading path, then the text: what the dense model embeds), the tokenizer
+  ``ragbeam eval``'s BM25 uses (stop words, Snowball stems by language, jieba
+  words and character bigrams for CJK);
+* **index** of a term: the first 4 bytes of BLAKE2b of its UTF-8 bytes, big
+  endian, masked to 31 bits (fits Milvus's and Qdrant's uint32 indices and an
+  int32 column; no vocabulary to ship or keep in sync: a new term needs nothing);
+* **document value**: BM25's saturated term frequency,
+  ``tf·(k1+1) / (tf + k1·(1 − b + b·terms/AVERAGE_TERMS))`` with Lucene's k1
+  and b and a fixed average length, so a chunk's vector depends on the chunk
+  alone (incremental runs, any runner, any load give the same values);
+* **query value**: 1 per distinct term. The inverse document frequency comes
+  from the store (Qdrant's ``Modifier.IDF``), from BM25 in ``ragbeam eval``, or
+  is left out (Milvus's sparse inner product: term-frequency scoring).
+
+Indices are sorted and unique (two terms that share an index add their values).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ragbeam.transforms.embed.lexical import tokenize
+from ragbeam.transforms.embed.text import chunk_embedding_text
+
+SPARSE_METADATA_KEY = "ragbeam.sparse"
+K1 = 1.2
+B = 0.75
+# Terms of an average chunk's contextual text at the default 128-token size: a
+# fixed constant of the scheme, not a statistic of the run (the shared corpus's
+# mean, 52.5; held-out documents were not looked at for it).
+AVERAGE_TERMS = 52
+INDEX_MASK = 0x7FFFFFFF
+SPARSE_SCHEME: dict[str, Any] = {
+    "scheme": "ragbeam-bm25-hashed/1",
+    "text": "context header and text, as embedded (transforms/embed/text.chunk_embedding_text)",
+    "tokenizer": "ragbeam.transforms.embed.lexical.tokenize: case folding, stop words and "
+                 "Snowball stems of the guessed language (en de fr es it pt nl), jieba "
+                 "words + character bigrams for CJK",
+    "index": "blake2b(term.utf8, digest_size=4) big-endian & 0x7fffffff",
+    "document_value": "tf*(k1+1)/(tf+k1*(1-b+b*terms/average_terms))",
+    "query_value": "1 per distinct term; IDF from the store (Qdrant Modifier.IDF)",
+    "k1": K1,
+    "b": B,
+    "average_terms": AVERAGE_TERMS,
+    "encode_query": "ragbeam.encode_sparse_query",
+}
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    """Sorted, unique ``indices`` with their ``values``."""
+
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+    def as_dict(self) -> dict[int, float]:
+        """``{index: value}``: what pymilvus takes for a sparse vector."""
+        return dict(zip(self.indices, self.values, strict=True))
+
+    def as_row(self) -> dict[str, list]:
+        """The ``chunks.sparse`` column's value."""
+        return {"indices": list(self.indices), "values": list(self.values)}
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def term_index(term: str) -> int:
+    digest = hashlib.blake2b(term.encode("utf-8"), digest_size=4).digest()
+    return int.from_bytes(digest, "big") & INDEX_MASK
+
+
+def _vector(weights: Mapping[str, float]) -> SparseVector:
+    by_index: dict[int, float] = {}
+    for term, weight in weights.items():
+        index = term_index(term)
+        by_index[index] = by_index.get(index, 0.0) + weight
+    indices = tuple(sorted(by_index))
+    return SparseVector(indices, tuple(round(by_index[i], 6) for i in indices))
+
+
+def encode_sparse_document(text: str, language: str | None = None) -> SparseVector:
+    """A text to index (a chunk's contextual text) → its sparse vector."""
+    counts = Counter(tokenize(text, language))
+    length = sum(counts.values())
+    norm = K1 * (1 - B + B * length / AVERAGE_TERMS)
+    return _vector({term: tf * (K1 + 1) / (tf + norm) for term, tf in counts.items()})
+
+
+def encode_sparse_query(text: str, language: str | None = None) -> SparseVector:
+    """A search query → a sparse vector in the space of ``chunks.sparse``: weight 1
+    per distinct term (``language``: en, de, fr, es, it, pt or nl; guessed from
+    stop words when not given, like the documents' own)."""
+    return _vector(dict.fromkeys(tokenize(text, language), 1.0))
+
+
+def with_sparse_vector(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A chunk row with ``sparse`` filled in (kept when it has one)."""
+    if row.get("sparse") is not None:
+        return dict(row)
+    return {**row, "sparse": encode_sparse_document(chunk_embedding_text(row)).as_row()}
