@@ -409,7 +409,7 @@ STAGE_FIELDS: dict[type, dict[str, str]] = {
 RUN_LEVEL = {"output", "overwrite", "take_over", "no_clean", "clean_corpus_boilerplate",
              "strategy", "sink", "embed_chunks", "previous", "retry_errors", "verify_hashes",
              "max_error_rate", "preflight", "routing", "beam", "max_delete_rate",
-             "max_deletes", "accept_foreign_previous"}
+             "max_deletes", "accept_foreign_previous", "sparse"}
 
 
 def stage_options(cls: type, settings: RunSettings, **derived: Any) -> Any:
