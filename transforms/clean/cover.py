@@ -16,6 +16,10 @@ cover sheet when, by layout alone:
 5. page 1 is sparse: fewer than ``MAX_WORD_SHARE`` of the words of the median
    later page (a sheet of labels, counts and links, not a page of prose).
 
+The sheet goes, but a line of it that carries the document's persistent
+identifier (a DOI, an arXiv id, an ISBN or ISSN) stays, as a paragraph: the
+identifier belongs to the document (people ask for it), whoever printed it.
+
 A paper's own first page fails rule 2, 3 or 5 (its title is not printed again
 at the top of page 2, or is printed on every page as a running head, and the
 page is full of text); a book's half-title page fails rule 4.
@@ -32,6 +36,14 @@ TOP_LINES = 20
 MAX_WORD_SHARE = 0.6
 _WORD = re.compile(r"\w+")
 _URL = re.compile(r"https?://|www\.", re.IGNORECASE)
+# DOI (with or without its label or resolver), arXiv id, ISBN, ISSN.
+_IDENTIFIER = re.compile(r"\b10\.\d{4,9}/\S+|\barxiv:\s*\d{4}\.\d{4,5}|\bIS[BS]N\b",
+                         re.IGNORECASE)
+
+
+def carries_identifier(line: str) -> bool:
+    """Whether a cover-sheet line names the document's persistent identifier."""
+    return _IDENTIFIER.search(line) is not None
 
 
 def _words(lines: Sequence[str]) -> list[str]:

@@ -42,7 +42,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 
-from ragbeam.transforms.clean.cover import is_cover_page
+from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import find_headings, is_prose
 from ragbeam.transforms.clean.hyphenation import (
@@ -227,8 +227,9 @@ def _remove_cover_page(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
             pages[line.page - 1].append(line.text)
     if not is_cover_page(pages):
         return lines, []
-    return ([line for line in lines if line.page != 1],
-            [line for line in lines if line.page == 1])
+    kept = [line if line.page != 1 else replace(line, kind=BlockKind.PARAGRAPH, level=0)
+            for line in lines if line.page != 1 or carries_identifier(line.text)]
+    return kept, [line for line in lines if line.page == 1 and not carries_identifier(line.text)]
 
 
 def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
