@@ -60,8 +60,11 @@ def _normalised(value: Any) -> Any:
 
 
 def chunk_row_digest(row: Mapping[str, Any]) -> str:
-    """Hash of every column of a chunk row (column order does not matter)."""
-    canonical = json.dumps({k: _normalised(v) for k, v in sorted(row.items())},
+    """Hash of every column of a chunk row (column order does not matter). A null
+    column and an absent one are the same: a row built by a stage has no key for a
+    column its run leaves empty (``sparse`` without ``--sparse``), the same row read
+    back from Parquet has it as null."""
+    canonical = json.dumps({k: _normalised(v) for k, v in sorted(row.items()) if v is not None},
                            ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
 
