@@ -51,8 +51,11 @@ class _Tally:
 
     def add(self, name: str, n: int) -> None:
         with self.lock:
+            first_of_its_kind = name not in self.counts
             self.counts[name] += n
-            if time.monotonic() - self.flushed < FLUSH_EVERY_S:
+            # A stage's first event is written at once: a stage can start and end
+            # within the throttle window, and the launcher logs when each one started.
+            if not first_of_its_kind and time.monotonic() - self.flushed < FLUSH_EVERY_S:
                 # Written within a second anyway, even if nothing else happens (a
                 # document that takes minutes must not hide the ones before it).
                 if self.pending is None:
