@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import pickle
 import queue
@@ -344,10 +345,13 @@ class IsolatedExtractor:
         self.stats.memory_kills += 1
         self.stats.peak_rss_bytes = max(self.stats.peak_rss_bytes, rss)
         self._kill(temp_files)
+        # The measured size goes to the log, not into the message: the message becomes the
+        # document's error row, which must not change from one run to the next (the size
+        # sampled at the kill varies by a few MiB).
+        logging.getLogger(__name__).info("extraction process killed at %.0f MiB", rss / MIB)
         return ExtractionMemoryExceeded(
-            f"extraction used {rss / MIB:,.0f} MiB of memory, over the "
-            f"{(self._memory_limit or 0) / MIB:,.0f} MiB cap (--extract-memory-mb); "
-            "the extraction process was killed")
+            f"extraction went over the {(self._memory_limit or 0) / MIB:,.0f} MiB cap "
+            "(--extract-memory-mb); the extraction process was killed")
 
     def _forget(self, pid: int) -> None:
         if self._memory_limit and (guard := process_guard()) is not None:
