@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY
 from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
@@ -249,8 +250,6 @@ def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_ch
     else:
         xhtml, metadata = extractor.extract(fetched.data, name)
     if pending_pages(metadata) is not None:
-        from ragbeam.transforms.extract.isolation import available_cores
-
         xhtml, metadata = with_ocr(fetched.data, xhtml, metadata,
                                    extractor.backend_spec[1]["ocr"],
                                    ocr_workers or available_cores())

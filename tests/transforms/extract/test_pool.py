@@ -16,6 +16,7 @@ from apache_beam.utils.windowed_value import WindowedValue
 from ragbeam.pipeline.runner import default_extract_processes
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.clean.dofn import CleanDocument
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.document import (
     DocumentFromTika,
     EmptyDocumentError,
@@ -26,7 +27,6 @@ from ragbeam.transforms.extract.isolation import (
     ExtractionPool,
     IsolatedExtractor,
     acquire_pool,
-    available_cores,
     release_pool,
     resident_bytes,
 )
