@@ -143,8 +143,9 @@ class ExtractWithTika(beam.DoFn):
 
     def _extract(self, fetched: FetchedFile, extractor: IsolatedExtractor
                  ) -> tuple[ExtractedDocument | CleanedExtraction, float]:
-        """In a pool thread: the guard, then the child (Tika; with two or more children
-        XHTML parsing, text limit and cleaning too, else those but cleaning here)."""
+        """In a pool thread: the guard, then the child: Tika and, with two or more
+        children, XHTML parsing, the text limit and cleaning too (with one, parsing and
+        the text limit run in this thread and cleaning in ``_output``)."""
         started = time.perf_counter()
         assert self._pool is not None
         document = self._settings.extract(fetched, extractor, ocr_workers=self._pool.size)
