@@ -214,11 +214,8 @@ def chunk_file(path: str | os.PathLike[str], strategy: str = AUTO, size: int = C
 
 def _file_extractor() -> Any:  # -> SingleFileExtractor, with `ragbeam run`'s limits
     from ragbeam.pipeline.config import ExtractOptions
-    from ragbeam.transforms.extract.single_file import shared_extractor
 
-    extract = ExtractOptions()
-    return shared_extractor(extract.backend_spec, extract.timeout_s,
-                            extract.memory_limit_bytes, extract.max_text_chars)
+    return ExtractOptions().file_extractor()
 
 
 __all__ = ["ChunkedFile", "TextChunk", "chunk_file", "chunk_text"]

@@ -3,11 +3,12 @@ chunk count, mean and median chunk size.
 
     python benchmarks/chunking_quality.py [--corpus ../shared/corpus] [--size 400 1000]
 
-Documents are extracted and cleaned in-process with the pipeline's own stage
-functions (embedded Tika → ``build_extracted_document`` → ``clean_document``),
-so the texts are exactly those a pipeline run writes to ``documents.text``.
+Documents are extracted and cleaned by the pipeline's one single-file path
+(``ExtractOptions().file_extractor()``: an isolated Tika child with the run's
+options and guards, then the Clean stage's rule), so the texts are those a
+default run writes to ``documents.text`` (before language identification).
 Inputs under ``bad/`` (deliberately broken files) are left out, and so are
-documents extraction rejects (a scanned PDF without a text layer). The
+documents the run refuses (error rows: nothing to chunk). The
 definitions of the figures are in ``evaluate/chunk_quality.py``.
 """
 
@@ -20,14 +21,13 @@ import sys
 import time
 
 from ragbeam.evaluate.chunk_quality import QualityFigures, quality_figures
+from ragbeam.pipeline.config import ExtractOptions
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.strategies import build_strategy
-from ragbeam.transforms.clean.document import CleanOptions, clean_document
-from ragbeam.transforms.extract.backends import EmbeddedTika
-from ragbeam.transforms.extract.document import build_extracted_document
-from ragbeam.transforms.ids import doc_id_for, sha256_hex
+from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.extract.single_file import read_local_file
 from ragbeam.transforms.route.router import RouteOptions, route_document
-from ragbeam.transforms.types import Document, FetchedFile, SourceFile
+from ragbeam.transforms.types import Document
 
 DEFAULT_CORPUS = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 STRATEGIES = ("recursive", "structure", "parent_child", "fixed", "sliding")
@@ -37,22 +37,14 @@ def load_corpus(corpus: pathlib.Path) -> list[Document]:
     """Cleaned documents for every corpus file listed in MANIFEST.csv outside ``bad/``."""
     with open(corpus / "MANIFEST.csv", newline="", encoding="utf-8") as f:
         paths = [row["path"] for row in csv.DictReader(f) if not row["path"].startswith("bad/")]
-    tika = EmbeddedTika()
+    files = ExtractOptions().file_extractor()
     documents = []
     for relative in sorted(paths):
-        path = corpus / relative
-        data = path.read_bytes()
-        uri = str(path.resolve())
-        source = SourceFile(uri, doc_id_for(uri), len(data))
         try:
-            xhtml, metadata = tika.extract(data, path.name)
-            extracted = build_extracted_document(
-                FetchedFile(source, data, sha256_hex(data)), xhtml, metadata)
+            documents.append(files.extract_and_clean(read_local_file(corpus / relative),
+                                                     CleanOptions()))
         except Exception:  # the pipeline turns these into error rows; no chunks to measure
             continue
-        doc = clean_document(extracted, CleanOptions())
-        if doc.text.strip():
-            documents.append(doc)
     return documents
 
 

@@ -178,24 +178,18 @@ def compare_precisions(sentences: list[str], fp32_model, batch_size: int, repeat
 
 def pipeline_sentences(files: list[pathlib.Path]) -> list[str]:
     """What ``--strategy semantic`` embeds for these files, by the pipeline's own steps."""
+    from ragbeam.pipeline.config import ExtractOptions
     from ragbeam.transforms.chunk.base import ChunkOptions
     from ragbeam.transforms.chunk.semantic import SemanticStrategy
-    from ragbeam.transforms.clean.document import CleanOptions, clean_or_refuse
-    from ragbeam.transforms.extract.backends import EmbeddedTika
-    from ragbeam.transforms.extract.document import build_extracted_document
-    from ragbeam.transforms.ids import doc_id_for, sha256_hex
-    from ragbeam.transforms.types import FetchedFile, SourceFile
+    from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.extract.single_file import read_local_file
 
-    tika = EmbeddedTika()
+    extractor = ExtractOptions().file_extractor()  # the run's guarded single-file path
     strategy = SemanticStrategy(ChunkOptions(), {})
     sentences: list[str] = []
     for path in files:
-        data = path.read_bytes()
-        fetched = FetchedFile(SourceFile(str(path), doc_id_for(str(path)), len(data)), data,
-                              sha256_hex(data))
         try:
-            doc = clean_or_refuse(build_extracted_document(fetched, *tika.extract(
-                data, path.name)), CleanOptions())
+            doc = extractor.extract_and_clean(read_local_file(path), CleanOptions())
         except Exception:
             continue  # an error row in the pipeline too: nothing embedded
         sentences += strategy.embedding_inputs(doc, strategy.plan(doc))

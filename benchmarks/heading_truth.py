@@ -10,7 +10,8 @@ the listed commit. ``benchmarks/data/heading-truth.json`` holds the heading line
 document, in a ``tuning`` set (looked at while the rules were written) and a ``heldout``
 set (opened for the final measurement only).
 
-Each PDF goes through the pipeline's extraction (``EmbeddedTika``) and default cleaning;
+Each PDF goes through the pipeline's single-file path (``ExtractOptions().file_extractor()``:
+an isolated Tika child with the run's options) and default cleaning;
 the detected headings are the cleaned document's heading spans. A detected heading
 matches a truth line when their words (case-folded, numbers left out, so "1 Introduction"
 and "Introduction 1" are one heading) are the same set, or overlap by at least
@@ -63,16 +64,13 @@ def match(detected: list[str], truth: list[str]) -> int:
 
 
 def detected_headings(path: pathlib.Path) -> list[str]:
-    from ragbeam.transforms.clean.document import CleanOptions, clean_document
-    from ragbeam.transforms.extract.backends import EmbeddedTika
-    from ragbeam.transforms.extract.document import build_extracted_document
-    from ragbeam.transforms.types import BlockKind, FetchedFile, SourceFile
+    from ragbeam.pipeline.config import ExtractOptions
+    from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.extract.single_file import read_local_file
+    from ragbeam.transforms.types import BlockKind
 
-    data = path.read_bytes()
-    xhtml, metadata = EmbeddedTika().extract(data, path.name)
-    fetched = FetchedFile(SourceFile(str(path), path.name, len(data)), data,
-                          hashlib.sha256(data).hexdigest())
-    doc = clean_document(build_extracted_document(fetched, xhtml, metadata), CleanOptions())
+    doc = ExtractOptions().file_extractor().extract_and_clean(read_local_file(path),
+                                                              CleanOptions())
     return [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
 
 

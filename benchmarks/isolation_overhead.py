@@ -27,13 +27,9 @@ import statistics
 import time
 
 from ragbeam.pipeline.config import ExtractOptions
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.backends import EmbeddedTika, ExtractionError
-from ragbeam.transforms.extract.isolation import (
-    MIB,
-    ExtractionPool,
-    IsolatedExtractor,
-    available_cores,
-)
+from ragbeam.transforms.extract.isolation import MIB, ExtractionPool, IsolatedExtractor
 
 DEFAULT_CORPUS = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 SKIPPED = {"bad/fuzzed-hang.one"}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
-import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -42,20 +41,19 @@ def removed_fragments(kept_text: str, cleaned_text: str,
 
 def rederive_furniture(source_uri: str, doc_id: str, cleaned_text: str,
                        clean_config: Mapping[str, Any]) -> list[tuple[int | None, str]]:
-    """Extract ``source_uri`` again and diff against the run's cleaned text."""
+    """Extract ``source_uri`` again (the guarded single-file path, with the run's
+    default extraction options) and diff against the run's cleaned text."""
     from apache_beam.io.filesystems import FileSystems
 
+    from ragbeam.pipeline.config import ExtractOptions
     from ragbeam.transforms.clean.document import CleanOptions, clean_document
-    from ragbeam.transforms.extract.backends import EmbeddedTika
-    from ragbeam.transforms.extract.document import build_extracted_document
     from ragbeam.transforms.types import FetchedFile, SourceFile
 
     with FileSystems.open(source_uri) as f:
         data = f.read()
     fetched = FetchedFile(SourceFile(source_uri, doc_id, len(data)), data,
                           hashlib.sha256(data).hexdigest())
-    xhtml, metadata = EmbeddedTika().extract(data, posixpath.basename(source_uri))
-    extracted = build_extracted_document(fetched, xhtml, metadata)
+    extracted = ExtractOptions().file_extractor().extract(fetched)
     known = {f.name for f in dataclasses.fields(CleanOptions)}
     options = CleanOptions(**{k: v for k, v in clean_config.items() if k in known})
     kept = clean_document(extracted, dataclasses.replace(options, remove_furniture=False))

@@ -167,11 +167,9 @@ def cleaned_text(path: str) -> str:
     (the one single-file path, ``transforms/extract/single_file.py``)."""
     from ragbeam.pipeline.config import ExtractOptions
     from ragbeam.transforms.clean.document import CleanOptions
-    from ragbeam.transforms.extract.single_file import read_local_file, shared_extractor
+    from ragbeam.transforms.extract.single_file import read_local_file
 
-    extract = ExtractOptions()
-    files = shared_extractor(extract.backend_spec, extract.timeout_s,
-                             extract.memory_limit_bytes, extract.max_text_chars)
+    files = ExtractOptions().file_extractor()
     return files.extract_and_clean(read_local_file(path), CleanOptions()).text
 
 

@@ -12,7 +12,7 @@ import functools
 import importlib.metadata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -28,6 +28,9 @@ from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
 from ragbeam.transforms.incremental.guard import DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.sink.uri import SinkSpec
+
+if TYPE_CHECKING:
+    from ragbeam.transforms.extract.single_file import SingleFileExtractor
 
 # Bump when a code change alters chunks for the same options, so that
 # incremental runs re-process documents chunked by older code. (The ragbeam
@@ -126,6 +129,15 @@ class ExtractOptions:
     @property
     def memory_limit_bytes(self) -> int | None:
         return self.memory_mb * 1024 * 1024 if self.memory_mb > 0 else None
+
+    def file_extractor(self) -> SingleFileExtractor:
+        """This process's guarded single-file path with these options (one Tika child,
+        started on first use, closed at exit): ``ragbeam.chunk_file``, evaluation and
+        benchmarks read files one at a time through it, as ``ragbeam run`` would."""
+        from ragbeam.transforms.extract.single_file import shared_extractor
+
+        return shared_extractor(self.backend_spec, self.timeout_s, self.memory_limit_bytes,
+                                self.max_text_chars)
 
     def extractor_identity(self) -> dict[str, str | None]:
         """Which Tika produces the text: the iscc-tika release, or the server's own

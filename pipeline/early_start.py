@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.settings import RunSettings, beam_args_from, run_config
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract import early
-from ragbeam.transforms.extract.isolation import ExtractionPool, available_cores, release_pool
+from ragbeam.transforms.extract.isolation import ExtractionPool, release_pool
 from ragbeam.transforms.ids import canonical_uri, doc_id_for, doc_key
 from ragbeam.transforms.match.patterns import InputPattern, expand_input, id_root, passes_filters
 from ragbeam.transforms.types import SourceFile

@@ -83,7 +83,7 @@ def default_extract_processes(options: PipelineOptions) -> int:
     one per core there too (set the option where a worker process owns
     several cores, e.g. Flink, or Dataflow with one SDK container per VM).
     """
-    from ragbeam.transforms.extract.isolation import available_cores
+    from ragbeam.transforms.cores import available_cores
 
     cores = available_cores()
     if is_local_direct(options):

@@ -1,10 +1,12 @@
 """The records that flow between pipeline stages.
 
 One document travels as: ``SourceFile`` (matched) → ``FetchedFile`` (bytes read,
-hashed) → ``ExtractedDocument`` (Tika's structure) → ``Document`` (cleaned text
-plus a span map back to pages and raw offsets) → ``Chunk``s (exact offsets into
-``Document.text``). A stage that cannot go on emits a ``Failure`` instead; the
-writer turns it into an ``error`` row of the documents table and a dead letter.
+hashed) → ``ExtractedDocument`` (Tika's structure, inside the Extract stage) →
+``CleanedExtraction`` (the Extract stage's output: cleaned, or refused) →
+``Document`` (cleaned text plus a span map back to pages and raw offsets) →
+``Chunk``s (exact offsets into ``Document.text``). A stage that cannot go on
+emits a ``Failure`` instead; the writer turns it into an ``error`` row of the
+documents table and a dead letter.
 
 These are plain dataclasses so every stage, and every test, can build them
 without Beam.
@@ -107,13 +109,14 @@ class ExtractedDocument:
 
 
 @dataclass(frozen=True)
-class CleanedInChild:
-    """Extract's output when the extraction child also cleaned the document.
+class CleanedExtraction:
+    """The Extract stage's output for one file, whatever its pool: the extracted
+    document cleaned (``document``), or why cleaning refused it (``error``).
 
-    The Clean stage hands on ``document`` or turns ``error`` into its own
-    failure, exactly as if it had cleaned it: cleaning ran in the child only so
-    that it runs in parallel and the child sends back the cleaned text instead
-    of Tika's XHTML (transforms/extract/dofn.py).
+    Where the cleaning ran, in the extraction child or in this process, is the
+    pool's business (``transforms/extract/settings.py``); the Clean stage hands
+    ``document`` on or reports ``error`` as its own failure, with the same
+    metrics either way.
     """
 
     source: SourceFile

@@ -63,7 +63,7 @@ def test_zero_embedding_threads_means_the_processs_share_everywhere():
     a model loaded with it unresolved gets this process's cores, not torch's own
     default or one thread."""
     from ragbeam.pipeline.runner import pipeline_options, with_embedding_threads
-    from ragbeam.transforms.extract.isolation import available_cores
+    from ragbeam.transforms.cores import available_cores
 
     auto = EmbeddingOptions(torch_threads=0)
     resolved = with_embedding_threads(auto, pipeline_options([]))

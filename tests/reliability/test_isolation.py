@@ -198,7 +198,7 @@ def test_extract_dofn_refuses_text_over_the_limit_without_truncating():
         assert failure.value.error_type == "TextTooLargeError"
         assert "over the --max-text-chars limit of 100,000" in failure.value.message
         (document,) = _run_dofn(dofn, _fetched(single_line_text(limit - 10), "fits.txt"))
-        assert len(document.value.raw_text.strip()) == limit - 10
+        assert len(document.value.document.text.strip()) == limit - 10
     finally:
         dofn.teardown()
 

@@ -1,15 +1,14 @@
-"""Clean stage: ``ExtractedDocument`` → ``Document``.
+"""Clean stage: ``CleanedExtraction`` → ``Document``, then corpus boilerplate.
 
-The pipeline's extraction children clean documents themselves, in parallel
-(``CleanedInChild``); this stage then hands their result on, or their error
-as a clean failure, with the same metrics as when it cleans here. Either way
-it identifies each document's language here (``language.py``), with the model
-loaded once per worker in ``setup``.
+The Extract stage hands on documents cleaned already (``clean_or_refuse``, in its
+extraction children or its own thread: ``transforms/extract/settings.py``); this
+stage does what is left: a document cleaning refused becomes a clean failure,
+each document's language is identified here (``language.py``, with the model
+loaded once per worker in ``setup``), the cleaning counters become Beam metrics,
+and ``RemoveCorpusBoilerplate`` removes blocks repeated across the run.
 """
 
 from __future__ import annotations
-
-import time
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
@@ -19,13 +18,11 @@ from ragbeam.transforms.clean.boilerplate import (
     block_fingerprints,
     remove_boilerplate,
 )
-from ragbeam.transforms.clean.document import CleanOptions, clean_or_refuse
+from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.clean.language import load_model, with_language
 from ragbeam.transforms.types import (
     FAILURES,
-    CleanedInChild,
-    Document,
-    ExtractedDocument,
+    CleanedExtraction,
     Failure,
     Stage,
 )
@@ -37,6 +34,9 @@ COUNTED = ("clean_residue_lines_removed", "clean_residue_chars_removed",
 
 
 class CleanDocument(beam.DoFn):
+    """The Extract stage's cleaned documents → ``Document``s with their language; a
+    document cleaning refused → its ``Failure`` (stage ``clean``)."""
+
     def __init__(self, options: CleanOptions) -> None:
         self._options = options
         self._ok = Metrics.counter("ragbeam", "clean_ok")
@@ -48,15 +48,10 @@ class CleanDocument(beam.DoFn):
         # Loaded beside the extraction the worker starts with, not in its way.
         self._language_model = load_model() if self._options.identify_language else None
 
-    def process(self, extracted: ExtractedDocument | CleanedInChild):
-        if isinstance(extracted, CleanedInChild):
-            doc, error, millis = extracted.document, extracted.error, extracted.clean_ms
-        else:
-            started = time.perf_counter()
-            doc, error = self._clean(extracted)
-            millis = int((time.perf_counter() - started) * 1000)
+    def process(self, extracted: CleanedExtraction):
+        doc = extracted.document
         if doc is None:
-            error_type, message = error or ("ValueError", "")
+            error_type, message = extracted.error or ("ValueError", "")
             self._failed.inc()
             yield beam.pvalue.TaggedOutput(
                 FAILURES,
@@ -69,18 +64,11 @@ class CleanDocument(beam.DoFn):
                 self._language_model.join()
                 self._language_model = None
             doc = with_language(doc)
-        self._millis.update(millis)
+        self._millis.update(extracted.clean_ms)
         self._ok.inc()
         for key, counter in self._counts.items():
             counter.inc(int(doc.metadata.get(key, "0")))
         yield doc
-
-    def _clean(self, extracted: ExtractedDocument
-               ) -> tuple[Document | None, tuple[str, str] | None]:
-        try:
-            return clean_or_refuse(extracted, self._options), None
-        except Exception as exc:
-            return None, (type(exc).__name__, str(exc))
 
 
 class RemoveCorpusBoilerplate(beam.PTransform):

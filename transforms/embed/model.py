@@ -144,7 +144,7 @@ def model_identity(model: str) -> str:
 def model_threads(options: EmbeddingOptions) -> int:
     """The intra-op threads a model loaded in this process gets: ``torch_threads``, or
     for 0 (not resolved by a runner) every core this process may use."""
-    from ragbeam.transforms.extract.isolation import available_cores
+    from ragbeam.transforms.cores import available_cores
 
     return options.torch_threads or available_cores()
 

@@ -36,6 +36,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.ocr import (
     OCR_NOTE_KEY,
     OCR_PAGES_KEY,
@@ -194,8 +195,6 @@ class EmbeddedTika:
         metadata[OCR_PENDING_KEY] = [",".join(map(str, pages))]
         if self._defer_ocr:
             return xhtml, metadata
-        from ragbeam.transforms.extract.isolation import available_cores
-
         return with_ocr(data, xhtml, metadata, self._ocr,
                         self._ocr_workers or available_cores())
 

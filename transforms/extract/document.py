@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY
 from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
@@ -26,7 +27,12 @@ from ragbeam.transforms.extract.ocr import (
     pending_pages,
 )
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
-from ragbeam.transforms.types import CleanedInChild, ExtractedDocument, FetchedFile, SourceFile
+from ragbeam.transforms.types import (
+    CleanedExtraction,
+    ExtractedDocument,
+    FetchedFile,
+    SourceFile,
+)
 
 if TYPE_CHECKING:
     from ragbeam.transforms.clean.document import CleanOptions
@@ -184,14 +190,14 @@ class AwaitingOcr:
 @dataclass(frozen=True)
 class DocumentFromTika:
     """``build_extracted_document`` plus the text-size guard, and with ``clean``
-    the Clean stage's work too, as one picklable step.
+    the cleaning too (``clean_extracted``), as one picklable step.
 
-    The pipeline hands it to the isolated extraction child (``isolation.py``,
-    ``then``), so XHTML parsing and cleaning run in the children, in parallel,
-    and the child sends back the cleaned document instead of the XHTML. The
-    extraction's exceptions (``EmptyDocumentError``, ``TextTooLargeError``…)
-    reach the caller unchanged; a cleaning error travels inside the
-    ``CleanedInChild`` answer, for the Clean stage to report as its own.
+    The Extract stage hands it to its isolated extraction children when it has two
+    or more (``isolation.py``, ``then``), so XHTML parsing and cleaning run in the
+    children, in parallel, and a child sends back the cleaned document instead of
+    the XHTML. The extraction's exceptions (``EmptyDocumentError``,
+    ``TextTooLargeError``…) reach the caller unchanged; a cleaning error travels
+    inside the ``CleanedExtraction``, for the Clean stage to report as its own.
     """
 
     source: SourceFile
@@ -200,7 +206,7 @@ class DocumentFromTika:
     clean: CleanOptions | None = None
 
     def __call__(self, data: bytes, xhtml: str, metadata: dict[str, list[str]]
-                 ) -> ExtractedDocument | CleanedInChild | AwaitingOcr:
+                 ) -> ExtractedDocument | CleanedExtraction | AwaitingOcr:
         if pending_pages(metadata) is not None:
             return AwaitingOcr(xhtml, metadata)
         fetched = FetchedFile(self.source, data, self.content_hash)
@@ -208,10 +214,13 @@ class DocumentFromTika:
         check_extracted_text(len(document.raw_text), metadata, self.max_text_chars)
         if self.clean is None:
             return document
-        return clean_in_child(document, self.clean)
+        return clean_extracted(document, self.clean)
 
 
-def clean_in_child(extracted: ExtractedDocument, options: CleanOptions) -> CleanedInChild:
+def clean_extracted(extracted: ExtractedDocument, options: CleanOptions) -> CleanedExtraction:
+    """The Clean stage's rule (``clean_or_refuse``) on one extracted document, timed; a
+    refusal or any other exception becomes the record's ``error``. The same call in an
+    extraction child and in this process (``settings.ExtractionSettings.cleaned``)."""
     from ragbeam.transforms.clean.document import clean_or_refuse
 
     started = time.perf_counter()
@@ -219,24 +228,24 @@ def clean_in_child(extracted: ExtractedDocument, options: CleanOptions) -> Clean
         cleaned, error = clean_or_refuse(extracted, options), None
     except Exception as exc:
         cleaned, error = None, (type(exc).__name__, str(exc))
-    return CleanedInChild(extracted.source, extracted.content_hash, extracted.media_type,
-                          extracted.metadata, cleaned, error,
-                          int((time.perf_counter() - started) * 1000))
+    return CleanedExtraction(extracted.source, extracted.content_hash, extracted.media_type,
+                             extracted.metadata, cleaned, error,
+                             int((time.perf_counter() - started) * 1000))
 
 
 def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_child: bool,
                     max_text_chars: int, clean: CleanOptions | None,
                     archive_limits: ArchiveLimits, ocr_workers: int | None = None
-                    ) -> ExtractedDocument | CleanedInChild:
+                    ) -> ExtractedDocument | CleanedExtraction:
     """One file through one isolated child: the archive guard, Tika, then XHTML
     parsing, the text limit and (``in_child``, with ``clean``) cleaning.
 
     ``in_child``: the child parses and cleans too (a pool of several children,
     where this process's one Python thread would otherwise be the bottleneck);
-    else the child only extracts and parsing happens here, while it is idle.
-    Pages the child left to OCR are read here, ``ocr_workers`` at a time
-    (default: the cores), and the document is then parsed here (cleaning follows
-    in the Clean stage).
+    else the child only extracts and parsing happens here, while it is idle, and
+    the caller cleans (``ExtractionSettings.cleaned``). Pages the child left to OCR
+    are read here, ``ocr_workers`` at a time (default: the cores), and the document
+    is then parsed here and left to the caller to clean.
     """
     check_archive(fetched.data, archive_limits)
     name = posixpath.basename(fetched.source.uri)
@@ -249,8 +258,6 @@ def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_ch
     else:
         xhtml, metadata = extractor.extract(fetched.data, name)
     if pending_pages(metadata) is not None:
-        from ragbeam.transforms.extract.isolation import available_cores
-
         xhtml, metadata = with_ocr(fetched.data, xhtml, metadata,
                                    extractor.backend_spec[1]["ocr"],
                                    ocr_workers or available_cores())
@@ -259,13 +266,13 @@ def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_ch
     return document
 
 
-def with_source(result: ExtractedDocument | CleanedInChild, source: SourceFile
-                ) -> ExtractedDocument | CleanedInChild:
+def with_source(result: ExtractedDocument | CleanedExtraction, source: SourceFile
+                ) -> ExtractedDocument | CleanedExtraction:
     """``result`` as if extracted from ``source``: the same file (same URI and bytes)
     as the result's, listed at another moment (the early start, ``early.py``)."""
     if result.source == source:
         return result
-    if isinstance(result, CleanedInChild) and result.document is not None:
+    if isinstance(result, CleanedExtraction) and result.document is not None:
         return dataclasses.replace(result, source=source,
                                    document=dataclasses.replace(result.document, source=source))
     return dataclasses.replace(result, source=source)

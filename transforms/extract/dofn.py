@@ -1,26 +1,28 @@
-"""Extract stage: ``FetchedFile`` → ``ExtractedDocument`` through Tika.
+"""Extract stage: ``FetchedFile`` → ``CleanedExtraction`` through Tika.
 
 Per document: archive-bomb guard → isolated extraction (time limit, memory
-cap, crash containment) → XHTML parsing → extracted-text limit. Any failure
-becomes that document's ``Failure``; the run goes on.
+cap, crash containment) → XHTML parsing → extracted-text limit → cleaning
+(``clean_or_refuse``). An extraction failure becomes that document's
+``Failure``; a cleaning refusal travels in the ``CleanedExtraction``, for the
+Clean stage to report; the run goes on.
 
-Where the Python work runs depends on the pool. With two or more children,
-they also parse the XHTML and, given ``clean`` options (the pipeline gives
-them), clean the document (``DocumentFromTika``): the stage then emits
-``CleanedInChild``, which the Clean stage unwraps. That work then runs in
-parallel, and the child answers with the cleaned text instead of the XHTML;
-left in this process it would make its one Python thread the bottleneck. With
-a single child the child is the bottleneck and this process has time to spare
-while it extracts: parsing happens here and cleaning in the Clean stage, as
-they would without a pool (measured on the large-document corpus with one
-child: 14.4 s of CPU in the child with parsing and cleaning there, 12.0 s
-without, against 11.7 s for Tika alone in a plain loop).
+The output is one type whatever the pool; where the Python work runs depends on
+it (``ExtractionSettings.extract`` and ``.cleaned``). With two or more children,
+they also parse the XHTML and clean the document (``DocumentFromTika``): that
+work then runs in parallel, and the child answers with the cleaned text instead
+of the XHTML; left in this process it would make its one Python thread the
+bottleneck. With a single child the child is the bottleneck and this process
+has time to spare while it extracts: parsing happens in the pool thread and
+cleaning in this stage's thread as it hands the document on, as they would
+without a pool (measured on the large-document corpus with one child: 14.4 s of
+CPU in the child with parsing and cleaning there, 12.0 s without, against 11.7 s
+for Tika alone in a plain loop).
 
 Scanned pages: the child extracts the text layer and names the pages that need
 OCR; the pool thread that waits for the document then has them read, as many
 at a time as the pool has children (``ocr.py``: one ``pdftoppm`` and one
 ``tesseract`` per page, each under a CPU-time limit), and parses the document
-here; the Clean stage cleans it.
+here; this stage's thread cleans it.
 
 Concurrency: every ``ExtractWithTika`` instance of a process shares one
 ``ExtractionPool`` of ``processes`` children (``isolation.py``), however many
@@ -65,7 +67,7 @@ from ragbeam.transforms.extract.ocr import OCR_PAGES_KEY
 from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.types import (
     FAILURES,
-    CleanedInChild,
+    CleanedExtraction,
     ExtractedDocument,
     Failure,
     FetchedFile,
@@ -87,13 +89,14 @@ _COUNTED_FAILURES: dict[type[Exception], str] = {
 @dataclass
 class _InFlight:
     fetched: FetchedFile
-    future: Future[tuple[ExtractedDocument | CleanedInChild, float]]
+    future: Future[tuple[ExtractedDocument | CleanedExtraction, float]]
     window: Any
     timestamp: Any
 
 
 class ExtractWithTika(beam.DoFn):
-    """Documents through a per-process pool of isolated Tika children, several at once.
+    """Documents through a per-process pool of isolated Tika children, several at once,
+    out cleaned: ``FetchedFile`` → ``CleanedExtraction`` (or a ``Failure``).
 
     ``settings``: the pool and everything else that decides a document
     (``settings.py``). The DoFn is idempotent: the same bytes give the same
@@ -139,9 +142,10 @@ class ExtractWithTika(beam.DoFn):
         self._early = stage_started(self._settings)
 
     def _extract(self, fetched: FetchedFile, extractor: IsolatedExtractor
-                 ) -> tuple[ExtractedDocument | CleanedInChild, float]:
-        """In a pool thread: the guard, then the child (Tika, XHTML parsing, text
-        limit, cleaning)."""
+                 ) -> tuple[ExtractedDocument | CleanedExtraction, float]:
+        """In a pool thread: the guard, then the child: Tika and, with two or more
+        children, XHTML parsing, the text limit and cleaning too (with one, parsing and
+        the text limit run in this thread and cleaning in ``_output``)."""
         started = time.perf_counter()
         assert self._pool is not None
         document = self._settings.extract(fetched, extractor, ocr_workers=self._pool.size)
@@ -190,13 +194,15 @@ class ExtractWithTika(beam.DoFn):
 
         exc = item.future.exception()
         if exc is None:
-            document, seconds = item.future.result()
+            extracted, seconds = item.future.result()
             self._seconds.update(int(seconds * 1000))
             self._ok.inc()
             self._report_memory()
             progress.tick(progress.EXTRACTED)
-            self._count_coverage(document)
-            return windowed(document)
+            self._count_coverage(extracted)
+            # Cleaned here unless a child did: while this thread cleans, the children
+            # extract the documents in flight.
+            return windowed(self._settings.cleaned(extracted))
         self._failed.inc()
         counter = self._by_failure.get(type(exc))
         if counter is not None:
@@ -207,7 +213,7 @@ class ExtractWithTika(beam.DoFn):
             Failure(fetched.source, Stage.EXTRACT, type(exc).__name__, str(exc),
                     content_hash=fetched.content_hash)))
 
-    def _count_coverage(self, document: ExtractedDocument) -> None:
+    def _count_coverage(self, document: ExtractedDocument | CleanedExtraction) -> None:
         ocr_pages = int(document.metadata.get(OCR_PAGES_KEY) or 0)
         if ocr_pages:
             self._ocr_documents.inc()

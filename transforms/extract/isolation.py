@@ -417,14 +417,6 @@ def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
                 stream.close()
 
 
-def available_cores() -> int:
-    """CPUs this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
 class ExtractionPool:
     """At most ``size`` isolated extraction children for the threads of one process.
 

@@ -11,6 +11,9 @@ the Clean stage's rule). Errors are the stages' own (``ExtractionTimeout``,
     with SingleFileExtractor(extract.backend_spec, extract.timeout_s,
                              extract.memory_limit_bytes, extract.max_text_chars) as files:
         doc = files.extract_and_clean(read_local_file("report.pdf"), CleanOptions())
+
+    # or this process's shared one, with the run's options (``shared_extractor``):
+    doc = ExtractOptions().file_extractor().extract_and_clean(fetched, CleanOptions())
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The clean stage in a real Beam pipeline: documents out, failures routed, counters summed."""
+"""The clean stage in a real Beam pipeline: the Extract stage's cleaned documents out,
+refusals routed as clean failures, counters summed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.clean.dofn import FAILURES, CleanDocument
+from ragbeam.transforms.extract.document import clean_extracted
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
 
@@ -23,7 +25,8 @@ def test_clean_stage_emits_documents_routes_empty_ones_and_counts_steps():
     good = _extracted("good", *pages)
     empty = _extracted("empty", Block(BlockKind.PARAGRAPH, " \u200b ", page=1))
     pipeline = beam.Pipeline()
-    out = (pipeline | beam.Create([good, empty])
+    cleaned = [clean_extracted(doc, CleanOptions()) for doc in (good, empty)]
+    out = (pipeline | beam.Create(cleaned)
            | beam.ParDo(CleanDocument(CleanOptions())).with_outputs(FAILURES, main="ok"))
     assert_that(out.ok | "ids" >> beam.Map(lambda d: d.doc_id), equal_to(["good"]), label="ok")
     assert_that(out[FAILURES] | "failed" >> beam.Map(lambda f: (f.source.doc_id, str(f.stage))),

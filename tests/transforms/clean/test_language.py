@@ -11,6 +11,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.clean.dofn import FAILURES, CleanDocument
 from ragbeam.transforms.clean.language import identify_language
+from ragbeam.transforms.extract.document import clean_extracted
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
 EN = ("The committee approved the budget for the next financial year after a long "
@@ -50,7 +51,8 @@ def _extracted(name: str, *texts: str) -> ExtractedDocument:
 
 
 def test_the_text_s_language_wins_over_metadata_and_the_switch_turns_it_off():
-    documents = [_extracted("bilingual", EN, DE, EN), _extracted("numbers", "12 34 56")]
+    documents = [clean_extracted(_extracted("bilingual", EN, DE, EN), CleanOptions()),
+                 clean_extracted(_extracted("numbers", "12 34 56"), CleanOptions())]
     with beam.Pipeline() as pipeline:
         for label, options, expected in (
                 ("on", CleanOptions(), [("bilingual", "en", "text", ["de", "en"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
@@ -16,23 +17,24 @@ from apache_beam.utils.windowed_value import WindowedValue
 from ragbeam.pipeline.runner import default_extract_processes
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.clean.dofn import CleanDocument
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.document import (
     DocumentFromTika,
     EmptyDocumentError,
     build_extracted_document,
+    clean_extracted,
 )
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.extract.isolation import (
     ExtractionPool,
     IsolatedExtractor,
     acquire_pool,
-    available_cores,
     release_pool,
     resident_bytes,
 )
 from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import doc_id_for, sha256_hex
-from ragbeam.transforms.types import CleanedInChild, FetchedFile, SourceFile, Stage
+from ragbeam.transforms.types import CleanedExtraction, FetchedFile, SourceFile, Stage
 
 from conftest import SAMPLES
 
@@ -126,52 +128,55 @@ def test_the_then_step_runs_in_the_child_and_its_exception_arrives_as_itself():
         extractor.close()
 
 
-def test_cleaning_in_the_child_gives_the_clean_stage_the_same_document_or_failure():
-    """With two or more children they clean; the Clean stage then only hands on."""
-    dofn = ExtractWithTika(
-        ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=2, clean=CleanOptions()))
-    clean = CleanDocument(CleanOptions())
+def _stage_outputs(processes: int, *fetched: FetchedFile) -> dict[str, object]:
+    """What the Extract stage with a pool of ``processes`` children hands on, by URI."""
+    dofn = ExtractWithTika(ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=processes))
     dofn.setup()
     try:
-        faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
-        only_soft_hyphens = _fetched("\u00ad\u00ad\n".encode(), "soft.txt")
-        outputs = [*dofn.process(faq, window=GlobalWindow(), timestamp=MIN_TIMESTAMP),
-                   *dofn.process(only_soft_hyphens, window=GlobalWindow(),
-                                 timestamp=MIN_TIMESTAMP),
-                   *dofn.finish_bundle()]
+        outputs = [out for f in fetched
+                   for out in dofn.process(f, window=GlobalWindow(), timestamp=MIN_TIMESTAMP)]
+        outputs += dofn.finish_bundle()
     finally:
         dofn.teardown()
-    by_uri = {out.value.source.uri: out.value for out in outputs}
-    assert all(isinstance(v, CleanedInChild) for v in by_uri.values())
-    cleaned = by_uri[faq.source.uri]
-    (doc,) = clean.process(cleaned)
-    # The same Document the Clean stage makes from Tika's answer in this process.
-    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60)
-    try:
-        xhtml, metadata = extractor.extract(faq.data, "faq.txt")
-    finally:
-        extractor.close()
-    (here,) = clean.process(build_extracted_document(faq, xhtml, metadata))
-    assert doc == here
-    (failure,) = clean.process(by_uri[only_soft_hyphens.source.uri])
+    return {out.value.source.uri: out.value for out in outputs}
+
+
+def test_the_extract_stage_hands_on_one_type_and_the_same_documents_whatever_the_pool():
+    """Two children clean in the child, one leaves it to this process: the stage's
+    output is the same record, equal field for field, and so is the Clean stage's."""
+    faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+    handbook = _fetched((SAMPLES / "handbook.md").read_bytes(), "handbook.md")
+    only_soft_hyphens = _fetched("\u00ad\u00ad\n".encode(), "soft.txt")  # cleaning refuses it
+    files = (faq, handbook, only_soft_hyphens)
+    one, two = _stage_outputs(1, *files), _stage_outputs(2, *files)
+    assert set(one) == set(two) == {f.source.uri for f in files}
+    assert {type(v) for v in (*one.values(), *two.values())} == {CleanedExtraction}
+    ignoring_time = {"clean_ms": 0}
+    for uri in one:
+        assert replace(one[uri], **ignoring_time) == replace(two[uri], **ignoring_time)
+    clean = CleanDocument(CleanOptions())
+    (doc,) = clean.process(two[faq.source.uri])
+    assert doc == next(iter(clean.process(one[faq.source.uri])))
+    assert "Frequently asked questions" in doc.text
+    (failure,) = clean.process(two[only_soft_hyphens.source.uri])
     assert isinstance(failure, TaggedOutput) and failure.value.stage == Stage.CLEAN
     assert failure.value.error_type == "ValueError"
     assert failure.value.message == "no text left after cleaning"
 
 
-def test_with_one_child_this_process_parses_and_the_clean_stage_cleans():
-    dofn = ExtractWithTika(
-        ExtractionSettings.of(EMBEDDED, timeout_s=60, processes=1, clean=CleanOptions()))
-    dofn.setup()
+def test_cleaning_in_the_child_is_the_clean_stage_s_rule_on_tika_s_answer_here():
+    """The child's cleaned document equals ``clean_extracted`` of the document this
+    process parses from the same Tika answer."""
+    faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+    from_children = _stage_outputs(2, faq)[faq.source.uri]
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60)
     try:
-        faq = _fetched((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
-        (out,) = [*dofn.process(faq, window=GlobalWindow(), timestamp=MIN_TIMESTAMP),
-                  *dofn.finish_bundle()]
+        xhtml, metadata = extractor.extract(faq.data, "faq.txt")
     finally:
-        dofn.teardown()
-    assert type(out.value).__name__ == "ExtractedDocument"
-    (doc,) = CleanDocument(CleanOptions()).process(out.value)
-    assert "Frequently asked questions" in doc.text
+        extractor.close()
+    here = clean_extracted(build_extracted_document(faq, xhtml, metadata), CleanOptions())
+    assert isinstance(from_children, CleanedExtraction)
+    assert from_children.document == here.document and from_children.error is None
 
 
 def test_an_incremental_runs_children_start_with_its_first_document_not_at_setup():

@@ -43,3 +43,16 @@ def test_one_shared_extractor_per_settings():
     first = shared_extractor(EMBEDDED, 60.0)
     assert shared_extractor(EMBEDDED, 60.0) is first
     assert shared_extractor(EMBEDDED, 30.0) is not first
+
+
+def test_the_run_s_extract_options_give_one_shared_extractor_with_their_limits():
+    """``ExtractOptions.file_extractor``: what chunk_file, evaluation and benchmarks take."""
+    from ragbeam.pipeline.config import ExtractOptions
+
+    run_defaults = ExtractOptions()
+    files = run_defaults.file_extractor()
+    assert files is shared_extractor(run_defaults.backend_spec, run_defaults.timeout_s,
+                                     run_defaults.memory_limit_bytes,
+                                     run_defaults.max_text_chars)
+    assert ExtractOptions().file_extractor() is files
+    assert ExtractOptions(timeout_s=5).file_extractor() is not files
