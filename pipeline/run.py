@@ -64,7 +64,7 @@ from ragbeam.transforms.match.patterns import (
     InputsError,
     count_input_files,
     expand_input,
-    passes_filters,
+    matching_files,
 )
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
 
@@ -372,10 +372,9 @@ def dry_run(config: RunConfig) -> list[dict]:
     found: dict[str, tuple[int, float, float]] = {}
     for pattern in patterns:
         listed = time.time()
-        for meta in pattern.match():
-            if passes_filters(meta.path, m.include, m.exclude):
-                found[meta.path] = (int(meta.size_in_bytes),
-                                    float(meta.last_updated_in_seconds or 0.0), listed)
+        for meta in matching_files(pattern, m.include, m.exclude):
+            found[meta.path] = (int(meta.size_in_bytes),
+                                float(meta.last_updated_in_seconds or 0.0), listed)
     rows = []
     for path, (size, modified, listed) in sorted(found.items()):
         key = doc_key(path, root, config.ids.mode)
@@ -422,6 +421,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
     """
     from apache_beam.io.filesystems import FileSystems
 
+    from ragbeam.pipeline.early_start import beam_imported
     from ragbeam.pipeline.runner import is_local, pipeline_options
 
     config = request.config
@@ -429,6 +429,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
     # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
     options = pipeline_options(list(request.beam_args))
     FileSystems.set_options(options)
+    beam_imported()  # `ragbeam run`'s early start may list its inputs now
     command_started = time.monotonic() if request.started is None else request.started
     total = check_inputs(config)
     if request.show_progress:  # the first line, before the checks, the model, the runner
