@@ -11,6 +11,12 @@ runner, in this process), a first run (an incremental run extracts only what
 changed), local inputs, embedded Tika. Anything else, or any doubt (a bad config),
 and it does nothing: the run then reports problems as always.
 
+The inputs are listed as the Match stage lists them (``patterns.matching_files``:
+Beam's file systems, the same filters), so the two cannot disagree on which files
+a run has. That listing needs Beam: the children boot while the run imports it,
+and feeding begins when the run library says Beam's file systems are ready
+(``beam_imported``, from ``run.run_pipeline``).
+
 ``extraction_started_early`` is the same idea inside the run library
 (``run.py``): on a local runner the Extract stage's pool boots while the graph is
 built and the runner starts.
@@ -21,6 +27,8 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import sys
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,11 +39,22 @@ from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract import early
 from ragbeam.transforms.extract.isolation import ExtractionPool, release_pool
 from ragbeam.transforms.ids import canonical_uri, doc_id_for, doc_key
-from ragbeam.transforms.match.patterns import InputPattern, expand_input, id_root, passes_filters
+from ragbeam.transforms.match.patterns import (
+    FIRST_LISTING,
+    id_root,
+    input_patterns,
+    matching_files,
+)
 from ragbeam.transforms.types import SourceFile
 
 if TYPE_CHECKING:
     import apache_beam as beam
+
+
+# Early extractions whose pool is booting and whose feeding waits until Beam's file
+# systems are imported (``beam_imported``).
+_waiting_lock = threading.Lock()
+_waiting_for_beam: list[early.EarlyExtraction] = []
 
 
 @dataclass
@@ -44,9 +63,33 @@ class EarlyStart:
     pool: ExtractionPool
 
     def close(self) -> None:
+        with _waiting_lock:
+            if self.extraction in _waiting_for_beam:
+                _waiting_for_beam.remove(self.extraction)
         early.unregister(self.extraction)
         self.extraction.close()
         release_pool(self.pool)
+
+
+def beam_imported() -> None:
+    """Beam's file systems are imported (``run.run_pipeline``): an early start waiting
+    for them begins listing its inputs and feeding its children. Listing before,
+    from the feeder thread, would import Beam there while the run imports it too."""
+    with _waiting_lock:
+        waiting = list(_waiting_for_beam)
+        _waiting_for_beam.clear()
+    for extraction in waiting:
+        extraction.start()
+
+
+def _feed_once_beam_is_imported(extraction: early.EarlyExtraction) -> None:
+    # Already imported (by a caller that uses Beam itself, or a test): whole, since
+    # the thread that calls this would be the one importing it.
+    if "apache_beam.io.filesystems" in sys.modules:
+        extraction.start()
+        return
+    with _waiting_lock:
+        _waiting_for_beam.append(extraction)
 
 
 def start_early_extraction(settings: RunSettings, beam_args: Sequence[str]
@@ -72,10 +115,10 @@ def _start(settings: RunSettings, beam_args: Sequence[str]) -> EarlyStart | None
     inputs = [canonical_uri(raw) for raw in config.match.inputs]
     if any("://" in uri or not (glob.has_magic(uri) or os.path.exists(uri)) for uri in inputs):
         return None  # remote, or missing (the run says so)
-    # Listed lazily, by the feeder thread: a large tree is never walked up front, and
-    # feeding stops when the stage starts.
-    sources = _local_sources(config.match.inputs, config.match.include, config.match.exclude,
-                             config.ids.namespace, config.ids.mode)
+    # Listed by the feeder thread, once Beam is imported; feeding stops when the
+    # stage starts.
+    sources = _listed_sources(config.match.inputs, config.match.include,
+                              config.match.exclude, config.ids.namespace, config.ids.mode)
     # The default local runner's pool size (runner.default_extract_processes), without
     # importing Beam to ask; were it to differ, the settings would too, and the stage
     # would extract everything itself.
@@ -85,7 +128,7 @@ def _start(settings: RunSettings, beam_args: Sequence[str]) -> EarlyStart | None
     extraction = early.EarlyExtraction(pool, sources, settings_now,
                                        max_file_bytes=config.match.max_file_bytes)
     early.register(extraction)
-    extraction.start()
+    _feed_once_beam_is_imported(extraction)
     return EarlyStart(extraction, pool)
 
 
@@ -117,33 +160,21 @@ def extraction_started_early(pipeline: beam.Pipeline, config: RunConfig) -> Iter
         release_pool(pool)
 
 
-def _local_sources(inputs: Sequence[str], include: tuple[str, ...], exclude: tuple[str, ...],
-                   namespace: str, mode: str) -> Iterator[SourceFile]:
-    """The inputs' files as the Match stage will name them, by a local listing (no
-    Beam), lazily. A file listed here that Match does not list, or one named
-    differently, is only extracted once more, never wrong."""
-    patterns = sorted({expand_input(raw) for raw in inputs}, key=lambda p: (p.pattern, p.root))
+def _listed_sources(inputs: Sequence[str], include: tuple[str, ...],
+                    exclude: tuple[str, ...], namespace: str, mode: str
+                    ) -> Iterator[SourceFile]:
+    """The inputs' files named as the Match stage names them (same listing, same root,
+    same doc ids), lazily; at most the first ``FIRST_LISTING`` files of each input,
+    the page the inputs check lists too (a large tree is not walked for this)."""
+    patterns = input_patterns(inputs)
     root = id_root(patterns)
     seen: set[str] = set()
     for pattern in patterns:
-        for path in _listed(pattern):
-            if path in seen or not passes_filters(path, include, exclude):
+        for meta in matching_files(pattern, include, exclude, limit=FIRST_LISTING):
+            if meta.path in seen:
                 continue
-            seen.add(path)
-            try:
-                stat = os.stat(path)
-            except OSError:
-                continue  # gone, or a broken link: the Read stage reports it
-            yield SourceFile(uri=path, doc_id=doc_id_for(doc_key(path, root, mode), namespace),
-                             size_bytes=stat.st_size, modified=stat.st_mtime)
-
-
-def _listed(pattern: InputPattern) -> Iterator[str]:
-    if pattern.pattern == os.path.join(pattern.root, "**") and os.path.isdir(pattern.root):
-        for folder, folders, names in os.walk(pattern.root):
-            folders.sort()
-            yield from (os.path.join(folder, name) for name in sorted(names))
-    elif glob.has_magic(pattern.pattern):
-        yield from glob.iglob(pattern.pattern, recursive=True)
-    else:
-        yield pattern.pattern
+            seen.add(meta.path)
+            yield SourceFile(uri=meta.path,
+                             doc_id=doc_id_for(doc_key(meta.path, root, mode), namespace),
+                             size_bytes=int(meta.size_in_bytes),
+                             modified=float(meta.last_updated_in_seconds or 0.0))

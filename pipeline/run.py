@@ -3,8 +3,9 @@
 ``run_pipeline(request)`` checks the inputs, runs the preflight checks, claims the
 output, prepares it, builds the graph (``graph.py``), runs it on the runner
 (``runner.py``), syncs the vector-store sinks and leaves ``run.json`` (written by
-the pipeline from the sink's counts, completed here once from the runner's
-metrics). ``pipeline/cli.py`` only parses arguments and prints; ``evaluate``,
+the pipeline from the sink's counts, completed here in one update with the
+runner's metrics and the stores' states: ``summary.complete_run_json``).
+``pipeline/cli.py`` only parses arguments and prints; ``evaluate``,
 ``deploy/schedule/reindex.py`` and the benchmarks call this module::
 
     request = request_from_argv(["--input", "docs/", "--output", "out/"])
@@ -63,7 +64,7 @@ from ragbeam.transforms.match.patterns import (
     InputsError,
     count_input_files,
     expand_input,
-    passes_filters,
+    matching_files,
 )
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
 
@@ -281,11 +282,13 @@ def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
 
 
 def run_output_entries() -> tuple[str, ...]:
-    """What a run writes into its output before ``run.json``."""
+    """What a run writes into its output before ``run.json`` (and run.json's own
+    partial copy, renamed to it when whole)."""
+    from ragbeam.pipeline.summary import RUN_JSON_PARTIAL
     from ragbeam.transforms.sink.sync import SINK_STATE_DIR
     from ragbeam.transforms.write.parquet import TEMP_DIR
 
-    return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR)
+    return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR, RUN_JSON_PARTIAL)
 
 
 def prepare_output(config: RunConfig, overwrite: bool) -> None:
@@ -369,10 +372,9 @@ def dry_run(config: RunConfig) -> list[dict]:
     found: dict[str, tuple[int, float, float]] = {}
     for pattern in patterns:
         listed = time.time()
-        for meta in pattern.match():
-            if passes_filters(meta.path, m.include, m.exclude):
-                found[meta.path] = (int(meta.size_in_bytes),
-                                    float(meta.last_updated_in_seconds or 0.0), listed)
+        for meta in matching_files(pattern, m.include, m.exclude):
+            found[meta.path] = (int(meta.size_in_bytes),
+                                float(meta.last_updated_in_seconds or 0.0), listed)
     rows = []
     for path, (size, modified, listed) in sorted(found.items()):
         key = doc_key(path, root, config.ids.mode)
@@ -419,6 +421,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
     """
     from apache_beam.io.filesystems import FileSystems
 
+    from ragbeam.pipeline.early_start import beam_imported
     from ragbeam.pipeline.runner import is_local, pipeline_options
 
     config = request.config
@@ -426,6 +429,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
     # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
     options = pipeline_options(list(request.beam_args))
     FileSystems.set_options(options)
+    beam_imported()  # `ragbeam run`'s early start may list its inputs now
     command_started = time.monotonic() if request.started is None else request.started
     total = check_inputs(config)
     if request.show_progress:  # the first line, before the checks, the model, the runner
@@ -443,7 +447,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     from ragbeam.pipeline.early_start import extraction_started_early
     from ragbeam.pipeline.graph import build_pipeline
     from ragbeam.pipeline.runner import make_pipeline
-    from ragbeam.pipeline.summary import live_documents, read_run_json, write_run_json
+    from ragbeam.pipeline.summary import complete_run_json
     from ragbeam.transforms.incremental.previous import previous_run_problem
     from ragbeam.transforms.sink.sync import failed_sinks
 
@@ -493,20 +497,9 @@ def _run_listed(request: RunRequest, options) -> RunResult:
                     if not sink_plans:
                         raise
                     _sink_writes_failed(config, sink_plans, exc, started)
-            from ragbeam.pipeline.runner import metrics_summary
-
-            summary = read_run_json(config.output)
-            summary.update(metrics_summary(result))
-            if config.previous:
-                summary["previous_documents"] = live_documents(read_run_json(config.previous))
-            if config.embed_chunks:
-                from ragbeam.transforms.embed.transforms import embedding_summary
-
-                summary["embedding"] = {**(summary.get("embedding") or {}),
-                                        **embedding_summary(result)}
-            if sink_plans:
-                summary["sinks"] = _finish_sinks(config, sink_plans, summary["chunks"], result)
-            write_run_json(config.output, summary)
+            summary = complete_run_json(
+                config.output, lambda committed: _launcher_facts(config, committed, result,
+                                                                 sink_plans))
         warn_over_window(summary)
         if failed := failed_sinks(summary.get("sinks", ())):
             raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
@@ -535,17 +528,20 @@ def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
     next run syncs that store in full."""
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
+    from ragbeam.pipeline.summary import complete_run_json, run_json_path
     from ragbeam.transforms.sink.sync import record_failure
 
     if not FileSystems.exists(run_json_path(config.output)):
         discard_uncommitted_output(config.output, run_output_entries())
         return False
-    summary = read_run_json(config.output)
-    if sink_plans and not summary.get("sinks"):
-        summary["sinks"] = [record_failure(plan, config.output, "interrupted")
-                            for plan in sink_plans]
-        write_run_json(config.output, summary)
+
+    def interrupted_sinks(committed: Mapping[str, Any]) -> dict[str, Any]:
+        if not sink_plans or committed.get("sinks"):
+            return {}  # no sink, or the launcher had completed run.json already
+        return {"sinks": [record_failure(plan, config.output, "interrupted")
+                          for plan in sink_plans]}
+
+    complete_run_json(config.output, interrupted_sinks)
     return True
 
 
@@ -581,12 +577,25 @@ def prepare_sink_plans(config: RunConfig) -> list:
         raise UsageError(str(exc)) from None
 
 
-def _finish_sinks(config: RunConfig, plans: list, chunk_rows: int, result) -> list[dict]:
-    from ragbeam.transforms.sink.sync import finish_sync
-    from ragbeam.transforms.sink.transforms import sink_counters
+def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
+                    plans: list) -> dict[str, Any]:
+    """What run.json gets from the launcher once the pipeline has committed it
+    (``committed``): the runner's metrics and each store's state, checked against the
+    committed chunks table (``summary.complete_run_json``)."""
+    from ragbeam.pipeline.runner import metrics_summary
 
-    return [finish_sync(plan, config.output, chunk_rows, sink_counters(result, plan))
-            for plan in plans]
+    facts = metrics_summary(result)
+    if config.embed_chunks:
+        from ragbeam.transforms.embed.transforms import embedding_summary
+
+        facts["embedding"] = embedding_summary(result)  # added to the pipeline's record
+    if plans:
+        from ragbeam.transforms.sink.sync import finish_sync
+        from ragbeam.transforms.sink.transforms import sink_counters
+
+        facts["sinks"] = [finish_sync(plan, config.output, committed["chunks"],
+                                      sink_counters(result, plan)) for plan in plans]
+    return facts
 
 
 def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started: float) -> None:
@@ -595,17 +604,15 @@ def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started:
     Before that, re-raise, with credentials redacted."""
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.pipeline.summary import read_run_json, run_json_path, write_run_json
+    from ragbeam.pipeline.summary import complete_run_json, run_json_path
     from ragbeam.transforms.sink.sync import record_failure
 
     secrets = [secret for spec in config.sinks for secret in spec.secrets()]
     if not FileSystems.exists(run_json_path(config.output)):
         raise RuntimeError(redact_text(f"{type(exc).__name__}: {exc}", secrets)) from None
     states = [record_failure(plan, config.output, exc) for plan in plans]
-    summary = read_run_json(config.output)
-    summary["sinks"] = states
-    summary["wall_seconds"] = round(time.perf_counter() - started, 3)
-    write_run_json(config.output, summary)
+    complete_run_json(config.output, lambda _: {
+        "sinks": states, "wall_seconds": round(time.perf_counter() - started, 3)})
     raise RunFailed("; ".join(s["error"] for s in states) + f" (the tables in {config.output} "
                     "are complete; the next run re-syncs the store in full)")
 

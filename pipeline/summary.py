@@ -4,15 +4,22 @@ The pipeline writes it itself (``WriteRunJson``), from the counts the Parquet
 sink kept while writing (``transforms/write/stats.py``): nothing is read back,
 so the summary costs the same for ten documents or ten million, and it exists
 even when the launcher does not wait for the job (Dataflow Flex Templates).
-``ragbeam run``, which waits, then adds what only the runner's metrics know
-(extraction counters, embedding reuse) and decides the exit code.
+It is the run's commit marker: every table is in place when it appears.
+
+``ragbeam run``, which waits, then updates it once (``complete_run_json``) with
+what only the launcher knows after the pipeline has finished: the runner's
+metrics (extraction counters, embedding reuse) and the vector stores' states,
+which exist only once the stores were checked against the committed chunks
+table (docs/architecture.md, "run.json"). Every write replaces the file whole
+(``write_run_json``): a reader sees the committed file or the completed one,
+never a part.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import apache_beam as beam
@@ -23,6 +30,9 @@ from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_VANISHED
 from ragbeam.transforms.write.parquet import WrittenTables
 
 RUN_JSON = "run.json"
+# Written first, then renamed to RUN_JSON (write_run_json): one of the entries a run
+# writes before run.json (run.run_output_entries).
+RUN_JSON_PARTIAL = "run.json.partial"
 OUTCOME_OK = "ok"
 OUTCOME_ERROR_RATE = "error_rate_exceeded"
 # The delete guard kept documents that vanished (``transforms/incremental/guard.py``).
@@ -53,7 +63,7 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     vanished = status.get(STATUS_VANISHED, 0)
     import ragbeam
 
-    return {
+    summary: dict[str, Any] = {
         "outcome": (OUTCOME_DELETES_HELD if vanished else
                     OUTCOME_ERROR_RATE if exceeded else OUTCOME_OK),
         # A deleted document's row is a tombstone: its file was not matched.
@@ -105,6 +115,9 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "sparse": config.sparse_record(),
         "wall_seconds": round(wall_seconds, 3),
     }
+    if config.previous:  # what the delete guard's rate is measured against
+        summary["previous_documents"] = live_documents(read_run_json(config.previous))
+    return summary
 
 
 def live_documents(summary: Mapping[str, Any]) -> int:
@@ -119,10 +132,35 @@ def run_json_path(output: str) -> str:
 
 
 def write_run_json(output: str, summary: Mapping[str, Any]) -> str:
+    """Replace ``OUTPUT/run.json`` whole: written beside it, then renamed over it
+    (atomic on a local file system; on an object store the new object appears
+    whole), so a crash never leaves a truncated commit marker."""
+    data = json.dumps(summary, indent=2, sort_keys=True).encode("utf-8")
     path = run_json_path(output)
-    with FileSystems.create(path) as f:
-        f.write(json.dumps(summary, indent=2, sort_keys=True).encode("utf-8"))
+    partial = FileSystems.join(output, RUN_JSON_PARTIAL)
+    with FileSystems.create(partial) as f:
+        f.write(data)
+    FileSystems.rename([partial], [path])
     return path
+
+
+def complete_run_json(output: str, launcher_facts: Callable[[Mapping[str, Any]],
+                                                            Mapping[str, Any]]
+                      ) -> dict[str, Any]:
+    """The launcher's one update of the run.json the pipeline committed: the
+    sections ``launcher_facts(committed)`` returns are added (a section present in
+    both, ``embedding``, is merged key by key), and the file is replaced whole.
+    Nothing to add, nothing written. Returns the run.json as it now is."""
+    summary = read_run_json(output)
+    facts = launcher_facts(summary)
+    if not facts:
+        return summary
+    for key, value in facts.items():
+        before = summary.get(key)
+        summary[key] = ({**before, **value} if isinstance(before, Mapping)
+                        and isinstance(value, Mapping) else value)
+    write_run_json(output, summary)
+    return summary
 
 
 def read_run_json(output: str) -> dict[str, Any]:

@@ -3,6 +3,7 @@ for runs that will take the results, and the output is the same as without."""
 
 from __future__ import annotations
 
+import pathlib
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 
 from ragbeam.pipeline import cli
 from ragbeam.pipeline.cli import build_parser
-from ragbeam.pipeline.early_start import start_early_extraction
+from ragbeam.pipeline.early_start import beam_imported, start_early_extraction
 from ragbeam.pipeline.run import request_from_argv, run_pipeline, settings_from_args
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
@@ -36,6 +37,7 @@ def test_a_run_started_early_writes_what_a_run_without_it_writes(tmp_path):
     started = start_early_extraction(*_parsed(*argv(out)))
     assert started is not None
     try:
+        beam_imported()  # as run_pipeline says once it has Beam: feeding begins
         started.extraction.join()
         assert started.extraction.submitted >= 5
         summary = run_pipeline(request_from_argv(argv(out))).summary
@@ -111,11 +113,132 @@ def test_the_cli_imports_no_beam_before_the_early_start_nor_for_its_parser():
 def test_the_early_listing_names_files_as_the_match_stage_does(samples_run):
     """Lazily listed, filtered, and with the Match stage's URIs and doc ids: what the
     Extract stage takes results by."""
-    from ragbeam.pipeline.early_start import _local_sources
+    from ragbeam.pipeline.early_start import _listed_sources
     from ragbeam.transforms.ids import DOC_IDS_RELATIVE
 
-    listed = _local_sources([str(SAMPLES)], (), ("*.py",), "", DOC_IDS_RELATIVE)
-    assert iter(listed) is listed  # a generator: nothing is walked before the feeder asks
+    listed = _listed_sources([str(SAMPLES)], (), ("*.py",), "", DOC_IDS_RELATIVE)
+    assert iter(listed) is listed  # a generator: nothing is listed before the feeder asks
     matched = {(d["source_uri"], d["doc_id"])
                for d in read_table(samples_run.path, "documents").to_pylist()}
     assert {(s.uri, s.doc_id) for s in listed} == matched
+
+
+def _awkward_tree(root: pathlib.Path) -> pathlib.Path:
+    """Nested folders, hidden files and folders, symbolic links to a file, to a folder
+    and to nothing, an excluded and an oversized file."""
+    files = {"a.txt": "alpha", ".hidden.txt": "hidden", "sub/b.md": "# Bee",
+             "sub/deeper/c.txt": "sea", ".cache/d.txt": "dee", "skip.log": "log line",
+             "big.txt": "x" * 5000}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "link-to-a.txt").symlink_to(root / "a.txt")
+    (root / "link-to-sub").symlink_to(root / "sub", target_is_directory=True)
+    (root / "broken.txt").symlink_to(root / "nowhere.txt")
+    return root
+
+
+@pytest.mark.parametrize("inputs, include, exclude", [
+    (["{root}"], (), ()),
+    (["{root}"], (), ("*.log", ".*")),
+    (["{root}/sub", "{root}/a.txt", "{root}/sub/b.md"], (), ()),
+    (["{root}/**/*.txt"], (), ("big.txt",)),
+    (["{root}"], ("*.txt", "*.md"), ("*/deeper/*",)),
+])
+def test_the_early_start_lists_exactly_the_files_the_match_stage_extracts(
+        tmp_path, inputs, include, exclude):
+    """Same files, same URIs, same doc ids as ``MatchInputs`` on a real runner, for
+    include/exclude, nested and hidden files, overlapping inputs and links (a broken
+    link is an error row of Match's, nothing to extract early)."""
+    import apache_beam as beam
+    from apache_beam.testing.util import assert_that, equal_to
+
+    from ragbeam.pipeline.early_start import _listed_sources
+    from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+    from ragbeam.transforms.match.dofn import MatchInputs
+
+    root = _awkward_tree(tmp_path / "corpus")
+    inputs = tuple(i.format(root=root) for i in inputs)
+    early = sorted((s.uri, s.doc_id, s.size_bytes)
+                   for s in _listed_sources(inputs, include, exclude, "ns", DOC_IDS_RELATIVE))
+    assert early and len({uri for uri, _, _ in early}) == len(early)
+    with beam.Pipeline() as pipeline:
+        matched = (pipeline
+                   | MatchInputs(inputs, include, exclude, "ns", DOC_IDS_RELATIVE)
+                   | beam.Filter(lambda s: s.size_bytes >= 0)  # not a broken link
+                   | beam.Map(lambda s: (s.uri, s.doc_id, s.size_bytes)))
+        assert_that(matched, equal_to(early))
+
+
+def test_an_early_start_extracts_what_its_listing_names_within_the_size_limit(tmp_path):
+    """The oversized file is listed (Read refuses it with an error row) but never
+    extracted early; every other listed file is, and the stage could take it."""
+    from ragbeam.transforms.ids import sha256_hex
+    from ragbeam.transforms.types import FetchedFile
+
+    root = _awkward_tree(tmp_path / "corpus")
+    started = start_early_extraction(*_parsed(
+        "--input", str(root), "--output", str(tmp_path / "out"), "--exclude", "*.log",
+        "--max-file-bytes", "1000", "--extract-timeout", TEST_EXTRACT_TIMEOUT))
+    assert started is not None
+    try:
+        beam_imported()
+        started.extraction.join()
+        from ragbeam.pipeline.early_start import _listed_sources
+        from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+
+        listed = list(_listed_sources([str(root)], (), ("*.log",), "", DOC_IDS_RELATIVE))
+        taken = set()
+        for source in listed:
+            data = pathlib.Path(source.uri).read_bytes()
+            if started.extraction.take(FetchedFile(source, data, sha256_hex(data))):
+                taken.add(pathlib.Path(source.uri).name)
+    finally:
+        started.close()
+    names = {pathlib.Path(s.uri).name for s in listed}
+    assert "big.txt" in names and "big.txt" not in taken
+    assert taken == names - {"big.txt"} and started.extraction.submitted == len(taken)
+
+
+# A changed value of every setting that reaches the Extract stage: its option object's
+# (settings.EXTRACT_FIELDS, checked below) and the cleaning the pool's children apply.
+CHANGED_EXTRACT_SETTINGS = {
+    "tika_server": "http://localhost:9998", "extract_timeout": 7, "extract_memory_mb": 512,
+    "max_text_chars": 5000, "extract_processes": 2, "ocr": "off", "ocr_languages": "deu",
+    "ocr_page_timeout": 5, "ocr_timeout": 30, "no_clean": ["dehyphenate"],
+    "clean_corpus_boilerplate": True,
+}
+
+
+def test_a_changed_extract_parameter_is_never_served_from_an_early_start(tmp_path):
+    """The early start, the Extract stage and the pool compare one value,
+    ``RunConfig.extraction_settings``: a stage whose run differs in any Extract
+    setting takes nothing from the early start and gets a pool of its own."""
+    from ragbeam.pipeline.settings import EXTRACT_FIELDS, load_settings, run_config
+    from ragbeam.transforms.extract import early
+    from ragbeam.transforms.extract.isolation import available_cores, release_pool
+
+    assert set(EXTRACT_FIELDS) <= set(CHANGED_EXTRACT_SETTINGS)
+    given = {"input": [str(SAMPLES / "faq.txt")], "output": str(tmp_path / "out"),
+             "extract_timeout": float(TEST_EXTRACT_TIMEOUT), "extract_processes": 1}
+
+    def stage_settings(**change):
+        config = run_config(load_settings({**given, **change}, None))
+        return config.extraction_settings(config.extract.processes or available_cores())
+
+    started = start_early_extraction(load_settings(given, None), [])
+    assert started is not None
+    try:
+        for name, value in CHANGED_EXTRACT_SETTINGS.items():
+            changed = stage_settings(**{name: value})
+            assert changed != started.extraction.settings, name
+            assert early.stage_started(changed) is None, name
+            _, pool = changed.acquire_pool()
+            release_pool(pool)
+            assert pool is not started.pool, name
+        assert early.stage_started(stage_settings()) is started.extraction
+        _, pool = stage_settings().acquire_pool()
+        release_pool(pool)
+        assert pool is started.pool
+    finally:
+        started.close()

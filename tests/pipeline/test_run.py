@@ -94,3 +94,60 @@ def test_runner_names_are_resolved_as_beam_resolves_them(runner, local):
 
     options = pipeline_options(["--runner", runner] if runner else [])
     assert is_local_direct(options) is local
+
+
+def test_run_json_is_committed_by_the_pipeline_and_completed_in_one_update(tmp_path,
+                                                                           monkeypatch):
+    """With a vector store: the pipeline writes run.json (its commit marker), the
+    launcher completes it once, after the store sync, with the runner's metrics and
+    the store's state: two writes in all, each a whole file renamed into place."""
+    from apache_beam.io.filesystems import FileSystems
+
+    created: list[str] = []
+    create = FileSystems.create
+
+    def counting_create(path, *args, **kwargs):
+        created.append(path.rsplit("/", 1)[-1])
+        return create(path, *args, **kwargs)
+
+    monkeypatch.setattr(FileSystems, "create", counting_create)
+    out = tmp_path / "out"
+    summary = run_pipeline(request_from_argv(
+        ["--input", str(SAMPLES / "faq.txt"), "--output", str(out), "--extract-timeout",
+         TEST_EXTRACT_TIMEOUT, "--sink", f"qdrant:{tmp_path / 'qdrant'}?collection=docs"]
+    )).summary
+    assert [name for name in created if name.startswith("run.json")] == [
+        "run.json.partial", "run.json.partial"]
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith("run.json")) == [
+        "run.json"]
+    import json
+
+    written = json.loads((out / "run.json").read_text())
+    assert written == json.loads(json.dumps(summary))
+    # The pipeline's part (from the tables' counts) and the launcher's (metrics, store).
+    assert written["chunks"] == read_table(out, "chunks").num_rows > 0
+    assert written["extraction"]["timeouts"] == 0 and written["reads"]["bytes_read"] > 0
+    assert written["embedding"]["model"] and written["embedding"]["texts_encoded"] > 0
+    (state,) = written["sinks"]
+    assert state["status"] == "synced" and state["points"] == written["chunks"]
+
+
+def test_a_failed_run_json_update_leaves_the_committed_one_whole(tmp_path, monkeypatch):
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import complete_run_json, read_run_json, write_run_json
+
+    write_run_json(str(tmp_path), {"chunks": 3, "embedding": {"model": "m"}})
+
+    def no_rename(*_):
+        raise OSError("disk full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(FileSystems, "rename", no_rename)
+        with pytest.raises(OSError):
+            complete_run_json(str(tmp_path), lambda committed: {"sinks": []})
+    assert read_run_json(str(tmp_path)) == {"chunks": 3, "embedding": {"model": "m"}}
+    summary = complete_run_json(str(tmp_path), lambda committed: {
+        "embedding": {"texts_encoded": committed["chunks"]}})
+    assert summary == {"chunks": 3, "embedding": {"model": "m", "texts_encoded": 3}}
+    assert read_run_json(str(tmp_path)) == summary

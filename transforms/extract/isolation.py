@@ -84,7 +84,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TypeVar
@@ -519,27 +519,13 @@ class ExtractionPool:
 
 
 _pools_lock = threading.Lock()
-_pools: dict[str, tuple[ExtractionPool, int]] = {}
+_pools: dict[Hashable, tuple[ExtractionPool, int]] = {}
 
 
-def pool_key(backend_spec: tuple[str, dict[str, Any]], size: int, timeout_s: float,
-             memory_limit_bytes: int | None) -> str:
-    """What makes two users' pools the same pool (``acquire_pool``)."""
-    return repr((backend_spec, size, timeout_s, memory_limit_bytes))
-
-
-def acquire_extraction_pool(backend_spec: tuple[str, dict[str, Any]], size: int,
-                            timeout_s: float, memory_limit_bytes: int | None
-                            ) -> tuple[str, ExtractionPool]:
-    """This process's pool for these settings, and its key: the Extract stage and
-    ``ragbeam run``'s early start (``early.py``) get the same one."""
-    key = pool_key(backend_spec, size, timeout_s, memory_limit_bytes)
-    return key, acquire_pool(key, lambda: ExtractionPool(
-        backend_spec, size, timeout_s=timeout_s, memory_limit_bytes=memory_limit_bytes))
-
-
-def acquire_pool(key: str, make: Callable[[], ExtractionPool]) -> ExtractionPool:
-    """This process's pool for ``key`` (the settings it was made with), made on first use."""
+def acquire_pool(key: Hashable, make: Callable[[], ExtractionPool]) -> ExtractionPool:
+    """This process's pool for ``key`` (the settings it was made with: the Extract
+    stage and the early start key theirs by their ``ExtractionSettings``,
+    ``settings.py``), made on first use."""
     with _pools_lock:
         pool, users = _pools.get(key, (None, 0))
         if pool is None:

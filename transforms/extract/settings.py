@@ -3,11 +3,12 @@ extracted and what comes out, as one frozen, hashable value.
 
 The Extract stage (``dofn.py``) extracts with ``settings.extract`` (in a pool
 thread) and ``settings.cleaned`` (in its own thread), and gets its pool with
-``settings.acquire_pool``; ``ragbeam run``'s early start (``early.py``,
-``pipeline/early_start.py``) does the same with its own value, and the stage takes
-an early result only when the two values are equal. A parameter added here is
-therefore part of the pool's key and of that equality without anyone listing it
-again, and a parameter not added here cannot reach the extraction.
+``settings.acquire_pool`` (the pool's key is the value itself); ``ragbeam run``'s
+early start (``early.py``, ``pipeline/early_start.py``) does the same with its own
+value, and the stage takes an early result only when the two values are equal. A
+parameter added here is therefore part of the pool's key and of that equality
+without anyone listing it again, and a parameter not added here cannot reach the
+extraction.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, ArchiveLim
 from ragbeam.transforms.extract.isolation import (
     ExtractionPool,
     IsolatedExtractor,
-    acquire_extraction_pool,
+    acquire_pool,
 )
 from ragbeam.transforms.types import CleanedExtraction, ExtractedDocument, FetchedFile
 
@@ -73,11 +74,13 @@ class ExtractionSettings:
         this process, idle while it extracts, parses and cleans (``dofn.py``)."""
         return self.processes >= 2
 
-    def acquire_pool(self) -> tuple[str, ExtractionPool]:
-        """This process's pool for these settings and its key (``isolation.release_pool``
-        when done)."""
-        return acquire_extraction_pool(self.backend_spec, self.processes, self.timeout_s,
-                                       self.memory_limit_bytes)
+    def acquire_pool(self) -> tuple[ExtractionSettings, ExtractionPool]:
+        """This process's pool for these settings and its key, this value itself
+        (``isolation.release_pool`` when done): users with equal settings share one
+        pool, users with any setting different never do."""
+        return self, acquire_pool(self, lambda: ExtractionPool(
+            self.backend_spec, self.processes, timeout_s=self.timeout_s,
+            memory_limit_bytes=self.memory_limit_bytes))
 
     def extract(self, fetched: FetchedFile, extractor: IsolatedExtractor,
                 ocr_workers: int | None = None) -> ExtractedDocument | CleanedExtraction:

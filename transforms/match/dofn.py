@@ -15,8 +15,9 @@ from ragbeam.transforms import progress
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, doc_id_for, doc_key
 from ragbeam.transforms.match.patterns import (
     InputPattern,
-    expand_input,
     id_root,
+    input_patterns,
+    matching_files,
     passes_filters,
 )
 from ragbeam.transforms.types import SourceFile
@@ -60,8 +61,7 @@ class MatchInputs(beam.PTransform):
                  exclude: tuple[str, ...] = (), namespace: str = "",
                  doc_ids: str = DOC_IDS_RELATIVE) -> None:
         super().__init__()
-        self._patterns = sorted({expand_input(p) for p in inputs},
-                                key=lambda p: (p.pattern, p.root))
+        self._patterns = input_patterns(inputs)
         self._id_root = id_root(self._patterns)
         self._include = include
         self._exclude = exclude
@@ -78,10 +78,9 @@ class MatchInputs(beam.PTransform):
             """``(path, (size, modified, listed))`` of every file that passes the filters."""
             for pattern in patterns:
                 listed_at = time.time()
-                for match in pattern.match():
-                    if passes_filters(match.path, include, exclude):
-                        yield match.path, (int(match.size_in_bytes),
-                                           float(match.last_updated_in_seconds or 0.0), listed_at)
+                for match in matching_files(pattern, include, exclude):
+                    yield match.path, (int(match.size_in_bytes),
+                                       float(match.last_updated_in_seconds or 0.0), listed_at)
                 for path in broken_links(pattern):
                     if passes_filters(path, include, exclude):
                         yield path, (-1, 0.0, listed_at)

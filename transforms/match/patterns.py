@@ -17,7 +17,7 @@ import fnmatch
 import os
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,20 @@ class InputPattern:
         folder = self.pattern.rstrip("/")
         return FileSystems.match([f"{folder}/**"], [limit])[0].metadata_list
 
+
+
+def input_patterns(inputs: Iterable[str]) -> list[InputPattern]:
+    """Every input's pattern once, in a fixed order (two inputs may expand alike)."""
+    return sorted({expand_input(raw) for raw in inputs}, key=lambda p: (p.pattern, p.root))
+
+
+def matching_files(pattern: InputPattern, include: tuple[str, ...], exclude: tuple[str, ...],
+                   limit: int | None = None) -> Iterator[Any]:
+    """``FileMetadata`` of the files ``pattern`` matches (``InputPattern.match``, Beam's
+    file systems; the first ``limit`` listed) that pass the filters: the one listing
+    of the Match stage, ``ragbeam run --dry-run`` and the early start, so that they
+    cannot disagree on which files a run has."""
+    return (meta for meta in pattern.match(limit) if passes_filters(meta.path, include, exclude))
 
 
 def _is_glob(uri: str) -> bool:

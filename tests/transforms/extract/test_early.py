@@ -115,6 +115,39 @@ def test_a_stage_with_other_settings_takes_nothing(pool, corpus):
         extraction.close()
 
 
+def test_settings_that_differ_in_any_field_share_neither_results_nor_pool(pool, corpus):
+    """One value is the early start's match and the pool's key: a field added to
+    ``ExtractionSettings`` is part of both (and must get a changed value here)."""
+    from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.extract.guards import ArchiveLimits
+    from ragbeam.transforms.extract.isolation import release_pool
+
+    changed_values = {"backend": ExtractionSettings.of(("embedded", {"ocr": None}), timeout_s=60,
+                                                       processes=1).backend,
+                      "timeout_s": 61.0, "processes": 2, "memory_limit_bytes": 1 << 30,
+                      "max_text_chars": 5, "clean": CleanOptions(dehyphenate=False),
+                      "archive_limits": ArchiveLimits(max_depth=1)}
+    assert set(changed_values) == {f.name for f in dataclasses.fields(ExtractionSettings)}
+    extraction = early.EarlyExtraction(pool, [_source(corpus[0])], SETTINGS,
+                                       max_file_bytes=10**8)
+    early.register(extraction)
+    _, own_pool = SETTINGS.acquire_pool()
+    try:
+        for name, value in changed_values.items():
+            changed = dataclasses.replace(SETTINGS, **{name: value})
+            assert changed != SETTINGS and early.stage_started(changed) is None, name
+            _, other_pool = changed.acquire_pool()
+            release_pool(other_pool)
+            assert other_pool is not own_pool, name
+        same = dataclasses.replace(SETTINGS)
+        assert early.stage_started(same) is extraction and same.acquire_pool()[1] is own_pool
+        release_pool(own_pool)
+    finally:
+        release_pool(own_pool)
+        early.unregister(extraction)
+        extraction.close()
+
+
 def test_files_the_read_stage_would_refuse_are_left_to_it(pool, tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
