@@ -215,8 +215,9 @@ def test_a_changed_extract_parameter_is_never_served_from_an_early_start(tmp_pat
     ``RunConfig.extraction_settings``: a stage whose run differs in any Extract
     setting takes nothing from the early start and gets a pool of its own."""
     from ragbeam.pipeline.settings import EXTRACT_FIELDS, load_settings, run_config
+    from ragbeam.transforms.cores import available_cores
     from ragbeam.transforms.extract import early
-    from ragbeam.transforms.extract.isolation import available_cores, release_pool
+    from ragbeam.transforms.extract.isolation import release_pool
 
     assert set(EXTRACT_FIELDS) <= set(CHANGED_EXTRACT_SETTINGS)
     given = {"input": [str(SAMPLES / "faq.txt")], "output": str(tmp_path / "out"),
