@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import apache_beam as beam
 
@@ -69,12 +69,18 @@ if TYPE_CHECKING:
     from ragbeam.transforms.sink.sync import SyncPlan
 
 TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
-# ``IngestDocuments``' output: each table's rows, of its row type (``ragbeam.schemas``:
-# ``ChunkRow``, ``DocumentRow``, ``ErrorRow``, ``ChangeRow``). Those are TypedDicts,
-# which Beam types as ``Dict[str, Any]``: every step that makes rows declares its
-# row type, so the tables are typed without a step of their own.
-Tables = dict[str, beam.PCollection[ChunkRow] | beam.PCollection[DocumentRow]
-              | beam.PCollection[ErrorRow] | beam.PCollection[ChangeRow]]
+
+
+class Tables(TypedDict):
+    """``IngestDocuments``' output: each table's rows, of its row type
+    (``ragbeam.schemas``). Row types are TypedDicts, which Beam types as
+    ``Dict[str, Any]``; every step that makes rows declares its row type
+    (``with_output_types``), so the tables are typed without a step of their own."""
+
+    chunks: beam.PCollection[ChunkRow]
+    documents: beam.PCollection[DocumentRow]
+    errors: beam.PCollection[ErrorRow]
+    changes: beam.PCollection[ChangeRow]
 
 
 def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:

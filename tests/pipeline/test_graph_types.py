@@ -4,7 +4,7 @@ is built and, with ``runtime_type_check``, on every element of a real run."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_type_hints
 
 import apache_beam as beam
 import pytest
@@ -15,7 +15,7 @@ from apache_beam.typehints.decorators import TypeCheckError
 from apache_beam.typehints.native_type_compatibility import convert_to_beam_type
 
 import ragbeam
-from ragbeam.pipeline.graph import FailDocumentsWithoutVectors
+from ragbeam.pipeline.graph import FailDocumentsWithoutVectors, IngestDocuments, Tables
 from ragbeam.pipeline.runner import make_pipeline
 from ragbeam.schemas import OUTPUT_TABLES, ROW_TYPES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
 from ragbeam.transforms.chunk.dofn import ChunkDocument
@@ -41,6 +41,13 @@ def _options(*args: str) -> PipelineOptions:
     options = PipelineOptions(list(args))
     assert options.view_as(TypeOptions).pipeline_type_check  # Beam's default, kept
     return options
+
+
+def test_ingest_documents_is_typed_as_a_transform_to_the_four_tables():
+    assert IngestDocuments.__orig_bases__[0].__args__[1] is Tables
+    assert get_type_hints(IngestDocuments.expand)["return"] is Tables
+    assert get_type_hints(Tables) == {table: beam.PCollection[ROW_TYPES[table]]
+                                      for table in OUTPUT_TABLES}
 
 
 @pytest.mark.parametrize("options", [
