@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import apache_beam as beam
-from apache_beam import typehints
 
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
-from ragbeam.schemas import OUTPUT_TABLES
+from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
@@ -70,18 +69,18 @@ if TYPE_CHECKING:
     from ragbeam.transforms.sink.sync import SyncPlan
 
 TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
-# The element type of every output table: one row as a dict, its keys and types
-# those of the table's Arrow schema (``ragbeam.schemas``).
-TableRow = typehints.Dict[str, Any]
-Tables = dict[str, beam.PCollection]
 
 
-def typed_tables(tables: Tables) -> Tables:
-    """Every output PCollection declares its element type (``TableRow``), as
-    ``with_output_types`` would, without adding a step to the graph."""
-    for pcoll in tables.values():
-        pcoll.element_type = TableRow
-    return tables
+class Tables(TypedDict):
+    """``IngestDocuments``' output: each table's rows, of its row type
+    (``ragbeam.schemas``). Row types are TypedDicts, which Beam types as
+    ``Dict[str, Any]``; every step that makes rows declares its row type
+    (``with_output_types``), so the tables are typed without a step of their own."""
+
+    chunks: beam.PCollection[ChunkRow]
+    documents: beam.PCollection[DocumentRow]
+    errors: beam.PCollection[ErrorRow]
+    changes: beam.PCollection[ChangeRow]
 
 
 def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
@@ -90,11 +89,12 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
     return ExtractWithTika(settings, start_at_setup=not config.previous)
 
 
+@beam.typehints.with_output_types(DocumentRow, **{FAILURES: Failure})
 class FailDocumentsWithoutVectors(beam.DoFn):
     """An ``ok`` document row whose chunks could not all be embedded → an ``embed``
     failure (side input: doc id → message); other rows pass."""
 
-    def process(self, row: dict[str, Any], failed: dict[str, str]):
+    def process(self, row: DocumentRow, failed: dict[str, str]):
         message = failed.get(row["doc_id"])
         if message is None:
             yield row
@@ -105,8 +105,7 @@ class FailDocumentsWithoutVectors(beam.DoFn):
             content_hash=row["content_hash"], media_type=row["media_type"]))
 
 
-def _unfit_vector_dropped(row: dict[str, Any], dimension: int, redo_all: bool
-                          ) -> dict[str, Any]:
+def _unfit_vector_dropped(row: ChunkRow, dimension: int, redo_all: bool) -> ChunkRow:
     vector = row.get("embedding")
     if redo_all or vector is None or len(vector) != dimension:
         return {**row, "embedding": None}
@@ -136,7 +135,7 @@ class VectorsForKeptChunks(beam.PTransform):
         super().__init__()
         self._config = config
 
-    def expand(self, chunks: beam.PCollection[dict]) -> beam.PCollection[dict]:
+    def expand(self, chunks: beam.PCollection[ChunkRow]) -> beam.PCollection[ChunkRow]:
         from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
 
         config = self._config
@@ -144,7 +143,7 @@ class VectorsForKeptChunks(beam.PTransform):
         embedded = (chunks
                     | "Unfit vectors" >> beam.Map(_unfit_vector_dropped,
                                                   config.embedding_model_info.dimension,
-                                                  redo_all)
+                                                  redo_all).with_output_types(ChunkRow)
                     | "Embed kept chunks" >> EmbedChunkRows(
                         with_embedding_threads(config.embedding, chunks.pipeline.options)))
         _ = embedded[EMBED_FAILED] | "Fail the run" >> beam.Map(_cannot_embed_kept_chunks)
@@ -167,7 +166,9 @@ def previous_model_differs(config: RunConfig) -> bool:
 class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tuple[str, bytes]],
                                        Tables]):
     """Documents → ``{"chunks", "documents", "errors", "changes"}``: PCollections of
-    rows of the four output tables (``ragbeam.schemas``; element type ``TableRow``).
+    rows of the four output tables, each of its table's row type (``ragbeam.schemas``:
+    ``ChunkRow``, ``DocumentRow``, ``ErrorRow``, ``ChangeRow``; to Beam,
+    ``Dict[str, Any]``).
 
     Applied to a pipeline, it matches the files of ``config.match.inputs`` (and,
     with ``config.previous``, re-indexes incrementally); applied to a PCollection
@@ -282,20 +283,24 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.sparse:
             from ragbeam.transforms.embed.sparse import with_sparse_vector
 
-            chunks = chunks | "Sparse vectors" >> beam.Map(with_sparse_vector)
+            chunks = chunks | "Sparse vectors" >> beam.Map(with_sparse_vector
+                                                           ).with_output_types(ChunkRow)
         failures = tuple(failures) | "All failures" >> beam.Flatten()
         _ = failures | "Count failures" >> beam.Map(lambda _: progress.tick(progress.FAILED))
 
         if duplicates is not None:
             documents = (documents, duplicates) | "With duplicates" >> beam.Flatten()
         if previous is None:
-            return typed_tables({
+            return {
                 "chunks": chunks,
                 "documents": ((documents, failures | "Error documents" >> beam.Map(
-                    error_document_row, config_hash)) | "With error documents" >> beam.Flatten()),
-                "errors": failures | "Error rows" >> beam.Map(error_row),
-                "changes": chunks | "Every chunk is new" >> beam.Map(upsert_row_for_chunk),
-            })
+                    error_document_row, config_hash).with_output_types(DocumentRow))
+                    | "With error documents" >> beam.Flatten()),
+                "errors": failures | "Error rows" >> beam.Map(error_row).with_output_types(
+                    ErrorRow),
+                "changes": chunks | "Every chunk is new" >> beam.Map(
+                    upsert_row_for_chunk).with_output_types(ChangeRow),
+            }
         reconciled = dict({FAILURES: failures, "chunks": chunks,
                            PREVIOUS_STATE: previous[PREVIOUS_STATE]}
                           | "Reconcile" >> Reconcile(config_hash))
@@ -304,15 +309,15 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                 VectorsForKeptChunks(config)
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
-                beam.Map(with_sparse_vector)
+                beam.Map(with_sparse_vector).with_output_types(ChunkRow)
         # The output stays a full snapshot: add what was carried over.
         carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}
         new = {"chunks": chunks, "documents": documents}
-        return typed_tables({table: ((new[table], reconciled[table], carried[table])
-                                     if table in new else (reconciled[table], carried[table]))
-                             | f"All {table}" >> beam.Flatten()
-                             for table in TABLES})
+        return {table: ((new[table], reconciled[table], carried[table])
+                        if table in new else (reconciled[table], carried[table]))
+                | f"All {table}" >> beam.Flatten()
+                for table in TABLES}
 
 
 def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None = None,

@@ -1,4 +1,6 @@
-"""Arrow schemas of ragbeam's output tables; see ``README.md`` beside this file."""
+"""ragbeam's output tables: one row type per table (``ChunkRow``, ``DocumentRow``,
+``ErrorRow``, ``ChangeRow``), the one builder of its rows, and the Arrow schema
+derived from it (``typed_rows.py``); see ``README.md`` beside this file."""
 
 from __future__ import annotations
 
@@ -7,13 +9,21 @@ from typing import Any
 
 import pyarrow as pa
 
-from ragbeam.schemas.changes import CHANGE_SCHEMA
-from ragbeam.schemas.chunks import chunk_schema, embedding_metadata_of, sparse_metadata_of
-from ragbeam.schemas.documents import DOCUMENT_SCHEMA
-from ragbeam.schemas.errors import ERROR_SCHEMA
+from ragbeam.schemas.changes import CHANGE_SCHEMA, ChangeRow, build_change_row
+from ragbeam.schemas.chunks import (
+    ChunkRow,
+    build_chunk_row,
+    chunk_schema,
+    embedding_metadata_of,
+    sparse_metadata_of,
+)
+from ragbeam.schemas.documents import DOCUMENT_SCHEMA, DocumentRow, build_document_row
+from ragbeam.schemas.errors import ERROR_SCHEMA, ErrorRow, build_error_row
 
-# Every table a run writes, by its folder name under --output.
-OUTPUT_TABLES = ("chunks", "documents", "errors", "changes")
+# Every table a run writes, by its folder name under --output, and its row type.
+ROW_TYPES: dict[str, type] = {"chunks": ChunkRow, "documents": DocumentRow,
+                              "errors": ErrorRow, "changes": ChangeRow}
+OUTPUT_TABLES = tuple(ROW_TYPES)
 
 
 def output_schemas(embedding_dimension: int | None = None,
@@ -29,5 +39,7 @@ def output_schemas(embedding_dimension: int | None = None,
     }
 
 
-__all__ = ["CHANGE_SCHEMA", "DOCUMENT_SCHEMA", "ERROR_SCHEMA", "OUTPUT_TABLES", "chunk_schema",
+__all__ = ["CHANGE_SCHEMA", "DOCUMENT_SCHEMA", "ERROR_SCHEMA", "OUTPUT_TABLES", "ROW_TYPES",
+           "ChangeRow", "ChunkRow", "DocumentRow", "ErrorRow", "build_change_row",
+           "build_chunk_row", "build_document_row", "build_error_row", "chunk_schema",
            "embedding_metadata_of", "output_schemas", "sparse_metadata_of"]

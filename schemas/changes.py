@@ -2,18 +2,29 @@
 vector-store sync. Applying a run's changes to the previous run's chunk set
 gives exactly this run's chunk set."""
 
-from __future__ import annotations
+# Not ``from __future__ import annotations``: see ``schemas/errors.py``.
+from typing import Annotated, TypedDict
 
 import pyarrow as pa
+
+from ragbeam.schemas.typed_rows import arrow_fields
 
 OP_UPSERT = "upsert"
 OP_DELETE = "delete"
 
-CHANGE_SCHEMA = pa.schema(
-    [
-        pa.field("op", pa.string(), nullable=False),
-        pa.field("chunk_id", pa.string(), nullable=False),
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("source_uri", pa.string(), nullable=False),
-    ]
-)
+
+class ChangeRow(TypedDict):
+    """One row of the ``changes`` table."""
+
+    op: Annotated[str, pa.string()]  # OP_UPSERT or OP_DELETE
+    chunk_id: Annotated[str, pa.string()]
+    doc_id: Annotated[str, pa.string()]
+    source_uri: Annotated[str, pa.string()]
+
+
+CHANGE_SCHEMA = pa.schema(arrow_fields(ChangeRow))
+
+
+def build_change_row(op: str, chunk_id: str, doc_id: str, source_uri: str) -> ChangeRow:
+    """The one way to make a ``changes`` row."""
+    return {"op": op, "chunk_id": chunk_id, "doc_id": doc_id, "source_uri": source_uri}

@@ -15,42 +15,112 @@ null without ``--sparse``. How terms become indices and values
 (``transforms/embed/sparse.py``) is in the schema metadata key ``ragbeam.sparse``.
 """
 
-from __future__ import annotations
-
+# Not ``from __future__ import annotations``: on Python 3.11 a TypedDict with string
+# annotations loses ``NotRequired`` (``sparse`` below; ``schemas/typed_rows.py``).
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, NotRequired, TypedDict
 
 import pyarrow as pa
+
+from ragbeam.schemas.typed_rows import arrow_fields
 
 STRING_MAP = pa.map_(pa.string(), pa.string())
 EMBEDDING_METADATA_KEY = "ragbeam.embedding"
 SPARSE_METADATA_KEY = "ragbeam.sparse"
-SPARSE_TYPE = pa.struct([pa.field("indices", pa.list_(pa.int32()), nullable=False),
-                         pa.field("values", pa.list_(pa.float32()), nullable=False)])
 
-_FIELDS = (
-    pa.field("chunk_id", pa.string(), nullable=False),
-    pa.field("doc_id", pa.string(), nullable=False),
-    pa.field("parent_id", pa.string()),
-    pa.field("chunk_index", pa.int32(), nullable=False),
-    pa.field("level", pa.string(), nullable=False),
-    pa.field("strategy", pa.string(), nullable=False),
-    pa.field("text", pa.string(), nullable=False),
-    pa.field("context", pa.string(), nullable=False),
-    pa.field("embed_text", pa.string()),  # context + text, with --embed-text; else null
-    pa.field("char_start", pa.int64(), nullable=False),
-    pa.field("char_end", pa.int64(), nullable=False),
-    pa.field("page_start", pa.int32()),
-    pa.field("page_end", pa.int32()),
-    pa.field("heading_path", pa.list_(pa.string()), nullable=False),
-    pa.field("token_count", pa.int32(), nullable=False),
-    pa.field("char_count", pa.int32(), nullable=False),
-    pa.field("source_uri", pa.string(), nullable=False),
-    pa.field("media_type", pa.string(), nullable=False),
-    pa.field("config_hash", pa.string(), nullable=False),
-    pa.field("metadata", STRING_MAP, nullable=False),
-)
+
+class SparseVectorRow(TypedDict):
+    """``chunks.sparse``: indices sorted and unique, one value each."""
+
+    indices: Annotated[list[int], pa.list_(pa.int32())]
+    values: Annotated[list[float], pa.list_(pa.float32())]
+
+
+SPARSE_TYPE = pa.struct(arrow_fields(SparseVectorRow))
+
+
+class ChunkRow(TypedDict):
+    """One row of the ``chunks`` table (``README.md`` beside this file says what each
+    column holds). ``embedding``'s Arrow type is the one of a run without chunk
+    embeddings; ``chunk_schema`` gives it the model's dimension. ``sparse`` is set
+    only by ``--sparse`` (a row read back from Parquet has it, null)."""
+
+    chunk_id: Annotated[str, pa.string()]
+    doc_id: Annotated[str, pa.string()]
+    parent_id: Annotated[str | None, pa.string()]
+    chunk_index: Annotated[int, pa.int32()]
+    level: Annotated[str, pa.string()]
+    strategy: Annotated[str, pa.string()]
+    text: Annotated[str, pa.string()]
+    context: Annotated[str, pa.string()]
+    embed_text: Annotated[str | None, pa.string()]  # context + text, with --embed-text
+    char_start: Annotated[int, pa.int64()]
+    char_end: Annotated[int, pa.int64()]
+    page_start: Annotated[int | None, pa.int32()]
+    page_end: Annotated[int | None, pa.int32()]
+    heading_path: Annotated[list[str], pa.list_(pa.string())]
+    token_count: Annotated[int, pa.int32()]
+    char_count: Annotated[int, pa.int32()]
+    source_uri: Annotated[str, pa.string()]
+    media_type: Annotated[str, pa.string()]
+    config_hash: Annotated[str, pa.string()]
+    metadata: Annotated[dict[str, str], STRING_MAP]
+    embedding: Annotated[list[float] | None, pa.list_(pa.float32())]
+    sparse: NotRequired[Annotated[SparseVectorRow | None, SPARSE_TYPE]]
+
+
+_FIELDS = tuple(arrow_fields(ChunkRow))
+
+
+def build_chunk_row(
+    *,
+    chunk_id: str,
+    doc_id: str,
+    parent_id: str | None,
+    chunk_index: int,
+    level: str,
+    strategy: str,
+    text: str,
+    context: str,
+    embed_text: str | None,
+    char_start: int,
+    char_end: int,
+    page_start: int | None,
+    page_end: int | None,
+    heading_path: list[str],
+    token_count: int,
+    char_count: int,
+    source_uri: str,
+    media_type: str,
+    config_hash: str,
+    metadata: dict[str, str],
+) -> ChunkRow:
+    """The one way to make a ``chunks`` row; its vectors come later (Embed stage,
+    ``--sparse``), so ``embedding`` starts null and ``sparse`` absent."""
+    return {
+        "chunk_id": chunk_id,
+        "doc_id": doc_id,
+        "parent_id": parent_id,
+        "chunk_index": chunk_index,
+        "level": level,
+        "strategy": strategy,
+        "text": text,
+        "context": context,
+        "embed_text": embed_text,
+        "char_start": char_start,
+        "char_end": char_end,
+        "page_start": page_start,
+        "page_end": page_end,
+        "heading_path": heading_path,
+        "token_count": token_count,
+        "char_count": char_count,
+        "source_uri": source_uri,
+        "media_type": media_type,
+        "config_hash": config_hash,
+        "metadata": metadata,
+        "embedding": None,
+    }
 
 
 def embedding_type(dimension: int) -> pa.DataType:
@@ -64,13 +134,13 @@ def chunk_schema(embedding_dimension: int | None = None,
     row has a vector of that many values, and ``embedding_metadata`` says what made
     them; without, no row has one. ``sparse_metadata``: the sparse vectors' scheme, in
     a run with ``--sparse``."""
-    if embedding_dimension is None:
-        embedding = pa.field("embedding", pa.list_(pa.float32()))
-    elif embedding_dimension > 0:
-        embedding = pa.field("embedding", embedding_type(embedding_dimension), nullable=False)
-    else:
-        raise ValueError("embedding dimension must be positive")
-    schema = pa.schema([*_FIELDS, embedding, pa.field("sparse", SPARSE_TYPE)])
+    fields = list(_FIELDS)
+    if embedding_dimension is not None:
+        if embedding_dimension <= 0:
+            raise ValueError("embedding dimension must be positive")
+        at = [f.name for f in fields].index("embedding")
+        fields[at] = pa.field("embedding", embedding_type(embedding_dimension), nullable=False)
+    schema = pa.schema(fields)
     metadata = {}
     if embedding_metadata is not None:
         metadata[EMBEDDING_METADATA_KEY] = json.dumps(dict(embedding_metadata), sort_keys=True)

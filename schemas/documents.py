@@ -1,10 +1,12 @@
 """``documents`` table: exactly one row per matched input file."""
 
-from __future__ import annotations
+# Not ``from __future__ import annotations``: see ``schemas/errors.py``.
+from typing import Annotated, TypedDict
 
 import pyarrow as pa
 
 from ragbeam.schemas.chunks import STRING_MAP
+from ragbeam.schemas.typed_rows import arrow_fields
 
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
@@ -22,23 +24,69 @@ STATUS_DUPLICATE = "duplicate"
 # Statuses whose chunks are the document's good chunks.
 GOOD_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_STALE, STATUS_VANISHED)
 
-DOCUMENT_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("source_uri", pa.string(), nullable=False),
-        pa.field("content_hash", pa.string()),
-        pa.field("status", pa.string(), nullable=False),
-        pa.field("error", pa.string()),
-        pa.field("media_type", pa.string()),
-        pa.field("title", pa.string()),
-        pa.field("language", pa.string()),
-        pa.field("page_count", pa.int32()),
-        pa.field("bytes", pa.int64()),
-        pa.field("char_count", pa.int64()),
-        pa.field("chunk_count", pa.int32()),
-        pa.field("strategy", pa.string()),
-        pa.field("config_hash", pa.string(), nullable=False),
-        pa.field("text", pa.string()),
-        pa.field("metadata", STRING_MAP, nullable=False),
-    ]
-)
+
+
+class DocumentRow(TypedDict):
+    """One row of the ``documents`` table (``README.md`` beside this file says what
+    each column holds)."""
+
+    doc_id: Annotated[str, pa.string()]
+    source_uri: Annotated[str, pa.string()]
+    content_hash: Annotated[str | None, pa.string()]
+    status: Annotated[str, pa.string()]  # one of the STATUS_* above
+    error: Annotated[str | None, pa.string()]
+    media_type: Annotated[str | None, pa.string()]
+    title: Annotated[str | None, pa.string()]
+    language: Annotated[str | None, pa.string()]
+    page_count: Annotated[int | None, pa.int32()]
+    bytes: Annotated[int | None, pa.int64()]
+    char_count: Annotated[int | None, pa.int64()]
+    chunk_count: Annotated[int | None, pa.int32()]
+    strategy: Annotated[str | None, pa.string()]
+    config_hash: Annotated[str, pa.string()]
+    text: Annotated[str | None, pa.string()]
+    metadata: Annotated[dict[str, str], STRING_MAP]
+
+
+DOCUMENT_SCHEMA = pa.schema(arrow_fields(DocumentRow))
+
+
+def build_document_row(
+    *,
+    doc_id: str,
+    source_uri: str,
+    status: str,
+    config_hash: str,
+    metadata: dict[str, str],
+    chunk_count: int,
+    content_hash: str | None = None,
+    error: str | None = None,
+    media_type: str | None = None,
+    title: str | None = None,
+    language: str | None = None,
+    page_count: int | None = None,
+    bytes: int | None = None,
+    char_count: int | None = None,
+    strategy: str | None = None,
+    text: str | None = None,
+) -> DocumentRow:
+    """The one way to make a ``documents`` row from its columns; a column a kind of
+    row has no value for (a failed document's text) is left out, and is null."""
+    return {
+        "doc_id": doc_id,
+        "source_uri": source_uri,
+        "content_hash": content_hash,
+        "status": status,
+        "error": error,
+        "media_type": media_type,
+        "title": title,
+        "language": language,
+        "page_count": page_count,
+        "bytes": bytes,
+        "char_count": char_count,
+        "chunk_count": chunk_count,
+        "strategy": strategy,
+        "config_hash": config_hash,
+        "text": text,
+        "metadata": metadata,
+    }

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import apache_beam as beam
 import pytest
 from apache_beam.testing.util import assert_that, equal_to
@@ -64,14 +62,3 @@ def test_an_input_that_matches_nothing_raises_like_the_cli(tmp_path):
     (tmp_path / "only.py").write_text("x = 1\n")
     with pytest.raises(ValueError, match=r"matched no files \(after --include/--exclude\)"):
         ragbeam.IngestDocuments(input=[str(tmp_path)], exclude=["*.py"])
-
-
-def test_output_tables_declare_their_element_type():
-    from apache_beam import typehints
-
-    from ragbeam.pipeline.graph import TableRow
-
-    p = beam.Pipeline()
-    tables = p | ragbeam.IngestDocuments(input=[str(SAMPLES / "faq.txt")])
-    assert sorted(tables) == ["changes", "chunks", "documents", "errors"]
-    assert all(t.element_type == TableRow == typehints.Dict[str, Any] for t in tables.values())

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from ragbeam.schemas.chunks import ChunkRow
+from ragbeam.schemas.documents import DocumentRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkingResult, ChunkOptions, Strategy
 from ragbeam.transforms.chunk.records import chunk_rows
@@ -20,7 +21,7 @@ DOCUMENTS = "documents"
 
 
 def chunked_document_row(doc: Document, decision: RouteDecision, result: ChunkingResult,
-                         chunk_count: int, config_hash: str) -> dict[str, Any]:
+                         chunk_count: int, config_hash: str) -> DocumentRow:
     """The ``ok`` documents row of a chunked document: its metadata with the route's
     reason and the chunker's stats (``chunk_*``)."""
     metadata = dict(doc.metadata)
@@ -29,8 +30,11 @@ def chunked_document_row(doc: Document, decision: RouteDecision, result: Chunkin
     return ok_document_row(doc, config_hash, decision.strategy, chunk_count, metadata)
 
 
+@beam.typehints.with_output_types(ChunkRow, **{DOCUMENTS: DocumentRow, FAILURES: Failure})
 class ChunkDocument(beam.DoFn):
-    """Strategies and the token counter are built once per worker, then cached."""
+    """``(Document, RouteDecision)`` → chunk rows (main output), one documents row
+    (``DOCUMENTS``) or a ``Failure``. Strategies and the token counter are built once
+    per worker, then cached."""
 
     def __init__(self, options: ChunkOptions, config_hash: str) -> None:
         self._options = options

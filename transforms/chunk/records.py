@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from ragbeam.schemas.chunks import ChunkRow, build_chunk_row
 from ragbeam.transforms.chunk.sizing import Sizer
 from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, with_table_headers
 from ragbeam.transforms.embed.text import CONTEXT_SEPARATOR, embed_text_for
@@ -40,7 +40,7 @@ def chunk_rows(
     token_counter: Sizer,
     extra_metadata: Mapping[str, str] | None = None,
     embed_text: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[ChunkRow]:
     chunks = with_table_headers(doc, chunks)
     contexts = [chunk_context(doc, chunk) for chunk in chunks]
     ids = chunk_ids_for(doc.doc_id, config_hash,
@@ -53,29 +53,26 @@ def chunk_rows(
         metadata = {"raw_char_start": str(raw_start), "raw_char_end": str(raw_end)}
         metadata.update(extra_metadata or {})
         metadata.update(chunk.metadata)
-        rows.append(
-            {
-                "chunk_id": chunk_id,
-                "doc_id": doc.doc_id,
-                "parent_id": ids[chunk.parent] if chunk.parent is not None else None,
-                "chunk_index": index,
-                "level": str(chunk.level),
-                "strategy": strategy,
-                "text": chunk.text,
-                "context": context,
-                "embed_text": embed_text_for(context, chunk.text) if embed_text else None,
-                "char_start": chunk.start,
-                "char_end": chunk.end,
-                "page_start": page_start,
-                "page_end": page_end,
-                "heading_path": list(chunk.heading_path),
-                "token_count": token_counter.size(chunk.text),
-                "char_count": len(chunk.text),
-                "source_uri": doc.source.uri,
-                "media_type": doc.media_type,
-                "config_hash": config_hash,
-                "metadata": metadata,
-                "embedding": None,
-            }
-        )
+        rows.append(build_chunk_row(
+            chunk_id=chunk_id,
+            doc_id=doc.doc_id,
+            parent_id=ids[chunk.parent] if chunk.parent is not None else None,
+            chunk_index=index,
+            level=str(chunk.level),
+            strategy=strategy,
+            text=chunk.text,
+            context=context,
+            embed_text=embed_text_for(context, chunk.text) if embed_text else None,
+            char_start=chunk.start,
+            char_end=chunk.end,
+            page_start=page_start,
+            page_end=page_end,
+            heading_path=list(chunk.heading_path),
+            token_count=token_counter.size(chunk.text),
+            char_count=len(chunk.text),
+            source_uri=doc.source.uri,
+            media_type=doc.media_type,
+            config_hash=config_hash,
+            metadata=metadata,
+        ))
     return rows

@@ -27,6 +27,8 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.metrics import Metrics
 
+from ragbeam.schemas.chunks import ChunkRow
+from ragbeam.schemas.documents import DocumentRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, chunked_document_row
@@ -110,6 +112,7 @@ def sentences_to_embed(planned: PlannedDocument) -> int:
     return max(1, len(planned.inputs))
 
 
+@beam.typehints.with_output_types(ChunkRow, **{DOCUMENTS: DocumentRow, FAILURES: Failure})
 class EmbedAndCut(beam.DoFn):
     """A batch of planned documents → chunk rows + one document row each (or a failure).
 

@@ -16,6 +16,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
+from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.embed.handler import LazySentenceModel, SentenceEmbeddingHandler
 from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts
@@ -33,11 +34,12 @@ def _without_embedding(row: dict[str, Any], partitions: int) -> int:
 EMBED_FAILED = "embed_failed"
 
 
-def _with_vector(row: dict[str, Any], result: Any) -> dict[str, Any]:
+def _with_vector(row: ChunkRow, result: Any) -> ChunkRow:
     progress.tick(progress.EMBEDDED)
     return {**row, "embedding": [float(x) for x in result.inference]}
 
 
+@beam.typehints.with_output_types(ChunkRow, **{EMBED_FAILED: tuple[str, str]})
 class RetryFailedBatches(beam.DoFn):
     """A batch RunInference could not embed → embedded once more, here; rows that
     still get no vector become ``(doc_id, message)`` on ``EMBED_FAILED``, so their
@@ -93,7 +95,8 @@ class EmbedChunkRows(beam.PTransform):
             | "Embed chunks" >> embed_sentences(
                 SentenceEmbeddingHandler(self._embedding, count_over_window=True))
         )
-        filled = embedded | "Set embedding" >> beam.MapTuple(_with_vector)
+        filled = embedded | "Set embedding" >> beam.MapTuple(_with_vector).with_output_types(
+            ChunkRow)
         retried = dead.failed_inferences | "Retry failed batches" >> beam.ParDo(
             RetryFailedBatches(self._embedding)).with_outputs(EMBED_FAILED, main="rows")
         chunks = (done, filled, retried.rows) | "All chunk rows" >> beam.Flatten()

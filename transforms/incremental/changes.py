@@ -25,18 +25,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ragbeam.schemas.changes import OP_DELETE, OP_UPSERT
+from ragbeam.schemas.changes import OP_DELETE, OP_UPSERT, ChangeRow, build_change_row
 
 V = TypeVar("V")
 
 
-def change_row(op: str, chunk_id: str, doc_id: str, source_uri: str) -> dict[str, str]:
-    return {"op": op, "chunk_id": chunk_id, "doc_id": doc_id, "source_uri": source_uri}
-
-
-def upsert_row_for_chunk(chunk: Mapping[str, Any]) -> dict[str, str]:
+def upsert_row_for_chunk(chunk: Mapping[str, Any]) -> ChangeRow:
     """The change row of a chunk when there is no previous run: everything is new."""
-    return change_row(OP_UPSERT, chunk["chunk_id"], chunk["doc_id"], chunk["source_uri"])
+    return build_change_row(OP_UPSERT, chunk["chunk_id"], chunk["doc_id"], chunk["source_uri"])
 
 
 def _normalised(value: Any) -> Any:
@@ -74,13 +70,13 @@ def document_changes(
     source_uri: str,
     previous: Mapping[str, str],
     current: Mapping[str, str],
-) -> list[dict[str, str]]:
+) -> list[ChangeRow]:
     """``previous``/``current`` map chunk id → row digest. Deletes for vanished ids,
     then upserts for new ids and for kept ids whose row changed, each sorted by id."""
     return [
-        *(change_row(OP_DELETE, cid, doc_id, source_uri)
+        *(build_change_row(OP_DELETE, cid, doc_id, source_uri)
           for cid in sorted(set(previous) - set(current))),
-        *(change_row(OP_UPSERT, cid, doc_id, source_uri)
+        *(build_change_row(OP_UPSERT, cid, doc_id, source_uri)
           for cid in sorted(cid for cid, digest in current.items()
                             if previous.get(cid) != digest)),
     ]

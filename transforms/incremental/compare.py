@@ -55,7 +55,10 @@ from ragbeam.schemas.documents import (
     STATUS_STALE,
     STATUS_UNCHANGED,
     STATUS_VANISHED,
+    DocumentRow,
+    build_document_row,
 )
+from ragbeam.schemas.errors import ErrorRow, build_error_row
 from ragbeam.transforms.errors import (
     INCOMPLETE_KEY,
     error_class,
@@ -323,33 +326,29 @@ def vanished_document_row(previous: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def deleted_document_row(previous: Mapping[str, Any], config_hash: str,
-                         moved_to: str | None = None) -> dict[str, Any]:
+                         moved_to: str | None = None) -> DocumentRow:
     """The tombstone of a document that is no longer matched: what it was, no text, no
     chunks; ``moved_to``: the doc id that took its chunks over (its bytes moved)."""
     metadata = {PREVIOUS_STATUS_KEY: previous["status"]}
     if moved_to:
         metadata[MOVED_TO_KEY] = moved_to
-    return {
-        "doc_id": previous["doc_id"],
-        "source_uri": previous["source_uri"],
-        "content_hash": previous["content_hash"],
-        "status": STATUS_DELETED,
-        "error": None,
-        "media_type": previous["media_type"],
-        "title": previous["title"],
-        "language": previous["language"],
-        "page_count": previous["page_count"],
-        "bytes": previous["bytes"],
-        "char_count": None,
-        "chunk_count": 0,
-        "strategy": None,
-        "config_hash": config_hash,
-        "text": None,
-        "metadata": metadata,
-    }
+    return build_document_row(
+        doc_id=previous["doc_id"],
+        source_uri=previous["source_uri"],
+        content_hash=previous["content_hash"],
+        status=STATUS_DELETED,
+        media_type=previous["media_type"],
+        title=previous["title"],
+        language=previous["language"],
+        page_count=previous["page_count"],
+        bytes=previous["bytes"],
+        chunk_count=0,
+        config_hash=config_hash,
+        metadata=metadata,
+    )
 
 
-def error_row_from_document(previous: Mapping[str, Any]) -> dict[str, Any]:
+def error_row_from_document(previous: Mapping[str, Any]) -> ErrorRow:
     """Rebuild the ``errors`` row of a carried-over error from its document row.
 
     The document row holds ``error = "stage: ErrorType: message"`` and the stage
@@ -362,11 +361,11 @@ def error_row_from_document(previous: Mapping[str, Any]) -> dict[str, Any]:
     error_type = metadata.get(ERROR_TYPE_KEY) or (parts[1] if len(parts) == 3 else "unknown")
     prefix = f"{stage}: {error_type}: "
     message = error[len(prefix):] if error.startswith(prefix) else error
-    return {
-        "source_uri": previous["source_uri"],
-        "doc_id": previous["doc_id"],
-        "stage": stage,
-        "error_type": error_type,
-        "message": message or "(no message)",
-        "error_class": metadata.get(ERROR_CLASS_KEY) or str(error_class(error_type)),
-    }
+    return build_error_row(
+        source_uri=previous["source_uri"],
+        doc_id=previous["doc_id"],
+        stage=stage,
+        error_type=error_type,
+        message=message or "(no message)",
+        error_class=metadata.get(ERROR_CLASS_KEY) or str(error_class(error_type)),
+    )

@@ -39,7 +39,10 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_STALE
+from ragbeam.schemas.changes import ChangeRow
+from ragbeam.schemas.chunks import ChunkRow
+from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_STALE, DocumentRow
+from ragbeam.schemas.errors import ErrorRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.incremental.changes import chunk_row_digest
 from ragbeam.transforms.incremental.compare import (
@@ -169,6 +172,13 @@ def new_file(source: SourceFile) -> tuple[int, Decided]:
                                       Outcome.NEW)
 
 
+# Outputs that are no table's rows stay ``Any``: declaring them would change the
+# coders of the keyed joins and combines they feed, which this typing does not need.
+_UNTYPED = beam.typehints.Any
+
+
+@beam.typehints.with_output_types(SourceFile, **{DUPLICATES: DocumentRow, VERDICTS: _UNTYPED,
+                                                 GUARD_COUNTS: _UNTYPED})
 class ResolveContent(beam.DoFn):
     """``(size, [Decided])`` → the ``SourceFile``s to process (main output), and
     ``VERDICTS`` (doc id → ``Verdict``) for the carrying step, ``DUPLICATES``
@@ -254,6 +264,11 @@ def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str
             yield row["doc_id"], (PREVIOUS, head_of(row))
 
 
+@beam.typehints.with_output_types(ChunkRow, **{CARRIED_DOCUMENTS: DocumentRow,
+                                                CARRIED_ERRORS: ErrorRow,
+                                                CARRIED_CHANGES: ChangeRow,
+                                                PREVIOUS_STATE: _UNTYPED,
+                                                PREVIOUS_EMBEDDINGS: _UNTYPED})
 class CarryPreviousRows(beam.DoFn):
     """A previous table's file (and, as side inputs, the verdicts and the delete
     guard's counts) → its rows, each carried over or sent on as its document's
@@ -396,6 +411,8 @@ class CompareWithPrevious(beam.PTransform):
                                                   PREVIOUS_STATE, PREVIOUS_EMBEDDINGS)}}
 
 
+@beam.typehints.with_output_types(ChangeRow, documents=DocumentRow, chunks=ChunkRow,
+                                  errors=ErrorRow)
 class ReconcileDocuments(beam.DoFn):
     """``(doc_id, [(FAILURES, Failure) | (DIGESTS, (uri, chunk_id, digest)) |
     (DOCUMENTS, (row, deleted, move)) | (CHUNKS, row)])`` → the rows ``reconcile.py``
@@ -489,7 +506,7 @@ class ReuseEmbeddings(beam.PTransform):
         return (
             {"current": keyed, "previous": inputs["previous"]}
             | "Join by chunk id" >> beam.CoGroupByKey()
-            | "Fill reusable vectors" >> beam.FlatMap(fill)
+            | "Fill reusable vectors" >> beam.FlatMap(fill).with_output_types(ChunkRow)
         )
 
 

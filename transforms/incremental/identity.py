@@ -46,7 +46,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ragbeam.schemas.documents import STATUS_DELETED, STATUS_DUPLICATE
+from ragbeam.schemas.documents import (
+    STATUS_DELETED,
+    STATUS_DUPLICATE,
+    DocumentRow,
+    build_document_row,
+)
 from ragbeam.transforms.incremental.compare import (
     SERVED_STATUSES,
     CurrentFile,
@@ -204,30 +209,22 @@ def _can_donate(previous: Mapping[str, Any] | None, content_hash: str,
             and path_profile(previous["source_uri"], route) == profile)
 
 
-def duplicate_document_row(resolved: Resolved, config_hash: str) -> dict[str, Any]:
+def duplicate_document_row(resolved: Resolved, config_hash: str) -> DocumentRow:
     """The documents row of a duplicate: what the listing knows, and its canonical copy."""
     current = resolved.decided.current
     source = current.source
-    return {
-        "doc_id": source.doc_id,
-        "source_uri": source.uri,
-        "content_hash": current.content_hash,
-        "status": STATUS_DUPLICATE,
-        "error": None,
-        "media_type": None,
-        "title": None,
-        "language": None,
-        "page_count": None,
-        "bytes": source.size_bytes,
-        "char_count": None,
-        "chunk_count": 0,
-        "strategy": None,
-        "config_hash": config_hash,
-        "text": None,
-        "metadata": {DUPLICATE_OF_KEY: resolved.duplicate_of or "",
-                     DUPLICATE_OF_URI_KEY: resolved.canonical_uri or "",
-                     **source_metadata(source)},
-    }
+    return build_document_row(
+        doc_id=source.doc_id,
+        source_uri=source.uri,
+        content_hash=current.content_hash,
+        status=STATUS_DUPLICATE,
+        bytes=source.size_bytes,
+        chunk_count=0,
+        config_hash=config_hash,
+        metadata={DUPLICATE_OF_KEY: resolved.duplicate_of or "",
+                  DUPLICATE_OF_URI_KEY: resolved.canonical_uri or "",
+                  **source_metadata(source)},
+    )
 
 
 def guard_counts(resolved: Resolved) -> tuple[int, int, int]:

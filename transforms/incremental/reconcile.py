@@ -26,11 +26,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ragbeam.schemas.changes import OP_UPSERT
+from ragbeam.schemas.changes import OP_UPSERT, build_change_row
 from ragbeam.schemas.documents import GOOD_STATUSES, STATUS_STALE, STATUS_UNCHANGED
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.incremental.changes import (
-    change_row,
     chunk_row_digest,
     document_changes,
 )
@@ -99,7 +98,7 @@ def moved_chunk_row(row: Mapping[str, Any], source_uri: str
     if carried["source_uri"] == source_uri:
         return carried, None
     carried["source_uri"] = source_uri
-    return carried, change_row(OP_UPSERT, carried["chunk_id"], carried["doc_id"], source_uri)
+    return carried, build_change_row(OP_UPSERT, carried["chunk_id"], carried["doc_id"], source_uri)
 
 
 def moved_chunk_rows(rows: Iterable[Mapping[str, Any]], source_uri: str
@@ -168,7 +167,7 @@ def reconcile_document(
         document, chunks = adopted_rows(previous.document, previous.chunks, previous.move)
         out.documents.append(document)
         out.chunks.extend(chunks)
-        out.changes.extend(change_row(OP_UPSERT, c["chunk_id"], c["doc_id"], c["source_uri"])
+        out.changes.extend(build_change_row(OP_UPSERT, c["chunk_id"], c["doc_id"], c["source_uri"])
                            for c in sorted(chunks, key=lambda c: c["chunk_id"]))
     return out
 

@@ -8,7 +8,8 @@ collection's own metadata that names the run whose chunks the store holds (see
 ``sync.py``).
 
 A store is opened for one step and closed after it (``with open_store(spec) as
-store``): local modes (Milvus Lite, Qdrant's) lock their files per client.
+store``, ``stores.py``): local modes (Milvus Lite, Qdrant's) lock their files per
+client.
 """
 
 from __future__ import annotations
@@ -123,15 +124,3 @@ class VectorStore(ABC):
                      ) -> Any:  # a Beam VectorDatabaseWriteConfig
         """Beam's writer configuration for upserting ``EmbeddableItem``s (with their
         sparse vectors when ``sparse``)."""
-
-
-def open_store(spec: SinkSpec) -> VectorStore:
-    if spec.kind == "milvus":
-        from ragbeam.transforms.sink.milvus import MilvusStore
-
-        return MilvusStore(spec)
-    if spec.kind == "qdrant":
-        from ragbeam.transforms.sink.qdrant import QdrantStore
-
-        return QdrantStore(spec)
-    raise ValueError(f"unknown store kind {spec.kind!r}")

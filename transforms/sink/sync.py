@@ -33,7 +33,8 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.transforms.sink.base import SinkError, SinkMismatch, open_store, retrying
+from ragbeam.transforms.sink.base import SinkError, SinkMismatch, retrying
+from ragbeam.transforms.sink.stores import open_store
 from ragbeam.transforms.sink.uri import SinkSpec, redact_text
 
 SINK_STATE_DIR = "sinks"

@@ -26,7 +26,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from ragbeam.transforms.sink.base import VectorStore, open_store, retrying
+from ragbeam.transforms.sink.base import VectorStore, retrying
 from ragbeam.transforms.sink.records import (
     DELETE,
     UPSERT,
@@ -34,6 +34,7 @@ from ragbeam.transforms.sink.records import (
     full_sync_writes,
     incremental_writes,
 )
+from ragbeam.transforms.sink.stores import open_store
 from ragbeam.transforms.sink.sync import SyncPlan
 
 METRICS_NAMESPACE = "ragbeam.sink"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from ragbeam.schemas.documents import STATUS_ERROR, STATUS_OK
+from ragbeam.schemas.documents import STATUS_ERROR, STATUS_OK, DocumentRow, build_document_row
+from ragbeam.schemas.errors import ErrorRow, build_error_row
 from ragbeam.transforms.errors import error_class
 from ragbeam.transforms.types import Document, Failure, SourceFile
 
@@ -45,46 +45,39 @@ def ok_document_row(
     strategy: str,
     chunk_count: int,
     metadata: Mapping[str, str],
-) -> dict[str, Any]:
-    return {
-        "doc_id": doc.doc_id,
-        "source_uri": doc.source.uri,
-        "content_hash": doc.content_hash,
-        "status": STATUS_OK,
-        "error": None,
-        "media_type": doc.media_type,
-        "title": doc.title,
-        "language": doc.language,
-        "page_count": doc.page_count,
-        "bytes": doc.source.size_bytes,
-        "char_count": len(doc.text),
-        "chunk_count": chunk_count,
-        "strategy": strategy,
-        "config_hash": config_hash,
-        "text": doc.text,
-        "metadata": {**metadata, **source_metadata(doc.source)},
-    }
+) -> DocumentRow:
+    return build_document_row(
+        doc_id=doc.doc_id,
+        source_uri=doc.source.uri,
+        content_hash=doc.content_hash,
+        status=STATUS_OK,
+        media_type=doc.media_type,
+        title=doc.title,
+        language=doc.language,
+        page_count=doc.page_count,
+        bytes=doc.source.size_bytes,
+        char_count=len(doc.text),
+        chunk_count=chunk_count,
+        strategy=strategy,
+        config_hash=config_hash,
+        text=doc.text,
+        metadata={**metadata, **source_metadata(doc.source)},
+    )
 
 
-def error_document_row(failure: Failure, config_hash: str) -> dict[str, Any]:
-    return {
-        "doc_id": failure.source.doc_id,
-        "source_uri": failure.source.uri,
-        "content_hash": failure.content_hash,
-        "status": STATUS_ERROR,
-        "error": failure_text(failure),
-        "media_type": failure.media_type,
-        "title": None,
-        "language": None,
-        "page_count": None,
-        "bytes": failure.source.size_bytes if failure.source.size_bytes >= 0 else None,
-        "char_count": None,
-        "chunk_count": 0,
-        "strategy": None,
-        "config_hash": config_hash,
-        "text": None,
-        "metadata": {**failure_metadata(failure), **source_metadata(failure.source)},
-    }
+def error_document_row(failure: Failure, config_hash: str) -> DocumentRow:
+    return build_document_row(
+        doc_id=failure.source.doc_id,
+        source_uri=failure.source.uri,
+        content_hash=failure.content_hash,
+        status=STATUS_ERROR,
+        error=failure_text(failure),
+        media_type=failure.media_type,
+        bytes=failure.source.size_bytes if failure.source.size_bytes >= 0 else None,
+        chunk_count=0,
+        config_hash=config_hash,
+        metadata={**failure_metadata(failure), **source_metadata(failure.source)},
+    )
 
 
 def failure_text(failure: Failure) -> str:
@@ -97,12 +90,12 @@ def failure_metadata(failure: Failure) -> dict[str, str]:
             ERROR_CLASS_KEY: str(error_class(failure.error_type))}
 
 
-def error_row(failure: Failure) -> dict[str, Any]:
-    return {
-        "source_uri": failure.source.uri,
-        "doc_id": failure.source.doc_id,
-        "stage": str(failure.stage),
-        "error_type": failure.error_type,
-        "message": failure.message,
-        "error_class": str(error_class(failure.error_type)),
-    }
+def error_row(failure: Failure) -> ErrorRow:
+    return build_error_row(
+        source_uri=failure.source.uri,
+        doc_id=failure.source.doc_id,
+        stage=str(failure.stage),
+        error_type=failure.error_type,
+        message=failure.message,
+        error_class=str(error_class(failure.error_type)),
+    )
