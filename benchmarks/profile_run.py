@@ -47,6 +47,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from pipeline_throughput import (  # a sibling script, not a package
     DEFAULT_CORPUS,
     _timed,
+    compile_bytecode,
     corpus_files,
     run_raw,
     stage_files,
@@ -185,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     if py_spy is None:
         sys.exit("py-spy is not installed: pip install py-spy")
 
+    print(compile_bytecode())
     work = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-profile-"))
     try:
         files = corpus_files(args.corpus)

@@ -227,8 +227,9 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                     FAILURES, main="ok")
         extracted = fetched.ok | "Extract" >> beam.ParDo(
             extract_dofn(source.pipeline, config)).with_outputs(FAILURES, main="ok")
-        cleaned = extracted.ok | "Clean" >> beam.ParDo(CleanDocument(config.clean)).with_outputs(
-            FAILURES, main="ok")
+        cleaned = extracted.ok | "Clean" >> beam.ParDo(
+            CleanDocument(config.clean, load_at_setup=not config.previous)).with_outputs(
+                FAILURES, main="ok")
         documents_cleaned = cleaned.ok
         if config.clean.remove_boilerplate:  # opt-in: blocks repeated across the run's documents
             documents_cleaned = cleaned.ok | "Corpus boilerplate" >> RemoveCorpusBoilerplate()
@@ -254,7 +255,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             semantic = by_strategy[1] | "Chunk semantically" >> ChunkSemantically(
                 config.chunk, config.semantic, embedding, config_hash)
         chunked = to_chunk | "Chunk" >> beam.ParDo(
-            ChunkDocument(config.chunk, config_hash)
+            ChunkDocument(config.chunk, config_hash, load_at_setup=not config.previous)
         ).with_outputs(FAILURES, DOCUMENTS, main="chunks")
         failures.append(chunked[FAILURES])
         documents = chunked[DOCUMENTS]

@@ -3,6 +3,7 @@ and one run per output."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pathlib
@@ -12,6 +13,7 @@ import sys
 
 import pytest
 
+from ragbeam.pipeline import cli
 from ragbeam.pipeline.cli import main
 
 from conftest import SAMPLES
@@ -181,3 +183,32 @@ def test_two_runs_started_together_into_one_output(tmp_path):
     assert len(chunks) == len({c["chunk_id"] for c in chunks}) == json.loads(
         (out / "run.json").read_text())["chunks"]
     assert not list((out / "_claims").glob("*.json")) if (out / "_claims").exists() else True
+
+
+@pytest.fixture
+def collector_restored():
+    yield
+    gc.unfreeze()
+    gc.enable()
+
+
+def test_the_command_pauses_the_collector_while_it_starts_and_resumes_it_for_the_run(
+        tmp_path, capsys, collector_restored):
+    cli.pause_collector()
+    assert not gc.isenabled()
+    code = main(["run", "--input", str(SAMPLES / "faq.txt"), "--output", str(tmp_path / "o"),
+                 "--dry-run"])
+    assert code == 0 and "1 files would be processed" in capsys.readouterr().out
+    # On again once Beam is imported, with what start-up loaded frozen out of its reach.
+    assert gc.isenabled() and gc.get_freeze_count() > 10_000
+    gc.unfreeze()
+    cli.pause_collector()
+    assert main(["runs", str(tmp_path)]) == 0  # every other command: on before it works
+    assert gc.isenabled()
+
+
+def test_main_in_someone_s_own_process_leaves_their_collector_alone(tmp_path,
+                                                                   collector_restored):
+    gc.disable()
+    assert main(["runs", str(tmp_path)]) == 0
+    assert not gc.isenabled() and gc.get_freeze_count() == 0

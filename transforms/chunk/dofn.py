@@ -34,11 +34,18 @@ def chunked_document_row(doc: Document, decision: RouteDecision, result: Chunkin
 class ChunkDocument(beam.DoFn):
     """``(Document, RouteDecision)`` → chunk rows (main output), one documents row
     (``DOCUMENTS``) or a ``Failure``. Strategies and the token counter are built once
-    per worker, then cached."""
+    per worker, then cached.
 
-    def __init__(self, options: ChunkOptions, config_hash: str) -> None:
+    ``load_at_setup``: start loading the encoding when the worker starts (a first run);
+    False loads it with the first document, so an incremental run that chunks nothing
+    never pays for it.
+    """
+
+    def __init__(self, options: ChunkOptions, config_hash: str,
+                 load_at_setup: bool = True) -> None:
         self._options = options
         self._config_hash = config_hash
+        self._load_at_setup = load_at_setup
         self._strategies: dict[tuple[str, str], Strategy] = {}
         self._tokens: Sizer | None = None
         self._loading: threading.Thread | None = None
@@ -46,6 +53,8 @@ class ChunkDocument(beam.DoFn):
         self._hard_cuts = Metrics.counter("ragbeam", "hard_cuts")
 
     def setup(self) -> None:
+        if not self._load_at_setup:
+            return
         # Loading the encoding takes ~0.4 s: start it in the background, where it
         # overlaps extraction of the first documents instead of following it.
         self._loading = threading.Thread(target=load_encoding, args=(self._options.encoding,),

@@ -35,10 +35,15 @@ COUNTED = ("clean_residue_lines_removed", "clean_residue_chars_removed",
 
 class CleanDocument(beam.DoFn):
     """The Extract stage's cleaned documents → ``Document``s with their language; a
-    document cleaning refused → its ``Failure`` (stage ``clean``)."""
+    document cleaning refused → its ``Failure`` (stage ``clean``).
 
-    def __init__(self, options: CleanOptions) -> None:
+    ``load_at_setup``: start loading the language model when the worker starts (a
+    first run); False loads it with the first document, so an incremental run that
+    cleans nothing never pays for it."""
+
+    def __init__(self, options: CleanOptions, load_at_setup: bool = True) -> None:
         self._options = options
+        self._load_at_setup = load_at_setup
         self._ok = Metrics.counter("ragbeam", "clean_ok")
         self._failed = Metrics.counter("ragbeam", "clean_failed")
         self._millis = Metrics.distribution("ragbeam", "clean_ms")
@@ -46,7 +51,8 @@ class CleanDocument(beam.DoFn):
 
     def setup(self) -> None:
         # Loaded beside the extraction the worker starts with, not in its way.
-        self._language_model = load_model() if self._options.identify_language else None
+        self._language_model = (load_model() if self._options.identify_language
+                                and self._load_at_setup else None)
 
     def process(self, extracted: CleanedExtraction):
         doc = extracted.document

@@ -10,7 +10,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.clean.dofn import FAILURES, CleanDocument
-from ragbeam.transforms.clean.language import identify_language
+from ragbeam.transforms.clean.language import _load, identify_language
 from ragbeam.transforms.extract.document import clean_extracted
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
@@ -67,3 +67,18 @@ def test_the_text_s_language_wins_over_metadata_and_the_switch_turns_it_off():
                            sorted(json.loads(d.metadata.get("language_mix", "null")) or [])
                            or None)),
                 equal_to(expected), label=f"{label} languages")
+
+
+def test_an_incremental_worker_loads_the_model_with_its_first_document_only():
+    """An unchanged re-run cleans nothing: its worker set-up loads no model."""
+    _load.cache_clear()
+    lazy = CleanDocument(CleanOptions(), load_at_setup=False)
+    lazy.setup()
+    assert _load.cache_info().currsize == 0
+    (doc,) = lazy.process(_extracted("english", EN, EN))
+    assert doc.language == "en" and _load.cache_info().currsize == 1
+    _load.cache_clear()
+    eager = CleanDocument(CleanOptions())
+    eager.setup()
+    (same,) = eager.process(_extracted("english", EN, EN))
+    assert _load.cache_info().currsize == 1 and same == doc
