@@ -75,10 +75,11 @@ def test_an_incremental_worker_loads_the_model_with_its_first_document_only():
     lazy = CleanDocument(CleanOptions(), load_at_setup=False)
     lazy.setup()
     assert _load.cache_info().currsize == 0
-    (doc,) = lazy.process(_extracted("english", EN, EN))
+    english = clean_extracted(_extracted("english", EN, EN), CleanOptions())
+    (doc,) = lazy.process(english)
     assert doc.language == "en" and _load.cache_info().currsize == 1
     _load.cache_clear()
     eager = CleanDocument(CleanOptions())
     eager.setup()
-    (same,) = eager.process(_extracted("english", EN, EN))
+    (same,) = eager.process(english)
     assert _load.cache_info().currsize == 1 and same == doc
