@@ -53,6 +53,8 @@ from pipeline_throughput import (  # a sibling script, not a package
     stage_files,
 )
 
+import ragbeam
+
 # ``ragbeam run`` that prints its own process's CPU time (not its children's) last.
 OWN_CPU = "ragbeam run process CPU s: "
 REPORT_OWN_CPU = textwrap.dedent(f"""
@@ -103,6 +105,11 @@ def parse_collapsed(text: str) -> list[tuple[list[str], list[str], int]]:
     return stacks
 
 
+# py-spy names a frame's file by its last folders: "(ragbeam/transforms/…)" for an
+# installed ragbeam, "(main/transforms/…)" for a checkout in a folder named "main".
+PACKAGE_FRAME = f"({pathlib.Path(ragbeam.__file__).parent.name}/"
+
+
 def stage_of(processes: list[str], frames: list[str]) -> str:
     """One sample's stage (see the module docstring); ``waiting`` for a blocked thread."""
     process = processes[-1] if processes else ""
@@ -124,8 +131,8 @@ def stage_of(processes: list[str], frames: list[str]) -> str:
         return "token counting (tiktoken)"
     for depth in range(len(frames) - 1, -1, -1):
         frame = frames[depth]
-        if "(ragbeam/" in frame:
-            path = frame.split("(ragbeam/", 1)[1]
+        if PACKAGE_FRAME in frame:
+            path = frame.split(PACKAGE_FRAME, 1)[1]
             if path.startswith("pipeline/") and any(
                     "(apache_beam/" in f for f in frames[depth + 1:]):
                 return "Beam: graph construction, runner start and stop"
