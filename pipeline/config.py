@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 # 3: doc ids relative to the input root; embed_text never repeats a heading; margin
 # stamps, section heads; OCR and the PDF fallback; one sentence segmenter
 # (sentencex); the 128-token default.
-OUTPUT_FORMAT_VERSION = 3
+# 4: embedded resources left out, residue lines and cover sheets removed, bare
+# headings joined to their text, language from the text; web pages' and e-books'
+# source line breaks read as spaces (HTML's rule).
+OUTPUT_FORMAT_VERSION = 4
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -13,7 +13,11 @@ from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY
 from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
-from ragbeam.transforms.extract.html import HTML_MEDIA_TYPES, parse_html_main
+from ragbeam.transforms.extract.html import (
+    HTML_MEDIA_TYPES,
+    HTML_WHITESPACE_MEDIA_TYPES,
+    parse_html_main,
+)
 from ragbeam.transforms.extract.mail import body_parts, email_metadata
 from ragbeam.transforms.extract.markdown import (
     is_markdown,
@@ -97,7 +101,8 @@ def parse_structure(fetched: FetchedFile, xhtml: str, media_type: str,
     from content (see ``html.py``).
     """
     email_entries = body_parts(fetched.data) if media_type == "message/rfc822" else None
-    parsed = parse_tika_xhtml(xhtml, email_entries)
+    parsed = parse_tika_xhtml(xhtml, email_entries,
+                              collapse_whitespace=media_type in HTML_WHITESPACE_MEDIA_TYPES)
     if is_markdown(fetched.source.uri, media_type) and parsed.raw_text.strip():
         parsed.blocks = parse_markdown_blocks(parsed.raw_text)
         parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title

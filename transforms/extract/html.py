@@ -29,6 +29,9 @@ from lxml import etree
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_body
 
 HTML_MEDIA_TYPES = {"text/html", "application/xhtml+xml"}
+# Media types whose text follows HTML's whitespace rule (``xhtml.parse_tika_xhtml``):
+# web pages, and e-books, which are XHTML inside.
+HTML_WHITESPACE_MEDIA_TYPES = HTML_MEDIA_TYPES | {"application/epub+zip"}
 _BOILERPLATE_TAGS = {"nav", "aside", "footer", "form", "script", "style", "noscript",
                      "template", "svg", "button", "select", "iframe", "dialog"}
 # Class or id tokens that mark site chrome in common page generators
@@ -84,6 +87,6 @@ def parse_html_main(data: bytes, charset: str | None = None) -> ParsedXhtml:
         if el is not main and el.getparent() is not None and _is_boilerplate(el, in_main):
             el.drop_tree()  # keeps the element's tail text in place
     titles = root.xpath("//title")
-    parsed = parse_body(main)
+    parsed = parse_body(main, collapse_whitespace=True)
     parsed.title = (titles[0].text_content().strip() or None) if titles else None
     return parsed

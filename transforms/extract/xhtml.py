@@ -27,6 +27,7 @@ MIME structure), and those are left out too.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -47,6 +48,9 @@ _CONTAINERS = {"div", "section", "article", "main", "body", "ul", "ol", "dl", "f
                "tfoot"}
 _SKIPPED = {"script", "style", "head", "noscript", "template"}
 _BREAKS = {"br"}
+# HTML's whitespace rule (``collapse_whitespace``): in a web page or an e-book, a line
+# break in the source is formatting, like a space; only <br> and <pre> break lines.
+_SOURCE_LINE_BREAK = re.compile(r"[ \t\r\f\n]*\n[ \t\r\f\n]*")
 # Tika wraps each PDF page in <div class="page"> and each PPTX slide in
 # <div class="slide-content">: both become pages.
 _PAGE_CLASSES = {"page", "slide-content"}
@@ -130,8 +134,18 @@ class _Walker:
     # Per e-mail entry, in order: an attachment's name, or None for the body.
     email_entries: list[str | None] | None = None
     email_entries_seen: int = 0
+    # HTML semantics (web pages, e-books): source line breaks outside <pre> are spaces.
+    collapse_whitespace: bool = False
+    verbatim_depth: int = 0  # inside <pre>
 
     def text(self, value: str | None) -> None:
+        if value and self.collapse_whitespace and not self.verbatim_depth:
+            value = _SOURCE_LINE_BREAK.sub(" ", value)
+            if self.buf and self.buf[-1].endswith("\n"):  # a line starts after <br>
+                value = value.lstrip(" ")
+        self._append(value)
+
+    def _append(self, value: str | None) -> None:
         if not value:
             return
         if self.buf_start < 0:
@@ -192,14 +206,16 @@ class _Walker:
             self.flush(BlockKind.LIST_ITEM)
         elif name in _CODE:
             self.flush()
+            self.verbatim_depth += 1
             self.children(el)
+            self.verbatim_depth -= 1
             self.flush(BlockKind.CODE)
         elif name in _PARAGRAPHS or name in _CONTAINERS:
             self.flush()
             self.children(el)
             self.flush()
         elif name in _BREAKS:
-            self.text("\n")
+            self._append("\n")
         else:  # inline element: its text belongs to the current block
             self.children(el)
         self.text_tail(el)
@@ -267,12 +283,15 @@ class _Walker:
             )
 
 
-def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None
-                     ) -> ParsedXhtml:
+def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
+                     collapse_whitespace: bool = False) -> ParsedXhtml:
     """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata.
 
     ``email_entries``: for an e-mail, which of Tika's ``email-entry`` parts are
     attachments (``mail.body_parts``); ignored unless it has one item per entry.
+    ``collapse_whitespace``: the document was HTML (a web page, an e-book), whose
+    source line breaks Tika keeps in the text: they become spaces, as a browser
+    shows them. Not for PDFs, whose line breaks are the printed lines cleaning reads.
     """
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
@@ -296,17 +315,20 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None
     if email_entries is not None and body is not None and len(email_entries) != sum(
             1 for el in body.iter() if _EMAIL_ENTRY in _classes(el)):
         email_entries = None  # the message's structure and Tika's parts disagree: keep all
-    parsed = parse_body(body, email_entries, tika_markers=True)
+    parsed = parse_body(body, email_entries, tika_markers=True,
+                        collapse_whitespace=collapse_whitespace)
     parsed.head_metadata, parsed.title = head_meta, title
     return parsed
 
 
 def parse_body(body: etree._Element | None,
                email_entries: list[str | None] | None = None, *,
-               tika_markers: bool = False) -> ParsedXhtml:
+               tika_markers: bool = False, collapse_whitespace: bool = False) -> ParsedXhtml:
     """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's
-    (``tika_markers``: Tika's embedded-resource markers are honoured)."""
-    walker = _Walker(tika_markers=tika_markers, email_entries=email_entries)
+    (``tika_markers``: Tika's embedded-resource markers are honoured;
+    ``collapse_whitespace``: see ``parse_tika_xhtml``)."""
+    walker = _Walker(tika_markers=tika_markers, email_entries=email_entries,
+                     collapse_whitespace=collapse_whitespace)
     if body is not None:
         walker.children(body)
         walker.flush()

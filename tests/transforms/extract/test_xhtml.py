@@ -57,3 +57,15 @@ def test_slides_are_pages_and_their_notes_follow_them():
     assert [(b.text, b.page) for b in parsed.blocks] == [
         ("Slide one", 1), ("Notes one", 1), ("Slide two", 2)]
     assert parsed.page_count == 2
+
+
+def test_html_s_source_line_breaks_are_spaces_but_br_and_pre_break_lines():
+    """An e-book's or web page's <p> wrapped in its source reads as one line, as a
+    browser shows it; <br> and <pre> keep their line breaks; a PDF's lines (no
+    collapsing) are left for cleaning to judge."""
+    xhtml = ("<html><body><p>Or he may\nbe told, <i>i.e.</i>\n  play on</p>"
+             "<p>Title<br/>\nAuthor</p><pre>a\n  b</pre></body></html>")
+    collapsed = [b.text for b in parse_tika_xhtml(xhtml, collapse_whitespace=True).blocks]
+    assert collapsed == ["Or he may be told, i.e. play on", "Title\nAuthor", "a\n  b"]
+    kept = [b.text for b in parse_tika_xhtml(xhtml).blocks]
+    assert kept == ["Or he may\nbe told, i.e.\n  play on", "Title\n\nAuthor", "a\n  b"]
