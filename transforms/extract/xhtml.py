@@ -47,6 +47,11 @@ _CONTAINERS = {"div", "section", "article", "main", "body", "ul", "ol", "dl", "f
                "header", "footer", "nav", "aside", "fieldset", "figure", "tbody", "thead",
                "tfoot"}
 _SKIPPED = {"script", "style", "head", "noscript", "template"}
+# A web page laid out with a table (old sites put the whole page in one cell): a
+# cell holding this much text is prose, not data. Data cells, infobox cells
+# included, are far shorter.
+LAYOUT_CELL_CHARS = 2000
+_LAYOUT_PARTS = {_ROW, *_CELLS}
 _BREAKS = {"br"}
 # HTML's whitespace rule (``collapse_whitespace``): in a web page or an e-book, a line
 # break in the source is formatting, like a space; only <br> and <pre> break lines.
@@ -193,9 +198,14 @@ class _Walker:
                 # What follows a PDF page (the outline, attachments) is on no page;
                 # what follows a slide (its notes) belongs to that slide.
                 self.page = None
-        elif name == _TABLE:
+        elif name == _TABLE and not (self.collapse_whitespace and _is_layout_table(el)):
             self.flush()
             self.table(el)
+        elif name == _TABLE or name in _LAYOUT_PARTS:
+            # A layout table (web pages): its rows and cells are containers of blocks.
+            self.flush()
+            self.children(el)
+            self.flush()
         elif name in _HEADINGS:
             self.flush()
             self.children(el)
@@ -281,6 +291,25 @@ class _Walker:
                 Block(kind=BlockKind.TABLE, text="\n".join(rows), page=self.page,
                       raw_start=start, raw_end=self.length)
             )
+
+
+def _is_layout_table(table: etree._Element) -> bool:
+    """A table that lays out a page rather than holding data: a cell of its own (not
+    of a table inside it) with ``LAYOUT_CELL_CHARS`` or more of text."""
+    for row in table.iter():
+        if _local(row.tag) != _ROW or _nearest_table(row) is not table:
+            continue
+        for cell in row:
+            if _local(cell.tag) in _CELLS and _text_length(cell) >= LAYOUT_CELL_CHARS:
+                return True
+    return False
+
+
+def _nearest_table(el: etree._Element) -> etree._Element | None:
+    parent = el.getparent()
+    while parent is not None and _local(parent.tag) != _TABLE:
+        parent = parent.getparent()
+    return parent
 
 
 def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,

@@ -69,3 +69,19 @@ def test_html_s_source_line_breaks_are_spaces_but_br_and_pre_break_lines():
     assert collapsed == ["Or he may be told, i.e. play on", "Title\nAuthor", "a\n  b"]
     kept = [b.text for b in parse_tika_xhtml(xhtml).blocks]
     assert kept == ["Or he may\nbe told, i.e.\n  play on", "Title\n\nAuthor", "a\n  b"]
+
+
+def test_a_page_laid_out_in_a_table_is_prose_and_a_data_table_inside_it_stays_a_table():
+    """Old sites put the whole page in one table cell (Paul Graham's essays): that
+    cell's text is paragraphs, not one table row; a data table stays a table block,
+    also inside the layout; outside web pages (``collapse_whitespace`` off, e.g.
+    DOCX, spreadsheets) every table stays a table."""
+    essay = "Words of an essay. " * 150  # a cell of 2,850 characters
+    xhtml = (f"<html><body><table><tr><td><img/></td><td>{essay}<br/><br/>Next paragraph."
+             "<table><tr><th>Year</th><th>Sales</th></tr><tr><td>2023</td><td>4</td></tr>"
+             "</table></td></tr></table></body></html>")
+    blocks = parse_tika_xhtml(xhtml, collapse_whitespace=True).blocks
+    assert [b.kind for b in blocks] == [BlockKind.PARAGRAPH, BlockKind.TABLE]
+    assert blocks[0].text == essay + "\n\nNext paragraph."
+    assert blocks[1].text == "Year | Sales\n2023 | 4"
+    assert [b.kind for b in parse_tika_xhtml(xhtml).blocks] == [BlockKind.TABLE]
