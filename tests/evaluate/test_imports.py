@@ -1,5 +1,6 @@
-"""The import graph (``evaluate/imports.py``): no cycle between packages, and none
-between modules outside ``transforms`` (function-level imports included)."""
+"""The import graph (``evaluate/imports.py``): no cycle between packages, none between
+modules (function-level imports included), and the stages' documented direction
+(docs/architecture.md, "Import direction"): route → chunk → embed, never back."""
 
 from __future__ import annotations
 
@@ -8,10 +9,24 @@ import textwrap
 
 from ragbeam.evaluate.imports import cycles, module_graph, package_graph
 
-# Cycles inside transforms/ are being taken apart on their own (issue 24, the
-# transforms part: the chunker interface, one registry); until then they are the
-# known gap this test leaves open. Any other module cycle fails.
-KNOWN_TRANSFORMS_GAP = "transforms."
+# The stages whose imports go one way only (docs/architecture.md): the router
+# chooses among the registered strategies, the semantic strategy and model-token
+# sizing need the embedding model; the Embed stage needs nothing of the Chunk stage.
+STAGE_DIRECTION = ("route", "chunk", "embed")
+
+
+def _stage(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "transforms" and len(parts) > 2 else None
+
+
+def imports_against_the_direction(modules: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """``(importer, imported)`` for each import from a stage of ``STAGE_DIRECTION``
+    to one before it."""
+    order = {stage: i for i, stage in enumerate(STAGE_DIRECTION)}
+    return sorted((a, b) for a, targets in modules.items() for b in targets
+                  if _stage(a) in order and _stage(b) in order
+                  and order[_stage(b)] < order[_stage(a)])
 
 
 def test_no_cycle_between_packages():
@@ -20,10 +35,27 @@ def test_no_cycle_between_packages():
     assert cycles(packages) == []
 
 
-def test_no_cycle_between_modules_outside_transforms():
-    found = [c for c in cycles(module_graph())
-             if not all(m.startswith(KNOWN_TRANSFORMS_GAP) for m in c)]
-    assert found == []
+def test_no_cycle_between_modules():
+    """Every module, ``transforms/`` included (no allowance left: the stale one let a
+    16-module chunk <-> route cycle pass). Mutation caught: an import of
+    ``transforms.route.router`` inside a function of ``chunk/strategies.py`` (the
+    cycle strategies <-> router)."""
+    assert cycles(module_graph()) == []
+
+
+def test_stages_import_in_the_documented_direction():
+    """route → chunk → embed, never back. Mutations caught: ``embed/text.py``
+    importing ``transforms.chunk.sizing``, and ``chunk/dofn.py`` importing
+    ``transforms.route.router`` in a function (neither makes a cycle)."""
+    assert imports_against_the_direction(module_graph()) == []
+
+
+def test_the_direction_check_sees_an_import_back():
+    modules = {"transforms.route.router": {"transforms.chunk.strategies"},
+               "transforms.chunk.semantic": {"transforms.embed.model"},
+               "transforms.embed.text": {"transforms.chunk.base"}}
+    assert imports_against_the_direction(modules) == [
+        ("transforms.embed.text", "transforms.chunk.base")]
 
 
 def test_no_cycle_between_the_extract_stage_s_modules():

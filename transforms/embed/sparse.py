@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.transforms.embed.lexical import tokenize
 from ragbeam.transforms.embed.text import chunk_embedding_text
 
@@ -105,7 +106,7 @@ def encode_sparse_query(text: str, language: str | None = None) -> SparseVector:
     return _vector(dict.fromkeys(tokenize(text, language), 1.0))
 
 
-def with_sparse_vector(row: Mapping[str, Any]) -> dict[str, Any]:
+def with_sparse_vector(row: ChunkRow) -> ChunkRow:
     """A chunk row with ``sparse`` filled in (kept when it has one)."""
     if row.get("sparse") is not None:
         return dict(row)

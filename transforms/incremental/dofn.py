@@ -493,7 +493,7 @@ class ReuseEmbeddings(beam.PTransform):
     def expand(self, inputs: Mapping[str, beam.PCollection]) -> beam.PCollection[dict]:
         reused = Metrics.counter(NAMESPACE, "embeddings_reused")
 
-        def fill(element: tuple[str, Mapping[str, Iterable[Any]]]) -> Iterable[dict]:
+        def fill(element: tuple[str, Mapping[str, Iterable[Any]]]) -> Iterable[ChunkRow]:
             _, grouped = element
             previous = list(grouped["previous"])
             for row in grouped["current"]:
