@@ -19,6 +19,7 @@ import pyarrow as pa
 from ragbeam.schemas import output_schemas
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
+from ragbeam.transforms.chunk.strategies import needs_embeddings
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
 from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSettings
@@ -218,11 +219,18 @@ class RunConfig:
 
     @property
     def uses_semantic(self) -> bool:
+        """Can the ``semantic`` strategy's own options (``self.semantic``) change the output?"""
         return "semantic" in self.routable_strategies()
 
     @property
+    def uses_embedding_strategies(self) -> bool:
+        """Can a document be routed to a strategy that cuts by embeddings (the registry's
+        ``needs_embeddings``)? Then the Chunk stage has its embedding branch."""
+        return any(needs_embeddings(name) for name in self.routable_strategies())
+
+    @property
     def uses_embeddings(self) -> bool:
-        return self.embed_chunks or self.uses_semantic
+        return self.embed_chunks or self.uses_embedding_strategies
 
     # --- What the embedding column holds ---------------------------------------------
     @property

@@ -240,11 +240,13 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         to_chunk = routed.ok
         embedding = with_embedding_threads(config.embedding, source.pipeline.options)
         semantic = None
-        if config.uses_semantic:
-            # Semantic documents take their own branch: sentences from every document
-            # are embedded together, then regrouped (transforms/chunk/semantic_dofn.py).
-            # Imported here: Beam's RunInference pulls in torch and scipy (~2 s per
-            # process), which runs that never embed should not pay.
+        if config.uses_embedding_strategies:
+            # Documents routed to a strategy that cuts by embeddings (semantic,
+            # similar_paragraphs) take their own branch: texts from every document are
+            # embedded together, then each strategy cuts its documents
+            # (transforms/chunk/semantic_dofn.py). Imported here: the embedding modules
+            # pull in torch and scipy (~2 s per process), which runs that never embed
+            # should not pay.
             from ragbeam.transforms.chunk.semantic_dofn import (
                 ChunkSemantically,
                 semantic_partition,

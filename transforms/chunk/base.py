@@ -72,11 +72,29 @@ class Strategy(Protocol):
 Encode = Callable[[list[str]], Any]
 
 
+class VectorStream(Protocol):
+    """A document's vectors arriving in slices, in ``embedding_inputs`` order; what
+    a strategy keeps of them is its own (``semantic``: gap distances only)."""
+
+    def add(self, vectors: Any) -> None: ...
+
+    def finish(self) -> ChunkingResult: ...
+
+
 class EmbeddingStrategy(Strategy, Protocol):
     """The capability of a strategy that cuts by embeddings: ``chunk`` is
     ``assemble(doc, plan(doc), encode(embedding_inputs(doc, plan)))``, split into
     steps so the embedding in between can run anywhere (a model in this process,
-    or batched across documents by the pipeline's RunInference)."""
+    or batched across documents by the pipeline: ``chunk/semantic_dofn.py``).
+
+    ``RUN_OPTIONS`` names the run's option objects the strategy takes as parameters
+    (``"embedding"``: ``EmbeddingOptions``; ``"semantic"``: ``SemanticOptions``), which
+    the pipeline passes next to a routing table's parameters. ``stream`` is the same
+    ``assemble`` for a document whose vectors come a slice at a time (more inputs
+    than one model call takes); ``CollectedVectors`` is the form that keeps them all.
+    """
+
+    RUN_OPTIONS: ClassVar[frozenset[str]]
 
     def plan(self, doc: Document) -> Any: ...
 
@@ -84,8 +102,27 @@ class EmbeddingStrategy(Strategy, Protocol):
 
     def assemble(self, doc: Document, plan: Any, vectors: Any) -> ChunkingResult: ...
 
+    def stream(self, doc: Document, plan: Any) -> VectorStream: ...
+
     def chunk_batch(self, docs: Sequence[Document], encode: Encode
                     ) -> list[ChunkingResult]: ...
+
+
+class CollectedVectors:
+    """A ``VectorStream`` that keeps every slice and assembles once at the end."""
+
+    def __init__(self, strategy: EmbeddingStrategy, doc: Document, plan: Any) -> None:
+        self._strategy, self._doc, self._plan = strategy, doc, plan
+        self._parts: list[Any] = []
+
+    def add(self, vectors: Any) -> None:
+        self._parts.append(vectors)
+
+    def finish(self) -> ChunkingResult:
+        import numpy as np  # only strategies that embed get here
+
+        vectors = np.concatenate(self._parts) if self._parts else np.zeros((0, 0))
+        return self._strategy.assemble(self._doc, self._plan, vectors)
 
 
 class SizedStrategy:

@@ -1,7 +1,8 @@
 """Semantic chunking: cut where adjacent sentences stop being about the same thing.
 
 Three pure steps, so the embedding in between can run anywhere (a local
-model here, batched across documents by Beam's RunInference in the pipeline):
+model here, batched across documents in the pipeline: ``BatchElements`` +
+``encode_texts``, ``chunk/semantic_dofn.py``):
 
 1. ``plan_semantic``: cut the document into *sections* at its headings (the
    hybrid: structure first); a section that fits ``max_chunk`` is one chunk
@@ -397,11 +398,13 @@ class SemanticStrategy:
 
     ``chunk`` and ``chunk_batch`` embed with a model loaded in this process; the
     pipeline runs the same plan → embed → assemble steps with the embeddings
-    batched across documents by RunInference (``chunk/semantic_dofn.py``).
+    batched across documents (``BatchElements`` + ``encode_texts``,
+    ``chunk/semantic_dofn.py``).
     """
 
     name = "semantic"
     needs_embeddings = True
+    RUN_OPTIONS = frozenset({"semantic", "embedding"})
 
     # Routing-table parameters: any SemanticOptions field, and ``size`` (= max_chunk).
     PARAMS = frozenset(f.name for f in dataclasses.fields(SemanticOptions)) | {"size", "overlap"}
@@ -448,6 +451,9 @@ class SemanticStrategy:
             stats["embedding_note"] = note  # → documents.metadata["chunk_embedding_note"]
         return ChunkingResult(spans_to_chunks(doc, spans), stats)
 
+    def stream(self, doc: Document, plan: SemanticPlan) -> SemanticStream:
+        return SemanticStream(self, doc, plan)
+
     def chunk_batch(self, docs: Sequence[Document], encode: Encode) -> list[ChunkingResult]:
         """Every document's sentences embedded by one ``encode`` call, then cut."""
         plans = [self.plan(doc) for doc in docs]
@@ -468,3 +474,33 @@ class SemanticStrategy:
 
     def chunk(self, doc: Document) -> ChunkingResult:
         return self.chunk_batch([doc], self._encode)[0]
+
+
+class SemanticStream:
+    """``SemanticStrategy.assemble`` for vectors that arrive in slices: each section's
+    gap distances are computed as its vectors come (``StreamedGapDistances``), so a
+    long document's vectors are never held whole."""
+
+    def __init__(self, strategy: SemanticStrategy, doc: Document, plan: SemanticPlan) -> None:
+        self._strategy, self._doc, self._plan = strategy, doc, plan
+        self._sections = [len(sentences) for sentences in plan.sentences]
+        self._per_section: list[list[np.ndarray]] = [[] for _ in self._sections]
+        self._streams = [StreamedGapDistances(strategy.semantic.block) for _ in self._sections]
+        self._section = 0
+        self._left_in_section = self._sections[0] if self._sections else 0
+
+    def add(self, vectors: np.ndarray) -> None:
+        while len(vectors):
+            while self._left_in_section == 0:  # sections that fit whole have no sentences
+                self._per_section[self._section].append(self._streams[self._section].finish())
+                self._section += 1
+                self._left_in_section = self._sections[self._section]
+            take, vectors = vectors[:self._left_in_section], vectors[self._left_in_section:]
+            self._per_section[self._section].append(self._streams[self._section].add(take))
+            self._left_in_section -= len(take)
+
+    def finish(self) -> ChunkingResult:
+        for rest in range(self._section, len(self._sections)):
+            self._per_section[rest].append(self._streams[rest].finish())
+        distances = [np.concatenate(parts) for parts in self._per_section]
+        return self._strategy.assemble_distances(self._doc, self._plan, distances)

@@ -1,18 +1,22 @@
-"""The Chunk stage's branch for strategies that cut by embeddings (``semantic``).
+"""The Chunk stage's branch for strategies that cut by embeddings (the registry's
+``needs_embeddings``: ``semantic``, ``similar_paragraphs``).
 
-``ChunkSemantically``, for documents routed to ``semantic``::
+``ChunkSemantically``, for documents routed to any such strategy (the routed name
+picks the strategy, built from the registry; each is an ``EmbeddingStrategy``,
+``chunk/base.py``)::
 
     (Document, RouteDecision)
-      → Plan sentences        sections and sentences with exact offsets (pure: semantic.py)
-      → Batch by sentences    whole documents, up to SENTENCES_PER_CALL sentences a batch
-      → Embed and cut         one model call per batch (it spans documents), then each
-                              document's breakpoints → chunk rows + one document row
+      → Plan sentences        the strategy's plan and its texts to embed (pure)
+      → Batch by sentences    whole documents, up to SENTENCES_PER_CALL texts a batch
+      → Embed and cut         one model call per batch (it spans documents and
+                              strategies), then each document's ``assemble`` → chunk
+                              rows + one document row
 
-No shuffle: a document and its sentences stay in the worker that planned them,
-and a batch's vectors live only while the batch is cut. A document with more
-sentences than fit one call is embedded alone, a call at a time, keeping only
-its gap distances (``StreamedGapDistances``): the sentences held in memory per
-document are capped, however long the document.
+No shuffle: a document and its texts stay in the worker that planned them, and a
+batch's vectors live only while the batch is cut. A document with more texts than
+fit one call is embedded alone, a call at a time, into its strategy's ``stream``
+(``semantic`` keeps only gap distances, ``StreamedGapDistances``): the sentences held
+in memory per document are capped, however long the document.
 
 A batch that fails in the model becomes an ``embed`` failure of each document it
 touched. It never fails the run.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import apache_beam as beam
 import numpy as np
@@ -30,25 +35,20 @@ from apache_beam.metrics import Metrics
 from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.schemas.documents import DocumentRow
 from ragbeam.transforms import progress
-from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.base import ChunkOptions, EmbeddingStrategy
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, chunked_document_row
 from ragbeam.transforms.chunk.records import chunk_rows
-from ragbeam.transforms.chunk.semantic import (
-    SemanticOptions,
-    SemanticPlan,
-    SemanticStrategy,
-    StreamedGapDistances,
-)
+from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
-from ragbeam.transforms.chunk.strategies import needs_embeddings
+from ragbeam.transforms.chunk.strategies import STRATEGIES, build_strategy, needs_embeddings
 from ragbeam.transforms.embed.handler import LazySentenceModel
 from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts
 from ragbeam.transforms.types import FAILURES, Document, Failure, RouteDecision, Stage
 
-# Sentences per model call in the semantic branch, in forward passes of
+# Sentences per model call in the embedding branch, in forward passes of
 # --embedding-batch-size: sentence-transformers sorts a call's texts by length,
-# so a call of many passes pads little (RunInference with 8 passes measured
-# 0.98x a plain encode loop, with 1 pass 0.83x). Also the most sentences of one
+# so a call of many passes pads little (batches of 8 passes measured 0.98x a plain
+# encode loop, of 1 pass 0.83x). Also the most sentences of one
 # document held in memory at once.
 PASSES_PER_CALL = 16
 
@@ -57,8 +57,8 @@ PASSES_PER_CALL = 16
 class PlannedDocument:
     doc: Document
     decision: RouteDecision
-    plan: SemanticPlan
-    inputs: tuple[str, ...]  # one text to embed per planned sentence
+    plan: Any  # the strategy's own (semantic: a SemanticPlan)
+    inputs: tuple[str, ...]  # the plan's texts to embed, in order
 
 
 def _failure(doc: Document, stage: Stage, error_type: str, message: str) -> Failure:
@@ -67,19 +67,25 @@ def _failure(doc: Document, stage: Stage, error_type: str, message: str) -> Fail
 
 
 class _Strategies:
-    """One ``SemanticStrategy`` per set of routing parameters (a routing table may
-    give ``semantic`` its own ``threshold``, ``size``…), built once per worker."""
+    """One strategy per routed name and set of routing parameters (a routing table
+    may give ``semantic`` its own ``threshold``, ``size``…), built once per worker
+    from the registry; each gets the run's option objects it names in ``RUN_OPTIONS``."""
 
     def __init__(self, chunk: ChunkOptions, semantic: SemanticOptions,
                  embedding: EmbeddingOptions) -> None:
-        self._base = (chunk, {"semantic": semantic, "embedding": embedding})
-        self._built: dict[str, SemanticStrategy] = {}
+        self._chunk = chunk
+        self._run_options: dict[str, Any] = {"semantic": semantic, "embedding": embedding}
+        self._built: dict[str, EmbeddingStrategy] = {}
 
-    def for_decision(self, decision: RouteDecision) -> SemanticStrategy:
-        key = repr(sorted(decision.params.items()))
+    def for_decision(self, decision: RouteDecision) -> EmbeddingStrategy:
+        key = repr((decision.strategy, sorted(decision.params.items())))
         if key not in self._built:
-            chunk, base = self._base
-            self._built[key] = SemanticStrategy(chunk, {**base, **decision.params})
+            if not needs_embeddings(decision.strategy):
+                raise ValueError(f"strategy {decision.strategy!r} does not cut by embeddings")
+            wanted = getattr(STRATEGIES[decision.strategy], "RUN_OPTIONS", ())
+            run = {name: value for name, value in self._run_options.items() if name in wanted}
+            self._built[key] = cast(EmbeddingStrategy, build_strategy(
+                decision.strategy, self._chunk, {**run, **decision.params}))
         return self._built[key]
 
 
@@ -181,32 +187,19 @@ class EmbedAndCut(beam.DoFn):
             yield from self._cut(planned, lambda s, p, v=mine: s.assemble(p.doc, p.plan, v))
 
     def _cut_streamed(self, planned: PlannedDocument):
-        """One long document, ``max_sentences`` vectors at a time; only distances kept."""
+        """One long document, ``max_sentences`` vectors at a time, into its strategy's
+        ``stream`` (which keeps what it needs of them)."""
         assert self._strategies is not None
-        block = self._strategies.for_decision(planned.decision).semantic.block
-        sections = [len(sentences) for sentences in planned.plan.sentences]
-        per_section: list[list[np.ndarray]] = [[] for _ in sections]
-        streams = [StreamedGapDistances(block) for _ in sections]
-        section, left_in_section = 0, sections[0] if sections else 0
+        stream = self._strategies.for_decision(planned.decision).stream(planned.doc,
+                                                                        planned.plan)
         try:
             for start in range(0, len(planned.inputs), self._max_sentences):
-                vectors = self._encode(list(planned.inputs[start:start + self._max_sentences]))
-                while len(vectors):
-                    while left_in_section == 0:  # sections that fit whole have no sentences
-                        per_section[section].append(streams[section].finish())
-                        section += 1
-                        left_in_section = sections[section]
-                    take, vectors = vectors[:left_in_section], vectors[left_in_section:]
-                    per_section[section].append(streams[section].add(take))
-                    left_in_section -= len(take)
+                stream.add(self._encode(list(planned.inputs[start:start + self._max_sentences])))
         except Exception as exc:
             yield beam.pvalue.TaggedOutput(FAILURES, _failure(
                 planned.doc, Stage.EMBED, "EmbeddingFailed", f"{type(exc).__name__}: {exc}"))
             return
-        for rest in range(section, len(sections)):
-            per_section[rest].append(streams[rest].finish())
-        distances = [np.concatenate(parts) for parts in per_section]
-        yield from self._cut(planned, lambda s, p: s.assemble_distances(p.doc, p.plan, distances))
+        yield from self._cut(planned, lambda s, p: stream.finish())
 
     def _cut(self, planned: PlannedDocument, assemble):
         assert self._strategies is not None and self._tokens is not None
@@ -227,8 +220,8 @@ class EmbedAndCut(beam.DoFn):
 
 
 def semantic_partition(element: tuple[Document, RouteDecision], partitions: int) -> int:
-    """1 for documents routed to a strategy that cuts by embeddings (``semantic``),
-    else 0 (for ``beam.Partition``)."""
+    """1 for documents routed to a strategy that cuts by embeddings (the registry's
+    ``needs_embeddings``), else 0 (for ``beam.Partition``)."""
     return 1 if needs_embeddings(element[1].strategy) else 0
 
 
@@ -238,7 +231,8 @@ def sentences_per_call(embedding: EmbeddingOptions) -> int:
 
 
 class ChunkSemantically(beam.PTransform):
-    """Documents routed to ``semantic`` → ``{"chunks", "documents", "failures"}``."""
+    """Documents routed to a strategy that cuts by embeddings → ``{"chunks",
+    "documents", "failures"}``."""
 
     def __init__(self, chunk: ChunkOptions, semantic: SemanticOptions,
                  embedding: EmbeddingOptions, config_hash: str) -> None:

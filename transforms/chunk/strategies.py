@@ -23,6 +23,7 @@ from ragbeam.transforms.chunk.log import LogStrategy
 from ragbeam.transforms.chunk.parent_child import ParentChildStrategy
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.semantic import SemanticStrategy
+from ragbeam.transforms.chunk.similar_paragraphs import SimilarParagraphsStrategy
 from ragbeam.transforms.chunk.sliding import SlidingStrategy
 from ragbeam.transforms.chunk.structure import StructureStrategy
 from ragbeam.transforms.chunk.table import TableStrategy
@@ -50,6 +51,7 @@ STRATEGIES: Mapping[str, StrategyFactory] = MappingProxyType({
     "log": LogStrategy,
     "table": TableStrategy,
     "semantic": SemanticStrategy,
+    "similar_paragraphs": SimilarParagraphsStrategy,
 })
 
 
