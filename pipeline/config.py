@@ -293,3 +293,13 @@ class RunConfig:
     @functools.cached_property
     def config_hash(self) -> str:
         return config_fingerprint(self.fingerprint_fields())
+
+    def resolve(self) -> RunConfig:
+        """Read now what building the graph needs from files or servers, so that
+        ``IngestDocuments.expand`` reads nothing: the fingerprint (the extractor's
+        identity, a Tika server's version; the model's files) and the model's
+        dimension. Once per config (cached); returns the config."""
+        _ = self.config_hash
+        if self.uses_embeddings:
+            _ = self.embedding_model_info
+        return self

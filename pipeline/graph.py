@@ -66,6 +66,7 @@ from ragbeam.transforms.write.rows import error_document_row, error_row
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
 if TYPE_CHECKING:
+    from ragbeam.pipeline.settings import RunSettings
     from ragbeam.transforms.sink.sync import SyncPlan
 
 TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
@@ -131,15 +132,16 @@ class VectorsForKeptChunks(beam.PTransform):
     dropped, so the previous output stays the one to use.
     """
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, redo_all: bool) -> None:
         super().__init__()
         self._config = config
+        self._redo_all = redo_all  # previous_model_differs, read before the graph
 
     def expand(self, chunks: beam.PCollection[ChunkRow]) -> beam.PCollection[ChunkRow]:
         from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
 
         config = self._config
-        redo_all = previous_model_differs(config)
+        redo_all = self._redo_all
         embedded = (chunks
                     | "Unfit vectors" >> beam.Map(_unfit_vector_dropped,
                                                   config.embedding_model_info.dimension,
@@ -174,26 +176,33 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
     with ``config.previous``, re-indexes incrementally); applied to a PCollection
     of ``(uri, bytes)`` pairs, it ingests those. Write the rows wherever you like;
     ``build_pipeline`` writes them to Parquet. Options are a ``RunConfig`` or the
-    keyword names of ``ragbeam run``'s flags (then, as ``ragbeam run`` does, an input
-    that matches no file raises ``InputsError``, a ``ValueError``)::
+    keyword names of ``ragbeam run``'s flags, or ``ragbeam.RunSettings`` (then, as
+    ``ragbeam run`` does, an input that matches no file raises ``InputsError``, a
+    ``ValueError``). What the graph needs from files or servers (the fingerprint, a
+    Tika server's version, the model's files, the previous run's model) is read when
+    it is made (``RunConfig.resolve``); ``expand`` reads nothing::
 
         with beam.Pipeline() as p:
             tables = p | ragbeam.IngestDocuments(input=["docs/"], chunk_size=500)
             tables["chunks"] | beam.Map(print)
     """
 
-    def __init__(self, config: RunConfig | None = None, **options: Any) -> None:
+    def __init__(self, config: RunConfig | RunSettings | None = None, **options: Any) -> None:
         super().__init__()
-        if config is None:
-            from ragbeam.pipeline.settings import config_from_options
+        from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
 
-            config = config_from_options(**options)
+        if config is not None and options:
+            raise TypeError("give a RunConfig, RunSettings or keyword options, not both")
+        if not isinstance(config, RunConfig):
+            config = (run_config(config) if isinstance(config, RunSettings)
+                      else config_from_options(**options))
             if config.match.inputs:  # as `ragbeam run` does (its exit 2), before any step
                 m = config.match
                 count_input_files(m.inputs, m.include, m.exclude)
-        elif options:
-            raise TypeError("give a RunConfig or keyword options, not both")
-        self._config = config
+        # What the graph needs from files or servers is read here, never in expand.
+        self._config = config.resolve()
+        self._redo_kept_vectors = bool(config.previous and config.embed_chunks
+                                       and previous_model_differs(config))
 
     def expand(self, source: beam.pvalue.PBegin | beam.PCollection) -> Tables:
         config = self._config
@@ -309,7 +318,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                           | "Reconcile" >> Reconcile(config_hash))
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
-                VectorsForKeptChunks(config)
+                VectorsForKeptChunks(config, self._redo_kept_vectors)
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
                 beam.Map(with_sparse_vector).with_output_types(ChunkRow)
