@@ -1,7 +1,7 @@
 """The Beam graph: one named stage per step of the design.
 
-    Match → Read → Extract → Clean → Route → Chunk [→ Embed] → {chunks, documents,
-    errors, changes} → Write tables → Write run.json
+    Match → Read → Extract and clean → Language and refusals → Route → Chunk [→ Embed]
+    → {chunks, documents, errors, changes} → Write tables → Write run.json
 
 ``IngestDocuments(config)`` is the whole ingestion as one composite transform,
 for the CLI and for anyone's own pipeline; ``build_pipeline`` adds the Parquet
@@ -38,6 +38,7 @@ from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, Err
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
+from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors, VectorsForKeptChunks
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
 from ragbeam.transforms.incremental.dofn import (
@@ -60,7 +61,7 @@ from ragbeam.transforms.match.dofn import MatchInputs
 from ragbeam.transforms.match.patterns import count_input_files
 from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
-from ragbeam.transforms.types import FAILURES, Failure, SourceFile, Stage
+from ragbeam.transforms.types import FAILURES
 from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_row
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
@@ -88,68 +89,6 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
     """The Extract stage's DoFn; its pool size depends on the runner (``runner.py``)."""
     settings = config.extraction_settings(extract_processes_for(config, pipeline.options))
     return ExtractWithTika(settings, start_at_setup=not config.previous)
-
-
-@beam.typehints.with_output_types(DocumentRow, **{FAILURES: Failure})
-class FailDocumentsWithoutVectors(beam.DoFn):
-    """An ``ok`` document row whose chunks could not all be embedded → an ``embed``
-    failure (side input: doc id → message); other rows pass."""
-
-    def process(self, row: DocumentRow, failed: dict[str, str]):
-        message = failed.get(row["doc_id"])
-        if message is None:
-            yield row
-            return
-        source = SourceFile(row["source_uri"], row["doc_id"], row["bytes"])
-        yield beam.pvalue.TaggedOutput(FAILURES, Failure(
-            source, Stage.EMBED, "EmbeddingFailed", message,
-            content_hash=row["content_hash"], media_type=row["media_type"]))
-
-
-def _unfit_vector_dropped(row: ChunkRow, dimension: int, redo_all: bool) -> ChunkRow:
-    vector = row.get("embedding")
-    if redo_all or vector is None or len(vector) != dimension:
-        return {**row, "embedding": None}
-    return row
-
-
-def _cannot_embed_kept_chunks(failed: tuple[str, str]) -> None:
-    doc_id, message = failed
-    raise RuntimeError(
-        f"document {doc_id} failed and its last good chunks have no vector of this run's "
-        f"model, which could not embed them either ({message}); nothing was written: fix "
-        "the model and run again (the previous output and any store are untouched)")
-
-
-class VectorsForKeptChunks(beam.PTransform):
-    """The last good chunks of a ``stale`` document, with vectors of this run's model.
-
-    They come from an earlier run, which may have had no chunk embeddings, or
-    another model (then a config change re-processed the document, and it failed).
-    Their vectors are kept when that run's model was this one; otherwise they are
-    embedded again here. If even that fails the run fails before anything is
-    committed: the embedding column has no nulls, and a last good chunk is never
-    dropped, so the previous output stays the one to use.
-    """
-
-    def __init__(self, config: RunConfig, redo_all: bool) -> None:
-        super().__init__()
-        self._config = config
-        self._redo_all = redo_all  # previous_model_differs, read before the graph
-
-    def expand(self, chunks: beam.PCollection[ChunkRow]) -> beam.PCollection[ChunkRow]:
-        from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
-
-        config = self._config
-        redo_all = self._redo_all
-        embedded = (chunks
-                    | "Unfit vectors" >> beam.Map(_unfit_vector_dropped,
-                                                  config.embedding_model_info.dimension,
-                                                  redo_all).with_output_types(ChunkRow)
-                    | "Embed kept chunks" >> EmbedChunkRows(
-                        with_embedding_threads(config.embedding, chunks.pipeline.options)))
-        _ = embedded[EMBED_FAILED] | "Fail the run" >> beam.Map(_cannot_embed_kept_chunks)
-        return embedded["chunks"]
 
 
 def previous_model_differs(config: RunConfig) -> bool:
@@ -234,9 +173,13 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             fetched = source | "From bytes" >> beam.ParDo(
                 FetchBytes(m.max_file_bytes, config.ids.namespace)).with_outputs(
                     FAILURES, main="ok")
-        extracted = fetched.ok | "Extract" >> beam.ParDo(
+        # The cleaning itself runs in this step (in its extraction children with 2+,
+        # else in its thread): transforms/clean/document.py clean_or_refuse, one module
+        # per cleaning step (transforms/extract/settings.py decides where).
+        extracted = fetched.ok | "Extract and clean" >> beam.ParDo(
             extract_dofn(source.pipeline, config)).with_outputs(FAILURES, main="ok")
-        cleaned = extracted.ok | "Clean" >> beam.ParDo(
+        # What is left of the Clean stage: refusals → failures, language, counters.
+        cleaned = extracted.ok | "Language and refusals" >> beam.ParDo(
             CleanDocument(config.clean, load_at_setup=not config.previous)).with_outputs(
                 FAILURES, main="ok")
         documents_cleaned = cleaned.ok
@@ -318,7 +261,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                           | "Reconcile" >> Reconcile(config_hash))
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
-                VectorsForKeptChunks(config, self._redo_kept_vectors)
+                VectorsForKeptChunks(embedding, config.embedding_model_info.dimension,
+                                     self._redo_kept_vectors)
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
                 beam.Map(with_sparse_vector).with_output_types(ChunkRow)

@@ -28,12 +28,13 @@ from apache_beam.typehints.decorators import TypeCheckError
 from apache_beam.typehints.native_type_compatibility import convert_to_beam_type
 
 import ragbeam
-from ragbeam.pipeline.graph import FailDocumentsWithoutVectors, IngestDocuments, Tables
+from ragbeam.pipeline.graph import IngestDocuments, Tables
 from ragbeam.pipeline.runner import make_pipeline
 from ragbeam.schemas import OUTPUT_TABLES, ROW_TYPES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
 from ragbeam.transforms.chunk.dofn import ChunkDocument
 from ragbeam.transforms.chunk.semantic_dofn import EmbedAndCut
 from ragbeam.transforms.embed.transforms import EMBED_FAILED, RetryFailedBatches
+from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors
 from ragbeam.transforms.incremental.dofn import (
     CARRIED_CHANGES,
     CARRIED_DOCUMENTS,

@@ -39,7 +39,8 @@ from helpers import read_table, run_cli
 # The design's stages (README, pipeline/graph.py). Others may be added; these
 # must never go missing from what a runner receives.
 CORE_STAGES = {*(f"Ingest documents/{stage}" for stage in (
-    "Match", "Read", "Extract", "Clean", "Route", "Chunk")), "Write tables", "Write run.json"}
+    "Match", "Read", "Extract and clean", "Language and refusals", "Route", "Chunk")),
+    "Write tables", "Write run.json"}
 VENV_BIN = pathlib.Path(sys.executable).parent
 # Hard limit for a helper process to come up; a run's own limit is the test timeout.
 STARTUP_TIMEOUT_S = 60
