@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ragbeam.evaluate.run_data import ChunkRow
+from ragbeam.evaluate.run_data import ChunkRecord
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ class FilledContext:
 class ContextUnits:
     """Maps an indexed chunk to what enters the context for it."""
 
-    def __init__(self, indexed: Sequence[ChunkRow], all_chunks: Iterable[ChunkRow]) -> None:
-        parents: Mapping[str, ChunkRow] = {c.chunk_id: c for c in all_chunks if not c.indexed}
+    def __init__(self, indexed: Sequence[ChunkRecord], all_chunks: Iterable[ChunkRecord]) -> None:
+        parents: Mapping[str, ChunkRecord] = {c.chunk_id: c for c in all_chunks if not c.indexed}
         self._units: list[ContextUnit] = []
         for c in indexed:
             own = ContextUnit(c.chunk_id, c.doc_id, c.text, c.token_count, c.char_start,

@@ -36,7 +36,7 @@ from typing import Any
 from ragbeam.evaluate.budget import ContextUnit, ContextUnits, FilledContext, fill_context
 from ragbeam.evaluate.metrics import run_figures
 from ragbeam.evaluate.retrieval import EmbeddingCache, make_retriever
-from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData
+from ragbeam.evaluate.run_data import ChunkRecord, DocumentRecord, RunData
 from ragbeam.evaluate.token_level import (
     DEFAULT_K,
     SpanScore,
@@ -115,7 +115,7 @@ def _uri_path(uri: str) -> str:
     return path.replace("\\", "/")
 
 
-def resolve_answer_doc(answer_doc: str, documents: Sequence[DocumentRow]) -> str | None:
+def resolve_answer_doc(answer_doc: str, documents: Sequence[DocumentRecord]) -> str | None:
     """The doc_id whose source path ends with ``answer_doc`` (relative to an input root)."""
     wanted = answer_doc.replace("\\", "/").lstrip("./").lstrip("/")
     matches = [d.doc_id for d in documents
@@ -141,7 +141,7 @@ def reference_spans(question: Question, text: str | None) -> list[tuple[int, int
     return [span for span in (locate_excerpt(text, e) for e in question.excerpts) if span]
 
 
-def indexed_texts(chunks: Sequence[ChunkRow], chunk_text: str = "text") -> list[str]:
+def indexed_texts(chunks: Sequence[ChunkRecord], chunk_text: str = "text") -> list[str]:
     """What a retriever indexes of each chunk (``CHUNK_TEXTS``)."""
     if chunk_text == "contextual":
         from ragbeam.transforms.chunk.records import embed_text_for

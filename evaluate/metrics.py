@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ragbeam.evaluate.chunk_quality import NO_BREAKS, BreakCount, count_breaks
-from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData, base_media_type
+from ragbeam.evaluate.run_data import ChunkRecord, DocumentRecord, RunData, base_media_type
 from ragbeam.transforms.chunk.sentences import sentence_ends
 
 AT_CAP_RATIO = 0.98
@@ -66,7 +66,7 @@ def ends_mid_sentence(doc_text: str, char_end: int) -> bool:
     return not sentence_ends(doc_text).is_end(char_end)
 
 
-def document_breaks(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap_chars: int | None
+def document_breaks(chunks: Sequence[ChunkRecord], texts: Mapping[str, str], cap_chars: int | None
                     ) -> BreakCount:
     """Mid-sentence breaks among indexed chunks, document by document."""
     by_doc: dict[str, list[int]] = defaultdict(list)
@@ -79,7 +79,7 @@ def document_breaks(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap_ch
     return total
 
 
-def overlap_duplicate_tokens(chunks: Sequence[ChunkRow]) -> float:
+def overlap_duplicate_tokens(chunks: Sequence[ChunkRecord]) -> float:
     """Tokens of ``chunks`` (one document) spent on characters covered earlier.
 
     Chunks are taken by start offset; a chunk's characters below the end of
@@ -103,7 +103,7 @@ def furniture_removed(metadata: Mapping[str, str]) -> int:
     return total
 
 
-def chunk_figures(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap: int, unit: str
+def chunk_figures(chunks: Sequence[ChunkRecord], texts: Mapping[str, str], cap: int, unit: str
                   ) -> dict[str, Any]:
     """Figures of one group of chunks (a strategy, or a strategy × media type)."""
     indexed = [c for c in chunks if c.indexed]
@@ -112,7 +112,7 @@ def chunk_figures(chunks: Sequence[ChunkRow], texts: Mapping[str, str], cap: int
     sizes_in_unit = [c.token_count if unit == "tokens" else c.char_count for c in indexed]
     n = len(indexed)
     breaks = document_breaks(indexed, texts, cap if unit == "chars" else None)
-    by_doc: dict[str, list[ChunkRow]] = defaultdict(list)
+    by_doc: dict[str, list[ChunkRecord]] = defaultdict(list)
     for c in indexed:
         by_doc[c.doc_id].append(c)
     index_tokens = sum(c.token_count for c in indexed)
@@ -146,12 +146,12 @@ def run_figures(run: RunData) -> dict[str, Any]:
     "by_strategy_media_type": {strategy: {media_type: figures}}, "documents": {...}}``.
     """
     cap, unit = run.chunk_cap
-    groups: dict[str, dict[str, list[ChunkRow]]] = defaultdict(lambda: defaultdict(list))
+    groups: dict[str, dict[str, list[ChunkRecord]]] = defaultdict(lambda: defaultdict(list))
     for c in run.chunks:
         groups[c.strategy][base_media_type(c.media_type)].append(c)
     by_strategy: dict[str, Any] = {}
     by_media: dict[str, Any] = {}
-    docs_by_strategy: dict[str, list[DocumentRow]] = defaultdict(list)
+    docs_by_strategy: dict[str, list[DocumentRecord]] = defaultdict(list)
     for d in run.documents:
         if d.status == "ok" and d.strategy:
             docs_by_strategy[d.strategy].append(d)

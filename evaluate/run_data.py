@@ -2,6 +2,12 @@
 
 Works on any Beam filesystem (``transforms/write/read.py``), so ``eval`` can
 read a run written to ``gs://`` as well as a local directory.
+
+``ChunkRecord`` and ``DocumentRecord`` are evaluation's read-only views of a row of
+the chunks and documents tables (the columns evaluation reads, with attribute
+access and defaults for older runs); the tables' one row type each is in
+``ragbeam.schemas`` (``ChunkRow``, ``DocumentRow``), and the columns read here are
+checked to be among its columns (``tests/evaluate/test_run_data.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ DOCUMENT_COLUMNS = [
 
 
 @dataclass(frozen=True)
-class ChunkRow:
+class ChunkRecord:
     chunk_id: str
     doc_id: str
     parent_id: str | None
@@ -52,7 +58,7 @@ class ChunkRow:
 
 
 @dataclass(frozen=True)
-class DocumentRow:
+class DocumentRecord:
     doc_id: str
     source_uri: str
     status: str
@@ -70,13 +76,13 @@ class RunData:
     """Chunks ordered by (source_uri, chunk_index); documents by source_uri."""
 
     output: str
-    chunks: list[ChunkRow]
-    documents: list[DocumentRow]
+    chunks: list[ChunkRecord]
+    documents: list[DocumentRecord]
     run_summary: dict[str, Any]
     texts: dict[str, str] = field(default_factory=dict)  # doc_id → cleaned text (ok docs)
 
     @property
-    def indexed_chunks(self) -> list[ChunkRow]:
+    def indexed_chunks(self) -> list[ChunkRecord]:
         return [c for c in self.chunks if c.indexed]
 
     @property
@@ -85,7 +91,7 @@ class RunData:
         chunk = self.run_summary.get("config", {}).get("chunk", {})
         return int(chunk.get("size", 1000)), str(chunk.get("unit", "chars"))
 
-    def document(self, doc_id: str) -> DocumentRow | None:
+    def document(self, doc_id: str) -> DocumentRecord | None:
         return next((d for d in self.documents if d.doc_id == doc_id), None)
 
 
@@ -102,9 +108,9 @@ def base_media_type(media_type: str | None) -> str:
     return (media_type or "unknown").split(";", 1)[0].strip() or "unknown"
 
 
-def chunk_rows_from_dicts(rows: Iterable[Mapping[str, Any]]) -> list[ChunkRow]:
+def chunk_rows_from_dicts(rows: Iterable[Mapping[str, Any]]) -> list[ChunkRecord]:
     chunks = [
-        ChunkRow(
+        ChunkRecord(
             chunk_id=r["chunk_id"], doc_id=r["doc_id"], parent_id=r.get("parent_id"),
             chunk_index=int(r["chunk_index"]), level=r.get("level") or "chunk",
             strategy=r.get("strategy") or "", text=r["text"], context=r.get("context") or "",
@@ -139,10 +145,10 @@ def load_run(output: str, with_text: bool = True) -> RunData:
     chunks = chunk_rows_from_dicts(chunk_table.to_pylist()) if chunk_table is not None else []
     doc_columns = DOCUMENT_COLUMNS + (["text"] if with_text else [])
     doc_table = read_table_columns(output, "documents", doc_columns)
-    documents: list[DocumentRow] = []
+    documents: list[DocumentRecord] = []
     texts: dict[str, str] = {}
     for r in doc_table.to_pylist() if doc_table is not None else []:
-        documents.append(DocumentRow(
+        documents.append(DocumentRecord(
             doc_id=r["doc_id"], source_uri=r["source_uri"], status=r["status"],
             media_type=r.get("media_type"), title=r.get("title"), strategy=r.get("strategy"),
             char_count=r.get("char_count"), chunk_count=int(r.get("chunk_count") or 0),

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData
+from ragbeam.evaluate.run_data import ChunkRecord, DocumentRecord, RunData
 
 SECTION_CHARS = 6000
 COLOURS = 6
@@ -30,7 +30,7 @@ FURNITURE_LINES_KEY = "clean_furniture_lines"  # JSON list of lines (or [page, l
 FURNITURE_COUNT_KEY = "clean_furniture_lines_removed"
 
 
-def find_document(run: RunData, selector: str) -> DocumentRow:
+def find_document(run: RunData, selector: str) -> DocumentRecord:
     """A document by doc_id, by source URI, or by a unique path suffix."""
     for d in run.documents:
         if selector in (d.doc_id, d.source_uri):
@@ -97,7 +97,7 @@ def furniture_lines(metadata: Mapping[str, str]) -> list[tuple[int | None, str]]
     return lines
 
 
-def _chunk_info(number: int, c: ChunkRow) -> dict[str, Any]:
+def _chunk_info(number: int, c: ChunkRecord) -> dict[str, Any]:
     pages = (f"{c.page_start}" if c.page_start == c.page_end else f"{c.page_start}–{c.page_end}"
              ) if c.page_start is not None else ""
     return {"n": number, "index": c.chunk_index, "start": c.char_start, "end": c.char_end,
@@ -188,7 +188,7 @@ SCRIPT = """
 """
 
 
-def document_furniture(run: RunData, doc: DocumentRow) -> list[tuple[int | None, str]]:
+def document_furniture(run: RunData, doc: DocumentRecord) -> list[tuple[int | None, str]]:
     """Removed furniture: recorded by the run, else re-derived from the source file."""
     recorded = furniture_lines(doc.metadata)
     count = doc.metadata.get(FURNITURE_COUNT_KEY, "0")
@@ -203,7 +203,7 @@ def document_furniture(run: RunData, doc: DocumentRow) -> list[tuple[int | None,
         return []
 
 
-def render_viz(run: RunData, doc: DocumentRow,
+def render_viz(run: RunData, doc: DocumentRecord,
                furniture: Sequence[tuple[int | None, str]] | None = None) -> str:
     text = run.texts.get(doc.doc_id, "")
     doc_chunks = [c for c in run.chunks if c.doc_id == doc.doc_id]

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import re
 
-# Body of a regex character class (use as f"[{CJK_CLASS}]").
-CJK_CLASS = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
+# Bodies of regex character classes (use as f"[{CJK_CLASS}]"). The CJK scripts'
+# main block (radicals, kana, the unified ideographs), then Hangul, compatibility
+# ideographs, full-width forms and the supplementary ideographs.
+CJK_SCRIPTS_CLASS = "\u2e80-\u9fff"
+CJK_CLASS = CJK_SCRIPTS_CLASS + "\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
 # Full-width and ideographic punctuation (，：（）！？「」…; not full-width letters or
 # digits): the punctuation CJK text uses as its own.
@@ -37,6 +40,9 @@ CLAUSE_ENDS = SEMICOLONS + ":："
 # Commas, the ideographic one (、) included: the level below clauses.
 COMMAS = ",，、"
 QUESTION_MARKS = "?？"
+# What a line ends with when it is prose rather than a heading: sentence and clause
+# ends and the Latin and full-width commas (not the ellipsis or 、, which titles use).
+PROSE_LINE_ENDS = LATIN_SENTENCE_ENDS + CJK_SENTENCE_ENDS + CLAUSE_ENDS + ",，"
 # Closing quotes and brackets that stay with the sentence before them (``"Stop." Then``).
 CLOSERS = "”’\"'」』）)】》]"
 

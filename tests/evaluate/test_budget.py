@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ragbeam.evaluate.budget import ContextUnit, ContextUnits, fill_context
-from ragbeam.evaluate.run_data import ChunkRow
+from ragbeam.evaluate.run_data import ChunkRecord
 
 
 def row(chunk_id: str, tokens: int, level: str = "chunk", parent_id: str | None = None
-        ) -> ChunkRow:
-    return ChunkRow(chunk_id=chunk_id, doc_id="d", parent_id=parent_id, chunk_index=0,
+        ) -> ChunkRecord:
+    return ChunkRecord(chunk_id=chunk_id, doc_id="d", parent_id=parent_id, chunk_index=0,
                     level=level, strategy="s", text=chunk_id, context="", char_start=0,
                     char_end=1, page_start=None, page_end=None, heading_path=(),
                     token_count=tokens, char_count=1, source_uri="/d", media_type="text/plain")

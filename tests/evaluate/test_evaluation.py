@@ -22,7 +22,7 @@ from ragbeam.evaluate.retrieval import (
     HybridRetriever,
     reciprocal_rank_fusion,
 )
-from ragbeam.evaluate.run_data import ChunkRow, DocumentRow, RunData
+from ragbeam.evaluate.run_data import ChunkRecord, DocumentRecord, RunData
 from ragbeam.evaluate.token_level import SpanScore, locate_excerpt, score_spans
 from ragbeam.transforms.embed.lexical import guess_language, tokenize
 
@@ -38,9 +38,9 @@ def tiny_run() -> RunData:
     chunks, documents = [], []
     for i, (name, text) in enumerate(DOCS.items()):
         doc_id = f"id-{name}"
-        documents.append(DocumentRow(doc_id, f"/data/root/{name}.txt", "ok", "text/plain", None,
+        documents.append(DocumentRecord(doc_id, f"/data/root/{name}.txt", "ok", "text/plain", None,
                                      "recursive", len(text), 1, None))
-        chunks.append(ChunkRow(f"c{i}", doc_id, None, 0, "chunk", "recursive", text, "", 0,
+        chunks.append(ChunkRecord(f"c{i}", doc_id, None, 0, "chunk", "recursive", text, "", 0,
                                len(text), None, None, (), len(text) // 4, len(text),
                                f"/data/root/{name}.txt", "text/plain"))
     return RunData("/tmp/none", chunks, documents, {"config": {"chunk": {"size": 100}}},

@@ -11,13 +11,13 @@ from ragbeam.evaluate.metrics import (
     furniture_removed,
     overlap_duplicate_tokens,
 )
-from ragbeam.evaluate.run_data import ChunkRow
+from ragbeam.evaluate.run_data import ChunkRecord
 
 
 def chunk(doc_text: str, start: int, end: int, tokens: int | None = None, level: str = "chunk",
-          doc_id: str = "d", index: int = 0, parent_id: str | None = None) -> ChunkRow:
+          doc_id: str = "d", index: int = 0, parent_id: str | None = None) -> ChunkRecord:
     text = doc_text[start:end]
-    return ChunkRow(chunk_id=f"{doc_id}-{level}-{start}-{end}", doc_id=doc_id,
+    return ChunkRecord(chunk_id=f"{doc_id}-{level}-{start}-{end}", doc_id=doc_id,
                     parent_id=parent_id, chunk_index=index, level=level, strategy="s",
                     text=text, context="", char_start=start, char_end=end, page_start=None,
                     page_end=None, heading_path=(), token_count=len(text) if tokens is None

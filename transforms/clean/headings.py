@@ -33,12 +33,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ragbeam.transforms.charsets import CJK_SCRIPTS_CLASS, PROSE_LINE_ENDS
+
 MAX_HEADING_CHARS = 80
 MAX_CAPS_HEADING_CHARS = 60
 _NUMBERED = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>\S.*)$")
 _ROMAN = re.compile(r"^(?P<num>[IVX]{1,5})\.\s+(?P<title>\S.*)$")
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
-_ENDS_SENTENCE = tuple(".,;:!?。，；：！？")
+_ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
+_CJK_START = re.compile(f"[{CJK_SCRIPTS_CLASS}]")
 _CODE_LIKE = re.compile(r"[_{}=<>;\\]|::")
 _CAPITALS = re.compile(r"^[A-Z][A-Z0-9 &'’,()/-]*[A-Z)]$")
 MIN_SINGLE_WORD_CAPS = 6  # "BEGIN", "END", "NULL" are keywords, "SUMMARY" is a heading
@@ -50,7 +53,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 def _starts_title(title: str) -> bool:
     first = title[0]
-    return first.isupper() or 0x2E80 <= ord(first) <= 0x9FFF
+    return first.isupper() or bool(_CJK_START.match(first))
 
 
 def heading_level(line: str) -> tuple[int, str] | None:
