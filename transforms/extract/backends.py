@@ -34,7 +34,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.ocr import (
@@ -134,12 +134,6 @@ def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
 
 def _listify(metadata: dict[str, Any]) -> dict[str, list[str]]:
     return {k: list(v) if isinstance(v, list) else [str(v)] for k, v in metadata.items()}
-
-
-class TikaBackend(Protocol):
-    name: str
-
-    def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]: ...
 
 
 class EmbeddedTika:

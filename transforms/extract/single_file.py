@@ -81,13 +81,16 @@ _SHARED_LOCK = threading.Lock()
 
 def shared_extractor(backend_spec: tuple[str, dict[str, Any]], timeout_s: float,
                      memory_limit_bytes: int | None = None,
-                     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> SingleFileExtractor:
+                     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+                     archive_limits: ArchiveLimits | None = None) -> SingleFileExtractor:
     """One ``SingleFileExtractor`` per process and settings, closed at exit: callers
     that read a file now and then (the Python API, evaluation) start Tika once."""
-    key = repr((backend_spec, timeout_s, memory_limit_bytes, max_text_chars))
+    # The key is the constructor's arguments themselves, so no setting can be left out.
+    arguments = (backend_spec, timeout_s, memory_limit_bytes, max_text_chars,
+                 archive_limits or ArchiveLimits())
+    key = repr(arguments)
     with _SHARED_LOCK:
         if key not in _SHARED:
-            _SHARED[key] = SingleFileExtractor(backend_spec, timeout_s, memory_limit_bytes,
-                                               max_text_chars)
+            _SHARED[key] = SingleFileExtractor(*arguments)
             atexit.register(_SHARED[key].close)
         return _SHARED[key]

@@ -8,7 +8,7 @@ from reliability.hostile import zip_of_zeros
 
 import ragbeam
 from ragbeam.transforms.clean.document import CleanOptions
-from ragbeam.transforms.extract.guards import ArchiveBombError, TextTooLargeError
+from ragbeam.transforms.extract.guards import ArchiveBombError, ArchiveLimits, TextTooLargeError
 from ragbeam.transforms.extract.single_file import (
     SingleFileExtractor,
     read_local_file,
@@ -43,6 +43,16 @@ def test_one_shared_extractor_per_settings():
     first = shared_extractor(EMBEDDED, 60.0)
     assert shared_extractor(EMBEDDED, 60.0) is first
     assert shared_extractor(EMBEDDED, 30.0) is not first
+
+
+def test_the_shared_extractor_keeps_its_archive_limits():
+    """Mutation caught: the cache key made by hand without the archive limits (then
+    other limits got the extractor of the defaults)."""
+    strict = ArchiveLimits(max_unpacked_bytes=1 << 20)
+    first = shared_extractor(EMBEDDED, 60.0, archive_limits=strict)
+    assert first is shared_extractor(EMBEDDED, 60.0, archive_limits=ArchiveLimits(1 << 20))
+    assert first is not shared_extractor(EMBEDDED, 60.0)
+    assert first._archive_limits == strict
 
 
 def test_the_run_s_extract_options_give_one_shared_extractor_with_their_limits():
