@@ -34,10 +34,13 @@ import apache_beam as beam
 
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
+from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
+from ragbeam.pipeline.summary import WriteRunJson, read_run_json
 from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
+from ragbeam.transforms.embed.sparse import with_sparse_vector
 from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors, VectorsForKeptChunks
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
@@ -67,7 +70,6 @@ from ragbeam.transforms.write.rows import error_document_row, error_row
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
 if TYPE_CHECKING:
-    from ragbeam.pipeline.settings import RunSettings
     from ragbeam.transforms.sink.sync import SyncPlan
 
 TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
@@ -93,8 +95,6 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
 
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
-    from ragbeam.pipeline.summary import read_run_json
-
     try:
         before = read_run_json(config.previous).get("embedding") or {}
     except Exception:  # unreadable: embed again, to be safe
@@ -128,8 +128,6 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
 
     def __init__(self, config: RunConfig | RunSettings | None = None, **options: Any) -> None:
         super().__init__()
-        from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
-
         if config is not None and options:
             raise TypeError("give a RunConfig, RunSettings or keyword options, not both")
         if not isinstance(config, RunConfig):
@@ -236,8 +234,6 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             documents = checked.ok
             failures.append(checked[FAILURES])
         if config.sparse:
-            from ragbeam.transforms.embed.sparse import with_sparse_vector
-
             chunks = chunks | "Sparse vectors" >> beam.Map(with_sparse_vector
                                                            ).with_output_types(ChunkRow)
         failures = tuple(failures) | "All failures" >> beam.Flatten()
@@ -283,8 +279,6 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
     that does not wait still leaves a completed run), then the output claim is
     released. With ``sink_plans`` (``--sink``), each vector store is made equal to
     the chunks table once every table is committed (``transforms/sink``)."""
-    from ragbeam.pipeline.summary import WriteRunJson
-
     tables = pipeline | "Ingest documents" >> IngestDocuments(config)
     _ = tables["documents"] | "Near duplicates" >> ReportNearDuplicates()
     written = tables | "Write tables" >> WriteTables(config.output, config.table_schemas(),

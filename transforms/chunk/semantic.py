@@ -60,6 +60,7 @@ from ragbeam.transforms.chunk.base import (
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sentences import split_sentences
 from ragbeam.transforms.chunk.sizing import Sizer
+from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
 from ragbeam.transforms.types import BlockKind, Document
 
 THRESHOLDS = ("percentile", "std", "interquartile", "gradient")
@@ -410,8 +411,6 @@ class SemanticStrategy:
     PARAMS = frozenset(f.name for f in dataclasses.fields(SemanticOptions)) | {"size", "overlap"}
 
     def __init__(self, options: ChunkOptions, params: Mapping[str, Any]) -> None:
-        from ragbeam.transforms.embed.model import EmbeddingOptions
-
         # "semantic" / "embedding": the run's options objects, set by the pipeline.
         unknown = set(params) - self.PARAMS - {"semantic", "embedding"}
         if unknown:
@@ -466,8 +465,6 @@ class SemanticStrategy:
         return results
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
-
         if self._model is None:
             self._model = load_sentence_model(self.embedding)
         return encode_texts(self._model, texts, self.embedding.batch_size)

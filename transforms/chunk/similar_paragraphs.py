@@ -32,6 +32,7 @@ from ragbeam.transforms.chunk.base import (
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sizing import Sizer
+from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
 from ragbeam.transforms.types import Document
 
 PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
@@ -82,8 +83,6 @@ class SimilarParagraphsStrategy(SizedStrategy):
     PARAMS = frozenset({"min_similarity"})
 
     def __init__(self, options: ChunkOptions, params: Mapping[str, Any]) -> None:
-        from ragbeam.transforms.embed.model import EmbeddingOptions
-
         params = dict(params)
         self.embedding: EmbeddingOptions = params.pop("embedding", None) or EmbeddingOptions()
         super().__init__(options, params)
@@ -122,8 +121,6 @@ class SimilarParagraphsStrategy(SizedStrategy):
         return results
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
-
         if self._model is None:
             self._model = load_sentence_model(self.embedding)
         return encode_texts(self._model, texts, self.embedding.batch_size)
