@@ -136,7 +136,7 @@ class LanceDBStore(VectorStore):
         return value.decode("utf-8") if value is not None else None
 
     def write_marker(self, value: str) -> None:
-        self._table().replace_field_metadata(_ID, {MARKER_KEY: value})
+        self._table().update_field_metadata({"path": _ID, "metadata": {MARKER_KEY: value}})
 
     def stored_ids(self) -> list[str]:
         rows = self._table().search().select([_ID]).limit(None).to_arrow()
