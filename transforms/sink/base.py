@@ -10,7 +10,7 @@ once for every store by ``check_compatible``), ``create_collection``, listing an
 deleting ids, counting, and a marker in the collection's own metadata that names
 the run whose chunks the store holds (``sync.py``). Upserts go through a Beam
 writer (``write_config``: a Beam ``VectorDatabaseWriteConfig``, Beam's own where
-Beam has one). The columns a store keeps are ``records.stored_columns()``, from
+Beam has one). The columns a store keeps are ``columns.stored_columns()``, from
 the chunks row type. ``stores.py`` maps kinds to stores, as
 ``chunk/strategies.py`` maps names to chunkers.
 

@@ -4,13 +4,13 @@ The collection ragbeam creates: cosine HNSW space, no embedding function (ragbea
 gives the vectors), ``metadata`` ``ragbeam_dimension`` (Chroma learns a dimension
 only from the first vector; ragbeam records it to check later runs) and the sync
 marker. Per chunk: id = the chunk id, the embedding, the document = the chunk's
-``text``, and its other stored columns (``records.stored_columns``) as metadata:
+``text``, and its other stored columns (``columns.stored_columns``) as metadata:
 strings and integers as they are, a null left out (Chroma keeps no nulls), lists
 and maps (``heading_path``, ``metadata``) as JSON strings (Chroma refuses an empty
 list and any map). Chroma's local client keeps no sparse vectors: with
 ``--sparse`` the dense vectors are synced and the run says so once. Beam has no
-Chroma writer (apache/beam#40047): ``ChromaWriteConfig`` is one in Beam's
-``VectorDatabaseWriteConfig`` idiom.
+Chroma writer (apache/beam#40047): ``writers.py`` ``ChromaWriteConfig`` is one in
+Beam's ``VectorDatabaseWriteConfig`` idiom.
 
 Chroma keeps one client system per folder and process; ``close`` leaves it to
 Chroma (closing and reopening the same folder in one process can time out on
@@ -19,99 +19,15 @@ Chroma's SQLite pool under load: seen on a loaded machine).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-import apache_beam as beam
-import pyarrow as pa
-from apache_beam.ml.rag.ingestion.base import VectorDatabaseWriteConfig
-from apache_beam.ml.rag.types import EmbeddableItem
-
 from ragbeam.transforms.sink.base import MARKER_KEY, CollectionShape, VectorStore
-from ragbeam.transforms.sink.records import stored_columns
 
 DIMENSION_KEY = "ragbeam_dimension"
 _PAGE = 1000
 _NAME_RULE = "Chroma collection names are 3 to 512 characters, starting and ending with a " \
     "letter or digit"
-
-
-def _client(path: str) -> Any:
-    import chromadb
-    from chromadb.config import Settings
-
-    # No telemetry: ragbeam never calls out, and a batch job has no one to report to.
-    return chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
-
-
-def _json_columns() -> frozenset[str]:
-    return frozenset(f.name for f in stored_columns()
-                     if pa.types.is_list(f.type) or pa.types.is_map(f.type))
-
-
-def item_metadata(item: EmbeddableItem) -> dict[str, Any]:
-    """An ``EmbeddableItem``'s stored fields as Chroma metadata (its text is the
-    document)."""
-    as_json = _json_columns()
-    return {name: json.dumps(value, ensure_ascii=False, sort_keys=True)
-            if name in as_json else value
-            for name, value in item.metadata.items()
-            if value is not None and name != "text"}
-
-
-def stored_row(chunk_id: str, document: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """What Chroma holds for one chunk, back as the chunk's stored fields (the inverse
-    of ``item_metadata``; a field Chroma left out was null)."""
-    as_json = _json_columns()
-    row: dict[str, Any] = {f.name: None for f in stored_columns()}
-    row.update({name: json.loads(value) if name in as_json else value
-                for name, value in metadata.items()})
-    return {**row, "chunk_id": chunk_id, "text": document}
-
-
-class _ChromaWriteFn(beam.DoFn):
-    def __init__(self, config: ChromaWriteConfig) -> None:
-        self._config = config
-
-    def setup(self) -> None:
-        self._collection = _client(self._config.path).get_collection(
-            self._config.collection, embedding_function=None)
-
-    def start_bundle(self) -> None:
-        self._batch: list[EmbeddableItem] = []
-
-    def process(self, item: EmbeddableItem) -> Iterator[EmbeddableItem]:
-        self._batch.append(item)
-        if len(self._batch) >= self._config.batch_size:
-            self._flush()
-        yield item
-
-    def finish_bundle(self) -> None:
-        self._flush()
-
-    def _flush(self) -> None:
-        if self._batch:
-            self._collection.upsert(
-                ids=[item.id for item in self._batch],
-                embeddings=[list(item.dense_embedding or ()) for item in self._batch],
-                documents=[item.content.text or "" for item in self._batch],
-                metadatas=[item_metadata(item) for item in self._batch])
-            self._batch = []
-
-
-@dataclass
-class ChromaWriteConfig(VectorDatabaseWriteConfig):
-    """Beam's idiom for a vector-store writer: upserts ``EmbeddableItem``s into one
-    Chroma collection, ``batch_size`` per call."""
-
-    path: str
-    collection: str
-    batch_size: int = 500
-
-    def create_write_transform(self) -> beam.PTransform:
-        return beam.ParDo(_ChromaWriteFn(self))
 
 
 class ChromaStore(VectorStore):
@@ -129,7 +45,9 @@ class ChromaStore(VectorStore):
         return None
 
     def connect(self) -> None:
-        self._client = _client(self.spec.target)
+        from ragbeam.transforms.sink.writers import chroma_client
+
+        self._client = chroma_client(self.spec.target)
 
     def close(self) -> None:
         self._client = None  # see the module's docstring
@@ -176,6 +94,8 @@ class ChromaStore(VectorStore):
     def count(self) -> int:
         return int(self._collection().count())
 
-    def write_config(self, dimension: int, sparse: bool = False) -> ChromaWriteConfig:
+    def write_config(self, dimension: int, sparse: bool = False) -> Any:
+        from ragbeam.transforms.sink.writers import ChromaWriteConfig
+
         return ChromaWriteConfig(path=self.spec.target, collection=self.spec.collection,
                                  batch_size=self.spec.batch_size)

@@ -2,29 +2,23 @@
 
 The collection is a LanceDB table: ``chunk_id`` (string, the merge key),
 ``embedding`` (``fixed_size_list<float32>`` of the model's dimension) and the
-stored chunk columns (``records.stored_columns``) with the chunks table's own Arrow
+stored chunk columns (``columns.stored_columns``) with the chunks table's own Arrow
 types (``heading_path`` a list, ``metadata`` a map), so a LanceDB table reads like
 the Parquet ``chunks`` table without the Parquet-only columns. LanceDB keeps no
 sparse vectors: with ``--sparse`` the dense vectors are synced and the run says so
 once. The marker lives in the table's schema, as metadata of the ``chunk_id``
 field (LanceDB has no table-level properties; the field's metadata survives
-appends, merges and deletes). Beam has no LanceDB writer: ``LanceDBWriteConfig``
-is one in Beam's ``VectorDatabaseWriteConfig`` idiom (``merge_insert`` on
-``chunk_id``: an upsert).
+appends, merges and deletes). Beam has no LanceDB writer: ``writers.py``
+``LanceDBWriteConfig`` is one in Beam's ``VectorDatabaseWriteConfig`` idiom
+(``merge_insert`` on ``chunk_id``: an upsert).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
-import apache_beam as beam
 import pyarrow as pa
-from apache_beam.ml.rag.ingestion.base import VectorDatabaseWriteConfig
-from apache_beam.ml.rag.types import EmbeddableItem
 
 from ragbeam.schemas.chunks import embedding_type
 from ragbeam.transforms.sink.base import (
@@ -34,71 +28,16 @@ from ragbeam.transforms.sink.base import (
     CollectionShape,
     VectorStore,
 )
-from ragbeam.transforms.sink.records import stored_columns
+from ragbeam.transforms.sink.columns import stored_columns
 
 _ID = "chunk_id"
 _HEX = re.compile(r"^[0-9a-f]+$")
-
-
-def _connect(path: str) -> Any:
-    import lancedb
-
-    # Every read sees every committed write, also those of another connection (Beam's
-    # writer's): LanceDB's default is to keep the version a table was opened at.
-    return lancedb.connect(path, read_consistency_interval=timedelta(0))
 
 
 def table_schema(dimension: int) -> pa.Schema:
     return pa.schema([pa.field(_ID, pa.string(), nullable=False),
                       pa.field(DENSE_VECTOR, embedding_type(dimension), nullable=False),
                       *stored_columns()])
-
-
-def item_row(item: EmbeddableItem) -> dict[str, Any]:
-    """One ``EmbeddableItem`` (``records.embeddable_item``) as a row of the table."""
-    row = dict(item.metadata)
-    row["metadata"] = list(dict(row["metadata"]).items())  # Arrow builds maps from pairs
-    return {**row, _ID: item.id, DENSE_VECTOR: list(item.dense_embedding or ())}
-
-
-class _LanceDBWriteFn(beam.DoFn):
-    def __init__(self, config: LanceDBWriteConfig) -> None:
-        self._config = config
-
-    def setup(self) -> None:
-        self._table = _connect(self._config.path).open_table(self._config.table)
-
-    def start_bundle(self) -> None:
-        self._batch: list[dict[str, Any]] = []
-
-    def process(self, item: EmbeddableItem) -> Iterator[EmbeddableItem]:
-        self._batch.append(item_row(item))
-        if len(self._batch) >= self._config.batch_size:
-            self._flush()
-        yield item
-
-    def finish_bundle(self) -> None:
-        self._flush()
-
-    def _flush(self) -> None:
-        if self._batch:
-            rows = pa.Table.from_pylist(self._batch, schema=self._table.schema)
-            (self._table.merge_insert(_ID).when_matched_update_all()
-             .when_not_matched_insert_all().execute(rows))
-            self._batch = []
-
-
-@dataclass
-class LanceDBWriteConfig(VectorDatabaseWriteConfig):
-    """Beam's idiom for a vector-store writer: upserts ``EmbeddableItem``s into one
-    LanceDB table, ``batch_size`` rows per ``merge_insert``."""
-
-    path: str
-    table: str
-    batch_size: int = 500
-
-    def create_write_transform(self) -> beam.PTransform:
-        return beam.ParDo(_LanceDBWriteFn(self))
 
 
 class LanceDBStore(VectorStore):
@@ -109,7 +48,9 @@ class LanceDBStore(VectorStore):
     keeps_sparse = False
 
     def connect(self) -> None:
-        self._db = _connect(self.spec.target)
+        from ragbeam.transforms.sink.writers import connect_lancedb
+
+        self._db = connect_lancedb(self.spec.target)
 
     def close(self) -> None:
         self._db = None  # LanceDB holds no connection: nothing to close
@@ -152,6 +93,8 @@ class LanceDBStore(VectorStore):
     def count(self) -> int:
         return int(self._table().count_rows())
 
-    def write_config(self, dimension: int, sparse: bool = False) -> LanceDBWriteConfig:
+    def write_config(self, dimension: int, sparse: bool = False) -> Any:
+        from ragbeam.transforms.sink.writers import LanceDBWriteConfig
+
         return LanceDBWriteConfig(path=self.spec.target, table=self.spec.collection,
                                   batch_size=self.spec.batch_size)

@@ -4,7 +4,7 @@ The collection ragbeam creates: primary key ``chunk_id`` (VARCHAR), ``embedding`
 (FLOAT_VECTOR of the model's dimension, COSINE index), with ``--sparse`` ``sparse``
 (SPARSE_FLOAT_VECTOR, inverted index, inner product: ragbeam's BM25 term weights
 against a query's 1 per term), ``text`` and the other stored chunk columns
-(``records.stored_columns``) as scalar columns: strings VARCHAR, integers INT64,
+(``columns.stored_columns``) as scalar columns: strings VARCHAR, integers INT64,
 lists and maps (``heading_path``, ``metadata``) JSON,
 strong consistency so every step reads what the one before wrote. Upserts go
 through Beam's ``MilvusVectorWriterConfig`` with one ``ColumnSpec`` per column.
@@ -16,11 +16,9 @@ import contextlib
 import functools
 import logging
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-from apache_beam.ml.rag.ingestion.postgres_common import ColumnSpec
-from apache_beam.ml.rag.types import EmbeddableItem
 
 from ragbeam.transforms.sink.base import (
     DENSE_VECTOR,
@@ -29,7 +27,11 @@ from ragbeam.transforms.sink.base import (
     CollectionShape,
     VectorStore,
 )
-from ragbeam.transforms.sink.records import stored_columns
+from ragbeam.transforms.sink.columns import stored_columns
+
+if TYPE_CHECKING:  # Beam's types, imported only when a run writes (stores.py)
+    from apache_beam.ml.rag.ingestion.postgres_common import ColumnSpec
+    from apache_beam.ml.rag.types import EmbeddableItem
 
 _ID_LENGTH = 64
 _TEXT_LENGTH = 65535  # Milvus's VARCHAR limit
@@ -93,6 +95,8 @@ def _sparse(item: EmbeddableItem) -> dict[int, float]:
 
 def column_specs(sparse: bool = False) -> list[ColumnSpec]:
     """How Beam's Milvus writer turns an ``EmbeddableItem`` into a row of the collection."""
+    from apache_beam.ml.rag.ingestion.postgres_common import ColumnSpec
+
     return [
         ColumnSpec("chunk_id", str, _item_id),
         ColumnSpec(DENSE_VECTOR, list, _vector),

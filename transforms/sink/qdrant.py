@@ -5,7 +5,7 @@ dimension, cosine distance), and with ``--sparse`` a named sparse vector,
 ``sparse``, with Qdrant's IDF modifier (the store keeps the corpus statistics:
 ragbeam's document values are BM25 term weights, a query's are 1 per term, so a
 sparse query scores BM25); each point's payload is the chunk's stored columns
-(``records.stored_columns``) plus ``chunk_id``. Qdrant ids must be integers or UUIDs: a
+(``columns.stored_columns``) plus ``chunk_id``. Qdrant ids must be integers or UUIDs: a
 chunk id is 128 bits of hex, so its point id is the same 128 bits as a UUID
 (``item_id``/``chunk_id_of`` are exact inverses). Upserts go through Beam's
 ``QdrantWriteConfig``; the marker lives in the collection's ``metadata``.

@@ -23,30 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import pyarrow as pa
 from apache_beam.ml.rag.types import Content, EmbeddableItem, Embedding
 
-from ragbeam.schemas.chunks import ChunkRow
-from ragbeam.schemas.typed_rows import arrow_fields
+from ragbeam.transforms.sink.columns import STORED_FIELDS
 
 UPSERT = "upsert"
 DELETE = "delete"
 
-# The chunk columns a store does not keep as fields: the id and the vectors, which
-# every store holds in places of their own, and what only Parquet needs (the text as
-# embedded, token and character counts: Parquet is the system of record).
-NOT_STORED = frozenset({"chunk_id", "embedding", "sparse", "embed_text", "token_count",
-                        "char_count"})
-
-
-def stored_columns() -> list[pa.Field]:
-    """The chunk columns a store keeps beside the id and the vectors, with their Arrow
-    types and nullability: from the chunks row type, so a new column reaches every
-    store (each maps Arrow types to its own)."""
-    return [f for f in arrow_fields(ChunkRow) if f.name not in NOT_STORED]
-
-
-STORED_FIELDS = tuple(f.name for f in stored_columns())
 
 
 class MissingVector(ValueError):

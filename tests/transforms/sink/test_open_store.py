@@ -47,14 +47,15 @@ def test_every_registered_store_declares_what_the_parser_and_help_need(kind):
 
 
 def test_the_store_modules_import_no_client_library():
-    """A run that syncs Qdrant never imports pymilvus, and one without --sink no client:
-    the registry imports every store module, so each defers its client's import."""
+    """A run that syncs Qdrant never imports pymilvus, and one without --sink no client
+    and not Beam (the CLI's option checks answer before Beam loads): the registry
+    imports every store module, so each defers its client's and its writer's imports."""
     import subprocess
     import sys
 
     code = ("import sys, ragbeam.transforms.sink.stores, ragbeam.pipeline.settings; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('pymilvus', 'qdrant_client', 'lancedb', 'chromadb', 'milvus_lite')))")
+            "('pymilvus', 'qdrant_client', 'lancedb', 'chromadb', 'milvus_lite', 'apache_beam')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=120)
     assert done.stdout.strip() == "[]"
