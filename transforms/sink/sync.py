@@ -176,17 +176,5 @@ def record_failure(plan: SyncPlan, output: str, error: BaseException | str,
     return state
 
 
-def tables_committed(output: str, tables: Iterable[str]) -> bool:
-    """Every table renamed into place and ``_temporary`` gone: the write stage finished."""
-    from ragbeam.transforms.write.parquet import TEMP_DIR
-
-    temp = FileSystems.join(output, TEMP_DIR)
-    if ("://" not in output and FileSystems.exists(temp)) or \
-            FileSystems.match([FileSystems.join(temp, "*")])[0].metadata_list:
-        return False
-    return all(FileSystems.match([FileSystems.join(output, t, "*.parquet")])[0].metadata_list
-               for t in tables)
-
-
 def failed_sinks(states: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [s for s in states if s.get("status") != SYNCED]
