@@ -194,6 +194,37 @@ def test_a_refused_run_leaves_the_store_alone(stores, third_run, kind):
     assert reader.marker() == before_marker and reader.rows().keys() == before.keys()
 
 
+@pytest.fixture(scope="module")
+def held_run(stores, third_run) -> dict:
+    """Three of the four files vanish: over the delete guard's 20 %, the run is held
+    (exit 4): it deletes nothing, so every store keeps what run 3 left in it."""
+    before = {kind: reader.rows()
+              for kind, reader in stores["readers"].items()}
+    aside = stores["root"] / "aside"
+    aside.mkdir()
+    moved = sorted(p for p in stores["corpus"].iterdir() if p.name != "handbook.md")
+    for path in moved:
+        path.rename(aside / path.name)
+    try:
+        sinks = [a for r in stores["readers"].values() for a in ("--sink", r.uri)]
+        run_cli(["--input", str(stores["corpus"]), "--output", str(stores["root"] / "run4"),
+                 "--chunk-size", "300", "--size-unit", "chars", "--extract-timeout",
+                 TEST_EXTRACT_TIMEOUT, *sinks, "--sparse", "--previous",
+                 str(stores["root"] / "run3")], expected_exit=4)
+    finally:
+        for path in moved:
+            (aside / path.name).rename(path)
+    return before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_held_run_leaves_the_store_untouched(stores, held_run, kind):
+    rows = held_run[kind]
+    after = stores["readers"][kind].rows()
+    assert after.keys() == rows.keys()
+    assert all(after[c]["text"] == rows[c]["text"] for c in rows)
+
+
 def test_a_sink_failure_after_the_commit_fails_the_run_and_the_next_run_converges(
         tmp_path, capsys):
     """A chunk longer than Milvus's VARCHAR limit: Milvus refuses the upsert. The
