@@ -51,6 +51,7 @@ from ragbeam.transforms.ids import DOC_IDS_RELATIVE
 from ragbeam.transforms.incremental.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
+from ragbeam.transforms.sink.stores import sink_help
 from ragbeam.transforms.sink.uri import parse_sink_uri, redact_uri
 from ragbeam.transforms.validation import validation_message
 
@@ -196,10 +197,7 @@ class RunSettings(BaseModel):
     # Vector-store sinks (transforms/sink, docs/sinks.md).
     sink: StrList = option(
         [], "after the tables are written, make this store equal the chunks table (implies "
-        "--embed-chunks); repeatable. milvus:PATH.db (Milvus Lite), milvus://HOST:19530, "
-        "qdrant:DIR (local mode), qdrant://HOST:6333; ?collection=NAME. Credentials from "
-        "MILVUS_TOKEN / QDRANT_API_KEY, ?credential_env=VAR or ?credential_file=PATH",
-        SINK, "URI")
+        "--embed-chunks); repeatable. " + sink_help(), SINK, "URI")
 
     # Incremental runs and failures.
     previous: str | None = option(

@@ -60,7 +60,7 @@ def test_send_it_to_a_vector_store(workdir):
     for command in commands:
         assert main(shlex.split(command)[1:]) == 0, command
     python = [code for lang, code in blocks if lang == "python"]
-    assert len(python) == 2  # Milvus, then Qdrant: hybrid and dense queries, verbatim
+    assert len(python) == 4  # Milvus, Qdrant (hybrid and dense), LanceDB, Chroma (dense)
     namespace: dict = {}
     for code in python:
         _exec(code, namespace)
@@ -69,3 +69,5 @@ def test_send_it_to_a_vector_store(workdir):
     assert "Calibration solutions" in namespace["dense_only"][0].payload["text"]
     qdrant_top = namespace["points"][0].payload
     assert "Calibration solutions" in qdrant_top["text"]
+    assert "Calibration solutions" in namespace["rows"][0]["text"]  # LanceDB
+    assert "Calibration solutions" in namespace["found"]["documents"][0][0]  # Chroma

@@ -1,10 +1,15 @@
-"""Sink stage: keep a vector store (Milvus, Qdrant) equal to the ``chunks`` table.
+"""Sink stage: keep a vector store (Milvus, Qdrant, LanceDB, Chroma) equal to the
+``chunks`` table.
 
-* ``uri.py``: ``--sink URI`` → ``SinkSpec`` (store, collection, credential), redaction;
-* ``records.py``: chunk rows → stored fields and the writes of one sync (pure);
-* ``base.py``, ``milvus.py``, ``qdrant.py``: one small interface per store, on top
-  of Beam's own writers (``apache_beam.ml.rag.ingestion``) for the upserts;
-  ``stores.py``: the stores by kind (``open_store``);
+* ``spec.py``: ``SinkSpec`` (store, collection, credential) and redaction;
+  ``uri.py``: ``--sink URI`` → ``SinkSpec``, from the stores' declarations;
+* ``columns.py``: the chunk columns a store keeps (from the row type);
+  ``records.py``: chunk rows → stored fields and the writes of one sync (pure);
+* ``base.py``: the store interface and the one collection check; one module per
+  store (``milvus.py``, ``qdrant.py``, ``lancedb.py``, ``chroma.py``), writing through
+  Beam's own writers (``apache_beam.ml.rag.ingestion``) or, where Beam has none,
+  ``writers.py`` in the same idiom; ``stores.py``: the registry (``STORES``,
+  ``open_store``);
 * ``sync.py``: the driver's steps around a run (full or incremental, markers, state);
 * ``transforms.py``: ``SyncToVectorStore``, the Beam transform that writes.
 """

@@ -1,15 +1,26 @@
-"""One interface for every vector store ragbeam syncs (Milvus, Qdrant).
+"""One interface for every vector store ragbeam syncs.
 
-Upserts go through Beam's own writers (``apache_beam.ml.rag.ingestion``): each
-store gives its ``write_config`` (a Beam ``VectorDatabaseWriteConfig``) and the
-id it stores a chunk under. What those writers lack, the store implements here:
-creating the collection, listing and deleting ids, counting, and a marker in the
-collection's own metadata that names the run whose chunks the store holds (see
-``sync.py``).
+A store is one module (``milvus.py``, ``qdrant.py``, ``lancedb.py``, ``chroma.py``)
+with one ``VectorStore`` subclass that declares what the rest of ragbeam needs to
+know without importing its client library: its URI forms (``kind``,
+``local_form``, ``server_form``), its own options, where its credential comes
+from (``credential_env``), whether it keeps sparse vectors; and implements the
+steps on one collection: ``describe`` (what an existing collection holds, checked
+once for every store by ``check_compatible``), ``create_collection``, listing and
+deleting ids, counting, and a marker in the collection's own metadata that names
+the run whose chunks the store holds (``sync.py``). Upserts go through a Beam
+writer (``write_config``: a Beam ``VectorDatabaseWriteConfig``, Beam's own where
+Beam has one). The columns a store keeps are ``columns.stored_columns()``, from
+the chunks row type. ``stores.py`` maps kinds to stores, as
+``chunk/strategies.py`` maps names to chunkers.
+
+Adding a store: its module here, its line in ``stores.py STORES``, its extra in
+``pyproject.toml``, its section in ``docs/sinks.md`` and its reader in
+``tests/transforms/sink/store_readers.py`` (the sink suite then runs on it).
 
 A store is opened for one step and closed after it (``with open_store(spec) as
-store``, ``stores.py``): local modes (Milvus Lite, Qdrant's) lock their files per
-client.
+store``): local modes (Milvus Lite, Qdrant's, LanceDB, Chroma) lock their files
+per client or process.
 """
 
 from __future__ import annotations
@@ -17,10 +28,11 @@ from __future__ import annotations
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
 
-from ragbeam.transforms.sink.uri import SinkSpec, redact_text
+from ragbeam.transforms.sink.spec import SinkSpec, redact_text
 
 # Collection-level metadata key holding the sync marker.
 MARKER_KEY = "ragbeam_synced_run"
@@ -68,11 +80,88 @@ def retrying(spec: SinkSpec, what: str, operation: Callable[[], T],
     raise AssertionError("unreachable")
 
 
+@dataclass(frozen=True)
+class CollectionShape:
+    """What an existing collection holds, as far as a run cares (``describe``)."""
+
+    made_by_ragbeam: bool  # it has ragbeam's chunk id and dense vector
+    dimension: int
+    sparse: bool
+
+
+def check_compatible(spec: SinkSpec, shape: CollectionShape, dimension: int,
+                     sparse: bool) -> None:
+    """The one check of an existing collection against this run's vectors, for every
+    store: ``SinkMismatch`` (exit 2, not retried) unless it takes them."""
+    name = spec.collection
+    if not shape.made_by_ragbeam:
+        raise SinkMismatch(f"sink {spec.display}: collection {name!r} was not made by ragbeam "
+                           f"(no chunk id or no {DENSE_VECTOR!r} vector)")
+    if shape.dimension != dimension:
+        raise SinkMismatch(f"sink {spec.display}: collection {name!r} holds "
+                           f"{shape.dimension}-dimensional vectors, this run writes "
+                           f"{dimension}: use another collection")
+    if shape.sparse != sparse:
+        raise SinkMismatch(f"sink {spec.display}: collection {name!r} "
+                           f"{'has' if shape.sparse else 'has no'} sparse vectors, this "
+                           f"run writes {'some' if sparse else 'none'} (--sparse): "
+                           "use another collection")
+
+
 class VectorStore(ABC):
-    """One collection of one store."""
+    """One collection of one store. Subclasses declare the class attributes below
+    (read by ``uri.py`` and ``stores.py`` without connecting) and implement the
+    abstract steps."""
+
+    # --sink KIND:... / KIND://HOST:PORT (and KIND+https://)
+    kind: ClassVar[str]
+    title: ClassVar[str]  # "Milvus"
+    # The local form's path, as help shows it ("PATH.db", "DIR"), its required ending
+    # and what it is; None: no local form.
+    local_form: ClassVar[str | None] = None
+    local_suffix: ClassVar[str] = ""
+    local_title: ClassVar[str] = ""
+    # The server form's address as help shows it ("HOST:19530"); None: no server form.
+    server_form: ClassVar[str | None] = None
+    # The store's own ?options, beyond collection and batch_size (and credential_env,
+    # credential_file for a store that takes a credential).
+    options: ClassVar[frozenset[str]] = frozenset()
+    # The environment variable its credential is read from by default; None: the
+    # store takes no credential.
+    credential_env: ClassVar[str | None] = None
+    # A user and password in the URI make one token "user:password" (Milvus); else
+    # the password alone is the credential (an API key).
+    user_in_token: ClassVar[bool] = False
+    # Keeps the chunks' sparse vectors (--sparse); a store that cannot syncs the
+    # dense vectors and the run says so once (sync.py).
+    keeps_sparse: ClassVar[bool] = True
 
     def __init__(self, spec: SinkSpec) -> None:
         self.spec = spec
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, str], collection: str) -> str | None:
+        """Why these option values (or this collection name) cannot work, if they
+        cannot (``uri.py`` refuses the URI with it)."""
+        return None
+
+    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
+        """Create the collection if missing (True), or check that it takes vectors of
+        ``dimension`` and has a sparse vector field exactly when ``sparse`` (else
+        ``SinkMismatch``)."""
+        shape = self.describe()
+        if shape is None:
+            self.create_collection(dimension, sparse)
+            return True
+        check_compatible(self.spec, shape, dimension, sparse)
+        return False
+
+    @abstractmethod
+    def describe(self) -> CollectionShape | None:
+        """The collection's shape; None when there is no such collection."""
+
+    @abstractmethod
+    def create_collection(self, dimension: int, sparse: bool) -> None: ...
 
     def __enter__(self) -> VectorStore:
         self.connect()
@@ -86,12 +175,6 @@ class VectorStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
-
-    @abstractmethod
-    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
-        """Create the collection if missing (True), or check that it takes vectors of
-        ``dimension`` and has a sparse vector field exactly when ``sparse`` (else
-        ``SinkMismatch``)."""
 
     @abstractmethod
     def read_marker(self) -> str | None: ...

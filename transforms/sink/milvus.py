@@ -3,8 +3,9 @@
 The collection ragbeam creates: primary key ``chunk_id`` (VARCHAR), ``embedding``
 (FLOAT_VECTOR of the model's dimension, COSINE index), with ``--sparse`` ``sparse``
 (SPARSE_FLOAT_VECTOR, inverted index, inner product: ragbeam's BM25 term weights
-against a query's 1 per term), ``text`` and the other
-``STORED_FIELDS`` as scalar columns (``heading_path`` and ``metadata`` as JSON),
+against a query's 1 per term), ``text`` and the other stored chunk columns
+(``columns.stored_columns``) as scalar columns: strings VARCHAR, integers INT64,
+lists and maps (``heading_path``, ``metadata``) JSON,
 strong consistency so every step reads what the one before wrote. Upserts go
 through Beam's ``MilvusVectorWriterConfig`` with one ``ColumnSpec`` per column.
 """
@@ -15,43 +16,42 @@ import contextlib
 import functools
 import logging
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from apache_beam.ml.rag.ingestion.jdbc_common import WriteConfig
-from apache_beam.ml.rag.ingestion.milvus_search import MilvusVectorWriterConfig, MilvusWriteConfig
-from apache_beam.ml.rag.ingestion.postgres_common import ColumnSpec
-from apache_beam.ml.rag.types import EmbeddableItem
-from apache_beam.ml.rag.utils import MilvusConnectionParameters, MilvusHelpers
+import pyarrow as pa
 
 from ragbeam.transforms.sink.base import (
     DENSE_VECTOR,
     MARKER_KEY,
     SPARSE_VECTOR,
-    SinkMismatch,
+    CollectionShape,
     VectorStore,
 )
+from ragbeam.transforms.sink.columns import stored_columns
 
-# (column, Milvus type name, Python type, VARCHAR max length, nullable)
+if TYPE_CHECKING:  # Beam's types, imported only when a run writes (stores.py)
+    from apache_beam.ml.rag.ingestion.postgres_common import ColumnSpec
+    from apache_beam.ml.rag.types import EmbeddableItem
+
 _ID_LENGTH = 64
 _TEXT_LENGTH = 65535  # Milvus's VARCHAR limit
-_SCALARS: tuple[tuple[str, str, type, int, bool], ...] = (
-    ("text", "VARCHAR", str, _TEXT_LENGTH, False),
-    ("context", "VARCHAR", str, _TEXT_LENGTH, False),
-    ("doc_id", "VARCHAR", str, _ID_LENGTH, False),
-    ("parent_id", "VARCHAR", str, _ID_LENGTH, True),
-    ("chunk_index", "INT64", int, 0, False),
-    ("level", "VARCHAR", str, 32, False),
-    ("strategy", "VARCHAR", str, 64, False),
-    ("char_start", "INT64", int, 0, False),
-    ("char_end", "INT64", int, 0, False),
-    ("page_start", "INT64", int, 0, True),
-    ("page_end", "INT64", int, 0, True),
-    ("heading_path", "JSON", list, 0, False),
-    ("source_uri", "VARCHAR", str, _TEXT_LENGTH, False),
-    ("media_type", "VARCHAR", str, 255, False),
-    ("config_hash", "VARCHAR", str, _ID_LENGTH, False),
-    ("metadata", "JSON", dict, 0, False),
-)
+
+
+def _milvus_type(arrow_type: pa.DataType) -> str:
+    """A chunk column's Milvus type: strings VARCHAR, integers INT64, lists and maps
+    JSON (``heading_path``, ``metadata``)."""
+    if pa.types.is_string(arrow_type):
+        return "VARCHAR"
+    if pa.types.is_integer(arrow_type):
+        return "INT64"
+    if pa.types.is_floating(arrow_type):
+        return "DOUBLE"
+    if pa.types.is_boolean(arrow_type):
+        return "BOOL"
+    return "JSON"
+
+
+_PY_TYPES = {"VARCHAR": str, "INT64": int, "DOUBLE": float, "BOOL": bool, "JSON": object}
 
 
 @contextlib.contextmanager
@@ -88,21 +88,35 @@ def _vector(item: EmbeddableItem) -> list[float]:
 
 
 def _sparse(item: EmbeddableItem) -> dict[int, float]:
+    from apache_beam.ml.rag.utils import MilvusHelpers
+
     return MilvusHelpers.sparse_embedding(item.sparse_embedding) or {}
 
 
 def column_specs(sparse: bool = False) -> list[ColumnSpec]:
     """How Beam's Milvus writer turns an ``EmbeddableItem`` into a row of the collection."""
+    from apache_beam.ml.rag.ingestion.postgres_common import ColumnSpec
+
     return [
         ColumnSpec("chunk_id", str, _item_id),
         ColumnSpec(DENSE_VECTOR, list, _vector),
         *([ColumnSpec(SPARSE_VECTOR, dict, _sparse)] if sparse else []),
-        *(ColumnSpec(name, py_type, functools.partial(_stored, name))
-          for name, _, py_type, _, _ in _SCALARS),
+        *(ColumnSpec(f.name, _PY_TYPES[_milvus_type(f.type)], functools.partial(_stored, f.name))
+          for f in stored_columns()),
     ]
 
 
 class MilvusStore(VectorStore):
+    kind = "milvus"
+    title = "Milvus"
+    local_form = "PATH.db"
+    local_suffix = ".db"
+    local_title = "Milvus Lite: an embedded Milvus in one local file"
+    server_form = "HOST:19530"
+    options = frozenset({"db"})
+    credential_env = "MILVUS_TOKEN"
+    user_in_token = True
+
     def connect(self) -> None:
         from pymilvus import MilvusClient
 
@@ -119,43 +133,43 @@ class MilvusStore(VectorStore):
             self._client = None
 
     def _client_args(self) -> dict[str, Any]:
-        args: dict[str, Any] = {"uri": self.spec.target}
+        # dedicated: a connection of this client's own, closed by ``close``. pymilvus
+        # otherwise shares one connection per address and keeps it open after the last
+        # client closes; left idle (the preflight's, while the pipeline embeds), its
+        # 10 s keepalive pings make Milvus Lite's server send GOAWAY (too_many_pings),
+        # and the next client's recovery logs two chained tracebacks (issue 32).
+        args: dict[str, Any] = {"uri": self.spec.target, "dedicated": True}
         if self.spec.credential:
             args["token"] = self.spec.credential.reveal()
-        if self.spec.db:
-            args["db_name"] = self.spec.db
+        if self.spec.option("db"):
+            args["db_name"] = self.spec.option("db")
         return args
 
-    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
+    def describe(self) -> CollectionShape | None:
+        name = self.spec.collection
+        if not self._client.has_collection(name):
+            return None
+        fields = {f["name"]: f for f in self._client.describe_collection(name)["fields"]}
+        vector = fields.get(DENSE_VECTOR)
+        return CollectionShape(
+            made_by_ragbeam="chunk_id" in fields and vector is not None,
+            dimension=int((vector or {}).get("params", {}).get("dim", 0)),
+            sparse=SPARSE_VECTOR in fields)
+
+    def create_collection(self, dimension: int, sparse: bool) -> None:
         from pymilvus import DataType, MilvusClient
 
         name = self.spec.collection
-        if self._client.has_collection(name):
-            fields = {f["name"]: f for f in self._client.describe_collection(name)["fields"]}
-            vector = fields.get("embedding")
-            if "chunk_id" not in fields or vector is None:
-                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} was not "
-                                   "made by ragbeam (no chunk_id/embedding fields)")
-            have = int(vector.get("params", {}).get("dim", 0))
-            if have != dimension:
-                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} holds "
-                                   f"{have}-dimensional vectors, this run writes {dimension}: "
-                                   "use another collection")
-            has_sparse = SPARSE_VECTOR in fields
-            if has_sparse != sparse:
-                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} "
-                                   f"{'has' if has_sparse else 'has no'} sparse vectors, this "
-                                   f"run writes {'some' if sparse else 'none'} (--sparse): "
-                                   "use another collection")
-            return False
         schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("chunk_id", DataType.VARCHAR, is_primary=True, max_length=_ID_LENGTH)
         schema.add_field(DENSE_VECTOR, DataType.FLOAT_VECTOR, dim=dimension)
         if sparse:
             schema.add_field(SPARSE_VECTOR, DataType.SPARSE_FLOAT_VECTOR)
-        for column, type_name, _, length, nullable in _SCALARS:
-            extra: dict[str, Any] = {"max_length": length} if type_name == "VARCHAR" else {}
-            schema.add_field(column, getattr(DataType, type_name), nullable=nullable, **extra)
+        for column in stored_columns():
+            type_name = _milvus_type(column.type)
+            extra: dict[str, Any] = {"max_length": _TEXT_LENGTH} if type_name == "VARCHAR" else {}
+            schema.add_field(column.name, getattr(DataType, type_name), nullable=column.nullable,
+                             **extra)
         index = self._client.prepare_index_params()
         index.add_index(field_name=DENSE_VECTOR, index_type="AUTOINDEX", metric_type="COSINE")
         if sparse:
@@ -165,7 +179,6 @@ class MilvusStore(VectorStore):
         with _expected_errors(*_EXPECTED_ERROR_LOGGERS):
             self._client.create_collection(name, schema=schema, index_params=index,
                                            consistency_level="Strong")
-        return True
 
     def read_marker(self) -> str | None:
         properties = self._client.describe_collection(self.spec.collection).get("properties", {})
@@ -196,10 +209,18 @@ class MilvusStore(VectorStore):
         rows = self._client.query(self.spec.collection, filter="", output_fields=["count(*)"])
         return int(rows[0]["count(*)"])
 
-    def write_config(self, dimension: int, sparse: bool = False) -> MilvusVectorWriterConfig:
+    def write_config(self, dimension: int, sparse: bool = False) -> Any:
+        from apache_beam.ml.rag.ingestion.jdbc_common import WriteConfig
+        from apache_beam.ml.rag.ingestion.milvus_search import (
+            MilvusVectorWriterConfig,
+            MilvusWriteConfig,
+        )
+        from apache_beam.ml.rag.utils import MilvusConnectionParameters
+
         args = self._client_args()
         connection = MilvusConnectionParameters(
-            uri=args["uri"], token=args.get("token", ""), db_name=args.get("db_name", "default"))
+            uri=args["uri"], token=args.get("token", ""), db_name=args.get("db_name", "default"),
+            kwargs={"dedicated": True})  # Beam's writer closes its client after each batch
         return MilvusVectorWriterConfig(
             connection_params=connection,
             write_config=MilvusWriteConfig(

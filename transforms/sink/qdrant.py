@@ -4,8 +4,8 @@ The collection ragbeam creates has one named vector, ``embedding`` (the model's
 dimension, cosine distance), and with ``--sparse`` a named sparse vector,
 ``sparse``, with Qdrant's IDF modifier (the store keeps the corpus statistics:
 ragbeam's document values are BM25 term weights, a query's are 1 per term, so a
-sparse query scores BM25); each point's payload is the chunk's
-``STORED_FIELDS`` plus ``chunk_id``. Qdrant ids must be integers or UUIDs: a
+sparse query scores BM25); each point's payload is the chunk's stored columns
+(``columns.stored_columns``) plus ``chunk_id``. Qdrant ids must be integers or UUIDs: a
 chunk id is 128 bits of hex, so its point id is the same 128 bits as a UUID
 (``item_id``/``chunk_id_of`` are exact inverses). Upserts go through Beam's
 ``QdrantWriteConfig``; the marker lives in the collection's ``metadata``.
@@ -14,15 +14,14 @@ chunk id is 128 bits of hex, so its point id is the same 128 bits as a UUID
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
-
-from apache_beam.ml.rag.ingestion.qdrant import QdrantConnectionParameters, QdrantWriteConfig
 
 from ragbeam.transforms.sink.base import (
     DENSE_VECTOR,
     MARKER_KEY,
     SPARSE_VECTOR,
-    SinkMismatch,
+    CollectionShape,
     VectorStore,
 )
 
@@ -31,6 +30,20 @@ _PAGE = 1000
 
 
 class QdrantStore(VectorStore):
+    kind = "qdrant"
+    title = "Qdrant"
+    local_form = "DIR"
+    local_title = "qdrant-client's local mode: the same client as for a server, in one folder"
+    server_form = "HOST:6333"
+    options = frozenset({"grpc"})  # grpc=true: the server's gRPC port (6334), not REST
+    credential_env = "QDRANT_API_KEY"
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, str], collection: str) -> str | None:
+        if options.get("grpc", "false").lower() not in ("true", "false"):
+            return "grpc must be true or false"
+        return None
+
     @staticmethod
     def item_id(chunk_id: str) -> str:
         return str(uuid.UUID(hex=chunk_id))
@@ -39,12 +52,15 @@ class QdrantStore(VectorStore):
     def chunk_id_of(item_id: Any) -> str:
         return uuid.UUID(str(item_id)).hex
 
-    def _connection(self) -> QdrantConnectionParameters:
+    def _connection(self) -> Any:  # Beam's QdrantConnectionParameters
+        from apache_beam.ml.rag.ingestion.qdrant import QdrantConnectionParameters
+
         if self.spec.local:
             return QdrantConnectionParameters(path=self.spec.target)
         api_key = self.spec.credential.reveal() if self.spec.credential else None
+        grpc = (self.spec.option("grpc") or "").lower() == "true"
         return QdrantConnectionParameters(url=self.spec.target, api_key=api_key,
-                                          prefer_grpc=self.spec.grpc)
+                                          prefer_grpc=grpc)
 
     def connect(self) -> None:
         from qdrant_client import QdrantClient
@@ -63,34 +79,26 @@ class QdrantStore(VectorStore):
             client.close()
             self._client = None
 
-    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
+    def describe(self) -> CollectionShape | None:
+        name = self.spec.collection
+        if not self._client.collection_exists(name):
+            return None
+        config = self._client.get_collection(name).config.params
+        vectors = config.vectors
+        params = vectors.get(VECTOR_NAME) if isinstance(vectors, dict) else None
+        return CollectionShape(made_by_ragbeam=params is not None,
+                               dimension=params.size if params is not None else 0,
+                               sparse=SPARSE_VECTOR in (config.sparse_vectors or {}))
+
+    def create_collection(self, dimension: int, sparse: bool) -> None:
         from qdrant_client import models
 
         name = self.spec.collection
-        if self._client.collection_exists(name):
-            config = self._client.get_collection(name).config.params
-            vectors = config.vectors
-            params = vectors.get(VECTOR_NAME) if isinstance(vectors, dict) else None
-            if params is None:
-                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} has no "
-                                   f"vector named {VECTOR_NAME!r}: not made by ragbeam")
-            if params.size != dimension:
-                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} holds "
-                                   f"{params.size}-dimensional vectors, this run writes "
-                                   f"{dimension}: use another collection")
-            has_sparse = SPARSE_VECTOR in (config.sparse_vectors or {})
-            if has_sparse != sparse:
-                raise SinkMismatch(f"sink {self.spec.display}: collection {name!r} "
-                                   f"{'has' if has_sparse else 'has no'} sparse vectors, this "
-                                   f"run writes {'some' if sparse else 'none'} (--sparse): "
-                                   "use another collection")
-            return False
         self._client.create_collection(
             name, vectors_config={VECTOR_NAME: models.VectorParams(
                 size=dimension, distance=models.Distance.COSINE)},
             sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(
                 modifier=models.Modifier.IDF)} if sparse else None)
-        return True
 
     def read_marker(self) -> str | None:
         metadata = self._client.get_collection(self.spec.collection).config.metadata or {}
@@ -120,7 +128,9 @@ class QdrantStore(VectorStore):
     def count(self) -> int:
         return int(self._client.count(self.spec.collection, exact=True).count)
 
-    def write_config(self, dimension: int, sparse: bool = False) -> QdrantWriteConfig:
+    def write_config(self, dimension: int, sparse: bool = False) -> Any:
+        from apache_beam.ml.rag.ingestion.qdrant import QdrantWriteConfig
+
         return QdrantWriteConfig(connection_params=self._connection(),
                                  collection_name=self.spec.collection,
                                  batch_size=self.spec.batch_size,

@@ -25,14 +25,11 @@ from typing import Any
 
 from apache_beam.ml.rag.types import Content, EmbeddableItem, Embedding
 
+from ragbeam.transforms.sink.columns import STORED_FIELDS
+
 UPSERT = "upsert"
 DELETE = "delete"
 
-# The chunk columns a store keeps beside the vector; the rest (embed_text, token and
-# char counts) stay in Parquet, the system of record.
-STORED_FIELDS = ("doc_id", "parent_id", "chunk_index", "level", "strategy", "text", "context",
-                 "char_start", "char_end", "page_start", "page_end", "heading_path",
-                 "source_uri", "media_type", "config_hash", "metadata")
 
 
 class MissingVector(ValueError):

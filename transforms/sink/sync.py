@@ -26,6 +26,7 @@ converges whatever failed and wherever it stopped.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,13 +35,14 @@ from typing import Any
 from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.transforms.sink.base import SinkError, SinkMismatch, retrying
-from ragbeam.transforms.sink.stores import open_store
-from ragbeam.transforms.sink.uri import SinkSpec, redact_text
+from ragbeam.transforms.sink.spec import SinkSpec, redact_text
+from ragbeam.transforms.sink.stores import open_store, store_type
 
 SINK_STATE_DIR = "sinks"
 WRITING = "writing:"
 SYNCED = "synced"
 FAILED = "failed"
+_LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,11 @@ def choose_mode(has_previous: bool, previous_state: Mapping[str, Any] | None,
 
 def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
                  run_token: str, sparse: bool = False) -> SyncPlan:
+    store = store_type(spec.kind)
+    if sparse and not store.keeps_sparse:
+        _LOG.warning("sink %s: %s keeps no sparse vectors: it gets the dense ones only "
+                     "(--sparse still fills chunks.sparse)", spec.display, store.title)
+        sparse = False
     previous_state = read_sink_state(previous, spec) if previous else None
 
     def prepare() -> SyncPlan:
@@ -127,7 +134,7 @@ def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:
     spec = plan.spec
     return {"sink": spec.display, "kind": spec.kind, "collection": spec.collection,
             "key": spec.key, "status": status, "mode": plan.mode, "reason": plan.reason,
-            "run_token": plan.run_token, **fields}
+            "run_token": plan.run_token, "sparse": plan.sparse, **fields}
 
 
 def finish_sync(plan: SyncPlan, output: str, chunk_rows: int,
@@ -167,18 +174,6 @@ def record_failure(plan: SyncPlan, output: str, error: BaseException | str,
                    + (first_line[-1] if first_line else "failed"), **(counters or {}))
     write_sink_state(output, state, plan.spec)
     return state
-
-
-def tables_committed(output: str, tables: Iterable[str]) -> bool:
-    """Every table renamed into place and ``_temporary`` gone: the write stage finished."""
-    from ragbeam.transforms.write.parquet import TEMP_DIR
-
-    temp = FileSystems.join(output, TEMP_DIR)
-    if ("://" not in output and FileSystems.exists(temp)) or \
-            FileSystems.match([FileSystems.join(temp, "*")])[0].metadata_list:
-        return False
-    return all(FileSystems.match([FileSystems.join(output, t, "*.parquet")])[0].metadata_list
-               for t in tables)
 
 
 def failed_sinks(states: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -1,8 +1,11 @@
-"""Real runs into real stores: Milvus Lite, Qdrant's local mode, and a Milvus server
-(Milvus Lite's own gRPC server, in a child process) reached with a password.
+"""Real runs into real stores: every store of ``sink/stores.py STORES`` in its
+embedded form (Milvus Lite, Qdrant's local mode, LanceDB, Chroma), and a Milvus
+server (Milvus Lite's own gRPC server, in a child process) reached with a password.
 
-After every run, each store is read back with its own client and compared with
-that run's ``chunks`` table: the same chunk ids, texts, vectors and fields.
+After every run, each store is read back with its own client (``tests/sink_stores.py``)
+and compared with that run's ``chunks`` table: the same chunk ids, texts, vectors and
+fields, sparse vectors where the store keeps them. The suite is parametrized over the
+stores: a new store is covered by adding its reader.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ import numpy as np
 import pytest
 
 from ragbeam.pipeline.cli import main
-from ragbeam.transforms.sink.base import MARKER_KEY
+from ragbeam.transforms.sink.stores import STORES
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
+from sink_stores import READERS, milvus_rows
+
+KINDS = sorted(READERS)
 
 FILES = ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt")
 EDIT_BEFORE = "Calibration solutions are in the cold room, second shelf."
@@ -32,65 +38,14 @@ COLLECTION = "docs"
 SECRET = "Sup3r-S3cret-pw"
 
 
-def _milvus_rows(uri: str, token: str = "") -> dict[str, dict]:
-    from pymilvus import MilvusClient
-
-    client = MilvusClient(uri=uri, token=token)
-    try:
-        client.load_collection(COLLECTION)  # Milvus Lite: released in every new process
-        fields = {f["name"] for f in client.describe_collection(COLLECTION)["fields"]}
-        rows = client.query(COLLECTION, filter="", limit=16384,
-                            output_fields=["chunk_id", "text", "embedding", "doc_id",
-                                           "chunk_index", "char_start", "heading_path",
-                                           *(["sparse"] if "sparse" in fields else [])])
-    finally:
-        client.close()
-    return {r["chunk_id"]: {**r, "embedding": list(r["embedding"]),
-                            "sparse": _milvus_sparse(r.get("sparse"))} for r in rows}
+def test_every_registered_store_has_a_reader():
+    assert set(READERS) == set(STORES)
+    assert {k for k, r in READERS.items() if r.keeps_sparse} == \
+        {k for k, s in STORES.items() if s.keeps_sparse}
 
 
-def _milvus_sparse(value) -> dict[int, float] | None:
-    if value is None:
-        return None
-    # pymilvus returns a sparse row as {index: value}, or as a one-row sparse matrix.
-    if hasattr(value, "tocoo"):
-        coo = value.tocoo()
-        return {int(i): float(v) for i, v in zip(coo.col, coo.data, strict=True)}
-    return {int(i): float(v) for i, v in dict(value).items()}
-
-
-def _milvus_marker(uri: str) -> str | None:
-    from pymilvus import MilvusClient
-
-    client = MilvusClient(uri=uri)
-    try:
-        return client.describe_collection(COLLECTION)["properties"].get(MARKER_KEY)
-    finally:
-        client.close()
-
-
-def _qdrant_rows(path: pathlib.Path) -> dict[str, dict]:
-    from qdrant_client import QdrantClient
-
-    client = QdrantClient(path=str(path))
-    try:
-        points, _ = client.scroll(COLLECTION, limit=100_000, with_payload=True,
-                                  with_vectors=True)
-    finally:
-        client.close()
-    return {p.payload["chunk_id"]: {**p.payload, "point_id": str(p.id),
-                                    "embedding": p.vector["embedding"],
-                                    "sparse": _qdrant_sparse(p.vector.get("sparse"))}
-            for p in points}
-
-
-def _qdrant_sparse(value) -> dict[int, float] | None:
-    if value is None:
-        return None
-    return dict(zip(value.indices, value.values, strict=True))
-
-
-def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path) -> None:
+def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path,
+                               keeps_sparse: bool = True) -> None:
     chunks = {r["chunk_id"]: r for r in read_table(out, "chunks").to_pylist()}
     assert set(stored) == set(chunks), (
         f"store has {len(set(stored) - set(chunks))} extra and lacks "
@@ -102,7 +57,7 @@ def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path) -> No
         assert got["char_start"] == row["char_start"]
         assert list(got["heading_path"]) == row["heading_path"]
         np.testing.assert_allclose(got["embedding"], row["embedding"], atol=1e-6)
-        if row.get("sparse") is None:
+        if row.get("sparse") is None or not keeps_sparse:
             assert got.get("sparse") is None
         else:  # --sparse: the same terms and weights
             stored_sparse = got["sparse"]
@@ -117,20 +72,23 @@ def _state(out: pathlib.Path, kind: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def stores(tmp_path_factory) -> dict[str, pathlib.Path]:
+def stores(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("stores")
     corpus = copy_samples(root / "corpus", FILES)
-    return {"root": root, "corpus": corpus, "milvus": root / "index.db",
-            "qdrant": root / "qdrant"}
+    return {"root": root, "corpus": corpus,
+            "readers": {kind: reader(root) for kind, reader in READERS.items()}}
 
 
-def _run(stores: dict[str, pathlib.Path], out: str, *extra: str) -> dict:
+def _run(stores: dict, out: str, *extra: str) -> dict:
+    sinks = [arg for reader in stores["readers"].values() for arg in ("--sink", reader.uri)]
     return run_cli(["--input", str(stores["corpus"]), "--output", str(stores["root"] / out),
                     "--chunk-size", "300", "--size-unit", "chars",
-                    "--extract-timeout", TEST_EXTRACT_TIMEOUT,
-                    "--sink", f"milvus:{stores['milvus']}?collection={COLLECTION}",
-                    "--sink", f"qdrant:{stores['qdrant']}?collection={COLLECTION}", "--sparse",
-                    *extra])
+                    "--extract-timeout", TEST_EXTRACT_TIMEOUT, *sinks, "--sparse", *extra])
+
+
+def _check(stores: dict, kind: str, out: pathlib.Path) -> None:
+    reader = stores["readers"][kind]
+    assert_store_equals_chunks(reader.rows(), out, reader.keeps_sparse)
 
 
 @pytest.fixture(scope="module")
@@ -138,17 +96,34 @@ def first_run(stores) -> dict:
     return _run(stores, "run1")
 
 
-def test_a_first_run_fills_both_stores_with_the_chunks_table(stores, first_run):
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_first_run_fills_each_store_with_the_chunks_table(stores, first_run, kind):
     out = stores["root"] / "run1"
     sinks = {s["kind"]: s for s in first_run["sinks"]}
-    assert set(sinks) == {"milvus", "qdrant"}
-    for state in sinks.values():
-        assert state["status"] == "synced" and state["mode"] == "full"
-        assert state["points"] == first_run["chunks"] == state["upserts"] > 10
-    assert_store_equals_chunks(_milvus_rows(str(stores["milvus"])), out)
-    assert_store_equals_chunks(_qdrant_rows(stores["qdrant"]), out)
-    assert _state(out, "milvus")["run_token"] == _milvus_marker(str(stores["milvus"]))
+    assert set(sinks) == set(KINDS)
+    state = sinks[kind]
+    assert state["status"] == "synced" and state["mode"] == "full"
+    assert state["points"] == first_run["chunks"] == state["upserts"] > 10
+    assert state["sparse"] is READERS[kind].keeps_sparse
+    _check(stores, kind, out)
+    assert _state(out, kind)["run_token"] == stores["readers"][kind].marker()
     assert all(r["sparse"]["indices"] for r in read_table(out, "chunks").to_pylist())
+
+
+def test_a_store_without_sparse_vectors_says_so_once(tmp_path, caplog):
+    """--sparse with LanceDB and Chroma: one warning per such sink, at prepare; the
+    collection is made without sparse vectors."""
+    from ragbeam.transforms.sink.sync import new_run_token, prepare_sync
+    from ragbeam.transforms.sink.uri import parse_sink_uri
+
+    for kind in KINDS:
+        caplog.clear()
+        spec = parse_sink_uri(READERS[kind](tmp_path).uri)
+        with caplog.at_level("WARNING"):
+            plan = prepare_sync(spec, 384, None, new_run_token(), sparse=True)
+        said = [r.getMessage() for r in caplog.records if "keeps no sparse" in r.getMessage()]
+        assert plan.sparse is READERS[kind].keeps_sparse
+        assert len(said) == (0 if READERS[kind].keeps_sparse else 1), said
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +139,8 @@ def second_run(stores, first_run) -> dict:
                 "--max-delete-rate", "0.25")
 
 
-def test_an_incremental_run_applies_edits_inserts_and_deletes(stores, second_run):
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_incremental_run_applies_edits_inserts_and_deletes(stores, second_run, kind):
     """Only the documents that changed are written: every chunk of the edited and the
     new file (a kept chunk below the edit moved: its offsets change), the deleted
     file's chunks deleted; the unchanged files are not touched."""
@@ -176,41 +152,77 @@ def test_an_incremental_run_applies_edits_inserts_and_deletes(stores, second_run
                        if r["doc_id"] in changed_docs]
     assert deletes and second_run["documents_deleted"] == 1
     assert second_run["documents_unchanged"] == 2 and len(rows_of_changed) < second_run["chunks"]
-    for state in second_run["sinks"]:
-        assert state["status"] == "synced" and state["mode"] == "incremental", state
-        assert (state["upserts"], state["deletes"]) == (len(rows_of_changed), deletes)
-        assert state["points"] == second_run["chunks"]
-    assert_store_equals_chunks(_milvus_rows(str(stores["milvus"])), out)
-    assert_store_equals_chunks(_qdrant_rows(stores["qdrant"]), out)
+    (state,) = [s for s in second_run["sinks"] if s["kind"] == kind]
+    assert state["status"] == "synced" and state["mode"] == "incremental", state
+    assert (state["upserts"], state["deletes"]) == (len(rows_of_changed), deletes)
+    assert state["points"] == second_run["chunks"]
+    _check(stores, kind, out)
 
 
-def test_a_store_left_by_a_dead_run_is_resynced_in_full(stores, second_run):
-    """What a run killed while writing leaves: its marker, some writes, not all."""
-    from pymilvus import MilvusClient
-    from qdrant_client import QdrantClient, models
-
+@pytest.fixture(scope="module")
+def third_run(stores, second_run) -> dict:
+    """What a run killed while writing leaves in every store: its marker, some writes
+    (a chunk deleted), not all; and a chunk no table has."""
     run2 = stores["root"] / "run2"
     victim = read_table(run2, "chunks").to_pylist()[0]
-    stray = {**victim, "chunk_id": "f" * 32, "text": "a chunk no table has"}
-    milvus = MilvusClient(str(stores["milvus"]))
-    milvus.alter_collection_properties(COLLECTION, properties={MARKER_KEY: "writing:deadrun"})
-    milvus.delete(COLLECTION, ids=[victim["chunk_id"]])
-    milvus.close()
-    qdrant = QdrantClient(path=str(stores["qdrant"]))
-    qdrant.update_collection(COLLECTION, metadata={MARKER_KEY: "writing:deadrun"})
-    qdrant.upsert(COLLECTION, points=[models.PointStruct(
-        id="ffffffff-ffff-ffff-ffff-ffffffffffff", vector={"embedding": victim["embedding"]},
-        payload={"chunk_id": stray["chunk_id"], "text": stray["text"]})])
-    qdrant.close()
+    for reader in stores["readers"].values():
+        reader.leave_as_a_killed_run(victim, "f" * 32)
+    return _run(stores, "run3", "--previous", str(run2))
 
-    summary = _run(stores, "run3", "--previous", str(run2))
-    out = stores["root"] / "run3"
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_store_left_by_a_dead_run_is_resynced_in_full(stores, third_run, kind):
+    summary = third_run
     assert summary["changes_upsert"] == summary["changes_delete"] == 0  # nothing changed...
-    for state in summary["sinks"]:  # ...but neither store can be trusted to hold run 2
-        assert state["status"] == "synced" and state["mode"] == "full", state
-        assert "no longer holds" in state["reason"]
-    assert_store_equals_chunks(_milvus_rows(str(stores["milvus"])), out)
-    assert_store_equals_chunks(_qdrant_rows(stores["qdrant"]), out)
+    (state,) = [s for s in summary["sinks"] if s["kind"] == kind]
+    # ...but no store can be trusted to hold run 2
+    assert state["status"] == "synced" and state["mode"] == "full", state
+    assert "no longer holds" in state["reason"] and state["deletes"] == 1
+    _check(stores, kind, stores["root"] / "run3")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_refused_run_leaves_the_store_alone(stores, third_run, kind):
+    """A run refused before Beam starts (its output already holds a run) leaves every
+    store's marker and contents as the last synced run left them."""
+    reader = stores["readers"][kind]
+    before_marker, before = reader.marker(), reader.rows()
+    code = main(["run", "--input", str(stores["corpus"]), "--output",
+                 str(stores["root"] / "run3"), "--sink", reader.uri,
+                 "--extract-timeout", TEST_EXTRACT_TIMEOUT])
+    assert code == 2
+    assert reader.marker() == before_marker and reader.rows().keys() == before.keys()
+
+
+@pytest.fixture(scope="module")
+def held_run(stores, third_run) -> dict:
+    """Three of the four files vanish: over the delete guard's 20 %, the run is held
+    (exit 4): it deletes nothing, so every store keeps what run 3 left in it."""
+    before = {kind: reader.rows()
+              for kind, reader in stores["readers"].items()}
+    aside = stores["root"] / "aside"
+    aside.mkdir()
+    moved = sorted(p for p in stores["corpus"].iterdir() if p.name != "handbook.md")
+    for path in moved:
+        path.rename(aside / path.name)
+    try:
+        sinks = [a for r in stores["readers"].values() for a in ("--sink", r.uri)]
+        run_cli(["--input", str(stores["corpus"]), "--output", str(stores["root"] / "run4"),
+                 "--chunk-size", "300", "--size-unit", "chars", "--extract-timeout",
+                 TEST_EXTRACT_TIMEOUT, *sinks, "--sparse", "--previous",
+                 str(stores["root"] / "run3")], expected_exit=4)
+    finally:
+        for path in moved:
+            (aside / path.name).rename(path)
+    return before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_held_run_leaves_the_store_untouched(stores, held_run, kind):
+    rows = held_run[kind]
+    after = stores["readers"][kind].rows()
+    assert after.keys() == rows.keys()
+    assert all(after[c]["text"] == rows[c]["text"] for c in rows)
 
 
 def test_a_sink_failure_after_the_commit_fails_the_run_and_the_next_run_converges(
@@ -243,7 +255,7 @@ def test_a_sink_failure_after_the_commit_fails_the_run_and_the_next_run_converge
     state = _state(tmp_path / "run2", "milvus")
     assert state["status"] == "synced" and state["mode"] == "full"
     assert "did not complete" in state["reason"]
-    assert_store_equals_chunks(_milvus_rows(str(tmp_path / "index.db")), tmp_path / "run2")
+    assert_store_equals_chunks(milvus_rows(str(tmp_path / "index.db")), tmp_path / "run2")
 
 
 def test_local_stores_need_the_in_process_runner(tmp_path, capsys):
@@ -302,7 +314,7 @@ def test_a_password_in_the_uri_is_used_and_never_written(tmp_path, milvus_server
     summary = json.loads((tmp_path / "run1" / "run.json").read_text())
     assert summary["sinks"][0]["sink"] == shown and summary["sinks"][0]["status"] == "synced"
     assert shown in out
-    assert_store_equals_chunks(_milvus_rows(f"http://127.0.0.1:{port}", f"root:{SECRET}"),
+    assert_store_equals_chunks(milvus_rows(f"http://127.0.0.1:{port}", f"root:{SECRET}"),
                                tmp_path / "run1")
 
     server.terminate()  # the store goes away: retried, then a clear, redacted error
@@ -408,10 +420,9 @@ def test_a_query_encoded_by_the_public_function_matches_the_stored_vocabulary(hy
     query = ragbeam.encode_sparse_query("Where does XQ-7741 store its readings?")
     assert len(query) == 4  # xq, 7741, store, read
     assert set(query.indices) <= set(logger["sparse"]["indices"])
-    stored = _milvus_rows(str(hybrid_stores["root"] / "index.db"))[logger["chunk_id"]]
-    assert set(query.indices) <= set(stored["sparse"])
-    stored = _qdrant_rows(hybrid_stores["root"] / "qdrant")[logger["chunk_id"]]
-    assert set(query.indices) <= set(stored["sparse"])
+    for kind in ("milvus", "qdrant"):
+        stored = READERS[kind](hybrid_stores["root"]).rows()[logger["chunk_id"]]
+        assert set(query.indices) <= set(stored["sparse"])
 
 
 def test_syncs_from_new_processes_are_quiet_and_incremental(tmp_path):
@@ -437,4 +448,4 @@ def test_syncs_from_new_processes_are_quiet_and_incremental(tmp_path):
             assert "ERROR" not in text and "Traceback" not in text, text[-3000:]
     state = _state(tmp_path / "run2", "milvus")
     assert state["status"] == "synced" and state["mode"] == "incremental", state
-    assert_store_equals_chunks(_milvus_rows(str(tmp_path / "index.db")), tmp_path / "run2")
+    assert_store_equals_chunks(milvus_rows(str(tmp_path / "index.db")), tmp_path / "run2")

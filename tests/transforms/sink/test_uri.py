@@ -28,11 +28,23 @@ def test_local_and_server_forms():
     assert absolute.target == "/var/index.db" and absolute.collection == "ragbeam"
     server = parse_sink_uri("milvus+https://db.example.org:443?collection=c&db=prod",
                             environ={})
-    assert (server.local, server.target, server.db) == (False, "https://db.example.org:443",
-                                                        "prod")
+    assert (server.local, server.target, server.option("db")) == (
+        False, "https://db.example.org:443", "prod")
     qdrant = parse_sink_uri("qdrant://localhost:6333?collection=docs&grpc=true", environ={})
-    assert (qdrant.kind, qdrant.target, qdrant.grpc) == ("qdrant", "http://localhost:6333", True)
+    assert (qdrant.kind, qdrant.target, qdrant.option("grpc")) == (
+        "qdrant", "http://localhost:6333", "true")
     assert parse_sink_uri("qdrant:/tmp/q", environ={}).local
+    lance = parse_sink_uri("lancedb:./lance?collection=docs", environ={})
+    assert (lance.kind, lance.local, lance.target) == ("lancedb", True, "./lance")
+    chroma = parse_sink_uri("chroma:///var/chroma", environ={})
+    assert (chroma.kind, chroma.target, chroma.collection) == ("chroma", "/var/chroma", "ragbeam")
+
+
+def test_a_store_s_key_is_stable():
+    """State files are named by the key: one computed before stores had options of their
+    own (kept from then) still names the same file, so the next run stays incremental."""
+    spec = parse_sink_uri("milvus:///var/index.db?collection=docs", environ={})
+    assert spec.key == "milvus-docs-fa9544a26d"  # as computed on main
 
 
 @pytest.mark.parametrize("uri, reason", [
@@ -45,6 +57,12 @@ def test_local_and_server_forms():
     ("qdrant://host?batch_size=0", "batch_size"),
     ("qdrant://host?collection=a&collection=b", "given twice"),
     ("milvus://host?credential_env=RAGBEAM_TEST_UNSET", "not set"),
+    ("qdrant://host?grpc=maybe", "grpc must be true or false"),
+    ("lancedb://host:8000", "embedded store only"),
+    ("chroma:dir?db=x", "unknown option(s) db"),
+    ("lancedb:dir?credential_env=X", "unknown option(s) credential_env"),
+    ("chroma:dir?collection=ab", "3 to 512 characters"),
+    ("chroma:dir?collection=_docs", "starting and ending"),
 ])
 def test_bad_uris_say_why(uri, reason):
     with pytest.raises(ValueError, match=None) as caught:
