@@ -133,6 +133,12 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     if summary["documents_stale"]:
         print(f"  {summary['documents_stale']} stale: failed, their last good chunks kept "
               "(documents.status = 'stale')")
+    if summary.get("documents_gave_up"):
+        from ragbeam.transforms.incremental.retries import MAX_ATTEMPTS
+
+        print(f"  {summary['documents_gave_up']} gave up: failed the same way "
+              f"{MAX_ATTEMPTS} runs in a row, not retried until the file or the config "
+              "changes, or --retry-errors (documents.metadata.gave_up)")
     if summary.get("documents_duplicate"):
         print(f"  {summary['documents_duplicate']} duplicates: same bytes as another document, "
               "indexed once under it (documents.status = 'duplicate')")

@@ -80,6 +80,9 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "documents_processed": processed,
         "documents_failed": failed_now,
         "documents_kept_failed": carried.get("error", 0) + carried.get("stale", 0),
+        # Failed the same way MAX_ATTEMPTS runs in a row: not retried any more
+        # (transforms/incremental/retries.py); some of the failing ones.
+        "documents_gave_up": documents.get("gave_up", 0),
         # The documents the error rate is measured over, and those of them failing.
         "documents_indexed": indexed,
         "documents_failing": failing,
