@@ -328,7 +328,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
     that does not wait still leaves a completed run), then the output claim is
     released. With ``sink_plans`` (``--sink``), each vector store is made equal to
     the chunks table once every table is committed (``transforms/sink``)."""
-    from ragbeam.pipeline.summary import WriteRunJson
+    from ragbeam.pipeline.summary import WriteRunJson, deletes_held
 
     tables = pipeline | "Ingest documents" >> IngestDocuments(config)
     _ = tables["documents"] | "Near duplicates" >> ReportNearDuplicates()
@@ -338,7 +338,11 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
     if sink_plans:
         from ragbeam.transforms.sink.transforms import SyncToVectorStore
 
+        # A night the delete guard holds (exit 4) writes nothing to any store, so the
+        # store still holds the --previous run's chunks and the next night syncs
+        # incrementally against it (pipeline/run.py restores its marker).
+        held = written | "Deletes held" >> beam.Map(deletes_held)
         for plan in sink_plans:
             _ = ({"chunks": tables["chunks"], "changes": tables["changes"],
-                  "committed": written}
+                  "committed": written, "held": held}
                  | f"Sync to {plan.spec.key}" >> SyncToVectorStore(plan))

@@ -43,6 +43,12 @@ def _by_prefix(counts: Mapping[str, int], prefix: str) -> dict[str, int]:
     return {key[len(prefix):]: n for key, n in sorted(counts.items()) if key.startswith(prefix)}
 
 
+def deletes_held(written: WrittenTables) -> bool:
+    """The delete guard held documents that vanished: outcome ``deletes_held``, exit 4,
+    and no vector-store writes (``graph.build_pipeline``)."""
+    return written.counts.get("documents", {}).get(f"status:{STATUS_VANISHED}", 0) > 0
+
+
 def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) -> dict[str, Any]:
     documents = written.counts.get("documents", {})
     status = _by_prefix(documents, "status:")
@@ -64,7 +70,7 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     import ragbeam
 
     summary: dict[str, Any] = {
-        "outcome": (OUTCOME_DELETES_HELD if vanished else
+        "outcome": (OUTCOME_DELETES_HELD if deletes_held(written) else
                     OUTCOME_ERROR_RATE if exceeded else OUTCOME_OK),
         # A deleted document's row is a tombstone: its file was not matched.
         "files_matched": sum(status.values()) - status.get("deleted", 0) - vanished,
