@@ -123,9 +123,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     out = config.output
     took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else (
         f"{command_seconds:.1f} s (pipeline {summary['wall_seconds']:.1f} s)")
-    print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
-          f"{summary['documents_error']} error, {summary['documents_stale']} stale; "
-          f"{summary['chunks']} chunks in {took}")
+    from ragbeam.pipeline.summary import headline
+
+    print(headline(summary, took))
     if config.previous:
         print(f"  since {config.previous}: {summary['documents_unchanged']} unchanged, "
               f"{summary['documents_deleted']} deleted; changes: "
@@ -276,18 +276,33 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
 
 def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
     from ragbeam.pipeline.run import storage_error
-    from ragbeam.pipeline.runs import list_runs, runs_table
+    from ragbeam.pipeline.runs import (
+        NotRuns,
+        check_state_folder,
+        list_runs,
+        run_changes,
+        runs_table,
+    )
 
     if extra:
         print(f"ragbeam runs: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_USAGE
     try:
         runs = list_runs(args.state)
+        check_state_folder(args.state, runs)
+    except NotRuns as exc:
+        print(f"ragbeam runs: error: {args.state!r}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # unreadable, unknown scheme…
         print(f"ragbeam runs: error: {args.state!r}: {storage_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    if not runs:
-        print(f"ragbeam runs: no runs under {args.state}")
+    if args.run:
+        run = next((r for r in runs if r.name == args.run), None)
+        if run is None:
+            print(f"ragbeam runs: error: no run {args.run!r} under {args.state} (runs: "
+                  f"{', '.join(r.name for r in runs)})", file=sys.stderr)
+            return EXIT_USAGE
+        print("\n".join(run_changes(run)))
         return EXIT_OK
     print("\n".join(runs_table(runs)))
     return EXIT_OK
@@ -325,6 +340,9 @@ def add_sync_subcommands(sub: argparse._SubParsersAction, common: argparse.Argum
                                  description="One line per run folder: run, finished, status, "
                                              "documents, chunks, changes, previous.")
     runs_parser.add_argument("state", metavar="DIR", help="a sync's --state folder")
+    runs_parser.add_argument("--run", metavar="ID",
+                             help="list one run's documents by what it did to them (added, "
+                                  "changed, moved, deleted, failed, gave up), by path")
     runs_parser.set_defaults(handler=runs_command)
 
 
@@ -383,9 +401,14 @@ def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
     if extra:
         print(f"ragbeam peek: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_USAGE
+    from ragbeam.pipeline.runs import NotRuns
+
     try:
         peek(args.output, per_document=args.chunks)
-    except Exception as exc:  # not a run's output, unreadable…
+    except NotRuns as exc:
+        print(f"ragbeam peek: error: {args.output!r}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # unreadable…
         print(f"ragbeam peek: error: {args.output!r}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK

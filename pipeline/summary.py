@@ -129,6 +129,32 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     return summary
 
 
+def headline(summary: Mapping[str, Any], took: str) -> str:
+    """The summary's first line. An incremental run counts its unchanged and moved
+    documents as fine, beside those it processed: "52 files → 49 fine (2 ok, 47
+    unchanged), 3 failing (…)", not "52 files → 2 ok, 5 error"."""
+    files, chunks = summary["files_matched"], summary["chunks"]
+    ok, error, stale = (summary["documents_ok"], summary["documents_error"],
+                        summary["documents_stale"])
+    if not summary.get("previous"):
+        return (f"ragbeam: {files} files → {ok} ok, {error} error, {stale} stale; "
+                f"{chunks} chunks in {took}")
+    unchanged = summary.get("documents_unchanged", 0)
+    moved = (summary.get("identity") or {}).get("moved", 0)
+    moved_part = f", {moved} of them moved" if moved else ""
+    failing = error + stale
+    detail = [f"{summary.get('documents_failed', 0)} in this run",
+              f"{summary.get('documents_kept_failed', 0)} kept"]
+    if summary.get("documents_gave_up"):
+        detail.append(f"{summary['documents_gave_up']} gave up")
+    extra = "".join(f", {summary[key]} {what}" for key, what in (
+        ("documents_duplicate", "duplicates"), ("documents_vanished", "vanished"))
+        if summary.get(key))
+    return (f"ragbeam: {files} files → {ok + unchanged} fine ({ok} ok, {unchanged} "
+            f"unchanged{moved_part}), {failing} failing ({', '.join(detail)}){extra}; "
+            f"{chunks} chunks in {took}")
+
+
 def live_documents(summary: Mapping[str, Any]) -> int:
     """The documents a run left in its index, from its run.json: matched files and
     documents the delete guard held, less duplicates (they have no chunks)."""

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragbeam.pipeline.runs import (
+    INTERRUPTED_FILE,
     RUN_NAME,
     RunFolder,
     list_runs,
@@ -40,6 +41,8 @@ from ragbeam.pipeline.runs import (
 # Chosen by sync for each run: the user gives the state folder instead.
 SYNC_CHOSEN_OPTIONS = ("--output", "--previous", "--overwrite")
 DEFAULT_KEEP = 7
+# Exit codes of a run stopped by SIGINT / SIGTERM (run.py).
+INTERRUPT_CODES = (130, 143)
 
 
 class SyncRefused(Exception):
@@ -126,10 +129,14 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
             return 0
         report(f"ragbeam sync: {plan.output} (previous: "
                f"{plan.previous or 'none, a full run'})")
+        code = None
         try:
             code = run_one(run_arguments(plan, argv))
         finally:
-            _remove_if_empty(plan.output)
+            if code in INTERRUPT_CODES:  # a row in `ragbeam runs`, not nothing
+                _mark_interrupted(plan.output, code)
+            else:
+                _remove_if_empty(plan.output)
         new = read_run_folder(state, name)
         if new.is_base or submitted_only:
             try:
@@ -155,6 +162,26 @@ def prune(state: str, keep: int, in_use: set[str], report: Callable[[str], None]
     if gone:
         report(f"ragbeam sync: pruned {len(gone)} run(s) beyond --keep {keep}: "
                + ", ".join(r.name for r in gone))
+
+
+def _mark_interrupted(folder: str, code: int) -> None:
+    """A run a signal stopped removed what it wrote; its folder keeps one small file
+    saying so (``runs.INTERRUPTED_FILE``), so ``ragbeam runs`` shows the night."""
+    import datetime as dt
+    import json
+
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import run_json_path
+
+    with contextlib.suppress(Exception):
+        if FileSystems.exists(run_json_path(folder)):
+            return  # committed before the signal: a completed run
+        if "://" not in folder:
+            os.makedirs(folder, exist_ok=True)
+        with FileSystems.create(FileSystems.join(folder, INTERRUPTED_FILE)) as f:
+            f.write(json.dumps({"exit_code": code, "at": dt.datetime.now(dt.UTC).isoformat(
+                timespec="seconds")}).encode("utf-8"))
 
 
 def _remove_if_empty(folder: str) -> None:
