@@ -296,6 +296,10 @@ def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
     except Exception as exc:  # unreadable, unknown scheme…
         print(f"ragbeam runs: error: {args.state!r}: {storage_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
+    if not runs:
+        print(f"ragbeam runs: no runs under {args.state} (no folder named YYYY-MM-DD or "
+              "YYYY-MM-DDTHHMMSSZ: no sync has written into it yet)")
+        return EXIT_OK
     if args.run:
         run = next((r for r in runs if r.name == args.run), None)
         if run is None:

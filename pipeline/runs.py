@@ -261,8 +261,9 @@ def run_changes(run: RunFolder) -> list[str]:
 
 
 def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
-    """``ragbeam runs`` on a folder that is missing, is a run itself, or holds no run
-    folder: ``NotRuns`` with a line saying which."""
+    """``ragbeam runs`` on a folder that is missing or is a run itself: ``NotRuns`` with
+    a line saying which. A folder without run folders is a state folder no sync has
+    written yet (the CLI says so, exit 0)."""
     from apache_beam.io.filesystems import FileSystems
 
     from ragbeam.pipeline.summary import run_json_path
@@ -277,5 +278,3 @@ def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
 
         if not os.path.isdir(state):
             raise NotRuns("no such folder")
-    raise NotRuns("holds no run folders (named YYYY-MM-DD or YYYY-MM-DDTHHMMSSZ): not a "
-                  "ragbeam sync --state folder, or no sync has run into it yet")

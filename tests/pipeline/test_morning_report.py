@@ -89,7 +89,6 @@ def test_runs_and_peek_say_what_a_folder_is_when_it_is_not_what_they_read(tmp_pa
     capsys.readouterr()
     run = state / "2026-03-01"
     cases = [(["runs", str(tmp_path / "missing")], "no such folder"),
-             (["runs", str(corpus)], "holds no run folders"),
              (["runs", str(run)], "is a run's output, not a state folder"),
              (["peek", str(tmp_path / "missing")], "no such folder"),
              (["peek", str(state)], f"ragbeam runs {state} lists them"),
@@ -99,6 +98,9 @@ def test_runs_and_peek_say_what_a_folder_is_when_it_is_not_what_they_read(tmp_pa
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0], (argv, err)
     assert main(["peek", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["runs", str(corpus)]) == 0  # a state folder no sync has written into yet
+    assert "no runs under" in capsys.readouterr().out
 
 
 def test_the_report_of_one_run_by_kind():

@@ -162,12 +162,15 @@ def test_four_nights_with_keep_2(tmp_path, capsys):
     capsys.readouterr()
     assert main(["runs", str(state)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["run", "finished", "(UTC)", "status", "documents", "chunks",
-                                "changes", "previous"]
+    assert lines[0].split() == ["run", "finished", "(UTC)", "status", "documents", "added",
+                                "changed", "moved", "deleted", "failed", "gave", "up",
+                                "chunks", "changes", "previous"]
     by_run = {line.split()[0]: line.split() for line in lines[1:-1]}
     assert by_run["2026-03-02T130000Z"][1:3] == ["-", "running"]
     assert by_run["2026-03-04"][3] == "deletes_held"
-    assert by_run["2026-03-05"][3:] == ["ok", "1", str(len(chunk_ids)), "+0",
+    # Night 5 deleted handbook.md and added, changed, moved and failed nothing.
+    assert by_run["2026-03-05"][3:] == ["ok", "1", "0", "0", "0", "1", "0", "0",
+                                        str(len(chunk_ids)), "+0",
                                         f"-{third['chunks'] - len(chunk_ids)}", "2026-03-03"]
     assert lines[-1] == "next --previous: 2026-03-05"
 
