@@ -75,18 +75,44 @@ def _size(n: int) -> str:
     return f"{n:.1f} GiB"
 
 
-def print_dry_run(config: RunConfig, rows: list[dict]) -> None:
+def print_dry_run(config: RunConfig, rows: list[dict], to_process: int | None = None) -> None:
+    """``to_process``: with ``--previous``, how many of the files would be processed."""
     from ragbeam.transforms.route.router import BY_CONTENT, content_signals
 
     width = max((len(r["key"]) for r in rows), default=4)
-    print(f"ragbeam run --dry-run: {len(rows)} files would be processed "
-          "(nothing extracted, nothing written)")
+    if to_process is None:
+        print(f"ragbeam run --dry-run: {len(rows)} files would be processed "
+              "(nothing extracted, nothing written)")
+    else:
+        print(f"ragbeam run --dry-run: {len(rows)} files matched, {to_process} would be "
+              "processed (nothing extracted, nothing written)")
     for r in rows:
         note = "  [over --max-file-bytes: error row]" if r["over_size_limit"] else ""
         print(f"  {r['key']:<{width}}  {_size(r['bytes']):>11}  {r['strategy']:<12} "
               f"{r['reason']}{note}")
     if any(r["strategy"] == BY_CONTENT for r in rows):
         print(f"  {BY_CONTENT}: {content_signals(config.route)}")
+
+
+def print_option_differences(config: RunConfig) -> None:
+    """``--dry-run --previous``: the options (and versions) that differ from the previous
+    run's, and whether they change the config hash (then every document is redone)."""
+    from ragbeam.pipeline.summary import read_run_json
+    from ragbeam.transforms.incremental.previous import option_differences
+
+    previous = read_run_json(config.previous)
+    differences = option_differences(previous, dict(config.settings),
+                                     config.fingerprint_fields())
+    rehash = previous.get("config_hash") != config.config_hash
+    if not differences and not rehash:
+        print(f"  options: as in {config.previous}")
+        return
+    effect = ("the config hash changes: every document is processed again, whatever its "
+              "bytes" if rehash else "the config hash is the same: no document is redone "
+              "for them")
+    print(f"  options that differ from {config.previous}'s: "
+          + ("; ".join(differences) or "none named (the model's or Tika's files changed)")
+          + f" ({effect})")
 
 
 def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
@@ -222,11 +248,18 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
         if dry:
             check_inputs(config)
             rows = dry_run(config)
-            print_dry_run(config, rows)
-            if config.previous:
-                key_of = {r["path"]: r["key"] for r in rows}
-                print_dry_run_diff(config, dry_run_against_previous(config, rows), key_of,
-                                   verbose=verbose)
+            if not config.previous:
+                print_dry_run(config, rows)
+                return EXIT_OK
+            # Against --previous: the options that differ first (a config change redoes
+            # every document, which is then not the files' doing), and only what would
+            # be processed counted as such.
+            preview = dry_run_against_previous(config, rows)
+            print_dry_run(config, rows, to_process=preview.count("new")
+                          + preview.count("changed") + preview.count("retried"))
+            print_option_differences(config)
+            key_of = {r["path"]: r["key"] for r in rows}
+            print_dry_run_diff(config, preview, key_of, verbose=verbose)
             return EXIT_OK
         result = run_pipeline(request)
         if not request.wait:
@@ -261,7 +294,16 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
                                                     show_progress=not args.quiet,
                                                     started=args.started))
 
+    def run_dry(argv: list[str]) -> int:
+        return report_run(lambda: request_from_argv(argv, prog="ragbeam sync",
+                                                    started=args.started),
+                          dry=True, verbose=args.verbose > 0)
+
     try:
+        if args.dry_run:
+            from ragbeam.pipeline.sync import dry_sync
+
+            return dry_sync(args.state, run_argv, run_dry, run_name=args.run_name)
         return sync(args.state, run_argv, run_one, keep=args.keep, run_name=args.run_name,
                     take_over=args.take_over, submitted_only=args.submit_only)
     except SyncRefused as exc:
@@ -338,6 +380,9 @@ def add_sync_subcommands(sub: argparse._SubParsersAction, common: argparse.Argum
     sync_parser.add_argument("--submit-only", action="store_true",
                              help="submit the run and return without waiting (Dataflow Flex "
                                   "Templates); the job writes run.json when it finishes")
+    sync_parser.add_argument("--dry-run", action="store_true",
+                             help="preview the next run (ragbeam run --dry-run with the "
+                                  "--previous this sync would choose); nothing is written")
     sync_parser.set_defaults(handler=sync_command)
     runs_parser = sub.add_parser("runs", parents=[common],
                                  help="list the runs under a sync's --state folder",

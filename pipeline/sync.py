@@ -21,6 +21,7 @@ the run succeeded but pruning failed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -153,6 +154,25 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
         return code
     finally:
         release_claim(claim)
+
+
+def dry_sync(state: str, argv: Sequence[str], run_dry: Callable[[list[str]], int],
+             run_name: str | None = None, report: Callable[[str], None] = print) -> int:
+    """``ragbeam sync --dry-run``: the next night's run as ``ragbeam run --dry-run``
+    would show it, with the run folder and ``--previous`` the sync would choose (the
+    newest base) and the options given: nothing claimed, written or pruned."""
+    check_sync_arguments(argv)
+    name = run_name or new_run_name()
+    if not RUN_NAME.match(name):
+        raise SyncRefused(f"--run-name {name!r}: expected YYYY-MM-DD or YYYY-MM-DDTHHMMSSZ")
+    plan = plan_sync(state.rstrip("/"), list_runs(state.rstrip("/")), name)
+    if plan.done:
+        report(f"ragbeam sync --dry-run: {plan.output} is already a completed run; a sync "
+               "would do nothing")
+        return 0
+    report(f"ragbeam sync --dry-run: the next run would write {plan.output} (previous: "
+           f"{plan.previous or 'none, a full run'}); nothing claimed, written or pruned")
+    return run_dry(run_arguments(dataclasses.replace(plan, replace=False), argv))
 
 
 def prune(state: str, keep: int, in_use: set[str], report: Callable[[str], None]) -> None:
