@@ -134,8 +134,12 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
         try:
             code = run_one(run_arguments(plan, argv))
         finally:
-            if code in INTERRUPT_CODES:  # a row in `ragbeam runs`, not nothing
-                _mark_interrupted(plan.output, code)
+            from ragbeam.pipeline.interrupts import received_signal
+
+            # Stopped by a signal (its exit code, or its exception on the way out): a
+            # row in `ragbeam runs`, not nothing.
+            if code in INTERRUPT_CODES or received_signal() is not None:
+                _mark_interrupted(plan.output, code or 128 + (received_signal() or 0))
             else:
                 _remove_if_empty(plan.output)
         new = read_run_folder(state, name)

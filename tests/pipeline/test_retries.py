@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pathlib
 
+from ragbeam.pipeline.cli import main
+
 from helpers import copy_samples, read_table, run_cli, settle
 
 HOPELESS = "faq.txt"
@@ -31,7 +33,7 @@ def _rows(out: pathlib.Path) -> dict[str, dict]:
             for r in read_table(out, "documents").to_pylist()}
 
 
-def test_a_hopeless_file_is_given_up_on_and_an_empty_file_is_unchanged(tmp_path):
+def test_a_hopeless_file_is_given_up_on_and_an_empty_file_is_unchanged(tmp_path, capsys):
     corpus = copy_samples(tmp_path / "corpus", [HOPELESS])
     (corpus / "empty.pdf").write_bytes(b"")
     settle(corpus)
@@ -64,6 +66,13 @@ def test_a_hopeless_file_is_given_up_on_and_an_empty_file_is_unchanged(tmp_path)
     assert [r["metadata"].get("error_carried_over") == "true" for r in empty] == [
         False, True, True, True, False]  # night 5: --retry-errors retries it too
     assert all(s["changes_upsert"] == s["changes_delete"] == 0 for s in summaries)
+
+    # The morning after: the summary and peek say so.
+    capsys.readouterr()
+    assert main(["peek", str(nights[3])]) == 0
+    out = capsys.readouterr().out
+    assert f"✗ {HOPELESS}: error, gave up (not retried): extract: ExtractionMemoryExceeded" in out
+    assert "1 gave up" in out
 
     # New bytes: a fresh start, extracted (and failing) once more, count 1.
     with (corpus / HOPELESS).open("a", encoding="utf-8") as f:
