@@ -75,18 +75,44 @@ def _size(n: int) -> str:
     return f"{n:.1f} GiB"
 
 
-def print_dry_run(config: RunConfig, rows: list[dict]) -> None:
+def print_dry_run(config: RunConfig, rows: list[dict], to_process: int | None = None) -> None:
+    """``to_process``: with ``--previous``, how many of the files would be processed."""
     from ragbeam.transforms.route.router import BY_CONTENT, content_signals
 
     width = max((len(r["key"]) for r in rows), default=4)
-    print(f"ragbeam run --dry-run: {len(rows)} files would be processed "
-          "(nothing extracted, nothing written)")
+    if to_process is None:
+        print(f"ragbeam run --dry-run: {len(rows)} files would be processed "
+              "(nothing extracted, nothing written)")
+    else:
+        print(f"ragbeam run --dry-run: {len(rows)} files matched, {to_process} would be "
+              "processed (nothing extracted, nothing written)")
     for r in rows:
         note = "  [over --max-file-bytes: error row]" if r["over_size_limit"] else ""
         print(f"  {r['key']:<{width}}  {_size(r['bytes']):>11}  {r['strategy']:<12} "
               f"{r['reason']}{note}")
     if any(r["strategy"] == BY_CONTENT for r in rows):
         print(f"  {BY_CONTENT}: {content_signals(config.route)}")
+
+
+def print_option_differences(config: RunConfig) -> None:
+    """``--dry-run --previous``: the options (and versions) that differ from the previous
+    run's, and whether they change the config hash (then every document is redone)."""
+    from ragbeam.pipeline.summary import read_run_json
+    from ragbeam.transforms.incremental.previous import option_differences
+
+    previous = read_run_json(config.previous)
+    differences = option_differences(previous, dict(config.settings),
+                                     config.fingerprint_fields())
+    rehash = previous.get("config_hash") != config.config_hash
+    if not differences and not rehash:
+        print(f"  options: as in {config.previous}")
+        return
+    effect = ("the config hash changes: every document is processed again, whatever its "
+              "bytes" if rehash else "the config hash is the same: no document is redone "
+              "for them")
+    print(f"  options that differ from {config.previous}'s: "
+          + ("; ".join(differences) or "none named (the model's or Tika's files changed)")
+          + f" ({effect})")
 
 
 def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
@@ -123,9 +149,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     out = config.output
     took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else (
         f"{command_seconds:.1f} s (pipeline {summary['wall_seconds']:.1f} s)")
-    print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
-          f"{summary['documents_error']} error, {summary['documents_stale']} stale; "
-          f"{summary['chunks']} chunks in {took}")
+    from ragbeam.pipeline.summary import headline
+
+    print(headline(summary, took))
     if config.previous:
         print(f"  since {config.previous}: {summary['documents_unchanged']} unchanged, "
               f"{summary['documents_deleted']} deleted; changes: "
@@ -133,6 +159,12 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     if summary["documents_stale"]:
         print(f"  {summary['documents_stale']} stale: failed, their last good chunks kept "
               "(documents.status = 'stale')")
+    if summary.get("documents_gave_up"):
+        from ragbeam.transforms.incremental.retries import MAX_ATTEMPTS
+
+        print(f"  {summary['documents_gave_up']} gave up: failed the same way "
+              f"{MAX_ATTEMPTS} runs in a row, not retried until the file or the config "
+              "changes, or --retry-errors (documents.metadata.gave_up)")
     if summary.get("documents_duplicate"):
         print(f"  {summary['documents_duplicate']} duplicates: same bytes as another document, "
               "indexed once under it (documents.status = 'duplicate')")
@@ -216,11 +248,18 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
         if dry:
             check_inputs(config)
             rows = dry_run(config)
-            print_dry_run(config, rows)
-            if config.previous:
-                key_of = {r["path"]: r["key"] for r in rows}
-                print_dry_run_diff(config, dry_run_against_previous(config, rows), key_of,
-                                   verbose=verbose)
+            if not config.previous:
+                print_dry_run(config, rows)
+                return EXIT_OK
+            # Against --previous: the options that differ first (a config change redoes
+            # every document, which is then not the files' doing), and only what would
+            # be processed counted as such.
+            preview = dry_run_against_previous(config, rows)
+            print_dry_run(config, rows, to_process=preview.count("new")
+                          + preview.count("changed") + preview.count("retried"))
+            print_option_differences(config)
+            key_of = {r["path"]: r["key"] for r in rows}
+            print_dry_run_diff(config, preview, key_of, verbose=verbose)
             return EXIT_OK
         result = run_pipeline(request)
         if not request.wait:
@@ -255,7 +294,16 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
                                                     show_progress=not args.quiet,
                                                     started=args.started))
 
+    def run_dry(argv: list[str]) -> int:
+        return report_run(lambda: request_from_argv(argv, prog="ragbeam sync",
+                                                    started=args.started),
+                          dry=True, verbose=args.verbose > 0)
+
     try:
+        if args.dry_run:
+            from ragbeam.pipeline.sync import dry_sync
+
+            return dry_sync(args.state, run_argv, run_dry, run_name=args.run_name)
         return sync(args.state, run_argv, run_one, keep=args.keep, run_name=args.run_name,
                     take_over=args.take_over, submitted_only=args.submit_only)
     except SyncRefused as exc:
@@ -270,18 +318,37 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
 
 def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
     from ragbeam.pipeline.run import storage_error
-    from ragbeam.pipeline.runs import list_runs, runs_table
+    from ragbeam.pipeline.runs import (
+        NotRuns,
+        check_state_folder,
+        list_runs,
+        run_changes,
+        runs_table,
+    )
 
     if extra:
         print(f"ragbeam runs: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_USAGE
     try:
         runs = list_runs(args.state)
+        check_state_folder(args.state, runs)
+    except NotRuns as exc:
+        print(f"ragbeam runs: error: {args.state!r}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # unreadable, unknown scheme…
         print(f"ragbeam runs: error: {args.state!r}: {storage_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
     if not runs:
-        print(f"ragbeam runs: no runs under {args.state}")
+        print(f"ragbeam runs: no runs under {args.state} (no folder named YYYY-MM-DD or "
+              "YYYY-MM-DDTHHMMSSZ: no sync has written into it yet)")
+        return EXIT_OK
+    if args.run:
+        run = next((r for r in runs if r.name == args.run), None)
+        if run is None:
+            print(f"ragbeam runs: error: no run {args.run!r} under {args.state} (runs: "
+                  f"{', '.join(r.name for r in runs)})", file=sys.stderr)
+            return EXIT_USAGE
+        print("\n".join(run_changes(run)))
         return EXIT_OK
     print("\n".join(runs_table(runs)))
     return EXIT_OK
@@ -313,12 +380,18 @@ def add_sync_subcommands(sub: argparse._SubParsersAction, common: argparse.Argum
     sync_parser.add_argument("--submit-only", action="store_true",
                              help="submit the run and return without waiting (Dataflow Flex "
                                   "Templates); the job writes run.json when it finishes")
+    sync_parser.add_argument("--dry-run", action="store_true",
+                             help="preview the next run (ragbeam run --dry-run with the "
+                                  "--previous this sync would choose); nothing is written")
     sync_parser.set_defaults(handler=sync_command)
     runs_parser = sub.add_parser("runs", parents=[common],
                                  help="list the runs under a sync's --state folder",
                                  description="One line per run folder: run, finished, status, "
                                              "documents, chunks, changes, previous.")
     runs_parser.add_argument("state", metavar="DIR", help="a sync's --state folder")
+    runs_parser.add_argument("--run", metavar="ID",
+                             help="list one run's documents by what it did to them (added, "
+                                  "changed, moved, deleted, failed, gave up), by path")
     runs_parser.set_defaults(handler=runs_command)
 
 
@@ -377,9 +450,14 @@ def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
     if extra:
         print(f"ragbeam peek: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_USAGE
+    from ragbeam.pipeline.runs import NotRuns
+
     try:
         peek(args.output, per_document=args.chunks)
-    except Exception as exc:  # not a run's output, unreadable…
+    except NotRuns as exc:
+        print(f"ragbeam peek: error: {args.output!r}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # unreadable…
         print(f"ragbeam peek: error: {args.output!r}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK

@@ -35,7 +35,7 @@ import apache_beam as beam
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
 from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
-from ragbeam.pipeline.summary import WriteRunJson, read_run_json
+from ragbeam.pipeline.summary import WriteRunJson, deletes_held, read_run_json
 from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
@@ -287,7 +287,11 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
     if sink_plans:
         from ragbeam.transforms.sink.transforms import SyncToVectorStore
 
+        # A night the delete guard holds (exit 4) writes nothing to any store, so the
+        # store still holds the --previous run's chunks and the next night syncs
+        # incrementally against it (pipeline/run.py restores its marker).
+        held = written | "Deletes held" >> beam.Map(deletes_held)
         for plan in sink_plans:
             _ = ({"chunks": tables["chunks"], "changes": tables["changes"],
-                  "committed": written}
+                  "committed": written, "held": held}
                  | f"Sync to {plan.spec.key}" >> SyncToVectorStore(plan))

@@ -4,6 +4,7 @@ first chunks, then the run's totals)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 
@@ -12,10 +13,29 @@ from apache_beam.io.filesystems import FileSystems
 from ragbeam.transforms.write.read import read_table_columns
 
 
+def check_run_folder(output: str) -> None:
+    """``NotRuns`` (exit 2) unless ``output`` is a completed run: a line saying what it
+    is instead (missing, a sync's state folder, an unfinished run)."""
+    from ragbeam.pipeline.runs import NotRuns, list_runs
+    from ragbeam.pipeline.summary import run_json_path
+
+    if FileSystems.exists(run_json_path(output)):
+        return
+    if "://" not in output and not os.path.isdir(output):
+        raise NotRuns("no such folder")
+    runs = list_runs(output)
+    if runs:
+        raise NotRuns(f"is a sync's state folder of {len(runs)} runs, not a run: "
+                      f"ragbeam runs {output} lists them, ragbeam peek {runs[-1].path} "
+                      "shows the newest")
+    raise NotRuns("is not a completed run (no run.json)")
+
+
 def peek(output: str, per_document: int = 1) -> None:
+    check_run_folder(output)
     docs = read_table_columns(output, "documents",
                               ["doc_id", "source_uri", "status", "strategy", "chunk_count",
-                               "error"])
+                               "error", "metadata"])
     chunks = read_table_columns(output, "chunks",
                                 ["doc_id", "chunk_index", "text", "token_count", "page_start",
                                  "heading_path"])
@@ -25,18 +45,20 @@ def peek(output: str, per_document: int = 1) -> None:
         first_chunks.setdefault(row["doc_id"], [])
         if len(first_chunks[row["doc_id"]]) < per_document:
             first_chunks[row["doc_id"]].append(row)
-    for doc in sorted(docs.to_pylist(), key=lambda r: r["source_uri"]):
+    for doc in sorted(docs.to_pylist() if docs else [], key=lambda r: r["source_uri"]):
         name = doc["source_uri"].rsplit("/", 1)[-1]
         if doc["status"] == "deleted":  # incremental runs: no longer matched, no chunks
             print(f"- {name}: deleted")
             continue
         if doc["status"] not in ("ok", "unchanged", "stale"):
-            print(f"✗ {name}: {doc['status']}: {doc['error']}")
+            gave = ", gave up (not retried)" if _gave_up(doc) else ""
+            print(f"✗ {name}: {doc['status']}{gave}: {doc['error']}")
             continue
         carried = f", {doc['status']}" if doc["status"] != "ok" else ""
         print(f"✓ {name}: {doc['chunk_count']} chunks ({doc['strategy']}{carried})")
         if doc["status"] == "stale":
-            print(f"    last good chunks kept; failed now: {doc['error']}")
+            gave = " (gave up: not retried)" if _gave_up(doc) else ""
+            print(f"    last good chunks kept; failed now{gave}: {doc['error']}")
         for c in first_chunks.get(doc["doc_id"], []):
             where = " > ".join(c["heading_path"]) or "-"
             page = f", page {c['page_start']}" if c["page_start"] else ""
@@ -45,9 +67,16 @@ def peek(output: str, per_document: int = 1) -> None:
                   f"under {where}: {text}")
     with FileSystems.open(FileSystems.join(output, "run.json")) as f:
         run = json.load(f)
+    gave_up = f", {run['documents_gave_up']} gave up" if run.get("documents_gave_up") else ""
     print(f"run.json: {run['documents_ok']} ok, {run['documents_error']} error, "
-          f"{run.get('documents_stale', 0)} stale, {run['chunks']} chunks, "
+          f"{run.get('documents_stale', 0)} stale{gave_up}, {run['chunks']} chunks, "
           f"config {run['config_hash'][:12]}")
+
+
+def _gave_up(doc: dict) -> bool:
+    from ragbeam.transforms.incremental.retries import gave_up
+
+    return gave_up(dict(doc.get("metadata") or []))
 
 
 if __name__ == "__main__":

@@ -583,13 +583,19 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
     (``committed``): the runner's metrics and each store's state, checked against the
     committed chunks table (``summary.complete_run_json``)."""
     from ragbeam.pipeline.runner import metrics_summary
+    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD
 
     facts = metrics_summary(result)
     if config.embed_chunks:
         from ragbeam.transforms.embed.transforms import embedding_summary
 
         facts["embedding"] = embedding_summary(result)  # added to the pipeline's record
-    if plans:
+    if plans and committed.get("outcome") == OUTCOME_DELETES_HELD:
+        from ragbeam.transforms.sink.sync import hold_sync
+
+        # Nothing was written (graph.build_pipeline): the stores stay at --previous.
+        facts["sinks"] = [hold_sync(plan, config.output, config.previous) for plan in plans]
+    elif plans:
         from ragbeam.transforms.sink.sync import finish_sync
         from ragbeam.transforms.sink.transforms import sink_counters
 

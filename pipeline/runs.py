@@ -16,7 +16,9 @@ its ``run.json`` (written last) and its claims (``claim.py``):
 * **running**: no ``run.json``, and a claim whose process still runs, or runs on
   another host (it cannot be proved dead from here).
 * **dead**: no ``run.json``, and no claim (a run holds its claim from before it
-  writes anything until it ends), or a claim whose process on this host is gone.
+  writes anything until it ends), or a claim whose process on this host is gone;
+  **interrupted** when the sync that ran it was stopped by a signal (it leaves
+  ``INTERRUPTED``, the signal's exit code and the time, in the folder).
 
 Pruning (``runs_to_prune``) keeps the ``keep`` newest bases and everything newer
 than the oldest of them; older folders go if completed or dead, never the runs a
@@ -37,7 +39,9 @@ RUN_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
 RUN_NAME_FORMAT = "%Y-%m-%dT%H%M%SZ"
 # Outcomes (summary.py, run.json's "outcome") a later run may take as its --previous.
 BASE_OUTCOMES = frozenset({"ok", "error_rate_exceeded"})
-RUNNING, DEAD = "running", "dead"
+RUNNING, DEAD, INTERRUPTED = "running", "dead", "interrupted"
+# Left by ``ragbeam sync`` in the folder of a run a signal stopped (nothing else is).
+INTERRUPTED_FILE = "interrupted.json"
 
 
 def new_run_name(now: dt.datetime | None = None) -> str:
@@ -56,6 +60,7 @@ class RunFolder:
     # One entry per claim on the folder: its holder is alive (True), gone (False), or
     # cannot be told from here (None).
     claims: tuple[bool | None, ...] = field(default_factory=tuple)
+    interrupted: bool = False  # stopped by a signal (``INTERRUPTED_FILE``)
 
     @property
     def completed(self) -> bool:
@@ -74,7 +79,7 @@ class RunFolder:
     @property
     def status(self) -> str:
         if not self.completed:
-            return DEAD if self.dead else RUNNING
+            return (INTERRUPTED if self.interrupted else DEAD) if self.dead else RUNNING
         outcome = str(self.summary.get("outcome", "?"))
         failed = [s for s in self.summary.get("sinks") or () if s.get("status") != "synced"]
         if outcome == "ok" and failed:
@@ -142,7 +147,9 @@ def read_run_folder(state: str, name: str) -> RunFolder:
         except (OSError, ValueError):  # half written: a run that is still finishing
             summary = None
     claims = tuple(holder_alive(c) for c in held_claims(path))
-    return RunFolder(name, path, summary, finished, claims)
+    interrupted = summary is None and FileSystems.exists(FileSystems.join(path,
+                                                                          INTERRUPTED_FILE))
+    return RunFolder(name, path, summary, finished, claims, interrupted)
 
 
 def list_runs(state: str) -> list[RunFolder]:
@@ -165,18 +172,64 @@ def _when(epoch: float | None) -> str:
     return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
+class NotRuns(Exception):
+    """``ragbeam runs``/``peek`` on a folder that is missing or holds no run (exit 2)."""
+
+
+def run_report(run: RunFolder) -> dict[str, list[str]] | None:
+    """What a completed run did to each document (``report.document_report``), from its
+    documents table and its previous run's; None when not completed or unreadable.
+    With its previous run gone (pruned), ok documents cannot be told added from
+    changed: they are listed under "changed?"."""
+    from ragbeam.transforms.incremental.report import COLUMNS, document_report
+    from ragbeam.transforms.write.read import read_table_columns
+
+    if not run.completed:
+        return None
+    try:
+        rows = read_table_columns(run.path, "documents", COLUMNS)
+    except Exception:
+        return None
+    previous_path = (run.summary or {}).get("previous")
+    previous = None
+    if previous_path:
+        try:
+            table = read_table_columns(previous_path, "documents", ["doc_id", "status"])
+        except Exception:
+            table = None
+        if table is None:  # gone: added and changed cannot be told apart
+            report = document_report(rows.to_pylist() if rows else [], [])
+            report["changed?"] = sorted(report.pop("added") + report.pop("changed"))
+            return report
+        previous = table.to_pylist()
+    return document_report(rows.to_pylist() if rows else [], previous)
+
+
+def _count(report: Mapping[str, list[str]] | None, kind: str) -> str:
+    if report is None:
+        return "-"
+    if kind in ("added", "changed") and "changed?" in report:
+        return f"{len(report['changed?'])}?" if kind == "changed" else "?"
+    return str(len(report.get(kind, ())))
+
+
 def runs_table(runs: Sequence[RunFolder]) -> list[str]:
     """``ragbeam runs``: one line per run folder, newest last, and which one the next
-    sync builds on."""
-    header = ("run", "finished (UTC)", "status", "documents", "chunks", "changes", "previous")
+    sync builds on: per run the documents it indexed, and what it did to them
+    (added, changed, moved, deleted, failed in this run, of them given up on)."""
+    header = ("run", "finished (UTC)", "status", "documents", "added", "changed", "moved",
+              "deleted", "failed", "gave up", "chunks", "changes", "previous")
     rows = [header]
     for r in runs:
         s = r.summary or {}
         changes = (f"+{s.get('changes_upsert', 0)} -{s.get('changes_delete', 0)}"
                    if r.completed else "-")
         previous = s.get("previous")
+        report = run_report(r)
         rows.append((r.name, _when(r.finished), r.status,
                      str(s.get("files_matched", "-")) if r.completed else "-",
+                     *(_count(report, kind) for kind in
+                       ("added", "changed", "moved", "deleted", "failed", "gave up")),
                      str(s.get("chunks", "-")) if r.completed else "-", changes,
                      str(previous).rstrip("/").rsplit("/", 1)[-1] if previous else "-"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -187,3 +240,41 @@ def runs_table(runs: Sequence[RunFolder]) -> list[str]:
                  "next --previous: none (no completed run to build on: the next run is a "
                  "full one)")
     return lines
+
+
+def run_changes(run: RunFolder) -> list[str]:
+    """``ragbeam runs DIR --run ID``: the documents of one run by what it did to them,
+    one line each (kind, path), then its totals."""
+    if not run.completed:
+        return [f"{run.name}: {run.status}: no run.json, nothing was committed"]
+    report = run_report(run) or {}
+    s = run.summary or {}
+    lines = [f"{run.name}: {run.status}, {s.get('files_matched', 0)} documents, "
+             f"{s.get('documents_unchanged', 0)} unchanged, "
+             f"since {str(s.get('previous') or '-').rstrip('/').rsplit('/', 1)[-1]}"]
+    for kind, uris in report.items():
+        lines.extend(f"  {kind:<9} {uri}" for uri in uris)
+    if s.get("documents_gave_up"):
+        lines.append(f"  ({s['documents_gave_up']} documents given up on in all, not "
+                     "retried until they change or --retry-errors)")
+    return lines
+
+
+def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
+    """``ragbeam runs`` on a folder that is missing or is a run itself: ``NotRuns`` with
+    a line saying which. A folder without run folders is a state folder no sync has
+    written yet (the CLI says so, exit 0)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import run_json_path
+
+    if runs:
+        return
+    if FileSystems.exists(run_json_path(state)):
+        raise NotRuns("is a run's output, not a state folder of runs: "
+                      f"ragbeam peek {state} shows it")
+    if "://" not in state:
+        import os
+
+        if not os.path.isdir(state):
+            raise NotRuns("no such folder")

@@ -43,6 +43,12 @@ def _by_prefix(counts: Mapping[str, int], prefix: str) -> dict[str, int]:
     return {key[len(prefix):]: n for key, n in sorted(counts.items()) if key.startswith(prefix)}
 
 
+def deletes_held(written: WrittenTables) -> bool:
+    """The delete guard held documents that vanished: outcome ``deletes_held``, exit 4,
+    and no vector-store writes (``graph.build_pipeline``)."""
+    return written.counts.get("documents", {}).get(f"status:{STATUS_VANISHED}", 0) > 0
+
+
 def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) -> dict[str, Any]:
     documents = written.counts.get("documents", {})
     status = _by_prefix(documents, "status:")
@@ -64,7 +70,7 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     import ragbeam
 
     summary: dict[str, Any] = {
-        "outcome": (OUTCOME_DELETES_HELD if vanished else
+        "outcome": (OUTCOME_DELETES_HELD if deletes_held(written) else
                     OUTCOME_ERROR_RATE if exceeded else OUTCOME_OK),
         # A deleted document's row is a tombstone: its file was not matched.
         "files_matched": sum(status.values()) - status.get("deleted", 0) - vanished,
@@ -80,6 +86,9 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "documents_processed": processed,
         "documents_failed": failed_now,
         "documents_kept_failed": carried.get("error", 0) + carried.get("stale", 0),
+        # Failed the same way MAX_ATTEMPTS runs in a row: not retried any more
+        # (transforms/incremental/retries.py); some of the failing ones.
+        "documents_gave_up": documents.get("gave_up", 0),
         # The documents the error rate is measured over, and those of them failing.
         "documents_indexed": indexed,
         "documents_failing": failing,
@@ -118,6 +127,32 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     if config.previous:  # what the delete guard's rate is measured against
         summary["previous_documents"] = live_documents(read_run_json(config.previous))
     return summary
+
+
+def headline(summary: Mapping[str, Any], took: str) -> str:
+    """The summary's first line. An incremental run counts its unchanged and moved
+    documents as fine, beside those it processed: "52 files → 49 fine (2 ok, 47
+    unchanged), 3 failing (…)", not "52 files → 2 ok, 5 error"."""
+    files, chunks = summary["files_matched"], summary["chunks"]
+    ok, error, stale = (summary["documents_ok"], summary["documents_error"],
+                        summary["documents_stale"])
+    if not summary.get("previous"):
+        return (f"ragbeam: {files} files → {ok} ok, {error} error, {stale} stale; "
+                f"{chunks} chunks in {took}")
+    unchanged = summary.get("documents_unchanged", 0)
+    moved = (summary.get("identity") or {}).get("moved", 0)
+    moved_part = f", {moved} of them moved" if moved else ""
+    failing = error + stale
+    detail = [f"{summary.get('documents_failed', 0)} in this run",
+              f"{summary.get('documents_kept_failed', 0)} kept"]
+    if summary.get("documents_gave_up"):
+        detail.append(f"{summary['documents_gave_up']} gave up")
+    extra = "".join(f", {summary[key]} {what}" for key, what in (
+        ("documents_duplicate", "duplicates"), ("documents_vanished", "vanished"))
+        if summary.get(key))
+    return (f"ragbeam: {files} files → {ok + unchanged} fine ({ok} ok, {unchanged} "
+            f"unchanged{moved_part}), {failing} failing ({', '.join(detail)}){extra}; "
+            f"{chunks} chunks in {took}")
 
 
 def live_documents(summary: Mapping[str, Any]) -> int:

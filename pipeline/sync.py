@@ -21,12 +21,14 @@ the run succeeded but pruning failed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragbeam.pipeline.runs import (
+    INTERRUPTED_FILE,
     RUN_NAME,
     RunFolder,
     list_runs,
@@ -40,6 +42,8 @@ from ragbeam.pipeline.runs import (
 # Chosen by sync for each run: the user gives the state folder instead.
 SYNC_CHOSEN_OPTIONS = ("--output", "--previous", "--overwrite")
 DEFAULT_KEEP = 7
+# Exit codes of a run stopped by SIGINT / SIGTERM (run.py).
+INTERRUPT_CODES = (130, 143)
 
 
 class SyncRefused(Exception):
@@ -126,10 +130,18 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
             return 0
         report(f"ragbeam sync: {plan.output} (previous: "
                f"{plan.previous or 'none, a full run'})")
+        code = None
         try:
             code = run_one(run_arguments(plan, argv))
         finally:
-            _remove_if_empty(plan.output)
+            from ragbeam.pipeline.interrupts import received_signal
+
+            # Stopped by a signal (its exit code, or its exception on the way out): a
+            # row in `ragbeam runs`, not nothing.
+            if code in INTERRUPT_CODES or received_signal() is not None:
+                _mark_interrupted(plan.output, code or 128 + (received_signal() or 0))
+            else:
+                _remove_if_empty(plan.output)
         new = read_run_folder(state, name)
         if new.is_base or submitted_only:
             try:
@@ -148,6 +160,25 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
         release_claim(claim)
 
 
+def dry_sync(state: str, argv: Sequence[str], run_dry: Callable[[list[str]], int],
+             run_name: str | None = None, report: Callable[[str], None] = print) -> int:
+    """``ragbeam sync --dry-run``: the next night's run as ``ragbeam run --dry-run``
+    would show it, with the run folder and ``--previous`` the sync would choose (the
+    newest base) and the options given: nothing claimed, written or pruned."""
+    check_sync_arguments(argv)
+    name = run_name or new_run_name()
+    if not RUN_NAME.match(name):
+        raise SyncRefused(f"--run-name {name!r}: expected YYYY-MM-DD or YYYY-MM-DDTHHMMSSZ")
+    plan = plan_sync(state.rstrip("/"), list_runs(state.rstrip("/")), name)
+    if plan.done:
+        report(f"ragbeam sync --dry-run: {plan.output} is already a completed run; a sync "
+               "would do nothing")
+        return 0
+    report(f"ragbeam sync --dry-run: the next run would write {plan.output} (previous: "
+           f"{plan.previous or 'none, a full run'}); nothing claimed, written or pruned")
+    return run_dry(run_arguments(dataclasses.replace(plan, replace=False), argv))
+
+
 def prune(state: str, keep: int, in_use: set[str], report: Callable[[str], None]) -> None:
     gone = runs_to_prune(list_runs(state), keep, in_use)
     for run in gone:
@@ -155,6 +186,26 @@ def prune(state: str, keep: int, in_use: set[str], report: Callable[[str], None]
     if gone:
         report(f"ragbeam sync: pruned {len(gone)} run(s) beyond --keep {keep}: "
                + ", ".join(r.name for r in gone))
+
+
+def _mark_interrupted(folder: str, code: int) -> None:
+    """A run a signal stopped removed what it wrote; its folder keeps one small file
+    saying so (``runs.INTERRUPTED_FILE``), so ``ragbeam runs`` shows the night."""
+    import datetime as dt
+    import json
+
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.summary import run_json_path
+
+    with contextlib.suppress(Exception):
+        if FileSystems.exists(run_json_path(folder)):
+            return  # committed before the signal: a completed run
+        if "://" not in folder:
+            os.makedirs(folder, exist_ok=True)
+        with FileSystems.create(FileSystems.join(folder, INTERRUPTED_FILE)) as f:
+            f.write(json.dumps({"exit_code": code, "at": dt.datetime.now(dt.UTC).isoformat(
+                timespec="seconds")}).encode("utf-8"))
 
 
 def _remove_if_empty(folder: str) -> None:

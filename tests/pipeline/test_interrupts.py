@@ -220,7 +220,8 @@ def test_only_what_a_run_writes_before_run_json_is_removed(tmp_path):
 
 def test_an_interrupted_sync_releases_its_state_and_leaves_no_run(inputs, tmp_path):
     """SIGTERM to ``ragbeam sync`` mid-extraction: exit 143, the one line, the state
-    folder's claim released and the run's folder gone (no dead attempt to prune)."""
+    folder's claim released and of the run's folder only the note that it was
+    interrupted (a row in ``ragbeam runs``; nothing that could be taken for a run)."""
     state = tmp_path / "state"
     command = [str(pathlib.Path(sys.executable).parent / "ragbeam"), "sync", "--state",
                str(state), "--input", str(inputs), "--extract-timeout", EXTRACT_TIMEOUT_S]
@@ -228,4 +229,8 @@ def test_an_interrupted_sync_releases_its_state_and_leaves_no_run(inputs, tmp_pa
     assert result.returncode == 143, result.stderr
     assert _lines_besides_progress(result.stderr) == [f"ragbeam: SIGTERM: {ONE_LINE}"], \
         result.stderr
-    assert list(state.iterdir()) == []
+    (run,) = state.iterdir()
+    assert [p.name for p in run.iterdir()] == ["interrupted.json"]
+    from ragbeam.pipeline.runs import list_runs
+
+    assert [r.status for r in list_runs(str(state))] == ["interrupted"]

@@ -162,12 +162,15 @@ def test_four_nights_with_keep_2(tmp_path, capsys):
     capsys.readouterr()
     assert main(["runs", str(state)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["run", "finished", "(UTC)", "status", "documents", "chunks",
-                                "changes", "previous"]
+    assert lines[0].split() == ["run", "finished", "(UTC)", "status", "documents", "added",
+                                "changed", "moved", "deleted", "failed", "gave", "up",
+                                "chunks", "changes", "previous"]
     by_run = {line.split()[0]: line.split() for line in lines[1:-1]}
     assert by_run["2026-03-02T130000Z"][1:3] == ["-", "running"]
     assert by_run["2026-03-04"][3] == "deletes_held"
-    assert by_run["2026-03-05"][3:] == ["ok", "1", str(len(chunk_ids)), "+0",
+    # Night 5 deleted handbook.md and added, changed, moved and failed nothing.
+    assert by_run["2026-03-05"][3:] == ["ok", "1", "0", "0", "0", "1", "0", "0",
+                                        str(len(chunk_ids)), "+0",
                                         f"-{third['chunks'] - len(chunk_ids)}", "2026-03-03"]
     assert lines[-1] == "next --previous: 2026-03-05"
 
@@ -216,3 +219,78 @@ def test_sync_with_a_sink_keeps_the_store_equal_to_each_night(tmp_path, capsys):
         client.close()
     chunks = {r["chunk_id"] for r in read_table(state / "2026-03-02", "chunks").to_pylist()}
     assert {p.payload["chunk_id"] for p in points} == chunks
+
+
+def _stored_ids(store: pathlib.Path, kind: str) -> set[str]:
+    """The chunk ids a local store holds (Milvus Lite file, Qdrant local folder)."""
+    if kind == "milvus":
+        from pymilvus import MilvusClient
+
+        client = MilvusClient(uri=str(store))
+        try:
+            client.load_collection("docs")  # Milvus Lite: released in every new process
+            rows = client.query("docs", filter="", limit=16384, output_fields=["chunk_id"])
+        finally:
+            client.close()
+        return {r["chunk_id"] for r in rows}
+    from qdrant_client import QdrantClient
+
+    client = QdrantClient(path=str(store))
+    try:
+        points, _ = client.scroll("docs", limit=100_000, with_payload=True)
+    finally:
+        client.close()
+    return {p.payload["chunk_id"] for p in points}
+
+
+def _chunk_ids(out: pathlib.Path) -> set[str]:
+    return {r["chunk_id"] for r in read_table(out, "chunks").to_pylist()}
+
+
+def test_a_held_night_writes_nothing_and_the_next_night_syncs_incrementally(tmp_path):
+    """Night 2 loses 2 of 5 files (a share half mounted) and has an edit: the delete
+    guard holds it (exit 4) and neither store (Milvus Lite, Qdrant local mode) is
+    written: both still hold night 1's chunks. Night 3, the files back, builds on night
+    1 again and syncs both stores incrementally (it re-synced every chunk in full)."""
+    names = ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt", "sonde-logger.log")
+    corpus = copy_samples(tmp_path / "corpus", names)
+    settle(corpus)
+    state = tmp_path / "state"
+    stores = {"milvus": tmp_path / "index.db", "qdrant": tmp_path / "qdrant"}
+    sink = ["--sink", f"milvus:{stores['milvus']}?collection=docs",
+            "--sink", f"qdrant:{stores['qdrant']}?collection=docs",
+            "--chunk-size", "300", "--size-unit", "chars"]
+    assert _night(state, corpus, "2026-03-01", *sink) == 0
+    night1 = _chunk_ids(state / "2026-03-01")
+    assert all(_stored_ids(store, kind) == night1 for kind, store in stores.items())
+
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    for name in names[1:3]:
+        (corpus / name).rename(aside / name)
+    (corpus / "faq.txt").write_text((SAMPLES / "faq.txt").read_text() + "\nQ: New?\nA: Yes.\n")
+    settle(corpus)
+    assert _night(state, corpus, "2026-03-02", *sink) == 4
+    held = _summary(state, "2026-03-02")
+    assert held["outcome"] == "deletes_held" and held["changes_upsert"] > 0
+    for kind, store in stores.items():
+        assert _stored_ids(store, kind) == night1, kind  # not one write
+    assert {(s["kind"], s["status"], s["marker_restored"]) for s in held["sinks"]} == {
+        ("milvus", "held", True), ("qdrant", "held", True)}
+
+    for name in names[1:3]:
+        (aside / name).rename(corpus / name)
+    settle(corpus)
+    assert _night(state, corpus, "2026-03-03", *sink) == 0
+    night3 = _summary(state, "2026-03-03")
+    assert night3["previous"].endswith("2026-03-01")
+    sinks = {s["kind"]: s for s in night3["sinks"]}
+    assert {(s["status"], s["mode"]) for s in sinks.values()} == {("synced", "incremental")}
+    for kind, store in stores.items():
+        assert _stored_ids(store, kind) == _chunk_ids(state / "2026-03-03"), kind
+        # Only the edited file's chunks were written (the sink rewrites every chunk of
+        # a document with changes), not every chunk again.
+        faq = [r for r in read_table(state / "2026-03-03", "chunks").to_pylist()
+               if r["source_uri"].endswith("faq.txt")]
+        assert sinks[kind]["upserts"] == len(faq) < len(night1)
+        assert sinks[kind]["deletes"] == 0

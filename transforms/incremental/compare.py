@@ -16,9 +16,15 @@ rule, in order:
 5. Same bytes and config, previously failed (``error``, or ``stale``: failed
    while its last good chunks were kept): a *transient* failure
    (``transforms/errors.py``: a time limit, a server that was down…) is
-   ``RETRY``'d; a *permanent* one is ``KEPT_ERROR``: the row, its error and (for
-   ``stale``) its last good chunks are carried over without re-processing,
-   unless ``retry_errors`` (``--retry-errors``) asks for ``RETRY``.
+   ``RETRY``'d, unless it failed the same way ``retries.MAX_ATTEMPTS`` runs in a
+   row (``retries.py``: it *gave up*); a *permanent* one, or one given up on, is
+   ``KEPT_ERROR``: the row, its error and (for ``stale``) its last good chunks are
+   carried over without re-processing, unless ``retry_errors``
+   (``--retry-errors``) asks for ``RETRY``.
+
+"Same bytes" of a file whose bytes were never hashed (its previous row failed
+before reading them: too large, not a regular file) is the listing's answer:
+same size and recorded time. An empty file has a hash (of no bytes).
 
 "Same bytes" is decided from the listing when it can be: a file whose size and
 modification time are those the previous row recorded (``SOURCE_MODIFIED_KEY``)
@@ -65,12 +71,15 @@ from ragbeam.transforms.errors import (
     incomplete_reason,
     is_transient,
 )
+from ragbeam.transforms.incremental.retries import gave_up
 from ragbeam.transforms.types import SourceFile
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
     ERROR_CLASS_KEY,
     ERROR_STAGE_KEY,
     ERROR_TYPE_KEY,
+    FAILED_ATTEMPTS_KEY,
+    GAVE_UP_KEY,
     SOURCE_MODIFIED_KEY,
     settled_modified,
 )
@@ -134,19 +143,16 @@ def decide(
         return Outcome.DELETED if live is not None else Outcome.GONE
     if live is None:
         return Outcome.NEW
-    same_input = (
-        current.content_hash is not None
-        and current.content_hash == live["content_hash"]
-        and live["config_hash"] == config_hash
-    )
-    if not same_input:
+    same_bytes = (current.content_hash == live["content_hash"] if current.content_hash
+                  else unhashed_failure_unchanged(current.source, live))
+    if not (same_bytes and live["config_hash"] == config_hash):
         return Outcome.CHANGED
+    metadata = as_python_row(live).get("metadata")
     if live["status"] in SERVED_STATUSES:
         # ok, but cut short by a time limit (OCR): read again, though nothing changed
-        metadata = as_python_row(live).get("metadata")
         return Outcome.RETRY if incomplete_reason(metadata) else Outcome.UNCHANGED
     if live["status"] in (STATUS_ERROR, STATUS_STALE):
-        if retry_errors or is_transient(previous_error_type(live)):
+        if retry_errors or (is_transient(previous_error_type(live)) and not gave_up(metadata)):
             return Outcome.RETRY
         return Outcome.KEPT_ERROR
     # A previous duplicate (content identity decides again what it is now), or a
@@ -157,7 +163,8 @@ def decide(
 # The documents columns the decision needs: everything but the text.
 HEAD_COLUMNS = ("doc_id", "source_uri", "content_hash", "status", "error", "bytes",
                 "config_hash", "metadata")
-_HEAD_METADATA = (ERROR_TYPE_KEY, SOURCE_MODIFIED_KEY, INCOMPLETE_KEY)
+_HEAD_METADATA = (ERROR_TYPE_KEY, SOURCE_MODIFIED_KEY, INCOMPLETE_KEY, FAILED_ATTEMPTS_KEY,
+                  GAVE_UP_KEY)
 
 
 def head_of(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -176,6 +183,14 @@ def listing_unchanged(source: SourceFile, previous: Mapping[str, Any]) -> bool:
     recorded = metadata.get(SOURCE_MODIFIED_KEY)
     return (bool(recorded) and source.modified > 0 and recorded == repr(source.modified)
             and previous.get("bytes") == source.size_bytes)
+
+
+def unhashed_failure_unchanged(source: SourceFile, previous: Mapping[str, Any]) -> bool:
+    """A previous ``error`` row without a hash (Read refused the file before reading
+    it: too large, not a regular file) whose file the listing reports as it was: the
+    same failure again, so it is not redone every night."""
+    return (previous["status"] == STATUS_ERROR and previous.get("content_hash") is None
+            and listing_unchanged(source, previous))
 
 
 def needs_hash(source: SourceFile, previous: Mapping[str, Any] | None, config_hash: str,

@@ -76,3 +76,42 @@ def foreign_previous_problem(previous: str, input_root: str, namespace: str, id_
         + "; matching its documents by id would take same-named files as unchanged and "
           "every other one as deleted. If that is intended (the same corpus mounted "
           "elsewhere), pass --accept-foreign-previous")
+
+
+# Settings that say where and how this run goes, not what it makes: never "an option
+# that differs from the previous run's".
+_RUN_ONLY_SETTINGS = frozenset({"input", "output", "previous", "overwrite", "take_over",
+                                "beam", "accept_foreign_previous", "preflight"})
+# Fingerprint fields that no option sets: named when they differ.
+_IMPLICIT_FIELDS = {"ragbeam": "ragbeam's version", "format_version": "the output format version",
+                    "extractor": "the extractor (iscc-tika release or Tika server version)"}
+
+
+def option_flag(setting: str) -> str:
+    """The command-line flag of a setting (``settings.py`` names them so)."""
+    return "--" + setting.replace("_", "-")
+
+
+def option_differences(previous: dict, settings: dict, fingerprint: dict) -> list[str]:
+    """What differs between a previous run's ``run.json`` and this run: each option
+    (``effective_config``) as ``--flag OLD → NEW``, then what no option sets (ragbeam's
+    version, the extractor) from its ``config``. Runs before ``effective_config``
+    was recorded give only the latter."""
+    out = []
+    before = previous.get("effective_config") or {}
+    for name in sorted(set(before) | set(settings)):
+        if name in _RUN_ONLY_SETTINGS or name not in before or name not in settings:
+            continue
+        if before[name] != settings[name]:
+            out.append(f"{option_flag(name)} {_shown(before[name])} → {_shown(settings[name])}")
+    old_config = previous.get("config") or {}
+    for name, what in _IMPLICIT_FIELDS.items():
+        if name in old_config and old_config.get(name) != fingerprint.get(name):
+            out.append(f"{what} {_shown(old_config.get(name))} → {_shown(fingerprint.get(name))}")
+    return out
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, dict):
+        return " ".join(f"{v}" for v in value.values() if v is not None) or "-"
+    return "-" if value is None or value == [] else json.dumps(value, ensure_ascii=False)

@@ -34,6 +34,11 @@ from ragbeam.transforms.incremental.changes import (
     document_changes,
 )
 from ragbeam.transforms.incremental.compare import MOVED_FROM_KEY, as_python_row
+from ragbeam.transforms.incremental.retries import (
+    attempts_now,
+    retry_metadata,
+    without_retry_keys,
+)
 from ragbeam.transforms.types import Failure
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
@@ -115,9 +120,12 @@ def stale_document_row(previous: Mapping[str, Any], failure: Failure, config_has
     current file's hash and config (so the next run sees whether either changed)."""
     row = as_python_row(previous)
     old_metadata = dict(row.get("metadata") or {})
-    metadata = {k: v for k, v in old_metadata.items()
+    metadata = {k: v for k, v in without_retry_keys(old_metadata).items()
                 if k not in (ERROR_CARRIED_KEY, SOURCE_MODIFIED_KEY)}
     metadata.update(failure_metadata(failure))
+    metadata.update(retry_metadata(
+        attempts_now(row, failure.error_type, failure.content_hash, config_hash),
+        failure.error_type))
     metadata.update(source_metadata(failure.source))  # the file that failed now
     was_stale = row["status"] == STATUS_STALE
     metadata[LAST_GOOD_CONTENT_HASH_KEY] = (
@@ -158,7 +166,12 @@ def reconcile_document(
             out.documents.append(stale_document_row(previous.document, failure, config_hash))
             out.chunks, out.changes = moved_chunk_rows(previous.chunks, failure.source.uri)
         else:
-            out.documents.append(error_document_row(failure, config_hash))
+            document = error_document_row(failure, config_hash)
+            before = as_python_row(previous.document) if previous is not None else None
+            document["metadata"].update(retry_metadata(
+                attempts_now(before, failure.error_type, failure.content_hash, config_hash),
+                failure.error_type))
+            out.documents.append(document)
             out.changes = document_changes(doc_id, failure.source.uri, previous_digests, {})
         return out
     uri = source_uri or (previous.document["source_uri"] if previous is not None else "")

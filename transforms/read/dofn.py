@@ -20,6 +20,8 @@ from ragbeam.transforms.ids import doc_id_for, sha256_hex
 from ragbeam.transforms.match.dofn import BrokenLinkError
 from ragbeam.transforms.types import FAILURES, Failure, FetchedFile, SourceFile, Stage
 
+EMPTY_HASH = sha256_hex(b"")
+
 
 class FileTooLargeError(Exception):
     """The file is over ``--max-file-bytes``: refused before (or while) reading it."""
@@ -75,8 +77,12 @@ class ReadFile(beam.DoFn):
             if not data:
                 raise EmptyFileError("file is empty (0 bytes)")
         except Exception as exc:
+            # An empty file's bytes are known: its row records their hash, so the next
+            # incremental run sees the same (empty) file and does not redo it.
+            known = EMPTY_HASH if isinstance(exc, EmptyFileError) else None
             yield beam.pvalue.TaggedOutput(
-                FAILURES, Failure(source, Stage.READ, type(exc).__name__, str(exc))
+                FAILURES, Failure(source, Stage.READ, type(exc).__name__, str(exc),
+                                  content_hash=known)
             )
             return
         self._bytes_read.inc(len(data))
@@ -105,6 +111,7 @@ class FetchBytes(beam.DoFn):
             error = EmptyFileError("file is empty (0 bytes)")
         if error is not None:
             yield beam.pvalue.TaggedOutput(
-                FAILURES, Failure(source, Stage.READ, type(error).__name__, str(error)))
+                FAILURES, Failure(source, Stage.READ, type(error).__name__, str(error),
+                                  content_hash=EMPTY_HASH if not data else None))
             return
         yield FetchedFile(source=source, data=bytes(data), content_hash=sha256_hex(data))

@@ -42,6 +42,8 @@ SINK_STATE_DIR = "sinks"
 WRITING = "writing:"
 SYNCED = "synced"
 FAILED = "failed"
+# The delete guard held the run (exit 4): nothing written to the store.
+HELD = "held"
 _LOG = logging.getLogger(__name__)
 
 
@@ -165,6 +167,34 @@ def finish_sync(plan: SyncPlan, output: str, chunk_rows: int,
     return state
 
 
+def hold_sync(plan: SyncPlan, output: str, previous: str | None) -> dict[str, Any]:
+    """The delete guard held this run: its pipeline wrote nothing to the store. An
+    incremental plan's store still holds the ``--previous`` run's chunks, so its marker
+    goes back to that run's token and the next run, built on that run again, syncs
+    incrementally (a full plan's store matched no run before: it stays untrusted)."""
+    spec = plan.spec
+    token = (read_sink_state(previous, spec) or {}).get("run_token") if previous else None
+
+    def restore() -> bool:
+        with open_store(spec) as store:
+            if store.read_marker() != WRITING + plan.run_token:
+                return False  # another run wrote meanwhile: leave it untrusted
+            store.write_marker(token)
+        return True
+
+    restored = False
+    if not plan.full and token:
+        try:
+            restored = retrying(spec, "restore marker", restore)
+        except SinkError:
+            restored = False
+    state = _state(plan, HELD, error=None, upserts=0, deletes=0, marker_restored=restored,
+                   reason="the delete guard held this run: nothing written to the store"
+                   + (f"; it still holds {previous}'s chunks" if restored else ""))
+    write_sink_state(output, state, spec)
+    return state
+
+
 def record_failure(plan: SyncPlan, output: str, error: BaseException | str,
                    counters: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The state of a sink whose writes failed in the pipeline (message redacted)."""
@@ -177,4 +207,4 @@ def record_failure(plan: SyncPlan, output: str, error: BaseException | str,
 
 
 def failed_sinks(states: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    return [s for s in states if s.get("status") != SYNCED]
+    return [s for s in states if s.get("status") not in (SYNCED, HELD)]

@@ -146,7 +146,9 @@ class SyncToVectorStore(beam.PTransform):
 
     ``chunks``: every row of the run's chunks table (with vectors); ``changes``: the
     run's change rows; ``committed``: a PCollection complete only once the tables
-    are (nothing is written to the store before). Returns Beam's writer output.
+    are (nothing is written to the store before); optional ``held``: one bool, True
+    when the delete guard held the run, which then writes nothing to the store.
+    Returns Beam's writer output.
     """
 
     def __init__(self, plan: SyncPlan) -> None:
@@ -177,6 +179,10 @@ class SyncToVectorStore(beam.PTransform):
                 | "Join by document" >> beam.CoGroupByKey()
                 | "Plan writes" >> beam.FlatMap(_incremental_writes).with_outputs(
                     DELETE, main=UPSERT))
+        if "held" in inputs:  # one bool: this run writes nothing to the store (exit 4)
+            held = beam.pvalue.AsSingleton(inputs["held"])
+            writes = {kind: writes[kind] | f"Unless held ({kind})" >> beam.Filter(
+                lambda _, held: not held, held) for kind in (DELETE, UPSERT)}
         deleted = (
             writes[DELETE]
             | "Delete" >> beam.ParDo(DeleteFromStore(plan), committed)

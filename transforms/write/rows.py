@@ -15,6 +15,12 @@ ERROR_TYPE_KEY = "error_type"
 ERROR_CLASS_KEY = "error_class"
 # Set on a carried-over failure (not retried in this run), so a reader can tell.
 ERROR_CARRIED_KEY = "error_carried_over"
+# How many runs in a row failed this document the same way (error type), with the
+# same bytes and config; absent: once. And, set with the last of them, that no run
+# retries it any more until its bytes, the config or ragbeam's version change, or
+# ``--retry-errors`` asks (``transforms/incremental/retries.py``).
+FAILED_ATTEMPTS_KEY = "failed_attempts"
+GAVE_UP_KEY = "gave_up"
 # The modification time the listing reported for the file whose bytes the row
 # describes (``repr`` of seconds since the epoch), when the next run may trust it:
 # a file listed with the same size and this time is taken as unchanged without

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY
+from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY, GAVE_UP_KEY
 
 
 def document_counters(row: Mapping[str, Any]) -> list[str]:
@@ -21,6 +21,8 @@ def document_counters(row: Mapping[str, Any]) -> list[str]:
     counters = [f"status:{status}"]
     if metadata.get(ERROR_CARRIED_KEY) == "true":
         counters.append(f"carried:{status}")
+    if metadata.get(GAVE_UP_KEY) == "true":
+        counters.append("gave_up")
     return counters
 
 

@@ -110,6 +110,43 @@ def test_an_ok_document_marked_incomplete_is_retried_and_its_verdict_says_so(sta
     assert decide(_current(), previous, CONFIG) is Outcome.UNCHANGED
 
 
+@pytest.mark.parametrize("status", ["error", "stale"])
+def test_a_transient_failure_given_up_on_is_kept_until_something_changes(status):
+    previous = _previous(status, chunk_count=0)
+    previous["metadata"] = [("error_type", "ExtractionMemoryExceeded"),
+                            ("failed_attempts", "3"), ("gave_up", "true")]
+    for seen in (previous, head_of(previous)):  # the join sees the slim head
+        assert decide(_current(), seen, CONFIG) is Outcome.KEPT_ERROR
+        assert decide(_current(), seen, CONFIG, retry_errors=True) is Outcome.RETRY
+        assert decide(_current("b" * 64), seen, CONFIG) is Outcome.CHANGED  # new bytes
+        assert decide(_current(), seen, "d" * 32) is Outcome.CHANGED  # config, version
+
+
+def test_an_empty_file_with_a_recorded_hash_is_kept_not_redone():
+    """Read records the hash of an empty file's (no) bytes: the same empty file is the
+    same input, and its permanent failure is kept."""
+    from ragbeam.transforms.read.dofn import EMPTY_HASH
+
+    previous = _previous("error", content_hash=EMPTY_HASH, chunk_count=0)
+    previous["metadata"] = [("error_type", "EmptyFileError")]
+    assert decide(_current(EMPTY_HASH), previous, CONFIG) is Outcome.KEPT_ERROR
+
+
+def test_a_failure_never_hashed_is_the_same_while_the_listing_says_so():
+    """Read refused the file before reading it (too large): no hash on either side, but
+    the same size and recorded time are the same file, failing the same way."""
+    previous = _previous("error", content_hash=None, chunk_count=0)
+    previous["metadata"] = [("error_type", "FileTooLargeError"),
+                            (SOURCE_MODIFIED_KEY, repr(MODIFIED))]
+    same = CurrentFile(_listed(), None)
+    assert decide(same, previous, CONFIG) is Outcome.KEPT_ERROR
+    assert decide(same, head_of(previous), CONFIG) is Outcome.KEPT_ERROR
+    assert decide(CurrentFile(_listed(modified=MODIFIED + 60), None), previous,
+                  CONFIG) is Outcome.CHANGED
+    # An ok row without a hash is not trusted by the listing alone.
+    assert decide(same, {**previous, "status": "ok"}, CONFIG) is Outcome.CHANGED
+
+
 def test_a_permanent_stale_failure_is_kept_with_its_chunks():
     previous = _previous("stale", chunk_count=2)
     previous["error"] = "extract: ExtractionError: Tika failed"
@@ -202,13 +239,17 @@ def test_an_untouched_document_needs_no_verdict():
 
 
 _STATUSES = ("ok", "unchanged", "error", "stale", "deleted", "some-future-status")
-_ERRORS = ("ExtractionTimeout", "EncryptedDocumentError")
+# ":gave_up": a transient failure the same way MAX_ATTEMPTS runs in a row (retries.py).
+_ERRORS = ("ExtractionTimeout", "EncryptedDocumentError", "ExtractionTimeout:gave_up")
 _CURRENTS = ("absent", "same", "moved", "touched", "edited", "unsettled")
 
 
 def _case(status, same_config, error_type, current_kind, retry_errors):
     previous = _previous(status, config_hash=CONFIG if same_config else "d" * 32)
+    error_type, _, mark = error_type.partition(":")
     previous["metadata"] = [(SOURCE_MODIFIED_KEY, repr(MODIFIED)), ("error_type", error_type)]
+    if mark:
+        previous["metadata"] += [("failed_attempts", "3"), ("gave_up", "true")]
     uri = "/moved/a.txt" if current_kind == "moved" else "/corpus/a.txt"
     modified = {"touched": MODIFIED + 60, "unsettled": LISTED - 1}.get(current_kind, MODIFIED)
     current = None if current_kind == "absent" else CurrentFile(
