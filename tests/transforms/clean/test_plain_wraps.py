@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from itertools import pairwise
 
 import pytest
 
+import ragbeam
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.clean.linejoin import (
     LineBreak,
@@ -15,6 +17,8 @@ from ragbeam.transforms.clean.linejoin import (
     url_continues,
 )
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
+
+from conftest import require_corpus
 
 SRC = SourceFile(uri="/x.txt", doc_id="d", size_bytes=1)
 
@@ -167,3 +171,28 @@ def test_switching_line_joining_off_keeps_plain_text_lines():
                             raw_text=wrapped, blocks=(Block(BlockKind.PARAGRAPH, wrapped),),
                             metadata={})
     assert clean_document(doc, CleanOptions(join_lines=False)).text == wrapped
+
+
+MID_SENTENCE = re.compile(r"[A-Za-z,]\n[a-z]")
+
+
+def test_end_to_end_a_wrapped_text_file_is_chunked_as_paragraphs(tmp_path):
+    # Real Tika, default cleaning and chunking: a Gutenberg-like file and a poem.
+    book = tmp_path / "book.txt"
+    book.write_text("\n\n".join(textwrap.fill(PROSE, 70) for _ in range(6)) + "\n",
+                    encoding="utf-8")
+    poem = tmp_path / "poem.txt"
+    poem.write_text(SONNET + "\n", encoding="utf-8")
+    chunked = ragbeam.chunk_file(book)
+    assert chunked.text.split("\n\n")[0] == PROSE
+    assert not any(MID_SENTENCE.search(chunk.text) for chunk in chunked.chunks)
+    assert ragbeam.chunk_file(poem).text == SONNET
+
+
+def test_end_to_end_shared_corpus_wiki_text_loses_its_hard_wraps():
+    path = require_corpus() / "txt" / "norwich-city.txt"
+    chunks = ragbeam.chunk_file(path).chunks
+    mid = sum(1 for chunk in chunks if MID_SENTENCE.search(chunk.text))
+    assert mid <= 0.2 * len(chunks)  # 102 of 136 before (docs/cleaning.md)
+    text = "".join(chunk.text for chunk in chunks)
+    assert "(https://theguardian.newspapers.com/clip/56166784/the-guardian/)" in text
