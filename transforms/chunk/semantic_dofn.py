@@ -33,6 +33,7 @@ from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, chunked_document_row
 from ragbeam.transforms.chunk.records import chunk_rows
+from ragbeam.transforms.chunk.searchable import drop_unsearchable
 from ragbeam.transforms.chunk.semantic import (
     SemanticOptions,
     SemanticPlan,
@@ -212,7 +213,8 @@ class EmbedAndCut(beam.DoFn):
         assert self._strategies is not None and self._tokens is not None
         doc, decision = planned.doc, planned.decision
         try:
-            result = assemble(self._strategies.for_decision(decision), planned)
+            result = drop_unsearchable(
+                doc, assemble(self._strategies.for_decision(decision), planned))
             rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
                               self._tokens, embed_text=self._args[0].embed_text)
         except Exception as exc:
