@@ -13,7 +13,7 @@ from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkingResult, ChunkOptions, Strategy
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.searchable import DROPPED_KEY, drop_unsearchable
-from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer, load_encoding
+from ragbeam.transforms.chunk.sizing import Sizer, load_encoding, shared_token_sizer
 from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.types import FAILURES, Document, Failure, RouteDecision, Stage
 from ragbeam.transforms.write.rows import ok_document_row
@@ -68,7 +68,7 @@ class ChunkDocument(beam.DoFn):
         if self._tokens is None:
             if self._loading is not None:
                 self._loading.join()  # never load it twice
-            self._tokens = TokenSizer(self._options.encoding)
+            self._tokens = shared_token_sizer(self._options.encoding)
         return self._tokens
 
     def _strategy(self, decision: RouteDecision) -> Strategy:

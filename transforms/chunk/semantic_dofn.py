@@ -40,7 +40,7 @@ from ragbeam.transforms.chunk.semantic import (
     SemanticStrategy,
     StreamedGapDistances,
 )
-from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
+from ragbeam.transforms.chunk.sizing import Sizer, shared_token_sizer
 from ragbeam.transforms.chunk.strategies import needs_embeddings
 from ragbeam.transforms.embed.handler import LazySentenceModel
 from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts
@@ -139,7 +139,7 @@ class EmbedAndCut(beam.DoFn):
 
     def setup(self) -> None:
         self._strategies = _Strategies(*self._args)
-        self._tokens = TokenSizer(self._args[0].encoding)
+        self._tokens = shared_token_sizer(self._args[0].encoding)
         self._model = LazySentenceModel(self._args[2])
 
     def _encode(self, texts: list[str]) -> np.ndarray:
