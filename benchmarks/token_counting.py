@@ -96,7 +96,7 @@ def main(argv: list[str]) -> int:
                     base.make_sizer = saved
                 rows_sizer = make()
             else:
-                sizing.shared_token_sizer.cache_clear()
+                sizing._shared_token_sizer.cache_clear()
                 strategy = build_strategy(decision.strategy, options, decision.params)
                 rows_sizer = sizing.shared_token_sizer(options.encoding)
             result = strategy.chunk(doc)
