@@ -6,7 +6,9 @@ A chunk is dropped, in this order, when:
    speech, so the text is the file's tags (ID3 title, artist, track numbers),
    which stay in the documents row's metadata;
 2. it has no letter in any script: lone numbers, a CSV fragment (``| 139``), a
-   row of page or cell numbers (``11 12 13``), separators;
+   row of page or cell numbers (``11 12 13``), separators; unless it is whole
+   table rows (every line two or more cells: ``2016 | 91,154 | 20,539``), whose
+   header row the chunk carries in its context;
 3. it is headings only, with no body, and each heading is an automatic label, a
    word and a number (``Sheet2``, ``Tabelle1``, ``Slide 3``): the names of empty
    sheets (``Sheet2 | | Sheet3``).
@@ -32,6 +34,8 @@ DROPPED_KEY = "dropped_unsearchable"
 _MEDIA_PREFIXES = ("audio/", "video/")
 _LETTER = re.compile(r"[^\W\d_]")
 _LABEL = re.compile(r"[^\W\d_]+ ?\d{1,3}")
+_VALUE = re.compile(r"\w")
+_CELL = " | "  # how table rows join their cells (transforms/extract)
 
 
 def _heading_ranges(doc: Document) -> list[tuple[int, int]]:
@@ -54,11 +58,18 @@ def _labels_only(chunk: Chunk, headings: list[tuple[int, int]]) -> bool:
     return seen
 
 
+def _table_rows(text: str) -> bool:
+    """Every non-blank line is a row of two or more cells with a value (not ``---``)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return bool(lines) and all(
+        sum(1 for cell in line.split(_CELL) if _VALUE.search(cell)) >= 2 for line in lines)
+
+
 def is_searchable(doc: Document, chunk: Chunk, headings: list[tuple[int, int]]) -> bool:
     if doc.media_type.startswith(_MEDIA_PREFIXES):
         return False
     if not _LETTER.search(chunk.text):
-        return False
+        return _table_rows(chunk.text)
     return not (headings and _labels_only(chunk, headings))
 
 

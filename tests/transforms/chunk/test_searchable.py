@@ -38,6 +38,13 @@ def test_chunks_without_a_letter_are_dropped():
         assert not _kept(_doc(text)), text
 
 
+def test_whole_table_rows_of_numbers_stay():
+    # Their header row travels in the chunk's context (records.chunk_context).
+    assert _kept(_doc("2016 | 91,154 | 20,539\n2017 | 96,571 | 25,489"))
+    assert not _kept(_doc("| 139"))  # the end of a row cut by the chunker
+    assert not _kept(_doc("2016 | 91,154\n139"))
+
+
 def test_short_real_text_stays():
     for text in ("Main document", "谢谢 | 75", "X2 + Y2 = Z", "Revenue | 139", "Call me.",
                  "Ja.", "22. Roberts,"):
