@@ -167,6 +167,9 @@ def _shared_token_sizer(encoding: str) -> TokenSizer:  # one cache key per encod
     return TokenSizer(encoding)
 
 
+shared_token_sizer.cache_clear = _shared_token_sizer.cache_clear  # type: ignore[attr-defined]
+
+
 class ModelSizer:
     """Sizes in the embedding model's tokens (special tokens not counted)."""
 
