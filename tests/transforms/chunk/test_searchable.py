@@ -97,3 +97,10 @@ def test_run_counts_dropped_chunks_and_keeps_every_document(tmp_path):
     assert summary["chunks_dropped_unsearchable"] == sum(dropped.values())
     texts = [row["text"] for row in read_table(out, "chunks").to_pylist()]
     assert "Sheet2\n\nSheet3" not in texts and all(any(ch.isalpha() for ch in t) for t in texts)
+    # An incremental re-run keeps the document with no chunks as it was.
+    rerun = run_cli(["--input", str(folder), "--output", str(tmp_path / "rerun"),
+                     "--previous", str(out)])
+    assert rerun["documents_unchanged"] == 3 and rerun["chunks_dropped_unsearchable"] == 0
+    again = {row["source_uri"].rsplit("/", 1)[-1]: row
+             for row in read_table(tmp_path / "rerun", "documents").to_pylist()}
+    assert again["numbers.txt"]["chunk_count"] == 0
