@@ -28,6 +28,7 @@ from apache_beam.io.filesystems import FileSystems
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_VANISHED
 from ragbeam.transforms.write.parquet import WrittenTables
+from ragbeam.transforms.write.stats import DROPPED_CHUNKS_COUNTER
 
 RUN_JSON = "run.json"
 # Written first, then renamed to RUN_JSON (write_run_json): one of the entries a run
@@ -100,6 +101,9 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "ids": dataclasses.asdict(config.ids),
         "chunks": chunks.get("rows", 0),
         "chunks_embedded": chunks.get("embedded", 0),
+        # Chunks with nothing to search for (lone numbers, empty sheets, media tags),
+        # not emitted: per document in its metadata chunk_dropped_unsearchable.
+        "chunks_dropped_unsearchable": documents.get(DROPPED_CHUNKS_COUNTER, 0),
         "previous": config.previous,
         "changes_upsert": ops.get("upsert", 0),
         "changes_delete": ops.get("delete", 0),

@@ -12,7 +12,8 @@ from ragbeam.schemas.documents import DocumentRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkingResult, ChunkOptions, Strategy
 from ragbeam.transforms.chunk.records import chunk_rows
-from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer, load_encoding
+from ragbeam.transforms.chunk.searchable import DROPPED_KEY, drop_unsearchable
+from ragbeam.transforms.chunk.sizing import Sizer, load_encoding, shared_token_sizer
 from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.types import FAILURES, Document, Failure, RouteDecision, Stage
 from ragbeam.transforms.write.rows import ok_document_row
@@ -51,6 +52,7 @@ class ChunkDocument(beam.DoFn):
         self._loading: threading.Thread | None = None
         self._chunks = Metrics.counter("ragbeam", "chunks")
         self._hard_cuts = Metrics.counter("ragbeam", "hard_cuts")
+        self._dropped = Metrics.counter("ragbeam", "chunks_dropped_unsearchable")
 
     def setup(self) -> None:
         if not self._load_at_setup:
@@ -66,7 +68,7 @@ class ChunkDocument(beam.DoFn):
         if self._tokens is None:
             if self._loading is not None:
                 self._loading.join()  # never load it twice
-            self._tokens = TokenSizer(self._options.encoding)
+            self._tokens = shared_token_sizer(self._options.encoding)
         return self._tokens
 
     def _strategy(self, decision: RouteDecision) -> Strategy:
@@ -80,7 +82,7 @@ class ChunkDocument(beam.DoFn):
         doc, decision = element
         tokens = self._token_counter()  # outside the try: a missing encoding fails the run
         try:
-            result = self._strategy(decision).chunk(doc)
+            result = drop_unsearchable(doc, self._strategy(decision).chunk(doc))
             rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
                               tokens, embed_text=self._options.embed_text)
         except Exception as exc:
@@ -94,6 +96,7 @@ class ChunkDocument(beam.DoFn):
         progress.tick(progress.CHUNKED)
         Metrics.counter("ragbeam.chunks", decision.strategy).inc(len(rows))
         self._hard_cuts.inc(int(result.stats.get("hard_cuts", 0)))
+        self._dropped.inc(int(result.stats.get(DROPPED_KEY, 0)))
         yield from rows
         yield beam.pvalue.TaggedOutput(
             DOCUMENTS, chunked_document_row(doc, decision, result, len(rows), self._config_hash))

@@ -38,8 +38,9 @@ from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.base import ChunkOptions, EmbeddingStrategy
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, chunked_document_row
 from ragbeam.transforms.chunk.records import chunk_rows
+from ragbeam.transforms.chunk.searchable import drop_unsearchable
 from ragbeam.transforms.chunk.semantic import SemanticOptions
-from ragbeam.transforms.chunk.sizing import Sizer, TokenSizer
+from ragbeam.transforms.chunk.sizing import Sizer, shared_token_sizer
 from ragbeam.transforms.chunk.strategies import STRATEGIES, build_strategy, needs_embeddings
 from ragbeam.transforms.embed.handler import LazySentenceModel
 from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts
@@ -144,7 +145,7 @@ class EmbedAndCut(beam.DoFn):
 
     def setup(self) -> None:
         self._strategies = _Strategies(*self._args)
-        self._tokens = TokenSizer(self._args[0].encoding)
+        self._tokens = shared_token_sizer(self._args[0].encoding)
         self._model = LazySentenceModel(self._args[2])
 
     def _encode(self, texts: list[str]) -> np.ndarray:
@@ -205,7 +206,8 @@ class EmbedAndCut(beam.DoFn):
         assert self._strategies is not None and self._tokens is not None
         doc, decision = planned.doc, planned.decision
         try:
-            result = assemble(self._strategies.for_decision(decision), planned)
+            result = drop_unsearchable(
+                doc, assemble(self._strategies.for_decision(decision), planned))
             rows = chunk_rows(doc, result.chunks, decision.strategy, self._config_hash,
                               self._tokens, embed_text=self._args[0].embed_text)
         except Exception as exc:

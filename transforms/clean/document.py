@@ -17,9 +17,12 @@ Cleaning works line by line, in this order (each step has a switch in
    themselves as JSON ``[[page, line], …]`` in ``clean_furniture_lines``;
 5. table-of-contents leaders replaced by a space (``leaders.py``)
    → ``clean_leaders_removed``;
-6. PDFs: words hyphenated across line breaks re-joined (``hyphenation.py``)
-   → ``clean_hyphenations_joined``, and hard-wrapped lines joined into
-   paragraphs (``linejoin.py``) → ``clean_lines_joined``;
+6. PDFs, and plain text written with a steady right margin (Gutenberg texts,
+   RFCs, licences): words hyphenated across line breaks re-joined
+   (``hyphenation.py``) → ``clean_hyphenations_joined``, and hard-wrapped
+   lines joined into paragraphs (``linejoin.py``) → ``clean_lines_joined``;
+   plain text that is not hard-wrapped (code, logs, poetry, lists) keeps its
+   lines;
 7. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
    "IV. RESULTS") marked as headings with a level (``headings.py``)
    → ``clean_headings_detected``.
@@ -41,7 +44,9 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
+from itertools import pairwise
 
+from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import find_headings, is_prose
@@ -57,6 +62,7 @@ from ragbeam.transforms.clean.linejoin import (
     FULL_LINE_SHARE,
     LineBreak,
     classify_line_break,
+    plain_wrap_breaks,
     typical_line_length,
 )
 from ragbeam.transforms.clean.residue import find_residue
@@ -72,6 +78,12 @@ from ragbeam.transforms.types import Block, BlockKind, Document, ExtractedDocume
 BLOCK_SEPARATOR = "\n\n"
 # Media types whose lines are printed lines (hard-wrapped, hyphenated).
 _HARD_WRAPPED = {"application/pdf"}
+# Media types whose lines are as their author wrote them: joined only where the
+# text is hard-wrapped (``linejoin.plain_wrap_breaks``).
+_PLAIN_TEXT = {"text/plain"}
+# A plain text with this share of its lines starting with a timestamp is a log
+# (below the router's own threshold, so nothing routed as a log is ever joined).
+MAX_LOG_LINE_SHARE = 0.2
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
@@ -123,6 +135,9 @@ class _Line:
     raw_end: int
     after_blank: bool = False  # a blank line separated it from the previous line
     detached: bool = False  # outside the reading flow (PDF link target)
+    indent: int = 0  # leading whitespace of the source line, in characters
+    # Plain text only: whether the break after this line is a wrap (None: not plain text).
+    wraps: bool | None = None
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -184,7 +199,7 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
         raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
                    if traced else block.raw_end)
         lines.append(_Line(text, block.kind, index, block.page, block.level, raw_start,
-                           raw_end, after_blank, block.detached))
+                           raw_end, after_blank, block.detached, lead))
         after_blank = False
     return lines
 
@@ -318,7 +333,7 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
     if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
         return LineBreak.PARAGRAPH
     same_block = prev.block == line.block
-    if not hard_wrapped or line.kind is not BlockKind.PARAGRAPH:
+    if not hard_wrapped or line.kind is not BlockKind.PARAGRAPH or prev.wraps is False:
         if not same_block:
             return LineBreak.PARAGRAPH
         return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
@@ -331,8 +346,11 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
             return LineBreak.JOINED
     if not options.join_lines:
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    low, high = full_line.get(prev.page, _NEVER_FULL)
-    full_width = low <= len(prev.text) <= high
+    if prev.wraps:  # plain text: the next word did not fit on the line
+        full_width = True
+    else:
+        low, high = full_line.get(prev.page, _NEVER_FULL)
+        full_width = low <= len(prev.text) <= high
     brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
                               full_width=full_width)
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
@@ -357,6 +375,21 @@ def _mark_headings(assembly: _Assembly) -> int:
     return len(found)
 
 
+def _mark_plain_wraps(lines: list[_Line]) -> bool:
+    """Plain text: mark each line whose break is a wrap; whether the text is hard-wrapped."""
+    if timestamped_line_share("\n".join(line.text for line in lines)) >= MAX_LOG_LINE_SHARE:
+        return False
+    follows = [a.kind is BlockKind.PARAGRAPH is b.kind and a.block == b.block
+               and not b.after_blank for a, b in pairwise(lines)]
+    wraps = plain_wrap_breaks([line.indent + len(line.text) for line in lines],
+                              [line.text for line in lines], [*follows, False])
+    if not any(wraps):
+        return False
+    for line, wrap in zip(lines, wraps, strict=True):
+        line.wraps = wrap
+    return True
+
+
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     lines = [line for i, block in enumerate(extracted.blocks)
              for line in _block_lines(block, i, options)]
@@ -373,10 +406,11 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         lines, furniture = _remove_furniture(lines)
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
-    hard_wrapped = extracted.media_type in _HARD_WRAPPED
+    paged = extracted.media_type in _HARD_WRAPPED
+    hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
+                             and _mark_plain_wraps(lines))
     assembly = _assemble(lines, hard_wrapped, options)
-    headings_detected = _mark_headings(assembly) if hard_wrapped and options.detect_headings \
-        else 0
+    headings_detected = _mark_headings(assembly) if paged and options.detect_headings else 0
 
     parts: list[str] = []
     spans: list[TextSpan] = []

@@ -5,15 +5,17 @@ elements, sometimes one per real paragraph, sometimes one per line. For each
 pair of consecutive lines this module decides what separates them in the
 cleaned text, in this order:
 
-1. the next line starts a list item ("•", "1.", "(a)", "[12]") or a footnote
+1. the line ends in a URL that the next line, not a list item, continues
+   ("(h" / "ttps://…", "…/diary-of-a-foot" / "balling.html)") → joined directly;
+2. the next line starts a list item ("•", "1.", "(a)", "[12]") or a footnote
    ("6We use …"), or either line is a row of numbers (at least 3, and 40 % of
    its tokens), or both start with a number of the same shape (rows of a
    table: "08/30/2015 …" / "08/29/2015 …") → line break inside a paragraph,
    or paragraph break across ``<p>`` elements;
-2. the next line starts with a lowercase letter → same sentence: join;
-3. same ``<p>`` → join, unless the line is a short one that ends a sentence
+3. the next line starts with a lowercase letter → same sentence: join;
+4. same ``<p>`` → join, unless the line is a short one that ends a sentence
    (then keep the line break);
-4. different ``<p>`` → join only if the line runs to the right margin
+5. different ``<p>`` → join only if the line runs to the right margin
    (at least ``FULL_LINE_SHARE`` of the page's typical line length, and not
    far longer than it: a masthead or title spanning two columns is no wrapped
    column line), does not end a sentence, and the next line does not look
@@ -21,7 +23,17 @@ cleaned text, in this order:
    paragraph break.
 
 Joined lines get one space between them, or none between two CJK characters
-(Chinese and Japanese do not put spaces between words).
+(Chinese and Japanese do not put spaces between words) or inside a URL that
+the wrap cut ("(h" / "ttps://…", "https://ww" / "w.example.org/…").
+
+Plain text (``text/plain``) has no page geometry, only the lines as written.
+A text is hard-wrapped when its lines run to a steady right margin
+(``plain_wrap_breaks``); then a line was wrapped, not ended, when the next
+line's first word would not have fitted after it (``wrapped_at``), and such
+a break goes through the same rules as a PDF line inside a paragraph
+(``classify_line_break`` with ``same_block`` and ``full_width``). Every
+other line break of plain text, and every line break of a text that is not
+hard-wrapped (code, logs, poetry, lists, tables), is kept as written.
 """
 
 from __future__ import annotations
@@ -46,6 +58,32 @@ _LIST_START = re.compile(
     r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?[0-9]{1,3}[.)]\s|\([a-zA-Z]\)\s|\[[0-9]{1,3}\]\s?)")
 
 
+# A URL cut by the wrap: the token before the break holds a scheme or a host
+# with a path ("https://", "www.", "co.uk/"), and the token after it carries URL
+# characters ("/", ".", "-", "=", digits …) before any closing punctuation.
+_URL_TOKEN = re.compile(r"(?:https?|ftp)://|www\.|\w\.[a-z]{2,}/|/\S*[/=&?~%_]")
+_URL_START = re.compile(r"(?:https?|ftp)://")
+_URL_CONTINUATION = re.compile(r"[/.=&?~%_#\d-]")
+_CLOSING = ").,;:\"'>]"
+
+# Plain text: a steady right margin, between these widths (characters),
+# that at least this share of a text's line breaks run up to.
+MIN_WRAP_WIDTH = 50
+MAX_WRAP_WIDTH = 200
+MIN_WRAPPED_SHARE = 0.5
+MIN_WRAP_LINES = 6
+# A wrapped line reaches this share of the local margin with the next word:
+# below 1 because plain text converted from a proportional font (a PDF saved as
+# text) has lines of equal width but unequal character counts.
+WRAP_FIT = 0.9
+# Whether a text is hard-wrapped is judged against the widest line within
+# ``STEADY_WINDOW`` lines; each break against its own and the two lines next to
+# it (``WRAP_WINDOW``): texts converted from PDFs change width from page to page,
+# and within a page beside a figure.
+STEADY_WINDOW = 4
+WRAP_WINDOW = 1
+
+
 class LineBreak(Enum):
     PARAGRAPH = "\n\n"  # a new block
     LINE = "\n"  # same block, line kept
@@ -65,6 +103,8 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
     """What separates ``line`` from ``next_line`` (both non-empty, stripped)."""
     starts_item, next_start, next_row = _line_features(next_line)
     _, start, row = _line_features(line)
+    if not starts_item and (same_block or full_width) and url_continues(line, next_line):
+        return LineBreak.JOINED  # before the rows: "00.html) on 4 April 2008." is no row
     if (starts_item or (start is not None and start == next_start) or row or next_row):
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
     if next_line[0].islower():
@@ -110,3 +150,73 @@ def typical_line_length(lengths: list[int]) -> int:
         return 0
     ordered = sorted(lengths)
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.8))]
+
+
+def url_continues(line: str, next_line: str) -> bool:
+    """The break cuts a URL: "(h" / "ttps://…", "…/diary-of-a-foot" / "balling.html"."""
+    tail = line.rsplit(None, 1)[-1]
+    head = next_line.split(None, 1)[0]
+    start = _URL_START.search(tail[-8:] + head[:8])
+    if start and start.start() < len(tail[-8:]) < start.end():
+        return True  # the scheme itself is cut
+    if not _URL_TOKEN.search(tail) or tail.rstrip(".,;:").endswith((")", ">", '"')):
+        return False  # no URL, or one that its closing bracket or quote ended
+    return bool(_URL_CONTINUATION.search(head.rstrip(_CLOSING)))
+
+
+def first_word_length(line: str) -> int:
+    end = line.find(" ")
+    return len(line) if end < 0 else end
+
+
+def wrapped_at(width: int, next_line: str, margin: float) -> bool:
+    """A line ``width`` columns wide was wrapped: the next line's first word did not fit."""
+    return width + 1 + first_word_length(next_line) > WRAP_FIT * margin
+
+
+def local_margins(widths: list[int], window: int) -> list[int]:
+    """For each line, the widest line within ``window`` lines of it."""
+    return [max(widths[max(0, i - window):i + window + 1]) for i in range(len(widths))]
+
+
+def plain_wrap_breaks(widths: list[int], texts: list[str], follows: list[bool]) -> list[bool]:
+    """For each line of a plain text, whether the break after it is a wrap.
+
+    A break is a wrap when the next line's first word would not have fitted
+    (``wrapped_at``) against the widest of the line and its neighbours, never less
+    than a full line of the text, or when a full line is followed by a lowercase word.
+
+    ``widths`` are the lines' widths as written (indentation included), ``texts``
+    the lines cleaned, ``follows[i]`` whether line ``i + 1`` follows line ``i``
+    directly (no blank line between). All ``False`` when the text is not
+    hard-wrapped: fewer than ``MIN_WRAP_LINES`` line breaks inside paragraphs, a
+    typical width outside ``MIN_WRAP_WIDTH``..``MAX_WRAP_WIDTH`` (poetry and
+    lists are narrower, one-line paragraphs wider), or fewer than
+    ``MIN_WRAPPED_SHARE`` of those breaks at the margin (code, logs, poetry).
+    A line followed by a more indented one is never wrapped (a quotation, code
+    or verse set in).
+    """
+    n = len(widths)
+    wraps = [False] * n
+    inner = [i for i in range(n - 1) if follows[i]]
+    if len(inner) < MIN_WRAP_LINES:
+        return wraps
+    if not MIN_WRAP_WIDTH <= typical_line_length(widths) <= MAX_WRAP_WIDTH:
+        return wraps
+    steady = local_margins(widths, STEADY_WINDOW)
+    if (sum(wrapped_at(widths[i], texts[i + 1], steady[i]) for i in inner)
+            < MIN_WRAPPED_SHARE * len(inner)):
+        return wraps
+    # Never narrower than a full line of the text (``FULL_LINE_SHARE`` of its typical
+    # width): a run of short lines (an infobox, a table) is not a narrow column.
+    floor = FULL_LINE_SHARE * typical_line_length(widths)
+    margins = [max(floor, margin) for margin in local_margins(widths, WRAP_WINDOW)]
+    for i in inner:
+        indent = widths[i + 1] - len(texts[i + 1])
+        # A full line followed by a lowercase word continues its sentence even when a
+        # narrower stretch (a figure beside it, a superscript moved) shortened it.
+        wraps[i] = (((wrapped_at(widths[i], texts[i + 1], margins[i])
+                      or (widths[i] >= floor and texts[i + 1][0].islower()))
+                     and indent <= widths[i] - len(texts[i]))
+                    or url_continues(texts[i], texts[i + 1]))
+    return wraps

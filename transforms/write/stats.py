@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ragbeam.transforms.chunk.searchable import DROPPED_KEY
 from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY, GAVE_UP_KEY
+
+# Chunks with nothing to search for that the chunk stage did not emit
+# (``transforms/chunk/searchable.py``): its documents metadata, summed for run.json.
+DROPPED_CHUNKS_KEY = f"chunk_{DROPPED_KEY}"  # how chunked_document_row names a stat
+DROPPED_CHUNKS_COUNTER = "chunks_dropped_unsearchable"
 
 
 def document_counters(row: Mapping[str, Any]) -> list[str]:
@@ -23,6 +29,9 @@ def document_counters(row: Mapping[str, Any]) -> list[str]:
         counters.append(f"carried:{status}")
     if metadata.get(GAVE_UP_KEY) == "true":
         counters.append("gave_up")
+    if status == "ok":  # chunked in this run (an unchanged row carries an old count)
+        dropped = metadata.get(DROPPED_CHUNKS_KEY, "0")
+        counters.extend([DROPPED_CHUNKS_COUNTER] * (int(dropped) if dropped.isdigit() else 0))
     return counters
 
 
