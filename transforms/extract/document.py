@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragbeam.transforms.cores import available_cores
-from ragbeam.transforms.errors import INCOMPLETE_KEY
+from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE
 from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import (
@@ -28,6 +28,7 @@ from ragbeam.transforms.extract.ocr import (
     OCR_NOTE_KEY,
     OCR_PAGES_KEY,
     OcrTimeLimit,
+    OcrUnavailable,
     pending_pages,
 )
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
@@ -141,7 +142,10 @@ def build_extracted_document(
                 "(detected application/octet-stream: binary or random data?)"
             )
         ocr_note = _first(metadata, (OCR_NOTE_KEY,))
-        if ocr_note and _first(metadata, (INCOMPLETE_KEY,)):  # transient: retried
+        incomplete = _first(metadata, (INCOMPLETE_KEY,))
+        if ocr_note and incomplete == OCR_UNAVAILABLE:  # transient: a later run reads it
+            raise OcrUnavailable(f"no text could be extracted: {ocr_note}")
+        if ocr_note and incomplete:  # transient: retried
             raise OcrTimeLimit(f"no text could be extracted: {ocr_note}")
         if ocr_note:
             raise EmptyDocumentError(f"no text could be extracted: {ocr_note}")
