@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'document':44} {'pages':>5} {'tika':>4} {'ocr':>3} {'chars off':>9} "
           f"{'auto/off':>8} {'cpu off':>7} {'cpu auto':>8}  why")
     totals = [0, 0, 0, 0, 0.0, 0.0]
+    chars_auto_total = 0
     for path in files:
         data = path.read_bytes()
         cpu_off, cpu_auto = [], []
@@ -102,9 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         totals = [t + r for t, r in zip(totals, row, strict=True)]
         print(f"{path.name[:44]:44} {pages:5d} {old:4d} {ocrd:3d} {chars_off:9d} {ratio:8.3f} "
               f"{row[4]:7.2f} {row[5]:8.2f}  {'; '.join(f'{p}: {w}' for p, w in why.items())[:90]}")
-        totals.append(chars_auto)  # summed below
-    chars_auto_total = sum(totals[6:])
-    pages, old, ocrd, chars_off, off_s, auto_s = totals[:6]
+        chars_auto_total += chars_auto
+    pages, old, ocrd, chars_off, off_s, auto_s = totals
     print(f"{f'{len(files)} PDFs':44} {pages:5d} {old:4d} {ocrd:3d} {chars_off:9d} "
           f"{chars_auto_total / chars_off:8.3f} {off_s:7.2f} {auto_s:8.2f}  "
           f"cpu auto/off {auto_s / off_s:.3f}")
