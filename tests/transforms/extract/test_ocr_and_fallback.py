@@ -536,6 +536,39 @@ def test_ocr_cut_by_a_limit_is_marked_and_read_by_the_next_run(tmp_path):
     assert _documents(third)["report.pdf"]["status"] == "unchanged"
 
 
+@pytest.mark.slow
+def test_documents_run_without_tesseract_are_read_by_a_later_run_with_it(tmp_path, monkeypatch,
+                                                                        corpus_dir):
+    """No Tesseract: the mixed PDF keeps its text layers and the scan is an error, both
+    transient (OcrUnavailable); the next incremental run, with Tesseract on PATH and the
+    same config, reads their pages."""
+    _tesseract_ready()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(corpus_dir / "pdf/scanned-no-text-layer.pdf", folder / "scanned.pdf")
+    (folder / "mixed.pdf").write_bytes(mixed_pdf())
+    first = tmp_path / "first"
+    with monkeypatch.context() as patched:
+        patched.setenv("PATH", os.path.dirname(sys.executable))
+        ocr_unavailable.cache_clear()
+        try:
+            first_summary = run_cli(["--input", str(folder), "--output", str(first)])
+        finally:
+            ocr_unavailable.cache_clear()
+    before = _documents(first)
+    assert before["scanned.pdf"]["status"] == "error"
+    assert dict(before["mixed.pdf"]["metadata"])["incomplete"] == "OcrUnavailable"
+    second = tmp_path / "second"
+    summary = run_cli(["--input", str(folder), "--output", str(second), "--previous", str(first)])
+    after = _documents(second)
+    assert summary["config_hash"] == first_summary["config_hash"]
+    assert after["scanned.pdf"]["status"] == after["mixed.pdf"]["status"] == "ok"
+    assert "incomplete" not in dict(after["mixed.pdf"]["metadata"])
+    assert dict(after["mixed.pdf"]["metadata"])["ocr_page_list"] == "2"
+    assert SCANNED_PAGE_LINES[0] in _words(after["mixed.pdf"]["text"])
+    assert "Docling bundles PDF" in _words(after["scanned.pdf"]["text"])
+
+
 def _scanned_pdf_module():
     """benchmarks/scanned_pdf.py, which makes the scans of ``benchmarks/ocr_cores.py``."""
     spec = importlib.util.spec_from_file_location(
