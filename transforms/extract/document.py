@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE
 from ragbeam.transforms.extract.backends import with_ocr
@@ -31,6 +32,7 @@ from ragbeam.transforms.extract.ocr import (
     OcrUnavailable,
     pending_pages,
 )
+from ragbeam.transforms.extract.outline import outline_value, pdf_outline
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.types import (
     CleanedExtraction,
@@ -167,6 +169,8 @@ def build_extracted_document(
         flat[EMBEDDED_RESOURCES_KEY] = json.dumps(
             [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
             ensure_ascii=False)
+    if media_type == "application/pdf" and (outline := pdf_outline(xhtml)):
+        flat[OUTLINE_KEY] = outline_value(outline)
     if media_type == "text/markdown":
         flat.update({f"markdown:{k}": v
                      for k, v in markdown_front_matter(parsed.raw_text).items()})
