@@ -13,9 +13,10 @@ That name decides its class, in one table:
   until the file or the config changes, or ``--retry-errors`` asks for it.
 
 A document can also succeed *incompletely*: OCR stopped on some of its pages by a
-time limit (``transforms/extract/ocr.py``). Its row is ``ok`` with the text that
-was read, and ``metadata.incomplete`` names the transient error type of what is
-missing (``OcrTimeLimit``), so a user can filter on it and an incremental run
+time limit, or could not run because Tesseract is missing
+(``transforms/extract/ocr.py``). Its row is ``ok`` with the text that was read,
+and ``metadata.incomplete`` names the transient error type of what is missing
+(``OcrTimeLimit``, ``OcrUnavailable``), so a user can filter on it and an incremental run
 processes the document again instead of carrying it over (``incomplete_reason``).
 
 A type this table does not name is ``permanent``: an unknown failure is most
@@ -32,6 +33,9 @@ from enum import StrEnum
 # time limit stopped work on it; its value is a transient error type.
 INCOMPLETE_KEY = "incomplete"
 OCR_TIME_LIMIT = "OcrTimeLimit"
+# Pages needed OCR and Tesseract or pdftoppm was missing: the next run retries them
+# (transforms/extract/ocr.py), so installing Tesseract later reads them.
+OCR_UNAVAILABLE = "OcrUnavailable"
 
 
 class ErrorClass(StrEnum):
@@ -47,6 +51,7 @@ TRANSIENT_ERROR_TYPES = frozenset({
     # OCR of some pages stopped by a time limit (transforms/extract/ocr.py): an ok
     # document marked INCOMPLETE_KEY, whose next run reads them again.
     OCR_TIME_LIMIT,
+    OCR_UNAVAILABLE,
     # Tika server (transforms/extract/backends.py) and networks in general.
     "TikaServerUnavailable",
     "TikaServerError",

@@ -49,7 +49,12 @@ from itertools import pairwise
 from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
-from ragbeam.transforms.clean.headings import find_headings, is_prose
+from ragbeam.transforms.clean.headings import (
+    find_headings,
+    is_prose,
+    outline_headings,
+    outline_of,
+)
 from ragbeam.transforms.clean.hyphenation import (
     HYPHENS,
     HyphenBreak,
@@ -358,8 +363,9 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
     return brk
 
 
-def _mark_headings(assembly: _Assembly) -> int:
-    """One-line paragraphs that read like section headings become headings."""
+def _mark_headings(assembly: _Assembly, outline: list[tuple[int, str]]) -> int:
+    """The one-line paragraphs a PDF's outline points at become headings of its levels;
+    without an outline that describes the text, those that read like section headings."""
     candidates = [
         pieces[0][1].text if len(pieces) == 1 and pieces[0][1].kind is BlockKind.PARAGRAPH
         and not pieces[0][1].detached else None
@@ -368,7 +374,9 @@ def _mark_headings(assembly: _Assembly) -> int:
     prose = [is_prose(" ".join(line.text for _, line in pieces))
              if pieces[0][1].kind is BlockKind.PARAGRAPH else False
              for pieces in assembly.blocks]
-    found = find_headings(candidates, prose)
+    found = outline_headings(candidates, outline) if outline else None
+    if found is None:
+        found = find_headings(candidates, prose)
     for index, level in found.items():
         line = assembly.blocks[index][0][1]
         line.kind, line.level = BlockKind.HEADING, level
@@ -410,7 +418,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
                              and _mark_plain_wraps(lines))
     assembly = _assemble(lines, hard_wrapped, options)
-    headings_detected = _mark_headings(assembly) if paged and options.detect_headings else 0
+    headings_detected = (_mark_headings(assembly, outline_of(extracted.metadata))
+                         if paged and options.detect_headings else 0)
 
     parts: list[str] = []
     spans: list[TextSpan] = []

@@ -30,8 +30,9 @@ have body text between them.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ragbeam.transforms.charsets import CJK_SCRIPTS_CLASS, PROSE_LINE_ENDS
 
@@ -158,3 +159,56 @@ def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: 
     if mine is None or theirs is None:
         return True  # same kind of unnumbered marker twice in a row
     return theirs - mine == j - i
+
+
+# documents.metadata key of a PDF's outline, JSON [[level, title], …]
+# (transforms/extract/outline.py writes it).
+OUTLINE_KEY = "pdf_outline"
+# A PDF outline describes a document's text when at least this share of its
+# entries are found as paragraphs; otherwise (titles that name something else,
+# as in a "mistitled outline") the rules above decide.
+MIN_OUTLINE_MATCHED = 0.5
+_KEY_WORD = re.compile(r"\w+")
+_LEADING_NUMBER = re.compile(
+    r"^(?:\d{1,2}(?:\.\d{1,2}){0,4}|[IVX]{1,5}|[A-Z](?:\.[A-Z0-9]{1,2}){0,4})\.?\s+")
+
+
+def _outline_key(text: str) -> str:
+    return " ".join(_KEY_WORD.findall(text.casefold()))
+
+
+def outline_headings(paragraphs: Sequence[str | None],
+                     outline: Sequence[tuple[int, str]]) -> dict[int, int] | None:
+    """``{index: level}`` of the one-line paragraphs a PDF's outline points at, or
+    None when the outline does not describe the text (``MIN_OUTLINE_MATCHED``).
+
+    Entries are matched in outline order, each to the first paragraph after the
+    previous match whose words are the entry's (case-folded, punctuation left
+    out), with or without its numbering ("Introduction" finds "1 Introduction");
+    an entry not found is skipped. The level is the entry's outline depth."""
+    keys = [(_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text)))
+            if text is not None else None for text in paragraphs]
+    found: dict[int, int] = {}
+    cursor = 0
+    for level, title in outline:
+        wanted = {_outline_key(title), _outline_key(_LEADING_NUMBER.sub("", title))} - {""}
+        for i in range(cursor, len(keys)):
+            key = keys[i]
+            if key is not None and (key[0] in wanted or key[1] in wanted):
+                found[i] = min(level, 6)
+                cursor = i + 1
+                break
+    if not outline or len(found) < MIN_OUTLINE_MATCHED * len(outline):
+        return None
+    return found
+
+
+def outline_of(metadata: Mapping[str, str]) -> list[tuple[int, str]]:
+    """The outline a document's metadata holds (``OUTLINE_KEY``), or []."""
+    value = metadata.get(OUTLINE_KEY)
+    if not value:
+        return []
+    try:
+        return [(int(level), str(title)) for level, title in json.loads(value)]
+    except (ValueError, TypeError):
+        return []

@@ -7,11 +7,12 @@ produced the text) and, for the embedded backend, ``ocr_pages``.
 Two ways past a document that plain Tika leaves without text:
 
 * **OCR** (``OcrSettings``, embedded backend): after the ordinary extraction,
-  PDF pages without a usable text layer (Tika's own AUTO test: at most 10
-  characters, or more than 10 unmapped ones) and images (PNG, JPEG, TIFF, …)
-  are read by Tesseract page by page, in parallel, each page under a CPU-time
-  limit (``ocr.py``). Documents that need none are extracted exactly as with
-  OCR off, at no extra cost. An extraction child (``defer_ocr``) leaves the
+  PDF pages without a usable text layer (at most 10 usable characters, or more
+  than 30 % of them unmapped or garbage: ``ocr.text_layer_problem``) and images
+  (PNG, JPEG, TIFF, …) are read by Tesseract, their text replacing the layer,
+  page by page, in parallel, each page under a CPU-time limit (``ocr.py``).
+  Documents that need none are extracted exactly as with OCR off, at no extra
+  cost. An extraction child (``defer_ocr``) leaves the
   pages to its parent, which spreads them over the pool's cores.
 * **PDF fallback**: when Tika fails to parse a PDF (it throws; an encrypted
   PDF is not retried), pdfminer.six reads it in the same process, and
@@ -38,12 +39,14 @@ from typing import Any
 
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.ocr import (
-    OCR_NOTE_KEY,
     OCR_PAGES_KEY,
     OCR_PENDING_KEY,
+    OCR_REASONS_KEY,
     complete_ocr,
-    pages_needing_ocr,
+    ocr_candidates,
     pending_pages,
+    reasons_value,
+    unavailable_metadata,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
@@ -128,7 +131,7 @@ def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
         return xhtml, metadata
     if isinstance(settings, dict):
         settings = OcrSettings(**settings)
-    return complete_ocr(data, xhtml, metadata, pages, settings.mode, settings.languages,
+    return complete_ocr(data, xhtml, metadata, pages, settings.languages,
                         settings.page_timeout_s, workers, settings.document_timeout_s)
 
 
@@ -179,13 +182,13 @@ class EmbeddedTika:
         if self._ocr is None or not self._ocr.enabled:
             return xhtml, metadata
         metadata[OCR_PAGES_KEY] = ["0"]
-        pages = pages_needing_ocr(metadata, self._ocr.mode)
-        if not pages:
+        candidates = ocr_candidates(metadata, self._ocr.mode, xhtml)
+        if not candidates:
             return xhtml, metadata
+        pages = list(candidates)
+        metadata[OCR_REASONS_KEY] = reasons_value(candidates)
         if self._ocr_problem:
-            metadata[OCR_NOTE_KEY] = [f"{len(pages)} page(s) need OCR, which is unavailable: "
-                                      f"{self._ocr_problem}"]
-            return xhtml, metadata
+            return xhtml, unavailable_metadata(metadata, pages, self._ocr_problem)
         metadata[OCR_PENDING_KEY] = [",".join(map(str, pages))]
         if self._defer_ocr:
             return xhtml, metadata

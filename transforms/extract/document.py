@@ -9,8 +9,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.cores import available_cores
-from ragbeam.transforms.errors import INCOMPLETE_KEY
+from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE
 from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import (
@@ -28,8 +29,10 @@ from ragbeam.transforms.extract.ocr import (
     OCR_NOTE_KEY,
     OCR_PAGES_KEY,
     OcrTimeLimit,
+    OcrUnavailable,
     pending_pages,
 )
+from ragbeam.transforms.extract.outline import outline_value, pdf_outline
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.types import (
     CleanedExtraction,
@@ -141,7 +144,10 @@ def build_extracted_document(
                 "(detected application/octet-stream: binary or random data?)"
             )
         ocr_note = _first(metadata, (OCR_NOTE_KEY,))
-        if ocr_note and _first(metadata, (INCOMPLETE_KEY,)):  # transient: retried
+        incomplete = _first(metadata, (INCOMPLETE_KEY,))
+        if ocr_note and incomplete == OCR_UNAVAILABLE:  # transient: a later run reads it
+            raise OcrUnavailable(f"no text could be extracted: {ocr_note}")
+        if ocr_note and incomplete:  # transient: retried
             raise OcrTimeLimit(f"no text could be extracted: {ocr_note}")
         if ocr_note:
             raise EmptyDocumentError(f"no text could be extracted: {ocr_note}")
@@ -163,6 +169,8 @@ def build_extracted_document(
         flat[EMBEDDED_RESOURCES_KEY] = json.dumps(
             [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
             ensure_ascii=False)
+    if media_type == "application/pdf" and (outline := pdf_outline(xhtml)):
+        flat[OUTLINE_KEY] = outline_value(outline)
     if media_type == "text/markdown":
         flat.update({f"markdown:{k}": v
                      for k, v in markdown_front_matter(parsed.raw_text).items()})

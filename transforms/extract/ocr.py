@@ -5,13 +5,23 @@ reads a document's pages one after another on one core, under one time limit
 for the whole document and a wall-clock limit per page: under load a page ran
 out of time and its text silently went missing, and a 43-page scan did not fit
 in the document's budget at all. Here the ordinary extraction finds the pages
-that need OCR (Tika's own AUTO test on ``pdf:charsPerPage``), and then each page
-is one job of its own:
+that need OCR, and then each page is one job of its own:
 
 1. ``pdftoppm`` (poppler-utils) renders it at ``OCR_DPI`` in grey, as Tika does;
 2. the ``tesseract`` command reads the image (one thread: ``OMP_THREAD_LIMIT=1``);
-3. its text goes into that page's ``<div class="page">`` of Tika's XHTML as a
-   ``<div class="ocr">``, exactly where Tika's OCR puts it.
+3. its text **replaces** that page's text in Tika's XHTML, as a
+   ``<div class="ocr">`` in the page's ``<div class="page">``.
+
+**Only pages without a usable text layer are OCR'd** (``text_layer_problem``):
+almost no characters, or a layer of which a large share is glyphs without a
+Unicode mapping or characters nothing reads (U+FFFD, private use, controls).
+Tika's AUTO test OCR'd a page with more than 10 unmapped glyphs, however many
+good ones it had (math, ligatures, form check boxes), and its text was then
+appended beside the text layer: born-digital pages were indexed twice, the
+second time with OCR errors. Such a page now keeps its text layer, and a page
+that is OCR'd loses nothing worth keeping, so its OCR text replaces the layer.
+Each document says which pages were OCR'd and why (``ocr_page_list``,
+``ocr_reasons``).
 
 Pages run in parallel, as many at once as the extraction pool has processes
 (``ocr_workers``), so a scan takes its page time divided by the cores.
@@ -32,7 +42,9 @@ run processes it again. No time figure is ever written into a document.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -45,11 +57,15 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT
+from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT, OCR_UNAVAILABLE
 
 # Metadata keys (they reach documents.metadata, except OCR_PENDING_KEY).
 OCR_PAGES_KEY = "ocr_pages"
 OCR_NOTE_KEY = "ocr_note"
+# The pages whose text OCR replaced, comma-separated ("0": the image), and for every
+# page chosen for OCR (read or not) why, as JSON {"page": "reason"}.
+OCR_PAGE_LIST_KEY = "ocr_page_list"
+OCR_REASONS_KEY = "ocr_reasons"
 # Set by an extraction child that leaves OCR to its parent (isolation.py): the
 # pages, comma-separated (0: the whole image). Removed once OCR is done.
 OCR_PENDING_KEY = "ocr_pending_pages"
@@ -66,16 +82,31 @@ OCR_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/tiff", "image/bmp
 _IMAGE_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/tiff": ".tif",
                    "image/bmp": ".bmp", "image/gif": ".gif", "image/jp2": ".jp2"}
 WHOLE_IMAGE = 0
-# Tika's AUTO strategy ("better"): a page needs OCR when it has at most this
-# many characters, or more than this many without a Unicode mapping.
+# A page needs OCR when at most this many of its characters are usable (Tika's
+# AUTO threshold), or when more than OCR_MAX_BAD_SHARE of them are not: glyphs
+# without a Unicode mapping (pdf:unmappedUnicodeCharsPerPage) or characters in
+# its text that nothing reads (_GARBAGE). Measured: born-digital pages with
+# math, ligatures or check boxes that Tika's test (> 10 unmapped) sent to OCR
+# have 0.3-1.2 % of their glyphs unmapped (pdfminer.six's issue-1061 sample,
+# IRS form f1040nr); at 30 % most words of a page have lost a letter, and OCR
+# reads it better than its text layer.
 OCR_AUTO_MAX_CHARS = 10
-OCR_AUTO_MAX_UNMAPPED = 10
+OCR_MAX_BAD_SHARE = 0.30
+_GARBAGE = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0c"
+                      "\x0e-\x1f\x7f-\x9f]")
+_PAGE_DIV = re.compile(r'<div class="page">')
+_TAG = re.compile(r"<[^>]*>")
 _XML_INVALID = "".join(chr(c) for c in (*range(0, 9), 11, 12, *range(14, 32)))
 _XML_INVALID_TABLE = str.maketrans("", "", _XML_INVALID + "\ufffe\uffff")
 
 
 class OcrTimeLimit(Exception):
     """A page (or the document) ran out of OCR time: the text is incomplete."""
+
+
+class OcrUnavailable(Exception):
+    """Pages need OCR and Tesseract or pdftoppm is missing: a later run with them
+    reads those pages (transient)."""
 
 
 @dataclass(frozen=True)
@@ -92,26 +123,81 @@ def media_type_of(metadata: dict[str, list[str]]) -> str:
     return (metadata.get("Content-Type") or [""])[0].split(";", 1)[0].strip().lower()
 
 
-def pages_needing_ocr(metadata: dict[str, list[str]], mode: str) -> list[int]:
-    """The pages of an extracted document that OCR reads (``[WHOLE_IMAGE]``: an image)."""
-    if mode == "off":
-        return []
-    media_type = media_type_of(metadata)
-    if media_type in OCR_IMAGE_TYPES:
-        return [WHOLE_IMAGE]
-    if media_type != "application/pdf":
-        return []
-    if (metadata.get("pdf:encrypted") or [""])[0].lower() == "true":
-        return []  # nothing to render without the password
+@dataclass(frozen=True)
+class TextLayer:
+    """What a PDF page's text layer holds: glyphs Tika counted, those without a
+    Unicode mapping, and characters of its text nothing reads."""
+
+    chars: int
+    unmapped: int = 0
+    garbage: int = 0
+
+
+def text_layer_problem(layer: TextLayer) -> str | None:
+    """Why a page's text layer is not usable (then OCR reads the page), or None."""
+    bad = layer.unmapped + layer.garbage
+    usable = max(layer.chars - bad, 0)
+    if usable <= OCR_AUTO_MAX_CHARS:
+        return f"no text layer ({usable} usable characters)"
+    if bad > OCR_MAX_BAD_SHARE * layer.chars:
+        return (f"unreadable text layer ({round(100 * bad / layer.chars)} % of "
+                f"{layer.chars} characters unmapped or garbage)")
+    return None
+
+
+def page_texts(xhtml: str) -> list[str]:
+    """The text of each ``<div class="page">`` of Tika's XHTML, roughly (tags dropped,
+    entities kept): enough to count characters nothing reads, without a parse."""
+    parts = _PAGE_DIV.split(xhtml)[1:]
+    return [_TAG.sub("", part) for part in parts]
+
+
+def text_layers(metadata: dict[str, list[str]], xhtml: str = "") -> list[TextLayer]:
+    """Each PDF page's text layer, from Tika's per-page counts and its XHTML."""
     chars = [int(c) if c.isdigit() else 0 for c in metadata.get("pdf:charsPerPage", ())]
-    if mode == "only":
-        pages = (metadata.get("xmpTPg:NPages") or [""])[0]
-        return list(range(1, (int(pages) if pages.isdigit() else len(chars)) + 1))
     unmapped = [int(u) if u.isdigit() else 0
                 for u in metadata.get("pdf:unmappedUnicodeCharsPerPage", ())]
     unmapped += [0] * (len(chars) - len(unmapped))
-    return [page for page, (c, u) in enumerate(zip(chars, unmapped, strict=False), start=1)
-            if c <= OCR_AUTO_MAX_CHARS or u > OCR_AUTO_MAX_UNMAPPED]
+    texts = page_texts(xhtml) if xhtml else []
+    texts += [""] * (len(chars) - len(texts))
+    return [TextLayer(c, u, len(_GARBAGE.findall(text)))
+            for c, u, text in zip(chars, unmapped, texts, strict=False)]
+
+
+def ocr_candidates(metadata: dict[str, list[str]], mode: str, xhtml: str = ""
+                   ) -> dict[int, str]:
+    """The pages of an extracted document that OCR reads (``WHOLE_IMAGE``: an image),
+    each with why, in page order."""
+    if mode == "off":
+        return {}
+    media_type = media_type_of(metadata)
+    if media_type in OCR_IMAGE_TYPES:
+        return {WHOLE_IMAGE: "image"}
+    if media_type != "application/pdf":
+        return {}
+    if (metadata.get("pdf:encrypted") or [""])[0].lower() == "true":
+        return {}  # nothing to render without the password
+    layers = text_layers(metadata, xhtml)
+    if mode == "only":
+        pages = (metadata.get("xmpTPg:NPages") or [""])[0]
+        count = int(pages) if pages.isdigit() else len(layers)
+        return {page: "--ocr only" for page in range(1, count + 1)}
+    return {page: problem for page, layer in enumerate(layers, start=1)
+            if (problem := text_layer_problem(layer))}
+
+
+def pages_needing_ocr(metadata: dict[str, list[str]], mode: str, xhtml: str = "") -> list[int]:
+    """The pages of an extracted document that OCR reads (``[WHOLE_IMAGE]``: an image)."""
+    return list(ocr_candidates(metadata, mode, xhtml))
+
+
+def unavailable_metadata(metadata: dict[str, list[str]], pages: list[int], problem: str
+                         ) -> dict[str, list[str]]:
+    """``metadata`` of a document whose ``pages`` need OCR that cannot run here: it
+    keeps its text layers, says so, and is marked incomplete (``OcrUnavailable``, a
+    transient type) so that a later run, with Tesseract installed, reads them."""
+    return {**metadata, OCR_PAGES_KEY: ["0"], INCOMPLETE_KEY: [OCR_UNAVAILABLE],
+            OCR_NOTE_KEY: [f"{len(pages)} page(s) need OCR, which is unavailable: {problem}"]}
 
 
 def pending_pages(metadata: dict[str, list[str]]) -> list[int] | None:
@@ -234,10 +320,11 @@ def ocr_div(text: str) -> etree._Element:
     return div
 
 
-def merge_ocr(xhtml: str, results: list[PageText], replace_text_layer: bool) -> str:
-    """Tika's XHTML with each page's OCR text as a ``<div class="ocr">`` at the end of
-    its ``<div class="page">`` (for an image: of the body), as Tika's OCR puts it;
-    ``replace_text_layer`` (``--ocr only``): instead of the page's own text."""
+def merge_ocr(xhtml: str, results: list[PageText]) -> str:
+    """Tika's XHTML with each page's OCR text as a ``<div class="ocr">`` instead of the
+    page's own text in its ``<div class="page">`` (for an image: at the end of the
+    body). Only pages without a usable text layer are OCR'd, so the layer goes: a
+    copy beside it would index the page twice. A page OCR found nothing on keeps it."""
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
     root = etree.fromstring(xhtml.encode("utf-8"), parser=parser) if xhtml.strip() else None
@@ -256,10 +343,9 @@ def merge_ocr(xhtml: str, results: list[PageText], replace_text_layer: bool) -> 
             target = body
         elif result.page <= len(page_divs):
             target = page_divs[result.page - 1]
-            if replace_text_layer:
-                for child in list(target):
-                    target.remove(child)
-                target.text = None
+            for child in list(target):
+                target.remove(child)
+            target.text = None
         else:
             continue  # Tika wrote fewer pages than the PDF has: nowhere to put it
         target.append(ocr_div(result.text))
@@ -271,23 +357,23 @@ def _local(tag: object) -> str:
 
 
 def complete_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]], pages: list[int],
-                 mode: str, languages: str, page_cpu_seconds: int, workers: int,
+                 languages: str, page_cpu_seconds: int, workers: int,
                  deadline_s: float | None = None) -> tuple[str, dict[str, list[str]]]:
     """Tika's answer for a document with ``pages`` OCR'd into it, and its metadata
-    saying what OCR did: ``ocr_pages`` (pages read), ``ocr_note`` (pages that could
-    not be, and why: no time figures), and for pages stopped by a time limit
-    ``incomplete`` (a transient error type)."""
+    saying what OCR did: ``ocr_pages`` (how many pages were read), ``ocr_page_list``
+    (which: their text replaced the text layer), ``ocr_note`` (pages that could not
+    be, and why: no time figures), and for pages stopped by a time limit or OCR
+    programs missing ``incomplete`` (a transient error type)."""
     metadata = {k: v for k, v in metadata.items() if k != OCR_PENDING_KEY}
     media_type = media_type_of(metadata)
     if problem := ocr_programs_missing(media_type):
-        metadata[OCR_PAGES_KEY] = ["0"]
-        metadata[OCR_NOTE_KEY] = [f"{len(pages)} page(s) need OCR, which is unavailable: "
-                                  f"{problem}"]
-        return xhtml, metadata
+        return xhtml, unavailable_metadata(metadata, pages, problem)
     results = read_pages(data, media_type, pages, languages, page_cpu_seconds, workers,
                          deadline_s)
-    merged = merge_ocr(xhtml, results, replace_text_layer=mode == "only")
+    merged = merge_ocr(xhtml, results)
     metadata[OCR_PAGES_KEY] = [str(sum(1 for r in results if r.text is not None))]
+    metadata[OCR_PAGE_LIST_KEY] = [",".join(str(r.page) for r in results
+                                            if r.text and r.text.strip())]
     notes = []
     timed_out = [r.page for r in results if r.timed_out]
     if timed_out:
@@ -298,6 +384,12 @@ def complete_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]], pages:
     if notes:
         metadata[OCR_NOTE_KEY] = ["; ".join(notes)]
     return merged, metadata
+
+
+def reasons_value(candidates: dict[int, str]) -> list[str]:
+    """``ocr_reasons``'s value: why each page was chosen for OCR, as JSON."""
+    return [json.dumps({str(page): reason for page, reason in candidates.items()},
+                       ensure_ascii=False)]
 
 
 def _pages(pages: list[int]) -> str:

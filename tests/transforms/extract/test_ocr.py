@@ -7,9 +7,14 @@ from __future__ import annotations
 from ragbeam.transforms.extract.ocr import (
     WHOLE_IMAGE,
     PageText,
+    TextLayer,
     merge_ocr,
+    ocr_candidates,
+    page_texts,
     pages_needing_ocr,
     pending_pages,
+    text_layer_problem,
+    text_layers,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
@@ -28,10 +33,15 @@ def _pdf_metadata(chars: list[int], unmapped: list[int] | None = None) -> dict:
     return metadata
 
 
-def test_pages_needing_ocr_follow_tikas_auto_test_and_the_mode():
-    metadata = _pdf_metadata([1200, 0, 9, 11, 800], [0, 0, 0, 0, 40])
-    assert pages_needing_ocr(metadata, "auto") == [2, 3, 5]
-    assert pages_needing_ocr(metadata, "only") == [1, 2, 3, 4, 5]
+def test_only_pages_without_a_usable_text_layer_are_ocrd_and_the_mode_decides():
+    # Page 5 has 40 unmapped glyphs of 800 (math, ligatures: Tika's AUTO test OCR'd
+    # it, and the page was indexed twice); page 6 has 500 of 800: mostly unreadable.
+    metadata = _pdf_metadata([1200, 0, 9, 11, 800, 800], [0, 0, 0, 0, 40, 500])
+    assert pages_needing_ocr(metadata, "auto") == [2, 3, 6]
+    assert ocr_candidates(metadata, "auto") == {
+        2: "no text layer (0 usable characters)", 3: "no text layer (9 usable characters)",
+        6: "unreadable text layer (62 % of 800 characters unmapped or garbage)"}
+    assert pages_needing_ocr(metadata, "only") == [1, 2, 3, 4, 5, 6]
     assert pages_needing_ocr(metadata, "off") == []
     assert pages_needing_ocr({**metadata, "pdf:encrypted": ["true"]}, "auto") == []
     assert pages_needing_ocr({"Content-Type": ["image/png"]}, "auto") == [WHOLE_IMAGE]
@@ -40,9 +50,29 @@ def test_pages_needing_ocr_follow_tikas_auto_test_and_the_mode():
     assert pending_pages({}) is None
 
 
+def test_the_text_layer_quality_score():
+    assert text_layer_problem(TextLayer(4000, 49)) is None  # 1.2 %: a math page
+    assert text_layer_problem(TextLayer(100, 20, 10)) is None  # 30 %: still usable
+    assert text_layer_problem(TextLayer(100, 20, 11)) == (
+        "unreadable text layer (31 % of 100 characters unmapped or garbage)")
+    assert text_layer_problem(TextLayer(15, 5)) == "no text layer (10 usable characters)"
+    assert text_layer_problem(TextLayer(0)) == "no text layer (0 usable characters)"
+
+
+def test_characters_nothing_reads_count_against_a_page_from_its_own_text():
+    # A font without a Unicode map that Tika gives as private-use characters: Tika
+    # counts them as characters, none unmapped; the page's text says otherwise.
+    garbage = "\ue021\ue022\ue023 " * 30
+    xhtml = THREE_PAGES.replace("Third page text.", garbage)
+    assert page_texts(xhtml)[0] == "First page text."
+    metadata = _pdf_metadata([16, 0, 120], [0, 0, 0])
+    assert text_layers(metadata, xhtml)[2] == TextLayer(120, 0, 90)
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2, 3]
+    assert pages_needing_ocr(metadata, "auto") == [2]
+
+
 def test_ocr_text_goes_into_its_own_page_and_keeps_its_page_number():
-    merged = merge_ocr(THREE_PAGES, [PageText(2, text="Scanned second page.\n")],
-                       replace_text_layer=False)
+    merged = merge_ocr(THREE_PAGES, [PageText(2, text="Scanned second page.\n")])
     parsed = parse_tika_xhtml(merged)
     assert [(b.page, b.text.strip()) for b in parsed.blocks] == [
         (1, "First page text."), (2, "Scanned second page."), (3, "Third page text."),
@@ -50,19 +80,19 @@ def test_ocr_text_goes_into_its_own_page_and_keeps_its_page_number():
     assert parsed.title == "t" and merged.count('<div class="ocr">') == 1
 
 
-def test_only_mode_replaces_the_text_layer_and_pages_without_text_change_nothing():
+def test_ocr_text_replaces_the_text_layer_and_pages_without_text_change_nothing():
     merged = merge_ocr(THREE_PAGES, [PageText(1, text="OCR one"), PageText(2, timed_out=True),
-                                     PageText(3, text="OCR three")], replace_text_layer=True)
+                                     PageText(3, text="OCR three")])
     parsed = parse_tika_xhtml(merged)
     assert [(b.page, b.text.strip()) for b in parsed.blocks] == [
         (1, "OCR one"), (3, "OCR three"), (None, "an outline entry")]
-    unchanged = merge_ocr(THREE_PAGES, [PageText(2, problem="tesseract failed")], False)
+    unchanged = merge_ocr(THREE_PAGES, [PageText(2, problem="tesseract failed")])
     assert parse_tika_xhtml(unchanged).raw_text == parse_tika_xhtml(THREE_PAGES).raw_text
 
 
 def test_an_images_text_goes_into_the_body_and_control_characters_are_dropped():
     empty_image = ('<html xmlns="http://www.w3.org/1999/xhtml"><head/><body /></html>')
-    merged = merge_ocr(empty_image, [PageText(WHOLE_IMAGE, text="Invoice\x0c 42\x00")], False)
+    merged = merge_ocr(empty_image, [PageText(WHOLE_IMAGE, text="Invoice\x0c 42\x00")])
     assert parse_tika_xhtml(merged).raw_text == "Invoice 42"
-    assert parse_tika_xhtml(merge_ocr("", [PageText(WHOLE_IMAGE, text="x")], False)
+    assert parse_tika_xhtml(merge_ocr("", [PageText(WHOLE_IMAGE, text="x")])
                             ).raw_text == "x"

@@ -23,6 +23,7 @@ import pytest
 from reliability.hostile import pdf_with_pages
 
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
+from ragbeam.transforms.errors import incomplete_reason, is_transient
 from ragbeam.transforms.extract.backends import (
     PDF_FALLBACK,
     EmbeddedTika,
@@ -118,6 +119,60 @@ def _generator():
     return sys.modules["furniture_generated"]
 
 
+QUAY_LINES = ("The harbour master inspected every crane on the northern quay.",
+              "Each crane was greased and its brakes were tested under load.",
+              "The tide gauge at the pier head was cleaned and calibrated.")
+# Type 1 fonts for _pdf_with_fonts: Helvetica; Helvetica whose ToUnicode map sends
+# every printable code into the private use area (a text layer of garbage that
+# renders as good text); Helvetica with 20 glyph names no Unicode map knows.
+_FONTS = {
+    b"F1": b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    b"F2": b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode %(cmap)d 0 R >>",
+    b"F3": (b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+            b"/Differences [161 " + b" ".join(b"/zzq%d" % i for i in range(20)) + b"] >> >>"),
+}
+_PUA_CMAP = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Pua def "
+             b"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <20> <7E> "
+             b"<E020> endbfrange endcmap CMapName currentdict /CMap defineresource pop end end")
+UNMAPPED_GLYPHS = bytes(range(161, 181))
+
+
+def _pdf_with_fonts(pages: list[list[tuple[bytes, bytes]]]) -> bytes:
+    """A PDF whose pages are lines, each ``(font, text)`` with a font of ``_FONTS``."""
+    objects = {3: b"<< /Length %d >>\nstream\n" % len(_PUA_CMAP) + _PUA_CMAP + b"\nendstream"}
+    fonts = {}
+    for name, font in _FONTS.items():
+        fonts[name] = max(objects) + 1
+        objects[fonts[name]] = font % {b"cmap": 3} if b"%(cmap)d" in font else font
+    resources = (b"<< /Font << " + b" ".join(b"/%s %d 0 R" % item for item in fonts.items())
+                 + b" >> >>")
+    kids = []
+    for lines in pages:
+        number = max(objects) + 1
+        stream = b"\n".join(b"BT /%s 14 Tf 72 %d Td (%s) Tj ET" % (font, 700 - 20 * i, text)
+                             for i, (font, text) in enumerate(lines))
+        objects[number] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                           + resources + b" /Contents %d 0 R >>" % (number + 1))
+        objects[number + 1] = (b"<< /Length %d >>\nstream\n" % len(stream) + stream
+                               + b"\nendstream")
+        kids.append(number)
+    return _generator().serialise_pdf(objects, kids)
+
+
+def unmapped_glyphs_pdf() -> bytes:
+    """A born-digital page with 20 glyphs without a Unicode mapping among ~200 good
+    characters (as math or check boxes make): Tika's AUTO test OCR'd such pages."""
+    return _pdf_with_fonts([[(b"F1", line.encode()) for line in QUAY_LINES]
+                            + [(b"F3", UNMAPPED_GLYPHS)]])
+
+
+def garbage_layer_pdf() -> bytes:
+    """Page 1 a good text layer; page 2 renders the same kind of text, but its text
+    layer is private-use characters (a broken ToUnicode map)."""
+    return _pdf_with_fonts([[(b"F1", TEXT_PAGES[0].encode())],
+                            [(b"F2", line.encode()) for line in QUAY_LINES]])
+
+
 def mixed_pdf() -> bytes:
     """Page 1 and 3 have a text layer; page 2 is a scan (a picture of two lines)."""
     scan = _picture_of_text(SCANNED_PAGE_LINES, size=(1275, 1650))
@@ -168,12 +223,42 @@ def test_ocr_reads_only_the_page_without_text_and_pages_stay_right(ocr_tika):
     xhtml, metadata = ocr_tika.extract(data, "mixed.pdf")
     assert metadata["ocr_pages"] == ["1"]
     assert xhtml.count('<div class="ocr">') == 1
+    assert metadata["ocr_page_list"] == ["2"]
+    assert json.loads(metadata["ocr_reasons"][0]) == {"2": "no text layer (0 usable characters)"}
     doc = clean_document(_document(data, "mixed.pdf", xhtml, metadata), CleanOptions())
     for page, line in ((1, TEXT_PAGES[0]), (2, SCANNED_PAGE_LINES[0]),
                        (2, SCANNED_PAGE_LINES[1]), (3, TEXT_PAGES[1])):
         start = doc.text.index(line)
         assert doc.pages_of(start, start + len(line)) == (page, page), line
     assert SCANNED_PAGE_LINES[0] not in plain_xhtml
+
+
+def test_a_born_digital_page_with_unmapped_glyphs_keeps_its_text_layer_unocrd(ocr_tika):
+    """Tika's AUTO test (> 10 unmapped glyphs) sent this page to OCR and its OCR text
+    was appended beside the layer: the page was indexed twice. 20 of ~200 glyphs
+    unmapped is a usable layer: the default extracts exactly what --ocr off does."""
+    data = unmapped_glyphs_pdf()
+    off_xhtml, off_metadata = EmbeddedTika(ocr=OcrSettings(mode="off")).extract(data, "u.pdf")
+    assert int(off_metadata["pdf:unmappedUnicodeCharsPerPage"][0]) > 10  # Tika's test: OCR
+    xhtml, metadata = ocr_tika.extract(data, "u.pdf")
+    assert xhtml == off_xhtml
+    assert metadata["ocr_pages"] == ["0"] and "ocr_reasons" not in metadata
+    assert QUAY_LINES[0] in _words(_document(data, "u.pdf", xhtml, metadata).raw_text)
+
+
+def test_a_garbage_text_layer_is_replaced_by_the_pages_ocr_text(ocr_tika):
+    data = garbage_layer_pdf()
+    off_xhtml, _ = EmbeddedTika(ocr=OcrSettings(mode="off")).extract(data, "g.pdf")
+    assert "\ue054" in off_xhtml  # 'T' of page 2, sent to the private use area
+    xhtml, metadata = ocr_tika.extract(data, "g.pdf")
+    assert metadata["ocr_pages"] == ["1"] and metadata["ocr_page_list"] == ["2"]
+    assert json.loads(metadata["ocr_reasons"][0]) == {"2": "no text layer (0 usable characters)"}
+    doc = clean_document(_document(data, "g.pdf", xhtml, metadata), CleanOptions())
+    assert not re.search("[\ue000-\uf8ff]", doc.text)  # replaced, not appended
+    assert TEXT_PAGES[0] in doc.text and QUAY_LINES[2] in _words(doc.text)
+    start = doc.text.index("harbour master")
+    assert doc.pages_of(start, start + 5) == (2, 2)
+    assert doc.text.count("harbour master") == 1
 
 
 def test_ocr_off_and_documents_that_need_no_ocr_are_extracted_as_before(corpus_dir):
@@ -293,9 +378,16 @@ def test_without_tesseract_the_run_warns_once_and_keeps_text_layers(tmp_path, ca
     docs = {os.path.basename(d["source_uri"]): d for d in read_table(out, "documents").to_pylist()}
     assert docs["scanned.pdf"]["status"] == "error"
     assert "OCR, which is unavailable: tesseract not found" in docs["scanned.pdf"]["error"]
+    # Flagged for a later run with Tesseract: the error and the incompleteness are transient.
+    assert dict(docs["scanned.pdf"]["metadata"])["error_type"] == "OcrUnavailable"
+    assert is_transient("OcrUnavailable")
     mixed = docs["mixed.pdf"]
     assert mixed["status"] == "ok" and TEXT_PAGES[0] in mixed["text"]
-    assert "unavailable" in dict(mixed["metadata"])["ocr_note"]
+    mixed_meta = dict(mixed["metadata"])
+    assert "unavailable" in mixed_meta["ocr_note"]
+    assert mixed_meta["incomplete"] == "OcrUnavailable"
+    assert incomplete_reason(mixed_meta) == "OcrUnavailable"
+    assert json.loads(mixed_meta["ocr_reasons"]) == {"2": "no text layer (0 usable characters)"}
     assert summary["extraction_coverage"]["ocr_pages"] == 0
 
 
@@ -306,6 +398,7 @@ def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path,
     shutil.copy(corpus_dir / "pdf/scanned-no-text-layer.pdf", folder / "scanned.pdf")
     (folder / "invoice.png").write_bytes(_encoded(_picture_of_text(INVOICE_LINES), "PNG"))
     (folder / "mixed.pdf").write_bytes(mixed_pdf())
+    (folder / "unmapped.pdf").write_bytes(unmapped_glyphs_pdf())
     (folder / "lost-page-tree.pdf").write_bytes(pdf_with_lost_page_tree())
     shutil.copy(SAMPLES / "faq.txt", folder / "faq.txt")
     runs = {}
@@ -320,8 +413,10 @@ def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path,
     assert all(d["status"] == "ok" for d in docs.values()), docs
     meta = {name: dict(d["metadata"]) for name, d in docs.items()}
     assert {n: m.get("ocr_pages") for n, m in meta.items()} == {
-        "scanned.pdf": "1", "invoice.png": "1", "mixed.pdf": "1", "lost-page-tree.pdf": None,
-        "faq.txt": "0"}
+        "scanned.pdf": "1", "invoice.png": "1", "mixed.pdf": "1", "unmapped.pdf": "0",
+        "lost-page-tree.pdf": None, "faq.txt": "0"}
+    assert {n: m.get("ocr_page_list") for n, m in meta.items() if m.get("ocr_page_list")} == {
+        "scanned.pdf": "1", "invoice.png": "0", "mixed.pdf": "2"}
     assert meta["lost-page-tree.pdf"]["extractor"] == PDF_FALLBACK
     assert "TIKA-198" in meta["lost-page-tree.pdf"]["extract_fallback_reason"]
     assert meta["mixed.pdf"]["extractor"] == "iscc-tika"
@@ -348,6 +443,7 @@ def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path,
     assert SCANNED_PAGE_LINES[0] not in off["mixed.pdf"]["text"]
     assert off["lost-page-tree.pdf"]["text"] == docs["lost-page-tree.pdf"]["text"]
     assert off["faq.txt"]["text"] == docs["faq.txt"]["text"]
+    assert off["unmapped.pdf"]["text"] == docs["unmapped.pdf"]["text"]  # no OCR copy
     assert summary_off["extraction_coverage"]["ocr_pages"] == 0
     assert summary_off["config"]["ocr"] == {"mode": "off"}
     assert summary_off["config_hash"] != summary["config_hash"]
@@ -438,6 +534,39 @@ def test_ocr_cut_by_a_limit_is_marked_and_read_by_the_next_run(tmp_path):
     third = tmp_path / "third"
     run_cli(["--input", str(folder), "--output", str(third), "--previous", str(second)])
     assert _documents(third)["report.pdf"]["status"] == "unchanged"
+
+
+@pytest.mark.slow
+def test_documents_run_without_tesseract_are_read_by_a_later_run_with_it(tmp_path, monkeypatch,
+                                                                        corpus_dir):
+    """No Tesseract: the mixed PDF keeps its text layers and the scan is an error, both
+    transient (OcrUnavailable); the next incremental run, with Tesseract on PATH and the
+    same config, reads their pages."""
+    _tesseract_ready()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(corpus_dir / "pdf/scanned-no-text-layer.pdf", folder / "scanned.pdf")
+    (folder / "mixed.pdf").write_bytes(mixed_pdf())
+    first = tmp_path / "first"
+    with monkeypatch.context() as patched:
+        patched.setenv("PATH", os.path.dirname(sys.executable))
+        ocr_unavailable.cache_clear()
+        try:
+            first_summary = run_cli(["--input", str(folder), "--output", str(first)])
+        finally:
+            ocr_unavailable.cache_clear()
+    before = _documents(first)
+    assert before["scanned.pdf"]["status"] == "error"
+    assert dict(before["mixed.pdf"]["metadata"])["incomplete"] == "OcrUnavailable"
+    second = tmp_path / "second"
+    summary = run_cli(["--input", str(folder), "--output", str(second), "--previous", str(first)])
+    after = _documents(second)
+    assert summary["config_hash"] == first_summary["config_hash"]
+    assert after["scanned.pdf"]["status"] == after["mixed.pdf"]["status"] == "ok"
+    assert "incomplete" not in dict(after["mixed.pdf"]["metadata"])
+    assert dict(after["mixed.pdf"]["metadata"])["ocr_page_list"] == "2"
+    assert SCANNED_PAGE_LINES[0] in _words(after["mixed.pdf"]["text"])
+    assert "Docling bundles PDF" in _words(after["scanned.pdf"]["text"])
 
 
 def _scanned_pdf_module():

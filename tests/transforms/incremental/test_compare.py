@@ -87,7 +87,7 @@ def test_an_unchanged_error_is_kept_unless_retries_are_asked_for():
 
 @pytest.mark.parametrize("error_type", [
     "ExtractionTimeout", "ExtractionMemoryExceeded", "ExtractorCrashed",
-    "TikaServerUnavailable", "TikaServerError", "EmbeddingFailed"])
+    "TikaServerUnavailable", "TikaServerError", "EmbeddingFailed", "OcrUnavailable"])
 @pytest.mark.parametrize("status", ["error", "stale"])
 def test_a_transient_failure_is_retried_without_being_asked(error_type, status):
     previous = _previous(status, chunk_count=0)
@@ -95,13 +95,15 @@ def test_a_transient_failure_is_retried_without_being_asked(error_type, status):
     assert decide(_current(), previous, CONFIG) is Outcome.RETRY
 
 
+@pytest.mark.parametrize("reason", ["OcrTimeLimit", "OcrUnavailable"])
 @pytest.mark.parametrize("status", ["ok", "unchanged"])
-def test_an_ok_document_marked_incomplete_is_retried_and_its_verdict_says_so(status):
-    """OCR stopped by a time limit (metadata.incomplete): the document is served, but
-    the next run reads it again, also through the slim rows of the join."""
+def test_an_ok_document_marked_incomplete_is_retried_and_its_verdict_says_so(status, reason):
+    """OCR stopped by a time limit, or not run for want of Tesseract
+    (metadata.incomplete): the document is served, but the next run reads it
+    again, also through the slim rows of the join."""
     previous = _previous(status)
     previous["metadata"] = [("route_reason", "default strategy"),
-                            ("incomplete", "OcrTimeLimit")]
+                            ("incomplete", reason)]
     assert decide(_current(), previous, CONFIG) is Outcome.RETRY
     assert decide(_current(), head_of(previous), CONFIG) is Outcome.RETRY
     assert verdict_for(_current(), previous, Outcome.RETRY, CONFIG).outcome == "retry"
