@@ -13,8 +13,8 @@ of another. All are given a modification time an hour back (settled).
 
 **Variants**, each a fresh process, one after the other, the load average printed:
 
-a. ``raw Tika``: iscc-tika alone over the same files (``pipeline_throughput.run_raw``,
-   as the other benchmarks' baseline), one process per core;
+a. ``raw Tika``: iscc-tika alone over the same files (``pipeline_throughput``'s raw
+   loop, the other benchmarks' baseline), one process per core, each over its share;
 b. ``first run``: ``ragbeam run --ocr off`` (equal work: the raw loop does no OCR),
    default runner and settings;
 c. ``unchanged re-run``: the same with ``--previous`` the first run's output, the
@@ -29,6 +29,7 @@ child, whichever was largest).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -40,7 +41,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from pipeline_throughput import BROKEN_PREFIX, DEFAULT_CORPUS, run_raw  # a sibling script
+from pipeline_throughput import BROKEN_PREFIX, DEFAULT_CORPUS, RAW_LOOP  # a sibling script
 from scale import SETTLED_AGE_S, edited
 
 PIECE_SUFFIXES = (".txt", ".md", ".csv", ".log")
@@ -111,16 +112,31 @@ def timed_run(args: list[str]) -> dict:
 
 
 def raw_tika(paths: list[str], processes: int) -> dict:
-    """The raw loop; its peak RSS is the largest child so far (it runs first)."""
-    import resource
-
-    started = time.perf_counter()
-    measured = run_raw(paths, processes)
-    wall = time.perf_counter() - started
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"wall_s": round(wall, 2), "cpu_s": round(measured.cpu_s, 2),
-            "extract_s": round(measured.seconds, 2), "peak_rss_mib": round(rss / 1024),
-            "load": measured.load}
+    """The raw loop (``pipeline_throughput.RAW_LOOP``) in ``processes`` processes
+    started together, each over every ``processes``-th file; wall until the last
+    ends. Separate processes, not ``run_raw``'s ``multiprocessing.Pool``: forked
+    pool workers were seen to deadlock in iscc-tika after a few hundred small files
+    (both idle in a futex, 1,000 files)."""
+    cpu = rss = 0.0
+    failed = 0
+    with contextlib.ExitStack() as stack:
+        started = time.perf_counter()
+        procs = []
+        for i in range(processes):
+            out = stack.enter_context(tempfile.TemporaryFile())
+            procs.append((subprocess.Popen([sys.executable, "-c", RAW_LOOP,
+                                            *paths[i::processes]],
+                                           stdout=out, stderr=subprocess.DEVNULL), out))
+        for proc, out in procs:
+            _, status, usage = os.wait4(proc.pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise RuntimeError("the raw Tika loop failed")
+            cpu += usage.ru_utime + usage.ru_stime
+            rss = max(rss, usage.ru_maxrss)
+            out.seek(0)
+            failed += json.loads(out.read().decode().strip().splitlines()[-1])["failed"]
+    return {"wall_s": round(time.perf_counter() - started, 2), "cpu_s": round(cpu, 2),
+            "peak_rss_mib": round(rss / 1024), "failed": failed, "load": os.getloadavg()[0]}
 
 
 def main(argv: list[str] | None = None) -> int:
