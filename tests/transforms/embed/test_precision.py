@@ -1,74 +1,212 @@
-"""--embedding-precision auto: the CPU check, the accuracy guard and its cache."""
+"""--embedding-backend/--embedding-precision auto: candidates, the timed probe, the
+accuracy guard and the cache of verdicts."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
 
+from ragbeam.transforms.embed import model as model_module
 from ragbeam.transforms.embed import precision
-from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts, load_sentence_model
+from ragbeam.transforms.embed.model import (
+    EmbeddingOptions,
+    encode_texts,
+    load_sentence_model,
+    probe_candidates,
+    resolve_precision,
+)
 from ragbeam.transforms.embed.precision import (
+    BASELINE,
     MIN_COSINE,
-    choose_precision,
+    candidates,
+    choose_embedding,
     cpu_bf16_features,
+    cpu_identity,
+    decide,
     min_cosine,
     probe_texts,
+    retrieval_agreement,
+    timed_texts,
 )
+
+X86 = "processor\t: 0\nmodel name\t: Vendor CPU A\nflags\t\t: fpu sse2 avx512f avx512_bf16\n"
+ACCURATE = (1.0, 1.0)
 
 
 @pytest.fixture
 def cache_home(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGBEAM_CACHE_DIR", str(tmp_path / "ragbeam"))
-    return tmp_path
+    model_module._auto_choice.cache_clear()
+    yield tmp_path
+    model_module._auto_choice.cache_clear()
 
 
-def test_cpu_features_from_cpuinfo_flags():
+def test_cpu_features_and_identity_from_cpuinfo():
     x86 = "processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16 amx_bf16 amx_tile\n"
     arm = "processor\t: 0\nFeatures\t: fp asimd bf16 i8mm\n"
     old = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f\n"
     assert cpu_bf16_features(x86) == ("avx512_bf16", "amx_bf16")
     assert cpu_bf16_features(arm) == ("bf16",)
     assert cpu_bf16_features(old) == ()
+    name, flags = cpu_identity(X86)
+    assert name == "Vendor CPU A"
+    assert cpu_identity(X86.replace("CPU A", "CPU B"))[0] == "Vendor CPU B"
+    assert cpu_identity(X86.replace(" avx512_bf16", ""))[1] != flags
 
 
-def test_no_native_bf16_means_fp32_without_measuring(cache_home, monkeypatch):
-    monkeypatch.setattr(precision, "cpu_bf16_features", lambda: ())
+def test_candidates_start_with_fp32_torch_and_keep_what_was_asked():
+    both = candidates("auto", "auto", ["onnx", "openvino"], ("avx512_bf16",))
+    assert both[0] == BASELINE == ("torch", "fp32")
+    assert set(both) == {("torch", "fp32"), ("torch", "bf16"), ("onnx", "fp32"),
+                         ("openvino", "fp32"), ("openvino", "bf16")}
+    # no native bf16: emulated bf16 is never faster, not timed; onnx never bf16
+    assert candidates("auto", "auto", ["onnx"], ()) == [("torch", "fp32"), ("onnx", "fp32")]
+    assert candidates("torch", "auto", ["onnx"], ("bf16",)) == [("torch", "fp32"),
+                                                                 ("torch", "bf16")]
+    assert candidates("auto", "bf16", ["onnx", "openvino"], ()) == [("torch", "bf16"),
+                                                                     ("openvino", "bf16")]
+
+
+def test_decide_takes_the_fastest_accurate_and_fp32_wins_ties():
+    fp32, bf16, ov = ("torch", "fp32"), ("torch", "bf16"), ("openvino", "fp32")
+
+    def accurate_but(*bad):
+        return lambda c: (0.99, 0.5) if c in bad else ACCURATE
+
+    # a little faster (noise) is not faster: fp32 stays
+    tie = {fp32: [1.0, 1.0, 1.0], bf16: [0.95, 0.97, 0.93]}
+    assert decide(tie, fp32, accurate_but())[0] == fp32
+    # slower: fp32 stays (the issue's CPU: bf16 1.3-1.5x slower than fp32)
+    slow = {fp32: [1.0, 1.0, 1.0], bf16: [1.4, 1.5, 1.3]}
+    chosen, reason, _ = decide(slow, fp32, accurate_but())
+    assert chosen == fp32 and "nothing accurate" in reason
+    # the median of per-round ratios decides: one lucky round does not
+    fast = {fp32: [1.0, 2.0, 1.0], bf16: [0.5, 1.0, 0.6], ov: [0.1, 2.0, 1.0]}
+    assert decide(fast, fp32, accurate_but())[0] == bf16
+    # the fastest fails the guard: the next fastest accurate one
+    fastest = {fp32: [1.0] * 3, bf16: [0.5] * 3, ov: [0.7] * 3}
+    chosen, reason, _ = decide(fastest, fp32, accurate_but(bf16))
+    assert chosen == ov and "inaccurate: torch/bf16" in reason
+    assert decide(fastest, fp32, accurate_but(bf16, ov))[0] == fp32
+
+
+def test_retrieval_agreement_sees_reordered_neighbours():
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(30, 16))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert retrieval_agreement(vectors, vectors) == 1.0
+    noisy = vectors + rng.normal(scale=0.3, size=vectors.shape)
+    noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+    assert retrieval_agreement(vectors, noisy) < 0.9
+    assert timed_texts(probe_texts()) == [t for t in probe_texts()
+                                          if t in set(timed_texts(probe_texts()))]
+
+
+def test_a_cached_verdict_skips_the_probe_and_the_key_follows_cpu_and_versions(
+        cache_home, monkeypatch):
     calls = []
-    choice = choose_precision("model-a", lambda texts: calls.append(texts) or 1.0)
-    assert choice.precision == "fp32" and "no native bf16" in choice.reason and not calls
+    options = [("torch", "fp32"), ("torch", "bf16")]
+
+    def probe(todo):
+        calls.append(todo)
+        return {c: [1.0 if c == BASELINE else 0.5] * 3 for c in todo}, lambda c: ACCURATE
+
+    monkeypatch.setattr(precision, "_cpuinfo", lambda: X86)
+    first = choose_embedding("model==1", ("auto", "auto"), options, 2, probe)
+    assert (first.backend, first.precision, first.cached) == ("torch", "bf16", False)
+    again = choose_embedding("model==1", ("auto", "auto"), options, 2, probe)
+    assert again.cached and again.precision == "bf16" and len(calls) == 1
+    assert dict(again.rates)["torch/bf16"] == 2 * dict(again.rates)["torch/fp32"]
+    choose_embedding("model==2", ("auto", "auto"), options, 2, probe)  # other releases
+    choose_embedding("model==1", ("auto", "auto"), options, 1, probe)  # other threads
+    monkeypatch.setattr(precision, "_cpuinfo", lambda: X86.replace("CPU A", "CPU B"))
+    choose_embedding("model==1", ("auto", "auto"), options, 2, probe)  # another CPU model
+    assert len(calls) == 4
+    assert (cache_home / "ragbeam" / "embedding-choice.json").exists()
 
 
-def test_guard_decides_and_its_verdict_is_cached(cache_home, monkeypatch):
-    monkeypatch.setattr(precision, "cpu_bf16_features", lambda: ("amx_bf16",))
-    calls = []
-
-    def measure(cosine):
-        return lambda texts: calls.append(len(texts)) or cosine
-
-    assert choose_precision("model-a", measure(0.99991)).precision == "bf16"
-    assert choose_precision("model-a", measure(0.5)).precision == "bf16"  # cached verdict
-    drifting = choose_precision("model-b", measure(MIN_COSINE - 1e-4))
-    assert drifting.precision == "fp32" and "drifts" in drifting.reason
-    assert calls == [len(probe_texts())] * 2  # once per model, not once per call
-    assert (cache_home / "ragbeam" / "precision-guard.json").exists()
-
-
-def test_a_failing_probe_falls_back_to_fp32(cache_home, monkeypatch):
-    monkeypatch.setattr(precision, "cpu_bf16_features", lambda: ("avx512_bf16",))
-
-    def broken(texts):
+def test_a_failing_probe_or_a_single_candidate_is_the_baseline(cache_home):
+    def broken(todo):
         raise RuntimeError("bf16 not compiled in")
 
-    choice = choose_precision("model-c", broken)
-    assert choice.precision == "fp32" and "probe failed" in choice.reason
+    choice = choose_embedding("m", ("auto", "auto"), [BASELINE, ("torch", "bf16")], 1, broken)
+    assert (choice.backend, choice.precision) == BASELINE and "probe failed" in choice.reason
+    only = choose_embedding("m", ("torch", "auto"), [BASELINE], 1, broken)
+    assert (only.backend, only.precision) == BASELINE and not only.rates
+
+
+def test_the_real_probe_chooses_a_timed_candidate_and_caches_it(cache_home):
+    """The real model on this machine: auto is one of the candidates, timed and
+    recorded; a second resolve in a new process state reads the cache."""
+    auto = resolve_precision(EmbeddingOptions(torch_threads=1))
+    choice = auto.auto_choice
+    wanted = candidates("auto", "auto", model_module.installed_backends(), cpu_bf16_features())
+    assert (auto.backend, auto.precision) in wanted and not choice.cached
+    assert {name for name, _ in choice.rates} == {"/".join(c) for c in wanted}
+    assert all(rate > 0 for _, rate in choice.rates)
+    assert choice.record()["rates_per_s"] == dict(choice.rates)
+    if (auto.backend, auto.precision) != BASELINE:
+        rates = dict(choice.rates)
+        assert rates[f"{auto.backend}/{auto.precision}"] > rates["torch/fp32"]
+        assert choice.min_cosine >= MIN_COSINE
+    model_module._auto_choice.cache_clear()
+    again = resolve_precision(EmbeddingOptions(torch_threads=1))
+    assert again.auto_choice.cached and (again.backend, again.precision) == (
+        auto.backend, auto.precision)
+
+
+def test_the_real_probe_keeps_fp32_when_nothing_is_faster_enough(cache_home, monkeypatch):
+    """Real timings of fp32 and bf16 torch, with a speed-up bar nothing reaches."""
+    monkeypatch.setattr(precision, "MIN_SPEEDUP", 1000.0)
+    options = EmbeddingOptions(torch_threads=1, backend="torch")
+    seconds, accuracy = probe_candidates(options, [BASELINE, ("torch", "bf16")])
+    assert all(len(s) == precision.PROBE_ROUNDS and min(s) > 0 for s in seconds.values())
+    assert accuracy(BASELINE) == pytest.approx((1.0, 1.0), abs=1e-5)
+    chosen, reason, _ = decide(seconds, BASELINE, accuracy)
+    assert chosen == BASELINE and "nothing accurate" in reason
 
 
 def test_minilm_bf16_passes_the_guard_on_the_shipped_probes():
     """The real model: bf16 (native or emulated) stays within the guard of fp32."""
     texts = probe_texts()
     assert len(texts) >= 30 and any("本公司" in t for t in texts)
-    fp32 = encode_texts(load_sentence_model(EmbeddingOptions(precision="fp32")), texts)
-    bf16 = encode_texts(load_sentence_model(EmbeddingOptions(precision="bf16")), texts)
+    fp32_options = EmbeddingOptions(precision="fp32", backend="torch")
+    fp32 = encode_texts(load_sentence_model(fp32_options), texts)
+    bf16 = encode_texts(load_sentence_model(dataclasses.replace(fp32_options,
+                                                                precision="bf16")), texts)
     assert min_cosine(fp32, bf16) >= MIN_COSINE
+    assert retrieval_agreement(fp32, bf16) >= precision.MIN_RETRIEVAL_AGREEMENT
     assert min_cosine(fp32, fp32) == pytest.approx(1.0, abs=1e-5)
     assert min_cosine(fp32, np.roll(fp32, 1, axis=0)) < 0.9
+
+
+def test_device_is_validated_and_cuda_absence_is_explained():
+    with pytest.raises(ValueError, match="cpu, cuda"):
+        EmbeddingOptions(device="gpu")
+    with pytest.raises(ValueError, match="torch backend"):
+        EmbeddingOptions(device="cuda", backend="onnx")
+    cuda = EmbeddingOptions(device="cuda:0")
+    assert cuda.fingerprint()["device"] == "cuda"
+    assert "device" not in EmbeddingOptions(precision="fp32", backend="torch").fingerprint()
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here: nothing to refuse")
+    assert "CUDA is not available" in model_module.cuda_unavailable("cuda")
+    assert model_module.cuda_unavailable("cpu") is None
+
+
+def test_the_cli_exits_2_on_an_unusable_device():
+    import torch
+
+    from ragbeam.pipeline.run import UsageError, request_from_argv
+
+    with pytest.raises(UsageError, match="cpu, cuda"):
+        request_from_argv(["--input", "x", "--output", "o", "--embedding-device", "gpu"])
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here: nothing to refuse")
+    with pytest.raises(UsageError, match="CUDA is not available"):
+        request_from_argv(["--input", "x", "--output", "o", "--embed-chunks",
+                           "--embedding-device", "cuda"])
