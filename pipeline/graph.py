@@ -152,15 +152,16 @@ class VectorsForKeptChunks(beam.PTransform):
 
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
-    from ragbeam.pipeline.summary import read_run_json
+    from ragbeam.transforms.incremental.layers import Work
 
-    try:
-        before = read_run_json(config.previous).get("embedding") or {}
-    except Exception:  # unreadable: embed again, to be safe
-        return True
-    now = config.embedding_record() or {}
-    keys = ("model", "revision", "dimension", "normalized", "precision", "backend")
-    return any(before.get(k) != now.get(k) for k in keys)
+    return config.layer_plan.dense is not Work.KEEP
+
+
+def _kept_chunk_layers(row: ChunkRow, plan: Any) -> ChunkRow:
+    from ragbeam.transforms.embed.sparse import with_sparse_vector
+    from ragbeam.transforms.incremental.layers import with_layers
+
+    return with_layers(row, plan, with_sparse_vector)
 
 
 class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tuple[str, bytes]],
@@ -209,7 +210,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             if config.previous:
                 previous = sources | "Compare with previous" >> CompareWithPrevious(
                     config.previous, config_hash, m.max_file_bytes, config.retry_errors,
-                    config.verify_hashes, config.route, config.delete_guard)
+                    config.verify_hashes, config.route, config.delete_guard,
+                    config.layer_plan)
                 sources, duplicates = previous[TO_PROCESS], previous[DUPLICATES]
             else:  # files with the same bytes are processed once (identity.py)
                 identified = (sources | "By size" >> beam.Map(new_file)
@@ -308,11 +310,20 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
                 VectorsForKeptChunks(config)
+        if config.layer_plan.sparse.changes_rows:  # sparse vectors of another scheme, or none
+            reconciled["chunks"] = reconciled["chunks"] | "Sparse layer of kept chunks" >> \
+                beam.Map(_kept_chunk_layers, config.layer_plan).with_output_types(ChunkRow)
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
                 beam.Map(with_sparse_vector).with_output_types(ChunkRow)
+        carried_chunks = previous[CARRIED_CHUNKS]
+        if config.embed_chunks and previous_model_differs(config):
+            # Another model (or none) made the carried chunks' vectors: the dense layer
+            # is made again, nothing below it (``layers.py``).
+            carried_chunks = carried_chunks | "Vectors for carried chunks" >> \
+                VectorsForKeptChunks(config)
         # The output stays a full snapshot: add what was carried over.
-        carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
+        carried = {"chunks": carried_chunks, "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}
         new = {"chunks": chunks, "documents": documents}
         return {table: ((new[table], reconciled[table], carried[table])
