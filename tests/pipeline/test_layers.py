@@ -130,22 +130,21 @@ def test_the_embedding_model_redoes_only_the_dense_vectors(corpus, plain, tmp_pa
     assert _upserts(tmp_path / "none") == set(redone)
 
 
-def test_an_edit_under_a_new_model_reuses_no_old_vector(corpus, tmp_path):
-    embed = ("--embed-chunks", "--embedding-precision", "fp32")
-    _run(corpus, tmp_path / "fp32", *embed)
+def test_an_edit_under_other_vectors_reuses_no_old_vector(corpus, tmp_path):
+    _run(corpus, tmp_path / "fp32", "--embed-chunks", "--embedding-precision", "fp32")
     edited = copy_samples(tmp_path / "edited", FILES)
     handbook = edited / "handbook.md"
     handbook.write_text(handbook.read_text(encoding="utf-8") + "\n\nOne more line.\n",
                         encoding="utf-8")
-    run_cli(["--input", str(edited), "--output", str(tmp_path / "bf16"), *BASE,
-             "--embed-chunks", "--embedding-precision", "bf16", "--accept-foreign-previous",
-             "--previous", str(tmp_path / "fp32")])
-    run_cli(["--input", str(edited), "--output", str(tmp_path / "fresh"), *BASE,
-             "--embed-chunks", "--embedding-precision", "bf16"])
-    got, fresh = _chunks(tmp_path / "bf16"), _chunks(tmp_path / "fresh")
-    assert set(got) == set(fresh)
-    # An unchanged chunk of the edited document is not given its fp32 vector.
-    assert all(got[i]["embedding"] == fresh[i]["embedding"] for i in got)
+    summary = run_cli(["--input", str(edited), "--output", str(tmp_path / "bf16"), *BASE,
+                       "--embed-chunks", "--embedding-precision", "bf16",
+                       "--accept-foreign-previous", "--previous", str(tmp_path / "fp32")])
+    before, after = _chunks(tmp_path / "fp32"), _chunks(tmp_path / "bf16")
+    kept = [i for i, r in after.items() if i in before and r["source_uri"].endswith("handbook.md")]
+    assert kept  # unchanged chunks of the edited document: same ids, not their fp32 vectors
+    assert (summary.get("embeddings") or {}).get("reused", 0) == 0
+    assert _encoded(summary) == len(after)
+    assert all(after[i]["embedding"] != before[i]["embedding"] for i in kept)
 
 
 @pytest.mark.parametrize(("option", "redone"), [
@@ -158,7 +157,7 @@ def test_other_options_redo_the_layers_they_key(corpus, plain, tmp_path, option,
                        *option, "--previous", str(plain)])
     before, after = set(_chunks(plain)), set(_chunks(tmp_path / "out"))
     if redone:
-        assert summary["documents_processed"] == 2
+        assert summary["documents_processed"] == 3  # the broken PDF is retried too
         assert not before & after
     else:
         _carried(tmp_path / "out", summary)
