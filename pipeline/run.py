@@ -460,7 +460,12 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
-    if request.preflight:
+    unchanged = None
+    if config.previous and not config.sinks:  # nothing changed: no pipeline (unchanged.py)
+        from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do
+
+        unchanged = nothing_to_do(config, listed_sources(dry_run(config)))
+    if request.preflight and unchanged is None:  # no model or extractor will be needed
         preflight(config)
     check_sink_runner(config, options)
     try:
@@ -480,6 +485,10 @@ def _run_listed(request: RunRequest, options) -> RunResult:
         with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
             prepare_output(config, request.overwrite)
             owned = True
+            if unchanged is not None:
+                from ragbeam.pipeline.unchanged import write_unchanged
+
+                return RunResult(write_unchanged(config, unchanged, started))
             sink_plans = prepare_sink_plans(config)
             pipeline = make_pipeline(options)
             if not request.wait:
