@@ -17,7 +17,10 @@ here instead, with what the pipeline would have written, table by table:
 * ``run.json``: ``summarize`` over the counts the Parquet sink would have kept,
   with ``"pipeline": false`` and the reads the decision cost.
 
-Not with ``--sink`` (a store's state is checked by the pipeline's sync step).
+With ``--sink``, only when every store holds the previous run's chunks (an
+incremental sync): it then holds this run's too, which ``finish_sync`` checks (the
+store's count against the chunks table) before marking it synced; no chunk is
+written to it. A store that needs a full sync takes the pipeline.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     from ragbeam.transforms.incremental.layers import recorded_layer_keys
     from ragbeam.transforms.incremental.unchanged import carry_over
 
-    if not config.previous or config.sinks:
+    if not config.previous:
         return None
     previous = config.previous
     before = recorded_layer_keys(read_run_json(previous))

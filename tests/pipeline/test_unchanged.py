@@ -119,3 +119,29 @@ def test_any_work_takes_the_pipeline(first, tmp_path, change):
         extra = ("--sparse",)
     summary = _run(corpus, tmp_path / "out", run1, *extra)
     assert summary.get("pipeline") is not False
+
+
+def test_an_unchanged_night_with_a_store_writes_no_chunk_to_it(tmp_path, monkeypatch):
+    from qdrant_client import QdrantClient
+
+    from helpers import settle
+
+    corpus = copy_samples(tmp_path / "corpus", ("faq.txt", "handbook.md"))
+    settle(corpus)
+    sink = ("--sink", f"qdrant:{tmp_path / 'qdrant'}?collection=docs")
+    _run(corpus, tmp_path / "night1", None, *sink)
+    night2 = _run(corpus, tmp_path / "night2", tmp_path / "night1", *sink)
+    assert night2["pipeline"] is False
+    (state,) = night2["sinks"]
+    assert (state["status"], state["mode"], state["upserts"], state["deletes"]) == (
+        "synced", "incremental", 0, 0)
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    try:
+        points, _ = client.scroll("docs", limit=10_000, with_payload=True)
+    finally:
+        client.close()
+    chunks = {r["chunk_id"] for r in read_table(tmp_path / "night2", "chunks").to_pylist()}
+    assert {p.payload["chunk_id"] for p in points} == chunks
+    # The next night builds on it as on any synced run: incremental again.
+    night3 = _run(corpus, tmp_path / "night3", tmp_path / "night2", *sink)
+    assert night3["pipeline"] is False and night3["sinks"][0]["mode"] == "incremental"
