@@ -307,12 +307,14 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         reconciled = dict({FAILURES: failures, "chunks": chunks,
                            PREVIOUS_STATE: previous[PREVIOUS_STATE]}
                           | "Reconcile" >> Reconcile(config_hash))
+        if config.layer_plan.changes_carried_chunks:
+            # Kept and moved chunks come from the previous run: its vectors are dropped or
+            # redone as the carried chunks' are (dense ones filled in just below).
+            reconciled["chunks"] = reconciled["chunks"] | "Layers of kept chunks" >> \
+                beam.Map(_kept_chunk_layers, config.layer_plan).with_output_types(ChunkRow)
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
                 VectorsForKeptChunks(config)
-        if config.layer_plan.sparse.changes_rows:  # sparse vectors of another scheme, or none
-            reconciled["chunks"] = reconciled["chunks"] | "Sparse layer of kept chunks" >> \
-                beam.Map(_kept_chunk_layers, config.layer_plan).with_output_types(ChunkRow)
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
                 beam.Map(with_sparse_vector).with_output_types(ChunkRow)
