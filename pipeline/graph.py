@@ -157,6 +157,10 @@ def previous_model_differs(config: RunConfig) -> bool:
     return config.layer_plan.dense is not Work.KEEP
 
 
+def _as_chunk_row(row: ChunkRow) -> ChunkRow:
+    return row
+
+
 def _kept_chunk_layers(row: ChunkRow, plan: Any) -> ChunkRow:
     from ragbeam.transforms.embed.sparse import with_sparse_vector
     from ragbeam.transforms.incremental.layers import with_layers
@@ -322,8 +326,11 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.embed_chunks and previous_model_differs(config):
             # Another model (or none) made the carried chunks' vectors: the dense layer
             # is made again, nothing below it (``layers.py``).
-            carried_chunks = carried_chunks | "Vectors for carried chunks" >> \
-                VectorsForKeptChunks(config)
+            carried_chunks = (carried_chunks
+                              | "Vectors for carried chunks" >> VectorsForKeptChunks(config)
+                              # The embed step's retry output is untyped: the table is not.
+                              | "Carried chunk rows" >> beam.Map(_as_chunk_row
+                                                                 ).with_output_types(ChunkRow))
         # The output stays a full snapshot: add what was carried over.
         carried = {"chunks": carried_chunks, "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}
