@@ -32,6 +32,7 @@ from ragbeam.transforms.sink.uri import SinkSpec
 
 if TYPE_CHECKING:
     from ragbeam.transforms.extract.single_file import SingleFileExtractor
+    from ragbeam.transforms.incremental.layers import LayerPlan
 
 # Bump when a code change alters chunks for the same options, so that
 # incremental runs re-process documents chunked by older code. (The ragbeam
@@ -259,32 +260,90 @@ class RunConfig:
         return output_schemas(self.embedding_model_info.dimension, self.embedding_record(),
                               self.sparse_record())
 
-    def fingerprint_fields(self) -> dict[str, Any]:
-        """Everything that changes chunks or document rows for the same input bytes.
-
-        Input patterns and the output location are not here: the same file,
-        found through another pattern, gives the same chunks.
-        """
+    # --- What each layer of the output is made from (docs/incremental.md) ---------------
+    # Extraction results by (bytes, extraction and cleaning settings, versions); chunks
+    # by (cleaned text, routing and chunking settings); dense vectors by (embedding text,
+    # model); sparse vectors by (chunk text, tokenizer). An option change redoes the
+    # layers whose key it changes, and no other: ``layer_keys`` in run.json lets the
+    # next run compare layer by layer (``transforms/incremental/layers.py``).
+    def extraction_fields(self) -> dict[str, Any]:
+        """What changes a document's cleaned text and metadata for the same bytes."""
         import ragbeam
 
         return {
             "format_version": OUTPUT_FORMAT_VERSION,
             "ragbeam": ragbeam.__version__,
-            "ids": dataclasses.asdict(self.ids),
             "max_file_bytes": self.match.max_file_bytes,
             "extractor": self._extractor_identity,
             "max_string_chars": self.extract.max_string_chars,
             "max_text_chars": self.extract.max_text_chars,
             **({"ocr": ocr} if (ocr := self.extract.ocr_fingerprint()) else {}),
             "clean": dataclasses.asdict(self.clean),
+        }
+
+    def chunk_fields(self) -> dict[str, Any]:
+        """What changes chunks or document rows for the same input bytes: the
+        extraction's fields, ids, routing and chunking (and, for semantic chunking,
+        the model that places its breakpoints). Its hash is ``config_hash``, the one
+        in every row and in the chunk ids. Not the chunk vectors: ``--sparse`` or
+        another embedding model keep every chunk id.
+
+        Input patterns and the output location are not here: the same file,
+        found through another pattern, gives the same chunks.
+        """
+        return {
+            **self.extraction_fields(),
+            "ids": dataclasses.asdict(self.ids),
             "chunk": dataclasses.asdict(self.chunk),
             "route": dataclasses.asdict(self.route),
             # Only when they can change the output, so other runs keep their hash.
-            **({"semantic": dataclasses.asdict(self.semantic)} if self.uses_semantic else {}),
-            **({"embedding": {**self.embedding.fingerprint(), "embed_chunks": self.embed_chunks}}
-               if self.uses_embeddings else {}),
-            **({"sparse": self.sparse_record()} if self.sparse else {}),
+            **({"semantic": dataclasses.asdict(self.semantic),
+                "embedding": self.embedding.fingerprint()} if self.uses_semantic else {}),
         }
+
+    def dense_fields(self) -> dict[str, Any] | None:
+        """What changes ``chunks.embedding`` for the same chunk rows (the embedding text
+        is a chunk column): the model's identity, dimension and normalisation, precision
+        and backend (``EmbeddingOptions.fingerprint``). None: the run writes none."""
+        return self.embedding.fingerprint() if self.embed_chunks else None
+
+    def fingerprint_fields(self) -> dict[str, Any]:
+        """Every option that changes the output, layer by layer (run.json's ``config``)."""
+        dense = self.dense_fields()
+        return {**self.chunk_fields(),
+                **({"embedding": {**dense, "embed_chunks": True}} if dense else {}),
+                **({"sparse": self.sparse_record()} if self.sparse else {})}
+
+    @functools.cached_property
+    def layer_keys(self) -> dict[str, str | None]:
+        """One key per layer (None: the run writes no such layer): run.json's
+        ``layers``, compared with the previous run's by ``layers.layer_plan``."""
+        from ragbeam.transforms.incremental.layers import dense_key, sparse_key
+
+        return {"extraction": config_fingerprint(self.extraction_fields()),
+                "chunks": self.config_hash,
+                "dense": dense_key(self.embedding_record()),
+                "sparse": sparse_key(self.sparse_record())}
+
+    @functools.cached_property
+    def layer_plan(self) -> LayerPlan:
+        """What an incremental run does with the vectors of the chunks it carries over,
+        from the previous run's recorded keys (``layers.layer_plan``); a previous run
+        that cannot be read has its vectors made again."""
+        from ragbeam.transforms.incremental.layers import layer_plan, recorded_layer_keys
+
+        before: Mapping[str, Any] = {}
+        if self.previous:
+            import json
+
+            from apache_beam.io.filesystems import FileSystems
+
+            try:
+                with FileSystems.open(FileSystems.join(self.previous, "run.json")) as f:
+                    before = recorded_layer_keys(json.loads(f.read().decode("utf-8")))
+            except Exception:  # checked before the run (previous_run_problem): redo, to be safe
+                before = {}
+        return layer_plan(before, self.layer_keys)
 
     @functools.cached_property
     def _extractor_identity(self) -> dict[str, str | None]:
@@ -292,14 +351,18 @@ class RunConfig:
 
     @functools.cached_property
     def config_hash(self) -> str:
-        return config_fingerprint(self.fingerprint_fields())
+        """The chunk layer's key (``chunk_fields``): in every row and chunk id."""
+        return config_fingerprint(self.chunk_fields())
 
     def resolve(self) -> RunConfig:
         """Read now what building the graph needs from files or servers, so that
         ``IngestDocuments.expand`` reads nothing: the fingerprint (the extractor's
-        identity, a Tika server's version; the model's files) and the model's
-        dimension. Once per config (cached); returns the config."""
+        identity, a Tika server's version; the model's files), the model's
+        dimension and, in an incremental run, the previous run's layer keys
+        (``layer_plan``). Once per config (cached); returns the config."""
         _ = self.config_hash
         if self.uses_embeddings:
             _ = self.embedding_model_info
+        if self.previous:
+            _ = self.layer_plan
         return self

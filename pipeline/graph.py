@@ -35,7 +35,7 @@ import apache_beam as beam
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
 from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
-from ragbeam.pipeline.summary import WriteRunJson, deletes_held, read_run_json
+from ragbeam.pipeline.summary import WriteRunJson, deletes_held
 from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
@@ -95,13 +95,20 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
 
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
-    try:
-        before = read_run_json(config.previous).get("embedding") or {}
-    except Exception:  # unreadable: embed again, to be safe
-        return True
-    now = config.embedding_record() or {}
-    keys = ("model", "revision", "dimension", "normalized", "precision", "backend")
-    return any(before.get(k) != now.get(k) for k in keys)
+    from ragbeam.transforms.incremental.layers import Work
+
+    return config.layer_plan.dense is not Work.KEEP
+
+
+def _as_chunk_row(row: ChunkRow) -> ChunkRow:
+    return row
+
+
+def _kept_chunk_layers(row: ChunkRow, plan: Any) -> ChunkRow:
+    from ragbeam.transforms.embed.sparse import with_sparse_vector
+    from ragbeam.transforms.incremental.layers import with_layers
+
+    return with_layers(row, plan, with_sparse_vector)
 
 
 class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tuple[str, bytes]],
@@ -155,7 +162,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             if config.previous:
                 previous = sources | "Compare with previous" >> CompareWithPrevious(
                     config.previous, config_hash, m.max_file_bytes, config.retry_errors,
-                    config.verify_hashes, config.route, config.delete_guard)
+                    config.verify_hashes, config.route, config.delete_guard,
+                    config.layer_plan)
                 sources, duplicates = previous[TO_PROCESS], previous[DUPLICATES]
             else:  # files with the same bytes are processed once (identity.py)
                 identified = (sources | "By size" >> beam.Map(new_file)
@@ -255,6 +263,11 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         reconciled = dict({FAILURES: failures, "chunks": chunks,
                            PREVIOUS_STATE: previous[PREVIOUS_STATE]}
                           | "Reconcile" >> Reconcile(config_hash))
+        if config.layer_plan.changes_carried_chunks:
+            # Kept and moved chunks come from the previous run: its vectors are dropped or
+            # redone as the carried chunks' are (dense ones filled in just below).
+            reconciled["chunks"] = reconciled["chunks"] | "Layers of kept chunks" >> \
+                beam.Map(_kept_chunk_layers, config.layer_plan).with_output_types(ChunkRow)
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
                 VectorsForKeptChunks(embedding, config.embedding_model_info.dimension,
@@ -262,8 +275,18 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
                 beam.Map(with_sparse_vector).with_output_types(ChunkRow)
+        carried_chunks = previous[CARRIED_CHUNKS]
+        if self._redo_kept_vectors:
+            # Another model (or none) made the carried chunks' vectors: the dense layer
+            # is made again, nothing below it (``layers.py``).
+            carried_chunks = (carried_chunks
+                              | "Vectors for carried chunks" >> VectorsForKeptChunks(
+                                  embedding, config.embedding_model_info.dimension, True)
+                              # The embed step's retry output is untyped: the table is not.
+                              | "Carried chunk rows" >> beam.Map(_as_chunk_row
+                                                                 ).with_output_types(ChunkRow))
         # The output stays a full snapshot: add what was carried over.
-        carried = {"chunks": previous[CARRIED_CHUNKS], "documents": previous[CARRIED_DOCUMENTS],
+        carried = {"chunks": carried_chunks, "documents": previous[CARRIED_DOCUMENTS],
                    "errors": previous[CARRIED_ERRORS], "changes": previous[CARRIED_CHANGES]}
         new = {"chunks": chunks, "documents": documents}
         return {table: ((new[table], reconciled[table], carried[table])

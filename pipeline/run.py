@@ -460,7 +460,13 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
-    if request.preflight:
+    unchanged = None
+    if config.previous:  # nothing changed: no pipeline (unchanged.py)
+        from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do
+
+        unchanged = nothing_to_do(config, listed_sources(dry_run(config)))
+    # Without work no model or extractor is needed; a store may still need a full sync.
+    if request.preflight and (unchanged is None or config.sinks):
         preflight(config)
     check_sink_runner(config, options)
     try:
@@ -481,6 +487,8 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             prepare_output(config, request.overwrite)
             owned = True
             sink_plans = prepare_sink_plans(config)
+            if unchanged is not None and not any(plan.full for plan in sink_plans):
+                return _unchanged_result(config, unchanged, sink_plans, started)
             pipeline = make_pipeline(options)
             if not request.wait:
                 build_pipeline(pipeline, config, claim=claim, sink_plans=sink_plans)
@@ -520,6 +528,27 @@ def _run_listed(request: RunRequest, options) -> RunResult:
         # the next run in this process: that one reads the model's files again.
         if handler := sys.modules.get("ragbeam.transforms.embed.handler"):
             handler.forget_process_models()
+
+
+def _unchanged_result(config: RunConfig, unchanged, sink_plans: list, started: float
+                      ) -> RunResult:
+    """The run written from the previous one (``unchanged.py``); a store that holds the
+    previous run's chunks already holds this run's: checked and marked synced, no
+    chunk written to it."""
+    from ragbeam.pipeline.summary import complete_run_json
+    from ragbeam.pipeline.unchanged import write_unchanged
+    from ragbeam.transforms.sink.sync import failed_sinks, finish_sync
+
+    summary = write_unchanged(config, unchanged, started)
+    if not sink_plans:
+        return RunResult(summary)
+    summary = complete_run_json(config.output, lambda committed: {"sinks": [
+        finish_sync(plan, config.output, committed["chunks"], {"upserts": 0, "deletes": 0})
+        for plan in sink_plans]})
+    if failed := failed_sinks(summary.get("sinks", ())):
+        raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
+                        f"{config.output} are complete; the next run re-syncs the store in full)")
+    return RunResult(summary)
 
 
 def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:

@@ -111,6 +111,8 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "errors_by_class": _by_prefix(errors, "class:"),
         "files": {table: len(paths) for table, paths in sorted(written.files.items())},
         "config_hash": config.config_hash,
+        # Each layer's key, for the next run to compare layer by layer (layers.py).
+        "layers": config.layer_keys,
         "config": config.fingerprint_fields(),
         "effective_config": dict(config.settings),
         "versions": {
@@ -130,6 +132,8 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     }
     if config.previous:  # what the delete guard's rate is measured against
         summary["previous_documents"] = live_documents(read_run_json(config.previous))
+        # What was done with the carried chunks' vectors: kept, redone, dropped.
+        summary["layer_work"] = config.layer_plan.record()
     return summary
 
 

@@ -166,11 +166,13 @@ def test_kept_chunks_get_vectors_when_a_run_switches_embeddings_on(tmp_path):
     corpus = _corpus(tmp_path)
     run1, run2 = tmp_path / "run1", tmp_path / "run2"
     run_cli(_args(corpus, run1))  # no vectors
-    # Embeddings switched on: a config change, so every document is re-processed, and
-    # every one fails (the memory cap). Their last good chunks are kept, and the
-    # embedding column has no nulls: they are embedded with this run's model.
+    # Embeddings switched on (the dense layer only) with a cleaning change (the
+    # extraction layer: every document is re-processed), and every one fails (the
+    # memory cap). Their last good chunks are kept, and the embedding column has no
+    # nulls: they are embedded with this run's model.
     summary = run_cli(_args(corpus, run2, "--previous", str(run1), "--embed-chunks",
-                            "--extract-memory-mb", "1"), expected_exit=3)
+                            "--no-clean", "dehyphenate", "--extract-memory-mb", "1"),
+                      expected_exit=3)
     assert summary["documents_stale"] == len(FILES)
     assert _chunk_ids(run2) == _chunk_ids(run1)
     rows = read_table(run2, "chunks").to_pylist()

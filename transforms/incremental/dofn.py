@@ -44,7 +44,7 @@ from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_STALE, DocumentRow
 from ragbeam.schemas.errors import ErrorRow
 from ragbeam.transforms import progress
-from ragbeam.transforms.incremental.changes import chunk_row_digest
+from ragbeam.transforms.incremental.changes import chunk_row_digest, upsert_row_for_chunk
 from ragbeam.transforms.incremental.compare import (
     CARRIED,
     HEAD_COLUMNS,
@@ -74,6 +74,7 @@ from ragbeam.transforms.incremental.identity import (
     summed,
     text_fingerprint,
 )
+from ragbeam.transforms.incremental.layers import LayerPlan, Work, layers_changed, with_layers
 from ragbeam.transforms.incremental.reconcile import (
     Move,
     PreviousState,
@@ -282,12 +283,33 @@ class CarryPreviousRows(beam.DoFn):
       deleted, the row by doc id for ``Reconcile`` and its vector for
       ``ReuseEmbeddings``;
     * when the delete guard holds (``guard.py``), the rows of a vanished document
-      are carried as they are (status ``vanished``), not deleted.
+      are carried as they are (status ``vanished``), not deleted;
+    * a carried chunk's vectors are as this run has them (``layers.py``): kept, or
+      cleared for the embed step to make again, or sparse vectors made again or
+      dropped, with an upsert when its row is not the previous one any more.
     """
 
-    def __init__(self, config_hash: str, guard: DeleteGuard | None = None) -> None:
+    def __init__(self, config_hash: str, guard: DeleteGuard | None = None,
+                 layers: LayerPlan | None = None) -> None:
         self._config_hash = config_hash
         self._guard = guard or DeleteGuard()
+        self._layers = layers or LayerPlan()
+        self._sparse_vector = None
+
+    def setup(self) -> None:
+        if self._layers.sparse is Work.REDO:  # the tokenizers load only when needed
+            from ragbeam.transforms.embed.sparse import with_sparse_vector
+
+            self._sparse_vector = with_sparse_vector
+
+    def _with_layers(self, row: dict[str, Any], change: ChangeRow | None = None):
+        """A carried chunk with this run's vectors, and its change row (None: none)."""
+        if not self._layers.changes_carried_chunks:
+            return row, change
+        out = with_layers(row, self._layers, self._sparse_vector)
+        if change is None and layers_changed(row, out, self._layers):
+            change = upsert_row_for_chunk(out)
+        return out, change
 
     def process(self, file: tuple[str, str], verdicts: Mapping[str, Verdict],
                 guard_counts: tuple[str, tuple[int, int, int]] = ("", (0, 0, 0))):
@@ -333,18 +355,23 @@ class CarryPreviousRows(beam.DoFn):
         held = (outcome is Outcome.DELETED and deletes_held
                 and (verdict is None or verdict.moved_to is None))
         if held:
-            yield as_python_row(row)
+            chunk, change = self._with_layers(as_python_row(row))
+            if change is not None:
+                yield beam.pvalue.TaggedOutput(CARRIED_CHANGES, change)
+            yield chunk
         elif outcome in CARRIED:
             uri = verdict.uri if verdict is not None and verdict.uri else row["source_uri"]
-            chunk, change = moved_chunk_row(row, uri)
+            chunk, change = self._with_layers(*moved_chunk_row(row, uri))
             if change is not None:
                 yield beam.pvalue.TaggedOutput(CARRIED_CHANGES, change)
             yield chunk
         else:
             chunk = as_python_row(row)
             yield beam.pvalue.TaggedOutput(PREVIOUS_STATE, (chunk["doc_id"], (CHUNKS, chunk)))
-            if outcome.needs_processing and chunk.get("embedding") is not None:
-                # A vector that the document's re-processed chunks may reuse.
+            if (outcome.needs_processing and chunk.get("embedding") is not None
+                    and self._layers.dense is Work.KEEP):
+                # A vector that the document's re-processed chunks may reuse (of this
+                # run's model: the same chunk id is the same chunk under any model).
                 yield beam.pvalue.TaggedOutput(
                     PREVIOUS_EMBEDDINGS, (chunk["chunk_id"], embedding_source(chunk)))
 
@@ -364,8 +391,10 @@ class CompareWithPrevious(beam.PTransform):
 
     def __init__(self, previous: str, config_hash: str, max_file_bytes: int,
                  retry_errors: bool = False, verify_hashes: bool = False,
-                 route: RouteOptions | None = None, guard: DeleteGuard | None = None) -> None:
+                 route: RouteOptions | None = None, guard: DeleteGuard | None = None,
+                 layers: LayerPlan | None = None) -> None:
         super().__init__()
+        self._layers = layers or LayerPlan()
         self._previous = previous
         self._config_hash = config_hash
         self._max_file_bytes = max_file_bytes
@@ -400,7 +429,7 @@ class CompareWithPrevious(beam.PTransform):
         # the guard to the sums.
         counts = decided[GUARD_COUNTS] | "Count deletions" >> beam.CombinePerKey(summed)
         carried = files | "Carry previous rows" >> beam.ParDo(
-            CarryPreviousRows(self._config_hash, self._guard),
+            CarryPreviousRows(self._config_hash, self._guard, self._layers),
             beam.pvalue.AsDict(decided[VERDICTS]),
             beam.pvalue.AsSingleton(counts, default_value=(GUARD_COUNTS, (0, 0, 0)))
         ).with_outputs(CARRIED_DOCUMENTS, CARRIED_ERRORS, CARRIED_CHANGES, PREVIOUS_STATE,
