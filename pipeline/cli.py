@@ -23,14 +23,17 @@ Exit codes of ``ragbeam run``:
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import gc
 import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 # No Beam at module level (it is imported inside the functions that use it): `ragbeam
 # run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
@@ -492,19 +495,49 @@ def resume_collector() -> None:
         _collector_paused = False
 
 
+def exit_code(exc: SystemExit) -> int:
+    """What ``sys.exit(arg)`` would have made the process's status."""
+    if exc.code is None or isinstance(exc.code, int):
+        return exc.code or 0
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process as ``sys.exit`` would, without the interpreter's teardown.
+
+    Python's teardown runs the C++ static destructors of every native library loaded:
+    Arrow's thread pools (pyarrow, read by every command), gRPC's (Beam) and their
+    threads may still be joinable then, and a joinable ``std::thread`` destroyed at exit
+    calls ``std::terminate``: "terminate called without an active exception", SIGABRT,
+    exit 134 instead of the command's code, in some runs (apache/arrow#34314; `ragbeam
+    viz --doc nope.pdf` aborted in 8 of 20). Nothing of the teardown is needed: the
+    tables and run.json are written and closed, the extraction children are gone. What
+    a normal exit does that matters still happens here, in its order: wait for
+    non-daemon threads, run the atexit handlers (logging, progress tallies, the
+    extraction pool's shutdown), flush stdout and stderr. It also saves the 0.5-0.6 s
+    the collector spent walking every module's heap at exit (4-5 s corpus run)."""
+    main_thread = threading.main_thread()
+    for thread in threading.enumerate():
+        if thread is not main_thread and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe
+            stream.flush()
+    os._exit(code)
+
+
 def console_main() -> None:
-    """The ``ragbeam`` command: ``main``, then exit without a slow teardown."""
+    """The ``ragbeam`` command: ``main``, then exit without the interpreter's teardown
+    (``exit_now``). Not in ``main``: callers that run it in their own process keep
+    their interpreter."""
     pause_collector()
-    code = main(started=process_started())
-    # Tearing the interpreter down with the cyclic collector on walks the heap of
-    # every module Beam, protobuf and pyarrow loaded, again and again: 0.5-0.6 s at
-    # the end of every run (measured on a 4-5 s shared-corpus run). Nothing left
-    # needs it: the tables and run.json are written and closed, the extraction
-    # children are gone, and atexit handlers still run. (Not in ``main``: callers
-    # that run it in their own process keep their collector.)
-    gc.disable()
-    gc.freeze()
-    sys.exit(code)
+    try:
+        code = main(started=process_started())
+    except SystemExit as exc:  # argparse's --help and usage errors
+        code = exit_code(exc)
+    exit_now(code)
 
 
 if __name__ == "__main__":
