@@ -422,7 +422,7 @@ def report_interrupt(exc: KeyboardInterrupt) -> int:
 def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
     """The ``ragbeam`` parser: ``run`` and ``peek``, and with ``evaluation`` ``eval``,
     ``compare`` and ``viz`` (``evaluate/cli.py``)."""
-    parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
+    parser = argparse.ArgumentParser(prog="ragbeam", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_text())
     common = logging_arguments()
@@ -451,6 +451,11 @@ def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
 
         add_subcommands(sub, parents=[common])
     return parser
+
+
+def plain_text(rst: str) -> str:
+    """A docstring as ``--help`` shows it: RST's ````literal```` marks dropped."""
+    return rst.replace("``", "")
 
 
 def process_started() -> float:
