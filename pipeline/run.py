@@ -227,12 +227,22 @@ def preflight(config: RunConfig) -> None:
     """What can be checked before Beam starts, so a run that cannot work stops at once
     with exit 2 instead of failing every document: the Tika server answers, the
     embedding model loads and embeds."""
+    preflight_servers(config)
+    preflight_model(config)
+
+
+def preflight_servers(config: RunConfig) -> None:
+    """The Tika server answers (a request: seconds at most)."""
     if config.extract.tika_server:
         from ragbeam.transforms.extract.backends import tika_server_version
 
         if tika_server_version(config.extract.tika_server) is None:
             raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
                              "(GET /version); start it, or pass --no-preflight to run anyway")
+
+
+def preflight_model(config: RunConfig) -> None:
+    """The embedding model loads and embeds (the dearest check: ~15 s on a busy CPU)."""
     if config.uses_embeddings:
         from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
@@ -291,8 +301,10 @@ def run_output_entries() -> tuple[str, ...]:
     return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR, RUN_JSON_PARTIAL)
 
 
-def prepare_output(config: RunConfig, overwrite: bool) -> None:
-    """Fail early on an unwritable output; never mix two runs' tables."""
+def check_output(config: RunConfig, overwrite: bool) -> list[str]:
+    """Fail early on an unwritable output; never mix two runs' tables. Returns what a
+    previous run left there (``--overwrite``), for ``clear_output`` once every other
+    check has passed: a run that stops at a check leaves the old run in place."""
     from apache_beam.io.filesystems import FileSystems
 
     out = config.output
@@ -316,8 +328,15 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
         FileSystems.delete([probe])
     except Exception as exc:
         raise UsageError(f"--output {out!r} is not writable: {storage_error(exc)}") from None
+    return existing
+
+
+def clear_output(config: RunConfig, existing: Sequence[str]) -> None:
+    """Remove what ``check_output`` found of a previous run (``--overwrite``)."""
+    from apache_beam.io.filesystems import FileSystems
+
     if existing:
-        FileSystems.delete([FileSystems.join(out, t) for t in existing])
+        FileSystems.delete([FileSystems.join(config.output, t) for t in existing])
 
 
 
@@ -460,8 +479,9 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
-    if request.preflight:
-        preflight(config)
+    # Cheapest first (an unreachable store fails in seconds, not after the model's
+    # load): options, then the output (claim, an earlier run there, writable), then
+    # servers and stores, then the model; only then is an --overwrite'n run removed.
     check_sink_runner(config, options)
     try:
         claim = claim_output(config.output, take_over=request.take_over)
@@ -478,9 +498,14 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     secrets = [secret for spec in config.sinks for secret in spec.secrets()]
     try:
         with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
-            prepare_output(config, request.overwrite)
-            owned = True
+            existing = check_output(config, request.overwrite)
+            if request.preflight:
+                preflight_servers(config)
             sink_plans = prepare_sink_plans(config)
+            if request.preflight:
+                preflight_model(config)
+            clear_output(config, existing)
+            owned = True
             pipeline = make_pipeline(options)
             if not request.wait:
                 build_pipeline(pipeline, config, claim=claim, sink_plans=sink_plans)
