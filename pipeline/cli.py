@@ -119,16 +119,19 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
 
 
 def print_summary(config: RunConfig, summary: Mapping[str, Any],
-                  command_seconds: float | None = None) -> None:
+                  command_seconds: float | None = None, quiet: bool = False) -> None:
     """``command_seconds``: the command's wall time, shown beside the pipeline's own
     (``wall_seconds``: graph, runner and tables; not Python's start, the checks or the
-    model's preflight load)."""
+    model's preflight load). ``quiet`` (``-q``): the headline only (a scheduler's mail
+    reads one line; run.json has the rest)."""
     out = config.output
     took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else (
         f"{command_seconds:.1f} s (pipeline {summary['wall_seconds']:.1f} s)")
     print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
           f"{summary['documents_error']} error, {summary['documents_stale']} stale; "
           f"{summary['chunks']} chunks in {took}")
+    if quiet:
+        return
     if config.previous:
         print(f"  since {config.previous}: {summary['documents_unchanged']} unchanged, "
               f"{summary['documents_deleted']} deleted; changes: "
@@ -201,16 +204,18 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
                                      started=args.started)
 
     try:
-        return report_run(make_request, dry=args.dry_run, verbose=args.verbose > 0)
+        return report_run(make_request, dry=args.dry_run, verbose=args.verbose > 0,
+                          quiet=args.quiet)
     finally:
         if early is not None:
             early.close()
 
 
 def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
-               verbose: bool = False) -> int:
+               verbose: bool = False, quiet: bool = False) -> int:
     """Make the request, run it and print what happened; returns the exit code.
-    ``verbose``: a dry run against ``--previous`` lists every file."""
+    ``verbose``: a dry run against ``--previous`` lists every file; ``quiet``: the
+    summary's headline only."""
     started = time.monotonic()
     try:
         request = make_request()
@@ -241,7 +246,8 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
         print(f"ragbeam: error: the run failed after {time.monotonic() - started:.1f} s: "
               f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    print_summary(config, result.summary, time.monotonic() - (request.started or started))
+    print_summary(config, result.summary, time.monotonic() - (request.started or started),
+                  quiet=quiet)
     if result.exit_code == EXIT_DELETES_HELD:
         print(_deletes_held_line(config, result.summary), file=sys.stderr)
     if result.summary.get("error_rate_exceeded"):
@@ -256,7 +262,8 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
         return report_run(lambda: request_from_argv(argv, prog="ragbeam sync",
                                                     wait=not args.submit_only,
                                                     show_progress=not args.quiet,
-                                                    started=args.started))
+                                                    started=args.started),
+                          quiet=args.quiet)
 
     try:
         return sync(args.state, run_argv, run_one, keep=args.keep, run_name=args.run_name,
@@ -343,7 +350,7 @@ def logging_arguments() -> argparse.ArgumentParser:
                         help="more detail: -v shows ragbeam's info messages and Beam's "
                              "warnings, -vv everything")
     parent.add_argument("-q", "--quiet", action="store_true",
-                        help="only errors and the final summary; no progress line")
+                        help="only errors and the summary's first line; no progress line")
     parent.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                         help="log level of every logger (overrides -v/-q)")
     return parent

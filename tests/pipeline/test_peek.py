@@ -37,3 +37,4 @@ def test_peek_tells_two_files_of_one_name_apart(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "✓ manuals/LICENSE: 1 chunks" in printed and "✓ tools/LICENSE: 1 chunks" in printed
     assert "under -" not in printed
+
