@@ -197,13 +197,22 @@ def check_inputs(config: RunConfig) -> int | None:
 
 def warn_if_ocr_unavailable(config: RunConfig) -> None:
     """One line on stderr when --ocr is on but Tesseract cannot run here; the run goes on
-    with text layers only (each affected document says so in its ``ocr_note``)."""
-    from ragbeam.transforms.extract.backends import ocr_unavailable
+    with text layers only (each affected document says so in its ``ocr_note``). Languages
+    the user asked for (``--ocr-languages``, not the default) whose pack is missing
+    refuse the run instead (exit 2): OCR in another language would read them wrong."""
+    from ragbeam.transforms.extract.backends import (
+        NO_LANGUAGE_DATA,
+        OcrSettings,
+        ocr_unavailable,
+    )
 
     extract = config.extract
     if extract.tika_server or extract.ocr == "off":
         return
     if problem := ocr_unavailable(extract.ocr_languages):
+        if problem.startswith(NO_LANGUAGE_DATA) and extract.ocr_languages != OcrSettings.languages:
+            raise UsageError(f"--ocr-languages {extract.ocr_languages}: {problem}; install "
+                             "it, or leave that language out")
         print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
               f"{problem}", file=sys.stderr)
 
