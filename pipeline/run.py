@@ -511,8 +511,10 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             if request.preflight:
                 preflight_servers(config)
             sink_plans = prepare_sink_plans(config)
-            if request.preflight:
+            if request.preflight and config.uses_embeddings:
+                progress.set_phase("starting: loading the embedding model")
                 preflight_model(config)
+            progress.set_phase("starting: the runner and the first documents")
             clear_output(config, existing)
             owned = True
             pipeline = make_pipeline(options)

@@ -92,6 +92,7 @@ class ChunkDocument(beam.DoFn):
             return
         self._chunks.inc(len(rows))
         progress.tick(progress.CHUNKED)
+        progress.tick(progress.CHUNKS, len(rows))
         Metrics.counter("ragbeam.chunks", decision.strategy).inc(len(rows))
         self._hard_cuts.inc(int(result.stats.get("hard_cuts", 0)))
         yield from rows
