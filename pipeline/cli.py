@@ -118,15 +118,29 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
                 print(f"  {kind:<10} {key_of.get(uri) or doc_key(uri, root, config.ids.mode)}")
 
 
+def time_spent(command_seconds: float, pipeline_seconds: float,
+               phases: Mapping[str, float], sinks: bool = False) -> str:
+    """The command's wall time, all of it accounted for: Python's start, imports and
+    checks ("start-up", what the others leave), each launcher phase, the pipeline
+    (which writes the stores: "incl. store sync")."""
+    parts = {"start-up": 0.0, **phases,
+             "pipeline incl. store sync" if sinks else "pipeline": pipeline_seconds}
+    parts["start-up"] = max(0.0, command_seconds - sum(v for k, v in parts.items()
+                                                       if k != "start-up"))
+    return f"{command_seconds:.1f} s (" + ", ".join(f"{k} {v:.1f} s" for k, v in parts.items()
+                                                    if v >= 0.05 or k.startswith("pipeline")) + ")"
+
+
 def print_summary(config: RunConfig, summary: Mapping[str, Any],
-                  command_seconds: float | None = None, quiet: bool = False) -> None:
+                  command_seconds: float | None = None, quiet: bool = False,
+                  phases: Mapping[str, float] | None = None) -> None:
     """``command_seconds``: the command's wall time, shown beside the pipeline's own
     (``wall_seconds``: graph, runner and tables; not Python's start, the checks or the
     model's preflight load). ``quiet`` (``-q``): the headline only (a scheduler's mail
     reads one line; run.json has the rest)."""
     out = config.output
-    took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else (
-        f"{command_seconds:.1f} s (pipeline {summary['wall_seconds']:.1f} s)")
+    took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else time_spent(
+        command_seconds, summary["wall_seconds"], phases or {}, bool(config.sinks))
     print(f"ragbeam: {summary['files_matched']} files → {summary['documents_ok']} ok, "
           f"{summary['documents_error']} error, {summary['documents_stale']} stale; "
           f"{summary['chunks']} chunks in {took}")
@@ -247,7 +261,7 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
               f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     print_summary(config, result.summary, time.monotonic() - (request.started or started),
-                  quiet=quiet)
+                  quiet=quiet, phases=result.phases)
     if result.exit_code == EXIT_DELETES_HELD:
         print(_deletes_held_line(config, result.summary), file=sys.stderr)
     if result.summary.get("error_rate_exceeded"):

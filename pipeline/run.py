@@ -117,6 +117,9 @@ class RunResult:
     """What a run did: ``summary`` is its run.json (empty when it was not waited for)."""
 
     summary: Mapping[str, Any] = field(default_factory=dict)
+    # Seconds the launcher spent before the pipeline, by what it did ("stores": every
+    # --sink reached and prepared; "model load": the preflight load), for the summary.
+    phases: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -250,20 +253,23 @@ def preflight_servers(config: RunConfig) -> None:
                              "(GET /version); start it, or pass --no-preflight to run anyway")
 
 
-def preflight_model(config: RunConfig) -> None:
-    """The embedding model loads and embeds (the dearest check: ~15 s on a busy CPU)."""
-    if config.uses_embeddings:
-        from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
+def preflight_model(config: RunConfig) -> float:
+    """The embedding model loads and embeds (the dearest check: ~15 s on a busy CPU);
+    returns the seconds it took (0 for a run that does not embed)."""
+    if not config.uses_embeddings:
+        return 0.0
+    from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
-        loading = time.perf_counter()
-        try:
-            encode_texts(load_sentence_model(config.embedding), ["preflight"])
-        except Exception as exc:
-            raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
-                             f"{type(exc).__name__}: {exc}") from None
-        logging.getLogger("ragbeam").info("preflight: model %s loaded and embedding in %.1f s",
-                                          config.embedding.model,
-                                          time.perf_counter() - loading)
+    loading = time.perf_counter()
+    try:
+        encode_texts(load_sentence_model(config.embedding), ["preflight"])
+    except Exception as exc:
+        raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
+                         f"{type(exc).__name__}: {exc}") from None
+    took = time.perf_counter() - loading
+    logging.getLogger("ragbeam").info("preflight: model %s loaded and embedding in %.1f s",
+                                      config.embedding.model, took)
+    return took
 
 
 def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
@@ -465,7 +471,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
               file=sys.stderr, flush=True)
     # Progress lines from then on, also while the model loads and the runner starts.
     with progress.watch(enabled=request.show_progress and is_local(options), total=total,
-                        started=command_started):
+                        started=command_started, embeds=config.uses_embeddings):
         return _run_listed(request, options)
 
 
@@ -501,6 +507,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
                          f"{storage_error(exc)}") from None
     released_by_pipeline = owned = False
     sink_plans: list = []
+    phases: dict[str, float] = {}
     started = time.perf_counter()
     # Client libraries and Beam's workers log exception texts ragbeam does not write
     # itself: while the run talks to a store, every log record is redacted.
@@ -510,10 +517,13 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             existing = check_output(config, request.overwrite)
             if request.preflight:
                 preflight_servers(config)
+            phase_started = time.perf_counter()
             sink_plans = prepare_sink_plans(config)
+            if config.sinks:
+                phases["stores"] = time.perf_counter() - phase_started
             if request.preflight and config.uses_embeddings:
                 progress.set_phase("starting: loading the embedding model")
-                preflight_model(config)
+                phases["model load"] = preflight_model(config)
             progress.set_phase("starting: the runner and the first documents")
             clear_output(config, existing)
             owned = True
@@ -541,7 +551,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
                             f"{config.output} are complete; the next run re-syncs the store "
                             "in full)")
-        return RunResult(summary)
+        return RunResult(summary, phases)
     except BaseException as exc:
         if received_signal() is None:
             raise

@@ -135,8 +135,8 @@ def starting_line(matched: int | None, elapsed_s: float) -> str:
 def progress_line(counts: collections.Counter[str], elapsed_s: float,
                   total: int | None = None, embedding_s: float | None = None) -> str:
     """One progress line; ``total`` is the number of files the launcher listed;
-    ``embedding_s``: how long the Embed stage has been at work (None: it has not
-    started, or the run does not embed). While it works the line names it and its
+    ``embedding_s``: how long the Embed stage has been at work (0: not yet; None: the
+    run does not embed). While it works the line names it and its
     chunks, and the ETA is the longer of the files' and the chunks' (extrapolated from
     the chunks made so far to every file)."""
     done = counts[CHUNKED] + counts[FAILED] + counts[CARRIED]
@@ -166,10 +166,12 @@ def progress_line(counts: collections.Counter[str], elapsed_s: float,
 
 @contextlib.contextmanager
 def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool = True,
-          total: int | None = None, started: float | None = None) -> Iterator[None]:
+          total: int | None = None, started: float | None = None,
+          embeds: bool = False) -> Iterator[None]:
     """Print a progress line every ``interval_s`` while the block runs (a local run);
     ``total``: the files to process, when known (for the ETA); ``started``: the
-    ``time.monotonic()`` the lines count from (the command's start; default: now).
+    ``time.monotonic()`` the lines count from (the command's start; default: now);
+    ``embeds``: the run embeds its chunks (the line then counts them as they wait).
     Each stage's first report is logged (ragbeam's info level: ``-v``)."""
     if not enabled:
         yield
@@ -202,10 +204,10 @@ def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool =
                 embedding_since = now
             if now - printed >= interval_s:
                 printed = now
-                line = progress_line(
-                    counts, now - started, total,
-                    None if embedding_since is None else now - embedding_since,
-                ) if any(counts.values()) else starting_line(total, now - started)
+                embedding_s = (now - embedding_since if embedding_since is not None
+                               else 0.0 if embeds else None)
+                line = progress_line(counts, now - started, total, embedding_s) \
+                    if any(counts.values()) else starting_line(total, now - started)
                 print(line, file=stream, flush=True)
         log_new_stages()  # a stage that started and ended within the last second
 
