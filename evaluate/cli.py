@@ -53,6 +53,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction,
                     help="what is indexed of each chunk: its text, or contextual: title "
                          "and heading path, then the text (what the pipeline embeds) "
                          "(default: %(default)s)")
+    ev.add_argument("--wide", action="store_true",
+                    help="every figure in the table (wider than 100 columns); DIR/eval.json "
+                         "has all of them")
     ev.set_defaults(handler=eval_command)
 
     cmp = subparsers.add_parser(
@@ -124,7 +127,7 @@ def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
              if {"dense", "hybrid"} & set(retrievers) else None)
     result = evaluate_run(run, questions, args.budget, retrievers, cache, args.k,
                           chunk_text=args.chunk_text)
-    print(format_eval(result))
+    print(format_eval(result, wide=args.wide))
     path = FileSystems.join(run.output, "eval.json")
     with FileSystems.create(path) as f:
         f.write(json.dumps(result, indent=2, ensure_ascii=False).encode("utf-8"))

@@ -300,7 +300,29 @@ def retrieval_row(label: str, r: Mapping[str, Any]) -> list[Any]:
             token.get("recall"), token.get("precision"), token.get("iou")]
 
 
-def format_eval(result: Mapping[str, Any]) -> str:
+# The default table fits 100 columns: the figures a reader compares first, each column
+# named in words and explained under the table; ``--wide`` shows every figure.
+NARROW_FIGURES = (("chunks", "chunks"), ("mean tokens", "tok mean"), ("p95 tokens", "tok p95"),
+                  ("at cap", "at cap"), ("mid-sentence", "mid-sent"), ("overlap", "redund"))
+FIGURE_LEGEND = ("at cap: share of chunks at the size cap; mid-sentence: share of chunks "
+                 "ending inside a sentence;\noverlap: share of indexed tokens repeating "
+                 "another chunk's text\n(--wide: every figure; DIR/eval.json: all of them)")
+NARROW_RETRIEVAL = (("hits", "hits"), ("hit rate", "hit rate"), ("MRR", "MRR"),
+                    ("context tokens", "ctx tokens"), ("token IoU %", "tok IoU"))
+LABEL_WIDTH = 30  # a media type such as application/vnd.openxmlformats-…document is cut
+
+
+def _narrow(header: Sequence[str], rows: Sequence[Sequence[Any]],
+            keep: Sequence[tuple[str, str]]) -> tuple[list[str], list[list[Any]]]:
+    index = [list(header).index(column) for _, column in keep]
+    label = [r[0] if len(str(r[0])) <= LABEL_WIDTH else str(r[0])[:LABEL_WIDTH - 1] + "…"
+             for r in rows]
+    return ([header[0], *(name for name, _ in keep)],
+            [[lab, *(r[i] for i in index)] for lab, r in zip(label, rows, strict=True)])
+
+
+def format_eval(result: Mapping[str, Any], wide: bool = False) -> str:
+    """The eval table: at most 100 columns wide, or with ``wide`` every figure."""
     figures = result["figures"]
     rows: list[list[Any]] = []
     for strategy, f in figures["by_strategy"].items():
@@ -308,14 +330,19 @@ def format_eval(result: Mapping[str, Any]) -> str:
         for media, mf in figures["by_strategy_media_type"][strategy].items():
             rows.append(figure_row(f"  {media}", mf))
     cap = figures["cap"]
+    header: tuple[str, ...] = ("strategy / media type", *FIGURE_COLUMNS)
+    shown = (header, rows) if wide else _narrow(header, rows, NARROW_FIGURES)
     parts = [f"chunks (cap {cap['size']} {cap['unit']}; furniture lines removed: "
-             f"{figures['furniture_removed']})",
-             format_table(("strategy / media type", *FIGURE_COLUMNS), rows)]
+             f"{figures['furniture_removed']})", format_table(*shown)]
+    if not wide:
+        parts.append(FIGURE_LEGEND)
     if "retrieval" in result:
         parts.append(f"\nretrieval at a {result['budget']}-token context budget; token-level "
                      f"figures (Chroma's method, %) at k = {result.get('k', DEFAULT_K)} chunks")
-        parts.append(format_table(("retriever", *RETRIEVAL_COLUMNS),
-                                  [retrieval_row(n, r) for n, r in result["retrieval"].items()]))
+        header = ("retriever", *RETRIEVAL_COLUMNS)
+        rows = [retrieval_row(n, r) for n, r in result["retrieval"].items()]
+        parts.append(format_table(*((header, rows) if wide else
+                                    _narrow(header, rows, NARROW_RETRIEVAL))))
         for name, r in result["retrieval"].items():
             if r["unresolved_answer_docs"]:
                 parts.append(f"  {name}: answer_doc not in this run: "

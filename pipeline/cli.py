@@ -23,14 +23,17 @@ Exit codes of ``ragbeam run``:
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import gc
 import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 # No Beam at module level (it is imported inside the functions that use it): `ragbeam
 # run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
@@ -141,17 +144,34 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
                 print(f"  {kind:<10} {key_of.get(uri) or doc_key(uri, root, config.ids.mode)}")
 
 
+def time_spent(command_seconds: float, pipeline_seconds: float,
+               phases: Mapping[str, float], sinks: bool = False) -> str:
+    """The command's wall time, all of it accounted for: Python's start, imports and
+    checks ("start-up", what the others leave), each launcher phase, the pipeline
+    (which writes the stores: "incl. store sync")."""
+    parts = {"start-up": 0.0, **phases,
+             "pipeline incl. store sync" if sinks else "pipeline": pipeline_seconds}
+    parts["start-up"] = max(0.0, command_seconds - sum(v for k, v in parts.items()
+                                                       if k != "start-up"))
+    return f"{command_seconds:.1f} s (" + ", ".join(f"{k} {v:.1f} s" for k, v in parts.items()
+                                                    if v >= 0.05 or k.startswith("pipeline")) + ")"
+
+
 def print_summary(config: RunConfig, summary: Mapping[str, Any],
-                  command_seconds: float | None = None) -> None:
+                  command_seconds: float | None = None, quiet: bool = False,
+                  phases: Mapping[str, float] | None = None) -> None:
     """``command_seconds``: the command's wall time, shown beside the pipeline's own
     (``wall_seconds``: graph, runner and tables; not Python's start, the checks or the
-    model's preflight load)."""
+    model's preflight load). ``quiet`` (``-q``): the headline only (a scheduler's mail
+    reads one line; run.json has the rest)."""
     out = config.output
-    took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else (
-        f"{command_seconds:.1f} s (pipeline {summary['wall_seconds']:.1f} s)")
+    took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else time_spent(
+        command_seconds, summary["wall_seconds"], phases or {}, bool(config.sinks))
     from ragbeam.pipeline.summary import headline
 
     print(headline(summary, took))
+    if quiet:
+        return
     if config.previous:
         print(f"  since {config.previous}: {summary['documents_unchanged']} unchanged, "
               f"{summary['documents_deleted']} deleted; changes: "
@@ -230,16 +250,18 @@ def run_command(args: argparse.Namespace, beam_args: list[str]) -> int:
                                      started=args.started)
 
     try:
-        return report_run(make_request, dry=args.dry_run, verbose=args.verbose > 0)
+        return report_run(make_request, dry=args.dry_run, verbose=args.verbose > 0,
+                          quiet=args.quiet)
     finally:
         if early is not None:
             early.close()
 
 
 def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
-               verbose: bool = False) -> int:
+               verbose: bool = False, quiet: bool = False) -> int:
     """Make the request, run it and print what happened; returns the exit code.
-    ``verbose``: a dry run against ``--previous`` lists every file."""
+    ``verbose``: a dry run against ``--previous`` lists every file; ``quiet``: the
+    summary's headline only."""
     started = time.monotonic()
     try:
         request = make_request()
@@ -277,7 +299,8 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
         print(f"ragbeam: error: the run failed after {time.monotonic() - started:.1f} s: "
               f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    print_summary(config, result.summary, time.monotonic() - (request.started or started))
+    print_summary(config, result.summary, time.monotonic() - (request.started or started),
+                  quiet=quiet, phases=result.phases)
     if result.exit_code == EXIT_DELETES_HELD:
         print(_deletes_held_line(config, result.summary), file=sys.stderr)
     if result.summary.get("error_rate_exceeded"):
@@ -292,7 +315,8 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
         return report_run(lambda: request_from_argv(argv, prog="ragbeam sync",
                                                     wait=not args.submit_only,
                                                     show_progress=not args.quiet,
-                                                    started=args.started))
+                                                    started=args.started),
+                          quiet=args.quiet)
 
     def run_dry(argv: list[str]) -> int:
         return report_run(lambda: request_from_argv(argv, prog="ragbeam sync",
@@ -413,7 +437,7 @@ def logging_arguments() -> argparse.ArgumentParser:
                         help="more detail: -v shows ragbeam's info messages and Beam's "
                              "warnings, -vv everything")
     parent.add_argument("-q", "--quiet", action="store_true",
-                        help="only errors and the final summary; no progress line")
+                        help="only errors and the summary's first line; no progress line")
     parent.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                         help="log level of every logger (overrides -v/-q)")
     return parent
@@ -497,7 +521,7 @@ def report_interrupt(exc: KeyboardInterrupt) -> int:
 def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
     """The ``ragbeam`` parser: ``run`` and ``peek``, and with ``evaluation`` ``eval``,
     ``compare`` and ``viz`` (``evaluate/cli.py``)."""
-    parser = argparse.ArgumentParser(prog="ragbeam", description=__doc__,
+    parser = argparse.ArgumentParser(prog="ragbeam", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_text())
     common = logging_arguments()
@@ -526,6 +550,11 @@ def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
 
         add_subcommands(sub, parents=[common])
     return parser
+
+
+def plain_text(rst: str) -> str:
+    """A docstring as ``--help`` shows it: RST's ````literal```` marks dropped."""
+    return rst.replace("``", "")
 
 
 def process_started() -> float:
@@ -570,19 +599,49 @@ def resume_collector() -> None:
         _collector_paused = False
 
 
+def exit_code(exc: SystemExit) -> int:
+    """What ``sys.exit(arg)`` would have made the process's status."""
+    if exc.code is None or isinstance(exc.code, int):
+        return exc.code or 0
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process as ``sys.exit`` would, without the interpreter's teardown.
+
+    Python's teardown runs the C++ static destructors of every native library loaded:
+    Arrow's thread pools (pyarrow, read by every command), gRPC's (Beam) and their
+    threads may still be joinable then, and a joinable ``std::thread`` destroyed at exit
+    calls ``std::terminate``: "terminate called without an active exception", SIGABRT,
+    exit 134 instead of the command's code, in some runs (apache/arrow#34314; `ragbeam
+    viz --doc nope.pdf` aborted in 8 of 20). Nothing of the teardown is needed: the
+    tables and run.json are written and closed, the extraction children are gone. What
+    a normal exit does that matters still happens here, in its order: wait for
+    non-daemon threads, run the atexit handlers (logging, progress tallies, the
+    extraction pool's shutdown), flush stdout and stderr. It also saves the 0.5-0.6 s
+    the collector spent walking every module's heap at exit (4-5 s corpus run)."""
+    main_thread = threading.main_thread()
+    for thread in threading.enumerate():
+        if thread is not main_thread and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe
+            stream.flush()
+    os._exit(code)
+
+
 def console_main() -> None:
-    """The ``ragbeam`` command: ``main``, then exit without a slow teardown."""
+    """The ``ragbeam`` command: ``main``, then exit without the interpreter's teardown
+    (``exit_now``). Not in ``main``: callers that run it in their own process keep
+    their interpreter."""
     pause_collector()
-    code = main(started=process_started())
-    # Tearing the interpreter down with the cyclic collector on walks the heap of
-    # every module Beam, protobuf and pyarrow loaded, again and again: 0.5-0.6 s at
-    # the end of every run (measured on a 4-5 s shared-corpus run). Nothing left
-    # needs it: the tables and run.json are written and closed, the extraction
-    # children are gone, and atexit handlers still run. (Not in ``main``: callers
-    # that run it in their own process keep their collector.)
-    gc.disable()
-    gc.freeze()
-    sys.exit(code)
+    try:
+        code = main(started=process_started())
+    except SystemExit as exc:  # argparse's --help and usage errors
+        code = exit_code(exc)
+    exit_now(code)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,31 @@ def check_run_folder(output: str) -> None:
     raise NotRuns("is not a completed run (no run.json)")
 
 
+def display_names(uris: list[str]) -> dict[str, str]:
+    """Each URI below the folder all of them share: ``manuals/LICENSE`` and
+    ``tools/LICENSE``, not two ``LICENSE`` lines; one file alone is its name."""
+    parts = [uri.split("/") for uri in uris]
+    shared = 0
+    if parts:
+        shortest = min(len(p) for p in parts) - 1  # the file name itself is never shared
+        while shared < shortest and len({p[shared] for p in parts}) == 1:
+            shared += 1
+    return {uri: "/".join(p[shared:]) for uri, p in zip(uris, parts, strict=True)}
+
+
+def chunk_line(chunk: dict) -> str:
+    """A chunk as peek shows it: where it is (its heading, unless it has none or its
+    text opens with that heading) and the start of its text."""
+    text = " ".join(chunk["text"].split())
+    heading = chunk["heading_path"][-1].lstrip("#").strip() if chunk["heading_path"] else ""
+    under = ""
+    if heading and not text.lstrip("#").strip().startswith(heading):
+        under = f", under {' > '.join(chunk['heading_path'])}"
+    page = f", page {chunk['page_start']}" if chunk["page_start"] else ""
+    return (f"    [{chunk['chunk_index']}] {chunk['token_count']} tokens{page}{under}: "
+            f"{textwrap.shorten(text, 110)}")
+
+
 def peek(output: str, per_document: int = 1) -> None:
     check_run_folder(output)
     docs = read_table_columns(output, "documents",
@@ -45,8 +70,10 @@ def peek(output: str, per_document: int = 1) -> None:
         first_chunks.setdefault(row["doc_id"], [])
         if len(first_chunks[row["doc_id"]]) < per_document:
             first_chunks[row["doc_id"]].append(row)
-    for doc in sorted(docs.to_pylist() if docs else [], key=lambda r: r["source_uri"]):
-        name = doc["source_uri"].rsplit("/", 1)[-1]
+    rows = sorted(docs.to_pylist() if docs else [], key=lambda r: r["source_uri"])
+    names = display_names([r["source_uri"] for r in rows])
+    for doc in rows:
+        name = names[doc["source_uri"]]
         if doc["status"] == "deleted":  # incremental runs: no longer matched, no chunks
             print(f"- {name}: deleted")
             continue
@@ -60,11 +87,7 @@ def peek(output: str, per_document: int = 1) -> None:
             gave = " (gave up: not retried)" if _gave_up(doc) else ""
             print(f"    last good chunks kept; failed now{gave}: {doc['error']}")
         for c in first_chunks.get(doc["doc_id"], []):
-            where = " > ".join(c["heading_path"]) or "-"
-            page = f", page {c['page_start']}" if c["page_start"] else ""
-            text = textwrap.shorten(" ".join(c["text"].split()), 110)
-            print(f"    [{c['chunk_index']}] {c['token_count']} tokens{page}, "
-                  f"under {where}: {text}")
+            print(chunk_line(c))
     with FileSystems.open(FileSystems.join(output, "run.json")) as f:
         run = json.load(f)
     gave_up = f", {run['documents_gave_up']} gave up" if run.get("documents_gave_up") else ""

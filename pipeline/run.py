@@ -117,6 +117,9 @@ class RunResult:
     """What a run did: ``summary`` is its run.json (empty when it was not waited for)."""
 
     summary: Mapping[str, Any] = field(default_factory=dict)
+    # Seconds the launcher spent before the pipeline, by what it did ("stores": every
+    # --sink reached and prepared; "model load": the preflight load), for the summary.
+    phases: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -197,13 +200,22 @@ def check_inputs(config: RunConfig) -> int | None:
 
 def warn_if_ocr_unavailable(config: RunConfig) -> None:
     """One line on stderr when --ocr is on but Tesseract cannot run here; the run goes on
-    with text layers only (each affected document says so in its ``ocr_note``)."""
-    from ragbeam.transforms.extract.backends import ocr_unavailable
+    with text layers only (each affected document says so in its ``ocr_note``). Languages
+    the user asked for (``--ocr-languages``, not the default) whose pack is missing
+    refuse the run instead (exit 2): OCR in another language would read them wrong."""
+    from ragbeam.transforms.extract.backends import (
+        NO_LANGUAGE_DATA,
+        OcrSettings,
+        ocr_unavailable,
+    )
 
     extract = config.extract
     if extract.tika_server or extract.ocr == "off":
         return
     if problem := ocr_unavailable(extract.ocr_languages):
+        if problem.startswith(NO_LANGUAGE_DATA) and extract.ocr_languages != OcrSettings.languages:
+            raise UsageError(f"--ocr-languages {extract.ocr_languages}: {problem}; install "
+                             "it, or leave that language out")
         print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
               f"{problem}", file=sys.stderr)
 
@@ -227,24 +239,37 @@ def preflight(config: RunConfig) -> None:
     """What can be checked before Beam starts, so a run that cannot work stops at once
     with exit 2 instead of failing every document: the Tika server answers, the
     embedding model loads and embeds."""
+    preflight_servers(config)
+    preflight_model(config)
+
+
+def preflight_servers(config: RunConfig) -> None:
+    """The Tika server answers (a request: seconds at most)."""
     if config.extract.tika_server:
         from ragbeam.transforms.extract.backends import tika_server_version
 
         if tika_server_version(config.extract.tika_server) is None:
             raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
                              "(GET /version); start it, or pass --no-preflight to run anyway")
-    if config.uses_embeddings:
-        from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
-        loading = time.perf_counter()
-        try:
-            encode_texts(load_sentence_model(config.embedding), ["preflight"])
-        except Exception as exc:
-            raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
-                             f"{type(exc).__name__}: {exc}") from None
-        logging.getLogger("ragbeam").info("preflight: model %s loaded and embedding in %.1f s",
-                                          config.embedding.model,
-                                          time.perf_counter() - loading)
+
+def preflight_model(config: RunConfig) -> float:
+    """The embedding model loads and embeds (the dearest check: ~15 s on a busy CPU);
+    returns the seconds it took (0 for a run that does not embed)."""
+    if not config.uses_embeddings:
+        return 0.0
+    from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
+
+    loading = time.perf_counter()
+    try:
+        encode_texts(load_sentence_model(config.embedding), ["preflight"])
+    except Exception as exc:
+        raise UsageError(f"--embedding-model {config.embedding.model!r} does not load: "
+                         f"{type(exc).__name__}: {exc}") from None
+    took = time.perf_counter() - loading
+    logging.getLogger("ragbeam").info("preflight: model %s loaded and embedding in %.1f s",
+                                      config.embedding.model, took)
+    return took
 
 
 def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
@@ -291,8 +316,10 @@ def run_output_entries() -> tuple[str, ...]:
     return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR, RUN_JSON_PARTIAL)
 
 
-def prepare_output(config: RunConfig, overwrite: bool) -> None:
-    """Fail early on an unwritable output; never mix two runs' tables."""
+def check_output(config: RunConfig, overwrite: bool) -> list[str]:
+    """Fail early on an unwritable output; never mix two runs' tables. Returns what a
+    previous run left there (``--overwrite``), for ``clear_output`` once every other
+    check has passed: a run that stops at a check leaves the old run in place."""
     from apache_beam.io.filesystems import FileSystems
 
     out = config.output
@@ -316,8 +343,15 @@ def prepare_output(config: RunConfig, overwrite: bool) -> None:
         FileSystems.delete([probe])
     except Exception as exc:
         raise UsageError(f"--output {out!r} is not writable: {storage_error(exc)}") from None
+    return existing
+
+
+def clear_output(config: RunConfig, existing: Sequence[str]) -> None:
+    """Remove what ``check_output`` found of a previous run (``--overwrite``)."""
+    from apache_beam.io.filesystems import FileSystems
+
     if existing:
-        FileSystems.delete([FileSystems.join(out, t) for t in existing])
+        FileSystems.delete([FileSystems.join(config.output, t) for t in existing])
 
 
 
@@ -437,7 +471,7 @@ def run_pipeline(request: RunRequest) -> RunResult:
               file=sys.stderr, flush=True)
     # Progress lines from then on, also while the model loads and the runner starts.
     with progress.watch(enabled=request.show_progress and is_local(options), total=total,
-                        started=command_started):
+                        started=command_started, embeds=config.uses_embeddings):
         return _run_listed(request, options)
 
 
@@ -465,9 +499,10 @@ def _run_listed(request: RunRequest, options) -> RunResult:
         from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do
 
         unchanged = nothing_to_do(config, listed_sources(dry_run(config)))
+    # Cheapest first (an unreachable store fails in seconds, not after the model's
+    # load): options, then the output (claim, an earlier run there, writable), then
+    # servers and stores, then the model; only then is an --overwrite'n run removed.
     # Without work no model or extractor is needed; a store may still need a full sync.
-    if request.preflight and (unchanged is None or config.sinks):
-        preflight(config)
     check_sink_runner(config, options)
     try:
         claim = claim_output(config.output, take_over=request.take_over)
@@ -478,17 +513,30 @@ def _run_listed(request: RunRequest, options) -> RunResult:
                          f"{storage_error(exc)}") from None
     released_by_pipeline = owned = False
     sink_plans: list = []
+    phases: dict[str, float] = {}
     started = time.perf_counter()
     # Client libraries and Beam's workers log exception texts ragbeam does not write
     # itself: while the run talks to a store, every log record is redacted.
     secrets = [secret for spec in config.sinks for secret in spec.secrets()]
     try:
         with redacted_logs(secrets) if config.sinks else contextlib.nullcontext():
-            prepare_output(config, request.overwrite)
-            owned = True
+            existing = check_output(config, request.overwrite)
+            if request.preflight and (unchanged is None or config.sinks):
+                preflight_servers(config)
+            phase_started = time.perf_counter()
             sink_plans = prepare_sink_plans(config)
+            if config.sinks:
+                phases["stores"] = time.perf_counter() - phase_started
             if unchanged is not None and not any(plan.full for plan in sink_plans):
+                clear_output(config, existing)
+                owned = True
                 return _unchanged_result(config, unchanged, sink_plans, started)
+            if request.preflight and config.uses_embeddings:
+                progress.set_phase("starting: loading the embedding model")
+                phases["model load"] = preflight_model(config)
+            progress.set_phase("starting: the runner and the first documents")
+            clear_output(config, existing)
+            owned = True
             pipeline = make_pipeline(options)
             if not request.wait:
                 build_pipeline(pipeline, config, claim=claim, sink_plans=sink_plans)
@@ -513,7 +561,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
                             f"{config.output} are complete; the next run re-syncs the store "
                             "in full)")
-        return RunResult(summary)
+        return RunResult(summary, phases)
     except BaseException as exc:
         if received_signal() is None:
             raise

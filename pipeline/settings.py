@@ -234,7 +234,7 @@ class RunSettings(BaseModel):
         "--doc-ids mode (by default refused, exit 2): e.g. the same corpus mounted elsewhere",
         RUN)
     preflight: bool = option(True, "check before starting that the Tika server answers, the "
-                             "model loads and the output is writable (--no-preflight skips)",
+                             "model loads and the output is writable",
                              RUN)
 
     # Only in a config file.
@@ -275,6 +275,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         kind, _ = _unwrap(info.annotation)
         default = info.default
         shown = "" if default in (None, [], "", False) else f" (default: {default})"
+        if default is True:  # the flag is the way off: say so, not "(default: True)"
+            shown = " (on by default; this flag skips it)"
         kwargs: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS,
                                   "help": (info.description or "") + shown}
         if extra.get("metavar"):

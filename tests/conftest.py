@@ -19,7 +19,8 @@ if os.environ.get("CI"):
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "samples"
-CORPUS = REPO.parent / "shared" / "corpus"
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "corpus"
 # The hang file would take the full default timeout; tests use a short one.
 TEST_EXTRACT_TIMEOUT = "10"
 
@@ -60,13 +61,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 
+def require_shared(relative: str) -> pathlib.Path:
+    """A path under ``../shared`` (material outside the repository: the corpus, seeds).
+    A plain clone has no ``../shared``: the test skips saying what is missing; in CI,
+    which has it, its absence fails."""
+    path = SHARED / relative
+    if path.exists():
+        return path
+    if os.environ.get("CI"):
+        pytest.fail(f"{path} missing: CI runs with ../shared beside the repo")
+    pytest.skip(f"needs {path} (../shared beside the repository; absent in a plain clone)")
+
+
 def require_corpus() -> pathlib.Path:
     """The shared corpus: its absence fails in CI and skips elsewhere."""
-    if CORPUS.is_dir():
-        return CORPUS
-    if os.environ.get("CI"):
-        pytest.fail(f"shared corpus missing at {CORPUS}: CI runs with ../shared beside the repo")
-    pytest.skip(f"shared corpus not found at {CORPUS}")
+    return require_shared("corpus")
 
 
 @pytest.fixture(scope="session")

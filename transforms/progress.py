@@ -34,6 +34,16 @@ FLUSH_EVERY_S = 1.0
 # What the line shows, in order; ``done`` documents are chunked, failed or carried over.
 MATCHED, EXTRACTED, CHUNKED, EMBEDDED, FAILED, CARRIED = (
     "matched", "extracted", "chunked", "embedded", "failed", "carried")
+CHUNKS = "chunks"  # chunks made (the work the Embed stage has before it)
+# What the launcher waits for before any stage reports (``set_phase``): "starting"
+# alone for 15-30 s reads as a hang.
+_phase = "starting"
+
+
+def set_phase(what: str) -> None:
+    """What the run is busy with before its stages report ("loading the model")."""
+    global _phase
+    _phase = what
 # With -v, when each stage first reports (``watch``).
 STAGE_OF = {MATCHED: "Match", CARRIED: "Carry over (incremental)", EXTRACTED: "Extract",
             CHUNKED: "Chunk", EMBEDDED: "Embed"}
@@ -119,12 +129,16 @@ def starting_line(matched: int | None, elapsed_s: float) -> str:
     stopped at its first page."""
     files = f"{matched} files matched" if matched is not None else (
         "over 1000 files matched so far")
-    return f"ragbeam: {elapsed_s:.0f} s · {files} · starting"
+    return f"ragbeam: {elapsed_s:.0f} s · {files} · {_phase}"
 
 
 def progress_line(counts: collections.Counter[str], elapsed_s: float,
-                  total: int | None = None) -> str:
-    """One progress line; ``total`` is the number of files the launcher listed."""
+                  total: int | None = None, embedding_s: float | None = None) -> str:
+    """One progress line; ``total`` is the number of files the launcher listed;
+    ``embedding_s``: how long the Embed stage has been at work (0: not yet; None: the
+    run does not embed). While it works the line names it and its
+    chunks, and the ETA is the longer of the files' and the chunks' (extrapolated from
+    the chunks made so far to every file)."""
     done = counts[CHUNKED] + counts[FAILED] + counts[CARRIED]
     rate = done / elapsed_s if elapsed_s > 0 else 0.0
     total = total or counts[MATCHED]
@@ -133,26 +147,37 @@ def progress_line(counts: collections.Counter[str], elapsed_s: float,
     if counts[CARRIED]:
         parts.append(f"{counts[CARRIED]} carried over")
     parts += [f"{counts[EXTRACTED]} extracted", f"{counts[CHUNKED]} chunked"]
-    if counts[EMBEDDED]:
+    embedding = embedding_s is not None and counts[CHUNKS] > 0
+    if embedding:
+        parts.append(f"embedding {counts[EMBEDDED]:,}/{counts[CHUNKS]:,} chunks")
+    elif counts[EMBEDDED]:
         parts.append(f"{counts[EMBEDDED]} chunks embedded")
     parts += [f"{counts[FAILED]} errors", f"{rate:.1f} docs/s"]
     remaining = total - done
-    if total and rate > 0 and remaining > 0:
-        parts.append(f"ETA {remaining / rate:.0f} s")
+    eta = remaining / rate if total and rate > 0 and remaining > 0 else 0.0
+    if embedding and embedding_s and counts[EMBEDDED]:
+        chunked = counts[CHUNKED] or 1
+        expected = counts[CHUNKS] * max(1.0, (total or chunked) / chunked)
+        eta = max(eta, (expected - counts[EMBEDDED]) / (counts[EMBEDDED] / embedding_s))
+    if eta > 0:
+        parts.append(f"ETA {eta:.0f} s")
     return " · ".join(parts)
 
 
 @contextlib.contextmanager
 def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool = True,
-          total: int | None = None, started: float | None = None) -> Iterator[None]:
+          total: int | None = None, started: float | None = None,
+          embeds: bool = False) -> Iterator[None]:
     """Print a progress line every ``interval_s`` while the block runs (a local run);
     ``total``: the files to process, when known (for the ETA); ``started``: the
-    ``time.monotonic()`` the lines count from (the command's start; default: now).
+    ``time.monotonic()`` the lines count from (the command's start; default: now);
+    ``embeds``: the run embeds its chunks (the line then counts them as they wait).
     Each stage's first report is logged (ragbeam's info level: ``-v``)."""
     if not enabled:
         yield
         return
     stream = stream or sys.stderr
+    set_phase("starting")  # a run before this one in the process may have left its own
     folder = tempfile.mkdtemp(prefix="ragbeam-progress-")
     previous = os.environ.get(PROGRESS_DIR_ENV)
     os.environ[PROGRESS_DIR_ENV] = folder
@@ -162,6 +187,7 @@ def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool =
 
     def report() -> None:
         printed, seen = time.monotonic(), set()
+        embedding_since: float | None = None
 
         def log_new_stages() -> collections.Counter[str]:
             counts = read_counts(folder)
@@ -174,10 +200,14 @@ def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool =
 
         while not stop.wait(min(1.0, interval_s)):
             counts, now = log_new_stages(), time.monotonic()
+            if counts[EMBEDDED] and embedding_since is None:
+                embedding_since = now
             if now - printed >= interval_s:
                 printed = now
-                line = progress_line(counts, now - started, total) if any(counts.values()) \
-                    else starting_line(total, now - started)  # no stage has reported yet
+                embedding_s = (now - embedding_since if embedding_since is not None
+                               else 0.0 if embeds else None)
+                line = progress_line(counts, now - started, total, embedding_s) \
+                    if any(counts.values()) else starting_line(total, now - started)
                 print(line, file=stream, flush=True)
         log_new_stages()  # a stage that started and ended within the last second
 

@@ -90,7 +90,9 @@ def test_the_first_line_comes_before_the_checks_and_v_tells_what_runs(tmp_path):
                      "stage Chunk started", "stage Embed started"):
         assert any(expected in line for line in info), (expected, info)
     # Without -v none of them (the interrupt tests check stderr line by line).
-    summary = re.search(r"chunks in ([\d.]+) s \(pipeline ([\d.]+) s\)", stdout)
+    # The whole wall time accounted for: start-up, the model's load, the pipeline.
+    summary = re.search(r"chunks in ([\d.]+) s \(start-up [\d.]+ s, model load [\d.]+ s, "
+                        r"pipeline ([\d.]+) s\)", stdout)
     assert summary, stdout
     command_s, pipeline_s = map(float, summary.groups())
     assert pipeline_s < command_s <= took_s + 0.5

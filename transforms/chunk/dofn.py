@@ -94,6 +94,7 @@ class ChunkDocument(beam.DoFn):
             return
         self._chunks.inc(len(rows))
         progress.tick(progress.CHUNKED)
+        progress.tick(progress.CHUNKS, len(rows))
         Metrics.counter("ragbeam.chunks", decision.strategy).inc(len(rows))
         self._hard_cuts.inc(int(result.stats.get("hard_cuts", 0)))
         self._dropped.inc(int(result.stats.get(DROPPED_KEY, 0)))

@@ -100,6 +100,9 @@ class OcrSettings:
         return self.mode != "off"
 
 
+NO_LANGUAGE_DATA = "tesseract has no language data for"
+
+
 @functools.cache
 def ocr_unavailable(languages: str) -> str | None:
     """Why Tesseract cannot OCR ``languages`` on this machine, or None when it can."""
@@ -117,7 +120,7 @@ def ocr_unavailable(languages: str) -> str | None:
     missing = [lang for lang in languages.split("+") if lang not in installed]
     if missing:
         packages = " ".join(f"tesseract-ocr-{m.replace('_', '-').lower()}" for m in missing)
-        return f"tesseract has no language data for {'+'.join(missing)} (Debian: {packages})"
+        return f"{NO_LANGUAGE_DATA} {'+'.join(missing)} (Debian: {packages})"
     return None
 
 

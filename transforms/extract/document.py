@@ -34,6 +34,7 @@ from ragbeam.transforms.extract.ocr import (
 )
 from ragbeam.transforms.extract.outline import outline_value, pdf_outline
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
+from ragbeam.transforms.read.naming import no_text_reason
 from ragbeam.transforms.types import (
     CleanedExtraction,
     ExtractedDocument,
@@ -155,10 +156,7 @@ def build_extracted_document(
         if ocr_pages != "0":
             raise EmptyDocumentError(
                 f"no text could be extracted: OCR of {ocr_pages} page(s) found none")
-        raise EmptyDocumentError(
-            "no text could be extracted (an image-only/scanned document needs OCR, "
-            "or the file has no textual content)"
-        )
+        raise EmptyDocumentError(no_text_reason(media_type_of(metadata)))
     page_count_text = _first(metadata, _PAGE_KEYS)
     page_count = int(page_count_text) if page_count_text and page_count_text.isdigit() else None
     if page_count is None and parsed.page_count:

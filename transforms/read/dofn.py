@@ -18,6 +18,7 @@ from apache_beam.metrics import Metrics
 from ragbeam.transforms import progress
 from ragbeam.transforms.ids import doc_id_for, sha256_hex
 from ragbeam.transforms.match.dofn import BrokenLinkError
+from ragbeam.transforms.read.naming import broken_link_reason
 from ragbeam.transforms.types import FAILURES, Failure, FetchedFile, SourceFile, Stage
 
 EMPTY_HASH = sha256_hex(b"")
@@ -61,7 +62,7 @@ class ReadFile(beam.DoFn):
     def process(self, source: SourceFile):
         try:
             if source.size_bytes < 0:
-                raise BrokenLinkError("symbolic link to a file that does not exist; not read")
+                raise BrokenLinkError(broken_link_reason(source.uri))
             if source.size_bytes > self._max_bytes:
                 raise FileTooLargeError(
                     f"file is {source.size_bytes:,} bytes, over the --max-file-bytes limit "

@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import pathlib
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragbeam.transforms.chunk.sentences import split_sentences
 
-SEEDS = pathlib.Path(__file__).resolve().parents[4] / "shared" / "seeds"
+from conftest import require_shared
 
 
 def sentences(text: str) -> list[str]:
@@ -62,7 +60,7 @@ def test_chinese_terminators_full_width_and_after_nfkc():
 
 
 def test_seed_document_chinese_faq():
-    text = (SEEDS / "001_9a75957f6ac27d53.txt").read_text(encoding="utf-8")
+    text = require_shared("seeds/001_9a75957f6ac27d53.txt").read_text(encoding="utf-8")
     found = sentences(text)
     assert "Q:语义分块一定要调 LLM 吗?" in found
     assert "不一定,句子向量就够。" in found

@@ -16,7 +16,7 @@ from ragbeam.transforms.embed.model import (
     resolve_precision,
 )
 
-from conftest import CORPUS
+from conftest import require_shared
 from helpers import read_table, run_cli
 
 CURLING = ("Curling is played on a sheet of ice with heavy granite stones. "
@@ -152,10 +152,8 @@ def test_a_model_that_fails_inside_the_run_makes_embed_errors(inputs, tmp_path, 
 
 
 def test_long_corpus_prose_in_chinese(tmp_path):
-    if not CORPUS.is_dir():
-        pytest.skip("shared corpus not found")
     out = tmp_path / "out"
-    run_cli(["--input", str(CORPUS / "pdf" / "zh-poems.pdf"), "--output", str(out),
+    run_cli(["--input", str(require_shared("corpus/pdf/zh-poems.pdf")), "--output", str(out),
              "--strategy", "semantic", "--chunk-size", "300", "--size-unit", "chars"])
     rows = read_table(out, "chunks").to_pylist()
     assert len(rows) >= 3 and all(r["char_count"] <= 300 for r in rows)

@@ -1,0 +1,66 @@
+"""Every command's error paths end with their documented exit code, never a signal.
+
+A native thread pool alive at interpreter teardown (Arrow's, gRPC's) can turn an exit
+into "terminate called without an active exception" and SIGABRT (134) in some runs
+only, so each error path runs ``REPEATS`` times as its own ``ragbeam`` process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from helpers import copy_samples, run_cli
+
+REPEATS = int(os.environ.get("RAGBEAM_EXIT_REPEATS", "20"))
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A finished run with an ok and an error document (an empty PDF)."""
+    folder = copy_samples(tmp_path_factory.mktemp("exits") / "in", ("faq.txt",))
+    (folder / "bad").mkdir()
+    (folder / "bad" / "empty.pdf").write_bytes(b"")
+    out = folder.parent / "out"
+    run_cli(["--input", str(folder), "--output", str(out), "--ocr", "off"])
+    return out
+
+
+def _ragbeam(args: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.run([sys.executable, "-c", "from ragbeam.pipeline.cli import "
+                           "console_main; console_main()", *args],
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+ERROR_PATHS = {  # name: (arguments, with {out} for the finished run, exit code, message)
+    "viz, no such document": (["viz", "--output", "{out}", "--doc", "nope.pdf",
+                               "--html", "{tmp}/v.html"], 2, "no document 'nope.pdf'"),
+    "viz, a document without text": (["viz", "--output", "{out}", "--doc", "bad/empty.pdf",
+                                      "--html", "{tmp}/v.html"], 2, "has status"),
+    "viz, no run": (["viz", "--output", "{tmp}/none", "--doc", "x", "--html", "{tmp}/v.html"],
+                    2, "error"),
+    "peek, no run": (["peek", "{tmp}/none"], 2, "error"),
+    "eval, no run": (["eval", "--output", "{tmp}/none"], 2, "error"),
+    "run, no input": (["run", "--output", "{tmp}/o"], 2, "--input"),
+    "run, unknown option": (["run", "--input", "{out}", "--output", "{tmp}/o", "--bogus"], 2,
+                            "bogus"),
+    "sync, no state": (["sync", "--input", "{out}"], 2, "--state"),
+}
+
+
+@pytest.mark.slow  # 160 processes
+@pytest.mark.parametrize("name", list(ERROR_PATHS))
+def test_an_error_path_exits_with_its_code_every_time(name, finished_run, tmp_path):
+    args, code, message = ERROR_PATHS[name]
+    argv = [a.format(out=finished_run, tmp=tmp_path) for a in args]
+    with ThreadPoolExecutor(4) as pool:
+        done = list(pool.map(lambda _: _ragbeam(argv), range(REPEATS)))
+    codes = sorted(d.returncode for d in done)
+    assert codes == [code] * REPEATS, f"{name}: exit codes {codes}\n{done[0].stderr[-2000:]}"
+    assert all(message in d.stderr for d in done), done[0].stderr[-2000:]
+    assert not any("terminate called" in d.stderr or "Traceback" in d.stderr for d in done)
