@@ -43,7 +43,10 @@ if TYPE_CHECKING:
 # 4: embedded resources left out, residue lines and cover sheets removed, bare
 # headings joined to their text, language from the text; web pages' and e-books'
 # source line breaks read as spaces (HTML's rule).
-OUTPUT_FORMAT_VERSION = 4
+# 5: OCR replaces a page's text only where it has no usable text layer (no more
+# appended copies); hard-wrapped plain text joined into paragraphs; chunks with
+# nothing to search for left out; headings from a PDF's outline.
+OUTPUT_FORMAT_VERSION = 5
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
