@@ -164,6 +164,18 @@ def probe_candidates(options: EmbeddingOptions, wanted: list[Candidate]
 
 @functools.lru_cache(maxsize=8)
 def _auto_choice(options: EmbeddingOptions) -> PrecisionChoice:
+    """What ``auto`` becomes, logged here: once per process and options, though a run
+    resolves its settings more than once (early extraction start, then the run)."""
+    choice = _choose(options)
+    rates = ", ".join(f"{name} {rate:g}/s" for name, rate in choice.rates)
+    logging.getLogger(__name__).info(
+        "embedding auto → backend %s, precision %s (%s)%s", choice.backend, choice.precision,
+        choice.reason, f"; probe rates {rates}{' (cached)' if choice.cached else ''}"
+        if rates else "")
+    return choice
+
+
+def _choose(options: EmbeddingOptions) -> PrecisionChoice:
     requested = (options.backend, options.precision)
     if options.device != "cpu":
         precision = "fp32" if options.precision == AUTO else options.precision
@@ -189,11 +201,6 @@ def resolve_precision(options: EmbeddingOptions) -> EmbeddingOptions:
     if AUTO not in (options.backend, options.precision):
         return options
     choice = _auto_choice(options)
-    rates = ", ".join(f"{name} {rate:g}/s" for name, rate in choice.rates)
-    logging.getLogger(__name__).info(
-        "embedding auto → backend %s, precision %s (%s)%s", choice.backend, choice.precision,
-        choice.reason, f"; probe rates {rates}{' (cached)' if choice.cached else ''}"
-        if rates else "")
     return dataclasses.replace(options, precision=choice.precision, backend=choice.backend,
                                auto_choice=choice)
 

