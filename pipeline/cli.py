@@ -632,11 +632,50 @@ def exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+class ReaderGoneStream:
+    """``sys.stdout``/``sys.stderr`` for a command whose reader may go away
+    (``ragbeam peek out | head -3``): once a write or flush finds the pipe closed, the
+    stream writes to ``/dev/null`` from then on and the command ends as it would have,
+    with its own exit code, instead of "Broken pipe" errors or a traceback.
+
+    Not ``SIGPIPE``'s default action (die at once, as ``cat`` does): ``run`` writes to
+    its extraction children through pipes and handles a child gone away
+    (``BrokenPipeError``) as a crashed document; the signal would kill the launcher."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def _reader_gone(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())  # what is still buffered goes there too
+            os.close(devnull)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+            with contextlib.suppress(OSError, ValueError):
+                self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def console_main() -> None:
     """The ``ragbeam`` command: ``main``, then exit without the interpreter's teardown
     (``exit_now``). Not in ``main``: callers that run it in their own process keep
-    their interpreter."""
+    their interpreter (and their own streams)."""
     pause_collector()
+    sys.stdout, sys.stderr = ReaderGoneStream(sys.stdout), ReaderGoneStream(sys.stderr)
     try:
         code = main(started=process_started())
     except SystemExit as exc:  # argparse's --help and usage errors

@@ -64,3 +64,30 @@ def test_an_error_path_exits_with_its_code_every_time(name, finished_run, tmp_pa
     assert codes == [code] * REPEATS, f"{name}: exit codes {codes}\n{done[0].stderr[-2000:]}"
     assert all(message in d.stderr for d in done), done[0].stderr[-2000:]
     assert not any("terminate called" in d.stderr or "Traceback" in d.stderr for d in done)
+
+
+@pytest.mark.parametrize("args", [
+    ["peek", "{out}"],
+    ["run", "--input", "{out}/../in", "--output", "{tmp}/out", "--ocr", "off"],
+], ids=["peek", "run"])
+def test_a_reader_gone_away_ends_the_command_quietly(args, finished_run, tmp_path):
+    """``ragbeam peek out | head -3``: the reader closes the pipe; here it is closed
+    before the command writes at all, so every write to stdout finds it gone. The
+    command ends with its own code, its work done (a run once exited 1 on the
+    summary's "Broken pipe", its tables written)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    try:
+        done = subprocess.run([sys.executable, "-c", "from ragbeam.pipeline.cli import "
+                               "console_main; console_main()",
+                               *[a.format(out=finished_run, tmp=tmp_path) for a in args]],
+                              env=env, stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              timeout=300)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Broken pipe" not in done.stderr and "Traceback" not in done.stderr
+    if args[0] == "run":
+        assert (tmp_path / "out" / "run.json").exists()
