@@ -22,6 +22,7 @@ import numpy as np
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import ModelHandler, PredictionResult
 
+from ragbeam.transforms import progress
 from ragbeam.transforms.embed.model import (
     EmbeddingOptions,
     describe_model,
@@ -99,17 +100,40 @@ class LazySentenceModel:
         return self._model
 
 
+def encode_counted(model: Any, texts: list[str], batch_size: int, tick: str) -> np.ndarray:
+    """``encode_texts``, counting ``tick`` on the progress line as each forward pass
+    ends. A failure takes back what it counted (the batch is retried, and counted,
+    again); duplicates, encoded once, are counted at the end."""
+    counted = 0
+
+    def passed(n: int) -> None:
+        nonlocal counted
+        counted += n
+        progress.tick(tick, n)
+
+    try:
+        vectors = encode_texts(model, texts, batch_size, on_pass=passed)
+    except BaseException:
+        progress.tick(tick, -counted)
+        raise
+    progress.tick(tick, len(texts) - counted)
+    return vectors
+
+
 class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceModel]):
     """``count_over_window``: count the texts that do not fit the model's window, with
-    its own tokenizer (chunk embeddings; sentences are short by construction)."""
+    its own tokenizer (chunk embeddings; sentences are short by construction).
+    ``tick``: the progress-line count of the texts embedded, per forward pass."""
 
-    def __init__(self, options: EmbeddingOptions, count_over_window: bool = False) -> None:
+    def __init__(self, options: EmbeddingOptions, count_over_window: bool = False,
+                 tick: str | None = None) -> None:
         # Never single passes: BatchElements would otherwise start at batches of 1
         # and grow slowly, each call a pass padded to its longest random text.
         super().__init__(min_batch_size=options.batch_size * PASSES_PER_BATCH,
                          max_batch_size=options.batch_size * PASSES_PER_BATCH * 4)
         self._options = options
         self._count_over_window = count_over_window
+        self._tick = tick
 
     def load_model(self) -> LazySentenceModel:
         return LazySentenceModel(self._options)
@@ -123,7 +147,10 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
             lengths = load_model_tokenizer(self._options.model).count(list(batch),
                                                                       special_tokens=True)
             Metrics.counter("ragbeam.embed", OVER_WINDOW).inc(sum(n > window for n in lengths))
-        vectors: np.ndarray = encode_texts(model.get(), list(batch), self._options.batch_size)
+        vectors: np.ndarray = (
+            encode_texts(model.get(), list(batch), self._options.batch_size)
+            if self._tick is None
+            else encode_counted(model.get(), list(batch), self._options.batch_size, self._tick))
         model_id = model_identity(self._options.model)
         return [PredictionResult(text, vector, model_id)
                 for text, vector in zip(batch, vectors, strict=True)]

@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -303,13 +304,16 @@ def prepare_model(fp32_model: Any, backend: str, precision: str, threads: int,
     return load_exported_model(fp32_model, backend, threads, precision)
 
 
-def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_SIZE
-                 ) -> np.ndarray:
+def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_SIZE,
+                 on_pass: Callable[[int], None] | None = None) -> np.ndarray:
     """Unit-length float32 vectors, one row per text.
 
     Identical texts are encoded once. sentence-transformers sorts the texts by
     length before cutting them into ``batch_size`` forward passes, so short
-    and long texts are not padded to each other.
+    and long texts are not padded to each other. ``on_pass``: called with the
+    number of texts after each forward pass (the progress line counts chunks as
+    they are embedded, not when a RunInference batch of up to 32 passes ends); the
+    passes are then cut here, in the same longest-first order.
     """
     if not texts:
         # sentence-transformers 6 renamed the method; older releases only have the old name.
@@ -318,7 +322,27 @@ def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_S
         return np.zeros((0, dimension()), dtype=np.float32)
     unique = list(dict.fromkeys(texts))
     row_of = {text: i for i, text in enumerate(unique)}
-    vectors = model.encode(unique, batch_size=batch_size, normalize_embeddings=True,
+    if on_pass is None:
+        vectors = _encode(model, unique, batch_size)
+    else:
+        # sentence-transformers' own sort (its ``_input_length`` of a string is its
+        # length): the same passes, so the same vectors as one call.
+        order = np.argsort([-len(text) for text in unique])
+        vectors = np.empty((len(unique), 0), dtype=np.float32)
+        for start in range(0, len(unique), batch_size):
+            rows = order[start:start + batch_size]
+            passed = _encode(model, [unique[i] for i in rows], batch_size)
+            if start == 0:
+                vectors = np.empty((len(unique), passed.shape[1]), dtype=np.float32)
+            vectors[rows] = passed
+            on_pass(len(rows))
+    if len(unique) == len(texts):
+        return vectors
+    return vectors[[row_of[text] for text in texts]]
+
+
+def _encode(model: Any, texts: list[str], batch_size: int) -> np.ndarray:
+    vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
                            convert_to_numpy=False, convert_to_tensor=True,
                            show_progress_bar=False)
     if hasattr(vectors, "cpu"):  # a torch tensor; the onnx/openvino backends give numpy
@@ -326,9 +350,7 @@ def encode_texts(model: Any, texts: list[str], batch_size: int = DEFAULT_BATCH_S
     vectors = np.asarray(vectors, dtype=np.float32)
     # Normalised in the model's precision; renormalise in float32 (bf16 leaves ~1e-3).
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    if len(unique) == len(texts):
-        return vectors
-    return vectors[[row_of[text] for text in texts]]
+    return vectors
 
 
 # --- What a vector was made by (recorded with every embedding) -------------------------

@@ -18,8 +18,12 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
 from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.transforms import progress
-from ragbeam.transforms.embed.handler import LazySentenceModel, SentenceEmbeddingHandler
-from ragbeam.transforms.embed.model import EmbeddingOptions, encode_texts
+from ragbeam.transforms.embed.handler import (
+    LazySentenceModel,
+    SentenceEmbeddingHandler,
+    encode_counted,
+)
+from ragbeam.transforms.embed.model import EmbeddingOptions
 from ragbeam.transforms.embed.text import chunk_embedding_text
 
 
@@ -35,7 +39,7 @@ EMBED_FAILED = "embed_failed"
 
 
 def _with_vector(row: ChunkRow, result: Any) -> ChunkRow:
-    progress.tick(progress.EMBEDDED)
+    # Counted on the progress line by the handler, per forward pass.
     return {**row, "embedding": [float(x) for x in result.inference]}
 
 
@@ -61,8 +65,8 @@ class RetryFailedBatches(beam.DoFn):
         try:
             if self._model is None:
                 self._model = LazySentenceModel(self._embedding)
-            vectors = encode_texts(self._model.get(), [text for _, text in batch],
-                                   self._embedding.batch_size)
+            vectors = encode_counted(self._model.get(), [text for _, text in batch],
+                                     self._embedding.batch_size, progress.EMBEDDED)
         except Exception as exc:
             self._failed.inc(len(batch))
             message = (f"{type(first_error).__name__}: {first_error}; "
@@ -70,7 +74,6 @@ class RetryFailedBatches(beam.DoFn):
             for doc_id in sorted({row["doc_id"] for row, _ in batch}):
                 yield beam.pvalue.TaggedOutput(EMBED_FAILED, (doc_id, message))
             return
-        progress.tick(progress.EMBEDDED, len(batch))
         for (row, _), vector in zip(batch, vectors, strict=True):
             yield {**row, "embedding": [float(x) for x in vector]}
 
@@ -93,7 +96,8 @@ class EmbedChunkRows(beam.PTransform):
             todo
             | "Chunk text" >> beam.Map(lambda row: (row, chunk_embedding_text(row)))
             | "Embed chunks" >> embed_sentences(
-                SentenceEmbeddingHandler(self._embedding, count_over_window=True))
+                SentenceEmbeddingHandler(self._embedding, count_over_window=True,
+                                         tick=progress.EMBEDDED))
         )
         filled = embedded | "Set embedding" >> beam.MapTuple(_with_vector).with_output_types(
             ChunkRow)

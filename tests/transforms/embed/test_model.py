@@ -60,6 +60,90 @@ def test_handler_batches_across_inputs_and_keeps_order(model):
     assert np.array_equal(results[0].inference, results[2].inference)
 
 
+TEXTS = [f"{'word ' * (i * 7 % 23 + 1)}number {i}." for i in range(10)]
+
+
+def test_passes_reported_as_they_end_give_the_same_vectors(model):
+    passes: list[int] = []
+    texts = [*TEXTS, TEXTS[3]]  # a duplicate: encoded once
+    counted = encode_texts(model, texts, 4, on_pass=passes.append)
+    assert passes == [4, 4, 2]
+    assert np.array_equal(counted, encode_texts(model, texts, 4))  # the same passes
+
+
+class _Holder:  # what RunInference hands the handler (a LazySentenceModel's get())
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def get(self):
+        return self.model
+
+
+def _embedded_so_far() -> int:
+    from ragbeam.transforms import progress
+
+    return progress._tally.counts[progress.EMBEDDED] if progress._tally else 0
+
+
+@pytest.fixture
+def tally(tmp_path, monkeypatch):
+    from ragbeam.transforms import progress
+
+    monkeypatch.setenv(progress.PROGRESS_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(progress, "_tally", None)
+    yield tmp_path
+    progress.flush()
+
+
+def test_the_chunk_handler_counts_each_forward_pass_as_it_ends(model, tally):
+    """The progress line's "embedding N/M chunks" advances while a RunInference batch
+    is embedded (it stayed at 0 until the stage's last batch ended)."""
+    from ragbeam.transforms import progress
+
+    seen: list[int] = []
+    original = model.encode
+
+    def watched_encode(texts, **kwargs):
+        seen.append(_embedded_so_far())  # before this pass: the ones before it counted
+        return original(texts, **kwargs)
+
+    model.encode = watched_encode
+    try:
+        sentences = SentenceEmbeddingHandler(EmbeddingOptions(batch_size=4))
+        list(sentences.run_inference(TEXTS, _Holder(model)))  # semantic: not chunks
+        assert seen == [0] and _embedded_so_far() == 0
+        seen.clear()
+        chunks = SentenceEmbeddingHandler(EmbeddingOptions(batch_size=4), tick=progress.EMBEDDED)
+        results = list(chunks.run_inference([*TEXTS, TEXTS[0]], _Holder(model)))
+    finally:
+        del model.encode
+    assert len(results) == 11
+    assert seen == [0, 4, 8] and _embedded_so_far() == 11  # the duplicate at the end
+    progress.flush()
+    assert progress.read_counts(str(tally))[progress.EMBEDDED] == 11
+
+
+def test_a_failed_batch_takes_back_what_it_counted(model, tally):
+    from ragbeam.transforms import progress
+    from ragbeam.transforms.embed.handler import encode_counted
+
+    original, calls = model.encode, []
+
+    def failing_second_pass(texts, **kwargs):
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise RuntimeError("out of memory")
+        return original(texts, **kwargs)
+
+    model.encode = failing_second_pass
+    try:
+        with pytest.raises(RuntimeError):
+            encode_counted(model, TEXTS, 4, progress.EMBEDDED)
+    finally:
+        del model.encode
+    assert calls == [4, 4] and _embedded_so_far() == 0  # retried, and counted, again
+
+
 def test_options_fingerprint_what_changes_vectors():
     base = EmbeddingOptions(precision="fp32")
     assert base.fingerprint() == EmbeddingOptions(precision="fp32", batch_size=8).fingerprint()
