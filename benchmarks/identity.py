@@ -95,7 +95,7 @@ def main() -> int:
     import pyarrow.dataset as ds
 
     from ragbeam.pipeline.run import request_from_argv, run_pipeline
-    from ragbeam.transforms.incremental.identity import near_duplicate_groups, text_fingerprint
+    from ragbeam.transforms.identity.content import near_duplicate_groups, text_fingerprint
 
     with tempfile.TemporaryDirectory() as tmp:
         staging, out = pathlib.Path(tmp) / "in", pathlib.Path(tmp) / "out"

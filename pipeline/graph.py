@@ -19,7 +19,7 @@ with its previous rows: a document that fails now keeps its last good chunks
 (``stale``), and ``changes`` lists what a vector store must upsert and delete.
 
 In every run, files with the same bytes are processed once (``Identify content``,
-``transforms/incremental/identity.py``): the others become ``duplicate`` rows, and
+``transforms/identity/``): the others become ``duplicate`` rows, and
 in an incremental run a file whose bytes moved from a vanished document takes its
 rows over without being processed.
 """
@@ -43,23 +43,20 @@ from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
 from ragbeam.transforms.embed.sparse import with_sparse_vector
 from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors, VectorsForKeptChunks
 from ragbeam.transforms.extract.dofn import ExtractWithTika
-from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
-from ragbeam.transforms.incremental.dofn import (
+from ragbeam.transforms.identity.identify import DUPLICATES, TO_PROCESS, IdentifyContent, new_file
+from ragbeam.transforms.identity.near_duplicates import ReportNearDuplicates
+from ragbeam.transforms.incremental.carry_previous_rows import (
     CARRIED_CHANGES,
     CARRIED_CHUNKS,
     CARRIED_DOCUMENTS,
     CARRIED_ERRORS,
-    DUPLICATES,
     PREVIOUS_EMBEDDINGS,
     PREVIOUS_STATE,
-    TO_PROCESS,
-    CompareWithPrevious,
-    IdentifyContent,
-    Reconcile,
-    ReportNearDuplicates,
-    ReuseEmbeddings,
-    new_file,
 )
+from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
+from ragbeam.transforms.incremental.compare_with_previous import CompareWithPrevious
+from ragbeam.transforms.incremental.reconcile_documents import Reconcile
+from ragbeam.transforms.incremental.reuse_embeddings import ReuseEmbeddings
 from ragbeam.transforms.match.dofn import MatchInputs
 from ragbeam.transforms.match.patterns import count_input_files
 from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
@@ -165,7 +162,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                     config.verify_hashes, config.route, config.delete_guard,
                     config.layer_plan)
                 sources, duplicates = previous[TO_PROCESS], previous[DUPLICATES]
-            else:  # files with the same bytes are processed once (identity.py)
+            else:  # files with the same bytes are processed once (transforms/identity/)
                 identified = (sources | "By size" >> beam.Map(new_file)
                               | "Identify content" >> IdentifyContent(
                                   config_hash, config.route, m.max_file_bytes))

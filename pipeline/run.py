@@ -425,10 +425,11 @@ def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]
     ``preview.Preview``), after the checks the run makes on ``--previous``."""
     from apache_beam.io.filesystems import FileSystems
 
+    from ragbeam.transforms.identity.hashing import hash_file
     from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
-    from ragbeam.transforms.incremental.dofn import hash_file, read_rows
     from ragbeam.transforms.incremental.preview import preview
     from ragbeam.transforms.incremental.previous import previous_run_problem
+    from ragbeam.transforms.incremental.previous_tables import read_rows
     from ragbeam.transforms.types import SourceFile
 
     if problem := previous_run_problem(config.previous, config.output):

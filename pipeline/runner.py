@@ -193,7 +193,7 @@ def metrics_summary(result: Any) -> dict[str, Any]:
                   ("ragbeam.incremental", "files_hashed"): "files_hashed",
                   ("ragbeam.incremental", "files_unchanged_by_listing"):
                       "files_unchanged_by_listing"},
-        # Content identity (transforms/incremental/identity.py): duplicates indexed once,
+        # Content identity (transforms/identity/content.py): duplicates indexed once,
         # documents whose chunks were taken over without re-processing, near-duplicates.
         "identity": {("ragbeam.incremental", "duplicates"): "duplicates",
                      ("ragbeam.incremental", "adopted"): "moved",

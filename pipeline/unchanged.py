@@ -74,9 +74,10 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     was (then the run needs no pipeline), deciding as the pipeline does; writes
     nothing. None: the pipeline runs."""
     from ragbeam.pipeline.summary import read_run_json
+    from ragbeam.transforms.identity.hashing import hash_file
     from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
-    from ragbeam.transforms.incremental.dofn import DOCUMENTS, hash_file, read_rows
     from ragbeam.transforms.incremental.layers import recorded_layer_keys
+    from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_rows
     from ragbeam.transforms.incremental.unchanged import carry_over
 
     if not config.previous:
@@ -110,7 +111,7 @@ def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
                     ) -> dict[str, Any]:
     """Write the run from ``config.previous`` (``nothing_to_do`` said so); its run.json."""
     from ragbeam.pipeline.summary import summarize, write_run_json
-    from ragbeam.transforms.incremental.dofn import DOCUMENTS, read_rows
+    from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_rows
     from ragbeam.transforms.incremental.unchanged import carried_rows
     from ragbeam.transforms.write.parquet import (
         ParquetShard,

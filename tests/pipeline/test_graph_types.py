@@ -35,15 +35,14 @@ from ragbeam.transforms.chunk.dofn import ChunkDocument
 from ragbeam.transforms.chunk.semantic_dofn import EmbedAndCut
 from ragbeam.transforms.embed.transforms import EMBED_FAILED, RetryFailedBatches
 from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors
-from ragbeam.transforms.incremental.dofn import (
+from ragbeam.transforms.identity.identify import DUPLICATES, ResolveContent
+from ragbeam.transforms.incremental.carry_previous_rows import (
     CARRIED_CHANGES,
     CARRIED_DOCUMENTS,
     CARRIED_ERRORS,
-    DUPLICATES,
     CarryPreviousRows,
-    ReconcileDocuments,
-    ResolveContent,
 )
+from ragbeam.transforms.incremental.reconcile_documents import ReconcileDocuments
 from ragbeam.transforms.types import FAILURES, Failure
 
 from conftest import SAMPLES

@@ -12,9 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragbeam.transforms.incremental.compare import Outcome
-from ragbeam.transforms.incremental.guard import DeleteGuard
-from ragbeam.transforms.incremental.identity import (
+from ragbeam.transforms.identity.content import (
     Resolved,
     decide_document,
     guard_counts,
@@ -22,6 +20,8 @@ from ragbeam.transforms.incremental.identity import (
     size_key,
     summed,
 )
+from ragbeam.transforms.incremental.compare import Outcome
+from ragbeam.transforms.incremental.guard import DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.types import SourceFile
 

@@ -14,7 +14,7 @@ now. The rule:
 * Otherwise the changes are the difference between its previous and current
   chunks (``changes.document_changes``): deletes, upserts of new chunks, and
   upserts of kept chunks whose row changed.
-* A document whose bytes moved to another path (``identity.py``: ``Move``) has
+* A document whose bytes moved to another path (``transforms/identity/content.py``: ``Move``) has
   its rows rewritten under the document that took them over (``adopted_rows``):
   same text, offsets and vectors, that document's doc id, URI and chunk ids; its
   own chunk ids are deleted, the new ones upserted.

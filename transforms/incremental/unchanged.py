@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbeam.transforms.identity.content import decide_document, resolve, size_key
 from ragbeam.transforms.incremental.compare import (
     CARRIED,
     Outcome,
@@ -26,7 +27,6 @@ from ragbeam.transforms.incremental.compare import (
     document_outcome,
     error_row_from_document,
 )
-from ragbeam.transforms.incremental.identity import decide_document, resolve, size_key
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.types import SourceFile
 

@@ -34,7 +34,7 @@ def test_reuse_embeddings_in_a_real_beam_pipeline():
     from apache_beam.testing.util import assert_that, equal_to
 
     from ragbeam.pipeline.runner import make_pipeline, pipeline_options
-    from ragbeam.transforms.incremental.dofn import ReuseEmbeddings
+    from ragbeam.transforms.incremental.reuse_embeddings import ReuseEmbeddings
 
     kept = {**NEW, "chunk_id": "kept"}
     moved_header = {**NEW, "chunk_id": "renamed", "context": "Guide > New name"}

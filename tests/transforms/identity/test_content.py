@@ -8,15 +8,15 @@ import itertools
 
 import pytest
 
-from ragbeam.transforms.ids import chunk_ids_for
-from ragbeam.transforms.incremental.compare import CurrentFile, Outcome
-from ragbeam.transforms.incremental.guard import DeleteGuard
-from ragbeam.transforms.incremental.identity import (
+from ragbeam.transforms.identity.content import (
     Decided,
     near_duplicate_groups,
     resolve,
     text_fingerprint,
 )
+from ragbeam.transforms.ids import chunk_ids_for
+from ragbeam.transforms.incremental.compare import CurrentFile, Outcome
+from ragbeam.transforms.incremental.guard import DeleteGuard
 from ragbeam.transforms.incremental.reconcile import Move, adopted_rows
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.types import SourceFile

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from ragbeam.transforms.identity import hashing
+from ragbeam.transforms.identity.hashing import hash_file
 from ragbeam.transforms.ids import sha256_hex
-from ragbeam.transforms.incremental import dofn
-from ragbeam.transforms.incremental.dofn import hash_file
 
 
 def test_streamed_hash_equals_the_hash_read_records(tmp_path, monkeypatch):
-    monkeypatch.setattr(dofn, "HASH_BLOCK_BYTES", 7)  # several blocks, last one short
+    monkeypatch.setattr(hashing, "HASH_BLOCK_BYTES", 7)  # several blocks, last one short
     data = bytes(range(256)) * 3
     path = tmp_path / "f.bin"
     path.write_bytes(data)

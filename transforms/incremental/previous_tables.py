@@ -1,0 +1,43 @@
+"""The previous run's Parquet tables, read from any Beam filesystem: their files,
+their rows a bounded batch at a time, and the slim documents heads for the join."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow.parquet as pq
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+
+from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
+from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS, PREVIOUS
+
+PREVIOUS_TABLES = (DOCUMENTS, CHUNKS)
+# Rows read from a previous table at a time, so memory stays bounded: a documents
+# row holds a whole document's text, a chunk row a chunk's.
+ROWS_PER_BATCH = {DOCUMENTS: 64, CHUNKS: 1024}
+
+
+def previous_files(_: bytes, previous: str) -> Iterator[tuple[str, str]]:
+    """``(path, table)`` of every file of the previous run's tables."""
+    patterns = [FileSystems.join(previous, table, "*.parquet") for table in PREVIOUS_TABLES]
+    for table, result in zip(PREVIOUS_TABLES, FileSystems.match(patterns), strict=True):
+        for metadata in result.metadata_list:
+            yield metadata.path, table
+
+
+def read_rows(path: str, table: str, columns: Sequence[str] | None = None
+              ) -> Iterator[dict[str, Any]]:
+    """The rows of one Parquet file of ``table`` (any Beam filesystem), a few at a time."""
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+        for batch in pq.ParquetFile(f).iter_batches(batch_size=ROWS_PER_BATCH[table],
+                                                    columns=columns):
+            yield from batch.to_pylist()
+
+
+def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str, Any]]]]:
+    """A previous documents file → ``(doc_id, (PREVIOUS, head))`` for the join."""
+    if table == DOCUMENTS:
+        for row in read_rows(path, table, HEAD_COLUMNS):
+            yield row["doc_id"], (PREVIOUS, head_of(row))
