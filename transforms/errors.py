@@ -38,6 +38,11 @@ OCR_TIME_LIMIT = "OcrTimeLimit"
 OCR_UNAVAILABLE = "OcrUnavailable"
 
 
+# The error type of a file ragbeam cannot index by design (an audio file, a program):
+# permanent, and its documents row is ``unsupported``, not ``error``.
+UNSUPPORTED_ERROR_TYPE = "UnsupportedDocumentError"
+
+
 class ErrorClass(StrEnum):
     TRANSIENT = "transient"
     PERMANENT = "permanent"

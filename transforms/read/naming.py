@@ -33,6 +33,14 @@ def broken_link_reason(path: str) -> str:
     return "symbolic link whose target could not be read; not read"
 
 
+def unsupported_by_design(media_type: str | None) -> bool:
+    """Whether a file of this type that gave no text is one ragbeam cannot index by
+    design (audio, video, an image with no text read, a program), not a failure:
+    its documents status is ``unsupported`` (``schemas/documents.py``)."""
+    kind = (media_type or "").split(";")[0].strip().lower()
+    return kind.startswith(("audio/", "video/", "image/")) or kind in BINARY_MEDIA_TYPES
+
+
 def no_text_reason(media_type: str) -> str:
     """Why a document gave no text, by what it is (``media_type`` as Tika detected it)."""
     kind = media_type.split(";")[0].strip().lower()
