@@ -217,6 +217,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
         if incomplete := coverage.get("ocr_incomplete_documents"):
             print(f"  {incomplete} incomplete: OCR stopped by a time limit on some pages "
                   "(documents.metadata.incomplete); the next incremental run reads them again")
+    if truncated := (summary.get("documents_incomplete_by_reason") or {}).get("TruncatedFile"):
+        print(f"  {truncated} incomplete: the file is cut short, only the part before the cut "
+              "was read (documents.metadata.incomplete = 'TruncatedFile')")
     print(f"  chunks:    {out}/chunks/*.parquet")
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")

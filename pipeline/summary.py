@@ -97,6 +97,10 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         # Failed the same way MAX_ATTEMPTS runs in a row: not retried any more
         # (transforms/incremental/retries.py); some of the failing ones.
         "documents_gave_up": documents.get("gave_up", 0),
+        # Ok (or carried) documents some of whose text is missing, by why
+        # (metadata.incomplete: OcrTimeLimit, OcrUnavailable, TruncatedFile).
+        "documents_incomplete": sum(_by_prefix(documents, "incomplete:").values()),
+        "documents_incomplete_by_reason": _by_prefix(documents, "incomplete:"),
         # The documents the error rate is measured over, and those of them failing.
         "documents_indexed": indexed,
         "documents_failing": failing,

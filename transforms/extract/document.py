@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.cores import available_cores
-from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE
+from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE, TRUNCATED_FILE
 from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import (
@@ -33,6 +33,7 @@ from ragbeam.transforms.extract.ocr import (
     pending_pages,
 )
 from ragbeam.transforms.extract.outline import outline_value, pdf_outline
+from ragbeam.transforms.extract.truncation import truncated_zip
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
@@ -184,6 +185,8 @@ def build_extracted_document(
     if media_type in _MAIL_MEDIA_TYPES or any(k.startswith("Message") for k in metadata):
         flat.update(email_metadata(metadata, fetched.data,
                                    parse_bytes=media_type in _TEXT_MAIL_MEDIA_TYPES))
+    if INCOMPLETE_KEY not in flat and truncated_zip(fetched.data):
+        flat[INCOMPLETE_KEY] = TRUNCATED_FILE  # Tika read the parts before the cut
     return ExtractedDocument(
         source=fetched.source,
         content_hash=fetched.content_hash,
