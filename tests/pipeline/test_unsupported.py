@@ -13,6 +13,7 @@ import zlib
 
 import pytest
 
+from ragbeam.pipeline.peek import peek
 from ragbeam.schemas.documents import STATUS_UNSUPPORTED
 
 from helpers import read_table, run_cli, settle
@@ -79,6 +80,11 @@ def test_unsupported_files_are_not_errors_and_do_not_trip_the_error_rate(corpus,
     printed = capsys.readouterr().out
     assert "1 ok, 1 error, 0 stale, 3 unsupported" in printed.splitlines()[0]
     assert "3 unsupported: audio, video" in printed
+    assert "UnsupportedDocumentError" not in printed  # not among the failures by type
+    peek(str(out))
+    peeked = capsys.readouterr().out
+    assert "- tone.wav: unsupported: extract: UnsupportedDocumentError: " in peeked
+    assert "✗ empty.txt: error" in peeked and "3 unsupported" in peeked
 
 
 def test_unsupported_as_errors_counts_them_toward_the_error_rate(corpus, tmp_path):
