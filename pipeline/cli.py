@@ -185,6 +185,12 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
         print(f"  {summary['documents_gave_up']} gave up: failed the same way "
               f"{MAX_ATTEMPTS} runs in a row, not retried until the file or the config "
               "changes, or --retry-errors (documents.metadata.gave_up)")
+    if summary.get("documents_unsupported"):
+        counted = ("counted as failing (--unsupported-as-errors)"
+                   if summary.get("unsupported_as_errors") else "not counted as failures")
+        print(f"  {summary['documents_unsupported']} unsupported: audio, video, images "
+              f"without text or programs, no text to index, {counted} "
+              "(documents.status = 'unsupported')")
     if summary.get("documents_duplicate"):
         print(f"  {summary['documents_duplicate']} duplicates: same bytes as another document, "
               "indexed once under it (documents.status = 'duplicate')")
@@ -211,6 +217,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
         if incomplete := coverage.get("ocr_incomplete_documents"):
             print(f"  {incomplete} incomplete: OCR stopped by a time limit on some pages "
                   "(documents.metadata.incomplete); the next incremental run reads them again")
+    if truncated := (summary.get("documents_incomplete_by_reason") or {}).get("TruncatedFile"):
+        print(f"  {truncated} incomplete: the file is cut short, only the part before the cut "
+              "was read (documents.metadata.incomplete = 'TruncatedFile')")
     print(f"  chunks:    {out}/chunks/*.parquet")
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")

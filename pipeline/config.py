@@ -194,6 +194,8 @@ class RunConfig:
     ids: IdOptions = field(default_factory=IdOptions)
     # Not fingerprinted: how a run reacts to failures, not what it writes.
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
+    # Count ``unsupported`` documents (audio, programs…) as failing for max_error_rate.
+    unsupported_as_errors: bool = False
     # The validated settings this config was made from (``settings.py``), for
     # run.json's ``effective_config``.
     settings: Mapping[str, Any] = field(default_factory=dict, compare=False)

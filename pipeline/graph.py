@@ -63,7 +63,7 @@ from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.types import FAILURES
 from ragbeam.transforms.write.parquet import WriteTables
-from ragbeam.transforms.write.rows import error_document_row, error_row
+from ragbeam.transforms.write.rows import error_document_row, error_rows
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
 if TYPE_CHECKING:
@@ -252,7 +252,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                 "documents": ((documents, failures | "Error documents" >> beam.Map(
                     error_document_row, config_hash).with_output_types(DocumentRow))
                     | "With error documents" >> beam.Flatten()),
-                "errors": failures | "Error rows" >> beam.Map(error_row).with_output_types(
+                "errors": failures | "Error rows" >> beam.FlatMap(error_rows).with_output_types(
                     ErrorRow),
                 "changes": chunks | "Every chunk is new" >> beam.Map(
                     upsert_row_for_chunk).with_output_types(ChangeRow),

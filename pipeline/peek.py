@@ -77,6 +77,9 @@ def peek(output: str, per_document: int = 1) -> None:
         if doc["status"] == "deleted":  # incremental runs: no longer matched, no chunks
             print(f"- {name}: deleted")
             continue
+        if doc["status"] == "unsupported":  # by design, not a failure
+            print(f"- {name}: unsupported: {doc['error']}")
+            continue
         if doc["status"] not in ("ok", "unchanged", "stale"):
             gave = ", gave up (not retried)" if _gave_up(doc) else ""
             print(f"✗ {name}: {doc['status']}{gave}: {doc['error']}")
@@ -92,7 +95,8 @@ def peek(output: str, per_document: int = 1) -> None:
         run = json.load(f)
     gave_up = f", {run['documents_gave_up']} gave up" if run.get("documents_gave_up") else ""
     print(f"run.json: {run['documents_ok']} ok, {run['documents_error']} error, "
-          f"{run.get('documents_stale', 0)} stale{gave_up}, {run['chunks']} chunks, "
+          f"{run.get('documents_stale', 0)} stale{gave_up}, "
+          f"{run.get('documents_unsupported', 0)} unsupported, {run['chunks']} chunks, "
           f"config {run['config_hash'][:12]}")
 
 

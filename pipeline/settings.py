@@ -222,6 +222,9 @@ class RunSettings(BaseModel):
         DEFAULT_MAX_ERROR_RATE, "share of the corpus's documents (processed, unchanged and "
         "kept failures) that may be failing; past it the run still writes every table, then "
         "exits 3", RUN, "R")
+    unsupported_as_errors: bool = option(
+        False, "count files ragbeam cannot index by design (audio, video, images without "
+        "text, programs: status 'unsupported') as failing for --max-error-rate", RUN)
     max_delete_rate: Annotated[float, Field(ge=0, le=1)] = option(
         DEFAULT_MAX_DELETE_RATE, "with --previous: share of the previous run's documents that "
         "may vanish; past it none is deleted (they keep their chunks, status 'vanished') and "
@@ -416,8 +419,8 @@ STAGE_FIELDS: dict[type, dict[str, str]] = {
 }
 RUN_LEVEL = {"output", "overwrite", "take_over", "no_clean", "clean_corpus_boilerplate",
              "strategy", "sink", "embed_chunks", "previous", "retry_errors", "verify_hashes",
-             "max_error_rate", "preflight", "routing", "beam", "max_delete_rate",
-             "max_deletes", "accept_foreign_previous", "sparse"}
+             "max_error_rate", "unsupported_as_errors", "preflight", "routing", "beam",
+             "max_delete_rate", "max_deletes", "accept_foreign_previous", "sparse"}
 
 
 def stage_options(cls: type, settings: RunSettings, **derived: Any) -> Any:
@@ -464,6 +467,7 @@ def run_config(settings: RunSettings) -> RunConfig:
         sinks=sinks,
         ids=stage_options(IdOptions, settings),
         max_error_rate=settings.max_error_rate,
+        unsupported_as_errors=settings.unsupported_as_errors,
         delete_guard=DeleteGuard(settings.max_delete_rate, settings.max_deletes),
         accept_foreign_previous=settings.accept_foreign_previous,
         settings=redacted_settings(settings),

@@ -26,7 +26,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.config import RunConfig, package_version
-from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_VANISHED
+from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_UNSUPPORTED, STATUS_VANISHED
 from ragbeam.transforms.write.parquet import WrittenTables
 from ragbeam.transforms.write.stats import DROPPED_CHUNKS_COUNTER
 
@@ -63,7 +63,11 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     # The rate that decides exit 3 is over the corpus as this run leaves it (processed,
     # unchanged and kept failures alike), so the same state gives the same exit code
     # every night: a failure kept from last night counts as it did then.
-    failing = status.get("error", 0) + status.get("stale", 0)
+    # An unsupported file (audio, a program) is not indexed and not failing, unless
+    # --unsupported-as-errors asks.
+    unsupported = status.get(STATUS_UNSUPPORTED, 0)
+    counted_unsupported = unsupported if config.unsupported_as_errors else 0
+    failing = status.get("error", 0) + status.get("stale", 0) + counted_unsupported
     indexed = failing + status.get("ok", 0) + status.get("unchanged", 0)
     error_rate = failing / indexed if indexed else 0.0
     exceeded = error_rate > config.max_error_rate
@@ -84,12 +88,19 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         # Not matched now, but held with their last good chunks by the delete guard.
         "documents_vanished": vanished,
         "documents_duplicate": status.get(STATUS_DUPLICATE, 0),
+        # Files ragbeam cannot index by design: no chunks, not failed.
+        "documents_unsupported": unsupported,
+        "unsupported_as_errors": config.unsupported_as_errors,
         "documents_processed": processed,
         "documents_failed": failed_now,
         "documents_kept_failed": carried.get("error", 0) + carried.get("stale", 0),
         # Failed the same way MAX_ATTEMPTS runs in a row: not retried any more
         # (transforms/incremental/retries.py); some of the failing ones.
         "documents_gave_up": documents.get("gave_up", 0),
+        # Ok (or carried) documents some of whose text is missing, by why
+        # (metadata.incomplete: OcrTimeLimit, OcrUnavailable, TruncatedFile).
+        "documents_incomplete": sum(_by_prefix(documents, "incomplete:").values()),
+        "documents_incomplete_by_reason": _by_prefix(documents, "incomplete:"),
         # The documents the error rate is measured over, and those of them failing.
         "documents_indexed": indexed,
         "documents_failing": failing,
@@ -144,9 +155,11 @@ def headline(summary: Mapping[str, Any], took: str) -> str:
     files, chunks = summary["files_matched"], summary["chunks"]
     ok, error, stale = (summary["documents_ok"], summary["documents_error"],
                         summary["documents_stale"])
+    unsupported = summary.get("documents_unsupported", 0)
+    unsupported_part = f", {unsupported} unsupported" if unsupported else ""
     if not summary.get("previous"):
-        return (f"ragbeam: {files} files → {ok} ok, {error} error, {stale} stale; "
-                f"{chunks} chunks in {took}")
+        return (f"ragbeam: {files} files → {ok} ok, {error} error, {stale} stale"
+                f"{unsupported_part}; {chunks} chunks in {took}")
     unchanged = summary.get("documents_unchanged", 0)
     moved = (summary.get("identity") or {}).get("moved", 0)
     moved_part = f", {moved} of them moved" if moved else ""
@@ -159,7 +172,8 @@ def headline(summary: Mapping[str, Any], took: str) -> str:
         ("documents_duplicate", "duplicates"), ("documents_vanished", "vanished"))
         if summary.get(key))
     return (f"ragbeam: {files} files → {ok + unchanged} fine ({ok} ok, {unchanged} "
-            f"unchanged{moved_part}), {failing} failing ({', '.join(detail)}){extra}; "
+            f"unchanged{moved_part}), {failing} failing ({', '.join(detail)})"
+            f"{unsupported_part}{extra}; "
             f"{chunks} chunks in {took}")
 
 

@@ -21,6 +21,11 @@ STATUS_VANISHED = "vanished"
 # Same bytes as another document of the run (``metadata.duplicate_of`` names it):
 # chunked and embedded once, under that one; no chunks of its own.
 STATUS_DUPLICATE = "duplicate"
+# A file ragbeam cannot index by design (audio, video, an image without text read,
+# a program; ``transforms/read/naming.py``): no chunks, not a failure, so it does not
+# count toward --max-error-rate unless --unsupported-as-errors asks; an incremental
+# run carries it over while its bytes and config stay.
+STATUS_UNSUPPORTED = "unsupported"
 # Statuses whose chunks are the document's good chunks.
 GOOD_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_STALE, STATUS_VANISHED)
 

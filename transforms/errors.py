@@ -18,6 +18,8 @@ time limit, or could not run because Tesseract is missing
 and ``metadata.incomplete`` names the transient error type of what is missing
 (``OcrTimeLimit``, ``OcrUnavailable``), so a user can filter on it and an incremental run
 processes the document again instead of carrying it over (``incomplete_reason``).
+A file cut short (``TruncatedFile``) is incomplete too, but permanently so: carried
+over like any ok document while its bytes stay.
 
 A type this table does not name is ``permanent``: an unknown failure is most
 likely a deterministic bug, and a new ragbeam version changes the config
@@ -36,6 +38,17 @@ OCR_TIME_LIMIT = "OcrTimeLimit"
 # Pages needed OCR and Tesseract or pdftoppm was missing: the next run retries them
 # (transforms/extract/ocr.py), so installing Tesseract later reads them.
 OCR_UNAVAILABLE = "OcrUnavailable"
+
+
+# The error type of a file ragbeam cannot index by design (an audio file, a program):
+# permanent, and its documents row is ``unsupported``, not ``error``.
+UNSUPPORTED_ERROR_TYPE = "UnsupportedDocumentError"
+
+
+# An ok document whose file is cut short (a ZIP-based document without its end,
+# ``transforms/extract/truncation.py``): what was read is kept. Permanent, unlike the
+# two above: the same bytes read again give the same part, so it is not retried.
+TRUNCATED_FILE = "TruncatedFile"
 
 
 class ErrorClass(StrEnum):

@@ -192,12 +192,14 @@ def test_an_early_start_extracts_what_its_listing_names_within_the_size_limit(tm
         for source in listed:
             data = pathlib.Path(source.uri).read_bytes()
             if started.extraction.take(FetchedFile(source, data, sha256_hex(data))):
-                taken.add(pathlib.Path(source.uri).name)
+                taken.add(source.uri)
     finally:
         started.close()
-    names = {pathlib.Path(s.uri).name for s in listed}
-    assert "big.txt" in names and "big.txt" not in taken
-    assert taken == names - {"big.txt"} and started.extraction.submitted == len(taken)
+    # URIs, not names: files below the folder link (link-to-sub/b.md) share sub/'s names.
+    uris = {s.uri for s in listed}
+    big = str(root / "big.txt")
+    assert big in uris and big not in taken and str(root / "link-to-sub" / "b.md") in uris
+    assert taken == uris - {big} and started.extraction.submitted == len(taken)
 
 
 # A changed value of every setting that reaches the Extract stage: its option object's

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.cores import available_cores
-from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE
+from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE, TRUNCATED_FILE
 from ragbeam.transforms.extract.backends import with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import (
@@ -33,8 +33,9 @@ from ragbeam.transforms.extract.ocr import (
     pending_pages,
 )
 from ragbeam.transforms.extract.outline import outline_value, pdf_outline
+from ragbeam.transforms.extract.truncation import truncated_zip
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
-from ragbeam.transforms.read.naming import no_text_reason
+from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
     CleanedExtraction,
     ExtractedDocument,
@@ -49,6 +50,12 @@ if TYPE_CHECKING:
 
 class EmptyDocumentError(Exception):
     """Extraction succeeded but produced no usable text."""
+
+
+class UnsupportedDocumentError(EmptyDocumentError):
+    """No text, from a file ragbeam cannot index by design (audio, video, an image
+    without text read, a program): its row is ``unsupported``, not ``error``. The
+    class name is ``transforms.errors.UNSUPPORTED_ERROR_TYPE``."""
 
 
 class EncryptedDocumentError(Exception):
@@ -150,13 +157,16 @@ def build_extracted_document(
             raise OcrUnavailable(f"no text could be extracted: {ocr_note}")
         if ocr_note and incomplete:  # transient: retried
             raise OcrTimeLimit(f"no text could be extracted: {ocr_note}")
-        if ocr_note:
-            raise EmptyDocumentError(f"no text could be extracted: {ocr_note}")
         ocr_pages = _first(metadata, (OCR_PAGES_KEY,)) or "0"
-        if ocr_pages != "0":
-            raise EmptyDocumentError(
-                f"no text could be extracted: OCR of {ocr_pages} page(s) found none")
-        raise EmptyDocumentError(no_text_reason(media_type_of(metadata)))
+        if ocr_note:
+            reason = f"no text could be extracted: {ocr_note}"
+        elif ocr_pages != "0":
+            reason = f"no text could be extracted: OCR of {ocr_pages} page(s) found none"
+        else:
+            reason = no_text_reason(media_type_of(metadata))
+        if unsupported_by_design(media_type_of(metadata)):
+            raise UnsupportedDocumentError(reason)
+        raise EmptyDocumentError(reason)
     page_count_text = _first(metadata, _PAGE_KEYS)
     page_count = int(page_count_text) if page_count_text and page_count_text.isdigit() else None
     if page_count is None and parsed.page_count:
@@ -175,6 +185,8 @@ def build_extracted_document(
     if media_type in _MAIL_MEDIA_TYPES or any(k.startswith("Message") for k in metadata):
         flat.update(email_metadata(metadata, fetched.data,
                                    parse_bytes=media_type in _TEXT_MAIL_MEDIA_TYPES))
+    if INCOMPLETE_KEY not in flat and truncated_zip(fetched.data):
+        flat[INCOMPLETE_KEY] = TRUNCATED_FILE  # Tika read the parts before the cut
     return ExtractedDocument(
         source=fetched.source,
         content_hash=fetched.content_hash,

@@ -50,7 +50,7 @@ from apache_beam.metrics import Metrics
 from apache_beam.utils.windowed_value import WindowedValue
 
 from ragbeam.transforms import progress
-from ragbeam.transforms.errors import INCOMPLETE_KEY
+from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT, OCR_UNAVAILABLE
 from ragbeam.transforms.extract.backends import EXTRACTOR_KEY, PDF_FALLBACK
 from ragbeam.transforms.extract.early import EarlyExtraction, stage_started
 from ragbeam.transforms.extract.guards import ArchiveBombError, TextTooLargeError
@@ -218,7 +218,7 @@ class ExtractWithTika(beam.DoFn):
         if ocr_pages:
             self._ocr_documents.inc()
             self._ocr_pages.inc(ocr_pages)
-        if document.metadata.get(INCOMPLETE_KEY):
+        if document.metadata.get(INCOMPLETE_KEY) in (OCR_TIME_LIMIT, OCR_UNAVAILABLE):
             self._ocr_incomplete.inc()
         if document.metadata.get(EXTRACTOR_KEY) == PDF_FALLBACK:
             self._pdf_fallbacks.inc()

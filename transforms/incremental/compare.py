@@ -21,6 +21,9 @@ rule, in order:
    ``KEPT_ERROR``: the row, its error and (for ``stale``) its last good chunks are
    carried over without re-processing, unless ``retry_errors``
    (``--retry-errors``) asks for ``RETRY``.
+6. Same bytes and config, previously ``unsupported`` (audio, a program…: no text
+   by design): ``UNCHANGED``, its row carried over as it is (status
+   ``unsupported``), unless ``retry_errors`` asks for ``RETRY``.
 
 "Same bytes" of a file whose bytes were never hashed (its previous row failed
 before reading them: too large, not a regular file) is the listing's answer:
@@ -60,6 +63,7 @@ from ragbeam.schemas.documents import (
     STATUS_OK,
     STATUS_STALE,
     STATUS_UNCHANGED,
+    STATUS_UNSUPPORTED,
     STATUS_VANISHED,
     DocumentRow,
     build_document_row,
@@ -151,6 +155,8 @@ def decide(
     if live["status"] in SERVED_STATUSES:
         # ok, but cut short by a time limit (OCR): read again, though nothing changed
         return Outcome.RETRY if incomplete_reason(metadata) else Outcome.UNCHANGED
+    if live["status"] == STATUS_UNSUPPORTED:  # by design: the same bytes give no text
+        return Outcome.RETRY if retry_errors else Outcome.UNCHANGED
     if live["status"] in (STATUS_ERROR, STATUS_STALE):
         if retry_errors or (is_transient(previous_error_type(live)) and not gave_up(metadata)):
             return Outcome.RETRY
@@ -237,7 +243,7 @@ def implicit_document_outcome(row: Mapping[str, Any], config_hash: str) -> Outco
         return Outcome.GONE
     if row["config_hash"] != config_hash:
         return Outcome.CHANGED
-    if row["status"] in SERVED_STATUSES:
+    if row["status"] in (*SERVED_STATUSES, STATUS_UNSUPPORTED):
         return Outcome.UNCHANGED
     if row["status"] in (STATUS_ERROR, STATUS_STALE):
         return Outcome.KEPT_ERROR  # a transient one gets a RETRY verdict
@@ -273,7 +279,7 @@ def verdict_for(current: CurrentFile | None, previous: Mapping[str, Any] | None,
     # last good chunks of a stale document may come from an older config, and a
     # status this version does not know is best not guessed at.
     chunks_need_it = previous["status"] not in (STATUS_OK, STATUS_UNCHANGED, STATUS_ERROR,
-                                                STATUS_DUPLICATE)
+                                                STATUS_DUPLICATE, STATUS_UNSUPPORTED)
     if outcome is implicit and not chunks_need_it and uri is None and modified is None:
         return None
     return Verdict(str(outcome), uri, modified)
@@ -304,12 +310,14 @@ def as_python_row(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def carried_document_row(previous: Mapping[str, Any], outcome: Outcome,
                          verdict: Verdict | None = None) -> dict[str, Any]:
-    """A previous row carried over as ``UNCHANGED`` (status ``unchanged``) or
+    """A previous row carried over as ``UNCHANGED`` (status ``unchanged``; an
+    ``unsupported`` one keeps its status) or
     ``KEPT_ERROR`` (marked ``ERROR_CARRIED_KEY``), with the verdict's URI and time."""
     row = as_python_row(previous)
     metadata = dict(row.get("metadata") or {})
     if outcome is Outcome.UNCHANGED:
-        row["status"] = STATUS_UNCHANGED
+        if row["status"] != STATUS_UNSUPPORTED:  # which stays so: still not indexed
+            row["status"] = STATUS_UNCHANGED
         metadata.pop(PREVIOUS_STATUS_KEY, None)  # a vanished document that is back
     else:
         metadata[ERROR_CARRIED_KEY] = "true"

@@ -45,6 +45,7 @@ from ragbeam.transforms.write.rows import (
     SOURCE_MODIFIED_KEY,
     error_document_row,
     error_row,
+    error_rows,
     failure_metadata,
     failure_text,
     source_metadata,
@@ -161,11 +162,12 @@ def reconcile_document(
                          for row in previous.chunks} if previous is not None else {})
     failure = first_failure(failures)
     if failure is not None:
-        out.errors.append(error_row(failure))
         if previous is not None and previous.has_good_chunks:
+            out.errors.append(error_row(failure))
             out.documents.append(stale_document_row(previous.document, failure, config_hash))
             out.chunks, out.changes = moved_chunk_rows(previous.chunks, failure.source.uri)
         else:
+            out.errors.extend(error_rows(failure))
             document = error_document_row(failure, config_hash)
             before = as_python_row(previous.document) if previous is not None else None
             document["metadata"].update(retry_metadata(

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import re
 import time
 from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
-from apache_beam.io.filesystem import FileSystem
 from apache_beam.metrics import Metrics
 
 from ragbeam.transforms import progress
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, doc_id_for, doc_key
 from ragbeam.transforms.match.patterns import (
+    BROKEN_LINK,
+    DIRECTORY_LOOP,
     InputPattern,
     id_root,
     input_patterns,
+    local_links,
     matching_files,
     passes_filters,
 )
@@ -29,22 +29,12 @@ class BrokenLinkError(Exception):
 
 def broken_links(pattern: InputPattern) -> Iterator[str]:
     """Local symbolic links under ``pattern.root`` that match the pattern but lead
-    nowhere. Beam's local listing skips them silently (it cannot stat them); they
-    are listed here so that each becomes an error row instead of vanishing."""
-    if "://" in pattern.pattern or not os.path.isdir(pattern.root):
-        return
-    matches = re.compile(FileSystem.translate_pattern(pattern.pattern)).match
-    stack = [pattern.root]
-    while stack:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-            elif entry.is_symlink() and not os.path.exists(entry.path) and matches(entry.path):
-                yield entry.path
+    nowhere (dangling, a loop of links, or a directory link that leads back to a
+    folder on its own path). Beam's local listing skips them silently; they are
+    listed here so that each becomes an error row instead of vanishing."""
+    for kind, path, _, _ in local_links(pattern):
+        if kind in (BROKEN_LINK, DIRECTORY_LOOP):
+            yield path
 
 
 class MatchInputs(beam.PTransform):

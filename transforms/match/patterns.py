@@ -14,9 +14,11 @@ point, another bucket) keeps every key.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import posixpath
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -56,10 +58,74 @@ def input_patterns(inputs: Iterable[str]) -> list[InputPattern]:
 def matching_files(pattern: InputPattern, include: tuple[str, ...], exclude: tuple[str, ...],
                    limit: int | None = None) -> Iterator[Any]:
     """``FileMetadata`` of the files ``pattern`` matches (``InputPattern.match``, Beam's
-    file systems; the first ``limit`` listed) that pass the filters: the one listing
-    of the Match stage, ``ragbeam run --dry-run`` and the early start, so that they
-    cannot disagree on which files a run has."""
-    return (meta for meta in pattern.match(limit) if passes_filters(meta.path, include, exclude))
+    file systems; the first ``limit`` listed) that pass the filters, and of the files
+    below local directory links (``local_links``: Beam's listing does not follow
+    them): the one listing of the Match stage, ``ragbeam run --dry-run`` and the early
+    start, so that they cannot disagree on which files a run has."""
+    found = list(pattern.match(limit))
+    if limit is None or len(found) < limit:
+        from apache_beam.io.filesystem import FileMetadata
+
+        linked = (FileMetadata(path, size, modified) for kind, path, size, modified
+                  in local_links(pattern) if kind == LINKED_FILE)
+        found.extend(itertools.islice(linked, None if limit is None else limit - len(found)))
+    return (meta for meta in found if passes_filters(meta.path, include, exclude))
+
+
+# What ``local_links`` finds: a file reached through a directory link, a link that
+# leads nowhere (dangling, or a loop of links), and a directory link that leads back
+# to a folder on its own path (``sub/self -> .``): followed, it would never end.
+LINKED_FILE, BROKEN_LINK, DIRECTORY_LOOP = "file", "broken", "loop"
+
+
+def leads_back(real_target: str, chain: Iterable[str]) -> bool:
+    """A directory whose real path is ``real_target``, reached from the folders
+    ``chain`` (real paths, the walk's way down): it is one of them or holds one."""
+    return any(c == real_target or c.startswith(real_target.rstrip(os.sep) + os.sep)
+               for c in chain)
+
+
+def local_links(pattern: InputPattern) -> Iterator[tuple[str, str, int, float]]:
+    """``(kind, path, size, modified)`` of what symbolic links below a local
+    ``pattern.root`` lead to, for the paths the pattern matches (sizes and times of
+    linked files; -1 and 0 for the others): each directory link is followed once,
+    as the folder it names, unless it leads back to a folder on its own path (a
+    loop); the files below it are listed under the link's path."""
+    if "://" in pattern.pattern or not os.path.isdir(pattern.root):
+        return
+    from apache_beam.io.filesystem import FileSystem
+
+    matches = re.compile(FileSystem.translate_pattern(pattern.pattern)).match
+    stack: list[tuple[str, tuple[str, ...], bool]] = [
+        (pattern.root, (os.path.realpath(pattern.root),), False)]
+    while stack:
+        folder, chain, via_link = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            link = entry.is_symlink()
+            if not link and entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, (*chain, os.path.realpath(entry.path)), via_link))
+                continue
+            if not (link or via_link):
+                continue  # a plain file Beam's listing has
+            try:
+                info = os.stat(entry.path)
+            except OSError:  # dangling, or a loop of links
+                if matches(entry.path):
+                    yield BROKEN_LINK, entry.path, -1, 0.0
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                real = os.path.realpath(entry.path)
+                if not leads_back(real, chain):
+                    stack.append((entry.path, (*chain, real), True))
+                elif matches(entry.path):
+                    yield DIRECTORY_LOOP, entry.path, -1, 0.0
+            elif via_link and matches(entry.path):
+                # Beam lists a file (or file link) only outside directory links.
+                yield LINKED_FILE, entry.path, info.st_size, info.st_mtime
 
 
 def _is_glob(uri: str) -> bool:

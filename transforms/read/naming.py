@@ -10,6 +10,8 @@ from __future__ import annotations
 import errno
 import os
 
+from ragbeam.transforms.match.patterns import leads_back
+
 # Program and library formats as Tika names them: machine code, no text to index.
 BINARY_MEDIA_TYPES = frozenset({
     "application/x-executable", "application/x-sharedlib", "application/x-elf",
@@ -29,8 +31,20 @@ def broken_link_reason(path: str) -> str:
         target = os.readlink(path) if os.path.islink(path) else path
         return f"symbolic link to a file that does not exist ({target}); not read"
     if os.path.isdir(path):
+        real = os.path.realpath(path)
+        if leads_back(real, (os.path.realpath(os.path.dirname(path)),)):
+            return ("symbolic link loop (a link to a folder that holds it: followed, it "
+                    "would never end); not read")
         return "symbolic link to a directory; not read as a file"
     return "symbolic link whose target could not be read; not read"
+
+
+def unsupported_by_design(media_type: str | None) -> bool:
+    """Whether a file of this type that gave no text is one ragbeam cannot index by
+    design (audio, video, an image with no text read, a program), not a failure:
+    its documents status is ``unsupported`` (``schemas/documents.py``)."""
+    kind = (media_type or "").split(";")[0].strip().lower()
+    return kind.startswith(("audio/", "video/", "image/")) or kind in BINARY_MEDIA_TYPES
 
 
 def no_text_reason(media_type: str) -> str:

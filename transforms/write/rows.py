@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ragbeam.schemas.documents import STATUS_ERROR, STATUS_OK, DocumentRow, build_document_row
+from ragbeam.schemas.documents import (
+    STATUS_ERROR,
+    STATUS_OK,
+    STATUS_UNSUPPORTED,
+    DocumentRow,
+    build_document_row,
+)
 from ragbeam.schemas.errors import ErrorRow, build_error_row
-from ragbeam.transforms.errors import error_class
+from ragbeam.transforms.errors import UNSUPPORTED_ERROR_TYPE, error_class
 from ragbeam.transforms.types import Document, Failure, SourceFile
 
 # documents.metadata keys of a failed document (error and stale rows).
@@ -76,7 +82,7 @@ def error_document_row(failure: Failure, config_hash: str) -> DocumentRow:
         doc_id=failure.source.doc_id,
         source_uri=failure.source.uri,
         content_hash=failure.content_hash,
-        status=STATUS_ERROR,
+        status=STATUS_UNSUPPORTED if is_unsupported(failure) else STATUS_ERROR,
         error=failure_text(failure),
         media_type=failure.media_type,
         bytes=failure.source.size_bytes if failure.source.size_bytes >= 0 else None,
@@ -94,6 +100,17 @@ def failure_text(failure: Failure) -> str:
 def failure_metadata(failure: Failure) -> dict[str, str]:
     return {ERROR_STAGE_KEY: str(failure.stage), ERROR_TYPE_KEY: failure.error_type,
             ERROR_CLASS_KEY: str(error_class(failure.error_type))}
+
+
+def is_unsupported(failure: Failure) -> bool:
+    """A file ragbeam cannot index by design (``UNSUPPORTED_ERROR_TYPE``): its row is
+    ``unsupported``, and the ``errors`` table, a log of failures, has no row for it."""
+    return failure.error_type == UNSUPPORTED_ERROR_TYPE
+
+
+def error_rows(failure: Failure) -> list[ErrorRow]:
+    """The ``errors`` rows of a failure without last good chunks: none when unsupported."""
+    return [] if is_unsupported(failure) else [error_row(failure)]
 
 
 def error_row(failure: Failure) -> ErrorRow:

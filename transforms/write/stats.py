@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ragbeam.schemas.documents import GOOD_STATUSES
 from ragbeam.transforms.chunk.searchable import DROPPED_KEY
+from ragbeam.transforms.errors import INCOMPLETE_KEY
 from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY, GAVE_UP_KEY
 
 # Chunks with nothing to search for that the chunk stage did not emit
@@ -29,6 +31,8 @@ def document_counters(row: Mapping[str, Any]) -> list[str]:
         counters.append(f"carried:{status}")
     if metadata.get(GAVE_UP_KEY) == "true":
         counters.append("gave_up")
+    if metadata.get(INCOMPLETE_KEY) and status in GOOD_STATUSES:  # some text missing
+        counters.append(f"incomplete:{metadata[INCOMPLETE_KEY]}")
     if status == "ok":  # chunked in this run (an unchanged row carries an old count)
         dropped = metadata.get(DROPPED_CHUNKS_KEY, "0")
         counters.extend([DROPPED_CHUNKS_COUNTER] * (int(dropped) if dropped.isdigit() else 0))

@@ -439,7 +439,9 @@ def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path,
     out_off, summary_off = runs["off"]
     off = {os.path.basename(d["source_uri"]): d
            for d in read_table(out_off, "documents").to_pylist()}
-    assert off["scanned.pdf"]["status"] == off["invoice.png"]["status"] == "error"
+    # An image read without OCR cannot be indexed by design: unsupported, not failed.
+    assert off["scanned.pdf"]["status"] == "error"
+    assert off["invoice.png"]["status"] == "unsupported"
     assert SCANNED_PAGE_LINES[0] not in off["mixed.pdf"]["text"]
     assert off["lost-page-tree.pdf"]["text"] == docs["lost-page-tree.pdf"]["text"]
     assert off["faq.txt"]["text"] == docs["faq.txt"]["text"]

@@ -96,3 +96,57 @@ def test_a_broken_link_and_a_vanished_file_become_error_rows(tmp_path):
             FAILURES, main="ok")
         assert_that(read[FAILURES] | beam.Map(lambda f: (f.error_type, f.source.uri)),
                     equal_to([("FileNotFoundError", gone.uri)]))
+
+
+def _linked_tree(corpus: pathlib.Path) -> pathlib.Path:
+    """A folder linked from inside and from outside the corpus, a link back to its own
+    folder (``sub/selfdir -> .``), a cycle of links and a link to the corpus's parent."""
+    outside = corpus.parent / "outside"
+    outside.mkdir()
+    (outside / "far.txt").write_text("Ferries to the far island leave at noon.\n")
+    (corpus / "real" / "sub").mkdir(parents=True)
+    (corpus / "real" / "a.txt").write_text("Boats leave the harbour at nine.\n")
+    (corpus / "top.txt").write_text("Trains leave the station at ten.\n")
+    os.symlink("real", corpus / "dirlink")
+    os.symlink(outside, corpus / "away")
+    os.symlink(".", corpus / "real" / "sub" / "selfdir")
+    os.symlink("..", corpus / "up")
+    os.symlink("cyc2", corpus / "cyc1")
+    os.symlink("cyc1", corpus / "cyc2")
+    return corpus
+
+
+def test_directory_links_are_followed_once_and_loops_are_named(tmp_path):
+    from ragbeam.transforms.match.patterns import (
+        BROKEN_LINK,
+        DIRECTORY_LOOP,
+        LINKED_FILE,
+        expand_input,
+        local_links,
+    )
+
+    corpus = _linked_tree(tmp_path / "corpus")
+    found = {(kind, os.path.relpath(path, corpus))
+             for kind, path, _, _ in local_links(expand_input(str(corpus)))}
+    assert found == {
+        (LINKED_FILE, "dirlink/a.txt"), (LINKED_FILE, "away/far.txt"),
+        (DIRECTORY_LOOP, "real/sub/selfdir"), (DIRECTORY_LOOP, "dirlink/sub/selfdir"),
+        (DIRECTORY_LOOP, "up"), (BROKEN_LINK, "cyc1"), (BROKEN_LINK, "cyc2")}
+
+
+def test_every_path_below_directory_links_gets_one_row_and_loops_are_named_loops(tmp_path):
+    corpus = _linked_tree(tmp_path / "corpus")
+    out = tmp_path / "o"
+    summary = run_cli(["--input", str(corpus), "--output", str(out), "--max-error-rate", "1"])
+    rows = read_table(out, "documents").to_pylist()
+    documents = {os.path.relpath(d["source_uri"], corpus): d for d in rows}
+    assert len(documents) == len(rows) == summary["files_matched"] == 9
+    for name in ("top.txt", "real/a.txt", "away/far.txt"):
+        assert documents[name]["status"] == "ok", name
+    # The same bytes under the followed link: indexed once, under real/a.txt.
+    assert documents["dirlink/a.txt"]["status"] == "duplicate"
+    for name in ("real/sub/selfdir", "dirlink/sub/selfdir", "up", "cyc1", "cyc2"):
+        assert documents[name]["status"] == "error", name
+        assert documents[name]["error"].startswith("read: BrokenLinkError: symbolic link loop"), (
+            documents[name]["error"])
+    assert not any("does not exist" in (d["error"] or "") for d in rows)
