@@ -107,9 +107,20 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     return Unchanged(document_files, chunk_files, plan)
 
 
+class _NothingRan:
+    """A runner result whose metrics are those of a run that processed nothing."""
+
+    def metrics(self) -> _NothingRan:
+        return self
+
+    def query(self, _filter: object = None) -> dict[str, list]:
+        return {"counters": [], "gauges": [], "distributions": []}
+
+
 def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
                     ) -> dict[str, Any]:
     """Write the run from ``config.previous`` (``nothing_to_do`` said so); its run.json."""
+    from ragbeam.pipeline.runner import metrics_summary
     from ragbeam.pipeline.summary import summarize, write_run_json
     from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_rows
     from ragbeam.transforms.incremental.unchanged import carried_rows
@@ -166,6 +177,10 @@ def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
                                           schemas["changes"])]
 
     summary = summarize(config, WrittenTables(files, counts), time.perf_counter() - started)
+    # The launcher's sections a pipeline run has (extraction, coverage, embeddings, …),
+    # as a run that processed nothing reports them, so readers of run.json find the
+    # same keys whichever way the run went.
+    summary.update(metrics_summary(_NothingRan()))
     summary["pipeline"] = False
     summary["reads"] = {"bytes_read": 0, "bytes_hashed": plan.bytes_hashed,
                         "files_hashed": plan.files_hashed,
