@@ -5,12 +5,13 @@ the settings types ``ragbeam`` exports accepted as its configuration."""
 from __future__ import annotations
 
 import builtins
+import contextlib
+import gc
 import importlib
 import io
 import os
 import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import apache_beam as beam
 import pytest
@@ -26,7 +27,7 @@ LAZILY_IMPORTED = ("ragbeam.transforms.chunk.semantic_dofn", "ragbeam.transforms
                    "ragbeam.transforms.embed.sparse")
 
 
-@contextmanager
+@contextlib.contextmanager
 def reads_recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every file opened, folder listed or connection made meanwhile, recorded (and
     refused), whether or not the caller catches the refusal."""
@@ -38,7 +39,13 @@ def reads_recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
             raise OSError(f"{name} while the graph is built")
         return call
 
-    with monkeypatch.context() as patch:
+    # Finalisers of earlier tests' objects (a run's progress tally flushes its file when
+    # collected) run on whichever thread the collector interrupts: collect them first,
+    # and let no collection run while the graph is built.
+    gc.collect()
+    gc.disable()
+    with contextlib.ExitStack() as stack, monkeypatch.context() as patch:
+        stack.callback(gc.enable)
         patch.setattr(builtins, "open", refuse("open", builtins.open))
         patch.setattr(io, "open", refuse("io.open", io.open))
         patch.setattr(os, "scandir", refuse("scandir", os.scandir))
