@@ -107,6 +107,21 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     return Unchanged(document_files, chunk_files, plan)
 
 
+def _copy_files(sources: Sequence[str], destinations: Sequence[str]) -> None:
+    """Copy each file, within one file system by the file system's own copy, across
+    two (a previous run in a bucket, a new one on local disk) as a stream: Beam's
+    ``FileSystems.copy`` needs both sides on the same file system."""
+    for source, destination in zip(sources, destinations, strict=True):
+        if FileSystems.get_scheme(source) == FileSystems.get_scheme(destination):
+            FileSystems.copy([source], [destination])
+            continue
+        with FileSystems.open(source, compression_type=CompressionTypes.UNCOMPRESSED) as read, \
+                FileSystems.create(destination,
+                                   compression_type=CompressionTypes.UNCOMPRESSED) as write:
+            while block := read.read(8 << 20):
+                write.write(block)
+
+
 class _NothingRan:
     """A runner result whose metrics are those of a run that processed nothing."""
 
@@ -148,7 +163,7 @@ def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
             FileSystems.mkdirs(directory)
     copies = [final_shard_name(config.output, "chunks", i, len(chunk_files))
               for i in range(len(chunk_files))]
-    FileSystems.copy(chunk_files, copies)
+    _copy_files(chunk_files, copies)
     files["chunks"] = copies
     rows = sum(_rows_of(path) for path in chunk_files)
     counts["chunks"] = {"rows": rows, **({"embedded": rows} if config.embed_chunks else {})}
