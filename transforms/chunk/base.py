@@ -108,6 +108,21 @@ class EmbeddingStrategy(Strategy, Protocol):
                     ) -> list[ChunkingResult]: ...
 
 
+def chunk_batch_by_embeddings(strategy: EmbeddingStrategy, docs: Sequence[Document],
+                              encode: Encode) -> list[ChunkingResult]:
+    """``EmbeddingStrategy.chunk_batch`` for any such strategy: every document's
+    ``plan``, all their ``embedding_inputs`` in one ``encode`` call, then each
+    document's ``assemble`` with its own slice of the vectors."""
+    plans = [strategy.plan(doc) for doc in docs]
+    inputs = [strategy.embedding_inputs(doc, plan) for doc, plan in zip(docs, plans, strict=True)]
+    vectors = encode([text for texts in inputs for text in texts])
+    results, offset = [], 0
+    for doc, plan, texts in zip(docs, plans, inputs, strict=True):
+        results.append(strategy.assemble(doc, plan, vectors[offset:offset + len(texts)]))
+        offset += len(texts)
+    return results
+
+
 class CollectedVectors:
     """A ``VectorStream`` that keeps every slice and assembles once at the end."""
 

@@ -54,6 +54,7 @@ from ragbeam.transforms.chunk.base import (
     ChunkingResult,
     ChunkOptions,
     Encode,
+    chunk_batch_by_embeddings,
     spans_to_chunks,
     trim_span,
 )
@@ -455,14 +456,7 @@ class SemanticStrategy:
 
     def chunk_batch(self, docs: Sequence[Document], encode: Encode) -> list[ChunkingResult]:
         """Every document's sentences embedded by one ``encode`` call, then cut."""
-        plans = [self.plan(doc) for doc in docs]
-        inputs = [self.embedding_inputs(doc, plan) for doc, plan in zip(docs, plans, strict=True)]
-        vectors = encode([text for texts in inputs for text in texts])
-        results, offset = [], 0
-        for doc, plan, texts in zip(docs, plans, inputs, strict=True):
-            results.append(self.assemble(doc, plan, vectors[offset:offset + len(texts)]))
-            offset += len(texts)
-        return results
+        return chunk_batch_by_embeddings(self, docs, encode)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._model is None:

@@ -27,6 +27,7 @@ from ragbeam.transforms.chunk.base import (
     CollectedVectors,
     Encode,
     SizedStrategy,
+    chunk_batch_by_embeddings,
     spans_to_chunks,
     trim_span,
 )
@@ -111,14 +112,7 @@ class SimilarParagraphsStrategy(SizedStrategy):
         return CollectedVectors(self, doc, plan)
 
     def chunk_batch(self, docs: Sequence[Document], encode: Encode) -> list[ChunkingResult]:
-        plans = [self.plan(doc) for doc in docs]
-        texts = [self.embedding_inputs(doc, plan) for doc, plan in zip(docs, plans, strict=True)]
-        vectors = encode([text for mine in texts for text in mine])
-        results, offset = [], 0
-        for doc, plan in zip(docs, plans, strict=True):
-            results.append(self.assemble(doc, plan, vectors[offset:offset + len(plan)]))
-            offset += len(plan)
-        return results
+        return chunk_batch_by_embeddings(self, docs, encode)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._model is None:
