@@ -331,24 +331,41 @@ class RunConfig:
                 "sparse": sparse_key(self.sparse_record())}
 
     @functools.cached_property
+    def previous_layer_keys(self) -> Mapping[str, str | None]:
+        """The ``--previous`` run's layer keys (``layers.recorded_layer_keys``); empty
+        without one, or when its run.json cannot be read (everything is redone)."""
+        from ragbeam.transforms.incremental.layers import recorded_layer_keys
+
+        if not self.previous:
+            return {}
+        import json
+
+        from apache_beam.io.filesystems import FileSystems
+
+        try:
+            with FileSystems.open(FileSystems.join(self.previous, "run.json")) as f:
+                return recorded_layer_keys(json.loads(f.read().decode("utf-8")))
+        except Exception:  # checked before the run (previous_run_problem): redo, to be safe
+            return {}
+
+    @functools.cached_property
     def layer_plan(self) -> LayerPlan:
         """What an incremental run does with the vectors of the chunks it carries over,
         from the previous run's recorded keys (``layers.layer_plan``); a previous run
         that cannot be read has its vectors made again."""
-        from ragbeam.transforms.incremental.layers import layer_plan, recorded_layer_keys
+        from ragbeam.transforms.incremental.layers import layer_plan
 
-        before: Mapping[str, Any] = {}
-        if self.previous:
-            import json
+        return layer_plan(self.previous_layer_keys, self.layer_keys)
 
-            from apache_beam.io.filesystems import FileSystems
+    @functools.cached_property
+    def extraction_reuse_key(self) -> str | None:
+        """The previous run's chunk key when this run may chunk its documents again
+        without extracting them: same extraction key, another chunk key
+        (``reuse_extraction.reuse_key``); None otherwise."""
+        from ragbeam.transforms.incremental.reuse_extraction import reuse_key
 
-            try:
-                with FileSystems.open(FileSystems.join(self.previous, "run.json")) as f:
-                    before = recorded_layer_keys(json.loads(f.read().decode("utf-8")))
-            except Exception:  # checked before the run (previous_run_problem): redo, to be safe
-                before = {}
-        return layer_plan(before, self.layer_keys)
+        return reuse_key(self.previous_layer_keys, self.layer_keys,
+                         self.clean.remove_boilerplate)
 
     @functools.cached_property
     def _extractor_identity(self) -> dict[str, str | None]:
@@ -370,4 +387,5 @@ class RunConfig:
             _ = self.embedding_model_info
         if self.previous:
             _ = self.layer_plan
+            _ = self.extraction_reuse_key
         return self

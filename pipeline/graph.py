@@ -52,6 +52,7 @@ from ragbeam.transforms.incremental.carry_previous_rows import (
     CARRIED_ERRORS,
     PREVIOUS_EMBEDDINGS,
     PREVIOUS_STATE,
+    REUSED_DOCUMENTS,
 )
 from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
 from ragbeam.transforms.incremental.compare_with_previous import CompareWithPrevious
@@ -160,7 +161,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                 previous = sources | "Compare with previous" >> CompareWithPrevious(
                     config.previous, config_hash, m.max_file_bytes, config.retry_errors,
                     config.verify_hashes, config.route, config.delete_guard,
-                    config.layer_plan)
+                    config.layer_plan, config.extraction_reuse_key)
                 sources, duplicates = previous[TO_PROCESS], previous[DUPLICATES]
             else:  # files with the same bytes are processed once (transforms/identity/)
                 identified = (sources | "By size" >> beam.Map(new_file)
@@ -186,6 +187,12 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             CleanDocument(config.clean, load_at_setup=not config.previous)).with_outputs(
                 FAILURES, main="ok")
         documents_cleaned = cleaned.ok
+        if previous is not None and config.extraction_reuse_key is not None:
+            # Only the chunking changed: documents of the same bytes are chunked again
+            # from the previous run's text and spans, not read or extracted
+            # (transforms/incremental/reuse_extraction.py).
+            documents_cleaned = ((cleaned.ok, previous[REUSED_DOCUMENTS])
+                                 | "With reused extractions" >> beam.Flatten())
         if config.clean.remove_boilerplate:  # opt-in: blocks repeated across the run's documents
             documents_cleaned = cleaned.ok | "Corpus boilerplate" >> RemoveCorpusBoilerplate()
         routed = documents_cleaned | "Route" >> beam.ParDo(

@@ -148,7 +148,7 @@ def test_an_edit_under_other_vectors_reuses_no_old_vector(corpus, tmp_path):
 
 
 @pytest.mark.parametrize(("option", "redone"), [
-    (("--chunk-size", "300"), True),  # chunks: re-extracted (the extraction is not kept)
+    (("--chunk-size", "300"), True),  # chunks: redone from the kept extraction
     (("--no-clean", "dehyphenate"), True),  # extraction
     (("--extract-timeout", "61"), False),  # how long it may take, not what it gives
 ])
@@ -159,6 +159,12 @@ def test_other_options_redo_the_layers_they_key(corpus, plain, tmp_path, option,
     if redone:
         assert summary["documents_processed"] == 3  # the broken PDF is retried too
         assert not before & after
+        # A chunking change chunks the two good documents again from the previous
+        # run's text and spans (tests/pipeline/test_reuse_extraction.py); the broken
+        # PDF, and everything under a new extraction key, is extracted again.
+        reused = 2 if option[0] == "--chunk-size" else 0
+        assert summary["extracted"]["reused"] == reused
+        assert summary["extracted"]["ok"] + summary["extracted"]["failed"] == 3 - reused
     else:
         _carried(tmp_path / "out", summary)
         assert before == after

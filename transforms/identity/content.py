@@ -90,20 +90,21 @@ class Decided:
 def decide_document(doc_id: str, source: SourceFile | None,
                     previous: Mapping[str, Any] | None, config_hash: str,
                     retry_errors: bool, verify_hashes: bool,
-                    hash_of: Callable[[SourceFile], str | None]) -> tuple[Decided, bool]:
+                    hash_of: Callable[[SourceFile], str | None],
+                    reuse: str | None = None) -> tuple[Decided, bool]:
     """The comparison by doc id (``compare.decide``), hashing the file only if
     ``needs_hash``; and whether the listing settled it (same size and time)."""
     current = None
     by_listing = False
     if source is not None:
         content_hash = None
-        if needs_hash(source, previous, config_hash, verify_hashes):
+        if needs_hash(source, previous, config_hash, verify_hashes, reuse):
             content_hash = hash_of(source)
-        elif comparable(previous, config_hash):
+        elif comparable(previous, config_hash, reuse):
             content_hash = previous["content_hash"]  # the listing says: same bytes
             by_listing = True
         current = CurrentFile(source, content_hash)
-    outcome = decide(current, previous, config_hash, retry_errors)
+    outcome = decide(current, previous, config_hash, retry_errors, reuse)
     return Decided(doc_id, current, previous, outcome), by_listing
 
 

@@ -74,6 +74,8 @@ class ResolveContent(beam.DoFn):
             elif resolved.outcome is Outcome.ADOPTED:
                 self._adopted.inc()
                 progress.tick(progress.CARRIED)
+            elif resolved.outcome is Outcome.RECHUNK:
+                pass  # chunked again from its previous row (``CarryPreviousRows``), not read
             elif resolved.outcome.needs_processing:
                 assert d.current is not None
                 yield d.current.source

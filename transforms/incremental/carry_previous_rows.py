@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import apache_beam as beam
+from apache_beam.metrics import Metrics
 
 from ragbeam.schemas.changes import ChangeRow
 from ragbeam.schemas.chunks import ChunkRow
@@ -29,10 +30,12 @@ from ragbeam.transforms.incremental.compare import (
 )
 from ragbeam.transforms.incremental.embeddings import embedding_source
 from ragbeam.transforms.incremental.guard import DeleteGuard
-from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS
+from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS, NAMESPACE
 from ragbeam.transforms.incremental.layers import LayerPlan, Work, layers_changed, with_layers
 from ragbeam.transforms.incremental.previous_tables import read_rows
 from ragbeam.transforms.incremental.reconcile import Move, moved_chunk_row
+from ragbeam.transforms.incremental.reuse_extraction import document_from_row
+from ragbeam.transforms.types import Document
 
 CARRIED_DOCUMENTS = "carried_documents"
 CARRIED_CHUNKS = "carried_chunks"
@@ -40,6 +43,7 @@ CARRIED_ERRORS = "carried_errors"
 CARRIED_CHANGES = "carried_changes"
 PREVIOUS_STATE = "previous_state"
 PREVIOUS_EMBEDDINGS = "previous_embeddings"
+REUSED_DOCUMENTS = "reused_documents"
 
 # Outputs that are no table's rows stay ``Any``: declaring them would change the
 # coders of the keyed joins and combines they feed, which this typing does not need.
@@ -50,7 +54,8 @@ _UNTYPED = beam.typehints.Any
                                                 CARRIED_ERRORS: ErrorRow,
                                                 CARRIED_CHANGES: ChangeRow,
                                                 PREVIOUS_STATE: _UNTYPED,
-                                                PREVIOUS_EMBEDDINGS: _UNTYPED})
+                                                PREVIOUS_EMBEDDINGS: _UNTYPED,
+                                                REUSED_DOCUMENTS: Document})
 class CarryPreviousRows(beam.DoFn):
     """A previous table's file (and, as side inputs, the verdicts and the delete
     guard's counts) → its rows, each carried over or sent on as its document's
@@ -65,6 +70,9 @@ class CarryPreviousRows(beam.DoFn):
       ``ReuseEmbeddings``;
     * when the delete guard holds (``guard.py``), the rows of a vanished document
       are carried as they are (status ``vanished``), not deleted;
+    * a document chunked again without extracting it (``RECHUNK``): its cleaned
+      ``Document``, rebuilt from the row (``REUSED_DOCUMENTS``), and the row for
+      ``Reconcile`` as for any document processed again;
     * a carried chunk's vectors are as this run has them (``layers.py``): kept, or
       cleared for the embed step to make again, or sparse vectors made again or
       dropped, with an upsert when its row is not the previous one any more.
@@ -76,6 +84,7 @@ class CarryPreviousRows(beam.DoFn):
         self._guard = guard or DeleteGuard()
         self._layers = layers or LayerPlan()
         self._sparse_vector = None
+        self._reused = Metrics.counter(NAMESPACE, "documents_extraction_reused")
 
     def setup(self) -> None:
         if self._layers.sparse is Work.REDO:  # the tokenizers load only when needed
@@ -105,6 +114,11 @@ class CarryPreviousRows(beam.DoFn):
         doc_id = row["doc_id"]
         outcome = document_outcome(row, verdict, self._config_hash)
         moved = verdict is not None and verdict.moved_to is not None
+        if outcome is Outcome.RECHUNK:
+            assert verdict is not None and verdict.source is not None
+            self._reused.inc()
+            yield beam.pvalue.TaggedOutput(REUSED_DOCUMENTS,
+                                           document_from_row(as_python_row(row), verdict.source))
         if outcome in CARRIED:
             progress.tick(progress.CARRIED)
             carried = carried_document_row(row, outcome, verdict)

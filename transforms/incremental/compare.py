@@ -76,6 +76,7 @@ from ragbeam.transforms.errors import (
     is_transient,
 )
 from ragbeam.transforms.incremental.retries import gave_up
+from ragbeam.transforms.incremental.reuse_extraction import HAS_SPANS, reusable
 from ragbeam.transforms.types import SourceFile
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
@@ -119,10 +120,14 @@ class Outcome(StrEnum):
     # of its own; and a document whose chunks are taken over from a copy that moved.
     DUPLICATE = "duplicate"
     ADOPTED = "adopted"
+    # Same bytes, extracted under this run's extraction key, another chunk key: chunked
+    # again from the previous row's text and spans, not read or extracted
+    # (``reuse_extraction.py``).
+    RECHUNK = "rechunk"
 
     @property
     def needs_processing(self) -> bool:
-        return self in (Outcome.NEW, Outcome.CHANGED, Outcome.RETRY)
+        return self in (Outcome.NEW, Outcome.CHANGED, Outcome.RETRY, Outcome.RECHUNK)
 
 
 def previous_error_type(previous: Mapping[str, Any]) -> str | None:
@@ -139,9 +144,12 @@ def decide(
     previous: Mapping[str, Any] | None,
     config_hash: str,
     retry_errors: bool = False,
+    reuse: str | None = None,
 ) -> Outcome:
     """What to do with one document; see the module docstring for the rule.
-    ``previous`` may be a whole documents row or its ``head_of``."""
+    ``previous`` may be a whole documents row or its ``head_of``. ``reuse``: the
+    chunk key whose rows may be chunked again without extracting
+    (``reuse_extraction.reuse_key``)."""
     live = previous if previous is not None and previous["status"] != STATUS_DELETED else None
     if current is None:
         return Outcome.DELETED if live is not None else Outcome.GONE
@@ -149,6 +157,8 @@ def decide(
         return Outcome.NEW
     same_bytes = (current.content_hash == live["content_hash"] if current.content_hash
                   else unhashed_failure_unchanged(current.source, live))
+    if same_bytes and live["config_hash"] != config_hash and reusable(live, reuse):
+        return Outcome.RECHUNK
     if not (same_bytes and live["config_hash"] == config_hash):
         return Outcome.CHANGED
     metadata = as_python_row(live).get("metadata")
@@ -169,6 +179,8 @@ def decide(
 # The documents columns the decision needs: everything but the text.
 HEAD_COLUMNS = ("doc_id", "source_uri", "content_hash", "status", "error", "bytes",
                 "config_hash", "metadata")
+# Read with them where the table has it, and cut down to ``HAS_SPANS``.
+SPANS_COLUMN = "spans"
 _HEAD_METADATA = (ERROR_TYPE_KEY, SOURCE_MODIFIED_KEY, INCOMPLETE_KEY, FAILED_ATTEMPTS_KEY,
                   GAVE_UP_KEY)
 
@@ -179,6 +191,7 @@ def head_of(row: Mapping[str, Any]) -> dict[str, Any]:
     metadata = as_python_row(row).get("metadata") or {}
     head = {column: row.get(column) for column in HEAD_COLUMNS if column != "metadata"}
     head["metadata"] = {k: metadata[k] for k in _HEAD_METADATA if k in metadata}
+    head[HAS_SPANS] = bool(row[HAS_SPANS] if HAS_SPANS in row else row.get(SPANS_COLUMN))
     return head
 
 
@@ -200,20 +213,23 @@ def unhashed_failure_unchanged(source: SourceFile, previous: Mapping[str, Any]) 
 
 
 def needs_hash(source: SourceFile, previous: Mapping[str, Any] | None, config_hash: str,
-               verify: bool = False) -> bool:
+               verify: bool = False, reuse: str | None = None) -> bool:
     """Whether the decision needs the file's bytes hashed: only against a live
     previous row with a hash under the same config (otherwise it is processed
     whatever its bytes), and then only when the listing does not already say the
     file is unchanged (or ``verify``, ``--verify-hashes``)."""
-    return comparable(previous, config_hash) and (
+    return comparable(previous, config_hash, reuse) and (
         verify or not listing_unchanged(source, previous))
 
 
-def comparable(previous: Mapping[str, Any] | None, config_hash: str) -> bool:
+def comparable(previous: Mapping[str, Any] | None, config_hash: str,
+               reuse: str | None = None) -> bool:
     """A live previous row with a hash, under the same config: the only kind whose
-    document can be carried over, so the only one a file's hash is compared with."""
+    document can be carried over, so the only one a file's hash is compared with;
+    or one whose extraction this run may reuse (``reuse_extraction.reusable``)."""
     return (previous is not None and previous["status"] != STATUS_DELETED
-            and previous["content_hash"] is not None and previous["config_hash"] == config_hash)
+            and previous["content_hash"] is not None
+            and (previous["config_hash"] == config_hash or reusable(previous, reuse)))
 
 
 class Verdict(NamedTuple):
@@ -221,7 +237,8 @@ class Verdict(NamedTuple):
     rows: the outcome, and for carried rows the new URI and recorded modification
     time (None: as before; "" for the time: none recorded any more). For a document
     whose rows another one takes over (a move, ``identity.py``): that one's doc id,
-    URI and recorded time."""
+    URI and recorded time. For a document chunked again from its previous row
+    (``RECHUNK``): the current file, which the rebuilt document is of."""
 
     outcome: str
     uri: str | None = None
@@ -229,6 +246,7 @@ class Verdict(NamedTuple):
     moved_to: str | None = None
     moved_uri: str | None = None
     moved_modified: str | None = None
+    source: SourceFile | None = None
 
 
 CARRIED = (Outcome.UNCHANGED, Outcome.KEPT_ERROR)
@@ -264,6 +282,9 @@ def verdict_for(current: CurrentFile | None, previous: Mapping[str, Any] | None,
     implicit outcomes of its rows are right and they are carried as they are."""
     if previous is None or previous["status"] == STATUS_DELETED:
         return None  # nothing of it is carried over
+    if outcome is Outcome.RECHUNK:
+        assert current is not None
+        return Verdict(str(outcome), source=current.source)
     uri = modified = None
     if outcome in CARRIED:
         assert current is not None

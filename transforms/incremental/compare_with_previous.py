@@ -52,6 +52,7 @@ from ragbeam.transforms.incremental.carry_previous_rows import (
     CARRIED_ERRORS,
     PREVIOUS_EMBEDDINGS,
     PREVIOUS_STATE,
+    REUSED_DOCUMENTS,
     CarryPreviousRows,
 )
 from ragbeam.transforms.incremental.guard import DeleteGuard
@@ -68,8 +69,9 @@ class Decide(beam.DoFn):
     the file only if ``needs_hash``."""
 
     def __init__(self, config_hash: str, max_bytes: int, retry_errors: bool,
-                 verify_hashes: bool) -> None:
+                 verify_hashes: bool, reuse: str | None = None) -> None:
         self._config_hash = config_hash
+        self._reuse = reuse
         self._max_bytes = max_bytes
         self._retry_errors = retry_errors
         self._verify_hashes = verify_hashes
@@ -85,7 +87,7 @@ class Decide(beam.DoFn):
         previous = next(iter(grouped.get(PREVIOUS, ())), None)
         decided, by_listing = decide_document(doc_id, source, previous, self._config_hash,
                                               self._retry_errors, self._verify_hashes,
-                                              self._hash)
+                                              self._hash, self._reuse)
         if by_listing:
             self._by_listing.inc()
         Metrics.counter(NAMESPACE, str(decided.outcome)).inc()
@@ -102,14 +104,17 @@ class CompareWithPrevious(beam.PTransform):
     and ``(doc_id, (CHUNKS, row))`` of every document processed again or deleted,
     for ``Reconcile``); and ``previous_embeddings`` (``(chunk_id, inputs and
     vector)`` of re-processed documents' chunks that had one, for
-    ``ReuseEmbeddings``).
+    ``ReuseEmbeddings``); and ``reused_documents``: the cleaned ``Document`` of
+    every document chunked again without extracting it (``reuse``: the previous
+    run's chunk key when its extraction is this run's, ``reuse_extraction.py``).
     """
 
     def __init__(self, previous: str, config_hash: str, max_file_bytes: int,
                  retry_errors: bool = False, verify_hashes: bool = False,
                  route: RouteOptions | None = None, guard: DeleteGuard | None = None,
-                 layers: LayerPlan | None = None) -> None:
+                 layers: LayerPlan | None = None, reuse: str | None = None) -> None:
         super().__init__()
+        self._reuse = reuse
         self._layers = layers or LayerPlan()
         self._previous = previous
         self._config_hash = config_hash
@@ -136,7 +141,7 @@ class CompareWithPrevious(beam.PTransform):
             | "Join by doc id" >> beam.GroupByKey()
             | "Decide" >> beam.ParDo(
                 Decide(self._config_hash, self._max_file_bytes, self._retry_errors,
-                       self._verify_hashes))
+                       self._verify_hashes, self._reuse))
             | "Identify content" >> IdentifyContent(self._config_hash, self._route,
                                                     self._max_file_bytes)
         )
@@ -149,8 +154,9 @@ class CompareWithPrevious(beam.PTransform):
             beam.pvalue.AsDict(decided[VERDICTS]),
             beam.pvalue.AsSingleton(counts, default_value=(GUARD_COUNTS, (0, 0, 0)))
         ).with_outputs(CARRIED_DOCUMENTS, CARRIED_ERRORS, CARRIED_CHANGES, PREVIOUS_STATE,
-                       PREVIOUS_EMBEDDINGS, main=CARRIED_CHUNKS)
+                       PREVIOUS_EMBEDDINGS, REUSED_DOCUMENTS, main=CARRIED_CHUNKS)
         return {TO_PROCESS: decided[TO_PROCESS], DUPLICATES: decided[DUPLICATES],
                 **{tag: carried[tag] for tag in (CARRIED_DOCUMENTS, CARRIED_ERRORS,
                                                   CARRIED_CHANGES, CARRIED_CHUNKS,
-                                                  PREVIOUS_STATE, PREVIOUS_EMBEDDINGS)}}
+                                                  PREVIOUS_STATE, PREVIOUS_EMBEDDINGS,
+                                                  REUSED_DOCUMENTS)}}

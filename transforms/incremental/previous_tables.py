@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
+from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, SPANS_COLUMN, head_of
 from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS, PREVIOUS
+from ragbeam.transforms.incremental.reuse_extraction import HAS_SPANS
 
 PREVIOUS_TABLES = (DOCUMENTS, CHUNKS)
 # Rows read from a previous table at a time, so memory stays bounded: a documents
@@ -37,7 +39,19 @@ def read_rows(path: str, table: str, columns: Sequence[str] | None = None
 
 
 def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str, Any]]]]:
-    """A previous documents file → ``(doc_id, (PREVIOUS, head))`` for the join."""
-    if table == DOCUMENTS:
-        for row in read_rows(path, table, HEAD_COLUMNS):
-            yield row["doc_id"], (PREVIOUS, head_of(row))
+    """A previous documents file → ``(doc_id, (PREVIOUS, head))`` for the join. Of
+    the ``spans`` column only whether each row has them is read into the head (a
+    table written before the column has none)."""
+    if table != DOCUMENTS:
+        return
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+        parquet = pq.ParquetFile(f)
+        spans = SPANS_COLUMN in parquet.schema_arrow.names
+        columns = [*HEAD_COLUMNS, SPANS_COLUMN] if spans else list(HEAD_COLUMNS)
+        for batch in parquet.iter_batches(batch_size=ROWS_PER_BATCH[table], columns=columns):
+            has_spans = (pc.is_valid(batch.column(SPANS_COLUMN)).to_pylist() if spans
+                         else [False] * batch.num_rows)
+            heads = batch.select(list(HEAD_COLUMNS)).to_pylist()
+            for row, flag in zip(heads, has_spans, strict=True):
+                row[HAS_SPANS] = flag
+                yield row["doc_id"], (PREVIOUS, head_of(row))

@@ -13,7 +13,7 @@ from ragbeam.schemas.documents import (
 )
 from ragbeam.schemas.errors import ErrorRow, build_error_row
 from ragbeam.transforms.errors import UNSUPPORTED_ERROR_TYPE, error_class
-from ragbeam.transforms.types import Document, Failure, SourceFile
+from ragbeam.transforms.types import Document, Failure, SourceFile, TextSpan
 
 # documents.metadata keys of a failed document (error and stale rows).
 ERROR_STAGE_KEY = "error_stage"
@@ -51,6 +51,14 @@ def source_metadata(source: SourceFile) -> dict[str, str]:
     return {SOURCE_MODIFIED_KEY: modified} if modified else {}
 
 
+def span_records(spans: tuple[TextSpan, ...]) -> list[dict[str, int | str | None]]:
+    """``documents.spans`` of a document: every field of each ``TextSpan``, so that
+    ``reuse_extraction.document_from_row`` gives back the same ``Document``."""
+    return [{"start": s.start, "end": s.end, "kind": str(s.kind), "page": s.page,
+             "level": s.level, "raw_start": s.raw_start, "raw_end": s.raw_end,
+             "block": s.block} for s in spans]
+
+
 def ok_document_row(
     doc: Document,
     config_hash: str,
@@ -74,6 +82,7 @@ def ok_document_row(
         config_hash=config_hash,
         text=doc.text,
         metadata={**metadata, **source_metadata(doc.source)},
+        spans=span_records(doc.spans),
     )
 
 
