@@ -1,7 +1,7 @@
 """``documents`` table: exactly one row per matched input file."""
 
 # Not ``from __future__ import annotations``: see ``schemas/errors.py``.
-from typing import Annotated, NotRequired, TypedDict
+from typing import Annotated, TypedDict
 
 import pyarrow as pa
 
@@ -34,16 +34,20 @@ GOOD_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_STALE, STATUS_VANISHED)
 # ``TextSpan``). Offsets into the stored text, not a second copy of it: what an
 # incremental run needs to chunk the document again without extracting it
 # (``transforms/incremental/reuse_extraction.py``).
-SPAN_TYPE = pa.list_(pa.struct([
-    pa.field("start", pa.int32(), nullable=False),
-    pa.field("end", pa.int32(), nullable=False),
-    pa.field("kind", pa.string(), nullable=False),
-    pa.field("page", pa.int32()),
-    pa.field("level", pa.int8(), nullable=False),
-    pa.field("raw_start", pa.int32(), nullable=False),
-    pa.field("raw_end", pa.int32(), nullable=False),
-    pa.field("block", pa.int32(), nullable=False),
-]))
+class SpanRow(TypedDict):
+    """One element of ``documents.spans``."""
+
+    start: Annotated[int, pa.int32()]
+    end: Annotated[int, pa.int32()]
+    kind: Annotated[str, pa.string()]
+    page: Annotated[int | None, pa.int32()]
+    level: Annotated[int, pa.int32()]
+    raw_start: Annotated[int, pa.int32()]
+    raw_end: Annotated[int, pa.int32()]
+    block: Annotated[int, pa.int32()]
+
+
+SPAN_TYPE = pa.list_(pa.struct(arrow_fields(SpanRow)))
 
 
 class DocumentRow(TypedDict):
@@ -66,8 +70,8 @@ class DocumentRow(TypedDict):
     config_hash: Annotated[str, pa.string()]
     text: Annotated[str | None, pa.string()]
     metadata: Annotated[dict[str, str], STRING_MAP]
-    # Set on ``ok`` rows (carried with them); absent, so null, on every other kind.
-    spans: NotRequired[Annotated[list[dict[str, int | str | None]] | None, SPAN_TYPE]]
+    # Set on ``ok`` rows (carried with them); null on every other kind.
+    spans: Annotated[list[SpanRow] | None, SPAN_TYPE]
 
 
 DOCUMENT_SCHEMA = pa.schema(arrow_fields(DocumentRow))
@@ -91,7 +95,7 @@ def build_document_row(
     char_count: int | None = None,
     strategy: str | None = None,
     text: str | None = None,
-    spans: list[dict[str, int | str | None]] | None = None,
+    spans: list[SpanRow] | None = None,
 ) -> DocumentRow:
     """The one way to make a ``documents`` row from its columns; a column a kind of
     row has no value for (a failed document's text) is left out, and is null."""
@@ -112,5 +116,5 @@ def build_document_row(
         "config_hash": config_hash,
         "text": text,
         "metadata": metadata,
-        **({"spans": spans} if spans is not None else {}),
+        "spans": spans,
     }

@@ -28,7 +28,7 @@ from ragbeam.transforms.incremental.compare import (
     error_row_from_document,
     vanished_document_row,
 )
-from ragbeam.transforms.incremental.embeddings import embedding_source
+from ragbeam.transforms.incremental.embeddings import embedding_key, embedding_source
 from ragbeam.transforms.incremental.guard import DeleteGuard
 from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS, NAMESPACE
 from ragbeam.transforms.incremental.layers import LayerPlan, Work, layers_changed, with_layers
@@ -166,6 +166,6 @@ class CarryPreviousRows(beam.DoFn):
             if (outcome.needs_processing and chunk.get("embedding") is not None
                     and self._layers.dense is Work.KEEP):
                 # A vector that the document's re-processed chunks may reuse (of this
-                # run's model: the same chunk id is the same chunk under any model).
+                # run's model), keyed by what the embedder was given.
                 yield beam.pvalue.TaggedOutput(
-                    PREVIOUS_EMBEDDINGS, (chunk["chunk_id"], embedding_source(chunk)))
+                    PREVIOUS_EMBEDDINGS, (embedding_key(chunk), embedding_source(chunk)))

@@ -1,7 +1,9 @@
 """Reuse the previous run's chunk embeddings instead of recomputing them (pure).
 
-A chunk id already fixes the document, the config hash (which fingerprints the
-embedding model) and the chunk's text. What an embedder sees may also include
+A vector depends on what the embedder is given and on the model (the dense layer's
+key: a previous run's vectors are offered only when it is this run's), so the
+previous vectors of a re-processed document meet its new rows on those inputs
+(``embedding_key``), whatever the chunk ids. What an embedder sees may also include
 the contextual header (``context``, or ``embed_text`` when it is written), which
 can change without the text changing (a renamed heading above the chunk), so a
 previous embedding is reused only when every one of those inputs is identical.
@@ -9,11 +11,22 @@ previous embedding is reused only when every one of those inputs is identical.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 # Everything an embedder may be given for a chunk; missing columns compare as None.
 EMBEDDING_INPUTS = ("text", "context", "embed_text")
+
+
+def embedding_key(row: Mapping[str, Any]) -> tuple[str, str]:
+    """What a previous vector and a new chunk row meet on: the document and a hash
+    of everything the embedder is given. Not the chunk id: that names the chunk
+    layer's key too, so after a new chunking (``reuse_extraction.py``) a chunk whose
+    text and header did not change still has its vector."""
+    inputs = json.dumps([row.get(c) for c in EMBEDDING_INPUTS], ensure_ascii=False)
+    return row["doc_id"], hashlib.sha256(inputs.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def embedding_source(row: Mapping[str, Any]) -> dict[str, Any]:

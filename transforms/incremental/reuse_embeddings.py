@@ -10,7 +10,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from ragbeam.schemas.chunks import ChunkRow
-from ragbeam.transforms.incremental.embeddings import with_reused_embedding
+from ragbeam.transforms.incremental.embeddings import embedding_key, with_reused_embedding
 from ragbeam.transforms.incremental.join import NAMESPACE
 
 
@@ -19,7 +19,7 @@ class ReuseEmbeddings(beam.PTransform):
     vector filled in where ``embeddings.py`` allows it. Goes before the embed
     stage, which then embeds only rows whose ``embedding`` is still None.
 
-    Input: ``{"current": chunk rows, "previous": (chunk_id, inputs and vector)}``.
+    Input: ``{"current": chunk rows, "previous": (embedding_key, inputs and vector)}``.
     """
 
     def expand(self, inputs: Mapping[str, beam.PCollection]) -> beam.PCollection[dict]:
@@ -34,9 +34,10 @@ class ReuseEmbeddings(beam.PTransform):
                     reused.inc()
                 yield out
 
-        keyed = inputs["current"] | "By chunk id" >> beam.Map(lambda r: (r["chunk_id"], r))
+        keyed = inputs["current"] | "By embedding inputs" >> beam.Map(
+            lambda r: (embedding_key(r), r))
         return (
             {"current": keyed, "previous": inputs["previous"]}
-            | "Join by chunk id" >> beam.CoGroupByKey()
+            | "Join by embedding inputs" >> beam.CoGroupByKey()
             | "Fill reusable vectors" >> beam.FlatMap(fill).with_output_types(ChunkRow)
         )

@@ -9,6 +9,7 @@ from ragbeam.schemas.documents import (
     STATUS_OK,
     STATUS_UNSUPPORTED,
     DocumentRow,
+    SpanRow,
     build_document_row,
 )
 from ragbeam.schemas.errors import ErrorRow, build_error_row
@@ -51,7 +52,7 @@ def source_metadata(source: SourceFile) -> dict[str, str]:
     return {SOURCE_MODIFIED_KEY: modified} if modified else {}
 
 
-def span_records(spans: tuple[TextSpan, ...]) -> list[dict[str, int | str | None]]:
+def span_records(spans: tuple[TextSpan, ...]) -> list[SpanRow]:
     """``documents.spans`` of a document: every field of each ``TextSpan``, so that
     ``reuse_extraction.document_from_row`` gives back the same ``Document``."""
     return [{"start": s.start, "end": s.end, "kind": str(s.kind), "page": s.page,

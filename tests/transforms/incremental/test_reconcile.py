@@ -22,6 +22,7 @@ def _document(status: str = "ok", chunk_count: int = 2) -> dict:
         "language": "en", "page_count": None, "bytes": 10, "char_count": 9,
         "chunk_count": chunk_count, "strategy": "recursive", "config_hash": "o" * 32,
         "text": "some text", "metadata": [("route_reason", "default strategy")],
+        "spans": None,
     }
 
 
