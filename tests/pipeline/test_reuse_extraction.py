@@ -137,3 +137,35 @@ def test_another_extraction_key_extracts_again(corpus, nights, tmp_path):
     assert _extracted(summary) == _extracted(nights["fresh"][1])
     assert summary["extracted"]["reused"] == 0
     assert summary["layers"]["extraction"] != nights["a"][1]["layers"]["extraction"]
+
+
+def test_unchanged_chunks_keep_their_vectors_after_a_new_chunking(corpus, tmp_path):
+    """With ``--embed-chunks``, a chunk the new chunking leaves as it was (same text,
+    context and embed text: a short document's one chunk) keeps its vector though its
+    id is new; the others are embedded; the vectors are a fresh run's."""
+    import numpy as np
+
+    embed = ("--embed-chunks", "--embedding-precision", "fp32", "--size-unit", "chars")
+    _run(corpus, tmp_path / "a", *embed, "--chunk-size", "400")
+    night = _run(corpus, tmp_path / "b", *embed, "--chunk-size", "300", previous=tmp_path / "a")
+    _run(corpus, tmp_path / "fresh", *embed, "--chunk-size", "300")
+    before = _rows(tmp_path / "a", "chunks", "chunk_id")
+    after = _rows(tmp_path / "b", "chunks", "chunk_id")
+    fresh = _rows(tmp_path / "fresh", "chunks", "chunk_id")
+
+    def inputs(row: dict) -> tuple:
+        return row["doc_id"], row["text"], row["context"], row["embed_text"]
+
+    old = {inputs(r): r["embedding"] for r in before.values()}
+    same = [i for i, r in after.items() if inputs(r) in old]
+    assert same and len(same) < len(after)  # some chunks stay, most do not
+    assert not set(after) & set(before)  # every id is new
+    assert night["embeddings"]["reused"] == len(same)
+    assert night["embedding"]["texts_encoded"] == len(after) - len(same)
+    for i in same:
+        assert after[i]["embedding"] == old[inputs(after[i])]
+    assert set(after) == set(fresh)
+    assert all(np.allclose(after[i]["embedding"], fresh[i]["embedding"], atol=1e-5)
+               for i in fresh)
+    assert ({i: {k: v for k, v in r.items() if k != "embedding"} for i, r in after.items()}
+            == {i: {k: v for k, v in r.items() if k != "embedding"} for i, r in fresh.items()})
