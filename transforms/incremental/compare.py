@@ -8,7 +8,11 @@ rule, in order:
    deletes for all its chunk ids). A previous ``deleted`` row is a tombstone
    already reported once: it is dropped (``GONE``), so tombstones do not pile up.
 2. Current file but no live previous row: ``NEW``, processed normally.
-3. Bytes or config differ (or a hash is unknown): ``CHANGED``, processed normally.
+3. Bytes or config differ (or a hash is unknown): ``CHANGED``, processed normally;
+   but same bytes under another chunking only (the previous run's extraction key is
+   this run's, and the row can be re-chunked: ``reuse_extraction.reusable``):
+   ``RECHUNK``, chunked again from the previous row's text and spans, not read or
+   extracted.
 4. Same bytes and config, previously ``ok``/``unchanged``: ``UNCHANGED``; the
    previous document row (status ``unchanged``) and chunk rows are carried over;
    but an *incomplete* one (``metadata.incomplete``: OCR stopped by a time limit,
