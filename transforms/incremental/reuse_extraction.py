@@ -12,7 +12,7 @@ off here, and written again by the chunk stage as a fresh run writes them.
 When may a row be reused (``reusable``)? Its bytes are the current file's (decided
 as for carrying it, ``compare.decide``), it is a good row of its own bytes (``ok``
 or ``unchanged``, not cut short: ``metadata.incomplete``), it has spans (rows
-written before 0.2's ``spans`` column have none), and it was made under the
+written before the ``spans`` column have none), and it was made under the
 previous run's chunk key while that run's extraction key is this run's
 (``reuse_key``): the chunk key covers the extraction's fields, so a row under it was
 extracted and cleaned exactly as this run would. Corpus boilerplate removal
