@@ -110,9 +110,15 @@ def print_option_differences(config: RunConfig) -> None:
     if not differences and not rehash:
         print(f"  options: as in {config.previous}")
         return
-    effect = ("the config hash changes: every document is processed again, whatever its "
-              "bytes" if rehash else "the config hash is the same: no document is redone "
-              "for them")
+    if not rehash:
+        effect = "the config hash is the same: no document is redone for them"
+    elif config.extraction_reuse_key is not None:
+        effect = ("the config hash changes: every document is processed again, whatever its "
+                  "bytes; the extraction's options are the same, so documents with the same "
+                  "bytes are chunked again from the previous run, not extracted")
+    else:
+        effect = ("the config hash changes: every document is processed again, whatever its "
+                  "bytes")
     print(f"  options that differ from {config.previous}'s: "
           + ("; ".join(differences) or "none named (the model's or Tika's files changed)")
           + f" ({effect})")
@@ -126,7 +132,8 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
 
     c = preview.count
     print(f"  since {config.previous}: {c('new') + c('changed')} to process ({c('new')} new, "
-          f"{c('changed')} changed), {c('retried')} retried, {c('unchanged')} unchanged, "
+          f"{c('changed')} changed), {c('re-chunked')} chunked again without extracting, "
+          f"{c('retried')} retried, {c('unchanged')} unchanged, "
           f"{c('kept failure')} kept failures, {c('deleted')} deleted, {c('moved')} moved, "
           f"{c('duplicate')} duplicates")
     if preview.held:
@@ -287,7 +294,8 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
             # be processed counted as such.
             preview = dry_run_against_previous(config, rows)
             print_dry_run(config, rows, to_process=preview.count("new")
-                          + preview.count("changed") + preview.count("retried"))
+                          + preview.count("changed") + preview.count("retried")
+                          + preview.count("re-chunked"))
             print_option_differences(config)
             key_of = {r["path"]: r["key"] for r in rows}
             print_dry_run_diff(config, preview, key_of, verbose=verbose)

@@ -426,10 +426,9 @@ def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]
     from apache_beam.io.filesystems import FileSystems
 
     from ragbeam.transforms.identity.hashing import hash_file
-    from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
     from ragbeam.transforms.incremental.preview import preview
     from ragbeam.transforms.incremental.previous import previous_run_problem
-    from ragbeam.transforms.incremental.previous_tables import read_rows
+    from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_heads
     from ragbeam.transforms.types import SourceFile
 
     if problem := previous_run_problem(config.previous, config.output):
@@ -437,14 +436,15 @@ def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]
     check_previous_is_ours(config)
     pattern = FileSystems.join(config.previous, "documents", "*.parquet")
     paths = [f.path for f in FileSystems.match([pattern])[0].metadata_list]
-    heads = [head_of(row) for path in paths
-             for row in read_rows(path, "documents", HEAD_COLUMNS)]
+    # As the pipeline reads them (``read_heads``): with whether each row has spans,
+    # so a document the run would re-chunk without extracting is shown as such.
+    heads = [head for path in paths for _, (_, head) in read_heads(path, DOCUMENTS)]
     sources = [SourceFile(r["path"], r["doc_id"], r["bytes"], r["modified"], r["listed"])
                for r in rows]
     max_bytes = config.match.max_file_bytes
     return preview(sources, heads, config.config_hash, config.route, config.delete_guard,
                    lambda s: hash_file(s.uri, s.size_bytes, max_bytes),
-                   config.retry_errors, config.verify_hashes)
+                   config.retry_errors, config.verify_hashes, config.extraction_reuse_key)
 
 
 def run_pipeline(request: RunRequest) -> RunResult:

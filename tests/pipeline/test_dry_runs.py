@@ -41,7 +41,10 @@ def test_a_dry_run_against_previous_names_the_options_and_counts_what_it_would_d
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if "options that differ" in line)
     assert "--chunk-size 128 → 300" in line and "every document is processed again" in line
+    assert "chunked again from the previous run, not extracted" in line
     assert "3 files matched, 3 would be processed" in out
+    # A new chunking re-chunks the unchanged documents from their rows, as the run would.
+    assert ("1 to process (0 new, 1 changed), 2 chunked again without extracting" in out), out
     # An option outside the config hash is named, and said to redo nothing.
     assert main([*base[:-2], "--extract-timeout", "45"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines()

@@ -28,6 +28,7 @@ from ragbeam.transforms.types import SourceFile
 # How each final outcome is shown, in the order shown.
 KINDS = {
     Outcome.NEW: "new", Outcome.CHANGED: "changed", Outcome.RETRY: "retried",
+    Outcome.RECHUNK: "re-chunked",
     Outcome.UNCHANGED: "unchanged", Outcome.KEPT_ERROR: "kept failure",
     Outcome.DELETED: "deleted", Outcome.ADOPTED: "moved", Outcome.DUPLICATE: "duplicate",
 }
@@ -57,9 +58,10 @@ def _kind(resolved: Resolved) -> str | None:
 def preview(sources: Iterable[SourceFile], heads: Iterable[Mapping[str, Any]],
             config_hash: str, route: RouteOptions, guard: DeleteGuard,
             hash_of: Callable[[SourceFile], str | None], retry_errors: bool = False,
-            verify_hashes: bool = False) -> Preview:
+            verify_hashes: bool = False, reuse: str | None = None) -> Preview:
     """The run's decisions for the current files ``sources`` against the previous
-    documents ``heads`` (``compare.head_of``)."""
+    documents ``heads`` (``compare.head_of``); ``reuse``: the chunk key whose rows the
+    run would chunk again without extracting (``reuse_extraction.reuse_key``)."""
     by_id: dict[str, tuple[SourceFile | None, Mapping[str, Any] | None]] = {}
     for source in sources:
         by_id[source.doc_id] = (source, None)
@@ -68,7 +70,7 @@ def preview(sources: Iterable[SourceFile], heads: Iterable[Mapping[str, Any]],
     by_size: dict[int, list] = {}
     for doc_id, (source, head) in sorted(by_id.items()):
         decided, _ = decide_document(doc_id, source, head, config_hash, retry_errors,
-                                     verify_hashes, hash_of)
+                                     verify_hashes, hash_of, reuse)
         by_size.setdefault(size_key(decided), []).append(decided)
     out = Preview()
     counts = []
