@@ -1,11 +1,15 @@
 """Check the issue-29 truth files without running any cleaning rule.
 
     python benchmarks/issue29_truth_check.py [--sets issue29-closing,issue29-final]
+                                             [--headings DIR]
 
 For every set: the manifest parses, every listed PDF is in the set's folder with
 its SHA-256, and every truth line (furniture and ``other_furniture``) occurs, as
 often as marked, among Tika's lines of its page (``raw_page_lines`` over the
-pipeline's own extraction); page counts match.  Only extraction runs: the truth
+pipeline's own extraction); page counts match.  For the issue-29 heading sets
+(``heading-truth.json``, PDFs in ``--headings``): every heading's words (the heading
+scorer's ``words``) are among the words of at most four consecutive Tika lines of
+one page, and the sets without an outline have none.  Only extraction runs: the truth
 was marked before scoring and must stay unseen by the cleaner's output.
 """
 
@@ -14,10 +18,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import pathlib
 import sys
 from collections import Counter
 
 import furniture_truth as ft
+import heading_truth as ht
 
 
 def check(name: str) -> int:
@@ -57,11 +63,42 @@ def check(name: str) -> int:
     return bad
 
 
+def check_headings(folder) -> int:
+    import pypdfium2
+
+    truth = json.loads(ht.TRUTH.read_text(encoding="utf-8"))
+    missing = ht.check_files(folder, ht.ISSUE29_MANIFEST)
+    if missing:
+        print(f"headings: missing or different in {folder}: {', '.join(missing)}")
+        return len(missing)
+    bad = 0
+    for name in ht.ISSUE29_SETS:
+        for file, headings in truth[name].items():
+            outline = len(list(pypdfium2.PdfDocument(str(folder / file)).get_toc()))
+            if (outline > 0) != (name == "issue29-outline"):
+                print(f"{name}: {file}: outline of {outline} entries")
+                bad += 1
+            pages = ft.raw_page_lines(ft.extract(folder / file)[0])
+            # a heading wrapped by the page: its lines joined, a word broken at a hyphen
+            # rejoined (as spelled in Tika's text, e.g. 'Lemâıtre')
+            windows = [ht.words(" ".join(page[i:i + n]).replace("- ", "")) | ht.words(
+                " ".join(page[i:i + n])) for page in pages
+                for n in (1, 2, 3, 4) for i in range(len(page))]
+            for heading in headings:
+                if not any(ht.words(heading) <= window for window in windows):
+                    print(f"{name}: {file}: heading not in Tika's lines: {heading!r}")
+                    bad += 1
+            print(f"{name}: {file}: {len(pages)} pages, {len(headings)} headings, "
+                  f"outline {outline}")
+    return bad
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="issue29-closing,issue29-final")
+    parser.add_argument("--headings", type=pathlib.Path, default=ht.DEFAULT_ISSUE29_PDFS)
     args = parser.parse_args(argv)
-    bad = sum(check(name) for name in args.sets.split(","))
+    bad = sum(check(name) for name in args.sets.split(",")) + check_headings(args.headings)
     print("all truth lines found" if not bad else f"{bad} problems")
     return 1 if bad else 0
 
