@@ -24,6 +24,13 @@ written while looking at which set):
   PDFs, 107 pages from camelot's (ICDAR 2013 government reports, a ship
   classification rule) and pdf.js's test files: truth marked before any
   scoring, scored once with the final rules.
+* **issue29-closing** / **issue29-final** (issue 29): ``issue29_*_truth.json``,
+  7 PDFs / 111 pages from grobid's and tabula-java's test files, and 5 PDFs /
+  78 pages from pdfbox's, Tika's and Unstructured's; truth marked before any
+  scoring (``benchmarks/issue29_truth_check.py`` checks it against Tika's lines
+  without cleaning). Folders ``$RAGBEAM_ISSUE29_CLOSING_PDFS`` or
+  ``../data/issue29-closing-pdfs``, ``$RAGBEAM_ISSUE29_FINAL_PDFS`` or
+  ``../data/issue29-final-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -110,6 +117,14 @@ HELDOUT_SETS = {
     "final": HeldoutSet("final", "final held-out of issue 23 (camelot, pdf.js test files)",
                         DATA / "heldout_final_truth.json", DATA / "heldout-final-pdfs.csv",
                         _folder("RAGBEAM_HELDOUT_FINAL_PDFS", "heldout-final-pdfs")),
+    "issue29-closing": HeldoutSet(
+        "issue29-closing", "closing held-out of issue 29 (grobid, tabula-java test files)",
+        DATA / "issue29_closing_truth.json", DATA / "issue29-closing-pdfs.csv",
+        _folder("RAGBEAM_ISSUE29_CLOSING_PDFS", "issue29-closing-pdfs")),
+    "issue29-final": HeldoutSet(
+        "issue29-final", "final held-out of issue 29 (pdfbox, tika, Unstructured test files)",
+        DATA / "issue29_final_truth.json", DATA / "issue29-final-pdfs.csv",
+        _folder("RAGBEAM_ISSUE29_FINAL_PDFS", "issue29-final-pdfs")),
 }
 
 _CJK = CJK_CLASS
@@ -340,8 +355,12 @@ def main(argv: list[str] | None = None) -> int:
     for heldout in HELDOUT_SETS.values():
         parser.add_argument(f"--{heldout.name}", type=pathlib.Path, default=heldout.folder,
                             metavar="DIR", help=f"folder with the PDFs of {heldout.manifest.name}")
-    parser.add_argument("--sets", default="tuning," + ",".join(HELDOUT_SETS),
-                        help="comma-separated sets to score (default: all that are present)")
+    # the issue-29 sets are scored only when named: a default run must not show
+    # the cleaner's output on them before their one scoring
+    parser.add_argument("--sets", default="tuning," + ",".join(
+                            name for name in HELDOUT_SETS if not name.startswith("issue29")),
+                        help="comma-separated sets to score (default: all present, "
+                             "except issue29-*, which must be named)")
     parser.add_argument("--show", action="store_true", help="print every removed line")
     parser.add_argument("--pdf", type=pathlib.Path, action="append", default=[],
                         help="list what cleaning removes from this PDF (no truth needed)")
@@ -358,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.fetch:
         if not args.mirror_root and not args.download:
             parser.error("--fetch needs --mirror-root DIR or --download")
-        return fetch(HELDOUT_SETS[args.fetch], getattr(args, args.fetch), args.mirror_root)
+        folder = getattr(args, args.fetch.replace("-", "_"))  # argparse's dest for "--a-b"
+        return fetch(HELDOUT_SETS[args.fetch], folder, args.mirror_root)
     wanted = args.sets.split(",")
     sets = []
     if "tuning" in wanted:
@@ -366,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     for heldout in HELDOUT_SETS.values():
         if heldout.name not in wanted:
             continue
-        folder = getattr(args, heldout.name)
+        folder = getattr(args, heldout.name.replace("-", "_"))
         if heldout_files_present(folder, heldout.manifest):
             sets.append((f"{heldout.title}: {heldout.truth.name}, {folder}",
                          score_heldout(folder, truth=heldout.truth)))

@@ -10,6 +10,17 @@ the listed commit. ``benchmarks/data/heading-truth.json`` holds the heading line
 document, in a ``tuning`` set (looked at while the rules were written) and a ``heldout``
 set (opened for the final measurement only).
 
+Issue 29 adds three sets from other sources (grobid, Tika, Unstructured test files),
+marked before any scoring: ``issue29-closing`` and ``issue29-final`` (PDFs without an
+outline, sharing no source) and ``issue29-outline`` (PDFs with one, reported apart: the
+outline is then the method). Their files are listed in
+``benchmarks/data/issue29-heading-pdfs.csv`` and expected in ``--issue29-pdfs`` (default
+``$RAGBEAM_ISSUE29_HEADING_PDFS`` or ``../data/issue29-heading-pdfs``);
+``--fetch --mirror-root DIR`` (or ``--download``) copies them there, checking SHA-256:
+
+    python benchmarks/heading_truth.py --fetch --mirror-root /work/.mirror
+    python benchmarks/heading_truth.py --set issue29-closing --set issue29-outline
+
 Each PDF goes through the pipeline's single-file path (``ExtractOptions().file_extractor()``:
 an isolated Tika child with the run's options) and default cleaning;
 the detected headings are the cleaned document's heading spans. A detected heading
@@ -35,6 +46,10 @@ TRUTH = REPO / "benchmarks" / "data" / "heading-truth.json"
 MANIFEST = REPO / "benchmarks" / "data" / "heading-pdfs.csv"
 DEFAULT_PDFS = pathlib.Path(os.environ.get("RAGBEAM_HEADING_PDFS",
                                            REPO.parent / "data" / "heading-pdfs"))
+ISSUE29_MANIFEST = REPO / "benchmarks" / "data" / "issue29-heading-pdfs.csv"
+DEFAULT_ISSUE29_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_HEADING_PDFS",
+                                                   REPO.parent / "data" / "issue29-heading-pdfs"))
+ISSUE29_SETS = ("issue29-closing", "issue29-final", "issue29-outline")
 MIN_JACCARD = 0.8
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -74,12 +89,34 @@ def detected_headings(path: pathlib.Path) -> list[str]:
     return [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
 
 
-def check_files(folder: pathlib.Path) -> list[str]:
-    with open(MANIFEST, newline="", encoding="utf-8") as f:
+def check_files(folder: pathlib.Path, manifest: pathlib.Path = MANIFEST) -> list[str]:
+    with open(manifest, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     return [row["file"] for row in rows
             if not (folder / row["file"]).is_file()
             or hashlib.sha256((folder / row["file"]).read_bytes()).hexdigest() != row["sha256"]]
+
+
+def fetch(folder: pathlib.Path, mirror_root: pathlib.Path | None) -> int:
+    """Copy the issue-29 sets' PDFs into ``folder`` from git mirrors or GitHub."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import large_docs  # one fetcher for every benchmark corpus
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(ISSUE29_MANIFEST, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    bad = 0
+    for row in rows:
+        source = {**row, "source_path": row["path"]}
+        data = (large_docs._from_mirror(mirror_root, source) if mirror_root
+                else large_docs._downloaded(source))
+        if hashlib.sha256(data).hexdigest() != row["sha256"]:
+            print(f"SHA-256 mismatch: {row['file']}", file=sys.stderr)
+            bad += 1
+            continue
+        (folder / row["file"]).write_bytes(data)
+    print(f"issue-29 heading PDFs in {folder}, {bad} mismatches")
+    return 1 if bad else 0
 
 
 def score_set(folder: pathlib.Path, truth: dict[str, list[str]], show: bool
@@ -106,17 +143,33 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pdfs", type=pathlib.Path, default=DEFAULT_PDFS)
     parser.add_argument("--show", action="store_true", help="print every detected heading")
-    parser.add_argument("--set", choices=("tuning", "heldout"), action="append",
-                        help="score only this set (repeatable; default both)")
+    parser.add_argument("--issue29-pdfs", type=pathlib.Path, default=DEFAULT_ISSUE29_PDFS,
+                        help="folder with the PDFs of issue29-heading-pdfs.csv")
+    parser.add_argument("--set", choices=("tuning", "heldout", *ISSUE29_SETS), action="append",
+                        help="score only this set (repeatable; default tuning and heldout)")
+    parser.add_argument("--fetch", action="store_true",
+                        help="copy the issue-29 sets' PDFs into --issue29-pdfs, then exit")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--mirror-root", type=pathlib.Path,
+                        help="with --fetch: local git mirrors DIR/<owner>+<name>/repo")
+    source.add_argument("--download", action="store_true",
+                        help="with --fetch: from raw.githubusercontent.com at the listed commits")
     args = parser.parse_args(argv)
-    missing = check_files(args.pdfs)
-    if missing:
-        print(f"missing or different in {args.pdfs}: {', '.join(missing)}", file=sys.stderr)
-        return 2
+    if args.fetch:
+        if not args.mirror_root and not args.download:
+            parser.error("--fetch needs --mirror-root DIR or --download")
+        return fetch(args.issue29_pdfs, args.mirror_root)
+    names = args.set or ("tuning", "heldout")
     truth = json.loads(TRUTH.read_text(encoding="utf-8"))
-    for name in args.set or ("tuning", "heldout"):
+    for name in names:
+        folder, manifest = ((args.issue29_pdfs, ISSUE29_MANIFEST) if name in ISSUE29_SETS
+                            else (args.pdfs, MANIFEST))
+        missing = check_files(folder, manifest)
+        if missing:
+            print(f"missing or different in {folder}: {', '.join(missing)}", file=sys.stderr)
+            return 2
         print(f"{name}:")
-        detected, hits, lines, found = score_set(args.pdfs, truth[name], args.show)
+        detected, hits, lines, found = score_set(folder, truth[name], args.show)
         precision = hits / detected if detected else 1.0
         print(f"  {'total':36s} detected {detected:3d}  truth {lines:3d}  "
               f"P {precision:.3f}  R {found / lines if lines else 1.0:.3f}")
