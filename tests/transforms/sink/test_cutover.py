@@ -14,6 +14,8 @@ what to do instead.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import pathlib
 import threading
 import time
@@ -129,10 +131,13 @@ def _run(setup: dict, out: str, *extra: str, previous: str | None = None,
     sinks = [a for r in setup["readers"].values() for a in ("--sink", r.uri)]
     args = ["--input", str(setup["corpus"]), "--output", str(setup["root"] / out), *BASE,
             *sinks, *extra, *(["--previous", str(setup["root"] / previous)] if previous else [])]
+    printed = setup.setdefault("printed", {})[out] = io.StringIO()
     if not watch:
-        return run_cli(args)
+        with contextlib.redirect_stdout(printed):
+            return run_cli(args)
     before = read_table(setup["root"] / previous, "chunks").to_pylist()
-    with MilvusWatcher(str(setup["readers"]["milvus"].path), before[0]["embedding"]) as watcher:
+    with (MilvusWatcher(str(setup["readers"]["milvus"].path), before[0]["embedding"]) as watcher,
+          contextlib.redirect_stdout(printed)):
         summary = run_cli(args)
     setup.setdefault("watched", {})[out] = watcher
     return summary
@@ -189,6 +194,11 @@ def test_sparse_on_then_off_switches_the_alias_to_a_complete_collection(setup, r
         assert state["upserts"] == len(ids) == state["points"] and state["deletes"] == 0
         cutover = state["cutover"]
         assert cutover["to"].startswith(COLLECTION + "__") and cutover["to"] != cutover["from"]
+        # The summary says so, on the sink's line.
+        assert (f"{state['sink']} ({COLLECTION}): synced, full sync, {len(ids)} chunks; "
+                f"'{COLLECTION}' now names {cutover['to']} ({cutover['from']} dropped)"
+                ) in setup["printed"][name].getvalue()
+    assert "now names" not in setup["printed"]["again"].getvalue()
 
     first, second = _sink(runs["on"], kind)["cutover"], _sink(runs["off"], kind)["cutover"]
     # The old-style collection was replaced (a short window without the name), the
