@@ -233,8 +233,19 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     print(f"  changes:   {out}/changes/*.parquet")
     for state in summary.get("sinks", ()):
         print(f"  sink:      {state['sink']} ({state['collection']}): {state['status']}, "
-              f"{state['mode']} sync, {state.get('points', '?')} chunks")
+              f"{state['mode']} sync, {state.get('points', '?')} chunks"
+              + _cutover_words(state))
     print(f"  summary:   {out}/run.json")
+
+
+def _cutover_words(state: Mapping[str, Any]) -> str:
+    """The summary's word on a sink's alias switch (``sync.finish_sync``): the morning
+    reader learns that the collection's name points at other vectors now."""
+    cutover = state.get("cutover")
+    if state.get("status") != "synced" or not cutover or "window_s" not in cutover:
+        return ""
+    return (f"; {state['collection']!r} now names {cutover['to']} "
+            f"({cutover['from']} dropped)")
 
 
 def _error_rate_line(summary: Mapping[str, Any]) -> str:
@@ -637,11 +648,15 @@ def exit_now(code: int) -> NoReturn:
     a normal exit does that matters still happens here, in its order: wait for
     non-daemon threads, run the atexit handlers (logging, progress tallies, the
     extraction pool's shutdown), flush stdout and stderr. It also saves the 0.5-0.6 s
-    the collector spent walking every module's heap at exit (4-5 s corpus run)."""
-    main_thread = threading.main_thread()
-    for thread in threading.enumerate():
-        if thread is not main_thread and not thread.daemon:
-            thread.join()
+    the collector spent walking every module's heap at exit (4-5 s corpus run).
+
+    The threads are waited for by ``threading._shutdown``, the interpreter's own first
+    step of an exit, not by joining them: it first runs the ``threading`` exit hooks,
+    which tell idle ``ThreadPoolExecutor`` workers to stop (non-daemon since Python
+    3.9). Joined without that, an idle worker (one a sync with Milvus Lite leaves)
+    waits forever: a finished ``run --sink milvus:…`` printed its summary and hung
+    (a library's executor left idle; seen in every such run under load)."""
+    threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe

@@ -304,6 +304,10 @@ def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
         log.info("model: none (no semantic chunking or embeddings in this run)")
     for plan in sink_plans:
         log.info("sink %s: %s sync (%s)", plan.spec.display, plan.mode, plan.reason)
+        if plan.target:  # said without -v too: the night does a full upload
+            log.warning("sink %s: the run's vectors are new to the store: it fills %s beside "
+                        "%s, then %r names it", plan.spec.display, plan.target, plan.replaces,
+                        plan.spec.collection)
 
 
 def run_output_entries() -> tuple[str, ...]:
@@ -650,7 +654,8 @@ def prepare_sink_plans(config: RunConfig) -> list:
 
     try:
         return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
-                             config.previous, new_run_token(), sparse=config.sparse)
+                             config.previous, new_run_token(), sparse=config.sparse,
+                             layers=config.layer_keys)
     except SinkError as exc:
         raise UsageError(str(exc)) from None
 

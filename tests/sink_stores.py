@@ -13,7 +13,11 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from ragbeam.transforms.sink.base import MARKER_KEY
+
+from helpers import read_table
 
 COLLECTION = "docs"
 
@@ -213,6 +217,28 @@ class ChromaReader(StoreReader):
         collection.delete(ids=[victim["chunk_id"]])
         collection.add(ids=[stray_id], embeddings=[victim["embedding"]],
                        documents=["a chunk no table has"], metadatas=[{"doc_id": "x"}])
+
+
+def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path,
+                               keeps_sparse: bool = True) -> None:
+    chunks = {r["chunk_id"]: r for r in read_table(out, "chunks").to_pylist()}
+    assert set(stored) == set(chunks), (
+        f"store has {len(set(stored) - set(chunks))} extra and lacks "
+        f"{len(set(chunks) - set(stored))} chunks")
+    for chunk_id, row in chunks.items():
+        got = stored[chunk_id]
+        assert got["text"] == row["text"]
+        assert got["doc_id"] == row["doc_id"] and got["chunk_index"] == row["chunk_index"]
+        assert got["char_start"] == row["char_start"]
+        assert list(got["heading_path"]) == row["heading_path"]
+        np.testing.assert_allclose(got["embedding"], row["embedding"], atol=1e-6)
+        if row.get("sparse") is None or not keeps_sparse:
+            assert got.get("sparse") is None
+        else:  # --sparse: the same terms and weights
+            stored_sparse = got["sparse"]
+            assert sorted(stored_sparse) == row["sparse"]["indices"], chunk_id
+            np.testing.assert_allclose([stored_sparse[i] for i in row["sparse"]["indices"]],
+                                       row["sparse"]["values"], rtol=1e-6)
 
 
 READERS: dict[str, type[StoreReader]] = {

@@ -91,3 +91,20 @@ def test_a_reader_gone_away_ends_the_command_quietly(args, finished_run, tmp_pat
     assert "Broken pipe" not in done.stderr and "Traceback" not in done.stderr
     if args[0] == "run":
         assert (tmp_path / "out" / "run.json").exists()
+
+
+def test_an_idle_thread_pool_worker_does_not_hold_the_exit():
+    """A library's ``ThreadPoolExecutor`` left with an idle worker (non-daemon): the
+    command still ends, with its code. Joining the threads before the ``threading``
+    exit hooks ran waited for that worker forever (a finished Milvus Lite sync hung
+    after its summary)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    script = ("from concurrent.futures import ThreadPoolExecutor\n"
+              "from ragbeam.pipeline.cli import exit_now\n"
+              "pool = ThreadPoolExecutor(2)\n"
+              "pool.submit(print, 'task done').result()\n"
+              "exit_now(3)\n")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert done.stdout == "task done\n"

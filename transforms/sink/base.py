@@ -25,6 +25,8 @@ per client or process.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -90,9 +92,10 @@ class CollectionShape:
 
 
 def check_compatible(spec: SinkSpec, shape: CollectionShape, dimension: int,
-                     sparse: bool) -> None:
+                     sparse: bool, advice: str = "use another collection") -> None:
     """The one check of an existing collection against this run's vectors, for every
-    store: ``SinkMismatch`` (exit 2, not retried) unless it takes them."""
+    store: ``SinkMismatch`` (exit 2, not retried) unless it takes them. ``advice``
+    ends the message (a store without aliases says why it cannot switch one)."""
     name = spec.collection
     if not shape.made_by_ragbeam:
         raise SinkMismatch(f"sink {spec.display}: collection {name!r} was not made by ragbeam "
@@ -100,12 +103,11 @@ def check_compatible(spec: SinkSpec, shape: CollectionShape, dimension: int,
     if shape.dimension != dimension:
         raise SinkMismatch(f"sink {spec.display}: collection {name!r} holds "
                            f"{shape.dimension}-dimensional vectors, this run writes "
-                           f"{dimension}: use another collection")
+                           f"{dimension}: {advice}")
     if shape.sparse != sparse:
         raise SinkMismatch(f"sink {spec.display}: collection {name!r} "
                            f"{'has' if shape.sparse else 'has no'} sparse vectors, this "
-                           f"run writes {'some' if sparse else 'none'} (--sparse): "
-                           "use another collection")
+                           f"run writes {'some' if sparse else 'none'} (--sparse): {advice}")
 
 
 class VectorStore(ABC):
@@ -135,6 +137,11 @@ class VectorStore(ABC):
     # Keeps the chunks' sparse vectors (--sparse); a store that cannot syncs the
     # dense vectors and the run says so once (sync.py).
     keeps_sparse: ClassVar[bool] = True
+    # Has aliases (Qdrant, Milvus): the collection a run names is an alias of a physical
+    # collection, and new vectors are built beside it and switched to (``sync.py``).
+    # Without (LanceDB, Chroma): a run whose vectors the collection cannot take is
+    # refused (exit 2).
+    keeps_aliases: ClassVar[bool] = False
 
     def __init__(self, spec: SinkSpec) -> None:
         self.spec = spec
@@ -153,8 +160,36 @@ class VectorStore(ABC):
         if shape is None:
             self.create_collection(dimension, sparse)
             return True
-        check_compatible(self.spec, shape, dimension, sparse)
+        check_compatible(self.spec, shape, dimension, sparse, advice=self.mismatch_advice())
         return False
+
+    def mismatch_advice(self) -> str:
+        """What a refused run's message advises (``check_compatible``)."""
+        if self.keeps_aliases:
+            return "use another collection"
+        return (f"{self.title} has no aliases, so ragbeam cannot build the new vectors "
+                "beside this collection and switch to them: sync into another collection "
+                "(?collection=NEW), or remove this one and the next run creates it")
+
+    def on(self, collection: str) -> VectorStore:
+        """This store's client, on another collection of the same store (a local mode
+        locks its files to one client: a second client could not open them)."""
+        other = copy.copy(self)
+        other.spec = dataclasses.replace(self.spec, collection=collection)
+        return other
+
+    def aliased(self) -> str | None:
+        """The physical collection the collection's name is an alias of; None when the
+        name is no alias (a collection of its own, or nothing)."""
+        return None
+
+    def switch_alias(self, target: str, old: str | None) -> float:
+        """Point the collection's name at ``target`` (a complete collection), then drop
+        ``old``. Atomic when the name is an alias already; when it is a collection of
+        its own (made before ragbeam made aliases), that collection is dropped first
+        and the name is missing until the alias exists: returns that window in
+        seconds (0.0 when atomic). Safe to repeat after a failure part way."""
+        raise NotImplementedError(f"{self.title} has no aliases")
 
     @abstractmethod
     def describe(self) -> CollectionShape | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -116,6 +117,7 @@ class MilvusStore(VectorStore):
     options = frozenset({"db"})
     credential_env = "MILVUS_TOKEN"
     user_in_token = True
+    keeps_aliases = True
 
     def connect(self) -> None:
         from pymilvus import MilvusClient
@@ -144,6 +146,39 @@ class MilvusStore(VectorStore):
         if self.spec.option("db"):
             args["db_name"] = self.spec.option("db")
         return args
+
+    def on(self, collection: str) -> VectorStore:
+        other = super().on(collection)
+        if self._client.has_collection(collection):  # loaded to be queried (connect)
+            self._client.load_collection(collection)
+        return other
+
+    def aliased(self) -> str | None:
+        name = self.spec.collection
+        if not self._client.has_collection(name):
+            return None
+        # Described through an alias, a collection gives its own name.
+        physical = self._client.describe_collection(name)["collection_name"]
+        return physical if physical != name else None
+
+    def switch_alias(self, target: str, old: str | None) -> float:
+        name, window = self.spec.collection, 0.0
+        current = self.aliased()
+        if current is not None and current != target:
+            self._client.alter_alias(target, name)  # atomic: the name never points at nothing
+        elif current is None:
+            started = None
+            if self._client.has_collection(name):
+                # A collection of its own: an alias cannot share its name, so it goes
+                # first, and clients find no ``name`` until the alias exists.
+                started = time.perf_counter()
+                self._client.drop_collection(name)
+            self._client.create_alias(target, name)
+            if started is not None:
+                window = time.perf_counter() - started
+        if old and old not in (target, name) and self._client.has_collection(old):
+            self._client.drop_collection(old)
+        return window
 
     def describe(self) -> CollectionShape | None:
         name = self.spec.collection

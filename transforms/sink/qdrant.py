@@ -13,6 +13,7 @@ chunk id is 128 bits of hex, so its point id is the same 128 bits as a UUID
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -37,6 +38,7 @@ class QdrantStore(VectorStore):
     server_form = "HOST:6333"
     options = frozenset({"grpc"})  # grpc=true: the server's gRPC port (6334), not REST
     credential_env = "QDRANT_API_KEY"
+    keeps_aliases = True
 
     @classmethod
     def check_options(cls, options: Mapping[str, str], collection: str) -> str | None:
@@ -78,6 +80,36 @@ class QdrantStore(VectorStore):
         if client is not None:
             client.close()
             self._client = None
+
+    def aliased(self) -> str | None:
+        name = self.spec.collection
+        return next((a.collection_name for a in self._client.get_aliases().aliases
+                     if a.alias_name == name), None)
+
+    def switch_alias(self, target: str, old: str | None) -> float:
+        from qdrant_client import models
+
+        name, window = self.spec.collection, 0.0
+        current = self.aliased()
+        if current != target:
+            operations: list[Any] = []
+            started = None
+            if current is not None:  # one call: the name never points at nothing
+                operations.append(models.DeleteAliasOperation(
+                    delete_alias=models.DeleteAlias(alias_name=name)))
+            elif self._client.collection_exists(name):
+                # A collection of its own: an alias cannot share its name, so it goes
+                # first, and clients find no ``name`` until the alias exists.
+                started = time.perf_counter()
+                self._client.delete_collection(name)
+            operations.append(models.CreateAliasOperation(create_alias=models.CreateAlias(
+                collection_name=target, alias_name=name)))
+            self._client.update_collection_aliases(change_aliases_operations=operations)
+            if started is not None:
+                window = time.perf_counter() - started
+        if old and old not in (target, name) and self._client.collection_exists(old):
+            self._client.delete_collection(old)
+        return window
 
     def describe(self) -> CollectionShape | None:
         name = self.spec.collection

@@ -17,6 +17,21 @@ collection metadata (``MARKER_KEY``), and the run's output a state file per sink
    and the store must hold as many chunks as the table; then the marker becomes
    ``TOKEN`` and the state file says ``synced``.
 
+**Collections follow the vector layers.** A store with aliases (Qdrant, Milvus)
+keeps the run's vectors in a physical collection named for them,
+``NAME__KEY`` (``physical_collection``: the dense layer's key, and the sparse
+layer's where the store keeps sparse vectors), and ``NAME`` is an alias of it. A
+run whose vectors are another key's (``--sparse`` on or off, another model) builds
+``NAME__KEY`` beside the old one, fills it in full from its chunks table (the
+vectors are the table's: nothing is embedded again), and ``finish`` switches the
+alias once it holds every chunk, then drops the old collection: clients reading
+``NAME`` see the old vectors until the switch and the new ones after it, never a
+half-built collection. A ``NAME`` that is a collection of its own (made before
+ragbeam made aliases) is written in place while it takes the run's vectors; when it
+cannot, it is replaced the same way, except that it must be dropped before an alias
+can take its name: clients then find no ``NAME`` for that moment (``window_s``
+in the state). Stores without aliases (LanceDB, Chroma) refuse such a run (exit 2).
+
 Any failure leaves the state ``failed`` (or absent) and the marker unequal to the
 token, so the next run, from this output or any other, does a full sync: listing
 the store's ids, deleting those without a row, upserting every row. A re-run
@@ -25,6 +40,7 @@ converges whatever failed and wherever it stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import uuid
@@ -34,7 +50,14 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.transforms.sink.base import SinkError, SinkMismatch, retrying
+from ragbeam.transforms.ids import config_fingerprint
+from ragbeam.transforms.sink.base import (
+    SinkError,
+    SinkMismatch,
+    VectorStore,
+    check_compatible,
+    retrying,
+)
 from ragbeam.transforms.sink.spec import SinkSpec, redact_text
 from ragbeam.transforms.sink.stores import open_store, store_type
 
@@ -57,10 +80,20 @@ class SyncPlan:
     full: bool
     reason: str
     sparse: bool = False  # the store keeps the chunks' sparse vectors (--sparse)
+    # A cutover: the physical collection this run fills (beside ``replaces``, the one
+    # ``spec.collection`` names now), switched to by ``finish_sync``. None: the run
+    # writes ``spec.collection`` itself (through its alias, if it is one).
+    target: str | None = None
+    replaces: str | None = None
 
     @property
     def mode(self) -> str:
         return "full" if self.full else "incremental"
+
+    @property
+    def write_spec(self) -> SinkSpec:
+        """The sink as the pipeline writes it: the new physical collection in a cutover."""
+        return dataclasses.replace(self.spec, collection=self.target) if self.target else self.spec
 
 
 def new_run_token() -> str:
@@ -107,36 +140,93 @@ def choose_mode(has_previous: bool, previous_state: Mapping[str, Any] | None,
     return False, "the store holds the --previous run's chunks: applying changes"
 
 
+def physical_collection(collection: str, dimension: int, sparse: bool,
+                        layers: Mapping[str, str | None] | None = None) -> str:
+    """The physical collection holding these vectors (pure): ``NAME__KEY``, KEY from
+    the dense layer's key (or the dimension, when no layer keys are given) and the
+    sparse layer's where ``sparse``. Letters, digits and ``_``: a valid name in
+    Milvus and Qdrant."""
+    layers = layers or {}
+    key = config_fingerprint({"dense": layers.get("dense") or dimension,
+                              "sparse": (layers.get("sparse") or True) if sparse else None})
+    return f"{collection}__{key[:12]}"
+
+
+def _prepare_aliased(store: VectorStore, dimension: int, sparse: bool, physical: str
+                     ) -> tuple[VectorStore, bool, str | None]:
+    """Make sure ``physical`` exists beside (or behind) the store's collection name:
+    (the store the run writes, created?, the collection it replaces when it is a
+    cutover). A new name becomes an alias of ``physical`` at once."""
+    current, shape = store.aliased(), store.describe()
+    if shape is None:  # nothing of that name: a new alias over a new collection
+        target = store.on(physical)
+        target.ensure_collection(dimension, sparse)
+        store.switch_alias(physical, None)
+        return store, True, None
+    if current == physical or (current is None and _takes(store, shape, dimension, sparse)):
+        check_compatible(store.spec, shape, dimension, sparse)
+        return store, False, None
+    if not shape.made_by_ragbeam:
+        check_compatible(store.spec, shape, dimension, sparse)  # refused: not ragbeam's
+    target = store.on(physical)
+    target.ensure_collection(dimension, sparse)  # or left by a cutover that failed
+    return target, True, current or store.spec.collection
+
+
+def _takes(store: VectorStore, shape: Any, dimension: int, sparse: bool) -> bool:
+    try:
+        check_compatible(store.spec, shape, dimension, sparse)
+    except SinkMismatch:
+        return False
+    return True
+
+
 def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
-                 run_token: str, sparse: bool = False) -> SyncPlan:
+                 run_token: str, sparse: bool = False,
+                 layers: Mapping[str, str | None] | None = None) -> SyncPlan:
+    """``layers``: the run's layer keys (``RunConfig.layer_keys``), which name the
+    physical collection of a store with aliases (``physical_collection``)."""
     store = store_type(spec.kind)
     if sparse and not store.keeps_sparse:
         _LOG.warning("sink %s: %s keeps no sparse vectors: it gets the dense ones only "
                      "(--sparse still fills chunks.sparse)", spec.display, store.title)
         sparse = False
     previous_state = read_sink_state(previous, spec) if previous else None
+    physical = physical_collection(spec.collection, dimension, sparse, layers)
 
     def prepare() -> SyncPlan:
         with open_store(spec) as store:
-            created = store.ensure_collection(dimension, sparse)
-            full, reason = choose_mode(previous is not None, previous_state,
-                                       store.read_marker(), created)
-            store.write_marker(WRITING + run_token)
-        return SyncPlan(spec, dimension, run_token, full, reason, sparse)
+            if not store.keeps_aliases:
+                written, created, replaces = store, store.ensure_collection(dimension, sparse), None
+            else:
+                written, created, replaces = _prepare_aliased(store, dimension, sparse, physical)
+            if replaces is not None:
+                full, reason = True, (f"vectors of another layer key: filling {physical} "
+                                      f"beside {replaces}, then switching {spec.collection!r}")
+            else:
+                full, reason = choose_mode(previous is not None, previous_state,
+                                           written.read_marker(), created)
+            written.write_marker(WRITING + run_token)
+        return SyncPlan(spec, dimension, run_token, full, reason, sparse,
+                        target=physical if replaces is not None else None, replaces=replaces)
 
     return retrying(spec, "prepare", prepare)
 
 
 def prepare_sinks(specs: Sequence[SinkSpec], dimension: int, previous: str | None,
-                  run_token: str, sparse: bool = False) -> list[SyncPlan]:
-    return [prepare_sync(spec, dimension, previous, run_token, sparse) for spec in specs]
+                  run_token: str, sparse: bool = False,
+                  layers: Mapping[str, str | None] | None = None) -> list[SyncPlan]:
+    return [prepare_sync(spec, dimension, previous, run_token, sparse, layers)
+            for spec in specs]
 
 
 def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:
     spec = plan.spec
+    cutover = ({"cutover": {"from": plan.replaces, "to": plan.target}}
+               if plan.target else {})
     return {"sink": spec.display, "kind": spec.kind, "collection": spec.collection,
             "key": spec.key, "status": status, "mode": plan.mode, "reason": plan.reason,
-            "run_token": plan.run_token, "sparse": plan.sparse, **fields}
+            "run_token": plan.run_token, "sparse": plan.sparse, **cutover, **fields}
 
 
 def finish_sync(plan: SyncPlan, output: str, chunk_rows: int,
@@ -144,23 +234,32 @@ def finish_sync(plan: SyncPlan, output: str, chunk_rows: int,
     """Check the store against the chunks table and mark it synced; the state is
     written to ``OUTPUT/sinks/`` and returned (``status`` synced or failed)."""
     spec = plan.spec
+    switched: dict[str, Any] = {}
 
     def finish() -> int:
         with open_store(spec) as store:
-            marker = store.read_marker()
+            written = store.on(plan.target) if plan.target else store
+            name = written.spec.collection
+            marker = written.read_marker()
             if marker != WRITING + plan.run_token:
                 raise SinkMismatch(f"sink {spec.display}: another run wrote to collection "
-                                   f"{spec.collection!r} meanwhile (its marker is {marker!r})")
-            stored = store.count()
+                                   f"{name!r} meanwhile (its marker is {marker!r})")
+            stored = written.count()
             if stored != chunk_rows:
-                raise SinkMismatch(f"sink {spec.display}: collection {spec.collection!r} holds "
+                raise SinkMismatch(f"sink {spec.display}: collection {name!r} holds "
                                    f"{stored} chunks, the chunks table {chunk_rows}")
-            store.write_marker(plan.run_token)
+            if plan.target:  # complete and checked: clients may see it now
+                window = store.switch_alias(plan.target, plan.replaces)
+                switched["cutover"] = {"from": plan.replaces, "to": plan.target,
+                                       "window_s": round(window, 4)}
+                _LOG.info("sink %s: %r now names %s (was %s, dropped)", spec.display,
+                          spec.collection, plan.target, plan.replaces)
+            written.write_marker(plan.run_token)
         return stored
 
     try:
         state = _state(plan, SYNCED, points=retrying(spec, "finish", finish), error=None,
-                       **(counters or {}))
+                       **(counters or {}), **switched)
     except SinkError as exc:
         state = _state(plan, FAILED, error=str(exc), **(counters or {}))
     write_sink_state(output, state, spec)

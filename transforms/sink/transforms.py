@@ -63,7 +63,7 @@ class ListStoredIds(beam.DoFn):
         self._plan = plan
 
     def process(self, _: Any, committed: int) -> Iterator[tuple[str, bool]]:
-        spec = self._plan.spec
+        spec = self._plan.write_spec  # the new collection in a cutover
 
         def list_ids() -> list[str]:
             with open_store(spec) as store:
@@ -97,7 +97,7 @@ class DeleteFromStore(beam.DoFn):
 
     def _flush(self) -> int:
         batch, self._batch = self._batch, []
-        spec = self._plan.spec
+        spec = self._plan.write_spec  # the new collection in a cutover
 
         def delete() -> None:
             # Opened per batch: a local store (Milvus Lite, Qdrant's local mode) is
@@ -157,7 +157,7 @@ class SyncToVectorStore(beam.PTransform):
 
     def expand(self, inputs: Mapping[str, beam.PCollection]) -> beam.PCollection:
         plan = self._plan
-        store = open_store(plan.spec)  # not connected: its type and Beam writer config
+        store = open_store(plan.write_spec)  # not connected: its type and Beam writer config
         committed = beam.pvalue.AsSingleton(
             inputs["committed"] | "Tables committed" >> beam.combiners.Count.Globally())
         chunks = inputs["chunks"]

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 import pytest
 
 from ragbeam.pipeline.cli import main
@@ -27,7 +26,7 @@ from ragbeam.transforms.sink.stores import STORES
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
-from sink_stores import READERS, milvus_rows
+from sink_stores import READERS, assert_store_equals_chunks, milvus_rows
 
 KINDS = sorted(READERS)
 
@@ -42,28 +41,6 @@ def test_every_registered_store_has_a_reader():
     assert set(READERS) == set(STORES)
     assert {k for k, r in READERS.items() if r.keeps_sparse} == \
         {k for k, s in STORES.items() if s.keeps_sparse}
-
-
-def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path,
-                               keeps_sparse: bool = True) -> None:
-    chunks = {r["chunk_id"]: r for r in read_table(out, "chunks").to_pylist()}
-    assert set(stored) == set(chunks), (
-        f"store has {len(set(stored) - set(chunks))} extra and lacks "
-        f"{len(set(chunks) - set(stored))} chunks")
-    for chunk_id, row in chunks.items():
-        got = stored[chunk_id]
-        assert got["text"] == row["text"]
-        assert got["doc_id"] == row["doc_id"] and got["chunk_index"] == row["chunk_index"]
-        assert got["char_start"] == row["char_start"]
-        assert list(got["heading_path"]) == row["heading_path"]
-        np.testing.assert_allclose(got["embedding"], row["embedding"], atol=1e-6)
-        if row.get("sparse") is None or not keeps_sparse:
-            assert got.get("sparse") is None
-        else:  # --sparse: the same terms and weights
-            stored_sparse = got["sparse"]
-            assert sorted(stored_sparse) == row["sparse"]["indices"], chunk_id
-            np.testing.assert_allclose([stored_sparse[i] for i in row["sparse"]["indices"]],
-                                       row["sparse"]["values"], rtol=1e-6)
 
 
 def _state(out: pathlib.Path, kind: str) -> dict:
