@@ -176,8 +176,9 @@ def test_a_dry_run_with_previous_shows_the_diff(first, corpus, tmp_path, capsys)
                  "--dry-run", "-v"])
     out = capsys.readouterr().out
     assert code == 0 and not (tmp_path / "dry").exists()
-    assert ("since " + str(run1) + ": 2 to process (1 new, 1 changed), 0 retried, "
-            "2 unchanged, 0 kept failures, 2 deleted, 0 moved, 0 duplicates") in out
+    assert ("since " + str(run1) + ": 2 to process (1 new, 1 changed), 0 chunked again "
+            "without extracting, 0 retried, 2 unchanged, 0 kept failures, 2 deleted, 0 moved, "
+            "0 duplicates") in out
     assert ("delete guard: would stop the run (exit 4): 2 of 5 documents of the previous run "
             "vanished (40%)") in out
     for line in ("  new        lab-rules.docx", "  changed    equipment.csv",
