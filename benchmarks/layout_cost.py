@@ -1,15 +1,23 @@
 """What the PDF layout pass costs next to Tika's own extraction, per page, same run.
 
-    taskset -c 0 python benchmarks/layout_cost.py [--rounds 3] [--pdfminer] FILE|DIR ...
+    taskset -c 0 python benchmarks/layout_cost.py [--rounds 3] [--pdfminer] [--pdf-oxide] PATH ...
 
-Per PDF: Tika's extraction (the embedded backend, OCR off) and the layout pass
-(``transforms/extract/layout.py``: PDFium through pypdfium2, lines aligned to
-Tika's text), CPU seconds of this process, medians of ``--rounds`` rounds that
-alternate which goes first; ``--pdfminer``: also pdfminer.six's layout analysis
-(``extract_pages`` with default LAParams, font size and name per character),
-the alternative the design was chosen against. Issue 29's target: the layout
-pass at most 15 % of Tika's time. Also printed: the share of PDFium's lines
-found in Tika's text (``align_lines``).
+Per PDF, CPU seconds of this process, medians of ``--rounds`` rounds that
+alternate which goes first:
+
+* Tika's extraction (the embedded backend, OCR off) and the XHTML parse;
+* the layout pass as the Extract stage runs it (``transforms/extract/layout.py``
+  ``pdf_layout``: PDFium through pypdfium2, every Tika line styled and placed);
+* PDFium's floor: only loading each page and building its text page
+  (``FPDF_LoadPage`` + ``FPDFText_LoadPage`` + one ``GetText``), what any pass over
+  PDFium costs before ragbeam does anything;
+* ``--pdfminer``: pdfminer.six's layout analysis (``extract_pages``, font size and
+  name per character), the alternative the design was chosen against;
+  ``--pdf-oxide``: pdf_oxide's ``extract_text_lines`` (not a dependency: measured
+  only where it is installed).
+
+Issue 29's target: the layout pass at most 15 % of Tika's time. Also printed:
+the share of Tika's lines the pass styled (found in PDFium's text).
 """
 
 from __future__ import annotations
@@ -21,19 +29,40 @@ import statistics
 import time
 
 from ragbeam.transforms.extract.backends import EmbeddedTika
-from ragbeam.transforms.extract.layout import page_layouts
+from ragbeam.transforms.extract.layout import pdf_layout, tika_page_lines
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
 
-def tika_page_texts(xhtml: str) -> list[str]:
-    """Tika's text of each page, from its XHTML's blocks (what cleaning sees)."""
-    parsed = parse_tika_xhtml(xhtml)
-    pages: dict[int, list[str]] = {}
-    for block in parsed.blocks:
-        if block.page:
-            pages.setdefault(block.page, []).append(
-                parsed.raw_text[block.raw_start:block.raw_end])
-    return ["\n".join(pages.get(n, [])) for n in range(1, max(pages, default=0) + 1)]
+def _pdfium_floor(data: bytes) -> int:
+    """Load every page and build its text page, nothing more."""
+    import ctypes
+
+    import pypdfium2 as pdfium
+
+    raw = pdfium.raw
+    document = pdfium.PdfDocument(data)
+    chars = 0
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            textpage = raw.FPDFText_LoadPage(page.raw)
+            count = raw.FPDFText_CountChars(textpage)
+            buffer = ctypes.create_string_buffer((count + 1) * 2)
+            raw.FPDFText_GetText(textpage, 0, count,
+                                 ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
+            chars += count
+            raw.FPDFText_ClosePage(textpage)
+            page.close()
+    finally:
+        document.close()
+    return chars
+
+
+def _pdf_oxide(path: pathlib.Path) -> int:
+    import pdf_oxide
+
+    document = pdf_oxide.PdfDocument(str(path))
+    return sum(len(document.extract_text_lines(i)) for i in range(document.page_count()))
 
 
 def _pdfminer(data: bytes) -> int:
@@ -61,47 +90,54 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--pdfminer", action="store_true")
+    parser.add_argument("--pdf-oxide", action="store_true")
     parser.add_argument("paths", nargs="+", type=pathlib.Path)
     args = parser.parse_args(argv)
     files = [f for p in args.paths for f in (sorted(p.glob("*.pdf")) if p.is_dir() else [p])]
     tika = EmbeddedTika()
+
+    def extract(data: bytes, name: str):
+        return parse_tika_xhtml(tika.extract(data, name)[0])
+
     warm = files[0].read_bytes()
-    page_layouts(warm, tika_page_texts(tika.extract(warm, "w.pdf")[0]))
-    print(f"{'document':44} {'pages':>5} {'tika s':>7} {'layout s':>8} {'layout/tika':>11} "
-          f"{'aligned':>7}" + (f" {'pdfminer/tika':>13}" if args.pdfminer else ""))
-    sums = [0.0, 0.0, 0.0]
+    parsed = extract(warm, "w.pdf")
+    pdf_layout(warm, parsed.raw_text, parsed.blocks)
+    extra = [name for name, on in (("pdfminer", args.pdfminer), ("pdf_oxide", args.pdf_oxide))
+             if on]
+    print(f"{'document':40} {'pages':>5} {'tika s':>7} {'layout s':>8} {'layout/tika':>11} "
+          f"{'floor/tika':>10} {'styled':>6}" + "".join(f" {f'{e}/tika':>13}" for e in extra))
+    sums = [0.0, 0.0, 0.0, *([0.0] * len(extra))]
     pages_total = 0
     for path in files:
         data = path.read_bytes()
-        tika_s, layout_s = [], []
-        texts: list[str] = []
-        layouts = []
+        times: dict[str, list[float]] = {"tika": [], "layout": [], "floor": []}
         for round_ in range(args.rounds):
-            steps = [("tika", tika_s), ("layout", layout_s)]
-            for name, times in steps if round_ % 2 == 0 else steps[::-1]:
+            order = ["tika", "layout", "floor"]
+            for name in order if round_ % 2 == 0 else order[::-1]:
                 if name == "tika":
-                    seconds, (xhtml, _) = _cpu(tika.extract, data, path.name)
-                    texts = tika_page_texts(xhtml)
+                    seconds, parsed = _cpu(extract, data, path.name)
+                elif name == "layout":
+                    seconds, layout = _cpu(pdf_layout, data, parsed.raw_text, parsed.blocks)
                 else:
-                    seconds, layouts = _cpu(page_layouts, data, texts or None)
-                times.append(seconds)
-        lines = [line for layout in layouts for line in layout.lines]
-        aligned = sum(1 for line in lines if line.tika_start is not None) / max(len(lines), 1)
-        t, lay = statistics.median(tika_s), statistics.median(layout_s)
-        row = (f"{path.name[:44]:44} {len(layouts):5d} {t:7.3f} {lay:8.3f} {lay / t:11.3f} "
-               f"{aligned:7.3f}")
-        sums[0] += t
-        sums[1] += lay
-        pages_total += len(layouts)
-        if args.pdfminer:
-            miner_s, _ = _cpu(_pdfminer, data)
-            sums[2] += miner_s
-            row += f" {miner_s / t:13.2f}"
+                    seconds, _ = _cpu(_pdfium_floor, data)
+                times[name].append(seconds)
+        tika_lines = sum(len(v) for v in tika_page_lines(parsed.raw_text, parsed.blocks).values())
+        styled = len(layout.lines) / max(tika_lines, 1)
+        t, lay, floor = (statistics.median(times[k]) for k in ("tika", "layout", "floor"))
+        row = (f"{path.name[:40]:40} {len(layout.page_sizes):5d} {t:7.3f} {lay:8.3f} "
+               f"{lay / t:11.3f} {floor / t:10.3f} {styled:6.3f}")
+        values = [t, lay, floor]
+        for name in extra:
+            seconds, _ = (_cpu(_pdfminer, data) if name == "pdfminer"
+                          else _cpu(_pdf_oxide, path))
+            values.append(seconds)
+            row += f" {seconds / t:13.2f}"
+        sums = [a + b for a, b in zip(sums, values, strict=True)]
+        pages_total += len(layout.page_sizes)
         print(row)
-    total = (f"{f'{len(files)} PDFs':44} {pages_total:5d} {sums[0]:7.3f} {sums[1]:8.3f} "
-             f"{sums[1] / sums[0]:11.3f} {'':7}")
-    if args.pdfminer:
-        total += f" {sums[2] / sums[0]:13.2f}"
+    total = (f"{f'{len(files)} PDFs':40} {pages_total:5d} {sums[0]:7.3f} {sums[1]:8.3f} "
+             f"{sums[1] / sums[0]:11.3f} {sums[2] / sums[0]:10.3f} {'':6}")
+    total += "".join(f" {value / sums[0]:13.2f}" for value in sums[3:])
     print(total)
     return 0
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 # The one output tag under which every stage emits the ``Failure``s of documents
 # it could not process (``beam.ParDo(...).with_outputs(FAILURES, main=...)``).
@@ -93,6 +93,47 @@ class Block:
     detached: bool = False
 
 
+class LineStyle(NamedTuple):  # a tuple: long PDFs have tens of thousands of lines
+    """How one line of a PDF page looks (``transforms/extract/layout.py``): where it
+    sits and in what font. ``raw_start``/``raw_end`` is the Tika line it belongs to,
+    in ``ExtractedDocument.raw_text``; positions are PDF points from the page's
+    top-left corner as it is displayed (rotation applied), so ``top < bottom``."""
+
+    raw_start: int
+    raw_end: int
+    page: int  # 1-based
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float  # font size of the line's middle character, points
+    bold: bool  # its first and middle letters are set in a bold font
+    rotated: bool = False  # set at an angle (a margin stamp), not horizontally
+
+
+@dataclass(frozen=True)
+class PdfLayout:
+    """What a PDF's pages look like, aligned to Tika's text: each page's displayed
+    size and the style of every Tika line PDFium also found, sorted by
+    ``raw_start`` (lines do not overlap). Tika stays the text source; this says
+    where its lines are and how they are set."""
+
+    page_sizes: tuple[tuple[float, float], ...]  # (width, height) of page 1, 2, …
+    lines: tuple[LineStyle, ...]
+
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [line.raw_start for line in self.lines]
+
+    def style_of(self, raw_start: int, raw_end: int) -> LineStyle | None:
+        """The style of the Tika line that holds ``[raw_start, raw_end)``, if known."""
+        index = bisect.bisect_right(self._starts, raw_start) - 1
+        if index < 0:
+            return None
+        line = self.lines[index]
+        return line if raw_start < line.raw_end and raw_end > line.raw_start else None
+
+
 @dataclass(frozen=True)
 class ExtractedDocument:
     """What extraction produced for one file."""
@@ -106,6 +147,9 @@ class ExtractedDocument:
     page_count: int | None = None
     title: str | None = None
     language: str | None = None
+    # PDFs: where each line sits and how it is set (None for other formats, or when
+    # PDFium could not read the file); cleaning uses it for furniture and headings.
+    layout: PdfLayout | None = None
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,15 @@ from ragbeam.transforms.clean.text import (
     normalize_whitespace,
     remove_control_characters,
 )
-from ragbeam.transforms.types import Block, BlockKind, Document, ExtractedDocument, TextSpan
+from ragbeam.transforms.types import (
+    Block,
+    BlockKind,
+    Document,
+    ExtractedDocument,
+    LineStyle,
+    PdfLayout,
+    TextSpan,
+)
 
 BLOCK_SEPARATOR = "\n\n"
 # Media types whose lines are printed lines (hard-wrapped, hyphenated).
@@ -143,6 +151,8 @@ class _Line:
     indent: int = 0  # leading whitespace of the source line, in characters
     # Plain text only: whether the break after this line is a wrap (None: not plain text).
     wraps: bool | None = None
+    # PDFs: where the line sits on its page and how it is set (None: unknown).
+    style: LineStyle | None = None
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -177,8 +187,10 @@ def _split_lines(text: str) -> Iterator[tuple[int, str]]:
     yield start, text[start:]
 
 
-def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]:
-    """A block's non-empty lines, each with its exact raw range."""
+def _block_lines(block: Block, index: int, options: CleanOptions,
+                 layout: PdfLayout | None = None) -> list[_Line]:
+    """A block's non-empty lines, each with its exact raw range (and, with a PDF's
+    ``layout``, its style)."""
     if block.kind in _WHOLE_BLOCKS:
         text = clean_block_text(block.text, block.kind, options)
         return [_Line(text, block.kind, index, block.page, block.level,
@@ -204,7 +216,9 @@ def _block_lines(block: Block, index: int, options: CleanOptions) -> list[_Line]
         raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
                    if traced else block.raw_end)
         lines.append(_Line(text, block.kind, index, block.page, block.level, raw_start,
-                           raw_end, after_blank, block.detached, lead))
+                           raw_end, after_blank, block.detached, lead,
+                           style=layout.style_of(raw_start, raw_end)
+                           if layout is not None and traced else None))
         after_blank = False
     return lines
 
@@ -400,7 +414,7 @@ def _mark_plain_wraps(lines: list[_Line]) -> bool:
 
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     lines = [line for i, block in enumerate(extracted.blocks)
-             for line in _block_lines(block, i, options)]
+             for line in _block_lines(block, i, options, extracted.layout)]
     furniture: list[_Line] = []
     residue: list[_Line] = []
     residue_rules: dict[str, int] = {}

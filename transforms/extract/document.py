@@ -19,6 +19,7 @@ from ragbeam.transforms.extract.html import (
     HTML_WHITESPACE_MEDIA_TYPES,
     parse_html_main,
 )
+from ragbeam.transforms.extract.layout import pdf_layout
 from ragbeam.transforms.extract.mail import body_parts, email_metadata
 from ragbeam.transforms.extract.markdown import (
     is_markdown,
@@ -37,9 +38,11 @@ from ragbeam.transforms.extract.truncation import truncated_zip
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
+    Block,
     CleanedExtraction,
     ExtractedDocument,
     FetchedFile,
+    PdfLayout,
     SourceFile,
 )
 
@@ -62,6 +65,10 @@ class EncryptedDocumentError(Exception):
     """The document is password-protected; Tika returns empty text for it."""
 
 
+# Document metadata: how many of Tika's lines the PDF layout pass placed, or why it
+# could not read the file.
+LAYOUT_LINES_KEY = "extract_layout_lines"
+LAYOUT_ERROR_KEY = "extract_layout_error"
 # Document metadata: embedded resources left out of the text (xhtml.py), their count
 # and, as JSON, each one's name, source, characters and the reason.
 EMBEDDED_LEFT_OUT_KEY = "extract_embedded_left_out"
@@ -187,6 +194,8 @@ def build_extracted_document(
                                    parse_bytes=media_type in _TEXT_MAIL_MEDIA_TYPES))
     if INCOMPLETE_KEY not in flat and truncated_zip(fetched.data):
         flat[INCOMPLETE_KEY] = TRUNCATED_FILE  # Tika read the parts before the cut
+    layout = (read_pdf_layout(fetched.data, parsed.raw_text, parsed.blocks, flat)
+              if media_type == "application/pdf" else None)
     return ExtractedDocument(
         source=fetched.source,
         content_hash=fetched.content_hash,
@@ -197,7 +206,23 @@ def build_extracted_document(
         page_count=page_count,
         title=_first(metadata, _TITLE_KEYS) or parsed.title,
         language=_first(metadata, _LANGUAGE_KEYS),
+        layout=layout,
     )
+
+
+def read_pdf_layout(data: bytes, raw_text: str, blocks: list[Block],
+                    metadata: dict[str, str]) -> PdfLayout | None:
+    """The PDF's layout aligned to Tika's text (``layout.py``), or None where PDFium
+    cannot read the file (Tika could: its text stands, cleaning goes by text alone);
+    ``metadata`` gets ``extract_layout_lines`` (Tika's lines placed) or
+    ``extract_layout_error``."""
+    try:
+        layout = pdf_layout(data, raw_text, blocks)
+    except Exception as exc:  # PDFium's own errors: a file Tika reads and PDFium refuses
+        metadata[LAYOUT_ERROR_KEY] = f"{type(exc).__name__}: {exc}"[:300]
+        return None
+    metadata[LAYOUT_LINES_KEY] = str(len(layout.lines))
+    return layout
 
 
 @dataclass(frozen=True)

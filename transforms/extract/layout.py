@@ -2,33 +2,43 @@
 
 Tika stays the text source: its XHTML says what the text is, in reading order,
 but not how it looks. This pass reads, per page, what Tika's XHTML does not
-carry:
+carry: per line its box (where on the page it sits), the font size of its middle
+character and whether it is set in bold, and whether it runs at an angle (a
+rotated margin stamp). Each line is then aligned to the Tika line it is
+(``align_page``), so its style belongs to an exact ``[raw_start, raw_end)`` of
+the raw text that cleaning maps to pages and chunk offsets
+(``transforms.types.PdfLayout``). Cleaning uses it for page furniture (position)
+and headings (font size and weight).
 
-* per line: its bounding box (PDF points, origin bottom left), the font size
-  and weight of its first character, and where it is in Tika's text of that
-  page (``tika_start``/``tika_end``, or None when Tika has no such line), so
-  every character keeps its page and exact offset;
-* per page: its size, the share of it covered by images, and the share of its
-  characters PDFium could not map to Unicode.
+**Why PDFium.** On the same pages pdfminer.six's layout analysis costs several
+times Tika's own extraction (6.5× on 21 PDFs) and pdf_oxide more than PDFium
+(5.2 s against 2.2 s for a 619-page manual); PDFium is what Chrome renders
+PDFs with. Its cost is mostly PDFium itself: loading each page (parsing its
+content stream) and building the page's text (``FPDFText_LoadPage``), about a
+quarter to half of Tika's time on the same page, which no Python-side change
+removes (``benchmarks/layout_cost.py``; figures in docs/cleaning.md). The
+Python side makes a few calls per *line*, never per character: one call takes
+the page's whole text, lines are split at PDFium's line breaks, the first,
+middle and last character of a line give its box and font, and lines are
+matched to Tika's by their letters and digits (``squeeze``), by whole lines
+where they are the same and by search where PDFium cut or joined them
+differently.
 
-Why PDFium and not pdfminer.six (already a dependency, the PDF fallback): on
-the same pages pdfminer.six's layout analysis cost several times Tika's own
-extraction, PDFium a fraction of it (``benchmarks/layout_cost.py``; figures in
-docs/cleaning.md). The cost is mostly PDFium building each page's text page in
-C; the Python side makes a few calls per *line*, never per character: one call
-takes the page's whole text, lines are split at PDFium's line breaks, and the
-first and last character of a line give its box and font.
-
-Pure functions over bytes; no Beam, no Tika. ``page_layouts`` is what the
-extraction child calls.
+Pure functions over bytes; no Beam, no Tika.
 """
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import re
 import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
+
+from ragbeam.transforms.types import Block, LineStyle, PdfLayout
 
 # FPDF_PAGEOBJ_IMAGE in PDFium's fpdf_edit.h.
 _IMAGE_OBJECT = 3
@@ -37,119 +47,323 @@ _UNMAPPED = re.compile("[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f]")
 BOLD_WEIGHT = 600  # PDF font descriptors: 400 regular, 700 bold
 _FORCE_BOLD = 1 << 18  # the ForceBold font flag (PDF 32000 table 123, bit 19)
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi")
+# A character set at more than this angle (radians) from the horizontal is rotated
+# text: margin stamps run at 90 degrees, italics and slight skews stay near 0.
+_ROTATED_ANGLE = 0.3
+_TWO_PI = 6.283185307179586
+# A PDFium line that matches no whole Tika line is looked for inside Tika's text
+# only when it has this many letters and digits: shorter ones ("7", "a") match by
+# chance.
+MIN_SEARCH_KEY = 4
+# Which of Tika's lines are styled in full (``tika_page_lines``).
+SHORT_BLOCK_LINES = 3
+EDGE_LINES = 6
+BODY_SAMPLE = 8
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_ALNUM_RUN = re.compile(r"[^\W_]+")
+_ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
 
 
 @dataclass(frozen=True)
-class LayoutLine:
-    """One line of a page as PDFium sees it."""
+class PdfLine:
+    """One line of a page as PDFium sees it (positions from the displayed page's
+    top-left corner, in points)."""
 
     text: str
     x0: float
-    y0: float  # bottom
+    top: float
     x1: float
-    y1: float  # top
-    font_size: float
-    font_weight: int  # 0 when the font does not say
-    tika_start: int | None = None  # offset in Tika's text of the page
-    tika_end: int | None = None
-
-    @property
-    def bold(self) -> bool:
-        return self.font_weight >= BOLD_WEIGHT
+    bottom: float
+    size: float
+    bold: bool
+    rotated: bool = False
 
 
 @dataclass(frozen=True)
 class PageLayout:
-    """One page: its size, its lines, how much of it is images and unmapped text."""
+    """One page: its displayed size, its lines, how much of it is images, and the
+    share of its characters PDFium could not map to Unicode."""
 
     page: int  # 1-based
     width: float
     height: float
-    lines: tuple[LayoutLine, ...]
-    image_share: float  # of the page's area covered by image objects (bounding boxes)
+    lines: tuple[PdfLine, ...]
     chars: int
     unmapped_share: float
+    image_share: float | None = None  # measured only when asked (``with_images``)
 
 
-def page_layouts(data: bytes, tika_pages: list[str] | None = None) -> list[PageLayout]:
-    """The layout of every page of a PDF; with ``tika_pages`` (Tika's text of each
-    page) each line also gets its offsets in it (``align_lines``)."""
+def squeeze(text: str) -> str:
+    """``text`` reduced to its letters and digits, lower-cased and without accents
+    (``ﬁ`` → ``fi``, ``ğ`` → ``g``): what PDFium and Tika agree on, whatever their
+    spaces, ligatures, combining accents and punctuation."""
+    if text.isascii():  # most lines: bytes.translate is ten times the regex's speed
+        return text.encode().translate(None, _ASCII_NOT_ALNUM).lower().decode()
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKD", text)).lower()
+
+
+def page_layouts(data: bytes, with_images: bool = False) -> list[PageLayout]:
+    """The layout of every page of a PDF, one ``PdfLine`` per line PDFium finds
+    (``with_images``: also the share of each page covered by images, which walks
+    every page object and costs)."""
+    return [layout for layout, _ in _read_pages(data, None, with_images)]
+
+
+def _read_pages(data: bytes, tika: dict[int, list[TikaLine]] | None,
+                with_images: bool = False
+                ) -> list[tuple[PageLayout, list[PdfLine | None]]]:
+    """Each page's layout and, with ``tika`` (page → its lines' ``(raw_start, raw_end,
+    text)``), the style of each of those lines on that page (None: not found)."""
     import pypdfium2 as pdfium  # imported here: only the process that extracts pays
 
     document = pdfium.PdfDocument(data)
     try:
-        layouts = []
+        pages = []
         for index in range(len(document)):
             page = document[index]
             try:
-                layout = _page_layout(pdfium, page, index + 1)
+                pages.append(_page_layout(pdfium.raw, page, index + 1, with_images,
+                                          None if tika is None else tika.get(index + 1, [])))
             finally:
                 page.close()
-            if tika_pages is not None and index < len(tika_pages):
-                layout = PageLayout(layout.page, layout.width, layout.height,
-                                    align_lines(layout.lines, tika_pages[index]),
-                                    layout.image_share, layout.chars, layout.unmapped_share)
-            layouts.append(layout)
-        return layouts
+        return pages
     finally:
         document.close()
 
 
-def _page_layout(pdfium, page, number: int) -> PageLayout:
-    raw = pdfium.raw
-    width, height = page.get_size()
-    textpage = page.get_textpage()
+class _Frame:
+    """PDF user space → the displayed page: origin top-left, rotation applied."""
+
+    def __init__(self, left: float, bottom: float, right: float, top: float,
+                 rotation: int) -> None:
+        self.left, self.bottom, self.right, self.top = left, bottom, right, top
+        self.rotation = rotation % 4
+        width, height = right - left, top - bottom
+        self.size = (height, width) if self.rotation % 2 else (width, height)
+
+    def box(self, x0: float, y0: float, x1: float, y1: float
+            ) -> tuple[float, float, float, float]:
+        """``(x0, top, x1, bottom)`` on the displayed page of a user-space box."""
+        lo, b, r, t = self.left, self.bottom, self.right, self.top
+        if self.rotation == 0:
+            return x0 - lo, t - y1, x1 - lo, t - y0
+        if self.rotation == 1:  # displayed turned 90 degrees clockwise
+            return y0 - b, x0 - lo, y1 - b, x1 - lo
+        if self.rotation == 2:
+            return r - x1, y0 - b, r - x0, y1 - b
+        return t - y1, r - x1, t - y0, r - x0
+
+
+def _page_layout(raw, page, number: int, with_images: bool,
+                 tika: list[TikaLine] | None
+                 ) -> tuple[PageLayout, list[PdfLine | None]]:
+    left, bottom, right, top = page.get_cropbox()
+    frame = _Frame(left, bottom, right, top, raw.FPDFPage_GetRotation(page.raw))
+    textpage = raw.FPDFText_LoadPage(page.raw)
     try:
-        handle = textpage.raw
-        count = raw.FPDFText_CountChars(handle)
+        count = raw.FPDFText_CountChars(textpage)
         text = ""
         if count > 0:
             buffer = ctypes.create_string_buffer((count + 1) * 2)
-            raw.FPDFText_GetText(handle, 0, count, ctypes.cast(
-                buffer, ctypes.POINTER(ctypes.c_ushort)))
+            raw.FPDFText_GetText(textpage, 0, count,
+                                 ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
             text = buffer.raw[:count * 2].decode("utf-16-le", "replace")
-        lines = []
-        box = [ctypes.c_double() for _ in range(4)]
+        reader = _StyleReader(raw, textpage, frame, text)
+        # (first, last) character of each of PDFium's lines; its "\r\n" counts as two.
+        ranges = []
         start = 0
         for piece in text.split("\r\n") if text else ():
-            end = start + len(piece)
-            if piece.strip():
-                lines.append(_line(raw, handle, piece, start, end, box))
-            start = end + 2  # PDFium's generated "\r\n" counts as two characters
+            stripped = piece.strip()
+            if stripped:
+                first = start + piece.index(stripped[0])
+                ranges.append((first, first + len(stripped) - 1))
+            start += len(piece) + 2
+        if tika is None:
+            lines = tuple(reader.style(first, last) for first, last in ranges)
+            styles: list[PdfLine | None] = []
+        else:
+            lines = ()
+            styles = _align(reader, ranges, tika)
     finally:
-        textpage.close()
+        raw.FPDFText_ClosePage(textpage)
     unmapped = len(_UNMAPPED.findall(text))
     visible = len(text) - text.count("\r\n") * 2
-    return PageLayout(number, width, height, tuple(lines),
-                      _image_share(raw, page, width * height), visible,
-                      unmapped / visible if visible else 0.0)
+    width, height = frame.size
+    return (PageLayout(number, width, height, lines, visible,
+                       unmapped / visible if visible else 0.0,
+                       _image_share(raw, page, width * height) if with_images else None),
+            styles)
 
 
-def _line(raw, handle, piece: str, start: int, end: int,
-          box: list[ctypes.c_double]) -> LayoutLine:
-    first = start + (len(piece) - len(piece.lstrip()))
-    last = end - 1 - (len(piece) - len(piece.rstrip()))
-    left, right, bottom, top = box
-    raw.FPDFText_GetCharBox(handle, first, left, right, bottom, top)
-    x0, y0, y1 = left.value, bottom.value, top.value
-    raw.FPDFText_GetCharBox(handle, last, left, right, bottom, top)
-    x1 = right.value
-    y0, y1 = min(y0, bottom.value), max(y1, top.value)
-    size = raw.FPDFText_GetFontSize(handle, first)
-    weight = raw.FPDFText_GetFontWeight(handle, first)
-    if weight <= 0:  # no font descriptor (the standard 14 fonts): the font's name says
-        weight = _weight_from_name(raw, handle, first)
-    return LayoutLine(piece.strip(), x0, y0, x1, y1, round(size, 2), weight)
+class _StyleReader:
+    """Box, font size, weight and angle of a run of a page's characters, from its
+    first, middle and last character (a few calls per line, none per character)."""
+
+    def __init__(self, raw, textpage, frame: _Frame, text: str) -> None:
+        self.raw, self.textpage, self.frame, self.text = raw, textpage, frame, text
+        self.edges = [ctypes.c_double() for _ in range(4)]
+
+    def style(self, first: int, last: int, full: bool = True) -> PdfLine:
+        """``full``: also the font (size, weight) and the angle; without it only the
+        box, and the font size is 0 (unknown)."""
+        raw, textpage, text = self.raw, self.textpage, self.text
+        middle = (first + last) // 2
+        while middle < last and not text[middle].isalnum():
+            middle += 1
+        left, right, low, high = self.edges
+        raw.FPDFText_GetCharBox(textpage, first, left, right, low, high)
+        x0, x1, y0, y1 = left.value, right.value, low.value, high.value
+        raw.FPDFText_GetCharBox(textpage, last, left, right, low, high)
+        x0, x1 = min(x0, left.value), max(x1, right.value)
+        y0, y1 = min(y0, low.value), max(y1, high.value)
+        if not full:
+            return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1), 0.0, False)
+        size = raw.FPDFText_GetFontSize(textpage, middle)
+        rotated = False
+        if x1 - x0 < y1 - y0 or last - first < 3:  # taller than wide, or a glyph or two
+            angle = raw.FPDFText_GetCharAngle(textpage, middle)
+            rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
+        bold = self.weight(middle) >= BOLD_WEIGHT
+        if bold and middle != first:  # a bold run-in label opening a body line is not
+            lead = first
+            while lead < middle and not text[lead].isalnum():
+                lead += 1
+            bold = self.weight(lead) >= BOLD_WEIGHT
+        return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1),
+                       round(size, 1), bold, rotated)
+
+    def weight(self, index: int) -> int:
+        weight = self.raw.FPDFText_GetFontWeight(self.textpage, index)
+        if weight > 0:
+            return weight
+        # No font descriptor (the standard 14 fonts): the font's name and flags say.
+        flags = ctypes.c_int()
+        name = ctypes.create_string_buffer(128)
+        length = self.raw.FPDFText_GetFontInfo(self.textpage, index, name, 128,
+                                               ctypes.byref(flags))
+        text = name.raw[:max(min(length, 128) - 1, 0)].decode("latin-1").lower()
+        if flags.value & _FORCE_BOLD or _BOLD_NAME.search(text):
+            return 700
+        return 400 if text else 0
 
 
-def _weight_from_name(raw, handle, index: int) -> int:
-    flags = ctypes.c_int()
-    name = ctypes.create_string_buffer(128)
-    length = raw.FPDFText_GetFontInfo(handle, index, name, 128, ctypes.byref(flags))
-    text = name.raw[:max(min(length, 128) - 1, 0)].decode("latin-1").lower()
-    if flags.value & _FORCE_BOLD or _BOLD_NAME.search(text):
-        return 700
-    return 400 if text else 0
+def _align(reader: _StyleReader, ranges: list[tuple[int, int]],
+           tika: list[TikaLine]) -> list[PdfLine | None]:
+    """The style of each of Tika's lines of a page (None: PDFium has no such text).
+
+    A PDFium line whose letters and digits are those of a Tika line is that line:
+    the first such PDFium line not taken at or after the last match, else the
+    first not taken (PDFium and Tika order a page's text alike, mostly). A Tika
+    line no PDFium line equals (PDFium joined it with the next, or cut it) is
+    looked for in PDFium's text of the page, by its letters and digits, and
+    styled from exactly its own characters there; a short one (a page number
+    fused into another PDFium line) only where it is a whole word of its own that
+    occurs once on the page."""
+    text = reader.text
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for index, (first, last) in enumerate(ranges):
+        key = squeeze(text[first:last + 1])
+        if key:
+            by_key[key].append(index)
+    taken = [False] * len(ranges)
+    styles: list[PdfLine | None] = [None] * len(tika)
+    left: list[tuple[int, str]] = []
+    cursor = 0
+    for t, (_, _, line, _) in enumerate(tika):
+        key = squeeze(line)
+        if not key:
+            continue
+        free = [i for i in by_key.get(key, ()) if not taken[i]]
+        if free:
+            index = next((i for i in free if i >= cursor), free[0])
+            taken[index] = True
+            cursor = index + 1
+            styles[t] = reader.style(*ranges[index], tika[t].full)
+        else:
+            left.append((t, key))
+    if not left:
+        return styles
+    words = _Words(text)
+    for t, key in left:
+        found = words.find(key)
+        if found is not None:
+            styles[t] = reader.style(*found, tika[t].full)
+    # Runs of consecutive lines still unplaced, each too short to be found alone
+    # (Tika cuts a rotated stamp into "R" / "E" / "C" …, one glyph cluster a line):
+    # their keys joined are looked for together, and each gets its own characters.
+    run: list[tuple[int, str]] = []
+    for t, key in left:
+        if styles[t] is not None:
+            continue
+        if run and t != run[-1][0] + 1:
+            _place_run(reader, words, run, styles, tika)
+            run = []
+        run.append((t, key))
+    _place_run(reader, words, run, styles, tika)
+    return styles
+
+
+def _place_run(reader: _StyleReader, words: _Words, run: list[tuple[int, str]],
+               styles: list[PdfLine | None], tika: list[TikaLine]) -> None:
+    if len(run) < 2:
+        return
+    joined = "".join(key for _, key in run)
+    found = words.locate(joined)
+    if found is None:
+        return
+    position = found
+    for t, key in run:
+        styles[t] = reader.style(*words.span(position, position + len(key)), tika[t].full)
+        position += len(key)
+
+
+class _Words:
+    """A page's text as its runs of letters and digits, to find a squeezed key and
+    give back the character range it came from."""
+
+    def __init__(self, text: str) -> None:
+        self.starts: list[int] = []  # each run's offset in the squeezed text
+        self.runs: list[tuple[int, int, str]] = []  # (start, end) in text, squeezed run
+        position = 0
+        for match in _ALNUM_RUN.finditer(text):
+            run = squeeze(match.group())
+            if not run:
+                continue
+            self.starts.append(position)
+            self.runs.append((match.start(), match.end(), run))
+            position += len(run)
+        self.joined = "".join(run for _, _, run in self.runs)
+        self.counts = Counter(run for _, _, run in self.runs)
+
+    def find(self, key: str) -> tuple[int, int] | None:
+        """The first and last character of ``key``'s one occurrence on the page."""
+        if len(key) < MIN_SEARCH_KEY:
+            if self.counts.get(key) != 1:
+                return None
+            index = next(i for i, (_, _, run) in enumerate(self.runs) if run == key)
+            return self.runs[index][0], self.runs[index][1] - 1
+        found = self.locate(key)
+        return None if found is None else self.span(found, found + len(key))
+
+    def locate(self, key: str) -> int | None:
+        """Where ``key`` is in the squeezed page, if there exactly once."""
+        found = self.joined.find(key)
+        if found < 0 or self.joined.find(key, found + 1) >= 0:
+            return None  # not there, or there twice: which one is unknown
+        return found
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The first and last character of the page behind squeezed ``[start, end)``."""
+        first = bisect.bisect_right(self.starts, start) - 1
+        last = bisect.bisect_right(self.starts, end - 1) - 1
+        begin, stop, run = self.runs[first]
+        # Inside a run of ASCII letters the offsets are the squeezed ones; otherwise
+        # (accents folded, ligatures) the run's own start and end are near enough.
+        first_char = begin + start - self.starts[first] if len(run) == stop - begin else begin
+        begin, stop, run = self.runs[last]
+        last_char = (begin + end - 1 - self.starts[last] if len(run) == stop - begin
+                     else stop - 1)
+        return first_char, last_char
 
 
 def _image_share(raw, page, area: float) -> float:
@@ -167,59 +381,61 @@ def _image_share(raw, page, area: float) -> float:
     return min(covered / area, 1.0)
 
 
-def _squeezed(text: str) -> tuple[str, list[int]]:
-    """``text`` reduced to its letters and digits, case-folded and without accents
-    (``ﬁ`` → ``fi``, ``ğ`` → ``g``), and for each of them its offset in ``text``:
-    PDFium and Tika differ in spaces, ligatures, combined accents and punctuation."""
-    out: list[str] = []
-    offsets: list[int] = []
-    for i, ch in enumerate(text):
-        if ch.isascii():
-            if ch.isalnum():
-                out.append(ch.lower())
-                offsets.append(i)
+# --- alignment with Tika's text -------------------------------------------------------
+
+
+class TikaLine(NamedTuple):
+    """One of Tika's lines of a page, as cleaning cuts them (stripped)."""
+
+    raw_start: int
+    raw_end: int
+    text: str
+    # Style it in full (font size, weight, angle), or only place it: the font of a
+    # line inside a long paragraph says nothing a sample of them does not.
+    full: bool = True
+
+
+def tika_page_lines(raw_text: str, blocks: Sequence[Block]) -> dict[int, list[TikaLine]]:
+    """Tika's lines of each page, in reading order. Lines that can be a heading or
+    furniture are styled in full: those of short blocks (up to ``SHORT_BLOCK_LINES``),
+    a block's first and last line, a page's first and last ``EDGE_LINES``; of the
+    other lines every ``BODY_SAMPLE``-th, for the body's font."""
+    pages: dict[int, list[TikaLine]] = defaultdict(list)
+    for block in blocks:
+        if not block.page or block.raw_start < 0 or block.detached:
             continue
-        for part in unicodedata.normalize("NFKD", ch):
-            if part.isalnum():
-                out.append(part.lower())
-                offsets.append(i)
-    return "".join(out), offsets
+        start = block.raw_start
+        lines = pages[block.page]
+        first = len(lines)
+        for piece in raw_text[block.raw_start:block.raw_end].split("\n"):
+            stripped = piece.strip()
+            if stripped:
+                lead = start + piece.index(stripped[0])
+                lines.append(TikaLine(lead, lead + len(stripped), stripped))
+            start += len(piece) + 1
+        if len(lines) - first > SHORT_BLOCK_LINES:
+            for index in range(first + 1, len(lines) - 1):
+                if (index - first) % BODY_SAMPLE:
+                    lines[index] = lines[index]._replace(full=False)
+    for lines in pages.values():
+        for index in (*range(min(EDGE_LINES, len(lines))),
+                      *range(max(len(lines) - EDGE_LINES, 0), len(lines))):
+            lines[index] = lines[index]._replace(full=True)
+    return pages
 
 
-def align_lines(lines: tuple[LayoutLine, ...], tika_text: str) -> tuple[LayoutLine, ...]:
-    """``lines`` with their offsets in ``tika_text`` (Tika's text of the same page).
-
-    Only letters and digits are compared (``_squeezed``). Lines are looked for
-    in order from where the previous one ended, so a repeated line maps to its
-    own occurrence; a line Tika does not have (PDFium reads some text Tika
-    skips) keeps None, and the search goes on from where it was."""
-    squeezed, offsets = _squeezed(tika_text)
-    cursor = 0
-    aligned = []
-    for line in lines:
-        needle = _squeezed(line.text)[0]
-        found = squeezed.find(needle, cursor) if needle else -1
-        if found < 0:
-            aligned.append(line)
-            continue
-        end = found + len(needle)
-        start, stop = _widened(line.text, tika_text, offsets[found], offsets[end - 1] + 1)
-        aligned.append(LayoutLine(line.text, line.x0, line.y0, line.x1, line.y1,
-                                  line.font_size, line.font_weight, start, stop))
-        cursor = end
-    return tuple(aligned)
-
-
-def _widened(line: str, tika_text: str, start: int, stop: int) -> tuple[int, int]:
-    """The range ``[start, stop)`` of a line's letters and digits in Tika's text,
-    widened over the punctuation before and after them that Tika has too
-    (a line's closing full stop, an opening bracket)."""
-    letters = [i for i, ch in enumerate(line) if ch.isalnum()]
-    if not letters:
-        return start, stop
-    lead, tail = line[:letters[0]], line[letters[-1] + 1:]
-    if lead and tika_text[max(start - len(lead), 0):start] == lead:
-        start -= len(lead)
-    if tail and tika_text[stop:stop + len(tail)] == tail:
-        stop += len(tail)
-    return start, stop
+def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout:
+    """The layout of a PDF, aligned to Tika's ``raw_text`` and ``blocks``."""
+    tika = tika_page_lines(raw_text, blocks)
+    pages = _read_pages(data, tika)
+    styles: list[LineStyle] = []
+    for layout, found in pages:
+        for (start, end, _, _), pdf in zip(tika.get(layout.page, []), found, strict=True):
+            if pdf is not None:
+                styles.append(LineStyle(start, end, layout.page, round(pdf.x0, 1),
+                                        round(pdf.top, 1), round(pdf.x1, 1),
+                                        round(pdf.bottom, 1), pdf.size, pdf.bold,
+                                        pdf.rotated))
+    styles.sort()
+    return PdfLayout(tuple((round(layout.width, 1), round(layout.height, 1))
+                           for layout, _ in pages), tuple(styles))

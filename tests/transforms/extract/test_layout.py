@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from ragbeam.transforms.extract.backends import EmbeddedTika
-from ragbeam.transforms.extract.layout import LayoutLine, align_lines, page_layouts
+from ragbeam.transforms.extract.layout import page_layouts, pdf_layout, squeeze, tika_page_lines
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
+from ragbeam.transforms.types import LineStyle
 
 from conftest import REPO
 
@@ -54,53 +55,76 @@ def report_pdf() -> bytes:
     return _serialise(objects, kids)
 
 
-def _tika_pages(data: bytes) -> list[str]:
+def _layout(data: bytes):
     parsed = parse_tika_xhtml(EmbeddedTika().extract(data, "r.pdf")[0])
-    pages: dict[int, list[str]] = {}
-    for block in parsed.blocks:
-        if block.page:
-            pages.setdefault(block.page, []).append(parsed.raw_text[block.raw_start:block.raw_end])
-    return ["\n".join(pages.get(n, [])) for n in range(1, max(pages) + 1)]
+    return parsed, pdf_layout(data, parsed.raw_text, parsed.blocks)
 
 
-def test_lines_carry_box_font_size_weight_and_their_offsets_in_tikas_text():
-    data = report_pdf()
-    tika = _tika_pages(data)
-    first, second = page_layouts(data, tika)
-    assert (first.page, first.width, first.height) == (1, 612, 792)
-    heading, *body = first.lines
-    assert heading.text == HEADING and heading.font_size == 20 and heading.bold
-    assert [line.text for line in body] == list(BODY)
-    assert all(line.font_size == 10 and not line.bold for line in body)
-    assert 72 <= heading.x0 <= 75 and heading.y0 < 705 < heading.y1  # glyph boxes
-    assert heading.y0 > body[0].y1 > body[1].y1  # top to bottom
-    for line in first.lines:  # every character keeps its exact offset on its page
-        assert tika[0][line.tika_start:line.tika_end] == line.text
+def _styles(parsed, layout, page: int = 1) -> dict[str, LineStyle]:
+    return {parsed.raw_text[s.raw_start:s.raw_end]: s for s in layout.lines if s.page == page}
+
+
+def test_every_tika_line_gets_its_box_font_size_and_weight():
+    parsed, layout = _layout(report_pdf())
+    assert layout.page_sizes == ((612, 792), (612, 792))
+    styles = _styles(parsed, layout)
+    heading, first, second = styles[HEADING], styles[BODY[0]], styles[BODY[1]]
+    assert (heading.page, heading.size, heading.bold) == (1, 20, True)
+    assert all((s.size, s.bold) == (10, False) for s in (first, second))
+    # Positions from the top-left of the page: the heading's baseline is 700 pt up.
+    assert 72 <= heading.x0 <= 75 and heading.top < 792 - 700 < heading.bottom
+    assert heading.bottom < first.top < first.bottom < second.top
+    assert heading.x1 > heading.x0 + 150  # the box spans the line, not one glyph
+    # Each style points at exactly its Tika line, so cleaning finds it by offsets.
+    assert layout.style_of(heading.raw_start, heading.raw_end) == heading
+    assert layout.style_of(heading.raw_end + 1, heading.raw_end + 2) is None
+    assert list(_styles(parsed, layout, page=2)) == [BODY[0]]
+
+
+def test_page_layouts_measure_images_and_unmapped_glyphs():
+    first, second = page_layouts(report_pdf(), with_images=True)
     assert first.image_share == 0 and first.unmapped_share == 0
     assert second.image_share == pytest.approx(0.5, abs=0.01)
-    assert tika[1][second.lines[0].tika_start:second.lines[0].tika_end] == BODY[0]
+    assert [line.text for line in first.lines] == [HEADING, *BODY]
 
 
-def test_alignment_ignores_spacing_ligatures_and_accents_and_keeps_order():
-    def line(text: str) -> LayoutLine:
-        return LayoutLine(text, 0, 0, 1, 1, 10, 400)
-
-    tika = "Summary\nThe  ﬁrst Oğuz line.\nSummary\nnot in the layout"
-    aligned = align_lines((line("Summary"), line("The first Og\u02d8uz line."),
-                           line("PDFium only"), line("Summary")), tika)
-    assert [(a.tika_start, a.tika_end) for a in aligned] == [
-        (0, 7), (8, 28), (None, None), (29, 36)]  # the repeated line maps to its own place
+def test_squeeze_folds_spacing_ligatures_and_accents():
+    assert squeeze("The  ﬁrst Oğuz line.") == squeeze("The first Og\u02d8uz line") \
+        == "thefirstoguzline"
+    assert squeeze("3.2 Results") == "32results"
 
 
-def test_shared_corpus_lines_align_to_tika(corpus_dir):
+def test_a_repeated_line_is_styled_where_it_is_and_a_rotated_stamp_is_marked():
+    """The same text twice on a page maps to each occurrence in order; a line set at
+    90 degrees in the margin is marked rotated."""
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    lines = ["Summary", "The harbour master keeps the tide tables.", "Summary",
+             "The pilots board at the outer mark."]
+    stream = b"\n".join(b"BT /F1 11 Tf 72 %d Td (%s) Tj ET" % (700 - 40 * i, t.encode())
+                        for i, t in enumerate(lines))
+    stream += b"\nBT /F1 9 Tf 0 1 -1 0 30 300 Tm (RECEIVED 12 MAR 2024) Tj ET"
+    objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                  b"<< /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
+    objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    parsed, layout = _layout(_serialise(objects, [4]))
+    summaries = [s for s in layout.lines if parsed.raw_text[s.raw_start:s.raw_end] == "Summary"]
+    assert len(summaries) == 2 and summaries[0].top < 100 < summaries[1].top
+    stamp = [s for s in layout.lines if s.rotated]
+    assert stamp and all(s.x1 < 45 for s in stamp)  # up the left margin
+    assert not any(s.rotated for s in summaries)
+
+
+def test_shared_corpus_lines_are_placed_and_the_title_is_larger_than_the_body(corpus_dir):
     data = (corpus_dir / "pdf/dpr-multi-column.pdf").read_bytes()
-    tika = _tika_pages(data)
-    layouts = page_layouts(data, tika)
-    lines = [line for layout in layouts for line in layout.lines]
-    assert len(layouts) == 13 and len(lines) > 900
-    aligned = [line for line in lines if line.tika_start is not None]
-    assert len(aligned) / len(lines) > 0.95
-    title = layouts[0].lines[0]
-    assert title.text.startswith("Dense Passage Retrieval") and title.bold
-    body_size = sorted(line.font_size for line in lines)[len(lines) // 2]
-    assert title.font_size > body_size
+    parsed, layout = _layout(data)
+    tika_lines = sum(len(lines) for lines in tika_page_lines(parsed.raw_text,
+                                                             parsed.blocks).values())
+    assert len(layout.page_sizes) == 13 and tika_lines > 1000
+    assert len(layout.lines) / tika_lines > 0.9
+    title = layout.lines[0]
+    assert parsed.raw_text[title.raw_start:title.raw_end].startswith("Dense Passage Retrieval")
+    assert title.bold and title.page == 1
+    sized = sorted(s.size for s in layout.lines if s.size)
+    assert title.size > sized[len(sized) // 2]
+    # Two columns: lines of the right column start right of the page's middle.
+    assert any(s.x0 > 300 for s in layout.lines if s.page == 2)
