@@ -21,6 +21,18 @@ outline is then the method). Their files are listed in
     python benchmarks/heading_truth.py --fetch --mirror-root /work/.mirror
     python benchmarks/heading_truth.py --set issue29-closing --set issue29-outline
 
+``dev29`` is issue 29's development set: 12 PDFs without an outline from other test
+suites (pdfplumber, PyMuPDF, camelot, kreuzberg, docling), marked by hand the same way,
+on which the heading rules may be tuned (so its figures are not held-out figures).
+Its files are listed in ``benchmarks/data/dev29-heading-pdfs.csv`` and expected in
+``--dev29-pdfs`` (default ``$RAGBEAM_DEV29_HEADING_PDFS`` or ``../data/dev29-heading-pdfs``);
+``--fetch`` copies them too (``--fetch --set dev29`` copies only them).
+``dev29-levels`` in the truth file gives each of its headings' level, which this scorer
+ignores:
+
+    python benchmarks/heading_truth.py --fetch --set dev29 --mirror-root /work/.mirror
+    python benchmarks/heading_truth.py --set dev29 --show
+
 Each PDF goes through the pipeline's single-file path (``ExtractOptions().file_extractor()``:
 an isolated Tika child with the run's options) and default cleaning;
 the detected headings are the cleaned document's heading spans. A detected heading
@@ -50,6 +62,10 @@ ISSUE29_MANIFEST = REPO / "benchmarks" / "data" / "issue29-heading-pdfs.csv"
 DEFAULT_ISSUE29_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_HEADING_PDFS",
                                                    REPO.parent / "data" / "issue29-heading-pdfs"))
 ISSUE29_SETS = ("issue29-closing", "issue29-final", "issue29-outline")
+DEV29_MANIFEST = REPO / "benchmarks" / "data" / "dev29-heading-pdfs.csv"
+DEFAULT_DEV29_PDFS = pathlib.Path(os.environ.get("RAGBEAM_DEV29_HEADING_PDFS",
+                                                 REPO.parent / "data" / "dev29-heading-pdfs"))
+DEV29_SET = "dev29"
 MIN_JACCARD = 0.8
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -97,13 +113,14 @@ def check_files(folder: pathlib.Path, manifest: pathlib.Path = MANIFEST) -> list
             or hashlib.sha256((folder / row["file"]).read_bytes()).hexdigest() != row["sha256"]]
 
 
-def fetch(folder: pathlib.Path, mirror_root: pathlib.Path | None) -> int:
-    """Copy the issue-29 sets' PDFs into ``folder`` from git mirrors or GitHub."""
+def fetch(folder: pathlib.Path, mirror_root: pathlib.Path | None,
+          manifest: pathlib.Path = ISSUE29_MANIFEST) -> int:
+    """Copy a manifest's PDFs into ``folder`` from git mirrors or GitHub, checking SHA-256."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     import large_docs  # one fetcher for every benchmark corpus
 
     folder.mkdir(parents=True, exist_ok=True)
-    with open(ISSUE29_MANIFEST, newline="", encoding="utf-8") as f:
+    with open(manifest, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     bad = 0
     for row in rows:
@@ -115,8 +132,14 @@ def fetch(folder: pathlib.Path, mirror_root: pathlib.Path | None) -> int:
             bad += 1
             continue
         (folder / row["file"]).write_bytes(data)
-    print(f"issue-29 heading PDFs in {folder}, {bad} mismatches")
+    print(f"{manifest.name}: {len(rows) - bad} PDFs in {folder}, {bad} mismatches")
     return 1 if bad else 0
+
+
+def levels(truth: dict, name: str = DEV29_SET) -> dict[str, list[tuple[int, str]]]:
+    """``{file: [(level, heading), …]}`` of a set that records levels (``<set>-levels``)."""
+    return {file: [(level, text) for level, text in pairs]
+            for file, pairs in truth.get(f"{name}-levels", {}).items()}
 
 
 def score_set(folder: pathlib.Path, truth: dict[str, list[str]], show: bool
@@ -145,10 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print every detected heading")
     parser.add_argument("--issue29-pdfs", type=pathlib.Path, default=DEFAULT_ISSUE29_PDFS,
                         help="folder with the PDFs of issue29-heading-pdfs.csv")
-    parser.add_argument("--set", choices=("tuning", "heldout", *ISSUE29_SETS), action="append",
+    parser.add_argument("--dev29-pdfs", type=pathlib.Path, default=DEFAULT_DEV29_PDFS,
+                        help="folder with the PDFs of dev29-heading-pdfs.csv")
+    parser.add_argument("--set", choices=("tuning", "heldout", *ISSUE29_SETS, DEV29_SET),
+                        action="append",
                         help="score only this set (repeatable; default tuning and heldout)")
     parser.add_argument("--fetch", action="store_true",
-                        help="copy the issue-29 sets' PDFs into --issue29-pdfs, then exit")
+                        help="copy the issue-29 sets' PDFs into --issue29-pdfs and the dev29 "
+                             "PDFs into --dev29-pdfs (with --set, only those sets'), then exit")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--mirror-root", type=pathlib.Path,
                         help="with --fetch: local git mirrors DIR/<owner>+<name>/repo")
@@ -158,11 +185,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.fetch:
         if not args.mirror_root and not args.download:
             parser.error("--fetch needs --mirror-root DIR or --download")
-        return fetch(args.issue29_pdfs, args.mirror_root)
+        wanted = set(args.set or (*ISSUE29_SETS, DEV29_SET))
+        if wanted - {*ISSUE29_SETS, DEV29_SET}:
+            parser.error("--fetch copies the issue-29 and dev29 sets only")
+        bad = 0
+        if wanted & set(ISSUE29_SETS):
+            bad += fetch(args.issue29_pdfs, args.mirror_root, ISSUE29_MANIFEST)
+        if DEV29_SET in wanted:
+            bad += fetch(args.dev29_pdfs, args.mirror_root, DEV29_MANIFEST)
+        return 1 if bad else 0
     names = args.set or ("tuning", "heldout")
     truth = json.loads(TRUTH.read_text(encoding="utf-8"))
     for name in names:
         folder, manifest = ((args.issue29_pdfs, ISSUE29_MANIFEST) if name in ISSUE29_SETS
+                            else (args.dev29_pdfs, DEV29_MANIFEST) if name == DEV29_SET
                             else (args.pdfs, MANIFEST))
         missing = check_files(folder, manifest)
         if missing:

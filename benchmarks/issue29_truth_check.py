@@ -11,6 +11,11 @@ pipeline's own extraction); page counts match.  For the issue-29 heading sets
 scorer's ``words``) are among the words of at most four consecutive Tika lines of
 one page, and the sets without an outline have none.  Only extraction runs: the truth
 was marked before scoring and must stay unseen by the cleaner's output.
+
+The ``dev29`` heading set (a development set, PDFs in ``--dev29``) gets the same
+heading check, plus: its PDFs have no outline, their page counts match the manifest,
+and ``dev29-levels`` lists the same headings in the same order with levels ≥ 1.
+``--sets '' --heading-sets dev29`` checks it alone.
 """
 
 from __future__ import annotations
@@ -63,42 +68,102 @@ def check(name: str) -> int:
     return bad
 
 
-def check_headings(folder) -> int:
+def heading_windows(pages: list[list[str]]) -> list[frozenset[str]]:
+    """The words of every run of one to four consecutive Tika lines of a page.
+
+    A heading wrapped by the page has its lines joined, a word broken at a hyphen
+    rejoined (as spelled in Tika's text, e.g. 'Lemâıtre'), CJK lines joined without a
+    space (a space would split one CJK word in two)."""
+    windows = []
+    for page in pages:
+        for n in (1, 2, 3, 4):
+            for i in range(len(page)):
+                lines = page[i:i + n]
+                joined = " ".join(lines)
+                windows.append(ht.words(joined.replace("- ", "")) | ht.words(joined)
+                               | ht.words("".join(lines)))
+    return windows
+
+
+def check_heading_set(name: str, folder: pathlib.Path, manifest: pathlib.Path,
+                      headings_by_file: dict[str, list[str]], outline_expected: bool,
+                      check_pages: bool = False) -> int:
     import pypdfium2
 
+    bad = 0
+    rows = {row["file"]: row for row in ft.manifest_rows(manifest)}
+    for file, headings in headings_by_file.items():
+        outline = len(list(pypdfium2.PdfDocument(str(folder / file)).get_toc()))
+        if (outline > 0) != outline_expected:
+            print(f"{name}: {file}: outline of {outline} entries")
+            bad += 1
+        pages = ft.raw_page_lines(ft.extract(folder / file)[0])
+        if check_pages and str(len(pages)) != rows[file]["pages"]:
+            print(f"{name}: {file}: {len(pages)} pages, manifest says {rows[file]['pages']}")
+            bad += 1
+        windows = heading_windows(pages)
+        for heading in headings:
+            if not any(ht.words(heading) <= window for window in windows):
+                print(f"{name}: {file}: heading not in Tika's lines: {heading!r}")
+                bad += 1
+        print(f"{name}: {file}: {len(pages)} pages, {len(headings)} headings, "
+              f"outline {outline}")
+    return bad
+
+
+def check_headings(folder: pathlib.Path) -> int:
     truth = json.loads(ht.TRUTH.read_text(encoding="utf-8"))
     missing = ht.check_files(folder, ht.ISSUE29_MANIFEST)
     if missing:
         print(f"headings: missing or different in {folder}: {', '.join(missing)}")
         return len(missing)
+    return sum(check_heading_set(name, folder, ht.ISSUE29_MANIFEST, truth[name],
+                                 name == "issue29-outline") for name in ht.ISSUE29_SETS)
+
+
+def check_dev29(folder: pathlib.Path) -> int:
+    truth = json.loads(ht.TRUTH.read_text(encoding="utf-8"))
+    name = ht.DEV29_SET
+    missing = ht.check_files(folder, ht.DEV29_MANIFEST)
+    if missing:
+        print(f"{name}: missing or different in {folder}: {', '.join(missing)}")
+        return len(missing)
     bad = 0
-    for name in ht.ISSUE29_SETS:
-        for file, headings in truth[name].items():
-            outline = len(list(pypdfium2.PdfDocument(str(folder / file)).get_toc()))
-            if (outline > 0) != (name == "issue29-outline"):
-                print(f"{name}: {file}: outline of {outline} entries")
-                bad += 1
-            pages = ft.raw_page_lines(ft.extract(folder / file)[0])
-            # a heading wrapped by the page: its lines joined, a word broken at a hyphen
-            # rejoined (as spelled in Tika's text, e.g. 'Lemâıtre')
-            windows = [ht.words(" ".join(page[i:i + n]).replace("- ", "")) | ht.words(
-                " ".join(page[i:i + n])) for page in pages
-                for n in (1, 2, 3, 4) for i in range(len(page))]
-            for heading in headings:
-                if not any(ht.words(heading) <= window for window in windows):
-                    print(f"{name}: {file}: heading not in Tika's lines: {heading!r}")
-                    bad += 1
-            print(f"{name}: {file}: {len(pages)} pages, {len(headings)} headings, "
-                  f"outline {outline}")
+    listed = sorted(row["file"] for row in ft.manifest_rows(ht.DEV29_MANIFEST))
+    if listed != sorted(truth[name]):
+        print(f"{name}: manifest and truth list different files")
+        bad += 1
+    levels = ht.levels(truth, name)
+    for file, headings in truth[name].items():
+        pairs = levels.get(file, [])
+        if [text for _, text in pairs] != headings or any(
+                not isinstance(level, int) or level < 1 for level, _ in pairs):
+            print(f"{name}: {file}: {name}-levels does not list its headings with levels >= 1")
+            bad += 1
+    bad += check_heading_set(name, folder, ht.DEV29_MANIFEST, truth[name], False,
+                             check_pages=True)
+    print(f"{name}: {len(truth[name])} PDFs, "
+          f"{sum(map(len, truth[name].values()))} headings")
     return bad
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", default="issue29-closing,issue29-final")
+    parser.add_argument("--sets", default="issue29-closing,issue29-final",
+                        help="furniture sets to check, comma-separated ('' for none)")
+    parser.add_argument("--heading-sets", default="issue29,dev29",
+                        help="heading sets to check: issue29 (the three), dev29")
     parser.add_argument("--headings", type=pathlib.Path, default=ht.DEFAULT_ISSUE29_PDFS)
+    parser.add_argument("--dev29", type=pathlib.Path, default=ht.DEFAULT_DEV29_PDFS)
     args = parser.parse_args(argv)
-    bad = sum(check(name) for name in args.sets.split(",")) + check_headings(args.headings)
+    heading_sets = set(filter(None, args.heading_sets.split(",")))
+    if heading_sets - {"issue29", "dev29"}:
+        parser.error("--heading-sets takes issue29 and/or dev29")
+    bad = sum(check(name) for name in filter(None, args.sets.split(",")))
+    if "issue29" in heading_sets:
+        bad += check_headings(args.headings)
+    if "dev29" in heading_sets:
+        bad += check_dev29(args.dev29)
     print("all truth lines found" if not bad else f"{bad} problems")
     return 1 if bad else 0
 

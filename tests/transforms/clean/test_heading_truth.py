@@ -49,3 +49,34 @@ def test_tuning_set_precision_and_recall_when_the_pdfs_are_present():
     truth = json.loads(scorer.TRUTH.read_text(encoding="utf-8"))
     detected, hits, lines, found = scorer.score_set(scorer.DEFAULT_PDFS, truth["tuning"], False)
     assert hits / detected >= 0.9 and found / lines >= 0.8
+
+
+def test_dev29_truth_lists_its_manifest_s_pdfs_with_a_level_per_heading():
+    import csv
+
+    truth = json.loads(scorer.TRUTH.read_text(encoding="utf-8"))
+    with open(scorer.DEV29_MANIFEST, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert {row["file"] for row in rows} == set(truth["dev29"])
+    assert all(row["set"] == "dev29" and 2 <= int(row["pages"]) <= 40 for row in rows)
+    levels = scorer.levels(truth, "dev29")
+    assert set(levels) == set(truth["dev29"])
+    for file, headings in truth["dev29"].items():
+        assert [text for _, text in levels[file]] == headings
+        assert all(isinstance(level, int) and level >= 1 for level, _ in levels[file])
+    assert 150 <= sum(map(len, truth["dev29"].values())) <= 250
+
+
+def test_dev29_shares_no_pdf_with_another_benchmark_manifest():
+    import csv
+
+    with open(scorer.DEV29_MANIFEST, newline="", encoding="utf-8") as f:
+        dev29 = {row["sha256"] for row in csv.DictReader(f)}
+    others = set()
+    for manifest in [*(REPO / "benchmarks" / "data").glob("*.csv"),
+                     REPO / "benchmarks" / "large_docs.csv"]:
+        if manifest == scorer.DEV29_MANIFEST:
+            continue
+        with open(manifest, newline="", encoding="utf-8") as f:
+            others |= {row.get("sha256") for row in csv.DictReader(f)}
+    assert len(dev29) == 12 and not dev29 & others
