@@ -50,7 +50,11 @@ from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import (
-    find_headings,
+    MAX_STYLED_HEADING_LINES,
+    BodyStyle,
+    HeadingBlock,
+    body_style,
+    find_styled_headings,
     is_prose,
     outline_headings,
     outline_of,
@@ -62,6 +66,7 @@ from ragbeam.transforms.clean.hyphenation import (
     hyphen_lexicon,
     join_hyphenated,
 )
+from ragbeam.transforms.clean.layout import style_changes
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import (
     FULL_LINE_SHARE,
@@ -356,6 +361,9 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
         if not same_block:
             return LineBreak.PARAGRAPH
         return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
+    if prev.wraps is None and style_changes(prev.style, line.style, _reaches_margin(prev,
+                                                                             full_line)):
+        return LineBreak.PARAGRAPH  # a heading set apart by its font, a footnote by its size
     if options.dehyphenate and prev.text[-1:] in HYPHENS:
         hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
         if hyphen is not HyphenBreak.NONE:
@@ -365,11 +373,7 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
             return LineBreak.JOINED
     if not options.join_lines:
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    if prev.wraps:  # plain text: the next word did not fit on the line
-        full_width = True
-    else:
-        low, high = full_line.get(prev.page, _NEVER_FULL)
-        full_width = low <= len(prev.text) <= high
+    full_width = True if prev.wraps else _reaches_margin(prev, full_line)
     brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
                               full_width=full_width)
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
@@ -377,24 +381,110 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
     return brk
 
 
-def _mark_headings(assembly: _Assembly, outline: list[tuple[int, str]]) -> int:
+def _reaches_margin(line: _Line, full_line: dict[int | None, tuple[float, float]]) -> bool:
+    """Does a PDF line run to the right margin (its length that of the page's full lines)?"""
+    low, high = full_line.get(line.page, _NEVER_FULL)
+    return low <= len(line.text) <= high
+
+
+def _mark_headings(assembly: _Assembly, outline: list[tuple[int, str]],
+                   layout: PdfLayout | None) -> int:
     """The one-line paragraphs a PDF's outline points at become headings of its levels;
-    without an outline that describes the text, those that read like section headings."""
-    candidates = [
-        pieces[0][1].text if len(pieces) == 1 and pieces[0][1].kind is BlockKind.PARAGRAPH
-        and not pieces[0][1].detached else None
-        for pieces in assembly.blocks
-    ]
-    prose = [is_prose(" ".join(line.text for _, line in pieces))
-             if pieces[0][1].kind is BlockKind.PARAGRAPH else False
-             for pieces in assembly.blocks]
-    found = outline_headings(candidates, outline) if outline else None
+    without an outline that describes the text, the paragraphs that read like section
+    headings, and, where the lines carry their style, those set apart by their font
+    (``headings.find_styled_headings``)."""
+    blocks = [_heading_block(pieces) for pieces in assembly.blocks]
+    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline)
+             if outline else None)
     if found is None:
-        found = find_headings(candidates, prose)
+        body = body_style((line.style, len(line.text)) for pieces in assembly.blocks
+                          for _, line in pieces
+                          if line.style is not None and line.kind is BlockKind.PARAGRAPH)
+        if body is not None and layout is not None:
+            rows = _RowIndex(assembly, layout, body)
+            blocks = [replace(block, in_row=rows.shares_row(block.style),
+                              in_margin=rows.in_margin(block.style),
+                              page_height=rows.height(block.style))
+                      if block.text is not None and block.style is not None else block
+                      for block in blocks]
+        found = find_styled_headings(blocks, body)
     for index, level in found.items():
-        line = assembly.blocks[index][0][1]
-        line.kind, line.level = BlockKind.HEADING, level
+        for _, line in assembly.blocks[index]:
+            line.kind, line.level = BlockKind.HEADING, level
     return len(found)
+
+
+def _heading_block(pieces: list[tuple[str, _Line]]) -> HeadingBlock:
+    first = pieces[0][1]
+    paragraph = first.kind is BlockKind.PARAGRAPH
+    text = " ".join(line.text for _, line in pieces)
+    candidate = (paragraph and not first.detached
+                 and len(pieces) <= MAX_STYLED_HEADING_LINES)
+    styles = [line.style for _, line in pieces if line.style is not None and line.style.size]
+    uniform = all((s.size, s.bold, s.font) == (styles[0].size, styles[0].bold, styles[0].font)
+                  for s in styles)
+    return HeadingBlock(text if candidate else None, paragraph and is_prose(text), len(pieces),
+                        first.style, uniform)
+
+
+class _RowIndex:
+    """The placed lines of each page, to tell a line alone in its row (a heading) from
+    one among a table's cells, and a line in the margin from one in the text column."""
+
+    # A neighbour in the same row is a cell when it is a line of its own (a block of
+    # at most two lines) in the text column, narrower than this share of the page and
+    # wider than this many of the line's font sizes: the other column's text beside a
+    # heading in a two-column paper, a note in the margin, and a section number Tika
+    # left on a line of its own before its title are not.
+    MAX_CELL_WIDTH_SHARE = 0.3
+    MIN_CELL_WIDTH_SIZES = 2.5
+
+    def __init__(self, assembly: _Assembly, layout: PdfLayout, body: BodyStyle) -> None:
+        self.cells: dict[int, list[LineStyle]] = defaultdict(list)
+        column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
+        for pieces in assembly.blocks:
+            for _, line in pieces:
+                style = line.style
+                if style is None:
+                    continue
+                if len(pieces) <= 2:
+                    self.cells[style.page].append(style)
+                if style.size and style.size == body.size and style.font == body.font:
+                    edges = column[style.page]
+                    edges[0], edges[1] = min(edges[0], style.x0), max(edges[1], style.x1)
+        self.columns = dict(column)
+        self.sizes = layout.page_sizes
+
+    def height(self, style: LineStyle | None) -> float:
+        if style is None or not 0 < style.page <= len(self.sizes):
+            return 0.0
+        return self.sizes[style.page - 1][1]
+
+    def in_margin(self, style: LineStyle | None) -> bool:
+        """Beside the page's text column (left of its left edge or right of its right):
+        a marginal note, a volume number, a stamp."""
+        if style is None or style.page not in self.columns:
+            return False
+        left, right = self.columns[style.page]
+        return style.x1 <= left or style.x0 >= right
+
+    def shares_row(self, style: LineStyle | None) -> bool:
+        if style is None or not 0 < style.page <= len(self.sizes):
+            return False
+        width = self.sizes[style.page - 1][0]
+        height = style.bottom - style.top
+        narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
+        for other in self.cells.get(style.page, ()):
+            if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
+                continue  # itself, or above or below it
+            overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
+            cell_width = other.x1 - other.x0
+            if (overlap > 0.5 * min(height, other.bottom - other.top)
+                    and cell_width < self.MAX_CELL_WIDTH_SHARE * width
+                    and (cell_width > narrowest or other.x0 > style.x1)
+                    and not self.in_margin(other)):
+                return True
+        return False
 
 
 def _mark_plain_wraps(lines: list[_Line]) -> bool:
@@ -432,7 +522,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
                              and _mark_plain_wraps(lines))
     assembly = _assemble(lines, hard_wrapped, options)
-    headings_detected = (_mark_headings(assembly, outline_of(extracted.metadata))
+    headings_detected = (_mark_headings(assembly, outline_of(extracted.metadata),
+                                        extracted.layout)
                          if paged and options.detect_headings else 0)
 
     parts: list[str] = []

@@ -32,16 +32,35 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from ragbeam.transforms.charsets import CJK_SCRIPTS_CLASS, PROSE_LINE_ENDS
+from ragbeam.transforms.charsets import (
+    CJK_CHAR,
+    CJK_SCRIPTS_CLASS,
+    PROSE_LINE_ENDS,
+    SENTENCE_ENDS,
+)
+from ragbeam.transforms.clean.layout import sizes_differ
+from ragbeam.transforms.types import LineStyle
 
 MAX_HEADING_CHARS = 80
 MAX_CAPS_HEADING_CHARS = 60
 _NUMBERED = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>\S.*)$")
 _ROMAN = re.compile(r"^(?P<num>[IVX]{1,5})\.\s+(?P<title>\S.*)$")
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
+# Chinese enumerations below chapters and sections, in their usual order of depth:
+# "一、", "（一）", "1、", "（1）" (full-width or ASCII brackets).
+_CJK_ENUMERATIONS = (
+    (re.compile(r"^[一二三四五六七八九十]{1,3}\s*、\s*\S"), 3, "cjk-enum"),
+    (re.compile(r"^[（(]\s*[一二三四五六七八九十]{1,3}\s*[）)]\s*\S"), 4, "cjk-paren"),
+    (re.compile(r"^\d{1,2}\s*、\s*\S"), 4, "cjk-arabic"),
+    (re.compile(r"^[（(]\s*\d{1,2}\s*[）)]\s*[^\W\d_]"), 5, "cjk-paren-arabic"),
+)
 _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
+_CLOSES = _ENDS_SENTENCE
+_SENTENCE_CLOSES = tuple(SENTENCE_ENDS)
 _CJK_START = re.compile(f"[{CJK_SCRIPTS_CLASS}]")
 _CODE_LIKE = re.compile(r"[_{}=<>;\\]|::")
 _CAPITALS = re.compile(r"^[A-Z][A-Z0-9 &'’,()/-]*[A-Z)]$")
@@ -66,6 +85,10 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return None  # "2.1 Parsing 4": a table-of-contents entry
     if match := _CJK_SECTION.match(text):
         return (2 if match.group("unit") == "节" else 1), f"cjk-{match.group('unit')}"
+    if _CJK_START.search(text):
+        for pattern, level, depth in _CJK_ENUMERATIONS:
+            if pattern.match(text):
+                return level, depth
     if _CODE_LIKE.search(text):
         return None  # "DEFINITIONS TAGS ::=", "4 CARD32 FIRST_OFFSET": code or a table row
     if match := _NUMBERED.match(text):
@@ -101,10 +124,14 @@ def _is_capitals_heading(text: str) -> bool:
 
 
 def is_prose(text: str) -> bool:
-    """Running text: enough words, mostly letters (not a row of numbers or codes)."""
+    """Running text: enough words, mostly letters (not a row of numbers or codes). In
+    scripts written without spaces every CJK character counts as a word."""
     visible = [c for c in text if not c.isspace()]
     letters = sum(c.isalpha() for c in visible)
-    return (len(text.split()) >= MIN_PROSE_WORDS
+    words = len(text.split())
+    if words < MIN_PROSE_WORDS and not text.isascii():
+        words += len(CJK_CHAR.findall(text))
+    return (words >= MIN_PROSE_WORDS
             and letters >= MIN_PROSE_LETTER_SHARE * max(len(visible), 1))
 
 
@@ -159,6 +186,224 @@ def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: 
     if mine is None or theirs is None:
         return True  # same kind of unnumbered marker twice in a row
     return theirs - mine == j - i
+
+
+# --- headings from the page's typography (PDFs with a layout) ------------------------
+
+# A heading set apart by its font has at most this many lines and words.
+MAX_STYLED_HEADING_LINES = 3
+MAX_STYLED_HEADING_WORDS = 25
+# Commas in a line set apart by its font that make it a list (of names, an address),
+# not a heading.
+MAX_HEADING_COMMAS = 2
+# How many blocks a heading may be followed by before its text: headings of the
+# levels below it ("2 Methods" / "2.1 Data" / text).
+MAX_HEADINGS_IN_A_ROW = 4
+# The document's title is the largest line in the top part of its first page.
+TITLE_PAGE_SHARE = 0.5
+# A heading does not end inside a phrase.
+_ENDS_INSIDE = re.compile(r"(?:[,;:(\[/&–—-]|\b(?:and|or|of|the|for|to|in|with|und|et|de))$",
+                          re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BodyStyle:
+    """The body text's style: the size and font most of a document's text is set in."""
+
+    size: float
+    font: str
+    bold: bool
+
+
+@dataclass(frozen=True)
+class HeadingBlock:
+    """What heading detection knows of one cleaned block."""
+
+    text: str | None  # a paragraph of at most MAX_STYLED_HEADING_LINES lines, else None
+    prose: bool  # running text (``is_prose``)
+    lines: int = 1
+    style: LineStyle | None = None  # its first line's, when it has one
+    uniform: bool = True  # all its styled lines are set alike
+    in_row: bool = False  # it shares its row with short lines: a table's cells
+    in_margin: bool = False  # beside the page's text column: a marginal note
+    page_height: float = 0.0
+
+
+def body_style(styles: Iterable[tuple[LineStyle, int]]) -> BodyStyle | None:
+    """The style most characters are set in (``(style, characters)`` of measured lines)."""
+    weights: Counter[tuple[float, str, bool]] = Counter()
+    for style, chars in styles:
+        if style.size:
+            weights[(style.size, style.font, style.bold)] += chars
+    if not weights:
+        return None
+    (size, font, bold), _ = weights.most_common(1)[0]
+    return BodyStyle(size, font, bold)
+
+
+def _distinct(style: LineStyle, reference: LineStyle | BodyStyle) -> bool:
+    """Set apart from ``reference`` (the body, or the text a heading is over): larger,
+    or bold where it is not, or in another face at its size."""
+    if sizes_differ(style.size, reference.size):
+        return style.size > reference.size
+    return (style.bold and not reference.bold) or bool(style.font and reference.font
+                                                        and style.font != reference.font)
+
+
+def _smaller(style: LineStyle | None, reference: LineStyle | BodyStyle | None) -> bool:
+    return (style is not None and reference is not None and bool(style.size)
+            and bool(reference.size) and sizes_differ(style.size, reference.size)
+            and style.size < reference.size)
+
+
+def _style_key(style: LineStyle) -> tuple[float, bool, str]:
+    return (style.size, style.bold, style.font)
+
+
+def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
+                         ) -> dict[int, int]:
+    """``{index: level}`` of a PDF's headings, from its text and its typography.
+
+    The text rules (``heading_level``) still find numbered, capitals and title-case
+    headings, but where the lines carry their style a heading must not be set
+    smaller than the text it is over (captions, footnotes, figure labels), nor share
+    its row with a table's cells, nor stand in the margin, and a title-case one must
+    be set apart from its text ("Fiscal Year" in a table, a name in a list are
+    body-styled). Besides them, a block of up to three lines set apart by its font
+    is a heading when it reads like one (starts with a capital, a digit or a CJK
+    character, does not end like a sentence or inside a phrase, is no list of names
+    or places) and text follows it — prose, possibly after the headings below it,
+    but not after a block set like itself (authors, a list of labels) — from which
+    it is set apart too (a bold "About the authors" over biographies set smaller than
+    the body is a heading; a bold label in a figure is not). The largest of them
+    near the top of the first page is the document's title; nothing printed above
+    it there (a banner, a journal's masthead) is a heading. Levels: a numbered
+    heading's depth; an unnumbered one takes the level of the numbered headings set
+    like it, or ranks by size below the larger styles."""
+    texts = [b.text if b.text is not None and b.lines == 1 else None for b in blocks]
+    by_text = find_headings(texts, [b.prose for b in blocks])
+    if body is None:
+        return by_text
+    styled = [i for i, b in enumerate(blocks) if _reads_like_a_heading(b)]
+    # Headings a heading may stand over before its text ("2 Methods" / "2.1 Data"):
+    # blocks set apart from the body, or numbered.
+    candidates = {i for i in styled if _distinct(blocks[i].style, body)} | set(by_text)
+    found: dict[int, int] = {}
+    for index, level in by_text.items():
+        block = blocks[index]
+        if block.in_row or block.in_margin or block.style is None or not block.style.size:
+            if not (block.in_row or block.in_margin):
+                found[index] = level  # no style known: the text rules alone
+            continue
+        text = _following_text(blocks, index, candidates)
+        reference = text.style if text is not None and text.style is not None \
+            and text.style.size else body
+        if _smaller(block.style, reference):
+            continue
+        kind = heading_level(block.text or "")
+        if kind is not None and kind[1] == "title" and not (
+                text is not None and _distinct(block.style, reference)):
+            continue  # title case: set apart, over text (not a name, a label, a cell)
+        found[index] = level
+    for index in styled:
+        if index in found:
+            continue
+        style = blocks[index].style
+        text = _following_text(blocks, index, candidates)
+        if (text is not None and style is not None and text.style is not None
+                and text.style.size and _distinct(style, text.style)
+                and not _smaller(style, text.style)):
+            found[index] = 0  # level decided below
+    title = _title(blocks, found, body)
+    if title is not None:
+        found[title] = 0
+        found = {i: level for i, level in found.items()
+                 if i >= title or blocks[i].style is None
+                 or blocks[i].style.page != blocks[title].style.page
+                 or blocks[i].style.top >= blocks[title].style.top}
+    return _levels(blocks, found)
+
+
+def _reads_like_a_heading(block: HeadingBlock) -> bool:
+    """A styled block of up to three lines whose words could be a heading's."""
+    style, text = block.style, block.text
+    if (text is None or style is None or not style.size or not block.uniform
+            or block.in_row or block.in_margin):
+        return False
+    text = text.strip()
+    if (not text or len(text.split()) > MAX_STYLED_HEADING_WORDS
+            or (text.endswith(_CLOSES) and not text.endswith("?"))
+            or _ENDS_INSIDE.search(text) or _CODE_LIKE.search(text)
+            or sum(ch.isalpha() for ch in text) < 2
+            or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
+        return False  # a sentence, a number, an address, a list of names or places
+    first = text[0]
+    return first.isupper() or first.isdigit() or bool(_CJK_START.match(first))
+
+
+def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[int]
+                    ) -> HeadingBlock | None:
+    """The text block ``index`` is over: the next block that is running text (several
+    lines of prose, or a sentence), after at most a few headings set otherwise than
+    itself; None when a block set like itself comes first (a list of labels, not a
+    heading over its text) or no text comes."""
+    own = blocks[index].style
+    for j in range(index + 1, min(index + 1 + MAX_HEADINGS_IN_A_ROW, len(blocks))):
+        following = blocks[j]
+        if j in candidates:
+            if (own is not None and following.style is not None
+                    and _style_key(following.style) == _style_key(own)):
+                return None
+            continue
+        is_text = following.prose and (following.lines > 1 or (following.text or "")
+                                       .rstrip().endswith(_SENTENCE_CLOSES))
+        return following if is_text else None
+    return None
+
+
+def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], body: BodyStyle
+           ) -> int | None:
+    """The document's title: a heading near the top of the first page that has text,
+    set larger than the body and than every other heading (a first section heading
+    set like the others is no title)."""
+    sizes = [blocks[i].style.size for i in found if blocks[i].style is not None]
+    first_page = next((b.style.page for b in blocks if b.style is not None), None)
+    best: int | None = None
+    for index in found:
+        style = blocks[index].style
+        if (style is None or style.page != first_page or not style.size
+                or not sizes_differ(style.size, body.size) or style.size < body.size
+                or style.top > TITLE_PAGE_SHARE * blocks[index].page_height):
+            continue
+        if best is None or style.size > blocks[best].style.size:  # type: ignore[union-attr]
+            best = index
+    if best is None:
+        return None
+    size = blocks[best].style.size  # type: ignore[union-attr]
+    others = [other for other in sizes if other != size]
+    return best if sizes.count(size) == 1 and all(other < size for other in others) else None
+
+
+def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, int]:
+    """Numbered headings keep their depth; the others take the level of the numbered
+    headings set like them, or rank by size below the larger styles."""
+    depth_of_style: dict[tuple[float, bool, str], Counter[int]] = defaultdict(Counter)
+    for index, level in found.items():
+        style = blocks[index].style
+        if level and style is not None and style.size:
+            depth_of_style[_style_key(style)][level] += 1
+    known = {key: counts.most_common(1)[0][0] for key, counts in depth_of_style.items()}
+    unranked = sorted({_style_key(blocks[i].style) for i, level in found.items()
+                       if not level and blocks[i].style is not None} - set(known),
+                      key=lambda key: (-key[0], not key[1]))
+    ranked: dict[tuple[float, bool, str], int] = {}
+    for key in unranked:
+        larger = [level for other, level in (*known.items(), *ranked.items())
+                  if (other[0], other[1]) > (key[0], key[1]) and other != key]
+        ranked[key] = min(max(larger, default=0) + 1, 6)
+    levels = {**known, **ranked}
+    return {i: level or levels.get(_style_key(blocks[i].style), 1)  # type: ignore[arg-type]
+            for i, level in found.items()}
 
 
 # documents.metadata key of a PDF's outline, JSON [[level, title], …]

@@ -48,6 +48,7 @@ FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
 _NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
 MAX_HEADING_CHARS = 80
+_CJK_SECTION_START = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*[章篇部节]\s*\S")
 # A footnote's mark fused to its text: "6We use the unfiltered …".
 _FOOTNOTE_START = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")
 _NUMBER_TOKENS = re.compile(r"(?<!\S)[-+±(]?\d[\d.,/:%]*[)%]?(?!\S)")
@@ -111,8 +112,8 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
         return join_separator(line, next_line)
     ends_sentence = line.endswith(_SENTENCE_END)
     if same_block:
-        if ends_sentence and not full_width:
-            return LineBreak.LINE
+        if not full_width and (ends_sentence or looks_like_heading(next_line)):
+            return LineBreak.LINE  # a paragraph's end, or a heading Tika kept in its block
         return join_separator(line, next_line)
     if full_width and not ends_sentence and not looks_like_heading(next_line):
         return join_separator(line, next_line)
@@ -138,10 +139,11 @@ def is_numeric_row(line: str) -> bool:
 
 
 def looks_like_heading(line: str) -> bool:
-    """A short numbered ("2.1 Title", "IV. Results") or all-capitals line."""
+    """A short numbered ("2.1 Title", "IV. Results", "第一节 重要提示") or all-capitals line."""
     if len(line) > MAX_HEADING_CHARS:
         return False
-    return bool(_NUMBERED_HEADING.match(line)) or (line.isupper() and len(line) > 3)
+    return (bool(_NUMBERED_HEADING.match(line) or _CJK_SECTION_START.match(line))
+            or (line.isupper() and len(line) > 3))
 
 
 def typical_line_length(lengths: list[int]) -> int:

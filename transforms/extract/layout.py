@@ -31,7 +31,10 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import math
 import re
+import struct
+import sys
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -77,6 +80,7 @@ class PdfLine:
     size: float
     bold: bool
     rotated: bool = False
+    font: str = ""
 
 
 @dataclass(frozen=True)
@@ -161,13 +165,7 @@ def _page_layout(raw, page, number: int, with_images: bool,
     frame = _Frame(left, bottom, right, top, raw.FPDFPage_GetRotation(page.raw))
     textpage = raw.FPDFText_LoadPage(page.raw)
     try:
-        count = raw.FPDFText_CountChars(textpage)
-        text = ""
-        if count > 0:
-            buffer = ctypes.create_string_buffer((count + 1) * 2)
-            raw.FPDFText_GetText(textpage, 0, count,
-                                 ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
-            text = buffer.raw[:count * 2].decode("utf-16-le", "replace")
+        text = _page_text(raw, textpage)
         reader = _StyleReader(raw, textpage, frame, text)
         # (first, last) character of each of PDFium's lines; its "\r\n" counts as two.
         ranges = []
@@ -179,7 +177,8 @@ def _page_layout(raw, page, number: int, with_images: bool,
                 ranges.append((first, first + len(stripped) - 1))
             start += len(piece) + 2
         if tika is None:
-            lines = tuple(reader.style(first, last) for first, last in ranges)
+            lines = tuple(line for first, last in ranges
+                          if (line := reader.style(first, last)) is not None)
             styles: list[PdfLine | None] = []
         else:
             lines = ()
@@ -195,56 +194,102 @@ def _page_layout(raw, page, number: int, with_images: bool,
             styles)
 
 
+def _page_text(raw, textpage) -> str:
+    """The page's text, one ``str`` character per UTF-16 unit of PDFium's text (its
+    text indexes), so offsets in it are PDFium's."""
+    count = raw.FPDFText_CountChars(textpage)
+    if count <= 0:
+        return ""
+    buffer = ctypes.create_string_buffer((count + 1) * 2)
+    written = raw.FPDFText_GetText(textpage, 0, count,
+                                   ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
+    units = buffer.raw[:max(written - 1, 0) * 2]  # without the closing NUL
+    text = units.decode("utf-16-le", "replace")
+    if len(text) * 2 != len(units):  # a surrogate pair became one character: split it
+        text = "".join(map(chr, struct.unpack(f"<{len(units) // 2}H", units)))
+    return text
+
+
 class _StyleReader:
     """Box, font size, weight and angle of a run of a page's characters, from its
-    first, middle and last character (a few calls per line, none per character)."""
+    first, middle and last character (a few calls per line, none per character).
+
+    Offsets are indexes into PDFium's text of the page; PDFium's own calls take
+    character indexes, which are the same until a character without text (most
+    pages have none): then each offset is translated (``FPDFText_GetCharIndexFromTextIndex``).
+    """
 
     def __init__(self, raw, textpage, frame: _Frame, text: str) -> None:
         self.raw, self.textpage, self.frame, self.text = raw, textpage, frame, text
         self.edges = [ctypes.c_double() for _ in range(4)]
+        self.matrix = raw.FS_MATRIX()
+        self.name = ctypes.create_string_buffer(128)
+        self.flags = ctypes.c_int()
+        last = len(text) - 1
+        self.same_indexes = last < 0 or raw.FPDFText_GetCharIndexFromTextIndex(
+            textpage, last) == last
 
-    def style(self, first: int, last: int, full: bool = True) -> PdfLine:
-        """``full``: also the font (size, weight) and the angle; without it only the
-        box, and the font size is 0 (unknown)."""
+    def _char(self, offset: int) -> int:
+        if self.same_indexes:
+            return offset
+        return self.raw.FPDFText_GetCharIndexFromTextIndex(self.textpage, offset)
+
+    def style(self, first: int, last: int, full: bool = True) -> PdfLine | None:
+        """``first``/``last``: offsets in the page's text. ``full``: also the font (size,
+        weight) and the angle; without it only the box, and the font size is 0
+        (unknown). None when PDFium has no character there."""
         raw, textpage, text = self.raw, self.textpage, self.text
         middle = (first + last) // 2
         while middle < last and not text[middle].isalnum():
             middle += 1
+        lead = first
+        while lead < middle and not text[lead].isalnum():
+            lead += 1
+        at_first, at_last, at_middle, at_lead = (
+            self._char(first), self._char(last), self._char(middle), self._char(lead))
+        if min(at_first, at_last, at_middle, at_lead) < 0:
+            return None
         left, right, low, high = self.edges
-        raw.FPDFText_GetCharBox(textpage, first, left, right, low, high)
+        raw.FPDFText_GetCharBox(textpage, at_first, left, right, low, high)
         x0, x1, y0, y1 = left.value, right.value, low.value, high.value
-        raw.FPDFText_GetCharBox(textpage, last, left, right, low, high)
+        raw.FPDFText_GetCharBox(textpage, at_last, left, right, low, high)
         x0, x1 = min(x0, left.value), max(x1, right.value)
         y0, y1 = min(y0, low.value), max(y1, high.value)
         if not full:
             return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1), 0.0, False)
-        size = raw.FPDFText_GetFontSize(textpage, middle)
+        # The larger of the first letter's and the middle letter's: one of them may be
+        # a superscript or a subscript, a heading's are both its own size.
+        size = raw.FPDFText_GetFontSize(textpage, at_middle)
+        if lead != middle:
+            size = max(size, raw.FPDFText_GetFontSize(textpage, at_lead))
+        # The size set in the text (Tf) scaled by the text matrix: some producers set
+        # every font at 1 pt and scale it by the matrix.
+        matrix = self.matrix
+        if raw.FPDFText_GetMatrix(textpage, at_middle, matrix):
+            size *= math.hypot(matrix.c, matrix.d)
         rotated = False
         if x1 - x0 < y1 - y0 or last - first < 3:  # taller than wide, or a glyph or two
-            angle = raw.FPDFText_GetCharAngle(textpage, middle)
+            angle = raw.FPDFText_GetCharAngle(textpage, at_middle)
             rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
-        bold = self.weight(middle) >= BOLD_WEIGHT
-        if bold and middle != first:  # a bold run-in label opening a body line is not
-            lead = first
-            while lead < middle and not text[lead].isalnum():
-                lead += 1
-            bold = self.weight(lead) >= BOLD_WEIGHT
+        font, weight = self.font(at_middle)
+        bold = weight >= BOLD_WEIGHT
+        if bold and lead != middle:  # a bold run-in label opening a body line is not
+            bold = self.font(at_lead)[1] >= BOLD_WEIGHT
         return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1),
-                       round(size, 1), bold, rotated)
+                       round(size, 1), bold, rotated, font)
 
-    def weight(self, index: int) -> int:
+    def font(self, index: int) -> tuple[str, int]:
+        """The font's name and weight at a character (weight from the font descriptor;
+        without one, as for the standard 14 fonts, from ForceBold or a bold name)."""
+        name = self.name
+        length = self.raw.FPDFText_GetFontInfo(self.textpage, index, name, len(name),
+                                               ctypes.byref(self.flags))
+        text = sys.intern(name.raw[:max(min(length, len(name)) - 1, 0)].decode("latin-1"))
         weight = self.raw.FPDFText_GetFontWeight(self.textpage, index)
-        if weight > 0:
-            return weight
-        # No font descriptor (the standard 14 fonts): the font's name and flags say.
-        flags = ctypes.c_int()
-        name = ctypes.create_string_buffer(128)
-        length = self.raw.FPDFText_GetFontInfo(self.textpage, index, name, 128,
-                                               ctypes.byref(flags))
-        text = name.raw[:max(min(length, 128) - 1, 0)].decode("latin-1").lower()
-        if flags.value & _FORCE_BOLD or _BOLD_NAME.search(text):
-            return 700
-        return 400 if text else 0
+        if weight <= 0:
+            bold = self.flags.value & _FORCE_BOLD or _BOLD_NAME.search(text.lower())
+            weight = 700 if bold else 400 if text else 0
+        return text, weight
 
 
 def _align(reader: _StyleReader, ranges: list[tuple[int, int]],
@@ -398,7 +443,7 @@ class TikaLine(NamedTuple):
 def tika_page_lines(raw_text: str, blocks: Sequence[Block]) -> dict[int, list[TikaLine]]:
     """Tika's lines of each page, in reading order. Lines that can be a heading or
     furniture are styled in full: those of short blocks (up to ``SHORT_BLOCK_LINES``),
-    a block's first and last line, a page's first and last ``EDGE_LINES``; of the
+    a block's first two and last line, a page's first and last ``EDGE_LINES``; of the
     other lines every ``BODY_SAMPLE``-th, for the body's font."""
     pages: dict[int, list[TikaLine]] = defaultdict(list)
     for block in blocks:
@@ -414,7 +459,9 @@ def tika_page_lines(raw_text: str, blocks: Sequence[Block]) -> dict[int, list[Ti
                 lines.append(TikaLine(lead, lead + len(stripped), stripped))
             start += len(piece) + 1
         if len(lines) - first > SHORT_BLOCK_LINES:
-            for index in range(first + 1, len(lines) - 1):
+            # A block's first two lines (a heading Tika kept in its paragraph, and the
+            # line after it) and its last are styled in full.
+            for index in range(first + 2, len(lines) - 1):
                 if (index - first) % BODY_SAMPLE:
                     lines[index] = lines[index]._replace(full=False)
     for lines in pages.values():
@@ -435,7 +482,7 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
                 styles.append(LineStyle(start, end, layout.page, round(pdf.x0, 1),
                                         round(pdf.top, 1), round(pdf.x1, 1),
                                         round(pdf.bottom, 1), pdf.size, pdf.bold,
-                                        pdf.rotated))
+                                        pdf.rotated, pdf.font))
     styles.sort()
     return PdfLayout(tuple((round(layout.width, 1), round(layout.height, 1))
                            for layout, _ in pages), tuple(styles))

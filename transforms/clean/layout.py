@@ -1,0 +1,40 @@
+"""What a PDF line's style (``transforms.types.LineStyle``: its place on the page, its
+font) says to cleaning: pure functions over styles, no PDF reading.
+
+A PDF's lines carry their style when the layout pass placed them
+(``transforms/extract/layout.py``); a line without one (``None``, or a font size of 0
+for a line only placed) says nothing, and the text rules decide alone.
+"""
+
+from __future__ import annotations
+
+from ragbeam.transforms.types import LineStyle
+
+# Two font sizes differ when they are this many points apart, and this share of the
+# larger: 10 and 10.9 pt (a paper's abstract and its body) are one size, 10 and 12 are not.
+MIN_SIZE_STEP = 1.0
+MIN_SIZE_RATIO = 0.08
+
+
+def sizes_differ(a: float, b: float) -> bool:
+    """Are two measured font sizes (points) different sizes, not rounding apart?"""
+    return abs(a - b) >= max(MIN_SIZE_STEP, MIN_SIZE_RATIO * max(a, b))
+
+
+def style_changes(before: LineStyle | None, after: LineStyle | None,
+                  before_reaches_margin: bool) -> bool:
+    """Does a paragraph end between two consecutive lines because their styles differ?
+
+    A change of font size always ends it (a heading over its text, a footnote under
+    the body). A change of face (bold, or another font at the same size) ends it only
+    after a line that stops short of the margin: a heading ends early, while a line
+    in the middle of a paragraph runs to the margin whatever word is set in italics
+    at its middle."""
+    if before is None or after is None or not before.size or not after.size:
+        return False
+    if sizes_differ(before.size, after.size):
+        return True
+    if before_reaches_margin:
+        return False
+    return before.bold != after.bold or bool(before.font and after.font
+                                             and before.font != after.font)
