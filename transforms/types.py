@@ -107,11 +107,12 @@ class LineStyle(NamedTuple):  # a tuple: long PDFs have tens of thousands of lin
     x1: float
     bottom: float
     size: float  # font size of the line's middle character, points
-    bold: bool  # its first and middle letters are set in a bold font
+    bold: bool  # its first, middle and last letters are set in a bold font
     rotated: bool = False  # set at an angle (a margin stamp), not horizontally
-    # The font of its middle letter, as the PDF names it ("" when not measured): a
-    # heading set at the body's size in another face (bold, italic, small capitals)
-    # differs from the body here even where the PDF hides the weight.
+    # The font of its first, middle and last letters, as the PDF names it ("" when not
+    # measured or when they differ): a heading set at the body's size in another
+    # face (bold, italic, small capitals) differs from the body here even where the
+    # PDF hides the weight.
     font: str = ""
 
 

@@ -361,8 +361,7 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
         if not same_block:
             return LineBreak.PARAGRAPH
         return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
-    if prev.wraps is None and style_changes(prev.style, line.style, _reaches_margin(prev,
-                                                                             full_line)):
+    if prev.wraps is None and style_changes(prev.style, line.style):
         return LineBreak.PARAGRAPH  # a heading set apart by its font, a footnote by its size
     if options.dehyphenate and prev.text[-1:] in HYPHENS:
         hyphen = classify_hyphen_break(prev.text, line.text, lexicon)

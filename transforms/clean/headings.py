@@ -49,6 +49,9 @@ MAX_HEADING_CHARS = 80
 MAX_CAPS_HEADING_CHARS = 60
 _NUMBERED = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>\S.*)$")
 _ROMAN = re.compile(r"^(?P<num>[IVX]{1,5})\.\s+(?P<title>\S.*)$")
+# "A. Components", "A.1 Prompts", "B.2.3 Results": letters (with a full stop when alone).
+_LETTERED = re.compile(r"^(?P<num>[A-Z](?:\.(?:[A-Z]|\d{1,2})){1,3}\.?|[A-Z]\.)\s+"
+                       r"(?P<title>\S.*)$")
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
 # Chinese enumerations below chapters and sections, in their usual order of depth:
 # "一、", "（一）", "1、", "（1）" (full-width or ASCII brackets).
@@ -59,9 +62,34 @@ _CJK_ENUMERATIONS = (
     (re.compile(r"^[（(]\s*\d{1,2}\s*[）)]\s*[^\W\d_]"), 5, "cjk-paren-arabic"),
 )
 _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
+# A heading set apart by its font may end in a question or trail off ("Pour en savoir
+# plus…"), not in a full stop, a colon or a comma.
+_OPEN_ENDS = ("?", "？", "…", "...")
+# Captions and labels of figures and tables, whatever their font: "Figure 3. …",
+# "Fig. 2", "Table 1:", "Tableau 4", "Abb. 5", "图 3", "表 2".
+_CAPTION = re.compile(
+    r"^(?:fig(?:ure|\.)?|table(?:au)?|tab\.|abb(?:ildung|\.)|tabelle|chart|graph|exhibit"
+    r"|图|表)\s*[\dIVX]+(?:[.\-–:]\d+)*\b", re.IGNORECASE)
 _CLOSES = _ENDS_SENTENCE
 _SENTENCE_CLOSES = tuple(SENTENCE_ENDS)
+_CLAUSE_CLOSES = (*_SENTENCE_CLOSES, ":", "：")
+MIN_CLAUSE_WORDS = 3
+# A table-of-contents entry: a numbered title ending in its page number ("9 Baz 4").
+_TOC_ENTRY = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[IVXLC]{1,6}|[A-Z])\.?\s.*\s\d{1,4}$")
+MAX_SMALL_PRINT_RATIO = 1.25
+_ADDRESSES = re.compile(r"\S@\S+\.\w|https?://")
+# A heading set smaller than the body ("About the authors" over small print) is short;
+# a numbered one may be set a little smaller than its text (small capitals).
+MAX_SMALL_HEADING_WORDS = 6
+MIN_NUMBERED_SIZE_SHARE = 0.75
+# A name with a note's mark glued to it ("Topsakal1*", "Chen‡"): authors, not a heading.
+_NOTE_MARK = re.compile(r"[^\W\d_]{2,}(?:\d{1,2}[*†‡§]*|[*†‡§]+)(?=[\s,;]|$)"
+                        r"|(?:^|\s)(?:[*†‡§]|\d(?=[A-Z][a-z]))[^\W\d_]")
 _CJK_START = re.compile(f"[{CJK_SCRIPTS_CLASS}]")
+_UNSPACED = _CJK_START
+# An enumerator opening a heading: "(1) ", "(a) ", "1) ", "a) ", "[2] ".
+_ENUMERATOR = re.compile(r"^(?:[(\[（]\s*(?:\d{1,2}|[a-zA-Z]|[ivx]{1,4})\s*[)\]）]"
+                         r"|(?:\d{1,2}|[a-z])\))\s*")
 _CODE_LIKE = re.compile(r"[_{}=<>;\\]|::")
 _CAPITALS = re.compile(r"^[A-Z][A-Z0-9 &'’,()/-]*[A-Z)]$")
 MIN_SINGLE_WORD_CAPS = 6  # "BEGIN", "END", "NULL" are keywords, "SUMMARY" is a heading
@@ -79,7 +107,8 @@ def _starts_title(title: str) -> bool:
 def heading_level(line: str) -> tuple[int, str] | None:
     """``(level, depth key)`` if the line reads like a section heading."""
     text = line.strip()
-    if not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE):
+    if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
+            or _CAPTION.match(text)):
         return None
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
@@ -98,6 +127,9 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return len(parts), f"num-{len(parts)}"
     if match := _ROMAN.match(text):
         return (1, "roman") if _starts_title(match.group("title")) else None
+    if (match := _LETTERED.match(text)) and _starts_title(match.group("title")):
+        depth = match.group("num").rstrip(".").count(".") + 1
+        return depth, f"alpha-{depth}"
     if _is_capitals_heading(text):
         return 1, "caps"
     if _is_title_case_heading(text):
@@ -130,7 +162,8 @@ def is_prose(text: str) -> bool:
     letters = sum(c.isalpha() for c in visible)
     words = len(text.split())
     if words < MIN_PROSE_WORDS and not text.isascii():
-        words += len(CJK_CHAR.findall(text))
+        # Chinese and Japanese words average about two characters (Korean spaces them).
+        words += len(_UNSPACED.findall(text)) // 2
     return (words >= MIN_PROSE_WORDS
             and letters >= MIN_PROSE_LETTER_SHARE * max(len(visible), 1))
 
@@ -284,6 +317,15 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     by_text = find_headings(texts, [b.prose for b in blocks])
     if body is None:
         return by_text
+    kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
+    under_roman = any(kind is not None and kind[1] == "roman" for kind in kinds.values())
+    for i, kind in kinds.items():
+        if kind is None:
+            continue
+        if kind[1] in ("title", "caps"):
+            by_text[i] = 0  # unnumbered: its level comes from its style (below)
+        elif kind[1].startswith("alpha-") and under_roman:
+            by_text[i] = min(kind[0] + 1, 6)  # "A." under "I.": IEEE's subsections
     styled = [i for i, b in enumerate(blocks) if _reads_like_a_heading(b)]
     # Headings a heading may stand over before its text ("2 Methods" / "2.1 Data"):
     # blocks set apart from the body, or numbered.
@@ -295,26 +337,33 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
             if not (block.in_row or block.in_margin):
                 found[index] = level  # no style known: the text rules alone
             continue
-        text = _following_text(blocks, index, candidates)
-        reference = text.style if text is not None and text.style is not None \
-            and text.style.size else body
-        if _smaller(block.style, reference):
-            continue
+        text = _following_text(blocks, index, candidates, body)
+        reference = _reference(text, body)
         kind = heading_level(block.text or "")
-        if kind is not None and kind[1] == "title" and not (
-                text is not None and _distinct(block.style, reference)):
+        if _smaller(block.style, reference) and (
+                kind is None or kind[1] in ("title", "caps")
+                or block.style.size < MIN_NUMBERED_SIZE_SHARE * reference.size):
+            continue  # a caption, a note; a numbered heading may be set a little smaller
+        if kind is not None and kind[1] == "title" and (
+                text is None or not _distinct(block.style, reference)
+                or not _in_proportion(block.style, text, body)
+                or _NOTE_MARK.search(block.text or "")):
             continue  # title case: set apart, over text (not a name, a label, a cell)
         found[index] = level
     for index in styled:
         if index in found:
             continue
         style = blocks[index].style
-        text = _following_text(blocks, index, candidates)
-        if (text is not None and style is not None and text.style is not None
-                and text.style.size and _distinct(style, text.style)
-                and not _smaller(style, text.style)):
+        text = _following_text(blocks, index, candidates, body)
+        if text is None or style is None:
+            continue
+        reference = _reference(text, body)
+        if (_distinct(style, reference) and not _smaller(style, reference)
+                and _in_proportion(style, text, body)
+                and (not _smaller(style, body)
+                     or len((blocks[index].text or "").split()) <= MAX_SMALL_HEADING_WORDS)):
             found[index] = 0  # level decided below
-    title = _title(blocks, found, body)
+    title = _title(blocks, found, styled, body)
     if title is not None:
         found[title] = 0
         found = {i: level for i, level in found.items()
@@ -324,25 +373,47 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     return _levels(blocks, found)
 
 
+def _reference(text: HeadingBlock | None, body: BodyStyle) -> LineStyle | BodyStyle:
+    """What a heading is set apart from: the text it stands over, where its style is
+    known (its face in the body's face where the text mixes faces), else the body."""
+    style = text.style if text is not None else None
+    if style is None or not style.size:
+        return body
+    if not style.font:
+        return BodyStyle(style.size, body.font, body.bold)
+    return style
+
+
+def _in_proportion(style: LineStyle, text: HeadingBlock, body: BodyStyle) -> bool:
+    """A heading over small print (notes, an abstract, biographies set smaller than
+    the body) is set small too: at most ``MAX_SMALL_PRINT_RATIO`` times its text's size.
+    A body-sized label that happens to precede a footnote is not its heading."""
+    if text.style is None or not sizes_differ(text.style.size, body.size) \
+            or text.style.size > body.size:
+        return True
+    return style.size <= MAX_SMALL_PRINT_RATIO * text.style.size
+
+
 def _reads_like_a_heading(block: HeadingBlock) -> bool:
     """A styled block of up to three lines whose words could be a heading's."""
     style, text = block.style, block.text
-    if (text is None or style is None or not style.size or not block.uniform
-            or block.in_row or block.in_margin):
+    if text is None or style is None or not style.size or not block.uniform or block.in_row:
         return False
     text = text.strip()
-    if (not text or len(text.split()) > MAX_STYLED_HEADING_WORDS
-            or (text.endswith(_CLOSES) and not text.endswith("?"))
+    if (not text or len(text.split()) > MAX_STYLED_HEADING_WORDS or _CAPTION.match(text)
+            or (text.endswith(_CLOSES) and not text.endswith(_OPEN_ENDS))
             or _ENDS_INSIDE.search(text) or _CODE_LIKE.search(text)
-            or sum(ch.isalpha() for ch in text) < 2
+            or sum(ch.isalpha() for ch in text) < 2 or _TOC_ENTRY.match(text)
+            or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
+    text = _ENUMERATOR.sub("", text) or text
     first = text[0]
-    return first.isupper() or first.isdigit() or bool(_CJK_START.match(first))
+    return first.isupper() or first.isdigit() or bool(CJK_CHAR.match(first))
 
 
-def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[int]
-                    ) -> HeadingBlock | None:
+def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[int],
+                    body: BodyStyle | None = None) -> HeadingBlock | None:
     """The text block ``index`` is over: the next block that is running text (several
     lines of prose, or a sentence), after at most a few headings set otherwise than
     itself; None when a block set like itself comes first (a list of labels, not a
@@ -355,21 +426,33 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
                     and _style_key(following.style) == _style_key(own)):
                 return None
             continue
-        is_text = following.prose and (following.lines > 1 or (following.text or "")
-                                       .rstrip().endswith(_SENTENCE_CLOSES))
-        return following if is_text else None
+        return following if _is_text(following, body) else None
     return None
 
 
-def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], body: BodyStyle
-           ) -> int | None:
-    """The document's title: a heading near the top of the first page that has text,
-    set larger than the body and than every other heading (a first section heading
-    set like the others is no title)."""
+def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
+    """Running text a heading can stand over: prose of several lines or a sentence,
+    or a short sentence or clause in the body's own style ("This changes:")."""
+    end = (block.text or "").rstrip()
+    if _ADDRESSES.search(end):
+        return False  # e-mail addresses and links under a name, not text
+    if block.prose and (block.lines > 1 or end.endswith(_SENTENCE_CLOSES)):
+        return True
+    style = block.style
+    return (body is not None and style is not None and not block.in_row
+            and (style.size, style.font) == (body.size, body.font)
+            and len(end.split()) >= MIN_CLAUSE_WORDS and end.endswith(_CLAUSE_CLOSES))
+
+
+def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[int],
+           body: BodyStyle) -> int | None:
+    """The document's title: the largest block that reads like a heading near the top
+    of the first page that has text, set larger than the body and than every heading
+    found (a first section heading set like the others is no title)."""
     sizes = [blocks[i].style.size for i in found if blocks[i].style is not None]
     first_page = next((b.style.page for b in blocks if b.style is not None), None)
     best: int | None = None
-    for index in found:
+    for index in styled:
         style = blocks[index].style
         if (style is None or style.page != first_page or not style.size
                 or not sizes_differ(style.size, body.size) or style.size < body.size
@@ -380,8 +463,8 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], body: BodyStyl
     if best is None:
         return None
     size = blocks[best].style.size  # type: ignore[union-attr]
-    others = [other for other in sizes if other != size]
-    return best if sizes.count(size) == 1 and all(other < size for other in others) else None
+    others = [other for i, other in zip(found, sizes, strict=True) if i != best]
+    return best if all(other < size for other in others) else None
 
 
 def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, int]:

@@ -21,20 +21,15 @@ def sizes_differ(a: float, b: float) -> bool:
     return abs(a - b) >= max(MIN_SIZE_STEP, MIN_SIZE_RATIO * max(a, b))
 
 
-def style_changes(before: LineStyle | None, after: LineStyle | None,
-                  before_reaches_margin: bool) -> bool:
+def style_changes(before: LineStyle | None, after: LineStyle | None) -> bool:
     """Does a paragraph end between two consecutive lines because their styles differ?
 
-    A change of font size always ends it (a heading over its text, a footnote under
-    the body). A change of face (bold, or another font at the same size) ends it only
-    after a line that stops short of the margin: a heading ends early, while a line
-    in the middle of a paragraph runs to the margin whatever word is set in italics
-    at its middle."""
+    A change of font size ends it (a heading over its text, a footnote under the
+    body), and so does a change of face: bold to regular, or one font to another
+    (a line's face is known only where its first and middle letters share it, so an
+    italic word inside a body line changes nothing)."""
     if before is None or after is None or not before.size or not after.size:
         return False
-    if sizes_differ(before.size, after.size):
+    if sizes_differ(before.size, after.size) or before.bold != after.bold:
         return True
-    if before_reaches_margin:
-        return False
-    return before.bold != after.bold or bool(before.font and after.font
-                                             and before.font != after.font)
+    return bool(before.font and after.font and before.font != after.font)

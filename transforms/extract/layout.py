@@ -271,10 +271,19 @@ class _StyleReader:
         if x1 - x0 < y1 - y0 or last - first < 3:  # taller than wide, or a glyph or two
             angle = raw.FPDFText_GetCharAngle(textpage, at_middle)
             rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
+        # A line is bold, and set in a font, when its first, middle and last letters
+        # are: a bold run-in label opening a body line, or an italic word inside one,
+        # leaves the line's face unknown ("") and not bold.
         font, weight = self.font(at_middle)
+        tail = last
+        while tail > middle and not text[tail].isalnum():
+            tail -= 1
+        for other in {lead, tail} - {middle}:
+            other_font, other_weight = self.font(self._char(other))
+            weight = min(weight, other_weight)
+            if other_font != font:
+                font = ""
         bold = weight >= BOLD_WEIGHT
-        if bold and lead != middle:  # a bold run-in label opening a body line is not
-            bold = self.font(at_lead)[1] >= BOLD_WEIGHT
         return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1),
                        round(size, 1), bold, rotated, font)
 
