@@ -347,7 +347,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
         if kind is not None and kind[1] == "title" and (
                 text is None or not _distinct(block.style, reference)
                 or not _in_proportion(block.style, text, body)
-                or _NOTE_MARK.search(block.text or "")):
+                or not _reads_like_a_heading(block)):
             continue  # title case: set apart, over text (not a name, a label, a cell)
         found[index] = level
     for index in styled:
@@ -419,6 +419,10 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
     itself; None when a block set like itself comes first (a list of labels, not a
     heading over its text) or no text comes."""
     own = blocks[index].style
+    if (index and index - 1 in candidates and own is not None
+            and blocks[index - 1].style is not None
+            and _style_key(blocks[index - 1].style) == _style_key(own)):
+        return None  # the last of a run of blocks set alike: a list, not a heading
     for j in range(index + 1, min(index + 1 + MAX_HEADINGS_IN_A_ROW, len(blocks))):
         following = blocks[j]
         if j in candidates:
@@ -454,6 +458,11 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
     best: int | None = None
     for index in styled:
         style = blocks[index].style
+        if style is not None and any(
+                0 <= j < len(blocks) and blocks[j].style is not None and blocks[j].text
+                and _style_key(blocks[j].style) == _style_key(style)
+                for j in (index - 1, index + 1)):
+            continue  # one of a run of blocks set alike (authors), not a title
         if (style is None or style.page != first_page or not style.size
                 or not sizes_differ(style.size, body.size) or style.size < body.size
                 or style.top > TITLE_PAGE_SHARE * blocks[index].page_height):

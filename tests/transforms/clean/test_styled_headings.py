@@ -1,0 +1,147 @@
+"""Headings from a PDF's typography (``headings.find_styled_headings``) and paragraph
+breaks where the style changes (``clean/layout.style_changes``), on constructed blocks:
+each rule with the case it must find and the case that must stay body text."""
+
+from __future__ import annotations
+
+from ragbeam.transforms.clean.headings import (
+    BodyStyle,
+    HeadingBlock,
+    body_style,
+    find_styled_headings,
+    heading_level,
+    is_prose,
+)
+from ragbeam.transforms.clean.layout import sizes_differ, style_changes
+from ragbeam.transforms.types import LineStyle
+
+BODY = BodyStyle(10.0, "Times-Roman", False)
+TEXT = ("The harbour master keeps the tide tables for every berth and publishes them each "
+        "morning, so that the pilots know which vessels can come in.")
+
+
+def style(size: float = 10.0, bold: bool = False, font: str = "Times-Roman", page: int = 1,
+          top: float = 300.0, x0: float = 72.0, x1: float = 300.0) -> LineStyle:
+    return LineStyle(0, 1, page, x0, top, x1, top + size, size, bold, False, font)
+
+
+def heading(text: str, **kwargs) -> HeadingBlock:
+    return HeadingBlock(text, is_prose(text), 1, style(**kwargs), page_height=792.0)
+
+
+def text(content: str = TEXT, lines: int = 3, **kwargs) -> HeadingBlock:
+    return HeadingBlock(None if lines > 3 else content, is_prose(content), lines,
+                        style(**kwargs), page_height=792.0)
+
+
+def test_a_block_set_apart_over_text_is_a_heading_whatever_its_words():
+    blocks = [heading("Interventions to improve coping by shift workers", font="Times-Bold",
+                      bold=True), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 1}
+    # The same words in the body's style are body text.
+    assert find_styled_headings([heading("Interventions to improve coping by shift workers"),
+                                 text(lines=5)], BODY) == {}
+
+
+def test_another_face_at_the_body_size_is_enough_where_the_pdf_hides_the_weight():
+    blocks = [heading("Method", font="AdvPS405B8"), text(lines=5, font="AdvPS405B6")]
+    assert find_styled_headings(blocks, BodyStyle(10.0, "AdvPS405B6", False)) == {0: 1}
+
+
+def test_labels_set_alike_in_a_row_are_no_headings():
+    """Authors, a figure's labels: blocks set like each other one after another."""
+    blocks = [heading("Marie Gee Wilson", size=13), heading("Andrea Polzer-Debruyne", size=13),
+              text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {}
+
+
+def test_no_text_after_it_no_heading():
+    blocks = [heading("Nut case", size=8, font="Myriad"), heading("Keyway", size=8,
+                                                                  font="Myriad-Bold"),
+              heading("Figure 7-26. Self-locking nuts.", size=8)]
+    assert find_styled_headings(blocks, BODY) == {}
+
+
+def test_captions_toc_entries_names_and_addresses_are_never_headings():
+    for words in ("Figure 3. Démarche diagnostique", "Table 2 Results by site", "9 Baz 4",
+                  "Oguzhan Topsakal1*, and Tahir Cetin Akinci 2",
+                  "Facebook AI †University of Washington",
+                  "Department of Psychology, Massey University, Albany, Auckland"):
+        assert find_styled_headings([heading(words, size=14, bold=True), text(lines=5)],
+                                    BODY) == {}, words
+
+
+def test_a_table_header_cell_is_no_heading_and_a_small_label_over_a_footnote_neither():
+    cell = HeadingBlock("Fiscal Year", False, 1, style(bold=True, font="Arial-Bold"),
+                        in_row=True, page_height=792.0)
+    assert find_styled_headings([cell, text(lines=5)], BODY) == {}
+    # A body-sized bold label followed by small print (a table's footnote) is not its
+    # heading; a small bold heading over small print of its own size is.
+    label = heading("Fiscal Year", bold=True, font="Arial-Bold")
+    assert find_styled_headings([label, text(lines=5, size=7.6)], BODY) == {}
+    authors = heading("About the authors", size=9, bold=True, font="Times-Bold")
+    assert find_styled_headings([authors, text(lines=5, size=9)], BODY) == {0: 1}
+
+
+def test_the_title_is_the_largest_and_nothing_above_it_on_its_page_is_a_heading():
+    banner = heading("Engineering and Natural Sciences", size=14, top=60)
+    title = heading("Creating Applications with Large Language Models", size=20, top=100)
+    section = heading("Introduction", size=12, bold=True, top=400, font="Times-Bold")
+    blocks = [banner, text(lines=5, top=80), title, text(lines=5, top=150), section,
+              text(lines=5, top=420)]
+    assert find_styled_headings(blocks, BODY) == {2: 1, 4: 2}
+
+
+def test_a_first_heading_set_like_the_others_is_no_title():
+    blocks = [text(top=50)]
+    for n in range(3):
+        blocks += [heading(f"Era {n} of Word Processing", size=13.4, bold=True,
+                           font="Times-Bold", top=100 + 200 * n), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {1: 1, 3: 1, 5: 1}
+
+
+def test_levels_follow_numbering_and_the_style_of_numbered_headings():
+    bold12 = {"size": 12, "bold": True, "font": "Times-Bold"}
+    bold11 = {"size": 11, "bold": True, "font": "Times-Bold"}
+    blocks = [heading("1 Introduction", **bold12), text(lines=5),
+              heading("1.1 Scope", **bold11), text(lines=5),
+              heading("Acknowledgments", **bold12), text(lines=5),
+              heading("Positive passages", **bold11), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 1, 2: 2, 4: 1, 6: 2}
+
+
+def test_lettered_sections_nest_under_roman_ones():
+    assert heading_level("A. Components") == (1, "alpha-1")
+    assert heading_level("A.A.1 Prompts") == (3, "alpha-3")
+    assert heading_level("A Study of Harbours") == (2, "title")  # not lettered: no full stop
+    italic = {"font": "Times-Italic"}
+    blocks = [heading("I. INTRODUCTION", size=9), text(lines=5),
+              heading("A. Components", **italic), text(lines=5),
+              heading("B. Use Cases", **italic), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 1, 2: 2, 4: 2}
+
+
+def test_chinese_enumerations_are_headings_over_tables_too():
+    assert heading_level("一、主要会计数据和财务指标") == (3, "cjk-enum")
+    assert heading_level("（二）重大资产出售事项进展") == (4, "cjk-paren")
+    assert heading_level("1、合并资产负债表") == (4, "cjk-arabic")
+    assert is_prose("公司董事会、监事会及董事、监事、高级管理人员保证季度报告内容的真实。")
+    assert not is_prose("第二节 公司基本情况")
+
+
+def test_body_style_is_where_most_characters_are():
+    styles = [(style(9.0, font="Table"), 300), (style(10.0), 2000), (style(14.0), 40)]
+    assert body_style(styles) == BODY
+    assert body_style([]) is None
+
+
+def test_a_paragraph_ends_where_size_or_face_changes_not_at_an_italic_word():
+    body = style()
+    assert style_changes(style(12, bold=True, font="Times-Bold"), body)
+    assert style_changes(body, style(8))  # a footnote under the body
+    assert style_changes(style(font="AdvPS405B8"), style(font="AdvPS405B6"))
+    assert not style_changes(body, style(10.5))  # rounding, or an abstract's 10.9 pt
+    mixed = style(font="")  # italic word at the middle: the line's face is unknown
+    assert not style_changes(body, mixed) and not style_changes(mixed, body)
+    assert not style_changes(body, None) and not style_changes(body, style(0.0))
+    assert sizes_differ(10, 12) and not sizes_differ(10, 10.9)
