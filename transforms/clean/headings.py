@@ -322,7 +322,8 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     for i, kind in kinds.items():
         if kind is None:
             continue
-        if kind[1] in ("title", "caps"):
+        if kind[1] in ("title", "caps") and blocks[i].style is not None \
+                and blocks[i].style.size:
             by_text[i] = 0  # unnumbered: its level comes from its style (below)
         elif kind[1].startswith("alpha-") and under_roman:
             by_text[i] = min(kind[0] + 1, 6)  # "A." under "I.": IEEE's subsections
@@ -453,7 +454,6 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
     """The document's title: the largest block that reads like a heading near the top
     of the first page that has text, set larger than the body and than every heading
     found (a first section heading set like the others is no title)."""
-    sizes = [blocks[i].style.size for i in found if blocks[i].style is not None]
     first_page = next((b.style.page for b in blocks if b.style is not None), None)
     best: int | None = None
     for index in styled:
@@ -472,7 +472,8 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
     if best is None:
         return None
     size = blocks[best].style.size  # type: ignore[union-attr]
-    others = [other for i, other in zip(found, sizes, strict=True) if i != best]
+    others = [style.size for i in found
+              if i != best and (style := blocks[i].style) is not None]
     return best if all(other < size for other in others) else None
 
 
@@ -494,7 +495,8 @@ def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, 
                   if (other[0], other[1]) > (key[0], key[1]) and other != key]
         ranked[key] = min(max(larger, default=0) + 1, 6)
     levels = {**known, **ranked}
-    return {i: level or levels.get(_style_key(blocks[i].style), 1)  # type: ignore[arg-type]
+    return {i: level or (levels.get(_style_key(style), 1) if (style := blocks[i].style)
+                         is not None else 1)
             for i, level in found.items()}
 
 

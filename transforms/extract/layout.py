@@ -50,6 +50,7 @@ _UNMAPPED = re.compile("[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f]")
 BOLD_WEIGHT = 600  # PDF font descriptors: 400 regular, 700 bold
 _FORCE_BOLD = 1 << 18  # the ForceBold font flag (PDF 32000 table 123, bit 19)
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi")
+_SUBSET_PREFIX = re.compile(r"^[A-Z]{6}\+")
 # A character set at more than this angle (radians) from the horizontal is rotated
 # text: margin stamps run at 90 degrees, italics and slight skews stay near 0.
 _ROTATED_ANGLE = 0.3
@@ -58,10 +59,12 @@ _TWO_PI = 6.283185307179586
 # only when it has this many letters and digits: shorter ones ("7", "a") match by
 # chance.
 MIN_SEARCH_KEY = 4
-# Which of Tika's lines are styled in full (``tika_page_lines``).
-SHORT_BLOCK_LINES = 3
+# Which of Tika's lines are styled in full (``_styles``): a page's first and last
+# EDGE_LINES, every BODY_SAMPLE-th, and those that do not run to a right edge at least
+# MIN_SHARED_EDGE lines of the page share.
 EDGE_LINES = 6
 BODY_SAMPLE = 8
+MIN_SHARED_EDGE = 3
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 _ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
@@ -182,7 +185,7 @@ def _page_layout(raw, page, number: int, with_images: bool,
             styles: list[PdfLine | None] = []
         else:
             lines = ()
-            styles = _align(reader, ranges, tika)
+            styles = _styles(reader, _align(reader.text, ranges, tika))
     finally:
         raw.FPDFText_ClosePage(textpage)
     unmapped = len(_UNMAPPED.findall(text))
@@ -223,8 +226,10 @@ class _StyleReader:
         self.raw, self.textpage, self.frame, self.text = raw, textpage, frame, text
         self.edges = [ctypes.c_double() for _ in range(4)]
         self.matrix = raw.FS_MATRIX()
+        self.size = ctypes.c_float()
         self.name = ctypes.create_string_buffer(128)
-        self.flags = ctypes.c_int()
+        self.objects: dict[int, tuple[str, int, float]] = {}
+        self.fonts: dict[int, tuple[str, int]] = {}
         last = len(text) - 1
         self.same_indexes = last < 0 or raw.FPDFText_GetCharIndexFromTextIndex(
             textpage, last) == last
@@ -234,10 +239,31 @@ class _StyleReader:
             return offset
         return self.raw.FPDFText_GetCharIndexFromTextIndex(self.textpage, offset)
 
-    def style(self, first: int, last: int, full: bool = True) -> PdfLine | None:
-        """``first``/``last``: offsets in the page's text. ``full``: also the font (size,
-        weight) and the angle; without it only the box, and the font size is 0
-        (unknown). None when PDFium has no character there."""
+    def style(self, first: int, last: int) -> PdfLine | None:
+        """The line of the page's text ``[first, last]`` (offsets), placed and styled;
+        None when PDFium has no character there."""
+        box = self.box(first, last)
+        return None if box is None else self.styled(first, last, box)
+
+    def box(self, first: int, last: int) -> tuple[float, float, float, float] | None:
+        """``(x0, top, x1, bottom)`` of the characters ``[first, last]`` on the displayed
+        page, from the first and the last one's boxes."""
+        at_first, at_last = self._char(first), self._char(last)
+        if min(at_first, at_last) < 0:
+            return None
+        raw, textpage = self.raw, self.textpage
+        left, right, low, high = self.edges
+        raw.FPDFText_GetCharBox(textpage, at_first, left, right, low, high)
+        x0, x1, y0, y1 = left.value, right.value, low.value, high.value
+        raw.FPDFText_GetCharBox(textpage, at_last, left, right, low, high)
+        x0, x1 = min(x0, left.value), max(x1, right.value)
+        y0, y1 = min(y0, low.value), max(y1, high.value)
+        return self.frame.box(x0, y0, x1, y1)
+
+    def styled(self, first: int, last: int, box: tuple[float, float, float, float]
+               ) -> PdfLine:
+        """The line placed at ``box``, with its font size, face and angle, from the text
+        objects its first, middle and last letters belong to."""
         raw, textpage, text = self.raw, self.textpage, self.text
         middle = (first + last) // 2
         while middle < last and not text[middle].isalnum():
@@ -245,86 +271,103 @@ class _StyleReader:
         lead = first
         while lead < middle and not text[lead].isalnum():
             lead += 1
-        at_first, at_last, at_middle, at_lead = (
-            self._char(first), self._char(last), self._char(middle), self._char(lead))
-        if min(at_first, at_last, at_middle, at_lead) < 0:
-            return None
-        left, right, low, high = self.edges
-        raw.FPDFText_GetCharBox(textpage, at_first, left, right, low, high)
-        x0, x1, y0, y1 = left.value, right.value, low.value, high.value
-        raw.FPDFText_GetCharBox(textpage, at_last, left, right, low, high)
-        x0, x1 = min(x0, left.value), max(x1, right.value)
-        y0, y1 = min(y0, low.value), max(y1, high.value)
-        if not full:
-            return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1), 0.0, False)
-        # The larger of the first letter's and the middle letter's: one of them may be
-        # a superscript or a subscript, a heading's are both its own size.
-        size = raw.FPDFText_GetFontSize(textpage, at_middle)
-        if lead != middle:
-            size = max(size, raw.FPDFText_GetFontSize(textpage, at_lead))
-        # The size set in the text (Tf) scaled by the text matrix: some producers set
-        # every font at 1 pt and scale it by the matrix.
-        matrix = self.matrix
-        if raw.FPDFText_GetMatrix(textpage, at_middle, matrix):
-            size *= math.hypot(matrix.c, matrix.d)
-        rotated = False
-        if x1 - x0 < y1 - y0 or last - first < 3:  # taller than wide, or a glyph or two
-            angle = raw.FPDFText_GetCharAngle(textpage, at_middle)
-            rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
-        # A line is bold, and set in a font, when its first, middle and last letters
-        # are: a bold run-in label opening a body line, or an italic word inside one,
-        # leaves the line's face unknown ("") and not bold.
-        font, weight = self.font(at_middle)
         tail = last
         while tail > middle and not text[tail].isalnum():
             tail -= 1
+        face = self.face(middle)
+        if face is None:
+            return PdfLine(text[first:last + 1], *box, 0.0, False)
+        font, weight, size = face
+        # A line is bold, and set in a font, when its first, middle and last letters
+        # are: a bold run-in label opening a body line, or an italic word inside one,
+        # leaves the line's face unknown ("") and not bold. Its size is the larger of
+        # its first and middle letters' (one may be a superscript or a subscript).
         for other in {lead, tail} - {middle}:
-            other_font, other_weight = self.font(self._char(other))
-            weight = min(weight, other_weight)
-            if other_font != font:
+            other_face = self.face(other)
+            if other_face is None:
+                continue
+            weight = min(weight, other_face[1])
+            if other_face[0] != font:
                 font = ""
-        bold = weight >= BOLD_WEIGHT
-        return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1),
-                       round(size, 1), bold, rotated, font)
+            if other == lead:
+                size = max(size, other_face[2])
+        rotated = False
+        x0, top, x1, bottom = box
+        if x1 - x0 < bottom - top or last - first < 3:  # taller than wide, or 1-2 glyphs
+            angle = raw.FPDFText_GetCharAngle(textpage, self._char(middle))
+            rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
+        return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
+                       rotated, font)
 
-    def font(self, index: int) -> tuple[str, int]:
-        """The font's name and weight at a character (weight from the font descriptor;
-        without one, as for the standard 14 fonts, from ForceBold or a bold name)."""
-        name = self.name
-        length = self.raw.FPDFText_GetFontInfo(self.textpage, index, name, len(name),
-                                               ctypes.byref(self.flags))
-        text = sys.intern(name.raw[:max(min(length, len(name)) - 1, 0)].decode("latin-1"))
-        weight = self.raw.FPDFText_GetFontWeight(self.textpage, index)
+    def face(self, offset: int) -> tuple[str, int, float] | None:
+        """``(font name, weight, size in points)`` of the text object the character at
+        ``offset`` belongs to; one call per character, the rest once per text object
+        and once per font (a page has a few dozen objects, a document a few fonts)."""
+        index = self._char(offset)
+        if index < 0:
+            return None
+        obj = self.raw.FPDFText_GetTextObject(self.textpage, index)
+        key = ctypes.cast(obj, ctypes.c_void_p).value
+        if not key:
+            return None
+        face = self.objects.get(key)
+        if face is None:
+            face = self.objects[key] = self._object_face(obj)
+        return face
+
+    def _object_face(self, obj) -> tuple[str, int, float]:
+        raw = self.raw
+        size, matrix = self.size, self.matrix
+        if not raw.FPDFTextObj_GetFontSize(obj, ctypes.byref(size)):
+            size.value = 0.0
+        scale = (math.hypot(matrix.c, matrix.d)
+                 if raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(matrix)) else 1.0)
+        font = raw.FPDFTextObj_GetFont(obj)
+        key = ctypes.cast(font, ctypes.c_void_p).value
+        named = self.fonts.get(key)
+        if named is None:
+            named = self.fonts[key] = self._font(font)
+        return (*named, size.value * scale)
+
+    def _font(self, font) -> tuple[str, int]:
+        """A font's name (without a subset's ``ABCDEF+`` prefix, which changes from page
+        to page) and weight (from its descriptor; without one, as for the standard 14
+        fonts, from ForceBold or a bold name)."""
+        raw, name = self.raw, self.name
+        length = raw.FPDFFont_GetBaseFontName(font, name, len(name))
+        text = name.raw[:max(min(length, len(name)) - 1, 0)].decode("latin-1")
+        text = sys.intern(_SUBSET_PREFIX.sub("", text))
+        weight = raw.FPDFFont_GetWeight(font)
         if weight <= 0:
-            bold = self.flags.value & _FORCE_BOLD or _BOLD_NAME.search(text.lower())
+            flags = raw.FPDFFont_GetFlags(font)
+            bold = (flags > 0 and flags & _FORCE_BOLD) or _BOLD_NAME.search(text.lower())
             weight = 700 if bold else 400 if text else 0
         return text, weight
 
 
-def _align(reader: _StyleReader, ranges: list[tuple[int, int]],
-           tika: list[TikaLine]) -> list[PdfLine | None]:
-    """The style of each of Tika's lines of a page (None: PDFium has no such text).
+def _align(text: str, ranges: list[tuple[int, int]], tika: list[TikaLine]
+           ) -> list[tuple[int, int] | None]:
+    """Where each of Tika's lines of a page is in PDFium's text of it: its first and
+    last character (None: PDFium has no such text).
 
     A PDFium line whose letters and digits are those of a Tika line is that line:
     the first such PDFium line not taken at or after the last match, else the
     first not taken (PDFium and Tika order a page's text alike, mostly). A Tika
     line no PDFium line equals (PDFium joined it with the next, or cut it) is
-    looked for in PDFium's text of the page, by its letters and digits, and
-    styled from exactly its own characters there; a short one (a page number
-    fused into another PDFium line) only where it is a whole word of its own that
-    occurs once on the page."""
-    text = reader.text
+    looked for in PDFium's text of the page, by its letters and digits; a short
+    one (a page number fused into another PDFium line) only where it is a whole
+    word of its own that occurs once on the page."""
     by_key: dict[str, list[int]] = defaultdict(list)
     for index, (first, last) in enumerate(ranges):
         key = squeeze(text[first:last + 1])
         if key:
             by_key[key].append(index)
     taken = [False] * len(ranges)
-    styles: list[PdfLine | None] = [None] * len(tika)
+    found: list[tuple[int, int] | None] = [None] * len(tika)
     left: list[tuple[int, str]] = []
     cursor = 0
-    for t, (_, _, line, _) in enumerate(tika):
-        key = squeeze(line)
+    for t, line in enumerate(tika):
+        key = squeeze(line.text)
         if not key:
             continue
         free = [i for i in by_key.get(key, ()) if not taken[i]]
@@ -332,43 +375,66 @@ def _align(reader: _StyleReader, ranges: list[tuple[int, int]],
             index = next((i for i in free if i >= cursor), free[0])
             taken[index] = True
             cursor = index + 1
-            styles[t] = reader.style(*ranges[index], tika[t].full)
+            found[t] = ranges[index]
         else:
             left.append((t, key))
     if not left:
-        return styles
+        return found
     words = _Words(text)
     for t, key in left:
-        found = words.find(key)
-        if found is not None:
-            styles[t] = reader.style(*found, tika[t].full)
+        found[t] = words.find(key)
     # Runs of consecutive lines still unplaced, each too short to be found alone
     # (Tika cuts a rotated stamp into "R" / "E" / "C" …, one glyph cluster a line):
     # their keys joined are looked for together, and each gets its own characters.
     run: list[tuple[int, str]] = []
     for t, key in left:
-        if styles[t] is not None:
+        if found[t] is not None:
             continue
         if run and t != run[-1][0] + 1:
-            _place_run(reader, words, run, styles, tika)
+            _place_run(words, run, found)
             run = []
         run.append((t, key))
-    _place_run(reader, words, run, styles, tika)
-    return styles
+    _place_run(words, run, found)
+    return found
 
 
-def _place_run(reader: _StyleReader, words: _Words, run: list[tuple[int, str]],
-               styles: list[PdfLine | None], tika: list[TikaLine]) -> None:
+def _place_run(words: _Words, run: list[tuple[int, str]],
+               found: list[tuple[int, int] | None]) -> None:
     if len(run) < 2:
         return
-    joined = "".join(key for _, key in run)
-    found = words.locate(joined)
-    if found is None:
+    position = words.locate("".join(key for _, key in run))
+    if position is None:
         return
-    position = found
     for t, key in run:
-        styles[t] = reader.style(*words.span(position, position + len(key)), tika[t].full)
+        found[t] = words.span(position, position + len(key))
         position += len(key)
+
+
+def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
+            ) -> list[PdfLine | None]:
+    """Each placed line, styled in full where it can be a heading, a heading's next
+    line or furniture; a line that runs to a right edge shared by several lines of the
+    page (a line inside a justified paragraph) is only placed (font size 0), but for
+    every ``BODY_SAMPLE``-th, which tell the body's font. Styling is most of what the
+    pass costs in Python: a few calls into PDFium per line."""
+    boxes = [reader.box(*r) if r is not None else None for r in ranges]
+    rights = [int(box[2]) if box is not None else -9 for box in boxes]
+    edges = Counter(rights)
+    shared = {edge + d for edge, count in edges.items() if count >= MIN_SHARED_EDGE
+              for d in (-1, 0, 1)}
+    reaches = [right in shared for right in rights]
+
+    styles: list[PdfLine | None] = []
+    last = len(boxes) - 1
+    for t, (span, box) in enumerate(zip(ranges, boxes, strict=True)):
+        if span is None or box is None:
+            styles.append(None)
+        elif (t < EDGE_LINES or t > last - EDGE_LINES or t % BODY_SAMPLE == 0
+              or not reaches[t] or (t and not reaches[t - 1])):
+            styles.append(reader.styled(*span, box))
+        else:
+            styles.append(PdfLine(reader.text[span[0]:span[1] + 1], *box, 0.0, False))
+    return styles
 
 
 class _Words:
@@ -444,39 +510,22 @@ class TikaLine(NamedTuple):
     raw_start: int
     raw_end: int
     text: str
-    # Style it in full (font size, weight, angle), or only place it: the font of a
-    # line inside a long paragraph says nothing a sample of them does not.
-    full: bool = True
 
 
 def tika_page_lines(raw_text: str, blocks: Sequence[Block]) -> dict[int, list[TikaLine]]:
-    """Tika's lines of each page, in reading order. Lines that can be a heading or
-    furniture are styled in full: those of short blocks (up to ``SHORT_BLOCK_LINES``),
-    a block's first two and last line, a page's first and last ``EDGE_LINES``; of the
-    other lines every ``BODY_SAMPLE``-th, for the body's font."""
+    """Tika's lines of each page, in reading order."""
     pages: dict[int, list[TikaLine]] = defaultdict(list)
     for block in blocks:
         if not block.page or block.raw_start < 0 or block.detached:
             continue
         start = block.raw_start
         lines = pages[block.page]
-        first = len(lines)
         for piece in raw_text[block.raw_start:block.raw_end].split("\n"):
             stripped = piece.strip()
             if stripped:
                 lead = start + piece.index(stripped[0])
                 lines.append(TikaLine(lead, lead + len(stripped), stripped))
             start += len(piece) + 1
-        if len(lines) - first > SHORT_BLOCK_LINES:
-            # A block's first two lines (a heading Tika kept in its paragraph, and the
-            # line after it) and its last are styled in full.
-            for index in range(first + 2, len(lines) - 1):
-                if (index - first) % BODY_SAMPLE:
-                    lines[index] = lines[index]._replace(full=False)
-    for lines in pages.values():
-        for index in (*range(min(EDGE_LINES, len(lines))),
-                      *range(max(len(lines) - EDGE_LINES, 0), len(lines))):
-            lines[index] = lines[index]._replace(full=True)
     return pages
 
 
@@ -486,12 +535,11 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
     pages = _read_pages(data, tika)
     styles: list[LineStyle] = []
     for layout, found in pages:
-        for (start, end, _, _), pdf in zip(tika.get(layout.page, []), found, strict=True):
+        for (start, end, _), pdf in zip(tika.get(layout.page, []), found, strict=True):
             if pdf is not None:
-                styles.append(LineStyle(start, end, layout.page, round(pdf.x0, 1),
-                                        round(pdf.top, 1), round(pdf.x1, 1),
-                                        round(pdf.bottom, 1), pdf.size, pdf.bold,
-                                        pdf.rotated, pdf.font))
+                styles.append(LineStyle(start, end, layout.page, pdf.x0, pdf.top, pdf.x1,
+                                        pdf.bottom, pdf.size, pdf.bold, pdf.rotated,
+                                        pdf.font))
     styles.sort()
     return PdfLayout(tuple((round(layout.width, 1), round(layout.height, 1))
                            for layout, _ in pages), tuple(styles))

@@ -145,3 +145,12 @@ def test_a_paragraph_ends_where_size_or_face_changes_not_at_an_italic_word():
     assert not style_changes(body, mixed) and not style_changes(mixed, body)
     assert not style_changes(body, None) and not style_changes(body, style(0.0))
     assert sizes_differ(10, 12) and not sizes_differ(10, 10.9)
+
+
+def test_blocks_without_a_style_go_by_the_text_rules_alone():
+    """Lines PDFium did not place (no style) mixed with placed ones."""
+    unplaced = HeadingBlock("REFERENCES", False, 1, None)
+    numbered = HeadingBlock("2.1 General Information", False, 1, None)
+    blocks = [heading("Harbour Operations Review", size=20, top=80), text(lines=5),
+              unplaced, text(lines=5), numbered, text(lines=5, font="")]
+    assert find_styled_headings(blocks, BODY) == {0: 1, 2: 1, 4: 2}
