@@ -430,24 +430,31 @@ class _RowIndex:
     """The placed lines of each page, to tell a line alone in its row (a heading) from
     one among a table's cells, and a line in the margin from one in the text column."""
 
-    # A neighbour in the same row is a cell when it is a line of its own (a block of
-    # at most two lines) in the text column, narrower than this share of the page and
-    # wider than this many of the line's font sizes: the other column's text beside a
-    # heading in a two-column paper, a note in the margin, and a section number Tika
-    # left on a line of its own before its title are not.
+    # A neighbour in the same row is a cell when it is in the text column and wider
+    # than this many of the line's font sizes (or to its right), and either in a block
+    # that is no prose (numbers, codes) or a line of its own (a block of at most two
+    # lines) narrower
+    # than this share of the page: the other column's text beside a heading in a
+    # two-column paper, a note in the margin, and a section number Tika left on a line
+    # of its own before its title are not.
     MAX_CELL_WIDTH_SHARE = 0.3
     MIN_CELL_WIDTH_SIZES = 2.5
 
     def __init__(self, assembly: _Assembly, layout: PdfLayout, body: BodyStyle) -> None:
-        self.cells: dict[int, list[LineStyle]] = defaultdict(list)
+        # Per page: (style, any width) for lines that are no prose, (style, narrow
+        # only) for the other lines of short blocks.
+        self.cells: dict[int, list[tuple[LineStyle, bool]]] = defaultdict(list)
         column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
         for pieces in assembly.blocks:
+            prose = is_prose(" ".join(line.text for _, line in pieces))
             for _, line in pieces:
                 style = line.style
                 if style is None:
                     continue
-                if len(pieces) <= 2:
-                    self.cells[style.page].append(style)
+                if not prose:
+                    self.cells[style.page].append((style, True))
+                elif len(pieces) <= 2:
+                    self.cells[style.page].append((style, False))
                 if style.size and style.size == body.size and style.font == body.font:
                     edges = column[style.page]
                     edges[0], edges[1] = min(edges[0], style.x0), max(edges[1], style.x1)
@@ -473,13 +480,13 @@ class _RowIndex:
         width = self.sizes[style.page - 1][0]
         height = style.bottom - style.top
         narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
-        for other in self.cells.get(style.page, ()):
+        for other, any_width in self.cells.get(style.page, ()):
             if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
                 continue  # itself, or above or below it
             overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
             cell_width = other.x1 - other.x0
             if (overlap > 0.5 * min(height, other.bottom - other.top)
-                    and cell_width < self.MAX_CELL_WIDTH_SHARE * width
+                    and (any_width or cell_width < self.MAX_CELL_WIDTH_SHARE * width)
                     and (cell_width > narrowest or other.x0 > style.x1)
                     and not self.in_margin(other)):
                 return True

@@ -74,6 +74,7 @@ _CLOSES = _ENDS_SENTENCE
 _SENTENCE_CLOSES = tuple(SENTENCE_ENDS)
 _CLAUSE_CLOSES = (*_SENTENCE_CLOSES, ":", "：")
 MIN_CLAUSE_WORDS = 3
+MIN_HEADING_LETTERS = 3  # "N/A", "3b": an answer or a label
 # A table-of-contents entry: a numbered title ending in its page number ("9 Baz 4").
 _TOC_ENTRY = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[IVXLC]{1,6}|[A-Z])\.?\s.*\s\d{1,4}$")
 MAX_SMALL_PRINT_RATIO = 1.25
@@ -277,6 +278,8 @@ def body_style(styles: Iterable[tuple[LineStyle, int]]) -> BodyStyle | None:
 def _distinct(style: LineStyle, reference: LineStyle | BodyStyle) -> bool:
     """Set apart from ``reference`` (the body, or the text a heading is over): larger,
     or bold where it is not, or in another face at its size."""
+    if reference.bold and not style.bold:
+        return False  # text in bold under a line in regular: a form's answer over a label
     if sizes_differ(style.size, reference.size):
         return style.size > reference.size
     return (style.bold and not reference.bold) or bool(style.font and reference.font
@@ -318,6 +321,8 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     if body is None:
         return by_text
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
+    for i in _lettered_out_of_sequence(blocks, kinds):
+        del by_text[i], kinds[i]
     under_roman = any(kind is not None and kind[1] == "roman" for kind in kinds.values())
     for i, kind in kinds.items():
         if kind is None:
@@ -374,6 +379,24 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     return _levels(blocks, found)
 
 
+def _lettered_out_of_sequence(blocks: Sequence[HeadingBlock],
+                              kinds: dict[int, tuple[int, str] | None]) -> list[int]:
+    """Lettered headings ("E. Cétonurie") whose letter continues no lettered heading
+    before it (a "D.", or an "A." to start): items of a lettered list, not sections."""
+    seen: set[str] = set()
+    out: list[int] = []
+    for i in sorted(kinds):
+        kind = kinds[i]
+        if kind is None or kind[1] != "alpha-1":
+            continue
+        letter = (blocks[i].text or "?")[0]
+        if letter != "A" and chr(ord(letter) - 1) not in seen:
+            out.append(i)
+        else:
+            seen.add(letter)
+    return out
+
+
 def _reference(text: HeadingBlock | None, body: BodyStyle) -> LineStyle | BodyStyle:
     """What a heading is set apart from: the text it stands over, where its style is
     known (its face in the body's face where the text mixes faces), else the body."""
@@ -404,7 +427,7 @@ def _reads_like_a_heading(block: HeadingBlock) -> bool:
     if (not text or len(text.split()) > MAX_STYLED_HEADING_WORDS or _CAPTION.match(text)
             or (text.endswith(_CLOSES) and not text.endswith(_OPEN_ENDS))
             or _ENDS_INSIDE.search(text) or _CODE_LIKE.search(text)
-            or sum(ch.isalpha() for ch in text) < 2 or _TOC_ENTRY.match(text)
+            or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
             or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
