@@ -42,6 +42,7 @@ from ragbeam.transforms.extract.ocr import (
     OCR_PAGES_KEY,
     OCR_PENDING_KEY,
     OCR_REASONS_KEY,
+    WHOLE_IMAGE,
     complete_ocr,
     ocr_candidates,
     pending_pages,
@@ -138,6 +139,18 @@ def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
                         settings.page_timeout_s, workers, settings.document_timeout_s)
 
 
+def _without_blank_pages(data: bytes, candidates: dict[int, str]) -> dict[int, str]:
+    """OCR candidates less the pages with nothing to read (``layout.blank_pages``); all
+    of them when PDFium cannot read the file (Tika could: OCR decides)."""
+    from ragbeam.transforms.extract.layout import blank_pages
+
+    try:
+        blank = blank_pages(data, list(candidates))
+    except Exception:  # PDFium refuses a file Tika read: let OCR try every page
+        return candidates
+    return {page: reason for page, reason in candidates.items() if page not in blank}
+
+
 def _listify(metadata: dict[str, Any]) -> dict[str, list[str]]:
     return {k: list(v) if isinstance(v, list) else [str(v)] for k, v in metadata.items()}
 
@@ -186,6 +199,8 @@ class EmbeddedTika:
             return xhtml, metadata
         metadata[OCR_PAGES_KEY] = ["0"]
         candidates = ocr_candidates(metadata, self._ocr.mode, xhtml)
+        if candidates and self._ocr.mode == "auto" and WHOLE_IMAGE not in candidates:
+            candidates = _without_blank_pages(data, candidates)
         if not candidates:
             return xhtml, metadata
         pages = list(candidates)

@@ -41,10 +41,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
 
-# FPDF_PAGEOBJ_IMAGE in PDFium's fpdf_edit.h.
+# FPDF_PAGEOBJ_* in PDFium's fpdf_edit.h.
+_PATH_OBJECT = 2
 _IMAGE_OBJECT = 3
+_FORM_OBJECT = 5
+# A page without text is worth OCR when an image covers this share of it, or when it
+# draws this many paths (text turned into outlines).
+MIN_OCR_IMAGE_SHARE = 0.02
+MIN_OCR_PATHS = 50
+MAX_BLANK_GLYPHS = OCR_AUTO_MAX_CHARS  # the OCR trigger's own "no text layer" count
 # PDFium gives a glyph it cannot map to Unicode as U+FFFD or as a control.
 _UNMAPPED = re.compile("[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f]")
 BOLD_WEIGHT = 600  # PDF font descriptors: 400 regular, 700 bold
@@ -484,6 +492,41 @@ class _Words:
         last_char = (begin + end - 1 - self.starts[last] if len(run) == stop - begin
                      else stop - 1)
         return first_char, last_char
+
+
+def blank_pages(data: bytes, pages: Sequence[int]) -> set[int]:
+    """Which of ``pages`` (1-based) show nothing OCR could read: at most
+    ``MAX_BLANK_GLYPHS`` glyphs (a page of glyphs without Unicode mapping is read by
+    OCR), no image covering ``MIN_OCR_IMAGE_SHARE`` of the page, no form object (which
+    may hold one), and fewer than ``MIN_OCR_PATHS`` vector paths (text converted to
+    outlines is drawn with many).
+    An empty page, or one with a rule and a logo, is not worth Tesseract's seconds."""
+    import pypdfium2 as pdfium
+
+    raw = pdfium.raw
+    document = pdfium.PdfDocument(data)
+    blank = set()
+    try:
+        for number in pages:
+            if not 0 < number <= len(document):
+                continue
+            page = document[number - 1]
+            try:
+                width, height = page.get_size()
+                kinds = Counter(raw.FPDFPageObj_GetType(raw.FPDFPage_GetObject(page.raw, i))
+                                for i in range(raw.FPDFPage_CountObjects(page.raw)))
+                textpage = raw.FPDFText_LoadPage(page.raw)
+                glyphs = raw.FPDFText_CountChars(textpage)
+                raw.FPDFText_ClosePage(textpage)
+                if (glyphs <= MAX_BLANK_GLYPHS and not kinds[_FORM_OBJECT]
+                        and kinds[_PATH_OBJECT] < MIN_OCR_PATHS
+                        and _image_share(raw, page, width * height) < MIN_OCR_IMAGE_SHARE):
+                    blank.add(number)
+            finally:
+                page.close()
+    finally:
+        document.close()
+    return blank
 
 
 def _image_share(raw, page, area: float) -> float:

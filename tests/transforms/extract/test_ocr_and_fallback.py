@@ -233,6 +233,18 @@ def test_ocr_reads_only_the_page_without_text_and_pages_stay_right(ocr_tika):
     assert SCANNED_PAGE_LINES[0] not in plain_xhtml
 
 
+def test_a_blank_page_is_not_ocrd_a_scan_beside_it_is(ocr_tika):
+    """A page with no text, no image and no drawing (a blank verso, a page left for
+    notes) has nothing for Tesseract: it is not sent to OCR; the scan is."""
+    scan = _picture_of_text(SCANNED_PAGE_LINES, size=(1275, 1650))
+    data = _pdf([TEXT_PAGES[0], b"", _encoded(scan, "JPEG")])
+    # The empty bytes page above is a page whose content draws nothing at all.
+    data = data.replace(b"q 612 0 0 792 0 0 cm /Im1 Do Q", b"", 1)
+    _, metadata = ocr_tika.extract(data, "blank.pdf")
+    assert metadata["ocr_page_list"] == ["3"]
+    assert set(json.loads(metadata["ocr_reasons"][0])) == {"3"}
+
+
 def test_a_born_digital_page_with_unmapped_glyphs_keeps_its_text_layer_unocrd(ocr_tika):
     """Tika's AUTO test (> 10 unmapped glyphs) sent this page to OCR and its OCR text
     was appended beside the layer: the page was indexed twice. 20 of ~200 glyphs
