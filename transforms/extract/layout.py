@@ -221,6 +221,34 @@ def _page_text(raw, textpage) -> str:
     return text
 
 
+class _Calls:
+    """The per-character PDFium calls of the pass, called through plain function
+    pointers (``ctypes.CFUNCTYPE`` over pypdfium2's own symbols) that take and return
+    addresses as integers: pypdfium2's typed bindings convert every argument and
+    wrap every pointer they return, which cost more than PDFium's work for these
+    calls. Built once per process; everything else goes through pypdfium2."""
+
+    _instance: _Calls | None = None
+
+    def __init__(self, raw) -> None:
+        def fast(function, restype, *argtypes):
+            address = ctypes.cast(function, ctypes.c_void_p).value
+            return ctypes.CFUNCTYPE(restype, *argtypes)(address)
+
+        address, index = ctypes.c_void_p, ctypes.c_int
+        self.char_box = fast(raw.FPDFText_GetCharBox, ctypes.c_int, address, index,
+                             address, address, address, address)
+        self.text_object = fast(raw.FPDFText_GetTextObject, address, address, index)
+        self.char_index = fast(raw.FPDFText_GetCharIndexFromTextIndex, index, address, index)
+        self.char_angle = fast(raw.FPDFText_GetCharAngle, ctypes.c_float, address, index)
+
+    @classmethod
+    def get(cls, raw) -> _Calls:
+        if cls._instance is None:
+            cls._instance = cls(raw)
+        return cls._instance
+
+
 class _StyleReader:
     """Box, font size, weight and angle of a run of a page's characters, from its
     first, middle and last character (a few calls per line, none per character).
@@ -232,20 +260,23 @@ class _StyleReader:
 
     def __init__(self, raw, textpage, frame: _Frame, text: str) -> None:
         self.raw, self.textpage, self.frame, self.text = raw, textpage, frame, text
-        self.edges = [ctypes.c_double() for _ in range(4)]
+        self.calls = _Calls.get(raw)
+        self.page = ctypes.cast(textpage, ctypes.c_void_p).value
+        self.edges = (ctypes.c_double * 4)()
+        base = ctypes.addressof(self.edges)
+        self.edge_addresses = (base, base + 8, base + 16, base + 24)
         self.matrix = raw.FS_MATRIX()
         self.size = ctypes.c_float()
         self.name = ctypes.create_string_buffer(128)
         self.objects: dict[int, tuple[str, int, float]] = {}
         self.fonts: dict[int, tuple[str, int]] = {}
         last = len(text) - 1
-        self.same_indexes = last < 0 or raw.FPDFText_GetCharIndexFromTextIndex(
-            textpage, last) == last
+        self.same_indexes = last < 0 or self.calls.char_index(self.page, last) == last
 
     def _char(self, offset: int) -> int:
         if self.same_indexes:
             return offset
-        return self.raw.FPDFText_GetCharIndexFromTextIndex(self.textpage, offset)
+        return self.calls.char_index(self.page, offset)
 
     def style(self, first: int, last: int) -> PdfLine | None:
         """The line of the page's text ``[first, last]`` (offsets), placed and styled;
@@ -259,20 +290,19 @@ class _StyleReader:
         at_first, at_last = self._char(first), self._char(last)
         if min(at_first, at_last) < 0:
             return None
-        raw, textpage = self.raw, self.textpage
-        left, right, low, high = self.edges
-        raw.FPDFText_GetCharBox(textpage, at_first, left, right, low, high)
-        x0, x1, y0, y1 = left.value, right.value, low.value, high.value
-        raw.FPDFText_GetCharBox(textpage, at_last, left, right, low, high)
-        x0, x1 = min(x0, left.value), max(x1, right.value)
-        y0, y1 = min(y0, low.value), max(y1, high.value)
-        return self.frame.box(x0, y0, x1, y1)
+        char_box, page, edges, addresses = (self.calls.char_box, self.page, self.edges,
+                                            self.edge_addresses)
+        char_box(page, at_first, *addresses)  # left, right, bottom, top
+        x0, x1, y0, y1 = edges
+        char_box(page, at_last, *addresses)
+        left, right, bottom, top = edges
+        return self.frame.box(min(x0, left), min(y0, bottom), max(x1, right), max(y1, top))
 
     def styled(self, first: int, last: int, box: tuple[float, float, float, float]
                ) -> PdfLine:
         """The line placed at ``box``, with its font size, face and angle, from the text
         objects its first, middle and last letters belong to."""
-        raw, textpage, text = self.raw, self.textpage, self.text
+        text = self.text
         middle = (first + last) // 2
         while middle < last and not text[middle].isalnum():
             middle += 1
@@ -302,7 +332,7 @@ class _StyleReader:
         rotated = False
         x0, top, x1, bottom = box
         if x1 - x0 < bottom - top or last - first < 3:  # taller than wide, or 1-2 glyphs
-            angle = raw.FPDFText_GetCharAngle(textpage, self._char(middle))
+            angle = self.calls.char_angle(self.page, self._char(middle))
             rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
         return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
                        rotated, font)
@@ -314,12 +344,12 @@ class _StyleReader:
         index = self._char(offset)
         if index < 0:
             return None
-        obj = self.raw.FPDFText_GetTextObject(self.textpage, index)
-        key = ctypes.cast(obj, ctypes.c_void_p).value
+        key = self.calls.text_object(self.page, index)
         if not key:
             return None
         face = self.objects.get(key)
         if face is None:
+            obj = ctypes.cast(key, self.raw.FPDF_PAGEOBJECT)
             face = self.objects[key] = self._object_face(obj)
         return face
 
