@@ -333,7 +333,11 @@ class _StyleReader:
         x0, top, x1, bottom = box
         if x1 - x0 < bottom - top or last - first < 3:  # taller than wide, or 1-2 glyphs
             angle = self.calls.char_angle(self.page, self._char(middle))
-            rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
+            if angle >= 0:
+                # The angle is in user space; a page displayed turned by /Rotate shows
+                # level the text drawn turned the other way.
+                angle = (angle + self.frame.rotation * _TWO_PI / 4) % _TWO_PI
+                rotated = min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
         return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
                        rotated, font)
 
@@ -419,8 +423,22 @@ def _align(text: str, ranges: list[tuple[int, int]], tika: list[TikaLine]
     if not left:
         return found
     words = _Words(text)
+    # Characters found are one Tika line's: not those of a PDFium line matched whole
+    # to another, nor the same characters found for two lines ("n" once on the page,
+    # seven one-letter Tika lines "n" in a table).
+    whole = sorted(ranges[i] for i in range(len(ranges)) if taken[i])
+    firsts = [first for first, _ in whole]
+    finders: dict[tuple[int, int], list[int]] = defaultdict(list)
     for t, key in left:
-        found[t] = words.find(key)
+        span = words.find(key)
+        if span is None:
+            continue
+        k = bisect.bisect_right(firsts, span[0]) - 1
+        if k < 0 or whole[k][1] < span[0]:
+            finders[span].append(t)
+    for span, finding in finders.items():
+        if len(finding) == 1:
+            found[finding[0]] = span
     # Runs of consecutive lines still unplaced, each too short to be found alone
     # (Tika cuts a rotated stamp into "R" / "E" / "C" …, one glyph cluster a line):
     # their keys joined are looked for together, and each gets its own characters.
