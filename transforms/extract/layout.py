@@ -331,7 +331,9 @@ class _StyleReader:
                 size = max(size, other_face[2])
         rotated = False
         x0, top, x1, bottom = box
-        if x1 - x0 < bottom - top or last - first < 3:  # taller than wide, or 1-2 glyphs
+        # Set at an angle: up a margin, or across the page as a diagonal stamp whose box
+        # is about as tall as wide, or a glyph or two whatever their box?
+        if x1 - x0 < 4 * (bottom - top) or last - first < 3:
             angle = self.calls.char_angle(self.page, self._char(middle))
             if angle >= 0:
                 # The angle is in user space; a page displayed turned by /Rotate shows
