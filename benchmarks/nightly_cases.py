@@ -21,12 +21,14 @@ Cases (each a few nights over files staged from ``--corpus``):
 * ``store``: ``md/ txt/ eml/ csv/`` (9 files) into Qdrant local mode and Milvus Lite
   together: a first night (fp32), an unchanged night, ``--sparse`` on, ``--sparse``
   off, ``--embedding-precision bf16`` (the one model offline: another dense key
-  stands in for a model change), ``--chunk-size 256``, a night after an edit, an
-  addition, a deletion, a rename and a broken file (then ``ragbeam runs`` and
-  ``ragbeam runs --run``), a night with 4 of 10 files gone (held by the delete
-  guard), and the night they are back. The code before the layers refuses
-  ``--sparse`` over the collection: it then also runs the night its message asks
-  for (``--sparse`` into another collection).
+  stands in for a model change), ``--chunk-size 256``, a night after the edits of
+  ``report`` (then ``ragbeam runs`` and ``ragbeam runs --run``), a night with 4 of
+  10 files gone (held by the delete guard), and the night they are back. The code
+  before the layers refuses ``--sparse`` over the collection: it then also runs the
+  night its message asks for (``--sparse`` into another collection).
+* ``report``: ``md/ txt/ eml/ csv/`` without a store: a first night, then one after
+  an edit, an addition, a deletion, a rename and an encrypted PDF (which fails), then
+  ``ragbeam runs`` and ``ragbeam runs --run``.
 * ``hopeless``: two text files and ``bad/fuzzed-hang.one`` (hits the extraction
   memory cap), five unchanged nights.
 * ``empty``: ``md/ txt/`` and ``bad/empty.pdf``, a first and an unchanged night.
@@ -162,6 +164,25 @@ def _png(width: int = 32, height: int = 32) -> bytes:
 Night = tuple[str, list[str], Callable[[pathlib.Path], None] | None]
 
 
+def _morning_edits(corpus: pathlib.Path, share: pathlib.Path) -> None:
+    """An edit, an addition, a deletion, a rename and a file that fails (encrypted)."""
+    md = sorted((share / "md").glob("*.md"))[0]
+    md.write_text(md.read_text(encoding="utf-8") + "\nAn edited closing line.\n",
+                  encoding="utf-8")
+    (share / "txt" / "new-note.txt").write_text(
+        "A new note about the harbour crane schedule, added tonight.\n")
+    (share / "csv" / "csv-comma.csv").unlink()
+    (share / "eml" / "moved").mkdir()
+    (share / "eml" / "family-day.eml").rename(share / "eml" / "moved" / "family-day.eml")
+    shutil.copy(corpus / "bad" / "password-protected.pdf", share / "txt" / "locked.pdf")
+    _settle(share)
+
+
+def report_nights(work: pathlib.Path, corpus: pathlib.Path, before: bool) -> list[Night]:
+    return [("2026-06-01", [], None),
+            ("2026-06-02", [], lambda share: _morning_edits(corpus, share))]
+
+
 def store_nights(work: pathlib.Path, corpus: pathlib.Path, before: bool) -> list[Night]:
     fp32 = ["--embedding-precision", "fp32", *_sinks(work)]
     bf16 = ["--embedding-precision", "bf16", *_sinks(work)]
@@ -169,16 +190,7 @@ def store_nights(work: pathlib.Path, corpus: pathlib.Path, before: bool) -> list
     gone: list[tuple[pathlib.Path, bytes]] = []
 
     def edits(share: pathlib.Path) -> None:
-        md = sorted((share / "md").glob("*.md"))[0]
-        md.write_text(md.read_text(encoding="utf-8") + "\nAn edited closing line.\n",
-                      encoding="utf-8")
-        (share / "txt" / "new-note.txt").write_text(
-            "A new note about the harbour crane schedule, added tonight.\n")
-        (share / "csv" / "csv-comma.csv").unlink()
-        (share / "eml" / "moved").mkdir()
-        (share / "eml" / "family-day.eml").rename(share / "eml" / "moved" / "family-day.eml")
-        shutil.copy(corpus / "bad" / "not-a-zip.odt", share / "txt" / "broken.odt")
-        _settle(share)
+        _morning_edits(corpus, share)
 
     def hold(share: pathlib.Path) -> None:
         for path in sorted(p for p in share.rglob("*") if p.is_file())[:4]:
@@ -244,6 +256,7 @@ CASES: dict[str, tuple[Callable[[pathlib.Path, pathlib.Path], None], Callable]] 
     "hopeless": (lambda c, s: _stage(c, s, ("txt", "bad/fuzzed-hang.one")), hopeless_nights),
     "empty": (lambda c, s: _stage(c, s, ("md", "txt", "bad/empty.pdf")), plain_nights),
     "unsupported": (_unsupported_share, unsupported_nights),
+    "report": (lambda c, s: _stage(c, s, STORE_FOLDERS), report_nights),
     "shared": (_whole_corpus, unchanged_nights),
     "shared-nohang": (lambda c, s: _whole_corpus(c, s, ("bad/fuzzed-hang.one",)),
                       plain_nights),
@@ -264,8 +277,9 @@ def run_case(case: str, side: str, pkg: pathlib.Path, corpus: pathlib.Path,
         figures = night(pkg, state, name, share, options)
         print(_line(side, figures), flush=True)
         results.append(figures)
-    if case == "store":  # the morning after the edits: what the report says
-        for args in (["runs", str(state)], ["runs", str(state), "--run", "2026-01-08"]):
+    report_night = {"store": "2026-01-08", "report": "2026-06-02"}.get(case)
+    if report_night:  # the morning after the edits: what the report says
+        for args in (["runs", str(state)], ["runs", str(state), "--run", report_night]):
             rc, text = _cli(pkg, *args)
             print(f"{side}: ragbeam {' '.join(args[:1] + args[2:])} → exit {rc}\n{text}",
                   flush=True)
