@@ -29,6 +29,9 @@ Cases (each a few nights over files staged from ``--corpus``):
 * ``report``: ``md/ txt/ eml/ csv/`` without a store: a first night, then one after
   an edit, an addition, a deletion, a rename and an encrypted PDF (which fails), then
   ``ragbeam runs`` and ``ragbeam runs --run``.
+* ``held``: ``eml/ csv/ txt/`` (6 files) into both stores: a first night, a night
+  with a text file edited and the two e-mails gone (held by the delete guard), and
+  the night they are back.
 * ``hopeless``: two text files and ``bad/fuzzed-hang.one`` (hits the extraction
   memory cap), five unchanged nights.
 * ``empty``: ``md/ txt/`` and ``bad/empty.pdf``, a first and an unchanged night.
@@ -213,6 +216,28 @@ def store_nights(work: pathlib.Path, corpus: pathlib.Path, before: bool) -> list
     return nights
 
 
+def held_nights(work: pathlib.Path, corpus: pathlib.Path, before: bool) -> list[Night]:
+    gone: list[tuple[pathlib.Path, bytes]] = []
+
+    def edit_and_hold(share: pathlib.Path) -> None:
+        text = share / "txt" / "norwich-city.txt"
+        text.write_text(text.read_text(encoding="utf-8") + "\nAn edited closing line.\n",
+                        encoding="utf-8")
+        for path in sorted(share.glob("eml/*")):
+            gone.append((path, path.read_bytes()))
+            path.unlink()
+        _settle(share)
+
+    def back(share: pathlib.Path) -> None:
+        for path, data in gone:
+            path.write_bytes(data)
+        _settle(share)
+
+    sinks = ["--embedding-precision", "fp32", *_sinks(work)]
+    return [("2026-07-01", sinks, None), ("2026-07-02", sinks, edit_and_hold),
+            ("2026-07-03", sinks, back)]
+
+
 def hopeless_nights(work: pathlib.Path, corpus: pathlib.Path, before: bool) -> list[Night]:
     return [(f"2026-02-0{i}", ["--max-error-rate", "1"], None) for i in range(1, 6)]
 
@@ -253,6 +278,7 @@ def unchanged_nights(work: pathlib.Path, corpus: pathlib.Path, before: bool) -> 
 
 CASES: dict[str, tuple[Callable[[pathlib.Path, pathlib.Path], None], Callable]] = {
     "store": (lambda c, s: _stage(c, s, STORE_FOLDERS), store_nights),
+    "held": (lambda c, s: _stage(c, s, ("eml", "csv", "txt")), held_nights),
     "hopeless": (lambda c, s: _stage(c, s, ("txt", "bad/fuzzed-hang.one")), hopeless_nights),
     "empty": (lambda c, s: _stage(c, s, ("md", "txt", "bad/empty.pdf")), plain_nights),
     "unsupported": (_unsupported_share, unsupported_nights),
