@@ -99,29 +99,22 @@ def print_dry_run(config: RunConfig, rows: list[dict], to_process: int | None = 
 
 def print_option_differences(config: RunConfig) -> None:
     """``--dry-run --previous``: the options (and versions) that differ from the previous
-    run's, and whether they change the config hash (then every document is redone)."""
+    run's, and which layers of the output they redo (``layers.layer_effects``)."""
     from ragbeam.pipeline.summary import read_run_json
+    from ragbeam.transforms.incremental.layers import LAYERS_KEPT, layer_effects
     from ragbeam.transforms.incremental.previous import option_differences
 
     previous = read_run_json(config.previous)
     differences = option_differences(previous, dict(config.settings),
                                      config.fingerprint_fields())
-    rehash = previous.get("config_hash") != config.config_hash
-    if not differences and not rehash:
+    effects = layer_effects(config.previous_layer_keys, config.layer_keys,
+                            config.extraction_reuse_key is not None)
+    if not differences and effects == [LAYERS_KEPT]:
         print(f"  options: as in {config.previous}")
         return
-    if not rehash:
-        effect = "the config hash is the same: no document is redone for them"
-    elif config.extraction_reuse_key is not None:
-        effect = ("the config hash changes: every document is processed again, whatever its "
-                  "bytes; the extraction's options are the same, so documents with the same "
-                  "bytes are chunked again from the previous run, not extracted")
-    else:
-        effect = ("the config hash changes: every document is processed again, whatever its "
-                  "bytes")
     print(f"  options that differ from {config.previous}'s: "
           + ("; ".join(differences) or "none named (the model's or Tika's files changed)")
-          + f" ({effect})")
+          + f" (layers: {'; '.join(effects)})")
 
 
 def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],

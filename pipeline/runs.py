@@ -261,9 +261,11 @@ def run_changes(run: RunFolder) -> list[str]:
 
 
 def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
-    """``ragbeam runs`` on a folder that is missing or is a run itself: ``NotRuns`` with
-    a line saying which. A folder without run folders is a state folder no sync has
-    written yet (the CLI says so, exit 0)."""
+    """``ragbeam runs`` on a folder that is missing, is a run itself, or holds other
+    things and no run: ``NotRuns`` with a line saying which. An empty folder (or one
+    holding only sync's released claims) is a state folder no sync has written yet
+    (the CLI says so, exit 0); so is an object-store prefix without objects, which
+    cannot be told from a missing one."""
     from apache_beam.io.filesystems import FileSystems
 
     from ragbeam.pipeline.summary import run_json_path
@@ -278,3 +280,11 @@ def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
 
         if not os.path.isdir(state):
             raise NotRuns("no such folder")
+        from ragbeam.pipeline.claim import CLAIMS_DIR
+
+        others = sorted(n for n in os.listdir(state) if n != CLAIMS_DIR)
+        if others:
+            raise NotRuns("holds no run of ragbeam sync (no folder named YYYY-MM-DD or "
+                          f"YYYY-MM-DDTHHMMSSZ; it holds {others[0]!r}"
+                          + (f" and {len(others) - 1} more" if len(others) > 1 else "")
+                          + "): is it the state folder?")

@@ -212,3 +212,16 @@ def test_the_readme_block_by_block(workdir):
         ran.append(block)
     langs = [b.lang for b in ran]
     assert langs.count("python") >= 5 and "sql" in langs and langs.count("bash") >= 3
+
+
+def test_the_morning_report_samples_have_the_columns_ragbeam_runs_prints():
+    """The README's ``ragbeam runs`` samples are output, not run: their header line is
+    the one ``runs_table`` prints now (a column added later shows up here)."""
+    from ragbeam.pipeline.runs import runs_table
+
+    header = runs_table([])[0].split()  # column widths follow the rows: names only
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    samples = [line.split() for line in text.splitlines()
+               if line.startswith("run ") and "finished (UTC)" in line]
+    assert len(samples) >= 2
+    assert all(names == header for names in samples), (samples, header)

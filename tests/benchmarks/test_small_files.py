@@ -42,3 +42,4 @@ def test_the_benchmark_measures_first_run_rerun_and_raw_tika(tmp_path):
     assert result["files"] == 40 and result["rerun_unchanged_documents"] == 40
     for variant in ("raw_tika", "first_run", "unchanged_rerun"):
         assert result[variant]["wall_s"] > 0 and result[variant]["peak_rss_mib"] > 0
+    assert result["first_over_rerun"] > 0 and result["first_over_rerun_cpu"] > 0

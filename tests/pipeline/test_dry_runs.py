@@ -40,8 +40,8 @@ def test_a_dry_run_against_previous_names_the_options_and_counts_what_it_would_d
     assert main([*base, "--chunk-size", "300"]) == 0
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if "options that differ" in line)
-    assert "--chunk-size 128 → 300" in line and "every document is processed again" in line
-    assert "chunked again from the previous run, not extracted" in line
+    assert "--chunk-size 128 → 300" in line and "chunks redone (new chunk ids)" in line
+    assert "chunked again from the previous run's text, not extracted" in line
     assert "3 files matched, 3 would be processed" in out
     # A new chunking re-chunks the unchanged documents from their rows, as the run would.
     assert ("1 to process (0 new, 1 changed), 2 chunked again without extracting" in out), out
@@ -50,7 +50,16 @@ def test_a_dry_run_against_previous_names_the_options_and_counts_what_it_would_d
     line = next(line for line in capsys.readouterr().out.splitlines()
                 if "options that differ" in line)
     assert f"--extract-timeout {float(TEST_EXTRACT_TIMEOUT)} → 45.0" in line
-    assert "no document is redone" in line
+    assert "(layers: extraction and chunks kept (same chunk ids))" in line
+    # A vector layer switched on: named, with what it redoes (every chunk), while no
+    # document would be processed.
+    assert main([*base, "--sparse", "--embed-chunks"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "options that differ" in line)
+    assert "--sparse false → true" in line and "--embed-chunks false → true" in line
+    assert ("layers: extraction and chunks kept (same chunk ids); dense vectors made for "
+            "every chunk; sparse vectors made for every chunk)") in line, line
+    assert "3 files matched, 1 would be processed" in out
     assert not (tmp_path / "run2").exists()
 
 

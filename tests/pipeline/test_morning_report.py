@@ -92,14 +92,17 @@ def test_runs_and_peek_say_what_a_folder_is_when_it_is_not_what_they_read(tmp_pa
              (["runs", str(run)], "is a run's output, not a state folder"),
              (["peek", str(tmp_path / "missing")], "no such folder"),
              (["peek", str(state)], f"ragbeam runs {state} lists them"),
-             (["peek", str(corpus)], "is not a completed run")]
+             (["peek", str(corpus)], "is not a completed run"),
+             (["runs", str(corpus)], "holds no run of ragbeam sync")]
     for argv, message in cases:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0], (argv, err)
     assert main(["peek", str(run)]) == 0
     capsys.readouterr()
-    assert main(["runs", str(corpus)]) == 0  # a state folder no sync has written into yet
+    empty = tmp_path / "new-state"
+    empty.mkdir()
+    assert main(["runs", str(empty)]) == 0  # a state folder no sync has written into yet
     assert "no runs under" in capsys.readouterr().out
 
 

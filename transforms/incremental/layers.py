@@ -141,3 +141,40 @@ def _sparse_value(row: Mapping[str, Any]) -> Any:
     # As stored: the values are float32 in Parquet, a fresh vector's are Python floats.
     return (list(value.get("indices") or ()),
             np.asarray(value.get("values") or (), dtype=np.float32).tobytes())
+
+
+# ``layer_effects`` when the chunks (and so the documents) stay as they were.
+LAYERS_KEPT = "extraction and chunks kept (same chunk ids)"
+
+
+def layer_effects(previous: Mapping[str, str | None], current: Mapping[str, str | None],
+                  rechunk_without_extracting: bool) -> list[str]:
+    """What an incremental run redoes, layer by layer, between the previous run's keys
+    and this run's (``--dry-run --previous`` names it beside the options that differ):
+    a short phrase per layer that is not simply kept. An unknown previous key (a run
+    written before the keys were recorded) counts as another key."""
+    out = []
+    if previous.get("chunks") != current.get("chunks"):
+        if previous.get("extraction") != current.get("extraction") or previous.get(
+                "extraction") is None:
+            out.append("extraction and chunks redone: every document is extracted again, "
+                       "whatever its bytes (new chunk ids)")
+        elif rechunk_without_extracting:
+            out.append("chunks redone (new chunk ids): documents with the same bytes are "
+                       "chunked again from the previous run's text, not extracted")
+        else:
+            out.append("chunks redone (new chunk ids): every document is processed again")
+    rechunked = bool(out)
+    vectors = {"dense": "dense vectors", "sparse": "sparse vectors"}
+    for layer, name in vectors.items():
+        work = work_for(previous.get(layer), current.get(layer))
+        if work is Work.REDO:
+            out.append(f"{name} made for every chunk" if previous.get(layer) is None
+                       else f"{name} made again for every chunk")
+        elif work is Work.DROP:
+            out.append(f"{name} dropped from every chunk")
+        elif work is Work.KEEP and rechunked:
+            out.append(f"{name} made for the new chunks"
+                       + (", reused where a chunk's embedding inputs are unchanged"
+                          if layer == "dense" else ""))
+    return out if rechunked else [LAYERS_KEPT, *out]

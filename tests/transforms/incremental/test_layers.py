@@ -112,3 +112,27 @@ def test_a_carried_chunk_gets_this_runs_vectors():
     assert layers_changed(row, redo, LayerPlan(dense=Work.REDO))
     kept = with_layers(row, LayerPlan(dense=Work.KEEP, sparse=Work.NONE), with_sparse_vector)
     assert kept == row and not layers_changed(row, kept, LayerPlan(dense=Work.KEEP))
+
+
+def test_layer_effects_name_what_a_run_redoes_layer_by_layer():
+    from ragbeam.transforms.incremental.layers import LAYERS_KEPT, layer_effects
+
+    keys = {"extraction": "e", "chunks": "c", "dense": "d", "sparse": None}
+    assert layer_effects(keys, keys, False) == [LAYERS_KEPT]
+    assert layer_effects(keys, {**keys, "sparse": "s"}, False) == [
+        LAYERS_KEPT, "sparse vectors made for every chunk"]
+    assert layer_effects(keys, {**keys, "dense": "d2"}, False) == [
+        LAYERS_KEPT, "dense vectors made again for every chunk"]
+    assert layer_effects(keys, {**keys, "dense": None}, False) == [
+        LAYERS_KEPT, "dense vectors dropped from every chunk"]
+    rechunk = layer_effects(keys, {**keys, "chunks": "c2"}, True)
+    assert rechunk[0].startswith("chunks redone (new chunk ids): documents with the same "
+                                 "bytes are chunked again")
+    assert rechunk[1] == ("dense vectors made for the new chunks, reused where a chunk's "
+                          "embedding inputs are unchanged")
+    assert layer_effects(keys, {**keys, "chunks": "c2"}, False)[0].endswith(
+        "every document is processed again")
+    # Another extraction key, or a previous run that recorded none: extracted again.
+    for previous in (keys, {**keys, "extraction": None}):
+        assert layer_effects(previous, {**keys, "extraction": "e2", "chunks": "c2"},
+                             False)[0].startswith("extraction and chunks redone")
