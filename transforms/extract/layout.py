@@ -216,21 +216,26 @@ class _StyleReader:
         raw.FPDFText_GetCharBox(textpage, last, left, right, low, high)
         x0, x1 = min(x0, left.value), max(x1, right.value)
         y0, y1 = min(y0, low.value), max(y1, high.value)
+        box = self.frame.box(x0, y0, x1, y1)
         if not full:
-            return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1), 0.0, False)
+            return PdfLine(text[first:last + 1], *box, 0.0, False)
         size = raw.FPDFText_GetFontSize(textpage, middle)
         rotated = False
-        if x1 - x0 < y1 - y0 or last - first < 3:  # taller than wide, or a glyph or two
+        # Taller than wide on the displayed page, or a glyph or two: at an angle?
+        if box[2] - box[0] < box[3] - box[1] or last - first < 3:
             angle = raw.FPDFText_GetCharAngle(textpage, middle)
-            rotated = angle >= 0 and min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
+            if angle >= 0:
+                # The angle is in user space; a page displayed turned by /Rotate
+                # shows text that is drawn turned the other way horizontally.
+                angle = (angle + self.frame.rotation * _TWO_PI / 4) % _TWO_PI
+                rotated = min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
         bold = self.weight(middle) >= BOLD_WEIGHT
         if bold and middle != first:  # a bold run-in label opening a body line is not
             lead = first
             while lead < middle and not text[lead].isalnum():
                 lead += 1
             bold = self.weight(lead) >= BOLD_WEIGHT
-        return PdfLine(text[first:last + 1], *self.frame.box(x0, y0, x1, y1),
-                       round(size, 1), bold, rotated)
+        return PdfLine(text[first:last + 1], *box, round(size, 1), bold, rotated)
 
     def weight(self, index: int) -> int:
         weight = self.raw.FPDFText_GetFontWeight(self.textpage, index)

@@ -114,6 +114,26 @@ def test_a_repeated_line_is_styled_where_it_is_and_a_rotated_stamp_is_marked():
     assert not any(s.rotated for s in summaries)
 
 
+def test_text_drawn_turned_on_a_page_displayed_turned_is_horizontal():
+    """A landscape page stored portrait with /Rotate 90 draws its lines at 270 degrees
+    so that they read across the displayed page: those are not rotated; a line
+    drawn level in user space runs up the displayed page and is."""
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    stream = b"\n".join(b"BT /F1 11 Tf 0 -1 1 0 %d 700 Tm (%s) Tj ET" % (100 + 20 * i, t.encode())
+                         for i, t in enumerate(BODY))
+    stream += b"\nBT /F1 9 Tf 500 100 Td (RECEIVED 12 MAR 2024) Tj ET"
+    objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 "
+                  b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
+    objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    parsed, layout = _layout(_serialise(objects, [4]))
+    styles = _styles(parsed, layout)
+    assert layout.page_sizes == ((792, 612),)
+    assert not any(styles[line].rotated for line in BODY)
+    assert all(styles[line].x1 - styles[line].x0 > 150 for line in BODY)  # across the page
+    stamp = [style for line, style in styles.items() if line not in BODY]
+    assert stamp and all(style.rotated for style in stamp)  # Tika cuts it into glyphs
+
+
 def test_shared_corpus_lines_are_placed_and_the_title_is_larger_than_the_body(corpus_dir):
     data = (corpus_dir / "pdf/dpr-multi-column.pdf").read_bytes()
     parsed, layout = _layout(data)
