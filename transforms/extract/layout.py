@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -202,6 +203,7 @@ class _StyleReader:
     def __init__(self, raw, textpage, frame: _Frame, text: str) -> None:
         self.raw, self.textpage, self.frame, self.text = raw, textpage, frame, text
         self.edges = [ctypes.c_double() for _ in range(4)]
+        self.matrix = raw.FS_MATRIX()
 
     def style(self, first: int, last: int, full: bool = True) -> PdfLine:
         """``full``: also the font (size, weight) and the angle; without it only the
@@ -219,14 +221,18 @@ class _StyleReader:
         box = self.frame.box(x0, y0, x1, y1)
         if not full:
             return PdfLine(text[first:last + 1], *box, 0.0, False)
-        size = raw.FPDFText_GetFontSize(textpage, middle)
+        # The font size as set (Tf) times the scale of the character's matrix: many
+        # producers set every font at 1 pt and scale it with the text matrix.
+        raw.FPDFText_GetMatrix(textpage, middle, self.matrix)
+        m = self.matrix
+        size = raw.FPDFText_GetFontSize(textpage, middle) * math.sqrt(abs(m.a * m.d - m.b * m.c))
         rotated = False
-        # Taller than wide on the displayed page, or a glyph or two: at an angle?
-        if box[2] - box[0] < box[3] - box[1] or last - first < 3:
+        # Set at an angle (up a margin, or across the page as a diagonal stamp whose
+        # box is as tall as wide)? The angle is in user space; a page displayed turned
+        # by /Rotate shows text drawn turned the other way as horizontal.
+        if box[2] - box[0] < 4 * (box[3] - box[1]) or last - first < 3:
             angle = raw.FPDFText_GetCharAngle(textpage, middle)
             if angle >= 0:
-                # The angle is in user space; a page displayed turned by /Rotate
-                # shows text that is drawn turned the other way horizontally.
                 angle = (angle + self.frame.rotation * _TWO_PI / 4) % _TWO_PI
                 rotated = min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
         bold = self.weight(middle) >= BOLD_WEIGHT

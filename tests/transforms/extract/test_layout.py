@@ -81,6 +81,22 @@ def test_every_tika_line_gets_its_box_font_size_and_weight():
     assert list(_styles(parsed, layout, page=2)) == [BODY[0]]
 
 
+def test_a_font_set_at_one_point_and_scaled_by_the_text_matrix_has_its_displayed_size():
+    """Many producers set every font at 1 pt and scale it with Tm: the size is what
+    the page shows (PDFium's font size alone says 1)."""
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    stream = (b"BT /F1 1 Tf 7.5 0 0 7.5 72 740 Tm (Frumin and Zhao 53) Tj ET\n"
+              + b"\n".join(b"BT /F1 1 Tf 10 0 0 10 72 %d Tm (%s) Tj ET" % (700 - 14 * i, t.encode())
+                          for i, t in enumerate(BODY)))
+    objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+                  b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
+    objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    parsed, layout = _layout(_serialise(objects, [4]))
+    styles = _styles(parsed, layout)
+    assert styles["Frumin and Zhao 53"].size == 7.5
+    assert all(styles[line].size == 10 for line in BODY)
+
+
 def test_page_layouts_measure_images_and_unmapped_glyphs():
     first, second = page_layouts(report_pdf(), with_images=True)
     assert first.image_share == 0 and first.unmapped_share == 0
