@@ -295,10 +295,22 @@ def _align(reader: _StyleReader, ranges: list[tuple[int, int]],
     if not left:
         return styles
     words = _Words(text)
+    # Characters found are one Tika line's: not those of a PDFium line matched whole
+    # to another, nor the same characters found for two lines ("n" once on the page,
+    # seven one-letter Tika lines "n" in a table).
+    whole = sorted(ranges[i] for i in range(len(ranges)) if taken[i])
+    firsts = [first for first, _ in whole]
+    finders: dict[tuple[int, int], list[int]] = defaultdict(list)
     for t, key in left:
         found = words.find(key)
-        if found is not None:
-            styles[t] = reader.style(*found, tika[t].full)
+        if found is None:
+            continue
+        k = bisect.bisect_right(firsts, found[0]) - 1
+        if k < 0 or whole[k][1] < found[0]:
+            finders[found].append(t)
+    for found, finding in finders.items():
+        if len(finding) == 1:
+            styles[finding[0]] = reader.style(*found, tika[finding[0]].full)
     # Runs of consecutive lines still unplaced, each too short to be found alone
     # (Tika cuts a rotated stamp into "R" / "E" / "C" …, one glyph cluster a line):
     # their keys joined are looked for together, and each gets its own characters.

@@ -164,3 +164,30 @@ def test_shared_corpus_lines_are_placed_and_the_title_is_larger_than_the_body(co
     assert title.size > sized[len(sized) // 2]
     # Two columns: lines of the right column start right of the page's middle.
     assert any(s.x0 > 300 for s in layout.lines if s.page == 2)
+
+
+class _TextOnlyReader:
+    """The part of layout._StyleReader that ``_align`` reads: the page's text, and a
+    style that says which characters it came from (a PDFium page here would not
+    show the case: Tika must have more copies of a line than PDFium has)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def style(self, first: int, last: int, full: bool = True):
+        from ragbeam.transforms.extract.layout import PdfLine
+
+        return PdfLine(self.text[first:last + 1], first, 0, last, 0, 0, False)
+
+
+def test_characters_found_for_a_line_are_never_given_to_two_lines():
+    from ragbeam.transforms.extract.layout import TikaLine, _align
+
+    text = "Tide tables 7\r\nn\r\nThe pilots board"
+    ranges = [(0, 12), (15, 15), (18, 33)]
+    tika = [TikaLine(0, 13, "Tide tables 7"), TikaLine(14, 15, "7"), TikaLine(16, 17, "n"),
+            TikaLine(18, 19, "n"), TikaLine(20, 36, "The pilots board")]
+    styles = _align(_TextOnlyReader(text), ranges, tika)
+    assert styles[0].text == "Tide tables 7" and styles[4].text == "The pilots board"
+    assert styles[1] is None  # its "7" is the whole-matched line's own
+    assert sum(s is not None and s.text == "n" for s in styles) == 1
