@@ -64,6 +64,9 @@ Everything here is pure and works on plain strings.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -114,6 +117,24 @@ MAX_CHANGING_NUMBERS = 2
 MIN_ANCHORED_PAGES = 3
 ANCHORED_PAGE_SHARE = 0.25
 
+# Lines whose vertical middles are this share of a line's height apart share a row.
+ROW_TOLERANCE = 0.5
+# A page's horizontal text frame (what a margin stamp lies beside) is read from
+# lines of at least this many characters, and at least this many of them.
+MIN_FRAME_LINE_CHARS = 20
+MIN_FRAME_LINES = 3
+# A rotated line in the margin is a stamp when the text of the page is at least this
+# far from it (points), and at least half as far as the page edge.
+MIN_STAMP_GAP = 6.0
+# A line without a box between pieces of a stamp is one too when it is this short.
+MAX_STAMP_PIECE_CHARS = 8
+# A single page's head or footer is set at most this share of the text's font size.
+SMALLER_FONT = 0.95
+# A level line's box taller than this many times the page's typical line is no line's.
+MAX_LINE_HEIGHTS = 3.0
+# Boxes whose edges are within this many points of each other are at the same place.
+SAME_PLACE_POINTS = 3.0
+
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
 _ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
@@ -132,12 +153,21 @@ _PAGE_NUMBER = re.compile(
 _SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
+# Where a line sits on its page: (x0, top, x1, bottom), PDF points from the displayed
+# page's top-left corner, so top < bottom.
+Box = tuple[float, float, float, float]
+
+
 class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of lines
-    """One line of one page, as the furniture detector sees it."""
+    """One line of one page, as the furniture detector sees it (``box`` and
+    ``rotated`` where a PDF's layout is known: ``transforms.types.LineStyle``)."""
 
     text: str
     removable: bool = True  # False for tables and code
     is_heading: bool = False
+    box: Box | None = None  # None: not placed (not a PDF, or PDFium did not find it)
+    rotated: bool = False  # set at an angle, as margin stamps are
+    size: float = 0.0  # font size in points (0: not measured)
 
 
 @dataclass(frozen=True)
@@ -564,22 +594,279 @@ def _find_margin_stamps(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, i
     return found
 
 
-def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
-    """Furniture lines of a paged document (see the module docstring for the rules)."""
+def edge_order(lines: Sequence[PageLine]) -> list[int]:
+    """A page's line indexes from its top edge to its bottom edge.
+
+    Lines with a box go by position: rows from the top (lines whose vertical
+    middles lie within half a line of each other share a row), left to right
+    within a row. A line without a box keeps its place in Tika's order, and so
+    its distance from the nearer page edge: the placed lines fill the other
+    places. Without boxes this is Tika's order: the text-only rules see what
+    they always saw.
+    """
+    placed = [i for i, line in enumerate(lines) if line.box is not None]
+    if not placed:
+        return list(range(len(lines)))
+    placed.sort(key=lambda i: (_middle(lines[i].box), lines[i].box[0]))
+    rows: list[list[int]] = []
+    row_middle = row_height = 0.0
+    for i in placed:
+        box = lines[i].box
+        height = max(box[3] - box[1], 1.0)
+        if rows and abs(_middle(box) - row_middle) <= ROW_TOLERANCE * min(height, row_height):
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+            row_middle, row_height = _middle(box), height
+    by_position = iter([i for row in rows for i in sorted(row, key=lambda i: lines[i].box[0])])
+    is_placed = {*placed}
+    return [next(by_position) if i in is_placed else i for i in range(len(lines))]
+
+
+def _placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
+    """A page's lines, a box that is no line's taken away: a level line whose box is
+    several times as tall as the page's lines are (PDFium's characters of it lie on
+    different lines of the page) says nothing about where the line is."""
+    heights = sorted(line.box[3] - line.box[1] for line in lines
+                     if line.box is not None and not line.rotated)
+    if not heights:
+        return list(lines)
+    limit = MAX_LINE_HEIGHTS * max(heights[len(heights) // 2], 1.0)
+    return [line._replace(box=None)
+            if line.box is not None and not line.rotated and line.box[3] - line.box[1] > limit
+            else line for line in lines]
+
+
+def _middle(box: Box) -> float:
+    return (box[1] + box[3]) / 2
+
+
+def _body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
+    """Left and right edge of a page's horizontal text (lines of some length)."""
+    boxes = [line.box for line in lines if line.box is not None and not line.rotated
+             and len(line.text) >= MIN_FRAME_LINE_CHARS]
+    if len(boxes) < MIN_FRAME_LINES:
+        return None
+    return min(box[0] for box in boxes), max(box[2] for box in boxes)
+
+
+def _find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
+                         page_sizes: Sequence[tuple[float, float]] | None
+                         ) -> set[tuple[int, int]]:
+    """Text set at an angle in a page's margin: on the page, beside the document's
+    horizontal text, and nearer the page's edge than any other text of the page
+    (an identifier up the margin). A rotated label inside a figure lies within the
+    text's width; the first column of a table set sideways has the next column
+    beside it, nearer than the page edge: both stay."""
+    frames = [frame for lines in pages if (frame := _body_frame(lines)) is not None]
+    if not frames:
+        return set()
+    left = sorted(frame[0] for frame in frames)[len(frames) // 2]
+    right = sorted(frame[1] for frame in frames)[len(frames) // 2]
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        width = page_sizes[p][0] if page_sizes and p < len(page_sizes) else math.inf
+        candidates = [i for i, line in enumerate(lines)
+                      if line.rotated and line.box is not None and line.removable
+                      and line.box[2] > 0 and line.box[0] < width  # on the page
+                      and (line.box[2] <= left or line.box[0] >= right)]
+        if not candidates:
+            continue
+        boxes = [line.box for line in lines if line.box is not None]
+        starts = sorted(box[0] for box in boxes)
+        ends = sorted(box[2] for box in boxes)
+        for i in candidates:
+            x0, _, x1, _ = lines[i].box
+            if x1 <= left:  # left margin: the nearest text that starts right of it
+                k = bisect.bisect_left(starts, x1)
+                gap = starts[k] - x1 if k < len(starts) else math.inf
+                edge = max(x0, 0.0)
+            else:
+                k = bisect.bisect_right(ends, x0)
+                gap = x0 - ends[k - 1] if k > 0 else math.inf
+                edge = max(width - x1, 0.0) if width != math.inf else 0.0
+            if gap >= max(MIN_STAMP_GAP, edge / 2):
+                found.add((p, i))
+    return found
+
+
+def _find_repeated_rotated(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    """Text set at an angle that recurs at the same place on many pages: a stamp or
+    watermark laid over each page ("DO NOT SEND THIS PAGE" across a form's pages,
+    in pieces), wherever it lies. A rotated label in one figure does not recur."""
+    places: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            if line.rotated and line.box is not None and line.removable:
+                places[line_shape(line.text)].append((p, i, line.box))
+    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
+    found: set[tuple[int, int]] = set()
+    for hits in places.values():
+        if len({p for p, _, _ in hits}) < needed:
+            continue
+        # The place most of them share (boxes rounded to a grid), and all hits near it.
+        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
+        cell = grid.most_common(1)[0][0]
+        anchor = next(box for _, _, box in hits
+                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
+        same = [(p, i) for p, i, box in hits if _same_place(box, anchor)]
+        if len({p for p, _ in same}) >= needed:
+            found.update(same)
+    return found
+
+
+def _same_place(a: Box, b: Box) -> bool:
+    return all(abs(x - y) <= SAME_PLACE_POINTS for x, y in zip(a, b, strict=True))
+
+
+def _unplaced_stamp_pieces(pages: Sequence[Sequence[PageLine]],
+                           stamps: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Pieces of a stamp that PDFium did not place ("P" between "END THIS" and "AGE W"):
+    runs of short lines without a box between a stamp line and another stamp line or
+    the end of the page, in Tika's order."""
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        run: list[int] = []
+        opened = False  # the run follows a stamp line
+        for i, line in enumerate(lines):
+            if (p, i) in stamps:
+                if opened:
+                    found.update((p, j) for j in run)
+                run, opened = [], True
+            elif (opened and line.box is None and line.removable
+                  and len(line.text.strip()) <= MAX_STAMP_PIECE_CHARS):
+                run.append(i)
+            else:
+                run, opened = [], False
+        if opened:
+            found.update((p, j) for j in run)
+    return found
+
+
+def _find_slugs(pages: Sequence[Sequence[PageLine]],
+                page_sizes: Sequence[tuple[float, float]] | None) -> set[tuple[int, int]]:
+    """Lines set wholly above the page's top edge or below its bottom edge: the
+    printer's slug area (``file.indd 3 09/10/2013 5:49 PM``), which no reader sees."""
+    if not page_sizes:
+        return set()
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        if p >= len(page_sizes):
+            break
+        height = page_sizes[p][1]
+        for i, line in enumerate(lines):
+            box = line.box
+            if line.removable and box is not None and (box[3] <= 0 or box[1] >= height):
+                found.add((p, i))
+    return found
+
+
+def _find_single_page_edges(lines: Sequence[PageLine], numbers: set[tuple[int, int]]
+                            ) -> set[tuple[int, int]]:
+    """A single page's running head or footer, by how it is set: the page's top or
+    bottom row, apart from the text (its gap to the next row at least the text's
+    line pitch), in a smaller font than the text, short and no sentence, on a page
+    that shows it belongs to a longer document: a page number other than 1 stands
+    on the page (``numbers``) or at an end of the row's line ("Frumin and Zhao 53").
+    A title is set larger; a one-page document without a page number keeps all."""
+    rows = _rows(lines)
+    sized = [line for line in lines if line.size > 0 and len(line.text) >= MIN_FRAME_LINE_CHARS]
+    if len(rows) < 3 or len(sized) < MIN_FRAME_LINES:
+        return set()
+    sizes = Counter(round(line.size) for line in sized)
+    body_size = sizes.most_common(1)[0][0]
+    tops = [min(lines[i].box[1] for i in row) for row in rows]
+    pitch = sorted(b - a for a, b in itertools.pairwise(tops))[len(tops) // 2 - 1]
+    paged = any(page_number_value(lines[i].text) not in (None, ("arabic", 1), ("roman", 1))
+                for _, i in numbers)
+    found: set[tuple[int, int]] = set()
+    for edge, inner in ((rows[0], rows[1]), (rows[-1], rows[-2])):
+        top, bottom = min(lines[i].box[1] for i in edge), max(lines[i].box[3] for i in edge)
+        gap = (min(lines[i].box[1] for i in inner) - bottom if edge is rows[0]
+               else top - max(lines[i].box[3] for i in inner))
+        texts = [lines[i] for i in edge if (0, i) not in numbers]
+        if (not texts or gap < pitch
+                or not all(0 < line.size < SMALLER_FONT * body_size and _is_companion(line)
+                           for line in texts)):
+            continue
+        numbered = any(number[1] != 1 for line in texts
+                       if (number := embedded_page_number(line.text)) is not None)
+        if paged or numbered:
+            found.update((0, i) for i in edge if (0, i) not in numbers)
+    return found
+
+
+def _rows(lines: Sequence[PageLine]) -> list[list[int]]:
+    """The placed (level) lines of a page in rows, top to bottom (``edge_order``'s)."""
+    placed = sorted((i for i, line in enumerate(lines) if line.box is not None
+                     and not line.rotated), key=lambda i: _middle(lines[i].box))
+    rows: list[list[int]] = []
+    for i in placed:
+        if rows and _same_row(lines[rows[-1][0]].box, lines[i].box):
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return rows
+
+
+def _find_row_companions(pages: Sequence[Sequence[PageLine]],
+                         page_numbers: set[tuple[int, int]],
+                         furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Lines on the page number's own row, where that row is a page edge: the head
+    or footer the number belongs to ("Journal of X" left of "173"), whatever its
+    text, since position says it. Lines of a sentence stay (a first-page licence
+    note beside the number), as does everything beside page number 1."""
+    found: set[tuple[int, int]] = set()
+    for p, i in page_numbers:
+        lines = pages[p]
+        box = lines[i].box
+        parsed = page_number_value(lines[i].text) or embedded_page_number(lines[i].text)
+        if box is None or parsed is None or parsed[1] == 1:
+            continue
+        row = [j for j, line in enumerate(lines) if j != i and line.box is not None
+               and not line.rotated and _same_row(line.box, box)]
+        if not row:
+            continue
+        first, last = min(*row, i), max(*row, i)
+        at_top = all((p, j) in furniture for j in range(first))
+        at_bottom = all((p, j) in furniture for j in range(last + 1, len(lines)))
+        if not (at_top or at_bottom):
+            continue
+        found.update((p, j) for j in row if _is_companion(lines[j]))
+    return found
+
+
+def _same_row(a: Box, b: Box) -> bool:
+    height = max(min(a[3] - a[1], b[3] - b[1]), 1.0)
+    return abs(_middle(a) - _middle(b)) <= ROW_TOLERANCE * height
+
+
+def find_page_furniture(pages: Sequence[Sequence[PageLine]],
+                        page_sizes: Sequence[tuple[float, float]] | None = None
+                        ) -> FurnitureResult:
+    """Furniture lines of a paged document (see the module docstring for the rules);
+    ``page_sizes``: each page's displayed (width, height) where lines carry boxes."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
+    pages = [_placed_lines(lines) for lines in pages]
     # Stamps first: laid over the page, they are no part of its edges' order.
-    stamps = _find_margin_stamps(pages)
-    kept = [[i for i in range(len(lines)) if (p, i) not in stamps]
+    stamps = (_find_margin_stamps(pages) | _find_rotated_stamps(pages, page_sizes)
+              | _find_repeated_rotated(pages) | _find_slugs(pages, page_sizes))
+    stamps |= _unplaced_stamp_pieces(pages, stamps)
+    # The other rules read each page from its top edge to its bottom edge: by
+    # position where lines are placed, else in Tika's order.
+    kept = [[i for i in edge_order(lines) if (p, i) not in stamps]
             for p, lines in enumerate(pages)]
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     if len(pages) == 1:
         numbers = _find_single_page_number(unstamped[0])
-        running: set[tuple[int, int]] = set()
+        running: set[tuple[int, int]] = _find_single_page_edges(unstamped[0], numbers)
     else:
         numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
         running = _find_running_blocks(unstamped, numbers) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
+    companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)
+    companions -= numbers | running
 
     def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:
         return {(p, kept[p][i]) for p, i in found}

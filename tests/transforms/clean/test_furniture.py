@@ -263,3 +263,107 @@ def test_a_head_with_the_page_number_goes_wherever_tika_puts_it_on_the_page():
     pages = _pages(*[[*body(p, 5), f"Figure {p + 1}", f"Table of results {p * 3}",
                       *body(p, 12)[5:]] for p in range(6)])
     assert _removed(pages) == []
+
+
+# --- position (PDF pages whose lines carry their box: x0, top, x1, bottom) -----------
+
+PAGE = (612.0, 792.0)
+
+
+def _at(text: str, top: float, x0: float = 72.0, x1: float = 540.0, rotated: bool = False
+        ) -> PageLine:
+    return PageLine(text, box=(x0, top, x1, top + 10.0), rotated=rotated)
+
+
+def _body_at(page: int, n: int = 12, top: float = 100.0) -> list[PageLine]:
+    return [_at(text, top + 14 * i) for i, text in enumerate(body(page, n))]
+
+
+def _removed_placed(pages: list[list[PageLine]]) -> list[tuple[int, str]]:
+    found = find_page_furniture(pages, [PAGE] * len(pages)).lines
+    return sorted((p, pages[p][i].text) for p, i in found)
+
+
+def test_a_head_tika_puts_after_the_floats_goes_by_its_place_and_a_mid_page_label_stays():
+    head = "Journal of Harbour Engineering"
+    pages = [[*_body_at(p)[:6], _at(head, 40.0), *_body_at(p)[6:]] for p in range(6)]
+    assert _removed_placed(pages) == [(p, head) for p in range(6)]
+    # Text alone cannot see it: in Tika's order it is the middle of the page.
+    assert _removed([[line._replace(box=None) for line in lines] for lines in pages]) == []
+    # A sidebar label that Tika emits first on every page but that sits mid-page stays
+    # (by text alone it would go as a running head).
+    label = "Key figures at a glance"
+    pages = [[_at(label, 400.0), *_body_at(p, 6), *_body_at(p, 6, top=500.0)] for p in range(6)]
+    assert _removed_placed(pages) == []
+    assert len(_removed([[line._replace(box=None) for line in lines] for lines in pages])) == 6
+
+
+def test_rotated_text_in_the_margin_is_a_stamp_and_rotated_text_beside_other_text_stays():
+    stamp = _at("arXiv:2004.04906v3 [cs.CL] 30 Sep 2020", 200.0, x0=20.0, x1=32.0, rotated=True)
+    stamp = stamp._replace(box=(20.0, 200.0, 32.0, 600.0))
+    label = PageLine("Throughput (GB/s)", box=(100.0, 300.0, 110.0, 380.0), rotated=True)
+    pages = [[stamp, *_body_at(0)], [*_body_at(1)[:3], label, *_body_at(1)[3:]]]
+    assert _removed_placed(pages) == [(0, stamp.text)]
+    # The first column of a table set sideways: the next column is nearer than the edge.
+    column = [PageLine(f"Site {n}", box=(42.0, 100.0 + 60 * n, 48.0, 150.0 + 60 * n),
+                       rotated=True) for n in range(6)]
+    cells = [PageLine(f"{n * 17}", box=(52.0, 100.0 + 60 * n, 58.0, 120.0 + 60 * n),
+                      rotated=True) for n in range(6)]
+    pages = [[*_body_at(0)[:4], *column, *cells], _body_at(1)]
+    assert _removed_placed(pages) == []
+
+
+def test_a_stamp_across_the_page_that_recurs_at_one_place_goes_with_its_unplaced_pieces():
+    pieces = [PageLine("DO N", box=(102.0, 543.0, 157.0, 598.0), rotated=True),
+              PageLine("P"),  # PDFium did not place this one
+              PageLine("AGE W", box=(290.0, 338.0, 363.0, 411.0), rotated=True)]
+    pages = [[*_body_at(p), *pieces] for p in range(5)]
+    assert _removed_placed(pages) == sorted((p, t) for p in range(5) for t in ("DO N", "P",
+                                                                               "AGE W"))
+    # Rotated labels of figures amid the text, each at its own place, stay.
+    pages = [[*_body_at(p), PageLine("Time (s)", box=(90.0 + 40 * p, 150.0, 100.0 + 40 * p,
+                                                      200.0), rotated=True)] for p in range(5)]
+    assert _removed_placed(pages) == []
+
+
+def test_a_line_beyond_the_page_edge_is_a_printers_slug_and_the_last_footnote_stays():
+    slug = _at("JFM_15(11)_Cover_ROW.indd 1 09/10/2013 5:49:43 PM", 806.0, x0=-594.0)
+    note = _at("1 The data are available from the harbour authority.", 770.0)
+    pages = [[*_body_at(0), note, slug], _body_at(1)]
+    assert _removed_placed(pages) == [(0, slug.text)]
+
+
+def test_a_head_on_the_page_number_row_goes_whatever_its_text():
+    sections = ["3.1 Harbour cranes", "3.2 Tide tables", "4 Pilotage", "4.1 Outer mark",
+                "5 Dredging", "5.1 Spoil grounds"]
+    pages = [[*_body_at(p), _at(sections[p], 760.0, x1=200.0),
+              _at(f"{p + 1}", 760.0, x0=530.0, x1=540.0)] for p in range(6)]
+    removed = _removed_placed(pages)
+    assert [(p, str(p + 1)) for p in range(6)] == [r for r in removed if r[1].isdigit()]
+    # Page 1 keeps what stands beside its number (a first page's own notes), and
+    # every page keeps a sentence on the number's row.
+    assert {text for _, text in removed if not text.isdigit()} == set(sections[1:])
+    pages[2][-2] = _at("Published under licence by the Harbour Board.", 760.0, x1=400.0)
+    assert (2, "Published under licence by the Harbour Board.") not in _removed_placed(pages)
+
+
+def test_a_box_taller_than_lines_are_leaves_the_line_where_tika_put_it():
+    head = "www.harbour-journal.org"
+    pages = [[*_body_at(p), PageLine(head, box=(72.0, 18.0, 540.0, 700.0))] for p in range(6)]
+    # Tika puts it last: read as the page's last line, it repeats at the bottom edge.
+    assert _removed_placed(pages) == [(p, head) for p in range(6)]
+
+
+def test_a_single_pages_head_goes_by_its_smaller_font_when_the_page_is_numbered():
+    def page(head: str, head_size: float, number: str | None) -> list[PageLine]:
+        lines = [_at(head, 40.0, x0=220.0, x1=370.0)._replace(size=head_size),
+                 *(line._replace(size=12.0) for line in _body_at(0) + _body_at(1, top=270.0))]
+        return [*lines, _at(number, 780.0, x0=292.0, x1=304.0)._replace(size=9.0)] if number \
+            else lines
+
+    head = "Land Use Standard of the Province (2020 edition)"
+    assert _removed_placed([page(head, 9.0, "173")]) == [(0, "173"), (0, head)]
+    assert _removed_placed([page("Frumin and Zhao 53", 9.0, None)]) == [(0, "Frumin and Zhao 53")]
+    # A title set larger stays; so does a small top line of a page without a page number.
+    assert _removed_placed([page(head, 16.0, "173")]) == [(0, "173")]
+    assert _removed_placed([page(head, 9.0, None)]) == []
