@@ -234,18 +234,24 @@ def _is_companion(line: PageLine) -> bool:
 
 def embedded_page_number(line: str) -> tuple[str, int] | None:
     """The number that opens or closes a short running-head line ("Chapter 4: Parsing 9")."""
+    found = _head_number(line)
+    return None if found is None else found[:2]
+
+
+def _head_number(line: str) -> tuple[str, int, str] | None:
+    """``embedded_page_number`` and the line's text without that number."""
     text = line.strip()
     if len(text) > MAX_COMPANION_CHARS or text.endswith(_SENTENCE_END):
         return None
     tokens = text.split()
     if len(tokens) < 2:
         return None
-    for token in (tokens[-1], tokens[0]):
+    for token, rest in ((tokens[-1], tokens[:-1]), (tokens[0], tokens[1:])):
         if token.isdigit() and 0 < int(token) <= MAX_PAGE_NUMBER:
-            return ("arabic", int(token))
+            return ("arabic", int(token), " ".join(rest))
         roman = roman_value(token)
         if roman and roman <= MAX_ROMAN_PAGE_NUMBER:
-            return ("roman", roman)
+            return ("roman", roman, " ".join(rest))
     return None
 
 
@@ -266,17 +272,23 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
                 votes[(system, value - p)].add(p)
                 if i in (0, len(lines) - 1):
                     outermost[(system, value - p)].add(p)
-            elif i in extreme and (inner := embedded_page_number(lines[i].text)):
-                system, value = inner
-                embedded[line_shape(lines[i].text)].append((p, i, system, value - p))
+            elif i in extreme and (inner := _head_number(lines[i].text)):
+                # Grouped by the text beside the number, which may open one page's
+                # head and close the next one's ("1032 JFMS …" / "JFMS … 1033").
+                system, value, rest = inner
+                embedded[line_shape(rest)].append((p, i, system, value - p))
     # A running head that carries the page number must itself repeat, so a
     # numbered section heading at the top of one page is never taken for one.
     single: list[tuple[int, int, str, int]] = []
-    for hits in embedded.values():
+    for rest, hits in embedded.items():
         if len({p for p, *_ in hits}) >= 2:
             candidates.extend(hits)
-            for p, _, system, offset in hits:
+            for p, i, system, offset in hits:
                 votes[(system, offset)].add(p)
+                # The outermost line of its page, with words of its own: two
+                # consecutive pages suffice, as for lone numbers.
+                if i in (0, len(pages[p]) - 1) and len(rest.split()) >= 2:
+                    outermost[(system, offset)].add(p)
         else:
             single.extend(hits)
     needed = 2 if len(pages) <= SHORT_DOCUMENT_PAGES else MIN_SEQUENCE_PAGES
@@ -625,15 +637,16 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
 
 def _placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
     """A page's lines, a box that is no line's taken away: a level line whose box is
-    several times as tall as the page's lines are (PDFium's characters of it lie on
-    different lines of the page) says nothing about where the line is."""
+    several times as tall as its font and the page's lines are (PDFium's characters
+    of it lie on different lines of the page) says nothing about where the line is."""
     heights = sorted(line.box[3] - line.box[1] for line in lines
                      if line.box is not None and not line.rotated)
     if not heights:
         return list(lines)
-    limit = MAX_LINE_HEIGHTS * max(heights[len(heights) // 2], 1.0)
+    typical = max(heights[len(heights) // 2], 1.0)
     return [line._replace(box=None)
-            if line.box is not None and not line.rotated and line.box[3] - line.box[1] > limit
+            if line.box is not None and not line.rotated
+            and line.box[3] - line.box[1] > MAX_LINE_HEIGHTS * max(typical, line.size)
             else line for line in lines]
 
 

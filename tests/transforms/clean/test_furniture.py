@@ -367,3 +367,15 @@ def test_a_single_pages_head_goes_by_its_smaller_font_when_the_page_is_numbered(
     # A title set larger stays; so does a small top line of a page without a page number.
     assert _removed_placed([page(head, 16.0, "173")]) == [(0, "173")]
     assert _removed_placed([page(head, 9.0, None)]) == []
+
+
+def test_a_head_with_its_number_at_either_end_on_two_consecutive_pages_edges_goes():
+    pages = _pages(*[body(p, 6) for p in range(5)],
+                   [*body(5, 6), "JFMS CLINICAL PRACTICE 1031"],
+                   [*body(6, 6), "1032 JFMS CLINICAL PRACTICE"])
+    assert _removed(pages) == [(5, "JFMS CLINICAL PRACTICE 1031"),
+                               (6, "1032 JFMS CLINICAL PRACTICE")]
+    # A one-word label with a number opening two pages is a heading ("Chapter 6").
+    pages = _pages(*[body(p, 6) for p in range(5)],
+                   ["Chapter 6", *body(5, 6)], ["Chapter 7", *body(6, 6)])
+    assert _removed(pages) == []
