@@ -128,6 +128,12 @@ MIN_FRAME_LINES = 3
 MIN_STAMP_GAP = 6.0
 # A line without a box between pieces of a stamp is one too when it is this short.
 MAX_STAMP_PIECE_CHARS = 8
+# A line sits in furniture's slot when its top and its left, right or centre are this
+# close (points) to those of furniture on at least this share of the pages (and
+# MIN_SEQUENCE_PAGES), in a font this close in size.
+SLOT_POINTS = 2.0
+SLOT_PAGE_SHARE = 0.25
+SLOT_SIZE_POINTS = 0.6
 # A single page's head or footer is set at most this share of the text's font size.
 SMALLER_FONT = 0.95
 # A level line's box taller than this many times the page's typical line is no line's.
@@ -822,6 +828,61 @@ def _rows(lines: Sequence[PageLine]) -> list[list[int]]:
     return rows
 
 
+def _find_slot_furniture(pages: Sequence[Sequence[PageLine]],
+                         furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Lines at a page's edge that sit where furniture sits on many other pages: the
+    same top, the same left, right or centre, the same font size. A section head
+    that runs on two pages only ("Drifts Henfor" where "Approach" stood) goes by its
+    place, whatever its text. Only the outermost row left on a page, only short
+    lines that are no sentence: the body's last line, a licence note or a table row
+    does not sit in the head's or the footer's slot and say no more than a head."""
+    slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
+    for p, i in furniture:
+        line = pages[p][i]
+        if line.box is not None and not line.rotated:
+            slots[round(line.box[1])].append((p, line.box, line.size))
+    if not slots:
+        return set()
+    needed = max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * len(pages))
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        for edge in _outer_rows(lines, p, furniture):
+            for i in edge:
+                line = lines[i]
+                if (p, i) in furniture or line.box is None or not _is_companion(line):
+                    continue
+                top = round(line.box[1])
+                on_pages = {q for key in range(top - 2, top + 3)
+                            for q, box, size in slots.get(key, ())
+                            if q != p and _same_slot(line, box, size)}
+                if len(on_pages) >= needed:
+                    found.add((p, i))
+    return found
+
+
+def _outer_rows(lines: Sequence[PageLine], p: int, furniture: set[tuple[int, int]]
+                ) -> list[list[int]]:
+    """The top and the bottom row of what is left of a page (``lines`` in edge order)."""
+    rows = []
+    left = [i for i in range(len(lines)) if (p, i) not in furniture]
+    for outer in (left[:1], left[-1:]):
+        if outer and lines[outer[0]].box is not None:
+            box = lines[outer[0]].box
+            rows.append([i for i in left if lines[i].box is not None
+                         and not lines[i].rotated and _same_row(lines[i].box, box)])
+    return rows
+
+
+def _same_slot(line: PageLine, box: Box, size: float) -> bool:
+    here = line.box
+    if abs(here[1] - box[1]) > SLOT_POINTS:
+        return False
+    if line.size and size and abs(line.size - size) > SLOT_SIZE_POINTS:
+        return False
+    return (abs(here[0] - box[0]) <= SLOT_POINTS or abs(here[2] - box[2]) <= SLOT_POINTS
+            or abs(here[0] + here[2] - box[0] - box[2]) <= 2 * SLOT_POINTS)
+
+
 def _find_row_companions(pages: Sequence[Sequence[PageLine]],
                          page_numbers: set[tuple[int, int]],
                          furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
@@ -880,6 +941,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     companions = _find_companions(unstamped, numbers) - numbers - running
     companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)
     companions -= numbers | running
+    if len(pages) > 1:
+        companions |= _find_slot_furniture(unstamped, numbers | running | companions)
 
     def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:
         return {(p, kept[p][i]) for p, i in found}

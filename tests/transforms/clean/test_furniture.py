@@ -340,11 +340,14 @@ def test_a_head_on_the_page_number_row_goes_whatever_its_text():
               _at(f"{p + 1}", 760.0, x0=530.0, x1=540.0)] for p in range(6)]
     removed = _removed_placed(pages)
     assert [(p, str(p + 1)) for p in range(6)] == [r for r in removed if r[1].isdigit()]
-    # Page 1 keeps what stands beside its number (a first page's own notes), and
-    # every page keeps a sentence on the number's row.
-    assert {text for _, text in removed if not text.isdigit()} == set(sections[1:])
+    assert {text for _, text in removed if not text.isdigit()} == set(sections)
+    # A sentence on the number's row stays, and page 1 keeps what stands beside its
+    # number when no other page has furniture at that place (its own notes).
     pages[2][-2] = _at("Published under licence by the Harbour Board.", 760.0, x1=400.0)
     assert (2, "Published under licence by the Harbour Board.") not in _removed_placed(pages)
+    pages = [[*_body_at(p), *([_at(sections[p], 760.0, x0=300.0, x1=400.0)] if p == 0 else []),
+              _at(f"{p + 1}", 760.0, x0=530.0, x1=540.0)] for p in range(6)]
+    assert (0, sections[0]) not in _removed_placed(pages)
 
 
 def test_a_box_taller_than_lines_are_leaves_the_line_where_tika_put_it():
@@ -379,3 +382,20 @@ def test_a_head_with_its_number_at_either_end_on_two_consecutive_pages_edges_goe
     pages = _pages(*[body(p, 6) for p in range(5)],
                    ["Chapter 6", *body(5, 6)], ["Chapter 7", *body(6, 6)])
     assert _removed(pages) == []
+
+
+def test_a_line_in_the_slot_of_other_pages_heads_goes_whatever_its_text():
+    """A section head on two pages only stands where other sections' heads stand."""
+    heads = ["Approach"] * 4 + ["Drifts and turns"] * 2
+    pages = [[_at(head, 26.0, x0=480.0, x1=480.0 + 6 * len(head)), *_body_at(p)]
+             for p, head in enumerate(heads)]
+    assert _removed_placed(pages) == sorted(enumerate(heads))
+    # A line at the head's place on another page that is a sentence, or set in
+    # another font size, or at another left/right/centre, stays.
+    pages[4][0] = _at("Skaters should first learn the outside edge.", 26.0, x0=480.0, x1=560.0)
+    pages[5][0] = _at("Drifts and turns", 26.0, x0=480.0, x1=576.0)._replace(size=14.0)
+    for lines in pages[:4]:
+        lines[0] = lines[0]._replace(size=9.0)
+    assert _removed_placed(pages) == sorted(enumerate(heads[:4]))
+    pages[5][0] = _at("Drifts and turns", 26.0, x0=300.0, x1=396.0)
+    assert _removed_placed(pages) == sorted(enumerate(heads[:4]))
