@@ -243,7 +243,7 @@ def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict,
             ranges = placed.get((page, line.strip()), [])
             if ranges:
                 still = sum(1 for start, end in ranges if _is_kept(kept_ranges, start, end))
-                left_in_text = max(0, still - (len(ranges) - count))
+                left_in_text = max(0, still - max(0, len(ranges) - count))
                 removed_gone += min(strict, count - min(count, left_in_text))
             else:  # not among the run's lines of the page (an OCR'd page): text only
                 removed_gone += strict
