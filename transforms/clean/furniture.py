@@ -471,7 +471,8 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
         odd = sum(1 for p in on_pages if p % 2 == 0)
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
-                or _on_consecutive_pages(extreme_pages.get(shape, set()))):
+                or _on_consecutive_pages(extreme_pages.get(shape, set()))
+                or _at_one_place(pages, edge_hits[shape], extreme_pages.get(shape, set()))):
             candidates.append(shape)
         elif n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0:
             alternating.append((shape, 0))
@@ -515,6 +516,27 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
         if in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape]):
             found.update(edge_hits[shape])
     return found
+
+
+def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
+                  extreme: set[int]) -> bool:
+    """Running text by its place: a line at the very edge of two pages or more, once
+    on each, at the same place on all of them, and set no larger than the text of
+    its pages (the series title heading every even page of a newsletter that prints
+    no page numbers; a title page printed twice has its title set large)."""
+    if len(hits) < 2 or len({p for p, _ in hits}) != len(hits) or any(
+            p not in extreme for p, _ in hits):
+        return False
+    first = pages[hits[0][0]][hits[0][1]].box
+    if first is None or not all((box := pages[p][i].box) is not None
+                                and _same_place(box, first) for p, i in hits):
+        return False
+    for p, i in hits:
+        sizes = sorted(line.size for line in pages[p] if line.size > 0)
+        size = pages[p][i].size
+        if not sizes or not 0 < size <= sizes[len(sizes) // 2]:
+            return False
+    return True
 
 
 def _find_running_blocks(pages: Sequence[Sequence[PageLine]],

@@ -399,3 +399,18 @@ def test_a_line_in_the_slot_of_other_pages_heads_goes_whatever_its_text():
     assert _removed_placed(pages) == sorted(enumerate(heads[:4]))
     pages[5][0] = _at("Drifts and turns", 26.0, x0=300.0, x1=396.0)
     assert _removed_placed(pages) == sorted(enumerate(heads[:4]))
+
+
+def test_a_line_at_the_same_place_at_the_edge_of_two_pages_is_running_text():
+    """A series title heading two pages of six, no page numbers anywhere: by text
+    alone an every-other-page head without facing furniture, by place a head."""
+    def pages_with(head: PageLine) -> list[list[PageLine]]:
+        return [[*([head] if p in (1, 3) else []),
+                 *(line._replace(size=10.0) for line in _body_at(p))] for p in range(6)]
+
+    head = _at("Issues and Perspectives", 45.0, x1=108.0)._replace(size=10.0)
+    assert _removed_placed(pages_with(head)) == [(1, head.text), (3, head.text)]
+    assert _removed([[line._replace(box=None) for line in lines]
+                     for lines in pages_with(head)]) == []
+    # A title page printed twice (its title set larger than the text) keeps its title.
+    assert _removed_placed(pages_with(head._replace(size=20.0))) == []
