@@ -146,16 +146,18 @@ _DIGITS = re.compile(r"\d+")
 _ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
 _SPACES = re.compile(r"\s+")
 _DASHES = "-–—−‒"
-# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —"
+# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2"
 _PAGE_NUMBER = re.compile(
     rf"^[{_DASHES}\s\[\(|·•]*"
     r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*)?"
+    rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{_DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
     r"(?P<value>\d{1,4}|[ivxlcdm]{1,7})"
     r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,4})?"
     r"\s*(?:页|頁)?"
     rf"[{_DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,
 )
+_CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}})$")
 _SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
@@ -253,6 +255,8 @@ def _head_number(line: str) -> tuple[str, int, str] | None:
     if len(tokens) < 2:
         return None
     for token, rest in ((tokens[-1], tokens[:-1]), (tokens[0], tokens[1:])):
+        if (chapter := _CHAPTER_PAGE.match(token)) is not None:
+            token = chapter.group(1)  # "I-2": page 2 of part I
         if token.isdigit() and 0 < int(token) <= MAX_PAGE_NUMBER:
             return ("arabic", int(token), " ".join(rest))
         roman = roman_value(token)
@@ -802,38 +806,51 @@ def _find_slugs(pages: Sequence[Sequence[PageLine]],
     return found
 
 
-def _find_single_page_edges(lines: Sequence[PageLine], numbers: set[tuple[int, int]]
-                            ) -> set[tuple[int, int]]:
-    """A single page's running head or footer, by how it is set: the page's top or
-    bottom row, apart from the text (its gap to the next row at least the text's
-    line pitch), in a smaller font than the text, short and no sentence, on a page
-    that shows it belongs to a longer document: a page number other than 1 stands
-    on the page (``numbers``) or at an end of the row's line ("Frumin and Zhao 53").
-    A title is set larger; a one-page document without a page number keeps all."""
-    rows = _rows(lines)
-    sized = [line for line in lines if line.size > 0 and len(line.text) >= MIN_FRAME_LINE_CHARS]
-    if len(rows) < 3 or len(sized) < MIN_FRAME_LINES:
-        return set()
-    sizes = Counter(round(line.size) for line in sized)
-    body_size = sizes.most_common(1)[0][0]
-    tops = [min(lines[i].box[1] for i in row) for row in rows]
-    pitch = sorted(b - a for a, b in itertools.pairwise(tops))[len(tops) // 2 - 1]
-    paged = any(page_number_value(lines[i].text) not in (None, ("arabic", 1), ("roman", 1))
-                for _, i in numbers)
+def _find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
+                          numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Heads and footers that cannot show repetition, by how they are set: a page's
+    top or bottom row, apart from the text (its gap to the next row at least the
+    text's line pitch), in a smaller font than the text, short and no sentence,
+    carrying its page's number ("Frumin and Zhao 53" on a one-page excerpt; "… (1789)
+    I-2" heading page 2 of 2). The number must be that of its page in the sequence
+    the page numbers found follow (or the page's own index), and other than 1. A
+    single page that shows a page number other than 1 (``numbers``) loses such a row
+    at either edge. A title is set larger; an unnumbered line stays."""
+    offsets = {0}
+    for p, i in numbers:
+        parsed = page_number_value(pages[p][i].text) or embedded_page_number(pages[p][i].text)
+        if parsed is not None:
+            offsets.add(parsed[1] - p - 1)
     found: set[tuple[int, int]] = set()
-    for edge, inner in ((rows[0], rows[1]), (rows[-1], rows[-2])):
-        top, bottom = min(lines[i].box[1] for i in edge), max(lines[i].box[3] for i in edge)
-        gap = (min(lines[i].box[1] for i in inner) - bottom if edge is rows[0]
-               else top - max(lines[i].box[3] for i in inner))
-        texts = [lines[i] for i in edge if (0, i) not in numbers]
-        if (not texts or gap < pitch
-                or not all(0 < line.size < SMALLER_FONT * body_size and _is_companion(line)
-                           for line in texts)):
+    for p, lines in enumerate(pages):
+        if len(pages) > 1 and not any(embedded_page_number(lines[i].text)
+                                      for i in _band(len(lines), EXTREME_BAND + 1)):
+            continue  # most pages: no number at an edge line, nothing to measure
+        rows = _rows(lines)
+        sized = [line for line in lines
+                 if line.size > 0 and len(line.text) >= MIN_FRAME_LINE_CHARS]
+        if len(rows) < 3 or len(sized) < MIN_FRAME_LINES:
             continue
-        numbered = any(number[1] != 1 for line in texts
-                       if (number := embedded_page_number(line.text)) is not None)
-        if paged or numbered:
-            found.update((0, i) for i in edge if (0, i) not in numbers)
+        body_size = Counter(round(line.size) for line in sized).most_common(1)[0][0]
+        tops = [min(lines[i].box[1] for i in row) for row in rows]
+        pitch = sorted(b - a for a, b in itertools.pairwise(tops))[len(tops) // 2 - 1]
+        paged = len(pages) == 1 and any(
+            page_number_value(lines[i].text) not in (None, ("arabic", 1), ("roman", 1))
+            for q, i in numbers if q == p)
+        for edge, inner in ((rows[0], rows[1]), (rows[-1], rows[-2])):
+            top, bottom = min(lines[i].box[1] for i in edge), max(lines[i].box[3] for i in edge)
+            gap = (min(lines[i].box[1] for i in inner) - bottom if edge is rows[0]
+                   else top - max(lines[i].box[3] for i in inner))
+            texts = [lines[i] for i in edge if (p, i) not in numbers]
+            if (not texts or gap < pitch
+                    or not all(0 < line.size < SMALLER_FONT * body_size and _is_companion(line)
+                               for line in texts)):
+                continue
+            numbered = any(number[1] != 1 and (len(pages) == 1 or number[1] - p - 1 in offsets)
+                           for line in texts
+                           if (number := embedded_page_number(line.text)) is not None)
+            if paged or numbered:
+                found.update((p, i) for i in edge if (p, i) not in numbers)
     return found
 
 
@@ -956,10 +973,11 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     if len(pages) == 1:
         numbers = _find_single_page_number(unstamped[0])
-        running: set[tuple[int, int]] = _find_single_page_edges(unstamped[0], numbers)
+        running: set[tuple[int, int]] = set()
     else:
         numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
         running = _find_running_blocks(unstamped, numbers) - numbers
+    running |= _find_set_apart_edges(unstamped, numbers) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
     companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)
     companions -= numbers | running

@@ -31,6 +31,8 @@ def test_page_number_forms_parse():
     assert page_number_value("Page 3 of 10") == ("arabic", 3)
     assert page_number_value("第 12 页") == ("arabic", 12)
     assert page_number_value("xiv") == ("roman", 14)
+    assert page_number_value("I-2") == page_number_value("A–2") == ("arabic", 2)  # part I
+    assert page_number_value("3-14") == ("arabic", 14)
     assert page_number_value("7 apples") is None
     assert page_number_value("mix") is None  # a word, and no front-matter page number
     assert line_shape("Chapter 2 · 15") == line_shape("CHAPTER 3 · 16") == "chapter # · #"
@@ -414,3 +416,18 @@ def test_a_line_at_the_same_place_at_the_edge_of_two_pages_is_running_text():
                      for lines in pages_with(head)]) == []
     # A title page printed twice (its title set larger than the text) keeps its title.
     assert _removed_placed(pages_with(head._replace(size=20.0))) == []
+
+
+def test_a_head_set_apart_with_its_own_page_number_goes_where_nothing_repeats():
+    """Page 2 of 2 opens with a small head ending in "I-2": no other page shows it."""
+    def document(head: PageLine) -> list[list[PageLine]]:
+        return [[line._replace(size=11.0) for line in _body_at(0)],
+                [head, *(line._replace(size=11.0) for line in _body_at(1))]]
+
+    head = _at("The Declaration of the Rights of Man (1789) I-2", 40.0)._replace(size=9.0)
+    assert _removed_placed(document(head)) == [(1, head.text)]
+    # A heading that ends in a number (set larger), a small line whose number is not
+    # its page's, or one that runs on into the text (no gap) stays.
+    assert _removed_placed(document(head._replace(size=14.0))) == []
+    assert _removed_placed(document(head._replace(text="Declaration of 1789, article 7"))) == []
+    assert _removed_placed(document(head._replace(box=(72.0, 88.0, 540.0, 98.0)))) == []
