@@ -157,6 +157,13 @@ _PAGE_NUMBER = re.compile(
     rf"[{_DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,
 )
+# A page number that opens or closes a line of furniture: "2 / 4 ", " Page 3 of 9".
+_PAGE_NUMBER_START = re.compile(
+    r"^\s*(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s+",
+    re.IGNORECASE)
+_PAGE_NUMBER_END = re.compile(
+    r"\s+(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s*$",
+    re.IGNORECASE)
 _CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}})$")
 _SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
@@ -899,6 +906,29 @@ def _find_slot_furniture(pages: Sequence[Sequence[PageLine]],
     return found
 
 
+def _find_unnumbered_variants(pages: Sequence[Sequence[PageLine]],
+                              furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """A page's outermost line whose text is what furniture says on at least half the
+    other pages less its page number: the first page's footer without the "1 / 4"
+    that "2 / 4 <footer>" carries on the others (repetition, allowing the number)."""
+    texts: dict[str, set[int]] = defaultdict(set)
+    for p, i in furniture:
+        text = pages[p][i].text
+        rest = _PAGE_NUMBER_END.sub("", _PAGE_NUMBER_START.sub("", text))
+        if rest != text and rest:
+            texts[line_shape(rest)].add(p)
+    if not texts:
+        return set()
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        left = [i for i in range(len(lines)) if (p, i) not in furniture]
+        for i in {*left[:1], *left[-1:]}:
+            on_pages = texts.get(line_shape(lines[i].text), set()) - {p}
+            if lines[i].removable and len(on_pages) >= max(2, MIN_PAGE_SHARE * (len(pages) - 1)):
+                found.add((p, i))
+    return found
+
+
 def _outer_rows(lines: Sequence[PageLine], p: int, furniture: set[tuple[int, int]]
                 ) -> list[list[int]]:
     """The top and the bottom row of what is left of a page (``lines`` in edge order)."""
@@ -983,6 +1013,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     companions -= numbers | running
     if len(pages) > 1:
         companions |= _find_slot_furniture(unstamped, numbers | running | companions)
+        companions |= _find_unnumbered_variants(unstamped, numbers | running | companions)
 
     def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:
         return {(p, kept[p][i]) for p, i in found}

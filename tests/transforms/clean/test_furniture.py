@@ -431,3 +431,13 @@ def test_a_head_set_apart_with_its_own_page_number_goes_where_nothing_repeats():
     assert _removed_placed(document(head._replace(size=14.0))) == []
     assert _removed_placed(document(head._replace(text="Declaration of 1789, article 7"))) == []
     assert _removed_placed(document(head._replace(box=(72.0, 88.0, 540.0, 98.0)))) == []
+
+
+def test_the_first_pages_footer_without_the_page_number_the_others_carry_goes():
+    footer = "Please read the disclosures at the end of this report"
+    pages = _pages([*body(0, 6), footer], *[[*body(p, 6), f"{p + 1} / 4 {footer}"]
+                                            for p in range(1, 4)])
+    assert _removed(pages) == [(0, footer), *((p, f"{p + 1} / 4 {footer}") for p in range(1, 4))]
+    # Inside the page (not its outermost line) the same words are the text's own.
+    pages[0] = _pages([*body(0, 3), footer, *body(0, 6)[3:]])[0]
+    assert (0, footer) not in _removed(pages)
