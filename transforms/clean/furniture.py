@@ -134,6 +134,9 @@ MAX_STAMP_PIECE_CHARS = 8
 SLOT_POINTS = 2.0
 SLOT_PAGE_SHARE = 0.25
 SLOT_SIZE_POINTS = 0.6
+# Repeated lines whose distance from their page's edge varies by more than this
+# (points) on most of their pages move with the text: not furniture.
+PLACE_DRIFT_POINTS = 6.0
 # A single page's head or footer is set at most this share of the text's font size.
 SMALLER_FONT = 0.95
 # A level line's box taller than this many times the page's typical line is no line's.
@@ -444,10 +447,11 @@ def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
 def _find_running_text(pages: Sequence[Sequence[PageLine]],
                        depths: Sequence[tuple[int, int]] | None = None,
                        numbers: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
-                       ) -> set[tuple[int, int]]:
+                       heights: Sequence[float] | None = None) -> set[tuple[int, int]]:
     """Running text within each page's edge band (``depths``: lines from the top and
     from the bottom; ``RUNNING_TEXT_BAND`` each by default; ``numbers``: the page
-    numbers found, which confirm the facing side of an alternating head)."""
+    numbers found, which confirm the facing side of an alternating head; ``heights``:
+    the pages', for where placed lines sit)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
@@ -524,9 +528,31 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
     found: set[tuple[int, int]] = set()
     for shape in candidates:
         in_middle = len(middle_pages.get(shape, ()))
-        if in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape]):
+        if (in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape])
+                and _keeps_its_place(pages, edge_hits[shape], heights)):
             found.update(edge_hits[shape])
     return found
+
+
+def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
+                     heights: Sequence[float] | None) -> bool:
+    """Does a repeated line sit at one distance from its page's edge on most pages
+    where it is placed? Furniture is set at a fixed place; a table's note repeated
+    under each part of a table over pages ("See notes at end of table.") moves with
+    the table's length, and stays."""
+    distances = []
+    for p, i in hits:
+        box = pages[p][i].box
+        if box is None:
+            continue
+        height = heights[p] if heights and p < len(heights) else 0.0
+        distances.append(box[3] - height if height and box[1] > height / 2 else box[1])
+    if len(distances) < 2:
+        return True
+    distances.sort()
+    most = max(bisect.bisect_right(distances, d + PLACE_DRIFT_POINTS) - k
+               for k, d in enumerate(distances))
+    return 2 * most > len(distances)
 
 
 def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
@@ -551,10 +577,11 @@ def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int
 
 
 def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
-                         numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
+                         numbers: set[tuple[int, int]],
+                         heights: Sequence[float] | None = None) -> set[tuple[int, int]]:
     """Running text, with each page's edge band grown inward while it is all furniture."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    found = _find_running_text(pages, numbers=numbers)
+    found = _find_running_text(pages, numbers=numbers, heights=heights)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
         furniture = found | numbers
         grown = False
@@ -571,7 +598,8 @@ def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
                 grown = True
         if not grown:
             break
-        found = _find_running_text(pages, [(top, bottom) for top, bottom in depths], numbers)
+        found = _find_running_text(pages, [(top, bottom) for top, bottom in depths], numbers,
+                                   heights)
     return found
 
 
@@ -1006,7 +1034,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         running: set[tuple[int, int]] = set()
     else:
         numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
-        running = _find_running_blocks(unstamped, numbers) - numbers
+        heights = [height for _, height in page_sizes] if page_sizes else None
+        running = _find_running_blocks(unstamped, numbers, heights) - numbers
     running |= _find_set_apart_edges(unstamped, numbers) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
     companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)

@@ -441,3 +441,13 @@ def test_the_first_pages_footer_without_the_page_number_the_others_carry_goes():
     # Inside the page (not its outermost line) the same words are the text's own.
     pages[0] = _pages([*body(0, 3), footer, *body(0, 6)[3:]])[0]
     assert (0, footer) not in _removed(pages)
+
+
+def test_a_repeated_line_that_moves_with_the_text_is_no_furniture():
+    """A table note under each part of a table continued over pages repeats at the
+    bottom of the text, not at one place: it stays; the head at one place goes."""
+    note = "See notes at end of table."
+    pages = [[_at("HIGHLIGHTS FROM THE SURVEY", 33.0), *_body_at(p, 6 + p),
+              _at(note, 100.0 + 14 * (6 + p))] for p in range(6)]
+    assert _removed_placed(pages) == [(p, "HIGHLIGHTS FROM THE SURVEY") for p in range(6)]
+    assert len(_removed([[line._replace(box=None) for line in lines] for lines in pages])) == 12
