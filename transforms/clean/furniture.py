@@ -659,8 +659,12 @@ def _is_fragment(text: str) -> bool:
     return 0 < len(text) <= MAX_FRAGMENT_CHARS and " " not in text
 
 
-def _find_margin_stamps(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
-    """Runs of rotated-text fragments that close a page (rule 4)."""
+def _find_margin_stamps(pages: Sequence[Sequence[PageLine]],
+                        frame: tuple[float, float] | None = None) -> set[tuple[int, int]]:
+    """Runs of rotated-text fragments that close a page (rule 4). Where most of the
+    run's placed lines (two or more) lie across the document's text ``frame`` (left
+    and right), it is a figure's labels that Tika put last (an axis title, tick
+    values): it stays."""
     found: set[tuple[int, int]] = set()
     for p, lines in enumerate(pages):
         start = len(lines)
@@ -669,6 +673,10 @@ def _find_margin_stamps(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, i
             start -= 1
         run = [lines[i].text for i in range(start, len(lines))]
         if len(run) >= MIN_STAMP_LINES and sum(ch.isalpha() for t in run for ch in t) >= 2:
+            boxes = [box for i in range(start, len(lines)) if (box := lines[i].box)]
+            if frame is not None and len(boxes) >= 2 and 2 * sum(
+                    1 for box in boxes if box[2] > frame[0] and box[0] < frame[1]) > len(boxes):
+                continue
             found.update((p, i) for i in range(start, len(lines)))
     return found
 
@@ -730,19 +738,26 @@ def _body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
     return min(box[0] for box in boxes), max(box[2] for box in boxes)
 
 
+def _document_frame(pages: Sequence[Sequence[PageLine]]) -> tuple[float, float] | None:
+    """Left and right edge of the document's horizontal text (the pages' medians)."""
+    frames = [frame for lines in pages if (frame := _body_frame(lines)) is not None]
+    if not frames:
+        return None
+    return (sorted(frame[0] for frame in frames)[len(frames) // 2],
+            sorted(frame[1] for frame in frames)[len(frames) // 2])
+
+
 def _find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
-                         page_sizes: Sequence[tuple[float, float]] | None
-                         ) -> set[tuple[int, int]]:
+                         page_sizes: Sequence[tuple[float, float]] | None,
+                         frame: tuple[float, float] | None) -> set[tuple[int, int]]:
     """Text set at an angle in a page's margin: on the page, beside the document's
     horizontal text, and nearer the page's edge than any other text of the page
     (an identifier up the margin). A rotated label inside a figure lies within the
     text's width; the first column of a table set sideways has the next column
     beside it, nearer than the page edge: both stay."""
-    frames = [frame for lines in pages if (frame := _body_frame(lines)) is not None]
-    if not frames:
+    if frame is None:
         return set()
-    left = sorted(frame[0] for frame in frames)[len(frames) // 2]
-    right = sorted(frame[1] for frame in frames)[len(frames) // 2]
+    left, right = frame
     found: set[tuple[int, int]] = set()
     for p, lines in enumerate(pages):
         width = page_sizes[p][0] if page_sizes and p < len(page_sizes) else math.inf
@@ -1021,7 +1036,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         return FurnitureResult(frozenset(), frozenset(), frozenset())
     pages = [_placed_lines(lines) for lines in pages]
     # Stamps first: laid over the page, they are no part of its edges' order.
-    stamps = (_find_margin_stamps(pages) | _find_rotated_stamps(pages, page_sizes)
+    frame = _document_frame(pages)
+    stamps = (_find_margin_stamps(pages, frame) | _find_rotated_stamps(pages, page_sizes, frame)
               | _find_repeated_rotated(pages) | _find_slugs(pages, page_sizes))
     stamps |= _unplaced_stamp_pieces(pages, stamps)
     # The other rules read each page from its top edge to its bottom edge: by

@@ -451,3 +451,17 @@ def test_a_repeated_line_that_moves_with_the_text_is_no_furniture():
               _at(note, 100.0 + 14 * (6 + p))] for p in range(6)]
     assert _removed_placed(pages) == [(p, "HIGHLIGHTS FROM THE SURVEY") for p in range(6)]
     assert len(_removed([[line._replace(box=None) for line in lines] for lines in pages])) == 12
+
+
+def test_fragments_closing_a_page_inside_the_text_frame_are_a_figures_labels():
+    """Tika puts a figure's tick values and rotated axis title last on the page: by
+    text alone a stamp; placed across the text's width they are the figure's."""
+    ticks = [PageLine(t, box=(370.0, 378.0 + 60 * k, 380.0, 386.0 + 60 * k))
+             for k, t in enumerate(["30", "20", "10", "0"])]
+    title = [PageLine(t, rotated=True) for t in ("N", "um", "be", "ro", "fu", "lc", "er", "s")]
+    pages = [[*_body_at(0), *ticks, *title], _body_at(1)]
+    assert _removed_placed(pages) == []
+    # The same run up the margin, beside the text, is a stamp.
+    margin = [line._replace(box=(20.0, line.box[1], 30.0, line.box[3])) for line in ticks]
+    pages = [[*_body_at(0), *margin, *title], _body_at(1)]
+    assert len(_removed_placed(pages)) == len(margin) + len(title)
