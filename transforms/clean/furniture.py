@@ -447,11 +447,14 @@ def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
 def _find_running_text(pages: Sequence[Sequence[PageLine]],
                        depths: Sequence[tuple[int, int]] | None = None,
                        numbers: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
-                       heights: Sequence[float] | None = None) -> set[tuple[int, int]]:
+                       page_sizes: Sequence[tuple[float, float]] | None = None
+                       ) -> set[tuple[int, int]]:
     """Running text within each page's edge band (``depths``: lines from the top and
     from the bottom; ``RUNNING_TEXT_BAND`` each by default; ``numbers``: the page
-    numbers found, which confirm the facing side of an alternating head; ``heights``:
-    the pages', for where placed lines sit)."""
+    numbers found, which confirm the facing side of an alternating head; ``page_sizes``:
+    the pages' (width, height), for where placed lines sit). A line set wholly beyond
+    its page's left or right edge (the other half of a spread, which the page
+    carries unseen) is neither evidence nor furniture."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
@@ -463,8 +466,11 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
                  for lines, (top, bottom) in zip(pages, depths, strict=True)]
     for p, lines in enumerate(pages):
         extreme = set(_band(len(lines), EXTREME_BAND))
+        width = page_sizes[p][0] if page_sizes and p < len(page_sizes) else math.inf
         for i in bands[p]:
             line = lines[i]
+            if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
+                continue
             shape = line_shape(line.text)
             if not shape:
                 continue
@@ -529,13 +535,13 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
     for shape in candidates:
         in_middle = len(middle_pages.get(shape, ()))
         if (in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape])
-                and _keeps_its_place(pages, edge_hits[shape], heights)):
+                and _keeps_its_place(pages, edge_hits[shape], page_sizes)):
             found.update(edge_hits[shape])
     return found
 
 
 def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
-                     heights: Sequence[float] | None) -> bool:
+                     page_sizes: Sequence[tuple[float, float]] | None) -> bool:
     """Does a repeated line sit at one distance from its page's edge on most pages
     where it is placed? Furniture is set at a fixed place; a table's note repeated
     under each part of a table over pages ("See notes at end of table.") moves with
@@ -545,7 +551,7 @@ def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, 
         box = pages[p][i].box
         if box is None:
             continue
-        height = heights[p] if heights and p < len(heights) else 0.0
+        height = page_sizes[p][1] if page_sizes and p < len(page_sizes) else 0.0
         distances.append(box[3] - height if height and box[1] > height / 2 else box[1])
     if len(distances) < 2:
         return True
@@ -578,10 +584,11 @@ def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int
 
 def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
                          numbers: set[tuple[int, int]],
-                         heights: Sequence[float] | None = None) -> set[tuple[int, int]]:
+                         page_sizes: Sequence[tuple[float, float]] | None = None
+                         ) -> set[tuple[int, int]]:
     """Running text, with each page's edge band grown inward while it is all furniture."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    found = _find_running_text(pages, numbers=numbers, heights=heights)
+    found = _find_running_text(pages, numbers=numbers, page_sizes=page_sizes)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
         furniture = found | numbers
         grown = False
@@ -599,7 +606,7 @@ def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
         if not grown:
             break
         found = _find_running_text(pages, [(top, bottom) for top, bottom in depths], numbers,
-                                   heights)
+                                   page_sizes)
     return found
 
 
@@ -1050,8 +1057,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         running: set[tuple[int, int]] = set()
     else:
         numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
-        heights = [height for _, height in page_sizes] if page_sizes else None
-        running = _find_running_blocks(unstamped, numbers, heights) - numbers
+        running = _find_running_blocks(unstamped, numbers, page_sizes) - numbers
     running |= _find_set_apart_edges(unstamped, numbers) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
     companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)

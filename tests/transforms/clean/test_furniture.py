@@ -465,3 +465,17 @@ def test_fragments_closing_a_page_inside_the_text_frame_are_a_figures_labels():
     margin = [line._replace(box=(20.0, line.box[1], 30.0, line.box[3])) for line in ticks]
     pages = [[*_body_at(0), *margin, *title], _body_at(1)]
     assert len(_removed_placed(pages)) == len(margin) + len(title)
+
+
+def test_text_beyond_the_page_side_is_no_evidence_of_repetition():
+    """Two pages of a spread each carry the whole spread, the other half unseen beyond
+    the page's side: its lines repeat, but not on the page a reader sees."""
+    def half(lines: list[PageLine], shift: float) -> list[PageLine]:
+        return [PageLine(line.text, box=(line.box[0] + shift, line.box[1], line.box[2] + shift,
+                                         line.box[3])) for line in lines]
+
+    left = [_at("Table of Contents", 28.0), *_body_at(0, 6)]
+    right = [*_body_at(2, 6), _at("Note: all figures as of March 31", 780.0)]
+    pages = [_body_at(1), [*half(left, 0.0), *half(right, 650.0)],
+             [*half(left, -650.0), *half(right, 0.0)]]
+    assert _removed_placed(pages) == []
