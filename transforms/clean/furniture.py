@@ -1,7 +1,8 @@
 """Repeated page furniture: running headers, running footers and page numbers.
 
 Works on the lines of a paged document (PDF pages, slides) and decides which
-lines are furniture, by two independent rules plus one companion rule:
+lines are furniture: by text and repetition (rules 1-4), and by position where
+the lines carry their place on the page (rules 5-9):
 
 1. **Page numbers.** A line that is nothing but a page number ("7", "- 7 -",
    "Page 7 of 10", "vii", "第 7 页") near the top or bottom of a page is a page
@@ -58,8 +59,46 @@ Single-page documents cannot show repetition: there only a lone number on the
 first or last two lines (rule 1 without the sequence check, neighbours must
 not be numbers too) and its companions (rule 3) are removed.
 
+**Position** (PDFs, where the layout pass placed a line: ``PageLine.box``,
+``rotated``, ``size`` and the pages' sizes). Without boxes every rule above reads
+Tika's order, as it always did; with them:
+
+5. **Edges by geometry.** The rules above read each page from its top edge to
+   its bottom edge (``edge_order``): placed lines in rows top to bottom, left to
+   right; a line without a box keeps its place in Tika's order. A head that Tika
+   emits after the page's floats is at the edge again. A level line whose box is
+   taller than three times its font and the page's lines is not placed.
+6. **Stamps by angle and place.** Rotated text beside the document's text frame
+   and nearer the page edge than any other text of the page is a margin stamp,
+   wherever Tika puts it; rotated text that recurs at one place on most pages is
+   a stamp or watermark (pieces PDFium did not place between its lines go with
+   it); lines wholly beyond the page's top or bottom edge are a printer's slug.
+   A run of fragments closing a page (rule 4) whose placed lines lie across the
+   text frame is a figure's labels and stays; so does a sideways table's first
+   column (the next column is nearer than the page edge).
+7. **Repetition allowing varying text.** The lines on a page number's row at a
+   page edge go with it, whatever their text (not beside page 1, not a
+   sentence); a line in the slot of other pages' furniture (same top, same left,
+   right or centre, same font size, on a quarter of the pages) at the outermost
+   row left on its page goes whatever its text (a section head on two pages);
+   the same line at the same place at the very edge of two pages, set no larger
+   than their text, is running text; a page's outermost line that says what
+   furniture says on half the other pages less its page number goes ("N / 4
+   <footer>" and the first page's "<footer>"); a head that opens one page and
+   closes the next with its number at either end is one head.
+8. **Set apart.** Where nothing can repeat (one page; a head on one page of
+   two), a top or bottom row apart from the text (gap at least the line
+   pitch), in a smaller font than the text, short and no sentence, goes when it
+   carries its page's number in the sequence (or, on a single page, stands
+   opposite a page number other than 1).
+9. **What position keeps.** Running text must keep its place: a repeated line
+   whose distance from the page edge varies on most of its pages moves with the
+   text (a table note under each part of a continued table) and stays; a line
+   set beyond the page's side (the unseen half of a spread) is neither evidence
+   nor furniture; a sentence in a head's slot or row stays.
+
 A line that is the document's only occurrence of a heading is never removed.
-Everything here is pure and works on plain strings.
+Everything here is pure: plain strings, and boxes where a PDF has them.
 """
 
 from __future__ import annotations
