@@ -242,11 +242,11 @@ def _remove_furniture(lines: list[_Line], layout: PdfLayout | None = None
 
 
 def _page_line(line: _Line) -> PageLine:
-    style = line.style
-    return PageLine(line.text, removable=line.kind not in _WHOLE_BLOCKS,
-                    is_heading=line.kind is BlockKind.HEADING,
-                    box=(style.x0, style.top, style.x1, style.bottom) if style else None,
-                    rotated=style.rotated if style else False, size=style.size if style else 0.0)
+    style = line.style  # positional arguments: this runs once per line of a PDF
+    if style is None:
+        return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING)
+    return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING,
+                    (style.x0, style.top, style.x1, style.bottom), style.rotated, style.size)
 
 
 def _remove_residue(lines: list[_Line]) -> tuple[list[_Line], list[_Line], dict[str, int]]:

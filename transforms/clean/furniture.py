@@ -104,6 +104,7 @@ Everything here is pure: plain strings, and boxes where a PDF has them.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import re
@@ -266,6 +267,7 @@ def page_number_value(line: str) -> tuple[str, int] | None:
     return ("roman", roman) if roman and roman <= MAX_ROMAN_PAGE_NUMBER else None
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the edge band is read again as it grows
 def line_shape(line: str) -> str:
     """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
     if not line.isascii():
@@ -737,23 +739,29 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
     places. Without boxes this is Tika's order: the text-only rules see what
     they always saw.
     """
-    placed = [i for i, line in enumerate(lines) if line.box is not None]
+    boxes = [line.box for line in lines]
+    placed = [(box[1] + box[3], box[0], box[3] - box[1], i)  # (2 × middle, left, height, i)
+              for i, box in enumerate(boxes) if box is not None]
     if not placed:
         return list(range(len(lines)))
-    placed.sort(key=lambda i: (_middle(lines[i].box), lines[i].box[0]))
-    rows: list[list[int]] = []
+    placed.sort()
+    ordered: list[int] = []
+    row: list[tuple[float, int]] = []
     row_middle = row_height = 0.0
-    for i in placed:
-        box = lines[i].box
-        height = max(box[3] - box[1], 1.0)
-        if rows and abs(_middle(box) - row_middle) <= ROW_TOLERANCE * min(height, row_height):
-            rows[-1].append(i)
-        else:
-            rows.append([i])
-            row_middle, row_height = _middle(box), height
-    by_position = iter([i for row in rows for i in sorted(row, key=lambda i: lines[i].box[0])])
-    is_placed = {*placed}
-    return [next(by_position) if i in is_placed else i for i in range(len(lines))]
+    for middle2, left, height, i in placed:
+        height = max(height, 1.0)
+        if row and abs(middle2 - row_middle) <= 2 * ROW_TOLERANCE * min(height, row_height):
+            row.append((left, i))
+            continue
+        if row:
+            row.sort()
+            ordered.extend(i for _, i in row)
+        row = [(left, i)]
+        row_middle, row_height = middle2, height
+    row.sort()
+    ordered.extend(i for _, i in row)
+    by_position = iter(ordered)
+    return [next(by_position) if box is not None else i for i, box in enumerate(boxes)]
 
 
 def _placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
@@ -903,7 +911,9 @@ def _find_slugs(pages: Sequence[Sequence[PageLine]],
 
 
 def _find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
-                          numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
+                          numbers: set[tuple[int, int]],
+                          found_already: set[tuple[int, int]] | frozenset[tuple[int, int]]
+                          = frozenset()) -> set[tuple[int, int]]:
     """Heads and footers that cannot show repetition, by how they are set: a page's
     top or bottom row, apart from the text (its gap to the next row at least the
     text's line pitch), in a smaller font than the text, short and no sentence,
@@ -919,9 +929,10 @@ def _find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
             offsets.add(parsed[1] - p - 1)
     found: set[tuple[int, int]] = set()
     for p, lines in enumerate(pages):
-        if len(pages) > 1 and not any(embedded_page_number(lines[i].text)
+        if len(pages) > 1 and not any((p, i) not in found_already
+                                      and embedded_page_number(lines[i].text)
                                       for i in _band(len(lines), EXTREME_BAND + 1)):
-            continue  # most pages: no number at an edge line, nothing to measure
+            continue  # most pages: no number left at an edge line, nothing to measure
         rows = _rows(lines)
         sized = [line for line in lines
                  if line.size > 0 and len(line.text) >= MIN_FRAME_LINE_CHARS]
@@ -1020,14 +1031,23 @@ def _find_unnumbered_variants(pages: Sequence[Sequence[PageLine]],
 
 def _outer_rows(lines: Sequence[PageLine], p: int, furniture: set[tuple[int, int]]
                 ) -> list[list[int]]:
-    """The top and the bottom row of what is left of a page (``lines`` in edge order)."""
+    """The top and the bottom row of what is left of a page (``lines`` in edge order,
+    where a row's lines are next to each other but for lines without a box)."""
     rows = []
     left = [i for i in range(len(lines)) if (p, i) not in furniture]
-    for outer in (left[:1], left[-1:]):
-        if outer and lines[outer[0]].box is not None:
-            box = lines[outer[0]].box
-            rows.append([i for i in left if lines[i].box is not None
-                         and not lines[i].rotated and _same_row(lines[i].box, box)])
+    for outer in (left, left[::-1]):
+        if not outer or lines[outer[0]].box is None:
+            continue
+        box = lines[outer[0]].box
+        row = []
+        for i in outer:
+            here = lines[i].box
+            if here is None or lines[i].rotated:
+                continue
+            if not _same_row(here, box):
+                break
+            row.append(i)
+        rows.append(row)
     return rows
 
 
@@ -1055,8 +1075,7 @@ def _find_row_companions(pages: Sequence[Sequence[PageLine]],
         parsed = page_number_value(lines[i].text) or embedded_page_number(lines[i].text)
         if box is None or parsed is None or parsed[1] == 1:
             continue
-        row = [j for j, line in enumerate(lines) if j != i and line.box is not None
-               and not line.rotated and _same_row(line.box, box)]
+        row = _row_beside(lines, i)
         if not row:
             continue
         first, last = min(*row, i), max(*row, i)
@@ -1066,6 +1085,23 @@ def _find_row_companions(pages: Sequence[Sequence[PageLine]],
             continue
         found.update((p, j) for j in row if _is_companion(lines[j]))
     return found
+
+
+def _row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
+    """The other placed lines of line ``i``'s row (``lines`` in edge order: a row's
+    lines are next to each other, but for lines without a box between them)."""
+    box = lines[i].box
+    row: list[int] = []
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(lines):
+            here = lines[j].box
+            if here is not None and not lines[j].rotated:
+                if not _same_row(here, box):
+                    break
+                row.append(j)
+            j += step
+    return row
 
 
 def _same_row(a: Box, b: Box) -> bool:
@@ -1097,7 +1133,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     else:
         numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
         running = _find_running_blocks(unstamped, numbers, page_sizes) - numbers
-    running |= _find_set_apart_edges(unstamped, numbers) - numbers
+    running |= _find_set_apart_edges(unstamped, numbers, numbers | running) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
     companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)
     companions -= numbers | running
