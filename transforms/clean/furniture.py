@@ -288,7 +288,15 @@ def _band(n_lines: int, width: int) -> list[int]:
 def _is_companion(line: PageLine) -> bool:
     text = line.text.strip()
     return (line.removable and 0 < len(text) <= MAX_COMPANION_CHARS
-            and not text.endswith(_SENTENCE_END) and page_number_value(text) is None)
+            and not text.endswith(_SENTENCE_END) and page_number_value(text) is None
+            and not _is_data_row(text))
+
+
+def _is_data_row(text: str) -> bool:
+    """Three numbers or more and no word: a chart's axis ("0 50 100 150 200") or a
+    row of figures, never a head, whatever sits beside it."""
+    tokens = text.split()
+    return len(tokens) >= 3 and not any(ch.isalpha() for ch in text)
 
 
 def embedded_page_number(line: str) -> tuple[str, int] | None:
@@ -515,7 +523,7 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
             shape = line_shape(line.text)
             if not shape:
                 continue
-            if page_number_value(line.text) is not None:
+            if page_number_value(line.text) is not None or _is_data_row(line.text):
                 number_shapes.add(shape)
             edge_pages[shape].add(p)
             if i in extreme:

@@ -350,6 +350,11 @@ def test_a_head_on_the_page_number_row_goes_whatever_its_text():
     pages = [[*_body_at(p), *([_at(sections[p], 760.0, x0=300.0, x1=400.0)] if p == 0 else []),
               _at(f"{p + 1}", 760.0, x0=530.0, x1=540.0)] for p in range(6)]
     assert (0, sections[0]) not in _removed_placed(pages)
+    # A chart's axis on the slide number's row is the chart's.
+    axis = "0 50 100 150 200 250 300"
+    pages = [[*_body_at(p), _at(axis, 760.0, x1=400.0), _at(f"{p + 1}", 760.0, x0=530.0,
+                                                            x1=540.0)] for p in range(6)]
+    assert _removed_placed(pages) == [(p, str(p + 1)) for p in range(6)]
 
 
 def test_a_box_taller_than_lines_are_leaves_the_line_where_tika_put_it():
