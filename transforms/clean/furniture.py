@@ -189,13 +189,15 @@ _DIGITS = re.compile(r"\d+")
 _ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
 _SPACES = re.compile(r"\s+")
 _DASHES = "-–—−‒"
-# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2"
+# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
+# "3 | Page", "Page | 3"
 _PAGE_NUMBER = re.compile(
     rf"^[{_DASHES}\s\[\(|·•]*"
-    r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*)?"
+    r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*[|:]?\s*)?"
     rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{_DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
     r"(?P<value>\d{1,4}|[ivxlcdm]{1,7})"
     r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,4})?"
+    r"(?:\s*\|\s*p\s?a\s?g\s?e)?"  # "3 | Page", "3 | P a g e" (word processors)
     r"\s*(?:页|頁)?"
     rf"[{_DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,

@@ -33,6 +33,8 @@ def test_page_number_forms_parse():
     assert page_number_value("xiv") == ("roman", 14)
     assert page_number_value("I-2") == page_number_value("A–2") == ("arabic", 2)  # part I
     assert page_number_value("3-14") == ("arabic", 14)
+    assert page_number_value("3 | P a g e") == page_number_value("Page | 3") == ("arabic", 3)
+    assert page_number_value("3 | Pages") is None
     assert page_number_value("7 apples") is None
     assert page_number_value("mix") is None  # a word, and no front-matter page number
     assert line_shape("Chapter 2 · 15") == line_shape("CHAPTER 3 · 16") == "chapter # · #"
