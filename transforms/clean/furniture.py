@@ -538,7 +538,8 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
     alternating: list[tuple[str, int]] = []  # (shape, parity of the pages it is on)
     for shape, on_pages in edge_pages.items():
         if (len(on_pages) < 2 or shape in number_shapes
-                or _numbers_vary_like_a_table(pages, edge_hits[shape])):
+                or (_numbers_vary_like_a_table(pages, edge_hits[shape])
+                    and not _all_at_one_place(pages, edge_hits[shape]))):
             continue
         odd = sum(1 for p in on_pages if p % 2 == 0)
         even = len(on_pages) - odd
@@ -610,6 +611,16 @@ def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, 
     most = max(bisect.bisect_right(distances, d + PLACE_DRIFT_POINTS) - k
                for k, d in enumerate(distances))
     return 2 * most > len(distances)
+
+
+def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]]
+                      ) -> bool:
+    """Are two or more of these lines placed, all at one place? A printer's slug
+    whose sheet, time and job numbers change ("VerDate … 14:29 … Frm 00011 …") is
+    set where the last page had it; a table's rows move with the table."""
+    boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
+    return len(boxes) >= 2 and len(boxes) == len(hits) and all(
+        _same_place(box, boxes[0]) for box in boxes)
 
 
 def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],

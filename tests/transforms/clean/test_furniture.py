@@ -486,3 +486,18 @@ def test_text_beyond_the_page_side_is_no_evidence_of_repetition():
     pages = [_body_at(1), [*half(left, 0.0), *half(right, 650.0)],
              [*half(left, -650.0), *half(right, 0.0)]]
     assert _removed_placed(pages) == []
+
+
+def test_a_slug_whose_numbers_change_goes_where_it_keeps_its_place():
+    """Job, sheet and time numbers of a printer's slug change from page to page like
+    a table row's: at one place on every page it is a slug; moving, a row."""
+    def slug(p: int) -> str:
+        return (f"VerDate Mar<15>2010 14:{20 + p} May 19, 2011 Jkt 223070 PO 000{3 * p} "
+                f"Frm 000{11 + p} Sfmt 8010")
+
+    pages = [[_at(slug(p), 20.0, x0=40.0, x1=400.0), *_body_at(p)] for p in range(6)]
+    assert _removed_placed(pages) == [(p, slug(p)) for p in range(6)]
+    assert _removed([[line._replace(box=None) for line in lines] for lines in pages]) == []
+    rows = [[_at(f"Revenue {100 + p},5{p}7 {300 + p},6{p}4 {500 + 7 * p}", 60.0 + 14 * p),
+             *_body_at(p)] for p in range(6)]
+    assert _removed_placed(rows) == []
