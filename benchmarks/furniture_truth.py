@@ -400,8 +400,8 @@ def heldout_files_present(folder: pathlib.Path, manifest: pathlib.Path = HELDOUT
 
 
 def score_heldout(folder: pathlib.Path, options=None,
-                  truth: pathlib.Path = HELDOUT_TRUTH) -> list[FileScore]:
-    return score_truth(truth, folder, options)
+                  truth: pathlib.Path = HELDOUT_TRUTH, ocr: str | None = None) -> list[FileScore]:
+    return score_truth(truth, folder, options, ocr)
 
 
 def fetch(heldout: HeldoutSet, folder: pathlib.Path, mirror_root: pathlib.Path | None) -> int:

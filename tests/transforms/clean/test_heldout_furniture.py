@@ -78,10 +78,14 @@ def test_real_held_out_pdfs_meet_the_thresholds_when_present():
 
 # Issue 23's sets. The dev set was looked at while the rules were revised; the
 # closing set was scored once and one rule was added after; the final set was
-# scored once with the final rules. Where a target is missed (docs/cleaning.md
-# says by how much, per document, and why) the floor is the measured figure, so
-# a change that loses ground fails here: (line recall, worst document's retention).
-ISSUE_23_FLOORS = {"dev": (0.975, 0.99), "closing": (0.90, 0.99), "final": (0.98, 0.985)}
+# scored once with the final rules; issue 29's position rules were written while
+# looking at all three. Where a target is missed (docs/cleaning.md says by how
+# much, per document, and why) the floor is the measured figure, so a change that
+# loses ground fails here: (recall with the text gone from the document, worst
+# document's retention). Scored on the text layer (OCR off): these pin the
+# furniture rules; which pages OCR reads is OCR's own (a default run's figures,
+# OCR on, are the benchmark's).
+ISSUE_23_FLOORS = {"dev": (0.995, 0.995), "closing": (0.98, 0.995), "final": (0.995, 0.995)}
 
 
 @pytest.mark.parametrize("name", sorted(ISSUE_23_FLOORS))
@@ -90,10 +94,10 @@ def test_issue_23_held_out_sets_keep_their_figures_when_present(name):
     if not scorer.heldout_files_present(heldout.folder, heldout.manifest):
         pytest.skip(f"{name} PDFs not in {heldout.folder} (not redistributable; "
                     f"python benchmarks/furniture_truth.py --fetch {name} --download)")
-    scores = scorer.score_heldout(heldout.folder, truth=heldout.truth)
+    scores = scorer.score_heldout(heldout.folder, truth=heldout.truth, ocr="off")
     totals = scorer.totals(scores)
     min_recall, min_document_retention = ISSUE_23_FLOORS[name]
-    assert totals["recall_line"] >= min_recall, totals
+    assert totals["recall_gone"] >= min_recall, totals
     assert totals["retention"] >= MIN_BODY_RETENTION, totals
     for score in scores:
         assert score.retention >= min_document_retention, score
