@@ -375,15 +375,16 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
                       and _is_single_head(pages[hit[0]][hit[1]].text,
                                           last_line=hit[1] == len(pages[hit[0]]) - 1))
     found: set[tuple[int, int]] = set()
-    per_page_edge: set[tuple[int, bool]] = set()
-    # Closest to an edge first: at most one page number per page edge.
+    per_page_edge: set[tuple[int, bool, str, int]] = set()
+    # Closest to an edge first: at most one page number per page edge and sequence
+    # (a review copy's head numbers the pages its own way above the journal's head).
     for p, i, system, offset in sorted(
         candidates, key=lambda c: (min(c[1], len(pages[c[0]]) - 1 - c[1]), c[0], c[1])
     ):
         top = i < len(pages[p]) / 2
-        if (system, offset) in accepted and (p, top) not in per_page_edge:
+        if (system, offset) in accepted and (p, top, system, offset) not in per_page_edge:
             found.add((p, i))
-            per_page_edge.add((p, top))
+            per_page_edge.add((p, top, system, offset))
     return found
 
 
@@ -625,12 +626,15 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int,
 
 def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
                   extreme: set[int]) -> bool:
-    """Running text by its place: a line at the very edge of two pages or more, once
-    on each, at the same place on all of them, and set no larger than the text of
-    its pages (the series title heading every even page of a newsletter that prints
-    no page numbers; a title page printed twice has its title set large)."""
-    if len(hits) < 2 or len({p for p, _ in hits}) != len(hits) or any(
-            p not in extreme for p, _ in hits):
+    """Running text by its place: a short line, no sentence, at the very edge of two
+    pages or more, once on each, at the same place on
+    all of them, and set no larger than the text of its pages (the series title
+    heading every even page of a newsletter that prints no page numbers; a title
+    page printed twice has its title set large; a passage a long book prints twice
+    is no head)."""
+    if (len(hits) < 2
+            or len({p for p, _ in hits}) != len(hits) or any(p not in extreme for p, _ in hits)
+            or not all(_is_companion(pages[p][i]) for p, i in hits)):
         return False
     first = pages[hits[0][0]][hits[0][1]].box
     if first is None or not all((box := pages[p][i].box) is not None
@@ -915,11 +919,13 @@ def _unplaced_stamp_pieces(pages: Sequence[Sequence[PageLine]],
 
 def _find_slugs(pages: Sequence[Sequence[PageLine]],
                 page_sizes: Sequence[tuple[float, float]] | None) -> set[tuple[int, int]]:
-    """Lines set wholly above the page's top edge or below its bottom edge: the
-    printer's slug area (``file.indd 3 09/10/2013 5:49 PM``), which no reader sees."""
+    """Lines set wholly above the page's top edge or below its bottom edge, whose
+    shape recurs there on another page: the printer's slug
+    (``file.indd 3 09/10/2013 5:49 PM``), which no reader sees. Text that ran off
+    one page (a margin note too long for it) does not recur, and stays."""
     if not page_sizes:
         return set()
-    found: set[tuple[int, int]] = set()
+    beyond: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for p, lines in enumerate(pages):
         if p >= len(page_sizes):
             break
@@ -927,8 +933,8 @@ def _find_slugs(pages: Sequence[Sequence[PageLine]],
         for i, line in enumerate(lines):
             box = line.box
             if line.removable and box is not None and (box[3] <= 0 or box[1] >= height):
-                found.add((p, i))
-    return found
+                beyond[line_shape(line.text)].append((p, i))
+    return {hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2 for hit in hits}
 
 
 def _find_set_apart_edges(pages: Sequence[Sequence[PageLine]],

@@ -331,10 +331,16 @@ def test_a_stamp_across_the_page_that_recurs_at_one_place_goes_with_its_unplaced
 
 
 def test_a_line_beyond_the_page_edge_is_a_printers_slug_and_the_last_footnote_stays():
-    slug = _at("JFM_15(11)_Cover_ROW.indd 1 09/10/2013 5:49:43 PM", 806.0, x0=-594.0)
+    def slug(p: int) -> PageLine:
+        return _at(f"JFM_15(11)_Cover_ROW.indd {p + 1} 09/10/2013 5:49:4{p} PM", 806.0, x0=-594.0)
+
     note = _at("1 The data are available from the harbour authority.", 770.0)
-    pages = [[*_body_at(0), note, slug], _body_at(1)]
-    assert _removed_placed(pages) == [(0, slug.text)]
+    pages = [[*_body_at(0), note, slug(0)], [*_body_at(1), slug(1)]]
+    assert _removed_placed(pages) == [(0, slug(0).text), (1, slug(1).text)]
+    # A margin note that ran off the foot of one page is text, though no one sees it.
+    overflow = _at("questions to get it, even though ten should have done", 810.0, x0=407.0)
+    pages = [[*_body_at(0), overflow], _body_at(1)]
+    assert _removed_placed(pages) == []
 
 
 def test_a_head_on_the_page_number_row_goes_whatever_its_text():
