@@ -307,9 +307,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("out/furniture-generated"))
     parser.add_argument("--show", action="store_true", help="print every removed line")
+    parser.add_argument("--ocr", choices=("auto", "off", "only"), default="auto",
+                        help="OCR mode of the extraction scored (default: auto, a run's)")
+    parser.add_argument("--cache", type=pathlib.Path,
+                        help="keep extractions here between runs (cleaning-rule work only)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO / "benchmarks"))
+    import furniture_truth
     from furniture_truth import print_scores, score_truth
+
+    furniture_truth.OCR_MODE, furniture_truth.CACHE = args.ocr, args.cache
 
     for title, seeds in (("tuning", TUNING_SEEDS), ("held-out", HELDOUT_SEEDS)):
         folder = args.out / title

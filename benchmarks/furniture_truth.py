@@ -137,8 +137,9 @@ _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 class FileScore:
     path: str
     truth_lines: int
-    removed_line: int  # by the issue's reading
-    removed_strict: int
+    removed_line: int  # no longer a line of its own
+    removed_strict: int  # no longer anywhere on its page beyond the body's own
+    removed_gone: int  # issue 29's reading: its text is gone from the document
     body_words: int
     body_words_kept: int
     removed_lines: list[tuple[int, str]]  # (page, line) the cleaner removed
@@ -150,6 +151,10 @@ class FileScore:
     @property
     def recall_strict(self) -> float:
         return self.removed_strict / self.truth_lines if self.truth_lines else 1.0
+
+    @property
+    def recall_gone(self) -> float:
+        return self.removed_gone / self.truth_lines if self.truth_lines else 1.0
 
     @property
     def retention(self) -> float:
@@ -185,8 +190,11 @@ def _token_pattern(line: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(line)}(?!\w)")
 
 
-def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict) -> FileScore:
-    """Score one cleaned ``Document`` against its truth entry."""
+def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict,
+                   extracted=None) -> FileScore:
+    """Score one cleaned ``Document`` against its truth entry (``extracted``: the
+    ``ExtractedDocument`` it was cleaned from, which places each truth line in the
+    raw text for the ``gone`` reading; without it that reading is the ``strict`` one)."""
     from ragbeam.transforms.clean.document import CleanOptions, clean_line_text
 
     def norm(line: str) -> str:
@@ -200,7 +208,9 @@ def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict) -> F
     cleaned_lines_of = {p: Counter(line for piece in pieces
                                    for line in "\n".join(pieces).split("\n"))
                         for p, pieces in cleaned_pages.items()}
-    truth_total = removed_line = removed_strict = 0
+    placed = _raw_lines_by_page(extracted) if extracted is not None else {}
+    kept_ranges = _kept_raw_ranges(doc)
+    truth_total = removed_line = removed_strict = removed_gone = 0
     body_text: list[str] = []
     for index, furniture in enumerate(per_page):
         page = index + 1
@@ -224,12 +234,58 @@ def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict) -> F
             pattern = _token_pattern(target)
             in_body = sum(len(pattern.findall(b)) for b in body_norm)
             left_anywhere = max(0, len(pattern.findall(cleaned_page)) - in_body)
-            removed_strict += count - min(count, left_anywhere)
+            strict = count - min(count, left_anywhere)
+            removed_strict += strict
+            # Gone: the raw line itself is in no span of the cleaned document (not
+            # glued into a paragraph, not kept in a table), and no copy of its text
+            # is left on the page beyond the body's own (an OCR copy, say). Of the
+            # page's raw lines with this text, the body's copies count as kept first.
+            ranges = placed.get((page, line.strip()), [])
+            if ranges:
+                still = sum(1 for start, end in ranges if _is_kept(kept_ranges, start, end))
+                left_in_text = max(0, still - max(0, len(ranges) - count))
+                removed_gone += min(strict, count - min(count, left_in_text))
+            else:  # not among the run's lines of the page (an OCR'd page): text only
+                removed_gone += strict
     body_words = words("\n".join(body_text))
     kept = words(doc.text)
     kept_total = sum(min(n, kept[w]) for w, n in body_words.items())
-    return FileScore(path, truth_total, removed_line, removed_strict,
+    return FileScore(path, truth_total, removed_line, removed_strict, removed_gone,
                      sum(body_words.values()), kept_total, removed_lines(raw_pages, doc))
+
+
+def _raw_lines_by_page(extracted) -> dict[tuple[int, str], list[tuple[int, int]]]:
+    """``(page, line text) → [(raw_start, raw_end), …]`` of the extraction's lines."""
+    from ragbeam.transforms.extract.layout import tika_page_lines
+
+    out: dict[tuple[int, str], list[tuple[int, int]]] = {}
+    for page, lines in tika_page_lines(extracted.raw_text, extracted.blocks).items():
+        for line in lines:
+            out.setdefault((page, line.text), []).append((line.raw_start, line.raw_end))
+    return out
+
+
+def _kept_raw_ranges(doc) -> tuple[list[int], list[int]]:
+    """The raw ranges the cleaned document's spans come from, merged and sorted."""
+    ranges = sorted((s.raw_start, s.raw_end) for s in doc.spans if s.raw_start >= 0)
+    starts: list[int] = []
+    ends: list[int] = []
+    for start, end in ranges:
+        if starts and start <= ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
+
+
+def _is_kept(kept: tuple[list[int], list[int]], start: int, end: int) -> bool:
+    """Does any kept raw range overlap ``[start, end)``?"""
+    import bisect
+
+    starts, ends = kept
+    index = bisect.bisect_right(starts, end - 1) - 1
+    return index >= 0 and ends[index] > start
 
 
 def removed_lines(raw_pages: list[list[str]], doc) -> list[tuple[int, str]]:
@@ -262,19 +318,64 @@ def extract(path: pathlib.Path):
     return xhtml, build_extracted_document(fetched, xhtml, metadata)
 
 
-def score_truth(truth_file: pathlib.Path, folder: pathlib.Path, options=None
-                ) -> list[FileScore]:
-    """Score every PDF a truth file lists (paths relative to ``folder``)."""
+# How the scored documents are extracted: as a user's run does (the pipeline's
+# guarded single-file path with default ExtractOptions, so OCR ``auto``), unless
+# ``--ocr`` says otherwise. Truth lines stay Tika's lines without OCR (``extract``),
+# the definition the truth was marked against.
+OCR_MODE = "auto"
+# --cache DIR: extractions kept between runs (keyed by the file's bytes, the OCR mode
+# and the extraction code), for a development loop over cleaning rules only.
+CACHE: pathlib.Path | None = None
+
+
+def extract_as_run(path: pathlib.Path, ocr: str | None = None):
+    """The ``ExtractedDocument`` a default run makes of ``path`` (``ocr``: the mode)."""
+    from ragbeam.pipeline.config import ExtractOptions
+    from ragbeam.transforms.extract.single_file import read_local_file
+
+    return ExtractOptions(ocr=ocr or OCR_MODE).file_extractor().extract(read_local_file(path))
+
+
+def _extracted(path: pathlib.Path, ocr: str | None):
+    """(raw page lines without OCR, the run's ``ExtractedDocument``), cached with ``CACHE``."""
+    import pickle
+
+    key = None
+    if CACHE is not None:
+        import iscc_tika
+
+        import ragbeam
+
+        digest = hashlib.sha256(path.read_bytes())
+        digest.update(f"{ocr or OCR_MODE} {getattr(iscc_tika, '__version__', '')}".encode())
+        package = pathlib.Path(ragbeam.__file__).parent
+        for source in sorted((package / "transforms" / "extract").glob("*.py")):
+            digest.update(source.read_bytes())
+        key = CACHE / f"{digest.hexdigest()}.pickle"
+        if key.is_file():
+            return pickle.loads(key.read_bytes())
+    xhtml, _ = extract(path)
+    result = (raw_page_lines(xhtml), extract_as_run(path, ocr))
+    if key is not None:
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_bytes(pickle.dumps(result))
+    return result
+
+
+def score_truth(truth_file: pathlib.Path, folder: pathlib.Path, options=None,
+                ocr: str | None = None) -> list[FileScore]:
+    """Score every PDF a truth file lists (paths relative to ``folder``), each extracted
+    as a run extracts it (OCR ``ocr``, default ``OCR_MODE``)."""
     from ragbeam.transforms.clean.document import CleanOptions, clean_document
 
     truth = json.loads(truth_file.read_text(encoding="utf-8"))
     scores = []
     for rel, entry in sorted(truth.items()):
-        xhtml, extracted = extract(folder / rel)
+        raw_pages, extracted = _extracted(folder / rel, ocr)
         # Furniture rules are measured: a repository's cover sheet, removed on purpose
         # (clean/cover.py, tested on its own), would count as lost body words.
         doc = clean_document(extracted, options or CleanOptions(remove_cover_page=False))
-        scores.append(score_document(rel, raw_page_lines(xhtml), doc, entry))
+        scores.append(score_document(rel, raw_pages, doc, entry, extracted))
     return scores
 
 
@@ -299,8 +400,8 @@ def heldout_files_present(folder: pathlib.Path, manifest: pathlib.Path = HELDOUT
 
 
 def score_heldout(folder: pathlib.Path, options=None,
-                  truth: pathlib.Path = HELDOUT_TRUTH) -> list[FileScore]:
-    return score_truth(truth, folder, options)
+                  truth: pathlib.Path = HELDOUT_TRUTH, ocr: str | None = None) -> list[FileScore]:
+    return score_truth(truth, folder, options, ocr)
 
 
 def fetch(heldout: HeldoutSet, folder: pathlib.Path, mirror_root: pathlib.Path | None) -> int:
@@ -329,6 +430,7 @@ def totals(scores: list[FileScore]) -> dict[str, float]:
     return {
         "recall_line": sum(s.removed_line for s in scores) / truth,
         "recall_strict": sum(s.removed_strict for s in scores) / truth,
+        "recall_gone": sum(s.removed_gone for s in scores) / truth,
         "retention": sum(s.body_words_kept for s in scores) / body,
     }
 
@@ -338,10 +440,10 @@ def audit(paths: list[pathlib.Path]) -> int:
     from ragbeam.transforms.clean.document import CleanOptions, clean_document
 
     for path in paths:
-        xhtml, extracted = extract(path)
+        raw_pages, extracted = _extracted(path, None)
         doc = clean_document(extracted, CleanOptions())
         removed = json.loads(doc.metadata["clean_furniture_lines"])
-        print(f"{path}: {len(raw_page_lines(xhtml))} pages, {len(removed)} furniture lines "
+        print(f"{path}: {len(raw_pages)} pages, {len(removed)} furniture lines "
               f"removed, {doc.metadata['clean_leaders_removed']} leaders, "
               f"{doc.metadata['clean_hyphenations_joined']} hyphenations")
         for page, line in removed:
@@ -362,6 +464,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated sets to score (default: all present, "
                              "except issue29-*, which must be named)")
     parser.add_argument("--show", action="store_true", help="print every removed line")
+    parser.add_argument("--ocr", choices=("auto", "off", "only"), default="auto",
+                        help="OCR mode of the extraction scored (default: auto, a run's)")
+    parser.add_argument("--cache", type=pathlib.Path,
+                        help="keep extractions here between runs (cleaning-rule work only)")
     parser.add_argument("--pdf", type=pathlib.Path, action="append", default=[],
                         help="list what cleaning removes from this PDF (no truth needed)")
     parser.add_argument("--fetch", choices=list(HELDOUT_SETS),
@@ -372,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--download", action="store_true",
                         help="with --fetch: from raw.githubusercontent.com at the listed commits")
     args = parser.parse_args(argv)
+    global OCR_MODE, CACHE
+    OCR_MODE, CACHE = args.ocr, args.cache
     if args.pdf:
         return audit(args.pdf)
     if args.fetch:
@@ -401,24 +509,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def worst_first(scores: list[FileScore]) -> list[FileScore]:
-    """Documents ordered by their lower figure (line recall or retention), lowest first."""
-    return sorted(scores, key=lambda s: (min(s.recall_line, s.retention), s.path))
+    """Documents ordered by their lowest figure (gone recall or retention), lowest first."""
+    return sorted(scores, key=lambda s: (min(s.recall_gone, s.retention), s.path))
 
 
 def print_scores(scores: list[FileScore], show: bool = False) -> None:
     width = max(42, *(min(len(s.path), 60) for s in scores))
-    print(f"{'file':{width}} {'truth':>5} {'recall(line)':>12} {'recall(strict)':>14} "
-          f"{'body words':>10} {'retention':>9}")
+    print(f"{'file':{width}} {'truth':>5} {'recall(gone)':>12} {'recall(line)':>12} "
+          f"{'recall(strict)':>14} {'body words':>10} {'retention':>9}")
     for s in worst_first(scores):
-        print(f"{s.path[:60]:{width}} {s.truth_lines:5d} {s.recall_line:12.4f} "
-              f"{s.recall_strict:14.4f} {s.body_words:10d} {s.retention:9.4f}")
+        print(f"{s.path[:60]:{width}} {s.truth_lines:5d} {s.recall_gone:12.4f} "
+              f"{s.recall_line:12.4f} {s.recall_strict:14.4f} {s.body_words:10d} "
+              f"{s.retention:9.4f}")
         if show:
             for page, line in s.removed_lines:
                 print(f"    removed p{page}: {line}")
     t = totals(scores)
-    print(f"{'OVERALL':{width}} {sum(s.truth_lines for s in scores):5d} {t['recall_line']:12.4f} "
-          f"{t['recall_strict']:14.4f} {sum(s.body_words for s in scores):10d} "
-          f"{t['retention']:9.4f}")
+    print(f"{'OVERALL':{width}} {sum(s.truth_lines for s in scores):5d} {t['recall_gone']:12.4f} "
+          f"{t['recall_line']:12.4f} {t['recall_strict']:14.4f} "
+          f"{sum(s.body_words for s in scores):10d} {t['retention']:9.4f}")
+    worst = min(s.retention for s in scores)
+    print(f"{'':{width}} documents losing more than 1 % of their body words: "
+          f"{sum(s.retention < 0.99 for s in scores)} (worst retention {worst:.4f})")
 
 
 if __name__ == "__main__":

@@ -228,8 +228,10 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
     return lines
 
 
-def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
-    """The lines that stay, and the furniture lines removed."""
+def _remove_furniture(lines: list[_Line], layout: PdfLayout | None = None
+                      ) -> tuple[list[_Line], list[_Line]]:
+    """The lines that stay, and the furniture lines removed (``layout``: a PDF's, whose
+    page sizes go with the lines' boxes)."""
     if not any(line.page for line in lines):
         return lines, []
     n_pages = max(line.page or 0 for line in lines)
@@ -237,13 +239,19 @@ def _remove_furniture(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
     for i, line in enumerate(lines):
         if line.page and not line.detached:  # link targets are neither body nor furniture
             by_page[line.page - 1].append(i)
-    pages = [[PageLine(lines[i].text, removable=lines[i].kind not in _WHOLE_BLOCKS,
-                       is_heading=lines[i].kind is BlockKind.HEADING) for i in members]
-             for members in by_page]
-    furniture = find_page_furniture(pages).lines
+    pages = [[_page_line(lines[i]) for i in members] for members in by_page]
+    furniture = find_page_furniture(pages, layout.page_sizes if layout else None).lines
     removed = {by_page[p][i] for p, i in furniture}
     return ([line for i, line in enumerate(lines) if i not in removed],
             [lines[i] for i in sorted(removed)])
+
+
+def _page_line(line: _Line) -> PageLine:
+    style = line.style  # positional arguments: this runs once per line of a PDF
+    if style is None:
+        return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING)
+    return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING,
+                    (style.x0, style.top, style.x1, style.bottom), style.rotated, style.size)
 
 
 def _remove_residue(lines: list[_Line]) -> tuple[list[_Line], list[_Line], dict[str, int]]:
@@ -521,7 +529,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.remove_cover_page and extracted.media_type in _HARD_WRAPPED:
         lines, cover = _remove_cover_page(lines)
     if options.remove_furniture:
-        lines, furniture = _remove_furniture(lines)
+        lines, furniture = _remove_furniture(lines, extracted.layout)
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
     paged = extracted.media_type in _HARD_WRAPPED

@@ -1,7 +1,8 @@
 """Repeated page furniture: running headers, running footers and page numbers.
 
 Works on the lines of a paged document (PDF pages, slides) and decides which
-lines are furniture, by two independent rules plus one companion rule:
+lines are furniture: by text and repetition (rules 1-4), and by position where
+the lines carry their place on the page (rules 5-9):
 
 1. **Page numbers.** A line that is nothing but a page number ("7", "- 7 -",
    "Page 7 of 10", "vii", "第 7 页") near the top or bottom of a page is a page
@@ -58,12 +59,54 @@ Single-page documents cannot show repetition: there only a lone number on the
 first or last two lines (rule 1 without the sequence check, neighbours must
 not be numbers too) and its companions (rule 3) are removed.
 
+**Position** (PDFs, where the layout pass placed a line: ``PageLine.box``,
+``rotated``, ``size`` and the pages' sizes). Without boxes every rule above reads
+Tika's order, as it always did; with them:
+
+5. **Edges by geometry.** The rules above read each page from its top edge to
+   its bottom edge (``edge_order``): placed lines in rows top to bottom, left to
+   right; a line without a box keeps its place in Tika's order. A head that Tika
+   emits after the page's floats is at the edge again. A level line whose box is
+   taller than three times its font and the page's lines is not placed.
+6. **Stamps by angle and place.** Rotated text beside the document's text frame
+   and nearer the page edge than any other text of the page is a margin stamp,
+   wherever Tika puts it; rotated text that recurs at one place on most pages is
+   a stamp or watermark (pieces PDFium did not place between its lines go with
+   it); lines wholly beyond the page's top or bottom edge are a printer's slug.
+   A run of fragments closing a page (rule 4) whose placed lines lie across the
+   text frame is a figure's labels and stays; so does a sideways table's first
+   column (the next column is nearer than the page edge).
+7. **Repetition allowing varying text.** The lines on a page number's row at a
+   page edge go with it, whatever their text (not beside page 1, not a
+   sentence); a line in the slot of other pages' furniture (same top, same left,
+   right or centre, same font size, on a quarter of the pages) at the outermost
+   row left on its page goes whatever its text (a section head on two pages);
+   the same line at the same place at the very edge of two pages, set no larger
+   than their text, is running text; a page's outermost line that says what
+   furniture says on half the other pages less its page number goes ("N / 4
+   <footer>" and the first page's "<footer>"); a head that opens one page and
+   closes the next with its number at either end is one head.
+8. **Set apart.** Where nothing can repeat (one page; a head on one page of
+   two), a top or bottom row apart from the text (gap at least the line
+   pitch), in a smaller font than the text, short and no sentence, goes when it
+   carries its page's number in the sequence (or, on a single page, stands
+   opposite a page number other than 1).
+9. **What position keeps.** Running text must keep its place: a repeated line
+   whose distance from the page edge varies on most of its pages moves with the
+   text (a table note under each part of a continued table) and stays; a line
+   set beyond the page's side (the unseen half of a spread) is neither evidence
+   nor furniture; a sentence in a head's slot or row stays.
+
 A line that is the document's only occurrence of a heading is never removed.
-Everything here is pure and works on plain strings.
+Everything here is pure: plain strings, and boxes where a PDF has them.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
+import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -114,30 +157,77 @@ MAX_CHANGING_NUMBERS = 2
 MIN_ANCHORED_PAGES = 3
 ANCHORED_PAGE_SHARE = 0.25
 
+# Lines whose vertical middles are this share of a line's height apart share a row.
+ROW_TOLERANCE = 0.5
+# A page's horizontal text frame (what a margin stamp lies beside) is read from
+# lines of at least this many characters, and at least this many of them.
+MIN_FRAME_LINE_CHARS = 20
+MIN_FRAME_LINES = 3
+# A rotated line in the margin is a stamp when the text of the page is at least this
+# far from it (points), and at least half as far as the page edge.
+MIN_STAMP_GAP = 6.0
+# A line without a box between pieces of a stamp is one too when it is this short.
+MAX_STAMP_PIECE_CHARS = 8
+# A line sits in furniture's slot when its top and its left, right or centre are this
+# close (points) to those of furniture on at least this share of the pages (and
+# MIN_SEQUENCE_PAGES), in a font this close in size.
+SLOT_POINTS = 2.0
+SLOT_PAGE_SHARE = 0.25
+SLOT_SIZE_POINTS = 0.6
+# Repeated lines whose distance from their page's edge varies by more than this
+# (points) on most of their pages move with the text: not furniture.
+PLACE_DRIFT_POINTS = 6.0
+# A single page's head or footer is set at most this share of the text's font size.
+SMALLER_FONT = 0.95
+# A level line's box taller than this many times the page's typical line is no line's.
+MAX_LINE_HEIGHTS = 3.0
+# Boxes whose edges are within this many points of each other are at the same place.
+SAME_PLACE_POINTS = 3.0
+
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _DIGITS = re.compile(r"\d+")
 _ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
 _SPACES = re.compile(r"\s+")
 _DASHES = "-–—−‒"
-# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —"
+# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
+# "3 | Page", "Page | 3"
 _PAGE_NUMBER = re.compile(
     rf"^[{_DASHES}\s\[\(|·•]*"
-    r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*)?"
+    r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*[|:]?\s*)?"
+    rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{_DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
     r"(?P<value>\d{1,4}|[ivxlcdm]{1,7})"
     r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,4})?"
+    r"(?:\s*\|\s*p\s?a\s?g\s?e)?"  # "3 | Page", "3 | P a g e" (word processors)
     r"\s*(?:页|頁)?"
     rf"[{_DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,
 )
+# A page number that opens or closes a line of furniture: "2 / 4 ", " Page 3 of 9".
+_PAGE_NUMBER_START = re.compile(
+    r"^\s*(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s+",
+    re.IGNORECASE)
+_PAGE_NUMBER_END = re.compile(
+    r"\s+(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s*$",
+    re.IGNORECASE)
+_CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}})$")
 _SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
+# Where a line sits on its page: (x0, top, x1, bottom), PDF points from the displayed
+# page's top-left corner, so top < bottom.
+Box = tuple[float, float, float, float]
+
+
 class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of lines
-    """One line of one page, as the furniture detector sees it."""
+    """One line of one page, as the furniture detector sees it (``box`` and
+    ``rotated`` where a PDF's layout is known: ``transforms.types.LineStyle``)."""
 
     text: str
     removable: bool = True  # False for tables and code
     is_heading: bool = False
+    box: Box | None = None  # None: not placed (not a PDF, or PDFium did not find it)
+    rotated: bool = False  # set at an angle, as margin stamps are
+    size: float = 0.0  # font size in points (0: not measured)
 
 
 @dataclass(frozen=True)
@@ -179,6 +269,7 @@ def page_number_value(line: str) -> tuple[str, int] | None:
     return ("roman", roman) if roman and roman <= MAX_ROMAN_PAGE_NUMBER else None
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the edge band is read again as it grows
 def line_shape(line: str) -> str:
     """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
     if not line.isascii():
@@ -199,23 +290,39 @@ def _band(n_lines: int, width: int) -> list[int]:
 def _is_companion(line: PageLine) -> bool:
     text = line.text.strip()
     return (line.removable and 0 < len(text) <= MAX_COMPANION_CHARS
-            and not text.endswith(_SENTENCE_END) and page_number_value(text) is None)
+            and not text.endswith(_SENTENCE_END) and page_number_value(text) is None
+            and not _is_data_row(text))
+
+
+def _is_data_row(text: str) -> bool:
+    """Three numbers or more and no word: a chart's axis ("0 50 100 150 200") or a
+    row of figures, never a head, whatever sits beside it."""
+    tokens = text.split()
+    return len(tokens) >= 3 and not any(ch.isalpha() for ch in text)
 
 
 def embedded_page_number(line: str) -> tuple[str, int] | None:
     """The number that opens or closes a short running-head line ("Chapter 4: Parsing 9")."""
+    found = _head_number(line)
+    return None if found is None else found[:2]
+
+
+def _head_number(line: str) -> tuple[str, int, str] | None:
+    """``embedded_page_number`` and the line's text without that number."""
     text = line.strip()
     if len(text) > MAX_COMPANION_CHARS or text.endswith(_SENTENCE_END):
         return None
     tokens = text.split()
     if len(tokens) < 2:
         return None
-    for token in (tokens[-1], tokens[0]):
+    for token, rest in ((tokens[-1], tokens[:-1]), (tokens[0], tokens[1:])):
+        if (chapter := _CHAPTER_PAGE.match(token)) is not None:
+            token = chapter.group(1)  # "I-2": page 2 of part I
         if token.isdigit() and 0 < int(token) <= MAX_PAGE_NUMBER:
-            return ("arabic", int(token))
+            return ("arabic", int(token), " ".join(rest))
         roman = roman_value(token)
         if roman and roman <= MAX_ROMAN_PAGE_NUMBER:
-            return ("roman", roman)
+            return ("roman", roman, " ".join(rest))
     return None
 
 
@@ -236,17 +343,23 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
                 votes[(system, value - p)].add(p)
                 if i in (0, len(lines) - 1):
                     outermost[(system, value - p)].add(p)
-            elif i in extreme and (inner := embedded_page_number(lines[i].text)):
-                system, value = inner
-                embedded[line_shape(lines[i].text)].append((p, i, system, value - p))
+            elif i in extreme and (inner := _head_number(lines[i].text)):
+                # Grouped by the text beside the number, which may open one page's
+                # head and close the next one's ("1032 JFMS …" / "JFMS … 1033").
+                system, value, rest = inner
+                embedded[line_shape(rest)].append((p, i, system, value - p))
     # A running head that carries the page number must itself repeat, so a
     # numbered section heading at the top of one page is never taken for one.
     single: list[tuple[int, int, str, int]] = []
-    for hits in embedded.values():
+    for rest, hits in embedded.items():
         if len({p for p, *_ in hits}) >= 2:
             candidates.extend(hits)
-            for p, _, system, offset in hits:
+            for p, i, system, offset in hits:
                 votes[(system, offset)].add(p)
+                # The outermost line of its page, with words of its own: two
+                # consecutive pages suffice, as for lone numbers.
+                if i in (0, len(pages[p]) - 1) and len(rest.split()) >= 2:
+                    outermost[(system, offset)].add(p)
         else:
             single.extend(hits)
     needed = 2 if len(pages) <= SHORT_DOCUMENT_PAGES else MIN_SEQUENCE_PAGES
@@ -262,15 +375,16 @@ def _find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, in
                       and _is_single_head(pages[hit[0]][hit[1]].text,
                                           last_line=hit[1] == len(pages[hit[0]]) - 1))
     found: set[tuple[int, int]] = set()
-    per_page_edge: set[tuple[int, bool]] = set()
-    # Closest to an edge first: at most one page number per page edge.
+    per_page_edge: set[tuple[int, bool, str, int]] = set()
+    # Closest to an edge first: at most one page number per page edge and sequence
+    # (a review copy's head numbers the pages its own way above the journal's head).
     for p, i, system, offset in sorted(
         candidates, key=lambda c: (min(c[1], len(pages[c[0]]) - 1 - c[1]), c[0], c[1])
     ):
         top = i < len(pages[p]) / 2
-        if (system, offset) in accepted and (p, top) not in per_page_edge:
+        if (system, offset) in accepted and (p, top, system, offset) not in per_page_edge:
             found.add((p, i))
-            per_page_edge.add((p, top))
+            per_page_edge.add((p, top, system, offset))
     return found
 
 
@@ -385,10 +499,14 @@ def _find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
 def _find_running_text(pages: Sequence[Sequence[PageLine]],
                        depths: Sequence[tuple[int, int]] | None = None,
                        numbers: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
+                       page_sizes: Sequence[tuple[float, float]] | None = None
                        ) -> set[tuple[int, int]]:
     """Running text within each page's edge band (``depths``: lines from the top and
     from the bottom; ``RUNNING_TEXT_BAND`` each by default; ``numbers``: the page
-    numbers found, which confirm the facing side of an alternating head)."""
+    numbers found, which confirm the facing side of an alternating head; ``page_sizes``:
+    the pages' (width, height), for where placed lines sit). A line set wholly beyond
+    its page's left or right edge (the other half of a spread, which the page
+    carries unseen) is neither evidence nor furniture."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     edge_hits: dict[str, list[tuple[int, int]]] = defaultdict(list)
     number_shapes: set[str] = set()  # page-number lines: the sequence rule decides
@@ -400,12 +518,15 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
                  for lines, (top, bottom) in zip(pages, depths, strict=True)]
     for p, lines in enumerate(pages):
         extreme = set(_band(len(lines), EXTREME_BAND))
+        width = page_sizes[p][0] if page_sizes and p < len(page_sizes) else math.inf
         for i in bands[p]:
             line = lines[i]
+            if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
+                continue
             shape = line_shape(line.text)
             if not shape:
                 continue
-            if page_number_value(line.text) is not None:
+            if page_number_value(line.text) is not None or _is_data_row(line.text):
                 number_shapes.add(shape)
             edge_pages[shape].add(p)
             if i in extreme:
@@ -418,12 +539,14 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
     alternating: list[tuple[str, int]] = []  # (shape, parity of the pages it is on)
     for shape, on_pages in edge_pages.items():
         if (len(on_pages) < 2 or shape in number_shapes
-                or _numbers_vary_like_a_table(pages, edge_hits[shape])):
+                or (_numbers_vary_like_a_table(pages, edge_hits[shape])
+                    and not _all_at_one_place(pages, edge_hits[shape]))):
             continue
         odd = sum(1 for p in on_pages if p % 2 == 0)
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
-                or _on_consecutive_pages(extreme_pages.get(shape, set()))):
+                or _on_consecutive_pages(extreme_pages.get(shape, set()))
+                or _at_one_place(pages, edge_hits[shape], extreme_pages.get(shape, set()))):
             candidates.append(shape)
         elif n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0:
             alternating.append((shape, 0))
@@ -464,16 +587,74 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
     found: set[tuple[int, int]] = set()
     for shape in candidates:
         in_middle = len(middle_pages.get(shape, ()))
-        if in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape]):
+        if (in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape])
+                and _keeps_its_place(pages, edge_hits[shape], page_sizes)):
             found.update(edge_hits[shape])
     return found
 
 
+def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
+                     page_sizes: Sequence[tuple[float, float]] | None) -> bool:
+    """Does a repeated line sit at one distance from its page's edge on most pages
+    where it is placed? Furniture is set at a fixed place; a table's note repeated
+    under each part of a table over pages ("See notes at end of table.") moves with
+    the table's length, and stays."""
+    distances = []
+    for p, i in hits:
+        box = pages[p][i].box
+        if box is None:
+            continue
+        height = page_sizes[p][1] if page_sizes and p < len(page_sizes) else 0.0
+        distances.append(box[3] - height if height and box[1] > height / 2 else box[1])
+    if len(distances) < 2:
+        return True
+    distances.sort()
+    most = max(bisect.bisect_right(distances, d + PLACE_DRIFT_POINTS) - k
+               for k, d in enumerate(distances))
+    return 2 * most > len(distances)
+
+
+def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]]
+                      ) -> bool:
+    """Are two or more of these lines placed, all at one place? A printer's slug
+    whose sheet, time and job numbers change ("VerDate … 14:29 … Frm 00011 …") is
+    set where the last page had it; a table's rows move with the table."""
+    boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
+    return len(boxes) >= 2 and len(boxes) == len(hits) and all(
+        _same_place(box, boxes[0]) for box in boxes)
+
+
+def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
+                  extreme: set[int]) -> bool:
+    """Running text by its place: a short line, no sentence, at the very edge of two
+    pages or more, once on each, at the same place on
+    all of them, and set no larger than the text of its pages (the series title
+    heading every even page of a newsletter that prints no page numbers; a title
+    page printed twice has its title set large; a passage a long book prints twice
+    is no head)."""
+    if (len(hits) < 2
+            or len({p for p, _ in hits}) != len(hits) or any(p not in extreme for p, _ in hits)
+            or not all(_is_companion(pages[p][i]) for p, i in hits)):
+        return False
+    first = pages[hits[0][0]][hits[0][1]].box
+    if first is None or not all((box := pages[p][i].box) is not None
+                                and _same_place(box, first) for p, i in hits):
+        return False
+    for p, i in hits:
+        sizes = sorted(line.size for line in pages[p] if line.size > 0)
+        size = pages[p][i].size
+        if not sizes or not 0 < size <= sizes[len(sizes) // 2]:
+            return False
+    return True
+
+
 def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
-                         numbers: set[tuple[int, int]]) -> set[tuple[int, int]]:
+                         numbers: set[tuple[int, int]],
+                         page_sizes: Sequence[tuple[float, float]] | None = None
+                         ) -> set[tuple[int, int]]:
     """Running text, with each page's edge band grown inward while it is all furniture."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    found = _find_running_text(pages, numbers=numbers)
+    found = _find_running_text(pages, numbers=numbers, page_sizes=page_sizes)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
         furniture = found | numbers
         grown = False
@@ -490,7 +671,8 @@ def _find_running_blocks(pages: Sequence[Sequence[PageLine]],
                 grown = True
         if not grown:
             break
-        found = _find_running_text(pages, [(top, bottom) for top, bottom in depths], numbers)
+        found = _find_running_text(pages, [(top, bottom) for top, bottom in depths], numbers,
+                                   page_sizes)
     return found
 
 
@@ -550,8 +732,12 @@ def _is_fragment(text: str) -> bool:
     return 0 < len(text) <= MAX_FRAGMENT_CHARS and " " not in text
 
 
-def _find_margin_stamps(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
-    """Runs of rotated-text fragments that close a page (rule 4)."""
+def _find_margin_stamps(pages: Sequence[Sequence[PageLine]],
+                        frame: tuple[float, float] | None = None) -> set[tuple[int, int]]:
+    """Runs of rotated-text fragments that close a page (rule 4). Where most of the
+    run's placed lines (two or more) lie across the document's text ``frame`` (left
+    and right), it is a figure's labels that Tika put last (an axis title, tick
+    values): it stays."""
     found: set[tuple[int, int]] = set()
     for p, lines in enumerate(pages):
         start = len(lines)
@@ -560,17 +746,412 @@ def _find_margin_stamps(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, i
             start -= 1
         run = [lines[i].text for i in range(start, len(lines))]
         if len(run) >= MIN_STAMP_LINES and sum(ch.isalpha() for t in run for ch in t) >= 2:
+            boxes = [box for i in range(start, len(lines)) if (box := lines[i].box)]
+            if frame is not None and len(boxes) >= 2 and 2 * sum(
+                    1 for box in boxes if box[2] > frame[0] and box[0] < frame[1]) > len(boxes):
+                continue
             found.update((p, i) for i in range(start, len(lines)))
     return found
 
 
-def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
-    """Furniture lines of a paged document (see the module docstring for the rules)."""
+def edge_order(lines: Sequence[PageLine]) -> list[int]:
+    """A page's line indexes from its top edge to its bottom edge.
+
+    Lines with a box go by position: rows from the top (lines whose vertical
+    middles lie within half a line of each other share a row), left to right
+    within a row. A line without a box keeps its place in Tika's order, and so
+    its distance from the nearer page edge: the placed lines fill the other
+    places. Without boxes this is Tika's order: the text-only rules see what
+    they always saw.
+    """
+    boxes = [line.box for line in lines]
+    placed = [(box[1] + box[3], box[0], box[3] - box[1], i)  # (2 × middle, left, height, i)
+              for i, box in enumerate(boxes) if box is not None]
+    if not placed:
+        return list(range(len(lines)))
+    placed.sort()
+    ordered: list[int] = []
+    row: list[tuple[float, int]] = []
+    row_middle = row_height = 0.0
+    for middle2, left, height, i in placed:
+        height = max(height, 1.0)
+        if row and abs(middle2 - row_middle) <= 2 * ROW_TOLERANCE * min(height, row_height):
+            row.append((left, i))
+            continue
+        if row:
+            row.sort()
+            ordered.extend(i for _, i in row)
+        row = [(left, i)]
+        row_middle, row_height = middle2, height
+    row.sort()
+    ordered.extend(i for _, i in row)
+    by_position = iter(ordered)
+    return [next(by_position) if box is not None else i for i, box in enumerate(boxes)]
+
+
+def _placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
+    """A page's lines, a box that is no line's taken away: a level line whose box is
+    several times as tall as its font and the page's lines are (PDFium's characters
+    of it lie on different lines of the page) says nothing about where the line is."""
+    heights = sorted(line.box[3] - line.box[1] for line in lines
+                     if line.box is not None and not line.rotated)
+    if not heights:
+        return list(lines)
+    typical = max(heights[len(heights) // 2], 1.0)
+    return [line._replace(box=None)
+            if line.box is not None and not line.rotated
+            and line.box[3] - line.box[1] > MAX_LINE_HEIGHTS * max(typical, line.size)
+            else line for line in lines]
+
+
+def _middle(box: Box) -> float:
+    return (box[1] + box[3]) / 2
+
+
+def _body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
+    """Left and right edge of a page's horizontal text (lines of some length)."""
+    boxes = [line.box for line in lines if line.box is not None and not line.rotated
+             and len(line.text) >= MIN_FRAME_LINE_CHARS]
+    if len(boxes) < MIN_FRAME_LINES:
+        return None
+    return min(box[0] for box in boxes), max(box[2] for box in boxes)
+
+
+def _document_frame(pages: Sequence[Sequence[PageLine]]) -> tuple[float, float] | None:
+    """Left and right edge of the document's horizontal text (the pages' medians)."""
+    frames = [frame for lines in pages if (frame := _body_frame(lines)) is not None]
+    if not frames:
+        return None
+    return (sorted(frame[0] for frame in frames)[len(frames) // 2],
+            sorted(frame[1] for frame in frames)[len(frames) // 2])
+
+
+def _find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
+                         page_sizes: Sequence[tuple[float, float]] | None,
+                         frame: tuple[float, float] | None) -> set[tuple[int, int]]:
+    """Text set at an angle in a page's margin: on the page, beside the document's
+    horizontal text, and nearer the page's edge than any other text of the page
+    (an identifier up the margin). A rotated label inside a figure lies within the
+    text's width; the first column of a table set sideways has the next column
+    beside it, nearer than the page edge: both stay."""
+    if frame is None:
+        return set()
+    left, right = frame
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        width = page_sizes[p][0] if page_sizes and p < len(page_sizes) else math.inf
+        candidates = [i for i, line in enumerate(lines)
+                      if line.rotated and line.box is not None and line.removable
+                      and line.box[2] > 0 and line.box[0] < width  # on the page
+                      and (line.box[2] <= left or line.box[0] >= right)]
+        if not candidates:
+            continue
+        boxes = [line.box for line in lines if line.box is not None]
+        starts = sorted(box[0] for box in boxes)
+        ends = sorted(box[2] for box in boxes)
+        for i in candidates:
+            x0, _, x1, _ = lines[i].box
+            if x1 <= left:  # left margin: the nearest text that starts right of it
+                k = bisect.bisect_left(starts, x1)
+                gap = starts[k] - x1 if k < len(starts) else math.inf
+                edge = max(x0, 0.0)
+            else:
+                k = bisect.bisect_right(ends, x0)
+                gap = x0 - ends[k - 1] if k > 0 else math.inf
+                edge = max(width - x1, 0.0) if width != math.inf else 0.0
+            if gap >= max(MIN_STAMP_GAP, edge / 2):
+                found.add((p, i))
+    return found
+
+
+def _find_repeated_rotated(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+    """Text set at an angle that recurs at the same place on many pages: a stamp or
+    watermark laid over each page ("DO NOT SEND THIS PAGE" across a form's pages,
+    in pieces), wherever it lies. A rotated label in one figure does not recur."""
+    places: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            if line.rotated and line.box is not None and line.removable:
+                places[line_shape(line.text)].append((p, i, line.box))
+    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
+    found: set[tuple[int, int]] = set()
+    for hits in places.values():
+        if len({p for p, _, _ in hits}) < needed:
+            continue
+        # The place most of them share (boxes rounded to a grid), and all hits near it.
+        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
+        cell = grid.most_common(1)[0][0]
+        anchor = next(box for _, _, box in hits
+                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
+        same = [(p, i) for p, i, box in hits if _same_place(box, anchor)]
+        if len({p for p, _ in same}) >= needed:
+            found.update(same)
+    return found
+
+
+def _same_place(a: Box, b: Box) -> bool:
+    return all(abs(x - y) <= SAME_PLACE_POINTS for x, y in zip(a, b, strict=True))
+
+
+def _unplaced_stamp_pieces(pages: Sequence[Sequence[PageLine]],
+                           stamps: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Pieces of a stamp that PDFium did not place ("P" between "END THIS" and "AGE W"):
+    runs of short lines without a box between a stamp line and another stamp line or
+    the end of the page, in Tika's order."""
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        run: list[int] = []
+        opened = False  # the run follows a stamp line
+        for i, line in enumerate(lines):
+            if (p, i) in stamps:
+                if opened:
+                    found.update((p, j) for j in run)
+                run, opened = [], True
+            elif (opened and line.box is None and line.removable
+                  and len(line.text.strip()) <= MAX_STAMP_PIECE_CHARS):
+                run.append(i)
+            else:
+                run, opened = [], False
+        if opened:
+            found.update((p, j) for j in run)
+    return found
+
+
+def _find_slugs(pages: Sequence[Sequence[PageLine]],
+                page_sizes: Sequence[tuple[float, float]] | None) -> set[tuple[int, int]]:
+    """Lines set wholly above the page's top edge or below its bottom edge, whose
+    shape recurs there on another page: the printer's slug
+    (``file.indd 3 09/10/2013 5:49 PM``), which no reader sees. Text that ran off
+    one page (a margin note too long for it) does not recur, and stays."""
+    if not page_sizes:
+        return set()
+    beyond: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        if p >= len(page_sizes):
+            break
+        height = page_sizes[p][1]
+        for i, line in enumerate(lines):
+            box = line.box
+            if line.removable and box is not None and (box[3] <= 0 or box[1] >= height):
+                beyond[line_shape(line.text)].append((p, i))
+    return {hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2 for hit in hits}
+
+
+def _find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
+                          numbers: set[tuple[int, int]],
+                          found_already: set[tuple[int, int]] | frozenset[tuple[int, int]]
+                          = frozenset()) -> set[tuple[int, int]]:
+    """Heads and footers that cannot show repetition, by how they are set: a page's
+    top or bottom row, apart from the text (its gap to the next row at least the
+    text's line pitch), in a smaller font than the text, short and no sentence,
+    carrying its page's number ("Frumin and Zhao 53" on a one-page excerpt; "… (1789)
+    I-2" heading page 2 of 2). The number must be that of its page in the sequence
+    the page numbers found follow (or the page's own index), and other than 1. A
+    single page that shows a page number other than 1 (``numbers``) loses such a row
+    at either edge. A title is set larger; an unnumbered line stays."""
+    offsets = {0}
+    for p, i in numbers:
+        parsed = page_number_value(pages[p][i].text) or embedded_page_number(pages[p][i].text)
+        if parsed is not None:
+            offsets.add(parsed[1] - p - 1)
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        if len(pages) > 1 and not any((p, i) not in found_already
+                                      and embedded_page_number(lines[i].text)
+                                      for i in _band(len(lines), EXTREME_BAND + 1)):
+            continue  # most pages: no number left at an edge line, nothing to measure
+        rows = _rows(lines)
+        sized = [line for line in lines
+                 if line.size > 0 and len(line.text) >= MIN_FRAME_LINE_CHARS]
+        if len(rows) < 3 or len(sized) < MIN_FRAME_LINES:
+            continue
+        body_size = Counter(round(line.size) for line in sized).most_common(1)[0][0]
+        tops = [min(lines[i].box[1] for i in row) for row in rows]
+        pitch = sorted(b - a for a, b in itertools.pairwise(tops))[len(tops) // 2 - 1]
+        paged = len(pages) == 1 and any(
+            page_number_value(lines[i].text) not in (None, ("arabic", 1), ("roman", 1))
+            for q, i in numbers if q == p)
+        for edge, inner in ((rows[0], rows[1]), (rows[-1], rows[-2])):
+            top, bottom = min(lines[i].box[1] for i in edge), max(lines[i].box[3] for i in edge)
+            gap = (min(lines[i].box[1] for i in inner) - bottom if edge is rows[0]
+                   else top - max(lines[i].box[3] for i in inner))
+            texts = [lines[i] for i in edge if (p, i) not in numbers]
+            if (not texts or gap < pitch
+                    or not all(0 < line.size < SMALLER_FONT * body_size and _is_companion(line)
+                               for line in texts)):
+                continue
+            numbered = any(number[1] != 1 and (len(pages) == 1 or number[1] - p - 1 in offsets)
+                           for line in texts
+                           if (number := embedded_page_number(line.text)) is not None)
+            if paged or numbered:
+                found.update((p, i) for i in edge if (p, i) not in numbers)
+    return found
+
+
+def _rows(lines: Sequence[PageLine]) -> list[list[int]]:
+    """The placed (level) lines of a page in rows, top to bottom (``edge_order``'s)."""
+    placed = sorted((i for i, line in enumerate(lines) if line.box is not None
+                     and not line.rotated), key=lambda i: _middle(lines[i].box))
+    rows: list[list[int]] = []
+    for i in placed:
+        if rows and _same_row(lines[rows[-1][0]].box, lines[i].box):
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return rows
+
+
+def _find_slot_furniture(pages: Sequence[Sequence[PageLine]],
+                         furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Lines at a page's edge that sit where furniture sits on many other pages: the
+    same top, the same left, right or centre, the same font size. A section head
+    that runs on two pages only ("Drifts Henfor" where "Approach" stood) goes by its
+    place, whatever its text. Only the outermost row left on a page, only short
+    lines that are no sentence: the body's last line, a licence note or a table row
+    does not sit in the head's or the footer's slot and say no more than a head."""
+    slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
+    for p, i in furniture:
+        line = pages[p][i]
+        if line.box is not None and not line.rotated:
+            slots[round(line.box[1])].append((p, line.box, line.size))
+    if not slots:
+        return set()
+    needed = max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * len(pages))
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        for edge in _outer_rows(lines, p, furniture):
+            for i in edge:
+                line = lines[i]
+                if (p, i) in furniture or line.box is None or not _is_companion(line):
+                    continue
+                top = round(line.box[1])
+                on_pages = {q for key in range(top - 2, top + 3)
+                            for q, box, size in slots.get(key, ())
+                            if q != p and _same_slot(line, box, size)}
+                if len(on_pages) >= needed:
+                    found.add((p, i))
+    return found
+
+
+def _find_unnumbered_variants(pages: Sequence[Sequence[PageLine]],
+                              furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """A page's outermost line whose text is what furniture says on at least half the
+    other pages less its page number: the first page's footer without the "1 / 4"
+    that "2 / 4 <footer>" carries on the others (repetition, allowing the number)."""
+    texts: dict[str, set[int]] = defaultdict(set)
+    for p, i in furniture:
+        text = pages[p][i].text
+        rest = _PAGE_NUMBER_END.sub("", _PAGE_NUMBER_START.sub("", text))
+        if rest != text and rest:
+            texts[line_shape(rest)].add(p)
+    if not texts:
+        return set()
+    found: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        left = [i for i in range(len(lines)) if (p, i) not in furniture]
+        for i in {*left[:1], *left[-1:]}:
+            on_pages = texts.get(line_shape(lines[i].text), set()) - {p}
+            if lines[i].removable and len(on_pages) >= max(2, MIN_PAGE_SHARE * (len(pages) - 1)):
+                found.add((p, i))
+    return found
+
+
+def _outer_rows(lines: Sequence[PageLine], p: int, furniture: set[tuple[int, int]]
+                ) -> list[list[int]]:
+    """The top and the bottom row of what is left of a page (``lines`` in edge order,
+    where a row's lines are next to each other but for lines without a box)."""
+    rows = []
+    left = [i for i in range(len(lines)) if (p, i) not in furniture]
+    for outer in (left, left[::-1]):
+        if not outer or lines[outer[0]].box is None:
+            continue
+        box = lines[outer[0]].box
+        row = []
+        for i in outer:
+            here = lines[i].box
+            if here is None or lines[i].rotated:
+                continue
+            if not _same_row(here, box):
+                break
+            row.append(i)
+        rows.append(row)
+    return rows
+
+
+def _same_slot(line: PageLine, box: Box, size: float) -> bool:
+    here = line.box
+    if abs(here[1] - box[1]) > SLOT_POINTS:
+        return False
+    if line.size and size and abs(line.size - size) > SLOT_SIZE_POINTS:
+        return False
+    return (abs(here[0] - box[0]) <= SLOT_POINTS or abs(here[2] - box[2]) <= SLOT_POINTS
+            or abs(here[0] + here[2] - box[0] - box[2]) <= 2 * SLOT_POINTS)
+
+
+def _find_row_companions(pages: Sequence[Sequence[PageLine]],
+                         page_numbers: set[tuple[int, int]],
+                         furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Lines on the page number's own row, where that row is a page edge: the head
+    or footer the number belongs to ("Journal of X" left of "173"), whatever its
+    text, since position says it. Lines of a sentence stay (a first-page licence
+    note beside the number), as does everything beside page number 1."""
+    found: set[tuple[int, int]] = set()
+    for p, i in page_numbers:
+        lines = pages[p]
+        box = lines[i].box
+        parsed = page_number_value(lines[i].text) or embedded_page_number(lines[i].text)
+        if box is None or parsed is None or parsed[1] == 1:
+            continue
+        row = _row_beside(lines, i)
+        if not row:
+            continue
+        first, last = min(*row, i), max(*row, i)
+        at_top = all((p, j) in furniture for j in range(first))
+        at_bottom = all((p, j) in furniture for j in range(last + 1, len(lines)))
+        if not (at_top or at_bottom):
+            continue
+        found.update((p, j) for j in row if _is_companion(lines[j]))
+    return found
+
+
+def _row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
+    """The other placed lines of line ``i``'s row (``lines`` in edge order: a row's
+    lines are next to each other, but for lines without a box between them)."""
+    box = lines[i].box
+    row: list[int] = []
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(lines):
+            here = lines[j].box
+            if here is not None and not lines[j].rotated:
+                if not _same_row(here, box):
+                    break
+                row.append(j)
+            j += step
+    return row
+
+
+def _same_row(a: Box, b: Box) -> bool:
+    height = max(min(a[3] - a[1], b[3] - b[1]), 1.0)
+    return abs(_middle(a) - _middle(b)) <= ROW_TOLERANCE * height
+
+
+def find_page_furniture(pages: Sequence[Sequence[PageLine]],
+                        page_sizes: Sequence[tuple[float, float]] | None = None
+                        ) -> FurnitureResult:
+    """Furniture lines of a paged document (see the module docstring for the rules);
+    ``page_sizes``: each page's displayed (width, height) where lines carry boxes."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
+    pages = [_placed_lines(lines) for lines in pages]
     # Stamps first: laid over the page, they are no part of its edges' order.
-    stamps = _find_margin_stamps(pages)
-    kept = [[i for i in range(len(lines)) if (p, i) not in stamps]
+    frame = _document_frame(pages)
+    stamps = (_find_margin_stamps(pages, frame) | _find_rotated_stamps(pages, page_sizes, frame)
+              | _find_repeated_rotated(pages) | _find_slugs(pages, page_sizes))
+    stamps |= _unplaced_stamp_pieces(pages, stamps)
+    # The other rules read each page from its top edge to its bottom edge: by
+    # position where lines are placed, else in Tika's order.
+    kept = [[i for i in edge_order(lines) if (p, i) not in stamps]
             for p, lines in enumerate(pages)]
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     if len(pages) == 1:
@@ -578,8 +1159,14 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]]) -> FurnitureResult:
         running: set[tuple[int, int]] = set()
     else:
         numbers = _find_page_numbers(unstamped) | _find_anchored_heads(unstamped)
-        running = _find_running_blocks(unstamped, numbers) - numbers
+        running = _find_running_blocks(unstamped, numbers, page_sizes) - numbers
+    running |= _find_set_apart_edges(unstamped, numbers, numbers | running) - numbers
     companions = _find_companions(unstamped, numbers) - numbers - running
+    companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)
+    companions -= numbers | running
+    if len(pages) > 1:
+        companions |= _find_slot_furniture(unstamped, numbers | running | companions)
+        companions |= _find_unnumbered_variants(unstamped, numbers | running | companions)
 
     def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:
         return {(p, kept[p][i]) for p, i in found}

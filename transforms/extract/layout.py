@@ -472,7 +472,7 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
             ) -> list[PdfLine | None]:
     """Each placed line, styled in full where it can be a heading, a heading's next
     line or furniture; a line that runs to a right edge shared by several lines of the
-    page (a line inside a justified paragraph) is only placed (font size 0), but for
+    page and is wide (a line inside a justified paragraph) is only placed (font size 0), but for
     every ``BODY_SAMPLE``-th, which tell the body's font. Styling is most of what the
     pass costs in Python: a few calls into PDFium per line."""
     boxes = [reader.box(*r) if r is not None else None for r in ranges]
@@ -480,7 +480,10 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
     edges = Counter(rights)
     shared = {edge + d for edge, count in edges.items() if count >= MIN_SHARED_EDGE
               for d in (-1, 0, 1)}
-    reaches = [right in shared for right in rights]
+    # Only a wide line is inside a paragraph: a stamp up the margin, cut into glyphs
+    # that share a right edge, has each of its pieces styled (and found rotated).
+    reaches = [right in shared and box is not None and box[2] - box[0] >= 4 * (box[3] - box[1])
+               for right, box in zip(rights, boxes, strict=True)]
 
     styles: list[PdfLine | None] = []
     last = len(boxes) - 1

@@ -31,6 +31,10 @@ def test_page_number_forms_parse():
     assert page_number_value("Page 3 of 10") == ("arabic", 3)
     assert page_number_value("第 12 页") == ("arabic", 12)
     assert page_number_value("xiv") == ("roman", 14)
+    assert page_number_value("I-2") == page_number_value("A–2") == ("arabic", 2)  # part I
+    assert page_number_value("3-14") == ("arabic", 14)
+    assert page_number_value("3 | P a g e") == page_number_value("Page | 3") == ("arabic", 3)
+    assert page_number_value("3 | Pages") is None
     assert page_number_value("7 apples") is None
     assert page_number_value("mix") is None  # a word, and no front-matter page number
     assert line_shape("Chapter 2 · 15") == line_shape("CHAPTER 3 · 16") == "chapter # · #"
@@ -263,3 +267,243 @@ def test_a_head_with_the_page_number_goes_wherever_tika_puts_it_on_the_page():
     pages = _pages(*[[*body(p, 5), f"Figure {p + 1}", f"Table of results {p * 3}",
                       *body(p, 12)[5:]] for p in range(6)])
     assert _removed(pages) == []
+
+
+# --- position (PDF pages whose lines carry their box: x0, top, x1, bottom) -----------
+
+PAGE = (612.0, 792.0)
+
+
+def _at(text: str, top: float, x0: float = 72.0, x1: float = 540.0, rotated: bool = False
+        ) -> PageLine:
+    return PageLine(text, box=(x0, top, x1, top + 10.0), rotated=rotated)
+
+
+def _body_at(page: int, n: int = 12, top: float = 100.0) -> list[PageLine]:
+    return [_at(text, top + 14 * i) for i, text in enumerate(body(page, n))]
+
+
+def _removed_placed(pages: list[list[PageLine]]) -> list[tuple[int, str]]:
+    found = find_page_furniture(pages, [PAGE] * len(pages)).lines
+    return sorted((p, pages[p][i].text) for p, i in found)
+
+
+def test_a_head_tika_puts_after_the_floats_goes_by_its_place_and_a_mid_page_label_stays():
+    head = "Journal of Harbour Engineering"
+    pages = [[*_body_at(p)[:6], _at(head, 40.0), *_body_at(p)[6:]] for p in range(6)]
+    assert _removed_placed(pages) == [(p, head) for p in range(6)]
+    # Text alone cannot see it: in Tika's order it is the middle of the page.
+    assert _removed([[line._replace(box=None) for line in lines] for lines in pages]) == []
+    # A sidebar label that Tika emits first on every page but that sits mid-page stays
+    # (by text alone it would go as a running head).
+    label = "Key figures at a glance"
+    pages = [[_at(label, 400.0), *_body_at(p, 6), *_body_at(p, 6, top=500.0)] for p in range(6)]
+    assert _removed_placed(pages) == []
+    assert len(_removed([[line._replace(box=None) for line in lines] for lines in pages])) == 6
+
+
+def test_rotated_text_in_the_margin_is_a_stamp_and_rotated_text_beside_other_text_stays():
+    stamp = _at("arXiv:2004.04906v3 [cs.CL] 30 Sep 2020", 200.0, x0=20.0, x1=32.0, rotated=True)
+    stamp = stamp._replace(box=(20.0, 200.0, 32.0, 600.0))
+    label = PageLine("Throughput (GB/s)", box=(100.0, 300.0, 110.0, 380.0), rotated=True)
+    pages = [[stamp, *_body_at(0)], [*_body_at(1)[:3], label, *_body_at(1)[3:]]]
+    assert _removed_placed(pages) == [(0, stamp.text)]
+    # The first column of a table set sideways: the next column is nearer than the edge.
+    column = [PageLine(f"Site {n}", box=(42.0, 100.0 + 60 * n, 48.0, 150.0 + 60 * n),
+                       rotated=True) for n in range(6)]
+    cells = [PageLine(f"{n * 17}", box=(52.0, 100.0 + 60 * n, 58.0, 120.0 + 60 * n),
+                      rotated=True) for n in range(6)]
+    pages = [[*_body_at(0)[:4], *column, *cells], _body_at(1)]
+    assert _removed_placed(pages) == []
+
+
+def test_a_stamp_across_the_page_that_recurs_at_one_place_goes_with_its_unplaced_pieces():
+    pieces = [PageLine("DO N", box=(102.0, 543.0, 157.0, 598.0), rotated=True),
+              PageLine("P"),  # PDFium did not place this one
+              PageLine("AGE W", box=(290.0, 338.0, 363.0, 411.0), rotated=True)]
+    pages = [[*_body_at(p), *pieces] for p in range(5)]
+    assert _removed_placed(pages) == sorted((p, t) for p in range(5) for t in ("DO N", "P",
+                                                                               "AGE W"))
+    # Rotated labels of figures amid the text, each at its own place, stay.
+    pages = [[*_body_at(p), PageLine("Time (s)", box=(90.0 + 40 * p, 150.0, 100.0 + 40 * p,
+                                                      200.0), rotated=True)] for p in range(5)]
+    assert _removed_placed(pages) == []
+
+
+def test_a_line_beyond_the_page_edge_is_a_printers_slug_and_the_last_footnote_stays():
+    def slug(p: int) -> PageLine:
+        return _at(f"JFM_15(11)_Cover_ROW.indd {p + 1} 09/10/2013 5:49:4{p} PM", 806.0, x0=-594.0)
+
+    note = _at("1 The data are available from the harbour authority.", 770.0)
+    pages = [[*_body_at(0), note, slug(0)], [*_body_at(1), slug(1)]]
+    assert _removed_placed(pages) == [(0, slug(0).text), (1, slug(1).text)]
+    # A margin note that ran off the foot of one page is text, though no one sees it.
+    overflow = _at("questions to get it, even though ten should have done", 810.0, x0=407.0)
+    pages = [[*_body_at(0), overflow], _body_at(1)]
+    assert _removed_placed(pages) == []
+
+
+def test_a_head_on_the_page_number_row_goes_whatever_its_text():
+    sections = ["3.1 Harbour cranes", "3.2 Tide tables", "4 Pilotage", "4.1 Outer mark",
+                "5 Dredging", "5.1 Spoil grounds"]
+    pages = [[*_body_at(p), _at(sections[p], 760.0, x1=200.0),
+              _at(f"{p + 1}", 760.0, x0=530.0, x1=540.0)] for p in range(6)]
+    removed = _removed_placed(pages)
+    assert [(p, str(p + 1)) for p in range(6)] == [r for r in removed if r[1].isdigit()]
+    assert {text for _, text in removed if not text.isdigit()} == set(sections)
+    # A sentence on the number's row stays, and page 1 keeps what stands beside its
+    # number when no other page has furniture at that place (its own notes).
+    pages[2][-2] = _at("Published under licence by the Harbour Board.", 760.0, x1=400.0)
+    assert (2, "Published under licence by the Harbour Board.") not in _removed_placed(pages)
+    pages = [[*_body_at(p), *([_at(sections[p], 760.0, x0=300.0, x1=400.0)] if p == 0 else []),
+              _at(f"{p + 1}", 760.0, x0=530.0, x1=540.0)] for p in range(6)]
+    assert (0, sections[0]) not in _removed_placed(pages)
+    # A chart's axis on the slide number's row is the chart's.
+    axis = "0 50 100 150 200 250 300"
+    pages = [[*_body_at(p), _at(axis, 760.0, x1=400.0), _at(f"{p + 1}", 760.0, x0=530.0,
+                                                            x1=540.0)] for p in range(6)]
+    assert _removed_placed(pages) == [(p, str(p + 1)) for p in range(6)]
+
+
+def test_a_box_taller_than_lines_are_leaves_the_line_where_tika_put_it():
+    head = "www.harbour-journal.org"
+    pages = [[*_body_at(p), PageLine(head, box=(72.0, 18.0, 540.0, 700.0))] for p in range(6)]
+    # Tika puts it last: read as the page's last line, it repeats at the bottom edge.
+    assert _removed_placed(pages) == [(p, head) for p in range(6)]
+
+
+def test_a_single_pages_head_goes_by_its_smaller_font_when_the_page_is_numbered():
+    def page(head: str, head_size: float, number: str | None) -> list[PageLine]:
+        lines = [_at(head, 40.0, x0=220.0, x1=370.0)._replace(size=head_size),
+                 *(line._replace(size=12.0) for line in _body_at(0) + _body_at(1, top=270.0))]
+        return [*lines, _at(number, 780.0, x0=292.0, x1=304.0)._replace(size=9.0)] if number \
+            else lines
+
+    head = "Land Use Standard of the Province (2020 edition)"
+    assert _removed_placed([page(head, 9.0, "173")]) == [(0, "173"), (0, head)]
+    assert _removed_placed([page("Frumin and Zhao 53", 9.0, None)]) == [(0, "Frumin and Zhao 53")]
+    # A title set larger stays; so does a small top line of a page without a page number.
+    assert _removed_placed([page(head, 16.0, "173")]) == [(0, "173")]
+    assert _removed_placed([page(head, 9.0, None)]) == []
+
+
+def test_a_head_with_its_number_at_either_end_on_two_consecutive_pages_edges_goes():
+    pages = _pages(*[body(p, 6) for p in range(5)],
+                   [*body(5, 6), "JFMS CLINICAL PRACTICE 1031"],
+                   [*body(6, 6), "1032 JFMS CLINICAL PRACTICE"])
+    assert _removed(pages) == [(5, "JFMS CLINICAL PRACTICE 1031"),
+                               (6, "1032 JFMS CLINICAL PRACTICE")]
+    # A one-word label with a number opening two pages is a heading ("Chapter 6").
+    pages = _pages(*[body(p, 6) for p in range(5)],
+                   ["Chapter 6", *body(5, 6)], ["Chapter 7", *body(6, 6)])
+    assert _removed(pages) == []
+
+
+def test_a_line_in_the_slot_of_other_pages_heads_goes_whatever_its_text():
+    """A section head on two pages only stands where other sections' heads stand."""
+    heads = ["Approach"] * 4 + ["Drifts and turns"] * 2
+    pages = [[_at(head, 26.0, x0=480.0, x1=480.0 + 6 * len(head)), *_body_at(p)]
+             for p, head in enumerate(heads)]
+    assert _removed_placed(pages) == sorted(enumerate(heads))
+    # A line at the head's place on another page that is a sentence, or set in
+    # another font size, or at another left/right/centre, stays.
+    pages[4][0] = _at("Skaters should first learn the outside edge.", 26.0, x0=480.0, x1=560.0)
+    pages[5][0] = _at("Drifts and turns", 26.0, x0=480.0, x1=576.0)._replace(size=14.0)
+    for lines in pages[:4]:
+        lines[0] = lines[0]._replace(size=9.0)
+    assert _removed_placed(pages) == sorted(enumerate(heads[:4]))
+    pages[5][0] = _at("Drifts and turns", 26.0, x0=300.0, x1=396.0)
+    assert _removed_placed(pages) == sorted(enumerate(heads[:4]))
+
+
+def test_a_line_at_the_same_place_at_the_edge_of_two_pages_is_running_text():
+    """A series title heading two pages of six, no page numbers anywhere: by text
+    alone an every-other-page head without facing furniture, by place a head."""
+    def pages_with(head: PageLine) -> list[list[PageLine]]:
+        return [[*([head] if p in (1, 3) else []),
+                 *(line._replace(size=10.0) for line in _body_at(p))] for p in range(6)]
+
+    head = _at("Issues and Perspectives", 45.0, x1=108.0)._replace(size=10.0)
+    assert _removed_placed(pages_with(head)) == [(1, head.text), (3, head.text)]
+    assert _removed([[line._replace(box=None) for line in lines]
+                     for lines in pages_with(head)]) == []
+    # A title page printed twice (its title set larger than the text) keeps its title.
+    assert _removed_placed(pages_with(head._replace(size=20.0))) == []
+
+
+def test_a_head_set_apart_with_its_own_page_number_goes_where_nothing_repeats():
+    """Page 2 of 2 opens with a small head ending in "I-2": no other page shows it."""
+    def document(head: PageLine) -> list[list[PageLine]]:
+        return [[line._replace(size=11.0) for line in _body_at(0)],
+                [head, *(line._replace(size=11.0) for line in _body_at(1))]]
+
+    head = _at("The Declaration of the Rights of Man (1789) I-2", 40.0)._replace(size=9.0)
+    assert _removed_placed(document(head)) == [(1, head.text)]
+    # A heading that ends in a number (set larger), a small line whose number is not
+    # its page's, or one that runs on into the text (no gap) stays.
+    assert _removed_placed(document(head._replace(size=14.0))) == []
+    assert _removed_placed(document(head._replace(text="Declaration of 1789, article 7"))) == []
+    assert _removed_placed(document(head._replace(box=(72.0, 88.0, 540.0, 98.0)))) == []
+
+
+def test_the_first_pages_footer_without_the_page_number_the_others_carry_goes():
+    footer = "Please read the disclosures at the end of this report"
+    pages = _pages([*body(0, 6), footer], *[[*body(p, 6), f"{p + 1} / 4 {footer}"]
+                                            for p in range(1, 4)])
+    assert _removed(pages) == [(0, footer), *((p, f"{p + 1} / 4 {footer}") for p in range(1, 4))]
+    # Inside the page (not its outermost line) the same words are the text's own.
+    pages[0] = _pages([*body(0, 3), footer, *body(0, 6)[3:]])[0]
+    assert (0, footer) not in _removed(pages)
+
+
+def test_a_repeated_line_that_moves_with_the_text_is_no_furniture():
+    """A table note under each part of a table continued over pages repeats at the
+    bottom of the text, not at one place: it stays; the head at one place goes."""
+    note = "See notes at end of table."
+    pages = [[_at("HIGHLIGHTS FROM THE SURVEY", 33.0), *_body_at(p, 6 + p),
+              _at(note, 100.0 + 14 * (6 + p))] for p in range(6)]
+    assert _removed_placed(pages) == [(p, "HIGHLIGHTS FROM THE SURVEY") for p in range(6)]
+    assert len(_removed([[line._replace(box=None) for line in lines] for lines in pages])) == 12
+
+
+def test_fragments_closing_a_page_inside_the_text_frame_are_a_figures_labels():
+    """Tika puts a figure's tick values and rotated axis title last on the page: by
+    text alone a stamp; placed across the text's width they are the figure's."""
+    ticks = [PageLine(t, box=(370.0, 378.0 + 60 * k, 380.0, 386.0 + 60 * k))
+             for k, t in enumerate(["30", "20", "10", "0"])]
+    title = [PageLine(t, rotated=True) for t in ("N", "um", "be", "ro", "fu", "lc", "er", "s")]
+    pages = [[*_body_at(0), *ticks, *title], _body_at(1)]
+    assert _removed_placed(pages) == []
+    # The same run up the margin, beside the text, is a stamp.
+    margin = [line._replace(box=(20.0, line.box[1], 30.0, line.box[3])) for line in ticks]
+    pages = [[*_body_at(0), *margin, *title], _body_at(1)]
+    assert len(_removed_placed(pages)) == len(margin) + len(title)
+
+
+def test_text_beyond_the_page_side_is_no_evidence_of_repetition():
+    """Two pages of a spread each carry the whole spread, the other half unseen beyond
+    the page's side: its lines repeat, but not on the page a reader sees."""
+    def half(lines: list[PageLine], shift: float) -> list[PageLine]:
+        return [PageLine(line.text, box=(line.box[0] + shift, line.box[1], line.box[2] + shift,
+                                         line.box[3])) for line in lines]
+
+    left = [_at("Table of Contents", 28.0), *_body_at(0, 6)]
+    right = [*_body_at(2, 6), _at("Note: all figures as of March 31", 780.0)]
+    pages = [_body_at(1), [*half(left, 0.0), *half(right, 650.0)],
+             [*half(left, -650.0), *half(right, 0.0)]]
+    assert _removed_placed(pages) == []
+
+
+def test_a_slug_whose_numbers_change_goes_where_it_keeps_its_place():
+    """Job, sheet and time numbers of a printer's slug change from page to page like
+    a table row's: at one place on every page it is a slug; moving, a row."""
+    def slug(p: int) -> str:
+        return (f"VerDate Mar<15>2010 14:{20 + p} May 19, 2011 Jkt 223070 PO 000{3 * p} "
+                f"Frm 000{11 + p} Sfmt 8010")
+
+    pages = [[_at(slug(p), 20.0, x0=40.0, x1=400.0), *_body_at(p)] for p in range(6)]
+    assert _removed_placed(pages) == [(p, slug(p)) for p in range(6)]
+    assert _removed([[line._replace(box=None) for line in lines] for lines in pages]) == []
+    rows = [[_at(f"Revenue {100 + p},5{p}7 {300 + p},6{p}4 {500 + 7 * p}", 60.0 + 14 * p),
+             *_body_at(p)] for p in range(6)]
+    assert _removed_placed(rows) == []

@@ -81,6 +81,22 @@ def test_every_tika_line_gets_its_box_font_size_and_weight():
     assert list(_styles(parsed, layout, page=2)) == [BODY[0]]
 
 
+def test_a_font_set_at_one_point_and_scaled_by_the_text_matrix_has_its_displayed_size():
+    """Many producers set every font at 1 pt and scale it with Tm: the size is what
+    the page shows (PDFium's font size alone says 1)."""
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    stream = (b"BT /F1 1 Tf 7.5 0 0 7.5 72 740 Tm (Frumin and Zhao 53) Tj ET\n"
+              + b"\n".join(b"BT /F1 1 Tf 10 0 0 10 72 %d Tm (%s) Tj ET" % (700 - 14 * i, t.encode())
+                          for i, t in enumerate(BODY)))
+    objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+                  b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
+    objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    parsed, layout = _layout(_serialise(objects, [4]))
+    styles = _styles(parsed, layout)
+    assert styles["Frumin and Zhao 53"].size == 7.5
+    assert all(styles[line].size == 10 for line in BODY)
+
+
 def test_page_layouts_measure_images_and_unmapped_glyphs():
     first, second = page_layouts(report_pdf(), with_images=True)
     assert first.image_share == 0 and first.unmapped_share == 0
@@ -114,6 +130,26 @@ def test_a_repeated_line_is_styled_where_it_is_and_a_rotated_stamp_is_marked():
     assert not any(s.rotated for s in summaries)
 
 
+def test_text_drawn_turned_on_a_page_displayed_turned_is_horizontal():
+    """A landscape page stored portrait with /Rotate 90 draws its lines at 270 degrees
+    so that they read across the displayed page: those are not rotated; a line
+    drawn level in user space runs up the displayed page and is."""
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    stream = b"\n".join(b"BT /F1 11 Tf 0 -1 1 0 %d 700 Tm (%s) Tj ET" % (100 + 20 * i, t.encode())
+                         for i, t in enumerate(BODY))
+    stream += b"\nBT /F1 9 Tf 500 100 Td (RECEIVED 12 MAR 2024) Tj ET"
+    objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 "
+                  b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
+    objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    parsed, layout = _layout(_serialise(objects, [4]))
+    styles = _styles(parsed, layout)
+    assert layout.page_sizes == ((792, 612),)
+    assert not any(styles[line].rotated for line in BODY)
+    assert all(styles[line].x1 - styles[line].x0 > 150 for line in BODY)  # across the page
+    stamp = [style for line, style in styles.items() if line not in BODY]
+    assert stamp and all(style.rotated for style in stamp)  # Tika cuts it into glyphs
+
+
 def test_shared_corpus_lines_are_placed_and_the_title_is_larger_than_the_body(corpus_dir):
     data = (corpus_dir / "pdf/dpr-multi-column.pdf").read_bytes()
     parsed, layout = _layout(data)
@@ -128,3 +164,16 @@ def test_shared_corpus_lines_are_placed_and_the_title_is_larger_than_the_body(co
     assert title.size > sized[len(sized) // 2]
     # Two columns: lines of the right column start right of the page's middle.
     assert any(s.x0 > 300 for s in layout.lines if s.page == 2)
+
+
+def test_characters_found_for_a_line_are_never_given_to_two_lines():
+    from ragbeam.transforms.extract.layout import TikaLine, _align
+
+    text = "Tide tables 7\r\nn\r\nThe pilots board"
+    ranges = [(0, 12), (15, 15), (18, 33)]
+    tika = [TikaLine(0, 13, "Tide tables 7"), TikaLine(14, 15, "7"), TikaLine(16, 17, "n"),
+            TikaLine(18, 19, "n"), TikaLine(20, 36, "The pilots board")]
+    found = _align(text, ranges, tika)
+    assert found[0] == (0, 12) and found[4] == (18, 33)
+    assert found[1] is None  # its "7" is the whole-matched line's own
+    assert sum(span == (15, 15) for span in found) == 1
