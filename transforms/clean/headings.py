@@ -102,10 +102,11 @@ def _is_capitals_heading(text: str) -> bool:
 
 def is_prose(text: str) -> bool:
     """Running text: enough words, mostly letters (not a row of numbers or codes)."""
-    visible = [c for c in text if not c.isspace()]
-    letters = sum(c.isalpha() for c in visible)
-    return (len(text.split()) >= MIN_PROSE_WORDS
-            and letters >= MIN_PROSE_LETTER_SHARE * max(len(visible), 1))
+    if len(text.split()) < MIN_PROSE_WORDS:
+        return False
+    visible = len(text) - sum(map(str.isspace, text))
+    letters = sum(map(str.isalpha, text))  # a letter is never a space
+    return letters >= MIN_PROSE_LETTER_SHARE * max(visible, 1)
 
 
 def find_headings(paragraphs: Sequence[str | None],
