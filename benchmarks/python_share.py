@@ -84,6 +84,9 @@ class Steps:
         self.route_options = RouteOptions()
         self.chunk_options = ChunkOptions()
         load_model().join()  # the language model, loaded once as a worker does
+        from ragbeam.transforms.chunk.sizing import load_encoding
+
+        load_encoding(self.chunk_options.encoding)  # as ChunkDocument.setup does
 
     def extract(self, path: pathlib.Path) -> tuple[bytes, str, dict]:
         data = path.read_bytes()
