@@ -155,7 +155,8 @@ def _chunk(doc: Document, strategy: str, options: ChunkOptions, params: Mapping[
         page_start, page_end = doc.pages_of(chunk.start, chunk.end)
         records.append(TextChunk(
             index=index, text=chunk.text, start=chunk.start, end=chunk.end,
-            size=sizer.size(chunk.text), strategy=decision.strategy, level=str(chunk.level),
+            size=sizer.span(doc.text, chunk.start, chunk.end), strategy=decision.strategy,
+            level=str(chunk.level),
             parent=chunk.parent, heading_path=tuple(chunk.heading_path), context=context,
             embed_text=embed_text_for(context, chunk.text), page_start=page_start,
             page_end=page_end))

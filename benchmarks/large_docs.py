@@ -56,8 +56,9 @@ def _downloaded(row: dict[str, str]) -> bytes:
         return response.read()
 
 
-def build(out: pathlib.Path, mirror_root: pathlib.Path | None) -> int:
-    rows = manifest_rows()
+def build(out: pathlib.Path, mirror_root: pathlib.Path | None,
+          manifest: pathlib.Path = MANIFEST) -> int:
+    rows = manifest_rows(manifest)
     out.mkdir(parents=True, exist_ok=True)
     bad = 0
     for row in rows:
@@ -71,28 +72,32 @@ def build(out: pathlib.Path, mirror_root: pathlib.Path | None) -> int:
         target = out / row["path"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    shutil.copy(MANIFEST, out / "MANIFEST.csv")
+    shutil.copy(manifest, out / "MANIFEST.csv")
     total = sum(int(r["bytes"]) for r in rows)
     print(f"{len(rows) - bad} of {len(rows)} files, {total / 1e6:.1f} MB, in {out}")
     return 1 if bad else 0
 
 
-def check(out: pathlib.Path) -> int:
+def check(out: pathlib.Path, manifest: pathlib.Path = MANIFEST) -> int:
+    rows = manifest_rows(manifest)
     missing = []
-    for row in manifest_rows():
+    for row in rows:
         path = out / row["path"]
         if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != row["sha256"]:
             missing.append(row["path"])
     for path in missing:
         print(f"missing or changed: {path}", file=sys.stderr)
-    print(f"{len(manifest_rows()) - len(missing)} of {len(manifest_rows())} files as listed")
+    print(f"{len(rows) - len(missing)} of {len(rows)} files as listed")
     return 1 if missing else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, description: str = __doc__,
+         manifest: pathlib.Path = MANIFEST, default_out: pathlib.Path = DEFAULT_OUT) -> int:
+    """The command line of this script, and of others that rebuild a corpus from a
+    manifest of the same columns (``unseen_mixed.py``)."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
     parser.add_argument("command", choices=("build", "check"))
-    parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=pathlib.Path, default=default_out)
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--mirror-root", type=pathlib.Path,
                         help="local git mirrors: DIR/<owner>+<name>/repo")
@@ -100,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="fetch from raw.githubusercontent.com at the listed commits")
     args = parser.parse_args(argv)
     if args.command == "check":
-        return check(args.out)
+        return check(args.out, manifest)
     if not args.mirror_root and not args.download:
         parser.error("build needs --mirror-root DIR or --download")
-    return build(args.out, args.mirror_root)
+    return build(args.out, args.mirror_root, manifest)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,14 @@ child it waited for, Tika children included):
 * with ``--beam-workers``: ``--direct_running_mode multi_processing
   --direct_num_workers 2`` (Beam's own worker processes; one child each).
 * with ``--with-ocr``: ``ragbeam run`` as shipped, OCR on (not in the ratios).
+* with ``--baseline-code DIR``: each ``ragbeam run`` variant once more with the
+  ragbeam package found in ``DIR`` (``DIR/ragbeam``, e.g. ``git archive COMMIT |
+  tar -x -C DIR/ragbeam``; put first on ``PYTHONPATH``), named ``… [baseline]``,
+  in the same rounds, so a change is measured against the code before it at the
+  same load; its ratios are printed beside the current code's.
+
+``--only NAME`` (repeatable) keeps the named variants (and their baselines);
+``raw 1 process`` always runs, as every ratio needs it.
 
 Equal work: every ``ragbeam run`` variant above runs with ``--ocr off``, as the
 raw loop does no OCR. With OCR on (the default), ragbeam also reads pages that
@@ -118,7 +126,7 @@ def corpus_files(corpus: pathlib.Path) -> list[str]:
         return [r["path"] for r in csv.DictReader(f) if not r["path"].startswith(BROKEN_PREFIX)]
 
 
-def compile_bytecode() -> str:
+def compile_bytecode(package: pathlib.Path | None = None) -> str:
     """Write ragbeam's bytecode (``__pycache__``) before fresh processes are timed, as
     ``pip install`` does: with ``PYTHONDONTWRITEBYTECODE`` set (as on the shared dev
     machine) a source checkout is compiled again by every process, ~0.5 s of CPU that
@@ -126,7 +134,8 @@ def compile_bytecode() -> str:
     import compileall
     import importlib.util
 
-    package = pathlib.Path(importlib.util.find_spec("ragbeam").origin).parent
+    if package is None:
+        package = pathlib.Path(importlib.util.find_spec("ragbeam").origin).parent
     skip = r"[/\\](tests|benchmarks|docs|samples|deploy|\.venv)[/\\]"
     ok = compileall.compile_dir(package, quiet=1, rx=re.compile(skip))
     return (f"bytecode: ragbeam's modules compiled under {package} (as pip install does)"
@@ -142,13 +151,17 @@ def stage_files(corpus: pathlib.Path, files: list[str], staging: pathlib.Path) -
     return [str(staging / rel) for rel in files]
 
 
-def _timed(cmd: list[str], one_core: bool = False) -> tuple[float, float, str]:
-    """Run ``cmd``; (wall seconds, CPU seconds of its process tree, stdout)."""
+def _timed(cmd: list[str], one_core: bool = False,
+           code: pathlib.Path | None = None) -> tuple[float, float, str]:
+    """Run ``cmd``; (wall seconds, CPU seconds of its process tree, stdout). ``code``:
+    a folder holding another ``ragbeam`` package, put first on ``PYTHONPATH``."""
     cpu = sorted(os.sched_getaffinity(0))[0] if one_core else None
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL,
-                                env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, env=env,
                                 preexec_fn=(lambda: os.sched_setaffinity(0, {cpu}))
                                 if one_core else None)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -183,37 +196,47 @@ EQUAL_WORK = ["--ocr", "off"]
 
 
 def run_pipeline(name: str, staging: pathlib.Path, extra: list[str], one_core: bool = False,
-                 ocr: bool = False) -> Measured:
+                 ocr: bool = False, code: pathlib.Path | None = None) -> Measured:
     with tempfile.TemporaryDirectory(prefix="ragbeam-bench-") as tmp:
         out = pathlib.Path(tmp) / "out"
         wall, cpu, _ = _timed([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
                                "--input", str(staging), "--output", str(out),
                                *([] if ocr else EQUAL_WORK), *extra],
-                              one_core=one_core)
+                              one_core=one_core, code=code)
         summary = json.loads((out / "run.json").read_text())
     return Measured(name, wall, wall, cpu, os.getloadavg()[0],
                     summary.get("extraction", {}).get("first_document_after_s"),
                     summary["documents_ok"], summary["chunks"])
 
 
+BASELINE = " [baseline]"
+
+
 def variants(staging: pathlib.Path, paths: list[str], beam_workers: bool,
-             with_ocr: bool = False) -> dict:
+             with_ocr: bool = False, baseline_code: pathlib.Path | None = None,
+             only: list[str] | None = None) -> dict:
+    pipelines = {  # name: run_pipeline's keyword arguments
+        "ragbeam run": {"extra": []},
+        "ragbeam run --extract-processes 1": {"extra": ["--extract-processes", "1"]},
+        "ragbeam run on one core": {"extra": [], "one_core": True},
+    }
+    if with_ocr:
+        pipelines["ragbeam run, OCR on"] = {"extra": [], "ocr": True}
+    if beam_workers:
+        pipelines["ragbeam run, 2 Beam workers"] = {
+            "extra": ["--direct_running_mode", "multi_processing", "--direct_num_workers", "2"]}
     found = {
         "raw 1 process": lambda: run_raw(paths, 1),
         "raw 2 processes": lambda: run_raw(paths, 2),
-        "ragbeam run": lambda: run_pipeline("ragbeam run", staging, []),
-        "ragbeam run --extract-processes 1": lambda: run_pipeline(
-            "ragbeam run --extract-processes 1", staging, ["--extract-processes", "1"]),
-        "ragbeam run on one core": lambda: run_pipeline(
-            "ragbeam run on one core", staging, [], one_core=True),
     }
-    if with_ocr:
-        found["ragbeam run, OCR on"] = lambda: run_pipeline(
-            "ragbeam run, OCR on", staging, [], ocr=True)
-    if beam_workers:
-        found["ragbeam run, 2 Beam workers"] = lambda: run_pipeline(
-            "ragbeam run, 2 Beam workers", staging,
-            ["--direct_running_mode", "multi_processing", "--direct_num_workers", "2"])
+    for name, kwargs in pipelines.items():
+        found[name] = lambda name=name, kwargs=kwargs: run_pipeline(name, staging, **kwargs)
+        if baseline_code is not None:
+            found[name + BASELINE] = lambda name=name, kwargs=kwargs: run_pipeline(
+                name + BASELINE, staging, **kwargs, code=baseline_code)
+    if only:
+        found = {name: run for name, run in found.items()
+                 if name == "raw 1 process" or name.removesuffix(BASELINE) in only}
     return found
 
 
@@ -225,9 +248,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run with 2 multi_processing Beam workers")
     parser.add_argument("--with-ocr", action="store_true",
                         help="also run ragbeam as shipped, OCR on (not equal work)")
+    parser.add_argument("--baseline-code", type=pathlib.Path, metavar="DIR",
+                        help="also run each ragbeam variant with the ragbeam package in DIR")
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="run only these variants (and raw 1 process); repeatable")
     parser.add_argument("--json", type=pathlib.Path, help="also write every run here")
     args = parser.parse_args(argv)
     print(compile_bytecode())
+    if args.baseline_code:
+        print(compile_bytecode(args.baseline_code / "ragbeam"))
 
     files = corpus_files(args.corpus)
     staging = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-in-"))
@@ -237,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(os.sched_getaffinity(0))} cores; load average {os.getloadavg()[0]:.1f}",
           flush=True)
 
-    todo = variants(staging, paths, args.beam_workers, args.with_ocr)
+    todo = variants(staging, paths, args.beam_workers, args.with_ocr, args.baseline_code,
+                    args.only)
     runs: dict[str, list[Measured]] = {name: [] for name in todo}
     try:
         for round_index in range(args.repeats):
@@ -272,32 +302,58 @@ def report(runs: dict[str, list[Measured]], n_files: int, total_mb: float) -> No
     for name, t in med.items():
         print(f"{name:38} {t:8.2f} {n_files / t:7.2f} {total_mb / t:6.2f} {t / raw:6.2f} "
               f"{cpu[name]:6.1f}")
-    one = med["ragbeam run --extract-processes 1"]
-    firsts = [m.first_document_after_s for m in runs["ragbeam run"]
-              if m.first_document_after_s is not None]
     print("\nratios (same rounds):")
-    print(f"  pipeline defaults (1 Beam worker) / raw 1 process: "
-          f"{med['ragbeam run'] / raw:5.2f}×  (target ≤ 1.25)")
-    print(f"  pipeline, 1 extraction process / raw 1 process:   {one / raw:5.2f}×")
-    print(f"  pipeline CPU / raw CPU (all work, 1 process):     "
-          f"{cpu['ragbeam run --extract-processes 1'] / cpu['raw 1 process']:5.2f}×")
-    print(f"  2 extraction processes vs 1 (default vs flag):    "
-          f"{one / med['ragbeam run']:5.2f}×  (target ≥ 1.7)")
-    print(f"  2 cores vs 1 core (default run, pinned):          "
-          f"{med['ragbeam run on one core'] / med['ragbeam run']:5.2f}×  (target ≥ 1.7)")
-    print(f"  raw 2 processes vs raw 1 (Tika's own ceiling):    "
-          f"{raw / med['raw 2 processes']:5.2f}×")
-    print(f"  pipeline default / raw 2 processes:               "
-          f"{med['ragbeam run'] / med['raw 2 processes']:5.2f}×")
-    if "ragbeam run, 2 Beam workers" in med:
-        print(f"  2 Beam workers (multi_processing) vs --extract-processes 1: "
-              f"{one / med['ragbeam run, 2 Beam workers']:5.2f}×")
-    if "ragbeam run, OCR on" in med:
-        print(f"  OCR on (not equal work) vs --ocr off, defaults:   "
-              f"{med['ragbeam run, OCR on'] / med['ragbeam run']:5.2f}×")
-    if firsts:
-        print(f"  start-up, launch to first document extracted:     "
-              f"{statistics.median(firsts):5.2f} s (median)")
+    suffixes = ("", BASELINE) if any(name.endswith(BASELINE) for name in med) else ("",)
+    for suffix in suffixes:
+        print_ratios(med, cpu, suffix)
+    if "raw 2 processes" in med:
+        print(f"  raw 2 processes vs raw 1 (Tika's own ceiling):    "
+              f"{raw / med['raw 2 processes']:5.2f}×")
+    for suffix in suffixes:
+        firsts = [m.first_document_after_s for m in runs.get("ragbeam run" + suffix, [])
+                  if m.first_document_after_s is not None]
+        if firsts:
+            print(f"  start-up, launch to first document extracted:     "
+                  f"{statistics.median(firsts):5.2f} s (median){suffix}")
+
+
+def print_ratios(med: dict[str, float], cpu: dict[str, float], suffix: str) -> None:
+    """The ratios of the variants named ``NAME + suffix`` that ran."""
+    raw, raw_cpu = med["raw 1 process"], cpu["raw 1 process"]
+    default = med.get("ragbeam run" + suffix)
+    one = med.get("ragbeam run --extract-processes 1" + suffix)
+    pinned = med.get("ragbeam run on one core" + suffix)
+    lines = []
+    if default:
+        lines.append(f"pipeline defaults (1 Beam worker) / raw 1 process: {default / raw:5.2f}×"
+                     "  (target ≤ 1.25)")
+    if one:
+        one_cpu = cpu["ragbeam run --extract-processes 1" + suffix]
+        lines.append(f"pipeline, 1 extraction process / raw 1 process:   {one / raw:5.2f}×")
+        lines.append(f"pipeline CPU / raw CPU (all work, 1 process):     {one_cpu / raw_cpu:5.2f}×")
+    if pinned:
+        pinned_cpu = cpu["ragbeam run on one core" + suffix]
+        lines.append(f"pipeline on one core / raw 1 process:             {pinned / raw:5.2f}×"
+                     "  (target ≤ 1.25)")
+        lines.append(f"pipeline on one core, CPU / raw CPU:              "
+                     f"{pinned_cpu / raw_cpu:5.2f}×")
+    if one and default:
+        lines.append(f"2 extraction processes vs 1 (default vs flag):    {one / default:5.2f}×")
+    if pinned and default:
+        lines.append(f"2 cores vs 1 core (default run, pinned):          {pinned / default:5.2f}×"
+                     "  (target ≥ 1.8)")
+    if default and "raw 2 processes" in med:
+        lines.append(f"pipeline default / raw 2 processes:               "
+                     f"{default / med['raw 2 processes']:5.2f}×")
+    workers = med.get("ragbeam run, 2 Beam workers" + suffix)
+    if workers and one:
+        lines.append(f"2 Beam workers (multi_processing) vs --extract-processes 1: "
+                     f"{one / workers:5.2f}×")
+    ocr = med.get("ragbeam run, OCR on" + suffix)
+    if ocr and default:
+        lines.append(f"OCR on (not equal work) vs --ocr off, defaults:   {ocr / default:5.2f}×")
+    for line in lines:
+        print(f"  {line}{suffix}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """CPU time of the Chunk stage's work (strategy + chunk rows) with tokens counted once
-per document, against counting as before (no memo, no shared pass, one count per
-row), in one run over the same cleaned documents.
+per document, against counting every span again (no memo, no shared pass, one count
+per row), in one run over the same cleaned documents.
 
     taskset -c 0 python benchmarks/token_counting.py [--corpus DIR] [--repeat 3]
 
@@ -10,8 +10,9 @@ chunks them all and builds their chunk rows, as ``ChunkDocument`` does:
 
 * **before**: each strategy with its own token sizer that counts every text it
   is asked about, the rows counted with another one, one count per row;
-* **after**: the process's shared sizer (``sizing.shared_token_sizer``: memoised
-  counts, the last whole-document pass reused by ``SpanCounter`` for the rows).
+* **after**: the process's shared sizer (``sizing.shared_token_sizer``): each
+  document tokenised once (``sizing.TokenPass``), every span's exact count and
+  every row's ``token_count`` taken from that pass.
 
 Passes alternate; CPU seconds (user + sys) per pass are printed with the number of
 chunks whose text differs (must be 0) and of rows whose ``token_count`` differs.
@@ -45,11 +46,18 @@ class CountEveryTime:
     def size(self, text: str) -> int:
         return self._inner._count(text)
 
+    def span(self, text: str, start: int, end: int) -> int:
+        return self._inner._count(text[start:end])
+
     def prefix_within(self, text: str, limit: int) -> int:
         return self._inner.prefix_within(text, limit)
 
     def token_starts(self, text: str) -> list[int] | None:
-        return self._inner._token_starts(text)
+        return self._inner.token_starts(text)
+
+    def span_token_starts(self, text: str, start: int, end: int) -> list[int] | None:
+        starts = self._inner.token_starts(text[start:end])
+        return None if starts is None else [start + s for s in starts]
 
 
 def main(argv: list[str]) -> int:

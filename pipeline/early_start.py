@@ -12,10 +12,15 @@ changed), local inputs, embedded Tika. Anything else, or any doubt (a bad config
 and it does nothing: the run then reports problems as always.
 
 The inputs are listed as the Match stage lists them (``patterns.matching_files``:
-Beam's file systems, the same filters), so the two cannot disagree on which files
-a run has. That listing needs Beam: the children boot while the run imports it,
-and feeding begins when the run library says Beam's file systems are ready
-(``beam_imported``, from ``run.run_pipeline``).
+Beam's file systems, the same filters), so the two agree on which files a run has.
+That listing needs Beam, which the run imports meanwhile, so a local directory is
+first listed without it, as Beam's local file system lists it
+(``patterns.local_directory_files``): feeding begins as soon as the children have
+booted, and the second core extracts while the first imports Beam. The files Beam's
+listing adds (below directory links, globs, single files) follow once the run
+library says Beam's file systems are ready (``beam_imported``, from
+``run.run_pipeline``). Waiting for Beam before feeding anything left the children
+idle for the 2–3 s of its import (issue 33).
 
 ``extraction_started_early`` is the same idea inside the run library
 (``run.py``): on a local runner the Extract stage's pool boots while the graph is
@@ -29,7 +34,7 @@ import glob
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,7 +48,9 @@ from ragbeam.transforms.match.patterns import (
     FIRST_LISTING,
     id_root,
     input_patterns,
+    local_directory_files,
     matching_files,
+    plain_local_directory,
 )
 from ragbeam.transforms.types import SourceFile
 
@@ -51,10 +58,10 @@ if TYPE_CHECKING:
     import apache_beam as beam
 
 
-# Early extractions whose pool is booting and whose feeding waits until Beam's file
-# systems are imported (``beam_imported``).
-_waiting_lock = threading.Lock()
-_waiting_for_beam: list[early.EarlyExtraction] = []
+# Set once Beam's file systems are imported (``beam_imported``): the listing of what
+# needs them (``_listed_sources``) waits for it.
+_beam_imported = threading.Event()
+_WAIT_POLL_S = 0.05
 
 
 @dataclass
@@ -63,33 +70,28 @@ class EarlyStart:
     pool: ExtractionPool
 
     def close(self) -> None:
-        with _waiting_lock:
-            if self.extraction in _waiting_for_beam:
-                _waiting_for_beam.remove(self.extraction)
         early.unregister(self.extraction)
         self.extraction.close()
         release_pool(self.pool)
 
 
 def beam_imported() -> None:
-    """Beam's file systems are imported (``run.run_pipeline``): an early start waiting
-    for them begins listing its inputs and feeding its children. Listing before,
-    from the feeder thread, would import Beam there while the run imports it too."""
-    with _waiting_lock:
-        waiting = list(_waiting_for_beam)
-        _waiting_for_beam.clear()
-    for extraction in waiting:
-        extraction.start()
+    """Beam's file systems are imported (``run.run_pipeline``): an early start lists
+    what only Beam's listing finds. Listing before, from the feeder thread, would
+    import Beam there while the run imports it too."""
+    _beam_imported.set()
 
 
-def _feed_once_beam_is_imported(extraction: early.EarlyExtraction) -> None:
+def _wait_for_beam(extraction: early.EarlyExtraction) -> bool:
+    """Wait until Beam is imported; False if the extraction stopped meanwhile."""
     # Already imported (by a caller that uses Beam itself, or a test): whole, since
-    # the thread that calls this would be the one importing it.
+    # the thread that imports it would be the one waiting.
     if "apache_beam.io.filesystems" in sys.modules:
-        extraction.start()
-        return
-    with _waiting_lock:
-        _waiting_for_beam.append(extraction)
+        _beam_imported.set()
+    while not _beam_imported.wait(_WAIT_POLL_S):
+        if extraction.stopped:
+            return False
+    return not extraction.stopped
 
 
 def start_early_extraction(settings: RunSettings, beam_args: Sequence[str]
@@ -115,10 +117,11 @@ def _start(settings: RunSettings, beam_args: Sequence[str]) -> EarlyStart | None
     inputs = [canonical_uri(raw) for raw in config.match.inputs]
     if any("://" in uri or not (glob.has_magic(uri) or os.path.exists(uri)) for uri in inputs):
         return None  # remote, or missing (the run says so)
-    # Listed by the feeder thread, once Beam is imported; feeding stops when the
-    # stage starts.
+    # Listed by the feeder thread (local directories at once, the rest once Beam is
+    # imported); feeding stops when the stage starts.
     sources = _listed_sources(config.match.inputs, config.match.include,
-                              config.match.exclude, config.ids.namespace, config.ids.mode)
+                              config.match.exclude, config.ids.namespace, config.ids.mode,
+                              beam_ready=lambda: _wait_for_beam(extraction))
     # The default local runner's pool size (runner.default_extract_processes), without
     # importing Beam to ask; were it to differ, the settings would too, and the stage
     # would extract everything itself.
@@ -128,7 +131,7 @@ def _start(settings: RunSettings, beam_args: Sequence[str]) -> EarlyStart | None
     extraction = early.EarlyExtraction(pool, sources, settings_now,
                                        max_file_bytes=config.match.max_file_bytes)
     early.register(extraction)
-    _feed_once_beam_is_imported(extraction)
+    extraction.start()
     return EarlyStart(extraction, pool)
 
 
@@ -161,20 +164,31 @@ def extraction_started_early(pipeline: beam.Pipeline, config: RunConfig) -> Iter
 
 
 def _listed_sources(inputs: Sequence[str], include: tuple[str, ...],
-                    exclude: tuple[str, ...], namespace: str, mode: str
-                    ) -> Iterator[SourceFile]:
+                    exclude: tuple[str, ...], namespace: str, mode: str,
+                    beam_ready: Callable[[], bool] = lambda: True) -> Iterator[SourceFile]:
     """The inputs' files named as the Match stage names them (same listing, same root,
     same doc ids), lazily; at most the first ``FIRST_LISTING`` files of each input,
-    the page the inputs check lists too (a large tree is not walked for this)."""
+    the page the inputs check lists too (a large tree is not walked for this). Local
+    directories come first, listed without Beam; then, once ``beam_ready()`` says
+    Beam's file systems can be used (False: stop), what only they list."""
     patterns = input_patterns(inputs)
     root = id_root(patterns)
     seen: set[str] = set()
+
+    def named(path: str, size: int, modified: float) -> SourceFile:
+        seen.add(path)
+        return SourceFile(uri=path, doc_id=doc_id_for(doc_key(path, root, mode), namespace),
+                          size_bytes=int(size), modified=float(modified or 0.0))
+
+    for pattern in patterns:
+        if plain_local_directory(pattern):
+            for path, size, modified in local_directory_files(pattern, include, exclude,
+                                                              limit=FIRST_LISTING):
+                if path not in seen:
+                    yield named(path, size, modified)
+    if not beam_ready():
+        return
     for pattern in patterns:
         for meta in matching_files(pattern, include, exclude, limit=FIRST_LISTING):
-            if meta.path in seen:
-                continue
-            seen.add(meta.path)
-            yield SourceFile(uri=meta.path,
-                             doc_id=doc_id_for(doc_key(meta.path, root, mode), namespace),
-                             size_bytes=int(meta.size_in_bytes),
-                             modified=float(meta.last_updated_in_seconds or 0.0))
+            if meta.path not in seen:
+                yield named(meta.path, meta.size_in_bytes, meta.last_updated_in_seconds)

@@ -170,6 +170,24 @@ def test_the_early_start_lists_exactly_the_files_the_match_stage_extracts(
         assert_that(matched, equal_to(early))
 
 
+@pytest.mark.parametrize("include, exclude", [((), ()), ((), ("*.log", ".*")),
+                                              (("*.txt", "*.md"), ("*/deeper/*",))])
+def test_a_local_folder_is_listed_without_beam_as_beam_lists_it(tmp_path, include, exclude):
+    """What the early start feeds while the run imports Beam: every file the Match
+    stage lists except those below directory links, which follow once Beam is there."""
+    from ragbeam.pipeline.early_start import _listed_sources
+    from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+
+    root = _awkward_tree(tmp_path / "corpus")
+    before_beam = [(s.uri, s.doc_id, s.size_bytes, s.modified) for s in _listed_sources(
+        [str(root)], include, exclude, "ns", DOC_IDS_RELATIVE, beam_ready=lambda: False)]
+    whole = [(s.uri, s.doc_id, s.size_bytes, s.modified) for s in _listed_sources(
+        [str(root)], include, exclude, "ns", DOC_IDS_RELATIVE)]
+    link = str(root / "link-to-sub")
+    assert before_beam == [entry for entry in whole if not entry[0].startswith(link + "/")]
+    assert len(whole) > len(before_beam)  # link-to-sub/b.md, once Beam is imported
+
+
 def test_an_early_start_extracts_what_its_listing_names_within_the_size_limit(tmp_path):
     """The oversized file is listed (Read refuses it with an error row) but never
     extracted early; every other listed file is, and the stage could take it."""

@@ -39,13 +39,13 @@ def window_count(length: int, size: int, overlap: int) -> int:
 
 def _token_boundaries(text: str, start: int, end: int, sizer: TokenizingSizer) -> list[int]:
     """Offsets in ``text`` where the tokens of ``text[start:end]`` start, plus ``end``."""
-    offsets = sizer.token_starts(text[start:end])
+    offsets = sizer.span_token_starts(text, start, end)
     if offsets is None:  # text without an exact token round trip (a lone surrogate):
-        offsets = list(range(end - start))  # every character a boundary: windows only shrink
+        offsets = list(range(start, end))  # every character a boundary: windows only shrink
     bounds = [start]
     for offset in offsets[1:]:
-        if start + offset > bounds[-1]:
-            bounds.append(start + offset)
+        if offset > bounds[-1]:
+            bounds.append(offset)
     if end > bounds[-1]:
         bounds.append(end)
     return bounds
@@ -68,7 +68,7 @@ def split_fixed(text: str, size: int, overlap: int, sizer: Sizer) -> list[tuple[
     first = 0
     while True:
         last = min(first + size, units)
-        while last > first + 1 and sizer.size(text[bounds[first]:bounds[last]]) > size:
+        while last > first + 1 and sizer.span(text, bounds[first], bounds[last]) > size:
             last -= 1  # re-encoding a slice can merge differently than the whole text
         spans.append((bounds[first], bounds[last]))
         if last >= units:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ragbeam.schemas.chunks import ChunkRow, build_chunk_row
-from ragbeam.transforms.chunk.sizing import Sizer, SpanCounter
+from ragbeam.transforms.chunk.sizing import Sizer
 from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, with_table_headers
 from ragbeam.transforms.embed.text import CONTEXT_SEPARATOR, embed_text_for
 from ragbeam.transforms.ids import chunk_ids_for
@@ -46,8 +46,6 @@ def chunk_rows(
     ids = chunk_ids_for(doc.doc_id, config_hash,
                         ((str(c.level), context, c.text)
                          for c, context in zip(chunks, contexts, strict=True)))
-    # One tokenisation of the document for every row's token_count, not one per chunk.
-    tokens = SpanCounter(doc.text, token_counter) if chunks else None
     rows = []
     for index, (chunk, chunk_id, context) in enumerate(zip(chunks, ids, contexts, strict=True)):
         page_start, page_end = doc.pages_of(chunk.start, chunk.end)
@@ -70,7 +68,8 @@ def chunk_rows(
             page_start=page_start,
             page_end=page_end,
             heading_path=list(chunk.heading_path),
-            token_count=tokens.count(chunk.start, chunk.end),
+            # Exact, from the document's one tokenisation (sizing.TokenPass).
+            token_count=token_counter.span(doc.text, chunk.start, chunk.end),
             char_count=len(chunk.text),
             source_uri=doc.source.uri,
             media_type=doc.media_type,

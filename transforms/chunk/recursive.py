@@ -86,10 +86,9 @@ class _SpanSize:
         self._text, self._limit, self._sizer = text, limit, sizer
         self._in_chars = sizer.unit == "chars"
         self._starts: list[int] | None = None
-        token_starts = getattr(sizer, "token_starts", None)
-        if not self._in_chars and token_starts is not None:
-            starts = token_starts(text[start:end])
-            self._starts = None if starts is None else [start + s for s in starts]
+        span_token_starts = getattr(sizer, "span_token_starts", None)
+        if not self._in_chars and span_token_starts is not None:
+            self._starts = span_token_starts(text, start, end)
 
     def __call__(self, s: int, e: int) -> int:
         if self._in_chars:
@@ -98,7 +97,7 @@ class _SpanSize:
             estimate = bisect.bisect_left(self._starts, e) - bisect.bisect_left(self._starts, s)
             if abs(estimate - self._limit) > _EXACT_MARGIN:
                 return estimate
-        return self._sizer.size(self._text[s:e])
+        return self._sizer.span(self._text, s, e)
 
 
 _EXACT_MARGIN = 4  # tokens
@@ -178,7 +177,7 @@ def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bo
                     best, best_strength = k, atoms[k - 1].strength
             j = best
         if not exact_sum:  # token counts are not additive: check the real size
-            while j > i + 1 and sizer.size(text[atoms[i].start:atoms[j - 1].end]) > limit:
+            while j > i + 1 and sizer.span(text, atoms[i].start, atoms[j - 1].end) > limit:
                 j -= 1
         chunks.append((atoms[i].start, atoms[j - 1].end))
         i = j
@@ -191,7 +190,7 @@ def _overlap_start(text: str, floor: int, start: int, overlap: int, sizer: Sizer
     for level in (SENTENCE_LEVEL, len(LADDER) - 1):
         candidates = _cuts(text, window_floor, start, level)
         for pos in sorted(set(candidates)):
-            if sizer.size(text[pos:start]) <= overlap:
+            if sizer.span(text, pos, start) <= overlap:
                 return pos
     return start
 
@@ -222,7 +221,7 @@ def split_recursive(
     packed = _pack(text, atoms, limit, sizer, exact_sum=sizer.unit == "chars")
     if len(packed) > 1:
         (ps, _), (ls, le) = packed[-2], packed[-1]
-        if sizer.size(text[ls:le]) < limit * TAIL_RATIO and sizer.size(text[ps:le]) <= limit:
+        if sizer.span(text, ls, le) < limit * TAIL_RATIO and sizer.span(text, ps, le) <= limit:
             packed[-2:] = [(ps, le)]
     spans = [span for span in (trim_span(text, s, e) for s, e in packed) if span[0] < span[1]]
     if overlap:

@@ -49,9 +49,10 @@ def _labels_only(chunk: Chunk, headings: list[tuple[int, int]]) -> bool:
     for line in chunk.text.split("\n"):
         text = line.strip()
         if text:
+            if not _LABEL.fullmatch(text):  # cheap, and false for nearly every line
+                return False
             start = offset + line.index(text)
-            inside = any(s <= start and start + len(text) <= e for s, e in headings)
-            if not inside or not _LABEL.fullmatch(text):
+            if not any(s <= start and start + len(text) <= e for s, e in headings):
                 return False
             seen = True
         offset += len(line) + 1

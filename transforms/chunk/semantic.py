@@ -127,7 +127,7 @@ def plan_semantic(text: str, section_starts: Sequence[int], max_chunk: int, min_
         s, e = trim_span(text, a, b)
         if s >= e:
             continue
-        if sizer.size(text[s:e]) < min_chunk and b < len(text):
+        if sizer.span(text, s, e) < min_chunk and b < len(text):
             pending_start = s
             continue
         pending_start = None
@@ -137,7 +137,7 @@ def plan_semantic(text: str, section_starts: Sequence[int], max_chunk: int, min_
         if s < e:
             sections.append((s, e))
     sentences = tuple(
-        tuple(split_sentences(text, s, e)) if sizer.size(text[s:e]) > max_chunk else ()
+        tuple(split_sentences(text, s, e)) if sizer.span(text, s, e) > max_chunk else ()
         for s, e in sections
     )
     return SemanticPlan(tuple(sections), sentences)
@@ -206,7 +206,7 @@ def _merge_small(text: str, groups: list[list[int]], distances: np.ndarray,
     Group g ends at sentence ``groups[g][-1]``, so its right gap is that index.
     """
     def size(group: list[int]) -> int:
-        return sizer.size(text[spans[group[0]][0]:spans[group[-1]][1]])
+        return sizer.span(text, spans[group[0]][0], spans[group[-1]][1])
 
     sizes = [size(g) for g in groups]
     merged = True
@@ -267,7 +267,7 @@ def group_sentences(text: str, sentences: Sequence[tuple[int, int]], breaks: np.
     spans: list[tuple[int, int]] = []
     for group in groups:
         s, e = sentences[group[0]][0], sentences[group[-1]][1]
-        if sizer.size(text[s:e]) <= max_chunk:
+        if sizer.span(text, s, e) <= max_chunk:
             spans.append((s, e))
         else:
             spans.extend(split_recursive(text, max_chunk, sizer, start=s, end=e).spans)

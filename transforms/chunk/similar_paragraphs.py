@@ -48,7 +48,7 @@ def plan_paragraphs(text: str, size: int, sizer: Sizer) -> list[tuple[int, int]]
         end = gap.start() if gap else len(text)
         s, e = trim_span(text, start, end)
         if s < e:
-            if sizer.size(text[s:e]) <= size:
+            if sizer.span(text, s, e) <= size:
                 units.append((s, e))
             else:
                 units.extend(split_recursive(text, size, sizer, start=s, end=e).spans)
@@ -65,7 +65,7 @@ def group_units(text: str, units: Sequence[tuple[int, int]], vectors: np.ndarray
     spans: list[tuple[int, int]] = []
     for i, (s, e) in enumerate(units):
         if spans and float(np.dot(vectors[i - 1], vectors[i])) >= min_similarity \
-                and sizer.size(text[spans[-1][0]:e]) <= size:
+                and sizer.span(text, spans[-1][0], e) <= size:
             spans[-1] = (spans[-1][0], e)
         else:
             spans.append((s, e))

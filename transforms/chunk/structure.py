@@ -84,7 +84,7 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
         if pending is not None:
             # Always forward: a section too large for the heading too is split
             # recursively, and its first piece starts with the heading.
-            fits = sizer.size(text[pending.start:section.end]) <= size
+            fits = sizer.span(text, pending.start, section.end) <= size
             section = Section(pending.start, section.end,
                               _common_prefix(pending.heading_path, section.heading_path)
                               if fits else section.heading_path, pending.group_parent)
@@ -96,9 +96,9 @@ def merge_tiny_sections(text: str, sections: list[Section], size: int, min_size:
             prev = merged[-1]
             parent = prev.group_parent
             same_parent = section.heading_path[:len(parent)] == parent
-            tiny = (sizer.size(text[prev.start:prev.end]) < min_size
-                    or sizer.size(text[section.start:section.end]) < min_size)
-            if same_parent and tiny and sizer.size(text[prev.start:section.end]) <= size:
+            tiny = (sizer.span(text, prev.start, prev.end) < min_size
+                    or sizer.span(text, section.start, section.end) < min_size)
+            if same_parent and tiny and sizer.span(text, prev.start, section.end) <= size:
                 merged[-1] = Section(prev.start, section.end,
                                      _common_prefix(prev.heading_path, section.heading_path),
                                      parent)
@@ -121,11 +121,11 @@ def keep_heading_with_body(text: str, spans: list[tuple[int, int]], heading_ends
     if len(spans) < 2 or spans[0][1] not in heading_ends:
         return spans
     head_start, (body_start, body_end) = spans[0][0], spans[1]
-    budget = size - sizer.size(text[head_start:body_start])
+    budget = size - sizer.span(text, head_start, body_start)
     if budget <= 0:
         return spans
     pieces = split_recursive(text, budget, sizer, 0, body_start, body_end).spans
-    if not pieces or sizer.size(text[head_start:pieces[0][1]]) > size:
+    if not pieces or sizer.span(text, head_start, pieces[0][1]) > size:
         return spans
     return [(head_start, pieces[0][1]), *pieces[1:], *spans[2:]]
 
@@ -140,7 +140,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
     chunks: list[Chunk] = []
     hard_cuts = 0
     for section in sections:
-        if sizer.size(doc.text[section.start:section.end]) <= size:
+        if sizer.span(doc.text, section.start, section.end) <= size:
             spans = [(section.start, section.end)]
         else:
             result = split_recursive(doc.text, size, sizer, overlap, section.start, section.end)

@@ -95,7 +95,7 @@ class TableStrategy(SizedStrategy):
         rows = units_between(text, record_starts(text, start, end), start, end)
         header = rows[:self.header_rows]
         header_text = text[header[0][0]:header[-1][1]] if header else ""
-        header_size = self.sizer.size(header_text)
+        header_size = self.sizer.span(text, header[0][0], header[-1][1]) if header else 0
         if header_size > self.size // 2:  # a header this large is not worth repeating
             header, header_text, header_size = [], "", 0
         body = rows[len(header):]
@@ -104,7 +104,7 @@ class TableStrategy(SizedStrategy):
         budget = self.size - header_size - (1 if header else 0) - lead
         spans, hard_cuts = pack_units(text, body, max(budget, 1), self.sizer)
         if header:  # the first group starts with the header itself, when it fits
-            if spans and self.sizer.size(text[header[0][0]:spans[0][1]]) <= self.size:
+            if spans and self.sizer.span(text, header[0][0], spans[0][1]) <= self.size:
                 spans[0] = (header[0][0], spans[0][1])
             else:
                 spans.insert(0, (header[0][0], header[-1][1]))
@@ -128,14 +128,14 @@ class TableStrategy(SizedStrategy):
             prose_spans = prose.spans
             hard_cuts += prose.hard_cuts
             if start < end:
-                lead = (self.sizer.size(doc.text[prose_spans[-1][0]:start])
+                lead = (self.sizer.span(doc.text, prose_spans[-1][0], start)
                         if prose_spans and prose_spans[-1][1] in heading_ends else 0)
                 lead = lead if lead <= self.size // 4 else 0
                 table_chunks, table_hard_cuts = self._table_chunks(doc, start, end, headings,
                                                                    lead)
                 # A heading right before the table (a sheet's name) opens its first chunk.
                 if (prose_spans and prose_spans[-1][1] in heading_ends and table_chunks
-                        and self.sizer.size(doc.text[prose_spans[-1][0]:table_chunks[0].end])
+                        and self.sizer.span(doc.text, prose_spans[-1][0], table_chunks[0].end)
                         <= self.size):
                     first = table_chunks[0]
                     table_chunks[0] = replace(

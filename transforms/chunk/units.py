@@ -34,7 +34,7 @@ def pack_units(text: str, units: list[Span], size: int, sizer: Sizer, overlap: i
     hard_cuts = 0
     current: Span | None = None
     for start, end in units:
-        if sizer.size(text[start:end]) > size:
+        if sizer.span(text, start, end) > size:
             if current:
                 spans.append(current)
                 current = None
@@ -42,7 +42,7 @@ def pack_units(text: str, units: list[Span], size: int, sizer: Sizer, overlap: i
             spans.extend(result.spans)
             hard_cuts += result.hard_cuts
             continue
-        if merge and current and sizer.size(text[current[0]:end]) <= size:
+        if merge and current and sizer.span(text, current[0], end) <= size:
             current = (current[0], end)
             continue
         if current:

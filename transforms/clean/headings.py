@@ -159,14 +159,15 @@ def _is_capitals_heading(text: str) -> bool:
 def is_prose(text: str) -> bool:
     """Running text: enough words, mostly letters (not a row of numbers or codes). In
     scripts written without spaces every CJK character counts as a word."""
-    visible = [c for c in text if not c.isspace()]
-    letters = sum(c.isalpha() for c in visible)
     words = len(text.split())
     if words < MIN_PROSE_WORDS and not text.isascii():
         # Chinese and Japanese words average about two characters (Korean spaces them).
         words += len(_UNSPACED.findall(text)) // 2
-    return (words >= MIN_PROSE_WORDS
-            and letters >= MIN_PROSE_LETTER_SHARE * max(len(visible), 1))
+    if words < MIN_PROSE_WORDS:
+        return False
+    visible = len(text) - sum(map(str.isspace, text))
+    letters = sum(map(str.isalpha, text))  # a letter is never a space
+    return letters >= MIN_PROSE_LETTER_SHARE * max(visible, 1)
 
 
 def find_headings(paragraphs: Sequence[str | None],

@@ -50,12 +50,19 @@ class LanguageGuess:
 
 
 def _letters(text: str) -> int:
-    return sum(1 for c in text if c.isalpha())
+    return sum(map(str.isalpha, text))
+
+
+def _has_letters(text: str, wanted: int) -> bool:
+    """``_letters(text) >= wanted``, mostly told from the text's start: a paragraph
+    rarely needs more than its first few words to show ``wanted`` letters."""
+    return _letters(text[:4 * wanted]) >= wanted or (
+        len(text) > 4 * wanted and _letters(text) >= wanted)
 
 
 def _samples(text: str) -> list[str]:
     paragraphs = [p[:MAX_SAMPLE_CHARS] for p in _PARAGRAPH.split(text)
-                  if _letters(p[:MAX_SAMPLE_CHARS]) >= MIN_SAMPLE_LETTERS]
+                  if _has_letters(p[:MAX_SAMPLE_CHARS], MIN_SAMPLE_LETTERS)]
     if len(paragraphs) <= MAX_SAMPLES:
         return paragraphs
     step = len(paragraphs) / MAX_SAMPLES

@@ -42,6 +42,7 @@ BLOCK_SHARE = 0.5
 
 _HEX_RUN = re.compile(rf"[0-9A-Fa-f]{{{MIN_BLOB_CHARS},}}")
 _BASE64_RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_BLOB_CHARS},}}={{0,2}}")
+_BLOB_CHARACTERS_RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_BLOB_CHARS}}}")
 _BINARY_CHAR = re.compile("[\ufffd\ue000-\uf8ff]")
 _PS_OPERATORS = ("true|false|null|R|obj|endobj|stream|endstream|def|begin|end|dict|xref|"
                  "trailer|startxref|setdistillerparams|setpagedevice|currentdistillerparams|"
@@ -58,6 +59,8 @@ _XMP_MARKUP = re.compile(r"</?(?:rdf|x|xmp\w*|stEvt|stRef|stFnt|pdfx?|photoshop|
 
 
 def _blob_chars(line: str) -> int:
+    if not _BLOB_CHARACTERS_RUN.search(line):
+        return 0  # every hex run is a base64 run too: no run that long, no blob (most lines)
     hex_chars = sum(len(m) for m in _HEX_RUN.findall(line))
     base64_chars = sum(len(m) for m in _BASE64_RUN.findall(line)
                        if re.search(r"\d", m) and re.search(r"[a-z]", m)

@@ -118,21 +118,33 @@ def parse_structure(fetched: FetchedFile, xhtml: str, media_type: str,
     text; web pages are read from their own bytes so boilerplate can be told
     from content (see ``html.py``).
     """
+    markdown = is_markdown(fetched.source.uri, media_type)
+    if media_type in HTML_MEDIA_TYPES and not markdown:
+        page = _html_page(fetched, metadata)
+        if page.raw_text.strip():  # of Tika's XHTML only its <head> is read: not walked
+            head = parse_tika_xhtml(xhtml, body_text=False)
+            page.head_metadata, page.title = head.head_metadata, page.title or head.title
+            return page
     email_entries = body_parts(fetched.data) if media_type == "message/rfc822" else None
     parsed = parse_tika_xhtml(xhtml, email_entries,
                               collapse_whitespace=media_type in HTML_WHITESPACE_MEDIA_TYPES)
-    if is_markdown(fetched.source.uri, media_type) and parsed.raw_text.strip():
+    if markdown and parsed.raw_text.strip():
         parsed.blocks = parse_markdown_blocks(parsed.raw_text)
         parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title
-    elif media_type in HTML_MEDIA_TYPES:
-        try:
-            page = parse_html_main(fetched.data, _charset(metadata))
-        except LookupError:  # a charset name Python does not know
-            page = parse_html_main(fetched.data)
+    elif markdown and media_type in HTML_MEDIA_TYPES:
+        page = _html_page(fetched, metadata)
         if page.raw_text.strip():
             page.head_metadata, page.title = parsed.head_metadata, page.title or parsed.title
             return page
     return parsed
+
+
+def _html_page(fetched: FetchedFile, metadata: dict[str, list[str]]) -> ParsedXhtml:
+    """A web page's main content, read from its own bytes (``html.py``)."""
+    try:
+        return parse_html_main(fetched.data, _charset(metadata))
+    except LookupError:  # a charset name Python does not know
+        return parse_html_main(fetched.data)
 
 
 def build_extracted_document(

@@ -108,6 +108,10 @@ class EarlyExtraction:
         """No more files: the pipeline's Extract stage is starting."""
         self._stopped.set()
 
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
     def take(self, fetched: FetchedFile) -> Future[tuple[Any, float]] | None:
         """The result for ``fetched`` (done or still running), if this extracted the
         same file with the same bytes; each result is taken once."""

@@ -50,14 +50,18 @@ def _is_boilerplate(el: etree._Element, in_main: bool) -> bool:
     tag = el.tag if isinstance(el.tag, str) else ""
     if tag in _BOILERPLATE_TAGS or (tag == "header" and not in_main):
         return True
-    if (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
+    attributes = el.attrib
+    if not attributes:  # most elements: nothing below can hold
+        return False
+    get = attributes.get
+    if (get("role") or "").lower() in _BOILERPLATE_ROLES:
         return True
-    if el.get("hidden") is not None or (el.get("aria-hidden") or "").lower() == "true":
+    if get("hidden") is not None or (get("aria-hidden") or "").lower() == "true":
         return True
-    tokens = set((el.get("class") or "").lower().split()) | {(el.get("id") or "").lower()}
+    tokens = set((get("class") or "").lower().split()) | {(get("id") or "").lower()}
     if tokens & _BOILERPLATE_TOKENS:
         return True
-    style = (el.get("style") or "").replace(" ", "").lower()
+    style = (get("style") or "").replace(" ", "").lower()
     return "display:none" in style
 
 

@@ -66,10 +66,20 @@ EMBEDDED_LEFT_OUT_REASON = ("embedded resource: not extracted as a document of i
                             "left out of the parent's text")
 
 
+# Local names by tag ({namespace}name), remembered: a document has few distinct tags
+# and many elements (a bound keeps a hostile document from growing it without end).
+_LOCAL_NAMES: dict[object, str] = {}
+_LOCAL_NAMES_KEPT = 4096
+
+
 def _local(tag: object) -> str:
-    if not isinstance(tag, str):
-        return ""  # comments, processing instructions
-    return tag.rsplit("}", 1)[-1].lower()
+    name = _LOCAL_NAMES.get(tag)
+    if name is None:
+        # comments and processing instructions (a function as tag): ""
+        name = tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+        if len(_LOCAL_NAMES) < _LOCAL_NAMES_KEPT:
+            _LOCAL_NAMES[tag] = name
+    return name
 
 
 def _classes(el: etree._Element) -> list[str]:
@@ -179,7 +189,8 @@ class _Walker:
         if name in _SKIPPED:
             self.text_tail(el)
             return
-        if name == "div" and "annotation" in (el.get("class") or "").split():
+        classes = (el.get("class") or "").split() if name == "div" else ()
+        if "annotation" in classes:
             # A PDF link annotation: the link's target URL, which Tika puts at
             # the end of the page. Marked detached, so cleaning can keep it
             # out of a paragraph that runs on to the next page.
@@ -188,13 +199,13 @@ class _Walker:
             self.flush(detached=True)
             self.text_tail(el)
             return
-        if name == "div" and _PAGE_CLASSES.intersection((el.get("class") or "").split()):
+        if _PAGE_CLASSES.intersection(classes):
             self.flush()
             self.pages_seen += 1
             self.page = self.pages_seen
             self.children(el)
             self.flush()
-            if "page" in (el.get("class") or "").split():
+            if "page" in classes:
                 # What follows a PDF page (the outline, attachments) is on no page;
                 # what follows a slide (its notes) belongs to that slide.
                 self.page = None
@@ -313,7 +324,7 @@ def _nearest_table(el: etree._Element) -> etree._Element | None:
 
 
 def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
-                     collapse_whitespace: bool = False) -> ParsedXhtml:
+                     collapse_whitespace: bool = False, body_text: bool = True) -> ParsedXhtml:
     """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata.
 
     ``email_entries``: for an e-mail, which of Tika's ``email-entry`` parts are
@@ -321,6 +332,8 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
     ``collapse_whitespace``: the document was HTML (a web page, an e-book), whose
     source line breaks Tika keeps in the text: they become spaces, as a browser
     shows them. Not for PDFs, whose line breaks are the printed lines cleaning reads.
+    ``body_text=False``: the ``<head>`` only (no text, no blocks), for a caller that
+    reads the body from elsewhere (a web page's own HTML, ``document.parse_structure``).
     """
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
@@ -341,6 +354,8 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
                     title = meta.text.strip()
         elif name == "body":
             body = el
+    if not body_text:
+        return ParsedXhtml(raw_text="", blocks=[], head_metadata=head_meta, title=title)
     if email_entries is not None and body is not None and len(email_entries) != sum(
             1 for el in body.iter() if _EMAIL_ENTRY in _classes(el)):
         email_entries = None  # the message's structure and Tika's parts disagree: keep all

@@ -50,6 +50,40 @@ class InputPattern:
 
 
 
+def plain_local_directory(pattern: InputPattern) -> bool:
+    """A local directory given as an input (its pattern is ``ROOT/**``)."""
+    return ("://" not in pattern.pattern and pattern.pattern == os.path.join(pattern.root, "**")
+            and os.path.isdir(pattern.root))
+
+
+def local_directory_files(pattern: InputPattern, include: tuple[str, ...],
+                          exclude: tuple[str, ...], limit: int | None = None
+                          ) -> Iterator[tuple[str, int, float]]:
+    """``(path, size, modified)`` of what ``matching_files`` finds in a
+    ``plain_local_directory``, without importing Beam, except the files below
+    directory links (``local_links`` needs Beam's pattern translation): Beam's local
+    file system lists a directory with ``os.walk`` (links to directories not
+    followed), each file with ``os.path.getsize`` and ``getmtime`` (one it cannot
+    stat, a broken link, left out), and its ``limit`` counts files before the
+    filters. The early start feeds these while the run imports Beam; the Extract
+    stage takes a result only for a file the Match stage lists with the same bytes
+    (``transforms/extract/early.py``), so a difference would cost time, never a row
+    (``tests/pipeline/test_early_start.py`` compares the two listings)."""
+    listed = 0
+    for folder, _, names in os.walk(pattern.root):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                size, modified = os.path.getsize(path), os.path.getmtime(path)
+            except OSError:
+                continue
+            if limit is not None and listed >= limit:
+                return
+            listed += 1
+            if passes_filters(path, include, exclude):
+                yield path, size, modified
+
+
 def input_patterns(inputs: Iterable[str]) -> list[InputPattern]:
     """Every input's pattern once, in a fixed order (two inputs may expand alike)."""
     return sorted({expand_input(raw) for raw in inputs}, key=lambda p: (p.pattern, p.root))
