@@ -138,6 +138,11 @@ def onnxruntime_runner(path: pathlib.Path, threads: int) -> Callable[[dict], np.
     import onnxruntime as ort
 
     options = ort.SessionOptions()
+    # Threads that wait sleep instead of spinning (ONNX Runtime spins by default), as
+    # torch's do (OMP_WAIT_POLICY=PASSIVE): spinning between passes took 5-15 % more CPU
+    # than torch fp32 on a shared 2-core machine, and cores from other work.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     if threads > 0:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -167,6 +172,10 @@ def openvino_runner(path: pathlib.Path, threads: int, precision: str
 
 class ExportedSentenceModel:
     """``encode`` like sentence-transformers', with the forward pass in another runtime."""
+
+    # One pass at a time (model.py ``encode_streams``): the runtime has its own threads
+    # (an OpenVINO infer request is not for two threads at once).
+    ragbeam_encode_streams = 1
 
     def __init__(self, sentence_model: Any, run: Callable[[dict], np.ndarray],
                  backend: str) -> None:

@@ -111,7 +111,7 @@ def test_the_chunk_handler_counts_each_forward_pass_as_it_ends(model, tally):
     try:
         sentences = SentenceEmbeddingHandler(EmbeddingOptions(batch_size=4))
         list(sentences.run_inference(TEXTS, _Holder(model)))  # semantic: not chunks
-        assert seen == [0] and _embedded_so_far() == 0
+        assert seen == [0, 0, 0] and _embedded_so_far() == 0  # 3 passes, none counted
         seen.clear()
         chunks = SentenceEmbeddingHandler(EmbeddingOptions(batch_size=4), tick=progress.EMBEDDED)
         results = list(chunks.run_inference([*TEXTS, TEXTS[0]], _Holder(model)))
@@ -212,3 +212,41 @@ def test_model_tokens_size_chunks_as_the_model_sees_them(model):
         assert 1 <= cut < len(text) and sizer.size(text[:cut]) <= limit
         assert sizer.size(text[:cut + 2]) > limit or text[cut:cut + 2].isspace()
     assert sizer.prefix_within(text[:30], 1000) == 30
+
+
+def test_passes_are_cut_longest_first_by_tokens_and_shared_among_streams():
+    from ragbeam.transforms.embed.model import forward_passes
+
+    texts = ["aaaa", "b", "cc", "ddd", "e"]
+    tokens = [1, 9, 5, 5, 2]  # tokens, not characters, decide ("b" is the longest)
+    assert forward_passes(texts, tokens, 2) == [[1, 3], [2, 4], [0]]  # ties: longer text
+    # Fewer passes than streams: as many equal passes as streams, so none sits idle.
+    assert forward_passes(texts, tokens, 64, streams=2) == [[1, 3, 2], [4, 0]]
+    assert forward_passes(texts, tokens, 2, streams=2) == [[1, 3], [2, 4], [0]]
+    assert forward_passes(["x"], [1], 64, streams=4) == [[0]]
+
+
+def test_streams_and_token_order_leave_the_vectors_as_one_pass_at_a_time_makes_them():
+    """Two passes at once (the torch model with 2 threads) give the same vectors as one
+    stream, bit for bit; ordering by tokens pads differently from the character order
+    sentence-transformers uses, which moves a vector by float rounding only."""
+    import dataclasses as dc
+
+    from ragbeam.transforms.embed.model import ENCODE_STREAMS, encode_streams
+
+    texts = [f"{'word ' * (i * 37 % 90 + 3)}and number {i}, in a chunk of its own."
+             for i in range(40)]
+    two = load_sentence_model(EmbeddingOptions(precision="fp32", backend="torch",
+                                               torch_threads=2))
+    assert encode_streams(two) == 2
+    streamed = encode_texts(two, texts, 8)
+    setattr(two, ENCODE_STREAMS, 1)
+    try:
+        assert np.array_equal(encode_texts(two, texts, 8), streamed)
+        plain = two.encode(texts, batch_size=8, normalize_embeddings=True)
+    finally:
+        setattr(two, ENCODE_STREAMS, 2)
+    assert np.abs(plain - streamed).max() < 1e-6
+    exported = dc.replace(EmbeddingOptions(), backend="onnx", precision="fp32", torch_threads=2)
+    pytest.importorskip("onnxruntime")
+    assert encode_streams(load_sentence_model(exported)) == 1  # its runtime has the threads

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 
 import numpy as np
 import pytest
@@ -101,8 +102,26 @@ def test_retrieval_agreement_sees_reordered_neighbours():
     noisy = vectors + rng.normal(scale=0.3, size=vectors.shape)
     noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
     assert retrieval_agreement(vectors, noisy) < 0.9
-    assert timed_texts(probe_texts()) == [t for t in probe_texts()
-                                          if t in set(timed_texts(probe_texts()))]
+
+
+def test_the_rounds_time_chunk_sized_texts_made_of_the_probes():
+    """Short probes alone favoured a runtime that was slower on real chunks (issue 33):
+    the timed texts are as long as chunks, 250 to 1,000 characters, of probe text."""
+    timed = timed_texts(probe_texts())
+    assert len(timed) == precision.TIMED_TEXTS
+    assert [len(t) for t in timed] == sorted(len(t) for t in timed)
+    assert len(timed[0]) == 250 and len(timed[-1]) == 1000
+    assert timed[0].startswith(probe_texts()[0]) and timed == timed_texts(probe_texts())
+
+
+def test_a_candidate_must_be_faster_by_the_clock_and_in_cpu_time():
+    fp32, onnx = ("torch", "fp32"), ("onnx", "fp32")
+    accurate = lambda c: ACCURATE  # noqa: E731
+    # (wall, CPU): faster by the clock but spending more CPU (spinning threads)
+    spins = {fp32: [(1.0, 2.0)] * 3, onnx: [(0.7, 2.4)] * 3}
+    assert decide(spins, fp32, accurate)[0] == fp32
+    both = {fp32: [(1.0, 2.0)] * 3, onnx: [(0.7, 1.6)] * 3}
+    assert decide(both, fp32, accurate)[0] == onnx
 
 
 def test_a_cached_verdict_skips_the_probe_and_the_key_follows_cpu_and_versions(
@@ -234,3 +253,71 @@ def test_the_cli_exits_2_on_an_unusable_device():
     with pytest.raises(UsageError, match="CUDA is not available"):
         request_from_argv(["--input", "x", "--output", "o", "--embed-chunks",
                            "--embedding-device", "cuda"])
+
+
+def _embedding_options_in(value, seen: set[int] | None = None, depth: int = 0) -> list:
+    """Every ``EmbeddingOptions`` reachable from ``value`` (a DoFn as a runner gets it)."""
+    seen = set() if seen is None else seen
+    if id(value) in seen or depth > 8:
+        return []
+    seen.add(id(value))
+    if isinstance(value, EmbeddingOptions):
+        return [value]
+    if isinstance(value, dict):
+        children = list(value.values())
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        children = list(value)
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        children = list(vars(value).values())
+    else:
+        return []
+    return [found for child in children
+            for found in _embedding_options_in(child, seen, depth + 1)]
+
+
+def test_a_remote_runners_graph_carries_the_launchers_choice_never_auto(cache_home, tmp_path):
+    """Flink/Dataflow: the launcher resolves auto once (run_config) and every DoFn a
+    worker receives holds the concrete backend and precision, so a worker (another
+    CPU, an empty cache) loads exactly that without probing: one run, one way."""
+    import json
+    import pickle
+    import subprocess
+    import sys
+
+    from apache_beam.internal import pickler
+    from apache_beam.portability import common_urns
+    from apache_beam.portability.api import beam_runner_api_pb2
+
+    from ragbeam.pipeline.graph import build_pipeline
+    from ragbeam.pipeline.run import request_from_argv
+    from ragbeam.pipeline.runner import make_pipeline, pipeline_options
+
+    config = request_from_argv(["--input", "gs://ragbeam-example/in", "--output",
+                                "gs://ragbeam-example/out", "--embed-chunks"]).config
+    chosen = (config.embedding.backend, config.embedding.precision)
+    assert "auto" not in chosen and config.embedding.auto_choice is not None
+    pipeline = make_pipeline(pipeline_options(["--runner", "FlinkRunner"]))
+    build_pipeline(pipeline, config)
+    shipped = []
+    for transform in pipeline.to_runner_api().components.transforms.values():
+        if transform.spec.urn == common_urns.primitives.PAR_DO.urn:
+            payload = beam_runner_api_pb2.ParDoPayload.FromString(transform.spec.payload)
+            shipped += _embedding_options_in(pickler.loads(payload.do_fn.payload))
+    assert shipped and {(o.backend, o.precision) for o in shipped} == {chosen}
+
+    options = tmp_path / "options.pickle"
+    options.write_bytes(pickle.dumps(dataclasses.replace(shipped[0], auto_choice=None)))
+    worker_cache = tmp_path / "worker-cache"
+    script = ("import pickle, sys, json\n"
+              "from ragbeam.transforms.embed.model import load_sentence_model, encode_texts\n"
+              "options = pickle.load(open(sys.argv[1], 'rb'))\n"
+              "model = load_sentence_model(options)\n"
+              "print(json.dumps([options.backend, options.precision,\n"
+              "                  encode_texts(model, ['a worker']).shape[1]]))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(options)], capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "RAGBEAM_CACHE_DIR": str(worker_cache),
+                               "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [*chosen, 384]
+    assert not (worker_cache / "embedding-choice.json").exists()  # the worker probed nothing
