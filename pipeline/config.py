@@ -46,7 +46,10 @@ if TYPE_CHECKING:
 # 5: OCR replaces a page's text only where it has no usable text layer (no more
 # appended copies); hard-wrapped plain text joined into paragraphs; chunks with
 # nothing to search for left out; headings from a PDF's outline.
-OUTPUT_FORMAT_VERSION = 5
+# 6: the PDF layout pass (position, size and face of each line): furniture by
+# position, headings from typography, paragraphs broken where the type changes;
+# blank pages not OCR'd; each chunk's tokens counted once, exactly.
+OUTPUT_FORMAT_VERSION = 6
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
