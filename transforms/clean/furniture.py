@@ -115,6 +115,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
+from ragbeam.transforms.clean.layout import sizes_differ
 
 # Lines this close to a page edge can be running text.
 RUNNING_TEXT_BAND = 4
@@ -209,6 +210,9 @@ _PAGE_NUMBER_START = re.compile(
 _PAGE_NUMBER_END = re.compile(
     r"\s+(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s*$",
     re.IGNORECASE)
+# A page number Tika read twice ("143143" for 143): text drawn twice over itself, as
+# some producers embolden it, comes out doubled when the copies do not overlap exactly.
+_DOUBLED_NUMBER = re.compile(r"^(\d{3,4})\1$")
 _CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}})$")
 _SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
@@ -260,7 +264,8 @@ def page_number_value(line: str) -> tuple[str, int] | None:
     """``("arabic"|"roman", value)`` if the line is only a page number."""
     match = _PAGE_NUMBER.match(line.strip())
     if not match:
-        return None
+        doubled = _DOUBLED_NUMBER.match(line.strip())
+        return ("arabic", int(doubled[1])) if doubled and doubled[1][0] != "0" else None
     token = match.group("value")
     if token.isdigit():
         value = int(token)
@@ -534,6 +539,7 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
             if line.removable:
                 edge_hits[shape].append((p, i))
     n = len(pages)
+    body_size = _body_size(pages)
     n_even, n_odd = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
     candidates: list[str] = []
     alternating: list[tuple[str, int]] = []  # (shape, parity of the pages it is on)
@@ -546,7 +552,8 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or _on_consecutive_pages(extreme_pages.get(shape, set()))
-                or _at_one_place(pages, edge_hits[shape], extreme_pages.get(shape, set()))):
+                or _at_one_place(pages, edge_hits[shape], extreme_pages.get(shape, set()),
+                                 body_size)):
             candidates.append(shape)
         elif n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0:
             alternating.append((shape, 0))
@@ -624,13 +631,26 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int,
         _same_place(box, boxes[0]) for box in boxes)
 
 
+def _body_size(pages: Sequence[Sequence[PageLine]]) -> float:
+    """The font size most of the document's measured characters are set in (0: none
+    measured)."""
+    weights: Counter[float] = Counter()
+    for lines in pages:
+        for line in lines:
+            if line.size > 0:
+                weights[line.size] += len(line.text)
+    return weights.most_common(1)[0][0] if weights else 0.0
+
+
 def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
-                  extreme: set[int]) -> bool:
+                  extreme: set[int], body_size: float = 0.0) -> bool:
     """Running text by its place: a short line, no sentence, at the very edge of two
     pages or more, once on each, at the same place on
-    all of them, and set no larger than the text of its pages (the series title
-    heading every even page of a newsletter that prints no page numbers; a title
-    page printed twice has its title set large; a passage a long book prints twice
+    all of them, and set no larger than the text of its pages nor than the
+    document's body (``body_size``) (the series title heading every even page of a
+    newsletter that prints no page numbers; a title page printed twice has its title
+    set large; a slide's title carried over to the next slide, on slides that hold
+    little else, is larger than the deck's text; a passage a long book prints twice
     is no head)."""
     if (len(hits) < 2
             or len({p for p, _ in hits}) != len(hits) or any(p not in extreme for p, _ in hits)
@@ -644,6 +664,8 @@ def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int
         sizes = sorted(line.size for line in pages[p] if line.size > 0)
         size = pages[p][i].size
         if not sizes or not 0 < size <= sizes[len(sizes) // 2]:
+            return False
+        if body_size and size > body_size and sizes_differ(size, body_size):
             return False
     return True
 

@@ -507,3 +507,28 @@ def test_a_slug_whose_numbers_change_goes_where_it_keeps_its_place():
     rows = [[_at(f"Revenue {100 + p},5{p}7 {300 + p},6{p}4 {500 + 7 * p}", 60.0 + 14 * p),
              *_body_at(p)] for p in range(6)]
     assert _removed_placed(rows) == []
+
+
+def test_a_page_number_read_twice_is_a_page_number():
+    """Text drawn twice over itself comes out of Tika doubled ("143143")."""
+    assert page_number_value("143143") == ("arabic", 143)
+    assert page_number_value("1009910099") is None  # not a page number's length
+    assert page_number_value("012012") is None
+    pages = _pages(*([*body(p), str(142 + p) * (2 if p else 1)] for p in range(6)))
+    assert _removed(pages) == [(p, str(142 + p) * (2 if p else 1)) for p in range(6)]
+
+
+def test_a_slide_title_carried_over_to_the_next_slide_stays():
+    """Two slides under one large title, each with little else on it: the title sits
+    at one place at the top of both and is the largest type there, but larger than the
+    deck's text, so no running head."""
+    def slide(p: int, title: str) -> list[PageLine]:
+        lines = [PageLine(title, box=(94.0, 24.0, 626.0, 49.0), size=36.0)]
+        return lines + [PageLine(text, box=(60.0, 120.0 + 30 * i, 660.0, 140.0 + 30 * i),
+                                 size=24.0) for i, text in enumerate(body(p, 4))]
+
+    pages = [slide(0, "Harbour traffic"), slide(1, "Results"), slide(2, "Results"),
+             slide(3, "Outlook"), slide(4, "Questions")]
+    pages[1] = pages[1][:1]  # a slide that is a title over a picture
+    pages[2] = pages[2][:1]
+    assert find_page_furniture(pages, [(720.0, 540.0)] * 5).lines == frozenset()
