@@ -159,13 +159,18 @@ def score_set(folder: pathlib.Path, truth: dict[str, list[str]], show: bool
             for heading in found:
                 mark = "+" if any(same_heading(heading, line) for line in lines) else "-"
                 print(f"      {mark} {heading[:90]}")
+            for line in lines:
+                if not any(same_heading(heading, line) for heading in found):
+                    print(f"      missed: {line[:90]}")
     return tuple(totals)  # type: ignore[return-value]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pdfs", type=pathlib.Path, default=DEFAULT_PDFS)
-    parser.add_argument("--show", action="store_true", help="print every detected heading")
+    parser.add_argument("--show", action="store_true",
+                        help="print every detected heading (+ matched, - not a heading) "
+                             "and every heading missed")
     parser.add_argument("--issue29-pdfs", type=pathlib.Path, default=DEFAULT_ISSUE29_PDFS,
                         help="folder with the PDFs of issue29-heading-pdfs.csv")
     parser.add_argument("--dev29-pdfs", type=pathlib.Path, default=DEFAULT_DEV29_PDFS,

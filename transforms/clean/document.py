@@ -447,12 +447,17 @@ class _RowIndex:
     # of its own before its title are not.
     MAX_CELL_WIDTH_SHARE = 0.3
     MIN_CELL_WIDTH_SIZES = 2.5
+    # A page is set in two columns when at least this many body lines start at one
+    # place in each half of it; a line in one column and one in the other are never
+    # cells of one row (an "ABSTRACT" level with a "Keywords" across the gutter).
+    MIN_COLUMN_LINES = 5
 
     def __init__(self, assembly: _Assembly, layout: PdfLayout, body: BodyStyle) -> None:
         # Per page: (style, any width) for lines that are no prose, (style, narrow
         # only) for the other lines of short blocks.
         self.cells: dict[int, list[tuple[LineStyle, bool]]] = defaultdict(list)
         column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
+        starts: dict[int, Counter[int]] = defaultdict(Counter)
         for pieces in assembly.blocks:
             prose = is_prose(" ".join(line.text for _, line in pieces))
             for _, line in pieces:
@@ -466,8 +471,20 @@ class _RowIndex:
                 if style.size and style.size == body.size and style.font == body.font:
                     edges = column[style.page]
                     edges[0], edges[1] = min(edges[0], style.x0), max(edges[1], style.x1)
+                    if prose:
+                        starts[style.page][round(style.x0)] += 1
         self.columns = dict(column)
         self.sizes = layout.page_sizes
+        # Per two-column page: where its left and right columns start.
+        self.column_starts: dict[int, tuple[float, float]] = {}
+        for page, counts in starts.items():
+            if not 0 < page <= len(self.sizes):
+                continue
+            middle = self.sizes[page - 1][0] / 2
+            left = max(((n, x) for x, n in counts.items() if x < middle), default=(0, 0))
+            right = max(((n, x) for x, n in counts.items() if x >= middle), default=(0, 0))
+            if min(left[0], right[0]) >= self.MIN_COLUMN_LINES:
+                self.column_starts[page] = (left[1], right[1])
 
     def height(self, style: LineStyle | None) -> float:
         if style is None or not 0 < style.page <= len(self.sizes):
@@ -488,9 +505,12 @@ class _RowIndex:
         width = self.sizes[style.page - 1][0]
         height = style.bottom - style.top
         narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
+        starts = self.column_starts.get(style.page)
         for other, any_width in self.cells.get(style.page, ()):
             if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
                 continue  # itself, or above or below it
+            if starts is not None and self._across_the_gutter(style, other, starts):
+                continue  # the other column's line
             overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
             cell_width = other.x1 - other.x0
             if (overlap > 0.5 * min(height, other.bottom - other.top)
@@ -498,6 +518,19 @@ class _RowIndex:
                     and (cell_width > narrowest or other.x0 > style.x1)
                     and not self.in_margin(other)):
                 return True
+        return False
+
+    @staticmethod
+    def _across_the_gutter(style: LineStyle, other: LineStyle,
+                           starts: tuple[float, float]) -> bool:
+        """Is ``other`` in the other column of a two-column page from ``style``, which
+        starts at its own column's left edge (within a line height of it: an indent)?
+        An author's name centred over a grid of authors starts elsewhere."""
+        reach = style.bottom - style.top
+        if starts[0] - 1 <= style.x0 <= starts[0] + reach:
+            return style.x1 <= starts[1] <= other.x0 + 1
+        if starts[1] - 1 <= style.x0 <= starts[1] + reach:
+            return other.x1 <= starts[1]
         return False
 
 

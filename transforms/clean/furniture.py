@@ -545,6 +545,7 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
     alternating: list[tuple[str, int]] = []  # (shape, parity of the pages it is on)
     for shape, on_pages in edge_pages.items():
         if (len(on_pages) < 2 or shape in number_shapes
+                or _slide_title(pages, edge_hits[shape], body_size, page_sizes)
                 or (_numbers_vary_like_a_table(pages, edge_hits[shape])
                     and not _all_at_one_place(pages, edge_hits[shape]))):
             continue
@@ -552,8 +553,7 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or _on_consecutive_pages(extreme_pages.get(shape, set()))
-                or _at_one_place(pages, edge_hits[shape], extreme_pages.get(shape, set()),
-                                 body_size)):
+                or _at_one_place(pages, edge_hits[shape], extreme_pages.get(shape, set()))):
             candidates.append(shape)
         elif n_even and odd >= 2 and odd >= MIN_PAGE_SHARE * n_even and even == 0:
             alternating.append((shape, 0))
@@ -642,15 +642,28 @@ def _body_size(pages: Sequence[Sequence[PageLine]]) -> float:
     return weights.most_common(1)[0][0] if weights else 0.0
 
 
+def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
+                 body_size: float, page_sizes: Sequence[tuple[float, float]] | None) -> bool:
+    """Are these lines a slide's title carried over to the next slides ("Cichelli's
+    Method" over three slides): on landscape pages, each measured and set larger than
+    the document's body? A deck's running text (its name, the author, the date) is
+    set small; portrait pages do set running heads larger than their body (a
+    government report's excerpt whose body is its tables' small print), so the
+    rule is the slides' only."""
+    if not body_size or not hits or not page_sizes:
+        return False
+    return all(p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
+               and (size := pages[p][i].size) > body_size and sizes_differ(size, body_size)
+               for p, i in hits)
+
+
 def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
-                  extreme: set[int], body_size: float = 0.0) -> bool:
+                  extreme: set[int]) -> bool:
     """Running text by its place: a short line, no sentence, at the very edge of two
     pages or more, once on each, at the same place on
-    all of them, and set no larger than the text of its pages nor than the
-    document's body (``body_size``) (the series title heading every even page of a
-    newsletter that prints no page numbers; a title page printed twice has its title
-    set large; a slide's title carried over to the next slide, on slides that hold
-    little else, is larger than the deck's text; a passage a long book prints twice
+    all of them, and set no larger than the text of its pages (the series title
+    heading every even page of a newsletter that prints no page numbers; a title
+    page printed twice has its title set large; a passage a long book prints twice
     is no head)."""
     if (len(hits) < 2
             or len({p for p, _ in hits}) != len(hits) or any(p not in extreme for p, _ in hits)
@@ -664,8 +677,6 @@ def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int
         sizes = sorted(line.size for line in pages[p] if line.size > 0)
         size = pages[p][i].size
         if not sizes or not 0 < size <= sizes[len(sizes) // 2]:
-            return False
-        if body_size and size > body_size and sizes_differ(size, body_size):
             return False
     return True
 

@@ -317,7 +317,13 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     it there (a banner, a journal's masthead) is a heading. Levels: a numbered
     heading's depth; an unnumbered one takes the level of the numbered headings set
     like it, or ranks by size below the larger styles."""
-    texts = [b.text if b.text is not None and b.lines == 1 else None for b in blocks]
+    # The text rules read one-line blocks, and a numbered heading in capitals that runs
+    # on to a second line ("III. MDRPM (MARKET DRIVEN REQUIREMENT" / "PRIORITIZATION
+    # MODEL)").
+    texts = [b.text if b.text is not None and (b.lines == 1 or (
+        b.lines == 2 and b.text.isupper()
+        and (kind := heading_level(b.text)) is not None and kind[1] != "caps"))
+        else None for b in blocks]
     by_text = find_headings(texts, [b.prose for b in blocks])
     if body is None:
         return by_text
@@ -437,6 +443,14 @@ def _reads_like_a_heading(block: HeadingBlock) -> bool:
     return first.isupper() or first.isdigit() or bool(CJK_CHAR.match(first))
 
 
+def _opens_subsection(text: str | None, following: str | None) -> bool:
+    """``following`` is numbered under ``text`` ("3. Methods" / "3.1 Data"): a section's
+    first subsection set like the section, not the next of a list."""
+    own = _NUMBERED.match(text or "")
+    sub = _NUMBERED.match(following or "")
+    return bool(own and sub and sub["num"].startswith(own["num"] + "."))
+
+
 def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[int],
                     body: BodyStyle | None = None) -> HeadingBlock | None:
     """The text block ``index`` is over: the next block that is running text (several
@@ -452,7 +466,8 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
         following = blocks[j]
         if j in candidates:
             if (own is not None and following.style is not None
-                    and _style_key(following.style) == _style_key(own)):
+                    and _style_key(following.style) == _style_key(own)
+                    and not _opens_subsection(blocks[index].text, following.text)):
                 return None
             continue
         return following if _is_text(following, body) else None

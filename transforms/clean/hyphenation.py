@@ -5,7 +5,8 @@ a lowercase letter, is a word broken by the typesetter: the hyphen goes and
 the halves join. Real hyphens stay, and the halves join *with* the hyphen:
 
 * when the next line starts with a capital or a digit ("GPT-" / "2",
-  "Smith-" / "Jones", "10-" / "20");
+  "Smith-" / "Jones", "10-" / "20"), but for a word in capitals that the
+  document writes unbroken elsewhere ("SO-" / "LUTION" in a heading: "SOLUTION");
 * when the broken word is a URL or path (hyphens in URLs are real);
 * when the document itself writes the compound with a hyphen elsewhere and
   never as one word ("state-of-the-" / "art" when "state-of-the-art" occurs
@@ -56,6 +57,16 @@ def classify_hyphen_break(line: str, next_line: str,
             if lexicon[f"{left}-{right}"] and not lexicon[left + right]:
                 return HyphenBreak.KEEP
         return HyphenBreak.JOIN
+    # A word in capitals broken ("SO-" / "LUTION" in a heading): broken by the
+    # typesetter when the document writes the word unbroken elsewhere ("solution").
+    if first.isupper() and lexicon and "/" not in last_word:
+        left = _LEFT_PART.search(last_word[:-1]).group()
+        head = _HEAD.match(next_line)
+        if (head and left.isalpha() and left.isupper() and head.group(1).isalpha()
+                and head.group(1).isupper()
+                and lexicon[(left + head.group(1)).casefold()]
+                and not lexicon[f"{left}-{head.group(1)}".casefold()]):
+            return HyphenBreak.JOIN
     # "GPT-" / "2", "Smith-" / "Jones", "10-" / "20", or a URL broken at a hyphen.
     return HyphenBreak.KEEP if first.isalnum() else HyphenBreak.NONE
 

@@ -112,6 +112,15 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
         return join_separator(line, next_line)
     ends_sentence = line.endswith(_SENTENCE_END)
     if same_block:
+        if not full_width and looks_like_heading(line):
+            # A heading Tika kept in its text's block ("I. INTRODUCTION" over its
+            # text, in small capitals of the text's own size, so no change of style
+            # ends it) stands alone; a heading in capitals may run on to a second
+            # line in capitals.
+            if (line.isupper() and next_line.isupper() and len(next_line) <= MAX_HEADING_CHARS
+                    and not _NUMBERED_HEADING.match(next_line)):
+                return join_separator(line, next_line)
+            return LineBreak.PARAGRAPH
         if not full_width and (ends_sentence or looks_like_heading(next_line)):
             return LineBreak.LINE  # a paragraph's end, or a heading Tika kept in its block
         return join_separator(line, next_line)

@@ -54,8 +54,11 @@ _PS_FIRST = frozenset("/<>[]()+-.0123456789")
 _PS_WORDS = frozenset(_PS_OPERATORS.split("|"))
 _PS_DELIMITER = re.compile(r"<<|>>|\b\d+ \d+ obj\b")
 _XMP_PACKET = re.compile(r"<\?xpacket|<x:xmpmeta|</x:xmpmeta")
-_XMP_MARKUP = re.compile(r"</?(?:rdf|x|xmp\w*|stEvt|stRef|stFnt|pdfx?|photoshop|tiff|exif|"
-                         r"illustrator|xmpG\w*|dc|crs):\w+|xmlns:\w+=")
+# XMP's own prefixes, as elements or declared: an XML sample in a document's text
+# (``xmlns:xlink=…`` in a markup guide) declares others and stays.
+_XMP_PREFIXES = (r"(?:rdf|x|xmp\w*|stEvt|stRef|stFnt|pdfx?|photoshop|tiff|exif|"
+                 r"illustrator|xmpG\w*|dc|crs)")
+_XMP_MARKUP = re.compile(rf"</?{_XMP_PREFIXES}:\w+|xmlns:{_XMP_PREFIXES}=")
 
 
 def _blob_chars(line: str) -> int:

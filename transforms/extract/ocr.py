@@ -158,9 +158,16 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "") -> list[TextLay
     unmapped = [int(u) if u.isdigit() else 0
                 for u in metadata.get("pdf:unmappedUnicodeCharsPerPage", ())]
     unmapped += [0] * (len(chars) - len(unmapped))
-    texts = page_texts(xhtml) if xhtml else []
+    if not xhtml:
+        return [TextLayer(c, u) for c, u in zip(chars, unmapped, strict=False)]
+    texts = page_texts(xhtml)
     texts += [""] * (len(chars) - len(texts))
-    return [TextLayer(c, u, len(_GARBAGE.findall(text)))
+    # Tika counts a glyph of a font without a Unicode map as unmapped even where it
+    # reads it through the font's encoding: an Italian disclosure with every glyph
+    # "unmapped" reads correctly. What the page's text shows as letters and digits was
+    # read, whatever the count says.
+    return [TextLayer(c, min(u, max(c - sum(map(str.isalnum, text)), 0)),
+                      len(_GARBAGE.findall(text)))
             for c, u, text in zip(chars, unmapped, texts, strict=False)]
 
 

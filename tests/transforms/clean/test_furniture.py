@@ -532,3 +532,11 @@ def test_a_slide_title_carried_over_to_the_next_slide_stays():
     pages[1] = pages[1][:1]  # a slide that is a title over a picture
     pages[2] = pages[2][:1]
     assert find_page_furniture(pages, [(720.0, 540.0)] * 5).lines == frozenset()
+    # The same title over three slides of a five-slide deck, each with its text.
+    pages = [slide(0, "Harbour traffic"), *(slide(p, "Cichelli's Method") for p in (1, 2, 3)),
+             slide(4, "Questions")]
+    assert find_page_furniture(pages, [(720.0, 540.0)] * 5).lines == frozenset()
+    # A head set at the text's size over the same slides goes.
+    head = [PageLine("Perfect Hash Fns", box=(558.0, 58.0, 695.0, 71.0), size=24.0)]
+    pages = [head + lines for lines in pages]
+    assert find_page_furniture(pages, [(720.0, 540.0)] * 5).lines == {(p, 0) for p in range(5)}

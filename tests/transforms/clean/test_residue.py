@@ -63,6 +63,10 @@ def test_text_that_only_resembles_residue_stays():
         "x << 2 shifts left; y >> 1 shifts right",
         "Antidisestablishmentarianism" * 3,  # a long word: not base64 (no digits)
         "中文文本没有问题，也不是残留。" * 4,
+        # An XML sample in a markup guide declares its own namespaces, not XMP's.
+        '<TEI xmlns="http://www.tei-c.org/ns/1.0"',
+        'xmlns:xlink="http://www.w3.org/1999/xlink"',
+        'xmlns:mml="http://www.w3.org/1998/Math/MathML">',
     ]
     assert _residue_of("\n".join(ordinary)) == set()
     assert not is_dictionary_line("The /Name of a PDF object")

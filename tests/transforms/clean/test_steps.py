@@ -37,6 +37,14 @@ def test_hyphen_breaks_join_only_before_lowercase_and_keep_real_compounds():
     assert classify_hyphen_break("soft\u00ad", "Hyphen") is HyphenBreak.JOIN
 
 
+def test_a_word_in_capitals_broken_joins_when_the_document_writes_it_whole():
+    lexicon = hyphen_lexicon(["3. A NEW EFFICIENT SO-", "LUTION", "our solution is fast",
+                              "NON-", "LINEAR MODELS"])
+    assert classify_hyphen_break("EFFICIENT SO-", "LUTION", lexicon) is HyphenBreak.JOIN
+    assert classify_hyphen_break("NON-", "LINEAR MODELS", lexicon) is HyphenBreak.KEEP
+    assert classify_hyphen_break("EFFICIENT SO-", "LUTION") is HyphenBreak.KEEP  # no lexicon
+
+
 def test_line_joining_rules():
     def brk(a: str, b: str, same: bool = True, full: bool = True) -> LineBreak:
         return classify_line_break(a, b, same_block=same, full_width=full)

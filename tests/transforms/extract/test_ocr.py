@@ -71,6 +71,19 @@ def test_characters_nothing_reads_count_against_a_page_from_its_own_text():
     assert pages_needing_ocr(metadata, "auto") == [2]
 
 
+def test_glyphs_tika_calls_unmapped_but_reads_count_as_text():
+    """Tika may count every glyph of a font without a Unicode map as unmapped though
+    it reads them through the font's encoding: the page's letters say they were read."""
+    prose = "Il contratto prevede le seguenti prestazioni assicurative. " * 4
+    xhtml = THREE_PAGES.replace("Third page text.", prose)
+    metadata = _pdf_metadata([16, 0, len(prose)], [0, 0, len(prose)])
+    layer = text_layers(metadata, xhtml)[2]
+    assert layer.unmapped < 0.3 * len(prose) and text_layer_problem(layer) is None
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2]
+    # Without the text, the count decides (a page whose glyphs nothing reads).
+    assert pages_needing_ocr(metadata, "auto") == [2, 3]
+
+
 def test_ocr_text_goes_into_its_own_page_and_keeps_its_page_number():
     merged = merge_ocr(THREE_PAGES, [PageText(2, text="Scanned second page.\n")])
     parsed = parse_tika_xhtml(merged)
