@@ -109,8 +109,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
     """``(level, depth key)`` if the line reads like a section heading."""
     text = line.strip()
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
-            or _CAPTION.match(text)):
-        return None
+            or _CAPTION.match(text) or "。" in text):
+        return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
     if match := _CJK_SECTION.match(text):
