@@ -81,7 +81,8 @@ def test_pdf_heading_lines_and_what_is_not_one():
     assert heading_level("IV. CONCLUSION") == (1, "roman")
     assert heading_level("REFERENCES") == (1, "caps")
     assert heading_level("第三章 总则") == (1, "cjk-章")
-    assert heading_level("20、浓绿万枝红一点，动人春色不须多。——王安石《咏石榴花》") is None  # a poem line
+    # A numbered poem line: a CJK full stop inside it.
+    assert heading_level("20、浓绿万枝红一点，动人春色不须多。——王安石《咏石榴花》") is None
     assert heading_level("第二节 用地指标") == (2, "cjk-节")
     for not_heading in ("2.1 Parsing 4", "2 (February 2019), and GPT-3", "BEGIN",
                         "The end of a sentence.", "DEFINITIONS TAGS ::=", "3 apples were eaten",
