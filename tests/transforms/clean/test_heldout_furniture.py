@@ -95,17 +95,22 @@ def test_real_held_out_pdfs_meet_the_thresholds_when_present():
 # furniture rules; which pages OCR reads is OCR's own (a default run's figures,
 # OCR on, are the benchmark's).
 ISSUE_23_FLOORS = {"dev": (0.995, 0.995), "closing": (0.98, 0.995), "final": (0.995, 0.995)}
+# Issue 29's sets, after their one score (docs/cleaning.md): the closing set's measured
+# figures with the rules its score taught (its two documents over 1 % are a paper's
+# title as its running head and a table's repeated column headers, which the truth
+# counts as body), the final set's as scored.
+ISSUE_29_FLOORS = {"issue29-closing": (0.965, 0.976), "issue29-final": (1.0, 0.998)}
 
 
-@pytest.mark.parametrize("name", sorted(ISSUE_23_FLOORS))
-def test_issue_23_held_out_sets_keep_their_figures_when_present(name):
+@pytest.mark.parametrize("name", sorted(ISSUE_23_FLOORS) + sorted(ISSUE_29_FLOORS))
+def test_held_out_sets_keep_their_figures_when_present(name):
     heldout = scorer.HELDOUT_SETS[name]
     if not scorer.heldout_files_present(heldout.folder, heldout.manifest):
         pytest.skip(f"{name} PDFs not in {heldout.folder} (not redistributable; "
                     f"python benchmarks/furniture_truth.py --fetch {name} --download)")
     scores = scorer.score_heldout(heldout.folder, truth=heldout.truth, ocr="off")
     totals = scorer.totals(scores)
-    min_recall, min_document_retention = ISSUE_23_FLOORS[name]
+    min_recall, min_document_retention = {**ISSUE_23_FLOORS, **ISSUE_29_FLOORS}[name]
     assert totals["recall_gone"] >= min_recall, totals
     assert totals["retention"] >= MIN_BODY_RETENTION, totals
     for score in scores:
