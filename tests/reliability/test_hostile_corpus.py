@@ -39,7 +39,10 @@ from helpers import read_table
 
 PEAK_RSS_BOUND = 2 * 1024**3  # whole process tree: the CLI, Beam, one extraction child
 WALL_BOUND_S = 150
-EXTRACT_TIMEOUT_S = 15  # generous: the 10,000-page PDF takes ~1 s idle, ~5 s under heavy load
+# Generous: the 10,000-page PDF takes ~6 s of extraction idle (Tika 2.5 s; the PDF
+# layout pass reads every page again, ~0.4 ms a page; the XHTML parse 1.2 s) and
+# over 15 s on a loaded machine.
+EXTRACT_TIMEOUT_S = 40
 # Per extraction child. The 10,000-page PDF needs ~300 MiB; the hang file grows
 # without end (1.65 GiB after 15 s when uncapped).
 MEMORY_CAP_MB = 768
