@@ -58,8 +58,10 @@ import sys
 import tempfile
 import time
 import wave
-import zlib
 from collections.abc import Callable
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+from reliability.hostile import blank_png
 
 DEFAULT_CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus"
 STORE_FOLDERS = ("md", "txt", "eml", "csv")
@@ -150,16 +152,6 @@ def _settle(share: pathlib.Path) -> None:
         os.utime(path, (then, then))
 
 
-def _png(width: int = 32, height: int = 32) -> bytes:
-    """A white RGB PNG: an image without any text."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data)))
-
-    raw = b"".join(b"\x00" + b"\xff" * width * 3 for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
 
 
 # --- cases: each yields (night name, options, action before the night) ---------------
@@ -258,7 +250,7 @@ def _unsupported_share(corpus: pathlib.Path, share: pathlib.Path) -> None:
         w.setframerate(8000)
         w.writeframes(b"".join(struct.pack("<h", (i * 37) % 2000) for i in range(8000)))
     shutil.copy(shutil.which("true") or "/bin/true", share / "prog.bin")
-    (share / "blank.png").write_bytes(_png())
+    (share / "blank.png").write_bytes(blank_png())
     for name in ("norwich-city.txt", "zh-prompt-engineering-guide.txt"):
         shutil.copy(corpus / "txt" / name, share / name)
     _settle(share)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import shutil
 import struct
 import wave
-import zlib
 
 import pytest
+from reliability.hostile import blank_png
 
 from ragbeam.pipeline.peek import peek
 from ragbeam.schemas.documents import STATUS_UNSUPPORTED
@@ -21,16 +21,6 @@ from helpers import read_table, run_cli, settle
 UNSUPPORTED = {"tone.wav", "prog.txt", "blank.png"}
 
 
-def _png(width: int = 32, height: int = 32) -> bytes:
-    """A white RGB PNG: an image without any text."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data)))
-
-    raw = b"".join(b"\x00" + b"\xff" * width * 3 for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
 
 
 @pytest.fixture
@@ -43,7 +33,7 @@ def corpus(tmp_path):
         w.setframerate(8000)
         w.writeframes(b"".join(struct.pack("<h", (i * 37) % 2000) for i in range(8000)))
     shutil.copy(shutil.which("true") or "/bin/true", folder / "prog.txt")
-    (folder / "blank.png").write_bytes(_png())
+    (folder / "blank.png").write_bytes(blank_png())
     (folder / "note.txt").write_text("Boats leave the harbour at nine every morning.\n")
     (folder / "empty.txt").write_bytes(b"")  # a real failure, beside them
     settle(folder)

@@ -10,10 +10,23 @@ from __future__ import annotations
 import io
 import os
 import random
+import struct
 import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+
+
+def blank_png(width: int = 32, height: int = 32) -> bytes:
+    """A white RGB PNG: an image without any text."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    raw = b"".join(b"\x00" + b"\xff" * width * 3 for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
 
 
 def pdf_with_pages(texts: list[str]) -> bytes:
