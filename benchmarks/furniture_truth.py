@@ -31,6 +31,12 @@ written while looking at which set):
   without cleaning). Folders ``$RAGBEAM_ISSUE29_CLOSING_PDFS`` or
   ``../data/issue29-closing-pdfs``, ``$RAGBEAM_ISSUE29_FINAL_PDFS`` or
   ``../data/issue29-final-pdfs``.
+* **issue29-r3dev** / **issue29-r3final** (issue 29, third round): 8 PDFs / 91
+  pages from CERMINE's and pdf2json's test files, and 8 PDFs / 81 pages from
+  science-parse's and pdfcpu's (sources disjoint from each other and from every
+  earlier set); truth marked by hand before any scoring, not yet scored.
+  Folders ``$RAGBEAM_ISSUE29_R3DEV_PDFS`` or ``../data/issue29-r3dev-pdfs``,
+  ``$RAGBEAM_ISSUE29_R3FINAL_PDFS`` or ``../data/issue29-r3final-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -125,6 +131,15 @@ HELDOUT_SETS = {
         "issue29-final", "final held-out of issue 29 (pdfbox, tika, Unstructured test files)",
         DATA / "issue29_final_truth.json", DATA / "issue29-final-pdfs.csv",
         _folder("RAGBEAM_ISSUE29_FINAL_PDFS", "issue29-final-pdfs")),
+    "issue29-r3dev": HeldoutSet(
+        "issue29-r3dev", "third-round dev held-out of issue 29 (CERMINE, pdf2json test files)",
+        DATA / "issue29_r3dev_truth.json", DATA / "issue29-r3dev-pdfs.csv",
+        _folder("RAGBEAM_ISSUE29_R3DEV_PDFS", "issue29-r3dev-pdfs")),
+    "issue29-r3final": HeldoutSet(
+        "issue29-r3final",
+        "third-round final held-out of issue 29 (science-parse, pdfcpu test files)",
+        DATA / "issue29_r3final_truth.json", DATA / "issue29-r3final-pdfs.csv",
+        _folder("RAGBEAM_ISSUE29_R3FINAL_PDFS", "issue29-r3final-pdfs")),
 }
 
 _CJK = CJK_CLASS
