@@ -33,6 +33,18 @@ ignores:
     python benchmarks/heading_truth.py --fetch --set dev29 --mirror-root /work/.mirror
     python benchmarks/heading_truth.py --set dev29 --show
 
+Round 3 adds two more held-out sets of PDFs without an outline, marked by hand the same
+way before any scoring, sharing no source with each other or with the earlier sets:
+``issue29-r3dev`` and ``issue29-r3final`` (levels in ``<set>-levels``, as for dev29).
+Their files are listed in ``benchmarks/data/issue29-r3-heading-pdfs.csv`` and expected in
+``--r3-pdfs`` (default ``$RAGBEAM_ISSUE29_R3_HEADING_PDFS`` or
+``../data/issue29-r3-heading-pdfs``); like every issue29-* set they are scored only when
+named:
+
+    python benchmarks/heading_truth.py --fetch --set issue29-r3dev --set issue29-r3final \
+        --mirror-root /work/.mirror
+    python benchmarks/heading_truth.py --set issue29-r3dev
+
 Each PDF goes through the pipeline's single-file path (``ExtractOptions().file_extractor()``:
 an isolated Tika child with the run's options) and default cleaning;
 the detected headings are the cleaned document's heading spans. A detected heading
@@ -66,6 +78,10 @@ DEV29_MANIFEST = REPO / "benchmarks" / "data" / "dev29-heading-pdfs.csv"
 DEFAULT_DEV29_PDFS = pathlib.Path(os.environ.get("RAGBEAM_DEV29_HEADING_PDFS",
                                                  REPO.parent / "data" / "dev29-heading-pdfs"))
 DEV29_SET = "dev29"
+R3_MANIFEST = REPO / "benchmarks" / "data" / "issue29-r3-heading-pdfs.csv"
+DEFAULT_R3_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_R3_HEADING_PDFS",
+                                              REPO.parent / "data" / "issue29-r3-heading-pdfs"))
+R3_SETS = ("issue29-r3dev", "issue29-r3final")
 MIN_JACCARD = 0.8
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -175,12 +191,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder with the PDFs of issue29-heading-pdfs.csv")
     parser.add_argument("--dev29-pdfs", type=pathlib.Path, default=DEFAULT_DEV29_PDFS,
                         help="folder with the PDFs of dev29-heading-pdfs.csv")
-    parser.add_argument("--set", choices=("tuning", "heldout", *ISSUE29_SETS, DEV29_SET),
+    parser.add_argument("--r3-pdfs", type=pathlib.Path, default=DEFAULT_R3_PDFS,
+                        help="folder with the PDFs of issue29-r3-heading-pdfs.csv")
+    parser.add_argument("--set", choices=("tuning", "heldout", *ISSUE29_SETS, DEV29_SET,
+                                          *R3_SETS),
                         action="append",
                         help="score only this set (repeatable; default tuning and heldout)")
     parser.add_argument("--fetch", action="store_true",
-                        help="copy the issue-29 sets' PDFs into --issue29-pdfs and the dev29 "
-                             "PDFs into --dev29-pdfs (with --set, only those sets'), then exit")
+                        help="copy the issue-29 sets' PDFs into --issue29-pdfs, the dev29 "
+                             "PDFs into --dev29-pdfs and the round-3 sets' into --r3-pdfs "
+                             "(with --set, only those sets'), then exit")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--mirror-root", type=pathlib.Path,
                         help="with --fetch: local git mirrors DIR/<owner>+<name>/repo")
@@ -190,20 +210,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.fetch:
         if not args.mirror_root and not args.download:
             parser.error("--fetch needs --mirror-root DIR or --download")
-        wanted = set(args.set or (*ISSUE29_SETS, DEV29_SET))
-        if wanted - {*ISSUE29_SETS, DEV29_SET}:
-            parser.error("--fetch copies the issue-29 and dev29 sets only")
+        wanted = set(args.set or (*ISSUE29_SETS, DEV29_SET, *R3_SETS))
+        if wanted - {*ISSUE29_SETS, DEV29_SET, *R3_SETS}:
+            parser.error("--fetch copies the issue-29, dev29 and round-3 sets only")
         bad = 0
         if wanted & set(ISSUE29_SETS):
             bad += fetch(args.issue29_pdfs, args.mirror_root, ISSUE29_MANIFEST)
         if DEV29_SET in wanted:
             bad += fetch(args.dev29_pdfs, args.mirror_root, DEV29_MANIFEST)
+        if wanted & set(R3_SETS):
+            bad += fetch(args.r3_pdfs, args.mirror_root, R3_MANIFEST)
         return 1 if bad else 0
     names = args.set or ("tuning", "heldout")
     truth = json.loads(TRUTH.read_text(encoding="utf-8"))
     for name in names:
         folder, manifest = ((args.issue29_pdfs, ISSUE29_MANIFEST) if name in ISSUE29_SETS
                             else (args.dev29_pdfs, DEV29_MANIFEST) if name == DEV29_SET
+                            else (args.r3_pdfs, R3_MANIFEST) if name in R3_SETS
                             else (args.pdfs, MANIFEST))
         missing = check_files(folder, manifest)
         if missing:

@@ -20,6 +20,10 @@ The ``dev29`` heading set (a development set, PDFs in ``--dev29``) gets the same
 heading check, plus: its PDFs have no outline, their page counts match the manifest,
 and ``dev29-levels`` lists the same headings in the same order with levels ≥ 1.
 ``--sets '' --heading-sets dev29`` checks it alone.
+
+The round-3 heading sets ``issue29-r3dev`` and ``issue29-r3final`` (PDFs in ``--r3``,
+listed in ``issue29-r3-heading-pdfs.csv`` with a ``set`` column) get the dev29 checks,
+per set: ``--sets '' --heading-sets r3`` checks them alone.
 """
 
 from __future__ import annotations
@@ -125,16 +129,20 @@ def check_headings(folder: pathlib.Path) -> int:
                                  name == "issue29-outline") for name in ht.ISSUE29_SETS)
 
 
-def check_dev29(folder: pathlib.Path) -> int:
+def check_levels_set(name: str, folder: pathlib.Path, manifest: pathlib.Path) -> int:
+    """A set without an outline that records levels (``<name>-levels``): files, levels,
+    outline, page counts and the heading lines."""
     truth = json.loads(ht.TRUTH.read_text(encoding="utf-8"))
-    name = ht.DEV29_SET
-    missing = ht.check_files(folder, ht.DEV29_MANIFEST)
+    rows = [row for row in ft.manifest_rows(manifest) if row.get("set", name) == name]
+    missing = [row["file"] for row in rows
+               if not (folder / row["file"]).is_file()
+               or hashlib.sha256((folder / row["file"]).read_bytes()).hexdigest()
+               != row["sha256"]]
     if missing:
         print(f"{name}: missing or different in {folder}: {', '.join(missing)}")
         return len(missing)
     bad = 0
-    listed = sorted(row["file"] for row in ft.manifest_rows(ht.DEV29_MANIFEST))
-    if listed != sorted(truth[name]):
+    if sorted(row["file"] for row in rows) != sorted(truth[name]):
         print(f"{name}: manifest and truth list different files")
         bad += 1
     levels = ht.levels(truth, name)
@@ -144,11 +152,24 @@ def check_dev29(folder: pathlib.Path) -> int:
                 not isinstance(level, int) or level < 1 for level, _ in pairs):
             print(f"{name}: {file}: {name}-levels does not list its headings with levels >= 1")
             bad += 1
-    bad += check_heading_set(name, folder, ht.DEV29_MANIFEST, truth[name], False,
-                             check_pages=True)
+    bad += check_heading_set(name, folder, manifest, truth[name], False, check_pages=True)
     print(f"{name}: {len(truth[name])} PDFs, "
           f"{sum(map(len, truth[name].values()))} headings")
     return bad
+
+
+def check_dev29(folder: pathlib.Path) -> int:
+    return check_levels_set(ht.DEV29_SET, folder, ht.DEV29_MANIFEST)
+
+
+def check_r3(folder: pathlib.Path) -> int:
+    sources = {name: {row["repo"] for row in ft.manifest_rows(ht.R3_MANIFEST)
+                      if row["set"] == name} for name in ht.R3_SETS}
+    bad = 0
+    if set.intersection(*sources.values()):
+        print(f"round 3: sets share sources: {set.intersection(*sources.values())}")
+        bad += 1
+    return bad + sum(check_levels_set(name, folder, ht.R3_MANIFEST) for name in ht.R3_SETS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,19 +177,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="issue29-closing,issue29-final",
                         help="furniture sets to check, comma-separated ('' for none; "
                              "also issue29-r3dev, issue29-r3final)")
-    parser.add_argument("--heading-sets", default="issue29,dev29",
-                        help="heading sets to check: issue29 (the three), dev29")
+    parser.add_argument("--heading-sets", default="issue29,dev29,r3",
+                        help="heading sets to check: issue29 (the three), dev29, "
+                             "r3 (issue29-r3dev and issue29-r3final)")
     parser.add_argument("--headings", type=pathlib.Path, default=ht.DEFAULT_ISSUE29_PDFS)
     parser.add_argument("--dev29", type=pathlib.Path, default=ht.DEFAULT_DEV29_PDFS)
+    parser.add_argument("--r3", type=pathlib.Path, default=ht.DEFAULT_R3_PDFS)
     args = parser.parse_args(argv)
     heading_sets = set(filter(None, args.heading_sets.split(",")))
-    if heading_sets - {"issue29", "dev29"}:
-        parser.error("--heading-sets takes issue29 and/or dev29")
+    if heading_sets - {"issue29", "dev29", "r3"}:
+        parser.error("--heading-sets takes issue29, dev29 and/or r3")
     bad = sum(check(name) for name in filter(None, args.sets.split(",")))
     if "issue29" in heading_sets:
         bad += check_headings(args.headings)
     if "dev29" in heading_sets:
         bad += check_dev29(args.dev29)
+    if "r3" in heading_sets:
+        bad += check_r3(args.r3)
     print("all truth lines found" if not bad else f"{bad} problems")
     return 1 if bad else 0
 
