@@ -50,7 +50,7 @@ from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import (
-    MAX_STYLED_HEADING_LINES,
+    MAX_TITLE_LINES,
     BodyStyle,
     HeadingBlock,
     body_style,
@@ -426,7 +426,7 @@ def _heading_block(pieces: list[tuple[str, _Line]]) -> HeadingBlock:
     paragraph = first.kind is BlockKind.PARAGRAPH
     text = " ".join(line.text for _, line in pieces)
     candidate = (paragraph and not first.detached
-                 and len(pieces) <= MAX_STYLED_HEADING_LINES)
+                 and len(pieces) <= MAX_TITLE_LINES)
     styles = [line.style for _, line in pieces if line.style is not None and line.style.size]
     uniform = all((s.size, s.bold, s.font) == (styles[0].size, styles[0].bold, styles[0].font)
                   for s in styles)

@@ -596,8 +596,23 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
         in_middle = len(middle_pages.get(shape, ()))
         if (in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape])
                 and _keeps_its_place(pages, edge_hits[shape], page_sizes)):
-            found.update(edge_hits[shape])
+            found.update(_set_as_a_head(pages, edge_hits[shape], body_size))
     return found
+
+
+def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
+                   body_size: float) -> list[tuple[int, int]]:
+    """The hits set as the running head is, leaving out a title it repeats: a paper's
+    or a chapter's title, set larger than the body on its opening page, that the next
+    pages carry as their running head in small type (an EGC paper's title, a book's
+    chapter) is the title there, not furniture."""
+    sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
+    if not body_size or len(sizes) < 2:
+        return hits
+    usual = sizes[(len(sizes) - 1) // 2]  # the lower median: the heads outnumber titles
+    return [(p, i) for p, i in hits
+            if not ((size := pages[p][i].size) > usual and sizes_differ(size, usual)
+                    and size > body_size and sizes_differ(size, body_size))]
 
 
 def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[tuple[int, int]],
@@ -1169,6 +1184,64 @@ def _same_row(a: Box, b: Box) -> bool:
     return abs(_middle(a) - _middle(b)) <= ROW_TOLERANCE * height
 
 
+MIN_SPLIT_HEAD_LETTERS = 12
+MIN_SPLIT_HEAD_PIECES = 2
+
+
+def _letters(text: str) -> str:
+    """A line's letters, case-folded and without accents: what survives of a running head
+    that Tika cut into glyph clusters ("A" / "gyem" / "an-D" / "uah" …)."""
+    if text.isascii():
+        return "".join(ch for ch in text.casefold() if ch.isalpha())
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text).casefold() if ch.isalpha())
+
+
+def _find_split_heads(pages: Sequence[Sequence[PageLine]], heads: set[tuple[int, int]],
+                      found: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """A running head found on other pages, set turned on a landscape table's page and
+    cut by Tika into a run of fragments ("W", "ebb", "etal.(2017),PeerJ", "C", "om",
+    "put.Sci.,D", "O", "I10.7717/peerj-cs.118", "8/16"): the consecutive lines whose
+    letters, joined, are exactly a head's letters (its numbers may differ, as a page
+    number does), with a page number right after them."""
+    keys = {key for p, i in heads
+            if len(key := _letters(pages[p][i].text)) >= MIN_SPLIT_HEAD_LETTERS}
+    if not keys:
+        return set()
+    prefixes = {key[:n] for key in keys for n in range(1, len(key) + 1)}
+    body_size = _body_size(pages)
+    out: set[tuple[int, int]] = set()
+    for p, lines in enumerate(pages):
+        letters = [_letters(line.text) if line.removable else None for line in lines]
+        i = 0
+        while i < len(lines):
+            if not letters[i] or letters[i] not in prefixes:
+                i += 1
+                continue
+            joined, j, end = "", i, -1
+            while j < len(lines) and letters[j] is not None and (
+                    joined + letters[j]) in prefixes:
+                joined += letters[j]
+                j += 1
+                if joined in keys:
+                    end = j
+            # A whole line is the other rules' to find; lines set larger than the body are a
+            # title over two lines
+            # ("Cython Reference Guide" / "Release 0.29a0" under the head "Cython
+            # Reference Guide, Release 0.29a0"), unless turned (a stamp).
+            if end - i >= MIN_SPLIT_HEAD_PIECES and not any(
+                    not lines[k].rotated and lines[k].size > body_size
+                    and sizes_differ(lines[k].size, body_size)
+                    for k in range(i, end)):
+                if end < len(lines) and letters[end] == "" \
+                        and page_number_value(lines[end].text) is not None:
+                    end += 1
+                out.update((p, k) for k in range(i, end) if (p, k) not in found)
+                i = end
+            else:
+                i += 1
+    return out
+
+
 def find_page_furniture(pages: Sequence[Sequence[PageLine]],
                         page_sizes: Sequence[tuple[float, float]] | None = None
                         ) -> FurnitureResult:
@@ -1205,6 +1278,9 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         return {(p, kept[p][i]) for p, i in found}
 
     numbers, running, companions = original(numbers), original(running), original(companions)
+    if len(pages) > 1:
+        companions |= _find_split_heads(pages, running | companions,
+                                        numbers | running | companions | stamps)
     # Never remove a heading that occurs only once in the whole document.
     heading_counts = Counter(
         line.text.strip() for lines in pages for line in lines if line.is_heading

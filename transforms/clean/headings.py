@@ -52,6 +52,13 @@ _ROMAN = re.compile(r"^(?P<num>[IVX]{1,5})\.\s+(?P<title>\S.*)$")
 # "A. Components", "A.1 Prompts", "B.2.3 Results": letters (with a full stop when alone).
 _LETTERED = re.compile(r"^(?P<num>[A-Z](?:\.(?:[A-Z]|\d{1,2})){1,3}\.?|[A-Z]\.)\s+"
                        r"(?P<title>\S.*)$")
+# A section of a code or a regulation: "§ 1308.22 Excluded substances.", "§ 3a Zweck",
+# "§§ 12-14 Fees". Such a heading often ends with a full stop, so it is taken only
+# where its style sets it apart (or, without a style, where prose follows it).
+_SECTION_SIGN = re.compile(r"^§{1,2}\s*(?P<num>\d{1,5}[a-z]?(?:[.\-–]\d{1,4}[a-z]?){0,3})\.?"
+                           r"\s+(?P<title>\S.*)$")
+MAX_SECTION_HEADING_CHARS = 120
+MAX_SECTION_TITLE_WORDS = 15
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
 # Chinese enumerations below chapters and sections, in their usual order of depth:
 # "一、", "（一）", "1、", "（1）" (full-width or ASCII brackets).
@@ -84,7 +91,8 @@ _ADDRESSES = re.compile(r"\S@\S+\.\w|https?://")
 MAX_SMALL_HEADING_WORDS = 6
 MIN_NUMBERED_SIZE_SHARE = 0.75
 # A name with a note's mark glued to it ("Topsakal1*", "Chen‡"): authors, not a heading.
-_NOTE_MARK = re.compile(r"[^\W\d_]{2,}(?:\d{1,2}[*†‡§]*|[*†‡§]+)(?=[\s,;]|$)"
+# A digit after capitals is part of a name ("DB2", "MP3"), not a note's mark.
+_NOTE_MARK = re.compile(r"(?:[^\W\d_]+(?<![A-Z])\d{1,2}[*†‡§]*|[^\W\d_]{2,}[*†‡§]+)(?=[\s,;]|$)"
                         r"|(?:^|\s)(?:[*†‡§]|\d(?=[A-Z][a-z]))[^\W\d_]")
 _CJK_START = re.compile(f"[{CJK_SCRIPTS_CLASS}]")
 _UNSPACED = _CJK_START
@@ -108,6 +116,8 @@ def _starts_title(title: str) -> bool:
 def heading_level(line: str) -> tuple[int, str] | None:
     """``(level, depth key)`` if the line reads like a section heading."""
     text = line.strip()
+    if (match := _SECTION_SIGN.match(text)) and _is_section_title(match.group("title")):
+        return 2, "section-sign"
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
             or _CAPTION.match(text) or "。" in text):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
@@ -136,6 +146,17 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if _is_title_case_heading(text):
         return 2, "title"
     return None
+
+
+def _is_section_title(title: str) -> bool:
+    """The title of a "§ N" section: a capital first, a few words, no clause of a
+    sentence that merely starts with a reference ("§ 1308.41 shall, within 30 days")."""
+    title = title.rstrip()
+    if title.endswith("."):
+        title = title[:-1]
+    return (_starts_title(title) and len(title.split()) <= MAX_SECTION_TITLE_WORDS
+            and len(title) <= MAX_SECTION_HEADING_CHARS and not title.endswith(_ENDS_SENTENCE)
+            and not _CODE_LIKE.search(title.replace(";", ",")))  # "…; application."
 
 
 def _is_title_case_heading(text: str) -> bool:
@@ -185,7 +206,7 @@ def find_headings(paragraphs: Sequence[str | None],
         if candidate is None:
             continue
         level, depth = candidate
-        if depth == "title" and not _body_follows(paragraphs, prose, i):
+        if depth in ("title", "section-sign") and not _body_follows(paragraphs, prose, i):
             continue
         if depth != "caps" and (_in_sequence(paragraphs, candidates, i, i - 1)
                                 or _in_sequence(paragraphs, candidates, i, i + 1)):
@@ -228,6 +249,12 @@ def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: 
 # A heading set apart by its font has at most this many lines and words.
 MAX_STYLED_HEADING_LINES = 3
 MAX_STYLED_HEADING_WORDS = 25
+# A document's title may run longer ("Scalability of Controlling Heterogenous Stress-
+# Engineered MEMS Microrobots (MicroStressBots) through …" over four lines) where it is
+# set much larger than the body.
+MAX_TITLE_LINES = 5
+MAX_TITLE_WORDS = 40
+MIN_LONG_TITLE_RATIO = 1.5
 # Commas in a line set apart by its font that make it a list (of names, an address),
 # not a heading.
 MAX_HEADING_COMMAS = 2
@@ -254,7 +281,7 @@ class BodyStyle:
 class HeadingBlock:
     """What heading detection knows of one cleaned block."""
 
-    text: str | None  # a paragraph of at most MAX_STYLED_HEADING_LINES lines, else None
+    text: str | None  # a paragraph of at most MAX_TITLE_LINES lines, else None
     prose: bool  # running text (``is_prose``)
     lines: int = 1
     style: LineStyle | None = None  # its first line's, when it has one
@@ -317,13 +344,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     it there (a banner, a journal's masthead) is a heading. Levels: a numbered
     heading's depth; an unnumbered one takes the level of the numbered headings set
     like it, or ranks by size below the larger styles."""
-    # The text rules read one-line blocks, and a numbered heading in capitals that runs
-    # on to a second line ("III. MDRPM (MARKET DRIVEN REQUIREMENT" / "PRIORITIZATION
-    # MODEL)").
-    texts = [b.text if b.text is not None and (b.lines == 1 or (
-        b.lines == 2 and b.text.isupper()
-        and (kind := heading_level(b.text)) is not None and kind[1] != "caps"))
-        else None for b in blocks]
+    texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
     by_text = find_headings(texts, [b.prose for b in blocks])
     if body is None:
         return by_text
@@ -357,11 +378,11 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                 kind is None or kind[1] in ("title", "caps")
                 or block.style.size < MIN_NUMBERED_SIZE_SHARE * reference.size):
             continue  # a caption, a note; a numbered heading may be set a little smaller
-        if kind is not None and kind[1] == "title" and (
+        if kind is not None and kind[1] in ("title", "section-sign") and (
                 text is None or not _distinct(block.style, reference)
                 or not _in_proportion(block.style, text, body)
-                or not _reads_like_a_heading(block)):
-            continue  # title case: set apart, over text (not a name, a label, a cell)
+                or (kind[1] == "title" and not _reads_like_a_heading(block))):
+            continue  # title case, "§ N": set apart, over text (not a name, a cell, a clause)
         found[index] = level
     for index in styled:
         if index in found:
@@ -384,6 +405,29 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                  or blocks[i].style.page != blocks[title].style.page
                  or blocks[i].style.top >= blocks[title].style.top}
     return _levels(blocks, found)
+
+
+def _read_by_text_rules(block: HeadingBlock) -> bool:
+    """Which blocks the text rules read: one-line blocks; a numbered heading in capitals
+    that runs on to a second line ("III. MDRPM (MARKET DRIVEN REQUIREMENT" /
+    "PRIORITIZATION MODEL)"), or a heading in capitals over two lines where the lines'
+    style is known (so a table's cells are told apart); a "§ N" section whose title runs
+    on ("§ 1308.23 Exemption of certain chem-" / "ical preparations; application.")."""
+    if block.text is None:
+        return False
+    if block.lines == 1:
+        return True
+    if block.lines > MAX_STYLED_HEADING_LINES:
+        return False
+    kind = heading_level(block.text)
+    if kind is None:
+        return False
+    if kind[1] == "section-sign":
+        return block.uniform
+    if block.lines != 2 or not block.text.isupper():
+        return False
+    styled = block.uniform and block.style is not None and bool(block.style.size)
+    return kind[1] != "caps" or styled
 
 
 def _lettered_out_of_sequence(blocks: Sequence[HeadingBlock],
@@ -425,13 +469,15 @@ def _in_proportion(style: LineStyle, text: HeadingBlock, body: BodyStyle) -> boo
     return style.size <= MAX_SMALL_PRINT_RATIO * text.style.size
 
 
-def _reads_like_a_heading(block: HeadingBlock) -> bool:
+def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADING_LINES,
+                          max_words: int = MAX_STYLED_HEADING_WORDS) -> bool:
     """A styled block of up to three lines whose words could be a heading's."""
     style, text = block.style, block.text
-    if text is None or style is None or not style.size or not block.uniform or block.in_row:
+    if (text is None or style is None or not style.size or not block.uniform or block.in_row
+            or block.lines > max_lines):
         return False
     text = text.strip()
-    if (not text or len(text.split()) > MAX_STYLED_HEADING_WORDS or _CAPTION.match(text)
+    if (not text or len(text.split()) > max_words or _CAPTION.match(text)
             or (text.endswith(_CLOSES) and not text.endswith(_OPEN_ENDS))
             or _ENDS_INSIDE.search(text) or _CODE_LIKE.search(text)
             or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
@@ -492,10 +538,16 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
            body: BodyStyle) -> int | None:
     """The document's title: the largest block that reads like a heading near the top
     of the first page that has text, set larger than the body and than every heading
-    found (a first section heading set like the others is no title)."""
+    found, or as large where no text follows it (a first section heading set like the
+    others is no title)."""
     first_page = next((b.style.page for b in blocks if b.style is not None), None)
     best: int | None = None
-    for index in styled:
+    long_titles = [i for i, b in enumerate(blocks)
+                   if b.lines > MAX_STYLED_HEADING_LINES and b.style is not None
+                   and b.style.page == first_page
+                   and b.style.size >= MIN_LONG_TITLE_RATIO * body.size
+                   and _reads_like_a_heading(b, MAX_TITLE_LINES, MAX_TITLE_WORDS)]
+    for index in (*styled, *long_titles):
         style = blocks[index].style
         if style is not None and any(
                 0 <= j < len(blocks) and blocks[j].style is not None and blocks[j].text
@@ -513,7 +565,13 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
     size = blocks[best].style.size  # type: ignore[union-attr]
     others = [style.size for i in found
               if i != best and (style := blocks[i].style) is not None]
-    return best if all(other < size for other in others) else None
+    # A block set like the section headings is the title only where no text follows it
+    # (an EGC paper sets its title and its sections alike, the authors under the title);
+    # the first section, over its text, is no title.
+    if all(other < size for other in others):
+        return best
+    alike = all(other < size or not sizes_differ(other, size) for other in others)
+    return best if alike and best not in found else None
 
 
 def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, int]:

@@ -540,3 +540,39 @@ def test_a_slide_title_carried_over_to_the_next_slide_stays():
     head = [PageLine("Perfect Hash Fns", box=(558.0, 58.0, 695.0, 71.0), size=24.0)]
     pages = [head + lines for lines in pages]
     assert find_page_furniture(pages, [(720.0, 540.0)] * 5).lines == {(p, 0) for p in range(5)}
+
+
+def test_a_title_the_next_pages_carry_as_their_running_head_stays_on_its_own_page():
+    """An EGC paper's title, set large on page 1, is the running head of the even pages
+    in small type: the head goes, the title stays."""
+    title = "Résumés et interrogations de logs de requêtes OLAP"
+
+    def page(p: int, first: str | None, size: float) -> list[PageLine]:
+        lines = [line._replace(size=10.0) for line in _body_at(p)]
+        return [_at(first, 40.0)._replace(size=size), *lines] if first else lines
+
+    pages = [page(0, title, 14.3)] + [
+        page(p, title if p % 2 else "J. Aligon et al.", 9.0) for p in range(1, 8)]
+    removed = _removed_placed(pages)
+    assert (0, title) not in removed
+    assert [(p, title) for p in (1, 3, 5, 7)] == [r for r in removed if r[1] == title]
+
+
+def test_a_running_head_cut_into_pieces_on_a_turned_page_goes_with_its_page_number():
+    """On a landscape table's page Tika cuts the turned footer into glyph clusters (which
+    PDFium may not place): the run of lines whose letters are the head's goes, with the
+    page number after it; the same letters on two lines set larger than the body (a title
+    page) stay."""
+    head = "Webb et al. (2017), PeerJ Comput. Sci., DOI 10.7717/peerj-cs.118"
+    pieces = ["W", "ebb", "etal.(2017),PeerJ", "C", "om", "put.Sci.,D", "O",
+              "I10.7717/peerj-cs.118"]
+    pages = [[*(line._replace(size=10.0) for line in _body_at(p)),
+              _at(f"{head} {p + 1}/8", 770.0)._replace(size=8.0)] for p in range(8)]
+    pages[4] = [*(line._replace(size=10.0) for line in _body_at(4)),
+                *(PageLine(piece) for piece in pieces), PageLine("5/8")]
+    removed = _removed_placed(pages)
+    assert [text for p, text in removed if p == 4] == sorted([*pieces, "5/8"])
+    pages[4] = [_at("Webb et al. (2017), PeerJ", 100.0)._replace(size=20.0),
+                _at("Comput. Sci., DOI 10.7717/peerj-cs.118", 130.0)._replace(size=20.0),
+                *(line._replace(size=10.0) for line in _body_at(4))]
+    assert [text for p, text in _removed_placed(pages) if p == 4] == []

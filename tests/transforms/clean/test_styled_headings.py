@@ -4,6 +4,8 @@ each rule with the case it must find and the case that must stay body text."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ragbeam.transforms.clean.headings import (
     BodyStyle,
     HeadingBlock,
@@ -154,3 +156,54 @@ def test_blocks_without_a_style_go_by_the_text_rules_alone():
     blocks = [heading("Harbour Operations Review", size=20, top=80), text(lines=5),
               unplaced, text(lines=5), numbered, text(lines=5, font="")]
     assert find_styled_headings(blocks, BODY) == {0: 1, 2: 1, 4: 2}
+
+
+def test_a_code_section_in_bold_is_a_heading_though_it_ends_with_a_full_stop():
+    """21 CFR's "§ 1308.22 Excluded substances.", bold at the body's size, over its text;
+    a title running on to a second line; a sentence that merely opens with a reference,
+    and a section sign in the body's own style, are text."""
+    assert heading_level("§ 1308.22 Excluded substances.") == (2, "section-sign")
+    assert heading_level("§ 3a Zweck des Gesetzes") == (2, "section-sign")
+    for sentence in ("§ 1308.41 shall, within 30 days after the", "§§ 1301.13, 1301.22, and",
+                     "§ 1308.12(e) or in § 1308.13 (b) or (c) or in"):
+        assert heading_level(sentence) is None, sentence
+    bold = {"bold": True, "font": "Century-Bold"}
+    run_on = HeadingBlock("§ 1308.23 Exemption of certain chemical preparations; application.",
+                          True, 2, style(**bold), page_height=792.0)
+    blocks = [heading("§ 1308.22 Excluded substances.", **bold), text(lines=5), run_on,
+              text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 2, 2: 2}
+    assert find_styled_headings([heading("§ 1308.22 Excluded substances."), text(lines=5)],
+                                BODY) == {}
+
+
+def test_a_title_over_four_lines_set_large_is_the_title():
+    title = HeadingBlock("Scalability of Controlling Heterogenous Stress-Engineered MEMS "
+                         "Microrobots (MicroStressBots) through Common Control Signal using "
+                         "Electrostatic Hysteresis", True, 4, style(size=24, top=60),
+                         page_height=792.0)
+    blocks = [title, heading("Vahid Foroutan1*, Ratul Majumdar1", size=11, top=180),
+              text(lines=5, top=240), heading("I. INTRODUCTION", top=400), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 1, 3: 1}
+    # The same four lines in the body's size are a paragraph.
+    assert 0 not in find_styled_headings([replace(title, style=style(top=60)), *blocks[1:]],
+                                         BODY)
+
+
+def test_a_title_set_like_the_sections_is_the_title_where_no_text_follows_it():
+    """An EGC paper sets its title and its numbered sections alike; the authors follow
+    the title, text follows each section."""
+    like = {"size": 14.3, "bold": True, "font": "Nimbus-Bold"}
+    blocks = [heading("Résumés et interrogations de logs de requêtes OLAP", top=180, **like),
+              heading("Julien Aligon, Patrick Marcel", top=220),
+              text(lines=5, top=300), heading("1 Introduction", top=500, **like), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 1, 3: 1}
+
+
+def test_a_product_name_with_a_digit_is_no_note_mark():
+    """ "IBM DB2 for i" is a title; "Foroutan1*" is an author with a note's mark."""
+    blocks = [heading("Row and Column Access Control Support in IBM DB2 for i", size=24,
+                      bold=True, font="Helvetica-Bold", top=80), text(lines=5, top=200)]
+    assert find_styled_headings(blocks, BODY) == {0: 1}
+    blocks[0] = heading("Vahid Foroutan1* and Ratul Majumdar", size=24, top=80)
+    assert find_styled_headings(blocks, BODY) == {}
