@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -123,6 +124,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
+    if unicodedata.category(text[-1]) == "Sc":
+        return None  # "2 Multiply the amount on Line 1 by 90% (.90) $": a form's field
     if match := _CJK_SECTION.match(text):
         return (2 if match.group("unit") == "节" else 1), f"cjk-{match.group('unit')}"
     if _CJK_START.search(text):
@@ -506,18 +509,43 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
     own = blocks[index].style
     if (index and index - 1 in candidates and own is not None
             and blocks[index - 1].style is not None
-            and _style_key(blocks[index - 1].style) == _style_key(own)):
+            and _style_key(blocks[index - 1].style) == _style_key(own)
+            and not _section_over_subsection(blocks, index - 1, candidates, body)):
         return None  # the last of a run of blocks set alike: a list, not a heading
     for j in range(index + 1, min(index + 1 + MAX_HEADINGS_IN_A_ROW, len(blocks))):
         following = blocks[j]
         if j in candidates:
             if (own is not None and following.style is not None
                     and _style_key(following.style) == _style_key(own)
-                    and not _opens_subsection(blocks[index].text, following.text)):
+                    and not _opens_subsection(blocks[index].text, following.text)
+                    and not (j == index + 1
+                             and _section_over_subsection(blocks, index, candidates, body))):
                 return None
             continue
         return following if _is_text(following, body) else None
     return None
+
+
+def _section_over_subsection(blocks: Sequence[HeadingBlock], index: int,
+                             candidates: set[int], body: BodyStyle | None) -> bool:
+    """Blocks ``index`` and ``index + 1`` are a section and its first subsection set
+    alike, short ("Introduction" / "HCI and smartphones" over text, as a CHI abstract
+    sets them): exactly two blocks set alike, after the text of the section before and
+    over running text. Three or more in a row are a list of labels, two over anything
+    else (a caption, another label) or at a document's head a pair of names."""
+    after, before = index + 2, index - 1
+    if (after >= len(blocks) or not _is_text(blocks[after], body)
+            or before < 0 or not _is_text(blocks[before], body)):
+        return False  # a section follows the text of the one before (authors do not)
+    pair = (blocks[index], blocks[index + 1])
+    if any(b.style is None or b.lines != 1
+           or len((b.text or "").split()) > MAX_SMALL_HEADING_WORDS for b in pair):
+        return False
+    key = _style_key(pair[0].style)  # type: ignore[arg-type]
+    if _style_key(pair[1].style) != key:  # type: ignore[arg-type]
+        return False
+    return not (before in candidates and blocks[before].style is not None
+                and _style_key(blocks[before].style) == key)
 
 
 def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
@@ -558,13 +586,16 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
                 or not sizes_differ(style.size, body.size) or style.size < body.size
                 or style.top > TITLE_PAGE_SHARE * blocks[index].page_height):
             continue
-        if best is None or style.size > blocks[best].style.size:  # type: ignore[union-attr]
+        if best is None or _title_rank(blocks[index]) > _title_rank(blocks[best]):
             best = index
     if best is None:
         return None
     size = blocks[best].style.size  # type: ignore[union-attr]
+    title = blocks[best].style
+    # What is printed above the title on its page is no heading (below), so no rival.
     others = [style.size for i in found
-              if i != best and (style := blocks[i].style) is not None]
+              if i != best and (style := blocks[i].style) is not None
+              and not (i < best and style.page == title.page and style.top < title.top)]
     # A block set like the section headings is the title only where no text follows it
     # (an EGC paper sets its title and its sections alike, the authors under the title);
     # the first section, over its text, is no title.
@@ -572,6 +603,14 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
         return best
     alike = all(other < size or not sizes_differ(other, size) for other in others)
     return best if alike and best not in found else None
+
+
+def _title_rank(block: HeadingBlock) -> tuple[float, bool, int]:
+    """Larger first; at one size the bold one, then the longer: a journal's "Research
+    Article" label in italics over the title set as large, in black, is no title."""
+    style = block.style
+    size = style.size if style is not None else 0.0
+    return (size, style is not None and style.bold, len((block.text or "").split()))
 
 
 def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, int]:

@@ -207,3 +207,33 @@ def test_a_product_name_with_a_digit_is_no_note_mark():
     assert find_styled_headings(blocks, BODY) == {0: 1}
     blocks[0] = heading("Vahid Foroutan1* and Ratul Majumdar", size=24, top=80)
     assert find_styled_headings(blocks, BODY) == {}
+
+
+def test_a_section_over_its_first_subsection_set_alike_are_both_headings():
+    """A CHI abstract sets "Introduction" and "HCI and smartphones" alike, the text under
+    the second; three labels set alike in a row are a list, and a pair over a caption a
+    pair of names."""
+    bold = {"size": 9.5, "bold": True, "font": "Verdana-Bold"}
+    blocks = [text(lines=5), heading("Introduction", **bold),
+              heading("HCI and smartphones", **bold), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {1: 1, 2: 1}
+    three = [text(lines=5), heading("Nut case", **bold), heading("Keyway", **bold),
+             heading("Lock washer", **bold), text(lines=5)]
+    assert find_styled_headings(three, BODY) == {}
+    over_caption = [text(lines=5), heading("Marie Gee", **bold), heading("Ann Polzer", **bold),
+                    heading("Figure 2. The harbour", **bold)]
+    assert find_styled_headings(over_caption, BODY) == {}
+
+
+def test_a_label_over_the_title_at_its_size_is_no_title():
+    label = heading("Research Article", size=17.9, font="Minion-Italic", top=137)
+    title = heading("Patient Experiences of Structured Heart Failure Programmes", size=17.9,
+                    bold=True, font="Minion-Black", top=160)
+    blocks = [label, title, text(lines=5, top=300)]
+    assert find_styled_headings(blocks, BODY) == {1: 1}
+
+
+def test_a_forms_line_item_is_no_heading():
+    assert heading_level("2 Multiply the amount on Line 1 by 90% (.90) $") is None
+    assert heading_level("4 Tax due €") is None
+    assert heading_level("2 Reducing latency by 40%") == (1, "num-1")
