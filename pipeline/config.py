@@ -49,7 +49,10 @@ if TYPE_CHECKING:
 # 6: the PDF layout pass (position, size and face of each line): furniture by
 # position, headings from typography, paragraphs broken where the type changes;
 # blank pages not OCR'd; each chunk's tokens counted once, exactly.
-OUTPUT_FORMAT_VERSION = 6
+# 7: a code's "§ N Title." sections, long titles, a section over its subsection set
+# alike as headings; a title repeated as the next pages' running head kept; a running
+# head Tika cut into pieces on a turned page removed.
+OUTPUT_FORMAT_VERSION = 7
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
