@@ -64,6 +64,7 @@ import os
 import pathlib
 import re
 import sys
+import unicodedata
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 TRUTH = REPO / "benchmarks" / "data" / "heading-truth.json"
@@ -87,7 +88,10 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 
 def words(line: str) -> frozenset[str]:
-    return frozenset(word.casefold() for word in _WORD.findall(line))
+    # NFKC as cleaning applies it to every text: a truth line spelled as Tika gives it
+    # ("Ⅰ. 제안경위", U+2160) is the cleaned text's "I. 제안경위".
+    return frozenset(word.casefold()
+                     for word in _WORD.findall(unicodedata.normalize("NFKC", line)))
 
 
 def same_heading(a: str, b: str) -> bool:
