@@ -46,6 +46,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 from itertools import pairwise
 
+from ragbeam.transforms.charsets import SENTENCE_ENDS
 from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
@@ -66,12 +67,13 @@ from ragbeam.transforms.clean.hyphenation import (
     hyphen_lexicon,
     join_hyphenated,
 )
-from ragbeam.transforms.clean.layout import style_changes
+from ragbeam.transforms.clean.layout import sizes_differ, style_changes
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import (
     FULL_LINE_SHARE,
     LineBreak,
     classify_line_break,
+    looks_like_heading,
     plain_wrap_breaks,
     typical_line_length,
 )
@@ -102,6 +104,9 @@ _PLAIN_TEXT = {"text/plain"}
 # A plain text with this share of its lines starting with a timestamp is a log
 # (below the router's own threshold, so nothing routed as a log is ever joined).
 MAX_LOG_LINE_SHARE = 0.2
+MAX_RUN_ON_HEADING_CHARS = 160  # a heading over two lines of a column
+HANGING_INDENT_SIZES = 4  # its second line may start under its title, after the number
+_ENDS_SENTENCE = tuple(SENTENCE_ENDS)
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
@@ -369,6 +374,9 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
         if not same_block:
             return LineBreak.PARAGRAPH
         return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
+    if prev.wraps is None and _heading_runs_on(prev, line):
+        out.lines_joined += 1
+        return LineBreak.SPACE
     if prev.wraps is None and style_changes(prev.style, line.style):
         return LineBreak.PARAGRAPH  # a heading set apart by its font, a footnote by its size
     if options.dehyphenate and prev.text[-1:] in HYPHENS:
@@ -386,6 +394,29 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
         out.lines_joined += 1
     return brk
+
+
+def _heading_runs_on(prev: _Line, line: _Line) -> bool:
+    """Does a numbered heading set in bold run on to ``line`` ("4 Vignette: Building an
+    Attributed QA" / "System for Scientific Papers" in a column too narrow for it)?
+    ``line`` sits right under it, set alike, not a heading of its own; or it starts in
+    lower case and only its face is mixed (a word of the title in a code font:
+    "visually-rich documents with magelib")."""
+    before, after = prev.style, line.style
+    if (before is None or after is None or not before.size or not after.size
+            or not before.bold or before.page != after.page
+            or sizes_differ(before.size, after.size)
+            or not 0 <= after.top - before.bottom < before.size
+            or not -before.size <= after.x0 - before.x0 <= HANGING_INDENT_SIZES * before.size):
+        return False  # not right under it, or not where its title starts (a hanging indent)
+    if (not looks_like_heading(prev.text) or prev.text.isupper()  # capitals: linejoin's
+            or looks_like_heading(line.text)
+            or prev.text.endswith(_ENDS_SENTENCE)
+            or len(prev.text) + len(line.text) > MAX_RUN_ON_HEADING_CHARS):
+        return False
+    if after.bold and after.font == before.font:
+        return True
+    return not after.font and line.text[:1].islower()
 
 
 def _reaches_margin(line: _Line, full_line: dict[int | None, tuple[float, float]]) -> bool:
@@ -428,8 +459,10 @@ def _heading_block(pieces: list[tuple[str, _Line]]) -> HeadingBlock:
     candidate = (paragraph and not first.detached
                  and len(pieces) <= MAX_TITLE_LINES)
     styles = [line.style for _, line in pieces if line.style is not None and line.style.size]
-    uniform = all((s.size, s.bold, s.font) == (styles[0].size, styles[0].bold, styles[0].font)
-                  for s in styles)
+    # Set alike: one size, and one face where a line's face is known (a line mixing faces,
+    # a heading's second line with a word in a code font, says nothing of it).
+    faces = {(s.bold, s.font) for s in styles if s.font}
+    uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
     return HeadingBlock(text if candidate else None, paragraph and is_prose(text), len(pieces),
                         first.style, uniform)
 

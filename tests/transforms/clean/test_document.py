@@ -111,3 +111,43 @@ def test_a_heading_over_two_lines_is_one_heading_span():
     assert doc.text == "Part One: The Beginning"
     assert [(s.start, s.end, s.raw_start, s.raw_end) for s in doc.spans] == [
         (0, len(doc.text), 0, len(raw))]
+
+
+def _styled_pdf(lines: list[tuple[str, float, bool, str, float]]) -> ExtractedDocument:
+    """A one-page PDF whose lines (text, x0, bold, font, top) are each Tika's block of
+    their own, styled as the layout pass styles them (11 pt)."""
+    from ragbeam.transforms.types import LineStyle, PdfLayout
+
+    blocks, styles, raw, cursor = [], [], "", 0
+    for text, x0, bold, font, top in lines:
+        blocks.append(Block(BlockKind.PARAGRAPH, text, page=1, raw_start=cursor,
+                            raw_end=cursor + len(text)))
+        styles.append(LineStyle(cursor, cursor + len(text), 1, x0, top, x0 + 5.0 * len(text),
+                                top + 11.0, 11.0, bold, False, font))
+        raw += text + "\n"
+        cursor += len(text) + 1
+    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
+                             raw_text=raw, blocks=tuple(blocks), metadata={},
+                             layout=PdfLayout(((612.0, 792.0),), tuple(styles)))
+
+
+def test_a_numbered_bold_heading_runs_on_to_its_second_line_and_stays_one_heading():
+    body = [("How could researchers leverage the library for their research? Here we walk",
+             72.0, False, "Times", 150.0 + 13 * i) for i in range(5)]
+    heading = [("4 Vignette: Building an Attributed QA", 72.0, True, "Times-Bold", 110.0),
+               ("System for Scientific Papers", 72.0, True, "Times-Bold", 123.0)]
+    doc = clean_document(_styled_pdf([*heading, *body]), CleanOptions())
+    headings = [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
+    assert headings == ["4 Vignette: Building an Attributed QA System for Scientific Papers"]
+    # Its title's second line under the title, after the number, with a word in a code
+    # font (the line's face mixed, so not bold as a whole): the same heading.
+    heading = [("3.1 Representing and manipulating", 72.0, True, "Times-Bold", 110.0),
+               ("visually-rich documents with magelib", 96.0, False, "", 123.0)]
+    doc = clean_document(_styled_pdf([*heading, *body]), CleanOptions())
+    headings = [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
+    assert headings == ["3.1 Representing and manipulating visually-rich documents with magelib"]
+    # A bold label over a bulleted line in a mixed face stays apart from it.
+    heading = [("OBJECTIFS", 72.0, True, "Times-Bold", 110.0),
+               ("y Prescrire et interpréter un examen des gaz du sang", 72.0, False, "", 123.0)]
+    doc = clean_document(_styled_pdf([*heading, *body]), CleanOptions())
+    assert "OBJECTIFS\n\n" in doc.text
