@@ -37,6 +37,10 @@ written while looking at which set):
   earlier set); truth marked by hand before any scoring, not yet scored.
   Folders ``$RAGBEAM_ISSUE29_R3DEV_PDFS`` or ``../data/issue29-r3dev-pdfs``,
   ``$RAGBEAM_ISSUE29_R3FINAL_PDFS`` or ``../data/issue29-r3final-pdfs``.
+* **issue29-r4** (issue 29, fourth round): 7 PDFs / 99 pages from PdfPig's and
+  pdf-lib's test files (sources disjoint from every earlier set); truth marked by
+  hand before any scoring, not yet scored. Folder ``$RAGBEAM_ISSUE29_R4_PDFS`` or
+  ``../data/issue29-r4-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -140,6 +144,10 @@ HELDOUT_SETS = {
         "third-round final held-out of issue 29 (science-parse, pdfcpu test files)",
         DATA / "issue29_r3final_truth.json", DATA / "issue29-r3final-pdfs.csv",
         _folder("RAGBEAM_ISSUE29_R3FINAL_PDFS", "issue29-r3final-pdfs")),
+    "issue29-r4": HeldoutSet(
+        "issue29-r4", "fourth-round held-out of issue 29 (PdfPig, pdf-lib test files)",
+        DATA / "issue29_r4_truth.json", DATA / "issue29-r4-pdfs.csv",
+        _folder("RAGBEAM_ISSUE29_R4_PDFS", "issue29-r4-pdfs")),
 }
 
 _CJK = CJK_CLASS

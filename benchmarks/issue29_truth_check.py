@@ -4,10 +4,11 @@
                                              [--headings DIR]
     python benchmarks/issue29_truth_check.py --sets issue29-r3dev,issue29-r3final \
                                              --heading-sets ''
+    python benchmarks/issue29_truth_check.py --sets issue29-r4 --heading-sets ''
 
 For every set (an issue-29 furniture set of ``furniture_truth.HELDOUT_SETS``:
 issue29-closing and issue29-final by default, the third round's issue29-r3dev and
-issue29-r3final when named): the manifest parses, every listed PDF is in the set's
+issue29-r3final and the fourth round's issue29-r4 when named): the manifest parses, every listed PDF is in the set's
 folder with its SHA-256, and every truth line (furniture and ``other_furniture``) occurs, as
 often as marked, among Tika's lines of its page (``raw_page_lines`` over the
 pipeline's own extraction); page counts match.  For the issue-29 heading sets
@@ -176,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="issue29-closing,issue29-final",
                         help="furniture sets to check, comma-separated ('' for none; "
-                             "also issue29-r3dev, issue29-r3final)")
+                             "also issue29-r3dev, issue29-r3final, issue29-r4)")
     parser.add_argument("--heading-sets", default="issue29,dev29,r3",
                         help="heading sets to check: issue29 (the three), dev29, "
                              "r3 (issue29-r3dev and issue29-r3final)")
