@@ -8,14 +8,15 @@
 
 For every set (an issue-29 furniture set of ``furniture_truth.HELDOUT_SETS``:
 issue29-closing and issue29-final by default, the third round's issue29-r3dev and
-issue29-r3final and the fourth round's issue29-r4 when named): the manifest parses, every listed PDF is in the set's
-folder with its SHA-256, and every truth line (furniture and ``other_furniture``) occurs, as
-often as marked, among Tika's lines of its page (``raw_page_lines`` over the
-pipeline's own extraction); page counts match.  For the issue-29 heading sets
-(``heading-truth.json``, PDFs in ``--headings``): every heading's words (the heading
-scorer's ``words``) are among the words of at most four consecutive Tika lines of
-one page, and the sets without an outline have none.  Only extraction runs: the truth
-was marked before scoring and must stay unseen by the cleaner's output.
+issue29-r3final and the fourth round's issue29-r4 when named): the manifest parses,
+every listed PDF is in the set's folder with its SHA-256, and every truth line
+(furniture and ``other_furniture``) occurs, as often as marked, among Tika's lines of
+its page (``raw_page_lines`` over the pipeline's own extraction); page counts match. For
+the issue-29 heading sets (``heading-truth.json``, PDFs in ``--headings``): every
+heading's words (the heading scorer's ``words``) are among the words of at most four
+consecutive Tika lines of one page, and the sets without an outline have none. Only
+extraction runs: the truth was marked before scoring and must stay unseen by the
+cleaner's output.
 
 The ``dev29`` heading set (a development set, PDFs in ``--dev29``) gets the same
 heading check, plus: its PDFs have no outline, their page counts match the manifest,
@@ -24,7 +25,10 @@ and ``dev29-levels`` lists the same headings in the same order with levels ≥ 1
 
 The round-3 heading sets ``issue29-r3dev`` and ``issue29-r3final`` (PDFs in ``--r3``,
 listed in ``issue29-r3-heading-pdfs.csv`` with a ``set`` column) get the dev29 checks,
-per set: ``--sets '' --heading-sets r3`` checks them alone.
+per set: ``--sets '' --heading-sets r3`` checks them alone.  The round-4 heading set
+``issue29-r4`` (PDFs in ``--r4``, listed in ``issue29-r4-heading-pdfs.csv``) gets the same
+checks, and shares no source with any earlier heading set's manifest:
+``--sets '' --heading-sets r4``.
 """
 
 from __future__ import annotations
@@ -173,21 +177,34 @@ def check_r3(folder: pathlib.Path) -> int:
     return bad + sum(check_levels_set(name, folder, ht.R3_MANIFEST) for name in ht.R3_SETS)
 
 
+def check_r4(folder: pathlib.Path) -> int:
+    earlier = {row["repo"] for manifest in (ht.MANIFEST, ht.ISSUE29_MANIFEST, ht.DEV29_MANIFEST,
+                                            ht.R3_MANIFEST)
+               for row in ft.manifest_rows(manifest) if row.get("repo")}
+    shared = {row["repo"] for row in ft.manifest_rows(ht.R4_MANIFEST)} & earlier
+    bad = 0
+    if shared:
+        print(f"round 4: sources shared with earlier sets: {shared}")
+        bad += 1
+    return bad + check_levels_set(ht.R4_SET, folder, ht.R4_MANIFEST)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="issue29-closing,issue29-final",
                         help="furniture sets to check, comma-separated ('' for none; "
                              "also issue29-r3dev, issue29-r3final, issue29-r4)")
-    parser.add_argument("--heading-sets", default="issue29,dev29,r3",
+    parser.add_argument("--heading-sets", default="issue29,dev29,r3,r4",
                         help="heading sets to check: issue29 (the three), dev29, "
-                             "r3 (issue29-r3dev and issue29-r3final)")
+                             "r3 (issue29-r3dev and issue29-r3final), r4 (issue29-r4)")
     parser.add_argument("--headings", type=pathlib.Path, default=ht.DEFAULT_ISSUE29_PDFS)
     parser.add_argument("--dev29", type=pathlib.Path, default=ht.DEFAULT_DEV29_PDFS)
     parser.add_argument("--r3", type=pathlib.Path, default=ht.DEFAULT_R3_PDFS)
+    parser.add_argument("--r4", type=pathlib.Path, default=ht.DEFAULT_R4_PDFS)
     args = parser.parse_args(argv)
     heading_sets = set(filter(None, args.heading_sets.split(",")))
-    if heading_sets - {"issue29", "dev29", "r3"}:
-        parser.error("--heading-sets takes issue29, dev29 and/or r3")
+    if heading_sets - {"issue29", "dev29", "r3", "r4"}:
+        parser.error("--heading-sets takes issue29, dev29, r3 and/or r4")
     bad = sum(check(name) for name in filter(None, args.sets.split(",")))
     if "issue29" in heading_sets:
         bad += check_headings(args.headings)
@@ -195,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         bad += check_dev29(args.dev29)
     if "r3" in heading_sets:
         bad += check_r3(args.r3)
+    if "r4" in heading_sets:
+        bad += check_r4(args.r4)
     print("all truth lines found" if not bad else f"{bad} problems")
     return 1 if bad else 0
 
