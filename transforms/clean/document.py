@@ -79,11 +79,13 @@ from ragbeam.transforms.clean.linejoin import (
 )
 from ragbeam.transforms.clean.residue import find_residue
 from ragbeam.transforms.clean.text import (
+    REPLACEMENT_CHAR,
     collapse_spaces,
     normalize_code_whitespace,
     normalize_unicode,
     normalize_whitespace,
     remove_control_characters,
+    replacement_char_is_space,
 )
 from ragbeam.transforms.types import (
     Block,
@@ -583,7 +585,12 @@ def _mark_plain_wraps(lines: list[_Line]) -> bool:
 
 
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
-    lines = [line for i, block in enumerate(extracted.blocks)
+    blocks = extracted.blocks
+    spaces_restored = replacement_char_is_space("".join(block.text for block in blocks))
+    if spaces_restored:  # one character for one: every raw offset stays
+        blocks = tuple(replace(block, text=block.text.replace(REPLACEMENT_CHAR, " "))
+                       for block in blocks)
+    lines = [line for i, block in enumerate(blocks)
              for line in _block_lines(block, i, options, extracted.layout)]
     furniture: list[_Line] = []
     residue: list[_Line] = []
@@ -629,6 +636,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
             cursor += len(text)
     metadata = dict(extracted.metadata)
     metadata.update({
+        "clean_replacement_chars_as_spaces": "1" if spaces_restored else "0",
         "clean_residue_lines_removed": str(len(residue)),
         "clean_residue_chars_removed": str(sum(len(line.text) for line in residue)),
         "clean_residue_rules": json.dumps(residue_rules, sort_keys=True),

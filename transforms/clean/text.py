@@ -37,6 +37,20 @@ def normalize_unicode(text: str, protect_cjk_punctuation: bool = False) -> str:
                    for i, part in enumerate(parts))
 
 
+# A PDF whose font maps its space glyph to nothing makes Tika write U+FFFD for every
+# space ("LG�Electronics�Deutschland�GmbH"): where U+FFFD outnumbers the spaces, and
+# is common, it is the document's space. Elsewhere it marks an unreadable glyph inside
+# a word ("Stra�e") and stays.
+REPLACEMENT_CHAR = "\ufffd"
+MIN_REPLACEMENT_SPACES = 20
+
+
+def replacement_char_is_space(text: str) -> bool:
+    """Does ``text`` write its spaces as U+FFFD?"""
+    marks = text.count(REPLACEMENT_CHAR)
+    return marks >= MIN_REPLACEMENT_SPACES and marks > text.count(" ")
+
+
 def remove_control_characters(text: str) -> str:
     if text.isprintable():
         return text  # every character removed or replaced here is unprintable: none there

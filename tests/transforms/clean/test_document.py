@@ -151,3 +151,23 @@ def test_a_numbered_bold_heading_runs_on_to_its_second_line_and_stays_one_headin
                ("y Prescrire et interpréter un examen des gaz du sang", 72.0, False, "", 123.0)]
     doc = clean_document(_styled_pdf([*heading, *body]), CleanOptions())
     assert "OBJECTIFS\n\n" in doc.text
+
+
+def test_a_replacement_character_written_for_every_space_is_the_space():
+    """Tika writes U+FFFD for every space of a PDF whose font maps its space glyph to
+    nothing; a few U+FFFD for unreadable glyphs inside words stay."""
+    sentence = "Das neue Premium-Smartphone setzt neue Maßstäbe mit schnellem Autofokus."
+    spaced = sentence.replace(" ", "\ufffd")
+    text = "\n".join([spaced] * 4)
+    doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, text, page=1, raw_start=0,
+                                    raw_end=len(text)), media_type="application/pdf"),
+                         CleanOptions())
+    assert "\ufffd" not in doc.text and doc.text.startswith(sentence[:30])
+    assert doc.metadata["clean_replacement_chars_as_spaces"] == "1"
+    assert doc.raw_range_of(0, len(sentence)) == (0, len(spaced))  # offsets unchanged
+    word = "Die Stra\ufffde ist lang und die Stadt ist alt, sagt er."
+    doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, word, page=1, raw_start=0,
+                                    raw_end=len(word)), media_type="application/pdf"),
+                         CleanOptions())
+    assert "Stra\ufffde" in doc.text
+    assert doc.metadata["clean_replacement_chars_as_spaces"] == "0"
