@@ -381,7 +381,11 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                 kind is None or kind[1] in ("title", "caps")
                 or block.style.size < MIN_NUMBERED_SIZE_SHARE * reference.size):
             continue  # a caption, a note; a numbered heading may be set a little smaller
-        if kind is not None and kind[1] in ("title", "section-sign") and (
+        # A "§ N Title." in the body's type is a clause; "§ 1 Affiliate Participation",
+        # like a numbered heading, is a heading by its words (a contract typed in one face).
+        set_apart = kind is not None and (kind[1] == "title" or (
+            kind[1] == "section-sign" and (block.text or "").rstrip().endswith(".")))
+        if set_apart and (
                 text is None or not _distinct(block.style, reference)
                 or not _in_proportion(block.style, text, body)
                 or (kind[1] == "title" and not _reads_like_a_heading(block))):
@@ -481,8 +485,10 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
         return False
     text = text.strip()
     if (not text or len(text.split()) > max_words or _CAPTION.match(text)
-            or (text.endswith(_CLOSES) and not text.endswith(_OPEN_ENDS))
-            or _ENDS_INSIDE.search(text) or _CODE_LIKE.search(text)
+            or (text.endswith(_CLOSES) and not text.endswith(_OPEN_ENDS)
+                and not _label_heading(block, text))
+            or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
+            or _CODE_LIKE.search(text)
             or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
             or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
@@ -490,6 +496,16 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
     text = _ENUMERATOR.sub("", text) or text
     first = text[0]
     return first.isupper() or first.isdigit() or bool(CJK_CHAR.match(first))
+
+
+def _label_heading(block: HeadingBlock, text: str) -> bool:
+    """A short line of its own ending in a colon ("Terms and Termination:"), which may
+    head the text under it where its font sets it apart (checked by the caller); one
+    word so only in bold ("Proof:" in italics opens a proof, as "Note:" a note)."""
+    words = len(text.split())
+    return (block.lines == 1 and text.endswith((":", "："))
+            and words <= MAX_SMALL_HEADING_WORDS
+            and (words > 1 or (block.style is not None and block.style.bold)))
 
 
 def _opens_subsection(text: str | None, following: str | None) -> bool:

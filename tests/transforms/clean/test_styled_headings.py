@@ -237,3 +237,26 @@ def test_a_forms_line_item_is_no_heading():
     assert heading_level("2 Multiply the amount on Line 1 by 90% (.90) $") is None
     assert heading_level("4 Tax due €") is None
     assert heading_level("2 Reducing latency by 40%") == (1, "num-1")
+
+
+def test_a_contract_typed_in_one_face_has_its_sections_by_their_numbering():
+    """ "§ 1 Affiliate Participation" in the body's own face is a heading, as "2 Methods"
+    is; "§ 1308.22 Excluded substances." in it is a clause."""
+    typed = {"font": "CourierNewPSMT"}
+    blocks = [text(lines=5, **typed), heading("§ 1 Affiliate Participation", **typed),
+              text(lines=5, **typed)]
+    body = BodyStyle(10.0, "CourierNewPSMT", False)
+    assert find_styled_headings(blocks, body) == {1: 2}
+    blocks[1] = heading("§ 1308.22 Excluded substances.", **typed)
+    assert find_styled_headings(blocks, body) == {}
+
+
+def test_a_short_label_ending_in_a_colon_heads_its_text_where_its_font_sets_it_apart():
+    bold = {"bold": True, "font": "Times-Bold"}
+    blocks = [text(lines=5), heading("Terms and Termination:", **bold), text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {1: 1}
+    # In the body's face it is a line of the text; one word in italics opens a proof.
+    blocks[1] = heading("Terms and Termination:")
+    assert find_styled_headings(blocks, BODY) == {}
+    blocks[1] = heading("Proof:", font="Times-Italic")
+    assert find_styled_headings(blocks, BODY) == {}
