@@ -241,6 +241,10 @@ class _Calls:
         self.text_object = fast(raw.FPDFText_GetTextObject, address, address, index)
         self.char_index = fast(raw.FPDFText_GetCharIndexFromTextIndex, index, address, index)
         self.char_angle = fast(raw.FPDFText_GetCharAngle, ctypes.c_float, address, index)
+        # Once per text object: its size, matrix and font (a page has dozens of objects).
+        self.font_size = fast(raw.FPDFTextObj_GetFontSize, ctypes.c_int, address, address)
+        self.matrix = fast(raw.FPDFPageObj_GetMatrix, ctypes.c_int, address, address)
+        self.font = fast(raw.FPDFTextObj_GetFont, address, address)
 
     @classmethod
     def get(cls, raw) -> _Calls:
@@ -266,7 +270,9 @@ class _StyleReader:
         base = ctypes.addressof(self.edges)
         self.edge_addresses = (base, base + 8, base + 16, base + 24)
         self.matrix = raw.FS_MATRIX()
+        self.matrix_address = ctypes.addressof(self.matrix)
         self.size = ctypes.c_float()
+        self.size_address = ctypes.addressof(self.size)
         self.name = ctypes.create_string_buffer(128)
         self.objects: dict[int, tuple[str, int, float]] = {}
         self.fonts: dict[int, tuple[str, int]] = {}
@@ -355,22 +361,18 @@ class _StyleReader:
             return None
         face = self.objects.get(key)
         if face is None:
-            obj = ctypes.cast(key, self.raw.FPDF_PAGEOBJECT)
-            face = self.objects[key] = self._object_face(obj)
+            face = self.objects[key] = self._object_face(key)
         return face
 
-    def _object_face(self, obj) -> tuple[str, int, float]:
-        raw = self.raw
-        size, matrix = self.size, self.matrix
-        if not raw.FPDFTextObj_GetFontSize(obj, ctypes.byref(size)):
+    def _object_face(self, obj: int) -> tuple[str, int, float]:
+        calls, size, matrix = self.calls, self.size, self.matrix
+        if not calls.font_size(obj, self.size_address):
             size.value = 0.0
-        scale = (math.hypot(matrix.c, matrix.d)
-                 if raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(matrix)) else 1.0)
-        font = raw.FPDFTextObj_GetFont(obj)
-        key = ctypes.cast(font, ctypes.c_void_p).value
+        scale = math.hypot(matrix.c, matrix.d) if calls.matrix(obj, self.matrix_address) else 1.0
+        key = calls.font(obj)
         named = self.fonts.get(key)
         if named is None:
-            named = self.fonts[key] = self._font(font)
+            named = self.fonts[key] = self._font(ctypes.cast(key, self.raw.FPDF_FONT))
         return (*named, size.value * scale)
 
     def _font(self, font) -> tuple[str, int]:
@@ -507,7 +509,8 @@ class _Words:
         self.runs: list[tuple[int, int, str]] = []  # (start, end) in text, squeezed run
         position = 0
         for match in _ALNUM_RUN.finditer(text):
-            run = squeeze(match.group())
+            run = match.group()  # an ASCII run of letters and digits is its own key, lower
+            run = run.lower() if run.isascii() else squeeze(run)
             if not run:
                 continue
             self.starts.append(position)
