@@ -41,6 +41,10 @@ written while looking at which set):
   pdf-lib's test files (sources disjoint from every earlier set); truth marked by
   hand before any scoring, not yet scored. Folder ``$RAGBEAM_ISSUE29_R4_PDFS`` or
   ``../data/issue29-r4-pdfs``.
+* **issue29-r5** (issue 29, fifth round): 8 PDFs / 88 pages from h2oGPT's,
+  scipdf_parser's, smalot/pdfparser's and pikepdf's test files (sources disjoint
+  from every earlier set); truth marked by hand before any scoring, not yet scored.
+  Folder ``$RAGBEAM_ISSUE29_R5_PDFS`` or ``../data/issue29-r5-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -148,6 +152,11 @@ HELDOUT_SETS = {
         "issue29-r4", "fourth-round held-out of issue 29 (PdfPig, pdf-lib test files)",
         DATA / "issue29_r4_truth.json", DATA / "issue29-r4-pdfs.csv",
         _folder("RAGBEAM_ISSUE29_R4_PDFS", "issue29-r4-pdfs")),
+    "issue29-r5": HeldoutSet(
+        "issue29-r5",
+        "fifth-round held-out of issue 29 (h2oGPT, scipdf_parser, pdfparser, pikepdf test files)",
+        DATA / "issue29_r5_truth.json", DATA / "issue29-r5-pdfs.csv",
+        _folder("RAGBEAM_ISSUE29_R5_PDFS", "issue29-r5-pdfs")),
 }
 
 _CJK = CJK_CLASS

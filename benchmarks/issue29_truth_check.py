@@ -5,18 +5,19 @@
     python benchmarks/issue29_truth_check.py --sets issue29-r3dev,issue29-r3final \
                                              --heading-sets ''
     python benchmarks/issue29_truth_check.py --sets issue29-r4 --heading-sets ''
+    python benchmarks/issue29_truth_check.py --sets issue29-r5 --heading-sets ''
 
 For every set (an issue-29 furniture set of ``furniture_truth.HELDOUT_SETS``:
 issue29-closing and issue29-final by default, the third round's issue29-r3dev and
-issue29-r3final and the fourth round's issue29-r4 when named): the manifest parses,
-every listed PDF is in the set's folder with its SHA-256, and every truth line
-(furniture and ``other_furniture``) occurs, as often as marked, among Tika's lines of
-its page (``raw_page_lines`` over the pipeline's own extraction); page counts match. For
-the issue-29 heading sets (``heading-truth.json``, PDFs in ``--headings``): every
-heading's words (the heading scorer's ``words``) are among the words of at most four
-consecutive Tika lines of one page, and the sets without an outline have none. Only
-extraction runs: the truth was marked before scoring and must stay unseen by the
-cleaner's output.
+issue29-r3final, the fourth round's issue29-r4 and the fifth round's issue29-r5 when
+named): the manifest parses, every listed PDF is in the set's folder with its SHA-256,
+and every truth line (furniture and ``other_furniture``) occurs, as often as marked,
+among Tika's lines of its page (``raw_page_lines`` over the pipeline's own
+extraction); page counts match. For the issue-29 heading sets (``heading-truth.json``,
+PDFs in ``--headings``): every heading's words (the heading scorer's ``words``) are
+among the words of at most four consecutive Tika lines of one page, and the sets
+without an outline have none. Only extraction runs: the truth was marked before
+scoring and must stay unseen by the cleaner's output.
 
 The ``dev29`` heading set (a development set, PDFs in ``--dev29``) gets the same
 heading check, plus: its PDFs have no outline, their page counts match the manifest,
@@ -193,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="issue29-closing,issue29-final",
                         help="furniture sets to check, comma-separated ('' for none; "
-                             "also issue29-r3dev, issue29-r3final, issue29-r4)")
+                             "also issue29-r3dev, issue29-r3final, issue29-r4, "
+                             "issue29-r5)")
     parser.add_argument("--heading-sets", default="issue29,dev29,r3,r4",
                         help="heading sets to check: issue29 (the three), dev29, "
                              "r3 (issue29-r3dev and issue29-r3final), r4 (issue29-r4)")
