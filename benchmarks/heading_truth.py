@@ -54,6 +54,15 @@ and expected in ``--r4-pdfs`` (default ``$RAGBEAM_ISSUE29_R4_HEADING_PDFS`` or
     python benchmarks/heading_truth.py --fetch --set issue29-r4 --mirror-root /work/.mirror
     python benchmarks/heading_truth.py --set issue29-r4
 
+Round 5 adds ``issue29-r5`` (levels in ``issue29-r5-levels``), marked the same way before any
+scoring from repositories no earlier heading set used. Its files are listed in
+``benchmarks/data/issue29-r5-heading-pdfs.csv`` and expected in ``--r5-pdfs`` (default
+``$RAGBEAM_ISSUE29_R5_HEADING_PDFS`` or ``../data/issue29-r5-heading-pdfs``); it too is scored
+only when named:
+
+    python benchmarks/heading_truth.py --fetch --set issue29-r5 --mirror-root /work/.mirror
+    python benchmarks/heading_truth.py --set issue29-r5
+
 Each PDF goes through the pipeline's single-file path (``ExtractOptions().file_extractor()``:
 an isolated Tika child with the run's options) and default cleaning;
 the detected headings are the cleaned document's heading spans. A detected heading
@@ -96,6 +105,10 @@ R4_MANIFEST = REPO / "benchmarks" / "data" / "issue29-r4-heading-pdfs.csv"
 DEFAULT_R4_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_R4_HEADING_PDFS",
                                               REPO.parent / "data" / "issue29-r4-heading-pdfs"))
 R4_SET = "issue29-r4"
+R5_MANIFEST = REPO / "benchmarks" / "data" / "issue29-r5-heading-pdfs.csv"
+DEFAULT_R5_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_R5_HEADING_PDFS",
+                                              REPO.parent / "data" / "issue29-r5-heading-pdfs"))
+R5_SET = "issue29-r5"
 MIN_JACCARD = 0.8
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -212,14 +225,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder with the PDFs of issue29-r3-heading-pdfs.csv")
     parser.add_argument("--r4-pdfs", type=pathlib.Path, default=DEFAULT_R4_PDFS,
                         help="folder with the PDFs of issue29-r4-heading-pdfs.csv")
+    parser.add_argument("--r5-pdfs", type=pathlib.Path, default=DEFAULT_R5_PDFS,
+                        help="folder with the PDFs of issue29-r5-heading-pdfs.csv")
     parser.add_argument("--set", choices=("tuning", "heldout", *ISSUE29_SETS, DEV29_SET,
-                                          *R3_SETS, R4_SET),
+                                          *R3_SETS, R4_SET, R5_SET),
                         action="append",
                         help="score only this set (repeatable; default tuning and heldout)")
     parser.add_argument("--fetch", action="store_true",
                         help="copy the issue-29 sets' PDFs into --issue29-pdfs, the dev29 "
                              "PDFs into --dev29-pdfs, the round-3 sets' into --r3-pdfs and "
-                             "issue29-r4's into --r4-pdfs "
+                             "issue29-r4's into --r4-pdfs, issue29-r5's into --r5-pdfs "
                              "(with --set, only those sets'), then exit")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--mirror-root", type=pathlib.Path,
@@ -230,9 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.fetch:
         if not args.mirror_root and not args.download:
             parser.error("--fetch needs --mirror-root DIR or --download")
-        wanted = set(args.set or (*ISSUE29_SETS, DEV29_SET, *R3_SETS, R4_SET))
-        if wanted - {*ISSUE29_SETS, DEV29_SET, *R3_SETS, R4_SET}:
-            parser.error("--fetch copies the issue-29, dev29, round-3 and round-4 sets only")
+        wanted = set(args.set or (*ISSUE29_SETS, DEV29_SET, *R3_SETS, R4_SET, R5_SET))
+        if wanted - {*ISSUE29_SETS, DEV29_SET, *R3_SETS, R4_SET, R5_SET}:
+            parser.error("--fetch copies the issue-29, dev29, round-3, round-4 and round-5 "
+                         "sets only")
         bad = 0
         if wanted & set(ISSUE29_SETS):
             bad += fetch(args.issue29_pdfs, args.mirror_root, ISSUE29_MANIFEST)
@@ -242,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
             bad += fetch(args.r3_pdfs, args.mirror_root, R3_MANIFEST)
         if R4_SET in wanted:
             bad += fetch(args.r4_pdfs, args.mirror_root, R4_MANIFEST)
+        if R5_SET in wanted:
+            bad += fetch(args.r5_pdfs, args.mirror_root, R5_MANIFEST)
         return 1 if bad else 0
     names = args.set or ("tuning", "heldout")
     truth = json.loads(TRUTH.read_text(encoding="utf-8"))
@@ -250,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                             else (args.dev29_pdfs, DEV29_MANIFEST) if name == DEV29_SET
                             else (args.r3_pdfs, R3_MANIFEST) if name in R3_SETS
                             else (args.r4_pdfs, R4_MANIFEST) if name == R4_SET
+                            else (args.r5_pdfs, R5_MANIFEST) if name == R5_SET
                             else (args.pdfs, MANIFEST))
         missing = check_files(folder, manifest)
         if missing:

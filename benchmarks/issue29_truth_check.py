@@ -29,7 +29,9 @@ listed in ``issue29-r3-heading-pdfs.csv`` with a ``set`` column) get the dev29 c
 per set: ``--sets '' --heading-sets r3`` checks them alone.  The round-4 heading set
 ``issue29-r4`` (PDFs in ``--r4``, listed in ``issue29-r4-heading-pdfs.csv``) gets the same
 checks, and shares no source with any earlier heading set's manifest:
-``--sets '' --heading-sets r4``.
+``--sets '' --heading-sets r4``. The round-5 heading set ``issue29-r5`` (PDFs in ``--r5``,
+listed in ``issue29-r5-heading-pdfs.csv``) gets the same checks, sharing no source with any
+earlier heading manifest (round 4's included): ``--sets '' --heading-sets r5``.
 """
 
 from __future__ import annotations
@@ -190,23 +192,37 @@ def check_r4(folder: pathlib.Path) -> int:
     return bad + check_levels_set(ht.R4_SET, folder, ht.R4_MANIFEST)
 
 
+def check_r5(folder: pathlib.Path) -> int:
+    earlier = {row["repo"] for manifest in (ht.MANIFEST, ht.ISSUE29_MANIFEST, ht.DEV29_MANIFEST,
+                                            ht.R3_MANIFEST, ht.R4_MANIFEST)
+               for row in ft.manifest_rows(manifest) if row.get("repo")}
+    shared = {row["repo"] for row in ft.manifest_rows(ht.R5_MANIFEST)} & earlier
+    bad = 0
+    if shared:
+        print(f"round 5: sources shared with earlier sets: {shared}")
+        bad += 1
+    return bad + check_levels_set(ht.R5_SET, folder, ht.R5_MANIFEST)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="issue29-closing,issue29-final",
                         help="furniture sets to check, comma-separated ('' for none; "
                              "also issue29-r3dev, issue29-r3final, issue29-r4, "
                              "issue29-r5)")
-    parser.add_argument("--heading-sets", default="issue29,dev29,r3,r4",
+    parser.add_argument("--heading-sets", default="issue29,dev29,r3,r4,r5",
                         help="heading sets to check: issue29 (the three), dev29, "
-                             "r3 (issue29-r3dev and issue29-r3final), r4 (issue29-r4)")
+                             "r3 (issue29-r3dev and issue29-r3final), r4 (issue29-r4), "
+                             "r5 (issue29-r5)")
     parser.add_argument("--headings", type=pathlib.Path, default=ht.DEFAULT_ISSUE29_PDFS)
     parser.add_argument("--dev29", type=pathlib.Path, default=ht.DEFAULT_DEV29_PDFS)
     parser.add_argument("--r3", type=pathlib.Path, default=ht.DEFAULT_R3_PDFS)
     parser.add_argument("--r4", type=pathlib.Path, default=ht.DEFAULT_R4_PDFS)
+    parser.add_argument("--r5", type=pathlib.Path, default=ht.DEFAULT_R5_PDFS)
     args = parser.parse_args(argv)
     heading_sets = set(filter(None, args.heading_sets.split(",")))
-    if heading_sets - {"issue29", "dev29", "r3", "r4"}:
-        parser.error("--heading-sets takes issue29, dev29, r3 and/or r4")
+    if heading_sets - {"issue29", "dev29", "r3", "r4", "r5"}:
+        parser.error("--heading-sets takes issue29, dev29, r3, r4 and/or r5")
     bad = sum(check(name) for name in filter(None, args.sets.split(",")))
     if "issue29" in heading_sets:
         bad += check_headings(args.headings)
@@ -216,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         bad += check_r3(args.r3)
     if "r4" in heading_sets:
         bad += check_r4(args.r4)
+    if "r5" in heading_sets:
+        bad += check_r5(args.r5)
     print("all truth lines found" if not bad else f"{bad} problems")
     return 1 if bad else 0
 
