@@ -178,6 +178,7 @@ SLOT_SIZE_POINTS = 0.6
 # Repeated lines whose distance from their page's edge varies by more than this
 # (points) on most of their pages move with the text: not furniture.
 PLACE_DRIFT_POINTS = 6.0
+MIN_REPEATED_BLOCK_LINES = 3
 # A single page's head or footer is set at most this share of the text's font size.
 SMALLER_FONT = 0.95
 # A level line's box taller than this many times the page's typical line is no line's.
@@ -592,11 +593,46 @@ def _find_running_text(pages: Sequence[Sequence[PageLine]],
                          or line.text.rstrip()[-1:].casefold() in lasts)):
                 middle_pages[line_shape(line.text)].add(p)
     found: set[tuple[int, int]] = set()
+    moved: list[str] = []  # repeated at the edges, but not at one place
     for shape in candidates:
         in_middle = len(middle_pages.get(shape, ()))
-        if (in_middle * EDGE_PAGES_PER_MIDDLE_PAGE < len(edge_pages[shape])
-                and _keeps_its_place(pages, edge_hits[shape], page_sizes)):
+        if in_middle * EDGE_PAGES_PER_MIDDLE_PAGE >= len(edge_pages[shape]):
+            continue
+        if _keeps_its_place(pages, edge_hits[shape], page_sizes):
             found.update(_set_as_a_head(pages, edge_hits[shape], body_size))
+        else:
+            moved.append(shape)
+    found.update(_repeated_blocks(pages, {shape: edge_hits[shape] for shape in moved}))
+    return found
+
+
+def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
+                     moved: dict[str, list[tuple[int, int]]]) -> set[tuple[int, int]]:
+    """Repeated edge lines that do not keep one place but form, on every page they are
+    on, a block of at least ``MIN_REPEATED_BLOCK_LINES`` such lines one under the other
+    in the same order: a letterhead's foot (department, address, contact, notice) set a
+    line higher on one page than on the other. A table's note that moves with the table
+    is a line or two."""
+    if not moved:
+        return set()
+    shape_of = {hit: shape for shape, hits in moved.items() for hit in hits}
+    runs: dict[tuple[str, ...], list[list[tuple[int, int]]]] = defaultdict(list)
+    for p in sorted({p for p, _ in shape_of}):
+        order = edge_order(pages[p])
+        run: list[tuple[int, int]] = []
+        for i in [*order, -1]:
+            if (p, i) in shape_of:
+                run.append((p, i))
+                continue
+            if len(run) >= MIN_REPEATED_BLOCK_LINES:
+                runs[tuple(shape_of[hit] for hit in run)].append(run)
+            run = []
+    found: set[tuple[int, int]] = set()
+    for shapes, blocks in runs.items():
+        pages_with = {block[0][0] for block in blocks}
+        if len(pages_with) == len(blocks) and all(
+                pages_with == {p for p, _ in moved[shape]} for shape in shapes):
+            found.update(hit for block in blocks for hit in block)
     return found
 
 

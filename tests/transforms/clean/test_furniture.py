@@ -576,3 +576,20 @@ def test_a_running_head_cut_into_pieces_on_a_turned_page_goes_with_its_page_numb
                 _at("Comput. Sci., DOI 10.7717/peerj-cs.118", 130.0)._replace(size=20.0),
                 *(line._replace(size=10.0) for line in _body_at(4))]
     assert [text for p, text in _removed_placed(pages) if p == 4] == []
+
+
+def test_a_letterhead_foot_set_a_line_higher_on_one_page_goes_as_a_block_a_moved_note_stays():
+    """A two-page press notice repeats its four-line foot, 11 points higher on page 2;
+    a one-line note under a table moves with the table and stays."""
+    foot = ["Deutsche Bundesbank, Kommunikation", "Wilhelm-Epstein-Straße 14, Frankfurt",
+            "presse@bundesbank.de, www.bundesbank.de", "Bei Verwertung bitte Quelle angeben."]
+
+    def page(p: int, foot_top: float, lines: list[str]) -> list[PageLine]:
+        return [*(_at(text, foot_top + 11 * k)._replace(size=7.6) for k, text in enumerate(lines)),
+                *(line._replace(size=11.0) for line in _body_at(p))]
+
+    pages = [page(0, 779.0, foot), page(1, 768.0, foot)]
+    assert _removed_placed(pages) == sorted((p, text) for p in range(2) for text in foot)
+    note = ["See notes at end of table."]
+    pages = [page(0, 779.0, note), page(1, 600.0, note)]
+    assert _removed_placed(pages) == []
