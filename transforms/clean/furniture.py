@@ -1086,16 +1086,20 @@ def _rows(lines: Sequence[PageLine]) -> list[list[int]]:
 
 
 def _find_slot_furniture(pages: Sequence[Sequence[PageLine]],
-                         furniture: set[tuple[int, int]]) -> set[tuple[int, int]]:
+                         furniture: set[tuple[int, int]],
+                         placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
+                         ) -> set[tuple[int, int]]:
     """Lines at a page's edge that sit where furniture sits on many other pages: the
     same top, the same left, right or centre, the same font size. A section head
     that runs on two pages only ("Drifts Henfor" where "Approach" stood) goes by its
     place, whatever its text. Only the outermost row left on a page, only short
     lines that are no sentence: the body's last line, a licence note or a table row
-    does not sit in the head's or the footer's slot and say no more than a head."""
+    does not sit in the head's or the footer's slot and say no more than a head.
+    ``placed_elsewhere``: ``(page, line)`` of furniture found before these pages were
+    cut (a page number PDFium places off the drawn page, taken as a slug), whose
+    places count too."""
     slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
-    for p, i in furniture:
-        line = pages[p][i]
+    for p, line in [*((p, pages[p][i]) for p, i in furniture), *placed_elsewhere]:
         if line.box is not None and not line.rotated:
             slots[round(line.box[1])].append((p, line.box, line.size))
     if not slots:
@@ -1307,7 +1311,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     companions |= _find_row_companions(unstamped, numbers, numbers | running | companions)
     companions -= numbers | running
     if len(pages) > 1:
-        companions |= _find_slot_furniture(unstamped, numbers | running | companions)
+        stamped = [(p, pages[p][i]) for p, i in stamps]
+        companions |= _find_slot_furniture(unstamped, numbers | running | companions, stamped)
         companions |= _find_unnumbered_variants(unstamped, numbers | running | companions)
 
     def original(found: set[tuple[int, int]]) -> set[tuple[int, int]]:

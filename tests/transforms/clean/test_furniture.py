@@ -593,3 +593,18 @@ def test_a_letterhead_foot_set_a_line_higher_on_one_page_goes_as_a_block_a_moved
     note = ["See notes at end of table."]
     pages = [page(0, 779.0, note), page(1, 600.0, note)]
     assert _removed_placed(pages) == []
+
+
+def test_a_head_in_the_slot_of_page_numbers_placed_off_the_page_goes():
+    """PDFium places a Wikipedia export's text ~45 pt above where it is drawn: the odd
+    pages' bare numbers sit "above the page" and go as a slug; the even pages' heads
+    in their slot ("2 2 GENETICS", whose section changes every time) go with them."""
+    heads = {1: "2 2 GENETICS", 3: "4 4 DIAGNOSIS", 5: "6 5 TREATMENT", 7: "8 8 REFERENCES"}
+    pages = []
+    for p in range(8):
+        first = (_at(heads[p], -10.0, x0=72.0, x1=524.0) if p in heads
+                 else _at(str(p + 1), -10.0, x0=519.0, x1=523.0))
+        pages.append([first._replace(size=10.0),
+                      *(line._replace(size=10.0) for line in _body_at(p))])
+    removed = _removed_placed(pages)
+    assert [(p, heads[p]) for p in sorted(heads)] == [r for r in removed if r[0] in heads]
