@@ -180,28 +180,28 @@ def check_r3(folder: pathlib.Path) -> int:
     return bad + sum(check_levels_set(name, folder, ht.R3_MANIFEST) for name in ht.R3_SETS)
 
 
-def check_r4(folder: pathlib.Path) -> int:
-    earlier = {row["repo"] for manifest in (ht.MANIFEST, ht.ISSUE29_MANIFEST, ht.DEV29_MANIFEST,
-                                            ht.R3_MANIFEST)
-               for row in ft.manifest_rows(manifest) if row.get("repo")}
-    shared = {row["repo"] for row in ft.manifest_rows(ht.R4_MANIFEST)} & earlier
+def check_new_round(round_: int, name: str, folder: pathlib.Path,
+                    manifest: pathlib.Path, earlier_manifests: tuple[pathlib.Path, ...]) -> int:
+    """A later round's heading set: its checks, and no source an earlier set used."""
+    earlier = {row["repo"] for earlier_manifest in earlier_manifests
+               for row in ft.manifest_rows(earlier_manifest) if row.get("repo")}
+    shared = {row["repo"] for row in ft.manifest_rows(manifest)} & earlier
     bad = 0
     if shared:
-        print(f"round 4: sources shared with earlier sets: {shared}")
+        print(f"round {round_}: sources shared with earlier sets: {shared}")
         bad += 1
-    return bad + check_levels_set(ht.R4_SET, folder, ht.R4_MANIFEST)
+    return bad + check_levels_set(name, folder, manifest)
+
+
+_BEFORE_R4 = (ht.MANIFEST, ht.ISSUE29_MANIFEST, ht.DEV29_MANIFEST, ht.R3_MANIFEST)
+
+
+def check_r4(folder: pathlib.Path) -> int:
+    return check_new_round(4, ht.R4_SET, folder, ht.R4_MANIFEST, _BEFORE_R4)
 
 
 def check_r5(folder: pathlib.Path) -> int:
-    earlier = {row["repo"] for manifest in (ht.MANIFEST, ht.ISSUE29_MANIFEST, ht.DEV29_MANIFEST,
-                                            ht.R3_MANIFEST, ht.R4_MANIFEST)
-               for row in ft.manifest_rows(manifest) if row.get("repo")}
-    shared = {row["repo"] for row in ft.manifest_rows(ht.R5_MANIFEST)} & earlier
-    bad = 0
-    if shared:
-        print(f"round 5: sources shared with earlier sets: {shared}")
-        bad += 1
-    return bad + check_levels_set(ht.R5_SET, folder, ht.R5_MANIFEST)
+    return check_new_round(5, ht.R5_SET, folder, ht.R5_MANIFEST, (*_BEFORE_R4, ht.R4_MANIFEST))
 
 
 def main(argv: list[str] | None = None) -> int:
