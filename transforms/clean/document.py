@@ -586,7 +586,7 @@ def _mark_plain_wraps(lines: list[_Line]) -> bool:
 
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     blocks = extracted.blocks
-    spaces_restored = replacement_char_is_space("".join(block.text for block in blocks))
+    spaces_restored = replacement_char_is_space(block.text for block in blocks)
     if spaces_restored:  # one character for one: every raw offset stays
         blocks = tuple(replace(block, text=block.text.replace(REPLACEMENT_CHAR, " "))
                        for block in blocks)

@@ -1229,11 +1229,10 @@ MIN_SPLIT_HEAD_PIECES = 2
 
 
 def _letters(text: str) -> str:
-    """A line's letters, case-folded and without accents: what survives of a running head
-    that Tika cut into glyph clusters ("A" / "gyem" / "an-D" / "uah" …)."""
-    if text.isascii():
-        return "".join(ch for ch in text.casefold() if ch.isalpha())
-    return "".join(ch for ch in unicodedata.normalize("NFKD", text).casefold() if ch.isalpha())
+    """A line's letters, case-folded: what survives of a running head that Tika cut into
+    glyph clusters ("A" / "gyem" / "an-D" / "uah" …). Heads and pieces come from one
+    cleaned text, so accents need no folding."""
+    return "".join(ch for ch in text.casefold() if ch.isalpha())
 
 
 def _find_split_heads(pages: Sequence[Sequence[PageLine]], heads: set[tuple[int, int]],

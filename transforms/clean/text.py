@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, ELLIPSIS
 
@@ -45,10 +46,13 @@ REPLACEMENT_CHAR = "\ufffd"
 MIN_REPLACEMENT_SPACES = 20
 
 
-def replacement_char_is_space(text: str) -> bool:
-    """Does ``text`` write its spaces as U+FFFD?"""
-    marks = text.count(REPLACEMENT_CHAR)
-    return marks >= MIN_REPLACEMENT_SPACES and marks > text.count(" ")
+def replacement_char_is_space(texts: Iterable[str]) -> bool:
+    """Do ``texts`` (a document's blocks) write their spaces as U+FFFD? Spaces are
+    counted only where U+FFFD is common (most documents have none: one count each)."""
+    texts = list(texts)
+    marks = sum(text.count(REPLACEMENT_CHAR) for text in texts)
+    return (marks >= MIN_REPLACEMENT_SPACES
+            and marks > sum(text.count(" ") for text in texts))
 
 
 def remove_control_characters(text: str) -> str:

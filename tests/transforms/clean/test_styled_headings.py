@@ -195,9 +195,10 @@ def test_a_title_set_like_the_sections_is_the_title_where_no_text_follows_it():
     the title, text follows each section."""
     like = {"size": 14.3, "bold": True, "font": "Nimbus-Bold"}
     blocks = [heading("Résumés et interrogations de logs de requêtes OLAP", top=180, **like),
-              heading("Julien Aligon, Patrick Marcel", top=220),
+              heading("Julien Aligon*, Patrick Marcel*", top=220),
+              heading("prenom.nom@univ-tours.fr", top=240),
               text(lines=5, top=300), heading("1 Introduction", top=500, **like), text(lines=5)]
-    assert find_styled_headings(blocks, BODY) == {0: 1, 3: 1}
+    assert find_styled_headings(blocks, BODY) == {0: 1, 4: 1}
 
 
 def test_a_product_name_with_a_digit_is_no_note_mark():
