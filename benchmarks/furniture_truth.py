@@ -119,6 +119,14 @@ def _folder(variable: str, default: str) -> pathlib.Path:
     return pathlib.Path(os.environ.get(variable, REPO.parent / "data" / default))
 
 
+def _issue29_set(key: str, title: str) -> HeldoutSet:
+    """An issue-29 set: ``issue29_<key>_truth.json``, ``issue29-<key>-pdfs.csv``, PDFs in
+    ``$RAGBEAM_ISSUE29_<KEY>_PDFS`` or ``../data/issue29-<key>-pdfs``."""
+    return HeldoutSet(f"issue29-{key}", title, DATA / f"issue29_{key}_truth.json",
+                      DATA / f"issue29-{key}-pdfs.csv",
+                      _folder(f"RAGBEAM_ISSUE29_{key.upper()}_PDFS", f"issue29-{key}-pdfs"))
+
+
 HELDOUT_SETS = {
     "heldout": HeldoutSet("heldout", "held-out of issue 18 (kreuzberg, haystack, docling)",
                           HELDOUT_TRUTH, HELDOUT_MANIFEST, DEFAULT_HELDOUT),
@@ -131,32 +139,15 @@ HELDOUT_SETS = {
     "final": HeldoutSet("final", "final held-out of issue 23 (camelot, pdf.js test files)",
                         DATA / "heldout_final_truth.json", DATA / "heldout-final-pdfs.csv",
                         _folder("RAGBEAM_HELDOUT_FINAL_PDFS", "heldout-final-pdfs")),
-    "issue29-closing": HeldoutSet(
-        "issue29-closing", "closing held-out of issue 29 (grobid, tabula-java test files)",
-        DATA / "issue29_closing_truth.json", DATA / "issue29-closing-pdfs.csv",
-        _folder("RAGBEAM_ISSUE29_CLOSING_PDFS", "issue29-closing-pdfs")),
-    "issue29-final": HeldoutSet(
-        "issue29-final", "final held-out of issue 29 (pdfbox, tika, Unstructured test files)",
-        DATA / "issue29_final_truth.json", DATA / "issue29-final-pdfs.csv",
-        _folder("RAGBEAM_ISSUE29_FINAL_PDFS", "issue29-final-pdfs")),
-    "issue29-r3dev": HeldoutSet(
-        "issue29-r3dev", "third-round dev held-out of issue 29 (CERMINE, pdf2json test files)",
-        DATA / "issue29_r3dev_truth.json", DATA / "issue29-r3dev-pdfs.csv",
-        _folder("RAGBEAM_ISSUE29_R3DEV_PDFS", "issue29-r3dev-pdfs")),
-    "issue29-r3final": HeldoutSet(
-        "issue29-r3final",
-        "third-round final held-out of issue 29 (science-parse, pdfcpu test files)",
-        DATA / "issue29_r3final_truth.json", DATA / "issue29-r3final-pdfs.csv",
-        _folder("RAGBEAM_ISSUE29_R3FINAL_PDFS", "issue29-r3final-pdfs")),
-    "issue29-r4": HeldoutSet(
-        "issue29-r4", "fourth-round held-out of issue 29 (PdfPig, pdf-lib test files)",
-        DATA / "issue29_r4_truth.json", DATA / "issue29-r4-pdfs.csv",
-        _folder("RAGBEAM_ISSUE29_R4_PDFS", "issue29-r4-pdfs")),
-    "issue29-r5": HeldoutSet(
-        "issue29-r5",
-        "fifth-round held-out of issue 29 (h2oGPT, scipdf_parser, pdfparser, pikepdf test files)",
-        DATA / "issue29_r5_truth.json", DATA / "issue29-r5-pdfs.csv",
-        _folder("RAGBEAM_ISSUE29_R5_PDFS", "issue29-r5-pdfs")),
+    **{f"issue29-{key}": _issue29_set(key, title) for key, title in (
+        ("closing", "closing held-out of issue 29 (grobid, tabula-java test files)"),
+        ("final", "final held-out of issue 29 (pdfbox, tika, Unstructured test files)"),
+        ("r3dev", "third-round dev held-out of issue 29 (CERMINE, pdf2json test files)"),
+        ("r3final", "third-round final held-out of issue 29 (science-parse, pdfcpu test files)"),
+        ("r4", "fourth-round held-out of issue 29 (PdfPig, pdf-lib test files)"),
+        ("r5", "fifth-round held-out of issue 29 (h2oGPT, scipdf_parser, pdfparser, pikepdf "
+               "test files)"),
+    )},
 }
 
 _CJK = CJK_CLASS

@@ -86,28 +86,29 @@ import unicodedata
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 TRUTH = REPO / "benchmarks" / "data" / "heading-truth.json"
+
+
+def _pdfs(variable: str, folder: str) -> pathlib.Path:
+    """A set's PDF folder: ``$variable``, else ``../data/<folder>``."""
+    return pathlib.Path(os.environ.get(variable, REPO.parent / "data" / folder))
+
+
 MANIFEST = REPO / "benchmarks" / "data" / "heading-pdfs.csv"
-DEFAULT_PDFS = pathlib.Path(os.environ.get("RAGBEAM_HEADING_PDFS",
-                                           REPO.parent / "data" / "heading-pdfs"))
+DEFAULT_PDFS = _pdfs("RAGBEAM_HEADING_PDFS", "heading-pdfs")
 ISSUE29_MANIFEST = REPO / "benchmarks" / "data" / "issue29-heading-pdfs.csv"
-DEFAULT_ISSUE29_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_HEADING_PDFS",
-                                                   REPO.parent / "data" / "issue29-heading-pdfs"))
+DEFAULT_ISSUE29_PDFS = _pdfs("RAGBEAM_ISSUE29_HEADING_PDFS", "issue29-heading-pdfs")
 ISSUE29_SETS = ("issue29-closing", "issue29-final", "issue29-outline")
 DEV29_MANIFEST = REPO / "benchmarks" / "data" / "dev29-heading-pdfs.csv"
-DEFAULT_DEV29_PDFS = pathlib.Path(os.environ.get("RAGBEAM_DEV29_HEADING_PDFS",
-                                                 REPO.parent / "data" / "dev29-heading-pdfs"))
+DEFAULT_DEV29_PDFS = _pdfs("RAGBEAM_DEV29_HEADING_PDFS", "dev29-heading-pdfs")
 DEV29_SET = "dev29"
 R3_MANIFEST = REPO / "benchmarks" / "data" / "issue29-r3-heading-pdfs.csv"
-DEFAULT_R3_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_R3_HEADING_PDFS",
-                                              REPO.parent / "data" / "issue29-r3-heading-pdfs"))
+DEFAULT_R3_PDFS = _pdfs("RAGBEAM_ISSUE29_R3_HEADING_PDFS", "issue29-r3-heading-pdfs")
 R3_SETS = ("issue29-r3dev", "issue29-r3final")
 R4_MANIFEST = REPO / "benchmarks" / "data" / "issue29-r4-heading-pdfs.csv"
-DEFAULT_R4_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_R4_HEADING_PDFS",
-                                              REPO.parent / "data" / "issue29-r4-heading-pdfs"))
+DEFAULT_R4_PDFS = _pdfs("RAGBEAM_ISSUE29_R4_HEADING_PDFS", "issue29-r4-heading-pdfs")
 R4_SET = "issue29-r4"
 R5_MANIFEST = REPO / "benchmarks" / "data" / "issue29-r5-heading-pdfs.csv"
-DEFAULT_R5_PDFS = pathlib.Path(os.environ.get("RAGBEAM_ISSUE29_R5_HEADING_PDFS",
-                                              REPO.parent / "data" / "issue29-r5-heading-pdfs"))
+DEFAULT_R5_PDFS = _pdfs("RAGBEAM_ISSUE29_R5_HEADING_PDFS", "issue29-r5-heading-pdfs")
 R5_SET = "issue29-r5"
 MIN_JACCARD = 0.8
 _WORD = re.compile(r"[^\W\d_]+")
