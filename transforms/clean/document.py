@@ -71,11 +71,13 @@ from ragbeam.transforms.clean.layout import sizes_differ, style_changes
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import (
     FULL_LINE_SHARE,
+    LineBox,
     LineBreak,
     classify_line_break,
     looks_like_heading,
     plain_wrap_breaks,
     typical_line_length,
+    wraps_by_position,
 )
 from ragbeam.transforms.clean.residue import find_residue
 from ragbeam.transforms.clean.text import (
@@ -165,6 +167,9 @@ class _Line:
     wraps: bool | None = None
     # PDFs: where the line sits on its page and how it is set (None: unknown).
     style: LineStyle | None = None
+    # PDFs: whether the break after it is a wrap by position (``linejoin.wraps_by_position``;
+    # None: not placed, or its column's edge unknown).
+    wrapped: bool | None = None
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -390,7 +395,8 @@ def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: 
             return LineBreak.JOINED
     if not options.join_lines:
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    full_width = True if prev.wraps else _reaches_margin(prev, full_line)
+    full_width = (True if prev.wraps else prev.wrapped if prev.wrapped is not None
+                  else _reaches_margin(prev, full_line))
     brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
                               full_width=full_width)
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
@@ -569,6 +575,17 @@ class _RowIndex:
         return False
 
 
+def _mark_wraps_by_position(lines: list[_Line]) -> None:
+    """PDF lines the layout pass placed: whether each one's break is a wrap, by where the
+    next line's first word would have had to go (link targets are outside the flow)."""
+    flow = [line for line in lines if not line.detached]
+    boxes = [LineBox(s.page, s.x0, s.top, s.x1, s.bottom)
+             if (s := line.style) is not None and not s.rotated else None for line in flow]
+    for line, wrapped in zip(flow, wraps_by_position(boxes, [line.text for line in flow]),
+                             strict=True):
+        line.wrapped = wrapped
+
+
 def _mark_plain_wraps(lines: list[_Line]) -> bool:
     """Plain text: mark each line whose break is a wrap; whether the text is hard-wrapped."""
     if timestamped_line_share("\n".join(line.text for line in lines)) >= MAX_LOG_LINE_SHARE:
@@ -606,6 +623,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
     paged = extracted.media_type in _HARD_WRAPPED
+    if paged and extracted.layout is not None and options.join_lines:
+        _mark_wraps_by_position(lines)
     hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
                              and _mark_plain_wraps(lines))
     assembly = _assemble(lines, hard_wrapped, options)

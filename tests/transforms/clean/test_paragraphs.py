@@ -1,0 +1,117 @@
+"""Paragraphs whole across page and column breaks (issue 41), on PDFs made here and read
+by real Tika and PDFium: a page with a full-width abstract over two columns, where a
+paragraph runs from the left column into the right one and from the right column onto
+the next page, each time into a line that starts with a capital."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+
+import ragbeam
+from ragbeam.transforms.clean.linejoin import LineBox, wraps_by_position
+
+from conftest import REPO
+
+ABSTRACT = (
+    "Abstract. This note studies how harbour authorities plan the upkeep of their "
+    "quays, cranes and locks, and how the plans change when traffic grows faster than "
+    "the budget for maintenance that the port receives every year from its owners. It "
+    "follows one port through a season of works: the inspection that found the old "
+    "piles rotten, the design of the new quay, the order of the works on the berths "
+    "and the locks, and what the divers reported. It closes with what the port would "
+    "do differently, and with the costs of each part of the works, which came in "
+    "lower than the engineers had feared when they drew up their first estimates.")
+# One paragraph that fills the left column, runs on at the top of the right column, and
+# from the bottom of the right column onto page 2; each break falls before a capital.
+LEFT = (
+    "The northern quay was rebuilt in the spring after the inspectors found that the "
+    "old timber piles had rotted below the waterline. The engineers who drew up the new "
+    "design chose concrete piles and steel fenders, and they asked the harbour master "
+    "for a plan of the berths that the ships of the coming season would need while the "
+    "works went on. The plan that came back was meant to expedite the delivery of bespoke")
+RIGHT = (
+    "Crane parts and the steel for the fenders, so that the works could finish before "
+    "the autumn storms. Each crane was greased and its brakes were tested by the crews "
+    "who run them every day, and the locks were drained one after another so that the "
+    "divers could look at their gates. The divers wrote down every crack they saw and "
+    "every bolt that had worked loose, and their notes went to the engineers of the "
+    "port, who chose the gates that had to be")
+NEXT_PAGE = (
+    "Replaced first and which could wait for another year. The work took most of the "
+    "summer and cost less than the engineers had feared at the start.")
+SIZE, PITCH = 10, 12
+CHAR = 0.6 * SIZE  # Courier: every glyph is 0.6 em wide
+
+
+def _serialise(objects: dict[int, bytes], kids: list[int]) -> bytes:
+    if "furniture_generated" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["furniture_generated"].serialise_pdf(objects, kids)
+
+
+def _lines(x: float, top: float, text: str, width: int) -> list[bytes]:
+    """``text`` wrapped at ``width`` characters, one line per ``Td``, from ``top`` (points
+    from the page's top) down at the page's pitch."""
+    return [b"BT /F1 %d Tf %.1f %.1f Td (%s) Tj ET" % (SIZE, x, 792 - top - PITCH * i,
+                                                       line.encode())
+            for i, line in enumerate(textwrap.wrap(text, width))]
+
+
+def two_column_report() -> bytes:
+    """Page 1: a full-width abstract (wrapped at 88 characters) over two columns (at 42);
+    page 2: the paragraph's end in the left column. Page numbers at the foot of both."""
+    first = [*_lines(50, 72, ABSTRACT, 88), *_lines(50, 200, LEFT, 42),
+             *_lines(320, 200, RIGHT, 42), b"BT /F1 10 Tf 300 40 Td (1) Tj ET"]
+    second = [*_lines(50, 72, NEXT_PAGE, 42), b"BT /F1 10 Tf 300 40 Td (2) Tj ET"]
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>"}
+    kids = []
+    for stream in (b"\n".join(first), b"\n".join(second)):
+        number = max(objects) + 1
+        objects[number] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+                           b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>"
+                           % (number + 1))
+        objects[number + 1] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+        kids.append(number)
+    return _serialise(objects, kids)
+
+
+def test_a_paragraph_runs_on_across_a_column_and_a_page_break(tmp_path):
+    """The column's lines are shorter than the abstract's, so a page's typical line
+    length (the rule before) called them short and cut the paragraph at both breaks;
+    by position each break is a wrap, and the page number between the pages goes."""
+    path = tmp_path / "report.pdf"
+    path.write_bytes(two_column_report())
+    text = ragbeam.chunk_file(path, size=2000).text
+    paragraphs = text.split("\n\n")
+    whole = " ".join(textwrap.wrap(LEFT, 42) + textwrap.wrap(RIGHT, 42)
+                     + textwrap.wrap(NEXT_PAGE, 42))
+    assert whole in paragraphs, paragraphs
+    assert "delivery of bespoke Crane parts" in text  # where the rule before cut it
+    assert "had to be Replaced first" in text
+    assert " 2 " not in whole and "\n2\n" not in text  # the page numbers are gone
+
+
+def test_a_line_set_apart_or_spread_out_is_no_wrap():
+    """Geometry alone: a justified column's lines wrap; a line followed by one set well
+    below it (a heading's space), a table row of spread-out cells and a line before code
+    do not; a line outside any column is unknown (None)."""
+    body = "word " * 11
+    rows = [LineBox(1, 50, 100 + PITCH * i, 50 + 55 * CHAR, 110 + PITCH * i)
+            for i in range(6)]
+    texts = [body.strip() + " x"] * 6
+    assert wraps_by_position(rows, texts)[:5] == [True] * 5
+    apart = rows[:3] + [rows[3]._replace(top=rows[3].top + 2 * PITCH,
+                                         bottom=rows[3].bottom + 2 * PITCH)] + rows[4:]
+    assert wraps_by_position(apart, texts)[2] is False
+    spread = texts[:3] + ["Total 12 34 56"] + texts[4:]
+    assert wraps_by_position(rows, spread)[2:4] == [False, False]
+    code = texts[:3] + ["\\end{proof}"] + texts[4:]
+    assert wraps_by_position(rows, code)[2] is False
+    alone = [LineBox(1, 200, 600, 260, 610)]
+    assert wraps_by_position([*rows, *alone], [*texts, "a caption"])[-1] is None
