@@ -443,7 +443,9 @@ def plain_wrap_breaks(widths: list[int], texts: list[str], follows: list[bool]) 
     lists are narrower, one-line paragraphs wider), or fewer than
     ``MIN_WRAPPED_SHARE`` of those breaks at the margin (code, logs, poetry).
     A line followed by a more indented one is never wrapped (a quotation, code
-    or verse set in).
+    or verse set in), unless it starts a list item and the next line starts under
+    the item's text, after its mark (a hanging indent: "   8. Limitation of …" /
+    "      whether in tort").
     """
     n = len(widths)
     wraps = [False] * n
@@ -466,6 +468,13 @@ def plain_wrap_breaks(widths: list[int], texts: list[str], follows: list[bool]) 
         # narrower stretch (a figure beside it, a superscript moved) shortened it.
         wraps[i] = (((wrapped_at(widths[i], texts[i + 1], margins[i])
                       or (widths[i] >= floor and texts[i + 1][0].islower()))
-                     and indent <= widths[i] - len(texts[i]))
+                     and indent <= widths[i] - len(texts[i]) + _hanging_indent(texts[i]))
                     or url_continues(texts[i], texts[i + 1]))
     return wraps
+
+
+def _hanging_indent(line: str) -> int:
+    """How much further a list item's next line may start: under the item's text, after
+    its mark ("   8. Limitation of Liability. In no event …" / "      whether in tort")."""
+    mark = _LIST_START.match(line)
+    return mark.end() if mark else 0

@@ -106,12 +106,29 @@ def test_a_line_set_apart_or_spread_out_is_no_wrap():
             for i in range(6)]
     texts = [body.strip() + " x"] * 6
     assert wraps_by_position(rows, texts)[:5] == [True] * 5
-    apart = rows[:3] + [rows[3]._replace(top=rows[3].top + 2 * PITCH,
-                                         bottom=rows[3].bottom + 2 * PITCH)] + rows[4:]
+    lowered = rows[3]._replace(top=rows[3].top + 2 * PITCH, bottom=rows[3].bottom + 2 * PITCH)
+    apart = [*rows[:3], lowered, *rows[4:]]
     assert wraps_by_position(apart, texts)[2] is False
-    spread = texts[:3] + ["Total 12 34 56"] + texts[4:]
+    spread = [*texts[:3], "Total 12 34 56", *texts[4:]]
     assert wraps_by_position(rows, spread)[2:4] == [False, False]
-    code = texts[:3] + ["\\end{proof}"] + texts[4:]
+    code = [*texts[:3], "\\end{proof}", *texts[4:]]
     assert wraps_by_position(rows, code)[2] is False
     alone = [LineBox(1, 200, 600, 260, 610)]
     assert wraps_by_position([*rows, *alone], [*texts, "a caption"])[-1] is None
+
+
+def test_an_apache_licence_keeps_each_numbered_clause_whole(corpus_dir):
+    """The licence's clauses hang under their numbers ("   8. Limitation of Liability. In
+    no event …" / "      whether in tort …"): the first line of each clause wraps onto
+    the next although that one is indented further, so no chunk is a clause's first line
+    ("8. Limitation of Liability. In no event and under no legal theory," was one, 16
+    tokens), and no chunk ends at a line break inside a sentence."""
+    licence = corpus_dir / "LICENSES" / "apache__tika__LICENSE.txt"
+    result = ragbeam.chunk_file(licence)
+    assert ("8. Limitation of Liability. In no event and under no legal theory, whether in "
+            "tort (including negligence)") in result.text
+    assert not any(chunk.text.endswith("no legal theory,") for chunk in result.chunks)
+    assert all(chunk.size >= 20 for chunk in result.chunks[:-1])
+    for chunk, following in zip(result.chunks, result.chunks[1:]):
+        between = result.text[chunk.end:following.start]
+        assert not (between.count("\n") == 1 and following.text[0].islower()), chunk.text
