@@ -73,11 +73,12 @@ _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
 # A heading set apart by its font may end in a question or trail off ("Pour en savoir
 # plus…"), not in a full stop, a colon or a comma.
 _OPEN_ENDS = ("?", "？", "…", "...")
-# Captions and labels of figures and tables, whatever their font: "Figure 3. …",
-# "Fig. 2", "Table 1:", "Tableau 4", "Abb. 5", "图 3", "表 2".
+# Captions and labels of figures, tables and the other floats, whatever their font:
+# "Figure 3. …", "Fig. 2", "Table 1:", "Tableau 4", "Abb. 5", "Listing 1:", "Algorithm 2",
+# "图 3", "表 2".
 _CAPTION = re.compile(
     r"^(?:fig(?:ure|\.)?|table(?:au)?|tab\.|abb(?:ildung|\.)|tabelle|chart|graph|exhibit"
-    r"|图|表)\s*[\dIVX]+(?:[.\-–:]\d+)*\b", re.IGNORECASE)
+    r"|listing|algorithm|图|表)\s*[\dIVX]+(?:[.\-–:]\d+)*\b", re.IGNORECASE)
 _CLOSES = _ENDS_SENTENCE
 _SENTENCE_CLOSES = tuple(SENTENCE_ENDS)
 _CLAUSE_CLOSES = (*_SENTENCE_CLOSES, ":", "：")
