@@ -8,9 +8,15 @@ the halves join. Real hyphens stay, and the halves join *with* the hyphen:
   "Smith-" / "Jones", "10-" / "20"), but for a word in capitals that the
   document writes unbroken elsewhere ("SO-" / "LUTION" in a heading: "SOLUTION");
 * when the broken word is a URL or path (hyphens in URLs are real);
-* when the document itself writes the compound with a hyphen elsewhere and
-  never as one word ("state-of-the-" / "art" when "state-of-the-art" occurs
-  unbroken).
+* when the document's own words say so, by counts (``hyphen_lexicon``): it
+  writes the compound with its hyphen ("state-of-the-art", "administrator-level")
+  or as two words ("administrator level") more often than closed up
+  ("administratorlevel"); and a compound that has other hyphens ("state-" /
+  "of-the-art", "state-of-the-" / "art") keeps the one at the break unless the
+  document closes it up there or writes the two parts at the break as one word
+  elsewhere ("sub-" / "ject-matter" where it writes "subject"): a typesetter
+  breaks such a compound mostly at its own hyphens. No dictionary: the same
+  counts hold in any language written with spaces.
 
 A soft hyphen (U+00AD) at the end of a line is always a break.
 """
@@ -21,10 +27,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from enum import Enum
+from itertools import pairwise
 
 HYPHENS = "-\u2010\u00ad"
 _LEFT_PART = re.compile(r"[\w-]*$")
 _HEAD = re.compile(r"^(\w+)")
+_COMPOUND_HEAD = re.compile(r"^\w+(?:[-\u2010]\w+)*")
 _WORD = re.compile(r"\w+(?:[-\u2010]\w+)*")
 
 
@@ -35,8 +43,15 @@ class HyphenBreak(Enum):
 
 
 def hyphen_lexicon(lines: Iterable[str]) -> Counter[str]:
-    """Case-folded words of a document, hyphenated compounds included."""
-    return Counter(_WORD.findall("\n".join(lines).casefold()))
+    """Case-folded words of a document, hyphenated compounds included, and each two
+    words that follow one another in a line (the key ``"administrator level"``: a
+    word never holds a space)."""
+    counts: Counter[str] = Counter()
+    for line in lines:
+        words = _WORD.findall(line.casefold().replace("\u2010", "-"))
+        counts.update(words)
+        counts.update(f"{a} {b}" for a, b in pairwise(words))
+    return counts
 
 
 def classify_hyphen_break(line: str, next_line: str,
@@ -50,12 +65,11 @@ def classify_hyphen_break(line: str, next_line: str,
         return HyphenBreak.NONE  # a dash standing alone ("text -"), not a hyphen
     first = next_line[0]
     if first.islower() and last_word[-2].isalpha() and "/" not in last_word:
-        left = _LEFT_PART.search(last_word[:-1]).group().casefold()
-        head = _HEAD.match(next_line)
-        if lexicon and head and left:
-            right = head.group(1).casefold()
-            if lexicon[f"{left}-{right}"] and not lexicon[left + right]:
-                return HyphenBreak.KEEP
+        left = _LEFT_PART.search(last_word[:-1]).group().casefold().replace("\u2010", "-")
+        head = _COMPOUND_HEAD.match(next_line)
+        if lexicon and head and left and _compound(
+                left, head.group().casefold().replace("\u2010", "-"), lexicon):
+            return HyphenBreak.KEEP
         return HyphenBreak.JOIN
     # A word in capitals broken ("SO-" / "LUTION" in a heading): broken by the
     # typesetter when the document writes the word unbroken elsewhere ("solution").
@@ -69,6 +83,20 @@ def classify_hyphen_break(line: str, next_line: str,
             return HyphenBreak.JOIN
     # "GPT-" / "2", "Smith-" / "Jones", "10-" / "20", or a URL broken at a hyphen.
     return HyphenBreak.KEEP if first.isalnum() else HyphenBreak.NONE
+
+
+def _compound(left: str, right: str, lexicon: Counter[str]) -> bool:
+    """Is ``left``-``right`` (case-folded, broken at that hyphen) a compound the document
+    writes with its hyphen or as two words more often than closed up, or one with other
+    hyphens that the document never closes up at the break?"""
+    closed = lexicon[left + right]
+    hyphenated = lexicon[f"{left}-{right}"]
+    before, after = left.rsplit("-", 1)[-1], right.split("-", 1)[0]
+    if max(hyphenated, lexicon[f"{before} {after}"]) > closed:
+        return True
+    # "state-" / "of-the-art": no "stateof" anywhere; "sub-" / "ject-matter": "subject" is.
+    return (not closed and ("-" in left or "-" in right)
+            and not lexicon[before + after])
 
 
 def join_hyphenated(line: str, next_line: str, kind: HyphenBreak) -> str:

@@ -129,6 +129,31 @@ def test_an_apache_licence_keeps_each_numbered_clause_whole(corpus_dir):
             "tort (including negligence)") in result.text
     assert not any(chunk.text.endswith("no legal theory,") for chunk in result.chunks)
     assert all(chunk.size >= 20 for chunk in result.chunks[:-1])
-    for chunk, following in zip(result.chunks, result.chunks[1:]):
+    for chunk, following in zip(result.chunks, result.chunks[1:], strict=False):
         between = result.text[chunk.end:following.start]
         assert not (between.count("\n") == 1 and following.text[0].islower()), chunk.text
+
+
+def test_hyphen_joins_follow_the_document_s_own_words():
+    """A compound broken at its own hyphen keeps it ("state-" / "of-the-art": a typesetter
+    breaks such a word at its hyphens); a break the document writes as two words or with
+    its hyphen elsewhere keeps the hyphen; a closed-up form elsewhere wins by count."""
+    from ragbeam.transforms.clean.hyphenation import (
+        HyphenBreak,
+        classify_hyphen_break,
+        hyphen_lexicon,
+    )
+
+    lexicon = hyphen_lexicon(["an administrator level account", "for the administrator level",
+                              "a subject of the study", "the manip-"])
+    assert classify_hyphen_break("results are state-", "of-the-art", lexicon) is HyphenBreak.KEEP
+    assert classify_hyphen_break("an administrator-", "level role", lexicon) is HyphenBreak.KEEP
+    assert classify_hyphen_break("the manip-", "ulation", lexicon) is HyphenBreak.JOIN
+    assert classify_hyphen_break("the sub-", "ject-matter", lexicon) is HyphenBreak.JOIN
+    closed = hyphen_lexicon(["the database", "the database", "a data base"])
+    assert classify_hyphen_break("the data-", "base", closed) is HyphenBreak.JOIN
+
+
+def test_a_real_paper_keeps_state_of_the_art_broken_at_its_hyphen(corpus_dir):
+    text = ragbeam.chunk_file(corpus_dir / "pdf" / "dpr-multi-column.pdf").text
+    assert "stateof-the-art" not in text and "state-of-the-art results on multiple" in text
