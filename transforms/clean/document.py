@@ -88,6 +88,7 @@ from ragbeam.transforms.clean.text import (
     normalize_whitespace,
     remove_control_characters,
     replacement_char_is_space,
+    with_spaces_at,
 )
 from ragbeam.transforms.types import (
     Block,
@@ -123,6 +124,7 @@ class CleanOptions:
     """Switches for each cleaning step (all part of the config fingerprint)."""
 
     unicode_nfkc: bool = True
+    restore_spaces: bool = True
     protect_cjk_punctuation: bool = True
     remove_residue: bool = True
     remove_cover_page: bool = True
@@ -232,10 +234,15 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
         raw_start = block.raw_start + line_start + lead if traced else block.raw_start
         raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
                    if traced else block.raw_end)
+        style = layout.style_of(raw_start, raw_end) if layout is not None and traced else None
+        if style is not None and style.spaces and options.restore_spaces:
+            # Words the PDF set apart by position only, run together by Tika: spaced
+            # before the line is cleaned (offsets are the raw line's).
+            text = clean_line_text(with_spaces_at(raw_line, (lead + offset for offset
+                                                             in style.spaces)), options)
+            text += "\u00ad" if soft_hyphen else ""
         lines.append(_Line(text, block.kind, index, block.page, block.level, raw_start,
-                           raw_end, after_blank, block.detached, lead,
-                           style=layout.style_of(raw_start, raw_end)
-                           if layout is not None and traced else None))
+                           raw_end, after_blank, block.detached, lead, style=style))
         after_blank = False
     return lines
 
@@ -609,6 +616,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
                        for block in blocks)
     lines = [line for i, block in enumerate(blocks)
              for line in _block_lines(block, i, options, extracted.layout)]
+    gaps_spaced = (sum(len(line.style.spaces) for line in lines if line.style is not None)
+                   if options.restore_spaces and extracted.layout is not None else 0)
     furniture: list[_Line] = []
     residue: list[_Line] = []
     residue_rules: dict[str, int] = {}
@@ -656,6 +665,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     metadata = dict(extracted.metadata)
     metadata.update({
         "clean_replacement_chars_as_spaces": "1" if spaces_restored else "0",
+        "clean_spaces_restored": str(gaps_spaced),
         "clean_residue_lines_removed": str(len(residue)),
         "clean_residue_chars_removed": str(sum(len(line.text) for line in residue)),
         "clean_residue_rules": json.dumps(residue_rules, sort_keys=True),

@@ -38,9 +38,10 @@ import sys
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from ragbeam.transforms.charsets import is_cjk
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
 
@@ -73,6 +74,14 @@ MIN_SEARCH_KEY = 4
 EDGE_LINES = 6
 BODY_SAMPLE = 8
 MIN_SHARED_EDGE = 3
+# Two words set apart (``missing_spaces``): their glyphs' gap exceeds the line's letter
+# gaps by this share of its height (PDFium's loose boxes: about 1.15 em), and half its
+# narrowest word gap. A line is measured when it has a word of MIN_RUN_TOGETHER_WORD
+# letters or its words average more than MAX_MEAN_WORD (of MIN_MEASURED_LETTERS or more).
+MIN_WORD_GAP = 0.06
+MIN_RUN_TOGETHER_WORD = 13
+MAX_MEAN_WORD = 7.5
+MIN_MEASURED_LETTERS = 20
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 _ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
@@ -92,6 +101,8 @@ class PdfLine:
     bold: bool
     rotated: bool = False
     font: str = ""
+    # Where Tika's line runs two words together that the glyphs set apart (``spaces_in``).
+    spaces: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -193,7 +204,13 @@ def _page_layout(raw, page, number: int, with_images: bool,
             styles: list[PdfLine | None] = []
         else:
             lines = ()
-            styles = _styles(reader, _align(reader.text, ranges, tika))
+            found = _align(reader.text, ranges, tika)
+            styles = _styles(reader, found)
+            for t, (line, span, style) in enumerate(zip(tika, found, styles, strict=True)):
+                if span is not None and style is not None:
+                    spaces = reader.missing_spaces(line.text, *span)
+                    if spaces:
+                        styles[t] = replace(style, spaces=spaces)
     finally:
         raw.FPDFText_ClosePage(textpage)
     unmapped = len(_UNMAPPED.findall(text))
@@ -245,6 +262,8 @@ class _Calls:
         self.font_size = fast(raw.FPDFTextObj_GetFontSize, ctypes.c_int, address, address)
         self.matrix = fast(raw.FPDFPageObj_GetMatrix, ctypes.c_int, address, address)
         self.font = fast(raw.FPDFTextObj_GetFont, address, address)
+        self.loose_box = fast(raw.FPDFText_GetLooseCharBox, ctypes.c_int, address, index,
+                              address)
 
     @classmethod
     def get(cls, raw) -> _Calls:
@@ -274,6 +293,8 @@ class _StyleReader:
         self.size = ctypes.c_float()
         self.size_address = ctypes.addressof(self.size)
         self.name = ctypes.create_string_buffer(128)
+        self.rect = raw.FS_RECTF()
+        self.rect_address = ctypes.addressof(self.rect)
         self.objects: dict[int, tuple[str, int, float]] = {}
         self.fonts: dict[int, tuple[str, int]] = {}
         last = len(text) - 1
@@ -349,6 +370,66 @@ class _StyleReader:
         return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
                        rotated, font)
 
+    def missing_spaces(self, tika: str, first: int, last: int) -> tuple[int, ...]:
+        """Where Tika's line ``tika`` runs two words together that the glyphs of the same
+        line (``[first, last]`` of the page's text) set a word's gap apart: the offsets
+        in ``tika`` before which a space belongs.
+
+        A PDF that sets no space glyphs (most TeX output; generators that place each
+        word) leaves the spaces to its reader, who finds them in the gaps between
+        glyphs; PDFBox, under Tika, misses gaps narrower than half its font's space
+        ("Transport layer andnetwork layer", "Testsystem topology" where a justified
+        line squeezed its gaps), and PDFium's own guess at them both misses such gaps
+        and splits letter-spaced capitals. So each line is read against itself: its
+        gaps where Tika has a space are its word gaps, the others its letter gaps, and
+        a gap between two letters or digits (not two digits, nor CJK) that is wider
+        than the line's letter gaps by ``MIN_WORD_GAP`` of its height and at least
+        half its narrowest word gap is a space Tika missed. Only lines that look run
+        together (``_run_together``: long words, or PDFium sees more spaces than Tika)
+        are measured, glyph by glyph; on other lines this costs nothing."""
+        pdfium = self.text[first:last + 1]
+        if pdfium.count(" ") <= tika.count(" ") and not _run_together(tika):
+            return ()
+        pairs = _matched_glyphs(tika, pdfium)
+        if len(pairs) < 3:
+            return ()
+        boxes = [self._loose(first + j) for _, j in pairs]
+        word_gaps, letter_gaps, candidates = [], [], []
+        heights = []
+        for (i, _), (k, _), left, right in zip(pairs, pairs[1:], boxes, boxes[1:],
+                                              strict=False):
+            if left is None or right is None:
+                continue
+            height = max(left[3] - left[1], right[3] - right[1])
+            if height <= 0 or abs(left[3] - right[3]) > height / 4:
+                continue  # not on one baseline: a superscript, a subscript, another line
+            heights.append(height)
+            gap = right[0] - left[2]
+            if k > i + 1:  # Tika has a space here
+                word_gaps.append(gap)
+            else:
+                letter_gaps.append(gap)
+                a, b = tika[i], tika[k]
+                if _spaced_letter(a) and _spaced_letter(b) and not (a.isdigit() and b.isdigit()):
+                    candidates.append((k, gap))
+        if not candidates or not heights:
+            return ()
+        height = sorted(heights)[len(heights) // 2]
+        letters = sorted(letter_gaps)[(3 * len(letter_gaps)) // 4]
+        floor = max(letters, 0.0) + MIN_WORD_GAP * height
+        if word_gaps:
+            floor = max(floor, min(word_gaps) / 2)
+        return tuple(k for k, gap in candidates if gap >= floor)
+
+    def _loose(self, offset: int) -> tuple[float, float, float, float] | None:
+        """A glyph's box from its advance and its font's ascent and descent (not its
+        ink), on the displayed page: ``(x0, top, x1, bottom)``."""
+        index = self._char(offset)
+        if index < 0 or not self.calls.loose_box(self.page, index, self.rect_address):
+            return None
+        rect = self.rect
+        return self.frame.box(rect.left, rect.bottom, rect.right, rect.top)
+
     def face(self, offset: int) -> tuple[str, int, float] | None:
         """``(font name, weight, size in points)`` of the text object the character at
         ``offset`` belongs to; one call per character, the rest once per text object
@@ -389,6 +470,45 @@ class _StyleReader:
             bold = (flags > 0 and flags & _FORCE_BOLD) or _BOLD_NAME.search(text.lower())
             weight = 700 if bold else 400 if text else 0
         return text, weight
+
+
+def _matched_glyphs(tika: str, pdfium: str) -> list[tuple[int, int]]:
+    """The characters of Tika's line and of PDFium's text of it that are the same glyph:
+    ``(offset in tika, offset in pdfium)`` for each non-space character, in order (each
+    compared as NFKC, so a ligature is its letters). Empty where the two texts differ
+    otherwise than in their spaces: no offset in one says where it is in the other."""
+    pairs = []
+    i = j = 0
+    while i < len(tika) and j < len(pdfium):
+        a, b = tika[i], pdfium[j]
+        if a.isspace():
+            i += 1
+        elif b.isspace():
+            j += 1
+        elif a == b or unicodedata.normalize("NFKC", a) == unicodedata.normalize("NFKC", b):
+            pairs.append((i, j))
+            i += 1
+            j += 1
+        else:
+            return []
+    return pairs
+
+
+def _run_together(line: str) -> bool:
+    """Does a line of Tika's look like words run together: a word of
+    ``MIN_RUN_TOGETHER_WORD`` letters or more, or words of ``MAX_MEAN_WORD`` letters on
+    average (prose averages five or six; "Transport layerandnetwork layerof the")?"""
+    words = line.split()
+    letters = sum(len(word) for word in words)
+    if letters < MIN_MEASURED_LETTERS or is_cjk(line[len(line) // 2]):
+        return False
+    return (letters / len(words) > MAX_MEAN_WORD
+            or any(len(word) >= MIN_RUN_TOGETHER_WORD and word.isalpha() for word in words))
+
+
+def _spaced_letter(ch: str) -> bool:
+    """A letter or digit of a script written with spaces between words."""
+    return ch.isalnum() and not is_cjk(ch)
 
 
 def _align(text: str, ranges: list[tuple[int, int]], tika: list[TikaLine]
@@ -638,7 +758,7 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
             if pdf is not None:
                 styles.append(LineStyle(start, end, layout.page, pdf.x0, pdf.top, pdf.x1,
                                         pdf.bottom, pdf.size, pdf.bold, pdf.rotated,
-                                        pdf.font))
+                                        pdf.font, pdf.spaces))
     styles.sort()
     return PdfLayout(tuple((round(layout.width, 1), round(layout.height, 1))
                            for layout, _ in pages), tuple(styles))

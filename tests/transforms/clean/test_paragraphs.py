@@ -157,3 +157,37 @@ def test_hyphen_joins_follow_the_document_s_own_words():
 def test_a_real_paper_keeps_state_of_the_art_broken_at_its_hyphen(corpus_dir):
     text = ragbeam.chunk_file(corpus_dir / "pdf" / "dpr-multi-column.pdf").text
     assert "stateof-the-art" not in text and "state-of-the-art results on multiple" in text
+
+
+WORDS = ("Transport", "layer", "and", "network", "layer", "of", "the", "test", "system",
+         "topology")
+
+
+def _one_line_pdf(stream: bytes, font: bytes = b"Helvetica") -> bytes:
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /" + font + b" >>",
+               4: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                  b"<< /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+               5: b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"}
+    return _serialise(objects, [4])
+
+
+def test_words_a_pdf_sets_apart_without_space_glyphs_get_their_spaces(tmp_path):
+    """A line that places each word after a gap of 0.12 em and sets no space glyph:
+    Tika (PDFBox) finds some of the gaps and runs the other words together ("layerand
+    network"), PDFium finds none; the gaps measured against the line's own letters put
+    every space back. The same words with spaces set, and a heading set letter-spaced,
+    come out as they are."""
+    placed = b"[" + b" -120 ".join(b"(%s)" % word.encode() for word in WORDS) + b"] TJ"
+    path = tmp_path / "placed.pdf"
+    path.write_bytes(_one_line_pdf(b"BT /F1 11 Tf 72 700 Td " + placed + b" ET"))
+    assert ragbeam.chunk_file(path).text == " ".join(WORDS)
+    spaced = tmp_path / "spaced.pdf"
+    spaced.write_bytes(_one_line_pdf(b"BT /F1 11 Tf 72 700 Td (%s) Tj ET"
+                                     % " ".join(WORDS).encode()))
+    assert ragbeam.chunk_file(spaced).text == " ".join(WORDS)
+    letter_spaced = tmp_path / "letter-spaced.pdf"  # long words: measured glyph by glyph
+    letter_spaced.write_bytes(_one_line_pdf(
+        b"BT /F1 14 Tf 1.5 Tc 72 700 Td (INTERNATIONALISATION OF HARBOURS) Tj ET\n"
+        b"BT /F1 11 Tf 0 Tc 72 670 Td (The hearing is open to every resident.) Tj ET"))
+    text = ragbeam.chunk_file(letter_spaced).text
+    assert text.startswith("INTERNATIONALISATION OF HARBOURS\n"), text
