@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import itertools
 import math
 import re
 import struct
@@ -74,11 +75,12 @@ MIN_SEARCH_KEY = 4
 EDGE_LINES = 6
 BODY_SAMPLE = 8
 MIN_SHARED_EDGE = 3
-# Two words set apart (``missing_spaces``): their glyphs' gap exceeds the line's letter
-# gaps by this share of its height (PDFium's loose boxes: about 1.15 em), and half its
+# Two words set apart (``missing_spaces``): their glyphs' gap exceeds the letter gaps
+# around it by this share of the line's height (PDFium's loose boxes: about 1.15 em), and half its
 # narrowest word gap. A line is measured when it has a word of MIN_RUN_TOGETHER_WORD
 # letters or its words average more than MAX_MEAN_WORD (of MIN_MEASURED_LETTERS or more).
 MIN_WORD_GAP = 0.06
+LETTER_WINDOW = 8  # letter gaps each side that tell a word gap from letter spacing
 MIN_RUN_TOGETHER_WORD = 13
 MAX_MEAN_WORD = 7.5
 MIN_MEASURED_LETTERS = 20
@@ -383,8 +385,9 @@ class _StyleReader:
         and splits letter-spaced capitals. So each line is read against itself: its
         gaps where Tika has a space are its word gaps, the others its letter gaps, and
         a gap between two letters or digits (not two digits, nor CJK) that is wider
-        than the line's letter gaps by ``MIN_WORD_GAP`` of its height and at least
-        half its narrowest word gap is a space Tika missed. Only lines that look run
+        than most letter gaps around it (``LETTER_WINDOW`` each side) by
+        ``MIN_WORD_GAP`` of the line's height, and at least half the narrowest word
+        gap near it, is a space Tika missed. Only lines that look run
         together (``_run_together``: long words, or PDFium sees more spaces than Tika)
         are measured, glyph by glyph; on other lines this costs nothing."""
         pdfium = self.text[first:last + 1]
@@ -394,32 +397,47 @@ class _StyleReader:
         if len(pairs) < 3:
             return ()
         boxes = [self._loose(first + j) for _, j in pairs]
-        word_gaps, letter_gaps, candidates = [], [], []
+        # The gap after each matched glyph (None: not measured, or not on one baseline
+        # with the next: a superscript, a subscript, another line).
+        gaps: list[float | None] = []
         heights = []
-        for (i, _), (k, _), left, right in zip(pairs, pairs[1:], boxes, boxes[1:],
-                                              strict=False):
-            if left is None or right is None:
-                continue
-            height = max(left[3] - left[1], right[3] - right[1])
+        for left, right in itertools.pairwise(boxes):
+            height = (0.0 if left is None or right is None
+                      else max(left[3] - left[1], right[3] - right[1]))
             if height <= 0 or abs(left[3] - right[3]) > height / 4:
-                continue  # not on one baseline: a superscript, a subscript, another line
+                gaps.append(None)
+                continue
             heights.append(height)
-            gap = right[0] - left[2]
-            if k > i + 1:  # Tika has a space here
-                word_gaps.append(gap)
-            else:
-                letter_gaps.append(gap)
-                a, b = tika[i], tika[k]
-                if _spaced_letter(a) and _spaced_letter(b) and not (a.isdigit() and b.isdigit()):
-                    candidates.append((k, gap))
-        if not candidates or not heights:
+            gaps.append(right[0] - left[2])
+        if not heights:
             return ()
         height = sorted(heights)[len(heights) // 2]
-        letters = sorted(letter_gaps)[(3 * len(letter_gaps)) // 4]
-        floor = max(letters, 0.0) + MIN_WORD_GAP * height
-        if word_gaps:
-            floor = max(floor, min(word_gaps) / 2)
-        return tuple(k for k, gap in candidates if gap >= floor)
+        spaced = [gap if gap is not None and pairs[n + 1][0] > pairs[n][0] + 1 else None
+                  for n, gap in enumerate(gaps)]
+        letters = [gap if gap is not None and pairs[n + 1][0] == pairs[n][0] + 1 else None
+                   for n, gap in enumerate(gaps)]
+        found = []
+        for n, gap in enumerate(gaps):
+            (i, _), (k, _) = pairs[n], pairs[n + 1]
+            if gap is None or k != i + 1:
+                continue
+            # At least half the narrowest word gap Tika found nearby (the words of a
+            # heading set wide are further apart than the body's).
+            words = [g for g in spaced[max(0, n - 4 * LETTER_WINDOW):n + 4 * LETTER_WINDOW]
+                     if g is not None]
+            if words and gap < min(words) / 2:
+                continue
+            a, b = tika[i], tika[k]
+            if not (_spaced_letter(a) and _spaced_letter(b)) or (a.isdigit() and b.isdigit()):
+                continue
+            # The letter gaps around it, not the whole line's: a title set letter-spaced
+            # in a line of tight body text has every gap wide ("T h e C o n t i n u o u s").
+            near = sorted(g for g in letters[max(0, n - LETTER_WINDOW):n + LETTER_WINDOW + 1]
+                          if g is not None)
+            if len(near) > 1 and gap - max(near[(3 * (len(near) - 1)) // 4], 0.0) >= (
+                    MIN_WORD_GAP * height):
+                found.append(k)
+        return tuple(found)
 
     def _loose(self, offset: int) -> tuple[float, float, float, float] | None:
         """A glyph's box from its advance and its font's ascent and descent (not its
