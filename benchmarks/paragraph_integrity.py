@@ -42,6 +42,7 @@ TINY_TOKENS = 20
 BROKEN_PARAGRAPH = re.compile(r"[a-z,]\n\n(?=[A-Za-z(“\"])")
 LINE_IN_SENTENCE = re.compile(r"[A-Za-z,]\n[a-z]")
 _SPACE = re.compile(r"\s+")
+_INLINE_SPACE = re.compile(r"[^\S\n]+")
 
 
 def read(output: pathlib.Path, table: str, columns: list[str]) -> list[dict]:
@@ -141,7 +142,7 @@ def score_truth(output: pathlib.Path, truth: dict) -> dict[str, object]:
             if text is None:
                 missing += 1
                 continue
-            flat = _normal(text)
+            flat = _INLINE_SPACE.sub(" ", text)  # line and paragraph breaks kept
             for brk in entry.get("breaks", ()):
                 total += 1
                 joined = f"{_normal(brk['tail'])} {_normal(brk['head'])}" in flat
@@ -152,13 +153,13 @@ def score_truth(output: pathlib.Path, truth: dict) -> dict[str, object]:
                                  f"{brk['head'][:30]!r} ({brk['expect']})")
             for phrase in entry.get("words", ()):
                 total += 1
-                if _normal(phrase) in flat:
+                if _normal(phrase) in _normal(text):
                     right += 1
                 else:
                     wrong.append(f"{entry['file']}: missing {phrase!r}")
             for phrase in entry.get("not", ()):
                 total += 1
-                if _normal(phrase) not in flat:
+                if _normal(phrase) not in _normal(text):
                     right += 1
                 else:
                     wrong.append(f"{entry['file']}: found {phrase!r}")

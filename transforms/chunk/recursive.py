@@ -19,9 +19,12 @@ The rule, in the order it is applied:
    clauses or words where the chunk ends inside a sentence that is cut anyway),
    so a short paragraph, or the tail of a sentence longer than the limit, is
    not a chunk of its own (``TAIL_RATIO``); it takes no more of them than leaves
-   the rest of that atom as large.
+   the rest of that atom as large. A piece without a letter (a row of page
+   numbers) is not padded so: ``searchable.py`` drops it.
 3. A short last chunk (under a quarter of the limit) is merged into the
-   previous one when together they fit.
+   previous one when together they fit; otherwise the two are cut again at the
+   strongest boundary that leaves both at least that large (the end of a
+   sentence, or of a table's row, longer than the limit).
 4. Chunks are trimmed of surrounding whitespace; offsets follow the trim.
 5. With ``overlap`` > 0, atoms are packed to ``size − overlap`` and every chunk
    after the first is extended backwards over whole sentences (else whole
@@ -207,8 +210,9 @@ def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bo
                 total += atoms[j].size
                 j += 1
                 continue
-            if j == i or total >= limit * TAIL_RATIO:
-                break
+            if (j == i or total >= limit * TAIL_RATIO
+                    or not any(map(str.isalpha, text[atoms[i].start:atoms[j - 1].end]))):
+                break  # full enough; or nothing to search for (dropped, not padded)
             # A chunk this small would close only because the next atom does not fit
             # whole: that atom is cut finer (at its paragraphs and sentences; where the
             # chunk ends inside a sentence, that sentence's next pieces) to fill it.
@@ -243,6 +247,26 @@ def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bo
         chunks.append((atoms[i].start, atoms[j - 1].end))
         i = j
     return chunks
+
+
+def _rebalanced(text: str, atoms: list[_Atom], pair: list[tuple[int, int]], limit: int,
+                sizer: Sizer) -> list[tuple[int, int]]:
+    """The last two chunks ``pair`` cut again where both are at least ``TAIL_RATIO`` of
+    the limit (a text's last sentence, or a table's long row, ends in a short piece
+    otherwise): at the strongest atom boundary that allows it, the most even one among
+    equals; as they were where none does."""
+    start, end = pair[0][0], pair[-1][1]
+    best: tuple[int, int, int] | None = None
+    for atom in atoms:
+        if not start < atom.end < end:
+            continue
+        left, right = sizer.span(text, start, atom.end), sizer.span(text, atom.end, end)
+        if min(left, right) < limit * TAIL_RATIO or max(left, right) > limit:
+            continue
+        key = (atom.strength, abs(left - right), atom.end)
+        if best is None or key < best:
+            best = key
+    return pair if best is None else [(start, best[2]), (best[2], end)]
 
 
 def _overlap_start(text: str, floor: int, start: int, overlap: int, sizer: Sizer) -> int:
@@ -282,8 +306,11 @@ def split_recursive(
     packed = _pack(text, atoms, limit, sizer, exact_sum=sizer.unit == "chars")
     if len(packed) > 1:
         (ps, _), (ls, le) = packed[-2], packed[-1]
-        if sizer.span(text, ls, le) < limit * TAIL_RATIO and sizer.span(text, ps, le) <= limit:
-            packed[-2:] = [(ps, le)]
+        if sizer.span(text, ls, le) < limit * TAIL_RATIO:
+            if sizer.span(text, ps, le) <= limit:
+                packed[-2:] = [(ps, le)]
+            elif any(map(str.isalpha, text[ls:le])):  # a piece without letters is dropped
+                packed[-2:] = _rebalanced(text, atoms, packed[-2:], limit, sizer)
     spans = [span for span in (trim_span(text, s, e) for s, e in packed) if span[0] < span[1]]
     if overlap:
         spans = [spans[0]] + [

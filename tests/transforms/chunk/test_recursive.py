@@ -136,3 +136,11 @@ def test_a_short_paragraph_before_one_that_does_not_fit_takes_its_first_sentence
     spans = split_recursive(text, 400, CHARS).spans
     assert all(e - s >= 100 for s, e in spans)
     assert all(text[s:e].endswith(".") for s, e in spans)
+
+
+def test_a_short_last_piece_of_an_oversized_row_is_evened_out_with_the_one_before():
+    """A table row a little over the limit ends in a short piece: the last two chunks
+    are cut again where both are at least a quarter of the limit."""
+    row = " | ".join(["q3 up"] * 40)  # 317 characters
+    spans = split_recursive(row, 300, CHARS).spans
+    assert len(spans) == 2 and all(e - s >= 75 for s, e in spans)
