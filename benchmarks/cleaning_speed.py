@@ -49,8 +49,8 @@ def baseline_cleaner(revision: str):
 
     package = "ragbeam_baseline_clean"
     sys.modules[package] = types.ModuleType(package)
-    modules = ("text", "leaders", "hyphenation", "linejoin", "headings", "furniture",
-               "document")
+    modules = ("text", "layout", "leaders", "hyphenation", "linejoin", "headings",
+               "furniture", "residue", "cover", "document")
     for name in modules:
         source = subprocess.run(["git", "show", f"{revision}:transforms/clean/{name}.py"],
                                 cwd=REPO, capture_output=True, text=True, check=True).stdout

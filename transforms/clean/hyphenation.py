@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from enum import Enum
-from itertools import pairwise
+from itertools import chain, pairwise
 
 HYPHENS = "-\u2010\u00ad"
 _LEFT_PART = re.compile(r"[\w-]*$")
@@ -42,20 +42,18 @@ class HyphenBreak(Enum):
     KEEP = "keep"  # a real compound: join, keep the hyphen
 
 
-def hyphen_lexicon(lines: Iterable[str]) -> Counter[str]:
+def hyphen_lexicon(lines: Iterable[str]) -> Counter[str | tuple[str, str]]:
     """Case-folded words of a document, hyphenated compounds included, and each two
-    words that follow one another in a line (the key ``"administrator level"``: a
-    word never holds a space)."""
-    counts: Counter[str] = Counter()
-    for line in lines:
-        words = _WORD.findall(line.casefold().replace("\u2010", "-"))
-        counts.update(words)
-        counts.update(f"{a} {b}" for a, b in pairwise(words))
+    words that follow one another in a line (the key ``("administrator", "level")``)."""
+    words = [_WORD.findall(line.casefold().replace("\u2010", "-")) for line in lines]
+    counts: Counter[str | tuple[str, str]] = Counter(chain.from_iterable(words))
+    counts.update(chain.from_iterable(pairwise(line) for line in words))
     return counts
 
 
 def classify_hyphen_break(line: str, next_line: str,
-                          lexicon: Counter[str] | None = None) -> HyphenBreak:
+                          lexicon: Counter[str | tuple[str, str]] | None = None
+                          ) -> HyphenBreak:
     if not line or line[-1] not in HYPHENS or not next_line:
         return HyphenBreak.NONE
     if line[-1] == "\u00ad":
@@ -85,14 +83,14 @@ def classify_hyphen_break(line: str, next_line: str,
     return HyphenBreak.KEEP if first.isalnum() else HyphenBreak.NONE
 
 
-def _compound(left: str, right: str, lexicon: Counter[str]) -> bool:
+def _compound(left: str, right: str, lexicon: Counter[str | tuple[str, str]]) -> bool:
     """Is ``left``-``right`` (case-folded, broken at that hyphen) a compound the document
     writes with its hyphen or as two words more often than closed up, or one with other
     hyphens that the document never closes up at the break?"""
     closed = lexicon[left + right]
     hyphenated = lexicon[f"{left}-{right}"]
     before, after = left.rsplit("-", 1)[-1], right.split("-", 1)[0]
-    if max(hyphenated, lexicon[f"{before} {after}"]) > closed:
+    if max(hyphenated, lexicon[(before, after)]) > closed:
         return True
     # "state-" / "of-the-art": no "stateof" anywhere; "sub-" / "ject-matter": "subject" is.
     return (not closed and ("-" in left or "-" in right)

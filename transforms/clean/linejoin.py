@@ -325,23 +325,21 @@ def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
         measure = measures.get(box.page)
         return measure.pitch if measure is not None else math.inf
 
-    runs: list[list[int]] = []
+    runs: list[_Run] = []
     placed = [i for i, box in enumerate(boxes) if box is not None]
     for n, i in enumerate(placed):
         box = boxes[i]
-        if runs and _continues_run([boxes[k] for k in runs[-1]], box,
-                                   boxes[placed[n + 1]] if n + 1 < len(placed) else None,
-                                   pitch(box)):
-            runs[-1].append(i)
-        else:
-            runs.append([i])
+        if not runs or not runs[-1].takes(box, boxes[placed[n + 1]] if n + 1 < len(placed)
+                                          else None, pitch(box)):
+            runs.append(_Run(box))
+        runs[-1].add(i, box, pitch(box))
     ends: dict[int, list[float]] = defaultdict(list)
     for box in boxes:
         if box is not None:
             ends[box.page].append(box.x1)
     columns: list[Column | None] = [None] * len(boxes)
     known: dict[int, list[Column]] = defaultdict(list)
-    for run in runs:
+    for run in (run.lines for run in runs):
         first = boxes[run[0]]
         column = _column_of([boxes[i] for i in run], [texts[i] for i in run], pitch(first))
         if column is not None and sum(
@@ -350,7 +348,7 @@ def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
             known[boxes[run[0]].page].append(column)
             for i in run:
                 columns[i] = column
-    for run in runs:
+    for run in (run.lines for run in runs):
         first = boxes[run[0]]
         if columns[run[0]] is not None:
             continue
@@ -363,25 +361,47 @@ def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
     return columns
 
 
-def _continues_run(run: list[LineBox], box: LineBox, after: LineBox | None,
-                   pitch: float) -> bool:
-    """Is ``box`` the next line of the column ``run`` (``after``: the line after it)?
-    Set under its last line, starting where the run starts; and not a wider block
-    under a column whose right edge is established (a table across both columns
-    under the left one), nor the first of two lines that end together well short of
-    it (the next column's text under a full-width abstract, from the same left edge)."""
-    last, first = run[-1], run[0]
-    if (box.page != last.page or not 0 < box.top - last.top <= MAX_COLUMN_STEP * pitch
-            or abs(box.x0 - first.x0) > COLUMN_INDENT * pitch):
-        return False
-    edge = max(line.x1 for line in run)
-    slack = EDGE_SLACK * pitch
-    if sum(line.x1 >= edge - slack for line in run) < MIN_EDGE_LINES:
-        return True  # no edge yet
-    if box.x1 > edge + slack:
-        return False
-    return not (box.x1 < edge - 3 * slack and after is not None and after.page == box.page
-                and abs(after.x1 - box.x1) <= slack and abs(after.x0 - box.x0) <= slack)
+class _Run:
+    """A column being read: its lines (indexes), its first line's left edge, its last
+    line, its widest line's end and how many of its lines end near that."""
+
+    def __init__(self, first: LineBox) -> None:
+        self.lines: list[int] = []
+        self.x0 = first.x0
+        self.last = first
+        self.ends: list[float] = []
+        self.edge = -math.inf
+        self.reach = 0
+
+    def add(self, index: int, box: LineBox, pitch: float) -> None:
+        self.lines.append(index)
+        self.last = box
+        self.ends.append(box.x1)
+        slack = EDGE_SLACK * pitch
+        if box.x1 > self.edge:
+            self.edge = box.x1
+            self.reach = sum(end >= self.edge - slack for end in self.ends)
+        elif box.x1 >= self.edge - slack:
+            self.reach += 1
+
+    def takes(self, box: LineBox, after: LineBox | None, pitch: float) -> bool:
+        """Is ``box`` this column's next line (``after``: the line after it)? Set under
+        its last line, starting where it starts; and not a wider block under a column
+        whose right edge is established (a table across both columns under the left
+        one), nor the first of two lines that end together well short of it (the next
+        column's text under a full-width abstract, from the same left edge)."""
+        last = self.last
+        if (box.page != last.page or not 0 < box.top - last.top <= MAX_COLUMN_STEP * pitch
+                or abs(box.x0 - self.x0) > COLUMN_INDENT * pitch):
+            return False
+        if self.reach < MIN_EDGE_LINES:
+            return True  # no edge yet
+        slack = EDGE_SLACK * pitch
+        if box.x1 > self.edge + slack:
+            return False
+        return not (box.x1 < self.edge - 3 * slack and after is not None
+                    and after.page == box.page and abs(after.x1 - box.x1) <= slack
+                    and abs(after.x0 - box.x0) <= slack)
 
 
 def _column_of(boxes: list[LineBox], texts: list[str], pitch: float) -> Column | None:
