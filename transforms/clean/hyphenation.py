@@ -27,12 +27,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from enum import Enum
-from itertools import chain, pairwise
 
 HYPHENS = "-\u2010\u00ad"
 _LEFT_PART = re.compile(r"[\w-]*$")
 _HEAD = re.compile(r"^(\w+)")
 _COMPOUND_HEAD = re.compile(r"^\w+(?:[-\u2010]\w+)*")
+_WORD_BEFORE = re.compile(r"\w+(?:-\w+)*$")
+_WORD_AFTER = re.compile(r"\w+(?:-\w+)*")  # matched at a position: no "^"
 _WORD = re.compile(r"\w+(?:[-\u2010]\w+)*")
 
 
@@ -43,11 +44,25 @@ class HyphenBreak(Enum):
 
 
 def hyphen_lexicon(lines: Iterable[str]) -> Counter[str | tuple[str, str]]:
-    """Case-folded words of a document, hyphenated compounds included, and each two
-    words that follow one another in a line (the key ``("administrator", "level")``)."""
-    words = [_WORD.findall(line.casefold().replace("\u2010", "-")) for line in lines]
-    counts: Counter[str | tuple[str, str]] = Counter(chain.from_iterable(words))
-    counts.update(chain.from_iterable(pairwise(line) for line in words))
+    """Case-folded words of a document, hyphenated compounds included, and how often the
+    two words at each hyphenated line break follow one another elsewhere (the key
+    ``("administrator", "level")``; the break itself is no evidence that the document
+    writes "manip ulation")."""
+    text = "\n".join(lines).casefold().replace("\u2010", "-")
+    words = _WORD.findall(text)
+    counts: Counter[str | tuple[str, str]] = Counter(words)
+    # Only the pairs a break asks about (``_compound``), and only where both halves are
+    # words of the document besides the break itself ("manip" and "ulation" are not):
+    # counting every pair of a long document costs three times its words.
+    broken = Counter(_broken_words(text))
+    asked = {(left.rsplit("-", 1)[-1], right.split("-", 1)[0]) for left, right in broken}
+    asked = {(left, right) for left, right in asked if counts[left] > 1 and counts[right] > 1}
+    if asked:
+        lefts = {left for left, _ in asked}
+        pairs = Counter((word, words[i + 1]) for i, word in enumerate(words[:-1])
+                        if word in lefts)
+        for pair in asked:  # the break itself is no evidence for its own two halves
+            counts[pair] = pairs[pair] - broken[pair]
     return counts
 
 
@@ -81,6 +96,21 @@ def classify_hyphen_break(line: str, next_line: str,
             return HyphenBreak.JOIN
     # "GPT-" / "2", "Smith-" / "Jones", "10-" / "20", or a URL broken at a hyphen.
     return HyphenBreak.KEEP if first.isalnum() else HyphenBreak.NONE
+
+
+def _broken_words(text: str) -> list[tuple[str, str]]:
+    """The two halves of each word a line of ``text`` (lines joined by "\\n") breaks at
+    its end with a hyphen (found from the hyphens: a pattern tried at every word is
+    slow on a long document)."""
+    halves = []
+    at = text.find("-\n")
+    while at >= 0:
+        before = _WORD_BEFORE.search(text, max(0, at - 80), at)
+        after = _WORD_AFTER.match(text, at + 2)
+        if before and after:
+            halves.append((before.group(), after.group()))
+        at = text.find("-\n", at + 2)
+    return halves
 
 
 def _compound(left: str, right: str, lexicon: Counter[str | tuple[str, str]]) -> bool:

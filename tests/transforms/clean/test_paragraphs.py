@@ -145,12 +145,14 @@ def test_hyphen_joins_follow_the_document_s_own_words():
     )
 
     lexicon = hyphen_lexicon(["an administrator level account", "for the administrator level",
-                              "a subject of the study", "the manip-"])
+                              "a subject of the study", "results are state-", "of-the-art",
+                              "an administrator-", "level role", "the manip-", "ulation",
+                              "the sub-", "ject-matter"])  # the document's lines, breaks too
     assert classify_hyphen_break("results are state-", "of-the-art", lexicon) is HyphenBreak.KEEP
     assert classify_hyphen_break("an administrator-", "level role", lexicon) is HyphenBreak.KEEP
     assert classify_hyphen_break("the manip-", "ulation", lexicon) is HyphenBreak.JOIN
     assert classify_hyphen_break("the sub-", "ject-matter", lexicon) is HyphenBreak.JOIN
-    closed = hyphen_lexicon(["the database", "the database", "a data base"])
+    closed = hyphen_lexicon(["the database", "the database", "a data base", "the data-", "base"])
     assert classify_hyphen_break("the data-", "base", closed) is HyphenBreak.JOIN
 
 
