@@ -4,7 +4,9 @@ Cleaning works line by line, in this order (each step has a switch in
 ``CleanOptions`` and a counter in ``Document.metadata``):
 
 1. every line: control characters out, Unicode NFKC (full-width CJK
-   punctuation protected), whitespace collapsed;
+   punctuation protected), whitespace collapsed; in PDFs, first, a space where the
+   layout pass found two words the glyphs set apart and Tika ran together
+   (``LineStyle.spaces``) → ``clean_spaces_restored``;
 2. machine residue (PDF dictionaries, XMP, hex/base64 blobs, binary
    remnants) removed (``residue.py``) → ``clean_residue_lines_removed``,
    ``clean_residue_chars_removed`` and, as JSON, the lines per rule in
@@ -20,7 +22,9 @@ Cleaning works line by line, in this order (each step has a switch in
 6. PDFs, and plain text written with a steady right margin (Gutenberg texts,
    RFCs, licences): words hyphenated across line breaks re-joined
    (``hyphenation.py``) → ``clean_hyphenations_joined``, and hard-wrapped
-   lines joined into paragraphs (``linejoin.py``) → ``clean_lines_joined``;
+   lines joined into paragraphs (``linejoin.py``; for PDFs whether a line runs to
+   its column's edge is read from where the layout pass placed it,
+   ``linejoin.wraps_by_position``) → ``clean_lines_joined``;
    plain text that is not hard-wrapped (code, logs, poetry, lists) keeps its
    lines;
 7. PDFs: one-line paragraphs that read like section headings ("2.1 Title",

@@ -76,14 +76,20 @@ EDGE_LINES = 6
 BODY_SAMPLE = 8
 MIN_SHARED_EDGE = 3
 # Two words set apart (``missing_spaces``): their glyphs' gap exceeds the letter gaps
-# around it by this share of the line's height (PDFium's loose boxes: about 1.15 em), and half its
-# narrowest word gap. A line is measured when it has a word of MIN_RUN_TOGETHER_WORD
-# letters or its words average more than MAX_MEAN_WORD (of MIN_MEASURED_LETTERS or more).
+# around it by this share of the line's height (PDFium's loose boxes: about 1.15 em),
+# and a third of its narrowest word gap (PDFBox misses gaps under about half a space,
+# so a gap it missed is always under half the others). A line is measured
+# (``run_together_lines``) when it holds a word of MIN_FUSED_WORD letters or more that
+# is two frequent words of the document side by side, a word with a capital inside,
+# or one of MIN_LONG_WORD letters.
 MIN_WORD_GAP = 0.06
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+MIN_FUSED_WORD = 6
+MIN_FREQUENT = 5
+MIN_LONG_WORD = 16
+_CAMEL = re.compile(r"[^\W\d_A-Z][A-Z]")  # a lowercase letter, then a capital
+_LONG_LETTER_RUN = re.compile(rf"[^\W\d_]{{{MIN_FUSED_WORD},}}")
 LETTER_WINDOW = 8  # letter gaps each side that tell a word gap from letter spacing
-MIN_RUN_TOGETHER_WORD = 13
-MAX_MEAN_WORD = 7.5
-MIN_MEASURED_LETTERS = 20
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 _ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
@@ -138,10 +144,11 @@ def page_layouts(data: bytes, with_images: bool = False) -> list[PageLayout]:
 
 
 def _read_pages(data: bytes, tika: dict[int, list[TikaLine]] | None,
-                with_images: bool = False
+                with_images: bool = False, suspects: frozenset[int] = frozenset()
                 ) -> list[tuple[PageLayout, list[PdfLine | None]]]:
     """Each page's layout and, with ``tika`` (page → its lines' ``(raw_start, raw_end,
-    text)``), the style of each of those lines on that page (None: not found)."""
+    text)``), the style of each of those lines on that page (None: not found);
+    ``suspects``: the ``raw_start`` of Tika's lines that look run together."""
     import pypdfium2 as pdfium  # imported here: only the process that extracts pays
 
     document = pdfium.PdfDocument(data)
@@ -151,7 +158,8 @@ def _read_pages(data: bytes, tika: dict[int, list[TikaLine]] | None,
             page = document[index]
             try:
                 pages.append(_page_layout(pdfium.raw, page, index + 1, with_images,
-                                          None if tika is None else tika.get(index + 1, [])))
+                                          None if tika is None else tika.get(index + 1, []),
+                                          suspects))
             finally:
                 page.close()
         return pages
@@ -183,7 +191,7 @@ class _Frame:
 
 
 def _page_layout(raw, page, number: int, with_images: bool,
-                 tika: list[TikaLine] | None
+                 tika: list[TikaLine] | None, suspects: frozenset[int] = frozenset()
                  ) -> tuple[PageLayout, list[PdfLine | None]]:
     left, bottom, right, top = page.get_cropbox()
     frame = _Frame(left, bottom, right, top, raw.FPDFPage_GetRotation(page.raw))
@@ -210,7 +218,8 @@ def _page_layout(raw, page, number: int, with_images: bool,
             styles = _styles(reader, found)
             for t, (line, span, style) in enumerate(zip(tika, found, styles, strict=True)):
                 if span is not None and style is not None:
-                    spaces = reader.missing_spaces(line.text, *span)
+                    spaces = reader.missing_spaces(line.text, *span,
+                                                   line.raw_start in suspects)
                     if spaces:
                         styles[t] = replace(style, spaces=spaces)
     finally:
@@ -372,7 +381,8 @@ class _StyleReader:
         return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
                        rotated, font)
 
-    def missing_spaces(self, tika: str, first: int, last: int) -> tuple[int, ...]:
+    def missing_spaces(self, tika: str, first: int, last: int, suspect: bool = False
+                       ) -> tuple[int, ...]:
         """Where Tika's line ``tika`` runs two words together that the glyphs of the same
         line (``[first, last]`` of the page's text) set a word's gap apart: the offsets
         in ``tika`` before which a space belongs.
@@ -386,12 +396,13 @@ class _StyleReader:
         gaps where Tika has a space are its word gaps, the others its letter gaps, and
         a gap between two letters or digits (not two digits, nor CJK) that is wider
         than most letter gaps around it (``LETTER_WINDOW`` each side) by
-        ``MIN_WORD_GAP`` of the line's height, and at least half the narrowest word
-        gap near it, is a space Tika missed. Only lines that look run
+        ``MIN_WORD_GAP`` of the line's height, and at least a third of the narrowest
+        word gap near it (a gap Tika missed is under half of those it found), is a
+        space Tika missed. Only lines that look run
         together (``_run_together``: long words, or PDFium sees more spaces than Tika)
         are measured, glyph by glyph; on other lines this costs nothing."""
         pdfium = self.text[first:last + 1]
-        if pdfium.count(" ") <= tika.count(" ") and not _run_together(tika):
+        if pdfium.count(" ") <= tika.count(" ") and not suspect:
             return ()
         pairs = _matched_glyphs(tika, pdfium)
         if len(pairs) < 3:
@@ -421,11 +432,11 @@ class _StyleReader:
             (i, _), (k, _) = pairs[n], pairs[n + 1]
             if gap is None or k != i + 1:
                 continue
-            # At least half the narrowest word gap Tika found nearby (the words of a
-            # heading set wide are further apart than the body's).
+            # At least a third of the narrowest word gap Tika found nearby (the words
+            # of a heading set wide are further apart than the body's).
             words = [g for g in spaced[max(0, n - 4 * LETTER_WINDOW):n + 4 * LETTER_WINDOW]
                      if g is not None]
-            if words and gap < min(words) / 2:
+            if words and gap < min(words) / 3:
                 continue
             a, b = tika[i], tika[k]
             if not (_spaced_letter(a) and _spaced_letter(b)) or (a.isdigit() and b.isdigit()):
@@ -512,16 +523,34 @@ def _matched_glyphs(tika: str, pdfium: str) -> list[tuple[int, int]]:
     return pairs
 
 
-def _run_together(line: str) -> bool:
-    """Does a line of Tika's look like words run together: a word of
-    ``MIN_RUN_TOGETHER_WORD`` letters or more, or words of ``MAX_MEAN_WORD`` letters on
-    average (prose averages five or six; "Transport layerandnetwork layerof the")?"""
-    words = line.split()
-    letters = sum(len(word) for word in words)
-    if letters < MIN_MEASURED_LETTERS or is_cjk(line[len(line) // 2]):
-        return False
-    return (letters / len(words) > MAX_MEAN_WORD
-            or any(len(word) >= MIN_RUN_TOGETHER_WORD and word.isalpha() for word in words))
+def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozenset[int]:
+    """The ``raw_start`` of Tika's lines that look like words run together, by the
+    document's own vocabulary: a line holds a word that occurs once and is two of the
+    document's frequent words (``MIN_FREQUENT`` times or more) side by side
+    ("andnetwork", "Testsystem" in a document that writes "and", "network", "test" and
+    "system"), a word with a capital after a lowercase letter ("relatedCTCconfiguration")
+    or a word of ``MIN_LONG_WORD`` letters (a line run together from end to end). A long
+    compound of German or Dutch is flagged too: its glyphs then show no gap, and nothing
+    changes but the cost of measuring them. Found in the whole text at once (regular
+    expressions, then the line of each find), not line by line."""
+    folded = raw_text.casefold()
+    counts = Counter(_LETTER_RUN.findall(folded))
+    frequent = {word for word, n in counts.items() if n >= MIN_FREQUENT}
+    fused = {word for word, n in counts.items()
+             if n == 1 and len(word) >= MIN_FUSED_WORD and not is_cjk(word[0])
+             and any(word[:k] in frequent and word[k:] in frequent
+                     for k in range(2, len(word) - 2))}
+    found = [match.start() for match in _CAMEL.finditer(raw_text)]
+    found += [match.start() for match in _LONG_LETTER_RUN.finditer(folded)
+              if match.group() in fused or len(match.group()) >= MIN_LONG_WORD]
+    spans = sorted((line.raw_start, line.raw_end) for lines in tika.values() for line in lines)
+    starts = [start for start, _ in spans]
+    suspects = set()
+    for at in found:
+        k = bisect.bisect_right(starts, at) - 1
+        if k >= 0 and at < spans[k][1]:
+            suspects.add(spans[k][0])
+    return frozenset(suspects)
 
 
 def _spaced_letter(ch: str) -> bool:
@@ -769,7 +798,7 @@ def tika_page_lines(raw_text: str, blocks: Sequence[Block]) -> dict[int, list[Ti
 def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout:
     """The layout of a PDF, aligned to Tika's ``raw_text`` and ``blocks``."""
     tika = tika_page_lines(raw_text, blocks)
-    pages = _read_pages(data, tika)
+    pages = _read_pages(data, tika, suspects=run_together_lines(raw_text, tika))
     styles: list[LineStyle] = []
     for layout, found in pages:
         for (start, end, _), pdf in zip(tika.get(layout.page, []), found, strict=True):
