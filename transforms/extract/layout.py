@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import functools
 import itertools
 import math
 import re
@@ -38,7 +39,7 @@ import struct
 import sys
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -85,6 +86,7 @@ MIN_SHARED_EDGE = 3
 MIN_WORD_GAP = 0.06
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
 MIN_FUSED_WORD = 6
+SPACE_SAMPLE = 3  # spaces of a page asked whether the PDF set them (``_sets_spaces``)
 MIN_FREQUENT = 5
 MIN_LONG_WORD = 16
 _CAMEL = re.compile(r"[^\W\d_A-Z][A-Z]")  # a lowercase letter, then a capital
@@ -144,11 +146,13 @@ def page_layouts(data: bytes, with_images: bool = False) -> list[PageLayout]:
 
 
 def _read_pages(data: bytes, tika: dict[int, list[TikaLine]] | None,
-                with_images: bool = False, suspects: frozenset[int] = frozenset()
+                with_images: bool = False,
+                suspects: Callable[[], frozenset[int]] = frozenset
                 ) -> list[tuple[PageLayout, list[PdfLine | None]]]:
     """Each page's layout and, with ``tika`` (page → its lines' ``(raw_start, raw_end,
     text)``), the style of each of those lines on that page (None: not found);
-    ``suspects``: the ``raw_start`` of Tika's lines that look run together."""
+    ``suspects``: gives the ``raw_start`` of Tika's lines that look run together (asked
+    only once a page sets no space glyphs)."""
     import pypdfium2 as pdfium  # imported here: only the process that extracts pays
 
     document = pdfium.PdfDocument(data)
@@ -191,7 +195,8 @@ class _Frame:
 
 
 def _page_layout(raw, page, number: int, with_images: bool,
-                 tika: list[TikaLine] | None, suspects: frozenset[int] = frozenset()
+                 tika: list[TikaLine] | None,
+                 suspects: Callable[[], frozenset[int]] = frozenset
                  ) -> tuple[PageLayout, list[PdfLine | None]]:
     left, bottom, right, top = page.get_cropbox()
     frame = _Frame(left, bottom, right, top, raw.FPDFPage_GetRotation(page.raw))
@@ -216,10 +221,13 @@ def _page_layout(raw, page, number: int, with_images: bool,
             lines = ()
             found = _align(reader.text, ranges, tika)
             styles = _styles(reader, found)
+            # Words run together only where the page leaves its spaces to be inferred:
+            # a space glyph is a space to PDFBox whatever the gap.
+            measure = () if reader.sets_spaces() else suspects()
             for t, (line, span, style) in enumerate(zip(tika, found, styles, strict=True)):
-                if span is not None and style is not None:
+                if measure != () and span is not None and style is not None:
                     spaces = reader.missing_spaces(line.text, *span,
-                                                   line.raw_start in suspects)
+                                                   line.raw_start in measure)
                     if spaces:
                         styles[t] = replace(style, spaces=spaces)
     finally:
@@ -380,6 +388,19 @@ class _StyleReader:
                 rotated = min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
         return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
                        rotated, font)
+
+    def sets_spaces(self) -> bool:
+        """Does the page set space glyphs (its first ``SPACE_SAMPLE`` spaces are not all
+        spaces PDFium generated from gaps)? TeX and some generators set none."""
+        text = self.text
+        at, seen = text.find(" "), 0
+        while at >= 0 and seen < SPACE_SAMPLE:
+            index = self._char(at)
+            if index >= 0 and self.raw.FPDFText_IsGenerated(self.textpage, index) == 0:
+                return True
+            seen += 1
+            at = text.find(" ", at + 1)
+        return False
 
     def missing_spaces(self, tika: str, first: int, last: int, suspect: bool = False
                        ) -> tuple[int, ...]:
@@ -798,7 +819,8 @@ def tika_page_lines(raw_text: str, blocks: Sequence[Block]) -> dict[int, list[Ti
 def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout:
     """The layout of a PDF, aligned to Tika's ``raw_text`` and ``blocks``."""
     tika = tika_page_lines(raw_text, blocks)
-    pages = _read_pages(data, tika, suspects=run_together_lines(raw_text, tika))
+    pages = _read_pages(data, tika,
+                        suspects=functools.cache(lambda: run_together_lines(raw_text, tika)))
     styles: list[LineStyle] = []
     for layout, found in pages:
         for (start, end, _), pdf in zip(tika.get(layout.page, []), found, strict=True):

@@ -196,12 +196,19 @@ def test_words_a_pdf_sets_apart_without_space_glyphs_get_their_spaces(tmp_path):
 
 
 def test_one_pair_run_together_is_found_by_the_document_s_own_words(tmp_path):
-    """An ISO standard's "Transport layer andnetwork layer": one squeezed gap in a line of
-    ordinary words. "andnetwork" occurs once and is two words the document uses often
-    side by side, so that line is measured, and its gap put back."""
-    body = b"\n".join(b"BT /F1 11 Tf 72 %d Td (The network layer and the network card and "
-                      b"the network stack.) Tj ET" % (700 - 14 * i) for i in range(5))
-    squeezed = b"BT /F1 11 Tf 72 600 Td [(Transport layer and) -120 (network layer.)] TJ ET"
+    """An ISO standard's "Transport layer andnetwork layer": a page that places every word
+    without a space glyph, one gap squeezed below what PDFBox reads as a space.
+    "andnetwork" occurs once and is two words the document uses often side by side, so
+    that line is measured, and its gap put back."""
+    def placed(words: str, gap: int = 300) -> bytes:
+        return b"[" + (b" -%d " % gap).join(b"(%s)" % w.encode() for w in words.split()) + b"]"
+
+    body = b"\n".join(b"BT /F1 11 Tf 72 %d Td %s TJ ET"
+                      % (700 - 14 * i, placed("The network layer and the network card and the "
+                                             "network stack."))
+                      for i in range(5))
+    squeezed = (b"BT /F1 11 Tf 72 600 Td [(Transport) -300 (layer) -300 (and) -120 (network) "
+                b"-300 (layer.)] TJ ET")
     path = tmp_path / "iso.pdf"
     path.write_bytes(_one_line_pdf(body + b"\n" + squeezed))
     text = ragbeam.chunk_file(path).text
