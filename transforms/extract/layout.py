@@ -88,7 +88,9 @@ _LETTER_RUN = re.compile(r"[^\W\d_]+")
 MIN_FUSED_WORD = 6
 SPACE_SAMPLE = 3  # spaces of a page asked whether the PDF set them (``_sets_spaces``)
 MIN_FREQUENT = 5
-MIN_LONG_WORD = 16
+MIN_LONG_WORD = 20
+SHORT_WORD = 4  # a run-together pair has a short word in it: "and|network", "layer|of"
+MAX_MEAN_WORD = 7.0  # letters a word, on average: prose has five or six
 _CAMEL = re.compile(r"[^\W\d_A-Z][A-Z]")  # a lowercase letter, then a capital
 _LONG_LETTER_RUN = re.compile(rf"[^\W\d_]{{{MIN_FUSED_WORD},}}")
 LETTER_WINDOW = 8  # letter gaps each side that tell a word gap from letter spacing
@@ -547,12 +549,14 @@ def _matched_glyphs(tika: str, pdfium: str) -> list[tuple[int, int]]:
 def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozenset[int]:
     """The ``raw_start`` of Tika's lines that look like words run together, by the
     document's own vocabulary: a line holds a word that occurs once and is two of the
-    document's frequent words (``MIN_FREQUENT`` times or more) side by side
-    ("andnetwork", "Testsystem" in a document that writes "and", "network", "test" and
-    "system"), a word with a capital after a lowercase letter ("relatedCTCconfiguration")
-    or a word of ``MIN_LONG_WORD`` letters (a line run together from end to end). A long
-    compound of German or Dutch is flagged too: its glyphs then show no gap, and nothing
-    changes but the cost of measuring them. Found in the whole text at once (regular
+    document's frequent words (``MIN_FREQUENT`` times or more) side by side, one of them
+    short (``SHORT_WORD`` letters: "andnetwork", "layerof", "Testsystem" in a document
+    that writes "and", "network", "layer", "of", "test" and "system"), a word with a
+    capital after a lowercase letter ("relatedCTCconfiguration") or a word of
+    ``MIN_LONG_WORD`` letters; and in a text whose words average over ``MAX_MEAN_WORD``
+    letters (run together throughout), each line whose own words do. A compound of
+    German or Dutch can be flagged too: its glyphs then show no gap, and nothing changes
+    but the cost of measuring them. Found in the whole text at once (regular
     expressions, then the line of each find), not line by line."""
     folded = raw_text.casefold()
     counts = Counter(_LETTER_RUN.findall(folded))
@@ -560,18 +564,29 @@ def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozen
     fused = {word for word, n in counts.items()
              if n == 1 and len(word) >= MIN_FUSED_WORD and not is_cjk(word[0])
              and any(word[:k] in frequent and word[k:] in frequent
-                     for k in range(2, len(word) - 2))}
+                     for k in (*range(2, SHORT_WORD + 1),
+                               *range(len(word) - SHORT_WORD, len(word) - 1)))}
     found = [match.start() for match in _CAMEL.finditer(raw_text)]
     found += [match.start() for match in _LONG_LETTER_RUN.finditer(folded)
               if match.group() in fused or len(match.group()) >= MIN_LONG_WORD]
     spans = sorted((line.raw_start, line.raw_end) for lines in tika.values() for line in lines)
     starts = [start for start, _ in spans]
     suspects = set()
+    if sum(len(word) * n for word, n in counts.items()) > MAX_MEAN_WORD * sum(counts.values()):
+        # Words that long on average: the text is run together throughout, so each line
+        # whose own words are that long is measured.
+        suspects = {line.raw_start for lines in tika.values() for line in lines
+                    if _mean_word(line.text) > MAX_MEAN_WORD}
     for at in found:
         k = bisect.bisect_right(starts, at) - 1
         if k >= 0 and at < spans[k][1]:
             suspects.add(spans[k][0])
     return frozenset(suspects)
+
+
+def _mean_word(line: str) -> float:
+    words = _LETTER_RUN.findall(line)
+    return sum(map(len, words)) / len(words) if words else 0.0
 
 
 def _spaced_letter(ch: str) -> bool:
