@@ -239,7 +239,8 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
         raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
                    if traced else block.raw_end)
         style = layout.style_of(raw_start, raw_end) if layout is not None and traced else None
-        if style is not None and style.spaces and options.restore_spaces:
+        if (style is not None and style.spaces and options.restore_spaces
+                and style.raw_start == raw_start):
             # Words the PDF set apart by position only, run together by Tika: spaced
             # before the line is cleaned (offsets are the raw line's).
             text = clean_line_text(with_spaces_at(raw_line, (lead + offset for offset
@@ -620,7 +621,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
                        for block in blocks)
     lines = [line for i, block in enumerate(blocks)
              for line in _block_lines(block, i, options, extracted.layout)]
-    gaps_spaced = (sum(len(line.style.spaces) for line in lines if line.style is not None)
+    gaps_spaced = (sum(len(line.style.spaces) for line in lines if line.style is not None
+                       and line.style.raw_start == line.raw_start)
                    if options.restore_spaces and extracted.layout is not None else 0)
     furniture: list[_Line] = []
     residue: list[_Line] = []
