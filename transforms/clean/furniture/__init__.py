@@ -1,0 +1,144 @@
+"""Page furniture: what a document's page template prints on every page (pure).
+
+Works on the lines of a paged document (PDF pages, slides) and decides which are
+furniture, in this order (each part in its own module):
+
+1. **Text laid over the page or cut apart** (``stamps.py``): rotated text in the
+   margin, stamps and watermarks, printers' slugs, with their pieces; they are no
+   part of a page's edges and are taken out first.
+2. **The page number** (``numbers.py``): a number at a page's edge whose value
+   follows the page sequence, and heads that carry it anywhere on their page.
+3. **The page template** (``template.py``): lines grouped by what they say with what
+   varies abstracted and by where they stand, odd and even pages apart; a group that
+   recurs over enough of the pages it could appear on is template, and its lines are
+   furniture. This is the model; the rules of 1, 2 and 4 cover what it cannot see:
+   text that no page repeats in one piece, and documents of one page.
+4. **Cut text** (``stamps.find_cut_text``): a template line that Tika cut into
+   pieces on one page goes with the template.
+
+Where a PDF's layout is known (``PageLine.box``, ``rotated``, ``size`` and the pages'
+sizes), pages are read from their top edge to their bottom edge (``edge_order``);
+without it, in Tika's order. A line that is the document's only occurrence of a
+heading is never removed, and tables and code are never furniture.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragbeam.transforms.clean.furniture.lines import (
+    Hit,
+    PageLine,
+    document_frame,
+    edge_order,
+    line_shape,
+    page_number_value,
+    placed_lines,
+    roman_value,
+)
+from ragbeam.transforms.clean.furniture.numbers import (
+    find_anchored_heads,
+    find_companions,
+    find_page_numbers,
+    find_set_apart_edges,
+    find_single_page_number,
+)
+from ragbeam.transforms.clean.furniture.stamps import (
+    find_cut_text,
+    find_margin_stamps,
+    find_rotated_stamps,
+    find_slugs,
+    unplaced_stamp_pieces,
+)
+from ragbeam.transforms.clean.furniture.template import (
+    TemplateGroup,
+    find_template,
+    link_groups,
+    members,
+    rotated_groups,
+)
+
+__all__ = ["FurnitureResult", "PageLine", "TemplateGroup", "edge_order", "find_page_furniture",
+           "line_shape", "page_number_value", "roman_value"]
+
+
+@dataclass(frozen=True)
+class FurnitureResult:
+    """``(page_index, line_index)`` of every furniture line, and why; ``template``: the
+    page template's groups (what ``ragbeam viz`` marks), each with its members."""
+
+    page_numbers: frozenset[Hit]
+    running_text: frozenset[Hit]
+    companions: frozenset[Hit]
+    stamps: frozenset[Hit] = frozenset()
+    template: tuple[TemplateGroup, ...] = ()
+
+    @property
+    def lines(self) -> frozenset[Hit]:
+        return self.page_numbers | self.running_text | self.companions | self.stamps
+
+
+def find_page_furniture(pages: Sequence[Sequence[PageLine]],
+                        page_sizes: Sequence[tuple[float, float]] | None = None
+                        ) -> FurnitureResult:
+    """Furniture lines of a paged document (see the module docstring for the order);
+    ``page_sizes``: each page's displayed (width, height) where lines carry boxes."""
+    if not pages:
+        return FurnitureResult(frozenset(), frozenset(), frozenset())
+    pages = [placed_lines(lines) for lines in pages]
+    multi = len(pages) > 1
+    # Links and text laid over the page first: no part of its edges' order.
+    links = link_groups(pages) if multi else []
+    frame = document_frame(pages)
+    rotated = rotated_groups(pages)
+    stamps = (find_margin_stamps(pages, frame) | find_rotated_stamps(pages, page_sizes, frame)
+              | members(rotated) | find_slugs(pages, page_sizes))
+    stamps |= unplaced_stamp_pieces(pages, stamps)
+    outside = stamps | {(p, i) for p, lines in enumerate(pages)
+                        for i, line in enumerate(lines) if line.link}
+    # The rest reads each page from its top edge to its bottom edge: by position where
+    # lines are placed, else in Tika's order.
+    kept = [[i for i in edge_order(lines) if (p, i) not in outside]
+            for p, lines in enumerate(pages)]
+    unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
+    if multi:
+        numbers = find_page_numbers(unstamped) | find_anchored_heads(unstamped)
+        stamped = [(p, pages[p][i]) for p, i in stamps]
+        groups = find_template(unstamped, numbers, page_sizes, frame, stamped)
+        template = members(groups) - numbers
+    else:
+        numbers = find_single_page_number(unstamped[0])
+        groups, template = [], set()
+    apart = find_set_apart_edges(unstamped, numbers, numbers | template) - numbers - template
+    companions = find_companions(unstamped[0], numbers) - numbers if not multi else set()
+
+    def original(found: set[Hit]) -> set[Hit]:
+        return {(p, kept[p][i]) for p, i in found}
+
+    numbers, template = original(numbers), original(template)
+    companions = original(companions | apart)
+    groups = [TemplateGroup(g.kind, g.key, frozenset(original(set(g.members))))
+              for g in groups]
+    if multi:
+        cut = find_cut_text(pages, template | companions, numbers | template | companions
+                            | stamps)
+        if cut:
+            groups.append(TemplateGroup("cut", "template text in pieces", frozenset(cut)))
+        companions |= cut
+    stamps |= members(links)
+    # Never remove a heading that occurs only once in the whole document.
+    heading_counts = Counter(
+        line.text.strip() for lines in pages for line in lines if line.is_heading
+    )
+
+    def keep_unique_headings(found: set[Hit]) -> frozenset[Hit]:
+        return frozenset(
+            (p, i) for p, i in found
+            if not (pages[p][i].is_heading and heading_counts[pages[p][i].text.strip()] == 1)
+        )
+
+    return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(template),
+                           keep_unique_headings(companions), keep_unique_headings(stamps),
+                           (*rotated, *links, *groups))

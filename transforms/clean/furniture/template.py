@@ -1,0 +1,640 @@
+"""The page template of a document: what its pages carry in the same place (pure).
+
+A page's furniture is what the document's page template prints on it: the running
+head, the footer, the page number, the chapter tab, the stamp up the margin, the
+links of a data sheet. The template is found, not listed: the lines of all pages are
+grouped by **what they say with what may vary abstracted** (``lines.template_key``:
+numbers in any style as ``#``, a page number at either end left out) and by **where
+they stand** (the page's top or bottom band read from its edge, its side margins
+beside the text frame, the angle they are set at), odd and even pages apart. A group
+is template when it recurs over enough of the pages it could appear on:
+
+* **text groups** (one abstracted text in a page's edge band or side margin): on at
+  least half the pages; or on half the odd or the even pages when the facing pages
+  carry furniture too (a verso head has a recto partner); or, at the very edge, on
+  ``SECTION_RUN_PAGES`` pages in a row, consecutive or of one parity (a head that
+  changes with the chapter: a thesis's recto heads are the current chapter's title);
+  or at one place at the very edge of two pages or more, set no larger than their
+  text (a series title that a newsletter prints on its even pages);
+* **slot groups** (one place, any text): the lines at a page's outermost row that
+  stand where template lines stand on other pages (same top, left, right or centre,
+  same font size: a section head that runs on two pages), and the lines on a page
+  number's own row at a page edge (``3.1 Harbour cranes`` beside ``7``); a slot at
+  the very edge whose texts each recur in it (chapter heads that no single text
+  makes template: each chapter's head on two pages) is template as a whole;
+* **rotated groups**: text set at an angle that recurs at one place (a watermark,
+  a stamp laid over every page, in pieces);
+* **link groups**: a PDF link's target that recurs on half the pages (a data
+  sheet's page template carries links, and Tika prints their URIs on every page).
+
+Body text never matches: it does not recur in place. What may look like it is told
+apart by what varies: text the middle of the pages uses too is body (on one page
+for every ``EDGE_PAGES_PER_MIDDLE_PAGE`` that carry it at an edge); a repeated line
+whose distance from its page edge drifts moves with the text (a table note under
+each part of a continued table); numbers that change in more than
+``MAX_CHANGING_NUMBERS`` places are a table's rows; **a repeated line set larger
+than the text whose words vary heads the text under it** (``Question 3`` atop each
+page of a questionnaire, ``Step 4``, ``Exhibit 2``: the user's headings, never
+furniture); a title set larger on its own page than where the next pages repeat
+it as their head stays there; a slide's title carried over to the next slides
+(landscape pages, set larger than the deck's text) stays.
+
+Where a page's whole edge band is template, the band grows inward a line at a time
+(up to ``MAX_BLOCK_LINES``), so a block deeper than the band (a footer above a
+nine-piece stamp) goes when its lines recur like any template text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ragbeam.transforms.clean.furniture.lines import (
+    DIGITS,
+    EXTREME_BAND,
+    MIN_PAGE_SHARE,
+    MIN_SEQUENCE_PAGES,
+    RUNNING_TEXT_BAND,
+    SAME_PLACE_POINTS,
+    Box,
+    Hit,
+    PageLine,
+    band,
+    body_size,
+    edge_order,
+    embedded_page_number,
+    is_companion,
+    is_data_row,
+    line_shape,
+    outer_rows,
+    page_number_value,
+    row_beside,
+    same_place,
+    same_slot,
+    template_key,
+)
+from ragbeam.transforms.clean.layout import sizes_differ
+
+# …or this many pages in a row (consecutive, or of one parity) at the very edge.
+SECTION_RUN_PAGES = 3
+# Template text is body after all when the middle of the pages uses it on at least one
+# page for every this many pages that carry it at an edge (a title repeated once on a
+# cover does not save a head on 30 pages; a line the body repeats as often stays).
+EDGE_PAGES_PER_MIDDLE_PAGE = 4
+# Bands that are all template grow inward, up to this many lines from the edge.
+MAX_BLOCK_LINES = 12
+# A head's numbers that change from page to page: the page number, at most also a
+# chapter or section number. More is a table's rows.
+MAX_CHANGING_NUMBERS = 2
+# A slot is template's where template lines stand on this share of the pages (and
+# MIN_SEQUENCE_PAGES).
+SLOT_PAGE_SHARE = 0.25
+# Repeated lines whose distance from their page's edge varies by more than this
+# (points) on most of their pages move with the text: not template.
+PLACE_DRIFT_POINTS = 6.0
+# Repeated edge lines that drift form a template block when they stand, on every page
+# they are on, as a block of at least this many lines in one order (a letterhead foot).
+MIN_REPEATED_BLOCK_LINES = 3
+# A line beside the text frame (points) is in the side margin.
+MIN_SIDE_GAP = 6.0
+# A line set at least this many times the body's size is set like a heading.
+HEADING_SIZE_RATIO = 1.2
+
+
+@dataclass(frozen=True)
+class TemplateGroup:
+    """Lines of the page template that belong together: what they share (``kind``:
+    ``text``, ``slot``, ``row``, ``rotated``, ``link``) and how (``key``: the text
+    with what varies abstracted, or the slot's place)."""
+
+    kind: str
+    key: str
+    members: frozenset[Hit]
+
+
+class _Edges:
+    """Each page's candidate lines for text groups: its edge band (``depths`` lines from
+    the top and the bottom, in edge order) and its side margins."""
+
+    def __init__(self, pages: Sequence[Sequence[PageLine]],
+                 frame: tuple[float, float] | None,
+                 page_sizes: Sequence[tuple[float, float]] | None) -> None:
+        self.pages = pages
+        self.page_sizes = page_sizes
+        self.side = [self._side_lines(p, lines, frame) for p, lines in enumerate(pages)]
+
+    def _side_lines(self, p: int, lines: Sequence[PageLine],
+                    frame: tuple[float, float] | None) -> set[int]:
+        """Level lines wholly beside the text frame, on the page: chapter tabs, margin
+        heads (not the other half of a spread beyond the page's side)."""
+        if frame is None:
+            return set()
+        width = self.page_sizes[p][0] if self.page_sizes and p < len(self.page_sizes) \
+            else math.inf
+        return {i for i, line in enumerate(lines)
+                if line.box is not None and not line.rotated and line.removable
+                and line.box[2] > 0 and line.box[0] < width
+                and (line.box[2] <= frame[0] - MIN_SIDE_GAP
+                     or line.box[0] >= frame[1] + MIN_SIDE_GAP)}
+
+    def width(self, p: int) -> float:
+        return self.page_sizes[p][0] if self.page_sizes and p < len(self.page_sizes) \
+            else math.inf
+
+    def height(self, p: int) -> float:
+        return self.page_sizes[p][1] if self.page_sizes and p < len(self.page_sizes) else 0.0
+
+
+def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
+                  page_sizes: Sequence[tuple[float, float]] | None = None,
+                  frame: tuple[float, float] | None = None,
+                  placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
+                  ) -> list[TemplateGroup]:
+    """The template groups of a document's pages (each page's lines in edge order;
+    ``numbers``: its page numbers, found by their sequence; ``frame``: the left and
+    right edge of its text; ``placed_elsewhere``: template lines found before these
+    pages were cut, a slug's, whose places count as slots too)."""
+    edges = _Edges(pages, frame, page_sizes)
+    groups = _text_groups_grown(pages, edges, numbers)
+    found = members(groups) | numbers
+    body = body_size(pages)
+    groups = [group for group in groups
+              if not _heads_its_text(pages, group.members, body, found - group.members)]
+    found = members(groups) | numbers
+    groups += _variants(pages, groups, found)
+    found = members(groups) | numbers
+    groups += _row_groups(pages, numbers, found)
+    groups += _slot_groups(pages, members(groups) | numbers, placed_elsewhere)
+    return groups
+
+
+def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
+    return {hit for group in groups for hit in group.members}
+
+
+# --- text groups -----------------------------------------------------------------
+
+
+def _text_groups_grown(pages: Sequence[Sequence[PageLine]], edges: _Edges,
+                       numbers: set[Hit]) -> list[TemplateGroup]:
+    """Text groups, with each page's edge band grown inward while it is all template."""
+    depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
+    groups = _text_groups(pages, edges, depths, numbers)
+    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
+        template = members(groups) | numbers
+        grown = False
+        for p, lines in enumerate(pages):
+            n = len(lines)
+            top, bottom = depths[p]
+            if top + bottom >= n:
+                continue  # the band already covers the page
+            if all((p, i) in template for i in range(top)):
+                depths[p][0] += 1
+                grown = True
+            if all((p, i) in template for i in range(n - bottom, n)):
+                depths[p][1] += 1
+                grown = True
+        if not grown:
+            break
+        groups = _text_groups(pages, edges, depths, numbers)
+    return groups
+
+
+def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
+                 depths: Sequence[Sequence[int]], numbers: set[Hit]) -> list[TemplateGroup]:
+    """Lines of one abstracted text in the pages' edge bands (``depths``: lines from the
+    top and from the bottom) or side margins that recur as template text does."""
+    edge_pages: dict[str, set[int]] = defaultdict(set)
+    hits_of: dict[str, list[Hit]] = defaultdict(list)
+    number_keys: set[str] = set()  # page-number lines: the sequence decides (numbers.py)
+    extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
+    side_keys: set[str] = set()
+    bands: list[set[int]] = []
+    for p, lines in enumerate(pages):
+        top, bottom = depths[p]
+        edge = {*range(min(top, len(lines))), *range(max(0, len(lines) - bottom), len(lines))}
+        bands.append(edge)
+        extreme = set(band(len(lines), EXTREME_BAND))
+        width = edges.width(p)
+        for i in edge | edges.side[p]:
+            line = lines[i]
+            if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
+                continue  # beyond the page's side: the unseen half of a spread
+            side = i in edges.side[p]
+            key = line_shape(line.text)
+            if not key:
+                continue
+            if side:
+                key = "\x00side " + key  # its own group: a tab's number is no page number
+                side_keys.add(key)
+            elif page_number_value(line.text) is not None or is_data_row(line.text):
+                number_keys.add(key)
+            edge_pages[key].add(p)
+            if i in extreme or side:
+                extreme_pages[key].add(p)
+            if line.removable:
+                hits_of[key].append((p, i))
+    n = len(pages)
+    body = body_size(pages)
+    n_odd_pages, n_even_pages = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
+    candidates: list[str] = []
+    alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
+    for key, on_pages in edge_pages.items():
+        hits = hits_of[key]
+        if (len(on_pages) < 2 or key in number_keys
+                or _slide_title(pages, hits, body, edges.page_sizes)
+                or (_numbers_vary_like_a_table(pages, hits)
+                    and not _all_at_one_place(pages, hits))):
+            continue
+        odd = sum(1 for p in on_pages if p % 2 == 0)
+        even = len(on_pages) - odd
+        if (len(on_pages) >= MIN_PAGE_SHARE * n
+                or (key not in side_keys and (_in_a_run(extreme_pages.get(key, set()))
+                    or _at_one_place(pages, hits, extreme_pages.get(key, set()))))):
+            candidates.append(key)
+        elif n_odd_pages and odd >= 2 and odd >= MIN_PAGE_SHARE * n_odd_pages and even == 0:
+            alternating.append((key, 0))
+        elif n_even_pages and even >= 2 and even >= MIN_PAGE_SHARE * n_even_pages and odd == 0:
+            alternating.append((key, 1))
+    # A head on every other page only is a verso or recto head when the facing
+    # pages carry furniture too (their own head or the page numbers); a body line
+    # that happens to open two even pages has no such partner.
+    if alternating:
+        furnished = {p for key in candidates for p in edge_pages[key]}
+        furnished.update(p for p, _ in numbers)
+        furnished.update(p for key, _ in alternating for p in edge_pages[key])
+        candidates.extend(key for key, parity in alternating
+                          if any(p % 2 != parity for p in furnished))
+    if not candidates:
+        return []
+    middle_pages = _middle_pages(pages, bands, edges,
+                                 [key for key in candidates if key not in side_keys])
+    groups: list[TemplateGroup] = []
+    moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
+    for key in candidates:
+        if key not in side_keys and (len(middle_pages.get(key, ())) * EDGE_PAGES_PER_MIDDLE_PAGE
+                                     >= len(edge_pages[key])):
+            continue  # the body says it too
+        hits = hits_of[key]
+        if _keeps_its_place(pages, hits, edges, key in side_keys):
+            kept = _set_as_a_head(pages, hits, body)
+            if kept:
+                groups.append(TemplateGroup("text", key.replace("\x00side ", ""),
+                                            frozenset(kept)))
+        else:
+            moved[key] = hits
+    groups.extend(_repeated_blocks(pages, moved))
+    return groups
+
+
+def _middle_pages(pages: Sequence[Sequence[PageLine]], bands: Sequence[set[int]],
+                  edges: _Edges, keys: list[str]) -> dict[str, set[int]]:
+    """The pages whose middle (not the edge band, not a side margin) says one of
+    ``keys``: only lines of a plausible length whose first and last character can
+    start and end one are abstracted, since abstracting every line costs."""
+    if not keys:
+        return {}
+    lengths = {len(key) for key in keys}
+    low, high = min(lengths) // 2, max(lengths) * 4 + 16
+    # A key's first character is the line's (case-folded) first one, or "#" for a
+    # digit or a roman numeral, or anything where a page number opens the line.
+    firsts = {key[0] for key in keys}
+    if "#" in firsts:
+        firsts.update("0123456789ivxlcdm")
+    # Likewise the last character, for ASCII lines (NFKC cannot change it there).
+    lasts = {key[-1] for key in keys}
+    if "#" in lasts:
+        lasts.update("0123456789ivxlcdm")
+    wanted = set(keys)
+    found: dict[str, set[int]] = defaultdict(set)
+    for p, lines in enumerate(pages):
+        outside = bands[p] | edges.side[p]
+        for i, line in enumerate(lines):
+            text = line.text
+            if (i not in outside and low <= len(text) <= high
+                    and text[:1].casefold()[:1] in firsts
+                    and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)
+                    and (key := line_shape(text)) in wanted):
+                found[key].add(p)
+    return found
+
+
+def _heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
+                    template: set[Hit]) -> bool:
+    """Are these lines a user's headings, repeated in form only: set clearly larger than
+    the document's text (``HEADING_SIZE_RATIO``), with words or numbers that differ from
+    page to page, each standing alone between the page's text (``Question 3`` atop each
+    page of a questionnaire, ``Section 12: Findings of part 12``)? A running head is set
+    no larger than the text, says the same on every page, or stands with the rest of the
+    template (beside the page number, in a block of template lines)."""
+    hits = list(hits)
+    if not body or len(hits) < 2:
+        return False
+    if len({pages[p][i].text.strip() for p, i in hits}) < 2:
+        return False
+    if not all(pages[p][i].size >= HEADING_SIZE_RATIO * body for p, i in hits):
+        return False
+    alone = 0
+    for p, i in hits:
+        order = edge_order(pages[p])
+        k = order.index(i)
+        neighbours = {order[j] for j in (k - 1, k + 1) if 0 <= j < len(order)}
+        alone += not any((p, j) in template for j in neighbours)
+    return 2 * alone > len(hits)
+
+
+def _in_a_run(on_pages: set[int]) -> bool:
+    """A head that changes with the section: at a page's very edge on a run of pages,
+    consecutive or every other page (a recto head of the current chapter)."""
+    return any(all(p + k * step in on_pages for k in range(SECTION_RUN_PAGES))
+               for p in on_pages for step in (1, 2))
+
+
+def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+                   body: float) -> list[Hit]:
+    """The hits set as the running head is, leaving out a title it repeats: a paper's
+    or a chapter's title, set larger than the body on its opening page, that the next
+    pages carry as their running head in small type (an EGC paper's title, a book's
+    chapter) is the title there, not furniture."""
+    sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
+    if not body or len(sizes) < 2:
+        return hits
+    usual = sizes[(len(sizes) - 1) // 2]  # the lower median: the heads outnumber titles
+    return [(p, i) for p, i in hits
+            if not ((size := pages[p][i].size) > usual and sizes_differ(size, usual)
+                    and size > body and sizes_differ(size, body))]
+
+
+def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit], edges: _Edges,
+                     side: bool) -> bool:
+    """Does a repeated line sit at one distance from its page's edge on most pages
+    where it is placed (the top or bottom edge; the left or right edge in a side
+    margin)? Furniture is set at a fixed place; a table's note repeated under each
+    part of a table over pages ("See notes at end of table.") moves with the table's
+    length, and stays."""
+    distances = []
+    for p, i in hits:
+        box = pages[p][i].box
+        if box is None:
+            continue
+        if side:
+            width = edges.width(p)
+            distances.append(width - box[2] if width != math.inf and box[0] > width / 2
+                             else box[0])
+        else:
+            height = edges.height(p)
+            distances.append(box[3] - height if height and box[1] > height / 2 else box[1])
+    if len(distances) < 2:
+        return True
+    distances.sort()
+    most = max(bisect.bisect_right(distances, d + PLACE_DRIFT_POINTS) - k
+               for k, d in enumerate(distances))
+    return 2 * most > len(distances)
+
+
+def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
+                     moved: dict[str, list[Hit]]) -> list[TemplateGroup]:
+    """Repeated edge lines that do not keep one place but form, on every page they are
+    on, a block of at least ``MIN_REPEATED_BLOCK_LINES`` such lines one under the other
+    in the same order: a letterhead's foot (department, address, contact, notice) set a
+    line higher on one page than on the other. A table's note that moves with the table
+    is a line or two."""
+    if not moved:
+        return []
+    key_of = {hit: key for key, hits in moved.items() for hit in hits}
+    runs: dict[tuple[str, ...], list[list[Hit]]] = defaultdict(list)
+    for p in sorted({p for p, _ in key_of}):
+        run: list[Hit] = []
+        for i in [*edge_order(pages[p]), -1]:
+            if (p, i) in key_of:
+                run.append((p, i))
+                continue
+            if len(run) >= MIN_REPEATED_BLOCK_LINES:
+                runs[tuple(key_of[hit] for hit in run)].append(run)
+            run = []
+    groups: list[TemplateGroup] = []
+    for keys, blocks in runs.items():
+        pages_with = {block[0][0] for block in blocks}
+        if len(pages_with) == len(blocks) and all(
+                pages_with == {p for p, _ in moved[key]} for key in keys):
+            groups.append(TemplateGroup("text", " / ".join(keys),
+                                        frozenset(hit for block in blocks for hit in block)))
+    return groups
+
+
+def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
+    """Are two or more of these lines placed, all at one place? A printer's slug
+    whose sheet, time and job numbers change ("VerDate … 14:29 … Frm 00011 …") is
+    set where the last page had it; a table's rows move with the table."""
+    boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
+    return len(boxes) >= 2 and len(boxes) == len(hits) and all(
+        same_place(box, boxes[0]) for box in boxes)
+
+
+def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: float,
+                 page_sizes: Sequence[tuple[float, float]] | None) -> bool:
+    """Are these lines a slide's title carried over to the next slides ("Cichelli's
+    Method" over three slides): on landscape pages, each measured and set larger than
+    the document's body? A deck's running text (its name, the author, the date) is
+    set small; portrait pages do set running heads larger than their body (a
+    government report's excerpt whose body is its tables' small print), so the
+    rule is the slides' only."""
+    if not body or not hits or not page_sizes:
+        return False
+    return all(p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
+               and (size := pages[p][i].size) > body and sizes_differ(size, body)
+               for p, i in hits)
+
+
+def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+                  extreme: set[int]) -> bool:
+    """Template text by its place: a short line, no sentence, at the very edge of two
+    pages or more, once on each, at the same place on all of them, and set no larger
+    than the text of its pages (the series title heading every even page of a
+    newsletter that prints no page numbers; a title page printed twice has its title
+    set large; a passage a long book prints twice is no head)."""
+    if (len(hits) < 2
+            or len({p for p, _ in hits}) != len(hits) or any(p not in extreme for p, _ in hits)
+            or not all(is_companion(pages[p][i]) for p, i in hits)):
+        return False
+    first = pages[hits[0][0]][hits[0][1]].box
+    if first is None or not all((box := pages[p][i].box) is not None
+                                and same_place(box, first) for p, i in hits):
+        return False
+    for p, i in hits:
+        sizes = sorted(line.size for line in pages[p] if line.size > 0)
+        size = pages[p][i].size
+        if not sizes or not 0 < size <= sizes[len(sizes) // 2]:
+            return False
+    return True
+
+
+def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
+    """Lines of one shape whose numbers change in more than two places are data rows
+    ("Revenue 1,567 3,684 5,056"), not a head whose page (and chapter) number changes."""
+    runs = [DIGITS.findall(pages[p][i].text) for p, i in hits]
+    if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
+        return False
+    if any(len(r) != len(runs[0]) for r in runs):
+        return False
+    changing = sum(1 for k in range(len(runs[0])) if len({r[k] for r in runs}) > 1)
+    return changing > MAX_CHANGING_NUMBERS
+
+
+def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
+              template: set[Hit]) -> list[TemplateGroup]:
+    """A page's outermost line that says what a template group says on at least half the
+    other pages, less the page number they carry (``template_key``): the first page's
+    footer without the "1 / 4" of "2 / 4 <footer>". Inside the page the same words are
+    the text's own."""
+    pages_of: dict[str, set[int]] = defaultdict(set)
+    for group in groups:
+        for p, i in group.members:
+            text = pages[p][i].text
+            if (key := template_key(text)) != line_shape(text):
+                pages_of[key].add(p)
+    if not pages_of:
+        return []
+    found: set[Hit] = set()
+    for p, lines in enumerate(pages):
+        left = [i for i in range(len(lines)) if (p, i) not in template]
+        for i in {*left[:1], *left[-1:]}:
+            on_pages = pages_of.get(template_key(lines[i].text), set()) - {p}
+            if lines[i].removable and len(on_pages) >= max(2, MIN_PAGE_SHARE * (len(pages) - 1)):
+                found.add((p, i))
+    return [TemplateGroup("text", "less its page number", frozenset(found))] if found else []
+
+
+# --- slot groups ------------------------------------------------------------------
+
+
+def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit],
+                 placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
+                 ) -> list[TemplateGroup]:
+    """Lines at a page's outermost row left that stand in a slot of the template: where
+    template lines stand on ``SLOT_PAGE_SHARE`` of the pages (the same top, the same
+    left, right or centre, the same font size), whatever their text; and slots at the
+    very edge whose texts each recur in them (heads that change with the chapter, each
+    text on too few pages to be template by itself). Only short lines that are no
+    sentence: the body's last line, a licence note or a table row does not sit in the
+    head's or the footer's slot and say no more than a head."""
+    body = body_size(pages)
+    needed = max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * len(pages))
+    outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
+    for p, lines in enumerate(pages):
+        for edge in outer_rows(lines, p, template):
+            outer.extend((p, i, lines[i]) for i in edge
+                         if (p, i) not in template and lines[i].box is not None
+                         and is_companion(lines[i]))
+    if not outer:
+        return []
+    slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
+    for p, line in [*((p, pages[p][i]) for p, i in template), *placed_elsewhere]:
+        if line.box is not None and not line.rotated:
+            slots[round(line.box[1])].append((p, line.box, line.size))
+    groups: list[TemplateGroup] = []
+    found: set[Hit] = set()
+    for p, i, line in outer:
+        top = round(line.box[1])
+        on_pages = {q for key in range(top - 2, top + 3) for q, box, size in slots.get(key, ())
+                    if q != p and same_slot(line, box, size)}
+        if len(on_pages) >= needed:
+            found.add((p, i))
+    if found:
+        groups.append(TemplateGroup("slot", "where template lines stand", frozenset(found)))
+    # Slots of their own: lines on a page's very first or last row (nothing of the page
+    # beyond them) that share a place, each text recurring there on another page.
+    left = [(p, i, lines[i]) for p, lines in enumerate(pages)
+            for edge in outer_rows(lines, p, set()) for i in edge
+            if (p, i) not in template and (p, i) not in found and lines[i].box is not None
+            and is_companion(lines[i])]
+    places: dict[int, list[tuple[int, int, PageLine]]] = defaultdict(list)
+    for hit in left:
+        places[round(hit[2].box[1] / (2 * SAME_PLACE_POINTS))].append(hit)
+    for key in sorted(places):
+        near = [hit for k in (key - 1, key, key + 1) for hit in places.get(k, ())]
+        anchor = places[key][0][2]
+        slot = [(p, i, line) for p, i, line in near
+                if (p, i) not in found and same_slot(line, anchor.box, anchor.size)]
+        if len({p for p, _, _ in slot}) < needed or len(slot) != len({p for p, _, _ in slot}):
+            continue
+        texts = Counter(line_shape(line.text) for _, _, line in slot)
+        recurring = sum(n for n in texts.values() if n >= 2)
+        hits = [(p, i) for p, i, _ in slot]
+        # Set no larger than the text: a slide's title and a user's heading are larger.
+        if (2 * recurring >= len(slot) and len(texts) >= 2
+                and all(not (line.size > body and sizes_differ(line.size, body))
+                        for _, _, line in slot)):
+            found.update(hits)
+            groups.append(TemplateGroup("slot", f"a slot at {anchor.box[1]:.0f} pt",
+                                        frozenset(hits)))
+    return groups
+
+
+def _row_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
+                template: set[Hit]) -> list[TemplateGroup]:
+    """Lines on the page number's own row, where that row is a page edge: the head
+    or footer the number belongs to ("Journal of X" left of "173"), whatever its
+    text, since position says it. Lines of a sentence stay (a first-page licence
+    note beside the number), as does everything beside page number 1."""
+    found: set[Hit] = set()
+    for p, i in numbers:
+        lines = pages[p]
+        parsed = page_number_value(lines[i].text) or embedded_page_number(lines[i].text)
+        if lines[i].box is None or parsed is None or parsed[1] == 1:
+            continue
+        row = row_beside(lines, i)
+        if not row:
+            continue
+        first, last = min(*row, i), max(*row, i)
+        at_top = all((p, j) in template for j in range(first))
+        at_bottom = all((p, j) in template for j in range(last + 1, len(lines)))
+        if at_top or at_bottom:
+            found.update((p, j) for j in row if (p, j) not in template
+                         and is_companion(lines[j]))
+    return [TemplateGroup("row", "beside the page number", frozenset(found))] if found else []
+
+
+# --- groups over the pages as Tika cut them ------------------------------------------
+
+
+def rotated_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
+    """Text set at an angle that recurs at the same place on many pages: a stamp or
+    watermark laid over each page ("DO NOT SEND THIS PAGE" across a form's pages,
+    in pieces), wherever it lies. A rotated label in one figure does not recur."""
+    places: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            if line.rotated and line.box is not None and line.removable:
+                places[line_shape(line.text)].append((p, i, line.box))
+    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
+    groups: list[TemplateGroup] = []
+    for key, hits in places.items():
+        if len({p for p, _, _ in hits}) < needed:
+            continue
+        # The place most of them share (boxes rounded to a grid), and all hits near it.
+        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
+        cell = grid.most_common(1)[0][0]
+        anchor = next(box for _, _, box in hits
+                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
+        same = [(p, i) for p, i, box in hits if same_place(box, anchor)]
+        if len({p for p, _ in same}) >= needed:
+            groups.append(TemplateGroup("rotated", key, frozenset(same)))
+    return groups
+
+
+def link_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
+    """A PDF link's target (``PageLine.link``) that recurs on at least half the pages
+    (and ``MIN_SEQUENCE_PAGES``): the page template's links, whose URIs Tika prints
+    after every page of a data sheet. A link the text cites once stays."""
+    pages_of: dict[str, list[Hit]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            if line.link and line.removable:
+                pages_of[line.text.strip()].append((p, i))
+    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
+    return [TemplateGroup("link", text, frozenset(hits)) for text, hits in pages_of.items()
+            if len({p for p, _ in hits}) >= needed]
