@@ -244,7 +244,7 @@ def _remove_furniture(lines: list[_Line], layout: PdfLayout | None = None
     n_pages = max(line.page or 0 for line in lines)
     by_page: list[list[int]] = [[] for _ in range(n_pages)]
     for i, line in enumerate(lines):
-        if line.page and not line.detached:  # link targets are neither body nor furniture
+        if line.page:  # a link target is furniture only where the page template has it
             by_page[line.page - 1].append(i)
     pages = [[_page_line(lines[i]) for i in members] for members in by_page]
     furniture = find_page_furniture(pages, layout.page_sizes if layout else None).lines
@@ -255,6 +255,8 @@ def _remove_furniture(lines: list[_Line], layout: PdfLayout | None = None
 
 def _page_line(line: _Line) -> PageLine:
     style = line.style  # positional arguments: this runs once per line of a PDF
+    if line.detached:
+        return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, link=True)
     if style is None:
         return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING)
     return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING,

@@ -24,19 +24,21 @@ heading is never removed, and tables and code are never furniture.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
     Hit,
     PageLine,
+    body_size,
     document_frame,
     edge_order,
     line_shape,
     page_number_value,
     placed_lines,
     roman_value,
+    template_key,
 )
 from ragbeam.transforms.clean.furniture.numbers import (
     find_anchored_heads,
@@ -55,6 +57,7 @@ from ragbeam.transforms.clean.furniture.stamps import (
 from ragbeam.transforms.clean.furniture.template import (
     TemplateGroup,
     find_template,
+    heads_its_text,
     link_groups,
     members,
     rotated_groups,
@@ -104,7 +107,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
             for p, lines in enumerate(pages)]
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     if multi:
-        numbers = find_page_numbers(unstamped) | find_anchored_heads(unstamped)
+        numbers = _user_headings_kept(
+            unstamped, find_page_numbers(unstamped) | find_anchored_heads(unstamped))
         stamped = [(p, pages[p][i]) for p, i in stamps]
         groups = find_template(unstamped, numbers, page_sizes, frame, stamped)
         template = members(groups) - numbers
@@ -142,3 +146,25 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(template),
                            keep_unique_headings(companions), keep_unique_headings(stamps),
                            (*rotated, *links, *groups))
+
+
+def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit]) -> set[Hit]:
+    """The page numbers found, less heads that carry a number in the page sequence but
+    are set as the user's headings (``template.heads_its_text``) and number something
+    else than the page: a label and its number (``Question 3`` atop page 3), or a head
+    on pages that print their page number apart (``Section 3: Findings of part 3``)."""
+    heads: dict[str, list[Hit]] = defaultdict(list)
+    for p, i in numbers:
+        if page_number_value(pages[p][i].text) is None:
+            heads[template_key(pages[p][i].text)].append((p, i))
+    if not heads:
+        return numbers
+    body = body_size(pages)
+    numbered = {p for p, i in numbers if page_number_value(pages[p][i].text) is not None}
+    kept = set(numbers)
+    for key, hits in heads.items():
+        label = len(key.split()) == 1
+        if ((label or 2 * sum(p in numbered for p, _ in hits) > len(hits))
+                and heads_its_text(pages, hits, body, numbers - set(hits))):
+            kept -= set(hits)
+    return kept

@@ -61,17 +61,20 @@ def find_margin_stamps(pages: Sequence[Sequence[PageLine]],
     values): it stays."""
     found: set[tuple[int, int]] = set()
     for p, lines in enumerate(pages):
-        start = len(lines)
+        end = len(lines)
+        while end > 0 and lines[end - 1].link:
+            end -= 1  # link targets Tika prints after the page
+        start = end
         while (start > 0 and lines[start - 1].removable
                and _is_fragment(lines[start - 1].text.strip())):
             start -= 1
-        run = [lines[i].text for i in range(start, len(lines))]
+        run = [lines[i].text for i in range(start, end)]
         if len(run) >= MIN_STAMP_LINES and sum(ch.isalpha() for t in run for ch in t) >= 2:
-            boxes = [box for i in range(start, len(lines)) if (box := lines[i].box)]
+            boxes = [box for i in range(start, end) if (box := lines[i].box)]
             if frame is not None and len(boxes) >= 2 and 2 * sum(
                     1 for box in boxes if box[2] > frame[0] and box[0] < frame[1]) > len(boxes):
                 continue
-            found.update((p, i) for i in range(start, len(lines)))
+            found.update((p, i) for i in range(start, end))
     return found
 
 
@@ -127,6 +130,8 @@ def unplaced_stamp_pieces(pages: Sequence[Sequence[PageLine]],
                 if opened:
                     found.update((p, j) for j in run)
                 run, opened = [], True
+            elif line.link:
+                continue  # a link target Tika prints after the page: no piece, no break
             elif (opened and line.box is None and line.removable
                   and len(line.text.strip()) <= MAX_STAMP_PIECE_CHARS):
                 run.append(i)

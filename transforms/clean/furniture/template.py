@@ -162,7 +162,7 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     found = members(groups) | numbers
     body = body_size(pages)
     groups = [group for group in groups
-              if not _heads_its_text(pages, group.members, body, found - group.members)]
+              if not heads_its_text(pages, group.members, body, found - group.members)]
     found = members(groups) | numbers
     groups += _variants(pages, groups, found)
     found = members(groups) | numbers
@@ -322,7 +322,7 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], bands: Sequence[set[int]]
     return found
 
 
-def _heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
+def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
                     template: set[Hit]) -> bool:
     """Are these lines a user's headings, repeated in form only: set clearly larger than
     the document's text (``HEADING_SIZE_RATIO``), with words or numbers that differ from
