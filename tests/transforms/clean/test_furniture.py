@@ -608,3 +608,26 @@ def test_a_head_in_the_slot_of_page_numbers_placed_off_the_page_goes():
                       *(line._replace(size=10.0) for line in _body_at(p))])
     removed = _removed_placed(pages)
     assert [(p, heads[p]) for p in sorted(heads)] == [r for r in removed if r[0] in heads]
+
+
+def test_pieces_of_margin_text_left_anywhere_in_tikas_order_go_with_it():
+    """A standards body's number down the margin of every page, cut by Tika into pieces:
+    PDFium places most (turned, in the margin), but on some pages a piece is left
+    unplaced among the body lines. Assembled, the margin text of the other pages holds
+    its letters: it goes. A citation of the number inside the text stays."""
+    number = ["This", "publication", "is", "available", "free", "of", "charge", "from:",
+              "https://doi.org/10.6028/N", "IST.SP.800-218"]
+
+    def page(p: int, loose: bool) -> list[PageLine]:
+        pieces = [PageLine(t, box=(580.0, 100.0 + 40 * k, 590.0, 130.0 + 40 * k), rotated=True)
+                  for k, t in enumerate(number)]
+        lines = _body_at(p)
+        if loose:  # the last piece unplaced, in the middle of Tika's order
+            return [*lines[:5], PageLine(number[-1]), *lines[5:], *pieces[:-1]]
+        return [*lines, *pieces]
+
+    pages = [page(p, loose=p in (2, 4)) for p in range(6)]
+    pages[3].insert(3, _at("See NIST.SP.800-218 for the practices.", 142.0))
+    removed = _removed_placed(pages)
+    assert (2, number[-1]) in removed and (4, number[-1]) in removed
+    assert (3, "See NIST.SP.800-218 for the practices.") not in removed

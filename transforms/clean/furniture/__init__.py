@@ -52,6 +52,7 @@ from ragbeam.transforms.clean.furniture.stamps import (
     find_margin_stamps,
     find_rotated_stamps,
     find_slugs,
+    find_vertical_pieces,
     unplaced_stamp_pieces,
 )
 from ragbeam.transforms.clean.furniture.template import (
@@ -99,6 +100,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     stamps = (find_margin_stamps(pages, frame) | find_rotated_stamps(pages, page_sizes, frame)
               | members(rotated) | find_slugs(pages, page_sizes))
     stamps |= unplaced_stamp_pieces(pages, stamps)
+    stamps |= find_vertical_pieces(pages, stamps, frame) if multi else set()
     outside = stamps | {(p, i) for p, lines in enumerate(pages)
                         for i, line in enumerate(lines) if line.link}
     # The rest reads each page from its top edge to its bottom edge: by position where

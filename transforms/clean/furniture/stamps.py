@@ -46,6 +46,8 @@ MAX_STAMP_PIECE_CHARS = 8
 # Cut text: a head of at least this many letters, in at least this many pieces.
 MIN_CUT_LETTERS = 12
 MIN_CUT_PIECES = 2
+# A piece of margin text left alone: at least this many letters and digits.
+MIN_VERTICAL_CHARS = 8
 
 
 def _is_fragment(text: str) -> bool:
@@ -213,3 +215,40 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
             else:
                 i += 1
     return out
+
+
+def _squeezed(text: str) -> str:
+    """A piece's letters and digits, case-folded: what survives however Tika cut it."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
+                         frame: tuple[float, float] | None) -> set[Hit]:
+    """Pieces of text set up or down the margin that the stamp rules left: Tika cuts such
+    text into pieces and PDFium places only some of them, so a piece may stand anywhere
+    in Tika's order ("IST.SP.800-218" of a standards body's document number). The
+    pieces each page's stamp rules found are assembled, in Tika's order, into the
+    page's margin text; a piece elsewhere whose letters and digits lie within the margin
+    text of at least two pages (``MIN_VERTICAL_CHARS`` of them, no space, not placed
+    level inside the text frame) is a piece of it too."""
+    assembled: dict[int, str] = {}
+    for p, i in sorted(stamps):
+        if pages[p][i].rotated or pages[p][i].box is None:
+            assembled[p] = assembled.get(p, "") + _squeezed(pages[p][i].text)
+    texts = [text for text in assembled.values() if len(text) >= MIN_CUT_LETTERS]
+    if len(texts) < 2:
+        return set()
+    found: set[Hit] = set()
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            if (p, i) in stamps or not line.removable or line.link or " " in line.text.strip():
+                continue
+            box = line.box
+            if box is not None and not line.rotated and frame is not None \
+                    and box[2] > frame[0] and box[0] < frame[1]:
+                continue  # level, in the text frame: the body's
+            piece = _squeezed(line.text)
+            if len(piece) >= MIN_VERTICAL_CHARS and sum(
+                    piece in text for q, text in assembled.items() if q != p) >= 2:
+                found.add((p, i))
+    return found
