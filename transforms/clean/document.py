@@ -269,8 +269,10 @@ def _remove_residue(lines: list[_Line]) -> tuple[list[_Line], list[_Line], dict[
                            [line.kind is BlockKind.CODE for line in lines])
     if not residue.lines:
         return lines, [], {}
-    return ([line for i, line in enumerate(lines) if i not in residue.lines],
-            [lines[i] for i in sorted(residue.lines)], residue.by_rule)
+    for i, text in residue.kept.items():  # an inline formula's readable symbols stay
+        lines[i] = replace(lines[i], text=text)
+    return ([line for i, line in enumerate(lines) if i not in residue.lines or i in residue.kept],
+            [lines[i] for i in sorted(residue.lines) if i not in residue.kept], residue.by_rule)
 
 
 def _remove_cover_page(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
