@@ -49,7 +49,11 @@ from itertools import pairwise
 from ragbeam.transforms.charsets import SENTENCE_ENDS
 from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
-from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
+from ragbeam.transforms.clean.furniture import (
+    FurnitureResult,
+    PageLine,
+    find_page_furniture,
+)
 from ragbeam.transforms.clean.headings import (
     MAX_TITLE_LINES,
     BodyStyle,
@@ -235,22 +239,77 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
     return lines
 
 
-def _remove_furniture(lines: list[_Line], layout: PdfLayout | None = None
-                      ) -> tuple[list[_Line], list[_Line]]:
-    """The lines that stay, and the furniture lines removed (``layout``: a PDF's, whose
-    page sizes go with the lines' boxes)."""
+def _furniture(lines: list[_Line], layout: PdfLayout | None = None
+               ) -> tuple[list[list[int]], FurnitureResult] | None:
+    """Each page's lines (indexes into ``lines``) and the furniture found among them
+    (``layout``: a PDF's, whose page sizes go with the lines' boxes); None without pages."""
     if not any(line.page for line in lines):
-        return lines, []
+        return None
     n_pages = max(line.page or 0 for line in lines)
     by_page: list[list[int]] = [[] for _ in range(n_pages)]
     for i, line in enumerate(lines):
         if line.page:  # a link target is furniture only where the page template has it
             by_page[line.page - 1].append(i)
     pages = [[_page_line(lines[i]) for i in members] for members in by_page]
-    furniture = find_page_furniture(pages, layout.page_sizes if layout else None).lines
-    removed = {by_page[p][i] for p, i in furniture}
+    return by_page, find_page_furniture(pages, layout.page_sizes if layout else None)
+
+
+def _remove_furniture(lines: list[_Line], layout: PdfLayout | None = None
+                      ) -> tuple[list[_Line], list[_Line]]:
+    """The lines that stay, and the furniture lines removed."""
+    found = _furniture(lines, layout)
+    if found is None:
+        return lines, []
+    by_page, furniture = found
+    removed = {by_page[p][i] for p, i in furniture.lines}
     return ([line for i, line in enumerate(lines) if i not in removed],
             [lines[i] for i in sorted(removed)])
+
+
+@dataclass(frozen=True)
+class TemplateLine:
+    """A line of a page as the page-template model sees it: its page (1-based), text,
+    box on the displayed page (None: not placed) and, where it is furniture, the
+    template group it belongs to (``kind: key``; ``page number``, ``stamp`` for what the
+    other rules found)."""
+
+    page: int
+    text: str
+    box: tuple[float, float, float, float] | None
+    group: str | None
+
+
+def page_template(extracted: ExtractedDocument, options: CleanOptions | None = None
+                  ) -> tuple[tuple[tuple[float, float], ...], list[TemplateLine]]:
+    """The pages' sizes and every line of a paged document, each with the template group
+    it belongs to: what ``ragbeam viz`` draws. Cleaned as ``clean_document`` cleans it,
+    up to furniture removal."""
+    options = options or CleanOptions()
+    lines = [line for i, block in enumerate(extracted.blocks)
+             for line in _block_lines(block, i, options, extracted.layout)]
+    if options.remove_residue:
+        lines, _, _ = _remove_residue(lines)
+    found = _furniture(lines, extracted.layout)
+    sizes = extracted.layout.page_sizes if extracted.layout else ()
+    if found is None:
+        return sizes, []
+    by_page, furniture = found
+    group_of: dict[tuple[int, int], str] = {}
+    for hit in furniture.page_numbers:
+        group_of[hit] = "page number"
+    for hit in furniture.stamps | furniture.companions | furniture.running_text:
+        group_of.setdefault(hit, "stamp" if hit in furniture.stamps else "template")
+    for group in furniture.template:
+        for hit in group.members & furniture.lines:
+            group_of[hit] = f"{group.kind}: {group.key}"
+    out = []
+    for p, members in enumerate(by_page):
+        for i, index in enumerate(members):
+            line = lines[index]
+            style = line.style
+            box = (style.x0, style.top, style.x1, style.bottom) if style is not None else None
+            out.append(TemplateLine(p + 1, line.text, box, group_of.get((p, i))))
+    return sizes, out
 
 
 def _page_line(line: _Line) -> PageLine:
