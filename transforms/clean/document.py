@@ -38,6 +38,7 @@ characters to the right page; spans of one cleaned block share ``block``.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -573,6 +574,13 @@ class _RowIndex:
                         starts[style.page][round(style.x0)] += 1
         self.columns = dict(column)
         self.sizes = layout.page_sizes
+        # Per page: its cells by top, and the tallest, so a row's cells are found by
+        # bisection, not by reading every cell of the page for every block.
+        for cells in self.cells.values():
+            cells.sort(key=lambda cell: cell[0].top)
+        self.tops = {page: [cell[0].top for cell in cells] for page, cells in self.cells.items()}
+        self.tallest = {page: max(cell[0].bottom - cell[0].top for cell in cells)
+                        for page, cells in self.cells.items()}
         # Per two-column page: where its left and right columns start.
         self.column_starts: dict[int, tuple[float, float]] = {}
         for page, counts in starts.items():
@@ -604,7 +612,11 @@ class _RowIndex:
         height = style.bottom - style.top
         narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
         starts = self.column_starts.get(style.page)
-        for other, any_width in self.cells.get(style.page, ()):
+        cells = self.cells.get(style.page, ())
+        tops = self.tops.get(style.page, [])
+        first = bisect.bisect_left(tops, style.top - self.tallest.get(style.page, 0.0))
+        last = bisect.bisect_right(tops, style.bottom)
+        for other, any_width in cells[first:last]:  # those that reach into its rows
             if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
                 continue  # itself, or above or below it
             if starts is not None and self._across_the_gutter(style, other, starts):

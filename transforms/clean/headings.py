@@ -30,6 +30,7 @@ have body text between them.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import unicodedata
@@ -677,18 +678,23 @@ def outline_headings(paragraphs: Sequence[str | None],
     previous match whose words are the entry's (case-folded, punctuation left
     out), with or without its numbering ("Introduction" finds "1 Introduction");
     an entry not found is skipped. The level is the entry's outline depth."""
-    keys = [(_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text)))
-            if text is not None else None for text in paragraphs]
+    # Each key → the paragraphs that have it, in order: an entry is looked up, not
+    # searched for through the rest of the document (outline × paragraphs).
+    where: dict[str, list[int]] = defaultdict(list)
+    for i, text in enumerate(paragraphs):
+        if text is not None:
+            for key in {_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text))}:
+                where[key].append(i)
     found: dict[int, int] = {}
     cursor = 0
     for level, title in outline:
         wanted = {_outline_key(title), _outline_key(_LEADING_NUMBER.sub("", title))} - {""}
-        for i in range(cursor, len(keys)):
-            key = keys[i]
-            if key is not None and (key[0] in wanted or key[1] in wanted):
-                found[i] = min(level, 6)
-                cursor = i + 1
-                break
+        after = [indexes[k] for key in wanted if (indexes := where.get(key))
+                 and (k := bisect.bisect_left(indexes, cursor)) < len(indexes)]
+        if after:
+            i = min(after)
+            found[i] = min(level, 6)
+            cursor = i + 1
     if not outline or len(found) < MIN_OUTLINE_MATCHED * len(outline):
         return None
     return found

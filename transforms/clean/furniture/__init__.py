@@ -108,11 +108,12 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     kept = [[i for i in edge_order(lines) if (p, i) not in outside]
             for p, lines in enumerate(pages)]
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
+    body = body_size(unstamped)
     if multi:
         numbers = _user_headings_kept(
-            unstamped, find_page_numbers(unstamped) | find_anchored_heads(unstamped))
+            unstamped, find_page_numbers(unstamped) | find_anchored_heads(unstamped), body)
         stamped = [(p, pages[p][i]) for p, i in stamps]
-        groups = find_template(unstamped, numbers, page_sizes, frame, stamped)
+        groups = find_template(unstamped, numbers, page_sizes, frame, stamped, body)
         template = members(groups) - numbers
     else:
         numbers = find_single_page_number(unstamped[0])
@@ -129,7 +130,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
               for g in groups]
     if multi:
         cut = find_cut_text(pages, template | companions, numbers | template | companions
-                            | stamps)
+                            | stamps, body)
         if cut:
             groups.append(TemplateGroup("cut", "template text in pieces", frozenset(cut)))
         companions |= cut
@@ -150,7 +151,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
                            (*rotated, *links, *groups))
 
 
-def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit]) -> set[Hit]:
+def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
+                        body: float) -> set[Hit]:
     """The page numbers found, less heads that carry a number in the page sequence but
     are set as the user's headings (``template.heads_its_text``) and number something
     else than the page: a label and its number (``Question 3`` atop page 3), or a head
@@ -161,7 +163,6 @@ def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit]) 
             heads[template_key(pages[p][i].text)].append((p, i))
     if not heads:
         return numbers
-    body = body_size(pages)
     numbered = {p for p, i in numbers if page_number_value(pages[p][i].text) is not None}
     kept = set(numbers)
     for key, hits in heads.items():

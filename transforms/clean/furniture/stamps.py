@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
     Hit,
     PageLine,
-    body_size,
     letters,
     line_shape,
     page_number_value,
@@ -46,6 +46,7 @@ MAX_STAMP_PIECE_CHARS = 8
 # Cut text: a head of at least this many letters, in at least this many pieces.
 MIN_CUT_LETTERS = 12
 MIN_CUT_PIECES = 2
+_LETTER = re.compile(r"[^\W\d_]")
 # A piece of margin text left alone: at least this many letters and digits.
 MIN_VERTICAL_CHARS = 8
 
@@ -164,8 +165,8 @@ def find_slugs(pages: Sequence[Sequence[PageLine]],
     return {hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2 for hit in hits}
 
 
-def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: set[Hit]
-                  ) -> set[Hit]:
+def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: set[Hit],
+                  body: float) -> set[Hit]:
     """A running head found on other pages, set turned on a landscape table's page and
     cut by Tika into a run of fragments ("W", "ebb", "etal.(2017),PeerJ", "C", "om",
     "put.Sci.,D", "O", "I10.7717/peerj-cs.118", "8/16"): the consecutive lines whose
@@ -177,7 +178,6 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
         return set()
     prefixes = {key[:n] for key in keys for n in range(1, len(key) + 1)}
     firsts = {key[0] for key in keys}
-    body = body_size(pages)
     out: set[Hit] = set()
     for p, lines in enumerate(pages):
         cut: dict[int, str | None] = {}
@@ -190,8 +190,9 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
 
         i = 0
         while i < len(lines):
-            first = next((ch for ch in lines[i].text if ch.isalpha()), "")
-            if first.casefold() not in firsts or letters_of(i) not in prefixes:
+            first = _LETTER.search(lines[i].text)
+            if first is None or first.group().casefold() not in firsts \
+                    or letters_of(i) not in prefixes:
                 i += 1  # most lines: cannot open a head's letters
                 continue
             joined, j, end = "", i, -1

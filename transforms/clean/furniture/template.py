@@ -64,7 +64,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     PageLine,
     band,
     body_size,
-    edge_order,
     embedded_page_number,
     is_companion,
     is_data_row,
@@ -151,23 +150,24 @@ class _Edges:
 def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
                   page_sizes: Sequence[tuple[float, float]] | None = None,
                   frame: tuple[float, float] | None = None,
-                  placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
-                  ) -> list[TemplateGroup]:
+                  placed_elsewhere: Sequence[tuple[int, PageLine]] = (),
+                  body: float | None = None) -> list[TemplateGroup]:
     """The template groups of a document's pages (each page's lines in edge order;
     ``numbers``: its page numbers, found by their sequence; ``frame``: the left and
     right edge of its text; ``placed_elsewhere``: template lines found before these
-    pages were cut, a slug's, whose places count as slots too)."""
+    pages were cut, a slug's, whose places count as slots too; ``body``: the font size
+    of its text, ``lines.body_size``)."""
+    body = body_size(pages) if body is None else body
     edges = _Edges(pages, frame, page_sizes)
-    groups = _text_groups_grown(pages, edges, numbers)
+    groups = _text_groups_grown(pages, edges, numbers, body)
     found = members(groups) | numbers
-    body = body_size(pages)
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
     found = members(groups) | numbers
     groups += _variants(pages, groups, found)
     found = members(groups) | numbers
     groups += _row_groups(pages, numbers, found)
-    groups += _slot_groups(pages, members(groups) | numbers, placed_elsewhere)
+    groups += _slot_groups(pages, members(groups) | numbers, body, placed_elsewhere)
     return groups
 
 
@@ -179,10 +179,10 @@ def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
 
 
 def _text_groups_grown(pages: Sequence[Sequence[PageLine]], edges: _Edges,
-                       numbers: set[Hit]) -> list[TemplateGroup]:
+                       numbers: set[Hit], body: float) -> list[TemplateGroup]:
     """Text groups, with each page's edge band grown inward while it is all template."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    groups = _text_groups(pages, edges, depths, numbers)
+    groups = _text_groups(pages, edges, depths, numbers, body)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
         template = members(groups) | numbers
         grown = False
@@ -199,12 +199,13 @@ def _text_groups_grown(pages: Sequence[Sequence[PageLine]], edges: _Edges,
                 grown = True
         if not grown:
             break
-        groups = _text_groups(pages, edges, depths, numbers)
+        groups = _text_groups(pages, edges, depths, numbers, body)
     return groups
 
 
 def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
-                 depths: Sequence[Sequence[int]], numbers: set[Hit]) -> list[TemplateGroup]:
+                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float
+                 ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the pages' edge bands (``depths``: lines from the
     top and from the bottom) or side margins that recur as template text does."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
@@ -238,7 +239,6 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
             if line.removable:
                 hits_of[key].append((p, i))
     n = len(pages)
-    body = body_size(pages)
     n_odd_pages, n_even_pages = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
     candidates: list[str] = []
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
@@ -338,11 +338,8 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
     if not all(pages[p][i].size >= HEADING_SIZE_RATIO * body for p, i in hits):
         return False
     alone = 0
-    for p, i in hits:
-        order = edge_order(pages[p])
-        k = order.index(i)
-        neighbours = {order[j] for j in (k - 1, k + 1) if 0 <= j < len(order)}
-        alone += not any((p, j) in template for j in neighbours)
+    for p, i in hits:  # each page's lines are in edge order: its neighbours are i ± 1
+        alone += (p, i - 1) not in template and (p, i + 1) not in template
     return 2 * alone > len(hits)
 
 
@@ -408,7 +405,7 @@ def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
     runs: dict[tuple[str, ...], list[list[Hit]]] = defaultdict(list)
     for p in sorted({p for p, _ in key_of}):
         run: list[Hit] = []
-        for i in [*edge_order(pages[p]), -1]:
+        for i in [*range(len(pages[p])), -1]:  # each page's lines are in edge order
             if (p, i) in key_of:
                 run.append((p, i))
                 continue
@@ -511,7 +508,7 @@ def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
 # --- slot groups ------------------------------------------------------------------
 
 
-def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit],
+def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: float,
                  placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
                  ) -> list[TemplateGroup]:
     """Lines at a page's outermost row left that stand in a slot of the template: where
@@ -521,7 +518,6 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit],
     text on too few pages to be template by itself). Only short lines that are no
     sentence: the body's last line, a licence note or a table row does not sit in the
     head's or the footer's slot and say no more than a head."""
-    body = body_size(pages)
     needed = max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * len(pages))
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     for p, lines in enumerate(pages):
@@ -547,15 +543,19 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit],
         groups.append(TemplateGroup("slot", "where template lines stand", frozenset(found)))
     # Slots of their own: lines on a page's very first or last row (nothing of the page
     # beyond them) that share a place, each text recurring there on another page.
+    # Alone on their row but for template lines (a table's top row has its cells).
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
             for edge in outer_rows(lines, p, set()) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
-            and is_companion(lines[i])]
+            and is_companion(lines[i])
+            and all((p, j) in template for j in row_beside(lines, i))]
     places: dict[int, list[tuple[int, int, PageLine]]] = defaultdict(list)
     for hit in left:
         places[round(hit[2].box[1] / (2 * SAME_PLACE_POINTS))].append(hit)
     for key in sorted(places):
         near = [hit for k in (key - 1, key, key + 1) for hit in places.get(k, ())]
+        if len(near) < needed:
+            continue
         anchor = places[key][0][2]
         slot = [(p, i, line) for p, i, line in near
                 if (p, i) not in found and same_slot(line, anchor.box, anchor.size)]
