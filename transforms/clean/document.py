@@ -13,7 +13,7 @@ Cleaning works line by line, in this order (each step has a switch in
    (``cover.py``) removed → ``clean_cover_page_removed`` (0 or 1) and its
    lines as JSON in ``clean_cover_page_lines``;
 4. paged documents: repeated page furniture and page numbers removed
-   (``furniture.py``) → ``clean_furniture_lines_removed``, and the lines
+   (``furniture/``: the page template) → ``clean_furniture_lines_removed``, and the lines
    themselves as JSON ``[[page, line], …]`` in ``clean_furniture_lines``;
 5. table-of-contents leaders replaced by a space (``leaders.py``)
    → ``clean_leaders_removed``;
