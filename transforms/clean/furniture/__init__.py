@@ -1,25 +1,9 @@
 """Page furniture: what a document's page template prints on every page (pure).
 
-Works on the lines of a paged document (PDF pages, slides) and decides which are
-furniture, in this order (each part in its own module):
-
-1. **Text laid over the page or cut apart** (``stamps.py``): rotated text in the
-   margin, stamps and watermarks, printers' slugs, with their pieces; they are no
-   part of a page's edges and are taken out first.
-2. **The page number** (``numbers.py``): a number at a page's edge whose value
-   follows the page sequence, and heads that carry it anywhere on their page.
-3. **The page template** (``template.py``): lines grouped by what they say with what
-   varies abstracted and by where they stand, odd and even pages apart; a group that
-   recurs over enough of the pages it could appear on is template, and its lines are
-   furniture. This is the model; the rules of 1, 2 and 4 cover what it cannot see:
-   text that no page repeats in one piece, and documents of one page.
-4. **Cut text** (``stamps.find_cut_text``): a template line that Tika cut into
-   pieces on one page goes with the template.
-
-Where a PDF's layout is known (``PageLine.box``, ``rotated``, ``size`` and the pages'
-sizes), pages are read from their top edge to their bottom edge (``edge_order``);
-without it, in Tika's order. A line that is the document's only occurrence of a
-heading is never removed, and tables and code are never furniture.
+In order: text laid over the page or cut apart (``stamps.py``), the page number by its
+value (``numbers.py``), the page template (``template.py``: the model), template text
+Tika cut into pieces. Pages are read from their top edge to their bottom edge where
+the layout placed their lines, else in Tika's order (docs/cleaning.md).
 """
 
 from __future__ import annotations

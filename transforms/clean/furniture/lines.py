@@ -1,12 +1,6 @@
-"""What a page line is and what its text and place say: the primitives every part of
-furniture detection reads (pure).
-
-A line's *text* is abstracted where furniture's text varies: page numbers in any
-style (``page_number_value``: arabic, roman, ``第 7 页``, ``Page 7 of 10``, ``I-2``)
-and the numbers inside a head (``line_shape``: digits and roman numerals as ``#``).
-A line's *place* is its box on the displayed page where the layout pass placed it
-(``PageLine.box``), read from the page's top edge to its bottom edge (``edge_order``);
-a line without a box keeps its place in Tika's order.
+"""What a page line is, says and where it stands (pure): the text abstraction
+(page numbers in any style, numbers as ``#``) and the geometry (edge order, rows,
+the text frame) every part of furniture detection reads.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""The page-number field of the page template: which numbers at a page's edges are
-its page number, and the heads that carry one (pure).
-
-The template model (``template.py``) abstracts every number of a repeated line;
-here the page number is told from other numbers by its *value*: it follows the
-page sequence (the page index plus an offset that several pages agree on: "1050"
-on page 2, "1051" on page 3). A body number that merely sits near an edge does not
-follow the sequence, so it stays. What only the page sequence can show, where
-nothing else repeats, is here too: a head that carries the page number anywhere on
-its page (Tika's reading order puts some after the figures), a lone number on a
-single page, and a head set apart with its page's number on a page no other
-resembles.
+"""The page number by its value, and what only the page sequence shows (pure): a number
+at a page's edge is its page number when it follows the page sequence (the page index
+plus an offset several pages agree on); heads that carry it anywhere on the page; a
+single page's number and head; a head set apart with its page's number.
 """
 
 from __future__ import annotations

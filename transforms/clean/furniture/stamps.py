@@ -1,21 +1,6 @@
-"""Text laid over a page or cut apart by Tika: margin stamps, slugs and heads in
-pieces, assembled before they are judged (pure).
-
-Text set at an angle comes out of Tika one or two glyphs per line ("ar", "X", "iv",
-":2" … of the arXiv identifier up the margin), and a running head set turned on a
-landscape page comes out in glyph clusters. Their pieces belong to one line:
-
-* **stamps by place**: rotated text beside the document's text frame and nearer
-  the page edge than any other text of its page (``find_rotated_stamps``), wherever
-  Tika puts it, with the short pieces PDFium did not place between its lines
-  (``unplaced_stamp_pieces``);
-* **stamps by order**, where nothing is placed: a run of at least ``MIN_STAMP_LINES``
-  fragments that closes a page (a stamp is laid over the finished page, so Tika
-  emits it last), unless most of its placed lines lie across the text frame (a
-  figure's tick values and axis title);
-* **slugs**: lines wholly beyond the page's top or bottom edge that recur there;
-* **cut text**: consecutive lines whose letters joined are exactly the letters of a
-  line the page template found on other pages (``find_cut_text``).
+"""Text laid over a page or cut apart by Tika, assembled before it is judged (pure):
+rotated stamps in the margin and their pieces, stamps closing a page where nothing is
+placed, printers' slugs, margin text and template text in pieces.
 """
 
 from __future__ import annotations

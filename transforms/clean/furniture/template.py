@@ -1,47 +1,10 @@
 """The page template of a document: what its pages carry in the same place (pure).
 
-A page's furniture is what the document's page template prints on it: the running
-head, the footer, the page number, the chapter tab, the stamp up the margin, the
-links of a data sheet. The template is found, not listed: the lines of all pages are
-grouped by **what they say with what may vary abstracted** (``lines.template_key``:
-numbers in any style as ``#``, a page number at either end left out) and by **where
-they stand** (the page's top or bottom band read from its edge, its side margins
-beside the text frame, the angle they are set at), odd and even pages apart. A group
-is template when it recurs over enough of the pages it could appear on:
-
-* **text groups** (one abstracted text in a page's edge band or side margin): on at
-  least half the pages; or on half the odd or the even pages when the facing pages
-  carry furniture too (a verso head has a recto partner); or, at the very edge, on
-  ``SECTION_RUN_PAGES`` pages in a row, consecutive or of one parity (a head that
-  changes with the chapter: a thesis's recto heads are the current chapter's title);
-  or at one place at the very edge of two pages or more, set no larger than their
-  text (a series title that a newsletter prints on its even pages);
-* **slot groups** (one place, any text): the lines at a page's outermost row that
-  stand where template lines stand on other pages (same top, left, right or centre,
-  same font size: a section head that runs on two pages), and the lines on a page
-  number's own row at a page edge (``3.1 Harbour cranes`` beside ``7``); a slot at
-  the very edge whose texts each recur in it (chapter heads that no single text
-  makes template: each chapter's head on two pages) is template as a whole;
-* **rotated groups**: text set at an angle that recurs at one place (a watermark,
-  a stamp laid over every page, in pieces);
-* **link groups**: a PDF link's target that recurs on half the pages (a data
-  sheet's page template carries links, and Tika prints their URIs on every page).
-
-Body text never matches: it does not recur in place. What may look like it is told
-apart by what varies: text the middle of the pages uses too is body (on one page
-for every ``EDGE_PAGES_PER_MIDDLE_PAGE`` that carry it at an edge); a repeated line
-whose distance from its page edge drifts moves with the text (a table note under
-each part of a continued table); numbers that change in more than
-``MAX_CHANGING_NUMBERS`` places are a table's rows; **a repeated line set larger
-than the text whose words vary heads the text under it** (``Question 3`` atop each
-page of a questionnaire, ``Step 4``, ``Exhibit 2``: the user's headings, never
-furniture); a title set larger on its own page than where the next pages repeat
-it as their head stays there; a slide's title carried over to the next slides
-(landscape pages, set larger than the deck's text) stays.
-
-Where a page's whole edge band is template, the band grows inward a line at a time
-(up to ``MAX_BLOCK_LINES``), so a block deeper than the band (a footer above a
-nine-piece stamp) goes when its lines recur like any template text.
+Lines are grouped by what they say with what may vary abstracted (``template_key``),
+by where they stand (edge band, side margin, angle, outside the reading flow) and how
+they are set, odd and even pages apart; a group that recurs over enough of the pages
+it could appear on is template (docs/cleaning.md, "Page furniture": the groups, what
+tells body text apart, and why a user's heading set like one is never template).
 """
 
 from __future__ import annotations
@@ -252,8 +215,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
         odd = sum(1 for p in on_pages if p % 2 == 0)
         even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
-                or (key not in side_keys and (_in_a_run(extreme_pages.get(key, set()))
-                    or _at_one_place(pages, hits, extreme_pages.get(key, set()))))):
+                or (key not in side_keys and _in_a_run(extreme_pages.get(key, set())))):
             candidates.append(key)
         elif n_odd_pages and odd >= 2 and odd >= MIN_PAGE_SHARE * n_odd_pages and even == 0:
             alternating.append((key, 0))
@@ -446,29 +408,6 @@ def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: flo
                for p, i in hits)
 
 
-def _at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
-                  extreme: set[int]) -> bool:
-    """Template text by its place: a short line, no sentence, at the very edge of two
-    pages or more, once on each, at the same place on all of them, and set no larger
-    than the text of its pages (the series title heading every even page of a
-    newsletter that prints no page numbers; a title page printed twice has its title
-    set large; a passage a long book prints twice is no head)."""
-    if (len(hits) < 2
-            or len({p for p, _ in hits}) != len(hits) or any(p not in extreme for p, _ in hits)
-            or not all(is_companion(pages[p][i]) for p, i in hits)):
-        return False
-    first = pages[hits[0][0]][hits[0][1]].box
-    if first is None or not all((box := pages[p][i].box) is not None
-                                and same_place(box, first) for p, i in hits):
-        return False
-    for p, i in hits:
-        sizes = sorted(line.size for line in pages[p] if line.size > 0)
-        size = pages[p][i].size
-        if not sizes or not 0 < size <= sizes[len(sizes) // 2]:
-            return False
-    return True
-
-
 def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
     """Lines of one shape whose numbers change in more than two places are data rows
     ("Revenue 1,567 3,684 5,056"), not a head whose page (and chapter) number changes."""
@@ -554,18 +493,18 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
         places[round(hit[2].box[1] / (2 * SAME_PLACE_POINTS))].append(hit)
     for key in sorted(places):
         near = [hit for k in (key - 1, key, key + 1) for hit in places.get(k, ())]
-        if len(near) < needed:
+        if len(near) < 2:
             continue
         anchor = places[key][0][2]
         slot = [(p, i, line) for p, i, line in near
                 if (p, i) not in found and same_slot(line, anchor.box, anchor.size)]
-        if len({p for p, _, _ in slot}) < needed or len(slot) != len({p for p, _, _ in slot}):
+        if len(slot) < 2 or len(slot) != len({p for p, _, _ in slot}):
             continue
         texts = Counter(line_shape(line.text) for _, _, line in slot)
         recurring = sum(n for n in texts.values() if n >= 2)
         hits = [(p, i) for p, i, _ in slot]
         # Set no larger than the text: a slide's title and a user's heading are larger.
-        if (2 * recurring >= len(slot) and len(texts) >= 2
+        if (2 * recurring >= len(slot)
                 and all(not (line.size > body and sizes_differ(line.size, body))
                         for _, _, line in slot)):
             found.update(hits)
