@@ -631,3 +631,28 @@ def test_pieces_of_margin_text_left_anywhere_in_tikas_order_go_with_it():
     removed = _removed_placed(pages)
     assert (2, number[-1]) in removed and (4, number[-1]) in removed
     assert (3, "See NIST.SP.800-218 for the practices.") not in removed
+
+
+def test_a_journals_head_up_the_margin_is_assembled_before_it_is_judged():
+    """``JCAP10(2008)003`` up the margin of every page: Tika cuts it into "JC", "A", "P",
+    "10(2008)003"; on most pages PDFium places every piece turned in the margin, on
+    some it places none but the last, or puts "A" on a formula's letter. Joined with
+    the piece next to them, the pieces are the margin text the other pages carry."""
+    pieces = ["JC", "A", "P", "10(2008)003"]
+
+    def page(p: int) -> list[PageLine]:
+        turned = [PageLine(t, box=(534.0, 300.0 + 20 * k, 554.0, 318.0 + 20 * k), rotated=True)
+                  for k, t in enumerate(pieces)]
+        if p == 1:  # only the last piece placed
+            turned[:3] = [PageLine(t) for t in pieces[:3]]
+        if p == 3:  # "A" placed on a formula's letter inside the text
+            turned[1] = PageLine("A", box=(139.0, 483.0, 145.0, 491.0))
+        return [*_body_at(p), *turned]
+
+    pages = [page(p) for p in range(6)]
+    removed = _removed_placed(pages)
+    assert all((p, t) in removed for p in range(6) for t in pieces)
+    # A one-letter line next to a turned piece that joins to no page's margin text stays.
+    pages[2][-4:] = [PageLine("x"), PageLine("10(2008)003", box=(534.0, 360.0, 554.0, 378.0),
+                                                rotated=True)]
+    assert (2, "x") not in _removed_placed(pages)

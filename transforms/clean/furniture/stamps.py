@@ -210,31 +210,51 @@ def _squeezed(text: str) -> str:
 
 def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
                          frame: tuple[float, float] | None) -> set[Hit]:
-    """Pieces of text set up or down the margin that the stamp rules left: Tika cuts such
-    text into pieces and PDFium places only some of them, so a piece may stand anywhere
-    in Tika's order ("IST.SP.800-218" of a standards body's document number). The
-    pieces each page's stamp rules found are assembled, in Tika's order, into the
-    page's margin text; a piece elsewhere whose letters and digits lie within the margin
-    text of at least two pages (``MIN_VERTICAL_CHARS`` of them, no space, not placed
-    level inside the text frame) is a piece of it too."""
+    """Pieces of margin text the stamp rules left. Tika cuts text set up or down the
+    margin into pieces and PDFium places only some (or places a one-letter piece on a
+    formula's letter), so each page's stamp pieces are assembled, in Tika's order, into
+    the page's margin text ("JC" "A" "P" "10(2008)003": ``jcap102008003``). A run of
+    fragments next to a stamp piece whose letters, joined with it, lie within the
+    margin text of two other pages is margin text too; so is a piece Tika left anywhere
+    whose letters lie within it (``MIN_VERTICAL_CHARS`` of them, no space, not placed
+    level inside the text frame: "IST.SP.800-218" of a standards body's number)."""
     assembled: dict[int, str] = {}
     for p, i in sorted(stamps):
         if pages[p][i].rotated or pages[p][i].box is None:
             assembled[p] = assembled.get(p, "") + _squeezed(pages[p][i].text)
-    texts = [text for text in assembled.values() if len(text) >= MIN_CUT_LETTERS]
-    if len(texts) < 2:
+    if sum(len(text) >= MIN_CUT_LETTERS for text in assembled.values()) < 2:
         return set()
+
+    def within(piece: str, p: int) -> bool:
+        return sum(piece in text for q, text in assembled.items() if q != p) >= 2
+
     found: set[Hit] = set()
     for p, lines in enumerate(pages):
-        for i, line in enumerate(lines):
-            if (p, i) in stamps or not line.removable or line.link or " " in line.text.strip():
+        def fragment(k: int, lines: Sequence[PageLine] = lines, p: int = p) -> bool:
+            text = lines[k].text.strip()
+            return (p, k) in stamps or (lines[k].removable and not lines[k].link
+                                        and 0 < len(text) <= MAX_FRAGMENT_CHARS
+                                        and " " not in text)
+
+        i = 0
+        while i < len(lines):  # runs of fragments around stamp pieces, in Tika's order
+            j = i
+            while j < len(lines) and fragment(j):
+                j += 1
+            run = range(i, j)
+            if (j > i and any((p, k) in stamps for k in run)
+                    and within("".join(_squeezed(lines[k].text) for k in run), p)):
+                found.update((p, k) for k in run if (p, k) not in stamps)
+            i = max(j, i + 1)
+        for i, line in enumerate(lines):  # a piece alone, anywhere
+            if (p, i) in stamps or (p, i) in found or not line.removable or line.link \
+                    or " " in line.text.strip():
                 continue
             box = line.box
             if box is not None and not line.rotated and frame is not None \
                     and box[2] > frame[0] and box[0] < frame[1]:
                 continue  # level, in the text frame: the body's
             piece = _squeezed(line.text)
-            if len(piece) >= MIN_VERTICAL_CHARS and sum(
-                    piece in text for q, text in assembled.items() if q != p) >= 2:
+            if len(piece) >= MIN_VERTICAL_CHARS and within(piece, p):
                 found.add((p, i))
     return found
