@@ -77,37 +77,23 @@ class TemplateGroup:
     members: frozenset[Hit]
 
 
-class _Edges:
-    """Each page's candidate lines for text groups: its edge band (``depths`` lines from
-    the top and the bottom, in edge order) and its side margins."""
+def _page_size(page_sizes: Sequence[tuple[float, float]] | None, p: int
+               ) -> tuple[float, float]:
+    """Page ``p``'s (width, height); (inf, 0) where unknown."""
+    return page_sizes[p] if page_sizes and p < len(page_sizes) else (math.inf, 0.0)
 
-    def __init__(self, pages: Sequence[Sequence[PageLine]],
-                 frame: tuple[float, float] | None,
-                 page_sizes: Sequence[tuple[float, float]] | None) -> None:
-        self.pages = pages
-        self.page_sizes = page_sizes
-        self.side = [self._side_lines(p, lines, frame) for p, lines in enumerate(pages)]
 
-    def _side_lines(self, p: int, lines: Sequence[PageLine],
-                    frame: tuple[float, float] | None) -> set[int]:
-        """Level lines wholly beside the text frame, on the page: chapter tabs, margin
-        heads (not the other half of a spread beyond the page's side)."""
-        if frame is None:
-            return set()
-        width = self.page_sizes[p][0] if self.page_sizes and p < len(self.page_sizes) \
-            else math.inf
-        return {i for i, line in enumerate(lines)
-                if line.box is not None and not line.rotated and line.removable
-                and line.box[2] > 0 and line.box[0] < width
-                and (line.box[2] <= frame[0] - MIN_SIDE_GAP
-                     or line.box[0] >= frame[1] + MIN_SIDE_GAP)}
-
-    def width(self, p: int) -> float:
-        return self.page_sizes[p][0] if self.page_sizes and p < len(self.page_sizes) \
-            else math.inf
-
-    def height(self, p: int) -> float:
-        return self.page_sizes[p][1] if self.page_sizes and p < len(self.page_sizes) else 0.0
+def _side_lines(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
+                page_sizes: Sequence[tuple[float, float]] | None) -> list[set[int]]:
+    """Each page's level lines wholly beside the text frame, on the page: chapter tabs,
+    margin heads (not the other half of a spread beyond the page's side)."""
+    if frame is None:
+        return [set() for _ in pages]
+    return [{i for i, line in enumerate(lines)
+             if line.box is not None and not line.rotated and line.removable
+             and line.box[2] > 0 and line.box[0] < _page_size(page_sizes, p)[0]
+             and (line.box[2] <= frame[0] - MIN_SIDE_GAP or line.box[0] >= frame[1] + MIN_SIDE_GAP)}
+            for p, lines in enumerate(pages)]
 
 
 def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
@@ -121,8 +107,8 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     pages were cut, a slug's, whose places count as slots too; ``body``: the font size
     of its text, ``lines.body_size``)."""
     body = body_size(pages) if body is None else body
-    edges = _Edges(pages, frame, page_sizes)
-    groups = _text_groups_grown(pages, edges, numbers, body)
+    side = _side_lines(pages, frame, page_sizes)
+    groups = _text_groups_grown(pages, side, page_sizes, numbers, body)
     found = members(groups) | numbers
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
@@ -141,11 +127,12 @@ def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
 # --- text groups -----------------------------------------------------------------
 
 
-def _text_groups_grown(pages: Sequence[Sequence[PageLine]], edges: _Edges,
-                       numbers: set[Hit], body: float) -> list[TemplateGroup]:
+def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]],
+                       page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
+                       body: float) -> list[TemplateGroup]:
     """Text groups, with each page's edge band grown inward while it is all template."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    groups = _text_groups(pages, edges, depths, numbers, body)
+    groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
         template = members(groups) | numbers
         grown = False
@@ -162,11 +149,12 @@ def _text_groups_grown(pages: Sequence[Sequence[PageLine]], edges: _Edges,
                 grown = True
         if not grown:
             break
-        groups = _text_groups(pages, edges, depths, numbers, body)
+        groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
     return groups
 
 
-def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
+def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
+                 page_sizes: Sequence[tuple[float, float]] | None,
                  depths: Sequence[Sequence[int]], numbers: set[Hit], body: float
                  ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the pages' edge bands (``depths``: lines from the
@@ -182,12 +170,12 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
         edge = {*range(min(top, len(lines))), *range(max(0, len(lines) - bottom), len(lines))}
         bands.append(edge)
         extreme = set(band(len(lines), EXTREME_BAND))
-        width = edges.width(p)
-        for i in edge | edges.side[p]:
+        width = _page_size(page_sizes, p)[0]
+        for i in edge | side_lines[p]:
             line = lines[i]
             if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
                 continue  # beyond the page's side: the unseen half of a spread
-            side = i in edges.side[p]
+            side = i in side_lines[p]
             key = line_shape(line.text)
             if not key:
                 continue
@@ -208,7 +196,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
         if (len(on_pages) < 2 or key in number_keys
-                or _slide_title(pages, hits, body, edges.page_sizes)
+                or _slide_title(pages, hits, body, page_sizes)
                 or (_numbers_vary_like_a_table(pages, hits)
                     and not _all_at_one_place(pages, hits))):
             continue
@@ -232,7 +220,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
         return []
-    middle_pages = _middle_pages(pages, bands, edges,
+    middle_pages = _middle_pages(pages, [bands[p] | side_lines[p] for p in range(n)],
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
@@ -241,7 +229,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
-        if _keeps_its_place(pages, hits, edges, key in side_keys):
+        if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
                 groups.append(TemplateGroup("text", key.replace("\x00side ", ""),
@@ -252,8 +240,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], edges: _Edges,
     return groups
 
 
-def _middle_pages(pages: Sequence[Sequence[PageLine]], bands: Sequence[set[int]],
-                  edges: _Edges, keys: list[str]) -> dict[str, set[int]]:
+def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
+                  keys: list[str]) -> dict[str, set[int]]:
     """The pages whose middle (not the edge band, not a side margin) says one of
     ``keys``: only lines of a plausible length whose first and last character can
     start and end one are abstracted, since abstracting every line costs."""
@@ -273,10 +261,9 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], bands: Sequence[set[int]]
     wanted = set(keys)
     found: dict[str, set[int]] = defaultdict(set)
     for p, lines in enumerate(pages):
-        outside = bands[p] | edges.side[p]
         for i, line in enumerate(lines):
             text = line.text
-            if (i not in outside and low <= len(text) <= high
+            if (i not in outside[p] and low <= len(text) <= high
                     and text[:1].casefold()[:1] in firsts
                     and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)
                     and (key := line_shape(text)) in wanted):
@@ -327,8 +314,8 @@ def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
                     and size > body and sizes_differ(size, body))]
 
 
-def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit], edges: _Edges,
-                     side: bool) -> bool:
+def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+                     page_sizes: Sequence[tuple[float, float]] | None, side: bool) -> bool:
     """Does a repeated line sit at one distance from its page's edge on most pages
     where it is placed (the top or bottom edge; the left or right edge in a side
     margin)? Furniture is set at a fixed place; a table's note repeated under each
@@ -339,12 +326,11 @@ def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit], edges
         box = pages[p][i].box
         if box is None:
             continue
+        width, height = _page_size(page_sizes, p)
         if side:
-            width = edges.width(p)
             distances.append(width - box[2] if width != math.inf and box[0] > width / 2
                              else box[0])
         else:
-            height = edges.height(p)
             distances.append(box[3] - height if height and box[1] > height / 2 else box[1])
     if len(distances) < 2:
         return True
