@@ -210,43 +210,41 @@ def _squeezed(text: str) -> str:
 
 def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
                          frame: tuple[float, float] | None) -> set[Hit]:
-    """Pieces of margin text the stamp rules left. Tika cuts text set up or down the
-    margin into pieces and PDFium places only some (or places a one-letter piece on a
-    formula's letter), so each page's stamp pieces are assembled, in Tika's order, into
-    the page's margin text ("JC" "A" "P" "10(2008)003": ``jcap102008003``). A run of
-    fragments next to a stamp piece whose letters, joined with it, lie within the
-    margin text of two other pages is margin text too; so is a piece Tika left anywhere
-    whose letters lie within it (``MIN_VERTICAL_CHARS`` of them, no space, not placed
-    level inside the text frame: "IST.SP.800-218" of a standards body's number)."""
-    assembled: dict[int, str] = {}
-    for p, i in sorted(stamps):
-        if pages[p][i].rotated or pages[p][i].box is None:
-            assembled[p] = assembled.get(p, "") + _squeezed(pages[p][i].text)
-    if sum(len(text) >= MIN_CUT_LETTERS for text in assembled.values()) < 2:
-        return set()
-
-    def within(piece: str, p: int) -> bool:
-        return sum(piece in text for q, text in assembled.items() if q != p) >= 2
-
-    found: set[Hit] = set()
+    """Margin text assembled before it is judged. Tika cuts text set up or down the
+    margin into pieces and PDFium places only some of them (or puts a one-letter piece
+    on a formula's letter), so on each page a run of pieces in Tika's order around a
+    stamp piece (short, no space) is joined into the page's margin text ("JC" "A" "P"
+    "10(2008)003": ``jcap102008003``); a run whose margin text recurs on two other pages
+    goes whole. So does a piece Tika left anywhere whose letters lie within such text
+    (``MIN_VERTICAL_CHARS`` of them, no space, not placed level inside the text frame:
+    "IST.SP.800-218" of a standards body's number)."""
+    runs: list[tuple[int, list[int], str]] = []  # (page, its lines, their margin text)
     for p, lines in enumerate(pages):
-        def fragment(k: int, lines: Sequence[PageLine] = lines, p: int = p) -> bool:
+        def piece(k: int, lines: Sequence[PageLine] = lines, p: int = p) -> bool:
             text = lines[k].text.strip()
             return (p, k) in stamps or (lines[k].removable and not lines[k].link
-                                        and 0 < len(text) <= MAX_FRAGMENT_CHARS
+                                        and 0 < len(text) <= MAX_STAMP_PIECE_CHARS
                                         and " " not in text)
 
         i = 0
-        while i < len(lines):  # runs of fragments around stamp pieces, in Tika's order
+        while i < len(lines):
             j = i
-            while j < len(lines) and fragment(j):
+            while j < len(lines) and piece(j):
                 j += 1
-            run = range(i, j)
-            if (j > i and any((p, k) in stamps for k in run)
-                    and within("".join(_squeezed(lines[k].text) for k in run), p)):
-                found.update((p, k) for k in run if (p, k) not in stamps)
+            if any((p, k) in stamps for k in range(i, j)):
+                runs.append((p, list(range(i, j)),
+                             "".join(_squeezed(lines[k].text) for k in range(i, j))))
             i = max(j, i + 1)
-        for i, line in enumerate(lines):  # a piece alone, anywhere
+    pages_of: dict[str, set[int]] = defaultdict(set)
+    for p, _, text in runs:
+        if len(text) >= MIN_CUT_LETTERS:
+            pages_of[text].add(p)
+    margin = {text: on for text, on in pages_of.items() if len(on) >= 3}
+    if not margin:
+        return set()
+    found = {(p, k) for p, run, text in runs if text in margin for k in run} - stamps
+    for p, lines in enumerate(pages):  # a piece alone, anywhere
+        for i, line in enumerate(lines):
             if (p, i) in stamps or (p, i) in found or not line.removable or line.link \
                     or " " in line.text.strip():
                 continue
@@ -255,6 +253,7 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
                     and box[2] > frame[0] and box[0] < frame[1]:
                 continue  # level, in the text frame: the body's
             piece = _squeezed(line.text)
-            if len(piece) >= MIN_VERTICAL_CHARS and within(piece, p):
+            if len(piece) >= MIN_VERTICAL_CHARS and any(
+                    piece in text and len(on - {p}) >= 2 for text, on in margin.items()):
                 found.add((p, i))
     return found
