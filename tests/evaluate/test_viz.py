@@ -41,10 +41,10 @@ def test_removed_fragments_are_the_words_only_the_uncleaned_text_has():
 def test_the_page_template_is_drawn_on_a_picture_of_its_pages():
     """viz's page picture: every placed line a box, the template's red with its group;
     ``clean.document.page_template`` gives the lines and groups of a real PDF."""
-    from pdfs import Text, body, extracted, make_pdf
-
     from ragbeam.evaluate.viz import template_pictures
     from ragbeam.transforms.clean.document import page_template
+
+    from pdfs import Text, body, extracted, make_pdf
 
     pages = [[Text("Harbour Authority Annual Report", 72, 760, 9), *body(p),
               Text(str(p + 1), 300, 40, 9)] for p in range(4)]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from pdfs import Text, body, cleaned, make_pdf, sentence
-
 from ragbeam.transforms.types import BlockKind, Document
+
+from pdfs import Text, body, cleaned, make_pdf, sentence
 
 
 def page_text(doc: Document, page: int) -> str:
