@@ -656,3 +656,16 @@ def test_a_journals_head_up_the_margin_is_assembled_before_it_is_judged():
     pages[2][-4:] = [PageLine("x"), PageLine("10(2008)003", box=(534.0, 360.0, 554.0, 378.0),
                                                 rotated=True)]
     assert (2, "x") not in _removed_placed(pages)
+
+
+def test_chapter_openings_set_in_display_type_stay_whatever_stands_beside_them():
+    """Short chapters, each opening a page under "Chapter N" in display type (2.4 times
+    the text) over a line the template repeats: the headings stay, the repeated line
+    set in the text's size goes."""
+    def page(p: int) -> list[PageLine]:
+        return [_at(f"Chapter {p + 1}", 48.0)._replace(size=24.0),
+                _at("The Harbour Handbook", 80.0)._replace(size=10.0),
+                *(line._replace(size=10.0) for line in _body_at(p, top=120.0))]
+
+    removed = _removed_placed([page(p) for p in range(6)])
+    assert [text for _, text in removed] == ["The Harbour Handbook"] * 6

@@ -64,6 +64,8 @@ MIN_REPEATED_BLOCK_LINES = 3
 MIN_SIDE_GAP = 6.0
 # A line set at least this many times the body's size is set like a heading.
 HEADING_SIZE_RATIO = 1.2
+# …and at least this many times it, in display type, whatever stands beside it.
+DISPLAY_SIZE_RATIO = 1.5
 
 
 @dataclass(frozen=True)
@@ -286,6 +288,8 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
         return False
     if not all(pages[p][i].size >= HEADING_SIZE_RATIO * body for p, i in hits):
         return False
+    if all(pages[p][i].size >= DISPLAY_SIZE_RATIO * body for p, i in hits):
+        return True  # display type: a chapter's opening, never a running head
     alone = 0
     for p, i in hits:  # each page's lines are in edge order: its neighbours are i ± 1
         alone += (p, i - 1) not in template and (p, i + 1) not in template
