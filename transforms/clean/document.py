@@ -280,13 +280,16 @@ def page_template(extracted: ExtractedDocument, options: CleanOptions | None = N
 
 
 def _page_line(line: CleanLine) -> PageLine:
-    style = line.style  # positional arguments: this runs once per line of a PDF
+    # Made from a tuple (every field given): this runs once per line of a PDF.
+    style, removable = line.style, line.kind not in _WHOLE_BLOCKS
     if line.detached:
-        return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, link=True)
+        return PageLine._make((line.text, removable, False, None, False, 0.0, True))
     if style is None:
-        return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING)
-    return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING,
-                    (style.x0, style.top, style.x1, style.bottom), style.rotated, style.size)
+        return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING, None,
+                               False, 0.0, False))
+    return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING,
+                           (style.x0, style.top, style.x1, style.bottom), style.rotated,
+                           style.size, False))
 
 
 def _remove_residue(lines: list[CleanLine]

@@ -46,6 +46,7 @@ _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|
 DIGITS = re.compile(r"\d+")
 _ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
 _DASHES = "-–—−‒"
+_LETTER_RUNS = re.compile(r"[^\W\d_]+")
 # "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
 # "3 | Page", "Page | 3"
 _PAGE_NUMBER = re.compile(
@@ -347,6 +348,8 @@ def letters(text: str) -> str:
     """A line's letters, case-folded: what survives of a running head that Tika cut into
     glyph clusters ("A" / "gyem" / "an-D" / "uah" …). Heads and pieces come from one
     cleaned text, so accents need no folding."""
-    return "".join(ch for ch in text.casefold() if ch.isalpha())
+    found = "".join(_LETTER_RUNS.findall(text.casefold()))  # one C pass; most lines
+    return found if found.isalpha() or not found else "".join(
+        ch for ch in found if ch.isalpha())  # "²", "½" are no letters
 
 

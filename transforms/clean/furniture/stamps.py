@@ -219,7 +219,10 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
     (``MIN_VERTICAL_CHARS`` of them, no space, not placed level inside the text frame:
     "IST.SP.800-218" of a standards body's number)."""
     runs: list[tuple[int, list[int], str]] = []  # (page, its lines, their margin text)
+    stamped = {p for p, _ in stamps}
     for p, lines in enumerate(pages):
+        if p not in stamped:
+            continue  # a run is around a stamp piece
         def piece(k: int, lines: Sequence[PageLine] = lines, p: int = p) -> bool:
             text = lines[k].text.strip()
             return (p, k) in stamps or (lines[k].removable and not lines[k].link
