@@ -779,6 +779,7 @@ class RowIndex:
     # place in each half of it; a line in one column and one in the other are never
     # cells of one row (an "ABSTRACT" level with a "Keywords" across the gutter).
     MIN_COLUMN_LINES = 5
+    ROW_BAND = 16.0  # points: the cells of a page indexed by band
 
     def __init__(self, assembly: Assembly, layout: PdfLayout, body: BodyStyle) -> None:
         # Per page: (style, any width) for lines that are no prose, (style, narrow
@@ -803,13 +804,14 @@ class RowIndex:
                         starts[style.page][round(style.x0)] += 1
         self.columns = dict(column)
         self.sizes = layout.page_sizes
-        # Per page: its cells by top, and the tallest, so a row's cells are found by
-        # bisection, not by reading every cell of the page for every block.
-        for cells in self.cells.values():
-            cells.sort(key=lambda cell: cell[0].top)
-        self.tops = {page: [cell[0].top for cell in cells] for page, cells in self.cells.items()}
-        self.tallest = {page: max(cell[0].bottom - cell[0].top for cell in cells)
-                        for page, cells in self.cells.items()}
+        # Per page and band of ROW_BAND points: the cells reaching into it, so a row's
+        # cells are looked up, not found by reading every cell of the page for every block.
+        self.bands: dict[tuple[int, int], list[tuple[LineStyle, bool]]] = defaultdict(list)
+        for page, cells in self.cells.items():
+            for cell in cells:
+                for band in range(int(cell[0].top // self.ROW_BAND),
+                                  int(cell[0].bottom // self.ROW_BAND) + 1):
+                    self.bands[(page, band)].append(cell)
         # Per two-column page: where its left and right columns start.
         self.column_starts: dict[int, tuple[float, float]] = {}
         for page, counts in starts.items():
@@ -841,11 +843,10 @@ class RowIndex:
         height = style.bottom - style.top
         narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
         starts = self.column_starts.get(style.page)
-        cells = self.cells.get(style.page, ())
-        tops = self.tops.get(style.page, [])
-        first = bisect.bisect_left(tops, style.top - self.tallest.get(style.page, 0.0))
-        last = bisect.bisect_right(tops, style.bottom)
-        for other, any_width in cells[first:last]:  # those that reach into its rows
+        near = {id(cell[0]): cell for band in range(int(style.top // self.ROW_BAND),
+                                                    int(style.bottom // self.ROW_BAND) + 1)
+                for cell in self.bands.get((style.page, band), ())}
+        for other, any_width in near.values():  # those that reach into its rows
             if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
                 continue  # itself, or above or below it
             if starts is not None and self._across_the_gutter(style, other, starts):
