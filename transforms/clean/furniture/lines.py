@@ -191,15 +191,9 @@ def head_number(line: str) -> tuple[str, int, str] | None:
 
 
 def edge_order(lines: Sequence[PageLine]) -> list[int]:
-    """A page's line indexes from its top edge to its bottom edge.
-
-    Lines with a box go by position: rows from the top (lines whose vertical
-    middles lie within half a line of each other share a row), left to right
-    within a row. A line without a box keeps its place in Tika's order, and so
-    its distance from the nearer page edge: the placed lines fill the other
-    places. Without boxes this is Tika's order: the text-only rules see what
-    they always saw.
-    """
+    """A page's line indexes from its top edge to its bottom edge: placed lines in rows
+    (vertical middles within half a line) top to bottom, left to right within a row; a
+    line without a box keeps its place in Tika's order (without boxes: Tika's order)."""
     boxes = [line.box for line in lines]
     placed = [(box[1] + box[3], box[0], box[3] - box[1], i)  # (2 × middle, left, height, i)
               for i, box in enumerate(boxes) if box is not None]

@@ -136,17 +136,11 @@ def _outer_number(tokens: list[str]) -> tuple[int, str] | None:
 
 
 def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
-    """Running heads anywhere on their page, anchored by the page sequence.
-
-    Tika's reading order can put a head after a page's floats, deep in the page.
-    Such a head is still one line whose text, without the page number at its
-    start or end ("446 H. Ashuri … 444–454" / "H. Ashuri … 444–454 445"),
-    recurs on at least half the pages, and whose number is the page index plus
-    one offset on at least ``MIN_ANCHORED_PAGES`` of them (and a quarter of all
-    pages). Lines of that text whose number is fused to the previous word
-    ("253–265254") go with them. A line of one word besides the number
-    ("Figure 3") or one that ends a sentence is never such a head.
-    """
+    """Running heads anywhere on their page, anchored by the page sequence: Tika's order
+    can put a head after a page's floats. A line whose text without the page number at
+    its start or end recurs on half the pages, its number the page index plus one offset
+    on ``MIN_ANCHORED_PAGES`` of them (and a quarter of all pages), with the lines of that
+    text whose number is fused to the last word; never a one-word label nor a sentence."""
     numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     for p, lines in enumerate(pages):
@@ -240,14 +234,10 @@ def find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
                           numbers: set[tuple[int, int]],
                           found_already: set[tuple[int, int]] | frozenset[tuple[int, int]]
                           = frozenset()) -> set[tuple[int, int]]:
-    """Heads and footers that cannot show repetition, by how they are set: a page's
-    top or bottom row, apart from the text (its gap to the next row at least the
-    text's line pitch), in a smaller font than the text, short and no sentence,
-    carrying its page's number ("Frumin and Zhao 53" on a one-page excerpt; "… (1789)
-    I-2" heading page 2 of 2). The number must be that of its page in the sequence
-    the page numbers found follow (or the page's own index), and other than 1. A
-    single page that shows a page number other than 1 (``numbers``) loses such a row
-    at either edge. A title is set larger; an unnumbered line stays."""
+    """Heads and footers where nothing can repeat: a page's top or bottom row apart from
+    the text (gap at least the line pitch), in a smaller font, short and no sentence,
+    carrying its page's number in the sequence (other than 1; on a single page also
+    opposite a page number other than 1). A title is set larger and stays."""
     offsets = {0}
     for p, i in numbers:
         parsed = page_number_value(pages[p][i].text) or embedded_page_number(pages[p][i].text)

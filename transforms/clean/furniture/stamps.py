@@ -210,14 +210,11 @@ def _squeezed(text: str) -> str:
 
 def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
                          frame: tuple[float, float] | None) -> set[Hit]:
-    """Margin text assembled before it is judged. Tika cuts text set up or down the
-    margin into pieces and PDFium places only some of them (or puts a one-letter piece
-    on a formula's letter), so on each page a run of pieces in Tika's order around a
-    stamp piece (short, no space) is joined into the page's margin text ("JC" "A" "P"
-    "10(2008)003": ``jcap102008003``); a run whose margin text recurs on two other pages
-    goes whole. So does a piece Tika left anywhere whose letters lie within such text
-    (``MIN_VERTICAL_CHARS`` of them, no space, not placed level inside the text frame:
-    "IST.SP.800-218" of a standards body's number)."""
+    """Margin text assembled before it is judged: on each page a run of pieces in Tika's
+    order around a stamp piece (short, no space) is joined ("JC" "A" "P" "10(2008)003":
+    ``jcap102008003``); a run whose text recurs on two other pages goes whole, and so
+    does a piece left anywhere whose letters lie within such text (``MIN_VERTICAL_CHARS``,
+    no space, not level in the text frame: "IST.SP.800-218")."""
     runs: list[tuple[int, list[int], str]] = []  # (page, its lines, their margin text)
     stamped = {p for p, _ in stamps}
     for p, lines in enumerate(pages):

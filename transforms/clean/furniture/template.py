@@ -103,11 +103,9 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
                   frame: tuple[float, float] | None = None,
                   placed_elsewhere: Sequence[tuple[int, PageLine]] = (),
                   body: float | None = None) -> list[TemplateGroup]:
-    """The template groups of a document's pages (each page's lines in edge order;
-    ``numbers``: its page numbers, found by their sequence; ``frame``: the left and
-    right edge of its text; ``placed_elsewhere``: template lines found before these
-    pages were cut, a slug's, whose places count as slots too; ``body``: the font size
-    of its text, ``lines.body_size``)."""
+    """The template groups of a document's pages (lines in edge order; ``numbers``: its
+    page numbers; ``frame``: its text's left and right edge; ``placed_elsewhere``: slugs
+    found before, whose places count as slots; ``body``: its text's font size)."""
     body = body_size(pages) if body is None else body
     side = _side_lines(pages, frame, page_sizes)
     groups = _text_groups_grown(pages, side, page_sizes, numbers, body)
@@ -275,12 +273,10 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
 
 def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
                     template: set[Hit]) -> bool:
-    """Are these lines a user's headings, repeated in form only: set clearly larger than
-    the document's text (``HEADING_SIZE_RATIO``), with words or numbers that differ from
-    page to page, each standing alone between the page's text (``Question 3`` atop each
-    page of a questionnaire, ``Section 12: Findings of part 12``)? A running head is set
-    no larger than the text, says the same on every page, or stands with the rest of the
-    template (beside the page number, in a block of template lines)."""
+    """A user's headings, repeated in form only: set at least ``HEADING_SIZE_RATIO`` of
+    the text, words or numbers varying from page to page, standing alone between the
+    page's text or set in display type (``Question 3`` atop each page). A running head
+    is no larger than the text, says the same on every page, or stands with the template."""
     hits = list(hits)
     if not body or len(hits) < 2:
         return False
@@ -385,12 +381,9 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> b
 
 def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: float,
                  page_sizes: Sequence[tuple[float, float]] | None) -> bool:
-    """Are these lines a slide's title carried over to the next slides ("Cichelli's
-    Method" over three slides): on landscape pages, each measured and set larger than
-    the document's body? A deck's running text (its name, the author, the date) is
-    set small; portrait pages do set running heads larger than their body (a
-    government report's excerpt whose body is its tables' small print), so the
-    rule is the slides' only."""
+    """A slide's title carried over to the next slides ("Cichelli's Method" over three):
+    landscape pages, each measured and set larger than the body (portrait documents do
+    set running heads larger than a small-print body)."""
     if not body or not hits or not page_sizes:
         return False
     return all(p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
@@ -440,13 +433,10 @@ def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
 def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: float,
                  placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
                  ) -> list[TemplateGroup]:
-    """Lines at a page's outermost row left that stand in a slot of the template: where
-    template lines stand on ``SLOT_PAGE_SHARE`` of the pages (the same top, the same
-    left, right or centre, the same font size), whatever their text; and slots at the
-    very edge whose texts each recur in them (heads that change with the chapter, each
-    text on too few pages to be template by itself). Only short lines that are no
-    sentence: the body's last line, a licence note or a table row does not sit in the
-    head's or the footer's slot and say no more than a head."""
+    """Lines at a page's outermost row left that stand where template lines stand on
+    ``SLOT_PAGE_SHARE`` of the pages (top, left/right/centre, size), whatever their text;
+    and lines on a page's very first or last row, alone there, that share a place with
+    their text recurring in it (chapter heads). Short lines that are no sentence only."""
     needed = max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * len(pages))
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     for p, lines in enumerate(pages):
