@@ -293,15 +293,13 @@ def main(argv: list[str] | None = None) -> int:
                                          "HEAD"], capture_output=True, text=True).stdout.strip(),
                "retrievers": args.retrievers, "dense_model": args.dense_model,
                "budgets": list(score.BUDGETS), "domains": {}}
-    try:
-        for domain in domains:
-            print(f"{domain} …", file=sys.stderr)
-            results["domains"][domain] = run_domain(args, domain, cache)
-            if any(r in ("dense", "hybrid") for r in args.retrievers):
-                cache.save(vectors)
-    finally:
+    out = args.json or args.work / "results.json"
+    for domain in domains:  # the figures so far are written after each domain
+        print(f"{domain} …", file=sys.stderr)
+        results["domains"][domain] = run_domain(args, domain, cache)
+        if any(r in ("dense", "hybrid") for r in args.retrievers):
+            cache.save(vectors)
         results["load_after"] = [round(x, 2) for x in os.getloadavg()]
-        out = args.json or args.work / "results.json"
         out.write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
     print(f"Retrieval benchmark, {results['started']} (commit {results['commit']}; load "
           f"{results['load_before'][0]} → {results['load_after'][0]})\n")

@@ -326,6 +326,84 @@ def locate_cells(page_words: list[list[str]], values: list[str]) -> list[int]:
     return pages if len(pages) <= 2 else []
 
 
+# ---------------------------------------------------------------- UDA: annual reports (closing)
+
+FINQA_PAGE = re.compile(r"/page_(\d+)\.pdf-\d+$")
+
+
+def build_uda_reports(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """FinQA questions (the page is in the question's id, ``GS/2016/page_79.pdf-3``; the
+    numbering's offset against the PDF is measured on the questions whose context the
+    extended file gives) and TAT-QA questions whose answer is a span of the report
+    (each span located as words; arithmetic answers need their facts, located like
+    table cells, which the extended file gives for a few)."""
+    mirror = Mirror(root, *PINS["uda"])
+    base = "dataset/src_doc_files_example"
+    b = Builder("annual-reports", data, mirror)
+    stats: Counter[str] = Counter()
+    out: list[dict] = []
+    # FinQA: the offset of its page numbers, from the context passages it gives
+    bench = json.loads(mirror.read("dataset/extended_qa_info_bench/bench_fin_qa.json"))
+    finqa_docs = {pathlib.PurePosixPath(p).stem: p for p in mirror.sizes(f"{base}/fin_docs")}
+    offsets: Counter[int] = Counter()
+    for name, path in sorted(finqa_docs.items()):
+        rel, index = b.add(path)
+        for q in bench.get(name, []):
+            given = int(FINQA_PAGE.search(q["q_uid"]).group(1))
+            for passage in q["context"].get("pre_text", []) + q["context"].get("post_text", []):
+                if len(words(passage)) >= 8:
+                    for page in locate_passage(index, passage, share=0.8):
+                        offsets[page - given] += 1
+    offset = offsets.most_common(1)[0][0] if offsets else 0
+    stats[f"finqa page offset {offset:+d} (votes {dict(offsets)})"] += 1
+    for r in csv_rows(mirror, "dataset/qa/fin_qa.csv"):
+        if r["doc_name"] not in finqa_docs:
+            continue
+        rel = f"annual-reports/{r['doc_name']}.pdf"
+        page = int(FINQA_PAGE.search(r["q_uid"]).group(1)) + offset
+        if not 1 <= page <= int(b.rows[rel]["pages"]):
+            stats["finqa dropped: page outside the PDF"] += 1
+            continue
+        stats["finqa kept"] += 1
+        out.append({"id": f"finqa-{r['q_uid']}", "question": r["question"],
+                    "evidence": [{"doc": rel, "pages": [page]}], "kind": "table",
+                    "answer": r["answer_1"][:300],
+                    "mapping": f"given page (FinQA id), offset {offset:+d} measured"})
+    # TAT-QA: span answers located; arithmetic ones by their facts where given
+    bench = json.loads(mirror.read("dataset/extended_qa_info_bench/bench_tat_qa.json"))
+    facts = {q["q_uid"]: q.get("facts") or [] for qs in bench.values() for q in qs}
+    for path in sorted(mirror.sizes(f"{base}/tat_docs")):
+        name = pathlib.PurePosixPath(path).stem
+        rel, _ = b.add(path)
+        page_words = b.page_words(rel)
+        for r in csv_rows(mirror, "dataset/qa/tat_qa.csv"):
+            if r["doc_name"] != name:
+                continue
+            if r["answer_type"] in ("span", "multi-span"):
+                try:
+                    spans = [str(x) for x in json.loads(r["answer"].replace("'", '"'))]
+                except json.JSONDecodeError:
+                    spans = [r["answer"].strip("[]'")]
+            else:
+                spans = [str(x) for x in facts.get(r["q_uid"], [])]
+            pages = locate_cells(page_words, spans) if spans else []
+            if spans and len(spans) == 1:  # one span: it alone must be rare enough
+                w = words(spans[0])
+                found = find_all(w, page_words) if len(w) >= 2 or any(
+                    ch.isdigit() for ch in spans[0]) else []
+                pages = found if 1 <= len(found) <= 2 else []
+            stats[f"tatqa {r['answer_type']} " + ("kept" if pages else "dropped")] += 1
+            if pages:
+                out.append({"id": f"tatqa-{r['q_uid']}", "question": r["question"],
+                            "evidence": [{"doc": rel, "pages": pages}],
+                            "kind": "table" if any(ch.isdigit() for ch in " ".join(spans))
+                            else "text", "answer": r["answer"][:300],
+                            "mapping": "answer spans located" if r["answer_type"] in (
+                                "span", "multi-span") else "facts located"})
+    b.write(out)
+    return dict(stats)
+
+
 # ---------------------------------------------------------------- Fujitsu (Japanese)
 
 def build_fujitsu(root: pathlib.Path, data: pathlib.Path) -> dict:
@@ -404,7 +482,8 @@ def build_docugami(root: pathlib.Path, data: pathlib.Path) -> dict:
     return dict(stats)
 
 
-BUILDERS = {"financebench": build_financebench, "uda": build_uda, "fujitsu": build_fujitsu,
+BUILDERS = {"financebench": build_financebench, "uda": build_uda,
+            "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
             "docugami": build_docugami}
 
 

@@ -33,7 +33,9 @@ from retrieval_bench.sets import REPO, document_rows
 
 PEER_RUNNER = pathlib.Path(__file__).resolve().parent / "peers" / "run_peer.py"
 PEERS = ("tika-langchain", "tika-langchain-tokens", "unstructured", "pymupdf4llm")
-DEFAULT_PEERS_VENV = REPO.parent / "venvs" / "peers"
+# The peers' venv: $RAGBEAM_PEERS_VENV, else ../venvs/peers beside the checkout.
+DEFAULT_PEERS_VENV = pathlib.Path(os.environ.get("RAGBEAM_PEERS_VENV")
+                                  or REPO.parent / "venvs" / "peers")
 
 
 def domain_files(data: pathlib.Path, domain: str) -> list[dict[str, str]]:

@@ -48,9 +48,12 @@ DOMAINS = {d.name: d for d in (
     Domain("fujitsu-ja", "ja", "dev",
            "Japanese corporate reports (FujitsuResearch/Fujitsu-RAG-Hard-Benchmark): "
            "questions with annotated evidence pages"),
-    Domain("sec-10-q", "en", "closing",
+    Domain("sec-10-q", "en", "dev",
            "Twenty 10-Q filings (docugami/KG-RAG-datasets): single- and multi-document "
            "questions; evidence pages located from the answers' figures"),
+    Domain("annual-reports", "en", "closing",
+           "Six annual reports (UDA-Benchmark's examples): FinQA questions (page given) and "
+           "TAT-QA questions (answer spans located); the closing held-out set"),
 )}
 DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
 CLOSING_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "closing")
