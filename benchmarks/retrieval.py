@@ -115,7 +115,7 @@ def run_domain(args, domain: str, cache) -> dict:
         if peer not in args.pipelines:
             continue
         if args.only_ragbeam:
-            found = sorted((work / "peers" / peer).glob(f"{domain}-*.jsonl"),
+            found = sorted((args.peers_cache / peer).glob(f"{domain}-*.jsonl"),
                            key=lambda p: p.stat().st_mtime)
             if not found:
                 continue
@@ -124,7 +124,8 @@ def run_domain(args, domain: str, cache) -> dict:
             timing = {**(json.loads(meta.read_text()) if meta.is_file() else {}),
                       "cached": True}
         else:
-            path, timing = pipelines.run_peer(peer, data, domain, work, args.peers_venv,
+            path, timing = pipelines.run_peer(peer, data, domain, args.peers_cache,
+                                              args.peers_venv,
                                               args.cpus, args.refresh_peers)
         prepared.append((score.prepare(peer, pipelines.cached_chunks(path), page_indexes),
                          timing))
@@ -244,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ragbeam-output", type=pathlib.Path,
                         help="score this finished run (DIR/<domain> or DIR) instead of running")
     parser.add_argument("--peers-venv", type=pathlib.Path, default=pipelines.DEFAULT_PEERS_VENV)
+    parser.add_argument("--peers-cache", type=pathlib.Path, default=DEFAULT_WORK / "peers",
+                        help="peers' chunks, shared by every --work "
+                             "(default ../data/retrieval-work/peers)")
     parser.add_argument("--refresh-peers", action="store_true", help="ignore cached peer chunks")
     parser.add_argument("--cpus", help="taskset CPU list for every pipeline (e.g. 0)")
     parser.add_argument("--limit", type=int, help="first N questions per domain (smoke test)")

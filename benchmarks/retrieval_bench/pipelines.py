@@ -71,13 +71,14 @@ def ragbeam_chunks_from_run(output: pathlib.Path, data: pathlib.Path) -> list[Be
 
 def run_ragbeam(data: pathlib.Path, domain: str, work: pathlib.Path, python: str,
                 ragbeam_path: str | None, extra: list[str], cpus: str | None) -> dict:
-    output = work / "ragbeam-runs" / domain
+    # One folder per invocation: several engineers may share a work folder.
+    output = work / "ragbeam-runs" / f"{domain}-{os.getpid()}"
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     if ragbeam_path:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [ragbeam_path,
                                                           env.get("PYTHONPATH")]))
     cmd = [python, "-m", "ragbeam.pipeline.cli", "run", "--input", str(data / domain),
-           "--output", str(output), "--overwrite", "--take-over", *extra]
+           "--output", str(output), "--overwrite", *extra]
     done, wall, cpu = _timed(cmd, env, cpus)
     if done.returncode not in (0,):
         tail = (done.stderr or done.stdout)[-2000:]
@@ -105,13 +106,13 @@ def peer_key(peer: str, python: str, files: list[dict[str, str]]) -> tuple[str, 
     return h.hexdigest()[:20], info
 
 
-def run_peer(peer: str, data: pathlib.Path, domain: str, work: pathlib.Path,
+def run_peer(peer: str, data: pathlib.Path, domain: str, peers_cache: pathlib.Path,
              venv: pathlib.Path, cpus: str | None, refresh: bool = False
              ) -> tuple[pathlib.Path, dict]:
     python = str(venv / "bin" / "python")
     files = domain_files(data, domain)
     key, _info = peer_key(peer, python, files)
-    folder = work / "peers" / peer
+    folder = peers_cache / peer
     chunks, meta = folder / f"{domain}-{key}.jsonl", folder / f"{domain}-{key}.json"
     if chunks.is_file() and meta.is_file() and not refresh:
         return chunks, {**json.loads(meta.read_text()), "cached": True}
