@@ -154,6 +154,49 @@ def run_domain(args, domain: str, cache) -> dict:
     return result
 
 
+def explain(args, cache) -> int:
+    """Print, per pipeline, the context of each question named by ``--explain``."""
+    for spec in args.explain.split(","):
+        domain, qid = spec.split(":", 1)
+        question = next(q for q in sets.load_questions(domain) if q.id == qid)
+        _, page_indexes = page_material(args.data, domain)
+        print(f"## {domain} {qid} ({question.kind}): {question.question}\n"
+              f"evidence: {[(e.doc, e.pages) for e in question.evidence]}\n"
+              f"answer: {question.answer[:300]!r}\n")
+        candidates = []
+        if "ragbeam" in args.pipelines:
+            output = (args.ragbeam_output / domain if args.ragbeam_output else max(
+                (args.work / "ragbeam-runs").glob(f"{domain}-*"),
+                key=lambda p: p.stat().st_mtime))
+            chunks = pipelines.ragbeam_chunks_from_run(output, args.data)
+            candidates += [("ragbeam", chunks, False), ("ragbeam-contextual", chunks, True)]
+        for peer in pipelines.PEERS:
+            found = sorted((args.peers_cache / peer).glob(f"{domain}-*.jsonl"),
+                           key=lambda p: p.stat().st_mtime)
+            if peer in args.pipelines and found:
+                candidates.append((peer, pipelines.cached_chunks(found[-1]), False))
+        for name, chunks, contextual in candidates:
+            indexed = score.prepare(name, chunks, page_indexes, contextual=contextual)
+            for retriever in args.retrievers:
+                e = score.explain(indexed, question, retriever, cache, args.explain_budget,
+                                  args.explain_scope)
+                print(f"### {name}, {retriever}, {args.explain_scope}, "
+                      f"{args.explain_budget} tokens: {'ANSWERED' if e['answered'] else 'missed'}"
+                      f" ({e['context_chunks']} chunks sent; first evidence chunk at rank "
+                      f"{e['first_evidence_rank']}; {e['evidence_chunks']} chunks on evidence "
+                      "pages)")
+                for n, c in enumerate(e["context"], 1):
+                    mark = "EVIDENCE" if c["evidence"] else "other"
+                    print(f"  [{n}] {mark} {c['doc']} p{c['pages']} {c['tokens']} tok: "
+                          f"{c['indexed_text'][:400]!r}")
+                if e["first_evidence_chunk"] and not e["answered"]:
+                    c = e["first_evidence_chunk"]
+                    print(f"  first evidence chunk, rank {e['first_evidence_rank']}, "
+                          f"p{c['pages']} {c['tokens']} tok: {c['indexed_text'][:600]!r}")
+        print()
+    return 0
+
+
 def _cell(figures: dict, retriever: str, scope: str) -> str:
     r = figures.get(retriever)
     if not r:
@@ -252,6 +295,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpus", help="taskset CPU list for every pipeline (e.g. 0)")
     parser.add_argument("--limit", type=int, help="first N questions per domain (smoke test)")
     parser.add_argument("--json", type=pathlib.Path, help="default WORK/results.json")
+    parser.add_argument("--explain", metavar="DOMAIN:ID[,…]",
+                        help="print each pipeline's context for these questions (ragbeam's "
+                             "newest run in WORK or --ragbeam-output; peers from the cache)")
+    parser.add_argument("--explain-budget", type=int, default=600)
+    parser.add_argument("--explain-scope", choices=score.SCOPES, default="all")
     args = parser.parse_args(argv)
 
     if args.build_sets is not None:
@@ -289,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     cache = EmbeddingCache(model=args.dense_model)
     vectors = args.work / f"vectors-{args.dense_model}.npz"
     cache.load(vectors)
+    if args.explain:
+        return explain(args, cache)
     load = os.getloadavg()
     started = datetime.datetime.now(datetime.UTC)
     results = {"started": started.isoformat(timespec="seconds"),

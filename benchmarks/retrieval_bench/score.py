@@ -158,3 +158,36 @@ def oracle(questions: Sequence[BenchQuestion], page_texts: Mapping[str, Sequence
             hits[q.id] = found
         result[str(b)] = _tally(questions, hits)
     return {scope: result for scope in SCOPES}
+
+
+def explain(indexed: Indexed, question: BenchQuestion, retriever: str, cache=None,
+            budget: int = 600, scope: str = "all", show: int = 5) -> dict:
+    """Why a question is (not) answered: the context's chunks (pages, evidence or not)
+    and the best-ranked chunk that lies on an evidence page, with its rank."""
+    from ragbeam.evaluate.budget import fill_context
+    from ragbeam.evaluate.retrieval import make_retriever
+
+    positions = [i for i, c in enumerate(indexed.chunks)
+                 if scope == "all" or c.doc in question.docs]
+    r = make_retriever(retriever, [indexed.index_texts[i] for i in positions], cache)
+    ranking = [positions[j] for j in r.rank(question.question)]
+    context = fill_context(ranking, _units(indexed), budget)
+    sent = [int(u.chunk_id) for u in context.units]
+
+    def view(i: int) -> dict:
+        c = indexed.chunks[i]
+        return {"doc": c.doc, "pages": sorted(indexed.pages[i]), "tokens": indexed.tokens[i],
+                "evidence": any((c.doc, p) in question.evidence_pages
+                                for p in indexed.pages[i]),
+                "indexed_text": indexed.index_texts[i]}
+
+    on_evidence = [(rank, i) for rank, i in enumerate(ranking, 1)
+                   if any((indexed.chunks[i].doc, p) in question.evidence_pages
+                          for p in indexed.pages[i])]
+    evidence_chunks = [i for i, c in enumerate(indexed.chunks)
+                       if any((c.doc, p) in question.evidence_pages for p in indexed.pages[i])]
+    return {"pipeline": indexed.name, "answered": _hit(question, sent, indexed),
+            "context": [view(i) for i in sent[:show]], "context_chunks": len(sent),
+            "first_evidence_rank": on_evidence[0][0] if on_evidence else None,
+            "first_evidence_chunk": view(on_evidence[0][1]) if on_evidence else None,
+            "evidence_chunks": len(evidence_chunks)}
