@@ -253,6 +253,44 @@ def format_domain(domain: str, result: dict, retrievers) -> str:
     return head + "\n" + "\n".join(lines) + "\n"
 
 
+def format_totals(results: dict, retrievers) -> str:
+    """Hits summed over the dev domains in ``results``, one row per pipeline."""
+    domains = [d for d, r in results["domains"].items() if r["role"] == "dev"]
+    if len(domains) < 2:
+        return ""
+    total = sum(results["domains"][d]["questions"] for d in domains)
+    names = list(dict.fromkeys(n for d in domains for n in results["domains"][d]["pipelines"]))
+    cols = [f"{r} {s}" for r in retrievers for s in score.SCOPES]
+    lines = [f"### All dev domains ({', '.join(domains)}): {total} questions\n",
+             "| pipeline | " + " | ".join(cols) + " |",
+             "| --- | " + " | ".join("---:" for _ in cols) + " |"]
+    for name in names:
+        cells = []
+        for r in retrievers:
+            for scope in score.SCOPES:
+                key = name if name in ("random", "oracle") else r
+                counts = []
+                for b in ("600", "1500"):
+                    got = [results["domains"][d]["pipelines"].get(name, {}).get(
+                        "retrieval", {}).get(key) for d in domains]
+                    counts.append("—" if any(g is None for g in got) else
+                                  str(sum(g[scope][b]["hits"] for g in got)))
+                cells.append(" / ".join(counts))
+        lines.append(f"| {LABELS.get(name, name)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def print_report(results: dict, out: pathlib.Path | None) -> None:
+    retrievers = results["retrievers"]
+    print(f"Retrieval benchmark, {results['started']} (commit {results['commit']}; load "
+          f"{results['load_before'][0]} → {results.get('load_after', ['?'])[0]})\n")
+    for domain, result in results["domains"].items():
+        print(format_domain(domain, result, retrievers))
+    print(format_totals(results, retrievers))
+    if out:
+        print(f"every figure, per question: {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -295,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpus", help="taskset CPU list for every pipeline (e.g. 0)")
     parser.add_argument("--limit", type=int, help="first N questions per domain (smoke test)")
     parser.add_argument("--json", type=pathlib.Path, help="default WORK/results.json")
+    parser.add_argument("--report", type=pathlib.Path,
+                        help="print the tables of a results JSON again and stop")
     parser.add_argument("--explain", metavar="DOMAIN:ID[,…]",
                         help="print each pipeline's context for these questions (ragbeam's "
                              "newest run in WORK or --ragbeam-output; peers from the cache)")
@@ -302,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--explain-scope", choices=score.SCOPES, default="all")
     args = parser.parse_args(argv)
 
+    if args.report:
+        print_report(json.loads(args.report.read_text(encoding="utf-8")), None)
+        return 0
     if args.build_sets is not None:
         from retrieval_bench.build_sets import build_all
 
@@ -355,11 +398,7 @@ def main(argv: list[str] | None = None) -> int:
             cache.save(vectors)
         results["load_after"] = [round(x, 2) for x in os.getloadavg()]
         out.write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
-    print(f"Retrieval benchmark, {results['started']} (commit {results['commit']}; load "
-          f"{results['load_before'][0]} → {results['load_after'][0]})\n")
-    for domain, result in results["domains"].items():
-        print(format_domain(domain, result, args.retrievers))
-    print(f"every figure, per question: {out}")
+    print_report(results, out)
     return 0
 
 
