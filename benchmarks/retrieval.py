@@ -205,8 +205,9 @@ def _cell(figures: dict, retriever: str, scope: str) -> str:
 
 
 def _time(timing: dict) -> str:
-    wall = timing.get("wall_s") or timing.get("process_wall_s")
-    cpu = timing.get("cpu_s") if "process_cpu_s" not in timing else timing["process_cpu_s"]
+    # a peer's whole process (interpreter and imports included), as ragbeam's run is timed
+    wall = timing.get("process_wall_s", timing.get("wall_s"))
+    cpu = timing.get("process_cpu_s", timing.get("cpu_s"))
     if wall is None:
         return "—"
     return f"{wall:.0f} s / {cpu:.0f} s"
