@@ -168,6 +168,8 @@ def explain(args, cache) -> int:
             output = (args.ragbeam_output / domain if args.ragbeam_output else max(
                 (args.work / "ragbeam-runs").glob(f"{domain}-*"),
                 key=lambda p: p.stat().st_mtime))
+            if args.ragbeam_output and not (output / "run.json").is_file():
+                output = args.ragbeam_output
             chunks = pipelines.ragbeam_chunks_from_run(output, args.data)
             candidates += [("ragbeam", chunks, False), ("ragbeam-contextual", chunks, True)]
         for peer in pipelines.PEERS:
@@ -371,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
         args.pipelines = [p for p in args.pipelines if p != "pages"]
     args.retrievers = [r for r in args.retrievers.split(",") if r]
     args.work.mkdir(parents=True, exist_ok=True)
-    if not args.only_ragbeam and any(p in pipelines.PEERS for p in args.pipelines) \
+    if not args.only_ragbeam and not args.explain \
+            and any(p in pipelines.PEERS for p in args.pipelines) \
             and not (args.peers_venv / "bin" / "python").exists():
         parser.error(f"no peers' venv at {args.peers_venv}: run with --setup-peers first, "
                      "or --only-ragbeam")
