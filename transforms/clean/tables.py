@@ -41,6 +41,7 @@ under the same header.
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Sequence
@@ -245,11 +246,17 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table, int] | None:
     multi = [i for i in kept if len(rows[i].cells) >= 2]
     if len(multi) < MIN_BODY_ROWS:
         return None
-    columns = _columns([rows[i] for i in multi])
+    # The columns are where the values are: a header cell over two columns ("Oct 1, 2022
+    # Sep 25, 2021" in one piece) must not join them.
+    valued = [i for i in multi if any(is_value(cell.text) for cell in rows[i].cells)]
+    columns = _columns([rows[i] for i in (valued if len(valued) >= MIN_BODY_ROWS else multi)])
+    if len(columns) < 2:
+        return None
     header = _header_above(rows, kept[0], columns)
     table_rows = [rows[i] for i in [*header, *kept]]
-    grid = [_grid_row(row, columns) for row in table_rows]
-    header_count = _header_count(grid, len(header))
+    header_count = _header_count([_grid_row(row, columns) for row in table_rows], len(header))
+    grid = [_grid_row(row, columns, spanning=n < header_count - 1)
+            for n, row in enumerate(table_rows)]
     grid, row_lines = _joined_wraps(grid, [row.lines for row in table_rows], header_count)
     if not _looks_like_table(grid, header_count):
         return None
@@ -284,29 +291,40 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> l
     return header
 
 
-def _grid_row(row: _Row, columns: list[list[float]]) -> tuple[str, ...]:
+def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False
+              ) -> tuple[str, ...]:
+    """The row's cells by column. A header cell over two columns heads both; in a
+    header row over other header rows (``spanning``), a cell that reaches left of its
+    column ("Three Months Ended" set flush right over two columns of dates) heads the
+    columns back to the previous cell's."""
     cells = [""] * len(columns)
+    previous = 0
     for cell in row.cells:
         hit = _column_of(cell, columns)
-        for c in hit:  # a header cell over two columns heads both; a value goes in once
+        if (spanning and len(hit) == 1 and hit[0] > 1 and not is_value(cell.text)
+                and cell.x0 < columns[hit[0]][0] - row.height):
+            hit = list(range(max(previous + 1, 1), hit[0] + 1))
+        for c in hit:  # a value goes in once
             cells[c] = f"{cells[c]} {cell.text}".strip()
             if is_value(cell.text):
                 break
+        previous = hit[-1]
     return tuple(cells)
 
 
 def _header_count(grid: list[tuple[str, ...]], above: int) -> int:
-    """How many of the first rows are the header: the rows found above the body, and
-    then body rows with no label, or a first row of text over rows of values."""
+    """How many of the first rows are the header: the rows found above the body, then
+    rows with text over the value columns and no value ("(In millions) | Oct 1, 2022 |
+    Sep 25, 2021"); a row of labels alone ("Net sales:") ends it. In a table without
+    values only its first row is the header (as in a document's own tables)."""
     count = above
     while count < len(grid):
         row = grid[count]
-        if row[0] or any(is_value(cell) for cell in row) or not any(row[1:]):
+        if any(is_value(cell) for cell in row) or not any(row[1:]):
             break
         count += 1
-    if (count == 0 and len(grid) > 1 and sum(1 for cell in grid[0] if cell) >= 2
-            and not any(is_value(cell) for cell in grid[0])):
-        count = 1  # "Parameter | Min | Typ | Max" over its rows
+    if count == len(grid):
+        return min(1, len(grid) - 1)
     return count
 
 
@@ -344,6 +362,15 @@ def _joined_wraps(grid: list[tuple[str, ...]], lines: list[list[int]], header: i
     return out_grid, out_lines
 
 
+def _page_numbers(cells: list[str]) -> bool:
+    """Are these a contents page's page numbers: small whole numbers that never go
+    down (Roman ones too)?"""
+    if not cells or not all(_PAGE_NUMBER.match(cell) for cell in cells):
+        return False
+    numbers = [int(cell) for cell in cells if cell.isdigit()]
+    return all(a <= b for a, b in itertools.pairwise(numbers))
+
+
 def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     """Step 5 of the module's rule: prose columns, contents pages, lists and forms
     are not tables."""
@@ -360,10 +387,13 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     others = [cell for row in body for cell in row[1:] if cell]
     values = [cell for cell in others if is_value(cell)]
     used = [c for c in range(1, len(grid[0])) if any(row[c] for row in body)]
-    if len(used) == 1 and values and all(_PAGE_NUMBER.match(cell) for cell in others):
+    if used and _page_numbers([row[used[-1]] for row in body if row[used[-1]]]):
         return False  # a table of contents: titles and page numbers
     if statistics.median(len(cell) for cell in others) > MAX_MEDIAN_CELL_CHARS:
         return False  # prose in two columns
     if sum(1 for cell in others if len(cell.split()) > MAX_CELL_WORDS) > len(others) / 4:
         return False
-    return bool(values) or len(grid[0]) >= MIN_TEXT_COLUMNS
+    # Without values: text in at least MIN_TEXT_COLUMNS columns of two rows (a cover
+    # page's "Delaware | 94-1672743" over its captions is a form, not a table).
+    wide = sum(1 for row in body if sum(1 for cell in row if cell) >= MIN_TEXT_COLUMNS)
+    return bool(values) or wide >= MIN_BODY_ROWS

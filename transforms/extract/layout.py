@@ -83,7 +83,7 @@ CELL_GAP = 1.0
 # A narrower line (down to SET_LINE: no body line is set tighter) is read only where
 # it ends in a value with a gap before it: a row with a long label and a figure.
 SET_LINE = 0.5
-_ENDS_IN_VALUE = re.compile(r"\s(?:\S*\d\S*|[-–—]+|[A-Za-zµΩ°%/]{1,3})$")
+_ENDS_IN_VALUE = re.compile(r"\s(?:\S*\d\S*|[-–—]+|[A-Za-zµΩ°%/]{1,3})(?:\s*[)%])?$")
 _WORD = re.compile(r"\S+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _ALNUM_RUN = re.compile(r"[^\W_]+")
@@ -319,31 +319,35 @@ class _StyleReader:
         left, right, bottom, top = edges
         return self.frame.box(min(x0, left), min(y0, bottom), max(x1, right), max(y1, top))
 
-    def cells(self, first: int, last: int, box: tuple[float, float, float, float]
-              ) -> tuple[tuple[int, int, float, float], ...]:
+    def cells(self, first: int, last: int, box: tuple[float, float, float, float],
+              force: bool = False) -> tuple[tuple[int, int, float, float], ...]:
         """The runs of words of the line ``[first, last]`` between gaps of ``CELL_GAP``
         line heights, each ``(first, last, x0, x1)`` with offsets from ``first``; empty
         when it has one run only or its words do not run left to right.
 
         Two calls into PDFium per word, so only for a line that may have such a gap: one
-        set wider than its letters need (``WIDE_LINE``), or one that ends in a value
-        (a figure, a dash, a short unit) with a gap before it (two calls to see)."""
+        set wider than its letters need (``WIDE_LINE``), one that ends in a value (a
+        figure, a dash, a short unit) with a gap before it (two calls to see), or
+        (``force``) a line next to one with cells (a table's header over its rows)."""
         x0, top, x1, bottom = box
         height = bottom - top
         if height <= 0 or last - first < 2:
             return ()
         text = self.text
-        if x1 - x0 < WIDE_LINE * height * (last - first + 1):
+        if not force and x1 - x0 < WIDE_LINE * height * (last - first + 1):
             if x1 - x0 < SET_LINE * height * (last - first + 1):
                 return ()
-            gap = text.rfind(" ", first, last)
-            if gap < 0 or not _ENDS_IN_VALUE.search(text, gap, last + 1):
+            value = _ENDS_IN_VALUE.search(text, first, last + 1)
+            if value is None:
                 return ()
-            lead = gap - 1
-            while lead > first and text[lead] == " ":
+            lead, after = value.start(), value.start()
+            while lead > first and text[lead].isspace():
                 lead -= 1
-            before, after = self.box(lead, lead), self.box(gap + 1, gap + 1)
-            if before is None or after is None or after[0] - before[2] < CELL_GAP * height:
+            while after < last and text[after].isspace():
+                after += 1
+            before_box, after_box = self.box(lead, lead), self.box(after, after)
+            if (before_box is None or after_box is None
+                    or after_box[0] - before_box[2] < CELL_GAP * height):
                 return ()
         words = [(m.start(), m.end() - 1) for m in _WORD.finditer(text, first, last + 1)]
         if len(words) < 2:
@@ -560,6 +564,17 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
             line = PdfLine(reader.text[span[0]:span[1] + 1], *box, 0.0, False)
         cells = reader.cells(*span, box)
         styles.append(dataclasses.replace(line, cells=cells) if cells else line)
+    # A line next to a line with cells may be a row of the same table without the
+    # gaps that give a row away cheaply (a header of dates over the figures).
+    with_cells = [line is not None and bool(line.cells) for line in styles]
+    for t, line in enumerate(styles):
+        if (line is not None and not with_cells[t]
+                and ((t and with_cells[t - 1]) or (t < last and with_cells[t + 1]))):
+            span, box = ranges[t], boxes[t]
+            assert span is not None and box is not None
+            cells = reader.cells(*span, box, force=True)
+            if cells:
+                styles[t] = dataclasses.replace(line, cells=cells)
     return styles
 
 
