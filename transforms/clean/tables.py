@@ -54,10 +54,12 @@ CELL_GAP = 1.0
 # sections; line heights are the letters' boxes, about 0.7 of the font size).
 MAX_ROW_PITCH = 5.0
 MIN_BODY_ROWS = 2  # rows of two or more cells under the header
-MIN_TEXT_COLUMNS = 3  # a table without values needs this many columns
+MIN_TEXT_COLUMNS = 3  # a table without values needs this many columns…
+MIN_TEXT_ROWS = 3  # …in this many rows under its header
 # Prose in two columns: a value column's cells are short.
 MAX_MEDIAN_CELL_CHARS = 32
 MAX_CELL_WORDS = 12
+MAX_HEADER_WORDS = 8  # a longer line over the columns is the table's title
 SEPARATOR = " | "
 
 _CURRENCY = re.compile(r"^[$€£¥₹]|^(?:US\$|USD|EUR|CHF)$")
@@ -65,7 +67,7 @@ _NUMBER = re.compile(
     r"^[(\[]?[-+−–]?\s*[$€£¥₹]?\s*[-+−–]?\s*(?:\d[\d,.' ]*\d|\d)\s*(?:%|pts?|bps|x)?[)\]]?"
     r"\s*%?\*?$")
 _DASH = re.compile(r"^[-–—−]+$")
-_NONE_VALUES = {"n/a", "na", "nm", "n.m.", "—", "-", "–", "*", "nil"}
+_NONE_VALUES = {"n/a", "na", "nm", "n.m.", "—", "-", "–", "*", "nil", "...", "…", "unq"}
 _YEAR = re.compile(r"^(?:fiscal\s+|fy\s*)?(?:19|20)\d\d$", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙·*-]|\(?[0-9]{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$")
 _CHECK_BOX = re.compile("[☐☑☒□■✓✔✗✘]")
@@ -280,11 +282,13 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> l
     below = rows[first]
     while index >= 0:
         row = rows[index]
-        if below.top - row.top > MAX_ROW_PITCH * max(row.height, below.height):
+        # The header may stand further off its first row than rows stand apart.
+        if below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height):
             break
-        if any(is_value(cell.text) or cell.x0 < columns[1][0] - 2 * row.height
-               for cell in row.cells):
-            break  # a value, or a cell from the labels' column: not a header over values
+        over_values = [cell for cell in row.cells if cell.x0 >= columns[1][0] - 2 * row.height]
+        if not over_values or any(is_value(cell.text) or len(cell.text.split()) > MAX_HEADER_WORDS
+                                  for cell in row.cells):
+            break  # a label alone, a value or a title: no header
         header.insert(0, index)
         below = row
         index -= 1
@@ -362,6 +366,14 @@ def _joined_wraps(grid: list[tuple[str, ...]], lines: list[list[int]], header: i
     return out_grid, out_lines
 
 
+def _line_numbers(cells: list[str]) -> bool:
+    """Do these count up one by one (the numbers of a transcript's lines)?"""
+    if len(cells) < MIN_BODY_ROWS or not all(cell.isdigit() for cell in cells):
+        return False
+    numbers = [int(cell) for cell in cells]
+    return all(b - a == 1 for a, b in itertools.pairwise(numbers))
+
+
 def _page_numbers(cells: list[str]) -> bool:
     """Are these a contents page's page numbers: small whole numbers that never go
     down (Roman ones too)?"""
@@ -384,6 +396,8 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     first = [row[0] for row in filled_rows if row[0]]
     if first and all(_BULLET.match(cell) for cell in first):
         return False  # a list: bullets or item numbers, then text
+    if _line_numbers(first) and not any(is_value(cell) for row in body for cell in row[1:]):
+        return False  # a transcript's or a contract's line numbers beside its text
     others = [cell for row in body for cell in row[1:] if cell]
     values = [cell for cell in others if is_value(cell)]
     used = [c for c in range(1, len(grid[0])) if any(row[c] for row in body)]
@@ -393,7 +407,8 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
         return False  # prose in two columns
     if sum(1 for cell in others if len(cell.split()) > MAX_CELL_WORDS) > len(others) / 4:
         return False
-    # Without values: text in at least MIN_TEXT_COLUMNS columns of two rows (a cover
-    # page's "Delaware | 94-1672743" over its captions is a form, not a table).
+    # Without values: text in at least MIN_TEXT_COLUMNS columns of MIN_TEXT_ROWS rows
+    # under its header (a cover page's "Delaware | 94-1672743" over its captions is a
+    # form; a header cut off from its table by a blank line is no table of its own).
     wide = sum(1 for row in body if sum(1 for cell in row if cell) >= MIN_TEXT_COLUMNS)
-    return bool(values) or wide >= MIN_BODY_ROWS
+    return bool(values) or wide >= MIN_TEXT_ROWS
