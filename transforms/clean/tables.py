@@ -129,7 +129,7 @@ class Table:
             cells = list(row)
             while len(cells) > 1 and not cells[-1]:
                 cells.pop()
-            out.append(SEPARATOR.join(cells))
+            out.append(SEPARATOR.join(cells).strip())  # "| Q1 | Q2" under no label
         return out
 
 
