@@ -24,7 +24,7 @@ wider than its letters need, the runs of words between its wide gaps
 4. **Wrapped cells.** A label row that does not end a section (no colon) with
    the next row's label starting in lower case is the first line of that label;
    a row with neither a label nor a value continues the cells of the row above.
-5. **What is no table**: prose in two columns (long cells), a table of contents
+5. **What is no table**: prose in two columns (long or wide cells), a table of contents
    (one column of page numbers), a list (bullets or numbers in the first column),
    a form (check boxes), and anything with fewer than ``MIN_BODY_ROWS`` rows of
    two cells or without a value unless it has ``MIN_TEXT_COLUMNS`` columns.
@@ -54,11 +54,14 @@ CELL_GAP = 1.0
 # sections; line heights are the letters' boxes, about 0.7 of the font size).
 MAX_ROW_PITCH = 5.0
 MIN_BODY_ROWS = 2  # rows of two or more cells under the header
+MIN_ROWS = 3  # rows in all, the header's included
 MIN_TEXT_COLUMNS = 3  # a table without values needs this many columns…
 MIN_TEXT_ROWS = 3  # …in this many rows under its header
 # Prose in two columns: a value column's cells are short.
 MAX_MEDIAN_CELL_CHARS = 32
 MAX_CELL_WORDS = 12
+MAX_VALUE_WIDTH_SHARE = 0.25
+MAX_PROSE_CELL_SHARE = 0.3
 MAX_HEADER_WORDS = 8  # a longer line over the columns is the table's title
 SEPARATOR = " | "
 
@@ -254,10 +257,15 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table, int] | None:
     columns = _columns([rows[i] for i in (valued if len(valued) >= MIN_BODY_ROWS else multi)])
     if len(columns) < 2:
         return None
+    # Prose in two columns: the cells right of the first are lines of a column of text,
+    # a good part of the table's width each; a table's values are narrow.
+    widths = [cell.x1 - cell.x0 for i in multi for cell in rows[i].cells[1:]]
+    if statistics.median(widths) > MAX_VALUE_WIDTH_SHARE * (columns[-1][1] - columns[0][0]):
+        return None
     header = _header_above(rows, kept[0], columns)
     table_rows = [rows[i] for i in [*header, *kept]]
     header_count = _header_count([_grid_row(row, columns) for row in table_rows], len(header))
-    grid = [_grid_row(row, columns, spanning=n < header_count - 1)
+    grid = [_grid_row(row, columns, spanning=n < header_count - 1, header=n < header_count)
             for n, row in enumerate(table_rows)]
     grid, row_lines = _joined_wraps(grid, [row.lines for row in table_rows], header_count)
     if not _looks_like_table(grid, header_count):
@@ -295,8 +303,8 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> l
     return header
 
 
-def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False
-              ) -> tuple[str, ...]:
+def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False,
+              header: bool = True) -> tuple[str, ...]:
     """The row's cells by column. A header cell over two columns heads both; in a
     header row over other header rows (``spanning``), a cell that reaches left of its
     column ("Three Months Ended" set flush right over two columns of dates) heads the
@@ -308,10 +316,10 @@ def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False
         if (spanning and len(hit) == 1 and hit[0] > 1 and not is_value(cell.text)
                 and cell.x0 < columns[hit[0]][0] - row.height):
             hit = list(range(max(previous + 1, 1), hit[0] + 1))
-        for c in hit:  # a value goes in once
+        if not header or is_value(cell.text):
+            hit = hit[:1]  # only a header's text heads each column it spans
+        for c in hit:
             cells[c] = f"{cells[c]} {cell.text}".strip()
-            if is_value(cell.text):
-                break
         previous = hit[-1]
     return tuple(cells)
 
@@ -366,6 +374,15 @@ def _joined_wraps(grid: list[tuple[str, ...]], lines: list[list[int]], header: i
     return out_grid, out_lines
 
 
+def _prose_words(cell: str) -> bool:
+    """Does a cell read like a piece of a sentence: two or more words, most of them
+    in lower case, no figure ("records of such disposals and file peri-")?"""
+    words = cell.split()
+    if len(words) < 2 or any(c.isdigit() for c in cell):
+        return False
+    return sum(1 for word in words if word.isalpha() and word.islower()) * 2 > len(words)
+
+
 def _line_numbers(cells: list[str]) -> bool:
     """Do these count up one by one (the numbers of a transcript's lines)?"""
     if len(cells) < MIN_BODY_ROWS or not all(cell.isdigit() for cell in cells):
@@ -388,7 +405,7 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     are not tables."""
     body = grid[header:]
     filled_rows = [row for row in body if sum(1 for cell in row if cell) >= 2]
-    if len(filled_rows) < MIN_BODY_ROWS:
+    if len(filled_rows) < MIN_BODY_ROWS or len(grid) < MIN_ROWS:
         return False
     cells = [cell for row in grid for cell in row if cell]
     if sum(1 for cell in cells if _CHECK_BOX.search(cell)) >= 2:
@@ -405,6 +422,14 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
         return False  # a table of contents: titles and page numbers
     if statistics.median(len(cell) for cell in others) > MAX_MEDIAN_CELL_CHARS:
         return False  # prose in two columns
+    if sum(1 for cell in others if _prose_words(cell)) > MAX_PROSE_CELL_SHARE * len(others):
+        return False  # justified prose in columns, cut at its wide word gaps
+    lines = [cell for row in filled_rows for cell in row if cell]
+    if (sum(1 for cell in first if cell[:1].islower()) > MAX_PROSE_CELL_SHARE * len(first)
+            or sum(1 for cell in lines if cell.endswith("-") and cell[-2:-1].isalpha())
+            > MAX_PROSE_CELL_SHARE / 3 * len(lines)):
+        return False  # lines of running text side by side: they start in lower case and
+        # break words with hyphens; a table's row labels and cells do neither
     if sum(1 for cell in others if len(cell.split()) > MAX_CELL_WORDS) > len(others) / 4:
         return False
     # Without values: text in at least MIN_TEXT_COLUMNS columns of MIN_TEXT_ROWS rows
