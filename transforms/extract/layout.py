@@ -83,6 +83,7 @@ CELL_GAP = 1.0
 # A narrower line (down to SET_LINE: no body line is set tighter) is read only where
 # it ends in a value with a gap before it: a row with a long label and a figure.
 SET_LINE = 0.5
+MIN_NEIGHBOUR_CELLS = 3  # a line next to one of this many cells is read in full
 _ENDS_IN_VALUE = re.compile(r"\s(?:\S*\d\S*|[-–—]+|[A-Za-zµΩ°%/]{1,3})(?:\s*[)%])?$")
 _WORD = re.compile(r"\S+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
@@ -319,6 +320,26 @@ class _StyleReader:
         left, right, bottom, top = edges
         return self.frame.box(min(x0, left), min(y0, bottom), max(x1, right), max(y1, top))
 
+    def span(self, first: int, last: int) -> tuple[float, float] | None:
+        """Left and right edge of the characters ``[first, last]`` on a page displayed
+        as stored (no ``/Rotate``): the word loop's call, kept to two PDFium calls."""
+        if self.same_indexes:
+            at_first, at_last = first, last
+        else:
+            at_first, at_last = self._char(first), self._char(last)
+            if min(at_first, at_last) < 0:
+                return None
+        char_box, page, edges, addresses = (self.calls.char_box, self.page, self.edges,
+                                            self.edge_addresses)
+        char_box(page, at_first, *addresses)
+        left = edges[0]
+        char_box(page, at_last, *addresses)
+        return left - self.frame.left, edges[1] - self.frame.left
+
+    def _span_turned(self, first: int, last: int) -> tuple[float, float] | None:
+        box = self.box(first, last)
+        return None if box is None else (box[0], box[2])
+
     def cells(self, first: int, last: int, box: tuple[float, float, float, float],
               force: bool = False) -> tuple[tuple[int, int, float, float], ...]:
         """The runs of words of the line ``[first, last]`` between gaps of ``CELL_GAP``
@@ -354,15 +375,16 @@ class _StyleReader:
             return ()
         runs: list[list] = []
         previous = -math.inf
+        span = self.span if self.frame.rotation == 0 else self._span_turned
         for start, end in words:
-            word = self.box(start, end)
+            word = span(start, end)
             if word is None or word[0] < previous - 1:
                 return ()  # not left to right: no columns to read
             if runs and word[0] - previous < CELL_GAP * height:
-                runs[-1][1], runs[-1][3] = end, word[2]
+                runs[-1][1], runs[-1][3] = end, word[1]
             else:
-                runs.append([start, end, word[0], word[2]])
-            previous = word[2]
+                runs.append([start, end, word[0], word[1]])
+            previous = word[1]
         if len(runs) < 2:
             return ()
         return tuple((a - first, b - first, round(left, 1), round(right, 1))
@@ -564,9 +586,10 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
             line = PdfLine(reader.text[span[0]:span[1] + 1], *box, 0.0, False)
         cells = reader.cells(*span, box)
         styles.append(dataclasses.replace(line, cells=cells) if cells else line)
-    # A line next to a line with cells may be a row of the same table without the
-    # gaps that give a row away cheaply (a header of dates over the figures).
-    with_cells = [line is not None and bool(line.cells) for line in styles]
+    # A line next to a line of several cells may be a row of the same table without
+    # the gaps that give a row away cheaply (a header of dates over the figures).
+    with_cells = [line is not None and len(line.cells) >= MIN_NEIGHBOUR_CELLS
+                  for line in styles]
     for t, line in enumerate(styles):
         if (line is not None and not with_cells[t]
                 and ((t and with_cells[t - 1]) or (t < last and with_cells[t + 1]))):
