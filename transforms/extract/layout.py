@@ -84,7 +84,9 @@ CELL_GAP = 1.0
 # it ends in a value with a gap before it: a row with a long label and a figure.
 SET_LINE = 0.5
 MIN_NEIGHBOUR_CELLS = 3  # a line next to one of this many cells is read in full
-_ENDS_IN_VALUE = re.compile(r"\s(?:\S*\d\S*|[-–—]+|[A-Za-zµΩ°%/]{1,3})(?:\s*[)%])?$")
+# A line's last word that may be a value: a figure, a dash, or a short unit ("V", "mA",
+# "°C", "ns"; a short word of prose, "the", "of", is none).
+_VALUE_TOKEN = re.compile(r"\S*\d\S*|[-–—]+|[a-zA-Z]?[A-Zµ°%/Ω][A-Za-z]?|ns|ms|us|mm|cm|kg|mg")
 _WORD = re.compile(r"\S+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _ALNUM_RUN = re.compile(r"[^\W_]+")
@@ -358,17 +360,20 @@ class _StyleReader:
         if not force and x1 - x0 < WIDE_LINE * height * (last - first + 1):
             if x1 - x0 < SET_LINE * height * (last - first + 1):
                 return ()
-            value = _ENDS_IN_VALUE.search(text, first, last + 1)
-            if value is None:
+            gap, end = text.rfind(" ", first, last), last + 1
+            if gap > first and text[gap + 1:end] in (")", "%"):
+                gap, end = text.rfind(" ", first, gap), gap  # "(40 )": the figure before it
+            if gap <= first or not _VALUE_TOKEN.fullmatch(text, gap + 1, end):
                 return ()
-            lead, after = value.start(), value.start()
+            lead, after = gap, gap
             while lead > first and text[lead].isspace():
                 lead -= 1
             while after < last and text[after].isspace():
                 after += 1
-            before_box, after_box = self.box(lead, lead), self.box(after, after)
-            if (before_box is None or after_box is None
-                    or after_box[0] - before_box[2] < CELL_GAP * height):
+            span = self.span if self.frame.rotation == 0 else self._span_turned
+            before_span, after_span = span(lead, lead), span(after, after)
+            if (before_span is None or after_span is None
+                    or after_span[0] - before_span[1] < CELL_GAP * height):
                 return ()
         words = [(m.start(), m.end() - 1) for m in _WORD.finditer(text, first, last + 1)]
         if len(words) < 2:
