@@ -24,7 +24,8 @@ recall = found / marked.
 
 ``--cost``: CPU seconds of the layout pass (``extract/layout.py`` ``pdf_layout``) on
 the same PDFs with the cell reading on and off (``WIDE_LINE``/``SET_LINE`` set out
-of reach), medians of ``--rounds`` alternating rounds, beside Tika's own time.
+of reach), and of cleaning with ``detect_tables`` on and off, medians of ``--rounds``
+alternating rounds, beside Tika's own time.
 """
 
 from __future__ import annotations
@@ -148,37 +149,51 @@ def score(data: pathlib.Path, show: bool) -> dict:
 
 
 def cost(paths: list[pathlib.Path], rounds: int) -> None:
+    from ragbeam.transforms.clean.document import CleanOptions, clean_document
     from ragbeam.transforms.extract import layout
     from ragbeam.transforms.extract.backends import EmbeddedTika
-    from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
+    from ragbeam.transforms.extract.document import build_extracted_document
+    from ragbeam.transforms.types import FetchedFile, SourceFile
 
     tika = EmbeddedTika()
     on = (layout.WIDE_LINE, layout.SET_LINE)
     off = (float("inf"), float("inf"))
-    print(f"{'document':40} {'pages':>5} {'tika s':>7} {'off s':>7} {'on s':>7} "
-          f"{'added s':>7} {'added/tika':>10}")
-    sums = [0.0, 0.0, 0.0]
+    print(f"{'document':40} {'pages':>5} {'tika s':>7} {'layout off':>10} {'on':>7} "
+          f"{'clean off':>9} {'on':>7} {'added s':>7} {'added/tika':>10}")
+    sums = [0.0] * 5
     for path in paths:
         data = path.read_bytes()
         started = time.process_time()
-        parsed = parse_tika_xhtml(tika.extract(data, path.name)[0])
+        xhtml, metadata = tika.extract(data, path.name)
         tika_s = time.process_time() - started
-        times: dict[bool, list[float]] = {True: [], False: []}
-        pages = 0
+        fetched = FetchedFile(SourceFile(str(path), path.name, len(data)), data, "h")
+        extracted = build_extracted_document(fetched, xhtml, metadata)
+        times: dict[str, list[float]] = {"layout on": [], "layout off": [],
+                                         "clean on": [], "clean off": []}
         for round_ in range(rounds):
             for cells in ((True, False) if round_ % 2 == 0 else (False, True)):
                 layout.WIDE_LINE, layout.SET_LINE = on if cells else off
                 started = time.process_time()
-                result = layout.pdf_layout(data, parsed.raw_text, parsed.blocks)
-                times[cells].append(time.process_time() - started)
-                pages = len(result.page_sizes)
+                layout.pdf_layout(data, extracted.raw_text, extracted.blocks)
+                times["layout on" if cells else "layout off"].append(
+                    time.process_time() - started)
+                options = CleanOptions(identify_language=False, detect_tables=cells)
+                started = time.process_time()
+                clean_document(extracted, options)
+                times["clean on" if cells else "clean off"].append(time.process_time() - started)
         layout.WIDE_LINE, layout.SET_LINE = on
-        with_cells, without = statistics.median(times[True]), statistics.median(times[False])
-        sums = [sums[0] + tika_s, sums[1] + without, sums[2] + with_cells]
-        print(f"{path.name[:40]:40} {pages:5d} {tika_s:7.3f} {without:7.3f} {with_cells:7.3f} "
-              f"{with_cells - without:7.3f} {(with_cells - without) / tika_s:10.3f}")
-    print(f"{f'{len(paths)} PDFs':40} {'':5} {sums[0]:7.3f} {sums[1]:7.3f} {sums[2]:7.3f} "
-          f"{sums[2] - sums[1]:7.3f} {(sums[2] - sums[1]) / sums[0]:10.3f}")
+        lay_off, lay_on, clean_off, clean_on = (statistics.median(times[k]) for k in (
+            "layout off", "layout on", "clean off", "clean on"))
+        added = lay_on - lay_off + clean_on - clean_off
+        sums = [a + b for a, b in zip(sums, (tika_s, lay_off, lay_on, clean_off, clean_on),
+                                      strict=True)]
+        pages = extracted.layout.page_sizes if extracted.layout else ()
+        print(f"{path.name[:40]:40} {len(pages):5d} {tika_s:7.3f} {lay_off:10.3f} "
+              f"{lay_on:7.3f} {clean_off:9.3f} {clean_on:7.3f} {added:7.3f} "
+              f"{added / tika_s:10.3f}")
+    added = sums[2] - sums[1] + sums[4] - sums[3]
+    print(f"{f'{len(paths)} PDFs':40} {'':5} {sums[0]:7.3f} {sums[1]:10.3f} {sums[2]:7.3f} "
+          f"{sums[3]:9.3f} {sums[4]:7.3f} {added:7.3f} {added / sums[0]:10.3f}")
 
 
 def main(argv: list[str] | None = None) -> int:

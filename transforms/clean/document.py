@@ -643,7 +643,12 @@ def _pieces(index: int, line: _Line, raw_text: str, options: CleanOptions) -> li
     bounds = [start for start, _, _ in style.cells] + [line.raw_end]
     pieces = []
     for (start, x0, x1), end in zip(style.cells, bounds[1:], strict=True):
-        text = strip_leaders(clean_line_text(raw_text[start:end], options))[0]
+        raw = raw_text[start:end]
+        if raw.isascii() and raw.isprintable() and "  " not in raw:
+            text = raw.strip()  # what clean_line_text leaves of it (as in _block_lines)
+        else:
+            text = clean_line_text(raw, options)
+        text = strip_leaders(text)[0]
         if text:
             pieces.append(Piece(index, text, x0, x1, style.top, style.bottom))
     return pieces

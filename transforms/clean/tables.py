@@ -95,6 +95,7 @@ class _Cell:
     x0: float
     x1: float
     lines: list[int]
+    value: bool = False  # is_value(text), worked out once
 
 
 @dataclass
@@ -151,13 +152,9 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     tables = []
     index = 0
     while index < len(rows):
-        found = _table_from(rows, index)
-        if found is None:
-            index += 1
-            continue
-        table, end = found
-        tables.append(table)
-        index = end
+        table, index = _table_from(rows, index)
+        if table is not None:
+            tables.append(table)
     return tables
 
 
@@ -177,6 +174,8 @@ def _rows(pieces: Sequence[Piece]) -> list[_Row]:
                              piece.top, piece.bottom, height))
     for row in rows:
         row.cells = _merged_cells(sorted(row.cells, key=lambda c: c.x0), row.height)
+        for cell in row.cells:
+            cell.value = is_value(cell.text)
     return rows
 
 
@@ -217,11 +216,13 @@ def _column_of(cell: _Cell, columns: list[list[float]]) -> list[int]:
     return [max((i for i, (x0, _) in enumerate(columns) if x0 <= cell.x0), default=0)]
 
 
-def _table_from(rows: list[_Row], start: int) -> tuple[Table, int] | None:
-    """The table whose first row of two or more cells is ``rows[start]``, and the
-    index of the row after it; None when none starts there."""
+def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
+    """The table whose first row of two or more cells is ``rows[start]`` (None when
+    none starts there), and the index of the row to look from next: after the table,
+    or after a run of rows that was looked at whole and is no table (a page of text
+    set in columns is judged once, not once per row)."""
     if len(rows[start].cells) < 2:
-        return None
+        return None, start + 1
     # The run of rows: rows of two or more cells, and single cells between them.
     body = [start]
     index = start + 1
@@ -234,7 +235,7 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table, int] | None:
     multi = [i for i in body if len(rows[i].cells) >= 2]
     columns = _columns([rows[i] for i in multi])
     if len(columns) < 2:
-        return None
+        return None, start + 1
     # Single-cell rows belong only while they stay in the first column (labels) and
     # rows of two or more cells follow them; the run ends at its last row of cells.
     kept = []
@@ -245,23 +246,25 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table, int] | None:
         if len(row.cells) >= 2 and len({c for cell in row.cells
                                        for c in _column_of(cell, columns)}) < 2:
             break
+        if any(len(cell.text.split()) > MAX_CELL_WORDS for cell in row.cells[1:]):
+            break  # a sentence beside a mark: a footnote under the table
         kept.append(i)
     while kept and len(rows[kept[-1]].cells) < 2:
         kept.pop()
     multi = [i for i in kept if len(rows[i].cells) >= 2]
     if len(multi) < MIN_BODY_ROWS:
-        return None
+        return None, start + 1
     # The columns are where the values are: a header cell over two columns ("Oct 1, 2022
     # Sep 25, 2021" in one piece) must not join them.
-    valued = [i for i in multi if any(is_value(cell.text) for cell in rows[i].cells)]
+    valued = [i for i in multi if any(cell.value for cell in rows[i].cells)]
     columns = _columns([rows[i] for i in (valued if len(valued) >= MIN_BODY_ROWS else multi)])
     if len(columns) < 2:
-        return None
+        return None, start + 1
     # Prose in two columns: the cells right of the first are lines of a column of text,
     # a good part of the table's width each; a table's values are narrow.
     widths = [cell.x1 - cell.x0 for i in multi for cell in rows[i].cells[1:]]
     if statistics.median(widths) > MAX_VALUE_WIDTH_SHARE * (columns[-1][1] - columns[0][0]):
-        return None
+        return None, kept[-1] + 1
     header = _header_above(rows, kept[0], columns)
     table_rows = [rows[i] for i in [*header, *kept]]
     header_count = _header_count([_grid_row(row, columns) for row in table_rows], len(header))
@@ -269,7 +272,7 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table, int] | None:
             for n, row in enumerate(table_rows)]
     grid, row_lines = _joined_wraps(grid, [row.lines for row in table_rows], header_count)
     if not _looks_like_table(grid, header_count):
-        return None
+        return None, kept[-1] + 1
     if header_count > 1:  # stacked header rows: one row, each column's cells top to bottom
         merged = tuple(" ".join(part for part in (row[c] for row in grid[:header_count])
                                 if part) for c in range(len(columns)))
@@ -294,7 +297,7 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> l
         if below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height):
             break
         over_values = [cell for cell in row.cells if cell.x0 >= columns[1][0] - 2 * row.height]
-        if not over_values or any(is_value(cell.text) or len(cell.text.split()) > MAX_HEADER_WORDS
+        if not over_values or any(cell.value or len(cell.text.split()) > MAX_HEADER_WORDS
                                   for cell in row.cells):
             break  # a label alone, a value or a title: no header
         header.insert(0, index)
@@ -313,10 +316,10 @@ def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False,
     previous = 0
     for cell in row.cells:
         hit = _column_of(cell, columns)
-        if (spanning and len(hit) == 1 and hit[0] > 1 and not is_value(cell.text)
+        if (spanning and len(hit) == 1 and hit[0] > 1 and not cell.value
                 and cell.x0 < columns[hit[0]][0] - row.height):
             hit = list(range(max(previous + 1, 1), hit[0] + 1))
-        if not header or is_value(cell.text):
+        if not header or cell.value:
             hit = hit[:1]  # only a header's text heads each column it spans
         for c in hit:
             cells[c] = f"{cells[c]} {cell.text}".strip()
@@ -374,6 +377,12 @@ def _joined_wraps(grid: list[tuple[str, ...]], lines: list[list[int]], header: i
     return out_grid, out_lines
 
 
+def _lower_word(cell: str) -> bool:
+    """Does the cell start with a word in lower case ("tion shall show", not "iPhone")?"""
+    word = cell.split(maxsplit=1)[0]
+    return word.isalpha() and word.islower()
+
+
 def _prose_words(cell: str) -> bool:
     """Does a cell read like a piece of a sentence: two or more words, most of them
     in lower case, no figure ("records of such disposals and file peri-")?"""
@@ -425,7 +434,7 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     if sum(1 for cell in others if _prose_words(cell)) > MAX_PROSE_CELL_SHARE * len(others):
         return False  # justified prose in columns, cut at its wide word gaps
     lines = [cell for row in filled_rows for cell in row if cell]
-    if (sum(1 for cell in first if cell[:1].islower()) > MAX_PROSE_CELL_SHARE * len(first)
+    if (sum(1 for cell in first if _lower_word(cell)) > MAX_PROSE_CELL_SHARE * len(first)
             or sum(1 for cell in lines if cell.endswith("-") and cell[-2:-1].isalpha())
             > MAX_PROSE_CELL_SHARE / 3 * len(lines)):
         return False  # lines of running text side by side: they start in lower case and
