@@ -79,12 +79,13 @@ def table_regions(doc: Document) -> list[Span]:
     return regions
 
 
-def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1
-                       ) -> list[Chunk]:
+def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
+                       tables: list[Span] | None = None) -> list[Chunk]:
     """``chunks``, each one that starts inside a table past its header (its first
     ``header_rows`` rows), and has no header yet, with that header in
-    ``metadata.table_header``."""
-    tables = table_regions(doc)
+    ``metadata.table_header``; ``tables``: the tables' ranges, if not the document's
+    table spans (``table_regions``)."""
+    tables = table_regions(doc) if tables is None else tables
     if not tables or header_rows < 1:
         return chunks
     out = []
@@ -186,5 +187,6 @@ class TableStrategy(SizedStrategy):
         spans, hard_cuts = split_keeping_tables(doc.text, tables, self.size, self.overlap,
                                                 self.sizer, header_rows=self.header_rows,
                                                 title_ends=heading_ends)
-        chunks = with_table_headers(doc, spans_to_chunks(doc, spans, headings), self.header_rows)
+        chunks = with_table_headers(doc, spans_to_chunks(doc, spans, headings), self.header_rows,
+                                    tables)
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "tables": len(tables)})
