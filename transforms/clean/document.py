@@ -24,7 +24,10 @@ Cleaning works line by line, in this order (each step has a switch in
    ``linejoin.mark_plain_wraps``) → ``clean_lines_joined``;
    plain text that is not hard-wrapped (code, logs, poetry, lists) keeps its
    lines;
-7. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+7. PDFs: tables found from where their lines and cells sit (``tables.py``)
+   become one ``BlockKind.TABLE`` block each, a ``cell | cell`` line (and span)
+   per row, header first → ``clean_tables_detected``, ``clean_table_rows``;
+8. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
    "IV. RESULTS") marked as headings with a level (``headings.mark_headings``,
    with the heading geometry of ``headings.RowIndex``) → ``clean_headings_detected``.
 
@@ -44,6 +47,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 
@@ -57,6 +61,7 @@ from ragbeam.transforms.clean.headings import mark_headings, outline_of
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import assemble, mark_plain_wraps
 from ragbeam.transforms.clean.residue import find_residue
+from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
     REPLACEMENT_CHAR,
     collapse_spaces,
@@ -99,6 +104,7 @@ class CleanOptions:
     strip_leaders: bool = True
     dehyphenate: bool = True
     join_lines: bool = True
+    detect_tables: bool = True
     detect_headings: bool = True
     identify_language: bool = True
     # Across the documents of a run (boilerplate.py, applied by the clean stage's
@@ -136,6 +142,9 @@ class CleanLine:
     wraps: bool | None = None
     # PDFs: where the line sits on its page and how it is set (None: unknown).
     style: LineStyle | None = None
+    # A row of a table found on a PDF page (``tables.py``): rows of one table share
+    # ``block`` and stay lines of one block.
+    table_row: bool = False
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -334,6 +343,95 @@ def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
     return out, count
 
 
+# Kinds of lines a PDF table is found among (Tika writes a PDF's text as paragraphs).
+_TABLE_SOURCES = {BlockKind.PARAGRAPH, BlockKind.LIST_ITEM}
+
+
+def _mark_tables(lines: list[CleanLine], raw_text: str, options: CleanOptions
+                 ) -> tuple[list[CleanLine], list[Table]]:
+    """The lines with each table found on a PDF page (``tables.py``) in place of its
+    lines: one ``TABLE`` line per row, at the place of the table's first line; and
+    the tables. A table that opens a page with the columns of one that closed the
+    page before and no header of its own goes on in that table's block."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, line in enumerate(lines):
+        style = line.style
+        if (style is not None and line.page and line.kind in _TABLE_SOURCES
+                and not line.detached and not style.rotated):
+            by_page[line.page].append(i)
+    replaced: dict[int, list[CleanLine]] = {}  # first line of a table → its rows
+    consumed: set[int] = set()
+    tables: list[Table] = []
+    previous: tuple[Table, int, int] | None = None  # the last table, its page and block
+    next_block = max((line.block for line in lines), default=0) + 1
+    for page in sorted(by_page):
+        members = by_page[page]
+        pieces = [piece for i in members for piece in _pieces(i, lines[i], raw_text, options)]
+        for table in find_tables(pieces):
+            if not table.row_lines or any(n in consumed for n in table.lines):
+                continue
+            block = next_block
+            if (previous is not None and previous[1] == page - 1 and table.header_rows == 0
+                    and _continues(previous[0], table, lines, members, by_page[page - 1])):
+                block = previous[2]
+            else:
+                next_block += 1
+            rows = []
+            for text, row_lines in zip(table.rendered(), table.row_lines, strict=True):
+                first = lines[row_lines[0]]
+                rows.append(CleanLine(text, BlockKind.TABLE, block, page, 0,
+                                  min(lines[n].raw_start for n in row_lines),
+                                  max(lines[n].raw_end for n in row_lines),
+                                  style=first.style, table_row=True))
+            replaced[min(table.lines)] = rows
+            consumed.update(table.lines)
+            tables.append(table)
+            previous = (table, page, block)
+    if not tables:
+        return lines, []
+    out: list[CleanLine] = []
+    for i, line in enumerate(lines):
+        if i in replaced:
+            out.extend(replaced[i])
+        elif i not in consumed:
+            out.append(line)
+    return out, tables
+
+
+def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -> list[Piece]:
+    """A line as placed pieces: its cells where the layout pass found wide gaps in it."""
+    style = line.style
+    assert style is not None
+    if not style.cells:
+        return [Piece(index, line.text, style.x0, style.x1, style.top, style.bottom)]
+    bounds = [start for start, _, _ in style.cells] + [line.raw_end]
+    pieces = []
+    for (start, x0, x1), end in zip(style.cells, bounds[1:], strict=True):
+        raw = raw_text[start:end]
+        if raw.isascii() and raw.isprintable() and "  " not in raw:
+            text = raw.strip()  # what clean_line_text leaves of it (as in _block_lines)
+        else:
+            text = clean_line_text(raw, options)
+        text = strip_leaders(text)[0]
+        if text:
+            pieces.append(Piece(index, text, x0, x1, style.top, style.bottom))
+    return pieces
+
+
+def _continues(before: Table, table: Table, lines: list[CleanLine], page: list[int],
+               page_before: list[int]) -> bool:
+    """Does ``table`` go on with ``before``: the last body lines of the page before
+    are ``before``'s, the first of this page ``table``'s, and their columns match?"""
+    if len(before.columns) != len(table.columns):
+        return False
+    if any(abs(a[1] - b[1]) > 0.5 * max(a[1] - a[0], b[1] - b[0], 1.0)
+           for a, b in zip(before.columns[1:], table.columns[1:], strict=True)):
+        return False
+    last_before = max(page_before, key=lambda i: lines[i].raw_end)
+    first_here = min(page, key=lambda i: lines[i].raw_start)
+    return last_before in before.lines and first_here in table.lines
+
+
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     blocks = extracted.blocks
     spaces_restored = replacement_char_is_space(block.text for block in blocks)
@@ -356,6 +454,9 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
     paged = extracted.media_type in _HARD_WRAPPED
+    tables: list[Table] = []
+    if paged and options.detect_tables and extracted.layout is not None:
+        lines, tables = _mark_tables(lines, extracted.raw_text, options)
     hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
                              and mark_plain_wraps(lines))
     assembly = assemble(lines, hard_wrapped, options)
@@ -401,6 +502,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),
         "clean_headings_detected": str(headings_detected),
+        "clean_tables_detected": str(len(tables)),
+        "clean_table_rows": str(sum(len(table.rows) for table in tables)),
     })
     return Document(
         source=extracted.source,
