@@ -62,6 +62,7 @@ from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
 from ragbeam.transforms.match.patterns import (
     InputsError,
+    below_any,
     count_input_files,
     expand_input,
     matching_files,
@@ -189,13 +190,20 @@ def check_inputs(config: RunConfig) -> int | None:
     ``count_input_files``); returns how many, when every input was listed whole."""
     m = config.match
     try:
-        return count_input_files(m.inputs, m.include, m.exclude)
+        counted = count_input_files(m.inputs, m.include, m.exclude, m.own)
     except InputsError as exc:
         cause = f": {storage_error(exc.__cause__)}" if exc.__cause__ is not None else ""
         # With --previous too: an input that lists nothing is never taken as "every
         # document deleted" (an unmounted share, an empty bucket).
         held = "; nothing was deleted" if config.previous else ""
         raise UsageError(f"{exc}{cause}{held}") from None
+    roots = [expand_input(raw).root for raw in m.inputs]
+    inside = sorted({*counted.own, *(f for f in m.own if below_any(f, roots))})
+    if inside:  # once per run, before anything else is said
+        print(f"ragbeam: note: not indexed: ragbeam's own files in the input ("
+              f"{', '.join(inside)}: an output, --previous or sync state folder)",
+              file=sys.stderr)
+    return counted.files
 
 
 def warn_if_ocr_unavailable(config: RunConfig) -> None:
@@ -410,7 +418,7 @@ def dry_run(config: RunConfig) -> list[dict]:
     found: dict[str, tuple[int, float, float]] = {}
     for pattern in patterns:
         listed = time.time()
-        for meta in matching_files(pattern, m.include, m.exclude):
+        for meta in matching_files(pattern, m.include, m.exclude, own=m.own):
             found[meta.path] = (int(meta.size_in_bytes),
                                 float(meta.last_updated_in_seconds or 0.0), listed)
     rows = []

@@ -34,14 +34,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+# Left by ``ragbeam sync`` in the folder of a run a signal stopped (nothing else is).
+from ragbeam.schemas.layout import INTERRUPTED_FILE
+
 # A run folder's name: a date, or a UTC time to the second.
 RUN_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
 RUN_NAME_FORMAT = "%Y-%m-%dT%H%M%SZ"
 # Outcomes (summary.py, run.json's "outcome") a later run may take as its --previous.
 BASE_OUTCOMES = frozenset({"ok", "error_rate_exceeded"})
 RUNNING, DEAD, INTERRUPTED = "running", "dead", "interrupted"
-# Left by ``ragbeam sync`` in the folder of a run a signal stopped (nothing else is).
-INTERRUPTED_FILE = "interrupted.json"
 
 
 def new_run_name(now: dt.datetime | None = None) -> str:

@@ -47,7 +47,7 @@ from ragbeam.transforms.embed.model import (
 )
 from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
-from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+from ragbeam.transforms.ids import DOC_IDS_RELATIVE, canonical_uri
 from ragbeam.transforms.incremental.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
@@ -450,7 +450,9 @@ def run_config(settings: RunSettings) -> RunConfig:
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     config = RunConfig(
-        match=stage_options(MatchOptions, settings),
+        match=stage_options(MatchOptions, settings, own=tuple(
+            canonical_uri(folder).rstrip("/") for folder in (settings.output, settings.previous)
+            if folder)),
         output=(settings.output.rstrip("/") or "/") if settings.output else "",
         extract=extract,
         clean=dataclasses.replace(CleanOptions.without(settings.no_clean),

@@ -27,13 +27,10 @@ from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_UNSUPPORTED, STATUS_VANISHED
+from ragbeam.schemas.layout import RUN_JSON, RUN_JSON_PARTIAL
 from ragbeam.transforms.write.parquet import WrittenTables
 from ragbeam.transforms.write.stats import DROPPED_CHUNKS_COUNTER
 
-RUN_JSON = "run.json"
-# Written first, then renamed to RUN_JSON (write_run_json): one of the entries a run
-# writes before run.json (run.run_output_entries).
-RUN_JSON_PARTIAL = "run.json.partial"
 OUTCOME_OK = "ok"
 OUTCOME_ERROR_RATE = "error_rate_exceeded"
 # The delete guard kept documents that vanished (``transforms/incremental/guard.py``).

@@ -46,6 +46,7 @@ from ragbeam.transforms.extract.ocr import (
     complete_ocr,
     ocr_candidates,
     pending_pages,
+    picture_type,
     reasons_value,
     unavailable_metadata,
 )
@@ -64,6 +65,8 @@ _JAVA_IDENTITY = re.compile(r"(?<=[\w$])@[0-9a-f]{4,16}\b")
 # Metadata keys ragbeam adds to Tika's (they reach documents.metadata; OCR's: ocr.py).
 EXTRACTOR_KEY = "extractor"
 PDF_FALLBACK = "pdfminer.six"
+# Why Tika's own reading was not used (a PDF read by the fallback, a picture by OCR).
+UNPARSED_REASON_KEY = "extract_fallback_reason"
 
 OCR_MODES = ("auto", "off", "only")
 _LANGUAGE = re.compile(r"^[A-Za-z0-9_]+(?:\+[A-Za-z0-9_]+)*$")
@@ -192,9 +195,13 @@ class EmbeddedTika:
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
         try:
             xhtml, metadata = self._extract_with(self._extractor, self._stream_extractor, data)
+            metadata[EXTRACTOR_KEY] = [self.name]
         except Exception as exc:  # iscc-tika raises TypeError(ParseError(...))
-            return pdf_fallback(data, _tika_message(exc), exc)
-        metadata[EXTRACTOR_KEY] = [self.name]
+            if picture_type(data) is None:
+                return pdf_fallback(data, _tika_message(exc), exc)
+            # A picture Tika cannot parse (its metadata reader gave up): OCR reads its
+            # pixels as it reads any picture's; without text it is unsupported.
+            xhtml, metadata = unparsed_picture(data, _tika_message(exc))
         if self._ocr is None or not self._ocr.enabled:
             return xhtml, metadata
         metadata[OCR_PAGES_KEY] = ["0"]
@@ -314,8 +321,12 @@ class TikaServer:
                 break
             except urllib.error.HTTPError as exc:
                 if exc.code < 500:  # the document's own problem (415, 422): no retry,
-                    # but a PDF the server's Tika cannot parse gets the fallback extractor.
-                    return pdf_fallback(data, f"Tika server HTTP {exc.code}: {exc.reason}", exc)
+                    # but a PDF the server's Tika cannot parse gets the fallback extractor,
+                    # and a picture is one without text read (the server OCRs what it can).
+                    message = f"Tika server HTTP {exc.code}: {exc.reason}"
+                    if picture_type(data) is not None:
+                        return unparsed_picture(data, message)
+                    return pdf_fallback(data, message, exc)
                 error: Exception = TikaServerError(
                     f"Tika server HTTP {exc.code}: {exc.reason} (after {attempt + 1} attempts)")
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
@@ -334,6 +345,25 @@ class TikaServer:
 def is_pdf(data: bytes) -> bool:
     """PDF by content: the header may follow up to 1 KiB of junk (readers accept that)."""
     return b"%PDF-" in data[:1024]
+
+
+def pdf_start(data: bytes) -> int:
+    """Where a PDF's own bytes begin: 0, or the ``%PDF-`` header's offset in a file
+    that starts with up to 1 KiB of something else and ends as a PDF ends (``%%EOF``
+    in its last KiB). PDF readers accept the junk (a download artefact: a few bytes
+    of HTML), Tika's type detection does not: it saw ``text/html`` and the PDF's
+    bytes were chunked as text. From the header on, the file is the PDF its writer
+    made (its cross-reference offsets count from there)."""
+    at = data.find(b"%PDF-", 0, 1024)
+    return at if at > 0 and b"%%EOF" in data[-1024:] else 0
+
+
+def unparsed_picture(data: bytes, tika_message: str) -> tuple[str, dict[str, list[str]]]:
+    """A picture Tika could not parse, as a picture without text: OCR, where it runs,
+    reads its pixels (``ocr.ocr_candidates``); else its row is ``unsupported``."""
+    metadata = {"Content-Type": [picture_type(data) or "image/unknown"],
+                EXTRACTOR_KEY: ["none"], UNPARSED_REASON_KEY: [tika_message]}
+    return '<html xmlns="http://www.w3.org/1999/xhtml"><head/><body/></html>', metadata
 
 
 def pdf_fallback(data: bytes, tika_message: str, cause: BaseException
@@ -355,7 +385,7 @@ def pdf_fallback(data: bytes, tika_message: str, cause: BaseException
     if not any(text.strip() for paragraphs in pages for text in paragraphs):
         raise ExtractionError(f"{tika_message}; {PDF_FALLBACK} fallback: no text") from cause
     metadata = {"Content-Type": ["application/pdf"], "xmpTPg:NPages": [str(len(pages))],
-                EXTRACTOR_KEY: [PDF_FALLBACK], "extract_fallback_reason": [tika_message]}
+                EXTRACTOR_KEY: [PDF_FALLBACK], UNPARSED_REASON_KEY: [tika_message]}
     return pages_to_xhtml(pages), metadata
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE, TRUNCATED_FILE
-from ragbeam.transforms.extract.backends import with_ocr
+from ragbeam.transforms.extract.backends import pdf_start, with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import (
     HTML_MEDIA_TYPES,
@@ -69,11 +69,18 @@ class EncryptedDocumentError(Exception):
 # could not read the file.
 LAYOUT_LINES_KEY = "extract_layout_lines"
 LAYOUT_ERROR_KEY = "extract_layout_error"
+# Document metadata: bytes before a PDF's header, not read (``backends.pdf_start``).
+SKIPPED_BYTES_KEY = "extract_skipped_leading_bytes"
 # Document metadata: embedded resources left out of the text (xhtml.py), their count
 # and, as JSON, each one's name, source, characters and the reason.
 EMBEDDED_LEFT_OUT_KEY = "extract_embedded_left_out"
 EMBEDDED_RESOURCES_KEY = "extract_embedded_resources"
 MAX_RECORDED_RESOURCES = 200
+# Document metadata: a PDF's annotations, kept out of its text (xhtml.py), as JSON
+# lists: each link's page and URI (once per page), and each comment's page and text.
+LINKS_KEY = "extract_links"
+ANNOTATIONS_KEY = "extract_annotations"
+MAX_RECORDED_ANNOTATIONS = 2000
 _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
@@ -196,6 +203,7 @@ def build_extracted_document(
         flat[EMBEDDED_RESOURCES_KEY] = json.dumps(
             [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
             ensure_ascii=False)
+    flat.update(annotation_metadata(parsed))
     if media_type == "application/pdf" and (outline := pdf_outline(xhtml)):
         flat[OUTLINE_KEY] = outline_value(outline)
     if media_type == "text/markdown":
@@ -220,6 +228,22 @@ def build_extracted_document(
         language=_first(metadata, _LANGUAGE_KEYS),
         layout=layout,
     )
+
+
+def annotation_metadata(parsed: ParsedXhtml) -> dict[str, str]:
+    """``extract_links`` and ``extract_annotations`` of a document whose XHTML had
+    annotations (none: no keys): where a page's links and comments are kept."""
+    links = list(dict.fromkeys((a.page, a.uri) for a in parsed.annotations if a.uri))
+    notes = [a.record() for a in parsed.annotations if not a.uri]
+    found: dict[str, str] = {}
+    if links:
+        found[LINKS_KEY] = json.dumps(
+            [{"page": page, "uri": uri} if page is not None else {"uri": uri}
+             for page, uri in links[:MAX_RECORDED_ANNOTATIONS]], ensure_ascii=False)
+    if notes:
+        found[ANNOTATIONS_KEY] = json.dumps(notes[:MAX_RECORDED_ANNOTATIONS],
+                                            ensure_ascii=False)
+    return found
 
 
 def read_pdf_layout(data: bytes, raw_text: str, blocks: list[Block],
@@ -264,11 +288,15 @@ class DocumentFromTika:
     content_hash: str
     max_text_chars: int
     clean: CleanOptions | None = None
+    # Bytes before the PDF's header that extraction skipped (``backends.pdf_start``).
+    skipped_bytes: int = 0
 
     def __call__(self, data: bytes, xhtml: str, metadata: dict[str, list[str]]
                  ) -> ExtractedDocument | CleanedExtraction | AwaitingOcr:
         if pending_pages(metadata) is not None:
             return AwaitingOcr(xhtml, metadata)
+        if self.skipped_bytes:
+            metadata = {**metadata, SKIPPED_BYTES_KEY: [str(self.skipped_bytes)]}
         fetched = FetchedFile(self.source, data, self.content_hash)
         document = build_extracted_document(fetched, xhtml, metadata)
         check_extracted_text(len(document.raw_text), metadata, self.max_text_chars)
@@ -309,7 +337,10 @@ def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_ch
     """
     check_archive(fetched.data, archive_limits)
     name = posixpath.basename(fetched.source.uri)
-    build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars)
+    if skipped := pdf_start(fetched.data):  # Tika, OCR and the layout read the PDF itself
+        fetched = dataclasses.replace(fetched, data=fetched.data[skipped:])
+    build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars,
+                             skipped_bytes=skipped)
     if in_child:
         result = extractor.extract(fetched.data, name, dataclasses.replace(build, clean=clean))
         if not isinstance(result, AwaitingOcr):

@@ -81,6 +81,11 @@ OCR_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/tiff", "image/bmp
                              "image/jp2"})
 _IMAGE_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/tiff": ".tif",
                    "image/bmp": ".bmp", "image/gif": ".gif", "image/jp2": ".jp2"}
+# Pictures by their first bytes, for a picture Tika cannot parse (``picture_type``).
+_PICTURE_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
+                       (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"),
+                       (b"II*\x00", "image/tiff"), (b"MM\x00*", "image/tiff"),
+                       (b"\x00\x00\x00\x0cjP  \r\n\x87\n", "image/jp2"), (b"BM", "image/bmp"))
 WHOLE_IMAGE = 0
 # A page needs OCR when at most this many of its characters are usable (Tika's
 # AUTO threshold), or when more than OCR_MAX_BAD_SHARE of them are not: glyphs
@@ -117,6 +122,12 @@ class PageText:
     text: str | None = None
     timed_out: bool = False  # stopped by a time limit (transient)
     problem: str | None = None  # failed for another reason (the same next time)
+
+
+def picture_type(data: bytes) -> str | None:
+    """The media type of a picture OCR reads, by its first bytes (None: not one)."""
+    return next((kind for signature, kind in _PICTURE_SIGNATURES
+                 if data.startswith(signature)), None)
 
 
 def media_type_of(metadata: dict[str, list[str]]) -> str:
