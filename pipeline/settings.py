@@ -125,8 +125,12 @@ class RunSettings(BaseModel):
         "reads PDF pages without a usable text layer and images (PNG, JPEG, TIFF, BMP, GIF); "
         "'only' reads every PDF page from its image, ignoring the text layer; 'off'", EXTRACT)
     ocr_languages: str = option(
-        OcrSettings.languages, "Tesseract languages joined by '+', e.g. eng+deu+fra+chi_sim; "
-        "each needs its language pack", EXTRACT, "LANGS")
+        OcrSettings.languages, "'auto': each page or picture in its own script (read with "
+        "'eng' where that is confident, else the script Tesseract's OSD names, read with its "
+        "installed pack: Han chi_sim/chi_tra, Japanese jpn, Korean kor…); or Tesseract "
+        "languages joined by '+', e.g. eng+deu+fra+chi_sim, each needing its pack. Either "
+        "way a reading below 50 percent mean word confidence (another script's letters) is not "
+        "indexed", EXTRACT, "LANGS")
     ocr_page_timeout: Annotated[int, Field(gt=0)] = option(
         OcrSettings.page_timeout_s, "CPU seconds OCR may spend on one page or image "
         "(rendering, then Tesseract); CPU time, so load does not change what is read; a "

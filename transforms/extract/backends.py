@@ -39,16 +39,20 @@ from typing import Any
 
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.ocr import (
+    AUTO_LANGUAGES,
+    DEFAULT_PACK,
     OCR_PAGES_KEY,
     OCR_PENDING_KEY,
     OCR_REASONS_KEY,
-    WHOLE_IMAGE,
     complete_ocr,
     ocr_candidates,
     pending_pages,
     picture_type,
     reasons_value,
     unavailable_metadata,
+)
+from ragbeam.transforms.extract.ocr import (
+    media_type_of as ocr_media_type,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
@@ -82,7 +86,9 @@ class OcrSettings:
     """What to OCR, in which languages, within which time limits (``--ocr*``)."""
 
     mode: str = "auto"  # auto: pages without a text layer and images; only: every page
-    languages: str = "eng"  # Tesseract's form: eng+deu+fra+chi_sim
+    # "auto": each page in its own script (ocr.read_picture); or Tesseract's form:
+    # eng+deu+fra+chi_sim, every page read with those.
+    languages: str = AUTO_LANGUAGES
     # CPU seconds for each program of one page or image (the renderer, then Tesseract):
     # a dense page needs 2-7; CPU time does not grow with load, so a page over the limit
     # is likely over it next time too, hence a generous one.
@@ -92,9 +98,9 @@ class OcrSettings:
     def __post_init__(self) -> None:
         if self.mode not in OCR_MODES:
             raise ValueError(f"--ocr must be one of {', '.join(OCR_MODES)}, not {self.mode!r}")
-        if not _LANGUAGE.match(self.languages):
-            raise ValueError(f"--ocr-languages {self.languages!r}: Tesseract language codes "
-                             "joined by '+', e.g. eng+deu+fra+chi_sim")
+        if self.languages != AUTO_LANGUAGES and not _LANGUAGE.match(self.languages):
+            raise ValueError(f"--ocr-languages {self.languages!r}: 'auto', or Tesseract "
+                             "language codes joined by '+', e.g. eng+deu+fra+chi_sim")
         if self.page_timeout_s < 1 or (self.document_timeout_s is not None
                                        and self.document_timeout_s <= 0):
             raise ValueError("OCR time limits must be positive")
@@ -121,7 +127,10 @@ def ocr_unavailable(languages: str) -> str | None:
     except (OSError, subprocess.SubprocessError) as exc:
         return f"tesseract does not run: {exc}"
     installed = {line.strip() for line in (listed.stdout + listed.stderr).splitlines()[1:]}
-    missing = [lang for lang in languages.split("+") if lang not in installed]
+    # auto: the default pack reads first (ocr.read_picture); other scripts' packs are
+    # asked for per page, where a page needs them.
+    wanted = DEFAULT_PACK if languages == AUTO_LANGUAGES else languages
+    missing = [lang for lang in wanted.split("+") if lang not in installed]
     if missing:
         packages = " ".join(f"tesseract-ocr-{m.replace('_', '-').lower()}" for m in missing)
         return f"{NO_LANGUAGE_DATA} {'+'.join(missing)} (Debian: {packages})"
@@ -206,7 +215,8 @@ class EmbeddedTika:
             return xhtml, metadata
         metadata[OCR_PAGES_KEY] = ["0"]
         candidates = ocr_candidates(metadata, self._ocr.mode, xhtml)
-        if candidates and self._ocr.mode == "auto" and WHOLE_IMAGE not in candidates:
+        if (candidates and self._ocr.mode == "auto"
+                and ocr_media_type(metadata) == "application/pdf"):
             candidates = _without_blank_pages(data, candidates)
         if not candidates:
             return xhtml, metadata

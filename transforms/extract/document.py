@@ -29,13 +29,16 @@ from ragbeam.transforms.extract.markdown import (
 from ragbeam.transforms.extract.ocr import (
     OCR_NOTE_KEY,
     OCR_PAGES_KEY,
+    PICTURE_PACKAGE_TYPES,
     OcrTimeLimit,
     OcrUnavailable,
     pending_pages,
+    pictures_only,
 )
 from ragbeam.transforms.extract.outline import outline_value, pdf_outline
 from ragbeam.transforms.extract.truncation import truncated_zip
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
+from ragbeam.transforms.garbage import GARBAGE_SHARE, garbage_share
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
     Block,
@@ -59,6 +62,12 @@ class UnsupportedDocumentError(EmptyDocumentError):
     """No text, from a file ragbeam cannot index by design (audio, video, an image
     without text read, a program): its row is ``unsupported``, not ``error``. The
     class name is ``transforms.errors.UNSUPPORTED_ERROR_TYPE``."""
+
+
+class UnreadableTextError(Exception):
+    """The extracted text reads as binary data or encoding garbage (``garbage.py``):
+    a file that is not what its type says, or text in another encoding than Tika
+    took. Never chunked: it would fill a store with junk that matches nothing."""
 
 
 class EncryptedDocumentError(Exception):
@@ -163,6 +172,8 @@ def build_extracted_document(
     if is_markdown(fetched.source.uri, media_type) and media_type != "text/markdown":
         media_type = "text/markdown"  # what the file is; Tika saw plain text
     if not parsed.raw_text.strip():
+        if pictures := pictures_only(xhtml) if media_type in PICTURE_PACKAGE_TYPES else []:
+            raise _no_text_in_pictures(len(pictures), metadata)
         if parsed.embedded:
             raise EmptyDocumentError(
                 f"no text of its own: {len(parsed.embedded)} embedded resource(s) "
@@ -193,6 +204,11 @@ def build_extracted_document(
         if unsupported_by_design(media_type_of(metadata)):
             raise UnsupportedDocumentError(reason)
         raise EmptyDocumentError(reason)
+    if (share := garbage_share(parsed.raw_text)) >= GARBAGE_SHARE:
+        raise UnreadableTextError(
+            f"the extracted text reads as binary data or encoding garbage ({share:.0%} of it, "
+            f"by its mess ratio): not indexed; Tika took the file for {media_type}: is it "
+            "one, in the encoding it declares?")
     page_count_text = _first(metadata, _PAGE_KEYS)
     page_count = int(page_count_text) if page_count_text and page_count_text.isdigit() else None
     if page_count is None and parsed.page_count:
@@ -228,6 +244,25 @@ def build_extracted_document(
         language=_first(metadata, _LANGUAGE_KEYS),
         layout=layout,
     )
+
+
+def _no_text_in_pictures(count: int, metadata: dict[str, list[str]]) -> Exception:
+    """Why an office document whose only content is ``count`` pictures has no text:
+    OCR could not run (transient), or read none (``unsupported``, as a picture file
+    without text is)."""
+    ocr_note = _first(metadata, (OCR_NOTE_KEY,))
+    incomplete = _first(metadata, (INCOMPLETE_KEY,))
+    if ocr_note and incomplete == OCR_UNAVAILABLE:
+        return OcrUnavailable(f"no text could be extracted: {ocr_note}")
+    if ocr_note and incomplete:
+        return OcrTimeLimit(f"no text could be extracted: {ocr_note}")
+    what = f"its only content is {count} picture(s)"
+    if _first(metadata, (OCR_PAGES_KEY,)) is None:
+        return UnsupportedDocumentError(f"no text could be extracted: {what}, and OCR is off "
+                                        "(--ocr auto reads them, with Tesseract installed)")
+    found = f": {ocr_note}" if ocr_note else ""
+    return UnsupportedDocumentError(f"no text could be extracted: {what}, in which OCR read "
+                                    f"no text{found}")
 
 
 def annotation_metadata(parsed: ParsedXhtml) -> dict[str, str]:
