@@ -27,7 +27,8 @@ from helpers import read_table, run_cli, settle
 DECK = ("Harbour cranes were inspected today.", "Every brake was tested under load.")
 MEMO = ("Quarterly invoice for harbour cranes.", "Payment is due within thirty days.")
 CHINESE = ("新鲜甘草黄酮养分，是一种天然的植物提取物。", "研究人员在实验室中测试了它的效果。")
-JAPANESE = ("東京の港では毎朝クレーンの点検が行われます。", "作業員はブレーキの状態を確認しました。")
+JAPANESE = ("東京の港では毎朝クレーンの点検が行われます。",
+            "作業員はブレーキの状態を確認しました。")
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,8 @@ from ragbeam.transforms.extract.ocr import (
 from ragbeam.transforms.types import FetchedFile, SourceFile
 
 CHINESE = ("新鲜甘草黄酮养分，是一种天然的植物提取物。", "研究人员在实验室中测试了它的效果。")
-JAPANESE = ("東京の港では毎朝クレーンの点検が行われます。", "作業員はブレーキの状態を確認しました。")
+JAPANESE = ("東京の港では毎朝クレーンの点検が行われます。",
+            "作業員はブレーキの状態を確認しました。")
 RUSSIAN = ("Начальник порта осмотрел каждый кран.", "Каждый кран был смазан и проверен.")
 
 
@@ -34,7 +35,8 @@ def test_tesseract_s_spaces_between_cjk_characters_go_and_hangul_word_spaces_sta
     assert unspaced_cjk("新 鲜 甘 草 黄酮 养分 ， 是") == "新鲜甘草黄酮养分，是"
     assert unspaced_cjk("提取 物 ,。 東京 の 港") == "提取物,。東京の港"
     assert unspaced_cjk("使用 Python 编程 。") == "使用 Python 编程。"
-    assert unspaced_cjk("결과는 보고서에 정리되어 있습니다.") == "결과는 보고서에 정리되어 있습니다."
+    korean = "결과는 보고서에 정리되어 있습니다."
+    assert unspaced_cjk(korean) == korean
     assert unspaced_cjk("line one\nline two") == "line one\nline two"
 
 
@@ -85,12 +87,12 @@ def test_text_read_in_the_wrong_script_is_not_indexed(cjk_ready):
     """With languages given (``eng``), a Chinese picture's reading is Latin garbage
     (``PSS MD, SEMANA "EK"``): below the confidence floor, so the picture has no text
     read: unsupported, saying why."""
-    with pytest.raises(UnsupportedDocumentError, match="no confident reading .best: eng"):
+    with pytest.raises(UnsupportedDocumentError, match=r"no confident reading \(best: eng"):
         _read(CHINESE, languages="eng")
 
 
 def test_a_script_whose_pack_is_missing_waits_for_it(cjk_ready):
     if "rus" in installed_packs():
         pytest.skip("the Russian pack is installed here")
-    with pytest.raises(OcrUnavailable, match="Cyrillic: rus; Debian: tesseract-ocr-rus"):
+    with pytest.raises(OcrUnavailable, match=r"Cyrillic: rus; Debian: tesseract-ocr-rus"):
         _read(RUSSIAN)
