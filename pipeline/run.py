@@ -228,6 +228,23 @@ def warn_if_ocr_unavailable(config: RunConfig) -> None:
               f"{problem}", file=sys.stderr)
 
 
+def warn_if_chunks_outgrow_the_window(config: RunConfig) -> None:
+    """One line on stderr, before anything runs, when the run embeds every chunk and
+    its chunks are sized past the model's window (the model cuts each such text: its
+    vector holds only its beginning). Counted in tokens: the model's own (``--size-unit
+    model``), or tiktoken's, which a model's word pieces outnumber. The count after the
+    run (``warn_over_window``) says how many chunks were cut."""
+    chunk = config.chunk
+    if not config.embed_chunks or chunk.unit not in ("tokens", "model"):
+        return
+    window = config.embedding_model_info.max_tokens
+    if window and chunk.size > window:
+        print(f"ragbeam: warning: --chunk-size {chunk.size} {chunk.unit} is longer than the "
+              f"embedding model's {window}-token window: each chunk's vector holds only its "
+              f"beginning. --size-unit model --chunk-size {window * 3 // 4} (room for the "
+              "heading context) embeds every chunk whole", file=sys.stderr)
+
+
 def storage_error(exc: BaseException) -> str:
     """A storage failure in one line: Beam wraps the store's own error (a 404 for a
     missing bucket…) in nested ``BeamIOError``s keyed by path; say what it was."""
@@ -504,6 +521,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
         _ = config.config_hash, config.table_schemas()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    warn_if_chunks_outgrow_the_window(config)
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
