@@ -362,7 +362,7 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
 
 
 def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
-    from ragbeam.pipeline.run import storage_error
+    from ragbeam.pipeline.run import storage_error, unreachable_storage
     from ragbeam.pipeline.runs import (
         NotRuns,
         check_state_folder,
@@ -373,6 +373,9 @@ def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
 
     if extra:
         print(f"ragbeam runs: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return EXIT_USAGE
+    if problem := unreachable_storage([args.state]):
+        print(f"ragbeam runs: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         runs = list_runs(args.state)

@@ -36,6 +36,7 @@ import argparse
 import contextlib
 import difflib
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -243,6 +244,36 @@ def warn_if_chunks_outgrow_the_window(config: RunConfig) -> None:
               f"embedding model's {window}-token window: each chunk's vector holds only its "
               f"beginning. --size-unit model --chunk-size {window * 3 // 4} (room for the "
               "heading context) embeds every chunk whole", file=sys.stderr)
+
+
+def unreachable_storage(uris: Sequence[str | None], s3_endpoint_url: str | None = None
+                        ) -> str | None:
+    """Why the object store of one of ``uris`` cannot be reached now (one line: the
+    URI and the server), or None: checked in seconds before anything lists a bucket,
+    which its client retries for minutes (``transforms/endpoints.py``)."""
+    from ragbeam.transforms.endpoints import storage_endpoint, unreachable
+
+    checked: set[tuple[str, int]] = set()
+    for uri in uris:
+        endpoint = storage_endpoint(uri, s3_endpoint_url) if uri else None
+        if endpoint is None or endpoint in checked:
+            continue
+        checked.add(endpoint)
+        scheme = "http" if uri.startswith("gs://") and os.environ.get(
+            "STORAGE_EMULATOR_HOST", "").startswith("http://") else "https"
+        if problem := unreachable(*endpoint, scheme):
+            return f"{uri}: its store cannot be reached: {problem}"
+    return None
+
+
+def s3_endpoint_option(beam_args: Sequence[str]) -> str | None:
+    """``--s3_endpoint_url`` among Beam's arguments (``--name value`` or ``--name=value``)."""
+    for i, arg in enumerate(beam_args):
+        if arg.startswith("--s3_endpoint_url="):
+            return arg.split("=", 1)[1]
+        if arg == "--s3_endpoint_url" and i + 1 < len(beam_args):
+            return beam_args[i + 1]
+    return None
 
 
 def storage_error(exc: BaseException) -> str:
@@ -489,6 +520,9 @@ def run_pipeline(request: RunRequest) -> RunResult:
     from ragbeam.pipeline.runner import is_local, pipeline_options
 
     config = request.config
+    if problem := unreachable_storage([*config.match.inputs, config.output, config.previous],
+                                      s3_endpoint_option(request.beam_args)):
+        raise UsageError(problem)
     # The checks below use Beam's filesystems before any pipeline exists: give them
     # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
     options = pipeline_options(list(request.beam_args))

@@ -47,9 +47,11 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from apache_beam.io.filesystems import FileSystems
 
+from ragbeam.transforms.endpoints import unreachable
 from ragbeam.transforms.ids import config_fingerprint
 from ragbeam.transforms.sink.base import (
     SinkError,
@@ -187,6 +189,9 @@ def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
     """``layers``: the run's layer keys (``RunConfig.layer_keys``), which name the
     physical collection of a store with aliases (``physical_collection``)."""
     store = store_type(spec.kind)
+    address = store.server_address(spec)
+    if address and (problem := unreachable(*address, urlsplit(spec.target).scheme)):
+        raise SinkError(f"sink {spec.display}: {problem}")  # in seconds, not retried
     if sparse and not store.keeps_sparse:
         _LOG.warning("sink %s: %s keeps no sparse vectors: it gets the dense ones only "
                      "(--sparse still fills chunks.sparse)", spec.display, store.title)
