@@ -620,7 +620,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
                     _sink_writes_failed(config, sink_plans, exc, started)
             summary = complete_run_json(
                 config.output, lambda committed: _launcher_facts(config, committed, result,
-                                                                 sink_plans))
+                                                                 sink_plans, phases))
         warn_over_window(summary)
         if failed := failed_sinks(summary.get("sinks", ())):
             raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
@@ -650,14 +650,14 @@ def _unchanged_result(config: RunConfig, unchanged, sink_plans: list, started: f
     chunk written to it."""
     from ragbeam.pipeline.summary import complete_run_json
     from ragbeam.pipeline.unchanged import write_unchanged
-    from ragbeam.transforms.sink.sync import failed_sinks, finish_sync
+    from ragbeam.transforms.sink.sync import each_store, failed_sinks, finish_sync
 
     summary = write_unchanged(config, unchanged, started)
     if not sink_plans:
         return RunResult(summary)
-    summary = complete_run_json(config.output, lambda committed: {"sinks": [
-        finish_sync(plan, config.output, committed["chunks"], {"upserts": 0, "deletes": 0})
-        for plan in sink_plans]})
+    summary = complete_run_json(config.output, lambda committed: {"sinks": each_store(
+        lambda plan: finish_sync(plan, config.output, committed["chunks"],
+                                 {"upserts": 0, "deletes": 0}), sink_plans)})
     if failed := failed_sinks(summary.get("sinks", ())):
         raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
                         f"{config.output} are complete; the next run re-syncs the store in full)")
@@ -721,10 +721,11 @@ def prepare_sink_plans(config: RunConfig) -> list:
 
 
 def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
-                    plans: list) -> dict[str, Any]:
+                    plans: list, phases: dict[str, float] | None = None) -> dict[str, Any]:
     """What run.json gets from the launcher once the pipeline has committed it
     (``committed``): the runner's metrics and each store's state, checked against the
-    committed chunks table (``summary.complete_run_json``)."""
+    committed chunks table (``summary.complete_run_json``); ``phases`` gets the seconds
+    the stores' checks took ("store checks")."""
     from ragbeam.pipeline.runner import metrics_summary
     from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD
 
@@ -739,11 +740,14 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
         # Nothing was written (graph.build_pipeline): the stores stay at --previous.
         facts["sinks"] = [hold_sync(plan, config.output, config.previous) for plan in plans]
     elif plans:
-        from ragbeam.transforms.sink.sync import finish_sync
+        from ragbeam.transforms.sink.sync import each_store, finish_sync
         from ragbeam.transforms.sink.transforms import sink_counters
 
-        facts["sinks"] = [finish_sync(plan, config.output, committed["chunks"],
-                                      sink_counters(result, plan)) for plan in plans]
+        started = time.perf_counter()
+        facts["sinks"] = each_store(lambda plan: finish_sync(
+            plan, config.output, committed["chunks"], sink_counters(result, plan)), plans)
+        if phases is not None:  # said apart, not left in "start-up"
+            phases["store checks"] = time.perf_counter() - started
     return facts
 
 
