@@ -38,14 +38,13 @@ browser:
 # scans); fonts-wqy-microhei (1.6 MB: Latin, Cyrillic, CJK) draws the tests' pictures of
 # text. The packages beyond eng/deu/fra/chi_sim add ~9 MB of downloads (22 MB installed).
 # Without them ragbeam warns once and extracts text layers only.
-OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra \
-  tesseract-ocr-chi-sim tesseract-ocr-chi-tra tesseract-ocr-jpn tesseract-ocr-kor \
-  tesseract-ocr-osd poppler-utils fonts-wqy-microhei
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-chi-sim tesseract-ocr-chi-tra tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-osd poppler-utils
+TEST_FONTS := fonts-wqy-microhei
 ocr:
 	command -v tesseract >/dev/null && command -v pdftoppm >/dev/null && \
 	  test -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc && \
 	  tesseract --list-langs 2>/dev/null | grep -cxE 'chi_sim|chi_tra|jpn|kor|osd' | grep -qx 5 || \
-	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES))
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES) $(TEST_FONTS))
 
 test: $(STAMP) browser ocr
 	$(BIN)/ruff check .
