@@ -413,12 +413,15 @@ def read_picture(image: str, page: int, languages: str, cpu_seconds: int, work_d
 
     try:
         read_with(languages, (DEFAULT_PACK if languages == AUTO_LANGUAGES else languages,))
-        if readings and readings[0].words == 0:
-            return PageText(page, text="")  # nothing to read, in any script
+        blank = bool(readings) and readings[0].words == 0
+        if languages != AUTO_LANGUAGES and blank:
+            return PageText(page, text="")
         if languages == AUTO_LANGUAGES and (best() is None or best().confidence < CONFIDENT):
             # Not confidently Latin: the script OSD names; where that reads no text
             # confidently, or OSD cannot tell, the common scripts too.
             named = detect_script(image, cpu_seconds, dpi) if OSD_PACK in installed else None
+            if blank and named in (None, "Latin"):  # no word, no other script: no text
+                return PageText(page, text="")
             if named is not None and named != "Latin":
                 readings.clear()  # OSD sees another script: 'eng' read letters it is not
             if named is not None and named != "Latin":
