@@ -309,6 +309,8 @@ def page_measures(boxes: Sequence[LineBox | None], texts: Sequence[str]
         previous = box
     # A character's width is the document's (a page of tables or a contents page has
     # no prose of its own to compare its rows with).
+    if not widths:
+        return {}  # no line long enough to measure (a scan's OCR text, a page of labels)
     char_width = _median([w for page_widths in widths.values() for w in page_widths])
     return {page: PageMeasure(_median(pitches[page]) if pitches[page] else math.inf,
                               char_width)

@@ -117,6 +117,14 @@ def test_a_line_set_apart_or_spread_out_is_no_wrap():
     assert wraps_by_position([*rows, *alone], [*texts, "a caption"])[-1] is None
 
 
+def test_a_page_without_a_line_long_enough_to_measure_is_unknown():
+    """A scan's OCR text placed as short words (the corpus's scanned PDF) or a page of
+    labels: no line to measure a character by, so no wrap is known (and nothing fails)."""
+    words = [LineBox(1, 50 + 40 * i, 100, 80 + 40 * i, 110) for i in range(4)]
+    assert wraps_by_position(words, ["Docling", "bundles", "PDF", "parsing"]) == [None] * 4
+    assert wraps_by_position([None, None], ["a", "b"]) == [None, None]
+
+
 def test_an_apache_licence_keeps_each_numbered_clause_whole(corpus_dir):
     """The licence's clauses hang under their numbers ("   8. Limitation of Liability. In
     no event …" / "      whether in tort …"): the first line of each clause wraps onto
