@@ -19,7 +19,7 @@ import pyarrow as pa
 from ragbeam.schemas import output_schemas
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
-from ragbeam.transforms.chunk.strategies import needs_embeddings
+from ragbeam.transforms.chunk.strategies import needs_embeddings, run_options
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
 from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSettings
@@ -229,10 +229,10 @@ class RunConfig:
             return {self.route.forced_strategy}
         return set(self.route.table.strategy_names())
 
-    @property
-    def uses_semantic(self) -> bool:
-        """Can the ``semantic`` strategy's own options (``self.semantic``) change the output?"""
-        return "semantic" in self.routable_strategies()
+    def strategy_run_options(self) -> frozenset[str]:
+        """The run's option objects (``semantic``, ``embedding``) that a strategy this
+        run can route to cuts by (the registry's ``run_options``): they change chunks."""
+        return frozenset().union(*(run_options(name) for name in self.routable_strategies()))
 
     @property
     def uses_embedding_strategies(self) -> bool:
@@ -292,12 +292,19 @@ class RunConfig:
             "clean": dataclasses.asdict(self.clean),
         }
 
+    def _run_option_fields(self) -> dict[str, Any]:
+        """What of each run option object a routable strategy cuts by changes its cuts."""
+        fields = {"semantic": lambda: dataclasses.asdict(self.semantic),
+                  "embedding": self.embedding.fingerprint}
+        return {name: fields[name]() for name in sorted(self.strategy_run_options())}
+
     def chunk_fields(self) -> dict[str, Any]:
         """What changes chunks or document rows for the same input bytes: the
-        extraction's fields, ids, routing and chunking (and, for semantic chunking,
-        the model that places its breakpoints). Its hash is ``config_hash``, the one
-        in every row and in the chunk ids. Not the chunk vectors: ``--sparse`` or
-        another embedding model keep every chunk id.
+        extraction's fields, ids, routing and chunking, and the run options the
+        routable strategies cut by (``strategy_run_options``: for a strategy that cuts
+        by embeddings, the model that places its breakpoints). Its hash is
+        ``config_hash``, the one in every row and in the chunk ids. Not the chunk
+        vectors: ``--sparse`` or another embedding model keep every chunk id.
 
         Input patterns and the output location are not here: the same file,
         found through another pattern, gives the same chunks.
@@ -308,8 +315,7 @@ class RunConfig:
             "chunk": dataclasses.asdict(self.chunk),
             "route": dataclasses.asdict(self.route),
             # Only when they can change the output, so other runs keep their hash.
-            **({"semantic": dataclasses.asdict(self.semantic),
-                "embedding": self.embedding.fingerprint()} if self.uses_semantic else {}),
+            **self._run_option_fields(),
         }
 
     def dense_fields(self) -> dict[str, Any] | None:
