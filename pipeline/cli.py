@@ -101,8 +101,8 @@ def print_option_differences(config: RunConfig) -> None:
     """``--dry-run --previous``: the options (and versions) that differ from the previous
     run's, and which layers of the output they redo (``layers.layer_effects``)."""
     from ragbeam.pipeline.summary import read_run_json
-    from ragbeam.transforms.incremental.layers import LAYERS_KEPT, layer_effects
     from ragbeam.transforms.incremental.previous import option_differences
+    from ragbeam.transforms.plan.layers import LAYERS_KEPT, layer_effects
 
     previous = read_run_json(config.previous)
     differences = option_differences(previous, dict(config.settings),
@@ -121,7 +121,7 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
                        verbose: bool) -> None:
     """``--dry-run --previous``: counts of what would happen to each document, whether
     the delete guard would stop the run, and with ``-v`` each file."""
-    from ragbeam.transforms.incremental.guard import held_line
+    from ragbeam.transforms.plan.guard import held_line
 
     c = preview.count
     print(f"  since {config.previous}: {c('new') + c('changed')} to process ({c('new')} new, "
@@ -180,7 +180,7 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
         print(f"  {summary['documents_stale']} stale: failed, their last good chunks kept "
               "(documents.status = 'stale')")
     if summary.get("documents_gave_up"):
-        from ragbeam.transforms.incremental.retries import MAX_ATTEMPTS
+        from ragbeam.transforms.plan.retries import MAX_ATTEMPTS
 
         print(f"  {summary['documents_gave_up']} gave up: failed the same way "
               f"{MAX_ATTEMPTS} runs in a row, not retried until the file or the config "
@@ -251,7 +251,7 @@ def _error_rate_line(summary: Mapping[str, Any]) -> str:
 
 
 def _deletes_held_line(config: RunConfig, summary: Mapping[str, Any]) -> str:
-    from ragbeam.transforms.incremental.guard import held_line
+    from ragbeam.transforms.plan.guard import held_line
 
     return "ragbeam: error: " + held_line(summary["documents_vanished"],
                                           summary.get("previous_documents", 0),

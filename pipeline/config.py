@@ -26,13 +26,13 @@ from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSet
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.extract.settings import ExtractionSettings
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
-from ragbeam.transforms.incremental.guard import DeleteGuard
+from ragbeam.transforms.plan.guard import DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.sink.uri import SinkSpec
 
 if TYPE_CHECKING:
     from ragbeam.transforms.extract.single_file import SingleFileExtractor
-    from ragbeam.transforms.incremental.layers import LayerPlan
+    from ragbeam.transforms.plan.layers import LayerPlan
 
 # Bump when a code change alters chunks for the same options, so that
 # incremental runs re-process documents chunked by older code. (The ragbeam
@@ -276,7 +276,7 @@ class RunConfig:
     # by (cleaned text, routing and chunking settings); dense vectors by (embedding text,
     # model); sparse vectors by (chunk text, tokenizer). An option change redoes the
     # layers whose key it changes, and no other: ``layer_keys`` in run.json lets the
-    # next run compare layer by layer (``transforms/incremental/layers.py``).
+    # next run compare layer by layer (``transforms/plan/layers.py``).
     def extraction_fields(self) -> dict[str, Any]:
         """What changes a document's cleaned text and metadata for the same bytes."""
         import ragbeam
@@ -335,7 +335,7 @@ class RunConfig:
     def layer_keys(self) -> dict[str, str | None]:
         """One key per layer (None: the run writes no such layer): run.json's
         ``layers``, compared with the previous run's by ``layers.layer_plan``."""
-        from ragbeam.transforms.incremental.layers import dense_key, sparse_key
+        from ragbeam.transforms.plan.layers import dense_key, sparse_key
 
         return {"extraction": config_fingerprint(self.extraction_fields()),
                 "chunks": self.config_hash,
@@ -346,7 +346,7 @@ class RunConfig:
     def previous_layer_keys(self) -> Mapping[str, str | None]:
         """The ``--previous`` run's layer keys (``layers.recorded_layer_keys``); empty
         without one, or when its run.json cannot be read (everything is redone)."""
-        from ragbeam.transforms.incremental.layers import recorded_layer_keys
+        from ragbeam.transforms.plan.layers import recorded_layer_keys
 
         if not self.previous:
             return {}
@@ -365,7 +365,7 @@ class RunConfig:
         """What an incremental run does with the vectors of the chunks it carries over,
         from the previous run's recorded keys (``layers.layer_plan``); a previous run
         that cannot be read has its vectors made again."""
-        from ragbeam.transforms.incremental.layers import layer_plan
+        from ragbeam.transforms.plan.layers import layer_plan
 
         return layer_plan(self.previous_layer_keys, self.layer_keys)
 
@@ -374,7 +374,7 @@ class RunConfig:
         """The previous run's chunk key when this run may chunk its documents again
         without extracting them: same extraction key, another chunk key
         (``reuse_extraction.reuse_key``); None otherwise."""
-        from ragbeam.transforms.incremental.reuse_extraction import reuse_key
+        from ragbeam.transforms.plan.reuse_extraction import reuse_key
 
         return reuse_key(self.previous_layer_keys, self.layer_keys,
                          self.clean.remove_boilerplate)

@@ -37,6 +37,7 @@ from ragbeam.pipeline.runner import extract_processes_for, with_embedding_thread
 from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
 from ragbeam.pipeline.summary import WriteRunJson, deletes_held
 from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
+from ragbeam.schemas.changes import upsert_row_for_chunk
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
@@ -54,7 +55,6 @@ from ragbeam.transforms.incremental.carry_previous_rows import (
     PREVIOUS_STATE,
     REUSED_DOCUMENTS,
 )
-from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
 from ragbeam.transforms.incremental.compare_with_previous import CompareWithPrevious
 from ragbeam.transforms.incremental.reconcile_documents import Reconcile
 from ragbeam.transforms.incremental.reuse_embeddings import ReuseEmbeddings
@@ -93,7 +93,7 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
 
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
-    from ragbeam.transforms.incremental.layers import Work
+    from ragbeam.transforms.plan.layers import Work
 
     return config.layer_plan.dense is not Work.KEEP
 
@@ -104,7 +104,7 @@ def _as_chunk_row(row: ChunkRow) -> ChunkRow:
 
 def _kept_chunk_layers(row: ChunkRow, plan: Any) -> ChunkRow:
     from ragbeam.transforms.embed.sparse import with_sparse_vector
-    from ragbeam.transforms.incremental.layers import with_layers
+    from ragbeam.transforms.plan.layers import with_layers
 
     return with_layers(row, plan, with_sparse_vector)
 
@@ -190,7 +190,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if previous is not None and config.extraction_reuse_key is not None:
             # Only the chunking changed: documents of the same bytes are chunked again
             # from the previous run's text and spans, not read or extracted
-            # (transforms/incremental/reuse_extraction.py).
+            # (transforms/plan/reuse_extraction.py).
             documents_cleaned = ((cleaned.ok, previous[REUSED_DOCUMENTS])
                                  | "With reused extractions" >> beam.Flatten())
         if config.clean.remove_boilerplate:  # opt-in: blocks repeated across the run's documents

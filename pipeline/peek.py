@@ -101,7 +101,7 @@ def peek(output: str, per_document: int = 1) -> None:
 
 
 def _gave_up(doc: dict) -> bool:
-    from ragbeam.transforms.incremental.retries import gave_up
+    from ragbeam.transforms.plan.retries import gave_up
 
     return gave_up(dict(doc.get("metadata") or []))
 

@@ -23,7 +23,7 @@ Exit codes (``RunResult.exit_code``, ``exit_code_for``):
   but more of the corpus's documents are failing than ``--max-error-rate`` allows;
 * 4 (``EXIT_DELETES_HELD``): an incremental run completed, but more documents
   vanished than ``--max-delete-rate``/``--max-deletes`` allow: none was deleted
-  (``transforms/incremental/guard.py``). Takes precedence over 3;
+  (``transforms/plan/guard.py``). Takes precedence over 3;
 * 130, 143: SIGINT or SIGTERM stopped it (``RunInterrupted``; ``interrupts.py``).
 
 No Beam at module level: ``ragbeam run`` starts extracting before Beam's ~1 s import

@@ -200,7 +200,7 @@ def metrics_summary(result: Any) -> dict[str, Any]:
                      ("ragbeam.identity", "near_duplicates"): "near_duplicates"},
         # Documents Tika extracted (fine or not), and, in an incremental run whose
         # chunking changed, those chunked again from the previous run's text and spans
-        # instead (transforms/incremental/reuse_extraction.py).
+        # instead (transforms/plan/reuse_extraction.py).
         "extracted": {("ragbeam", "extract_ok"): "ok", ("ragbeam", "extract_failed"): "failed",
                       ("ragbeam.incremental", "documents_extraction_reused"): "reused"},
     }

@@ -48,7 +48,7 @@ from ragbeam.transforms.embed.model import (
 from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE
-from ragbeam.transforms.incremental.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
+from ragbeam.transforms.plan.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
 from ragbeam.transforms.sink.stores import sink_help

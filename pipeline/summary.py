@@ -36,7 +36,7 @@ RUN_JSON = "run.json"
 RUN_JSON_PARTIAL = "run.json.partial"
 OUTCOME_OK = "ok"
 OUTCOME_ERROR_RATE = "error_rate_exceeded"
-# The delete guard kept documents that vanished (``transforms/incremental/guard.py``).
+# The delete guard kept documents that vanished (``transforms/plan/guard.py``).
 OUTCOME_DELETES_HELD = "deletes_held"
 
 
@@ -95,7 +95,7 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "documents_failed": failed_now,
         "documents_kept_failed": carried.get("error", 0) + carried.get("stale", 0),
         # Failed the same way MAX_ATTEMPTS runs in a row: not retried any more
-        # (transforms/incremental/retries.py); some of the failing ones.
+        # (transforms/plan/retries.py); some of the failing ones.
         "documents_gave_up": documents.get("gave_up", 0),
         # Ok (or carried) documents some of whose text is missing, by why
         # (metadata.incomplete: OcrTimeLimit, OcrUnavailable, TruncatedFile).

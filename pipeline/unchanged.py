@@ -75,10 +75,10 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     nothing. None: the pipeline runs."""
     from ragbeam.pipeline.summary import read_run_json
     from ragbeam.transforms.identity.hashing import hash_file
-    from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
-    from ragbeam.transforms.incremental.layers import recorded_layer_keys
     from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_rows
     from ragbeam.transforms.incremental.unchanged import carry_over
+    from ragbeam.transforms.plan.decide import HEAD_COLUMNS, head_of
+    from ragbeam.transforms.plan.layers import recorded_layer_keys
 
     if not config.previous:
         return None

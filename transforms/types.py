@@ -46,7 +46,7 @@ class SourceFile:
     ``modified`` is the modification time the listing reported (seconds since the
     epoch; 0.0 where the filesystem gives none) and ``listed`` when the listing
     was made: an incremental run compares them with the previous run's to skip
-    reading files that did not change (``transforms/incremental/compare.py``).
+    reading files that did not change (``transforms/plan/decide.py``).
     """
 
     uri: str

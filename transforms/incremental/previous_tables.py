@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, SPANS_COLUMN, head_of
 from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS, PREVIOUS
-from ragbeam.transforms.incremental.reuse_extraction import HAS_SPANS
+from ragbeam.transforms.plan.decide import HEAD_COLUMNS, SPANS_COLUMN, head_of
+from ragbeam.transforms.plan.reuse_extraction import HAS_SPANS
 
 PREVIOUS_TABLES = (DOCUMENTS, CHUNKS)
 # Rows read from a previous table at a time, so memory stays bounded: a documents
