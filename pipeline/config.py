@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.metadata
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ragbeam.schemas import output_schemas
+from ragbeam.transforms import storage
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.chunk.strategies import needs_embeddings, run_options
@@ -350,13 +352,9 @@ class RunConfig:
 
         if not self.previous:
             return {}
-        import json
-
-        from apache_beam.io.filesystems import FileSystems
-
         try:
-            with FileSystems.open(FileSystems.join(self.previous, "run.json")) as f:
-                return recorded_layer_keys(json.loads(f.read().decode("utf-8")))
+            return recorded_layer_keys(json.loads(storage.read_bytes(
+                storage.join(self.previous, "run.json")).decode("utf-8")))
         except Exception:  # checked before the run (previous_run_problem): redo, to be safe
             return {}
 

@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import apache_beam as beam
 
+from ragbeam.pipeline.claim import release_claim
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
 from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
-from ragbeam.pipeline.summary import WriteRunJson, deletes_held
+from ragbeam.pipeline.summary import deletes_held, summarize, write_run_json
 from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
 from ragbeam.schemas.changes import upsert_row_for_chunk
 from ragbeam.transforms import progress
@@ -65,6 +66,7 @@ from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.types import FAILURES
 from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_rows
+from ragbeam.transforms.write.shards import WrittenTables
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
 if TYPE_CHECKING:
@@ -107,6 +109,22 @@ def _kept_chunk_layers(row: ChunkRow, plan: Any) -> ChunkRow:
     from ragbeam.transforms.plan.layers import with_layers
 
     return with_layers(row, plan, with_sparse_vector)
+
+
+class WriteRunJson(beam.DoFn):
+    """The sink's ``WrittenTables`` → ``run.json`` (``summary.py``), then the output
+    claim is released (``claim.py``). Idempotent: a retry writes the same file again."""
+
+    def __init__(self, config: RunConfig, started: float, claim: str | None = None) -> None:
+        self._config = config
+        self._started = started
+        self._claim = claim
+
+    def process(self, written: WrittenTables):
+        summary = summarize(self._config, written, time.time() - self._started)
+        yield write_run_json(self._config.output, summary)
+        if self._claim:
+            release_claim(self._claim)
 
 
 class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tuple[str, bytes]],

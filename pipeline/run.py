@@ -36,6 +36,7 @@ import argparse
 import contextlib
 import difflib
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -59,7 +60,7 @@ from ragbeam.pipeline.settings import (
     run_config,
 )
 from ragbeam.schemas import OUTPUT_TABLES
-from ragbeam.transforms import progress
+from ragbeam.transforms import progress, storage
 from ragbeam.transforms.match.patterns import (
     InputsError,
     count_input_files,
@@ -150,7 +151,10 @@ def _quiet(logger_name: str) -> Iterator[None]:
 
 def check_beam_args(beam_args: Sequence[str]) -> None:
     """Every argument that is not a ragbeam option must be a Beam pipeline option:
-    Beam would otherwise drop it with a warning and run with defaults."""
+    Beam would otherwise drop it with a warning and run with defaults. (None given:
+    nothing to check, and Beam is not imported for it.)"""
+    if not beam_args:
+        return
     from apache_beam.options.pipeline_options import PipelineOptions
 
     options = PipelineOptions(list(beam_args))
@@ -315,7 +319,7 @@ def run_output_entries() -> tuple[str, ...]:
     partial copy, renamed to it when whole)."""
     from ragbeam.pipeline.summary import RUN_JSON_PARTIAL
     from ragbeam.transforms.sink.sync import SINK_STATE_DIR
-    from ragbeam.transforms.write.parquet import TEMP_DIR
+    from ragbeam.transforms.write.shards import TEMP_DIR
 
     return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR, RUN_JSON_PARTIAL)
 
@@ -324,11 +328,9 @@ def check_output(config: RunConfig, overwrite: bool) -> list[str]:
     """Fail early on an unwritable output; never mix two runs' tables. Returns what a
     previous run left there (``--overwrite``), for ``clear_output`` once every other
     check has passed: a run that stops at a check leaves the old run in place."""
-    from apache_beam.io.filesystems import FileSystems
-
     out = config.output
     existing = [t for t in (*run_output_entries(), "run.json")
-                if FileSystems.exists(FileSystems.join(out, t))]
+                if storage.exists(storage.join(out, t))]
     if existing and not overwrite:
         if "run.json" not in existing:  # run.json is written last: its absence means a crash
             raise UsageError(f"--output {out!r} holds an unfinished run ({', '.join(existing)} "
@@ -338,13 +340,10 @@ def check_output(config: RunConfig, overwrite: bool) -> list[str]:
                          "use --overwrite or a new directory")
     try:
         if "://" not in out:
-            import os
-
             os.makedirs(out, exist_ok=True)
-        probe = FileSystems.join(out, ".ragbeam-write-probe")
-        with FileSystems.create(probe) as f:
-            f.write(b"ok")
-        FileSystems.delete([probe])
+        probe = storage.join(out, ".ragbeam-write-probe")
+        storage.write_bytes(probe, b"ok")
+        storage.delete([probe])
     except Exception as exc:
         raise UsageError(f"--output {out!r} is not writable: {storage_error(exc)}") from None
     return existing
@@ -352,10 +351,8 @@ def check_output(config: RunConfig, overwrite: bool) -> list[str]:
 
 def clear_output(config: RunConfig, existing: Sequence[str]) -> None:
     """Remove what ``check_output`` found of a previous run (``--overwrite``)."""
-    from apache_beam.io.filesystems import FileSystems
-
     if existing:
-        FileSystems.delete([FileSystems.join(config.output, t) for t in existing])
+        storage.delete([storage.join(config.output, t) for t in existing])
 
 
 
@@ -427,19 +424,17 @@ def dry_run(config: RunConfig) -> list[dict]:
 def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]]):
     """``--dry-run --previous``: what the run would do with each document (a
     ``preview.Preview``), after the checks the run makes on ``--previous``."""
-    from apache_beam.io.filesystems import FileSystems
-
     from ragbeam.transforms.identity.hashing import hash_file
     from ragbeam.transforms.incremental.preview import preview
     from ragbeam.transforms.incremental.previous import previous_run_problem
     from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_heads
     from ragbeam.transforms.types import SourceFile
+    from ragbeam.transforms.write.read import table_files
 
     if problem := previous_run_problem(config.previous, config.output):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
-    pattern = FileSystems.join(config.previous, "documents", "*.parquet")
-    paths = [f.path for f in FileSystems.match([pattern])[0].metadata_list]
+    paths = table_files(config.previous, "documents")
     # As the pipeline reads them (``read_heads``): with whether each row has spans,
     # so a document the run would re-chunk without extracting is shown as such.
     heads = [head for path in paths for _, (_, head) in read_heads(path, DOCUMENTS)]
@@ -457,35 +452,55 @@ def run_pipeline(request: RunRequest) -> RunResult:
     Raises ``UsageError`` when nothing ran (exit 2), ``RunFailed`` when the tables
     were written but a sink failed (exit 1); any other exception is a pipeline
     failure (exit 1).
-    """
-    from apache_beam.io.filesystems import FileSystems
 
+    Beam is imported only when the run needs it: for a pipeline, for Beam options,
+    or for files on a scheme ``storage.py`` leaves to Beam's filesystems (S3…). A
+    night with nothing to do over local or ``gs://`` files (``unchanged.py``) runs
+    without it.
+    """
     from ragbeam.pipeline.early_start import beam_imported
-    from ragbeam.pipeline.runner import is_local, pipeline_options
 
     config = request.config
-    # The checks below use Beam's filesystems before any pipeline exists: give them
-    # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
-    options = pipeline_options(list(request.beam_args))
-    FileSystems.set_options(options)
+    options = None
+    if request.beam_args or any(storage.scheme(path) not in ("", storage.GCS)
+                                for path in (*config.match.inputs, config.output,
+                                             config.previous or "")):
+        options = beam_options(request)
     beam_imported()  # `ragbeam run`'s early start may list its inputs now
     command_started = time.monotonic() if request.started is None else request.started
     total = check_inputs(config)
     if request.show_progress:  # the first line, before the checks, the model, the runner
         print(progress.starting_line(total, time.monotonic() - command_started),
               file=sys.stderr, flush=True)
+    # Without Beam options the runner is the local default: its progress is seen here.
+    local = True if options is None else _is_local(options)
     # Progress lines from then on, also while the model loads and the runner starts.
-    with progress.watch(enabled=request.show_progress and is_local(options), total=total,
+    with progress.watch(enabled=request.show_progress and local, total=total,
                         started=command_started, embeds=config.uses_embeddings):
         return _run_listed(request, options)
+
+
+def beam_options(request: RunRequest):
+    """The run's Beam pipeline options, given to Beam's filesystems too, as the pipeline
+    will give them (S3 needs them before its first use; ``--s3_endpoint_url``…)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.runner import pipeline_options
+
+    options = pipeline_options(list(request.beam_args))
+    FileSystems.set_options(options)
+    return options
+
+
+def _is_local(options) -> bool:
+    from ragbeam.pipeline.runner import is_local
+
+    return is_local(options)
 
 
 def _run_listed(request: RunRequest, options) -> RunResult:
     """``run_pipeline`` once the inputs are listed: checks, claim, pipeline, run.json."""
     from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
-    from ragbeam.pipeline.early_start import extraction_started_early
-    from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import make_pipeline
     from ragbeam.pipeline.summary import complete_run_json
     from ragbeam.transforms.incremental.previous import previous_run_problem
     from ragbeam.transforms.sink.sync import failed_sinks
@@ -508,7 +523,10 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     # load): options, then the output (claim, an earlier run there, writable), then
     # servers and stores, then the model; only then is an --overwrite'n run removed.
     # Without work no model or extractor is needed; a store may still need a full sync.
-    check_sink_runner(config, options)
+    if options is None and (unchanged is None or config.sinks):
+        options = beam_options(request)
+    if config.sinks:
+        check_sink_runner(config, options)
     try:
         claim = claim_output(config.output, take_over=request.take_over)
     except OutputClaimed as exc:
@@ -542,6 +560,11 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             progress.set_phase("starting: the runner and the first documents")
             clear_output(config, existing)
             owned = True
+            # Beam's import, only now that a pipeline runs.
+            from ragbeam.pipeline.early_start import extraction_started_early
+            from ragbeam.pipeline.graph import build_pipeline
+            from ragbeam.pipeline.runner import make_pipeline
+
             pipeline = make_pipeline(options)
             if not request.wait:
                 build_pipeline(pipeline, config, claim=claim, sink_plans=sink_plans)
@@ -608,12 +631,10 @@ def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
     """After an interrupt: whether the run had committed (written run.json). If not,
     what it wrote is removed; if so, a sink it was writing is marked failed, so the
     next run syncs that store in full."""
-    from apache_beam.io.filesystems import FileSystems
-
     from ragbeam.pipeline.summary import complete_run_json, run_json_path
     from ragbeam.transforms.sink.sync import record_failure
 
-    if not FileSystems.exists(run_json_path(config.output)):
+    if not storage.exists(run_json_path(config.output)):
         discard_uncommitted_output(config.output, run_output_entries())
         return False
 
@@ -665,8 +686,7 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
     """What run.json gets from the launcher once the pipeline has committed it
     (``committed``): the runner's metrics and each store's state, checked against the
     committed chunks table (``summary.complete_run_json``)."""
-    from ragbeam.pipeline.runner import metrics_summary
-    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD
+    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD, metrics_summary
 
     facts = metrics_summary(result)
     if config.embed_chunks:
@@ -691,13 +711,11 @@ def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started:
     """The pipeline failed. After run.json was written (every table committed), only a
     sink can have: record it and fail the run (the output stays a valid --previous).
     Before that, re-raise, with credentials redacted."""
-    from apache_beam.io.filesystems import FileSystems
-
     from ragbeam.pipeline.summary import complete_run_json, run_json_path
     from ragbeam.transforms.sink.sync import record_failure
 
     secrets = [secret for spec in config.sinks for secret in spec.secrets()]
-    if not FileSystems.exists(run_json_path(config.output)):
+    if not storage.exists(run_json_path(config.output)):
         raise RuntimeError(redact_text(f"{type(exc).__name__}: {exc}", secrets)) from None
     states = [record_failure(plan, config.output, exc) for plan in plans]
     complete_run_json(config.output, lambda _: {

@@ -38,6 +38,7 @@ from ragbeam.pipeline.runs import (
     remove_run,
     runs_to_prune,
 )
+from ragbeam.transforms import storage
 
 # Chosen by sync for each run: the user gives the state folder instead.
 SYNC_CHOSEN_OPTIONS = ("--output", "--previous", "--overwrite")
@@ -194,18 +195,16 @@ def _mark_interrupted(folder: str, code: int) -> None:
     import datetime as dt
     import json
 
-    from apache_beam.io.filesystems import FileSystems
-
     from ragbeam.pipeline.summary import run_json_path
 
     with contextlib.suppress(Exception):
-        if FileSystems.exists(run_json_path(folder)):
+        if storage.exists(run_json_path(folder)):
             return  # committed before the signal: a completed run
         if "://" not in folder:
             os.makedirs(folder, exist_ok=True)
-        with FileSystems.create(FileSystems.join(folder, INTERRUPTED_FILE)) as f:
-            f.write(json.dumps({"exit_code": code, "at": dt.datetime.now(dt.UTC).isoformat(
-                timespec="seconds")}).encode("utf-8"))
+        storage.write_bytes(storage.join(folder, INTERRUPTED_FILE), json.dumps(
+            {"exit_code": code, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+        ).encode("utf-8"))
 
 
 def _remove_if_empty(folder: str) -> None:

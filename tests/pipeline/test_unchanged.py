@@ -4,13 +4,14 @@ same unchanged input."""
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 
 import pytest
 
 from conftest import TEST_EXTRACT_TIMEOUT
-from helpers import copy_samples, read_table, run_cli, settle
+from helpers import cli_in_fresh_process, copy_samples, read_table, run_cli, settle
 
 FILES = ("handbook.md", "faq.txt", "corrupt.pdf")
 # What only a pipeline's runner metrics say, or the wall clock: not compared.
@@ -44,6 +45,20 @@ def _same_run(shortcut: pathlib.Path, pipeline: pathlib.Path, a: dict, b: dict) 
         assert options(a) == options(b)
         differ.discard("effective_config")
     assert not differ, {k: (a.get(k), b.get(k)) for k in differ}
+
+
+def test_an_unchanged_night_does_not_import_beam(first, tmp_path):
+    """Listing, the previous run's files and the new run's go through ``storage.py``,
+    not Beam's filesystems; no Beam option is given, so none is parsed."""
+    corpus, run1 = first
+    out = tmp_path / "night"
+    code, beam = cli_in_fresh_process(
+        ["run", "--input", str(corpus), "--output", str(out), "--chunk-size", "200",
+         "--size-unit", "chars", "--extract-timeout", TEST_EXTRACT_TIMEOUT,
+         "--previous", str(run1)])
+    assert code == 0 and beam == []
+    summary = json.loads((out / "run.json").read_text())
+    assert summary["pipeline"] is False and summary["documents_unchanged"] == 2
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from apache_beam.metrics import Metrics
 
 from ragbeam.schemas.documents import DocumentRow
 from ragbeam.transforms import progress
-from ragbeam.transforms.identity.hashing import NAMESPACE, counted_hash
+from ragbeam.transforms.identity.hashing import NAMESPACE, hash_file
 from ragbeam.transforms.plan.content import duplicate_document_row, guard_counts, resolve
 from ragbeam.transforms.plan.decide import CurrentFile, Decided, Outcome
 from ragbeam.transforms.route.router import RouteOptions
@@ -22,6 +22,15 @@ TO_PROCESS = "to_process"
 VERDICTS = "verdicts"
 DUPLICATES = "duplicates"
 GUARD_COUNTS = "guard_counts"
+
+
+def counted_hash(source: SourceFile, max_bytes: int) -> str | None:
+    """``hash_file``, counted in ``reads.files_hashed`` and ``reads.bytes_hashed``."""
+    content_hash = hash_file(source.uri, source.size_bytes, max_bytes)
+    Metrics.counter(NAMESPACE, "files_hashed").inc()
+    if content_hash is not None:
+        Metrics.counter(NAMESPACE, "bytes_hashed").inc(source.size_bytes)
+    return content_hash
 
 
 def new_file(source: SourceFile) -> tuple[int, Decided]:

@@ -38,13 +38,13 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from ragbeam.transforms.identity.hashing import counted_hash
 from ragbeam.transforms.identity.identify import (
     DUPLICATES,
     GUARD_COUNTS,
     TO_PROCESS,
     VERDICTS,
     IdentifyContent,
+    counted_hash,
 )
 from ragbeam.transforms.incremental.carry_previous_rows import (
     CARRIED_CHANGES,
