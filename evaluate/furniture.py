@@ -17,6 +17,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ragbeam.pipeline.config import ExtractOptions
+from ragbeam.transforms.clean.document import CleanOptions, clean_document
+from ragbeam.transforms.types import FetchedFile, SourceFile
+
 MAX_WORDS = 200_000  # the word diff is quadratic in the worst case: skip huge documents
 _WORD = re.compile(r"\S+")
 
@@ -45,9 +49,6 @@ def rederive_furniture(source_uri: str, doc_id: str, cleaned_text: str,
     default extraction options) and diff against the run's cleaned text."""
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.pipeline.config import ExtractOptions
-    from ragbeam.transforms.clean.document import CleanOptions, clean_document
-    from ragbeam.transforms.types import FetchedFile, SourceFile
 
     with FileSystems.open(source_uri) as f:
         data = f.read()

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from ragbeam.evaluate.furniture import rederive_furniture
 from ragbeam.evaluate.run_data import ChunkRecord, DocumentRecord, RunData
 
 SECTION_CHARS = 6000
@@ -194,7 +195,6 @@ def document_furniture(run: RunData, doc: DocumentRecord) -> list[tuple[int | No
     count = doc.metadata.get(FURNITURE_COUNT_KEY, "0")
     if recorded or not count.isdigit() or int(count) == 0:
         return recorded
-    from ragbeam.evaluate.furniture import rederive_furniture
 
     try:
         return rederive_furniture(doc.source_uri, doc.doc_id, run.texts.get(doc.doc_id, ""),

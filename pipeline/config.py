@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+import ragbeam
 from ragbeam.schemas import output_schemas
 from ragbeam.transforms import storage
 from ragbeam.transforms.chunk.base import ChunkOptions
@@ -24,11 +25,21 @@ from ragbeam.transforms.chunk.semantic import SemanticOptions
 from ragbeam.transforms.chunk.strategies import needs_embeddings, run_options
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
-from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSettings
+from ragbeam.transforms.embed.sparse import SPARSE_SCHEME
+from ragbeam.transforms.extract.backends import (
+    DEFAULT_MAX_STRING_CHARS,
+    OcrSettings,
+    server_retry_delays,
+    tika_server_version,
+)
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.extract.settings import ExtractionSettings
+from ragbeam.transforms.extract.single_file import shared_extractor
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
+from ragbeam.transforms.match.patterns import expand_input, id_root
 from ragbeam.transforms.plan.guard import DeleteGuard
+from ragbeam.transforms.plan.layers import dense_key, layer_plan, recorded_layer_keys, sparse_key
+from ragbeam.transforms.plan.reuse_extraction import reuse_key
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.sink.uri import SinkSpec
 
@@ -76,7 +87,6 @@ class MatchOptions:
     @property
     def id_root(self) -> str:
         """The folder document keys are relative to (``patterns.id_root``)."""
-        from ragbeam.transforms.match.patterns import expand_input, id_root
 
         return id_root([expand_input(raw) for raw in self.inputs])
 
@@ -119,8 +129,6 @@ class ExtractOptions:
     @property
     def backend_spec(self) -> tuple[str, dict[str, Any]]:
         if self.tika_server:
-            from ragbeam.transforms.extract.backends import server_retry_delays
-
             return ("server", {"url": self.tika_server, "timeout_s": self.timeout_s,
                                "retry_delays_s": server_retry_delays(self.timeout_s)})
         # Tika stops writing just past the text limit: a huge document costs no
@@ -150,7 +158,6 @@ class ExtractOptions:
         """This process's guarded single-file path with these options (one Tika child,
         started on first use, closed at exit): ``ragbeam.chunk_file``, evaluation and
         benchmarks read files one at a time through it, as ``ragbeam run`` would."""
-        from ragbeam.transforms.extract.single_file import shared_extractor
 
         return shared_extractor(self.backend_spec, self.timeout_s, self.memory_limit_bytes,
                                 self.max_text_chars)
@@ -159,8 +166,6 @@ class ExtractOptions:
         """Which Tika produces the text: the iscc-tika release, or the server's own
         version (asked once, at launch; None when it does not answer)."""
         if self.tika_server:
-            from ragbeam.transforms.extract.backends import tika_server_version
-
             return {"extractor": "tika-server", "version": tika_server_version(self.tika_server)}
         return {"extractor": "iscc-tika", "version": package_version("iscc-tika")}
 
@@ -259,7 +264,6 @@ class RunConfig:
         """How ``chunks.sparse`` was made (``--sparse``); None when the run writes none."""
         if not self.sparse:
             return None
-        from ragbeam.transforms.embed.sparse import SPARSE_SCHEME
 
         # The stems, word cuts and stop words come from these: an upgrade may change terms.
         versions = {dist: package_version(dist) for dist in ("pystemmer", "jieba", "bm25s")}
@@ -281,7 +285,6 @@ class RunConfig:
     # next run compare layer by layer (``transforms/plan/layers.py``).
     def extraction_fields(self) -> dict[str, Any]:
         """What changes a document's cleaned text and metadata for the same bytes."""
-        import ragbeam
 
         return {
             "format_version": OUTPUT_FORMAT_VERSION,
@@ -337,7 +340,6 @@ class RunConfig:
     def layer_keys(self) -> dict[str, str | None]:
         """One key per layer (None: the run writes no such layer): run.json's
         ``layers``, compared with the previous run's by ``layers.layer_plan``."""
-        from ragbeam.transforms.plan.layers import dense_key, sparse_key
 
         return {"extraction": config_fingerprint(self.extraction_fields()),
                 "chunks": self.config_hash,
@@ -348,7 +350,6 @@ class RunConfig:
     def previous_layer_keys(self) -> Mapping[str, str | None]:
         """The ``--previous`` run's layer keys (``layers.recorded_layer_keys``); empty
         without one, or when its run.json cannot be read (everything is redone)."""
-        from ragbeam.transforms.plan.layers import recorded_layer_keys
 
         if not self.previous:
             return {}
@@ -363,7 +364,6 @@ class RunConfig:
         """What an incremental run does with the vectors of the chunks it carries over,
         from the previous run's recorded keys (``layers.layer_plan``); a previous run
         that cannot be read has its vectors made again."""
-        from ragbeam.transforms.plan.layers import layer_plan
 
         return layer_plan(self.previous_layer_keys, self.layer_keys)
 
@@ -372,7 +372,6 @@ class RunConfig:
         """The previous run's chunk key when this run may chunk its documents again
         without extracting them: same extraction key, another chunk key
         (``reuse_extraction.reuse_key``); None otherwise."""
-        from ragbeam.transforms.plan.reuse_extraction import reuse_key
 
         return reuse_key(self.previous_layer_keys, self.layer_keys,
                          self.clean.remove_boilerplate)

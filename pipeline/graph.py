@@ -41,8 +41,13 @@ from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, Err
 from ragbeam.schemas.changes import upsert_row_for_chunk
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
+from ragbeam.transforms.chunk.semantic_dofn import (
+    ChunkSemantically,
+    semantic_partition,
+)
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
 from ragbeam.transforms.embed.sparse import with_sparse_vector
+from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
 from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors, VectorsForKeptChunks
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.identity.identify import DUPLICATES, TO_PROCESS, IdentifyContent, new_file
@@ -61,8 +66,10 @@ from ragbeam.transforms.incremental.reconcile_documents import Reconcile
 from ragbeam.transforms.incremental.reuse_embeddings import ReuseEmbeddings
 from ragbeam.transforms.match.dofn import MatchInputs
 from ragbeam.transforms.match.patterns import count_input_files
+from ragbeam.transforms.plan.layers import Work, with_layers
 from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
+from ragbeam.transforms.sink.transforms import SyncToVectorStore
 from ragbeam.transforms.types import FAILURES
 from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_rows
@@ -95,7 +102,6 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
 
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
-    from ragbeam.transforms.plan.layers import Work
 
     return config.layer_plan.dense is not Work.KEEP
 
@@ -105,9 +111,6 @@ def _as_chunk_row(row: ChunkRow) -> ChunkRow:
 
 
 def _kept_chunk_layers(row: ChunkRow, plan: Any) -> ChunkRow:
-    from ragbeam.transforms.embed.sparse import with_sparse_vector
-    from ragbeam.transforms.plan.layers import with_layers
-
     return with_layers(row, plan, with_sparse_vector)
 
 
@@ -143,7 +146,6 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
     ``ValueError``). What the graph needs from files or servers (the fingerprint, a
     Tika server's version, the model's files, the previous run's model) is read when
     it is made (``RunConfig.resolve``); ``expand`` reads nothing::
-
         with beam.Pipeline() as p:
             tables = p | ragbeam.IngestDocuments(input=["docs/"], chunk_size=500)
             tables["chunks"] | beam.Map(print)
@@ -227,10 +229,6 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             # (transforms/chunk/semantic_dofn.py). Imported here: the embedding modules
             # pull in torch and scipy (~2 s per process), which runs that never embed
             # should not pay.
-            from ragbeam.transforms.chunk.semantic_dofn import (
-                ChunkSemantically,
-                semantic_partition,
-            )
 
             by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
             to_chunk = by_strategy[0]
@@ -248,8 +246,6 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                          | "With semantic documents" >> beam.Flatten())
             chunks = (chunks, semantic["chunks"]) | "With semantic chunks" >> beam.Flatten()
         if config.embed_chunks:
-            from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
-
             if previous is not None:  # unchanged chunks of re-processed documents keep vectors
                 chunks = ({"current": chunks, "previous": previous[PREVIOUS_EMBEDDINGS]}
                           | "Reuse embeddings" >> ReuseEmbeddings())
@@ -330,8 +326,6 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
                                                      TABLE_COUNTERS)
     _ = written | "Write run.json" >> beam.ParDo(WriteRunJson(config, time.time(), claim))
     if sink_plans:
-        from ragbeam.transforms.sink.transforms import SyncToVectorStore
-
         # A night the delete guard holds (exit 4) writes nothing to any store, so the
         # store still holds the --previous run's chunks and the next night syncs
         # incrementally against it (pipeline/run.py restores its marker).

@@ -22,6 +22,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
+from ragbeam.pipeline.summary import run_json_path
 from ragbeam.transforms import storage
 
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -94,7 +95,6 @@ def discard_uncommitted_output(output: str, written: tuple[str, ...]) -> None:
     """Remove what an interrupted run wrote into ``output`` before its ``run.json``
     (tables, the temporary folder, sink states): the next run into it starts clean,
     without --overwrite. ``written``: the names the run may have written."""
-    from ragbeam.pipeline.summary import run_json_path
 
     if storage.exists(run_json_path(output)):
         return

@@ -8,15 +8,16 @@ import os
 import sys
 import textwrap
 
+from ragbeam.pipeline.runs import NotRuns, list_runs
+from ragbeam.pipeline.summary import run_json_path
 from ragbeam.transforms import storage
+from ragbeam.transforms.plan.retries import gave_up
 from ragbeam.transforms.write.read import read_table_columns
 
 
 def check_run_folder(output: str) -> None:
     """``NotRuns`` (exit 2) unless ``output`` is a completed run: a line saying what it
     is instead (missing, a sync's state folder, an unfinished run)."""
-    from ragbeam.pipeline.runs import NotRuns, list_runs
-    from ragbeam.pipeline.summary import run_json_path
 
     if storage.exists(run_json_path(output)):
         return
@@ -99,8 +100,6 @@ def peek(output: str, per_document: int = 1) -> None:
 
 
 def _gave_up(doc: dict) -> bool:
-    from ragbeam.transforms.plan.retries import gave_up
-
     return gave_up(dict(doc.get("metadata") or []))
 
 

@@ -7,13 +7,11 @@ the pipeline from the sink's counts, completed here in one update with the
 runner's metrics and the stores' states: ``summary.complete_run_json``).
 ``pipeline/cli.py`` only parses arguments and prints; ``evaluate``,
 ``deploy/schedule/reindex.py`` and the benchmarks call this module::
-
     request = request_from_argv(["--input", "docs/", "--output", "out/"])
     result = run_pipeline(request)
     result.summary["chunks"], result.exit_code
 
 Exit codes (``RunResult.exit_code``, ``exit_code_for``):
-
 * 0 (``EXIT_OK``): the run completed and its error rate was within ``--max-error-rate``;
 * 1 (``EXIT_FAILED``): the pipeline itself failed (an exception, a runner failure,
   ``RunFailed``);
@@ -43,7 +41,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.early_start import beam_imported, extraction_started_early
 from ragbeam.pipeline.interrupts import (
     Interrupted,
     discard_uncommitted_output,
@@ -59,15 +59,51 @@ from ragbeam.pipeline.settings import (
     load_settings,
     run_config,
 )
+from ragbeam.pipeline.summary import (
+    OUTCOME_DELETES_HELD,
+    OUTCOME_ERROR_RATE,
+    RUN_JSON_PARTIAL,
+    complete_run_json,
+    metrics_summary,
+    run_json_path,
+)
+from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do, write_unchanged
 from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress, storage
+from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
+from ragbeam.transforms.extract.backends import (
+    NO_LANGUAGE_DATA,
+    OcrSettings,
+    ocr_unavailable,
+    tika_server_version,
+)
+from ragbeam.transforms.identity.hashing import hash_file
+from ragbeam.transforms.ids import doc_id_for, doc_key
+from ragbeam.transforms.incremental.preview import preview
+from ragbeam.transforms.incremental.previous import foreign_previous_problem, previous_run_problem
+from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_heads
 from ragbeam.transforms.match.patterns import (
     InputsError,
     count_input_files,
     expand_input,
+    id_root,
     matching_files,
 )
+from ragbeam.transforms.route.router import preview_route
+from ragbeam.transforms.sink.base import SinkError
+from ragbeam.transforms.sink.sync import (
+    SINK_STATE_DIR,
+    failed_sinks,
+    finish_sync,
+    hold_sync,
+    new_run_token,
+    prepare_sinks,
+    record_failure,
+)
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
+from ragbeam.transforms.types import SourceFile
+from ragbeam.transforms.write.read import table_files
+from ragbeam.transforms.write.shards import TEMP_DIR
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE, EXIT_DELETES_HELD = 0, 1, 2, 3, 4
 
@@ -207,11 +243,6 @@ def warn_if_ocr_unavailable(config: RunConfig) -> None:
     with text layers only (each affected document says so in its ``ocr_note``). Languages
     the user asked for (``--ocr-languages``, not the default) whose pack is missing
     refuse the run instead (exit 2): OCR in another language would read them wrong."""
-    from ragbeam.transforms.extract.backends import (
-        NO_LANGUAGE_DATA,
-        OcrSettings,
-        ocr_unavailable,
-    )
 
     extract = config.extract
     if extract.tika_server or extract.ocr == "off":
@@ -249,12 +280,9 @@ def preflight(config: RunConfig) -> None:
 
 def preflight_servers(config: RunConfig) -> None:
     """The Tika server answers (a request: seconds at most)."""
-    if config.extract.tika_server:
-        from ragbeam.transforms.extract.backends import tika_server_version
-
-        if tika_server_version(config.extract.tika_server) is None:
-            raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
-                             "(GET /version); start it, or pass --no-preflight to run anyway")
+    if config.extract.tika_server and tika_server_version(config.extract.tika_server) is None:
+        raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
+                         "(GET /version); start it, or pass --no-preflight to run anyway")
 
 
 def preflight_model(config: RunConfig) -> float:
@@ -262,7 +290,6 @@ def preflight_model(config: RunConfig) -> float:
     returns the seconds it took (0 for a run that does not embed)."""
     if not config.uses_embeddings:
         return 0.0
-    from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
     loading = time.perf_counter()
     try:
@@ -317,9 +344,6 @@ def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
 def run_output_entries() -> tuple[str, ...]:
     """What a run writes into its output before ``run.json`` (and run.json's own
     partial copy, renamed to it when whole)."""
-    from ragbeam.pipeline.summary import RUN_JSON_PARTIAL
-    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
-    from ragbeam.transforms.write.shards import TEMP_DIR
 
     return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR, RUN_JSON_PARTIAL)
 
@@ -397,9 +421,6 @@ def request_from_argv(argv: Sequence[str], prog: str = "ragbeam run",
 def dry_run(config: RunConfig) -> list[dict]:
     """What a run would do, without extracting anything: every matched file once,
     with its doc id and the route it would take (``preview_route``)."""
-    from ragbeam.transforms.ids import doc_id_for, doc_key
-    from ragbeam.transforms.match.patterns import id_root
-    from ragbeam.transforms.route.router import preview_route
 
     m = config.match
     patterns = [expand_input(raw) for raw in m.inputs]
@@ -424,12 +445,6 @@ def dry_run(config: RunConfig) -> list[dict]:
 def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]]):
     """``--dry-run --previous``: what the run would do with each document (a
     ``preview.Preview``), after the checks the run makes on ``--previous``."""
-    from ragbeam.transforms.identity.hashing import hash_file
-    from ragbeam.transforms.incremental.preview import preview
-    from ragbeam.transforms.incremental.previous import previous_run_problem
-    from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_heads
-    from ragbeam.transforms.types import SourceFile
-    from ragbeam.transforms.write.read import table_files
 
     if problem := previous_run_problem(config.previous, config.output):
         raise UsageError(f"--previous {config.previous!r} {problem}")
@@ -458,7 +473,6 @@ def run_pipeline(request: RunRequest) -> RunResult:
     night with nothing to do over local or ``gs://`` files (``unchanged.py``) runs
     without it.
     """
-    from ragbeam.pipeline.early_start import beam_imported
 
     config = request.config
     options = None
@@ -500,10 +514,6 @@ def _is_local(options) -> bool:
 
 def _run_listed(request: RunRequest, options) -> RunResult:
     """``run_pipeline`` once the inputs are listed: checks, claim, pipeline, run.json."""
-    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
-    from ragbeam.pipeline.summary import complete_run_json
-    from ragbeam.transforms.incremental.previous import previous_run_problem
-    from ragbeam.transforms.sink.sync import failed_sinks
 
     config = request.config
     warn_if_ocr_unavailable(config)
@@ -516,7 +526,6 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     check_previous_is_ours(config)
     unchanged = None
     if config.previous:  # nothing changed: no pipeline (unchanged.py)
-        from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do
 
         unchanged = nothing_to_do(config, listed_sources(dry_run(config)))
     # Cheapest first (an unreachable store fails in seconds, not after the model's
@@ -561,7 +570,6 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             clear_output(config, existing)
             owned = True
             # Beam's import, only now that a pipeline runs.
-            from ragbeam.pipeline.early_start import extraction_started_early
             from ragbeam.pipeline.graph import build_pipeline
             from ragbeam.pipeline.runner import make_pipeline
 
@@ -611,9 +619,6 @@ def _unchanged_result(config: RunConfig, unchanged, sink_plans: list, started: f
     """The run written from the previous one (``unchanged.py``); a store that holds the
     previous run's chunks already holds this run's: checked and marked synced, no
     chunk written to it."""
-    from ragbeam.pipeline.summary import complete_run_json
-    from ragbeam.pipeline.unchanged import write_unchanged
-    from ragbeam.transforms.sink.sync import failed_sinks, finish_sync
 
     summary = write_unchanged(config, unchanged, started)
     if not sink_plans:
@@ -631,8 +636,6 @@ def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
     """After an interrupt: whether the run had committed (written run.json). If not,
     what it wrote is removed; if so, a sink it was writing is marked failed, so the
     next run syncs that store in full."""
-    from ragbeam.pipeline.summary import complete_run_json, run_json_path
-    from ragbeam.transforms.sink.sync import record_failure
 
     if not storage.exists(run_json_path(config.output)):
         discard_uncommitted_output(config.output, run_output_entries())
@@ -670,8 +673,6 @@ def prepare_sink_plans(config: RunConfig) -> list:
     """Before Beam starts: every store reachable, its collection there, its mode chosen."""
     if not config.sinks:
         return []
-    from ragbeam.transforms.sink.base import SinkError
-    from ragbeam.transforms.sink.sync import new_run_token, prepare_sinks
 
     try:
         return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
@@ -686,7 +687,6 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
     """What run.json gets from the launcher once the pipeline has committed it
     (``committed``): the runner's metrics and each store's state, checked against the
     committed chunks table (``summary.complete_run_json``)."""
-    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD, metrics_summary
 
     facts = metrics_summary(result)
     if config.embed_chunks:
@@ -694,12 +694,9 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
 
         facts["embedding"] = embedding_summary(result)  # added to the pipeline's record
     if plans and committed.get("outcome") == OUTCOME_DELETES_HELD:
-        from ragbeam.transforms.sink.sync import hold_sync
-
         # Nothing was written (graph.build_pipeline): the stores stay at --previous.
         facts["sinks"] = [hold_sync(plan, config.output, config.previous) for plan in plans]
     elif plans:
-        from ragbeam.transforms.sink.sync import finish_sync
         from ragbeam.transforms.sink.transforms import sink_counters
 
         facts["sinks"] = [finish_sync(plan, config.output, committed["chunks"],
@@ -711,8 +708,6 @@ def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started:
     """The pipeline failed. After run.json was written (every table committed), only a
     sink can have: record it and fail the run (the output stays a valid --previous).
     Before that, re-raise, with credentials redacted."""
-    from ragbeam.pipeline.summary import complete_run_json, run_json_path
-    from ragbeam.transforms.sink.sync import record_failure
 
     secrets = [secret for spec in config.sinks for secret in spec.secrets()]
     if not storage.exists(run_json_path(config.output)):
@@ -739,7 +734,6 @@ def warn_over_window(summary: dict) -> None:
 def exit_code(summary: Mapping[str, Any]) -> int:
     """0; 3 for a run.json whose outcome is an exceeded error rate; 4 for one whose
     deletions the delete guard held."""
-    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD, OUTCOME_ERROR_RATE
 
     return {OUTCOME_ERROR_RATE: EXIT_ERROR_RATE,
             OUTCOME_DELETES_HELD: EXIT_DELETES_HELD}.get(summary.get("outcome"), EXIT_OK)
@@ -748,7 +742,6 @@ def exit_code(summary: Mapping[str, Any]) -> int:
 def check_previous_is_ours(config: RunConfig) -> None:
     """``--previous`` must be a run over the same inputs, namespace and id mode, unless
     ``--accept-foreign-previous`` says it is meant (exit 2 naming both)."""
-    from ragbeam.transforms.incremental.previous import foreign_previous_problem
 
     if not config.previous or config.accept_foreign_previous:
         return

@@ -25,9 +25,12 @@ from apache_beam.options.pipeline_options import (
     PortableOptions,
     StandardOptions,
 )
-from apache_beam.portability.api import beam_runner_api_pb2
+from apache_beam.portability.api import beam_provision_api_pb2, beam_runner_api_pb2
+from apache_beam.runners.portability.fn_api_runner import fn_runner
+from apache_beam.runners.portability.portable_runner import JobServiceHandle
 
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.embed.model import EmbeddingOptions
 
 
@@ -82,7 +85,6 @@ def default_extract_processes(options: PipelineOptions) -> int:
     one per core there too (set the option where a worker process owns
     several cores, e.g. Flink, or Dataflow with one SDK container per VM).
     """
-    from ragbeam.transforms.cores import available_cores
 
     cores = available_cores()
     if is_local_direct(options):
@@ -137,9 +139,6 @@ def worker_memory_budget_mib(extract_processes: int, extract_memory_mb: int,
 def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
     if not is_local_direct(options):
         return beam.Pipeline(options=options)
-    from apache_beam.portability.api import beam_provision_api_pb2
-    from apache_beam.runners.portability.fn_api_runner import fn_runner
-    from apache_beam.runners.portability.portable_runner import JobServiceHandle
 
     # Same provisioning the DirectRunner does before it hands over to the FnApiRunner.
     encoded = JobServiceHandle.encode_pipeline_options(options.get_all_options())

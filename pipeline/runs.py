@@ -5,7 +5,6 @@ UTC start time (``2026-12-01T020000Z``) or a date a scheduler gives
 (``2026-12-01``), so names sort by time. Folders with other names are never
 read, used or removed. Each run folder is in one of these states, decided from
 its ``run.json`` (written last) and its claims (``claim.py``):
-
 * **completed**: ``run.json`` is there. It is a **base** (the next run's
   ``--previous``) when its outcome is one a later run may build on: ``ok``
   (also when a ``--sink`` failed: the next run re-syncs that store in full) or
@@ -35,7 +34,11 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbeam.pipeline.claim import CLAIMS_DIR, held_claims, holder_alive
+from ragbeam.pipeline.summary import run_json_path
 from ragbeam.transforms import storage
+from ragbeam.transforms.incremental.report import COLUMNS, document_report
+from ragbeam.transforms.write.read import read_table_columns
 
 # A run folder's name: a date, or a UTC time to the second.
 RUN_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
@@ -130,9 +133,6 @@ def _run_folder_names(state: str) -> list[str]:
 
 
 def read_run_folder(state: str, name: str) -> RunFolder:
-    from ragbeam.pipeline.claim import held_claims, holder_alive
-    from ragbeam.pipeline.summary import run_json_path
-
     path = storage.join(state, name)
     summary, finished = None, None
     found = storage.match(run_json_path(path))
@@ -174,8 +174,6 @@ def run_report(run: RunFolder) -> dict[str, list[str]] | None:
     documents table and its previous run's; None when not completed or unreadable.
     With its previous run gone (pruned), ok documents cannot be told added from
     changed: they are listed under "changed?"."""
-    from ragbeam.transforms.incremental.report import COLUMNS, document_report
-    from ragbeam.transforms.write.read import read_table_columns
 
     if not run.completed:
         return None
@@ -259,7 +257,6 @@ def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
     holding only sync's released claims) is a state folder no sync has written yet
     (the CLI says so, exit 0); so is an object-store prefix without objects, which
     cannot be told from a missing one."""
-    from ragbeam.pipeline.summary import run_json_path
 
     if runs:
         return
@@ -269,7 +266,6 @@ def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
     if "://" not in state:
         if not os.path.isdir(state):
             raise NotRuns("no such folder")
-        from ragbeam.pipeline.claim import CLAIMS_DIR
 
         others = sorted(n for n in os.listdir(state) if n != CLAIMS_DIR)
         if others:

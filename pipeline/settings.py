@@ -38,11 +38,13 @@ from ragbeam.pipeline.config import (
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS
+from ragbeam.transforms.chunk.strategies import strategy_names
 from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import (
     BACKENDS,
     PRECISIONS,
     EmbeddingOptions,
+    cuda_unavailable,
     resolve_precision,
 )
 from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings
@@ -308,8 +310,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _strategy_names() -> list[str]:
-    from ragbeam.transforms.chunk.strategies import strategy_names
-
     return strategy_names()
 
 
@@ -473,7 +473,6 @@ def run_config(settings: RunSettings) -> RunConfig:
         settings=redacted_settings(settings),
     )
     if config.uses_embeddings:  # once, here: workers receive bf16 or fp32, never "auto"
-        from ragbeam.transforms.embed.model import cuda_unavailable
 
         if why := cuda_unavailable(config.embedding.device):
             raise ConfigError(why)

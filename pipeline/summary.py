@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import ragbeam
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_UNSUPPORTED, STATUS_VANISHED
 from ragbeam.transforms import storage
@@ -72,7 +73,6 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     error_rate = failing / indexed if indexed else 0.0
     exceeded = error_rate > config.max_error_rate
     vanished = status.get(STATUS_VANISHED, 0)
-    import ragbeam
 
     summary: dict[str, Any] = {
         "outcome": (OUTCOME_DELETES_HELD if deletes_held(written) else

@@ -22,11 +22,21 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ragbeam.pipeline.claim import (
+    OutputClaimed,
+    claim_output,
+    held_claims,
+    holder_alive,
+    release_claim,
+)
+from ragbeam.pipeline.interrupts import received_signal
 from ragbeam.pipeline.runs import (
     INTERRUPTED_FILE,
     RUN_NAME,
@@ -38,6 +48,7 @@ from ragbeam.pipeline.runs import (
     remove_run,
     runs_to_prune,
 )
+from ragbeam.pipeline.summary import run_json_path
 from ragbeam.transforms import storage
 
 # Chosen by sync for each run: the user gives the state folder instead.
@@ -104,7 +115,6 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
     submits and returns at once (a Flex Template launcher); the run is then not
     finished, so pruning counts the bases already there.
     """
-    from ragbeam.pipeline.claim import OutputClaimed, claim_output, held_claims, holder_alive
 
     check_sync_arguments(argv)
     if keep < 1:
@@ -122,7 +132,6 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
             bool(stale) and all(holder_alive(c) is False for c in stale)))
     except OutputClaimed as exc:
         raise SyncRefused(str(exc).replace("--output", "--state")) from None
-    from ragbeam.pipeline.claim import release_claim
 
     try:
         plan = plan_sync(state, list_runs(state), name)
@@ -135,8 +144,6 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
         try:
             code = run_one(run_arguments(plan, argv))
         finally:
-            from ragbeam.pipeline.interrupts import received_signal
-
             # Stopped by a signal (its exit code, or its exception on the way out): a
             # row in `ragbeam runs`, not nothing.
             if code in INTERRUPT_CODES or received_signal() is not None:
@@ -192,10 +199,7 @@ def prune(state: str, keep: int, in_use: set[str], report: Callable[[str], None]
 def _mark_interrupted(folder: str, code: int) -> None:
     """A run a signal stopped removed what it wrote; its folder keeps one small file
     saying so (``runs.INTERRUPTED_FILE``), so ``ragbeam runs`` shows the night."""
-    import datetime as dt
-    import json
 
-    from ragbeam.pipeline.summary import run_json_path
 
     with contextlib.suppress(Exception):
         if storage.exists(run_json_path(folder)):

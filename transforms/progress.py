@@ -6,7 +6,6 @@ that is written, at most once a second, to a small JSON file in a folder the
 launcher names in ``RAGBEAM_PROGRESS_DIR`` (inherited by the worker processes of
 ``multi_processing`` and of the portable runner's loopback workers). The
 launcher sums the files and prints::
-
     ragbeam: 14 s · 22/39 files done · 39 matched · 21 extracted · 20 chunked · 2 errors
              · 1.6 docs/s · ETA 11 s
 
@@ -16,11 +15,13 @@ runners have their own monitoring. Nothing here changes a run's output.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -101,7 +102,6 @@ def tick(name: str, n: int = 1) -> None:
         with _tally_lock:
             if _tally is None:
                 _tally = _Tally(folder)
-                import atexit
 
                 atexit.register(_tally.flush)
     _tally.add(name, n)
@@ -224,6 +224,5 @@ def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool =
             os.environ[PROGRESS_DIR_ENV] = previous
         global _tally
         _tally = None
-        import shutil
 
         shutil.rmtree(folder, ignore_errors=True)

@@ -11,7 +11,6 @@ sentence-transformers back to 5.x; ``optimum-intel[openvino]`` 2.2 pins
 breaks ``import transformers`` next to CPU torch). It also re-exports the
 model on every load unless the export is saved into the model folder, which
 here lies inside site-packages. So ragbeam exports the model itself:
-
 * **What is exported**: the whole sentence-transformers module chain (the
   transformer, its pooling, a ``Normalize`` if the model has one), from
   token ids to ``sentence_embedding``, with ``torch.onnx.export``. Tokenizing
@@ -40,6 +39,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import onnxruntime as ort
 
 EXPORT_FORMAT = "1"  # bump when the exported graph changes; old cache entries are then ignored
 ONNX_OPSET = 17
@@ -135,8 +135,6 @@ def exported_onnx_path(sentence_model: Any) -> pathlib.Path:
 
 
 def onnxruntime_runner(path: pathlib.Path, threads: int) -> Callable[[dict], np.ndarray]:
-    import onnxruntime as ort
-
     options = ort.SessionOptions()
     # Threads that wait sleep instead of spinning (ONNX Runtime spins by default), as
     # torch's do (OMP_WAIT_POLICY=PASSIVE): spinning between passes took 5-15 % more CPU

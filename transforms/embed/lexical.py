@@ -17,6 +17,9 @@ import logging
 import re
 from collections.abc import Sequence
 
+import jieba
+import Stemmer
+
 from ragbeam.transforms.charsets import CJK_CHAR
 
 WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
@@ -39,8 +42,6 @@ def _stopwords(language: str) -> frozenset[str]:
 
 @functools.cache
 def _stemmer(language: str):
-    import Stemmer
-
     return Stemmer.Stemmer(LANGUAGES[language][0])
 
 
@@ -56,8 +57,6 @@ def guess_language(words: Sequence[str]) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _jieba():
-    import jieba
-
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     return jieba

@@ -5,7 +5,6 @@ of values, exactly as iscc-tika does, plus ``extractor`` (which program
 produced the text) and, for the embedded backend, ``ocr_pages``.
 
 Two ways past a document that plain Tika leaves without text:
-
 * **OCR** (``OcrSettings``, embedded backend): after the ordinary extraction,
   PDF pages without a usable text layer (at most 10 usable characters, or more
   than 30 % of them unmapped or garbage: ``ocr.text_layer_problem``) and images
@@ -37,7 +36,10 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+import iscc_tika  # imported here: only the process that extracts pays for it
+
 from ragbeam.transforms.cores import available_cores
+from ragbeam.transforms.extract.layout import blank_pages
 from ragbeam.transforms.extract.ocr import (
     OCR_PAGES_KEY,
     OCR_PENDING_KEY,
@@ -50,6 +52,7 @@ from ragbeam.transforms.extract.ocr import (
     unavailable_metadata,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
+from ragbeam.transforms.sink.uri import redact_uri
 
 # iscc-tika's default string limit (500,000 chars) silently truncates long
 # documents; our own text-size guard runs after extraction instead.
@@ -142,7 +145,6 @@ def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
 def _without_blank_pages(data: bytes, candidates: dict[int, str]) -> dict[int, str]:
     """OCR candidates less the pages with nothing to read (``layout.blank_pages``); all
     of them when PDFium cannot read the file (Tika could: OCR decides)."""
-    from ragbeam.transforms.extract.layout import blank_pages
 
     try:
         blank = blank_pages(data, list(candidates))
@@ -176,7 +178,6 @@ class EmbeddedTika:
         self._ocr_workers = ocr_workers
         if self._ocr is not None and self._ocr.enabled:
             self._ocr_problem = ocr_unavailable(self._ocr.languages)
-        import iscc_tika  # imported here: only the process that extracts pays for it
 
         self._tika = iscc_tika
         self._max_string_chars = max_string_chars
@@ -289,8 +290,6 @@ class TikaServer:
 
     def __init__(self, url: str, timeout_s: float = 120.0,
                  retry_delays_s: tuple[float, ...] = SERVER_RETRY_DELAYS_S) -> None:
-        from ragbeam.transforms.sink.uri import redact_uri
-
         self._url = url.rstrip("/") + "/tika"
         self._shown_url = redact_uri(self._url)  # error rows never carry a password
         self._timeout_s = timeout_s

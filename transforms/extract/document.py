@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragbeam.transforms.clean.document import clean_or_refuse
 from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE, TRUNCATED_FILE
@@ -281,7 +282,6 @@ def clean_extracted(extracted: ExtractedDocument, options: CleanOptions) -> Clea
     """The Clean stage's rule (``clean_or_refuse``) on one extracted document, timed; a
     refusal or any other exception becomes the record's ``error``. The same call in an
     extraction child and in this process (``settings.ExtractionSettings.cleaned``)."""
-    from ragbeam.transforms.clean.document import clean_or_refuse
 
     started = time.perf_counter()
     try:

@@ -14,6 +14,7 @@ from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.schemas.documents import DocumentRow
 from ragbeam.schemas.errors import ErrorRow
 from ragbeam.transforms import progress
+from ragbeam.transforms.embed.sparse import with_sparse_vector
 from ragbeam.transforms.incremental.embeddings import embedding_key, embedding_source
 from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS, NAMESPACE
 from ragbeam.transforms.incremental.previous_tables import read_rows
@@ -63,7 +64,6 @@ class CarryPreviousRows(beam.DoFn):
 
     def setup(self) -> None:
         if self._layers.sparse is Work.REDO:  # the tokenizers load only when needed
-            from ragbeam.transforms.embed.sparse import with_sparse_vector
 
             self._sparse_vector = with_sparse_vector
 

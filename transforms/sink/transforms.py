@@ -10,7 +10,6 @@ the ``chunks`` table.
 
 Usage, inside any pipeline that has committed its tables (``committed`` is any
 PCollection that is complete only then, e.g. ``WriteTables``' file names)::
-
     plan = prepare_sync(parse_sink_uri("qdrant:./index"), 384, previous=None,
                         run_token=new_run_token())
     {"chunks": chunks, "changes": changes, "committed": written} | SyncToVectorStore(plan)
@@ -26,6 +25,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from ragbeam.transforms.metrics import counter_totals, summed
 from ragbeam.transforms.sink.base import VectorStore, retrying
 from ragbeam.transforms.sink.records import (
     DELETE,
@@ -47,7 +47,6 @@ def counter_name(plan: SyncPlan, what: str) -> str:
 def sink_counters(result: Any, plan: SyncPlan) -> dict[str, int]:
     """``upserts`` and ``deletes`` of one sink in a finished run (empty if the
     runner reports no metrics)."""
-    from ragbeam.transforms.metrics import counter_totals, summed
 
     totals = counter_totals(result, METRICS_NAMESPACE)
     if totals is None:

@@ -38,6 +38,9 @@ SOURCE_MODIFIED_KEY = "source_modified"
 # worker's) and keep its time: such a time is not recorded, so the next run reads
 # and hashes the file once more.
 SETTLED_AFTER_S = 10.0
+# The chunk stage's stat of chunks left out for having nothing to search for
+# (``chunk/searchable.py``); documents.metadata holds it as ``chunk_`` + this.
+DROPPED_KEY = "dropped_unsearchable"
 
 
 def settled_modified(source: SourceFile) -> str:
