@@ -79,3 +79,11 @@ def cli_in_fresh_process(args: list[str]) -> tuple[int, list[str]]:
     assert done.stdout.strip(), done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return result["exit"], result["beam"]
+
+
+def lines_of(media_type: str, uri: str = "") -> object:
+    """How the lines of a file of ``media_type`` were written, as its format's reader
+    declares (``extract/readers.py``): for an ``ExtractedDocument`` built by hand."""
+    from ragbeam.transforms.extract.readers import reader_for
+
+    return reader_for(uri, media_type, {}).lines
