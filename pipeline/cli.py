@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import gc
 import logging
 import os
 import platform
@@ -39,6 +38,7 @@ import ragbeam
 
 # No Beam at module level (it is imported inside the functions that use it): `ragbeam
 # run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
+from ragbeam.pipeline.collector import pause_collector, resume_collector
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.interrupts import (
@@ -292,9 +292,9 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
     started = time.monotonic()
     try:
         request = make_request()
-        resume_collector()  # Beam and the run's settings are loaded: start-up is over
         config = request.config
         if dry:
+            resume_collector()  # the run's settings are loaded: start-up is over
             check_inputs(config)
             rows = dry_run(config)
             if not config.previous:
@@ -510,7 +510,7 @@ def main(argv: Sequence[str] | None = None, started: float | None = None,
             args.started = started
             configure_logging(args)
             if args.handler not in (run_command, sync_command):
-                resume_collector()  # run and sync resume it once Beam is in (report_run)
+                resume_collector()  # a run resumes it when its start-up is over (run.py)
             return args.handler(args, extra)
         except KeyboardInterrupt as exc:
             return report_interrupt(exc)
@@ -574,34 +574,6 @@ def process_started() -> float:
         return time.monotonic() - max(0.0, age_s)
     except (OSError, ValueError, IndexError):
         return time.monotonic()
-
-
-# The cyclic garbage collector is paused while the ``ragbeam`` command starts. Start-up
-# creates ~200,000 objects that live as long as the process (modules; Beam's, protobuf's
-# and pyarrow's tables) and almost no garbage; the collector would walk them again and
-# again as they pile up: four full collections, 12 % of an unchanged re-run's CPU
-# (0.55 of 4.5 s measured with gc.callbacks). Once Beam is imported, ``resume_collector``
-# freezes what exists (``gc.freeze``: later collections skip it) and turns the collector
-# back on for the run itself. Only the command does this; ``main`` called in someone's
-# own process leaves their collector alone.
-_collector_paused = False
-
-
-def pause_collector() -> None:
-    global _collector_paused
-    if gc.isenabled():
-        gc.disable()
-        _collector_paused = True
-
-
-def resume_collector() -> None:
-    """End of start-up: the collector back on, what start-up loaded out of its reach (the
-    few cycles start-up left as garbage stay, a few hundred KB)."""
-    global _collector_paused
-    if _collector_paused:
-        gc.freeze()
-        gc.enable()
-        _collector_paused = False
 
 
 def exit_code(exc: SystemExit) -> int:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+from ragbeam.pipeline.collector import resume_collector
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import beam_imported, extraction_started_early
 from ragbeam.pipeline.interrupts import (
@@ -562,6 +563,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             if unchanged is not None and not any(plan.full for plan in sink_plans):
                 clear_output(config, existing)
                 owned = True
+                resume_collector()  # start-up is over (collector.py)
                 return _unchanged_result(config, unchanged, sink_plans, started)
             if request.preflight and config.uses_embeddings:
                 progress.set_phase("starting: loading the embedding model")
@@ -569,9 +571,11 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             progress.set_phase("starting: the runner and the first documents")
             clear_output(config, existing)
             owned = True
-            # Beam's import, only now that a pipeline runs.
+            # Beam's import, only now that a pipeline runs; start-up is over then.
             from ragbeam.pipeline.graph import build_pipeline
             from ragbeam.pipeline.runner import make_pipeline
+
+            resume_collector()  # collector.py
 
             pipeline = make_pipeline(options)
             if not request.wait:
