@@ -296,7 +296,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         carried_chunks = previous[CARRIED_CHUNKS]
         if self._redo_kept_vectors:
             # Another model (or none) made the carried chunks' vectors: the dense layer
-            # is made again, nothing below it (``layers.py``).
+            # is made again, nothing below it (``plan/layers.py``).
             carried_chunks = (carried_chunks
                               | "Vectors for carried chunks" >> VectorsForKeptChunks(
                                   embedding, config.embedding_model_info.dimension, True)

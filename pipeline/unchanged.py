@@ -2,18 +2,20 @@
 
 ``ragbeam run --previous DIR``: when the listing and DIR's documents prove that
 every document is carried over as it was, and every layer's key is DIR's
-(``transforms/incremental/unchanged.py`` decides), the pipeline would only
-stream DIR's tables to the new output. Starting Beam for that (building the
-graph, running its stages) is most of such a run's cost, so the run is written
-here instead, with what the pipeline would have written, table by table:
+(``transforms/incremental/unchanged.py`` decides, by the run's own plan), the
+pipeline would only stream DIR's tables to the new output. Starting Beam for that
+(importing it, building the graph, running its stages) is most of such a run's
+cost, so the run is written here instead, with what the pipeline would have
+written, table by table, and without importing Beam: the files go through
+``transforms/storage.py`` (local paths, ``gs://``):
 
 * ``chunks``: DIR's files copied as they are (never linked: a later edit of one
   run's files must not change the other's), when their schema is the one this run
   writes; otherwise the pipeline runs;
-* ``documents``: DIR's rows carried as ``CarryPreviousRows`` carries them (status
-  ``unchanged``, a kept failure marked, a new modification time recorded; a
-  tombstone, reported once, dropped); ``errors``: the kept failures' rows;
-  ``changes``: none;
+* ``documents``: DIR's rows carried by the carry rules ``CarryPreviousRows`` applies
+  (``transforms/plan/carry.py``: status ``unchanged``, a kept failure marked, a new
+  modification time recorded; a tombstone, reported once, dropped); ``errors``: the
+  kept failures' rows; ``changes``: none;
 * ``run.json``: ``summarize`` over the counts the Parquet sink would have kept,
   with ``"pipeline": false`` and the reads the decision cost.
 

@@ -1,4 +1,4 @@
-"""Each layer keyed by its own inputs: the pure rules (``incremental/layers.py``)."""
+"""Each layer keyed by its own inputs: the pure rules (``plan/layers.py``)."""
 
 from __future__ import annotations
 
