@@ -7,6 +7,7 @@ collapsed, case folded) or, without ``answer_text``, when a chunk of
 ``answer_doc`` made it into the context.
 
 Per retriever:
+
 * ``hit_rate``: hits / questions at ``--budget`` tokens;
 * ``recall_at_budget``: the same for every budget of ``BUDGET_CURVE``;
 * ``mean_first_answer_rank``: mean 1-based rank of the first chunk of the

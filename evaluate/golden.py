@@ -10,6 +10,7 @@ the machine that made it.
 
 When a change is MEANT to change output, regenerate it and commit the new file with
 the change (the diff shows which documents moved)::
+
     python -m ragbeam.evaluate.golden --input ../shared/corpus --write tests/data/golden/corpus.json
 
 ``--compare A B`` compares two outputs row by row instead (chunks and documents,

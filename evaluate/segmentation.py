@@ -8,6 +8,7 @@ paragraph break gains nothing.
 
 Metrics (Beeferman et al. 1999; Pevzner & Hearst 2002), over characters,
 lower is better:
+
 * **Pk**: slide a window of ``k`` characters (half the mean true segment
   length) over the text; count how often reference and hypothesis disagree
   on whether its two ends lie in the same segment.

@@ -6,6 +6,7 @@ pipeline option (``--runner``, ``--direct_num_workers``, ``--project``…), or t
 run stops before it starts, with a suggestion for what was probably meant.
 
 Exit codes of ``ragbeam run``:
+
 * 0: the run completed and its error rate was within ``--max-error-rate``;
 * 1: the pipeline itself failed (an exception, a runner failure);
 * 2: nothing ran: a bad option or config, a failed preflight check, or an

@@ -41,13 +41,8 @@ from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, Err
 from ragbeam.schemas.changes import upsert_row_for_chunk
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
-from ragbeam.transforms.chunk.semantic_dofn import (
-    ChunkSemantically,
-    semantic_partition,
-)
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
 from ragbeam.transforms.embed.sparse import with_sparse_vector
-from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
 from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors, VectorsForKeptChunks
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.identity.identify import DUPLICATES, TO_PROCESS, IdentifyContent, new_file
@@ -69,7 +64,6 @@ from ragbeam.transforms.match.patterns import count_input_files
 from ragbeam.transforms.plan.layers import Work, with_layers
 from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
-from ragbeam.transforms.sink.transforms import SyncToVectorStore
 from ragbeam.transforms.types import FAILURES
 from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_rows
@@ -146,6 +140,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
     ``ValueError``). What the graph needs from files or servers (the fingerprint, a
     Tika server's version, the model's files, the previous run's model) is read when
     it is made (``RunConfig.resolve``); ``expand`` reads nothing::
+
         with beam.Pipeline() as p:
             tables = p | ragbeam.IngestDocuments(input=["docs/"], chunk_size=500)
             tables["chunks"] | beam.Map(print)
@@ -227,8 +222,12 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             # similar_paragraphs) take their own branch: texts from every document are
             # embedded together, then each strategy cuts its documents
             # (transforms/chunk/semantic_dofn.py). Imported here: the embedding modules
-            # pull in torch and scipy (~2 s per process), which runs that never embed
-            # should not pay.
+            # pull in Beam's RunInference (apache_beam.ml, ~1.7 s per process beyond
+            # Beam), which runs that never embed should not pay.
+            from ragbeam.transforms.chunk.semantic_dofn import (
+                ChunkSemantically,
+                semantic_partition,
+            )
 
             by_strategy = routed.ok | "Semantic or not" >> beam.Partition(semantic_partition, 2)
             to_chunk = by_strategy[0]
@@ -246,6 +245,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                          | "With semantic documents" >> beam.Flatten())
             chunks = (chunks, semantic["chunks"]) | "With semantic chunks" >> beam.Flatten()
         if config.embed_chunks:
+            from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
+
             if previous is not None:  # unchanged chunks of re-processed documents keep vectors
                 chunks = ({"current": chunks, "previous": previous[PREVIOUS_EMBEDDINGS]}
                           | "Reuse embeddings" >> ReuseEmbeddings())
@@ -326,6 +327,8 @@ def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None
                                                      TABLE_COUNTERS)
     _ = written | "Write run.json" >> beam.ParDo(WriteRunJson(config, time.time(), claim))
     if sink_plans:
+        from ragbeam.transforms.sink.transforms import SyncToVectorStore
+
         # A night the delete guard holds (exit 4) writes nothing to any store, so the
         # store still holds the --previous run's chunks and the next night syncs
         # incrementally against it (pipeline/run.py restores its marker).

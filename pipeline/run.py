@@ -7,11 +7,13 @@ the pipeline from the sink's counts, completed here in one update with the
 runner's metrics and the stores' states: ``summary.complete_run_json``).
 ``pipeline/cli.py`` only parses arguments and prints; ``evaluate``,
 ``deploy/schedule/reindex.py`` and the benchmarks call this module::
+
     request = request_from_argv(["--input", "docs/", "--output", "out/"])
     result = run_pipeline(request)
     result.summary["chunks"], result.exit_code
 
 Exit codes (``RunResult.exit_code``, ``exit_code_for``):
+
 * 0 (``EXIT_OK``): the run completed and its error rate was within ``--max-error-rate``;
 * 1 (``EXIT_FAILED``): the pipeline itself failed (an exception, a runner failure,
   ``RunFailed``);

@@ -5,6 +5,7 @@ UTC start time (``2026-12-01T020000Z``) or a date a scheduler gives
 (``2026-12-01``), so names sort by time. Folders with other names are never
 read, used or removed. Each run folder is in one of these states, decided from
 its ``run.json`` (written last) and its claims (``claim.py``):
+
 * **completed**: ``run.json`` is there. It is a **base** (the next run's
   ``--previous``) when its outcome is one a later run may build on: ``ok``
   (also when a ``--sink`` failed: the next run re-syncs that store in full) or

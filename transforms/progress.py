@@ -6,6 +6,7 @@ that is written, at most once a second, to a small JSON file in a folder the
 launcher names in ``RAGBEAM_PROGRESS_DIR`` (inherited by the worker processes of
 ``multi_processing`` and of the portable runner's loopback workers). The
 launcher sums the files and prints::
+
     ragbeam: 14 s · 22/39 files done · 39 matched · 21 extracted · 20 chunked · 2 errors
              · 1.6 docs/s · ETA 11 s
 

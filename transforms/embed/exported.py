@@ -11,6 +11,7 @@ sentence-transformers back to 5.x; ``optimum-intel[openvino]`` 2.2 pins
 breaks ``import transformers`` next to CPU torch). It also re-exports the
 model on every load unless the export is saved into the model folder, which
 here lies inside site-packages. So ragbeam exports the model itself:
+
 * **What is exported**: the whole sentence-transformers module chain (the
   transformer, its pooling, a ``Normalize`` if the model has one), from
   token ids to ``sentence_embedding``, with ``torch.onnx.export``. Tokenizing

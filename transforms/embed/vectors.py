@@ -9,7 +9,6 @@ import apache_beam as beam
 
 from ragbeam.schemas import ChunkRow, DocumentRow
 from ragbeam.transforms.embed.model import EmbeddingOptions
-from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
 from ragbeam.transforms.types import FAILURES, Failure, SourceFile, Stage
 
 
@@ -62,6 +61,9 @@ class VectorsForKeptChunks(beam.PTransform):
         self._redo_all = redo_all  # the previous run's model differs (read before the graph)
 
     def expand(self, chunks: beam.PCollection[ChunkRow]) -> beam.PCollection[ChunkRow]:
+        # RunInference (apache_beam.ml) only for runs that embed.
+        from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
+
         embedded = (chunks
                     | "Unfit vectors" >> beam.Map(_unfit_vector_dropped, self._dimension,
                                                   self._redo_all).with_output_types(ChunkRow)

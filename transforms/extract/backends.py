@@ -5,6 +5,7 @@ of values, exactly as iscc-tika does, plus ``extractor`` (which program
 produced the text) and, for the embedded backend, ``ocr_pages``.
 
 Two ways past a document that plain Tika leaves without text:
+
 * **OCR** (``OcrSettings``, embedded backend): after the ordinary extraction,
   PDF pages without a usable text layer (at most 10 usable characters, or more
   than 30 % of them unmapped or garbage: ``ocr.text_layer_problem``) and images

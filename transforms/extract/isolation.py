@@ -6,6 +6,7 @@ bound, or crash the process. A thread cannot be interrupted inside native code,
 so each extractor owns one child Python process that does the extraction. The
 parent sends ``(data, filename)`` and waits for the answer, at most
 ``timeout_s``; while it waits it watches the child's resident memory:
+
 * too slow → the child is killed: ``ExtractionTimeout``;
 * resident memory over ``memory_limit_bytes`` → killed: ``ExtractionMemoryExceeded``;
 * the child dies on its own (segfault, abort, OOM killer) → ``ExtractorCrashed``.

@@ -10,6 +10,7 @@ the ``chunks`` table.
 
 Usage, inside any pipeline that has committed its tables (``committed`` is any
 PCollection that is complete only then, e.g. ``WriteTables``' file names)::
+
     plan = prepare_sync(parse_sink_uri("qdrant:./index"), 384, previous=None,
                         run_token=new_run_token())
     {"chunks": chunks, "changes": changes, "committed": written} | SyncToVectorStore(plan)
