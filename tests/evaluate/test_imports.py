@@ -13,6 +13,7 @@ from ragbeam.evaluate.imports import (
     function_imports,
     imports_against_the_direction,
     module_graph,
+    module_level_heavy,
     needless_function_imports,
     stage_graph,
 )
@@ -138,3 +139,16 @@ def test_the_deferral_check_sees_what_is_deferred(tmp_path):
                      ("pipeline.beamy", 3): ()}               # Beam is there already
     needless = {(f.module, f.line) for f in needless_function_imports(root)}
     assert needless == {("pipeline.user", 2), ("pipeline.user", 8), ("pipeline.beamy", 3)}
+
+
+def test_what_the_command_and_a_run_import_before_they_need_it():
+    """The command, the run library and the night without a pipeline import no Beam
+    (``storage.py`` reaches their files); the graph imports no RunInference or torch
+    until a run embeds. Mutation caught: ``pipeline/graph.py`` importing
+    ``transforms.embed.transforms`` at module level."""
+    heavy = module_level_heavy()
+    for module in ("cli", "pipeline.cli", "pipeline.run", "pipeline.unchanged",
+                   "transforms.storage", "transforms.plan.planner"):
+        assert heavy[module] == set(), module
+    assert not heavy["pipeline.graph"] & {"apache_beam.ml", "torch", "transformers",
+                                          "sentence_transformers"}
