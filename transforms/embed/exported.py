@@ -40,7 +40,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 
 EXPORT_FORMAT = "1"  # bump when the exported graph changes; old cache entries are then ignored
 ONNX_OPSET = 17
@@ -136,6 +135,8 @@ def exported_onnx_path(sentence_model: Any) -> pathlib.Path:
 
 
 def onnxruntime_runner(path: pathlib.Path, threads: int) -> Callable[[dict], np.ndarray]:
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
     # Threads that wait sleep instead of spinning (ONNX Runtime spins by default), as
     # torch's do (OMP_WAIT_POLICY=PASSIVE): spinning between passes took 5-15 % more CPU

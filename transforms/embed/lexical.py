@@ -17,7 +17,6 @@ import logging
 import re
 from collections.abc import Sequence
 
-import jieba
 import Stemmer
 
 from ragbeam.transforms.charsets import CJK_CHAR
@@ -57,6 +56,7 @@ def guess_language(words: Sequence[str]) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _jieba():
+    import jieba  # 0.02 s: only Chinese text needs it
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     return jieba

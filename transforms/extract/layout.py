@@ -41,8 +41,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import pypdfium2 as pdfium  # imported here: only the process that extracts pays
-
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
 
@@ -131,6 +129,7 @@ def _read_pages(data: bytes, tika: dict[int, list[TikaLine]] | None,
                 ) -> list[tuple[PageLayout, list[PdfLine | None]]]:
     """Each page's layout and, with ``tika`` (page → its lines' ``(raw_start, raw_end,
     text)``), the style of each of those lines on that page (None: not found)."""
+    import pypdfium2 as pdfium  # imported here: only the process that extracts pays
 
     document = pdfium.PdfDocument(data)
     try:
@@ -558,6 +557,7 @@ def blank_pages(data: bytes, pages: Sequence[int]) -> set[int]:
     may hold one), and fewer than ``MIN_OCR_PATHS`` vector paths (text converted to
     outlines is drawn with many).
     An empty page, or one with a rule and a logo, is not worth Tesseract's seconds."""
+    import pypdfium2 as pdfium
 
     raw = pdfium.raw
     document = pdfium.PdfDocument(data)

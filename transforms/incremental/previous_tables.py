@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ragbeam.transforms import storage
@@ -44,6 +43,8 @@ def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str
     table written before the column has none)."""
     if table != DOCUMENTS:
         return
+    import pyarrow.compute as pc  # 0.03 s: the Beam step and the dry run only
+
     with storage.open_read(path) as f:
         parquet = pq.ParquetFile(f)
         spans = SPANS_COLUMN in parquet.schema_arrow.names
