@@ -11,6 +11,8 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ragbeam.transforms.types import LineKind
+
 
 def read_table(output: pathlib.Path, name: str) -> pa.Table:
     files = sorted((pathlib.Path(output) / name).glob("*.parquet"))
@@ -81,7 +83,7 @@ def cli_in_fresh_process(args: list[str]) -> tuple[int, list[str]]:
     return result["exit"], result["beam"]
 
 
-def lines_of(media_type: str, uri: str = "") -> object:
+def lines_of(media_type: str, uri: str = "") -> LineKind:
     """How the lines of a file of ``media_type`` were written, as its format's reader
     declares (``extract/readers.py``): for an ``ExtractedDocument`` built by hand."""
     from ragbeam.transforms.extract.readers import reader_for
