@@ -31,9 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragbeam.schemas.layout import CLAIMS_DIR
 from ragbeam.transforms import storage
-
-CLAIMS_DIR = "_claims"
 
 
 class OutputClaimed(Exception):

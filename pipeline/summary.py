@@ -25,16 +25,13 @@ from typing import Any
 import ragbeam
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_UNSUPPORTED, STATUS_VANISHED
+from ragbeam.schemas.layout import RUN_JSON, RUN_JSON_PARTIAL
 from ragbeam.transforms import storage
 from ragbeam.transforms.extract.counters import extraction_summary
 from ragbeam.transforms.metrics import counter_totals, summed
 from ragbeam.transforms.write.shards import WrittenTables
 from ragbeam.transforms.write.stats import DROPPED_CHUNKS_COUNTER
 
-RUN_JSON = "run.json"
-# Written first, then renamed to RUN_JSON (write_run_json): one of the entries a run
-# writes before run.json (run.run_output_entries).
-RUN_JSON_PARTIAL = "run.json.partial"
 OUTCOME_OK = "ok"
 OUTCOME_ERROR_RATE = "error_rate_exceeded"
 # The delete guard kept documents that vanished (``transforms/plan/guard.py``).
@@ -257,7 +254,10 @@ def metrics_summary(result: Any) -> dict[str, Any]:
         # What cleaning took out of the documents it processed (transforms/clean/dofn.py).
         "cleaning": {("ragbeam", "clean_residue_lines_removed"): "residue_lines_removed",
                      ("ragbeam", "clean_residue_chars_removed"): "residue_chars_removed",
-                     ("ragbeam", "extract_embedded_left_out"): "embedded_resources_left_out"},
+                     ("ragbeam", "extract_embedded_left_out"): "embedded_resources_left_out",
+                     # Page furniture: lines of the page template (``ragbeam viz`` lists
+                     # them per document, documents.metadata.clean_furniture_lines).
+                     ("ragbeam", "clean_furniture_lines_removed"): "furniture_lines_removed"},
         # What the run read: input bytes (Read) and, in an incremental run, what it
         # hashed to find out what changed and how many files the listing settled.
         "reads": {("ragbeam", "bytes_read"): "bytes_read",
@@ -279,3 +279,18 @@ def metrics_summary(result: Any) -> dict[str, Any]:
     for section, names in wanted.items():
         summary[section] = summed(totals, names)
     return summary
+
+
+def store_words(state: Mapping[str, Any]) -> str:
+    """One vector store's sync as the summary and the morning report say it: its
+    status, mode and chunks, why a failed one failed, and an alias switch (the name
+    the store is searched by points at a new collection: ``sync.finish_sync``)."""
+    words = (f"{state['sink']} ({state['collection']}): {state['status']}, {state['mode']} "
+             f"sync, {state.get('points', '?')} chunks")
+    if state.get("status") == "failed" and state.get("error"):
+        words += f": {state['error']}"
+    cutover = state.get("cutover")
+    if state.get("status") == "synced" and cutover and "window_s" in cutover:
+        words += (f"; {state['collection']!r} now names {cutover['to']} "
+                  f"({cutover['from']} dropped)")
+    return words

@@ -37,8 +37,8 @@ from ragbeam.pipeline.claim import (
     release_claim,
 )
 from ragbeam.pipeline.interrupts import received_signal
+from ragbeam.pipeline.run import s3_endpoint_option, unreachable_storage
 from ragbeam.pipeline.runs import (
-    INTERRUPTED_FILE,
     RUN_NAME,
     RunFolder,
     list_runs,
@@ -49,6 +49,7 @@ from ragbeam.pipeline.runs import (
     runs_to_prune,
 )
 from ragbeam.pipeline.summary import run_json_path
+from ragbeam.schemas.layout import INTERRUPTED_FILE
 from ragbeam.transforms import storage
 
 # Chosen by sync for each run: the user gives the state folder instead.
@@ -126,6 +127,8 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
     state = state.rstrip("/")
     if "://" not in state:
         os.makedirs(state, exist_ok=True)
+    elif problem := unreachable_storage([state], s3_endpoint_option(argv)):
+        raise SyncRefused(problem)
     stale = held_claims(state)
     try:
         claim = claim_output(state, argv=["ragbeam", "sync", *argv], take_over=take_over or (

@@ -89,3 +89,12 @@ def lines_of(media_type: str, uri: str = "") -> LineKind:
     from ragbeam.transforms.extract.readers import reader_for
 
     return reader_for(uri, media_type, {}).lines
+
+
+def closed_port() -> int:
+    """A port of 127.0.0.1 nothing listens on (bound, then released): "unreachable"."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -12,18 +12,21 @@ from typing import TYPE_CHECKING
 from ragbeam.transforms.clean.document import clean_or_refuse
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE, TRUNCATED_FILE
-from ragbeam.transforms.extract.backends import with_ocr
+from ragbeam.transforms.extract.backends import pdf_start, with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.layout import pdf_layout
 from ragbeam.transforms.extract.ocr import (
     OCR_NOTE_KEY,
     OCR_PAGES_KEY,
+    PICTURE_PACKAGE_TYPES,
     OcrTimeLimit,
     OcrUnavailable,
     pending_pages,
+    pictures_only,
 )
 from ragbeam.transforms.extract.readers import reader_for
 from ragbeam.transforms.extract.truncation import truncated_zip
+from ragbeam.transforms.garbage import GARBAGE_SHARE, garbage_share
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
     Block,
@@ -35,7 +38,7 @@ from ragbeam.transforms.types import (
 )
 
 if TYPE_CHECKING:
-    from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.clean.base import CleanOptions
     from ragbeam.transforms.extract.isolation import IsolatedExtractor
 
 
@@ -49,6 +52,12 @@ class UnsupportedDocumentError(EmptyDocumentError):
     class name is ``transforms.errors.UNSUPPORTED_ERROR_TYPE``."""
 
 
+class UnreadableTextError(Exception):
+    """The extracted text reads as binary data or encoding garbage (``garbage.py``):
+    a file that is not what its type says, or text in another encoding than Tika
+    took. Never chunked: it would fill a store with junk that matches nothing."""
+
+
 class EncryptedDocumentError(Exception):
     """The document is password-protected; Tika returns empty text for it."""
 
@@ -57,6 +66,8 @@ class EncryptedDocumentError(Exception):
 # could not read the file.
 LAYOUT_LINES_KEY = "extract_layout_lines"
 LAYOUT_ERROR_KEY = "extract_layout_error"
+# Document metadata: bytes before a PDF's header, not read (``backends.pdf_start``).
+SKIPPED_BYTES_KEY = "extract_skipped_leading_bytes"
 # Document metadata: embedded resources left out of the text (xhtml.py), their count
 # and, as JSON, each one's name, source, characters and the reason.
 EMBEDDED_LEFT_OUT_KEY = "extract_embedded_left_out"
@@ -96,6 +107,8 @@ def build_extracted_document(
     parsed = reader.structure(fetched, xhtml, media_type, metadata)
     media_type = reader.file_type(media_type)
     if not parsed.raw_text.strip():
+        if pictures := pictures_only(xhtml) if media_type in PICTURE_PACKAGE_TYPES else []:
+            raise _no_text_in_pictures(len(pictures), metadata)
         if parsed.embedded:
             raise EmptyDocumentError(
                 f"no text of its own: {len(parsed.embedded)} embedded resource(s) "
@@ -126,6 +139,11 @@ def build_extracted_document(
         if unsupported_by_design(media_type_of(metadata)):
             raise UnsupportedDocumentError(reason)
         raise EmptyDocumentError(reason)
+    if (share := garbage_share(parsed.raw_text)) >= GARBAGE_SHARE:
+        raise UnreadableTextError(
+            f"the extracted text reads as binary data or encoding garbage ({share:.0%} of it, "
+            f"by its mess ratio): not indexed; Tika took the file for {media_type}: is it "
+            "one, in the encoding it declares?")
     page_count_text = _first(metadata, _PAGE_KEYS)
     page_count = int(page_count_text) if page_count_text and page_count_text.isdigit() else None
     if page_count is None and parsed.page_count:
@@ -154,6 +172,25 @@ def build_extracted_document(
         layout=layout,
         lines=reader.lines,
     )
+
+
+def _no_text_in_pictures(count: int, metadata: dict[str, list[str]]) -> Exception:
+    """Why an office document whose only content is ``count`` pictures has no text:
+    OCR could not run (transient), or read none (``unsupported``, as a picture file
+    without text is)."""
+    ocr_note = _first(metadata, (OCR_NOTE_KEY,))
+    incomplete = _first(metadata, (INCOMPLETE_KEY,))
+    if ocr_note and incomplete == OCR_UNAVAILABLE:
+        return OcrUnavailable(f"no text could be extracted: {ocr_note}")
+    if ocr_note and incomplete:
+        return OcrTimeLimit(f"no text could be extracted: {ocr_note}")
+    what = f"its only content is {count} picture(s)"
+    if _first(metadata, (OCR_PAGES_KEY,)) is None:
+        return UnsupportedDocumentError(f"no text could be extracted: {what}, and OCR is off "
+                                        "(--ocr auto reads them, with Tesseract installed)")
+    found = f": {ocr_note}" if ocr_note else ""
+    return UnsupportedDocumentError(f"no text could be extracted: {what}, in which OCR read "
+                                    f"no text{found}")
 
 
 def read_pdf_layout(data: bytes, raw_text: str, blocks: list[Block],
@@ -198,11 +235,15 @@ class DocumentFromTika:
     content_hash: str
     max_text_chars: int
     clean: CleanOptions | None = None
+    # Bytes before the PDF's header that extraction skipped (``backends.pdf_start``).
+    skipped_bytes: int = 0
 
     def __call__(self, data: bytes, xhtml: str, metadata: dict[str, list[str]]
                  ) -> ExtractedDocument | CleanedExtraction | AwaitingOcr:
         if pending_pages(metadata) is not None:
             return AwaitingOcr(xhtml, metadata)
+        if self.skipped_bytes:
+            metadata = {**metadata, SKIPPED_BYTES_KEY: [str(self.skipped_bytes)]}
         fetched = FetchedFile(self.source, data, self.content_hash)
         document = build_extracted_document(fetched, xhtml, metadata)
         check_extracted_text(len(document.raw_text), metadata, self.max_text_chars)
@@ -242,7 +283,10 @@ def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_ch
     """
     check_archive(fetched.data, archive_limits)
     name = posixpath.basename(fetched.source.uri)
-    build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars)
+    if skipped := pdf_start(fetched.data):  # Tika, OCR and the layout read the PDF itself
+        fetched = dataclasses.replace(fetched, data=fetched.data[skipped:])
+    build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars,
+                             skipped_bytes=skipped)
     if in_child:
         result = extractor.extract(fetched.data, name, dataclasses.replace(build, clean=clean))
         if not isinstance(result, AwaitingOcr):
