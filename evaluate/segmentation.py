@@ -169,7 +169,6 @@ CHOI_SOURCES = (
 def cleaned_text(path: str) -> str:
     """A file's text exactly as the pipeline sees it: guarded extraction, then cleaning
     (the one single-file path, ``transforms/extract/single_file.py``)."""
-
     files = ExtractOptions().file_extractor()
     return files.extract_and_clean(read_local_file(path), CleanOptions()).text
 

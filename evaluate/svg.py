@@ -68,7 +68,6 @@ def _frame(title: str, css_class: str, body: list[str], y_max: float, x_labels: 
 
 def bin_counts(values: Sequence[float], bins: Sequence[float]) -> list[int]:
     """Counts of ``values`` in ``[bins[i], bins[i+1])``; the last bin takes the rest."""
-
     counts = [0] * (len(bins) - 1)
     for v in values:
         counts[min(max(bisect.bisect_right(bins, v) - 1, 0), len(counts) - 1)] += 1

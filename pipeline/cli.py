@@ -101,7 +101,6 @@ def _size(n: int) -> str:
 
 def print_dry_run(config: RunConfig, rows: list[dict], to_process: int | None = None) -> None:
     """``to_process``: with ``--previous``, how many of the files would be processed."""
-
     width = max((len(r["key"]) for r in rows), default=4)
     if to_process is None:
         print(f"ragbeam run --dry-run: {len(rows)} files would be processed "
@@ -120,7 +119,6 @@ def print_dry_run(config: RunConfig, rows: list[dict], to_process: int | None = 
 def print_option_differences(config: RunConfig) -> None:
     """``--dry-run --previous``: the options (and versions) that differ from the previous
     run's, and which layers of the output they redo (``layers.layer_effects``)."""
-
     previous = read_run_json(config.previous)
     differences = option_differences(previous, dict(config.settings),
                                      config.fingerprint_fields())
@@ -138,7 +136,6 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
                        verbose: bool) -> None:
     """``--dry-run --previous``: counts of what would happen to each document, whether
     the delete guard would stop the run, and with ``-v`` each file."""
-
     c = preview.count
     print(f"  since {config.previous}: {c('new') + c('changed')} to process ({c('new')} new, "
           f"{c('changed')} changed), {c('re-chunked')} chunked again without extracting, "

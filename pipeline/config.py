@@ -90,7 +90,6 @@ class MatchOptions:
     @property
     def id_root(self) -> str:
         """The folder document keys are relative to (``patterns.id_root``)."""
-
         return id_root([expand_input(raw) for raw in self.inputs])
 
 
@@ -161,7 +160,6 @@ class ExtractOptions:
         """This process's guarded single-file path with these options (one Tika child,
         started on first use, closed at exit): ``ragbeam.chunk_file``, evaluation and
         benchmarks read files one at a time through it, as ``ragbeam run`` would."""
-
         return shared_extractor(self.backend_spec, self.timeout_s, self.memory_limit_bytes,
                                 self.max_text_chars)
 
@@ -288,7 +286,6 @@ class RunConfig:
     # next run compare layer by layer (``transforms/plan/layers.py``).
     def extraction_fields(self) -> dict[str, Any]:
         """What changes a document's cleaned text and metadata for the same bytes."""
-
         return {
             "format_version": OUTPUT_FORMAT_VERSION,
             "ragbeam": ragbeam.__version__,
@@ -343,7 +340,6 @@ class RunConfig:
     def layer_keys(self) -> dict[str, str | None]:
         """One key per layer (None: the run writes no such layer): run.json's
         ``layers``, compared with the previous run's by ``layers.layer_plan``."""
-
         return {"extraction": config_fingerprint(self.extraction_fields()),
                 "chunks": self.config_hash,
                 "dense": dense_key(self.embedding_record()),
@@ -353,7 +349,6 @@ class RunConfig:
     def previous_layer_keys(self) -> Mapping[str, str | None]:
         """The ``--previous`` run's layer keys (``layers.recorded_layer_keys``); empty
         without one, or when its run.json cannot be read (everything is redone)."""
-
         if not self.previous:
             return {}
         try:
@@ -367,7 +362,6 @@ class RunConfig:
         """What an incremental run does with the vectors of the chunks it carries over,
         from the previous run's recorded keys (``layers.layer_plan``); a previous run
         that cannot be read has its vectors made again."""
-
         return layer_plan(self.previous_layer_keys, self.layer_keys)
 
     @functools.cached_property
@@ -375,7 +369,6 @@ class RunConfig:
         """The previous run's chunk key when this run may chunk its documents again
         without extracting them: same extraction key, another chunk key
         (``reuse_extraction.reuse_key``); None otherwise."""
-
         return reuse_key(self.previous_layer_keys, self.layer_keys,
                          self.clean.remove_boilerplate)
 

@@ -96,7 +96,6 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
 
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
-
     return config.layer_plan.dense is not Work.KEEP
 
 

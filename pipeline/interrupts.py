@@ -95,7 +95,6 @@ def discard_uncommitted_output(output: str, written: tuple[str, ...]) -> None:
     """Remove what an interrupted run wrote into ``output`` before its ``run.json``
     (tables, the temporary folder, sink states): the next run into it starts clean,
     without --overwrite. ``written``: the names the run may have written."""
-
     if storage.exists(run_json_path(output)):
         return
     paths = [storage.join(output, name) for name in written]

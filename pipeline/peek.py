@@ -18,7 +18,6 @@ from ragbeam.transforms.write.read import read_table_columns
 def check_run_folder(output: str) -> None:
     """``NotRuns`` (exit 2) unless ``output`` is a completed run: a line saying what it
     is instead (missing, a sync's state folder, an unfinished run)."""
-
     if storage.exists(run_json_path(output)):
         return
     if "://" not in output and not os.path.isdir(output):

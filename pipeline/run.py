@@ -256,7 +256,6 @@ def warn_if_ocr_unavailable(config: RunConfig) -> None:
     with text layers only (each affected document says so in its ``ocr_note``). Languages
     the user asked for (``--ocr-languages``, not the default) whose pack is missing
     refuse the run instead (exit 2): OCR in another language would read them wrong."""
-
     extract = config.extract
     if extract.tika_server or extract.ocr == "off":
         return
@@ -402,7 +401,6 @@ def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
 def run_output_entries() -> tuple[str, ...]:
     """What a run writes into its output before ``run.json`` (and run.json's own
     partial copy, renamed to it when whole)."""
-
     return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR, RUN_JSON_PARTIAL)
 
 
@@ -479,7 +477,6 @@ def request_from_argv(argv: Sequence[str], prog: str = "ragbeam run",
 def dry_run(config: RunConfig) -> list[dict]:
     """What a run would do, without extracting anything: every matched file once,
     with its doc id and the route it would take (``preview_route``)."""
-
     m = config.match
     patterns = [expand_input(raw) for raw in m.inputs]
     root = id_root(patterns)
@@ -503,7 +500,6 @@ def dry_run(config: RunConfig) -> list[dict]:
 def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]]):
     """``--dry-run --previous``: what the run would do with each document (a
     ``preview.Preview``), after the checks the run makes on ``--previous``."""
-
     if problem := previous_run_problem(config.previous, config.output):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
@@ -531,7 +527,6 @@ def run_pipeline(request: RunRequest) -> RunResult:
     night with nothing to do over local or ``gs://`` files (``unchanged.py``) runs
     without it.
     """
-
     config = request.config
     if problem := unreachable_storage([*config.match.inputs, config.output, config.previous],
                                       s3_endpoint_option(request.beam_args)):
@@ -575,7 +570,6 @@ def _is_local(options) -> bool:
 
 def _run_listed(request: RunRequest, options) -> RunResult:
     """``run_pipeline`` once the inputs are listed: checks, claim, pipeline, run.json."""
-
     config = request.config
     warn_if_ocr_unavailable(config)
     try:  # the fingerprint reads the model's files: a model that is not there stops here
@@ -684,7 +678,6 @@ def _unchanged_result(config: RunConfig, unchanged, sink_plans: list, started: f
     """The run written from the previous one (``unchanged.py``); a store that holds the
     previous run's chunks already holds this run's: checked and marked synced, no
     chunk written to it."""
-
     summary = write_unchanged(config, unchanged, started)
     if not sink_plans:
         return RunResult(summary)
@@ -701,7 +694,6 @@ def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
     """After an interrupt: whether the run had committed (written run.json). If not,
     what it wrote is removed; if so, a sink it was writing is marked failed, so the
     next run syncs that store in full."""
-
     if not storage.exists(run_json_path(config.output)):
         discard_uncommitted_output(config.output, run_output_entries())
         return False
@@ -753,7 +745,6 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
     (``committed``): the runner's metrics and each store's state, checked against the
     committed chunks table (``summary.complete_run_json``); ``phases`` gets the seconds
     the stores' checks took ("store checks")."""
-
     facts = metrics_summary(result)
     if config.embed_chunks:
         from ragbeam.transforms.embed.transforms import embedding_summary
@@ -777,7 +768,6 @@ def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started:
     """The pipeline failed. After run.json was written (every table committed), only a
     sink can have: record it and fail the run (the output stays a valid --previous).
     Before that, re-raise, with credentials redacted."""
-
     secrets = [secret for spec in config.sinks for secret in spec.secrets()]
     if not storage.exists(run_json_path(config.output)):
         raise RuntimeError(redact_text(f"{type(exc).__name__}: {exc}", secrets)) from None
@@ -803,7 +793,6 @@ def warn_over_window(summary: dict) -> None:
 def exit_code(summary: Mapping[str, Any]) -> int:
     """0; 3 for a run.json whose outcome is an exceeded error rate; 4 for one whose
     deletions the delete guard held."""
-
     return {OUTCOME_ERROR_RATE: EXIT_ERROR_RATE,
             OUTCOME_DELETES_HELD: EXIT_DELETES_HELD}.get(summary.get("outcome"), EXIT_OK)
 
@@ -811,7 +800,6 @@ def exit_code(summary: Mapping[str, Any]) -> int:
 def check_previous_is_ours(config: RunConfig) -> None:
     """``--previous`` must be a run over the same inputs, namespace and id mode, unless
     ``--accept-foreign-previous`` says it is meant (exit 2 naming both)."""
-
     if not config.previous or config.accept_foreign_previous:
         return
     problem = foreign_previous_problem(config.previous, config.match.id_root,

@@ -85,7 +85,6 @@ def default_extract_processes(options: PipelineOptions) -> int:
     one per core there too (set the option where a worker process owns
     several cores, e.g. Flink, or Dataflow with one SDK container per VM).
     """
-
     cores = available_cores()
     if is_local_direct(options):
         direct = options.view_as(DirectOptions)

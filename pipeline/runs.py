@@ -281,7 +281,6 @@ def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
     holding only sync's released claims) is a state folder no sync has written yet
     (the CLI says so, exit 0); so is an object-store prefix without objects, which
     cannot be told from a missing one."""
-
     if runs:
         return
     if storage.exists(run_json_path(state)):

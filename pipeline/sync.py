@@ -116,7 +116,6 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
     submits and returns at once (a Flex Template launcher); the run is then not
     finished, so pruning counts the bases already there.
     """
-
     check_sync_arguments(argv)
     if keep < 1:
         raise SyncRefused("--keep must be at least 1 (the newest run is the next --previous)")
@@ -202,8 +201,6 @@ def prune(state: str, keep: int, in_use: set[str], report: Callable[[str], None]
 def _mark_interrupted(folder: str, code: int) -> None:
     """A run a signal stopped removed what it wrote; its folder keeps one small file
     saying so (``runs.INTERRUPTED_FILE``), so ``ragbeam runs`` shows the night."""
-
-
     with contextlib.suppress(Exception):
         if storage.exists(run_json_path(folder)):
             return  # committed before the signal: a completed run

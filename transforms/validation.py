@@ -24,7 +24,6 @@ def validation_message(exc: ValidationError, prefix: str = "",
     """Every problem of a pydantic validation error, ``; ``-separated, by key path.
     ``known_keys`` (location of a mapping → its valid keys) adds "did you mean"
     to unknown keys."""
-
     lines = []
     for error in exc.errors():
         location, kind, given = tuple(error["loc"]), error["type"], error.get("input")

@@ -82,7 +82,6 @@ def load_encoding(name: str):  # -> tiktoken.Encoding
 
 def check_encoding(name: str) -> None:
     """Fail on an encoding tiktoken does not know, without loading it (0.3 s)."""
-
     if name not in tiktoken.list_encoding_names():
         raise ValueError(f"unknown tiktoken encoding {name!r} (known: "
                          f"{', '.join(sorted(tiktoken.list_encoding_names()))})")
@@ -208,7 +207,6 @@ def _token_byte_lengths(name: str):  # one table per encoding and process (~20 m
 
 def token_byte_lengths(encoding):  # -> numpy array indexed by token id
     """Each token's length in UTF-8 bytes (0 for ids that are no ordinary token)."""
-
     lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
     ranks = getattr(encoding, "_mergeable_ranks", None)
     if ranks:
@@ -225,7 +223,6 @@ def char_starts(text: str, tokens: list[int], byte_lengths):  # -> numpy array |
     """The character offset in ``text`` where each of its ``tokens`` starts (a token
     that starts inside a multi-byte character: that character's), or None when the
     tokens do not spell ``text`` exactly (a lone surrogate)."""
-
     try:
         encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate

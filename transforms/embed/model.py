@@ -246,7 +246,6 @@ def model_identity(model: str) -> str:
 def model_threads(options: EmbeddingOptions) -> int:
     """The intra-op threads a model loaded in this process gets: ``torch_threads``, or
     for 0 (not resolved by a runner) every core this process may use."""
-
     return options.torch_threads or available_cores()
 
 

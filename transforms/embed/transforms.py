@@ -118,7 +118,6 @@ def embedding_summary(result: Any) -> dict[str, int]:
     ``chunks_over_window``, and ``texts_encoded``: texts the model embedded in this run
     (reused vectors and duplicates cost none); empty when the runner reports no
     metrics."""
-
     totals = counter_totals(result, "ragbeam.embed")
     if totals is None:
         return {}

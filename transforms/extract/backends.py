@@ -156,7 +156,6 @@ def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
 def _without_blank_pages(data: bytes, candidates: dict[int, str]) -> dict[int, str]:
     """OCR candidates less the pages with nothing to read (``layout.blank_pages``); all
     of them when PDFium cannot read the file (Tika could: OCR decides)."""
-
     try:
         blank = blank_pages(data, list(candidates))
     except Exception:  # PDFium refuses a file Tika read: let OCR try every page

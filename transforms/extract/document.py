@@ -256,7 +256,6 @@ def clean_extracted(extracted: ExtractedDocument, options: CleanOptions) -> Clea
     """The Clean stage's rule (``clean_or_refuse``) on one extracted document, timed; a
     refusal or any other exception becomes the record's ``error``. The same call in an
     extraction child and in this process (``settings.ExtractionSettings.cleaned``)."""
-
     started = time.perf_counter()
     try:
         cleaned, error = clean_or_refuse(extracted, options), None

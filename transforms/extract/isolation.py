@@ -576,7 +576,6 @@ def _limit_cpu_from_now(seconds: float) -> None:
 
     Only the soft limit moves, so it can be raised again for the next document.
     """
-
     usage = resource.getrusage(resource.RUSAGE_SELF)
     soft = int(usage.ru_utime + usage.ru_stime + seconds) + 1
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)

@@ -64,7 +64,6 @@ def preview_route(uri: str, options: RouteOptions) -> tuple[str, str]:
     """``(strategy, reason)`` for a file before it is extracted (``--dry-run``): the
     media type is guessed from the name, and a choice that depends on the content
     (``auto``) is reported as ``BY_CONTENT`` with the signals that will decide."""
-
     table = options.table
     if options.forced_strategy:
         return options.forced_strategy, "forced by --strategy"
@@ -91,7 +90,6 @@ def check_route_options(options: RouteOptions, chunk: ChunkOptions) -> None:
     """Fail before the run starts on a strategy name or parameter that cannot work:
     every strategy the table (or ``--strategy``) can choose is built once here.
     Errors name where the bad value is (``routing.rules[0].params``, ``--strategy``…)."""
-
     def build(name: str, params: dict, where: str) -> None:
         if not is_registered(name):
             known = ", ".join(strategy_names())

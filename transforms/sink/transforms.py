@@ -48,7 +48,6 @@ def counter_name(plan: SyncPlan, what: str) -> str:
 def sink_counters(result: Any, plan: SyncPlan) -> dict[str, int]:
     """``upserts`` and ``deletes`` of one sink in a finished run (empty if the
     runner reports no metrics)."""
-
     totals = counter_totals(result, METRICS_NAMESPACE)
     if totals is None:
         return {}
