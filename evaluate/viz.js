@@ -7,7 +7,8 @@
   const doc = document.getElementById('doc');
   const list = document.getElementById('chunk-list');
   const pages = document.getElementById('pages');
-  let hovered = [], selected = [], flashed = [], quietUntil = 0;
+  let hovered = [], selected = [], flashed = [], selfScroll = false;
+  let pending = false, shown = null;  // the text's scroll: a check queued, the page shown
 
   function covering(n) {  // every element of chunk n: text segments and page lines
     return document.querySelectorAll('[data-c~="' + n + '"]');
@@ -51,7 +52,10 @@
     for (const el of [...selected, cut, li]) if (el) el.classList.add('sel');
     if (cut) selected.push(cut);
     if (li) selected.push(li);
-    quietUntil = performance.now() + 1000;  // the text's scroll must not move the pages now
+    // The text scrolls to the chunk now: that scroll must not move the pages column
+    // (scroll events come before the next frame's animation callbacks).
+    selfScroll = true;
+    requestAnimationFrame(() => requestAnimationFrame(() => { selfScroll = false; }));
     if (from !== 'text' && cut) cut.scrollIntoView({block: 'center'});
     if (from !== 'list' && li) reveal(list, li);
     if (pages && from !== 'pages') {
@@ -60,6 +64,7 @@
       const line = pages.querySelector('rect[data-c~="' + n + '"]');
       if (line) reveal(pages, line); else if (f) pages.scrollTop = f.offsetTop - 8;
     }
+    shown = null;  // the pages column shows the chunk now, not the page being read
     history.replaceState(null, '', '#chunk-' + n);
   }
   function chunkOf(ev) {
@@ -128,20 +133,40 @@
       const hit = chunkOf(ev);
       if (hit) select(hit.ns[hit.ns.length - 1], 'pages');
     });
-    // The page being read follows the text: the last page rule above the top third.
-    const observer = new IntersectionObserver(function (entries) {
-      if (performance.now() < quietUntil) return;
-      for (const entry of entries) {
-        const page = Number(entry.target.dataset.page);
-        let current = null;
-        if (entry.isIntersecting) current = page;
-        else if (entry.boundingClientRect.top > entry.rootBounds.bottom) current = page - 1;
-        if (current === null) continue;
-        const f = markPage(current) || figure(page);
-        if (f) pages.scrollTop = f.offsetTop - 8;
+    // The page being read follows the text: the page rule last passed above the text
+    // column's top third, found from the text there back (no layout of other sections).
+    function pageAt() {
+      const c = text.getBoundingClientRect();
+      const x = c.left + 40, y = c.top + c.height / 3;
+      const hit = document.caretRangeFromPoint ? document.caretRangeFromPoint(x, y)
+        : document.caretPositionFromPoint && document.caretPositionFromPoint(x, y);
+      let node = hit && (hit.startContainer || hit.offsetNode);
+      while (node && node.parentNode && node.parentNode.tagName !== 'SECTION') {
+        node = node.parentNode;
       }
-    }, {root: text, rootMargin: '0px 0px -66% 0px'});
-    for (const rule of doc.querySelectorAll('a.pb')) observer.observe(rule);
+      if (!node || !node.parentNode) return null;
+      let section = node.parentNode;
+      for (;;) {
+        for (; node; node = node.previousSibling) {
+          if (node.nodeType === 1 && node.classList.contains('pb')) return node.dataset.page;
+        }
+        section = section.previousElementSibling;
+        if (!section) return null;
+        node = section.lastChild;
+      }
+    }
+    text.addEventListener('scroll', function () {
+      if (pending || selfScroll) return;
+      pending = true;
+      setTimeout(function () {
+        pending = false;
+        const page = pageAt();
+        if (page === null || page === shown) return;
+        shown = page;
+        const f = markPage(page);
+        if (f) pages.scrollTop = f.offsetTop - 8;
+      }, 120);
+    }, {passive: true});
   }
   const wanted = /^#chunk-(\d+)$/.exec(location.hash);
   if (wanted && Number(wanted[1]) < chunks.length) select(Number(wanted[1]), 'hash');

@@ -251,6 +251,15 @@ def test_viz_of_a_pdf_shows_pages_headings_and_links_both_ways(chromium, artifac
         "const r = document.getElementById(arguments[0]).getBoundingClientRect(),"
         " c = document.getElementById('text').getBoundingClientRect();"
         "return r.top >= c.top && r.bottom <= c.bottom", f"chunk-{other}")
+    # Reading on: the pages column follows the text to the page being read.
+    chromium.execute_script("document.getElementById('pb-8').scrollIntoView({block: 'start'});"
+                            "document.getElementById('text').scrollTop -= 40")
+    WebDriverWait(chromium, 30).until(lambda d: d.execute_script(
+        "const f = document.querySelector('figure.page.current'); return f && f.id") == "pg-8")
+    assert chromium.execute_script(
+        "const f = document.getElementById('pg-8').getBoundingClientRect(),"
+        " c = document.getElementById('pages').getBoundingClientRect();"
+        "return f.top >= c.top - 1 && f.top < c.top + 40")
     # The lines furniture removal took: listed, and outlined on their page (the arXiv
     # stamp up page 1's margin).
     removed = int(doc.metadata["clean_furniture_lines_removed"])
