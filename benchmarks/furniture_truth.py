@@ -93,6 +93,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import inspect
 import json
 import os
 import pathlib
@@ -212,10 +213,14 @@ class FileScore:
 
 
 def raw_page_lines(xhtml: str) -> list[list[str]]:
-    """The truth file's definition of lines: per page div, text nodes joined, split, stripped."""
+    """The truth file's definition of lines: per page div, text nodes joined, split,
+    stripped; a page's annotations (link URIs, comments: ``<div class="annotation">``)
+    left out, as extraction leaves them out of the text (``extract/xhtml.py``)."""
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
     root = etree.fromstring(xhtml.encode("utf-8"), parser=parser)
+    for note in root.xpath("//*[local-name()='div'][@class='annotation']"):
+        note.getparent().remove(note)  # its tail is the page's text: none after a page
     pages = root.xpath("//*[local-name()='div'][@class='page']")
     return [[line.strip() for line in "".join(page.itertext()).split("\n") if line.strip()]
             for page in pages]
@@ -401,6 +406,7 @@ def _extracted(path: pathlib.Path, ocr: str | None):
         package = pathlib.Path(ragbeam.__file__).parent
         for source in sorted((package / "transforms" / "extract").glob("*.py")):
             digest.update(source.read_bytes())
+        digest.update(inspect.getsource(raw_page_lines).encode())
         key = CACHE / f"{digest.hexdigest()}.pickle"
         if key.is_file():
             return pickle.loads(key.read_bytes())

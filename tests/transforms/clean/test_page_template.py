@@ -73,12 +73,3 @@ def test_a_statements_repeated_head_block_goes_and_its_title_stays():
     assert "(Continued)" not in doc.text and "HARBOUR HOLDINGS" not in doc.text
     assert doc.text.startswith(title) and doc.text.count(title) == 1
     assert all(sentence(p, 0) in page_text(doc, p + 1) for p in range(15))
-
-
-def test_links_the_page_template_prints_on_every_page_go_and_a_cited_link_stays():
-    support, cited = "https://harbour.example/support", "https://harbour.example/tide-tables"
-    pages = [[*body(p), Text(f"Harbour data sheet page {p + 1}", 72, 40, 8)] for p in range(6)]
-    links = [[support] + ([cited] if p == 2 else []) for p in range(6)]
-    doc = cleaned(make_pdf(pages, links))
-    assert support not in doc.text
-    assert cited in doc.text

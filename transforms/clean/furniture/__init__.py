@@ -43,7 +43,6 @@ from ragbeam.transforms.clean.furniture.template import (
     TemplateGroup,
     find_template,
     heads_its_text,
-    link_groups,
     members,
     rotated_groups,
 )
@@ -78,15 +77,13 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     pages = [placed_lines(lines) for lines in pages]
     multi = len(pages) > 1
     # Links and text laid over the page first: no part of its edges' order.
-    links = link_groups(pages) if multi else []
     frame = document_frame(pages)
     rotated = rotated_groups(pages)
     stamps = (find_margin_stamps(pages, frame) | find_rotated_stamps(pages, page_sizes, frame)
               | members(rotated) | find_slugs(pages, page_sizes))
     stamps |= unplaced_stamp_pieces(pages, stamps)
     stamps |= find_vertical_pieces(pages, stamps, frame) if multi else set()
-    outside = stamps | {(p, i) for p, lines in enumerate(pages)
-                        for i, line in enumerate(lines) if line.link}
+    outside = stamps
     # The rest reads each page from its top edge to its bottom edge: by position where
     # lines are placed, else in Tika's order.
     kept = [[i for i in edge_order(lines) if (p, i) not in outside]
@@ -118,7 +115,6 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         if cut:
             groups.append(TemplateGroup("cut", "template text in pieces", frozenset(cut)))
         companions |= cut
-    stamps |= members(links)
     # Never remove a heading that occurs only once in the whole document.
     heading_counts = Counter(
         line.text.strip() for lines in pages for line in lines if line.is_heading
@@ -132,7 +128,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
 
     return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(template),
                            keep_unique_headings(companions), keep_unique_headings(stamps),
-                           (*rotated, *links, *groups))
+                           (*rotated, *groups))
 
 
 def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],

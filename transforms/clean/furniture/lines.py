@@ -91,9 +91,6 @@ class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of line
     box: Box | None = None  # None: not placed (not a PDF, or PDFium did not find it)
     rotated: bool = False  # set at an angle, as margin stamps are
     size: float = 0.0  # font size in points (0: not measured)
-    # A PDF link's target that Tika prints after the page (outside the reading flow):
-    # never an edge of the page, furniture only where the page template carries it.
-    link: bool = False
 
 
 def roman_value(token: str) -> int | None:
@@ -193,10 +190,11 @@ def head_number(line: str) -> tuple[str, int, str] | None:
 def edge_order(lines: Sequence[PageLine]) -> list[int]:
     """A page's line indexes from its top edge to its bottom edge: placed lines in rows
     (vertical middles within half a line) top to bottom, left to right within a row; a
-    line without a box keeps its place in Tika's order (without boxes: Tika's order)."""
-    boxes = [line.box for line in lines]
-    placed = [(box[1] + box[3], box[0], box[3] - box[1], i)  # (2 × middle, left, height, i)
-              for i, box in enumerate(boxes) if box is not None]
+    line PDFium did not place follows the line before it in Tika's order (figure labels
+    stay with the figure, not at the edge), or keeps its place before the first or
+    after the last placed one (without boxes: Tika's order)."""
+    placed = [(line.box[1] + line.box[3], line.box[0], line.box[3] - line.box[1], i)
+              for i, line in enumerate(lines) if line.box is not None]  # (2 × middle, …)
     if not placed:
         return list(range(len(lines)))
     placed.sort()
@@ -208,15 +206,25 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
         if row and abs(middle2 - row_middle) <= 2 * ROW_TOLERANCE * min(height, row_height):
             row.append((left, i))
             continue
-        if row:
-            row.sort()
-            ordered.extend(i for _, i in row)
+        ordered.extend(i for _, i in sorted(row))
         row = [(left, i)]
         row_middle, row_height = middle2, height
-    row.sort()
-    ordered.extend(i for _, i in row)
-    by_position = iter(ordered)
-    return [next(by_position) if box is not None else i for i, box in enumerate(boxes)]
+    ordered.extend(i for _, i in sorted(row))
+    # An unplaced line follows the placed line before it in Tika's order; those
+    # before the first or after the last placed line stay at the page's edges.
+    last = max(i for _, _, _, i in placed)
+    following: dict[int, list[int]] = {}
+    leading: list[int] = []
+    before = None
+    for i, line in enumerate(lines):
+        if line.box is not None:
+            before = i
+        elif before is None or i > last:
+            leading.append(i) if before is None else following.setdefault(-1, []).append(i)
+        else:
+            following.setdefault(before, []).append(i)
+    return [*leading, *(j for i in ordered for j in (i, *following.get(i, ()))),
+            *following.get(-1, ())]
 
 
 def placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:

@@ -20,6 +20,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     MIN_SEQUENCE_PAGES,
     SENTENCE_END,
     SHORT_DOCUMENT_PAGES,
+    SLOT_POINTS,
     Hit,
     PageLine,
     band,
@@ -91,21 +92,28 @@ def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int
     # predicts; headings begin with their numbers, running heads end with them.
     # A footer on a page's last line may begin with it ("2 Contents"): a
     # numbered heading does not close a page.
+    # Heads each seen once that stand at one place with the number the sequence gives
+    # (a book's heads, each its own section's): the place repeats, not the words.
+    places = Counter((system, offset, round(box[1] / (2 * SLOT_POINTS)))
+                     for p, i, system, offset in single if (box := pages[p][i].box))
+    in_place = {(system, offset) for (system, offset, _), n in places.items()
+                if n >= MIN_SEQUENCE_PAGES}
     candidates.extend(hit for hit in single
-                      if (hit[2], hit[3]) in accepted
+                      if (hit[2], hit[3]) in in_place or ((hit[2], hit[3]) in accepted
                       and _is_single_head(pages[hit[0]][hit[1]].text,
-                                          last_line=hit[1] == len(pages[hit[0]]) - 1))
+                                          last_line=hit[1] == len(pages[hit[0]]) - 1)))
+    accepted |= in_place
     found: set[tuple[int, int]] = set()
-    per_page_edge: set[tuple[int, bool, str, int]] = set()
-    # Closest to an edge first: at most one page number per page edge and sequence
-    # (a review copy's head numbers the pages its own way above the journal's head).
-    for p, i, system, offset in sorted(
-        candidates, key=lambda c: (min(c[1], len(pages[c[0]]) - 1 - c[1]), c[0], c[1])
-    ):
-        top = i < len(pages[p]) / 2
-        if (system, offset) in accepted and (p, top, system, offset) not in per_page_edge:
+    numbered: set[tuple[int, str, int]] = set()
+    # Closest to an edge first, a lone number before a head's: a page carries its number
+    # once per sequence (a review copy's head numbers the pages its own way above the
+    # journal's head).
+    for p, i, system, offset in sorted(candidates, key=lambda c: (
+            min(c[1], len(pages[c[0]]) - 1 - c[1]),
+            page_number_value(pages[c[0]][c[1]].text) is None, c[0], c[1])):
+        if (system, offset) in accepted and (p, system, offset) not in numbered:
             found.add((p, i))
-            per_page_edge.add((p, top, system, offset))
+            numbered.add((p, system, offset))
     return found
 
 

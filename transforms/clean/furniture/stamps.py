@@ -49,10 +49,7 @@ def find_margin_stamps(pages: Sequence[Sequence[PageLine]],
     values): it stays."""
     found: set[tuple[int, int]] = set()
     for p, lines in enumerate(pages):
-        end = len(lines)
-        while end > 0 and lines[end - 1].link:
-            end -= 1  # link targets Tika prints after the page
-        start = end
+        start = end = len(lines)
         while (start > 0 and lines[start - 1].removable
                and _is_fragment(lines[start - 1].text.strip())):
             start -= 1
@@ -118,8 +115,6 @@ def unplaced_stamp_pieces(pages: Sequence[Sequence[PageLine]],
                 if opened:
                     found.update((p, j) for j in run)
                 run, opened = [], True
-            elif line.link:
-                continue  # a link target Tika prints after the page: no piece, no break
             elif (opened and line.box is None and line.removable
                   and len(line.text.strip()) <= MAX_STAMP_PIECE_CHARS):
                 run.append(i)
@@ -222,9 +217,8 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
             continue  # a run is around a stamp piece
         def piece(k: int, lines: Sequence[PageLine] = lines, p: int = p) -> bool:
             text = lines[k].text.strip()
-            return (p, k) in stamps or (lines[k].removable and not lines[k].link
-                                        and 0 < len(text) <= MAX_STAMP_PIECE_CHARS
-                                        and " " not in text)
+            return (p, k) in stamps or (lines[k].removable and " " not in text
+                                        and 0 < len(text) <= MAX_STAMP_PIECE_CHARS)
 
         i = 0
         while i < len(lines):
@@ -245,7 +239,7 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
     found = {(p, k) for p, run, text in runs if text in margin for k in run} - stamps
     for p, lines in enumerate(pages):  # a piece alone, anywhere
         for i, line in enumerate(lines):
-            if (p, i) in stamps or (p, i) in found or not line.removable or line.link \
+            if (p, i) in stamps or (p, i) in found or not line.removable \
                     or " " in line.text.strip():
                 continue
             box = line.box

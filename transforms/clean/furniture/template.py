@@ -71,7 +71,7 @@ DISPLAY_SIZE_RATIO = 1.5
 @dataclass(frozen=True)
 class TemplateGroup:
     """Lines of the page template that belong together: what they share (``kind``:
-    ``text``, ``slot``, ``row``, ``rotated``, ``link``) and how (``key``: the text
+    ``text``, ``slot``, ``row``, ``rotated``) and how (``key``: the text
     with what varies abstracted, or the slot's place)."""
 
     kind: str
@@ -116,7 +116,7 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     groups += _variants(pages, groups, found)
     found = members(groups) | numbers
     groups += _row_groups(pages, numbers, found)
-    groups += _slot_groups(pages, members(groups) | numbers, body, placed_elsewhere)
+    groups += _slot_groups(pages, members(groups) | numbers, body, page_sizes, placed_elsewhere)
     return groups
 
 
@@ -431,13 +431,13 @@ def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
 
 
 def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: float,
+                 page_sizes: Sequence[tuple[float, float]] | None,
                  placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
                  ) -> list[TemplateGroup]:
     """Lines at a page's outermost row left that stand where template lines stand on
     ``SLOT_PAGE_SHARE`` of the pages (top, left/right/centre, size), whatever their text;
     and lines on a page's very first or last row, alone there, that share a place with
     their text recurring in it (chapter heads). Short lines that are no sentence only."""
-    needed = max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * len(pages))
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     for p, lines in enumerate(pages):
         for edge in outer_rows(lines, p, template):
@@ -452,11 +452,15 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
             slots[round(line.box[1])].append((p, line.box, line.size))
     groups: list[TemplateGroup] = []
     found: set[Hit] = set()
+    n_odd = (len(pages) + 1) // 2
     for p, i, line in outer:
         top = round(line.box[1])
         on_pages = {q for key in range(top - 2, top + 3) for q, box, size in slots.get(key, ())
                     if q != p and same_slot(line, box, size)}
-        if len(on_pages) >= needed:
+        # A slot of one parity's pages (a recto head's) needs its share of those pages.
+        parities = {q % 2 for q in on_pages} | {p % 2}
+        share = len(pages) if len(parities) > 1 else n_odd if p % 2 == 0 else len(pages) - n_odd
+        if len(on_pages) >= max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * share):
             found.add((p, i))
     if found:
         groups.append(TemplateGroup("slot", "where template lines stand", frozenset(found)))
@@ -483,10 +487,10 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
         texts = Counter(line_shape(line.text) for _, _, line in slot)
         recurring = sum(n for n in texts.values() if n >= 2)
         hits = [(p, i) for p, i, _ in slot]
-        # Set no larger than the text: a slide's title and a user's heading are larger.
-        if (2 * recurring >= len(slot)
-                and all(not (line.size > body and sizes_differ(line.size, body))
-                        for _, _, line in slot)):
+        # A title in display type, a slide's title and a user's heading stay.
+        if (2 * recurring >= len(slot) and not _slide_title(pages, hits, body, page_sizes)
+                and all(line.size < DISPLAY_SIZE_RATIO * body for _, _, line in slot)
+                and not heads_its_text(pages, hits, body, template)):
             found.update(hits)
             groups.append(TemplateGroup("slot", f"a slot at {anchor.box[1]:.0f} pt",
                                         frozenset(hits)))
@@ -543,17 +547,3 @@ def rotated_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
         if len({p for p, _ in same}) >= needed:
             groups.append(TemplateGroup("rotated", key, frozenset(same)))
     return groups
-
-
-def link_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
-    """A PDF link's target (``PageLine.link``) that recurs on at least half the pages
-    (and ``MIN_SEQUENCE_PAGES``): the page template's links, whose URIs Tika prints
-    after every page of a data sheet. A link the text cites once stays."""
-    pages_of: dict[str, list[Hit]] = defaultdict(list)
-    for p, lines in enumerate(pages):
-        for i, line in enumerate(lines):
-            if line.link and line.removable:
-                pages_of[line.text.strip()].append((p, i))
-    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
-    return [TemplateGroup("link", text, frozenset(hits)) for text, hits in pages_of.items()
-            if len({p for p, _ in hits}) >= needed]
