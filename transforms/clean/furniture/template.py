@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
@@ -224,11 +224,14 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
+    extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]})
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ())) * EDGE_PAGES_PER_MIDDLE_PAGE
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
+        if key not in side_keys and _where_text_stands(pages, hits, extents):
+            continue  # its place is the text's on other pages: placeholder text repeated
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
@@ -290,6 +293,43 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
     for p, i in hits:  # each page's lines are in edge order: its neighbours are i ± 1
         alone += (p, i - 1) not in template and (p, i + 1) not in template
     return 2 * alone > len(hits)
+
+
+def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit]
+                  ) -> list[list[tuple[float, float]]]:
+    """Each page's placed level lines but ``outside`` and its outermost rows (where
+    furniture may stand): (top, bottom), by top."""
+    extents = []
+    for p, lines in enumerate(pages):
+        edges = {i for row in outer_rows(lines, p, outside) for i in row}
+        extents.append(sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
+                              if line.box is not None and not line.rotated
+                              and (p, i) not in outside and i not in edges))
+    return extents
+
+
+def _where_text_stands(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+                       extents: list[list[tuple[float, float]]]) -> bool:
+    """Do the other pages whose text (``extents``) reaches as far toward the edge set
+    text where these lines stand, most of them? Template text stands outside the text
+    block; the last line of one-page chapters of placeholder text stands inside it."""
+    boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
+    if not boxes:
+        return False
+    top = sorted(box[1] for box in boxes)[len(boxes) // 2]
+    bottom = sorted(box[3] for box in boxes)[len(boxes) // 2]
+    p, i = hits[0]
+    at_top = i < len(pages[p]) / 2
+    own = {p for p, _ in hits}
+    reaching = covered = 0
+    for q, rows in enumerate(extents):
+        if q in own or not rows:
+            continue
+        if (rows[0][0] <= top) if at_top else (max(b for _, b in rows) >= bottom):
+            reaching += 1
+            k = bisect.bisect_left(rows, (bottom,))  # the rows starting above its bottom
+            covered += any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k])
+    return reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching  # a cover page alone: no
 
 
 def _in_a_run(on_pages: set[int]) -> bool:
@@ -468,7 +508,7 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
     # beyond them) that share a place, each text recurring there on another page.
     # Alone on their row but for template lines (a table's top row has its cells).
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
-            for edge in outer_rows(lines, p, set()) for i in edge
+            for edge in outer_rows(lines, p, template | found) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
@@ -484,7 +524,11 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
                 if (p, i) not in found and same_slot(line, anchor.box, anchor.size)]
         if len(slot) < 2 or len(slot) != len({p for p, _, _ in slot}):
             continue
-        texts = Counter(line_shape(line.text) for _, _, line in slot)
+        # Each text recurs (as set, not abstracted), set apart from the text it stands
+        # over: a figure's label or a page of placeholder text repeated whole is not.
+        texts = Counter(" ".join(line.text.casefold().split()) for p, i, line in slot
+                        if _set_apart(pages[p], i, lambda j, p=p: (p, j) in template
+                                      or (p, j) in found))
         recurring = sum(n for n in texts.values() if n >= 2)
         hits = [(p, i) for p, i, _ in slot]
         # A title in display type, a slide's title and a user's heading stay.
@@ -495,6 +539,17 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
             groups.append(TemplateGroup("slot", f"a slot at {anchor.box[1]:.0f} pt",
                                         frozenset(hits)))
     return groups
+
+
+def _set_apart(lines: Sequence[PageLine], i: int, skip: Callable[[int], bool]) -> bool:
+    """Is edge line ``i`` set in another size than the first line inward of it that
+    ``skip`` does not skip (or is either unmeasured)?"""
+    step = 1 if i < len(lines) / 2 else -1
+    j = i + step
+    while 0 <= j < len(lines) and skip(j):
+        j += step
+    inner = lines[j].size if 0 <= j < len(lines) else 0.0
+    return not (lines[i].size and inner) or sizes_differ(lines[i].size, inner)
 
 
 def _row_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
