@@ -418,17 +418,20 @@ def test_a_line_in_the_slot_of_other_pages_heads_goes_whatever_its_text():
 
 def test_a_line_at_the_same_place_at_the_edge_of_two_pages_is_running_text():
     """A series title heading two pages of six, no page numbers anywhere: by text
-    alone an every-other-page head without facing furniture, by place a head."""
+    alone an every-other-page head without facing furniture, by place a head (set
+    off in size from the text it stands over)."""
     def pages_with(head: PageLine) -> list[list[PageLine]]:
         return [[*([head] if p in (1, 3) else []),
                  *(line._replace(size=10.0) for line in _body_at(p))] for p in range(6)]
 
-    head = _at("Issues and Perspectives", 45.0, x1=108.0)._replace(size=10.0)
+    head = _at("Issues and Perspectives", 45.0, x1=108.0)._replace(size=8.0)
     assert _removed_placed(pages_with(head)) == [(1, head.text), (3, head.text)]
     assert _removed([[line._replace(box=None) for line in lines]
                      for lines in pages_with(head)]) == []
     # A title page printed twice (its title set larger than the text) keeps its title.
     assert _removed_placed(pages_with(head._replace(size=20.0))) == []
+    # Text set like the text under it, repeated with it (placeholder pages), stays.
+    assert _removed_placed(pages_with(head._replace(size=10.0))) == []
 
 
 def test_a_head_set_apart_with_its_own_page_number_goes_where_nothing_repeats():
