@@ -161,7 +161,6 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     top and from the bottom) or side margins that recur as template text does."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
-    number_keys: set[str] = set()  # page-number lines: the sequence decides (numbers.py)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
@@ -182,8 +181,12 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
             if side:
                 key = "\x00side " + key  # its own group: a tab's number is no page number
                 side_keys.add(key)
-            elif page_number_value(line.text) is not None or is_data_row(line.text):
-                number_keys.add(key)
+            elif is_data_row(line.text):
+                continue  # a chart's axis or a row of figures, never a head
+            elif page_number_value(line.text) is not None:
+                # Numbers as set: the page number's own value is the sequence's to judge
+                # (numbers.py); one that stays the same is template (a year atop pages).
+                key = "\x00number " + " ".join(line.text.split())
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
@@ -195,7 +198,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
-        if (len(on_pages) < 2 or key in number_keys
+        if (len(on_pages) < 2
                 or _slide_title(pages, hits, body, page_sizes)
                 or (_numbers_vary_like_a_table(pages, hits)
                     and not _all_at_one_place(pages, hits))):
