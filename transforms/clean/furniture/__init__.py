@@ -26,14 +26,12 @@ from ragbeam.transforms.clean.furniture.lines import (
 )
 from ragbeam.transforms.clean.furniture.numbers import (
     find_anchored_heads,
-    find_companions,
     find_page_numbers,
     find_set_apart_edges,
     find_single_page_number,
 )
 from ragbeam.transforms.clean.furniture.stamps import (
     find_cut_text,
-    find_margin_stamps,
     find_rotated_stamps,
     find_slugs,
     find_vertical_pieces,
@@ -79,8 +77,8 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     # Links and text laid over the page first: no part of its edges' order.
     frame = document_frame(pages)
     rotated = rotated_groups(pages)
-    stamps = (find_margin_stamps(pages, frame) | find_rotated_stamps(pages, page_sizes, frame)
-              | members(rotated) | find_slugs(pages, page_sizes))
+    stamps = (find_rotated_stamps(pages, page_sizes, frame) | members(rotated)
+              | find_slugs(pages, page_sizes))
     stamps |= unplaced_stamp_pieces(pages, stamps)
     stamps |= find_vertical_pieces(pages, stamps, frame) if multi else set()
     outside = stamps
@@ -100,13 +98,12 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         numbers = find_single_page_number(unstamped[0])
         groups, template = [], set()
     apart = find_set_apart_edges(unstamped, numbers, numbers | template) - numbers - template
-    companions = find_companions(unstamped[0], numbers) - numbers if not multi else set()
 
     def original(found: set[Hit]) -> set[Hit]:
         return {(p, kept[p][i]) for p, i in found}
 
     numbers, template = original(numbers), original(template)
-    companions = original(companions | apart)
+    companions = original(apart)
     groups = [TemplateGroup(g.kind, g.key, frozenset(original(set(g.members))))
               for g in groups]
     if multi:

@@ -21,7 +21,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     SENTENCE_END,
     SHORT_DOCUMENT_PAGES,
     SLOT_POINTS,
-    Hit,
     PageLine,
     band,
     embedded_page_number,
@@ -214,28 +213,6 @@ def find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
             continue  # a column of numbers, not a page number
         return {(0, i)}
     return set()
-
-
-def find_companions(lines: Sequence[PageLine], numbers: set[Hit]) -> set[Hit]:
-    """A single page's running head: the short, unpunctuated lines between a page number
-    on its first or last two lines and the page edge ("Journal of X" above "173"). Not
-    beside page number 1 (first pages carry titles), nor for a number nearer the other
-    edge (a slide's "Title" / "4" ends in its number). With several pages the page
-    template decides what goes with a number (``template.py``)."""
-    found: set[Hit] = set()
-    for _, i in numbers:
-        parsed = page_number_value(lines[i].text)
-        if parsed is None or parsed[1] == 1:
-            continue
-        if i < EXTREME_BAND and i < len(lines) - 1 - i:
-            between = range(0, i)
-        elif i >= len(lines) - EXTREME_BAND:
-            between = range(i + 1, len(lines))
-        else:
-            continue
-        if all(is_companion(lines[j]) for j in between):
-            found.update((0, j) for j in between)
-    return found
 
 
 def find_set_apart_edges(pages: Sequence[Sequence[PageLine]],

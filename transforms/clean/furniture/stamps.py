@@ -20,9 +20,6 @@ from ragbeam.transforms.clean.furniture.lines import (
 )
 from ragbeam.transforms.clean.layout import sizes_differ
 
-# A rotated stamp: at least this many one- or two-glyph lines closing a page.
-MIN_STAMP_LINES = 8
-MAX_FRAGMENT_CHARS = 3
 # A rotated line in the margin is a stamp when the text of the page is at least this
 # far from it (points), and at least half as far as the page edge.
 MIN_STAMP_GAP = 6.0
@@ -34,33 +31,6 @@ MIN_CUT_PIECES = 2
 _LETTER = re.compile(r"[^\W\d_]")
 # A piece of margin text left alone: at least this many letters and digits.
 MIN_VERTICAL_CHARS = 8
-
-
-def _is_fragment(text: str) -> bool:
-    """One glyph cluster of rotated text: short, no space inside."""
-    return 0 < len(text) <= MAX_FRAGMENT_CHARS and " " not in text
-
-
-def find_margin_stamps(pages: Sequence[Sequence[PageLine]],
-                        frame: tuple[float, float] | None = None) -> set[tuple[int, int]]:
-    """Runs of rotated-text fragments that close a page (rule 4). Where most of the
-    run's placed lines (two or more) lie across the document's text ``frame`` (left
-    and right), it is a figure's labels that Tika put last (an axis title, tick
-    values): it stays."""
-    found: set[tuple[int, int]] = set()
-    for p, lines in enumerate(pages):
-        start = end = len(lines)
-        while (start > 0 and lines[start - 1].removable
-               and _is_fragment(lines[start - 1].text.strip())):
-            start -= 1
-        run = [lines[i].text for i in range(start, end)]
-        if len(run) >= MIN_STAMP_LINES and sum(ch.isalpha() for t in run for ch in t) >= 2:
-            boxes = [box for i in range(start, end) if (box := lines[i].box)]
-            if frame is not None and len(boxes) >= 2 and 2 * sum(
-                    1 for box in boxes if box[2] > frame[0] and box[0] < frame[1]) > len(boxes):
-                continue
-            found.update((p, i) for i in range(start, end))
-    return found
 
 
 def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
