@@ -23,7 +23,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     SLOT_POINTS,
     PageLine,
     band,
-    embedded_page_number,
     head_number,
     is_companion,
     line_shape,
@@ -225,13 +224,13 @@ def find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
     opposite a page number other than 1). A title is set larger and stays."""
     offsets = {0}
     for p, i in numbers:
-        parsed = page_number_value(pages[p][i].text) or embedded_page_number(pages[p][i].text)
+        parsed = page_number_value(pages[p][i].text) or head_number(pages[p][i].text)
         if parsed is not None:
             offsets.add(parsed[1] - p - 1)
     found: set[tuple[int, int]] = set()
     for p, lines in enumerate(pages):
         if len(pages) > 1 and not any((p, i) not in found_already
-                                      and embedded_page_number(lines[i].text)
+                                      and head_number(lines[i].text)
                                       for i in band(len(lines), EXTREME_BAND + 1)):
             continue  # most pages: no number left at an edge line, nothing to measure
         rows = page_rows(lines)
@@ -256,7 +255,7 @@ def find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
                 continue
             numbered = any(number[1] != 1 and (len(pages) == 1 or number[1] - p - 1 in offsets)
                            for line in texts
-                           if (number := embedded_page_number(line.text)) is not None)
+                           if (number := head_number(line.text)) is not None)
             if paged or numbered:
                 found.update((p, i) for i in edge if (p, i) not in numbers)
     return found

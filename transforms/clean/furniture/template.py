@@ -27,7 +27,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     PageLine,
     band,
     body_size,
-    embedded_page_number,
+    head_number,
     is_companion,
     is_data_row,
     line_shape,
@@ -564,7 +564,7 @@ def _row_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     found: set[Hit] = set()
     for p, i in numbers:
         lines = pages[p]
-        parsed = page_number_value(lines[i].text) or embedded_page_number(lines[i].text)
+        parsed = page_number_value(lines[i].text) or head_number(lines[i].text)
         if lines[i].box is None or parsed is None or parsed[1] == 1:
             continue
         row = row_beside(lines, i)
