@@ -35,7 +35,7 @@ MIN_VERTICAL_CHARS = 8
 
 def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
                          page_sizes: Sequence[tuple[float, float]] | None,
-                         frame: tuple[float, float] | None) -> set[tuple[int, int]]:
+                         frame: tuple[float, float] | None) -> set[Hit]:
     """Text set at an angle in a page's margin: on the page, beside the document's
     horizontal text, and nearer the page's edge than any other text of the page
     (an identifier up the margin). A rotated label inside a figure lies within the
@@ -44,7 +44,7 @@ def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
     if frame is None:
         return set()
     left, right = frame
-    found: set[tuple[int, int]] = set()
+    found: set[Hit] = set()
     for p, lines in enumerate(pages):
         width = page_sizes[p][0] if page_sizes and p < len(page_sizes) else math.inf
         candidates = [i for i, line in enumerate(lines)
@@ -72,11 +72,11 @@ def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
 
 
 def unplaced_stamp_pieces(pages: Sequence[Sequence[PageLine]],
-                           stamps: set[tuple[int, int]]) -> set[tuple[int, int]]:
+                           stamps: set[Hit]) -> set[Hit]:
     """Pieces of a stamp that PDFium did not place ("P" between "END THIS" and "AGE W"):
     runs of short lines without a box between a stamp line and another stamp line or
     the end of the page, in Tika's order."""
-    found: set[tuple[int, int]] = set()
+    found: set[Hit] = set()
     for p, lines in enumerate(pages):
         run: list[int] = []
         opened = False  # the run follows a stamp line
@@ -96,14 +96,14 @@ def unplaced_stamp_pieces(pages: Sequence[Sequence[PageLine]],
 
 
 def find_slugs(pages: Sequence[Sequence[PageLine]],
-                page_sizes: Sequence[tuple[float, float]] | None) -> set[tuple[int, int]]:
+                page_sizes: Sequence[tuple[float, float]] | None) -> set[Hit]:
     """Lines set wholly above the page's top edge or below its bottom edge, whose
     shape recurs there on another page: the printer's slug
     (``file.indd 3 09/10/2013 5:49 PM``), which no reader sees. Text that ran off
     one page (a margin note too long for it) does not recur, and stays."""
     if not page_sizes:
         return set()
-    beyond: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    beyond: dict[str, list[Hit]] = defaultdict(list)
     for p, lines in enumerate(pages):
         if p >= len(page_sizes):
             break
