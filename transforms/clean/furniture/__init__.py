@@ -35,7 +35,6 @@ from ragbeam.transforms.clean.furniture.stamps import (
     find_rotated_stamps,
     find_slugs,
     find_vertical_pieces,
-    unplaced_stamp_pieces,
 )
 from ragbeam.transforms.clean.furniture.template import (
     TemplateGroup,
@@ -79,8 +78,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     rotated = rotated_groups(pages)
     stamps = (find_rotated_stamps(pages, page_sizes, frame) | members(rotated)
               | find_slugs(pages, page_sizes))
-    stamps |= unplaced_stamp_pieces(pages, stamps)
-    stamps |= find_vertical_pieces(pages, stamps, frame) if multi else set()
+    stamps |= find_vertical_pieces(pages, stamps, frame)
     outside = stamps
     # The rest reads each page from its top edge to its bottom edge: by position where
     # lines are placed, else in Tika's order.
