@@ -33,6 +33,7 @@ SLOT_SIZE_POINTS = 0.6
 MAX_LINE_HEIGHTS = 3.0
 SAME_PLACE_POINTS = 3.0
 
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 DIGITS = re.compile(r"\d+")
 _ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
@@ -84,12 +85,9 @@ def roman_value(token: str) -> int | None:
     token = token.lower()
     if not token or not _ROMAN.match(token):
         return None
-    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
-    total = 0
-    for i, ch in enumerate(token):
-        value = values[ch]
-        total += -value if i + 1 < len(token) and values[token[i + 1]] > value else value
-    return total
+    values = [_ROMAN_VALUES[ch] for ch in token]
+    return sum(-v if v < after else v
+               for v, after in zip(values, [*values[1:], 0], strict=True))
 
 
 def page_number_value(line: str) -> tuple[str, int] | None:

@@ -253,17 +253,14 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
     headings, words or numbers varying, alone between the text or in display type. A
     running head is no larger than the text, constant, or stands with the template."""
     hits = list(hits)
-    if not body or len(hits) < 2:
+    smallest = min((pages[p][i].size for p, i in hits), default=0.0)
+    if (not body or len(hits) < 2 or smallest < HEADING_SIZE_RATIO * body
+            or len({pages[p][i].text.strip() for p, i in hits}) < 2):
         return False
-    if len({pages[p][i].text.strip() for p, i in hits}) < 2:
-        return False
-    if not all(pages[p][i].size >= HEADING_SIZE_RATIO * body for p, i in hits):
-        return False
-    if all(pages[p][i].size >= DISPLAY_SIZE_RATIO * body for p, i in hits):
+    if smallest >= DISPLAY_SIZE_RATIO * body:
         return True  # display type: a chapter's opening, never a running head
-    alone = 0
-    for p, i in hits:  # each page's lines are in edge order: its neighbours are i ± 1
-        alone += (p, i - 1) not in template and (p, i + 1) not in template
+    # Lines are in edge order: a line's neighbours are i ± 1.
+    alone = sum((p, i - 1) not in template and (p, i + 1) not in template for p, i in hits)
     return 2 * alone > len(hits)
 
 
