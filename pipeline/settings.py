@@ -38,7 +38,7 @@ from ragbeam.pipeline.config import (
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS
-from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
+from ragbeam.transforms.clean.base import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import (
     BACKENDS,
     PRECISIONS,

@@ -17,7 +17,7 @@ without being measured: binary and mojibake are made of them. A text is garbage
 when its score reaches ``GARBAGE_SHARE``; one under ``MIN_CHARS`` characters never
 is (a few characters say too little). Both thresholds were chosen on, and
 precision and recall are measured by, ``benchmarks/garbage_text.py``: the first
-article of the UDHR in 484 languages and real documents of the corpus, against
+article of the UDHR in 482 languages and real documents of the corpus, against
 binary files decoded as Tika decodes text (windows-1252, ISO-8859-1, UTF-8) and
 the same texts in eight wrong encodings (docs/benchmarks.md).
 """
@@ -32,7 +32,7 @@ MAX_WINDOWS = 16
 # (three soft hyphens are cleaning's to refuse).
 MIN_CHARS = 40
 # Per window: its mess ratio from here on is garbage (charset-normalizer stops
-# measuring once it is reached). Real text of 484 languages stays below 1.2
+# measuring once it is reached). Real text of 482 languages stays below 1.2
 # (Javanese script, Khmer and Lao highest); binary decoded as text is over 2.
 WINDOW_MESS = 1.5
 # Windows measured only when this share of their characters are suspects.

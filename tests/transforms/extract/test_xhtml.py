@@ -100,3 +100,13 @@ def test_a_page_laid_out_in_a_table_is_prose_and_a_data_table_inside_it_stays_a_
     assert blocks[0].text == essay + "\n\nNext paragraph."
     assert blocks[1].text == "Year | Sales\n2023 | 4"
     assert [b.kind for b in parse_tika_xhtml(xhtml).blocks] == [BlockKind.TABLE]
+
+
+def test_a_byte_the_declared_charset_lacks_costs_one_character_not_the_rest_of_the_page():
+    """windows-1252 leaves 0x81, 0x8D, 0x8F, 0x90 and 0x9D undefined: libxml2, given the
+    charset, stopped at the first and dropped the rest of the page."""
+    page = (b"<html><head><meta charset='windows-1252'></head><body><p>Caf\xe9 opens at "
+            b"nine \x81 and closes at six.</p><p>Boats leave at ten.</p></body></html>")
+    text = parse_html_main(page, "windows-1252").raw_text
+    assert "Café opens at nine \ufffd and closes at six." in text
+    assert "Boats leave at ten." in text
