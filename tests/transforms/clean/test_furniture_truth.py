@@ -55,6 +55,16 @@ def test_furniture_recall_and_body_retention_meet_the_thresholds(scores):
         assert score.retention >= MIN_BODY_RETENTION, score
 
 
+def test_truth_lines_leave_out_page_annotations_as_extraction_does():
+    """Link URIs and comments Tika writes after a page's text are metadata, never text
+    (``extract/xhtml.py``): counted as body, every link-rich PDF would lose them."""
+    xhtml = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="page">'
+             '<p>Body line one\nBody line two</p><div class="annotation">'
+             '<a href="https://x.example/a">https://x.example/a</a></div></div>'
+             '<div class="page"><p>Page two</p></div></body></html>')
+    assert scorer.raw_page_lines(xhtml) == [["Body line one", "Body line two"], ["Page two"]]
+
+
 def test_turning_furniture_removal_off_is_measured_as_a_loss(corpus):
     """The scorer can fail: without the step, recall collapses."""
     scores = scorer.score_corpus(corpus, CleanOptions(remove_furniture=False))
