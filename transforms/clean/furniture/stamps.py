@@ -142,7 +142,7 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
                          frame: tuple[float, float] | None) -> set[Hit]:
     """Margin text assembled before it is judged: a run of pieces in Tika's order around
     a stamp piece is joined ("JC" "A" "P" "10(2008)003": ``jcap102008003``). Its pieces
-    PDFium did not place, after a stamp piece and before another or the page's end, are
+    between two stamp pieces, and those PDFium did not place up to the page's end, are
     the stamp's; a run whose text recurs on two other pages goes whole, as does a piece
     anywhere (not level in the frame) whose letters lie within it ("IST.SP.800-218")."""
     runs: list[tuple[int, list[int], str]] = []  # (page, its lines, their margin text)
@@ -165,8 +165,10 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
             if marks:
                 runs.append((p, list(range(i, j)),
                              "".join(_squeezed(lines[k].text) for k in range(i, j))))
-                found.update((p, k) for k in range(marks[0] + 1, j) if lines[k].box is None
-                             and (k < marks[-1] or j == len(lines)))
+                # Between two of its pieces, wherever PDFium put it (it may match a
+                # cluster to another spot: ":2" of arXiv's stamp at a footnote's).
+                found.update((p, k) for k in range(marks[0] + 1, j) if k < marks[-1]
+                             or (lines[k].box is None and j == len(lines)))
             i = max(j, i + 1)
     pages_of: dict[str, set[int]] = defaultdict(set)
     for p, _, text in runs:
