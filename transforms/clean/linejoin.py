@@ -60,7 +60,7 @@ from ragbeam.transforms.clean.layout import sizes_differ, style_changes
 from ragbeam.transforms.types import BlockKind
 
 if TYPE_CHECKING:  # document.py's line and options; it imports this module
-    from ragbeam.transforms.clean.document import CleanLine, CleanOptions
+    from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
