@@ -20,6 +20,14 @@ Every other strategy gets the same for the tables inside its documents
 (``with_table_headers``, applied by ``records.chunk_rows``): a chunk that
 starts inside a table after its first row carries that row in
 ``metadata.table_header``, hence at the end of its ``context``.
+
+A table's title travels the same way (``table_titles``): the short blocks right
+before it on its page (a statement's name, its unit line, "The following table
+shows …:") open its first chunk when they fit, and every chunk that starts inside
+the table carries them in ``metadata.table_title``, before the header in its
+``context``. With the row labels that PDF tables keep in their first cell
+(``clean/tables.py``), a number in any piece of a table stands beside its row's
+label, its column's header and the table's name.
 """
 
 from __future__ import annotations
@@ -121,7 +129,7 @@ def table_titles(doc: Document, tables: list[Span]) -> dict[int, list[Span]]:
                 break
             start, end = spans[first].start, spans[index].end
             words = doc.text[start:end].split()
-            if len(words) > TITLE_MAX_WORDS or _SENTENCE_END.search(words[-1]):
+            if not words or len(words) > TITLE_MAX_WORDS or _SENTENCE_END.search(words[-1]):
                 break
             found.insert(0, (start, end))
             index = first - 1
@@ -155,16 +163,18 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
     out = []
     for chunk in chunks:
         at = bisect.bisect_right(starts, chunk.start) - 1
-        table = tables[at] if at >= 0 and chunk.start < tables[at][1] else None
-        title = titles.get(table[0]) if table is not None else None
-        if (title and chunk.start > title[0][0] and TABLE_TITLE_KEY not in chunk.metadata
-                and not __import__("os").environ.get("RB_NO_CTX_TITLE")):
+        if at < 0 or chunk.start >= tables[at][1]:
+            out.append(chunk)  # it starts outside every table
+            continue
+        table = tables[at]
+        # A chunk that starts inside a table does not hold the title before it.
+        title = titles.get(table[0])
+        if title and TABLE_TITLE_KEY not in chunk.metadata:
             text = title_text(doc, title, chunk.heading_path)
             if text:
                 chunk = replace(chunk, metadata={**chunk.metadata, TABLE_TITLE_KEY: text})
-        if table is not None and table[0] == chunk.start:
-            table = None
-        if table is not None and header_rows >= 1 and TABLE_HEADER_KEY not in chunk.metadata:
+        # One that starts at the table's first row holds the header itself.
+        if table[0] < chunk.start and header_rows >= 1 and TABLE_HEADER_KEY not in chunk.metadata:
             header_end = table[0] - 1
             for _ in range(header_rows):
                 header_end = doc.text.find("\n", header_end + 1, table[1])
