@@ -53,10 +53,16 @@ from ragbeam.transforms.types import BlockKind, Chunk, Document
 TABLE_HEADER_KEY = "table_header"
 TABLE_TITLE_KEY = "table_title"
 # The title of a table: the blocks right before it on its page (a statement's name, its
-# unit line, "The following table shows …"), at most this many, each this short; a
-# longer block is prose about the table, not its name.
+# company, its period, its unit line), at most this many, each this short; a longer
+# block is prose about the table, not its name (a book's credits before its contents
+# table)…
 TITLE_MAX_BLOCKS = 3
-TITLE_MAX_WORDS = 40
+TITLE_MAX_WORDS = 16
+TITLE_MAX_CHARS = 120  # CJK titles have few spaces
+# …except a caption, which ends with a colon ("The following table shows the
+# components of lease expense:").
+CAPTION_MAX_WORDS = 40
+CAPTION_MAX_CHARS = 300
 # A block that ends a sentence is prose (a title or a unit line does not; a caption
 # ends with a colon).
 _SENTENCE_END = re.compile(r"[.!?。！？][\"'”’)\]]*$")
@@ -101,11 +107,12 @@ def table_regions(doc: Document) -> list[Span]:
 def table_titles(doc: Document, tables: list[Span]) -> dict[int, list[Span]]:
     """Each table's title, by the table's start: the blocks right before it that name
     it, nearest last. A block belongs to the title when it is short (at most
-    ``TITLE_MAX_WORDS`` words) and on the page where the table starts; at most
-    ``TITLE_MAX_BLOCKS`` of them, up to a longer block, another table or a page
-    break. When another table stands right above, the block next to it is that
-    table's note ("See accompanying notes …"), not this one's title, unless it is all
-    there is."""
+    ``TITLE_MAX_WORDS`` words and ``TITLE_MAX_CHARS`` characters, or a caption of up
+    to ``CAPTION_MAX_WORDS`` words that ends with a colon), does not end a sentence,
+    and is on the page where the table starts; at most ``TITLE_MAX_BLOCKS`` of them,
+    up to a longer block, a sentence, another table or a page break. When another
+    table stands right above, the block next to it is that table's note ("See
+    accompanying notes …"), not this one's title, unless it is all there is."""
     if not tables:
         return {}
     spans = doc.spans
@@ -129,7 +136,7 @@ def table_titles(doc: Document, tables: list[Span]) -> dict[int, list[Span]]:
                 break
             start, end = spans[first].start, spans[index].end
             words = doc.text[start:end].split()
-            if not words or len(words) > TITLE_MAX_WORDS or _SENTENCE_END.search(words[-1]):
+            if not words or not _title_like(words, end - start):
                 break
             found.insert(0, (start, end))
             index = first - 1
@@ -138,6 +145,17 @@ def table_titles(doc: Document, tables: list[Span]) -> dict[int, list[Span]]:
         if found:
             titles[table_start] = found
     return titles
+
+
+def _title_like(words: list[str], chars: int) -> bool:
+    """Whether a block of these words (``chars`` long) can be part of a table's title:
+    short and not a sentence, or a longer caption that ends with a colon."""
+    if _SENTENCE_END.search(words[-1]):
+        return False
+    if len(words) <= TITLE_MAX_WORDS and chars <= TITLE_MAX_CHARS:
+        return True
+    return (words[-1].endswith((":", "：")) and len(words) <= CAPTION_MAX_WORDS
+            and chars <= CAPTION_MAX_CHARS)
 
 
 def title_text(doc: Document, title: list[Span], heading_path: tuple[str, ...] = ()) -> str:

@@ -71,8 +71,20 @@ def test_a_sentence_a_long_block_or_a_page_break_ends_the_title():
     colon = _doc([("The following table shows net sales by segment:", BlockKind.PARAGRAPH, 1),
                   [HEADER, *ROWS]])
     assert _titles(colon) == [["The following table shows net sales by segment:"]]
-    long_block = " ".join(["word"] * 41)
-    assert _titles(_doc([(long_block, BlockKind.PARAGRAPH, 1), [HEADER, *ROWS]])) == []
+    credits = ("Credits: Produced by the Online Distributed Proofreading Team (This file was "
+               "produced from images available at The Internet Archive)")  # 20 words
+    assert _titles(_doc([(credits, BlockKind.PARAGRAPH, 1), [HEADER, *ROWS]])) == []
+    caption = ("The following table shows the components of lease expense recognized in the "
+               "condensed consolidated statements of operations for the periods presented:")
+    assert _titles(_doc([(caption, BlockKind.PARAGRAPH, 1), [HEADER, *ROWS]])) == [[caption]]
+    units = ("(in millions)", BlockKind.PARAGRAPH, 1)
+    assert _titles(_doc([(caption, BlockKind.PARAGRAPH, 1), units, [HEADER, *ROWS]])) == [
+        [caption, "(in millions)"]]
+    long_caption = " ".join(["word"] * 40) + " and more:"
+    assert _titles(_doc([(long_caption, BlockKind.PARAGRAPH, 1), [HEADER, *ROWS]])) == []
+    cjk = "表 7.5 停车区用地指标基准值（公顷/处）"
+    assert _titles(_doc([(cjk, BlockKind.PARAGRAPH, 1), [HEADER, *ROWS]])) == [[cjk]]
+    assert _titles(_doc([("停车区" * 50, BlockKind.PARAGRAPH, 1), [HEADER, *ROWS]])) == []
     other_page = _doc([("Segment results", BlockKind.HEADING, 1), [HEADER, *ROWS]],
                       page_of_table=2)
     assert _titles(other_page) == []
