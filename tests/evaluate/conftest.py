@@ -10,6 +10,8 @@ import tempfile
 
 import pytest
 
+from conftest import TEST_EXTRACT_TIMEOUT
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu",
@@ -95,6 +97,6 @@ def samples_compare(tmp_path_factory, sample_questions) -> pathlib.Path:
     code = main(["compare", "--input", str(REPO / "samples"), "--work", str(work),
                  "--strategies", ",".join(COMPARED_STRATEGIES),
                  "--questions", str(sample_questions), "--retriever", "both",
-                 "--exclude", "*.py", "--extract-timeout", "10"])
+                 "--exclude", "*.py", "--extract-timeout", TEST_EXTRACT_TIMEOUT])
     assert code == 0
     return work

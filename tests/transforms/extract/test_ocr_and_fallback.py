@@ -419,7 +419,7 @@ def test_pipeline_ocr_and_fallback_reach_documents_chunks_and_run_json(tmp_path,
         # Chunks of about a page's text, so a chunk's pages say where its text came from.
         runs[mode] = (out, run_cli(["--input", str(folder), "--output", str(out), "--ocr", mode,
                                     "--chunk-size", "45", "--size-unit", "chars",
-                                    "--extract-timeout", "30"]))
+                                    "--extract-timeout", TEST_EXTRACT_TIMEOUT]))
     out, summary = runs["auto"]
     docs = {os.path.basename(d["source_uri"]): d for d in read_table(out, "documents").to_pylist()}
     assert all(d["status"] == "ok" for d in docs.values()), docs
@@ -505,7 +505,8 @@ def test_the_same_chunks_on_an_idle_and_a_saturated_machine(tmp_path, corpus_dir
     (folder / "invoice.png").write_bytes(_encoded(_picture_of_text(INVOICE_LINES), "PNG"))
     # Each page needs about a CPU second, far below this limit; beside the hogs it
     # takes several times that on the wall clock.
-    args = ["--input", str(folder), "--ocr-page-timeout", "6", "--extract-timeout", "120"]
+    args = ["--input", str(folder), "--ocr-page-timeout", "6",
+            "--extract-timeout", TEST_EXTRACT_TIMEOUT]
     idle = tmp_path / "idle"
     run_cli([*args, "--output", str(idle)])
     loaded = tmp_path / "loaded"
