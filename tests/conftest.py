@@ -109,25 +109,66 @@ class RunOutput:
         return read_table(self.path, name)
 
 
-@pytest.fixture(scope="session")
-def corpus_run(corpus_dir, tmp_path_factory) -> RunOutput:
-    """One real DirectRunner run over every corpus document (shared by many tests)."""
+def shared_folder(tmp_path_factory, name: str) -> pathlib.Path:
+    """A folder for ``name`` that every pytest-xdist worker of this session sees (the
+    session's base temporary folder; without xdist, this process's)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    return base / name
+
+
+def shared_output(tmp_path_factory, name: str, make, done: str = "run.json") -> pathlib.Path:
+    """``folder/out``, made once per test session by ``make(out)`` however many workers
+    ask: the first builds it under a lock, the others wait for it and read it. Made
+    when ``out/done`` exists (a build that failed is made again by the next asker)."""
+    import fcntl
+    import shutil
+
+    folder = shared_folder(tmp_path_factory, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / "out"
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / done).exists():
+            shutil.rmtree(out, ignore_errors=True)
+            make(out)
+    return out
+
+
+def shared_run(tmp_path_factory, name: str, args: list[str]) -> RunOutput:
+    """``ragbeam run ARGS --output OUT``, run once per test session (``shared_output``)."""
+    import json
+
     from helpers import run_cli
 
-    out = tmp_path_factory.mktemp("corpus_run") / "out"
-    summary = run_cli(["--input", str(corpus_dir), "--output", str(out),
-                       "--exclude", "MANIFEST.csv", "--exclude", "*.md5",
-                       "--exclude", "headers_truth.json", "--exclude", "*/LICENSES/*",
-                       "--exclude", str(corpus_dir / "README.md"),
-                       "--extract-timeout", TEST_EXTRACT_TIMEOUT])
-    return RunOutput(out, summary)
+    out = shared_output(tmp_path_factory, name,
+                        lambda out: run_cli([*args, "--output", str(out)]))
+    return RunOutput(out, json.loads((out / "run.json").read_text()))
+
+
+@pytest.fixture(scope="session")
+def corpus_run(corpus_dir, tmp_path_factory) -> RunOutput:
+    """The one whole-corpus run of the suite (many tests read it): ``ragbeam run`` over
+    every file of the shared corpus with the defaults, the run whose fingerprint is the
+    golden file (``evaluate/golden.py run_default``). Besides the MANIFEST's documents
+    it holds the corpus's own files (MANIFEST.csv, README.md, the licences)."""
+    import json
+
+    from ragbeam.evaluate.golden import run_default
+
+    out = shared_output(tmp_path_factory, "corpus_run",
+                        lambda out: run_default(str(corpus_dir), str(out)))
+    return RunOutput(out, json.loads((out / "run.json").read_text()))
+
+
+@pytest.fixture(scope="session")
+def corpus_manifest_uris(corpus_dir, corpus_manifest) -> set[str]:
+    """``source_uri`` of every document the corpus's MANIFEST lists."""
+    return {str(corpus_dir / row["path"]) for row in corpus_manifest}
 
 
 @pytest.fixture(scope="session")
 def samples_run(tmp_path_factory) -> RunOutput:
-    from helpers import run_cli
-
-    out = tmp_path_factory.mktemp("samples_run") / "out"
-    summary = run_cli(["--input", str(SAMPLES), "--exclude", "*.py", "--output", str(out),
-                       "--extract-timeout", TEST_EXTRACT_TIMEOUT])
-    return RunOutput(out, summary)
+    return shared_run(tmp_path_factory, "samples_run", [
+        "--input", str(SAMPLES), "--exclude", "*.py", "--extract-timeout", TEST_EXTRACT_TIMEOUT])
