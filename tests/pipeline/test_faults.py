@@ -153,7 +153,10 @@ def test_a_model_that_stops_loading(tmp_path):
     good = tokenizer.read_bytes()
     corpus = _corpus(tmp_path)
     run1, run2, run3 = (tmp_path / f"run{i}" for i in (1, 2, 3))
-    embed = ("--embed-chunks", "--embedding-model", str(model))
+    # Backend and precision explicit: ``auto`` would time every backend on this copy of
+    # the model (a new model to the probe's cache), which is not what is tested here.
+    embed = ("--embed-chunks", "--embedding-model", str(model), "--embedding-backend", "torch",
+             "--embedding-precision", "fp32")
     run_cli(_args(corpus, run1, *embed))
     _edit(corpus)
     tokenizer.write_bytes(good[:1000])
