@@ -217,6 +217,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
         if incomplete := coverage.get("ocr_incomplete_documents"):
             print(f"  {incomplete} incomplete: OCR stopped by a time limit on some pages "
                   "(documents.metadata.incomplete); the next incremental run reads them again")
+    if furniture := (summary.get("cleaning") or {}).get("furniture_lines_removed"):
+        print(f"  cleaning:  {furniture} lines of page furniture removed (running heads, page "
+              "numbers, stamps: `ragbeam viz --doc FILE` lists a document's)")
     if truncated := (summary.get("documents_incomplete_by_reason") or {}).get("TruncatedFile"):
         print(f"  {truncated} incomplete: the file is cut short, only the part before the cut "
               "was read (documents.metadata.incomplete = 'TruncatedFile')")
