@@ -105,6 +105,27 @@ class EmbeddingCache:
                 self._model = SentenceTransformer(model_path(), device="cpu")
         return self._model
 
+    def save(self, path: str | os.PathLike) -> None:
+        """Keep the vectors on disk (``.npz``): a benchmark that scores the same chunks
+        again (another pipeline's unchanged output) does not embed them again."""
+        keys = sorted(self._vectors)
+        matrix = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, 1))
+        tmp = f"{os.fspath(path)}.part.npz"
+        np.savez(tmp, keys=np.array(keys), vectors=matrix, model=np.array(self.model_name))
+        os.replace(tmp, path)
+
+    def load(self, path: str | os.PathLike) -> int:
+        """Vectors saved by ``save`` for the same model; returns how many were added."""
+        if not os.path.exists(path):
+            return 0
+        with np.load(path) as saved:
+            if str(saved["model"]) != self.model_name:
+                return 0
+            fresh = {k: v for k, v in zip(saved["keys"].tolist(), saved["vectors"],
+                                          strict=True) if k not in self._vectors}
+        self._vectors.update(fresh)
+        return len(fresh)
+
     @staticmethod
     def _key(text: str, role: str) -> str:
         return hashlib.sha1(f"{role}\x00{text}".encode()).hexdigest()

@@ -24,7 +24,10 @@ Cleaning works line by line, in this order (each step has a switch in
    ``linejoin.mark_plain_wraps``) → ``clean_lines_joined``;
    plain text that is not hard-wrapped (code, logs, poetry, lists) keeps its
    lines;
-7. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+7. PDFs: tables found from where their lines and cells sit (``tables.py``)
+   become one ``BlockKind.TABLE`` block each, a ``cell | cell`` line (and span)
+   per row, header first → ``clean_tables_detected``, ``clean_table_rows``;
+8. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
    "IV. RESULTS") marked as headings with a level (``headings.mark_headings``,
    with the heading geometry of ``headings.RowIndex``) → ``clean_headings_detected``.
 
@@ -44,9 +47,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields, replace
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
+from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import (
     FurnitureResult,
@@ -57,6 +62,7 @@ from ragbeam.transforms.clean.headings import mark_headings, outline_of
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import assemble, mark_plain_wraps
 from ragbeam.transforms.clean.residue import find_residue
+from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
     REPLACEMENT_CHAR,
     collapse_spaces,
@@ -71,7 +77,6 @@ from ragbeam.transforms.types import (
     BlockKind,
     Document,
     ExtractedDocument,
-    LineStyle,
     PdfLayout,
     TextSpan,
 )
@@ -87,55 +92,6 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
 
 
-@dataclass(frozen=True)
-class CleanOptions:
-    """Switches for each cleaning step (all part of the config fingerprint)."""
-
-    unicode_nfkc: bool = True
-    protect_cjk_punctuation: bool = True
-    remove_residue: bool = True
-    remove_cover_page: bool = True
-    remove_furniture: bool = True
-    strip_leaders: bool = True
-    dehyphenate: bool = True
-    join_lines: bool = True
-    detect_headings: bool = True
-    identify_language: bool = True
-    # Across the documents of a run (boilerplate.py, applied by the clean stage's
-    # RemoveCorpusBoilerplate, not by clean_document). Opt-in (--clean-corpus-boilerplate):
-    # a document's text then depends on the other documents processed in the same run,
-    # so an incremental run, which processes only what changed, can cut differently
-    # from a full one.
-    remove_boilerplate: bool = False
-
-    @classmethod
-    def without(cls, steps: Iterable[str]) -> CleanOptions:
-        """Default options with the named steps switched off (``--no-clean STEP``)."""
-        return cls(**dict.fromkeys(steps, False))
-
-
-# What --no-clean switches off: every per-document step (corpus boilerplate is opt-in).
-CLEAN_STEPS = tuple(f.name for f in fields(CleanOptions) if f.name != "remove_boilerplate")
-
-
-@dataclass(slots=True)
-class CleanLine:
-    """One cleaned source line and where it came from (mutable: steps rewrite ``text``)."""
-
-    text: str
-    kind: BlockKind
-    block: int  # index of the source block
-    page: int | None
-    level: int
-    raw_start: int
-    raw_end: int
-    after_blank: bool = False  # a blank line separated it from the previous line
-    detached: bool = False  # outside the reading flow (PDF link target)
-    indent: int = 0  # leading whitespace of the source line, in characters
-    # Plain text only: whether the break after this line is a wrap (None: not plain text).
-    wraps: bool | None = None
-    # PDFs: where the line sits on its page and how it is set (None: unknown).
-    style: LineStyle | None = None
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -334,6 +290,95 @@ def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
     return out, count
 
 
+# Kinds of lines a PDF table is found among (Tika writes a PDF's text as paragraphs).
+_TABLE_SOURCES = {BlockKind.PARAGRAPH, BlockKind.LIST_ITEM}
+
+
+def _mark_tables(lines: list[CleanLine], raw_text: str, options: CleanOptions
+                 ) -> tuple[list[CleanLine], list[Table]]:
+    """The lines with each table found on a PDF page (``tables.py``) in place of its
+    lines: one ``TABLE`` line per row, at the place of the table's first line; and
+    the tables. A table that opens a page with the columns of one that closed the
+    page before and no header of its own goes on in that table's block."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, line in enumerate(lines):
+        style = line.style
+        if (style is not None and line.page and line.kind in _TABLE_SOURCES
+                and not line.detached and not style.rotated):
+            by_page[line.page].append(i)
+    replaced: dict[int, list[CleanLine]] = {}  # first line of a table → its rows
+    consumed: set[int] = set()
+    tables: list[Table] = []
+    previous: tuple[Table, int, int] | None = None  # the last table, its page and block
+    next_block = max((line.block for line in lines), default=0) + 1
+    for page in sorted(by_page):
+        members = by_page[page]
+        pieces = [piece for i in members for piece in _pieces(i, lines[i], raw_text, options)]
+        for table in find_tables(pieces):
+            if not table.row_lines or any(n in consumed for n in table.lines):
+                continue
+            block = next_block
+            if (previous is not None and previous[1] == page - 1 and table.header_rows == 0
+                    and _continues(previous[0], table, lines, members, by_page[page - 1])):
+                block = previous[2]
+            else:
+                next_block += 1
+            rows = []
+            for text, row_lines in zip(table.rendered(), table.row_lines, strict=True):
+                first = lines[row_lines[0]]
+                rows.append(CleanLine(text, BlockKind.TABLE, block, page, 0,
+                                  min(lines[n].raw_start for n in row_lines),
+                                  max(lines[n].raw_end for n in row_lines),
+                                  style=first.style, table_row=True))
+            replaced[min(table.lines)] = rows
+            consumed.update(table.lines)
+            tables.append(table)
+            previous = (table, page, block)
+    if not tables:
+        return lines, []
+    out: list[CleanLine] = []
+    for i, line in enumerate(lines):
+        if i in replaced:
+            out.extend(replaced[i])
+        elif i not in consumed:
+            out.append(line)
+    return out, tables
+
+
+def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -> list[Piece]:
+    """A line as placed pieces: its cells where the layout pass found wide gaps in it."""
+    style = line.style
+    assert style is not None
+    if not style.cells:
+        return [Piece(index, line.text, style.x0, style.x1, style.top, style.bottom)]
+    bounds = [start for start, _, _ in style.cells] + [line.raw_end]
+    pieces = []
+    for (start, x0, x1), end in zip(style.cells, bounds[1:], strict=True):
+        raw = raw_text[start:end]
+        if raw.isascii() and raw.isprintable() and "  " not in raw:
+            text = raw.strip()  # what clean_line_text leaves of it (as in _block_lines)
+        else:
+            text = clean_line_text(raw, options)
+        text = strip_leaders(text)[0]
+        if text:
+            pieces.append(Piece(index, text, x0, x1, style.top, style.bottom))
+    return pieces
+
+
+def _continues(before: Table, table: Table, lines: list[CleanLine], page: list[int],
+               page_before: list[int]) -> bool:
+    """Does ``table`` go on with ``before``: the last body lines of the page before
+    are ``before``'s, the first of this page ``table``'s, and their columns match?"""
+    if len(before.columns) != len(table.columns):
+        return False
+    if any(abs(a[1] - b[1]) > 0.5 * max(a[1] - a[0], b[1] - b[0], 1.0)
+           for a, b in zip(before.columns[1:], table.columns[1:], strict=True)):
+        return False
+    last_before = max(page_before, key=lambda i: lines[i].raw_end)
+    first_here = min(page, key=lambda i: lines[i].raw_start)
+    return last_before in before.lines and first_here in table.lines
+
+
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     blocks = extracted.blocks
     spaces_restored = replacement_char_is_space(block.text for block in blocks)
@@ -356,6 +401,9 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
     paged = extracted.media_type in _HARD_WRAPPED
+    tables: list[Table] = []
+    if paged and options.detect_tables and extracted.layout is not None:
+        lines, tables = _mark_tables(lines, extracted.raw_text, options)
     hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
                              and mark_plain_wraps(lines))
     assembly = assemble(lines, hard_wrapped, options)
@@ -401,6 +449,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),
         "clean_headings_detected": str(headings_detected),
+        "clean_tables_detected": str(len(tables)),
+        "clean_table_rows": str(sum(len(table.rows) for table in tables)),
     })
     return Document(
         source=extracted.source,

@@ -50,7 +50,7 @@ from ragbeam.transforms.clean.layout import sizes_differ
 from ragbeam.transforms.types import BlockKind, LineStyle, PdfLayout
 
 if TYPE_CHECKING:  # the blocks linejoin.assemble builds of document.py's lines
-    from ragbeam.transforms.clean.document import CleanLine
+    from ragbeam.transforms.clean.base import CleanLine
     from ragbeam.transforms.clean.linejoin import Assembly
 
 MAX_HEADING_CHARS = 80

@@ -60,7 +60,7 @@ from ragbeam.transforms.clean.layout import sizes_differ, style_changes
 from ragbeam.transforms.types import BlockKind
 
 if TYPE_CHECKING:  # document.py's line and options; it imports this module
-    from ragbeam.transforms.clean.document import CleanLine, CleanOptions
+    from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
@@ -333,6 +333,8 @@ def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions) 
 def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
                   options: CleanOptions, lexicon,
                   full_line: dict[int | None, tuple[float, float]], out: Assembly) -> LineBreak:
+    if prev is not None and line.table_row and prev.table_row and prev.block == line.block:
+        return LineBreak.LINE
     if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
         return LineBreak.PARAGRAPH
     same_block = prev.block == line.block

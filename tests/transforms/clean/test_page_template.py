@@ -75,10 +75,14 @@ def test_a_statements_repeated_head_block_goes_and_its_title_stays():
     assert all(sentence(p, 0) in page_text(doc, p + 1) for p in range(15))
 
 
-def test_links_the_page_template_prints_on_every_page_go_and_a_cited_link_stays():
+def test_link_annotations_are_never_text_and_are_kept_as_the_pages_links():
+    # The template's link on every page and a link cited once: neither is body text
+    # (issue 38), both are kept in metadata with their page.
     support, cited = "https://harbour.example/support", "https://harbour.example/tide-tables"
     pages = [[*body(p), Text(f"Harbour data sheet page {p + 1}", 72, 40, 8)] for p in range(6)]
     links = [[support] + ([cited] if p == 2 else []) for p in range(6)]
     doc = cleaned(make_pdf(pages, links))
     assert support not in doc.text
-    assert cited in doc.text
+    assert cited not in doc.text
+    kept = doc.metadata["extract_links"]
+    assert support in kept and cited in kept

@@ -1,0 +1,494 @@
+"""Build the committed question sets from the public datasets (run once, by a maintainer).
+
+    python benchmarks/retrieval.py build-sets --mirror-root /work/.mirror
+
+Reads each source dataset from its git mirror at a pinned commit, chooses the
+documents (a subsample where the set is large), copies the PDFs into the data
+folder, maps every question's evidence to PDF pages and writes
+``benchmarks/data/retrieval/<domain>/{documents.csv,questions.jsonl}``.
+The mapping rules are in docs/evaluation.md ("Retrieval benchmark"); in short:
+
+* **given pages, verified** (FinanceBench, Fujitsu): the dataset names the page;
+  FinanceBench's evidence text is located in the page texts (``PageIndex.best_pages``)
+  and the located page is kept when it is the given one (or the one after:
+  FinanceBench numbers pages from 0), else the located page when at least half
+  of the evidence text's shingles are on it, else the evidence is dropped.
+* **evidence passages located** (Natural Questions' long answer, Qasper's
+  evidence paragraphs): the page(s) holding at least half of the best page's
+  shingles, kept when the best page holds ``PASSAGE_SHARE`` of the passage.
+* **table cells located** (FeTaQA): the page holding most of the highlighted
+  cells (at least two, or all when fewer).
+* **answer figures located** (docugami 10-Q, whose answers are an LLM's prose):
+  numbers of three or more digits, amounts and percentages in the answer, looked
+  up as word sequences in each source filing's pages; the page(s) with most of
+  them, kept when that is at least two distinct figures (one when the answer
+  has one figure and it is on at most two pages).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import pathlib
+import re
+import subprocess
+from collections import Counter
+
+from retrieval_bench.pages import PageIndex, cached_page_texts, find_all, words
+from retrieval_bench.sets import DOMAINS, SETS_DIR
+
+PINS = {
+    "financebench": ("patronus-ai/financebench", "cc39aeb"),
+    "uda": ("qinchuanhui/UDA-Benchmark", "fca5237"),
+    "fujitsu": ("FujitsuResearch/Fujitsu-RAG-Hard-Benchmark", "39fc624"),
+    "docugami": ("docugami/KG-RAG-datasets", "547f132"),
+}
+LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public",
+            "qinchuanhui/UDA-Benchmark": "see repository (Wikipedia CC-BY-SA, arXiv)",
+            "FujitsuResearch/Fujitsu-RAG-Hard-Benchmark": "Apache-2.0 + TERMS_OF_USE",
+            "docugami/KG-RAG-datasets": "MIT (dataset); filings public"}
+FINANCEBENCH_MAX_PAGES = 2000
+FINANCEBENCH_MAX_DOCS = 40
+PASSAGE_SHARE = 0.5
+TABLE_NUMERIC_SHARE = 0.25
+ABSENT_BYTES = 4 * 1024 * 1024  # the mirrors hold no file of 4 MiB or more
+
+
+class Mirror:
+    def __init__(self, root: pathlib.Path, repo: str, commit: str) -> None:
+        self.git_dir = root / repo.replace("/", "+") / "repo"
+        self.repo = repo
+        self.commit = subprocess.run(["git", "--git-dir", str(self.git_dir), "rev-parse",
+                                      commit], check=True, capture_output=True,
+                                     text=True).stdout.strip()
+
+    def read(self, path: str) -> bytes:
+        return subprocess.run(["git", "--git-dir", str(self.git_dir), "show",
+                               f"{self.commit}:{path}"], check=True,
+                              capture_output=True).stdout
+
+    def sizes(self, folder: str) -> dict[str, int]:
+        """Path → size of the files under ``folder`` whose content the mirror holds."""
+        out = subprocess.run(["git", "--git-dir", str(self.git_dir), "ls-tree", "-r", "-l",
+                              "-z", self.commit, folder], check=True,
+                             capture_output=True).stdout.decode("utf-8")
+        sizes = {}
+        for entry in filter(None, out.split("\0")):
+            meta, path = entry.split("\t", 1)
+            size = meta.split()[3]
+            if size.isdigit() and int(size) < ABSENT_BYTES:
+                sizes[path] = int(size)
+        return sizes
+
+
+class Builder:
+    """Copies chosen PDFs into the data folder and keeps their manifest rows."""
+
+    def __init__(self, domain: str, data: pathlib.Path, mirror: Mirror) -> None:
+        self.domain, self.data, self.mirror = domain, data, mirror
+        self.rows: dict[str, dict[str, str]] = {}
+        self.cache = data / ".page-texts"
+
+    def add(self, source_path: str, name: str | None = None) -> tuple[str, PageIndex]:
+        name = name or pathlib.PurePosixPath(source_path).name
+        rel = f"{self.domain}/{name}"
+        target = self.data / rel
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self.mirror.read(source_path))
+        blob = target.read_bytes()
+        texts = cached_page_texts(target, self.cache)
+        self.rows[rel] = {
+            "path": rel, "repo": self.mirror.repo, "source_path": source_path,
+            "commit": self.mirror.commit, "sha256": hashlib.sha256(blob).hexdigest(),
+            "bytes": str(len(blob)), "licence": LICENCES[self.mirror.repo],
+            "media_type": "application/pdf", "pages": str(len(texts)),
+        }
+        return rel, PageIndex(texts)
+
+    def page_words(self, rel: str) -> list[list[str]]:
+        return [words(t) for t in cached_page_texts(self.data / rel, self.cache)]
+
+    def write(self, questions: list[dict]) -> None:
+        folder = SETS_DIR / self.domain
+        folder.mkdir(parents=True, exist_ok=True)
+        columns = ["path", "repo", "source_path", "commit", "sha256", "bytes", "licence",
+                   "media_type", "pages"]
+        used = {e["doc"] for q in questions for e in q["evidence"]}
+        with open(folder / "documents.csv", "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, columns, lineterminator="\n")
+            writer.writeheader()
+            for rel in sorted(self.rows):
+                writer.writerow(self.rows[rel])
+        with open(folder / "questions.jsonl", "w", encoding="utf-8") as f:
+            for q in questions:
+                f.write(json.dumps({"lang": DOMAINS[self.domain].lang, **q},
+                                   ensure_ascii=False) + "\n")
+        pages = sum(int(r["pages"]) for r in self.rows.values())
+        print(f"{self.domain}: {len(questions)} questions, {len(self.rows)} PDFs "
+              f"({pages} pages; {len(used)} with evidence)")
+
+
+def numeric_share(text: str) -> float:
+    w = words(text)
+    return sum(any(ch.isdigit() for ch in t) for t in w) / len(w) if w else 0.0
+
+
+def locate_passage(index: PageIndex, passage: str, share: float = PASSAGE_SHARE
+                   ) -> list[int]:
+    pages, found = index.best_pages(passage)
+    return sorted(pages) if found >= share and len(pages) <= 3 else []
+
+
+# ---------------------------------------------------------------- FinanceBench
+
+def build_financebench(root: pathlib.Path, data: pathlib.Path) -> dict:
+    mirror = Mirror(root, *PINS["financebench"])
+    questions = [json.loads(line) for line in
+                 mirror.read("data/financebench_open_source.jsonl").decode().splitlines()
+                 if line.strip()]
+    present = mirror.sizes("pdfs")
+    per_doc = Counter(q["doc_name"] for q in questions
+                      if f"pdfs/{q['doc_name']}.pdf" in present)
+    b = Builder("financebench", data, mirror)
+    # Page counts decide the subsample: most questions per document first, then the
+    # shorter document, until the page or document cap.
+    candidates = []
+    for doc, n in per_doc.items():
+        target = data / "financebench" / f"{doc}.pdf"
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(mirror.read(f"pdfs/{doc}.pdf"))
+        pages = len(cached_page_texts(target, b.cache))
+        candidates.append((-n, pages, doc))
+    chosen, total = [], 0
+    for _, pages, doc in sorted(candidates):
+        if total + pages <= FINANCEBENCH_MAX_PAGES and len(chosen) < FINANCEBENCH_MAX_DOCS:
+            chosen.append(doc)
+            total += pages
+    for _, _, doc in candidates:  # the others are not part of the set
+        if doc not in chosen:
+            (data / "financebench" / f"{doc}.pdf").unlink(missing_ok=True)
+    indexes = {doc: b.add(f"pdfs/{doc}.pdf") for doc in sorted(chosen)}
+    out, stats = [], Counter()
+    for q in questions:
+        if q["doc_name"] not in indexes:
+            continue
+        evidence, methods = [], set()
+        for e in q["evidence"]:
+            if e["doc_name"] not in indexes:
+                stats["evidence in another document"] += 1
+                continue
+            rel, index = indexes[e["doc_name"]]
+            located, found = index.best_pages(e["evidence_text"])
+            given = int(e["evidence_page_num"])
+            if given + 1 in located:
+                pages, method = [given + 1], "given+1"
+            elif given in located:
+                pages, method = [given], "given"
+            elif found >= PASSAGE_SHARE and len(located) <= 2:
+                pages, method = sorted(located), "relocated"
+            else:
+                stats["evidence not found"] += 1
+                continue
+            methods.add(method)
+            evidence.append({"doc": rel, "pages": pages})
+        if not evidence:
+            stats["dropped: no evidence found"] += 1
+            continue
+        table = any(numeric_share(e["evidence_text"]) >= TABLE_NUMERIC_SHARE
+                    for e in q["evidence"])
+        out.append({"id": q["financebench_id"], "question": q["question"],
+                    "evidence": merge(evidence), "kind": "table" if table else "text",
+                    "answer": q["answer"][:300],
+                    "mapping": "given page, evidence text found there" if methods <= {
+                        "given", "given+1"} else "evidence text located",
+                    "question_type": q["question_type"]})
+        stats["kept"] += 1
+    b.write(out)
+    return dict(stats)
+
+
+def merge(evidence: list[dict]) -> list[dict]:
+    pages: dict[str, set[int]] = {}
+    for e in evidence:
+        pages.setdefault(e["doc"], set()).update(e["pages"])
+    return [{"doc": d, "pages": sorted(p)} for d, p in pages.items()]
+
+
+# ---------------------------------------------------------------- UDA: Wikipedia and papers
+
+UDA_WIKI = {"wiki_feta_docs": "feta", "wiki_nq_docs": "nq"}
+
+
+def build_uda(root: pathlib.Path, data: pathlib.Path) -> dict:
+    mirror = Mirror(root, *PINS["uda"])
+    stats: Counter[str] = Counter()
+    base = "dataset/src_doc_files_example"
+    # wiki: Natural Questions (long answer located) and FeTaQA (highlighted cells located)
+    b = Builder("reference", data, mirror)
+    out = []
+    for folder, kind in UDA_WIKI.items():
+        pdfs = mirror.sizes(f"{base}/{folder}/pdfs")
+        for path in sorted(pdfs):
+            name = pathlib.PurePosixPath(path).stem
+            rel, index = b.add(path, f"{folder.split('_')[1]}-{name}.pdf".replace(" ", "_"))
+            if kind == "nq":
+                rows = csv_rows(mirror, "dataset/qa/nq_qa.csv")
+                for r in rows:
+                    if r["doc_name"] != name:
+                        continue
+                    pages = locate_passage(index, r["long_answer"])
+                    stats["wiki nq " + ("kept" if pages else "dropped")] += 1
+                    if pages:
+                        out.append({"id": f"nq-{r['q_uid']}", "question": r["question"],
+                                    "evidence": [{"doc": rel, "pages": pages}],
+                                    "kind": "text", "answer": r["short_answer"][:300],
+                                    "mapping": "long answer located"})
+            else:
+                bench = json.loads(mirror.read(
+                    "dataset/extended_qa_info_bench/bench_feta_qa.json"))
+                for q in bench.get(name, []):
+                    cells = q["evidence"]["table_array"]
+                    values = [cells[r][c] for r, c in q["evidence"]["highlighted_cell_ids"]]
+                    pages = locate_cells(b.page_words(rel), values)
+                    stats["wiki feta " + ("kept" if pages else "dropped")] += 1
+                    if pages:
+                        out.append({"id": f"feta-{q['q_uid']}", "question": q["question"],
+                                    "evidence": [{"doc": rel, "pages": pages}],
+                                    "kind": "table", "answer": q["answers"][:300],
+                                    "mapping": "highlighted table cells located"})
+    # papers: Qasper questions with evidence paragraphs
+    for kind, bench_file in (("text", "bench_paper_text_qa.json"),
+                             ("table", "bench_paper_tab_qa.json")):
+        bench = json.loads(mirror.read(f"dataset/extended_qa_info_bench/{bench_file}"))
+        for path in sorted(mirror.sizes(f"{base}/paper_docs")):
+            name = pathlib.PurePosixPath(path).stem
+            if name not in bench:
+                continue
+            rel, index = b.add(path, f"paper-{name}.pdf")
+            for q in bench[name]:
+                pages: set[int] = set()
+                for annotation in q["evidence"]:
+                    for passage in annotation["raw_evidence"]:
+                        passage = passage.removeprefix("FLOAT SELECTED:").strip()
+                        pages.update(locate_passage(index, passage))
+                    if pages:
+                        break
+                stats[f"papers {kind} " + ("kept" if pages else "dropped")] += 1
+                if pages:
+                    answer = q["answers"][0]["answer"] if q["answers"] else ""
+                    out.append({"id": f"qasper-{q['q_uid']}", "question": q["question"],
+                                "evidence": [{"doc": rel, "pages": sorted(pages)}],
+                                "kind": kind, "answer": str(answer)[:300],
+                                "mapping": "evidence paragraph located"})
+    # Qasper questions the extended file has no evidence for: an extractive answer
+    # (a span of the paper, six words or more) located like a passage, all of it.
+    seen = {q["id"] for q in out}
+    for kind, qa_file in (("text", "paper_text_qa.csv"), ("table", "paper_tab_qa.csv")):
+        for r in csv_rows(mirror, f"dataset/qa/{qa_file}"):
+            rel = f"reference/paper-{r['doc_name']}.pdf"
+            if f"qasper-{r['q_uid']}" in seen or rel not in b.rows:
+                continue
+            index = PageIndex(cached_page_texts(data / rel, b.cache))
+            pages: set[int] = set()
+            for answer in (r["answer_1"], r["answer_2"], r["answer_3"]):
+                if answer and len(words(answer)) >= 6:
+                    pages.update(locate_passage(index, answer, share=0.8))
+            stats[f"papers {kind} answer " + ("kept" if pages else "dropped")] += 1
+            if pages and len(pages) <= 3:
+                out.append({"id": f"qasper-{r['q_uid']}", "question": r["question"],
+                            "evidence": [{"doc": rel, "pages": sorted(pages)}],
+                            "kind": kind, "answer": r["answer_1"][:300],
+                            "mapping": "extractive answer located"})
+    b.write(out)
+    return dict(stats)
+
+
+def csv_rows(mirror: Mirror, path: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(mirror.read(path).decode("utf-8")), delimiter="|"))
+
+
+def locate_cells(page_words: list[list[str]], values: list[str]) -> list[int]:
+    found: Counter[int] = Counter()
+    wanted = [words(v) for v in dict.fromkeys(values) if words(v)]
+    for w in wanted:
+        for page in find_all(w, page_words):
+            found[page] += 1
+    if not found:
+        return []
+    best = max(found.values())
+    if best < min(2, len(wanted)):
+        return []
+    pages = sorted(p for p, c in found.items() if c == best)
+    return pages if len(pages) <= 2 else []
+
+
+# ---------------------------------------------------------------- UDA: annual reports (closing)
+
+FINQA_PAGE = re.compile(r"/page_(\d+)\.pdf-\d+$")
+
+
+def build_uda_reports(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """FinQA questions (the page is in the question's id, ``GS/2016/page_79.pdf-3``; the
+    numbering's offset against the PDF is measured on the questions whose context the
+    extended file gives) and TAT-QA questions whose answer is a span of the report
+    (each span located as words; arithmetic answers need their facts, located like
+    table cells, which the extended file gives for a few)."""
+    mirror = Mirror(root, *PINS["uda"])
+    base = "dataset/src_doc_files_example"
+    b = Builder("annual-reports", data, mirror)
+    stats: Counter[str] = Counter()
+    out: list[dict] = []
+    # FinQA: the offset of its page numbers, from the context passages it gives
+    bench = json.loads(mirror.read("dataset/extended_qa_info_bench/bench_fin_qa.json"))
+    finqa_docs = {pathlib.PurePosixPath(p).stem: p for p in mirror.sizes(f"{base}/fin_docs")}
+    offsets: Counter[int] = Counter()
+    for name, path in sorted(finqa_docs.items()):
+        rel, index = b.add(path)
+        for q in bench.get(name, []):
+            given = int(FINQA_PAGE.search(q["q_uid"]).group(1))
+            for passage in q["context"].get("pre_text", []) + q["context"].get("post_text", []):
+                if len(words(passage)) >= 8:
+                    for page in locate_passage(index, passage, share=0.8):
+                        offsets[page - given] += 1
+    offset = offsets.most_common(1)[0][0] if offsets else 0
+    stats[f"finqa page offset {offset:+d} (votes {dict(offsets)})"] += 1
+    for r in csv_rows(mirror, "dataset/qa/fin_qa.csv"):
+        if r["doc_name"] not in finqa_docs:
+            continue
+        rel = f"annual-reports/{r['doc_name']}.pdf"
+        page = int(FINQA_PAGE.search(r["q_uid"]).group(1)) + offset
+        if not 1 <= page <= int(b.rows[rel]["pages"]):
+            stats["finqa dropped: page outside the PDF"] += 1
+            continue
+        stats["finqa kept"] += 1
+        out.append({"id": f"finqa-{r['q_uid']}", "question": r["question"],
+                    "evidence": [{"doc": rel, "pages": [page]}], "kind": "table",
+                    "answer": r["answer_1"][:300],
+                    "mapping": f"given page (FinQA id), offset {offset:+d} measured"})
+    # TAT-QA: span answers located; arithmetic ones by their facts where given
+    bench = json.loads(mirror.read("dataset/extended_qa_info_bench/bench_tat_qa.json"))
+    facts = {q["q_uid"]: q.get("facts") or [] for qs in bench.values() for q in qs}
+    for path in sorted(mirror.sizes(f"{base}/tat_docs")):
+        name = pathlib.PurePosixPath(path).stem
+        rel, _ = b.add(path)
+        page_words = b.page_words(rel)
+        for r in csv_rows(mirror, "dataset/qa/tat_qa.csv"):
+            if r["doc_name"] != name:
+                continue
+            if r["answer_type"] in ("span", "multi-span"):
+                try:
+                    spans = [str(x) for x in json.loads(r["answer"].replace("'", '"'))]
+                except json.JSONDecodeError:
+                    spans = [r["answer"].strip("[]'")]
+            else:
+                spans = [str(x) for x in facts.get(r["q_uid"], [])]
+            pages = locate_cells(page_words, spans) if spans else []
+            if spans and len(spans) == 1:  # one span: it alone must be rare enough
+                w = words(spans[0])
+                found = find_all(w, page_words) if len(w) >= 2 or any(
+                    ch.isdigit() for ch in spans[0]) else []
+                pages = found if 1 <= len(found) <= 2 else []
+            stats[f"tatqa {r['answer_type']} " + ("kept" if pages else "dropped")] += 1
+            if pages:
+                out.append({"id": f"tatqa-{r['q_uid']}", "question": r["question"],
+                            "evidence": [{"doc": rel, "pages": pages}],
+                            "kind": "table" if any(ch.isdigit() for ch in " ".join(spans))
+                            else "text", "answer": r["answer"][:300],
+                            "mapping": "answer spans located" if r["answer_type"] in (
+                                "span", "multi-span") else "facts located"})
+    b.write(out)
+    return dict(stats)
+
+
+# ---------------------------------------------------------------- Fujitsu (Japanese)
+
+def build_fujitsu(root: pathlib.Path, data: pathlib.Path) -> dict:
+    import yaml
+
+    mirror = Mirror(root, *PINS["fujitsu"])
+    tasks = yaml.safe_load(mirror.read("dataset/FJ_KGQA_Hard.yaml"))["tasks"]
+    present = {pathlib.PurePosixPath(p).name: p for p in mirror.sizes("dataset/PDFs")}
+    b = Builder("fujitsu-ja", data, mirror)
+    out, stats = [], Counter()
+    for t in tasks:
+        files = {r["file_name"] for r in t["rationales"]}
+        if not files <= set(present):
+            stats["dropped: a source PDF is not in the repository"] += 1
+            continue
+        evidence = []
+        for r in t["rationales"]:
+            rel, _index = b.add(present[r["file_name"]])
+            evidence.append({"doc": rel, "pages": sorted({int(p["number"])
+                                                          for p in r["pages"]})})
+        tag = str(t.get("tag") or "")
+        kind = "table" if "表" in tag else "figure" if "図" in tag else "text"
+        out.append({"id": f"fj-{t['no.']}", "question": t["question"],
+                    "evidence": merge(evidence), "kind": kind,
+                    "answer": str(t["answer"])[:300], "mapping": "given pages",
+                    "tag": tag})
+        stats["kept"] += 1
+    b.write(out)
+    return dict(stats)
+
+
+# ---------------------------------------------------------------- docugami 10-Q (closing)
+
+FIGURE = re.compile(r"\$?\d{1,3}(?:,\d{3})+(?:\.\d+)?|\$?\d+\.\d+%?|\d{3,}%?|\d+%")
+SOURCE = re.compile(r"(\d{4} Q\d [A-Z]+)\.pdf")
+
+
+def build_docugami(root: pathlib.Path, data: pathlib.Path) -> dict:
+    mirror = Mirror(root, *PINS["docugami"])
+    rows = list(csv.DictReader(io.StringIO(
+        mirror.read("sec-10-q/data/v1/qna_data.csv").decode("utf-8-sig"))))
+    b = Builder("sec-10-q", data, mirror)
+    docs = {}
+    for path in sorted(mirror.sizes("sec-10-q/data/v1/docs")):
+        name = pathlib.PurePosixPath(path).stem
+        rel, _ = b.add(path, name.replace(" ", "_") + ".pdf")
+        docs[name] = (rel, b.page_words(rel))
+    out, stats = [], Counter()
+    for number, r in enumerate(rows, 1):
+        sources = [s for s in dict.fromkeys(SOURCE.findall(r["Answer"])) if s in docs]
+        figures = [words(f) for f in dict.fromkeys(FIGURE.findall(r["Answer"]))
+                   if not re.fullmatch(r"20\d\d", f)]  # a year says nothing of the page
+        evidence = []
+        for source in sources:
+            rel, page_words = docs[source]
+            found: Counter[int] = Counter()
+            for f in figures:
+                for page in find_all(f, page_words):
+                    found[page] += 1
+            if not found:
+                continue
+            best = max(found.values())
+            pages = sorted(p for p, c in found.items() if c == best)
+            if best >= 2 or (len(figures) == 1 and len(pages) <= 2):
+                evidence.append({"doc": rel, "pages": pages[:3]})
+        if not evidence:
+            stats["dropped: no figure of the answer located"] += 1
+            continue
+        stats["kept"] += 1
+        out.append({"id": f"10q-{number:03d}", "question": r["Question"],
+                    "evidence": evidence,
+                    "kind": "table" if r["Source Chunk Type"] == "Table" else "text",
+                    "answer": r["Answer"][:300], "mapping": "answer figures located",
+                    "question_type": r["Question Type"]})
+    b.write(out)
+    return dict(stats)
+
+
+BUILDERS = {"financebench": build_financebench, "uda": build_uda,
+            "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
+            "docugami": build_docugami}
+
+
+def build_all(root: pathlib.Path, data: pathlib.Path, which: list[str] | None = None) -> None:
+    for name, builder in BUILDERS.items():
+        if which and name not in which:
+            continue
+        print(name, builder(root, data))

@@ -1,0 +1,159 @@
+"""The benchmark's question sets: domains, their documents and questions, and fetching.
+
+Each domain has two committed files under ``benchmarks/data/retrieval/<domain>/``:
+
+* ``documents.csv``: every PDF with the repository, path and commit it comes
+  from, its SHA-256, size and page count (``large_docs.csv``'s columns, so the
+  one fetcher of benchmark corpora, ``large_docs.py``, brings them);
+* ``questions.jsonl``: one question a line, with its evidence as
+  ``{"doc": PATH, "pages": [1-based page numbers]}`` (made once by
+  ``build_sets.py``; see docs/evaluation.md for the mapping rules), its
+  ``kind`` (``table``, ``text`` or ``figure``: where the evidence sits), its
+  language and how its evidence was mapped.
+
+The PDFs themselves are never committed: ``fetch`` copies them from local git
+mirrors or downloads them at the pinned commit into ``../data/retrieval``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import pathlib
+import sys
+from dataclasses import dataclass, field
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SETS_DIR = REPO / "benchmarks" / "data" / "retrieval"
+DEFAULT_DATA = REPO.parent / "data" / "retrieval"
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    lang: str
+    role: str  # "dev" (tuning: look at it freely) or "closing" (scored once, at the end)
+    description: str
+
+
+DOMAINS = {d.name: d for d in (
+    Domain("financebench", "en", "dev",
+           "FinanceBench (patronus-ai/financebench): 10-Ks, 10-Qs, 8-Ks and earnings "
+           "releases; questions by financial analysts with evidence pages"),
+    Domain("reference", "en", "dev",
+           "Wikipedia articles printed to PDF and NLP papers from arXiv (UDA-Benchmark's "
+           "examples): Natural Questions and FeTaQA questions on the articles, Qasper "
+           "questions on the papers"),
+    Domain("fujitsu-ja", "ja", "dev",
+           "Japanese corporate reports (FujitsuResearch/Fujitsu-RAG-Hard-Benchmark): "
+           "questions with annotated evidence pages"),
+    Domain("sec-10-q", "en", "dev",
+           "Twenty 10-Q filings (docugami/KG-RAG-datasets): single- and multi-document "
+           "questions; evidence pages located from the answers' figures"),
+    Domain("annual-reports", "en", "closing",
+           "Six annual reports (UDA-Benchmark's examples): FinQA questions (page given) and "
+           "TAT-QA questions (answer spans located); the closing held-out set"),
+)}
+DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
+CLOSING_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "closing")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    doc: str
+    pages: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BenchQuestion:
+    id: str
+    domain: str
+    question: str
+    evidence: tuple[Evidence, ...]
+    kind: str
+    lang: str
+    answer: str = ""
+    mapping: str = ""
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def docs(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(e.doc for e in self.evidence))
+
+    @property
+    def evidence_pages(self) -> frozenset[tuple[str, int]]:
+        return frozenset((e.doc, p) for e in self.evidence for p in e.pages)
+
+
+def documents_csv(domain: str) -> pathlib.Path:
+    return SETS_DIR / domain / "documents.csv"
+
+
+def questions_jsonl(domain: str) -> pathlib.Path:
+    return SETS_DIR / domain / "questions.jsonl"
+
+
+def document_rows(domain: str) -> list[dict[str, str]]:
+    with open(documents_csv(domain), newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def load_questions(domain: str) -> list[BenchQuestion]:
+    out = []
+    for line in questions_jsonl(domain).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        out.append(BenchQuestion(
+            id=obj["id"], domain=domain, question=obj["question"],
+            evidence=tuple(Evidence(e["doc"], tuple(e["pages"])) for e in obj["evidence"]),
+            kind=obj["kind"], lang=obj["lang"], answer=obj.get("answer", ""),
+            mapping=obj.get("mapping", ""),
+            extra={k: v for k, v in obj.items() if k not in {
+                "id", "question", "evidence", "kind", "lang", "answer", "mapping"}}))
+    return out
+
+
+def domain_dir(data: pathlib.Path, domain: str) -> pathlib.Path:
+    return data / domain
+
+
+def fetch(data: pathlib.Path, domains: list[str], mirror_root: pathlib.Path | None) -> int:
+    """Copy (``mirror_root``) or download each domain's PDFs, checking SHA-256."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from large_docs import _downloaded, _from_mirror
+
+    bad = 0
+    for domain in domains:
+        rows = document_rows(domain)
+        have = 0
+        for row in rows:
+            target = data / row["path"]
+            if (target.is_file()
+                    and hashlib.sha256(target.read_bytes()).hexdigest() == row["sha256"]):
+                have += 1
+                continue
+            blob = _from_mirror(mirror_root, row) if mirror_root else _downloaded(row)
+            digest = hashlib.sha256(blob).hexdigest()
+            if digest != row["sha256"]:
+                print(f"SHA-256 mismatch: {row['path']} ({digest} != {row['sha256']})",
+                      file=sys.stderr)
+                bad += 1
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(blob)
+            have += 1
+        pages = sum(int(r["pages"]) for r in rows)
+        print(f"{domain}: {have} of {len(rows)} PDFs ({pages} pages) in {data / domain}")
+    return 1 if bad else 0
+
+
+def check(data: pathlib.Path, domain: str) -> list[str]:
+    """The domain's PDFs that are missing or changed under ``data``."""
+    missing = []
+    for row in document_rows(domain):
+        path = data / row["path"]
+        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != row["sha256"]:
+            missing.append(row["path"])
+    return missing

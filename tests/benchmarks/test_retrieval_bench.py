@@ -1,0 +1,212 @@
+"""benchmarks/retrieval.py (issue 38): the page attribution every pipeline is scored by,
+the scorer's ceiling and floor on a generated document set, the budget fill, the
+committed question sets, and (slow, where the PDFs are fetched) ragbeam's side on two
+real papers."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import random
+import sys
+
+import pytest
+
+BENCHMARKS = pathlib.Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from retrieval_bench import score, sets  # noqa: E402
+from retrieval_bench.chunks import BenchChunk, read_chunks, write_chunks  # noqa: E402
+from retrieval_bench.pages import PageIndex, words  # noqa: E402
+from retrieval_bench.sets import BenchQuestion, Evidence  # noqa: E402
+
+FURNITURE = "Acme Corporation | Quarterly Report on Form 10-Q | Confidential"
+
+
+def made_up_words(rng: random.Random, n: int) -> list[str]:
+    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "zu", "pe", "do", "ga"]
+    return ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(n)]
+
+
+def generated_pages(pages: int, seed: int = 7) -> list[str]:
+    """Pages of distinct made-up prose, each with the same running head (furniture)."""
+    rng = random.Random(seed)
+    return [f"{FURNITURE}\n" + " ".join(made_up_words(rng, 160)) + f"\n{FURNITURE}"
+            for _ in range(pages)]
+
+
+# ------------------------------------------------------------------ attribution
+
+def test_words_ignore_case_punctuation_markup_and_split_cjk():
+    assert words("Net sales | $82,959 |") == ["net", "sales", "82", "959"]
+    assert words("**Revenue**  (in millions)") == ["revenue", "in", "millions"]
+    assert words("ﬁnance") == ["finance"]  # NFKC: a ligature is its letters
+    assert words("売上収益は3兆円") == ["売", "上", "収", "益", "は", "3", "兆", "円"]
+
+
+def test_a_chunk_lies_on_the_page_its_text_is_on_however_it_is_formatted():
+    pages = generated_pages(6)
+    index = PageIndex(pages)
+    body = pages[3].split("\n")[1].split()
+    chunk = " ".join(body[20:80])
+    assert index.pages_of(chunk) == {4}
+    # Markdown decoration, other line breaks and case do not move it
+    markdown = "## " + " | ".join(w.upper() for w in body[20:80])
+    assert index.pages_of(markdown) == {4}
+
+
+def test_a_chunk_across_a_page_break_lies_on_both_pages_a_trailing_line_on_one():
+    pages = generated_pages(6)
+    index = PageIndex(pages)
+    two, three = pages[1].split("\n")[1].split(), pages[2].split("\n")[1].split()
+    balanced = " ".join(two[-40:] + three[:40])
+    assert index.pages_of(balanced) == {2, 3}
+    mostly_three = " ".join(two[-5:] + three[:90])
+    assert index.pages_of(mostly_three) == {3}
+
+
+def test_a_contents_chunk_lies_on_the_contents_page_not_on_the_pages_it_lists():
+    pages = generated_pages(12)
+    headings = [" ".join(pages[n].split("\n")[1].split()[:6]) for n in (4, 7, 10)]
+    pages[1] = f"{FURNITURE}\nContents\n" + "\n".join(headings) + f"\n{FURNITURE}"
+    index = PageIndex(pages)
+    assert index.pages_of("Contents\n" + "\n".join(headings)) == {2}
+
+
+def test_the_same_text_printed_on_two_pages_lies_on_both():
+    pages = generated_pages(8)
+    paragraph = " ".join(pages[2].split("\n")[1].split()[:50])
+    pages[6] = pages[6].replace("\n", "\n" + paragraph + " ", 1)
+    assert PageIndex(pages).pages_of(paragraph) == {3, 7}
+
+
+def test_furniture_alone_lies_on_no_page_and_unknown_text_on_none():
+    index = PageIndex(generated_pages(6))
+    assert index.pages_of(FURNITURE) == frozenset()
+    assert index.pages_of("text that appears in no page of this document at all") == frozenset()
+
+
+def test_best_pages_says_how_much_of_a_passage_was_found():
+    pages = generated_pages(4)
+    index = PageIndex(pages)
+    passage = " ".join(pages[2].split("\n")[1].split()[10:50])
+    found, share = index.best_pages(passage)
+    assert found == {3} and share == pytest.approx(1.0)
+    _, share = index.best_pages(passage + " " + " ".join(made_up_words(random.Random(1), 40)))
+    assert 0.3 < share < 0.7
+
+
+# ------------------------------------------------------------------ scorer: ceiling and floor
+
+def generated_set(docs: int = 4, pages: int = 50):
+    """Documents of generated pages, two chunks a page, and one question per evidence
+    page built from words of that page (a question BM25 can answer)."""
+    rng = random.Random(3)
+    page_texts, chunks, questions = {}, [], []
+    for d in range(docs):
+        doc = f"gen/doc{d}.pdf"
+        texts = generated_pages(pages, seed=100 + d)
+        page_texts[doc] = texts
+        for text in texts:
+            body = text.split("\n")[1].split()
+            chunks += [BenchChunk(doc, " ".join(body[:80])), BenchChunk(doc, " ".join(body[80:]))]
+        for p in rng.sample(range(1, pages + 1), 10):
+            body = texts[p - 1].split("\n")[1].split()
+            questions.append(BenchQuestion(
+                f"q{d}-{p}", "gen", "what about " + " ".join(body[30:36]) + "?",
+                (Evidence(doc, (p,)),), "text", "en"))
+    indexes = {doc: PageIndex(t) for doc, t in page_texts.items()}
+    return page_texts, indexes, chunks, questions
+
+
+def test_the_oracle_answers_everything_bm25_nearly_and_random_chunks_almost_nothing():
+    page_texts, indexes, chunks, questions = generated_set()
+    indexed = score.prepare("generated", chunks, indexes)
+    assert indexed.located_share == 1.0
+    oracle = score.oracle(questions, page_texts, indexes)
+    assert all(oracle[s][b]["hits"] == len(questions) for s in score.SCOPES
+               for b in ("600", "1500"))
+    bm25 = score.score(indexed, questions, "bm25")
+    assert bm25["all"]["600"]["hits"] >= 0.9 * len(questions)
+    assert bm25["doc"]["600"]["hits"] >= bm25["all"]["600"]["hits"]
+    floor = score.score(indexed, questions, "random")
+    assert floor["all"]["600"]["hits"] <= 0.2 * len(questions)
+    assert floor["all"]["1500"]["hits"] >= floor["all"]["600"]["hits"]
+
+
+def test_a_chunk_larger_than_the_budget_is_never_sent():
+    page_texts, indexes, _, questions = generated_set(docs=1, pages=20)
+    whole_pages = [BenchChunk(doc, t * 6) for doc, texts in page_texts.items() for t in texts]
+    indexed = score.prepare("big", whole_pages, indexes)
+    assert min(indexed.tokens) > 600
+    result = score.score(indexed, questions, "bm25", budgets=(600, 100_000))
+    assert result["all"]["600"]["hits"] == 0
+    assert result["all"]["100000"]["hits"] == len(questions)
+
+
+def test_the_contextual_text_is_indexed_but_the_chunk_text_is_charged_and_attributed():
+    _page_texts, indexes, chunks, _questions = generated_set(docs=1, pages=10)
+    with_header = [BenchChunk(c.doc, c.text, "Made-up report > Section 1") for c in chunks]
+    plain = score.prepare("plain", with_header, indexes)
+    contextual = score.prepare("ctx", with_header, indexes, contextual=True)
+    assert contextual.tokens == plain.tokens and contextual.pages == plain.pages
+    assert all(t.startswith("Made-up report") for t in contextual.index_texts)
+
+
+def test_chunks_files_round_trip(tmp_path):
+    chunks = [BenchChunk("a/x.pdf", "text", "ctx", 3), BenchChunk("a/y.pdf", "其他", "", None)]
+    write_chunks(tmp_path / "c.jsonl", chunks)
+    assert read_chunks(tmp_path / "c.jsonl") == chunks
+
+
+# ------------------------------------------------------------------ committed question sets
+
+@pytest.mark.parametrize("domain", sorted(sets.DOMAINS))
+def test_every_question_names_a_listed_pdf_and_pages_it_has(domain):
+    rows = {r["path"]: r for r in sets.document_rows(domain)}
+    questions = sets.load_questions(domain)
+    assert questions and len({q.id for q in questions}) == len(questions)
+    for r in rows.values():
+        assert len(r["sha256"]) == 64 and len(r["commit"]) == 40 and int(r["pages"]) > 0
+    for q in questions:
+        assert q.kind in {"table", "text", "figure"} and q.lang == sets.DOMAINS[domain].lang
+        for e in q.evidence:
+            assert e.doc in rows, e.doc
+            assert e.pages and all(1 <= p <= int(rows[e.doc]["pages"]) for p in e.pages)
+
+
+def test_one_closing_domain_and_at_least_one_other_language():
+    assert sets.CLOSING_DOMAINS == ("annual-reports",)
+    assert {d.lang for d in sets.DOMAINS.values() if d.role == "dev"} > {"en"}
+
+
+# ------------------------------------------------------------------ slow: ragbeam on real PDFs
+
+def test_ragbeam_chunks_of_two_papers_lie_on_their_pages_and_answer(tmp_path):
+    data = sets.DEFAULT_DATA
+    papers = ["reference/paper-1909.00754.pdf", "reference/paper-1912.01214.pdf"]
+    if not all((data / p).is_file() for p in papers):
+        pytest.skip(f"needs the benchmark's PDFs in {data} (benchmarks/retrieval.py --fetch)")
+    from retrieval_bench import pipelines
+    from retrieval_bench.pages import pdf_page_texts
+
+    inputs = tmp_path / "data"
+    for p in papers:
+        (inputs / p).parent.mkdir(parents=True, exist_ok=True)
+        (inputs / p).symlink_to(data / p)
+    timing = pipelines.run_ragbeam(inputs, "reference", tmp_path / "work", sys.executable,
+                                   str(BENCHMARKS.parents[1]), [], None)
+    chunks = pipelines.ragbeam_chunks_from_run(pathlib.Path(timing["output"]), inputs)
+    assert {c.doc for c in chunks} == set(papers)
+    indexes = {p: PageIndex(pdf_page_texts(data / p)) for p in papers}
+    indexed = score.prepare("ragbeam", chunks, indexes)
+    assert indexed.located_share > 0.8
+    questions = [q for q in sets.load_questions("reference") if set(q.docs) <= set(papers)]
+    assert questions
+    result = score.score(indexed, questions, "bm25")
+    assert result["doc"]["1500"]["hits"] >= 1
+    json.dumps(result)
+
+
+test_ragbeam_chunks_of_two_papers_lie_on_their_pages_and_answer = pytest.mark.slow(
+    test_ragbeam_chunks_of_two_papers_lie_on_their_pages_and_answer)
