@@ -1,15 +1,16 @@
 # Two commands do everything on a fresh machine (Python 3.11, no GPU):
 #   make demo   set up .venv, run the pipeline on samples/, print a summary
 #   make test   set up .venv (with test tools), lint, run the whole test suite (CI), on
-#               every core (TEST_WORKERS=1: one process; docs/testing.md)
+#               every CPU (TEST_WORKERS=0: in one process; docs/testing.md)
 #   make quick  lint and the tests not marked slow: a developer's check in minutes
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ragbeam-installed
 DEMO_OUT ?= out/demo
-# pytest-xdist workers for make test: auto is one per core.
-TEST_WORKERS ?= auto
+# pytest-xdist workers for make test: logical is one per CPU the OS counts (auto would
+# count physical cores where psutil is installed).
+TEST_WORKERS ?= logical
 
 .PHONY: demo test quick lint install clean browser ocr
 

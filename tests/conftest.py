@@ -63,10 +63,18 @@ TESTS = pathlib.Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow_modules: set[pathlib.Path] = set()
     for item in items:
         module = pathlib.Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or module in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("slow"):
+            slow_modules.add(item.path)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Under pytest-xdist, modules holding a slow test are handed out first (each
+        # worker sorts alike, the order stays stable within a module): a long module
+        # started last would leave the other workers idle until it ends.
+        items.sort(key=lambda item: item.path not in slow_modules)
 
 
 
