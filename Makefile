@@ -50,10 +50,11 @@ ocr:
 	  tesseract --list-langs 2>/dev/null | grep -cxE 'chi_sim|chi_tra|jpn|kor|osd' | grep -qx 5 || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES) $(TEST_FONTS))
 
-# Each module (or class) goes whole to one worker: its module fixtures are made once.
+# Each module (or class) goes whole to one worker: its module fixtures are made once;
+# modules go out in the order tests/conftest.py gives them (slow ones first), not by size.
 test: $(STAMP) browser ocr
 	$(BIN)/ruff check .
-	HF_HUB_OFFLINE=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 # Everything but the `slow` tests (whole-corpus runs, other runners, the browser;
 # tests/conftest.py marks them): what a developer runs before pushing. CI runs `make test`.
