@@ -92,7 +92,7 @@ def sample_questions(tmp_path_factory) -> pathlib.Path:
 def samples_compare(tmp_path_factory, sample_questions) -> pathlib.Path:
     """``ragbeam compare`` over samples/: three strategies, both retrievers (real runs),
     made once per test session (``shared_output``)."""
-    from ragbeam.pipeline.cli import main
+    from ragbeam.cli import main
 
     def compare(work: pathlib.Path) -> None:
         code = main(["compare", "--input", str(REPO / "samples"), "--work", str(work),
