@@ -48,15 +48,20 @@ from itertools import pairwise
 
 from ragbeam.transforms.charsets import SENTENCE_ENDS
 from ragbeam.transforms.chunk.log import timestamped_line_share
+from ragbeam.transforms.clean.contents import contents_lines, is_contents_title
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
 from ragbeam.transforms.clean.headings import (
     MAX_TITLE_LINES,
     BodyStyle,
     HeadingBlock,
+    OutlineEntry,
     body_style,
+    division_title,
+    division_without_title,
     find_styled_headings,
     is_prose,
+    looks_like_heading,
     outline_headings,
     outline_of,
 )
@@ -73,7 +78,6 @@ from ragbeam.transforms.clean.linejoin import (
     FULL_LINE_SHARE,
     LineBreak,
     classify_line_break,
-    looks_like_heading,
     plain_wrap_breaks,
     typical_line_length,
 )
@@ -86,6 +90,12 @@ from ragbeam.transforms.clean.text import (
     normalize_whitespace,
     remove_control_characters,
     replacement_char_is_space,
+)
+from ragbeam.transforms.clean.title import (
+    OPENING_CHARS,
+    DocumentName,
+    TitleLine,
+    name_document,
 )
 from ragbeam.transforms.types import (
     Block,
@@ -126,6 +136,7 @@ class CleanOptions:
     remove_cover_page: bool = True
     remove_furniture: bool = True
     strip_leaders: bool = True
+    mark_contents: bool = True
     dehyphenate: bool = True
     join_lines: bool = True
     detect_headings: bool = True
@@ -300,6 +311,26 @@ def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
     return out, count
 
 
+def _mark_contents(lines: list[_Line], page_count: int | None) -> int:
+    """Mark the lines of contents pages and indexes (``contents.py``) as
+    ``BlockKind.CONTENTS``; how many."""
+    by_page: dict[int, list[_Line]] = defaultdict(list)
+    for line in lines:
+        if line.page and not line.detached and line.kind is BlockKind.PARAGRAPH:
+            by_page[line.page].append(line)
+    if not by_page:
+        return 0
+    pages = sorted(by_page)
+    found = contents_lines([[line.text for line in by_page[page]] for page in pages],
+                           page_count or pages[-1])
+    marked = 0
+    for page, members in zip(pages, found, strict=True):
+        for i in members:
+            by_page[page][i].kind = BlockKind.CONTENTS
+            marked += 1
+    return marked
+
+
 class _LazyLexicon(Counter):
     """The document's word counts, built on the first hyphenated line break only."""
 
@@ -427,14 +458,15 @@ def _reaches_margin(line: _Line, full_line: dict[int | None, tuple[float, float]
     return low <= len(line.text) <= high
 
 
-def _mark_headings(assembly: _Assembly, outline: list[tuple[int, str]],
+def _mark_headings(assembly: _Assembly, outline: list[OutlineEntry],
                    layout: PdfLayout | None) -> int:
     """The one-line paragraphs a PDF's outline points at become headings of its levels;
     without an outline that describes the text, the paragraphs that read like section
     headings, and, where the lines carry their style, those set apart by their font
     (``headings.find_styled_headings``)."""
     blocks = [_heading_block(pieces) for pieces in assembly.blocks]
-    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline)
+    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
+                              [pieces[0][1].page for pieces in assembly.blocks])
              if outline else None)
     if found is None:
         body = body_style((line.style, len(line.text)) for pieces in assembly.blocks
@@ -448,10 +480,46 @@ def _mark_headings(assembly: _Assembly, outline: list[tuple[int, str]],
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
         found = find_styled_headings(blocks, body)
+        found = _join_division_titles(assembly, found)
+    # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
+    # of every page) it heads nothing.
+    found = {i: level for i, level in found.items()
+             if not is_contents_title(" ".join(line.text for _, line in assembly.blocks[i]))
+             or (i + 1 < len(assembly.blocks)
+                 and assembly.blocks[i + 1][0][1].kind is BlockKind.CONTENTS)}
     for index, level in found.items():
         for _, line in assembly.blocks[index]:
             line.kind, line.level = BlockKind.HEADING, level
     return len(found)
+
+
+MAX_DIVISION_TITLE_WORDS = 12
+
+
+def _join_division_titles(assembly: _Assembly, found: dict[int, int]) -> dict[int, int]:
+    """A heading that is only a division's keyword and number ("Chapter 1", "ARTICLE
+    IV", "PART II") takes the title printed on the next line of its page ("Template",
+    "DEFINITIONS", "OTHER INFORMATION") into one heading, "Chapter 1 Template": the
+    block after it joins its block (``headings.division_without_title``)."""
+    joined: list[int] = []
+    for index in sorted(found):
+        nxt = index + 1
+        if nxt >= len(assembly.blocks) or len(assembly.blocks[index]) != 1:
+            continue
+        head, title = assembly.blocks[index][0][1], assembly.blocks[nxt]
+        line = title[0][1]
+        if (not division_without_title(head.text) or len(title) != 1
+                or line.kind is not BlockKind.PARAGRAPH or line.page != head.page
+                or not division_title(line.text, MAX_DIVISION_TITLE_WORDS)):
+            continue
+        joined.append(index)
+    for index in reversed(joined):
+        assembly.blocks[index].append((LineBreak.SPACE.value, assembly.blocks[index + 1][0][1]))
+        del assembly.blocks[index + 1]
+    if not joined:
+        return found
+    return {i - sum(j < i for j in joined): level for i, level in found.items()
+            if i - 1 not in joined}
 
 
 def _heading_block(pieces: list[tuple[str, _Line]]) -> HeadingBlock:
@@ -606,6 +674,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
     paged = extracted.media_type in _HARD_WRAPPED
+    contents_lines_marked = (_mark_contents(lines, extracted.page_count)
+                             if paged and options.mark_contents else 0)
     hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
                              and _mark_plain_wraps(lines))
     assembly = _assemble(lines, hard_wrapped, options)
@@ -634,7 +704,10 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
                                       line.level, line.raw_start, line.raw_end, block_index))
             parts.append(text)
             cursor += len(text)
+    text = "".join(parts)
+    name = _name_document(extracted, lines, text)
     metadata = dict(extracted.metadata)
+    metadata.update(name.metadata())
     metadata.update({
         "clean_replacement_chars_as_spaces": "1" if spaces_restored else "0",
         "clean_residue_lines_removed": str(len(residue)),
@@ -648,6 +721,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
             [[line.page, line.text] for line in furniture[:MAX_RECORDED_FURNITURE_LINES]],
             ensure_ascii=False),
         "clean_leaders_removed": str(leaders_removed),
+        "clean_contents_lines": str(contents_lines_marked),
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),
         "clean_headings_detected": str(headings_detected),
@@ -656,13 +730,30 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         source=extracted.source,
         content_hash=extracted.content_hash,
         media_type=extracted.media_type,
-        text="".join(parts),
+        text=text,
         spans=tuple(spans),
         metadata=metadata,
-        title=extracted.title,
+        title=name.title,
         language=extracted.language,
         page_count=extracted.page_count,
     )
+
+
+def _name_document(extracted: ExtractedDocument, lines: list[_Line], text: str
+                   ) -> DocumentName:
+    """The document's title, kind and period (``title.py``): from its cover where its
+    lines carry their style, its outline's root, or its metadata title."""
+    styled = [line for line in lines if line.style is not None and line.style.size]
+    body = body_style((line.style, len(line.text)) for line in styled
+                      if line.kind is BlockKind.PARAGRAPH)
+    first_page = styled[0].style.page if styled else None
+    cover = [TitleLine(line.text, line.style.page, line.style.size, line.style.top,
+                       line.style.bottom, line.style.rotated)
+             for line in styled if line.style.page == first_page
+             and line.kind in (BlockKind.PARAGRAPH, BlockKind.HEADING)]
+    return name_document(extracted.title, extracted.metadata, text[:OPENING_CHARS], cover,
+                         body.size if body is not None else 0.0,
+                         outline_of(extracted.metadata))
 
 
 def clean_or_refuse(extracted: ExtractedDocument, options: CleanOptions) -> Document:

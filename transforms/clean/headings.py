@@ -61,6 +61,8 @@ _SECTION_SIGN = re.compile(r"^§{1,2}\s*(?P<num>\d{1,5}[a-z]?(?:[.\-–]\d{1,4}[
 MAX_SECTION_HEADING_CHARS = 120
 MAX_SECTION_TITLE_WORDS = 15
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
+# A line that opens with a heading's numbering, whatever follows: "2.1 …", "IV. …", "B. …".
+_NUMBERED_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
 # Chinese enumerations below chapters and sections, in their usual order of depth:
 # "一、", "（一）", "1、", "（1）" (full-width or ASCII brackets).
 _CJK_ENUMERATIONS = (
@@ -109,6 +111,117 @@ MIN_PROSE_LETTER_SHARE = 0.7
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
+# A division named by a keyword and its number: "PART II", "Item 1A. Risk Factors",
+# "Note 2 – Revenue", "ARTICLE 1", "Section 3.2.1 Fees", "Exhibit 10.1", "Appendix B:
+# Data", "Chapter 4", "Kapitel 2", "Annexe A". Its rank says how large a division the
+# keyword names, as documents use them: parts, and what is attached to a document
+# (exhibits, appendices, schedules), start a path of their own; chapters, items and
+# articles sit in parts; sections and notes in those. A number in several parts goes
+# one level deeper per part ("Section 3.2" under "Section 3").
+KEYWORD_RANKS = {
+    **dict.fromkeys(("part", "book", "volume", "exhibit", "appendix", "annex", "schedule",
+                     "attachment", "supplement", "teil", "anhang", "partie", "annexe",
+                     "anexo", "apéndice", "allegato", "bijlage"), 1),
+    **dict.fromkeys(("chapter", "item", "article", "kapitel", "artikel", "chapitre",
+                     "capítulo", "capitolo", "hoofdstuk", "artículo", "articolo"), 2),
+    **dict.fromkeys(("section", "note", "abschnitt", "sección", "sezione"), 3),
+}
+_KEYWORD = re.compile(
+    r"^(?P<word>(?i:" + "|".join(sorted(KEYWORD_RANKS, key=len, reverse=True)) + r"))\s+"
+    r"(?P<num>\d{1,3}[A-Z]?(?:\.\d{1,3}){0,3}|[IVXLC]{1,7}|[A-Z])(?![\w/,%$€£])\.?"
+    r"(?:\s*[-–—:.]\s*|\s+|$)(?P<title>.*)$")
+MAX_KEYWORD_HEADING_CHARS = 120
+# A line that reads as a table's row or cell, not a heading: two numbers or more, an
+# amount of money, or a long number (an identifier, a total).
+_NUMBER_TOKEN = re.compile(r"^[(\[]?[-+−]?[$€£¥]?\d[\d,.]*%?[)\]]?$")
+_AMOUNT = re.compile(r"[$€£¥]\s?\d|\d{5,}|\d{1,3}(?:,\d{3})+")
+
+
+def keyword_heading(text: str) -> tuple[int, int] | None:
+    """``(rank, depth)`` of a keyword heading ("Item 7.", "Part II", "Section 3.2.1"):
+    the keyword's ``KEYWORD_RANKS`` and the number's parts; None for other lines."""
+    match = _KEYWORD.match(text.strip())
+    if match is None or len(text.strip()) > MAX_KEYWORD_HEADING_CHARS:
+        return None
+    title = match.group("title").strip()
+    if title and (not (_starts_title(title) or title[0] in "\"'“‘(")
+                  or title.endswith(_ENDS_SENTENCE[1:]) or _CODE_LIKE.search(title)
+                  or title[-1].isdigit() or reads_like_data(title)
+                  or _ENDS_INSIDE.search(title)):
+        return None  # "Section 3 of the Agreement …", a contents entry "Item 2. … 15"
+    rank = KEYWORD_RANKS[match.group("word").casefold()]
+    # "Exhibit 10.1" is a name; "Section 3.2" a subsection.
+    return rank, (match.group("num").count(".") + 1 if rank > 1 else 1)
+
+
+def division_without_title(text: str) -> bool:
+    """A keyword heading that is only its keyword and number: "Chapter 1", "PART II"."""
+    match = _KEYWORD.match(text.strip())
+    return match is not None and not match.group("title").strip()
+
+
+def division_title(text: str, max_words: int) -> bool:
+    """Could ``text``, on the line after "Chapter 1", be that chapter's title: a few
+    words starting with a capital, no sentence, no keyword heading of its own."""
+    text = text.strip()
+    return (bool(text) and len(text.split()) <= max_words and _starts_title(text)
+            and not text.endswith(_ENDS_SENTENCE) and keyword_heading(text) is None
+            and not reads_like_data(text) and not _CODE_LIKE.search(text))
+
+
+def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int]
+                        ) -> dict[int, int]:
+    """Levels where keyword headings (``keyword_heading``) take the top ones, by rank
+    (the ranks a document uses, counted from 1: a contract's "ARTICLE 1" over its
+    "Section 1.1" over "Section 1.1.1", a filing's "Part I" over "Item 2" over
+    "Note 3"), and every other
+    heading nests below the deepest of them: MD&A's "Gross Margin" under "Item 2.",
+    not beside it."""
+    keyed = {i: kw for i in found if (kw := keyword_heading(texts[i] or "")) is not None}
+    if not keyed:
+        return dict(found)
+    ranks = {rank: n for n, rank in enumerate(sorted({rank for rank, _ in keyed.values()}), 1)}
+    # Depth counts from the shallowest number of a rank: a contract's "Section 1.1"
+    # (numbered within its article) sits right under "ARTICLE 1".
+    shallowest: dict[int, int] = {}
+    for rank, depth in keyed.values():
+        shallowest[rank] = min(depth, shallowest.get(rank, depth))
+    levels = {i: ranks[rank] + depth - shallowest[rank] for i, (rank, depth) in keyed.items()}
+    deepest = max(levels.values())
+    return {i: min(levels[i] if i in levels else deepest + level, 6)
+            for i, level in found.items()}
+
+
+def numbered_heading_start(line: str) -> bool:
+    """Does the line open with a heading's numbering ("2.1 …", "IV. …", "B. …")?"""
+    return _NUMBERED_START.match(line) is not None
+
+
+def looks_like_heading(line: str) -> bool:
+    """The rule line joining asks of a line before joining it to the one above: a short
+    line that opens like a heading, numbered ("2.1 Title", "IV. Results"), a CJK
+    chapter or section ("第一节 重要提示"), a keyword heading ("Item 2. …", "PART II"),
+    or in capitals. ``heading_level`` is the stricter rule for what is a heading."""
+    if len(line) > MAX_KEYWORD_HEADING_CHARS:
+        return False
+    if keyword_heading(line) is not None:
+        return True
+    if len(line) > MAX_HEADING_CHARS:
+        return False
+    return (numbered_heading_start(line) or _CJK_SECTION.match(line) is not None
+            or (line.isupper() and len(line) > 3))
+
+
+def reads_like_data(text: str) -> bool:
+    """A table's row or cell ("Non-GAAP diluted EPS $ 2.61 $ 2.73", "2021 2022",
+    "California 94-2404110"): two numbers or more after the line's own numbering
+    (a percentage is one), an amount of money or a long number."""
+    match = _KEYWORD.match(text) or _NUMBERED.match(text) or _ROMAN.match(text)
+    rest = match.group("title") if match else text
+    return (sum(bool(_NUMBER_TOKEN.match(token)) for token in rest.split()) >= 2
+            or _AMOUNT.search(rest) is not None)
+
+
 def _starts_title(title: str) -> bool:
     first = title[0]
     return first.isupper() or bool(_CJK_START.match(first))
@@ -119,6 +232,10 @@ def heading_level(line: str) -> tuple[int, str] | None:
     text = line.strip()
     if (match := _SECTION_SIGN.match(text)) and _is_section_title(match.group("title")):
         return 2, "section-sign"
+    if (keyword := keyword_heading(text)) is not None:
+        return min(keyword[0] + keyword[1] - 1, 6), f"keyword-{keyword[0]}"
+    if text and reads_like_data(text):
+        return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
             or _CAPTION.match(text) or "。" in text):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
@@ -196,6 +313,13 @@ def is_prose(text: str) -> bool:
 
 def find_headings(paragraphs: Sequence[str | None],
                   prose: Sequence[bool] | None = None) -> dict[int, int]:
+    """``{index: level}`` of the one-line paragraphs that are headings
+    (``_text_headings``), keyword headings over the others (``nest_under_keywords``)."""
+    return nest_under_keywords(paragraphs, _text_headings(paragraphs, prose))
+
+
+def _text_headings(paragraphs: Sequence[str | None],
+                   prose: Sequence[bool] | None = None) -> dict[int, int]:
     """``{index: level}`` of the one-line paragraphs that are headings.
 
     ``paragraphs`` holds each cleaned block's text, or None for blocks that
@@ -348,9 +472,9 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     heading's depth; an unnumbered one takes the level of the numbered headings set
     like it, or ranks by size below the larger styles."""
     texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
-    by_text = find_headings(texts, [b.prose for b in blocks])
+    by_text = _text_headings(texts, [b.prose for b in blocks])
     if body is None:
-        return by_text
+        return nest_under_keywords(texts, by_text)
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
     for i in _lettered_out_of_sequence(blocks, kinds):
         del by_text[i], kinds[i]
@@ -411,7 +535,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                  if i >= title or blocks[i].style is None
                  or blocks[i].style.page != blocks[title].style.page
                  or blocks[i].style.top >= blocks[title].style.top}
-    return _levels(blocks, found)
+    return nest_under_keywords([b.text for b in blocks], _levels(blocks, found))
 
 
 def _read_by_text_rules(block: HeadingBlock) -> bool:
@@ -490,6 +614,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
             or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
+            or reads_like_data(text)
             or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
@@ -608,10 +733,12 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
         return None
     size = blocks[best].style.size  # type: ignore[union-attr]
     title = blocks[best].style
-    # What is printed above the title on its page is no heading (below), so no rival.
+    # What is printed above the title on its page is no heading (below), so no rival; nor
+    # is a heading that names its division ("Chapter 1", set as large as a book sets it).
     others = [style.size for i in found
               if i != best and (style := blocks[i].style) is not None
-              and not (i < best and style.page == title.page and style.top < title.top)]
+              and not (i < best and style.page == title.page and style.top < title.top)
+              and keyword_heading(blocks[i].text or "") is None]
     # A block set like the section headings is the title only where no text follows it
     # (an EGC paper sets its title and its sections alike, the authors under the title);
     # the first section, over its text, is no title.
@@ -668,22 +795,41 @@ def _outline_key(text: str) -> str:
     return " ".join(_KEY_WORD.findall(text.casefold()))
 
 
-def outline_headings(paragraphs: Sequence[str | None],
-                     outline: Sequence[tuple[int, str]]) -> dict[int, int] | None:
+# An outline entry: its depth (1: top), its title and, where PDFium resolved it, the
+# 1-based page it points at.
+OutlineEntry = tuple[int, str] | tuple[int, str, int]
+# A heading is looked for on the page its entry points at and up to this many pages on
+# (an entry may point at the page before a heading set at the top of the next).
+OUTLINE_PAGE_REACH = 1
+
+
+def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[OutlineEntry],
+                     pages: Sequence[int | None] | None = None) -> dict[int, int] | None:
     """``{index: level}`` of the one-line paragraphs a PDF's outline points at, or
     None when the outline does not describe the text (``MIN_OUTLINE_MATCHED``).
 
     Entries are matched in outline order, each to the first paragraph after the
     previous match whose words are the entry's (case-folded, punctuation left
     out), with or without its numbering ("Introduction" finds "1 Introduction");
-    an entry not found is skipped. The level is the entry's outline depth."""
+    where the entry knows its page and ``pages`` gives each paragraph's, only on
+    that page or the next (so a printed contents page, which repeats every title,
+    never takes them); an entry not found is skipped. The level is the entry's
+    outline depth."""
     keys = [(_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text)))
             if text is not None else None for text in paragraphs]
     found: dict[int, int] = {}
     cursor = 0
-    for level, title in outline:
+    for entry in outline:
+        level, title = entry[0], entry[1]
+        target = entry[2] if len(entry) > 2 and pages is not None else None
         wanted = {_outline_key(title), _outline_key(_LEADING_NUMBER.sub("", title))} - {""}
         for i in range(cursor, len(keys)):
+            page = pages[i] if target is not None and pages is not None else None
+            if page is not None and target is not None:
+                if page < target:
+                    continue
+                if page > target + OUTLINE_PAGE_REACH:
+                    break
             key = keys[i]
             if key is not None and (key[0] in wanted or key[1] in wanted):
                 found[i] = min(level, 6)
@@ -694,12 +840,14 @@ def outline_headings(paragraphs: Sequence[str | None],
     return found
 
 
-def outline_of(metadata: Mapping[str, str]) -> list[tuple[int, str]]:
+def outline_of(metadata: Mapping[str, str]) -> list[OutlineEntry]:
     """The outline a document's metadata holds (``OUTLINE_KEY``), or []."""
     value = metadata.get(OUTLINE_KEY)
     if not value:
         return []
     try:
-        return [(int(level), str(title)) for level, title in json.loads(value)]
-    except (ValueError, TypeError):
+        return [(int(entry[0]), str(entry[1]), int(entry[2])) if len(entry) > 2
+                and entry[2] is not None else (int(entry[0]), str(entry[1]))
+                for entry in json.loads(value)]
+    except (ValueError, TypeError, IndexError):
         return []

@@ -19,8 +19,8 @@ cleaned text, in this order:
    (at least ``FULL_LINE_SHARE`` of the page's typical line length, and not
    far longer than it: a masthead or title spanning two columns is no wrapped
    column line), does not end a sentence, and the next line does not look
-   like a heading ("2.1 Title", "IV. RESULTS", "INTRODUCTION"); otherwise a
-   paragraph break.
+   like a heading (``headings.looks_like_heading``: "2.1 Title", "IV. RESULTS",
+   "INTRODUCTION", "Item 2.", "第一章 总则"); otherwise a paragraph break.
 
 Joined lines get one space between them, or none between two CJK characters
 (Chinese and Japanese do not put spaces between words) or inside a URL that
@@ -43,12 +43,14 @@ import re
 from enum import Enum
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
+from ragbeam.transforms.clean.headings import (
+    MAX_HEADING_CHARS,
+    looks_like_heading,
+    numbered_heading_start,
+)
 
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
-_NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
-MAX_HEADING_CHARS = 80
-_CJK_SECTION_START = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*[章篇部节]\s*\S")
 # A footnote's mark fused to its text: "6We use the unfiltered …".
 _FOOTNOTE_START = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")
 _NUMBER_TOKENS = re.compile(r"(?<!\S)[-+±(]?\d[\d.,/:%]*[)%]?(?!\S)")
@@ -118,7 +120,7 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
             # ends it) stands alone; a heading in capitals may run on to a second
             # line in capitals.
             if (line.isupper() and next_line.isupper() and len(next_line) <= MAX_HEADING_CHARS
-                    and not _NUMBERED_HEADING.match(next_line)):
+                    and not numbered_heading_start(next_line)):
                 return join_separator(line, next_line)
             return LineBreak.PARAGRAPH
         if not full_width and (ends_sentence or looks_like_heading(next_line)):
@@ -145,14 +147,6 @@ def is_numeric_row(line: str) -> bool:
         return False  # three numbers need three digits; most lines have fewer
     numbers = len(_NUMBER_TOKENS.findall(line))
     return numbers >= 3 and numbers >= 0.4 * (line.count(" ") + 1)
-
-
-def looks_like_heading(line: str) -> bool:
-    """A short numbered ("2.1 Title", "IV. Results", "第一节 重要提示") or all-capitals line."""
-    if len(line) > MAX_HEADING_CHARS:
-        return False
-    return (bool(_NUMBERED_HEADING.match(line) or _CJK_SECTION_START.match(line))
-            or (line.isupper() and len(line) > 3))
 
 
 def typical_line_length(lengths: list[int]) -> int:

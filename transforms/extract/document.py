@@ -33,7 +33,7 @@ from ragbeam.transforms.extract.ocr import (
     OcrUnavailable,
     pending_pages,
 )
-from ragbeam.transforms.extract.outline import outline_value, pdf_outline
+from ragbeam.transforms.extract.outline import outline_value, pdf_outline, with_pages
 from ragbeam.transforms.extract.truncation import truncated_zip
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
@@ -197,7 +197,7 @@ def build_extracted_document(
             [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
             ensure_ascii=False)
     if media_type == "application/pdf" and (outline := pdf_outline(xhtml)):
-        flat[OUTLINE_KEY] = outline_value(outline)
+        flat[OUTLINE_KEY] = outline_value(with_pages(outline, fetched.data))
     if media_type == "text/markdown":
         flat.update({f"markdown:{k}": v
                      for k, v in markdown_front_matter(parsed.raw_text).items()})
