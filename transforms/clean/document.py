@@ -92,7 +92,6 @@ from ragbeam.transforms.clean.text import (
     replacement_char_is_space,
 )
 from ragbeam.transforms.clean.title import (
-    OPENING_CHARS,
     DocumentName,
     TitleLine,
     name_document,
@@ -751,7 +750,7 @@ def _name_document(extracted: ExtractedDocument, lines: list[_Line], text: str
                        line.style.bottom, line.style.rotated)
              for line in styled if line.style.page == first_page
              and line.kind in (BlockKind.PARAGRAPH, BlockKind.HEADING)]
-    return name_document(extracted.title, extracted.metadata, text[:OPENING_CHARS], cover,
+    return name_document(extracted.title, extracted.metadata, text, cover,
                          body.size if body is not None else 0.0,
                          outline_of(extracted.metadata))
 

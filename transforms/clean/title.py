@@ -47,7 +47,10 @@ MIN_TITLE_WORDS_PRINTED = 0.5
 # Title lines of one group: consecutive in reading order and at most this many line
 # heights apart vertically.
 MAX_TITLE_LINE_GAP = 2.5
-MAX_TITLE_GROUPS = 3
+MAX_TITLE_GROUPS = 2
+# Lines set at the title's size: within this share of it (PDF sizes are exact; a line
+# a point smaller is another line of the cover, not the title's).
+TITLE_SIZE_TOLERANCE = 0.04
 # A line ending in a full stop is a sentence, not a title, from this many words on.
 MIN_SENTENCE_WORDS = 5
 # Metadata keys that name the software that made the file, not the document.
@@ -105,8 +108,8 @@ _PERIODS = (
                rf"(?:year\s+)?\d{{4}})\b", re.IGNORECASE),
     re.compile(r"\b((?:Q[1-4]\s*(?:FY)?\s*'?\d{2,4})|(?:FY\s?'?\d{2,4}(?:\s*Q[1-4])?)|"
                r"(?:fiscal\s+(?:year\s+)?\d{4}))\b", re.IGNORECASE),
-    re.compile(r"((?:19|20)\d{2}\s*年度?\s*(?:第\s*[1-4１-４一二三四]\s*四半期|上期|下期|上半期|"
-               r"通期|中間期)?)(?=.{0,12}(?:決算|報告|概要|説明))"),
+    re.compile(r"((?:19|20)\d{2}\s*年(?:度|\s*\d{1,2}\s*月期)?\s*(?:第\s*[1-4１-４一二三四]\s*"
+               r"四半期|上期|下期|上半期|通期|中間期)?)(?=.{0,12}(?:決算|報告|概要|説明))"),
 )
 
 
@@ -179,13 +182,19 @@ def metadata_title_score(value: str | None, opening: str, software: Sequence[str
     return sum(w in printed for w in words) / len(words)
 
 
-def cover_title(lines: Sequence[TitleLine], body_size: float) -> str | None:
+def cover_title(lines: Sequence[TitleLine], body_size: float, text: str = "") -> str | None:
     """The text set largest on the first page that has text, where it is set larger
-    than the body: its lines at the largest size, consecutive ones joined, at most
-    ``MAX_TITLE_GROUPS`` groups in reading order; a group that only says what the
-    document is ("FORM 10-Q" beside the company's name) is left to ``document_kind``."""
+    than the body: its lines at the largest size, consecutive ones joined into groups.
+    A group that only says what the document is ("FORM 10-Q") is left to
+    ``document_kind``; of several groups, those the document's ``text`` repeats most
+    (a company's name, printed again in its report; not the authority a form is filed
+    with), at most ``MAX_TITLE_GROUPS`` in reading order."""
     groups = _largest_groups(lines, body_size)
     named = [group for group in groups if not _only_a_kind(group)] or groups
+    if len(named) > 1 and text:
+        folded = " ".join(text.split()).casefold()
+        repeats = [folded.count(group.casefold()) for group in named]
+        named = [group for group, n in zip(named, repeats, strict=True) if n == max(repeats)]
     title = " ".join(named[:MAX_TITLE_GROUPS])
     return title if title and _is_named_thing(title) else None
 
@@ -219,7 +228,7 @@ def _largest_groups(lines: Sequence[TitleLine], body_size: float) -> list[str]:
     groups: list[list[TitleLine]] = []
     previous: TitleLine | None = None
     for line in page:
-        if sizes_differ(line.size, top):
+        if abs(line.size - top) > TITLE_SIZE_TOLERANCE * top:
             previous = None
             continue
         height = max(line.bottom - line.top, 1.0)
@@ -241,33 +250,38 @@ def outline_title(outline: Sequence[tuple]) -> str | None:
 
 
 def document_kind(opening: str) -> str | None:
-    """What the document says it is, from its opening: "Form 10-Q", "Annual Report"."""
+    """What the document says it is, from its opening: "Form 10-Q", "Annual Report";
+    the first it names (a release's "Earnings Release" before the "Form 10-Q" it cites)."""
     text = " ".join(opening[:OPENING_CHARS].split())
+    found = []
     if match := _FORM.search(text):
-        return f"Form {match.group(1).replace(' ', '')}"
+        found.append((match.start(), f"Form {match.group(1).replace(' ', '')}"))
     if match := _REPORT.search(text):
-        return " ".join(word[:1].upper() + word[1:].lower() for word in match.group(1).split())
+        found.append((match.start(), " ".join(word[:1].upper() + word[1:].lower()
+                                              for word in match.group(1).split())))
     if match := _CJK_REPORT.search(text):
-        return match.group(1)
-    return None
+        found.append((match.start(), match.group(1)))
+    return min(found)[1] if found else None
 
 
 def document_period(opening: str) -> str | None:
-    """The period the document covers, where its opening says so."""
+    """The period the document covers, where its opening says so: the first period
+    it states (a filing's own before the comparisons it makes)."""
     text = " ".join(opening[:OPENING_CHARS].split())
-    for pattern in _PERIODS:
-        if match := pattern.search(text):
-            return " ".join(match.group(1).split())
-    return None
+    found = [(match.start(), order, match.group(1)) for order, pattern in enumerate(_PERIODS)
+             if (match := pattern.search(text))]
+    return " ".join(min(found)[2].split()) if found else None
 
 
-def name_document(metadata_title: str | None, metadata: Mapping[str, str], opening: str,
+def name_document(metadata_title: str | None, metadata: Mapping[str, str], text: str,
                   cover_lines: Sequence[TitleLine] = (), body_size: float = 0.0,
                   outline: Sequence[tuple] = ()) -> DocumentName:
     """The document's name: its cover's title, its outline's root or its metadata title,
-    the first that reads like a title (module docstring), with its kind and period."""
+    the first that reads like a title (module docstring), with its kind and period
+    (``text``: the document's cleaned text)."""
+    opening = text[:OPENING_CHARS]
     kind, period = document_kind(opening), document_period(opening)
-    if title := cover_title(cover_lines, body_size):
+    if title := cover_title(cover_lines, body_size, text):
         return DocumentName(title, "cover", kind, period)
     if title := outline_title(outline):
         return DocumentName(title, "outline", kind, period)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from made_pdfs import PROSE as PROSE_TEXT
 from made_pdfs import Line, MadePdf, extract_and_clean, prose_lines, render
 
 from ragbeam.transforms.chunk.base import ChunkOptions, ContentsIndex, HeadingIndex
@@ -13,7 +14,7 @@ from ragbeam.transforms.chunk.records import TOC_KEY, chunk_rows, navigation_met
 from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.clean.contents import contents_lines, page_reference
 from ragbeam.transforms.clean.headings import OUTLINE_KEY, outline_headings
-from ragbeam.transforms.types import BlockKind
+from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 
 CONTENTS_PAGE = ["Harbour Handbook", "Contents", "Page", "1 Cranes 3", "1.1 Brakes 3",
                  "2 Quays 4", "Wi-Fi Direct 5", "Configuring Wi-Fi Direct 5", "Index 9"]
@@ -107,3 +108,29 @@ def test_an_outline_entry_is_matched_on_its_own_page_not_on_a_contents_page():
     outline = [(1, "Cranes", 3), (1, "Quays", 4)]
     assert outline_headings(paragraphs, outline, pages) == {3: 1, 5: 1}
     assert outline_headings(paragraphs, [(1, "Cranes"), (1, "Quays")], pages) == {0: 1, 1: 1}
+
+
+def _document(blocks: list[tuple[str, BlockKind, int]]) -> Document:
+    text, spans, cursor = "", [], 0
+    for body, kind, level in blocks:
+        if text:
+            text += "\n\n"
+            cursor += 2
+        spans.append(TextSpan(cursor, cursor + len(body), kind, page=1, level=level))
+        text += body
+        cursor += len(body)
+    return Document(SourceFile("/in/x.pdf", "x", 1), "h", "application/pdf", text,
+                    tuple(spans))
+
+
+def test_a_contents_title_heads_its_contents_only_whatever_the_next_heading_level():
+    doc = _document([("Contents", BlockKind.HEADING, 1), ("Cranes 3", BlockKind.CONTENTS, 0),
+                     ("Quays 4", BlockKind.CONTENTS, 0), ("Cranes", BlockKind.HEADING, 2),
+                     (PROSE_TEXT, BlockKind.PARAGRAPH, 0)])
+    index = HeadingIndex(doc)
+    assert index.path_at(doc.text.index("Quays 4")) == ("Contents",)
+    assert index.path_at(doc.text.index(PROSE_TEXT)) == ("Cranes",)
+    # An ordinary level-1 heading stays the parent of the level-2 one.
+    doc = _document([("Harbour", BlockKind.HEADING, 1), (PROSE_TEXT, BlockKind.PARAGRAPH, 0),
+                     ("Cranes", BlockKind.HEADING, 2), (PROSE_TEXT, BlockKind.PARAGRAPH, 0)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Harbour", "Cranes")
