@@ -752,7 +752,8 @@ def _name_document(extracted: ExtractedDocument, lines: list[_Line], text: str
              and line.kind in (BlockKind.PARAGRAPH, BlockKind.HEADING)]
     return name_document(extracted.title, extracted.metadata, text, cover,
                          body.size if body is not None else 0.0,
-                         outline_of(extracted.metadata))
+                         outline_of(extracted.metadata),
+                         require_printed=extracted.media_type in _HARD_WRAPPED)
 
 
 def clean_or_refuse(extracted: ExtractedDocument, options: CleanOptions) -> Document:

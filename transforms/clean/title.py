@@ -16,8 +16,8 @@ title is taken, in this order, from:
    like a title names the whole document;
 3. **the metadata title**, only where it reads like a title
    (``metadata_title_score``): words of letters, no file name, template name,
-   identifier or producing software, and most of its words printed in the
-   document's opening text.
+   identifier or producing software, and, for a PDF (whose metadata a converter
+   often fills), most of its words printed in the document's opening text.
 
 Besides the title, what the document is and the period it covers, where its
 opening says so (``document_kind``, ``document_period``): a form ("Form 10-Q"),
@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ragbeam.transforms.charsets import CJK_CHAR, SENTENCE_ENDS
+from ragbeam.transforms.clean.contents import is_contents_title
 from ragbeam.transforms.clean.layout import sizes_differ
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY, document_label
 
@@ -171,11 +172,7 @@ def metadata_title_score(value: str | None, opening: str, software: Sequence[str
     """How much a metadata title reads like the document's title, 0 to 1: 0 for what is
     not a name (``_is_named_thing``) or names the software; else the share of its words
     printed in the document's opening text."""
-    if not value or not _is_named_thing(value):
-        return 0.0
-    folded = value.casefold().strip()
-    if any(name and (folded == name.casefold().strip() or name.casefold() in folded)
-           for name in software):
+    if not value or not _named_by_author(value, software):
         return 0.0
     words = _words(value)
     printed = set(_words(opening[:OPENING_CHARS]))
@@ -189,7 +186,8 @@ def cover_title(lines: Sequence[TitleLine], body_size: float, text: str = "") ->
     ``document_kind``; of several groups, those the document's ``text`` repeats most
     (a company's name, printed again in its report; not the authority a form is filed
     with), at most ``MAX_TITLE_GROUPS`` in reading order."""
-    groups = _largest_groups(lines, body_size)
+    groups = [group for group in _largest_groups(lines, body_size)
+              if not is_contents_title(group)]  # a contents page first: "Contents"
     named = [group for group in groups if not _only_a_kind(group)] or groups
     if len(named) > 1 and text:
         folded = " ".join(text.split()).casefold()
@@ -273,9 +271,17 @@ def document_period(opening: str) -> str | None:
     return " ".join(min(found)[2].split()) if found else None
 
 
+def _named_by_author(value: str, software: Sequence[str]) -> bool:
+    folded = value.casefold().strip()
+    return _is_named_thing(value) and not any(
+        name and (folded == name.casefold().strip() or name.casefold() in folded)
+        for name in software)
+
+
 def name_document(metadata_title: str | None, metadata: Mapping[str, str], text: str,
                   cover_lines: Sequence[TitleLine] = (), body_size: float = 0.0,
-                  outline: Sequence[tuple] = ()) -> DocumentName:
+                  outline: Sequence[tuple] = (), require_printed: bool = True
+                  ) -> DocumentName:
     """The document's name: its cover's title, its outline's root or its metadata title,
     the first that reads like a title (module docstring), with its kind and period
     (``text``: the document's cleaned text)."""
@@ -286,7 +292,12 @@ def name_document(metadata_title: str | None, metadata: Mapping[str, str], text:
     if title := outline_title(outline):
         return DocumentName(title, "outline", kind, period)
     software = [metadata[key] for key in SOFTWARE_KEYS if metadata.get(key)]
-    if metadata_title and metadata_title_score(metadata_title, opening,
-                                               software) >= MIN_TITLE_WORDS_PRINTED:
+    score = metadata_title_score(metadata_title, opening, software)
+    # A PDF's metadata title is often a converter's (a file name, an accession number):
+    # it must be printed too. Other formats' titles are their authors' (an HTML
+    # <title>, an office document's properties, a mail's subject): a name suffices.
+    if metadata_title and (score >= MIN_TITLE_WORDS_PRINTED
+                           or (not require_printed and _named_by_author(metadata_title,
+                                                                        software))):
         return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
     return DocumentName(None, "", kind, period)

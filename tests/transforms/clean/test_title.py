@@ -62,6 +62,12 @@ def test_metadata_title_stands_where_there_is_no_cover_and_it_is_a_real_title():
     assert (name.title, name.source, name.kind) == ("Harbour Cranes Annual Report", "metadata",
                                                     "Annual Report")
     assert name_document(ACCESSION, {}, OPENING).title is None
+    # Outside PDFs a metadata title is its author's: a name suffices, a template's not.
+    assert name_document("Quay rota", {}, "Mon,Tue", require_printed=False).title == \
+        "Quay rota"
+    assert name_document("Quay rota", {}, "Mon,Tue").title is None  # a PDF's must be printed
+    assert name_document("Microsoft Word - rota.docx", {}, "Mon,Tue",
+                         require_printed=False).title is None
     # An outline rooted at the document's name names it.
     outline = [(1, "Harbour Cranes Handbook", 1), (2, "Safety", 2), (2, "Brakes", 3)]
     assert name_document(ACCESSION, {}, OPENING, outline=outline).title == \
