@@ -32,14 +32,19 @@ browser:
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 
-# Tesseract for OCR (--ocr, on by default): English, German, French, Simplified Chinese;
-# poppler-utils' pdftoppm renders the PDF pages it reads (and makes the tests' scans).
+# Tesseract for OCR (--ocr, on by default): English, German, French, Simplified and
+# Traditional Chinese, Japanese, Korean, and OSD (which script a page is in: --ocr-languages
+# auto); poppler-utils' pdftoppm renders the PDF pages it reads (and makes the tests'
+# scans); fonts-wqy-microhei (1.6 MB: Latin, Cyrillic, CJK) draws the tests' pictures of
+# text. The packages beyond eng/deu/fra/chi_sim add ~9 MB of downloads (22 MB installed).
 # Without them ragbeam warns once and extracts text layers only.
-OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-chi-sim poppler-utils
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-chi-sim tesseract-ocr-chi-tra tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-osd poppler-utils
+TEST_FONTS := fonts-wqy-microhei
 ocr:
 	command -v tesseract >/dev/null && command -v pdftoppm >/dev/null && \
-	  tesseract --list-langs 2>/dev/null | grep -qx chi_sim || \
-	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES))
+	  test -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc && \
+	  tesseract --list-langs 2>/dev/null | grep -cxE 'chi_sim|chi_tra|jpn|kor|osd' | grep -qx 5 || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES) $(TEST_FONTS))
 
 test: $(STAMP) browser ocr
 	$(BIN)/ruff check .

@@ -45,6 +45,16 @@ written while looking at which set):
   scipdf_parser's, smalot/pdfparser's and pikepdf's test files (sources disjoint
   from every earlier set); truth marked by hand before any scoring, not yet scored.
   Folder ``$RAGBEAM_ISSUE29_R5_PDFS`` or ``../data/issue29-r5-pdfs``.
+* **issue39-a** / **issue39-b** (issue 39, the page-template model): 8 PDFs / 274
+  pages and 8 PDFs / 312 pages of kinds no earlier set has (SEC 10-K filings, theses
+  in Chinese and Japanese with chapter-varying and two-sided heads, data sheets whose
+  template prints link URIs on every page, NIST publications with their number set
+  down the margin, a journal's two-sided layout with a section tab, handbooks), from
+  repositories no earlier set used, the two sets sharing none; truth marked by hand
+  before any scoring (``issue29_truth_check.py --sets issue39-a,issue39-b`` checks it
+  against Tika's lines without cleaning). ``issue39-a`` is development material,
+  ``issue39-b`` the closing set, scored once. Folders ``$RAGBEAM_ISSUE39_A_PDFS`` or
+  ``../data/issue39-a-pdfs``, ``$RAGBEAM_ISSUE39_B_PDFS`` or ``../data/issue39-b-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -113,6 +123,9 @@ class HeldoutSet:
     truth: pathlib.Path
     manifest: pathlib.Path
     folder: pathlib.Path
+    # scored only when ``--sets`` names it: a default run must not show the cleaner's
+    # output on a set before its one scoring
+    on_request: bool = False
 
 
 def _folder(variable: str, default: str) -> pathlib.Path:
@@ -122,9 +135,17 @@ def _folder(variable: str, default: str) -> pathlib.Path:
 def _issue29_set(key: str, title: str) -> HeldoutSet:
     """An issue-29 set: ``issue29_<key>_truth.json``, ``issue29-<key>-pdfs.csv``, PDFs in
     ``$RAGBEAM_ISSUE29_<KEY>_PDFS`` or ``../data/issue29-<key>-pdfs``."""
-    return HeldoutSet(f"issue29-{key}", title, DATA / f"issue29_{key}_truth.json",
-                      DATA / f"issue29-{key}-pdfs.csv",
-                      _folder(f"RAGBEAM_ISSUE29_{key.upper()}_PDFS", f"issue29-{key}-pdfs"))
+    return _issue_set(29, key, title)
+
+
+def _issue_set(issue: int, key: str, title: str) -> HeldoutSet:
+    """A set made for an issue: ``issue<N>_<key>_truth.json``, ``issue<N>-<key>-pdfs.csv``,
+    PDFs in ``$RAGBEAM_ISSUE<N>_<KEY>_PDFS`` or ``../data/issue<N>-<key>-pdfs``; scored only
+    when named."""
+    return HeldoutSet(f"issue{issue}-{key}", title, DATA / f"issue{issue}_{key}_truth.json",
+                      DATA / f"issue{issue}-{key}-pdfs.csv",
+                      _folder(f"RAGBEAM_ISSUE{issue}_{key.upper()}_PDFS",
+                              f"issue{issue}-{key}-pdfs"), on_request=True)
 
 
 HELDOUT_SETS = {
@@ -147,6 +168,12 @@ HELDOUT_SETS = {
         ("r4", "fourth-round held-out of issue 29 (PdfPig, pdf-lib test files)"),
         ("r5", "fifth-round held-out of issue 29 (h2oGPT, scipdf_parser, pdfparser, pikepdf "
                "test files)"),
+    )},
+    **{f"issue39-{key}": _issue_set(39, key, title) for key, title in (
+        ("a", "development held-out of issue 39 (10-K filing, Chinese and Japanese theses, TI "
+              "data sheet and journal, NIST SP 800-185, a two-sided book)"),
+        ("b", "closing held-out of issue 39 (10-K filing with a statement head, Chinese "
+              "thesis and manual, Japanese guide, NXP and Vishay data sheets, NIST SP 800-207)"),
     )},
 }
 
@@ -480,12 +507,13 @@ def main(argv: list[str] | None = None) -> int:
     for heldout in HELDOUT_SETS.values():
         parser.add_argument(f"--{heldout.name}", type=pathlib.Path, default=heldout.folder,
                             metavar="DIR", help=f"folder with the PDFs of {heldout.manifest.name}")
-    # the issue-29 sets are scored only when named: a default run must not show
-    # the cleaner's output on them before their one scoring
+    # the issue sets (issue29-*, issue39-*) are scored only when named: a default run
+    # must not show the cleaner's output on them before their one scoring
     parser.add_argument("--sets", default="tuning," + ",".join(
-                            name for name in HELDOUT_SETS if not name.startswith("issue29")),
+                            name for name, heldout in HELDOUT_SETS.items()
+                            if not heldout.on_request),
                         help="comma-separated sets to score (default: all present, "
-                             "except issue29-*, which must be named)")
+                             "except issue29-* and issue39-*, which must be named)")
     parser.add_argument("--show", action="store_true", help="print every removed line")
     parser.add_argument("--ocr", choices=("auto", "off", "only"), default="auto",
                         help="OCR mode of the extraction scored (default: auto, a run's)")

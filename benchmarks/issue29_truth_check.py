@@ -1,4 +1,4 @@
-"""Check the issue-29 truth files without running any cleaning rule.
+"""Check the issue-29 and issue-39 truth files without running any cleaning rule.
 
     python benchmarks/issue29_truth_check.py [--sets issue29-closing,issue29-final]
                                              [--headings DIR]
@@ -6,17 +6,21 @@
                                              --heading-sets ''
     python benchmarks/issue29_truth_check.py --sets issue29-r4 --heading-sets ''
     python benchmarks/issue29_truth_check.py --sets issue29-r5 --heading-sets ''
+    python benchmarks/issue29_truth_check.py --sets issue39-a,issue39-b --heading-sets ''
 
-For every set (an issue-29 furniture set of ``furniture_truth.HELDOUT_SETS``:
-issue29-closing and issue29-final by default, the third round's issue29-r3dev and
-issue29-r3final, the fourth round's issue29-r4 and the fifth round's issue29-r5 when
-named): the manifest parses, every listed PDF is in the set's folder with its SHA-256,
+For every set (a furniture set of ``furniture_truth.HELDOUT_SETS``: issue29-closing and
+issue29-final by default, the third round's issue29-r3dev and issue29-r3final, the fourth
+round's issue29-r4, the fifth round's issue29-r5 and issue 39's issue39-a and issue39-b
+when named): the manifest parses, every listed PDF is in the set's folder with its SHA-256,
 and every truth line (furniture and ``other_furniture``) occurs, as often as marked,
 among Tika's lines of its page (``raw_page_lines`` over the pipeline's own
-extraction); page counts match. For the issue-29 heading sets (``heading-truth.json``,
-PDFs in ``--headings``): every heading's words (the heading scorer's ``words``) are
-among the words of at most four consecutive Tika lines of one page, and the sets
-without an outline have none. Only extraction runs: the truth was marked before
+extraction); page counts match. The issue-39 sets must also come from sources no other
+set used: no repository or SHA-256 of theirs is in any other manifest under
+``benchmarks/data``, in ``benchmarks/large_docs.csv`` or in the shared corpus's
+``MANIFEST.csv`` (the two issue-39 sets share none either). For the issue-29 heading
+sets (``heading-truth.json``, PDFs in ``--headings``): every heading's words (the heading
+scorer's ``words``) are among the words of at most four consecutive Tika lines of one
+page, and the sets without an outline have none. Only extraction runs: the truth was marked before
 scoring and must stay unseen by the cleaner's output.
 
 The ``dev29`` heading set (a development set, PDFs in ``--dev29``) gets the same
@@ -81,6 +85,41 @@ def check(name: str) -> int:
         print(f"{name}: {row['file']}: {len(pages)} pages, "
               f"{sum(map(len, entry['per_page']))} furniture lines, "
               f"{sum(map(len, entry.get('other_furniture', [])))} other_furniture")
+    return bad
+
+
+# Sets that must come from repositories and files no other set or corpus used.
+NEW_SOURCE_SETS = ("issue39-a", "issue39-b")
+SHARED_CORPUS_MANIFEST = ft.REPO.parent / "shared" / "corpus" / "MANIFEST.csv"
+
+
+def other_sources(own: pathlib.Path) -> tuple[set[str], set[str]]:
+    """(repositories, SHA-256s) of every manifest but ``own``: the benchmark manifests,
+    the large-document corpus and the shared corpus (where present)."""
+    manifests = [m for m in sorted(ft.DATA.glob("*.csv")) if m != own]
+    manifests.append(ft.REPO / "benchmarks" / "large_docs.csv")
+    if SHARED_CORPUS_MANIFEST.is_file():
+        manifests.append(SHARED_CORPUS_MANIFEST)
+    repos: set[str] = set()
+    digests: set[str] = set()
+    for manifest in manifests:
+        for row in ft.manifest_rows(manifest):
+            repos.add(row.get("repo") or row.get("source_repo") or "")
+            digests.add(row.get("sha256") or "")
+    return repos - {""}, digests - {""}
+
+
+def check_new_sources(name: str) -> int:
+    heldout = ft.HELDOUT_SETS[name]
+    repos, digests = other_sources(heldout.manifest)
+    bad = 0
+    for row in ft.manifest_rows(heldout.manifest):
+        if row["repo"] in repos:
+            print(f"{name}: {row['file']}: repository {row['repo']} is in another manifest")
+            bad += 1
+        if row["sha256"] in digests:
+            print(f"{name}: {row['file']}: the same file is in another manifest")
+            bad += 1
     return bad
 
 
@@ -209,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="issue29-closing,issue29-final",
                         help="furniture sets to check, comma-separated ('' for none; "
                              "also issue29-r3dev, issue29-r3final, issue29-r4, "
-                             "issue29-r5)")
+                             "issue29-r5, issue39-a, issue39-b)")
     parser.add_argument("--heading-sets", default="issue29,dev29,r3,r4,r5",
                         help="heading sets to check: issue29 (the three), dev29, "
                              "r3 (issue29-r3dev and issue29-r3final), r4 (issue29-r4), "
@@ -223,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     heading_sets = set(filter(None, args.heading_sets.split(",")))
     if heading_sets - {"issue29", "dev29", "r3", "r4", "r5"}:
         parser.error("--heading-sets takes issue29, dev29, r3, r4 and/or r5")
-    bad = sum(check(name) for name in filter(None, args.sets.split(",")))
+    names = list(filter(None, args.sets.split(",")))
+    bad = sum(check(name) for name in names)
+    bad += sum(check_new_sources(name) for name in names if name in NEW_SOURCE_SETS)
     if "issue29" in heading_sets:
         bad += check_headings(args.headings)
     if "dev29" in heading_sets:

@@ -168,6 +168,8 @@ def explain(args, cache) -> int:
             output = (args.ragbeam_output / domain if args.ragbeam_output else max(
                 (args.work / "ragbeam-runs").glob(f"{domain}-*"),
                 key=lambda p: p.stat().st_mtime))
+            if args.ragbeam_output and not (output / "run.json").is_file():
+                output = args.ragbeam_output
             chunks = pipelines.ragbeam_chunks_from_run(output, args.data)
             candidates += [("ragbeam", chunks, False), ("ragbeam-contextual", chunks, True)]
         for peer in pipelines.PEERS:
@@ -205,8 +207,9 @@ def _cell(figures: dict, retriever: str, scope: str) -> str:
 
 
 def _time(timing: dict) -> str:
-    wall = timing.get("wall_s") or timing.get("process_wall_s")
-    cpu = timing.get("cpu_s") if "process_cpu_s" not in timing else timing["process_cpu_s"]
+    # a peer's whole process (interpreter and imports included), as ragbeam's run is timed
+    wall = timing.get("process_wall_s", timing.get("wall_s"))
+    cpu = timing.get("process_cpu_s", timing.get("cpu_s"))
     if wall is None:
         return "—"
     return f"{wall:.0f} s / {cpu:.0f} s"
@@ -370,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
         args.pipelines = [p for p in args.pipelines if p != "pages"]
     args.retrievers = [r for r in args.retrievers.split(",") if r]
     args.work.mkdir(parents=True, exist_ok=True)
-    if not args.only_ragbeam and any(p in pipelines.PEERS for p in args.pipelines) \
+    if not args.only_ragbeam and not args.explain \
+            and any(p in pipelines.PEERS for p in args.pipelines) \
             and not (args.peers_venv / "bin" / "python").exists():
         parser.error(f"no peers' venv at {args.peers_venv}: run with --setup-peers first, "
                      "or --only-ragbeam")

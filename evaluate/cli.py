@@ -165,7 +165,12 @@ def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 def viz_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from ragbeam.evaluate.run_data import load_run
-    from ragbeam.evaluate.viz import document_furniture, find_document, render_viz
+    from ragbeam.evaluate.viz import (
+        document_furniture,
+        document_template,
+        find_document,
+        render_viz,
+    )
 
     try:
         _no_extra(extra)
@@ -176,6 +181,6 @@ def viz_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if doc.status != "ok":
         return _fail(LookupError(f"{doc.source_uri} has status {doc.status!r}: no text"))
     with open(args.html, "w", encoding="utf-8") as f:
-        f.write(render_viz(run, doc, document_furniture(run, doc)))
+        f.write(render_viz(run, doc, document_furniture(run, doc), document_template(run, doc)))
     print(f"ragbeam viz: {doc.source_uri} → {args.html}")
     return 0

@@ -39,23 +39,40 @@ def removed_fragments(kept_text: str, cleaned_text: str,
     return fragments
 
 
-def rederive_furniture(source_uri: str, doc_id: str, cleaned_text: str,
-                       clean_config: Mapping[str, Any]) -> list[tuple[int | None, str]]:
-    """Extract ``source_uri`` again (the guarded single-file path, with the run's
-    default extraction options) and diff against the run's cleaned text."""
+def _extracted_again(source_uri: str, doc_id: str, clean_config: Mapping[str, Any]):
+    """``(ExtractedDocument, CleanOptions)``: ``source_uri`` extracted again (the guarded
+    single-file path, with the run's default extraction options) and the run's cleaning
+    options."""
     from apache_beam.io.filesystems import FileSystems
 
     from ragbeam.pipeline.config import ExtractOptions
-    from ragbeam.transforms.clean.document import CleanOptions, clean_document
+    from ragbeam.transforms.clean.document import CleanOptions
     from ragbeam.transforms.types import FetchedFile, SourceFile
 
     with FileSystems.open(source_uri) as f:
         data = f.read()
     fetched = FetchedFile(SourceFile(source_uri, doc_id, len(data)), data,
                           hashlib.sha256(data).hexdigest())
-    extracted = ExtractOptions().file_extractor().extract(fetched)
     known = {f.name for f in dataclasses.fields(CleanOptions)}
-    options = CleanOptions(**{k: v for k, v in clean_config.items() if k in known})
+    return (ExtractOptions().file_extractor().extract(fetched),
+            CleanOptions(**{k: v for k, v in clean_config.items() if k in known}))
+
+
+def rederive_template(source_uri: str, doc_id: str, clean_config: Mapping[str, Any]):
+    """The page template of a paged document (``clean.document.page_template``): its pages'
+    sizes and every line with the template group it belongs to, for viz's page picture."""
+    from ragbeam.transforms.clean.document import page_template
+
+    extracted, options = _extracted_again(source_uri, doc_id, clean_config)
+    return page_template(extracted, options)
+
+
+def rederive_furniture(source_uri: str, doc_id: str, cleaned_text: str,
+                       clean_config: Mapping[str, Any]) -> list[tuple[int | None, str]]:
+    """Extract ``source_uri`` again and diff against the run's cleaned text."""
+    from ragbeam.transforms.clean.document import clean_document
+
+    extracted, options = _extracted_again(source_uri, doc_id, clean_config)
     kept = clean_document(extracted, dataclasses.replace(options, remove_furniture=False))
 
     def page_of(start: int, end: int) -> int | None:

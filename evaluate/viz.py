@@ -134,6 +134,8 @@ ol.chunks li { padding: 1px 4px; cursor: pointer; white-space: nowrap; overflow:
 ol.chunks li:hover { background: #e8e8e8; }
 ul.furniture { padding-left: 18px; margin: 0; }
 ul.furniture s { color: #a00; }
+figure.page { margin: 6px 0; } .sheet { fill: #fff; stroke: #999; }
+rect.txt { fill: #cbd5e1; } rect.tpl { fill: #dc2626; fill-opacity: .75; }
 .swatch { display: inline-block; width: 12px; height: 12px; vertical-align: -2px;
           border: 1px solid #bbb; margin-right: 4px; }
 """
@@ -203,8 +205,58 @@ def document_furniture(run: RunData, doc: DocumentRecord) -> list[tuple[int | No
         return []
 
 
+MAX_TEMPLATE_PAGES = 4  # pages drawn in the page-template picture
+TEMPLATE_PAGE_WIDTH = 300  # pixels
+
+
+def template_pictures(sizes: Sequence[tuple[float, float]], lines: Sequence[Any],
+                      max_pages: int = MAX_TEMPLATE_PAGES) -> str:
+    """The page template on pictures of pages (``clean.document.page_template``'s lines):
+    one SVG per page, up to ``max_pages`` of those that carry template lines, each line
+    a box where the layout placed it, template lines red with their group as a tooltip.
+    Empty where nothing is placed."""
+    pages = sorted({line.page for line in lines if line.group and line.box})[:max_pages]
+    out = []
+    for page in pages:
+        if not 0 < page <= len(sizes):
+            continue
+        width, height = sizes[page - 1]
+        boxes = []
+        for line in lines:
+            if line.page != page or line.box is None:
+                continue
+            x0, top, x1, bottom = line.box
+            kind = "tpl" if line.group else "txt"
+            tip = escape(f"{line.group}: {line.text}" if line.group else line.text)
+            boxes.append(f'<rect class="{kind}" x="{x0:.1f}" y="{top:.1f}" '
+                         f'width="{max(x1 - x0, 1):.1f}" height="{max(bottom - top, 1):.1f}">'
+                         f"<title>{tip}</title></rect>")
+        out.append(f'<figure class="page"><svg viewBox="0 0 {width:.0f} {height:.0f}" '
+                   f'width="{TEMPLATE_PAGE_WIDTH}" '
+                   f'height="{TEMPLATE_PAGE_WIDTH * height / width:.0f}">'
+                   f'<rect class="sheet" width="{width:.0f}" height="{height:.0f}"/>'
+                   f'{"".join(boxes)}</svg><figcaption>p. {page}</figcaption></figure>')
+    return "".join(out)
+
+
+def document_template(run: RunData, doc: DocumentRecord) -> str:
+    """Pictures of a PDF's pages with its page template marked, re-derived from the source
+    file ("" for other formats, or where the file cannot be read again)."""
+    if doc.media_type != "application/pdf":
+        return ""
+    from ragbeam.evaluate.furniture import rederive_template
+
+    try:
+        sizes, lines = rederive_template(doc.source_uri, doc.doc_id,
+                                         run.run_summary.get("config", {}).get("clean", {}))
+    except Exception:  # source moved or unreadable: no pictures
+        return ""
+    return template_pictures(sizes, lines)
+
+
 def render_viz(run: RunData, doc: DocumentRecord,
-               furniture: Sequence[tuple[int | None, str]] | None = None) -> str:
+               furniture: Sequence[tuple[int | None, str]] | None = None,
+               template: str = "") -> str:
     text = run.texts.get(doc.doc_id, "")
     doc_chunks = [c for c in run.chunks if c.doc_id == doc.doc_id]
     indexed = [c for c in doc_chunks if c.indexed]
@@ -270,7 +322,8 @@ def render_viz(run: RunData, doc: DocumentRecord,
         '<span class="swatch c0 ov"></span>overlap</div>'
         f'<h2>Removed page furniture ({escape(str(removed_count or len(furniture)))})</h2>'
         f'<ul class="furniture">{furniture_html}</ul>'
-        f'<h2>Chunks ({len(indexed)})</h2><ol class="chunks" id="chunk-list">{chunk_items}</ol>'
+        + (f"<h2>Page template (red: template lines)</h2>{template}" if template else "")
+        + f'<h2>Chunks ({len(indexed)})</h2><ol class="chunks" id="chunk-list">{chunk_items}</ol>'
     )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'

@@ -33,7 +33,7 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-CLAIMS_DIR = "_claims"
+from ragbeam.schemas.layout import CLAIMS_DIR
 
 
 class OutputClaimed(Exception):

@@ -167,7 +167,7 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     out = config.output
     took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else time_spent(
         command_seconds, summary["wall_seconds"], phases or {}, bool(config.sinks))
-    from ragbeam.pipeline.summary import headline
+    from ragbeam.pipeline.summary import headline, store_words
 
     print(headline(summary, took))
     if quiet:
@@ -217,6 +217,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
         if incomplete := coverage.get("ocr_incomplete_documents"):
             print(f"  {incomplete} incomplete: OCR stopped by a time limit on some pages "
                   "(documents.metadata.incomplete); the next incremental run reads them again")
+    if furniture := (summary.get("cleaning") or {}).get("furniture_lines_removed"):
+        print(f"  cleaning:  {furniture} lines of page furniture removed (running heads, page "
+              "numbers, stamps: `ragbeam viz --doc FILE` lists a document's)")
     if truncated := (summary.get("documents_incomplete_by_reason") or {}).get("TruncatedFile"):
         print(f"  {truncated} incomplete: the file is cut short, only the part before the cut "
               "was read (documents.metadata.incomplete = 'TruncatedFile')")
@@ -225,20 +228,8 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     print(f"  errors:    {out}/errors/*.parquet")
     print(f"  changes:   {out}/changes/*.parquet")
     for state in summary.get("sinks", ()):
-        print(f"  sink:      {state['sink']} ({state['collection']}): {state['status']}, "
-              f"{state['mode']} sync, {state.get('points', '?')} chunks"
-              + _cutover_words(state))
+        print(f"  sink:      {store_words(state)}")
     print(f"  summary:   {out}/run.json")
-
-
-def _cutover_words(state: Mapping[str, Any]) -> str:
-    """The summary's word on a sink's alias switch (``sync.finish_sync``): the morning
-    reader learns that the collection's name points at other vectors now."""
-    cutover = state.get("cutover")
-    if state.get("status") != "synced" or not cutover or "window_s" not in cutover:
-        return ""
-    return (f"; {state['collection']!r} now names {cutover['to']} "
-            f"({cutover['from']} dropped)")
 
 
 def _error_rate_line(summary: Mapping[str, Any]) -> str:
@@ -362,7 +353,7 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
 
 
 def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
-    from ragbeam.pipeline.run import storage_error
+    from ragbeam.pipeline.run import storage_error, unreachable_storage
     from ragbeam.pipeline.runs import (
         NotRuns,
         check_state_folder,
@@ -373,6 +364,9 @@ def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
 
     if extra:
         print(f"ragbeam runs: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return EXIT_USAGE
+    if problem := unreachable_storage([args.state]):
+        print(f"ragbeam runs: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         runs = list_runs(args.state)

@@ -70,6 +70,9 @@ class MatchOptions:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    # ragbeam's own folders, never input: the run's output and --previous (with every
+    # folder a listing shows to be ragbeam's: transforms/match/patterns.py).
+    own: tuple[str, ...] = ()
 
     @property
     def id_root(self) -> str:

@@ -121,7 +121,8 @@ def _start(settings: RunSettings, beam_args: Sequence[str]) -> EarlyStart | None
     # imported); feeding stops when the stage starts.
     sources = _listed_sources(config.match.inputs, config.match.include,
                               config.match.exclude, config.ids.namespace, config.ids.mode,
-                              beam_ready=lambda: _wait_for_beam(extraction))
+                              beam_ready=lambda: _wait_for_beam(extraction),
+                              own=config.match.own)
     # The default local runner's pool size (runner.default_extract_processes), without
     # importing Beam to ask; were it to differ, the settings would too, and the stage
     # would extract everything itself.
@@ -165,7 +166,8 @@ def extraction_started_early(pipeline: beam.Pipeline, config: RunConfig) -> Iter
 
 def _listed_sources(inputs: Sequence[str], include: tuple[str, ...],
                     exclude: tuple[str, ...], namespace: str, mode: str,
-                    beam_ready: Callable[[], bool] = lambda: True) -> Iterator[SourceFile]:
+                    beam_ready: Callable[[], bool] = lambda: True,
+                    own: tuple[str, ...] = ()) -> Iterator[SourceFile]:
     """The inputs' files named as the Match stage names them (same listing, same root,
     same doc ids), lazily; at most the first ``FIRST_LISTING`` files of each input,
     the page the inputs check lists too (a large tree is not walked for this). Local
@@ -183,12 +185,12 @@ def _listed_sources(inputs: Sequence[str], include: tuple[str, ...],
     for pattern in patterns:
         if plain_local_directory(pattern):
             for path, size, modified in local_directory_files(pattern, include, exclude,
-                                                              limit=FIRST_LISTING):
+                                                              limit=FIRST_LISTING, own=own):
                 if path not in seen:
                     yield named(path, size, modified)
     if not beam_ready():
         return
     for pattern in patterns:
-        for meta in matching_files(pattern, include, exclude, limit=FIRST_LISTING):
+        for meta in matching_files(pattern, include, exclude, limit=FIRST_LISTING, own=own):
             if meta.path not in seen:
                 yield named(meta.path, meta.size_in_bytes, meta.last_updated_in_seconds)

@@ -140,7 +140,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                       else config_from_options(**options))
             if config.match.inputs:  # as `ragbeam run` does (its exit 2), before any step
                 m = config.match
-                count_input_files(m.inputs, m.include, m.exclude)
+                count_input_files(m.inputs, m.include, m.exclude, m.own)
         # What the graph needs from files or servers is read here, never in expand.
         self._config = config.resolve()
         self._redo_kept_vectors = bool(config.previous and config.embed_chunks
@@ -156,7 +156,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if isinstance(source, beam.pvalue.PBegin):
             # Matching ends in a shuffle by path, which also spreads files over workers.
             sources = source | "Match" >> MatchInputs(m.inputs, m.include, m.exclude,
-                                                      config.ids.namespace, config.ids.mode)
+                                                      config.ids.namespace, config.ids.mode,
+                                                      own=m.own)
             if config.previous:
                 previous = sources | "Compare with previous" >> CompareWithPrevious(
                     config.previous, config_hash, m.max_file_bytes, config.retry_errors,

@@ -36,6 +36,7 @@ import argparse
 import contextlib
 import difflib
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -62,6 +63,7 @@ from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress
 from ragbeam.transforms.match.patterns import (
     InputsError,
+    below_any,
     count_input_files,
     expand_input,
     matching_files,
@@ -189,13 +191,20 @@ def check_inputs(config: RunConfig) -> int | None:
     ``count_input_files``); returns how many, when every input was listed whole."""
     m = config.match
     try:
-        return count_input_files(m.inputs, m.include, m.exclude)
+        counted = count_input_files(m.inputs, m.include, m.exclude, m.own)
     except InputsError as exc:
         cause = f": {storage_error(exc.__cause__)}" if exc.__cause__ is not None else ""
         # With --previous too: an input that lists nothing is never taken as "every
         # document deleted" (an unmounted share, an empty bucket).
         held = "; nothing was deleted" if config.previous else ""
         raise UsageError(f"{exc}{cause}{held}") from None
+    roots = [expand_input(raw).root for raw in m.inputs]
+    inside = sorted({*counted.own, *(f for f in m.own if below_any(f, roots))})
+    if inside:  # once per run, before anything else is said
+        print(f"ragbeam: note: not indexed: ragbeam's own files in the input ("
+              f"{', '.join(inside)}: an output, --previous or sync state folder)",
+              file=sys.stderr)
+    return counted.files
 
 
 def warn_if_ocr_unavailable(config: RunConfig) -> None:
@@ -218,6 +227,53 @@ def warn_if_ocr_unavailable(config: RunConfig) -> None:
                              "it, or leave that language out")
         print(f"ragbeam: warning: OCR unavailable, scanned pages and images get no text: "
               f"{problem}", file=sys.stderr)
+
+
+def warn_if_chunks_outgrow_the_window(config: RunConfig) -> None:
+    """One line on stderr, before anything runs, when the run embeds every chunk and
+    its chunks are sized past the model's window (the model cuts each such text: its
+    vector holds only its beginning). Counted in tokens: the model's own (``--size-unit
+    model``), or tiktoken's, which a model's word pieces outnumber. The count after the
+    run (``warn_over_window``) says how many chunks were cut."""
+    chunk = config.chunk
+    if not config.embed_chunks or chunk.unit not in ("tokens", "model"):
+        return
+    window = config.embedding_model_info.max_tokens
+    if window and chunk.size > window:
+        print(f"ragbeam: warning: --chunk-size {chunk.size} {chunk.unit} is longer than the "
+              f"embedding model's {window}-token window: each chunk's vector holds only its "
+              f"beginning. --size-unit model --chunk-size {window * 3 // 4} (room for the "
+              "heading context) embeds every chunk whole", file=sys.stderr)
+
+
+def unreachable_storage(uris: Sequence[str | None], s3_endpoint_url: str | None = None
+                        ) -> str | None:
+    """Why the object store of one of ``uris`` cannot be reached now (one line: the
+    URI and the server), or None: checked in seconds before anything lists a bucket,
+    which its client retries for minutes (``transforms/endpoints.py``)."""
+    from ragbeam.transforms.endpoints import storage_endpoint, unreachable
+
+    checked: set[tuple[str, int]] = set()
+    for uri in uris:
+        endpoint = storage_endpoint(uri, s3_endpoint_url) if uri else None
+        if endpoint is None or endpoint in checked:
+            continue
+        checked.add(endpoint)
+        scheme = "http" if uri.startswith("gs://") and os.environ.get(
+            "STORAGE_EMULATOR_HOST", "").startswith("http://") else "https"
+        if problem := unreachable(*endpoint, scheme):
+            return f"{uri}: its store cannot be reached: {problem}"
+    return None
+
+
+def s3_endpoint_option(beam_args: Sequence[str]) -> str | None:
+    """``--s3_endpoint_url`` among Beam's arguments (``--name value`` or ``--name=value``)."""
+    for i, arg in enumerate(beam_args):
+        if arg.startswith("--s3_endpoint_url="):
+            return arg.split("=", 1)[1]
+        if arg == "--s3_endpoint_url" and i + 1 < len(beam_args):
+            return beam_args[i + 1]
+    return None
 
 
 def storage_error(exc: BaseException) -> str:
@@ -410,7 +466,7 @@ def dry_run(config: RunConfig) -> list[dict]:
     found: dict[str, tuple[int, float, float]] = {}
     for pattern in patterns:
         listed = time.time()
-        for meta in matching_files(pattern, m.include, m.exclude):
+        for meta in matching_files(pattern, m.include, m.exclude, own=m.own):
             found[meta.path] = (int(meta.size_in_bytes),
                                 float(meta.last_updated_in_seconds or 0.0), listed)
     rows = []
@@ -464,6 +520,9 @@ def run_pipeline(request: RunRequest) -> RunResult:
     from ragbeam.pipeline.runner import is_local, pipeline_options
 
     config = request.config
+    if problem := unreachable_storage([*config.match.inputs, config.output, config.previous],
+                                      s3_endpoint_option(request.beam_args)):
+        raise UsageError(problem)
     # The checks below use Beam's filesystems before any pipeline exists: give them
     # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
     options = pipeline_options(list(request.beam_args))
@@ -496,6 +555,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
         _ = config.config_hash, config.table_schemas()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    warn_if_chunks_outgrow_the_window(config)
     if config.previous and (problem := previous_run_problem(config.previous, config.output)):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
@@ -560,7 +620,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
                     _sink_writes_failed(config, sink_plans, exc, started)
             summary = complete_run_json(
                 config.output, lambda committed: _launcher_facts(config, committed, result,
-                                                                 sink_plans))
+                                                                 sink_plans, phases))
         warn_over_window(summary)
         if failed := failed_sinks(summary.get("sinks", ())):
             raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
@@ -590,14 +650,14 @@ def _unchanged_result(config: RunConfig, unchanged, sink_plans: list, started: f
     chunk written to it."""
     from ragbeam.pipeline.summary import complete_run_json
     from ragbeam.pipeline.unchanged import write_unchanged
-    from ragbeam.transforms.sink.sync import failed_sinks, finish_sync
+    from ragbeam.transforms.sink.sync import each_store, failed_sinks, finish_sync
 
     summary = write_unchanged(config, unchanged, started)
     if not sink_plans:
         return RunResult(summary)
-    summary = complete_run_json(config.output, lambda committed: {"sinks": [
-        finish_sync(plan, config.output, committed["chunks"], {"upserts": 0, "deletes": 0})
-        for plan in sink_plans]})
+    summary = complete_run_json(config.output, lambda committed: {"sinks": each_store(
+        lambda plan: finish_sync(plan, config.output, committed["chunks"],
+                                 {"upserts": 0, "deletes": 0}), sink_plans)})
     if failed := failed_sinks(summary.get("sinks", ())):
         raise RunFailed("; ".join(s["error"] for s in failed) + f" (the tables in "
                         f"{config.output} are complete; the next run re-syncs the store in full)")
@@ -661,10 +721,11 @@ def prepare_sink_plans(config: RunConfig) -> list:
 
 
 def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
-                    plans: list) -> dict[str, Any]:
+                    plans: list, phases: dict[str, float] | None = None) -> dict[str, Any]:
     """What run.json gets from the launcher once the pipeline has committed it
     (``committed``): the runner's metrics and each store's state, checked against the
-    committed chunks table (``summary.complete_run_json``)."""
+    committed chunks table (``summary.complete_run_json``); ``phases`` gets the seconds
+    the stores' checks took ("store checks")."""
     from ragbeam.pipeline.runner import metrics_summary
     from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD
 
@@ -679,11 +740,14 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
         # Nothing was written (graph.build_pipeline): the stores stay at --previous.
         facts["sinks"] = [hold_sync(plan, config.output, config.previous) for plan in plans]
     elif plans:
-        from ragbeam.transforms.sink.sync import finish_sync
+        from ragbeam.transforms.sink.sync import each_store, finish_sync
         from ragbeam.transforms.sink.transforms import sink_counters
 
-        facts["sinks"] = [finish_sync(plan, config.output, committed["chunks"],
-                                      sink_counters(result, plan)) for plan in plans]
+        started = time.perf_counter()
+        facts["sinks"] = each_store(lambda plan: finish_sync(
+            plan, config.output, committed["chunks"], sink_counters(result, plan)), plans)
+        if phases is not None:  # said apart, not left in "start-up"
+            phases["store checks"] = time.perf_counter() - started
     return facts
 
 

@@ -185,7 +185,10 @@ def metrics_summary(result: Any) -> dict[str, Any]:
         # What cleaning took out of the documents it processed (transforms/clean/dofn.py).
         "cleaning": {("ragbeam", "clean_residue_lines_removed"): "residue_lines_removed",
                      ("ragbeam", "clean_residue_chars_removed"): "residue_chars_removed",
-                     ("ragbeam", "extract_embedded_left_out"): "embedded_resources_left_out"},
+                     ("ragbeam", "extract_embedded_left_out"): "embedded_resources_left_out",
+                     # Page furniture: lines of the page template (``ragbeam viz`` lists
+                     # them per document, documents.metadata.clean_furniture_lines).
+                     ("ragbeam", "clean_furniture_lines_removed"): "furniture_lines_removed"},
         # What the run read: input bytes (Read) and, in an incremental run, what it
         # hashed to find out what changed and how many files the listing settled.
         "reads": {("ragbeam", "bytes_read"): "bytes_read",

@@ -34,14 +34,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+# Left by ``ragbeam sync`` in the folder of a run a signal stopped (nothing else is).
+from ragbeam.schemas.layout import INTERRUPTED_FILE
+
 # A run folder's name: a date, or a UTC time to the second.
 RUN_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
 RUN_NAME_FORMAT = "%Y-%m-%dT%H%M%SZ"
 # Outcomes (summary.py, run.json's "outcome") a later run may take as its --previous.
 BASE_OUTCOMES = frozenset({"ok", "error_rate_exceeded"})
 RUNNING, DEAD, INTERRUPTED = "running", "dead", "interrupted"
-# Left by ``ragbeam sync`` in the folder of a run a signal stopped (nothing else is).
-INTERRUPTED_FILE = "interrupted.json"
 
 
 def new_run_name(now: dt.datetime | None = None) -> str:
@@ -176,20 +177,19 @@ class NotRuns(Exception):
     """``ragbeam runs``/``peek`` on a folder that is missing or holds no run (exit 2)."""
 
 
-def run_report(run: RunFolder) -> dict[str, list[str]] | None:
+def run_report(run: RunFolder, rows: list[dict[str, Any]] | None = None
+               ) -> dict[str, list[str]] | None:
     """What a completed run did to each document (``report.document_report``), from its
     documents table and its previous run's; None when not completed or unreadable.
     With its previous run gone (pruned), ok documents cannot be told added from
-    changed: they are listed under "changed?"."""
-    from ragbeam.transforms.incremental.report import COLUMNS, document_report
+    changed: they are listed under "changed?". ``rows``: its documents rows, when
+    the caller has read them (``_documents_rows``)."""
+    rows = _documents_rows(run) if rows is None else rows
+    if rows is None:
+        return None
+    from ragbeam.transforms.incremental.report import document_report
     from ragbeam.transforms.write.read import read_table_columns
 
-    if not run.completed:
-        return None
-    try:
-        rows = read_table_columns(run.path, "documents", COLUMNS)
-    except Exception:
-        return None
     previous_path = (run.summary or {}).get("previous")
     previous = None
     if previous_path:
@@ -198,11 +198,26 @@ def run_report(run: RunFolder) -> dict[str, list[str]] | None:
         except Exception:
             table = None
         if table is None:  # gone: added and changed cannot be told apart
-            report = document_report(rows.to_pylist() if rows else [], [])
+            report = document_report(rows, [])
             report["changed?"] = sorted(report.pop("added") + report.pop("changed"))
             return report
         previous = table.to_pylist()
-    return document_report(rows.to_pylist() if rows else [], previous)
+    return document_report(rows, previous)
+
+
+def _documents_rows(run: RunFolder) -> list[dict[str, Any]] | None:
+    """A completed run's documents rows, the report's columns only; None when not
+    completed or unreadable."""
+    from ragbeam.transforms.incremental.report import COLUMNS
+    from ragbeam.transforms.write.read import read_table_columns
+
+    if not run.completed:
+        return None
+    try:
+        rows = read_table_columns(run.path, "documents", COLUMNS)
+    except Exception:
+        return None
+    return rows.to_pylist() if rows else []
 
 
 def _count(report: Mapping[str, list[str]] | None, kind: str) -> str:
@@ -243,17 +258,34 @@ def runs_table(runs: Sequence[RunFolder]) -> list[str]:
 
 
 def run_changes(run: RunFolder) -> list[str]:
-    """``ragbeam runs DIR --run ID``: the documents of one run by what it did to them,
-    one line each (kind, path), then its totals."""
+    """``ragbeam runs DIR --run ID``: one run's morning report: its totals, each vector
+    store's sync (a switch to a new collection said), then the documents by what it
+    did to them, one line each (kind, path; a move with its old path, a failure with
+    its reason)."""
+    from ragbeam.pipeline.summary import store_words
+    from ragbeam.transforms.incremental.report import document_details
+
     if not run.completed:
         return [f"{run.name}: {run.status}: no run.json, nothing was committed"]
-    report = run_report(run) or {}
+    rows = _documents_rows(run)
+    report = run_report(run, rows) or {}
+    details = document_details(rows or [])
     s = run.summary or {}
+    stores = s.get("sinks") or []
+    switched = sum(1 for state in stores if "window_s" in (state.get("cutover") or {})
+                   and state.get("status") == "synced")
+    synced = sum(1 for state in stores if state.get("status") == "synced")
+    store_totals = (f", {synced} of {len(stores)} stores synced"
+                    + (f" ({switched} switched to a new collection)" if switched else "")
+                    if stores else "")
     lines = [f"{run.name}: {run.status}, {s.get('files_matched', 0)} documents, "
              f"{s.get('documents_unchanged', 0)} unchanged, "
-             f"since {str(s.get('previous') or '-').rstrip('/').rsplit('/', 1)[-1]}"]
+             f"since {str(s.get('previous') or '-').rstrip('/').rsplit('/', 1)[-1]}"
+             + store_totals]
+    lines.extend(f"  store     {store_words(state)}" for state in stores)
     for kind, uris in report.items():
-        lines.extend(f"  {kind:<9} {uri}" for uri in uris)
+        lines.extend(f"  {kind:<9} {uri}" + (f" {details[uri]}" if uri in details else "")
+                     for uri in uris)
     if s.get("documents_gave_up"):
         lines.append(f"  ({s['documents_gave_up']} documents given up on in all, not "
                      "retried until they change or --retry-errors)")

@@ -38,7 +38,7 @@ from ragbeam.pipeline.config import (
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS
-from ragbeam.transforms.clean.document import CLEAN_STEPS, CleanOptions
+from ragbeam.transforms.clean.base import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import (
     BACKENDS,
     PRECISIONS,
@@ -47,7 +47,7 @@ from ragbeam.transforms.embed.model import (
 )
 from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
-from ragbeam.transforms.ids import DOC_IDS_RELATIVE
+from ragbeam.transforms.ids import DOC_IDS_RELATIVE, canonical_uri
 from ragbeam.transforms.incremental.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
@@ -125,8 +125,12 @@ class RunSettings(BaseModel):
         "reads PDF pages without a usable text layer and images (PNG, JPEG, TIFF, BMP, GIF); "
         "'only' reads every PDF page from its image, ignoring the text layer; 'off'", EXTRACT)
     ocr_languages: str = option(
-        OcrSettings.languages, "Tesseract languages joined by '+', e.g. eng+deu+fra+chi_sim; "
-        "each needs its language pack", EXTRACT, "LANGS")
+        OcrSettings.languages, "'auto': each page or picture in its own script (read with "
+        "'eng' where that is confident, else the script Tesseract's OSD names, read with its "
+        "installed pack: Han chi_sim/chi_tra, Japanese jpn, Korean kor…); or Tesseract "
+        "languages joined by '+', e.g. eng+deu+fra+chi_sim, each needing its pack. Either "
+        "way a reading below 50 percent mean word confidence (another script's letters) is not "
+        "indexed", EXTRACT, "LANGS")
     ocr_page_timeout: Annotated[int, Field(gt=0)] = option(
         OcrSettings.page_timeout_s, "CPU seconds OCR may spend on one page or image "
         "(rendering, then Tesseract); CPU time, so load does not change what is read; a "
@@ -450,7 +454,9 @@ def run_config(settings: RunSettings) -> RunConfig:
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     config = RunConfig(
-        match=stage_options(MatchOptions, settings),
+        match=stage_options(MatchOptions, settings, own=tuple(
+            canonical_uri(folder).rstrip("/") for folder in (settings.output, settings.previous)
+            if folder)),
         output=(settings.output.rstrip("/") or "/") if settings.output else "",
         extract=extract,
         clean=dataclasses.replace(CleanOptions.without(settings.no_clean),

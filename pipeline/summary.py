@@ -27,13 +27,10 @@ from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_UNSUPPORTED, STATUS_VANISHED
+from ragbeam.schemas.layout import RUN_JSON, RUN_JSON_PARTIAL
 from ragbeam.transforms.write.parquet import WrittenTables
 from ragbeam.transforms.write.stats import DROPPED_CHUNKS_COUNTER
 
-RUN_JSON = "run.json"
-# Written first, then renamed to RUN_JSON (write_run_json): one of the entries a run
-# writes before run.json (run.run_output_entries).
-RUN_JSON_PARTIAL = "run.json.partial"
 OUTCOME_OK = "ok"
 OUTCOME_ERROR_RATE = "error_rate_exceeded"
 # The delete guard kept documents that vanished (``transforms/incremental/guard.py``).
@@ -263,3 +260,18 @@ def coverage_summary(result: Any) -> dict[str, int]:
     if totals is None:
         return {}
     return summed(totals, {("ragbeam", name): key for name, key in COVERAGE_COUNTERS.items()})
+
+
+def store_words(state: Mapping[str, Any]) -> str:
+    """One vector store's sync as the summary and the morning report say it: its
+    status, mode and chunks, why a failed one failed, and an alias switch (the name
+    the store is searched by points at a new collection: ``sync.finish_sync``)."""
+    words = (f"{state['sink']} ({state['collection']}): {state['status']}, {state['mode']} "
+             f"sync, {state.get('points', '?')} chunks")
+    if state.get("status") == "failed" and state.get("error"):
+        words += f": {state['error']}"
+    cutover = state.get("cutover")
+    if state.get("status") == "synced" and cutover and "window_s" in cutover:
+        words += (f"; {state['collection']!r} now names {cutover['to']} "
+                  f"({cutover['from']} dropped)")
+    return words

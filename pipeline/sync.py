@@ -104,6 +104,7 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
     finished, so pruning counts the bases already there.
     """
     from ragbeam.pipeline.claim import OutputClaimed, claim_output, held_claims, holder_alive
+    from ragbeam.pipeline.run import s3_endpoint_option, unreachable_storage
 
     check_sync_arguments(argv)
     if keep < 1:
@@ -115,6 +116,8 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
     state = state.rstrip("/")
     if "://" not in state:
         os.makedirs(state, exist_ok=True)
+    elif problem := unreachable_storage([state], s3_endpoint_option(argv)):
+        raise SyncRefused(problem)
     stale = held_claims(state)
     try:
         claim = claim_output(state, argv=["ragbeam", "sync", *argv], take_over=take_over or (

@@ -55,3 +55,12 @@ def settle(path: pathlib.Path, age_s: float = 3600.0) -> None:
     files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
     for file in files:
         os.utime(file, (when, when))
+
+
+def closed_port() -> int:
+    """A port of 127.0.0.1 nothing listens on (bound, then released): "unreachable"."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

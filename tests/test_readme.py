@@ -225,3 +225,51 @@ def test_the_morning_report_samples_have_the_columns_ragbeam_runs_prints():
                if line.startswith("run ") and "finished (UTC)" in line]
     assert len(samples) >= 2
     assert all(names == header for names in samples), (samples, header)
+
+
+def _config_example() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    (example,) = [m.group(2) for m in FENCE.finditer(text) if m.group(1) == "yaml"]
+    return example
+
+
+def test_the_config_example_is_valid_and_embeds_every_chunk_whole(workdir, capsys):
+    """Issue 41: the example (``chunk_size: 800``, ``embed_chunks: true``) made 16 of 25
+    chunks longer than the model's window. Run as written, on the reader's docs/
+    instead of its /data folders and without its Beam section (two worker processes):
+    no chunk is over the window, and nothing warns."""
+    import yaml
+
+    from ragbeam.pipeline.cli import main
+
+    example = yaml.safe_load(_config_example())
+    (workdir / "ragbeam.yaml").write_text(_config_example())
+    from ragbeam.pipeline.settings import load_settings
+
+    load_settings({}, str(workdir / "ragbeam.yaml"))  # valid as written, Beam section too
+    del example["beam"]
+    example.update(input=["docs"], output="out/config-example")
+    (workdir / "run.yaml").write_text(yaml.safe_dump(example))
+    assert main(["run", "--config", "run.yaml", "-q"]) == 0
+    summary = json.loads((workdir / "out" / "config-example" / "run.json").read_text())
+    assert summary["chunks"] > 0 and summary["embedding"]["chunks_over_window"] == 0
+    assert "window" not in capsys.readouterr().err
+
+
+def test_a_chunk_size_past_the_model_window_is_said_before_the_run(workdir, capsys):
+    from ragbeam.pipeline.cli import main
+
+    assert main(["run", "--input", "docs/faq.txt", "--output", "out/big", "--chunk-size",
+                 "800", "--embed-chunks", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert ("--chunk-size 800 tokens is longer than the embedding model's 256-token window"
+            in err and "--size-unit model --chunk-size 192" in err)
+
+
+def test_version_numbers_in_the_readme_are_the_package_s():
+    """The install line named ragbeam-0.1.0 while the build made 0.2.0."""
+    import ragbeam
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    for version in re.findall(r"ragbeam-(\d+\.\d+\.\d+)", text):
+        assert version == ragbeam.__version__, version

@@ -117,6 +117,11 @@ class LineStyle(NamedTuple):  # a tuple: long PDFs have tens of thousands of lin
     # face (bold, italic, small capitals) differs from the body here even where the
     # PDF hides the weight.
     font: str = ""
+    # A line with wide gaps between its words (a table's row, or cells of one): its
+    # pieces between the gaps, each as ``(raw_start, x0, x1)``, left to right; empty
+    # for a line set as one run (``transforms/extract/layout.py`` reads them only for
+    # lines set wider than their letters need, ``transforms/clean/tables.py`` uses them).
+    cells: tuple[tuple[int, float, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,14 @@ it reports pages (or penalised for reporting none).
   header repeated on every page) says nothing about where a chunk lies and is
   not counted.
 * **Rule** (``PageIndex.pages_of``): page *p* holds the chunk when it has at
-  least ``MIN_SHARED`` of the chunk's distinctive shingles and at least
-  ``MIN_SHARE`` of the count of the page that has most. A chunk across a page
-  break lies on both pages when each holds a fair part of it; a chunk that
-  only runs a line onto the next page lies on its main page only; a chunk of
-  furniture alone lies on no page.
+  least ``MIN_SHARED`` of the chunk's distinctive shingles, at least
+  ``MIN_SHARE`` of the count of the page that has most, and either is in the
+  unbroken run of such pages around that best page (text runs on from page to
+  page) or holds nearly as many (``SAME_TEXT_SHARE``: the same text printed
+  twice). A chunk across a page break lies on both pages when each holds a fair
+  part of it; a chunk that only runs a line onto the next page lies on its main
+  page only; a contents page's chunk lies on the contents page, not on the pages
+  whose headings it lists; a chunk of furniture alone lies on no page.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ SHINGLE = 3
 COMMON_PAGES = 3
 MIN_SHARED = 3
 MIN_SHARE = 0.2
+SAME_TEXT_SHARE = 0.8
 
 _WORD = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
@@ -124,8 +128,17 @@ class PageIndex:
         if not counts:
             return frozenset()
         best = max(counts.values())
-        return frozenset(p for p, c in counts.items()
-                         if c >= MIN_SHARED and c >= MIN_SHARE * best)
+        held = {p for p, c in counts.items() if c >= MIN_SHARED and c >= MIN_SHARE * best}
+        if not held:
+            return frozenset()
+        top = min(p for p in held if counts[p] == best)
+        run = {top}
+        for step in (-1, 1):
+            p = top + step
+            while p in held:
+                run.add(p)
+                p += step
+        return frozenset(run | {p for p in held if counts[p] >= SAME_TEXT_SHARE * best})
 
     def best_pages(self, text: str, share: float = 0.5) -> tuple[frozenset[int], float]:
         """For mapping an answer or evidence passage: the pages holding at least

@@ -57,8 +57,13 @@ def _timed(cmd: list[str], env: dict[str, str] | None = None, cpus: str | None =
 
 
 def relative_doc(source_uri: str, data: pathlib.Path) -> str:
+    """The PDF's path relative to the data folder, as the question sets name it (the
+    folder or the files may be symbolic links: compare as written, then resolved)."""
     path = source_uri[len("file://"):] if source_uri.startswith("file://") else source_uri
-    return pathlib.Path(path).resolve().relative_to(data.resolve()).as_posix()
+    try:
+        return pathlib.Path(os.path.abspath(path)).relative_to(os.path.abspath(data)).as_posix()
+    except ValueError:
+        return pathlib.Path(path).resolve().relative_to(data.resolve()).as_posix()
 
 
 def ragbeam_chunks_from_run(output: pathlib.Path, data: pathlib.Path) -> list[BenchChunk]:

@@ -65,6 +65,21 @@ def test_a_chunk_across_a_page_break_lies_on_both_pages_a_trailing_line_on_one()
     assert index.pages_of(mostly_three) == {3}
 
 
+def test_a_contents_chunk_lies_on_the_contents_page_not_on_the_pages_it_lists():
+    pages = generated_pages(12)
+    headings = [" ".join(pages[n].split("\n")[1].split()[:6]) for n in (4, 7, 10)]
+    pages[1] = f"{FURNITURE}\nContents\n" + "\n".join(headings) + f"\n{FURNITURE}"
+    index = PageIndex(pages)
+    assert index.pages_of("Contents\n" + "\n".join(headings)) == {2}
+
+
+def test_the_same_text_printed_on_two_pages_lies_on_both():
+    pages = generated_pages(8)
+    paragraph = " ".join(pages[2].split("\n")[1].split()[:50])
+    pages[6] = pages[6].replace("\n", "\n" + paragraph + " ", 1)
+    assert PageIndex(pages).pages_of(paragraph) == {3, 7}
+
+
 def test_furniture_alone_lies_on_no_page_and_unknown_text_on_none():
     index = PageIndex(generated_pages(6))
     assert index.pages_of(FURNITURE) == frozenset()

@@ -82,6 +82,7 @@ def test_worker_image_installs_the_ocr_packages_of_the_makefile():
     makefile = (REPO / "Makefile").read_text()
     packages = re.search(r"^OCR_PACKAGES\s*:=\s*(.+)$", makefile, re.M).group(1).split()
     assert "tesseract-ocr" in packages and "tesseract-ocr-chi-sim" in packages
+    assert "tesseract-ocr-osd" in packages  # --ocr-languages auto names the script with it
     runs = [args for ins, args in _dockerfile_instructions(DOCKERFILE) if ins == "RUN"]
     apt = next(r for r in runs if "apt-get install" in r)
     assert set(packages) <= set(apt.split())

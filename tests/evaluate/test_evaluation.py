@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from ragbeam.evaluate.budget import ContextUnit, FilledContext
@@ -108,6 +109,18 @@ def test_dense_retriever_uses_the_pipeline_model_and_ranks_by_meaning():
     # No shared content words with the answer chunk: only the embedding can find it.
     assert retriever.rank("Is there wireless internet in the house?")[0] == 2
     assert len(retriever.rank("anything")) == len(DOCS)
+
+
+def test_embedding_cache_saved_and_loaded_gives_the_same_vectors_without_the_model(tmp_path):
+    cache = EmbeddingCache()
+    texts = list(DOCS.values())
+    vectors = cache.encode(texts)
+    cache.save(tmp_path / "v.npz")
+    again = EmbeddingCache()
+    assert again.load(tmp_path / "v.npz") == len(texts)
+    assert np.allclose(again.encode(texts), vectors)
+    assert again._model is None  # every vector came from the file
+    assert EmbeddingCache(model="e5").load(tmp_path / "v.npz") == 0  # another model's
 
 
 def test_reciprocal_rank_fusion_adds_one_over_k_plus_rank():

@@ -36,3 +36,23 @@ def test_removed_fragments_are_the_words_only_the_uncleaned_text_has():
     assert removed_fragments(kept, cleaned, lambda s, e: pages.get(s)) == [
         (1, "12"), (2, "Running Head 13")]
     assert removed_fragments(cleaned, cleaned) == []
+
+
+def test_the_page_template_is_drawn_on_a_picture_of_its_pages():
+    """viz's page picture: every placed line a box, the template's red with its group;
+    ``clean.document.page_template`` gives the lines and groups of a real PDF."""
+    from ragbeam.evaluate.viz import template_pictures
+    from ragbeam.transforms.clean.document import page_template
+
+    from pdfs import Text, body, extracted, make_pdf
+
+    pages = [[Text("Harbour Authority Annual Report", 72, 760, 9), *body(p),
+              Text(str(p + 1), 300, 40, 9)] for p in range(4)]
+    sizes, lines = page_template(extracted(make_pdf(pages)))
+    grouped = {(line.page, line.text): line.group for line in lines if line.group}
+    assert grouped[(1, "Harbour Authority Annual Report")].startswith("text: ")
+    assert grouped[(2, "2")] == "page number"
+    assert sum(1 for line in lines if line.group) == 8
+    svg = template_pictures(sizes, lines)
+    assert svg.count("<svg") == 4 and svg.count('class="tpl"') == 8
+    assert "text: harbour authority annual report: Harbour Authority Annual Report" in svg

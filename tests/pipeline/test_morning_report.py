@@ -8,7 +8,7 @@ import pathlib
 
 from ragbeam.pipeline.cli import main
 from ragbeam.pipeline.sync import sync
-from ragbeam.transforms.incremental.report import document_report
+from ragbeam.transforms.incremental.report import document_details, document_report
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, settle
@@ -74,11 +74,13 @@ def test_the_morning_report_after_an_edit_an_add_a_delete_a_rename_and_a_failure
     assert main(["runs", str(state), "--run", "2026-03-02"]) == 0
     listed = {tuple(line.split(None, 1)) for line in capsys.readouterr().out.splitlines()[1:]
               if not line.startswith("  (")}
-    assert listed == {("added", str(corpus / "new.txt")),
-                      ("changed", str(corpus / "faq.txt")),
-                      ("moved", str(corpus / "logs" / "sonde-logger.log")),
-                      ("deleted", str(corpus / "equipment.csv")),
-                      ("failed", str(corpus / "corrupt.pdf"))}
+    # A move with the path it had; a failure with its reason (issue 41).
+    failed = next(rest for kind, rest in listed if kind == "failed")
+    assert failed.startswith(f"{corpus / 'corrupt.pdf'} — extract: ")
+    assert listed - {("failed", failed)} == {
+        ("added", str(corpus / "new.txt")), ("changed", str(corpus / "faq.txt")),
+        ("moved", f"{corpus / 'logs' / 'sonde-logger.log'} (from {corpus / 'sonde-logger.log'})"),
+        ("deleted", str(corpus / "equipment.csv"))}
     assert main(["runs", str(state), "--run", "2026-09-09"]) == 2
 
 
@@ -126,3 +128,36 @@ def test_the_report_of_one_run_by_kind():
     # The next run carries the moved row on: not a move again.
     carried = [{**rows[3]}]
     assert document_report(carried, [{"doc_id": "m", "status": "unchanged"}])["moved"] == []
+
+
+def test_the_report_of_a_night_whose_stores_switched_to_a_new_collection(tmp_path, capsys):
+    """The --sparse night reported only "ok, 2 documents, 2 unchanged": not that the
+    store now answers from a new collection (issue 41)."""
+    corpus = copy_samples(tmp_path / "corpus", ("faq.txt", "handbook.md"))
+    settle(corpus)
+    state = tmp_path / "state"
+    store = f"qdrant:{tmp_path / 'qdrant-data'}?collection=docs"
+    for night, extra in (("2026-03-01", []), ("2026-03-02", ["--sparse"])):
+        assert main(["sync", "--state", str(state), "--run-name", night, "-q", "--input",
+                     str(corpus), "--extract-timeout", TEST_EXTRACT_TIMEOUT, "--sink", store,
+                     *extra]) == 0
+    capsys.readouterr()
+    assert main(["runs", str(state), "--run", "2026-03-02"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("1 of 1 stores synced (1 switched to a new collection)"), lines
+    (store_line,) = [line for line in lines if line.startswith("  store ")]
+    assert "(docs): synced, full sync" in store_line and "'docs' now names docs__" in store_line
+
+
+def test_report_details_say_where_a_move_came_from_and_why_a_failure_failed():
+    rows = [
+        {"doc_id": "b", "source_uri": "/old/b", "status": "deleted", "error": None,
+         "metadata": [("moved_to", "m")]},
+        {"doc_id": "m", "source_uri": "/new/b", "status": "unchanged", "error": None,
+         "metadata": [("moved_from", "b")]},
+        {"doc_id": "e", "source_uri": "/e", "status": "error",
+         "error": "extract: ExtractionError: truncated\nmore", "metadata": []},
+        {"doc_id": "k", "source_uri": "/k", "status": "ok", "error": None, "metadata": []},
+    ]
+    assert document_details(rows) == {"/new/b": "(from /old/b)",
+                                      "/e": "— extract: ExtractionError: truncated"}

@@ -19,7 +19,9 @@ from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS
 DERIVED = {("ChunkOptions", "tokenizer_model"), ("ExtractOptions", "max_string_chars"),
            ("SemanticOptions", "max_chunk"), ("SemanticOptions", "sections"),
            # what --embedding-precision auto became (run_config resolves it)
-           ("EmbeddingOptions", "auto_choice")}
+           ("EmbeddingOptions", "auto_choice"),
+           # ragbeam's own folders (--output, --previous), never input
+           ("MatchOptions", "own")}
 
 
 def test_every_setting_goes_to_exactly_one_place():

@@ -11,7 +11,10 @@ A chunk is dropped, in this order, when:
    header row the chunk carries in its context;
 3. it is headings only, with no body, and each heading is an automatic label, a
    word and a number (``Sheet2``, ``Tabelle1``, ``Slide 3``): the names of empty
-   sheets (``Sheet2 | | Sheet3``).
+   sheets (``Sheet2 | | Sheet3``);
+4. it reads as binary data or encoding garbage (``transforms/garbage.py``, the
+   measured score a whole document is refused by, on the chunk alone): a page whose
+   font maps its glyphs to the wrong letters, a binary blob inside a text file.
 
 Everything else stays, however short: a short real sentence, a heading with
 its body, a number in a table with its header (the chunk carries the header
@@ -28,6 +31,7 @@ import re
 from dataclasses import replace
 
 from ragbeam.transforms.chunk.base import ChunkingResult
+from ragbeam.transforms.garbage import is_garbage
 from ragbeam.transforms.types import BlockKind, Chunk, Document
 
 DROPPED_KEY = "dropped_unsearchable"
@@ -71,7 +75,7 @@ def is_searchable(doc: Document, chunk: Chunk, headings: list[tuple[int, int]]) 
         return False
     if not _LETTER.search(chunk.text):
         return _table_rows(chunk.text)
-    return not (headings and _labels_only(chunk, headings))
+    return not (headings and _labels_only(chunk, headings)) and not is_garbage(chunk.text)
 
 
 def drop_unsearchable(doc: Document, result: ChunkingResult) -> ChunkingResult:

@@ -21,23 +21,25 @@ from ragbeam.transforms.chunk.faq import FaqStrategy
 from ragbeam.transforms.chunk.fixed import FixedStrategy
 from ragbeam.transforms.chunk.log import LogStrategy
 from ragbeam.transforms.chunk.parent_child import ParentChildStrategy
-from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.semantic import SemanticStrategy
 from ragbeam.transforms.chunk.similar_paragraphs import SimilarParagraphsStrategy
 from ragbeam.transforms.chunk.sliding import SlidingStrategy
 from ragbeam.transforms.chunk.structure import StructureStrategy
-from ragbeam.transforms.chunk.table import TableStrategy
+from ragbeam.transforms.chunk.table import TableStrategy, split_keeping_tables, table_regions
 from ragbeam.transforms.types import Document
 
 
 class RecursiveStrategy(SizedStrategy):
-    """Separator-ladder splitting (see ``recursive.py``) over the whole document."""
+    """Separator-ladder splitting (see ``recursive.py``) over the whole document, its
+    tables cut between rows only."""
 
     name = "recursive"
 
     def chunk(self, doc: Document) -> ChunkingResult:
-        result = split_recursive(doc.text, self.size, self.sizer, self.overlap)
-        return ChunkingResult(spans_to_chunks(doc, result.spans), {"hard_cuts": result.hard_cuts})
+        # Tables are cut between rows only, each group under its header (``table.py``).
+        spans, hard_cuts = split_keeping_tables(doc.text, table_regions(doc), self.size,
+                                                self.overlap, self.sizer)
+        return ChunkingResult(spans_to_chunks(doc, spans), {"hard_cuts": hard_cuts})
 
 
 STRATEGIES: Mapping[str, StrategyFactory] = MappingProxyType({

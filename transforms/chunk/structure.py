@@ -18,8 +18,10 @@ The rule, in the order it is applied:
    ``size``; a merged chunk's heading path is what its sections have in common.
 3. A section over ``size`` falls back to recursive splitting inside the
    section (``recursive.py``), so no chunk crosses a heading it does not start
-   with, and every chunk honours the cap. A first piece that is only the
-   heading takes the start of the body with it (``keep_heading_with_body``).
+   with, and every chunk honours the cap; a table in it is cut between rows
+   only, each group under its header (``table.split_keeping_tables``). A
+   first piece that is only the heading takes the start of the body with it
+   (``keep_heading_with_body``).
 
 A document without headings is one section: the result is the recursive
 strategy's.
@@ -42,6 +44,7 @@ from ragbeam.transforms.chunk.base import (
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sizing import Sizer
+from ragbeam.transforms.chunk.table import split_keeping_tables, table_regions
 from ragbeam.transforms.types import BlockKind, Chunk, Document
 
 MIN_SIZE_RATIO = 0.25
@@ -138,6 +141,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
     """Chunks per (merged) section, recursive inside oversized ones; and the hard cuts."""
     headings = headings or HeadingIndex(doc)
     heading_ends = {span.end for span in doc.spans if span.kind is BlockKind.HEADING}
+    tables = table_regions(doc)
     sections = merge_tiny_sections(doc.text, heading_sections(doc, headings), size, min_size,
                                    sizer, heading_ends)
     chunks: list[Chunk] = []
@@ -146,8 +150,10 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
         if sizer.span(doc.text, section.start, section.end) <= size:
             spans = [(section.start, section.end)]
         else:
-            result = split_recursive(doc.text, size, sizer, overlap, section.start, section.end)
-            spans, hard_cuts = result.spans, hard_cuts + result.hard_cuts
+            # Tables inside it are cut between rows only, each group under its header.
+            spans, cuts = split_keeping_tables(doc.text, tables, size, overlap, sizer,
+                                               section.start, section.end)
+            hard_cuts += cuts
             spans = keep_heading_with_body(doc.text, spans, heading_ends, size, sizer)
         chunks.extend(Chunk(start=s, end=e, text=doc.text[s:e], heading_path=section.heading_path)
                       for s, e in spans)

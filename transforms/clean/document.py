@@ -13,19 +13,31 @@ Cleaning works line by line, in this order (each step has a switch in
    (``cover.py``) removed → ``clean_cover_page_removed`` (0 or 1) and its
    lines as JSON in ``clean_cover_page_lines``;
 4. paged documents: repeated page furniture and page numbers removed
-   (``furniture.py``) → ``clean_furniture_lines_removed``, and the lines
+   (``furniture/``: the page template) → ``clean_furniture_lines_removed``, and the lines
    themselves as JSON ``[[page, line], …]`` in ``clean_furniture_lines``;
 5. table-of-contents leaders replaced by a space (``leaders.py``)
    → ``clean_leaders_removed``;
 6. PDFs, and plain text written with a steady right margin (Gutenberg texts,
    RFCs, licences): words hyphenated across line breaks re-joined
    (``hyphenation.py``) → ``clean_hyphenations_joined``, and hard-wrapped
-   lines joined into paragraphs (``linejoin.py``) → ``clean_lines_joined``;
+   lines joined into paragraphs (``linejoin.assemble``, wrap detection
+   ``linejoin.mark_plain_wraps``) → ``clean_lines_joined``;
    plain text that is not hard-wrapped (code, logs, poetry, lists) keeps its
    lines;
-7. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
-   "IV. RESULTS") marked as headings with a level (``headings.py``)
-   → ``clean_headings_detected``.
+7. PDFs: contents pages and indexes (page references going up, entries out of
+   order) marked ``BlockKind.CONTENTS`` (``contents.py``), never headings or tables
+   → ``clean_contents_lines``;
+8. PDFs: tables found from where their lines and cells sit (``tables.py``)
+   become one ``BlockKind.TABLE`` block each, a ``cell | cell`` line (and span)
+   per row, header first → ``clean_tables_detected``, ``clean_table_rows``;
+9. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+   "IV. RESULTS") marked as headings with a level (``headings.mark_headings``,
+   with the heading geometry of ``headings.RowIndex``) → ``clean_headings_detected``;
+10. the document's title, kind and period (``title.py``) → ``Document.title`` and
+   ``title_source``, ``document_kind``, ``document_period`` in its metadata.
+
+This module orders the steps and keeps each source line's place; what each step
+decides lives in its own module.
 
 The cleaned text is the cleaned blocks joined by blank lines. Its language is
 identified afterwards, by the Clean stage in the worker (``language.py``,
@@ -39,49 +51,24 @@ characters to the right page; spans of one cleaned block share ``block``.
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields, replace
-from itertools import pairwise
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
-from ragbeam.transforms.charsets import SENTENCE_ENDS
-from ragbeam.transforms.chunk.log import timestamped_line_share
-from ragbeam.transforms.clean.contents import contents_lines, is_contents_title
+from ragbeam.transforms.clean.base import CleanLine, CleanOptions
+from ragbeam.transforms.clean.contents import contents_lines
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
-from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
-from ragbeam.transforms.clean.headings import (
-    MAX_TITLE_LINES,
-    BodyStyle,
-    HeadingBlock,
-    OutlineEntry,
-    body_style,
-    division_title,
-    division_without_title,
-    find_styled_headings,
-    is_prose,
-    looks_like_heading,
-    outline_headings,
-    outline_of,
+from ragbeam.transforms.clean.furniture import (
+    FurnitureResult,
+    PageLine,
+    find_page_furniture,
 )
-from ragbeam.transforms.clean.hyphenation import (
-    HYPHENS,
-    HyphenBreak,
-    classify_hyphen_break,
-    hyphen_lexicon,
-    join_hyphenated,
-)
-from ragbeam.transforms.clean.layout import sizes_differ, style_changes
+from ragbeam.transforms.clean.headings import body_style, mark_headings, outline_of
 from ragbeam.transforms.clean.leaders import strip_leaders
-from ragbeam.transforms.clean.linejoin import (
-    FULL_LINE_SHARE,
-    LineBreak,
-    classify_line_break,
-    plain_wrap_breaks,
-    typical_line_length,
-)
+from ragbeam.transforms.clean.linejoin import assemble, mark_plain_wraps
 from ragbeam.transforms.clean.residue import find_residue
+from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
     REPLACEMENT_CHAR,
     collapse_spaces,
@@ -91,17 +78,12 @@ from ragbeam.transforms.clean.text import (
     remove_control_characters,
     replacement_char_is_space,
 )
-from ragbeam.transforms.clean.title import (
-    DocumentName,
-    TitleLine,
-    name_document,
-)
+from ragbeam.transforms.clean.title import DocumentName, TitleLine, name_document
 from ragbeam.transforms.types import (
     Block,
     BlockKind,
     Document,
     ExtractedDocument,
-    LineStyle,
     PdfLayout,
     TextSpan,
 )
@@ -112,69 +94,11 @@ _HARD_WRAPPED = {"application/pdf"}
 # Media types whose lines are as their author wrote them: joined only where the
 # text is hard-wrapped (``linejoin.plain_wrap_breaks``).
 _PLAIN_TEXT = {"text/plain"}
-# A plain text with this share of its lines starting with a timestamp is a log
-# (below the router's own threshold, so nothing routed as a log is ever joined).
-MAX_LOG_LINE_SHARE = 0.2
-MAX_RUN_ON_HEADING_CHARS = 160  # a heading over two lines of a column
-HANGING_INDENT_SIZES = 4  # its second line may start under its title, after the number
-_ENDS_SENTENCE = tuple(SENTENCE_ENDS)
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
-_SEPARATORS = {brk: brk.value for brk in LineBreak}
-_NEVER_FULL = (math.inf, -math.inf)
 
 
-@dataclass(frozen=True)
-class CleanOptions:
-    """Switches for each cleaning step (all part of the config fingerprint)."""
-
-    unicode_nfkc: bool = True
-    protect_cjk_punctuation: bool = True
-    remove_residue: bool = True
-    remove_cover_page: bool = True
-    remove_furniture: bool = True
-    strip_leaders: bool = True
-    mark_contents: bool = True
-    dehyphenate: bool = True
-    join_lines: bool = True
-    detect_headings: bool = True
-    identify_language: bool = True
-    # Across the documents of a run (boilerplate.py, applied by the clean stage's
-    # RemoveCorpusBoilerplate, not by clean_document). Opt-in (--clean-corpus-boilerplate):
-    # a document's text then depends on the other documents processed in the same run,
-    # so an incremental run, which processes only what changed, can cut differently
-    # from a full one.
-    remove_boilerplate: bool = False
-
-    @classmethod
-    def without(cls, steps: Iterable[str]) -> CleanOptions:
-        """Default options with the named steps switched off (``--no-clean STEP``)."""
-        return cls(**dict.fromkeys(steps, False))
-
-
-# What --no-clean switches off: every per-document step (corpus boilerplate is opt-in).
-CLEAN_STEPS = tuple(f.name for f in fields(CleanOptions) if f.name != "remove_boilerplate")
-
-
-@dataclass(slots=True)
-class _Line:
-    """One cleaned source line and where it came from (mutable: steps rewrite ``text``)."""
-
-    text: str
-    kind: BlockKind
-    block: int  # index of the source block
-    page: int | None
-    level: int
-    raw_start: int
-    raw_end: int
-    after_blank: bool = False  # a blank line separated it from the previous line
-    detached: bool = False  # outside the reading flow (PDF link target)
-    indent: int = 0  # leading whitespace of the source line, in characters
-    # Plain text only: whether the break after this line is a wrap (None: not plain text).
-    wraps: bool | None = None
-    # PDFs: where the line sits on its page and how it is set (None: unknown).
-    style: LineStyle | None = None
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -210,15 +134,15 @@ def _split_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _block_lines(block: Block, index: int, options: CleanOptions,
-                 layout: PdfLayout | None = None) -> list[_Line]:
+                 layout: PdfLayout | None = None) -> list[CleanLine]:
     """A block's non-empty lines, each with its exact raw range (and, with a PDF's
     ``layout``, its style)."""
     if block.kind in _WHOLE_BLOCKS:
         text = clean_block_text(block.text, block.kind, options)
-        return [_Line(text, block.kind, index, block.page, block.level,
+        return [CleanLine(text, block.kind, index, block.page, block.level,
                       block.raw_start, block.raw_end, detached=block.detached)] if text else []
     traced = block.raw_start >= 0 and block.raw_end - block.raw_start == len(block.text)
-    lines: list[_Line] = []
+    lines: list[CleanLine] = []
     after_blank = False
     for line_start, raw_line in _split_lines(block.text):
         if raw_line.isascii() and raw_line.isprintable() and "  " not in raw_line:
@@ -237,7 +161,7 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
         raw_start = block.raw_start + line_start + lead if traced else block.raw_start
         raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
                    if traced else block.raw_end)
-        lines.append(_Line(text, block.kind, index, block.page, block.level, raw_start,
+        lines.append(CleanLine(text, block.kind, index, block.page, block.level, raw_start,
                            raw_end, after_blank, block.detached, lead,
                            style=layout.style_of(raw_start, raw_end)
                            if layout is not None and traced else None))
@@ -245,43 +169,106 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
     return lines
 
 
-def _remove_furniture(lines: list[_Line], layout: PdfLayout | None = None
-                      ) -> tuple[list[_Line], list[_Line]]:
-    """The lines that stay, and the furniture lines removed (``layout``: a PDF's, whose
-    page sizes go with the lines' boxes)."""
+def _furniture(lines: list[CleanLine], layout: PdfLayout | None = None
+               ) -> tuple[list[list[int]], FurnitureResult] | None:
+    """Each page's lines (indexes into ``lines``) and the furniture found among them
+    (``layout``: a PDF's, whose page sizes go with the lines' boxes); None without pages."""
     if not any(line.page for line in lines):
-        return lines, []
+        return None
     n_pages = max(line.page or 0 for line in lines)
     by_page: list[list[int]] = [[] for _ in range(n_pages)]
     for i, line in enumerate(lines):
-        if line.page and not line.detached:  # link targets are neither body nor furniture
+        if line.page:  # a link target is furniture only where the page template has it
             by_page[line.page - 1].append(i)
     pages = [[_page_line(lines[i]) for i in members] for members in by_page]
-    furniture = find_page_furniture(pages, layout.page_sizes if layout else None).lines
-    removed = {by_page[p][i] for p, i in furniture}
+    return by_page, find_page_furniture(pages, layout.page_sizes if layout else None)
+
+
+def _remove_furniture(lines: list[CleanLine], layout: PdfLayout | None = None
+                      ) -> tuple[list[CleanLine], list[CleanLine]]:
+    """The lines that stay, and the furniture lines removed."""
+    found = _furniture(lines, layout)
+    if found is None:
+        return lines, []
+    by_page, furniture = found
+    removed = {by_page[p][i] for p, i in furniture.lines}
     return ([line for i, line in enumerate(lines) if i not in removed],
             [lines[i] for i in sorted(removed)])
 
 
-def _page_line(line: _Line) -> PageLine:
-    style = line.style  # positional arguments: this runs once per line of a PDF
+@dataclass(frozen=True)
+class TemplateLine:
+    """A line of a page as the page-template model sees it: its page (1-based), text,
+    box on the displayed page (None: not placed) and, where it is furniture, the
+    template group it belongs to (``kind: key``; ``page number``, ``stamp`` for what the
+    other rules found)."""
+
+    page: int
+    text: str
+    box: tuple[float, float, float, float] | None
+    group: str | None
+
+
+def page_template(extracted: ExtractedDocument, options: CleanOptions | None = None
+                  ) -> tuple[tuple[tuple[float, float], ...], list[TemplateLine]]:
+    """The pages' sizes and every line of a paged document, each with the template group
+    it belongs to: what ``ragbeam viz`` draws. Cleaned as ``clean_document`` cleans it,
+    up to furniture removal."""
+    options = options or CleanOptions()
+    lines = [line for i, block in enumerate(extracted.blocks)
+             for line in _block_lines(block, i, options, extracted.layout)]
+    if options.remove_residue:
+        lines, _, _ = _remove_residue(lines)
+    found = _furniture(lines, extracted.layout)
+    sizes = extracted.layout.page_sizes if extracted.layout else ()
+    if found is None:
+        return sizes, []
+    by_page, furniture = found
+    group_of: dict[tuple[int, int], str] = {}
+    for hit in furniture.page_numbers:
+        group_of[hit] = "page number"
+    for hit in furniture.stamps | furniture.companions | furniture.running_text:
+        group_of.setdefault(hit, "stamp" if hit in furniture.stamps else "template")
+    for group in furniture.template:
+        for hit in group.members & furniture.lines:
+            group_of[hit] = f"{group.kind}: {group.key}"
+    out = []
+    for p, members in enumerate(by_page):
+        for i, index in enumerate(members):
+            line = lines[index]
+            style = line.style
+            box = (style.x0, style.top, style.x1, style.bottom) if style is not None else None
+            out.append(TemplateLine(p + 1, line.text, box, group_of.get((p, i))))
+    return sizes, out
+
+
+def _page_line(line: CleanLine) -> PageLine:
+    # Made from a tuple (every field given): this runs once per line of a PDF.
+    style, removable = line.style, line.kind not in _WHOLE_BLOCKS
+    if line.detached:
+        return PageLine._make((line.text, removable, False, None, False, 0.0, True))
     if style is None:
-        return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING)
-    return PageLine(line.text, line.kind not in _WHOLE_BLOCKS, line.kind is BlockKind.HEADING,
-                    (style.x0, style.top, style.x1, style.bottom), style.rotated, style.size)
+        return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING, None,
+                               False, 0.0, False))
+    return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING,
+                           (style.x0, style.top, style.x1, style.bottom), style.rotated,
+                           style.size, False))
 
 
-def _remove_residue(lines: list[_Line]) -> tuple[list[_Line], list[_Line], dict[str, int]]:
+def _remove_residue(lines: list[CleanLine]
+                    ) -> tuple[list[CleanLine], list[CleanLine], dict[str, int]]:
     """The lines that stay, the residue lines removed, and how many each rule found."""
     residue = find_residue([line.text for line in lines], [line.block for line in lines],
                            [line.kind is BlockKind.CODE for line in lines])
     if not residue.lines:
         return lines, [], {}
-    return ([line for i, line in enumerate(lines) if i not in residue.lines],
-            [lines[i] for i in sorted(residue.lines)], residue.by_rule)
+    for i, text in residue.kept.items():  # an inline formula's readable symbols stay
+        lines[i] = replace(lines[i], text=text)
+    return ([line for i, line in enumerate(lines) if i not in residue.lines or i in residue.kept],
+            [lines[i] for i in sorted(residue.lines) if i not in residue.kept], residue.by_rule)
 
 
-def _remove_cover_page(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
+def _remove_cover_page(lines: list[CleanLine]) -> tuple[list[CleanLine], list[CleanLine]]:
     """The lines that stay, and page 1's lines if it is a repository's cover sheet."""
     if not lines or not any(line.page for line in lines):
         return lines, []
@@ -296,8 +283,8 @@ def _remove_cover_page(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
     return kept, [line for line in lines if line.page == 1 and not carries_identifier(line.text)]
 
 
-def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
-    out: list[_Line] = []
+def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
+    out: list[CleanLine] = []
     count = 0
     for line in lines:
         if line.kind not in _WHOLE_BLOCKS:
@@ -310,10 +297,10 @@ def _strip_leaders(lines: list[_Line]) -> tuple[list[_Line], int]:
     return out, count
 
 
-def _mark_contents(lines: list[_Line], page_count: int | None) -> int:
+def _mark_contents(lines: list[CleanLine], page_count: int | None) -> int:
     """Mark the lines of contents pages and indexes (``contents.py``) as
     ``BlockKind.CONTENTS``; how many."""
-    by_page: dict[int, list[_Line]] = defaultdict(list)
+    by_page: dict[int, list[CleanLine]] = defaultdict(list)
     for line in lines:
         if line.page and not line.detached and line.kind is BlockKind.PARAGRAPH:
             by_page[line.page].append(line)
@@ -330,325 +317,93 @@ def _mark_contents(lines: list[_Line], page_count: int | None) -> int:
     return marked
 
 
-class _LazyLexicon(Counter):
-    """The document's word counts, built on the first hyphenated line break only."""
-
-    def __init__(self, lines: list[_Line]) -> None:
-        super().__init__()
-        self._lines: list[_Line] | None = lines
-
-    def __missing__(self, key: str) -> int:
-        if self._lines is not None:
-            lines, self._lines = self._lines, None
-            self.update(hyphen_lexicon(line.text for line in lines))
-            if key in self:
-                return self[key]
-        return 0
-
-    def __bool__(self) -> bool:
-        return True
+# Kinds of lines a PDF table is found among (Tika writes a PDF's text as paragraphs).
+_TABLE_SOURCES = {BlockKind.PARAGRAPH, BlockKind.LIST_ITEM}
 
 
-@dataclass
-class _Assembly:
-    """Cleaned blocks under construction: lists of (separator before, line)."""
-
-    blocks: list[list[tuple[str, _Line]]]
-    hyphenations_joined: int = 0
-    lines_joined: int = 0
-
-
-def _assemble(lines: list[_Line], hard_wrapped: bool, options: CleanOptions) -> _Assembly:
-    out = _Assembly(blocks=[])
-    lexicon = _LazyLexicon(lines) if hard_wrapped else None
-    page_lengths: dict[int | None, list[int]] = defaultdict(list)
-    for line in lines:
-        if line.kind is BlockKind.PARAGRAPH:
-            page_lengths[line.page].append(len(line.text))
-    # Per page: the length range of a line that runs to the right margin.
-    full_line: dict[int | None, tuple[float, float]] = {}
-    for page, lengths in page_lengths.items():
-        typical = typical_line_length(lengths) * FULL_LINE_SHARE / FULL_LINE_SHARE
-        full_line[page] = ((FULL_LINE_SHARE * typical, 1.5 * typical) if typical > 0
-                           else (math.inf, -math.inf))
-    prev: _Line | None = None
-    # Detached lines wait until the paragraph they interrupt has ended.
-    detached: list[_Line] = []
-
-    def place_detached() -> None:
-        if detached:
-            out.blocks.append([("", detached[0]),
-                               *((LineBreak.LINE.value, line) for line in detached[1:])])
-            detached.clear()
-
-    for line in lines:
-        if hard_wrapped and line.detached:
-            detached.append(line)
-            continue
-        brk = _break_before(prev, line, hard_wrapped, options, lexicon, full_line, out)
-        if brk is LineBreak.PARAGRAPH:
-            place_detached()
-            out.blocks.append([("", line)])
-        else:
-            out.blocks[-1].append((_SEPARATORS[brk], line))
-        prev = line
-    place_detached()
-    return out
-
-
-def _break_before(prev: _Line | None, line: _Line, hard_wrapped: bool, options: CleanOptions,
-                  lexicon, full_line: dict[int | None, tuple[float, float]], out: _Assembly
-                  ) -> LineBreak:
-    if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
-        return LineBreak.PARAGRAPH
-    same_block = prev.block == line.block
-    if not hard_wrapped or line.kind is not BlockKind.PARAGRAPH or prev.wraps is False:
-        if not same_block:
-            return LineBreak.PARAGRAPH
-        return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
-    if prev.wraps is None and _heading_runs_on(prev, line):
-        out.lines_joined += 1
-        return LineBreak.SPACE
-    if prev.wraps is None and style_changes(prev.style, line.style):
-        return LineBreak.PARAGRAPH  # a heading set apart by its font, a footnote by its size
-    if options.dehyphenate and prev.text[-1:] in HYPHENS:
-        hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
-        if hyphen is not HyphenBreak.NONE:
-            # Rewrite the previous line in place: its hyphen goes, the next line follows.
-            prev.text = join_hyphenated(prev.text, "", hyphen)
-            out.hyphenations_joined += 1
-            return LineBreak.JOINED
-    if not options.join_lines:
-        return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    full_width = True if prev.wraps else _reaches_margin(prev, full_line)
-    brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
-                              full_width=full_width)
-    if brk in (LineBreak.SPACE, LineBreak.JOINED):
-        out.lines_joined += 1
-    return brk
-
-
-def _heading_runs_on(prev: _Line, line: _Line) -> bool:
-    """Does a numbered heading set in bold run on to ``line`` ("4 Vignette: Building an
-    Attributed QA" / "System for Scientific Papers" in a column too narrow for it)?
-    ``line`` sits right under it, set alike, not a heading of its own; or it starts in
-    lower case and only its face is mixed (a word of the title in a code font:
-    "visually-rich documents with magelib")."""
-    before, after = prev.style, line.style
-    if (before is None or after is None or not before.size or not after.size
-            or not before.bold or before.page != after.page
-            or sizes_differ(before.size, after.size)
-            or not 0 <= after.top - before.bottom < before.size
-            or not -before.size <= after.x0 - before.x0 <= HANGING_INDENT_SIZES * before.size):
-        return False  # not right under it, or not where its title starts (a hanging indent)
-    if (not looks_like_heading(prev.text) or prev.text.isupper()  # capitals: linejoin's
-            or looks_like_heading(line.text)
-            or prev.text.endswith(_ENDS_SENTENCE)
-            or len(prev.text) + len(line.text) > MAX_RUN_ON_HEADING_CHARS):
-        return False
-    if after.bold and after.font == before.font:
-        return True
-    return not after.font and line.text[:1].islower()
-
-
-def _reaches_margin(line: _Line, full_line: dict[int | None, tuple[float, float]]) -> bool:
-    """Does a PDF line run to the right margin (its length that of the page's full lines)?"""
-    low, high = full_line.get(line.page, _NEVER_FULL)
-    return low <= len(line.text) <= high
-
-
-def _mark_headings(assembly: _Assembly, outline: list[OutlineEntry],
-                   layout: PdfLayout | None) -> int:
-    """The one-line paragraphs a PDF's outline points at become headings of its levels;
-    without an outline that describes the text, the paragraphs that read like section
-    headings, and, where the lines carry their style, those set apart by their font
-    (``headings.find_styled_headings``)."""
-    blocks = [_heading_block(pieces) for pieces in assembly.blocks]
-    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
-                              [pieces[0][1].page for pieces in assembly.blocks])
-             if outline else None)
-    if found is None:
-        body = body_style((line.style, len(line.text)) for pieces in assembly.blocks
-                          for _, line in pieces
-                          if line.style is not None and line.kind is BlockKind.PARAGRAPH)
-        if body is not None and layout is not None:
-            rows = _RowIndex(assembly, layout, body)
-            blocks = [replace(block, in_row=rows.shares_row(block.style),
-                              in_margin=rows.in_margin(block.style),
-                              page_height=rows.height(block.style))
-                      if block.text is not None and block.style is not None else block
-                      for block in blocks]
-        found = find_styled_headings(blocks, body)
-        found = _join_division_titles(assembly, found)
-    # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
-    # of every page) it heads nothing.
-    found = {i: level for i, level in found.items()
-             if not is_contents_title(" ".join(line.text for _, line in assembly.blocks[i]))
-             or (i + 1 < len(assembly.blocks)
-                 and assembly.blocks[i + 1][0][1].kind is BlockKind.CONTENTS)}
-    for index, level in found.items():
-        for _, line in assembly.blocks[index]:
-            line.kind, line.level = BlockKind.HEADING, level
-    return len(found)
-
-
-MAX_DIVISION_TITLE_WORDS = 12
-
-
-def _join_division_titles(assembly: _Assembly, found: dict[int, int]) -> dict[int, int]:
-    """A heading that is only a division's keyword and number ("Chapter 1", "ARTICLE
-    IV", "PART II") takes the title printed on the next line of its page ("Template",
-    "DEFINITIONS", "OTHER INFORMATION") into one heading, "Chapter 1 Template": the
-    block after it joins its block (``headings.division_without_title``)."""
-    joined: list[int] = []
-    for index in sorted(found):
-        nxt = index + 1
-        if nxt >= len(assembly.blocks) or len(assembly.blocks[index]) != 1:
-            continue
-        head, title = assembly.blocks[index][0][1], assembly.blocks[nxt]
-        line = title[0][1]
-        if (not division_without_title(head.text) or len(title) != 1
-                or line.kind is not BlockKind.PARAGRAPH or line.page != head.page
-                or not division_title(line.text, MAX_DIVISION_TITLE_WORDS)):
-            continue
-        joined.append(index)
-    for index in reversed(joined):
-        assembly.blocks[index].append((LineBreak.SPACE.value, assembly.blocks[index + 1][0][1]))
-        del assembly.blocks[index + 1]
-    if not joined:
-        return found
-    return {i - sum(j < i for j in joined): level for i, level in found.items()
-            if i - 1 not in joined}
-
-
-def _heading_block(pieces: list[tuple[str, _Line]]) -> HeadingBlock:
-    first = pieces[0][1]
-    paragraph = first.kind is BlockKind.PARAGRAPH
-    text = " ".join(line.text for _, line in pieces)
-    candidate = (paragraph and not first.detached
-                 and len(pieces) <= MAX_TITLE_LINES)
-    styles = [line.style for _, line in pieces if line.style is not None and line.style.size]
-    # Set alike: one size, and one face where a line's face is known (a line mixing faces,
-    # a heading's second line with a word in a code font, says nothing of it).
-    faces = {(s.bold, s.font) for s in styles if s.font}
-    uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
-    return HeadingBlock(text if candidate else None, paragraph and is_prose(text), len(pieces),
-                        first.style, uniform)
-
-
-class _RowIndex:
-    """The placed lines of each page, to tell a line alone in its row (a heading) from
-    one among a table's cells, and a line in the margin from one in the text column."""
-
-    # A neighbour in the same row is a cell when it is in the text column and wider
-    # than this many of the line's font sizes (or to its right), and either in a block
-    # that is no prose (numbers, codes) or a line of its own (a block of at most two
-    # lines) narrower
-    # than this share of the page: the other column's text beside a heading in a
-    # two-column paper, a note in the margin, and a section number Tika left on a line
-    # of its own before its title are not.
-    MAX_CELL_WIDTH_SHARE = 0.3
-    MIN_CELL_WIDTH_SIZES = 2.5
-    # A page is set in two columns when at least this many body lines start at one
-    # place in each half of it; a line in one column and one in the other are never
-    # cells of one row (an "ABSTRACT" level with a "Keywords" across the gutter).
-    MIN_COLUMN_LINES = 5
-
-    def __init__(self, assembly: _Assembly, layout: PdfLayout, body: BodyStyle) -> None:
-        # Per page: (style, any width) for lines that are no prose, (style, narrow
-        # only) for the other lines of short blocks.
-        self.cells: dict[int, list[tuple[LineStyle, bool]]] = defaultdict(list)
-        column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
-        starts: dict[int, Counter[int]] = defaultdict(Counter)
-        for pieces in assembly.blocks:
-            prose = is_prose(" ".join(line.text for _, line in pieces))
-            for _, line in pieces:
-                style = line.style
-                if style is None:
-                    continue
-                if not prose:
-                    self.cells[style.page].append((style, True))
-                elif len(pieces) <= 2:
-                    self.cells[style.page].append((style, False))
-                if style.size and style.size == body.size and style.font == body.font:
-                    edges = column[style.page]
-                    edges[0], edges[1] = min(edges[0], style.x0), max(edges[1], style.x1)
-                    if prose:
-                        starts[style.page][round(style.x0)] += 1
-        self.columns = dict(column)
-        self.sizes = layout.page_sizes
-        # Per two-column page: where its left and right columns start.
-        self.column_starts: dict[int, tuple[float, float]] = {}
-        for page, counts in starts.items():
-            if not 0 < page <= len(self.sizes):
+def _mark_tables(lines: list[CleanLine], raw_text: str, options: CleanOptions
+                 ) -> tuple[list[CleanLine], list[Table]]:
+    """The lines with each table found on a PDF page (``tables.py``) in place of its
+    lines: one ``TABLE`` line per row, at the place of the table's first line; and
+    the tables. A table that opens a page with the columns of one that closed the
+    page before and no header of its own goes on in that table's block."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for i, line in enumerate(lines):
+        style = line.style
+        if (style is not None and line.page and line.kind in _TABLE_SOURCES
+                and not line.detached and not style.rotated):
+            by_page[line.page].append(i)
+    replaced: dict[int, list[CleanLine]] = {}  # first line of a table → its rows
+    consumed: set[int] = set()
+    tables: list[Table] = []
+    previous: tuple[Table, int, int] | None = None  # the last table, its page and block
+    next_block = max((line.block for line in lines), default=0) + 1
+    for page in sorted(by_page):
+        members = by_page[page]
+        pieces = [piece for i in members for piece in _pieces(i, lines[i], raw_text, options)]
+        for table in find_tables(pieces):
+            if not table.row_lines or any(n in consumed for n in table.lines):
                 continue
-            middle = self.sizes[page - 1][0] / 2
-            left = max(((n, x) for x, n in counts.items() if x < middle), default=(0, 0))
-            right = max(((n, x) for x, n in counts.items() if x >= middle), default=(0, 0))
-            if min(left[0], right[0]) >= self.MIN_COLUMN_LINES:
-                self.column_starts[page] = (left[1], right[1])
+            block = next_block
+            if (previous is not None and previous[1] == page - 1 and table.header_rows == 0
+                    and _continues(previous[0], table, lines, members, by_page[page - 1])):
+                block = previous[2]
+            else:
+                next_block += 1
+            rows = []
+            for text, row_lines in zip(table.rendered(), table.row_lines, strict=True):
+                first = lines[row_lines[0]]
+                rows.append(CleanLine(text, BlockKind.TABLE, block, page, 0,
+                                  min(lines[n].raw_start for n in row_lines),
+                                  max(lines[n].raw_end for n in row_lines),
+                                  style=first.style, table_row=True))
+            replaced[min(table.lines)] = rows
+            consumed.update(table.lines)
+            tables.append(table)
+            previous = (table, page, block)
+    if not tables:
+        return lines, []
+    out: list[CleanLine] = []
+    for i, line in enumerate(lines):
+        if i in replaced:
+            out.extend(replaced[i])
+        elif i not in consumed:
+            out.append(line)
+    return out, tables
 
-    def height(self, style: LineStyle | None) -> float:
-        if style is None or not 0 < style.page <= len(self.sizes):
-            return 0.0
-        return self.sizes[style.page - 1][1]
 
-    def in_margin(self, style: LineStyle | None) -> bool:
-        """Beside the page's text column (left of its left edge or right of its right):
-        a marginal note, a volume number, a stamp."""
-        if style is None or style.page not in self.columns:
-            return False
-        left, right = self.columns[style.page]
-        return style.x1 <= left or style.x0 >= right
+def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -> list[Piece]:
+    """A line as placed pieces: its cells where the layout pass found wide gaps in it."""
+    style = line.style
+    assert style is not None
+    if not style.cells:
+        return [Piece(index, line.text, style.x0, style.x1, style.top, style.bottom)]
+    bounds = [start for start, _, _ in style.cells] + [line.raw_end]
+    pieces = []
+    for (start, x0, x1), end in zip(style.cells, bounds[1:], strict=True):
+        raw = raw_text[start:end]
+        if raw.isascii() and raw.isprintable() and "  " not in raw:
+            text = raw.strip()  # what clean_line_text leaves of it (as in _block_lines)
+        else:
+            text = clean_line_text(raw, options)
+        text = strip_leaders(text)[0]
+        if text:
+            pieces.append(Piece(index, text, x0, x1, style.top, style.bottom))
+    return pieces
 
-    def shares_row(self, style: LineStyle | None) -> bool:
-        if style is None or not 0 < style.page <= len(self.sizes):
-            return False
-        width = self.sizes[style.page - 1][0]
-        height = style.bottom - style.top
-        narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
-        starts = self.column_starts.get(style.page)
-        for other, any_width in self.cells.get(style.page, ()):
-            if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
-                continue  # itself, or above or below it
-            if starts is not None and self._across_the_gutter(style, other, starts):
-                continue  # the other column's line
-            overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
-            cell_width = other.x1 - other.x0
-            if (overlap > 0.5 * min(height, other.bottom - other.top)
-                    and (any_width or cell_width < self.MAX_CELL_WIDTH_SHARE * width)
-                    and (cell_width > narrowest or other.x0 > style.x1)
-                    and not self.in_margin(other)):
-                return True
+
+def _continues(before: Table, table: Table, lines: list[CleanLine], page: list[int],
+               page_before: list[int]) -> bool:
+    """Does ``table`` go on with ``before``: the last body lines of the page before
+    are ``before``'s, the first of this page ``table``'s, and their columns match?"""
+    if len(before.columns) != len(table.columns):
         return False
-
-    @staticmethod
-    def _across_the_gutter(style: LineStyle, other: LineStyle,
-                           starts: tuple[float, float]) -> bool:
-        """Is ``other`` in the other column of a two-column page from ``style``, which
-        starts at its own column's left edge (within a line height of it: an indent)?
-        An author's name centred over a grid of authors starts elsewhere."""
-        reach = style.bottom - style.top
-        if starts[0] - 1 <= style.x0 <= starts[0] + reach:
-            return style.x1 <= starts[1] <= other.x0 + 1
-        if starts[1] - 1 <= style.x0 <= starts[1] + reach:
-            return other.x1 <= starts[1]
+    if any(abs(a[1] - b[1]) > 0.5 * max(a[1] - a[0], b[1] - b[0], 1.0)
+           for a, b in zip(before.columns[1:], table.columns[1:], strict=True)):
         return False
-
-
-def _mark_plain_wraps(lines: list[_Line]) -> bool:
-    """Plain text: mark each line whose break is a wrap; whether the text is hard-wrapped."""
-    if timestamped_line_share("\n".join(line.text for line in lines)) >= MAX_LOG_LINE_SHARE:
-        return False
-    follows = [a.kind is BlockKind.PARAGRAPH is b.kind and a.block == b.block
-               and not b.after_blank for a, b in pairwise(lines)]
-    wraps = plain_wrap_breaks([line.indent + len(line.text) for line in lines],
-                              [line.text for line in lines], [*follows, False])
-    if not any(wraps):
-        return False
-    for line, wrap in zip(lines, wraps, strict=True):
-        line.wraps = wrap
-    return True
+    last_before = max(page_before, key=lambda i: lines[i].raw_end)
+    first_here = min(page, key=lambda i: lines[i].raw_start)
+    return last_before in before.lines and first_here in table.lines
 
 
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
@@ -659,13 +414,13 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
                        for block in blocks)
     lines = [line for i, block in enumerate(blocks)
              for line in _block_lines(block, i, options, extracted.layout)]
-    furniture: list[_Line] = []
-    residue: list[_Line] = []
+    furniture: list[CleanLine] = []
+    residue: list[CleanLine] = []
     residue_rules: dict[str, int] = {}
     leaders_removed = 0
     if options.remove_residue:
         lines, residue, residue_rules = _remove_residue(lines)
-    cover: list[_Line] = []
+    cover: list[CleanLine] = []
     if options.remove_cover_page and extracted.media_type in _HARD_WRAPPED:
         lines, cover = _remove_cover_page(lines)
     if options.remove_furniture:
@@ -673,12 +428,17 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
     paged = extracted.media_type in _HARD_WRAPPED
+    # Contents before tables: a contents page's entries and page numbers stand in two
+    # columns, but they are navigation, not a table.
     contents_lines_marked = (_mark_contents(lines, extracted.page_count)
                              if paged and options.mark_contents else 0)
+    tables: list[Table] = []
+    if paged and options.detect_tables and extracted.layout is not None:
+        lines, tables = _mark_tables(lines, extracted.raw_text, options)
     hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
-                             and _mark_plain_wraps(lines))
-    assembly = _assemble(lines, hard_wrapped, options)
-    headings_detected = (_mark_headings(assembly, outline_of(extracted.metadata),
+                             and mark_plain_wraps(lines))
+    assembly = assemble(lines, hard_wrapped, options)
+    headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),
                                         extracted.layout)
                          if paged and options.detect_headings else 0)
 
@@ -724,6 +484,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),
         "clean_headings_detected": str(headings_detected),
+        "clean_tables_detected": str(len(tables)),
+        "clean_table_rows": str(sum(len(table.rows) for table in tables)),
     })
     return Document(
         source=extracted.source,
@@ -738,7 +500,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     )
 
 
-def _name_document(extracted: ExtractedDocument, lines: list[_Line], text: str
+def _name_document(extracted: ExtractedDocument, lines: list[CleanLine], text: str
                    ) -> DocumentName:
     """The document's title, kind and period (``title.py``): from its cover where its
     lines carry their style, its outline's root, or its metadata title."""

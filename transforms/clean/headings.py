@@ -30,12 +30,16 @@ have body text between them.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import json
+import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ragbeam.transforms.charsets import (
     CJK_CHAR,
@@ -43,8 +47,13 @@ from ragbeam.transforms.charsets import (
     PROSE_LINE_ENDS,
     SENTENCE_ENDS,
 )
+from ragbeam.transforms.clean.contents import is_contents_title
 from ragbeam.transforms.clean.layout import sizes_differ
-from ragbeam.transforms.types import LineStyle
+from ragbeam.transforms.types import BlockKind, LineStyle, PdfLayout
+
+if TYPE_CHECKING:  # the blocks linejoin.assemble builds of document.py's lines
+    from ragbeam.transforms.clean.base import CleanLine
+    from ragbeam.transforms.clean.linejoin import Assembly
 
 MAX_HEADING_CHARS = 80
 MAX_CAPS_HEADING_CHARS = 60
@@ -815,29 +824,40 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     that page or the next (so a printed contents page, which repeats every title,
     never takes them); an entry not found is skipped. The level is the entry's
     outline depth."""
-    keys = [(_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text)))
-            if text is not None else None for text in paragraphs]
+    # Each key → the paragraphs that have it, in order: an entry is looked up, not
+    # searched for through the rest of the document (outline × paragraphs).
+    where: dict[str, list[int]] = defaultdict(list)
+    for i, text in enumerate(paragraphs):
+        if text is not None:
+            for key in {_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text))}:
+                where[key].append(i)
     found: dict[int, int] = {}
     cursor = 0
     for entry in outline:
         level, title = entry[0], entry[1]
         target = entry[2] if len(entry) > 2 and pages is not None else None
         wanted = {_outline_key(title), _outline_key(_LEADING_NUMBER.sub("", title))} - {""}
-        for i in range(cursor, len(keys)):
+        # The paragraphs after the cursor with one of the entry's keys, in order (lazily:
+        # most entries match their first candidate).
+        after = heapq.merge(*(_from(indexes, bisect.bisect_left(indexes, cursor))
+                              for key in wanted if (indexes := where.get(key))))
+        for i in after:
             page = pages[i] if target is not None and pages is not None else None
             if page is not None and target is not None:
                 if page < target:
                     continue
                 if page > target + OUTLINE_PAGE_REACH:
                     break
-            key = keys[i]
-            if key is not None and (key[0] in wanted or key[1] in wanted):
-                found[i] = min(level, 6)
-                cursor = i + 1
-                break
+            found[i] = min(level, 6)
+            cursor = i + 1
+            break
     if not outline or len(found) < MIN_OUTLINE_MATCHED * len(outline):
         return None
     return found
+
+
+def _from(items: list[int], start: int) -> Iterator[int]:
+    return (items[k] for k in range(start, len(items)))
 
 
 def outline_of(metadata: Mapping[str, str]) -> list[OutlineEntry]:
@@ -851,3 +871,200 @@ def outline_of(metadata: Mapping[str, str]) -> list[OutlineEntry]:
                 for entry in json.loads(value)]
     except (ValueError, TypeError, IndexError):
         return []
+
+
+# --- headings of a document's assembled blocks (moved from document.py) ---
+
+
+def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
+                  layout: PdfLayout | None) -> int:
+    """The one-line paragraphs a PDF's outline points at become headings of its levels;
+    without an outline that describes the text, the paragraphs that read like section
+    headings, and, where the lines carry their style, those set apart by their font
+    (``headings.find_styled_headings``)."""
+    blocks = [_heading_block(pieces) for pieces in assembly.blocks]
+    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
+                              [pieces[0][1].page for pieces in assembly.blocks])
+             if outline else None)
+    if found is None:
+        body = body_style((line.style, len(line.text)) for pieces in assembly.blocks
+                          for _, line in pieces
+                          if line.style is not None and line.kind is BlockKind.PARAGRAPH)
+        if body is not None and layout is not None:
+            rows = RowIndex(assembly, layout, body)
+            blocks = [replace(block, in_row=rows.shares_row(block.style),
+                              in_margin=rows.in_margin(block.style),
+                              page_height=rows.height(block.style))
+                      if block.text is not None and block.style is not None else block
+                      for block in blocks]
+        found = find_styled_headings(blocks, body)
+        found = _join_division_titles(assembly, found)
+    # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
+    # of every page) it heads nothing.
+    found = {i: level for i, level in found.items()
+             if not is_contents_title(" ".join(line.text for _, line in assembly.blocks[i]))
+             or (i + 1 < len(assembly.blocks)
+                 and assembly.blocks[i + 1][0][1].kind is BlockKind.CONTENTS)}
+    for index, level in found.items():
+        for _, line in assembly.blocks[index]:
+            line.kind, line.level = BlockKind.HEADING, level
+    return len(found)
+
+
+MAX_DIVISION_TITLE_WORDS = 12
+# How a division's keyword line and its title line are joined (``linejoin.LineBreak.SPACE``,
+# which this module, below linejoin, does not import).
+_DIVISION_TITLE_SEPARATOR = " "
+
+
+def _join_division_titles(assembly: Assembly, found: dict[int, int]) -> dict[int, int]:
+    """A heading that is only a division's keyword and number ("Chapter 1", "ARTICLE
+    IV", "PART II") takes the title printed on the next line of its page ("Template",
+    "DEFINITIONS", "OTHER INFORMATION") into one heading, "Chapter 1 Template": the
+    block after it joins its block (``division_without_title``)."""
+    joined: list[int] = []
+    for index in sorted(found):
+        nxt = index + 1
+        if nxt >= len(assembly.blocks) or len(assembly.blocks[index]) != 1:
+            continue
+        head, title = assembly.blocks[index][0][1], assembly.blocks[nxt]
+        line = title[0][1]
+        if (not division_without_title(head.text) or len(title) != 1
+                or line.kind is not BlockKind.PARAGRAPH or line.page != head.page
+                or not division_title(line.text, MAX_DIVISION_TITLE_WORDS)):
+            continue
+        joined.append(index)
+    for index in reversed(joined):
+        assembly.blocks[index].append((_DIVISION_TITLE_SEPARATOR, assembly.blocks[index + 1][0][1]))
+        del assembly.blocks[index + 1]
+    if not joined:
+        return found
+    return {i - sum(j < i for j in joined): level for i, level in found.items()
+            if i - 1 not in joined}
+
+
+def _heading_block(pieces: list[tuple[str, CleanLine]]) -> HeadingBlock:
+    first = pieces[0][1]
+    paragraph = first.kind is BlockKind.PARAGRAPH
+    text = " ".join(line.text for _, line in pieces)
+    candidate = (paragraph and not first.detached
+                 and len(pieces) <= MAX_TITLE_LINES)
+    styles = [line.style for _, line in pieces if line.style is not None and line.style.size]
+    # Set alike: one size, and one face where a line's face is known (a line mixing faces,
+    # a heading's second line with a word in a code font, says nothing of it).
+    faces = {(s.bold, s.font) for s in styles if s.font}
+    uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
+    return HeadingBlock(text if candidate else None, paragraph and is_prose(text), len(pieces),
+                        first.style, uniform)
+
+
+class RowIndex:
+    """The placed lines of each page, to tell a line alone in its row (a heading) from
+    one among a table's cells, and a line in the margin from one in the text column."""
+
+    # A neighbour in the same row is a cell when it is in the text column and wider
+    # than this many of the line's font sizes (or to its right), and either in a block
+    # that is no prose (numbers, codes) or a line of its own (a block of at most two
+    # lines) narrower
+    # than this share of the page: the other column's text beside a heading in a
+    # two-column paper, a note in the margin, and a section number Tika left on a line
+    # of its own before its title are not.
+    MAX_CELL_WIDTH_SHARE = 0.3
+    MIN_CELL_WIDTH_SIZES = 2.5
+    # A page is set in two columns when at least this many body lines start at one
+    # place in each half of it; a line in one column and one in the other are never
+    # cells of one row (an "ABSTRACT" level with a "Keywords" across the gutter).
+    MIN_COLUMN_LINES = 5
+    ROW_BAND = 16.0  # points: the cells of a page indexed by band
+
+    def __init__(self, assembly: Assembly, layout: PdfLayout, body: BodyStyle) -> None:
+        # Per page: (style, any width) for lines that are no prose, (style, narrow
+        # only) for the other lines of short blocks.
+        self.cells: dict[int, list[tuple[LineStyle, bool]]] = defaultdict(list)
+        column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
+        starts: dict[int, Counter[int]] = defaultdict(Counter)
+        for pieces in assembly.blocks:
+            prose = is_prose(" ".join(line.text for _, line in pieces))
+            for _, line in pieces:
+                style = line.style
+                if style is None:
+                    continue
+                if not prose:
+                    self.cells[style.page].append((style, True))
+                elif len(pieces) <= 2:
+                    self.cells[style.page].append((style, False))
+                if style.size and style.size == body.size and style.font == body.font:
+                    edges = column[style.page]
+                    edges[0], edges[1] = min(edges[0], style.x0), max(edges[1], style.x1)
+                    if prose:
+                        starts[style.page][round(style.x0)] += 1
+        self.columns = dict(column)
+        self.sizes = layout.page_sizes
+        # Per page and band of ROW_BAND points: the cells reaching into it, so a row's
+        # cells are looked up, not found by reading every cell of the page for every block.
+        self.bands: dict[tuple[int, int], list[tuple[LineStyle, bool]]] = defaultdict(list)
+        for page, cells in self.cells.items():
+            for cell in cells:
+                for band in range(int(cell[0].top // self.ROW_BAND),
+                                  int(cell[0].bottom // self.ROW_BAND) + 1):
+                    self.bands[(page, band)].append(cell)
+        # Per two-column page: where its left and right columns start.
+        self.column_starts: dict[int, tuple[float, float]] = {}
+        for page, counts in starts.items():
+            if not 0 < page <= len(self.sizes):
+                continue
+            middle = self.sizes[page - 1][0] / 2
+            left = max(((n, x) for x, n in counts.items() if x < middle), default=(0, 0))
+            right = max(((n, x) for x, n in counts.items() if x >= middle), default=(0, 0))
+            if min(left[0], right[0]) >= self.MIN_COLUMN_LINES:
+                self.column_starts[page] = (left[1], right[1])
+
+    def height(self, style: LineStyle | None) -> float:
+        if style is None or not 0 < style.page <= len(self.sizes):
+            return 0.0
+        return self.sizes[style.page - 1][1]
+
+    def in_margin(self, style: LineStyle | None) -> bool:
+        """Beside the page's text column (left of its left edge or right of its right):
+        a marginal note, a volume number, a stamp."""
+        if style is None or style.page not in self.columns:
+            return False
+        left, right = self.columns[style.page]
+        return style.x1 <= left or style.x0 >= right
+
+    def shares_row(self, style: LineStyle | None) -> bool:
+        if style is None or not 0 < style.page <= len(self.sizes):
+            return False
+        width = self.sizes[style.page - 1][0]
+        height = style.bottom - style.top
+        narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
+        starts = self.column_starts.get(style.page)
+        near = {id(cell[0]): cell for band in range(int(style.top // self.ROW_BAND),
+                                                    int(style.bottom // self.ROW_BAND) + 1)
+                for cell in self.bands.get((style.page, band), ())}
+        for other, any_width in near.values():  # those that reach into its rows
+            if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
+                continue  # itself, or above or below it
+            if starts is not None and self._across_the_gutter(style, other, starts):
+                continue  # the other column's line
+            overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
+            cell_width = other.x1 - other.x0
+            if (overlap > 0.5 * min(height, other.bottom - other.top)
+                    and (any_width or cell_width < self.MAX_CELL_WIDTH_SHARE * width)
+                    and (cell_width > narrowest or other.x0 > style.x1)
+                    and not self.in_margin(other)):
+                return True
+        return False
+
+    @staticmethod
+    def _across_the_gutter(style: LineStyle, other: LineStyle,
+                           starts: tuple[float, float]) -> bool:
+        """Is ``other`` in the other column of a two-column page from ``style``, which
+        starts at its own column's left edge (within a line height of it: an indent)?
+        An author's name centred over a grid of authors starts elsewhere."""
+        reach = style.bottom - style.top
+        if starts[0] - 1 <= style.x0 <= starts[0] + reach:
+            return style.x1 <= starts[1] <= other.x0 + 1
+        if starts[1] - 1 <= style.x0 <= starts[1] + reach:
+            return other.x1 <= starts[1]
+        return False

@@ -39,15 +39,33 @@ hard-wrapped (code, logs, poetry, lists, tables), is kept as written.
 from __future__ import annotations
 
 import functools
+import math
 import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 from enum import Enum
+from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
+from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.headings import (
     MAX_HEADING_CHARS,
     looks_like_heading,
     numbered_heading_start,
 )
+from ragbeam.transforms.clean.hyphenation import (
+    HYPHENS,
+    HyphenBreak,
+    classify_hyphen_break,
+    hyphen_lexicon,
+    join_hyphenated,
+)
+from ragbeam.transforms.clean.layout import sizes_differ, style_changes
+from ragbeam.transforms.types import BlockKind
+
+if TYPE_CHECKING:  # document.py's line and options; it imports this module
+    from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
@@ -225,3 +243,160 @@ def plain_wrap_breaks(widths: list[int], texts: list[str], follows: list[bool]) 
                      and indent <= widths[i] - len(texts[i]))
                     or url_continues(texts[i], texts[i + 1]))
     return wraps
+
+
+# --- assembling a document's cleaned lines into blocks (moved from document.py) ---
+
+# A plain text with this share of its lines starting with a timestamp is a log
+# (below the router's own threshold, so nothing routed as a log is ever joined).
+MAX_LOG_LINE_SHARE = 0.2
+MAX_RUN_ON_HEADING_CHARS = 160  # a heading over two lines of a column
+HANGING_INDENT_SIZES = 4  # its second line may start under its title, after the number
+_ENDS_SENTENCE = tuple(SENTENCE_ENDS)
+_WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
+_SEPARATORS = {brk: brk.value for brk in LineBreak}
+_NEVER_FULL = (math.inf, -math.inf)
+
+
+class LazyLexicon(Counter):
+    """The document's word counts, built on the first hyphenated line break only."""
+
+    def __init__(self, lines: list[CleanLine]) -> None:
+        super().__init__()
+        self._lines: list[CleanLine] | None = lines
+
+    def __missing__(self, key: str) -> int:
+        if self._lines is not None:
+            lines, self._lines = self._lines, None
+            self.update(hyphen_lexicon(line.text for line in lines))
+            if key in self:
+                return self[key]
+        return 0
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass
+class Assembly:
+    """Cleaned blocks under construction: lists of (separator before, line)."""
+
+    blocks: list[list[tuple[str, CleanLine]]]
+    hyphenations_joined: int = 0
+    lines_joined: int = 0
+
+
+def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions) -> Assembly:
+    out = Assembly(blocks=[])
+    lexicon = LazyLexicon(lines) if hard_wrapped else None
+    page_lengths: dict[int | None, list[int]] = defaultdict(list)
+    for line in lines:
+        if line.kind is BlockKind.PARAGRAPH:
+            page_lengths[line.page].append(len(line.text))
+    # Per page: the length range of a line that runs to the right margin.
+    full_line: dict[int | None, tuple[float, float]] = {}
+    for page, lengths in page_lengths.items():
+        typical = typical_line_length(lengths) * FULL_LINE_SHARE / FULL_LINE_SHARE
+        full_line[page] = ((FULL_LINE_SHARE * typical, 1.5 * typical) if typical > 0
+                           else (math.inf, -math.inf))
+    prev: CleanLine | None = None
+    # Detached lines wait until the paragraph they interrupt has ended.
+    detached: list[CleanLine] = []
+
+    def place_detached() -> None:
+        if detached:
+            out.blocks.append([("", detached[0]),
+                               *((LineBreak.LINE.value, line) for line in detached[1:])])
+            detached.clear()
+
+    for line in lines:
+        if hard_wrapped and line.detached:
+            detached.append(line)
+            continue
+        brk = _break_before(prev, line, hard_wrapped, options, lexicon, full_line, out)
+        if brk is LineBreak.PARAGRAPH:
+            place_detached()
+            out.blocks.append([("", line)])
+        else:
+            out.blocks[-1].append((_SEPARATORS[brk], line))
+        prev = line
+    place_detached()
+    return out
+
+
+def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
+                  options: CleanOptions, lexicon,
+                  full_line: dict[int | None, tuple[float, float]], out: Assembly) -> LineBreak:
+    if prev is not None and line.table_row and prev.table_row and prev.block == line.block:
+        return LineBreak.LINE
+    if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
+        return LineBreak.PARAGRAPH
+    same_block = prev.block == line.block
+    if not hard_wrapped or line.kind is not BlockKind.PARAGRAPH or prev.wraps is False:
+        if not same_block:
+            return LineBreak.PARAGRAPH
+        return LineBreak.SPACE if line.kind is BlockKind.HEADING else LineBreak.LINE
+    if prev.wraps is None and heading_runs_on(prev, line):
+        out.lines_joined += 1
+        return LineBreak.SPACE
+    if prev.wraps is None and style_changes(prev.style, line.style):
+        return LineBreak.PARAGRAPH  # a heading set apart by its font, a footnote by its size
+    if options.dehyphenate and prev.text[-1:] in HYPHENS:
+        hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
+        if hyphen is not HyphenBreak.NONE:
+            # Rewrite the previous line in place: its hyphen goes, the next line follows.
+            prev.text = join_hyphenated(prev.text, "", hyphen)
+            out.hyphenations_joined += 1
+            return LineBreak.JOINED
+    if not options.join_lines:
+        return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
+    full_width = True if prev.wraps else _reaches_margin(prev, full_line)
+    brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
+                              full_width=full_width)
+    if brk in (LineBreak.SPACE, LineBreak.JOINED):
+        out.lines_joined += 1
+    return brk
+
+
+def heading_runs_on(prev: CleanLine, line: CleanLine) -> bool:
+    """Does a numbered heading set in bold run on to ``line`` ("4 Vignette: Building an
+    Attributed QA" / "System for Scientific Papers" in a column too narrow for it)?
+    ``line`` sits right under it, set alike, not a heading of its own; or it starts in
+    lower case and only its face is mixed (a word of the title in a code font:
+    "visually-rich documents with magelib")."""
+    before, after = prev.style, line.style
+    if (before is None or after is None or not before.size or not after.size
+            or not before.bold or before.page != after.page
+            or sizes_differ(before.size, after.size)
+            or not 0 <= after.top - before.bottom < before.size
+            or not -before.size <= after.x0 - before.x0 <= HANGING_INDENT_SIZES * before.size):
+        return False  # not right under it, or not where its title starts (a hanging indent)
+    if (not looks_like_heading(prev.text) or prev.text.isupper()  # capitals: linejoin's
+            or looks_like_heading(line.text)
+            or prev.text.endswith(_ENDS_SENTENCE)
+            or len(prev.text) + len(line.text) > MAX_RUN_ON_HEADING_CHARS):
+        return False
+    if after.bold and after.font == before.font:
+        return True
+    return not after.font and line.text[:1].islower()
+
+
+def _reaches_margin(line: CleanLine, full_line: dict[int | None, tuple[float, float]]) -> bool:
+    """Does a PDF line run to the right margin (its length that of the page's full lines)?"""
+    low, high = full_line.get(line.page, _NEVER_FULL)
+    return low <= len(line.text) <= high
+
+
+def mark_plain_wraps(lines: list[CleanLine]) -> bool:
+    """Plain text: mark each line whose break is a wrap; whether the text is hard-wrapped."""
+    if timestamped_line_share("\n".join(line.text for line in lines)) >= MAX_LOG_LINE_SHARE:
+        return False
+    follows = [a.kind is BlockKind.PARAGRAPH is b.kind and a.block == b.block
+               and not b.after_blank for a, b in pairwise(lines)]
+    wraps = plain_wrap_breaks([line.indent + len(line.text) for line in lines],
+                              [line.text for line in lines], [*follows, False])
+    if not any(wraps):
+        return False
+    for line, wrap in zip(lines, wraps, strict=True):
+        line.wraps = wrap
+    return True

@@ -12,7 +12,11 @@ the order they are applied, look at a line's shape only, never at words:
    hex digits or base64 of at least ``MIN_BLOB_CHARS`` characters (a SHA-256
    in a sentence is 64 characters and stays);
 2. **binary**: a line whose characters are at least ``BINARY_SHARE``
-   replacement characters (U+FFFD) or private-use code points;
+   replacement characters (U+FFFD) or private-use code points. Where such a line
+   is an inline formula (a math font without a Unicode map: ``� = �� + � (1)``), the
+   symbols a sentence reads go on with it: its single letters, numbers, Greek
+   letters, operators and equation numbers stay (``formula_tokens``), only the
+   unreadable characters and the words between them go;
 3. **dictionary**: a run of at least ``MIN_DICT_LINES`` consecutive lines made
    only of PDF/PostScript tokens (``/Name``, ``<<``, ``>>``, numbers,
    ``(strings)``, ``<hex>``, ``true``, a few operators such as
@@ -21,7 +25,8 @@ the order they are applied, look at a line's shape only, never at words:
 4. **XMP**: a line holding an XMP packet marker (``<?xpacket``,
    ``<x:xmpmeta``), or a run of at least two lines of RDF/XMP markup;
 5. a block (a source paragraph, a table) that is mostly residue
-   (``BLOCK_SHARE`` of its characters) goes whole.
+   (``BLOCK_SHARE`` of its characters) goes whole, but for the formula tokens
+   of its lines.
 
 Code blocks are checked for binary remnants only: a PDF dictionary or a hex
 test vector in a code listing was put there by its author.
@@ -31,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MIN_BLOB_CHARS = 80
 BLOB_LINE_SHARE = 0.6
@@ -107,10 +112,26 @@ def _is_xmp_markup(line: str) -> bool:
 
 @dataclass(frozen=True)
 class Residue:
-    """Indexes of residue lines, and how many of them each rule found."""
+    """Indexes of residue lines, and how many of them each rule found; ``kept``: the
+    formula tokens that stay of binary lines and of lines in a residue block
+    (index → the line's new text)."""
 
     lines: frozenset[int]
     by_rule: dict[str, int]
+    kept: dict[int, str] = field(default_factory=dict)
+
+
+# What a sentence reads in an inline formula: one letter (any script), a number, a
+# Greek word, an operator of one or two characters, an equation number "(12)".
+_FORMULA_TOKEN = re.compile(r"^(?:[^\W\d_]|[-+]?\d+(?:[.,]\d+)*|[\u0370-\u03ff]+"
+                            r"|[=<>+\-*/±×÷≤≥≠≈∈∑∏√∞∂∇|^_]{1,2}|\(\d{1,3}[a-z]?\))$")
+
+
+def formula_tokens(line: str) -> str:
+    """A line less its unreadable characters, keeping only what an inline formula in a
+    sentence reads (``_FORMULA_TOKEN``): ``x``, ``2``, ``α``, ``=``, ``(1)``."""
+    tokens = _BINARY_CHAR.sub(" ", line).split()
+    return " ".join(token for token in tokens if _FORMULA_TOKEN.match(token))
 
 
 def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[bool]) -> Residue:
@@ -132,10 +153,12 @@ def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[boo
                and 2 * sum("/" in lines[i] for i in run) >= len(run))
     _mark_runs(lines, code, found, _is_xmp_markup, 2, "xmp", lambda run: True)
     _mark_blocks(lines, blocks, found)
+    kept = {i: text for i, rule in found.items() if rule in ("binary", "block")
+            and (text := formula_tokens(lines[i]))}
     by_rule: dict[str, int] = {}
     for rule in found.values():
         by_rule[rule] = by_rule.get(rule, 0) + 1
-    return Residue(frozenset(found), by_rule)
+    return Residue(frozenset(found), by_rule, kept)
 
 
 def _mark_runs(lines: Sequence[str], code: Sequence[bool], found: dict[int, str], test,

@@ -39,15 +39,20 @@ from typing import Any
 
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.extract.ocr import (
+    AUTO_LANGUAGES,
+    DEFAULT_PACK,
     OCR_PAGES_KEY,
     OCR_PENDING_KEY,
     OCR_REASONS_KEY,
-    WHOLE_IMAGE,
     complete_ocr,
     ocr_candidates,
     pending_pages,
+    picture_type,
     reasons_value,
     unavailable_metadata,
+)
+from ragbeam.transforms.extract.ocr import (
+    media_type_of as ocr_media_type,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
@@ -64,6 +69,8 @@ _JAVA_IDENTITY = re.compile(r"(?<=[\w$])@[0-9a-f]{4,16}\b")
 # Metadata keys ragbeam adds to Tika's (they reach documents.metadata; OCR's: ocr.py).
 EXTRACTOR_KEY = "extractor"
 PDF_FALLBACK = "pdfminer.six"
+# Why Tika's own reading was not used (a PDF read by the fallback, a picture by OCR).
+UNPARSED_REASON_KEY = "extract_fallback_reason"
 
 OCR_MODES = ("auto", "off", "only")
 _LANGUAGE = re.compile(r"^[A-Za-z0-9_]+(?:\+[A-Za-z0-9_]+)*$")
@@ -79,7 +86,9 @@ class OcrSettings:
     """What to OCR, in which languages, within which time limits (``--ocr*``)."""
 
     mode: str = "auto"  # auto: pages without a text layer and images; only: every page
-    languages: str = "eng"  # Tesseract's form: eng+deu+fra+chi_sim
+    # "auto": each page in its own script (ocr.read_picture); or Tesseract's form:
+    # eng+deu+fra+chi_sim, every page read with those.
+    languages: str = AUTO_LANGUAGES
     # CPU seconds for each program of one page or image (the renderer, then Tesseract):
     # a dense page needs 2-7; CPU time does not grow with load, so a page over the limit
     # is likely over it next time too, hence a generous one.
@@ -89,9 +98,9 @@ class OcrSettings:
     def __post_init__(self) -> None:
         if self.mode not in OCR_MODES:
             raise ValueError(f"--ocr must be one of {', '.join(OCR_MODES)}, not {self.mode!r}")
-        if not _LANGUAGE.match(self.languages):
-            raise ValueError(f"--ocr-languages {self.languages!r}: Tesseract language codes "
-                             "joined by '+', e.g. eng+deu+fra+chi_sim")
+        if self.languages != AUTO_LANGUAGES and not _LANGUAGE.match(self.languages):
+            raise ValueError(f"--ocr-languages {self.languages!r}: 'auto', or Tesseract "
+                             "language codes joined by '+', e.g. eng+deu+fra+chi_sim")
         if self.page_timeout_s < 1 or (self.document_timeout_s is not None
                                        and self.document_timeout_s <= 0):
             raise ValueError("OCR time limits must be positive")
@@ -118,7 +127,10 @@ def ocr_unavailable(languages: str) -> str | None:
     except (OSError, subprocess.SubprocessError) as exc:
         return f"tesseract does not run: {exc}"
     installed = {line.strip() for line in (listed.stdout + listed.stderr).splitlines()[1:]}
-    missing = [lang for lang in languages.split("+") if lang not in installed]
+    # auto: the default pack reads first (ocr.read_picture); other scripts' packs are
+    # asked for per page, where a page needs them.
+    wanted = DEFAULT_PACK if languages == AUTO_LANGUAGES else languages
+    missing = [lang for lang in wanted.split("+") if lang not in installed]
     if missing:
         packages = " ".join(f"tesseract-ocr-{m.replace('_', '-').lower()}" for m in missing)
         return f"{NO_LANGUAGE_DATA} {'+'.join(missing)} (Debian: {packages})"
@@ -192,14 +204,19 @@ class EmbeddedTika:
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
         try:
             xhtml, metadata = self._extract_with(self._extractor, self._stream_extractor, data)
+            metadata[EXTRACTOR_KEY] = [self.name]
         except Exception as exc:  # iscc-tika raises TypeError(ParseError(...))
-            return pdf_fallback(data, _tika_message(exc), exc)
-        metadata[EXTRACTOR_KEY] = [self.name]
+            if picture_type(data) is None:
+                return pdf_fallback(data, _tika_message(exc), exc)
+            # A picture Tika cannot parse (its metadata reader gave up): OCR reads its
+            # pixels as it reads any picture's; without text it is unsupported.
+            xhtml, metadata = unparsed_picture(data, _tika_message(exc))
         if self._ocr is None or not self._ocr.enabled:
             return xhtml, metadata
         metadata[OCR_PAGES_KEY] = ["0"]
         candidates = ocr_candidates(metadata, self._ocr.mode, xhtml)
-        if candidates and self._ocr.mode == "auto" and WHOLE_IMAGE not in candidates:
+        if (candidates and self._ocr.mode == "auto"
+                and ocr_media_type(metadata) == "application/pdf"):
             candidates = _without_blank_pages(data, candidates)
         if not candidates:
             return xhtml, metadata
@@ -314,8 +331,12 @@ class TikaServer:
                 break
             except urllib.error.HTTPError as exc:
                 if exc.code < 500:  # the document's own problem (415, 422): no retry,
-                    # but a PDF the server's Tika cannot parse gets the fallback extractor.
-                    return pdf_fallback(data, f"Tika server HTTP {exc.code}: {exc.reason}", exc)
+                    # but a PDF the server's Tika cannot parse gets the fallback extractor,
+                    # and a picture is one without text read (the server OCRs what it can).
+                    message = f"Tika server HTTP {exc.code}: {exc.reason}"
+                    if picture_type(data) is not None:
+                        return unparsed_picture(data, message)
+                    return pdf_fallback(data, message, exc)
                 error: Exception = TikaServerError(
                     f"Tika server HTTP {exc.code}: {exc.reason} (after {attempt + 1} attempts)")
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
@@ -334,6 +355,25 @@ class TikaServer:
 def is_pdf(data: bytes) -> bool:
     """PDF by content: the header may follow up to 1 KiB of junk (readers accept that)."""
     return b"%PDF-" in data[:1024]
+
+
+def pdf_start(data: bytes) -> int:
+    """Where a PDF's own bytes begin: 0, or the ``%PDF-`` header's offset in a file
+    that starts with up to 1 KiB of something else and ends as a PDF ends (``%%EOF``
+    in its last KiB). PDF readers accept the junk (a download artefact: a few bytes
+    of HTML), Tika's type detection does not: it saw ``text/html`` and the PDF's
+    bytes were chunked as text. From the header on, the file is the PDF its writer
+    made (its cross-reference offsets count from there)."""
+    at = data.find(b"%PDF-", 0, 1024)
+    return at if at > 0 and b"%%EOF" in data[-1024:] else 0
+
+
+def unparsed_picture(data: bytes, tika_message: str) -> tuple[str, dict[str, list[str]]]:
+    """A picture Tika could not parse, as a picture without text: OCR, where it runs,
+    reads its pixels (``ocr.ocr_candidates``); else its row is ``unsupported``."""
+    metadata = {"Content-Type": [picture_type(data) or "image/unknown"],
+                EXTRACTOR_KEY: ["none"], UNPARSED_REASON_KEY: [tika_message]}
+    return '<html xmlns="http://www.w3.org/1999/xhtml"><head/><body/></html>', metadata
 
 
 def pdf_fallback(data: bytes, tika_message: str, cause: BaseException
@@ -355,7 +395,7 @@ def pdf_fallback(data: bytes, tika_message: str, cause: BaseException
     if not any(text.strip() for paragraphs in pages for text in paragraphs):
         raise ExtractionError(f"{tika_message}; {PDF_FALLBACK} fallback: no text") from cause
     metadata = {"Content-Type": ["application/pdf"], "xmpTPg:NPages": [str(len(pages))],
-                EXTRACTOR_KEY: [PDF_FALLBACK], "extract_fallback_reason": [tika_message]}
+                EXTRACTOR_KEY: [PDF_FALLBACK], UNPARSED_REASON_KEY: [tika_message]}
     return pages_to_xhtml(pages), metadata
 
 

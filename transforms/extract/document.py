@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE, TRUNCATED_FILE
-from ragbeam.transforms.extract.backends import with_ocr
+from ragbeam.transforms.extract.backends import pdf_start, with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
 from ragbeam.transforms.extract.html import (
     HTML_MEDIA_TYPES,
@@ -29,13 +29,16 @@ from ragbeam.transforms.extract.markdown import (
 from ragbeam.transforms.extract.ocr import (
     OCR_NOTE_KEY,
     OCR_PAGES_KEY,
+    PICTURE_PACKAGE_TYPES,
     OcrTimeLimit,
     OcrUnavailable,
     pending_pages,
+    pictures_only,
 )
 from ragbeam.transforms.extract.outline import outline_value, pdf_outline, with_pages
 from ragbeam.transforms.extract.truncation import truncated_zip
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
+from ragbeam.transforms.garbage import GARBAGE_SHARE, garbage_share
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
     Block,
@@ -61,6 +64,12 @@ class UnsupportedDocumentError(EmptyDocumentError):
     class name is ``transforms.errors.UNSUPPORTED_ERROR_TYPE``."""
 
 
+class UnreadableTextError(Exception):
+    """The extracted text reads as binary data or encoding garbage (``garbage.py``):
+    a file that is not what its type says, or text in another encoding than Tika
+    took. Never chunked: it would fill a store with junk that matches nothing."""
+
+
 class EncryptedDocumentError(Exception):
     """The document is password-protected; Tika returns empty text for it."""
 
@@ -69,11 +78,18 @@ class EncryptedDocumentError(Exception):
 # could not read the file.
 LAYOUT_LINES_KEY = "extract_layout_lines"
 LAYOUT_ERROR_KEY = "extract_layout_error"
+# Document metadata: bytes before a PDF's header, not read (``backends.pdf_start``).
+SKIPPED_BYTES_KEY = "extract_skipped_leading_bytes"
 # Document metadata: embedded resources left out of the text (xhtml.py), their count
 # and, as JSON, each one's name, source, characters and the reason.
 EMBEDDED_LEFT_OUT_KEY = "extract_embedded_left_out"
 EMBEDDED_RESOURCES_KEY = "extract_embedded_resources"
 MAX_RECORDED_RESOURCES = 200
+# Document metadata: a PDF's annotations, kept out of its text (xhtml.py), as JSON
+# lists: each link's page and URI (once per page), and each comment's page and text.
+LINKS_KEY = "extract_links"
+ANNOTATIONS_KEY = "extract_annotations"
+MAX_RECORDED_ANNOTATIONS = 2000
 _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
@@ -156,6 +172,8 @@ def build_extracted_document(
     if is_markdown(fetched.source.uri, media_type) and media_type != "text/markdown":
         media_type = "text/markdown"  # what the file is; Tika saw plain text
     if not parsed.raw_text.strip():
+        if pictures := pictures_only(xhtml) if media_type in PICTURE_PACKAGE_TYPES else []:
+            raise _no_text_in_pictures(len(pictures), metadata)
         if parsed.embedded:
             raise EmptyDocumentError(
                 f"no text of its own: {len(parsed.embedded)} embedded resource(s) "
@@ -186,6 +204,11 @@ def build_extracted_document(
         if unsupported_by_design(media_type_of(metadata)):
             raise UnsupportedDocumentError(reason)
         raise EmptyDocumentError(reason)
+    if (share := garbage_share(parsed.raw_text)) >= GARBAGE_SHARE:
+        raise UnreadableTextError(
+            f"the extracted text reads as binary data or encoding garbage ({share:.0%} of it, "
+            f"by its mess ratio): not indexed; Tika took the file for {media_type}: is it "
+            "one, in the encoding it declares?")
     page_count_text = _first(metadata, _PAGE_KEYS)
     page_count = int(page_count_text) if page_count_text and page_count_text.isdigit() else None
     if page_count is None and parsed.page_count:
@@ -196,6 +219,7 @@ def build_extracted_document(
         flat[EMBEDDED_RESOURCES_KEY] = json.dumps(
             [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
             ensure_ascii=False)
+    flat.update(annotation_metadata(parsed))
     if media_type == "application/pdf" and (outline := pdf_outline(xhtml)):
         flat[OUTLINE_KEY] = outline_value(with_pages(outline, fetched.data))
     if media_type == "text/markdown":
@@ -220,6 +244,41 @@ def build_extracted_document(
         language=_first(metadata, _LANGUAGE_KEYS),
         layout=layout,
     )
+
+
+def _no_text_in_pictures(count: int, metadata: dict[str, list[str]]) -> Exception:
+    """Why an office document whose only content is ``count`` pictures has no text:
+    OCR could not run (transient), or read none (``unsupported``, as a picture file
+    without text is)."""
+    ocr_note = _first(metadata, (OCR_NOTE_KEY,))
+    incomplete = _first(metadata, (INCOMPLETE_KEY,))
+    if ocr_note and incomplete == OCR_UNAVAILABLE:
+        return OcrUnavailable(f"no text could be extracted: {ocr_note}")
+    if ocr_note and incomplete:
+        return OcrTimeLimit(f"no text could be extracted: {ocr_note}")
+    what = f"its only content is {count} picture(s)"
+    if _first(metadata, (OCR_PAGES_KEY,)) is None:
+        return UnsupportedDocumentError(f"no text could be extracted: {what}, and OCR is off "
+                                        "(--ocr auto reads them, with Tesseract installed)")
+    found = f": {ocr_note}" if ocr_note else ""
+    return UnsupportedDocumentError(f"no text could be extracted: {what}, in which OCR read "
+                                    f"no text{found}")
+
+
+def annotation_metadata(parsed: ParsedXhtml) -> dict[str, str]:
+    """``extract_links`` and ``extract_annotations`` of a document whose XHTML had
+    annotations (none: no keys): where a page's links and comments are kept."""
+    links = list(dict.fromkeys((a.page, a.uri) for a in parsed.annotations if a.uri))
+    notes = [a.record() for a in parsed.annotations if not a.uri]
+    found: dict[str, str] = {}
+    if links:
+        found[LINKS_KEY] = json.dumps(
+            [{"page": page, "uri": uri} if page is not None else {"uri": uri}
+             for page, uri in links[:MAX_RECORDED_ANNOTATIONS]], ensure_ascii=False)
+    if notes:
+        found[ANNOTATIONS_KEY] = json.dumps(notes[:MAX_RECORDED_ANNOTATIONS],
+                                            ensure_ascii=False)
+    return found
 
 
 def read_pdf_layout(data: bytes, raw_text: str, blocks: list[Block],
@@ -264,11 +323,15 @@ class DocumentFromTika:
     content_hash: str
     max_text_chars: int
     clean: CleanOptions | None = None
+    # Bytes before the PDF's header that extraction skipped (``backends.pdf_start``).
+    skipped_bytes: int = 0
 
     def __call__(self, data: bytes, xhtml: str, metadata: dict[str, list[str]]
                  ) -> ExtractedDocument | CleanedExtraction | AwaitingOcr:
         if pending_pages(metadata) is not None:
             return AwaitingOcr(xhtml, metadata)
+        if self.skipped_bytes:
+            metadata = {**metadata, SKIPPED_BYTES_KEY: [str(self.skipped_bytes)]}
         fetched = FetchedFile(self.source, data, self.content_hash)
         document = build_extracted_document(fetched, xhtml, metadata)
         check_extracted_text(len(document.raw_text), metadata, self.max_text_chars)
@@ -309,7 +372,10 @@ def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_ch
     """
     check_archive(fetched.data, archive_limits)
     name = posixpath.basename(fetched.source.uri)
-    build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars)
+    if skipped := pdf_start(fetched.data):  # Tika, OCR and the layout read the PDF itself
+        fetched = dataclasses.replace(fetched, data=fetched.data[skipped:])
+    build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars,
+                             skipped_bytes=skipped)
     if in_child:
         result = extractor.extract(fetched.data, name, dataclasses.replace(build, clean=clean))
         if not isinstance(result, AwaitingOcr):

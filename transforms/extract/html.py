@@ -23,6 +23,8 @@ content, in document order.
 
 from __future__ import annotations
 
+import contextlib
+
 import lxml.html
 from lxml import etree
 
@@ -78,10 +80,20 @@ def parse_html_main(data: bytes, charset: str | None = None) -> ParsedXhtml:
     """Blocks of a web page's main content (see the module docstring)."""
     if not data.strip():
         return ParsedXhtml(raw_text="", blocks=[])
+    source: bytes | str = data
+    if charset:
+        # A byte the charset does not define: libxml2, given the charset, stops at the
+        # first one and drops the rest of the page (a UTF-8 page declared windows-1252
+        # kept 34 characters of 2,600). Decoded here, it becomes U+FFFD instead.
+        with contextlib.suppress(LookupError):
+            try:
+                data.decode(charset)
+            except UnicodeDecodeError:
+                source, charset = data.decode(charset, errors="replace"), None
     parser = lxml.html.HTMLParser(encoding=charset, remove_comments=True,
                                   remove_pis=True, no_network=True)
     try:
-        root = lxml.html.document_fromstring(data, parser=parser)
+        root = lxml.html.document_fromstring(source, parser=parser)
     except (etree.ParserError, LookupError, ValueError):
         return ParsedXhtml(raw_text="", blocks=[])
     main, in_main = _main_content(root)

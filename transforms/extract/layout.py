@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import dataclasses
 import math
 import re
 import struct
@@ -73,6 +74,20 @@ MIN_SEARCH_KEY = 4
 EDGE_LINES = 6
 BODY_SAMPLE = 8
 MIN_SHARED_EDGE = 3
+# Table cells (``_StyleReader.cells``): a line whose box is at least WIDE_LINE of its
+# height per character wide (body text is about 0.6: letters are narrower than the
+# line is tall) has wide gaps somewhere; only such a line's words are placed, and a
+# gap of at least CELL_GAP line heights (several spaces' width) parts two cells.
+WIDE_LINE = 1.0
+CELL_GAP = 1.0
+# A narrower line (down to SET_LINE: no body line is set tighter) is read only where
+# it ends in a value with a gap before it: a row with a long label and a figure.
+SET_LINE = 0.5
+MIN_NEIGHBOUR_CELLS = 3  # a line next to one of this many cells is read in full
+# A line's last word that may be a value: a figure, a dash, or a short unit ("V", "mA",
+# "°C", "ns"; a short word of prose, "the", "of", is none).
+_VALUE_TOKEN = re.compile(r"\S*\d\S*|[-–—]+|[a-zA-Z]?[A-Zµ°%/Ω][A-Za-z]?|ns|ms|us|mm|cm|kg|mg")
+_WORD = re.compile(r"\S+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _ALNUM_RUN = re.compile(r"[^\W_]+")
 _ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
@@ -92,6 +107,9 @@ class PdfLine:
     bold: bool
     rotated: bool = False
     font: str = ""
+    # A line set wider than its letters need: its runs of words between wide gaps, each
+    # as (first, last) offsets in ``text`` and its left and right edge (``cells``).
+    cells: tuple[tuple[int, int, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -304,6 +322,79 @@ class _StyleReader:
         left, right, bottom, top = edges
         return self.frame.box(min(x0, left), min(y0, bottom), max(x1, right), max(y1, top))
 
+    def span(self, first: int, last: int) -> tuple[float, float] | None:
+        """Left and right edge of the characters ``[first, last]`` on a page displayed
+        as stored (no ``/Rotate``): the word loop's call, kept to two PDFium calls."""
+        if self.same_indexes:
+            at_first, at_last = first, last
+        else:
+            at_first, at_last = self._char(first), self._char(last)
+            if min(at_first, at_last) < 0:
+                return None
+        char_box, page, edges, addresses = (self.calls.char_box, self.page, self.edges,
+                                            self.edge_addresses)
+        char_box(page, at_first, *addresses)
+        left = edges[0]
+        char_box(page, at_last, *addresses)
+        return left - self.frame.left, edges[1] - self.frame.left
+
+    def _span_turned(self, first: int, last: int) -> tuple[float, float] | None:
+        box = self.box(first, last)
+        return None if box is None else (box[0], box[2])
+
+    def cells(self, first: int, last: int, box: tuple[float, float, float, float],
+              force: bool = False) -> tuple[tuple[int, int, float, float], ...]:
+        """The runs of words of the line ``[first, last]`` between gaps of ``CELL_GAP``
+        line heights, each ``(first, last, x0, x1)`` with offsets from ``first``; empty
+        when it has one run only or its words do not run left to right.
+
+        Two calls into PDFium per word, so only for a line that may have such a gap: one
+        set wider than its letters need (``WIDE_LINE``), one that ends in a value (a
+        figure, a dash, a short unit) with a gap before it (two calls to see), or
+        (``force``) a line next to one with cells (a table's header over its rows)."""
+        x0, top, x1, bottom = box
+        height = bottom - top
+        if height <= 0 or last - first < 2:
+            return ()
+        text = self.text
+        if not force and x1 - x0 < WIDE_LINE * height * (last - first + 1):
+            if x1 - x0 < SET_LINE * height * (last - first + 1):
+                return ()
+            gap, end = text.rfind(" ", first, last), last + 1
+            if gap > first and text[gap + 1:end] in (")", "%"):
+                gap, end = text.rfind(" ", first, gap), gap  # "(40 )": the figure before it
+            if gap <= first or not _VALUE_TOKEN.fullmatch(text, gap + 1, end):
+                return ()
+            lead, after = gap, gap
+            while lead > first and text[lead].isspace():
+                lead -= 1
+            while after < last and text[after].isspace():
+                after += 1
+            span = self.span if self.frame.rotation == 0 else self._span_turned
+            before_span, after_span = span(lead, lead), span(after, after)
+            if (before_span is None or after_span is None
+                    or after_span[0] - before_span[1] < CELL_GAP * height):
+                return ()
+        words = [(m.start(), m.end() - 1) for m in _WORD.finditer(text, first, last + 1)]
+        if len(words) < 2:
+            return ()
+        runs: list[list] = []
+        previous = -math.inf
+        span = self.span if self.frame.rotation == 0 else self._span_turned
+        for start, end in words:
+            word = span(start, end)
+            if word is None or word[0] < previous - 1:
+                return ()  # not left to right: no columns to read
+            if runs and word[0] - previous < CELL_GAP * height:
+                runs[-1][1], runs[-1][3] = end, word[1]
+            else:
+                runs.append([start, end, word[0], word[1]])
+            previous = word[1]
+        if len(runs) < 2:
+            return ()
+        return tuple((a - first, b - first, round(left, 1), round(right, 1))
+                     for a, b, left, right in runs)
+
     def styled(self, first: int, last: int, box: tuple[float, float, float, float]
                ) -> PdfLine:
         """The line placed at ``box``, with its font size, face and angle, from the text
@@ -492,11 +583,26 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
     for t, (span, box) in enumerate(zip(ranges, boxes, strict=True)):
         if span is None or box is None:
             styles.append(None)
-        elif (t < EDGE_LINES or t > last - EDGE_LINES or t % BODY_SAMPLE == 0
-              or not reaches[t] or (t and not reaches[t - 1])):
-            styles.append(reader.styled(*span, box))
+            continue
+        if (t < EDGE_LINES or t > last - EDGE_LINES or t % BODY_SAMPLE == 0
+                or not reaches[t] or (t and not reaches[t - 1])):
+            line = reader.styled(*span, box)
         else:
-            styles.append(PdfLine(reader.text[span[0]:span[1] + 1], *box, 0.0, False))
+            line = PdfLine(reader.text[span[0]:span[1] + 1], *box, 0.0, False)
+        cells = reader.cells(*span, box)
+        styles.append(dataclasses.replace(line, cells=cells) if cells else line)
+    # A line next to a line of several cells may be a row of the same table without
+    # the gaps that give a row away cheaply (a header of dates over the figures).
+    with_cells = [line is not None and len(line.cells) >= MIN_NEIGHBOUR_CELLS
+                  for line in styles]
+    for t, line in enumerate(styles):
+        if (line is not None and not with_cells[t]
+                and ((t and with_cells[t - 1]) or (t < last and with_cells[t + 1]))):
+            span, box = ranges[t], boxes[t]
+            assert span is not None and box is not None
+            cells = reader.cells(*span, box, force=True)
+            if cells:
+                styles[t] = dataclasses.replace(line, cells=cells)
     return styles
 
 
@@ -634,11 +740,44 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
     pages = _read_pages(data, tika)
     styles: list[LineStyle] = []
     for layout, found in pages:
-        for (start, end, _), pdf in zip(tika.get(layout.page, []), found, strict=True):
+        for (start, end, text), pdf in zip(tika.get(layout.page, []), found, strict=True):
             if pdf is not None:
+                cells = _tika_cells(text, start, pdf) if pdf.cells else ()
                 styles.append(LineStyle(start, end, layout.page, pdf.x0, pdf.top, pdf.x1,
                                         pdf.bottom, pdf.size, pdf.bold, pdf.rotated,
-                                        pdf.font))
+                                        pdf.font, cells))
     styles.sort()
     return PdfLayout(tuple((round(layout.width, 1), round(layout.height, 1))
                            for layout, _ in pages), tuple(styles))
+
+
+def _tika_cells(text: str, raw_start: int, pdf: PdfLine) -> tuple[tuple[int, float, float], ...]:
+    """``pdf.cells`` moved onto the Tika line ``text`` (at ``raw_start`` in the raw
+    text): each cell as ``(raw offset where it starts, x0, x1)``. PDFium and Tika set a
+    line's characters alike but not its spaces, so a cell's start is found by the
+    characters before it that are not spaces (by its letters and digits where even
+    those differ); empty where a cell's start falls inside one of Tika's words."""
+    starts = _cell_starts(text, pdf.text, [first for first, _, _, _ in pdf.cells])
+    if starts is None:
+        return ()
+    return tuple((raw_start + start, x0, x1)
+                 for start, (_, _, x0, x1) in zip(starts, pdf.cells, strict=True))
+
+
+def _cell_starts(tika: str, pdf: str, firsts: list[int]) -> list[int] | None:
+    """Where in ``tika`` each of the cells of ``pdf`` starting at ``firsts`` starts."""
+    same = "".join(tika.split()) == "".join(pdf.split())
+    measure = (lambda piece: len(piece) - sum(c.isspace() for c in piece)) if same \
+        else (lambda piece: len(squeeze(piece)))
+    tokens = [m.start() for m in _WORD.finditer(tika)]
+    before = [measure(tika[:token]) for token in tokens]
+    starts: list[int] = []
+    k = 0
+    for first in firsts:
+        wanted = measure(pdf[:first])
+        while k < len(tokens) and (before[k] < wanted or (starts and tokens[k] <= starts[-1])):
+            k += 1
+        if k == len(tokens) or before[k] != wanted:
+            return None
+        starts.append(tokens[k])
+    return starts

@@ -23,6 +23,15 @@ package entries without a name, and stay. An RFC 822 message's attachments
 are ``<div class="email-entry">`` parts exactly like its body: the caller
 says which entries are attachments (``email_entries``, from the message's
 MIME structure), and those are left out too.
+
+A PDF page's annotations are not its text either: after each page's text Tika
+writes every annotation it has as a ``<div class="annotation">`` (PDFBox's
+``PDAnnotation``s: a link's URI as ``<a href=URI>URI</a>``, a comment's title,
+subject and contents as ``<div class="annotationTitle">``…). As text they made
+chunks of bare ``https://…/ExternalLink/EDGAR/…`` strings, and a data sheet's
+template links sat in 41 chunks. They are kept apart, each with its page:
+``links`` (every link's URI) and ``annotations`` (other annotation text), which
+the document's metadata holds (``document.py``), never its text.
 """
 
 from __future__ import annotations
@@ -62,6 +71,9 @@ _PAGE_CLASSES = {"page", "slide-content"}
 _EMBEDDED = "embedded"
 _PACKAGE_ENTRY = "package-entry"
 _EMAIL_ENTRY = "email-entry"
+_ANNOTATION = "annotation"
+# The parts of a markup annotation (a comment) Tika writes, each a <div class=…>.
+_ANNOTATION_PARTS = ("annotationTitle", "annotationSubject", "annotationContents")
 EMBEDDED_LEFT_OUT_REASON = ("embedded resource: not extracted as a document of its own, "
                             "left out of the parent's text")
 
@@ -122,6 +134,37 @@ def _text_length(el: etree._Element) -> int:
     return sum(len(text) for text in el.itertext()) if isinstance(el.tag, str) else 0
 
 
+@dataclass(frozen=True)
+class Annotation:
+    """A PDF annotation Tika wrote after its page's text: a link's URI, or a
+    comment's title, subject and contents (whichever it has)."""
+
+    page: int | None
+    uri: str | None = None
+    title: str | None = None
+    subject: str | None = None
+    contents: str | None = None
+
+    def record(self) -> dict[str, str | int]:
+        return {key: value for key, value in (
+            ("page", self.page), ("uri", self.uri), ("title", self.title),
+            ("subject", self.subject), ("contents", self.contents)) if value is not None}
+
+
+def _annotations(el: etree._Element, page: int | None) -> list[Annotation]:
+    """What one ``<div class="annotation">`` holds: its links and its markup text."""
+    found = [Annotation(page, uri=href.strip()) for a in el.iter()
+             if _local(a.tag) == "a" and (href := a.get("href") or "".join(a.itertext()))
+             and href.strip()]
+    parts = {name: " ".join("".join(part.itertext()).split()) or None
+             for part in el.iter() for name in _ANNOTATION_PARTS if name in _classes(part)}
+    if any(parts.values()):
+        found.append(Annotation(page, title=parts.get("annotationTitle"),
+                                subject=parts.get("annotationSubject"),
+                                contents=parts.get("annotationContents")))
+    return found
+
+
 @dataclass
 class ParsedXhtml:
     raw_text: str
@@ -130,6 +173,8 @@ class ParsedXhtml:
     page_count: int = 0
     title: str | None = None
     embedded: list[EmbeddedResource] = field(default_factory=list)
+    # A PDF's annotations, left out of the text (the module's doc).
+    annotations: list[Annotation] = field(default_factory=list)
 
 
 @dataclass
@@ -143,6 +188,7 @@ class _Walker:
     buf: list[str] = field(default_factory=list)
     buf_start: int = -1
     embedded: list[EmbeddedResource] = field(default_factory=list)
+    annotations: list[Annotation] = field(default_factory=list)
     # Tika's markers of embedded resources count (not in a web page's own HTML,
     # where class="embedded" is just a class name).
     tika_markers: bool = False
@@ -190,13 +236,11 @@ class _Walker:
             self.text_tail(el)
             return
         classes = (el.get("class") or "").split() if name == "div" else ()
-        if "annotation" in classes:
-            # A PDF link annotation: the link's target URL, which Tika puts at
-            # the end of the page. Marked detached, so cleaning can keep it
-            # out of a paragraph that runs on to the next page.
+        if _ANNOTATION in classes and self.tika_markers:
+            # A PDF annotation Tika wrote after the page's text: kept apart, with
+            # its page, never as text (the module's doc).
             self.flush()
-            self.children(el)
-            self.flush(detached=True)
+            self.annotations.extend(_annotations(el, self.page))
             self.text_tail(el)
             return
         if _PAGE_CLASSES.intersection(classes):
@@ -381,4 +425,5 @@ def parse_body(body: etree._Element | None,
         blocks=walker.blocks,
         page_count=walker.pages_seen,
         embedded=walker.embedded,
+        annotations=walker.annotations,
     )

@@ -30,7 +30,9 @@ from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY
 # The kinds of the report, in the order shown. "gave up" documents are "failed"
 # ones too: failed the same way too many runs in a row, not retried any more.
 KINDS = ("added", "changed", "moved", "deleted", "failed", "gave up", "vanished")
-COLUMNS = ["doc_id", "source_uri", "status", "metadata"]
+COLUMNS = ["doc_id", "source_uri", "status", "metadata", "error"]
+# A failure's reason in a report line: its first line, at most this long.
+REASON_CHARS = 200
 
 
 def _metadata(row: Mapping[str, Any]) -> dict[str, str]:
@@ -64,3 +66,22 @@ def document_report(rows: Iterable[Mapping[str, Any]],
     for uris in out.values():
         uris.sort()
     return out
+
+
+def document_details(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """What a report line adds to a document's path (``{source_uri: words}``): where a
+    moved document was (the tombstone this run wrote at its old path is the row of the
+    doc id its ``moved_from`` names), and why a failed one failed (its row's error)."""
+    rows = list(rows)
+    paths = {row["doc_id"]: row["source_uri"] for row in rows
+             if row["status"] == STATUS_DELETED}
+    details: dict[str, str] = {}
+    for row in rows:
+        status, metadata, uri = row["status"], _metadata(row), row["source_uri"]
+        if status == STATUS_UNCHANGED and (old := paths.get(metadata.get(MOVED_FROM_KEY, ""))):
+            details[uri] = f"(from {old})"
+        elif status in (STATUS_ERROR, STATUS_STALE) and (error := row.get("error")):
+            reason = error.strip().splitlines()[0]
+            details[uri] = "— " + (reason if len(reason) <= REASON_CHARS
+                                   else reason[:REASON_CHARS - 1] + "…")
+    return details

@@ -14,6 +14,7 @@ from ragbeam.transforms.match.patterns import (
     BROKEN_LINK,
     DIRECTORY_LOOP,
     InputPattern,
+    below_any,
     id_root,
     input_patterns,
     local_links,
@@ -49,7 +50,7 @@ class MatchInputs(beam.PTransform):
 
     def __init__(self, inputs: tuple[str, ...], include: tuple[str, ...] = (),
                  exclude: tuple[str, ...] = (), namespace: str = "",
-                 doc_ids: str = DOC_IDS_RELATIVE) -> None:
+                 doc_ids: str = DOC_IDS_RELATIVE, own: tuple[str, ...] = ()) -> None:
         super().__init__()
         self._patterns = input_patterns(inputs)
         self._id_root = id_root(self._patterns)
@@ -57,10 +58,11 @@ class MatchInputs(beam.PTransform):
         self._exclude = exclude
         self._namespace = namespace
         self._doc_ids = doc_ids
+        self._own = own  # ragbeam's own folders (patterns.own_folders)
 
     def expand(self, pbegin: beam.pvalue.PBegin) -> beam.PCollection[SourceFile]:
         patterns = self._patterns
-        include, exclude = self._include, self._exclude
+        include, exclude, own = self._include, self._exclude, self._own
         namespace, mode, root = self._namespace, self._doc_ids, self._id_root
         counter = Metrics.counter("ragbeam", "files_matched")
 
@@ -68,11 +70,11 @@ class MatchInputs(beam.PTransform):
             """``(path, (size, modified, listed))`` of every file that passes the filters."""
             for pattern in patterns:
                 listed_at = time.time()
-                for match in matching_files(pattern, include, exclude):
+                for match in matching_files(pattern, include, exclude, own=own):
                     yield match.path, (int(match.size_in_bytes),
                                        float(match.last_updated_in_seconds or 0.0), listed_at)
                 for path in broken_links(pattern):
-                    if passes_filters(path, include, exclude):
+                    if passes_filters(path, include, exclude) and not below_any(path, own):
                         yield path, (-1, 0.0, listed_at)
 
         def to_source(path: str, found: Iterable[tuple[int, float, float]]) -> SourceFile:

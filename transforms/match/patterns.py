@@ -9,10 +9,20 @@ every input (``id_root``): one input's own root, or, for several, the folder
 they share. So keys never collide (two files are two paths below one root),
 overlapping inputs agree on one key, and moving the whole corpus (another mount
 point, another bucket) keeps every key.
+
+ragbeam's own files are never input (``own_folders``): the run's output and its
+``--previous`` (``MatchOptions.own_folders``), and any folder the listing shows to
+be ragbeam's, an output or a sync's state folder, wherever it lies in the input:
+one holding a ``run.json`` that is ragbeam's (by its keys), a ``run.json.partial``,
+a sync's ``interrupted.json`` or a claim (``_claims/*.json``;
+``schemas/layout.py``). Nothing below such a folder is listed: a run with
+``--output out`` inside ``--input .`` read its own claim file and ``run.json``,
+and the next run made error rows of the previous run's Parquet files.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import itertools
 import os
@@ -23,6 +33,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ragbeam.schemas.layout import (
+    CLAIMS_DIR,
+    INTERRUPTED_FILE,
+    RUN_JSON,
+    RUN_JSON_KEYS,
+    RUN_JSON_PARTIAL,
+)
 from ragbeam.transforms.ids import canonical_uri
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -56,9 +73,58 @@ def plain_local_directory(pattern: InputPattern) -> bool:
             and os.path.isdir(pattern.root))
 
 
+# --- ragbeam's own files -----------------------------------------------------------
+
+def _is_own_run_json(path: str) -> bool:
+    """A ``run.json`` ragbeam wrote (its keys), not a file of that name of the user's."""
+    import json
+
+    try:
+        if "://" in path:
+            from apache_beam.io.filesystems import FileSystems
+
+            with FileSystems.open(path) as f:
+                summary = json.loads(f.read(1 << 22).decode("utf-8"))
+        else:  # without Beam: the early start lists local folders before it is imported
+            with open(path, "rb") as f:
+                summary = json.loads(f.read(1 << 22).decode("utf-8"))
+    except Exception:  # unreadable, not JSON, too large: not ragbeam's
+        return False
+    return isinstance(summary, dict) and all(key in summary for key in RUN_JSON_KEYS)
+
+
+def marked_folder(path: str) -> str | None:
+    """The folder ``path`` marks as ragbeam's, if it is one of the files that do
+    (see the module doc), else None."""
+    folder, name = posixpath.split(path) if "://" in path else os.path.split(path)
+    if posixpath.basename(folder.rstrip("/")) == CLAIMS_DIR and name.endswith(".json"):
+        return folder.rstrip("/")[:-len(CLAIMS_DIR)].rstrip("/") or "/"
+    if name in (RUN_JSON_PARTIAL, INTERRUPTED_FILE) or (name == RUN_JSON
+                                                         and _is_own_run_json(path)):
+        return folder
+    return None
+
+
+def own_folders(paths: Iterable[str], given: Iterable[str] = ()) -> list[str]:
+    """The folders whose files are ragbeam's: ``given`` (the run's output and
+    ``--previous``) and those ``paths`` (a listing) mark as ragbeam's."""
+    found = {canonical_uri(folder).rstrip("/") for folder in given if folder}
+    candidates = {path for path in paths
+                  if posixpath.basename(path) in (RUN_JSON, RUN_JSON_PARTIAL, INTERRUPTED_FILE)
+                  or f"/{CLAIMS_DIR}/" in path}
+    found.update(folder for path in candidates if (folder := marked_folder(path)))
+    return sorted(found)
+
+
+def below_any(path: str, folders: Iterable[str]) -> bool:
+    """Whether ``path`` lies in one of ``folders`` (at any depth)."""
+    return any(path.startswith(folder.rstrip("/") + ("/" if "://" in folder else os.sep))
+               for folder in folders)
+
+
 def local_directory_files(pattern: InputPattern, include: tuple[str, ...],
-                          exclude: tuple[str, ...], limit: int | None = None
-                          ) -> Iterator[tuple[str, int, float]]:
+                          exclude: tuple[str, ...], limit: int | None = None,
+                          own: tuple[str, ...] = ()) -> Iterator[tuple[str, int, float]]:
     """``(path, size, modified)`` of what ``matching_files`` finds in a
     ``plain_local_directory``, without importing Beam, except the files below
     directory links (``local_links`` needs Beam's pattern translation): Beam's local
@@ -68,9 +134,14 @@ def local_directory_files(pattern: InputPattern, include: tuple[str, ...],
     filters. The early start feeds these while the run imports Beam; the Extract
     stage takes a result only for a file the Match stage lists with the same bytes
     (``transforms/extract/early.py``), so a difference would cost time, never a row
-    (``tests/pipeline/test_early_start.py`` compares the two listings)."""
+    (``tests/pipeline/test_early_start.py`` compares the two listings). ragbeam's own
+    folders (``own``, and those marked as the module doc says) are left out whole."""
     listed = 0
-    for folder, _, names in os.walk(pattern.root):
+    given = own_folders((), own)
+    for folder, folders, names in os.walk(pattern.root):
+        if folder in given or _marks_ragbeam(folder, folders, names):
+            folders.clear()
+            continue
         for name in names:
             path = os.path.join(folder, name)
             try:
@@ -84,18 +155,29 @@ def local_directory_files(pattern: InputPattern, include: tuple[str, ...],
                 yield path, size, modified
 
 
+def _marks_ragbeam(folder: str, folders: list[str], names: list[str]) -> bool:
+    """``own_folders``' rule for one folder of a local walk."""
+    paths = [os.path.join(folder, name) for name in names]
+    if CLAIMS_DIR in folders:
+        with contextlib.suppress(OSError):
+            paths += [os.path.join(folder, CLAIMS_DIR, name)
+                      for name in os.listdir(os.path.join(folder, CLAIMS_DIR))]
+    return any(marked_folder(path) == folder for path in paths)
+
+
 def input_patterns(inputs: Iterable[str]) -> list[InputPattern]:
     """Every input's pattern once, in a fixed order (two inputs may expand alike)."""
     return sorted({expand_input(raw) for raw in inputs}, key=lambda p: (p.pattern, p.root))
 
 
 def matching_files(pattern: InputPattern, include: tuple[str, ...], exclude: tuple[str, ...],
-                   limit: int | None = None) -> Iterator[Any]:
+                   limit: int | None = None, own: tuple[str, ...] = ()) -> Iterator[Any]:
     """``FileMetadata`` of the files ``pattern`` matches (``InputPattern.match``, Beam's
     file systems; the first ``limit`` listed) that pass the filters, and of the files
     below local directory links (``local_links``: Beam's listing does not follow
     them): the one listing of the Match stage, ``ragbeam run --dry-run`` and the early
-    start, so that they cannot disagree on which files a run has."""
+    start, so that they cannot disagree on which files a run has. ragbeam's own files
+    are left out (``own_folders``; ``own``: the run's output and ``--previous``)."""
     found = list(pattern.match(limit))
     if limit is None or len(found) < limit:
         from apache_beam.io.filesystem import FileMetadata
@@ -103,7 +185,9 @@ def matching_files(pattern: InputPattern, include: tuple[str, ...], exclude: tup
         linked = (FileMetadata(path, size, modified) for kind, path, size, modified
                   in local_links(pattern) if kind == LINKED_FILE)
         found.extend(itertools.islice(linked, None if limit is None else limit - len(found)))
-    return (meta for meta in found if passes_filters(meta.path, include, exclude))
+    ours = own_folders((meta.path for meta in found), own)
+    return (meta for meta in found if passes_filters(meta.path, include, exclude)
+            and not below_any(meta.path, ours))
 
 
 # What ``local_links`` finds: a file reached through a directory link, a link that
@@ -233,17 +317,36 @@ class InputsError(ValueError):
 FIRST_LISTING = 1000
 
 
-def count_input_files(inputs: Iterable[str], include: Iterable[str], exclude: Iterable[str]
-                      ) -> int | None:
+@dataclass(frozen=True)
+class InputsCount:
+    """What the inputs check found: how many files pass (None: not every input was
+    listed whole) and which of ragbeam's own folders it left out."""
+
+    files: int | None
+    own: tuple[str, ...] = ()
+
+
+def count_input_files(inputs: Iterable[str], include: Iterable[str], exclude: Iterable[str],
+                      own: Iterable[str] = ()) -> InputsCount:
     """Every input must match at least one file that passes the filters, else
     ``InputsError`` (its ``__cause__`` is a listing error, if any). Lists no further
     than it must: the first files usually answer, and only when none of them passes
     the filters is the whole input listed. Returns how many distinct files pass when
-    every input was listed whole (for a progress line's ETA), else None."""
-    include, exclude = tuple(include), tuple(exclude)
+    every input was listed whole (for a progress line's ETA), and ragbeam's own
+    folders left out (``own_folders``; ``own``: the output and ``--previous``) that
+    hold listed files."""
+    include, exclude, own = tuple(include), tuple(exclude), tuple(own)
+    left_out: set[str] = set()
+
+    def passing(found: list[Any]) -> list[Any]:
+        ours = own_folders((f.path for f in found), own)
+        kept = [f for f in found if passes_filters(f.path, include, exclude)]
+        left_out.update(folder for folder in ours if any(below_any(f.path, (folder,))
+                                                         for f in kept))
+        return [f for f in kept if not below_any(f.path, ours)]
 
     def any_passes(found: list[Any]) -> bool:
-        return any(passes_filters(f.path, include, exclude) for f in found)
+        return bool(passing(found))
 
     paths: set[str] = set()
     whole = True
@@ -259,5 +362,5 @@ def count_input_files(inputs: Iterable[str], include: Iterable[str], exclude: It
             raise InputsError(f"--input {raw!r} matched no files"
                               + (" (after --include/--exclude)" if found else ""))
         whole = whole and len(found) < FIRST_LISTING
-        paths.update(f.path for f in found if passes_filters(f.path, include, exclude))
-    return len(paths) if whole else None
+        paths.update(f.path for f in passing(found))
+    return InputsCount(len(paths) if whole else None, tuple(sorted(left_out)))

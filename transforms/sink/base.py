@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from ragbeam.transforms.endpoints import endpoint_of, not_transient
 from ragbeam.transforms.sink.spec import SinkSpec, redact_text
 
 # Collection-level metadata key holding the sync marker.
@@ -72,6 +73,8 @@ def retrying(spec: SinkSpec, what: str, operation: Callable[[], T],
             raise
         except Exception as exc:
             message = redact_text(f"{type(exc).__name__}: {exc}", spec.secrets())
+            if not_transient(exc):  # a refused connection, an unknown host: no blip
+                raise SinkError(f"sink {spec.display}: {what} failed: {message}") from None
             if attempt == retries:
                 raise SinkError(f"sink {spec.display}: {what} failed after {retries + 1} "
                                 f"attempts: {message}") from None
@@ -137,6 +140,14 @@ class VectorStore(ABC):
     # Keeps the chunks' sparse vectors (--sparse); a store that cannot syncs the
     # dense vectors and the run says so once (sync.py).
     keeps_sparse: ClassVar[bool] = True
+    @classmethod
+    def server_address(cls, spec: SinkSpec) -> tuple[str, int] | None:
+        """The host and port the server form talks to (the port of ``server_form``
+        where the URI names none); None for the local form."""
+        if spec.local or cls.server_form is None:
+            return None
+        return endpoint_of(spec.target, int(cls.server_form.rsplit(":", 1)[1]))
+
     # Has aliases (Qdrant, Milvus): the collection a run names is an alias of a physical
     # collection, and new vectors are built beside it and switched to (``sync.py``).
     # Without (LanceDB, Chroma): a run whose vectors the collection cannot take is

@@ -25,6 +25,7 @@ from ragbeam.transforms.sink.base import (
     CollectionShape,
     VectorStore,
 )
+from ragbeam.transforms.sink.spec import SinkSpec
 
 VECTOR_NAME = DENSE_VECTOR
 _PAGE = 1000
@@ -37,6 +38,14 @@ class QdrantStore(VectorStore):
     local_title = "qdrant-client's local mode: the same client as for a server, in one folder"
     server_form = "HOST:6333"
     options = frozenset({"grpc"})  # grpc=true: the server's gRPC port (6334), not REST
+    grpc_port = 6334  # qdrant-client's default, whatever port the URL names
+
+    @classmethod
+    def server_address(cls, spec: SinkSpec) -> tuple[str, int] | None:
+        address = super().server_address(spec)
+        if address and (spec.option("grpc") or "").lower() == "true":
+            return address[0], cls.grpc_port
+        return address
     credential_env = "QDRANT_API_KEY"
     keeps_aliases = True
 

@@ -44,12 +44,15 @@ import dataclasses
 import json
 import logging
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from apache_beam.io.filesystems import FileSystems
 
+from ragbeam.transforms.endpoints import unreachable
 from ragbeam.transforms.ids import config_fingerprint
 from ragbeam.transforms.sink.base import (
     SinkError,
@@ -61,6 +64,8 @@ from ragbeam.transforms.sink.base import (
 from ragbeam.transforms.sink.spec import SinkSpec, redact_text
 from ragbeam.transforms.sink.stores import open_store, store_type
 
+T = TypeVar("T")
+R = TypeVar("R")
 SINK_STATE_DIR = "sinks"
 WRITING = "writing:"
 SYNCED = "synced"
@@ -187,6 +192,9 @@ def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
     """``layers``: the run's layer keys (``RunConfig.layer_keys``), which name the
     physical collection of a store with aliases (``physical_collection``)."""
     store = store_type(spec.kind)
+    address = store.server_address(spec)
+    if address and (problem := unreachable(*address, urlsplit(spec.target).scheme)):
+        raise SinkError(f"sink {spec.display}: {problem}")  # in seconds, not retried
     if sparse and not store.keeps_sparse:
         _LOG.warning("sink %s: %s keeps no sparse vectors: it gets the dense ones only "
                      "(--sparse still fills chunks.sparse)", spec.display, store.title)
@@ -213,11 +221,24 @@ def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
     return retrying(spec, "prepare", prepare)
 
 
+def each_store(step: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """``step`` of every store at once, one thread each, results in order (the first
+    failure, in order, is raised). A store's first use imports its client library
+    and starts or opens its engine (Milvus Lite's server process, Qdrant's and
+    LanceDB's files), and its last step counts its rows and may switch an alias:
+    one after another, four stores' waits added up."""
+    if len(items) <= 1:
+        return [step(item) for item in items]
+    with ThreadPoolExecutor(len(items), thread_name_prefix="ragbeam-store") as pool:
+        futures = [pool.submit(step, item) for item in items]
+        return [future.result() for future in futures]
+
+
 def prepare_sinks(specs: Sequence[SinkSpec], dimension: int, previous: str | None,
                   run_token: str, sparse: bool = False,
                   layers: Mapping[str, str | None] | None = None) -> list[SyncPlan]:
-    return [prepare_sync(spec, dimension, previous, run_token, sparse, layers)
-            for spec in specs]
+    return each_store(lambda spec: prepare_sync(spec, dimension, previous, run_token, sparse,
+                                                layers), list(specs))
 
 
 def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:

@@ -104,3 +104,15 @@ def test_run_counts_dropped_chunks_and_keeps_every_document(tmp_path):
     again = {row["source_uri"].rsplit("/", 1)[-1]: row
              for row in read_table(tmp_path / "rerun", "documents").to_pylist()}
     assert again["numbers.txt"]["chunk_count"] == 0
+
+
+def test_a_chunk_of_binary_or_encoding_garbage_is_dropped():
+    """Issue 41: a PDF's bytes read as text (``%PDF-1.4 %âãÏÓ 114 0 obj``) and text in
+    the wrong encoding have letters, but nothing a person would search for."""
+    pdf = (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n114 0 obj\n<</Filter/FlateDecode/Length 2817>>stream\n"
+           + bytes(range(128, 256)) * 3 + b"\nendstream\nendobj\n")
+    assert not _kept(_doc(pdf.decode("cp1252", errors="replace")))
+    chinese = "新鲜甘草黄酮养分是一种天然的植物提取物，研究人员在实验室中测试了它的效果。" * 3
+    assert not _kept(_doc(chinese.encode("utf-8").decode("cp1252", errors="replace")))
+    assert _kept(_doc(chinese))
+    assert _kept(_doc("Élève à l'école — où ça? Déjà vu, çà et là, naïve café."))

@@ -79,3 +79,16 @@ def test_a_sheet_name_before_a_large_table_opens_its_first_chunk():
     assert not any(c.text == "Parts 2024" for c in chunks)
     assert all(len(c.text) + len(c.metadata.get(TABLE_HEADER_KEY, "")) + 1 <= 300
                for c in chunks)
+
+
+def test_a_csv_left_as_plain_text_repeats_its_header_row_too():
+    from ragbeam.transforms.chunk.base import ChunkOptions
+    from ragbeam.transforms.chunk.table import TableStrategy
+
+    header = "Index,Customer Id,City"
+    text = "\n".join([header, *(f"{i},C{i:05d},Town number {i}" for i in range(40))])
+    doc = Document(SourceFile("c.csv", "c", len(text)), "h", "text/csv", text,
+                   (TextSpan(0, len(text), BlockKind.PARAGRAPH),))
+    chunks = TableStrategy(ChunkOptions(size=60, unit="tokens"), {}).chunk(doc).chunks
+    assert len(chunks) >= 3 and chunks[0].text.startswith(header)
+    assert all(c.metadata[TABLE_HEADER_KEY] == header for c in chunks[1:])

@@ -608,3 +608,64 @@ def test_a_head_in_the_slot_of_page_numbers_placed_off_the_page_goes():
                       *(line._replace(size=10.0) for line in _body_at(p))])
     removed = _removed_placed(pages)
     assert [(p, heads[p]) for p in sorted(heads)] == [r for r in removed if r[0] in heads]
+
+
+def test_pieces_of_margin_text_left_anywhere_in_tikas_order_go_with_it():
+    """A standards body's number down the margin of every page, cut by Tika into pieces:
+    PDFium places most (turned, in the margin), but on some pages a piece is left
+    unplaced among the body lines. Assembled, the margin text of the other pages holds
+    its letters: it goes. A citation of the number inside the text stays."""
+    number = ["This", "publication", "is", "available", "free", "of", "charge", "from:",
+              "https://doi.org/10.6028/N", "IST.SP.800-218"]
+
+    def page(p: int, loose: bool) -> list[PageLine]:
+        pieces = [PageLine(t, box=(580.0, 100.0 + 40 * k, 590.0, 130.0 + 40 * k), rotated=True)
+                  for k, t in enumerate(number)]
+        lines = _body_at(p)
+        if loose:  # the last piece unplaced, in the middle of Tika's order
+            return [*lines[:5], PageLine(number[-1]), *lines[5:], *pieces[:-1]]
+        return [*lines, *pieces]
+
+    pages = [page(p, loose=p in (2, 4)) for p in range(6)]
+    pages[3].insert(3, _at("See NIST.SP.800-218 for the practices.", 142.0))
+    removed = _removed_placed(pages)
+    assert (2, number[-1]) in removed and (4, number[-1]) in removed
+    assert (3, "See NIST.SP.800-218 for the practices.") not in removed
+
+
+def test_a_journals_head_up_the_margin_is_assembled_before_it_is_judged():
+    """``JCAP10(2008)003`` up the margin of every page: Tika cuts it into "JC", "A", "P",
+    "10(2008)003"; on most pages PDFium places every piece turned in the margin, on
+    some it places none but the last, or puts "A" on a formula's letter. Joined with
+    the piece next to them, the pieces are the margin text the other pages carry."""
+    pieces = ["JC", "A", "P", "10(2008)003"]
+
+    def page(p: int) -> list[PageLine]:
+        turned = [PageLine(t, box=(534.0, 300.0 + 20 * k, 554.0, 318.0 + 20 * k), rotated=True)
+                  for k, t in enumerate(pieces)]
+        if p == 1:  # only the last piece placed
+            turned[:3] = [PageLine(t) for t in pieces[:3]]
+        if p == 3:  # "A" placed on a formula's letter inside the text
+            turned[1] = PageLine("A", box=(139.0, 483.0, 145.0, 491.0))
+        return [*_body_at(p), *turned]
+
+    pages = [page(p) for p in range(6)]
+    removed = _removed_placed(pages)
+    assert all((p, t) in removed for p in range(6) for t in pieces)
+    # A one-letter line next to a turned piece that joins to no page's margin text stays.
+    pages[2][-4:] = [PageLine("x"), PageLine("10(2008)003", box=(534.0, 360.0, 554.0, 378.0),
+                                                rotated=True)]
+    assert (2, "x") not in _removed_placed(pages)
+
+
+def test_chapter_openings_set_in_display_type_stay_whatever_stands_beside_them():
+    """Short chapters, each opening a page under "Chapter N" in display type (2.4 times
+    the text) over a line the template repeats: the headings stay, the repeated line
+    set in the text's size goes."""
+    def page(p: int) -> list[PageLine]:
+        return [_at(f"Chapter {p + 1}", 48.0)._replace(size=24.0),
+                _at("The Harbour Handbook", 80.0)._replace(size=10.0),
+                *(line._replace(size=10.0) for line in _body_at(p, top=120.0))]
+
+    removed = _removed_placed([page(p) for p in range(6)])
+    assert [text for _, text in removed] == ["The Harbour Handbook"] * 6

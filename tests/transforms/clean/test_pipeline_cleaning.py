@@ -50,3 +50,6 @@ def test_no_residue_cover_sheet_or_bare_heading_reaches_chunks(corpus_run, corpu
         assert not chunk["heading_path"] or chunk["text"].strip() != chunk["heading_path"][-1]
         assert "SEE PROFILE" not in chunk["heading_path"]
     assert corpus_run.summary["cleaning"]["embedded_resources_left_out"] >= 1
+    # Furniture removal says how much it took: the documents' own counts, summed.
+    assert corpus_run.summary["cleaning"]["furniture_lines_removed"] == sum(
+        int(d["metadata"].get("clean_furniture_lines_removed", "0")) for d in docs.values()) > 0

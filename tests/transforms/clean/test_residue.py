@@ -90,3 +90,22 @@ def test_clean_document_removes_residue_and_counts_it():
     kept = clean_document(_doc(Block(BlockKind.PARAGRAPH, JOB_OPTIONS)),
                           CleanOptions(remove_residue=False))
     assert "/ASCII85EncodePages false" in kept.text
+
+
+def test_an_inline_formula_in_a_math_font_keeps_the_symbols_its_sentence_reads():
+    """A formula set in a font without a Unicode map comes out with private-use and
+    replacement characters around its letters: the line is binary residue, but its
+    single letters, numbers, Greek letters, operators and equation number belong to
+    the sentence and stay; the unreadable characters go."""
+    formula = "L \uf8eb\uf8ec\uf8ed = α \uf8f6\uf8f7\uf8f8 x + 2 \ufffd\ufffd\ufffd (3)"
+    assert _residue_of(formula) == {0}
+    doc = clean_document(_doc(Block(
+        BlockKind.PARAGRAPH, f"We minimise the loss\n{formula}\nover all pairs.", page=1)),
+        CleanOptions())
+    assert "L = α x + 2 (3)" in doc.text and "\uf8eb" not in doc.text
+    assert doc.text.startswith("We minimise the loss") and doc.text.endswith("over all pairs.")
+    # A line of nothing but unreadable characters still goes, and so do its words.
+    doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, "Text before.", page=1),
+                              Block(BlockKind.PARAGRAPH, "\uf8eb\uf8ec\uf8ec\uf8ec\uf8ec\uf8ed"
+                                    "\ufffd\ufffdgarbled\ufffd\ufffd", page=1)), CleanOptions())
+    assert doc.text == "Text before."

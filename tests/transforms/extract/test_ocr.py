@@ -66,9 +66,21 @@ def test_characters_nothing_reads_count_against_a_page_from_its_own_text():
     xhtml = THREE_PAGES.replace("Third page text.", garbage)
     assert page_texts(xhtml)[0] == "First page text."
     metadata = _pdf_metadata([16, 0, 120], [0, 0, 0])
-    assert text_layers(metadata, xhtml)[2] == TextLayer(120, 0, 90)
+    assert text_layers(metadata, xhtml)[2] == TextLayer(120, 0, 90, reads_as_garbage=True)
     assert pages_needing_ocr(metadata, "auto", xhtml) == [2, 3]
     assert pages_needing_ocr(metadata, "auto") == [2]
+
+
+def test_a_page_whose_text_reads_as_encoding_garbage_is_read_by_ocr():
+    """Every glyph mapped, every one the wrong letter (a font's map in another
+    encoding): the page's text scores as garbage (transforms/garbage.py)."""
+    mojibake = ("人人生而自由，在尊严和权利上一律平等。" * 8).encode("utf-8").decode("cp1252",
+                                                                         errors="replace")
+    xhtml = THREE_PAGES.replace("Third page text.", mojibake)
+    metadata = _pdf_metadata([16, 0, len(mojibake)], [0, 0, 0])
+    assert text_layers(metadata, xhtml)[2].reads_as_garbage
+    assert ocr_candidates(metadata, "auto", xhtml)[3] == (
+        "unreadable text layer (it reads as encoding garbage)")
 
 
 def test_glyphs_tika_calls_unmapped_but_reads_count_as_text():

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from ragbeam.transforms.extract.html import parse_html_main
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 from ragbeam.transforms.types import BlockKind
 
@@ -36,17 +37,31 @@ def test_empty_and_broken_xhtml_do_not_raise():
     assert parse_tika_xhtml("<html><body><p>unclosed").blocks[0].text == "unclosed"
 
 
-def test_pdf_link_annotations_are_detached_and_text_after_the_pages_has_no_page():
+def test_pdf_annotations_are_kept_apart_with_their_page_and_are_never_text():
+    """Issue 38: Tika writes each link annotation's URI (and a comment's text) after
+    its page's text; it is the page's link, not body text, and text after the pages
+    (the outline) has no page."""
     xhtml = """<html xmlns="http://www.w3.org/1999/xhtml"><body>
-<div class="page"><p>Body text runs</p><div class="annotation"><a href="u">https://x.org/</a></div>
+<div class="page"><p>Body text runs</p>
+<div class="annotation"><a href="https://x.org/a?b=1&amp;c=2">https://x.org/a?b=1&amp;c=2</a></div>
+<div class="annotation"><div class="annotationTitle">Ann</div>
+<div class="annotationContents">Check this figure</div></div>
 </div><ul><li>Outline entry</li></ul></body></html>"""
     parsed = parse_tika_xhtml(xhtml)
-    by_text = {b.text: b for b in parsed.blocks}
-    assert by_text["https://x.org/"].detached and by_text["https://x.org/"].page == 1
-    assert not by_text["Body text runs"].detached
-    assert by_text["Outline entry"].page is None
-    link = by_text["https://x.org/"]
-    assert parsed.raw_text[link.raw_start:link.raw_end] == "https://x.org/"
+    assert [(b.text, b.page) for b in parsed.blocks] == [
+        ("Body text runs", 1), ("Outline entry", None)]
+    assert "x.org" not in parsed.raw_text and "Check this" not in parsed.raw_text
+    assert [a.record() for a in parsed.annotations] == [
+        {"page": 1, "uri": "https://x.org/a?b=1&c=2"},
+        {"page": 1, "title": "Ann", "contents": "Check this figure"}]
+
+
+def test_a_web_page_s_annotation_class_is_just_a_class():
+    html = (b'<html><body><main><div class="annotation"><p>A note on the text, long enough '
+            b'to be the page\'s main content.</p></div></main></body></html>')
+    parsed = parse_html_main(html)
+    assert "A note on the text" in parsed.raw_text
+    assert parsed.annotations == []
 
 
 def test_slides_are_pages_and_their_notes_follow_them():
@@ -85,3 +100,13 @@ def test_a_page_laid_out_in_a_table_is_prose_and_a_data_table_inside_it_stays_a_
     assert blocks[0].text == essay + "\n\nNext paragraph."
     assert blocks[1].text == "Year | Sales\n2023 | 4"
     assert [b.kind for b in parse_tika_xhtml(xhtml).blocks] == [BlockKind.TABLE]
+
+
+def test_a_byte_the_declared_charset_lacks_costs_one_character_not_the_rest_of_the_page():
+    """windows-1252 leaves 0x81, 0x8D, 0x8F, 0x90 and 0x9D undefined: libxml2, given the
+    charset, stopped at the first and dropped the rest of the page."""
+    page = (b"<html><head><meta charset='windows-1252'></head><body><p>Caf\xe9 opens at "
+            b"nine \x81 and closes at six.</p><p>Boats leave at ten.</p></body></html>")
+    text = parse_html_main(page, "windows-1252").raw_text
+    assert "Café opens at nine \ufffd and closes at six." in text
+    assert "Boats leave at ten." in text

@@ -150,3 +150,38 @@ def test_every_path_below_directory_links_gets_one_row_and_loops_are_named_loops
         assert documents[name]["error"].startswith("read: BrokenLinkError: symbolic link loop"), (
             documents[name]["error"])
     assert not any("does not exist" in (d["error"] or "") for d in rows)
+
+
+def test_ragbeam_s_own_folders_are_left_out_wherever_they_are(tmp_path):
+    """An output (its run.json, by its keys; a partial one; a claim) or a sync state
+    folder below the input is ragbeam's; a user's file named run.json is not."""
+    import json
+
+    from ragbeam.transforms.match.patterns import (
+        expand_input,
+        local_directory_files,
+        matching_files,
+        own_folders,
+    )
+
+    (tmp_path / "notes.txt").write_text("tea")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "run.json").write_text(json.dumps({"steps": []}))
+    done = tmp_path / "old" / "run1"
+    (done / "documents").mkdir(parents=True)
+    (done / "documents" / "part-0.parquet").write_bytes(b"PAR1")
+    (done / "run.json").write_text(json.dumps({"config_hash": "x", "outcome": "ok"}))
+    (tmp_path / "state" / "_claims").mkdir(parents=True)
+    (tmp_path / "state" / "_claims" / "r1.json").write_text("{}")
+    (tmp_path / "state" / "2026-03-01" / "chunks").mkdir(parents=True)
+    (tmp_path / "state" / "2026-03-01" / "chunks" / "a.parquet").write_bytes(b"PAR1")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "stray.txt").write_text("left by the user in the output")
+    pattern = expand_input(str(tmp_path))
+    own = (str(tmp_path / "out"),)
+    listed = sorted(m.path for m in matching_files(pattern, (), (), own=own))
+    walked = sorted(p for p, _, _ in local_directory_files(pattern, (), (), own=own))
+    expected = [str(tmp_path / "app" / "run.json"), str(tmp_path / "notes.txt")]
+    assert listed == walked == expected
+    assert own_folders([str(done / "run.json"), str(tmp_path / "state/_claims/r1.json")]) == [
+        str(done), str(tmp_path / "state")]

@@ -1,0 +1,227 @@
+"""Tables on PDF pages (``transforms/clean/tables.py``): PDFs made here, through real
+Tika, real PDFium (the layout pass reads the cells) and real cleaning and chunking."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.records import chunk_rows
+from ragbeam.transforms.chunk.strategies import build_strategy
+from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, table_regions
+from ragbeam.transforms.clean.document import CleanOptions, clean_document
+from ragbeam.transforms.clean.tables import Piece, find_tables, is_value
+from ragbeam.transforms.extract.backends import EmbeddedTika
+from ragbeam.transforms.extract.document import build_extracted_document
+from ragbeam.transforms.types import BlockKind, Document, FetchedFile, SourceFile
+
+from conftest import REPO
+
+HEADER = "| Three Months Ended June 25, 2022 | Three Months Ended June 26, 2021"
+# (label, indent, value 1, value 2); None: a label row.
+STATEMENT = [
+    ("Net sales:", 0, None, None),
+    ("Products", 8, "$ 96,388", "$ 104,429"),
+    ("Services", 8, "20,766", "19,516"),
+    ("Total net sales", 16, "117,154", "123,945"),
+    ("Operating expenses:", 0, None, None),
+    ("Research and development", 8, "7,709", "6,306"),
+    ("Restructuring charges", 8, "—", "664"),
+    ("Other income/(expense), net", 0, "(393)", "(247)"),
+    ("Net income", 0, "$ 29,998", "$ 34,630"),
+]
+BODY = ("The harbour authority inspected every crane on the northern quay in March and",
+        "found the brakes of two of them worn; both were repaired before the season",
+        "opened, and the report lists what each repair cost and how long it took.")
+
+
+def _serialise(objects: dict[int, bytes], kids: list[int]) -> bytes:
+    if "furniture_generated" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["furniture_generated"].serialise_pdf(objects, kids)
+
+
+def _escape(text: str) -> bytes:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)").encode("cp1252")
+
+
+def _pdf(pages: list[list[tuple[float, float, str, bool]]]) -> bytes:
+    """A PDF of US-letter pages, each a list of ``(x, y from the top, text, bold)``
+    pieces set in 9 pt Helvetica, each piece a text object of its own."""
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+                  b"/Encoding /WinAnsiEncoding >>",
+               4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold "
+                  b"/Encoding /WinAnsiEncoding >>"}
+    kids = []
+    for pieces in pages:
+        stream = b"\n".join(b"BT /F%d 9 Tf %.1f %.1f Td (%s) Tj ET"
+                            % (4 if bold else 3, x, 792 - y, _escape(text))
+                            for x, y, text, bold in pieces)
+        number = max(objects) + 1
+        objects[number] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                           b"<< /Font << /F3 3 0 R /F4 4 0 R >> >> /Contents %d 0 R >>"
+                           % (number + 1))
+        objects[number + 1] = (b"<< /Length %d >>\nstream\n" % len(stream) + stream
+                               + b"\nendstream")
+        kids.append(number)
+    return _serialise(objects, kids)
+
+
+def _right(x_right: float, text: str) -> float:
+    """Where a 9 pt Helvetica piece starts to end at ``x_right`` (figures: 5 pt each)."""
+    return x_right - 5.0 * len(text)
+
+
+def _statement_rows(top: float, rows=STATEMENT) -> list[tuple[float, float, str, bool]]:
+    pieces = []
+    y = top
+    for label, indent, first, second in rows:
+        pieces.append((72 + indent, y, label, False))
+        for value, right in ((first, 430), (second, 530)):
+            if value is None:
+                continue
+            if value.startswith("$ "):  # the sign flush left in its column, as statements set it
+                pieces.append((right - 75, y, "$", False))
+                value = value[2:]
+            pieces.append((_right(right, value), y, value, False))
+        y += 12
+    return pieces
+
+
+def _statement_page(title: str = "CONDENSED STATEMENTS OF OPERATIONS (Unaudited)"
+                    ) -> list[tuple[float, float, str, bool]]:
+    return [
+        (180, 80, title, True),
+        (_right(530, "Three Months Ended") - 40, 110, "Three Months Ended", False),
+        (_right(430, "June 25,"), 122, "June 25,", False),
+        (_right(530, "June 26,"), 122, "June 26,", False),
+        (_right(430, "2022"), 134, "2022", False),
+        (_right(530, "2021"), 134, "2021", False),
+        *_statement_rows(152),
+        (72, 280, "See the notes to the financial statements.", False),
+    ]
+
+
+def _clean(data: bytes) -> Document:
+    xhtml, metadata = EmbeddedTika().extract(data, "t.pdf")
+    fetched = FetchedFile(SourceFile("t.pdf", "t", len(data)), data, "h")
+    return clean_document(build_extracted_document(fetched, xhtml, metadata),
+                          CleanOptions(identify_language=False))
+
+
+def _tables(doc: Document) -> list[list[str]]:
+    return [doc.text[a:b].split("\n") for a, b in table_regions(doc)]
+
+
+def test_a_financial_statement_becomes_one_table_with_its_header_and_row_labels():
+    doc = _clean(_pdf([_statement_page()]))
+    (rows,) = _tables(doc)
+    assert rows[0] == HEADER  # the stacked period header, one cell per column
+    assert "Net sales:" in rows  # a section's label row stays a row
+    assert "Products | $ 96,388 | $ 104,429" in rows  # the sign stays with its amount
+    assert "Other income/(expense), net | (393) | (247)" in rows  # negatives in parentheses
+    assert "Restructuring charges | — | 664" in rows  # a dash for none is a value
+    assert rows[-1] == "Net income | $ 29,998 | $ 34,630"
+    # Each row is a span of its own, on its page, with the raw range of its lines.
+    spans = [s for s in doc.spans if s.kind is BlockKind.TABLE]
+    assert len(spans) == len(rows) and {s.page for s in spans} == {1}
+    assert len({s.block for s in spans}) == 1 and all(s.raw_start < s.raw_end for s in spans)
+    # The title and the note under the table stay text, and the title is no table row.
+    assert "CONDENSED STATEMENTS OF OPERATIONS (Unaudited)" in doc.text
+    assert doc.metadata["clean_tables_detected"] == "1"
+    assert not any(s.kind is BlockKind.HEADING and "Net sales" in doc.text[s.start:s.end]
+                   for s in doc.spans)
+
+
+def test_without_the_switch_the_statement_stays_lines():
+    data = _pdf([_statement_page()])
+    xhtml, metadata = EmbeddedTika().extract(data, "t.pdf")
+    fetched = FetchedFile(SourceFile("t.pdf", "t", len(data)), data, "h")
+    doc = clean_document(build_extracted_document(fetched, xhtml, metadata),
+                         CleanOptions(identify_language=False, detect_tables=False))
+    assert not any(s.kind is BlockKind.TABLE for s in doc.spans)
+    assert doc.metadata["clean_tables_detected"] == "0"
+
+
+def test_prose_in_two_columns_is_no_table():
+    lines = [(72, 100 + 12 * i, BODY[i % 3][:48], False) for i in range(20)]
+    lines += [(320, 100 + 12 * i, BODY[(i + 1) % 3][24:72], False) for i in range(20)]
+    doc = _clean(_pdf([lines]))
+    assert not any(s.kind is BlockKind.TABLE for s in doc.spans)
+    assert doc.metadata["clean_tables_detected"] == "0"
+
+
+def test_a_table_split_across_a_page_break_keeps_its_header_and_no_chunk_cuts_a_row():
+    more = [(f"Segment {n} revenue", 0, f"{n},{n:03d}", f"({n * 7:,})") for n in range(1, 45)]
+    first = [*_statement_page()[:6], *_statement_rows(152, STATEMENT + more[:38])]
+    second = _statement_rows(72, [*more[38:], ("Total segments", 0, "1,234", "(5,678)")])
+    doc = _clean(_pdf([first, second]))
+    (rows,) = _tables(doc)  # one table over both pages
+    assert rows[0] == HEADER and rows[-1] == "Total segments | 1,234 | (5,678)"
+    assert {s.page for s in doc.spans if s.kind is BlockKind.TABLE} == {1, 2}
+    row_starts = {doc.text.index(row) for row in rows}
+    row_ends = {doc.text.index(row) + len(row) for row in rows}
+    (region,) = table_regions(doc)
+    for strategy in ("structure", "recursive", "table"):
+        chunker = build_strategy(strategy, ChunkOptions(size=60, unit="tokens"))
+        chunks = chunker.chunk(doc).chunks
+        inside = [c for c in chunks if region[0] < c.start < region[1]]
+        assert len(inside) >= 3, strategy
+        for chunk in chunks:
+            if region[0] <= chunk.start < region[1]:
+                assert chunk.start in row_starts, (strategy, chunk.text[:40])
+            if region[0] < chunk.end <= region[1]:
+                assert chunk.end in row_ends, (strategy, chunk.text[-40:])
+        written = chunk_rows(doc, chunks, strategy, "c", chunker.sizer)
+        for row in written:
+            if region[0] < row["char_start"] < region[1]:
+                # Every later part of the table has its header in its context.
+                assert row["metadata"][TABLE_HEADER_KEY] == HEADER
+                assert row["context"].endswith(HEADER)
+        assert {r["page_start"] for r in written if region[0] < r["char_start"] < region[1]} \
+            >= {1, 2}
+
+
+def _row(line: int, top: float, *cells: tuple[str, float, float]) -> list[Piece]:
+    return [Piece(line, text, x0, x1, top, top + 7) for text, x0, x1 in cells]
+
+
+def test_contents_pages_lists_and_forms_are_no_tables():
+    contents = [piece for n, (title, page) in enumerate(
+        [("Financial Statements", "1"), ("Management's Discussion", "15"),
+         ("Controls and Procedures", "20"), ("Legal Proceedings", "21")])
+        for piece in _row(n, 100 + 12 * n, (title, 72, 200), (page, 520, 530))]
+    assert find_tables(contents) == []
+    bullets = [piece for n in range(4) for piece in _row(
+        n, 100 + 12 * n, ("•", 72, 76), (f"Item {n} of the list, which goes on", 100, 260))]
+    assert find_tables(bullets) == []
+    form = [piece for n, (left, right) in enumerate(
+        [("Large accelerated filer ☒", "Accelerated filer ☐"),
+         ("Non-accelerated filer ☐", "Smaller reporting company ☐")])
+        for piece in _row(n, 100 + 12 * n, (left, 72, 200), (right, 320, 460))]
+    assert find_tables(form) == []
+
+
+def test_a_data_sheet_table_keeps_its_header_row():
+    rows = [("Parameter", "Symbol", "Min", "Typ", "Max", "Unit"),
+            ("Supply voltage", "VDD", "1.8", "3.3", "3.6", "V"),
+            ("Supply current", "IDD", "—", "2.5", "4.0", "mA"),
+            ("Operating temperature", "TA", "-40", "25", "85", "°C")]
+    pieces = [piece for n, row in enumerate(rows) for piece in _row(
+        n, 100 + 12 * n, *[(cell, x, x + 5 * len(cell))
+                           for cell, x in zip(row, (72, 200, 260, 310, 360, 410), strict=True)])]
+    (table,) = find_tables(pieces)
+    assert table.header_rows == 1
+    assert table.rendered() == [" | ".join(row) for row in rows]
+
+
+def test_values():
+    for value in ("$ 96,388", "(1,766)", "—", "12.5%", "(174 )", "-0.47", "n/a", "3.3"):
+        assert is_value(value), value
+    for text in ("2022", "Net sales", "June 25,", "Q1 2023"):
+        assert not is_value(text), text

@@ -1,0 +1,349 @@
+"""What a page line is, says and where it stands (pure): the text abstraction
+(page numbers in any style, numbers as ``#``) and the geometry (edge order, rows,
+the text frame) every part of furniture detection reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
+
+# Lines this close to a page edge can be running text.
+RUNNING_TEXT_BAND = 4
+# Lines this close to the edge can be a lone page number on a single page
+# and a page number that anchors running-head companions.
+EXTREME_BAND = 2
+# Share of pages (or of the odd/even pages) that running text must repeat on.
+MIN_PAGE_SHARE = 0.5
+# Pages that must agree on one page-number offset (2 in documents this short).
+MIN_SEQUENCE_PAGES = 3
+SHORT_DOCUMENT_PAGES = 5
+MAX_COMPANION_CHARS = 80
+MAX_PAGE_NUMBER = 9999
+MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
+# Lines whose vertical middles are this share of a line's height apart share a row.
+ROW_TOLERANCE = 0.5
+# A page's horizontal text frame (what a margin stamp lies beside) is read from
+# lines of at least this many characters, and at least this many of them.
+MIN_FRAME_LINE_CHARS = 20
+MIN_FRAME_LINES = 3
+# A line sits in furniture's slot when its top and its left, right or centre are this
+# close (points) to those of furniture, in a font this close in size.
+SLOT_POINTS = 2.0
+SLOT_SIZE_POINTS = 0.6
+# A level line's box taller than this many times the page's typical line is no line's.
+MAX_LINE_HEIGHTS = 3.0
+# Boxes whose edges are within this many points of each other are at the same place.
+SAME_PLACE_POINTS = 3.0
+
+_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+DIGITS = re.compile(r"\d+")
+_ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
+_DASHES = "-–—−‒"
+_LETTER_RUNS = re.compile(r"[^\W\d_]+")
+# "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
+# "3 | Page", "Page | 3"
+_PAGE_NUMBER = re.compile(
+    rf"^[{_DASHES}\s\[\(|·•]*"
+    r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*[|:]?\s*)?"
+    rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{_DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
+    r"(?P<value>\d{1,4}|[ivxlcdm]{1,7})"
+    r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,4})?"
+    r"(?:\s*\|\s*p\s?a\s?g\s?e)?"  # "3 | Page", "3 | P a g e" (word processors)
+    r"\s*(?:页|頁)?"
+    rf"[{_DASHES}\s\]\)|·•]*$",
+    re.IGNORECASE,
+)
+# A page number that opens or closes a line of furniture: "2 / 4 ", " Page 3 of 9".
+PAGE_NUMBER_START = re.compile(
+    r"^\s*(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s+",
+    re.IGNORECASE)
+PAGE_NUMBER_END = re.compile(
+    r"\s+(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s*$",
+    re.IGNORECASE)
+# A page number Tika read twice ("143143" for 143): text drawn twice over itself, as
+# some producers embolden it, comes out doubled when the copies do not overlap exactly.
+_DOUBLED_NUMBER = re.compile(r"^(\d{3,4})\1$")
+_CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}})$")
+SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
+
+
+# Where a line sits on its page: (x0, top, x1, bottom), PDF points from the displayed
+# page's top-left corner, so top < bottom.
+Box = tuple[float, float, float, float]
+# A line of a document: (page index, line index on that page).
+Hit = tuple[int, int]
+
+
+class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of lines
+    """One line of one page, as the furniture detector sees it (``box`` and
+    ``rotated`` where a PDF's layout is known: ``transforms.types.LineStyle``)."""
+
+    text: str
+    removable: bool = True  # False for tables and code
+    is_heading: bool = False
+    box: Box | None = None  # None: not placed (not a PDF, or PDFium did not find it)
+    rotated: bool = False  # set at an angle, as margin stamps are
+    size: float = 0.0  # font size in points (0: not measured)
+    # A PDF link's target that Tika prints after the page (outside the reading flow):
+    # never an edge of the page, furniture only where the page template carries it.
+    link: bool = False
+
+
+def roman_value(token: str) -> int | None:
+    token = token.lower()
+    if not token or not _ROMAN.match(token):
+        return None
+    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+    total = 0
+    for i, ch in enumerate(token):
+        value = values[ch]
+        total += -value if i + 1 < len(token) and values[token[i + 1]] > value else value
+    return total
+
+
+def page_number_value(line: str) -> tuple[str, int] | None:
+    """``("arabic"|"roman", value)`` if the line is only a page number."""
+    match = _PAGE_NUMBER.match(line.strip())
+    if not match:
+        doubled = _DOUBLED_NUMBER.match(line.strip())
+        return ("arabic", int(doubled[1])) if doubled and doubled[1][0] != "0" else None
+    token = match.group("value")
+    if token.isdigit():
+        value = int(token)
+        return ("arabic", value) if 0 < value <= MAX_PAGE_NUMBER else None
+    roman = roman_value(token)
+    return ("roman", roman) if roman and roman <= MAX_ROMAN_PAGE_NUMBER else None
+
+
+@functools.lru_cache(maxsize=1 << 16)  # the edge band is read again as it grows
+def line_shape(line: str) -> str:
+    """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
+    if not line.isascii():
+        line = unicodedata.normalize("NFKC", line)
+    # str.split() splits on exactly the whitespace \s matches: the same as
+    # _SPACES.sub(" ", line).strip(), without the regex.
+    text = DIGITS.sub("#", " ".join(line.split()).casefold())
+    return _ROMAN_WORD.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
+
+
+def template_key(line: str) -> str:
+    """What stays of a line of furniture on every page: its shape (``line_shape``)
+    without a page number that opens or closes it ("2 / 4 <footer>" and the first
+    page's "<footer>" are one line of the template)."""
+    shape = line_shape(line)
+    if not shape or (shape[0] not in "#p" and shape[-1] != "#"):
+        return shape  # most lines: no page number at either end
+    rest = PAGE_NUMBER_END.sub("", PAGE_NUMBER_START.sub("", line))
+    return line_shape(rest) if rest and rest != line else shape
+
+
+def band(n_lines: int, width: int) -> list[int]:
+    """Indexes of the first and last ``width`` lines of a page."""
+    if n_lines <= 2 * width:
+        return list(range(n_lines))
+    return [*range(width), *range(n_lines - width, n_lines)]
+
+
+def is_companion(line: PageLine) -> bool:
+    text = line.text.strip()
+    return (line.removable and 0 < len(text) <= MAX_COMPANION_CHARS
+            and not text.endswith(SENTENCE_END) and page_number_value(text) is None
+            and not is_data_row(text))
+
+
+def is_data_row(text: str) -> bool:
+    """Three numbers or more and no word: a chart's axis ("0 50 100 150 200") or a
+    row of figures, never a head, whatever sits beside it."""
+    tokens = text.split()
+    return len(tokens) >= 3 and not any(ch.isalpha() for ch in text)
+
+
+def embedded_page_number(line: str) -> tuple[str, int] | None:
+    """The number that opens or closes a short running-head line ("Chapter 4: Parsing 9")."""
+    found = head_number(line)
+    return None if found is None else found[:2]
+
+
+def head_number(line: str) -> tuple[str, int, str] | None:
+    """``embedded_page_number`` and the line's text without that number."""
+    text = line.strip()
+    if len(text) > MAX_COMPANION_CHARS or text.endswith(SENTENCE_END):
+        return None
+    tokens = text.split()
+    if len(tokens) < 2:
+        return None
+    for token, rest in ((tokens[-1], tokens[:-1]), (tokens[0], tokens[1:])):
+        if (chapter := _CHAPTER_PAGE.match(token)) is not None:
+            token = chapter.group(1)  # "I-2": page 2 of part I
+        if token.isdigit() and 0 < int(token) <= MAX_PAGE_NUMBER:
+            return ("arabic", int(token), " ".join(rest))
+        roman = roman_value(token)
+        if roman and roman <= MAX_ROMAN_PAGE_NUMBER:
+            return ("roman", roman, " ".join(rest))
+    return None
+
+
+def edge_order(lines: Sequence[PageLine]) -> list[int]:
+    """A page's line indexes from its top edge to its bottom edge: placed lines in rows
+    (vertical middles within half a line) top to bottom, left to right within a row; a
+    line without a box keeps its place in Tika's order (without boxes: Tika's order)."""
+    boxes = [line.box for line in lines]
+    placed = [(box[1] + box[3], box[0], box[3] - box[1], i)  # (2 × middle, left, height, i)
+              for i, box in enumerate(boxes) if box is not None]
+    if not placed:
+        return list(range(len(lines)))
+    placed.sort()
+    ordered: list[int] = []
+    row: list[tuple[float, int]] = []
+    row_middle = row_height = 0.0
+    for middle2, left, height, i in placed:
+        height = max(height, 1.0)
+        if row and abs(middle2 - row_middle) <= 2 * ROW_TOLERANCE * min(height, row_height):
+            row.append((left, i))
+            continue
+        if row:
+            row.sort()
+            ordered.extend(i for _, i in row)
+        row = [(left, i)]
+        row_middle, row_height = middle2, height
+    row.sort()
+    ordered.extend(i for _, i in row)
+    by_position = iter(ordered)
+    return [next(by_position) if box is not None else i for i, box in enumerate(boxes)]
+
+
+def placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
+    """A page's lines, a box that is no line's taken away: a level line whose box is
+    several times as tall as its font and the page's lines are (PDFium's characters
+    of it lie on different lines of the page) says nothing about where the line is."""
+    heights = sorted(line.box[3] - line.box[1] for line in lines
+                     if line.box is not None and not line.rotated)
+    if not heights:
+        return list(lines)
+    typical = max(heights[len(heights) // 2], 1.0)
+    return [line._replace(box=None)
+            if line.box is not None and not line.rotated
+            and line.box[3] - line.box[1] > MAX_LINE_HEIGHTS * max(typical, line.size)
+            else line for line in lines]
+
+
+def middle(box: Box) -> float:
+    return (box[1] + box[3]) / 2
+
+
+def body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
+    """Left and right edge of a page's horizontal text (lines of some length)."""
+    boxes = [line.box for line in lines if line.box is not None and not line.rotated
+             and len(line.text) >= MIN_FRAME_LINE_CHARS]
+    if len(boxes) < MIN_FRAME_LINES:
+        return None
+    return min(box[0] for box in boxes), max(box[2] for box in boxes)
+
+
+def document_frame(pages: Sequence[Sequence[PageLine]]) -> tuple[float, float] | None:
+    """Left and right edge of the document's horizontal text (the pages' medians)."""
+    frames = [frame for lines in pages if (frame := body_frame(lines)) is not None]
+    if not frames:
+        return None
+    return (sorted(frame[0] for frame in frames)[len(frames) // 2],
+            sorted(frame[1] for frame in frames)[len(frames) // 2])
+
+
+def page_rows(lines: Sequence[PageLine]) -> list[list[int]]:
+    """The placed (level) lines of a page in rows, top to bottom (``edge_order``'s)."""
+    placed = sorted((i for i, line in enumerate(lines) if line.box is not None
+                     and not line.rotated), key=lambda i: middle(lines[i].box))
+    rows: list[list[int]] = []
+    for i in placed:
+        if rows and same_row(lines[rows[-1][0]].box, lines[i].box):
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return rows
+
+
+def same_row(a: Box, b: Box) -> bool:
+    height = max(min(a[3] - a[1], b[3] - b[1]), 1.0)
+    return abs(middle(a) - middle(b)) <= ROW_TOLERANCE * height
+
+
+def row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
+    """The other placed lines of line ``i``'s row (``lines`` in edge order: a row's
+    lines are next to each other, but for lines without a box between them)."""
+    box = lines[i].box
+    row: list[int] = []
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(lines):
+            here = lines[j].box
+            if here is not None and not lines[j].rotated:
+                if not same_row(here, box):
+                    break
+                row.append(j)
+            j += step
+    return row
+
+
+def outer_rows(lines: Sequence[PageLine], p: int, furniture: set[tuple[int, int]]
+                ) -> list[list[int]]:
+    """The top and the bottom row of what is left of a page (``lines`` in edge order,
+    where a row's lines are next to each other but for lines without a box)."""
+    rows = []
+    left = [i for i in range(len(lines)) if (p, i) not in furniture]
+    for outer in (left, left[::-1]):
+        if not outer or lines[outer[0]].box is None:
+            continue
+        box = lines[outer[0]].box
+        row = []
+        for i in outer:
+            here = lines[i].box
+            if here is None or lines[i].rotated:
+                continue
+            if not same_row(here, box):
+                break
+            row.append(i)
+        rows.append(row)
+    return rows
+
+
+def same_slot(line: PageLine, box: Box, size: float) -> bool:
+    here = line.box
+    if abs(here[1] - box[1]) > SLOT_POINTS:
+        return False
+    if line.size and size and abs(line.size - size) > SLOT_SIZE_POINTS:
+        return False
+    return (abs(here[0] - box[0]) <= SLOT_POINTS or abs(here[2] - box[2]) <= SLOT_POINTS
+            or abs(here[0] + here[2] - box[0] - box[2]) <= 2 * SLOT_POINTS)
+
+
+def same_place(a: Box, b: Box) -> bool:
+    return all(abs(x - y) <= SAME_PLACE_POINTS for x, y in zip(a, b, strict=True))
+
+
+def body_size(pages: Sequence[Sequence[PageLine]]) -> float:
+    """The font size most of the document's measured characters are set in (0: none
+    measured)."""
+    weights: Counter[float] = Counter()
+    for lines in pages:
+        for line in lines:
+            if line.size > 0:
+                weights[line.size] += len(line.text)
+    return weights.most_common(1)[0][0] if weights else 0.0
+
+
+def letters(text: str) -> str:
+    """A line's letters, case-folded: what survives of a running head that Tika cut into
+    glyph clusters ("A" / "gyem" / "an-D" / "uah" …). Heads and pieces come from one
+    cleaned text, so accents need no folding."""
+    found = "".join(_LETTER_RUNS.findall(text.casefold()))  # one C pass; most lines
+    return found if found.isalpha() or not found else "".join(
+        ch for ch in found if ch.isalpha())  # "²", "½" are no letters
+
+

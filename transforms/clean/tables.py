@@ -1,0 +1,448 @@
+"""Tables on PDF pages, found from where their text sits (pure).
+
+Tika's PDF text has no tables: a financial statement reaches cleaning as lines
+("Products $ 96,388 $ 104,429"), its column headers as scattered lines above
+("December 31," / "2022" / "December 25," / "2021"). The layout pass
+(``transforms/extract/layout.py``) places every Tika line and, for a line set
+wider than its letters need, the runs of words between its wide gaps
+(``LineStyle.cells``). From those boxes, per page:
+
+1. **Rows.** Lines whose boxes share a band of the page are one visual row; its
+   pieces (a line's cells, or the line itself) left to right are its cells. A
+   lone currency sign is one cell with the amount after it ("$ 96,388"), a lone
+   "%" with the number before it, and pieces closer than ``CELL_GAP`` line
+   heights are one cell (Tika cut a cell into two lines).
+2. **Columns.** A run of rows with two or more cells, label rows ("Net sales:",
+   one cell left of every value column) allowed between them, is a candidate;
+   its columns are the bands where the cells of those rows overlap.
+3. **Header rows.** The rows right above the first row that holds a value
+   (an amount, a percentage, a dash for none; a bare year is a header's) whose
+   cells sit over the value columns: the periods of a statement, a data sheet's
+   "Min Typ Max". Stacked headers become one header row, each column's header
+   its cells top to bottom ("Three Months Ended December 31, 2022"); a header
+   cell over two columns heads both.
+4. **Wrapped cells.** A label row that does not end a section (no colon) with
+   the next row's label starting in lower case is the first line of that label;
+   a row with neither a label nor a value continues the cells of the row above.
+5. **What is no table**: prose in two columns (long or wide cells), a table of contents
+   (one column of page numbers), a list (bullets or numbers in the first column),
+   a form (check boxes), and anything with fewer than ``MIN_BODY_ROWS`` rows of
+   two cells or without a value unless it has ``MIN_TEXT_COLUMNS`` columns.
+
+A table is rendered as its rows, ``cell | cell | …`` as Tika writes the tables of
+DOCX and HTML (``extract/xhtml.py``), its header row first: cleaning puts them into
+the text as one ``BlockKind.TABLE`` block, a span per row, so every chunker treats
+a PDF's table as it treats any other (``transforms/chunk/table.py``).
+
+A table that ends a page and one that opens the next with the same columns and no
+header of its own are one table (``continues``): its rows on the next page come
+under the same header.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+# Pieces of one row closer than this many line heights are one cell.
+CELL_GAP = 1.0
+# A row joins the rows above when its top is at most this many line heights below
+# the previous row's top (a statement leaves a blank line or two between its
+# sections; line heights are the letters' boxes, about 0.7 of the font size).
+MAX_ROW_PITCH = 5.0
+MIN_BODY_ROWS = 2  # rows of two or more cells under the header
+MIN_ROWS = 3  # rows in all, the header's included
+MIN_TEXT_COLUMNS = 3  # a table without values needs this many columns…
+MIN_TEXT_ROWS = 3  # …in this many rows under its header
+# Prose in two columns: a value column's cells are short.
+MAX_MEDIAN_CELL_CHARS = 32
+MAX_CELL_WORDS = 12
+MAX_VALUE_WIDTH_SHARE = 0.25
+MAX_PROSE_CELL_SHARE = 0.3
+MAX_HEADER_WORDS = 8  # a longer line over the columns is the table's title
+SEPARATOR = " | "
+
+_CURRENCY = re.compile(r"^[$€£¥₹]|^(?:US\$|USD|EUR|CHF)$")
+_NUMBER = re.compile(
+    r"^[(\[]?[-+−–]?\s*[$€£¥₹]?\s*[-+−–]?\s*(?:\d[\d,.' ]*\d|\d)\s*(?:%|pts?|bps|x)?[)\]]?"
+    r"\s*%?\*?$")
+_DASH = re.compile(r"^[-–—−]+$")
+_NONE_VALUES = {"n/a", "na", "nm", "n.m.", "—", "-", "–", "*", "nil", "...", "…", "unq"}
+_YEAR = re.compile(r"^(?:fiscal\s+|fy\s*)?(?:19|20)\d\d$", re.IGNORECASE)
+_BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙·*-]|\(?[0-9]{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$")
+_CHECK_BOX = re.compile("[☐☑☒□■✓✔✗✘]")
+_PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A placed run of text on a page: a Tika line, or one of its cells."""
+
+    line: int  # index of the line it comes from (the caller's numbering)
+    text: str
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+
+
+@dataclass
+class _Cell:
+    text: str
+    x0: float
+    x1: float
+    lines: list[int]
+    value: bool = False  # is_value(text), worked out once
+
+
+@dataclass
+class _Row:
+    cells: list[_Cell]
+    top: float
+    bottom: float
+    height: float
+
+    @property
+    def lines(self) -> list[int]:
+        return sorted({n for cell in self.cells for n in cell.lines})
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a page: its rows as cells per column ("" for none), how many of
+    them (the first) are the header, and the caller's lines behind each row."""
+
+    rows: tuple[tuple[str, ...], ...]
+    header_rows: int
+    row_lines: tuple[tuple[int, ...], ...]
+    columns: tuple[tuple[float, float], ...] = field(default=())
+    top: float = 0.0
+    bottom: float = 0.0
+
+    @property
+    def lines(self) -> tuple[int, ...]:
+        return tuple(sorted({n for lines in self.row_lines for n in lines}))
+
+    def rendered(self) -> list[str]:
+        """Each row as ``cell | cell | …`` (its empty cells at the end left off)."""
+        out = []
+        for row in self.rows:
+            cells = list(row)
+            while len(cells) > 1 and not cells[-1]:
+                cells.pop()
+            out.append(SEPARATOR.join(cells).strip())  # "| Q1 | Q2" under no label
+        return out
+
+
+def is_value(text: str) -> bool:
+    """An amount, a percentage, a count, a dash or "n/a": what a table's value
+    columns hold (a bare year is a header's, not a value)."""
+    text = text.strip()
+    if not text or _YEAR.match(text):
+        return False
+    return bool(_NUMBER.match(text) or _DASH.match(text)) or text.lower() in _NONE_VALUES
+
+
+def find_tables(pieces: Sequence[Piece]) -> list[Table]:
+    """The tables among one page's placed pieces."""
+    rows = _rows(pieces)
+    tables = []
+    index = 0
+    while index < len(rows):
+        table, index = _table_from(rows, index)
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+def _rows(pieces: Sequence[Piece]) -> list[_Row]:
+    """Pieces grouped into visual rows, top to bottom, each row's cells left to right."""
+    rows: list[_Row] = []
+    for piece in sorted(pieces, key=lambda p: (p.top, p.x0)):
+        height = max(piece.bottom - piece.top, 1.0)
+        middle = (piece.top + piece.bottom) / 2
+        row = rows[-1] if rows else None
+        if row is not None and row.top <= middle <= row.bottom:
+            row.cells.append(_Cell(piece.text, piece.x0, piece.x1, [piece.line]))
+            row.bottom = max(row.bottom, piece.bottom)
+            row.height = max(row.height, height)
+        else:
+            rows.append(_Row([_Cell(piece.text, piece.x0, piece.x1, [piece.line])],
+                             piece.top, piece.bottom, height))
+    for row in rows:
+        row.cells = _merged_cells(sorted(row.cells, key=lambda c: c.x0), row.height)
+        for cell in row.cells:
+            cell.value = is_value(cell.text)
+    return rows
+
+
+def _merged_cells(cells: list[_Cell], height: float) -> list[_Cell]:
+    out: list[_Cell] = []
+    for cell in cells:
+        if out:
+            last = out[-1]
+            close = cell.x0 - last.x1 < CELL_GAP * height
+            sign_before = _CURRENCY.match(last.text) and len(last.text) <= 4 and is_value(cell.text)
+            percent_after = cell.text in {"%", "pts", "bps"} and is_value(last.text)
+            if close or sign_before or percent_after:
+                out[-1] = _Cell(f"{last.text} {cell.text}", last.x0, max(last.x1, cell.x1),
+                                last.lines + cell.lines)
+                continue
+        out.append(cell)
+    return out
+
+
+def _columns(rows: list[_Row]) -> list[list[float]]:
+    """Bands where the cells of ``rows`` overlap, left to right."""
+    spans = sorted([cell.x0, cell.x1] for row in rows for cell in row.cells)
+    columns: list[list[float]] = []
+    for x0, x1 in spans:
+        if columns and x0 <= columns[-1][1]:
+            columns[-1][1] = max(columns[-1][1], x1)
+        else:
+            columns.append([x0, x1])
+    return columns
+
+
+def _column_of(cell: _Cell, columns: list[list[float]]) -> list[int]:
+    """The columns ``cell`` overlaps; when it overlaps none, the one it starts after
+    (a section title centred over the labels belongs to them)."""
+    hits = [i for i, (x0, x1) in enumerate(columns) if cell.x0 < x1 and cell.x1 > x0]
+    if hits:
+        return hits
+    return [max((i for i, (x0, _) in enumerate(columns) if x0 <= cell.x0), default=0)]
+
+
+def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
+    """The table whose first row of two or more cells is ``rows[start]`` (None when
+    none starts there), and the index of the row to look from next: after the table,
+    or after a run of rows that was looked at whole and is no table (a page of text
+    set in columns is judged once, not once per row)."""
+    if len(rows[start].cells) < 2:
+        return None, start + 1
+    # The run of rows: rows of two or more cells, and single cells between them.
+    body = [start]
+    index = start + 1
+    while index < len(rows):
+        row, previous = rows[index], rows[body[-1]]
+        if row.top - previous.top > MAX_ROW_PITCH * max(previous.height, row.height):
+            break
+        body.append(index)
+        index += 1
+    multi = [i for i in body if len(rows[i].cells) >= 2]
+    columns = _columns([rows[i] for i in multi])
+    if len(columns) < 2:
+        return None, start + 1
+    # Single-cell rows belong only while they stay in the first column (labels) and
+    # rows of two or more cells follow them; the run ends at its last row of cells.
+    kept = []
+    for i in body:
+        row = rows[i]
+        if len(row.cells) == 1 and row.cells[0].x1 > columns[1][0]:
+            break  # a line over the value columns: the table has ended
+        if len(row.cells) >= 2 and len({c for cell in row.cells
+                                       for c in _column_of(cell, columns)}) < 2:
+            break
+        if any(len(cell.text.split()) > MAX_CELL_WORDS for cell in row.cells[1:]):
+            break  # a sentence beside a mark: a footnote under the table
+        kept.append(i)
+    while kept and len(rows[kept[-1]].cells) < 2:
+        kept.pop()
+    multi = [i for i in kept if len(rows[i].cells) >= 2]
+    if len(multi) < MIN_BODY_ROWS:
+        return None, start + 1
+    # The columns are where the values are: a header cell over two columns ("Oct 1, 2022
+    # Sep 25, 2021" in one piece) must not join them.
+    valued = [i for i in multi if any(cell.value for cell in rows[i].cells)]
+    columns = _columns([rows[i] for i in (valued if len(valued) >= MIN_BODY_ROWS else multi)])
+    if len(columns) < 2:
+        return None, start + 1
+    # Prose in two columns: the cells right of the first are lines of a column of text,
+    # a good part of the table's width each; a table's values are narrow.
+    widths = [cell.x1 - cell.x0 for i in multi for cell in rows[i].cells[1:]]
+    if statistics.median(widths) > MAX_VALUE_WIDTH_SHARE * (columns[-1][1] - columns[0][0]):
+        return None, kept[-1] + 1
+    header = _header_above(rows, kept[0], columns)
+    table_rows = [rows[i] for i in [*header, *kept]]
+    header_count = _header_count([_grid_row(row, columns) for row in table_rows], len(header))
+    grid = [_grid_row(row, columns, spanning=n < header_count - 1, header=n < header_count)
+            for n, row in enumerate(table_rows)]
+    grid, row_lines = _joined_wraps(grid, [row.lines for row in table_rows], header_count)
+    if not _looks_like_table(grid, header_count):
+        return None, kept[-1] + 1
+    if header_count > 1:  # stacked header rows: one row, each column's cells top to bottom
+        merged = tuple(" ".join(part for part in (row[c] for row in grid[:header_count])
+                                if part) for c in range(len(columns)))
+        grid = [merged, *grid[header_count:]]
+        row_lines = [sorted({n for lines in row_lines[:header_count] for n in lines}),
+                     *row_lines[header_count:]]
+        header_count = 1
+    table = Table(tuple(grid), header_count, tuple(tuple(lines) for lines in row_lines),
+                  tuple((x0, x1) for x0, x1 in columns), table_rows[0].top,
+                  table_rows[-1].bottom)
+    return table, kept[-1] + 1
+
+
+def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> list[int]:
+    """Rows right above ``rows[first]`` whose cells all sit over the value columns."""
+    header: list[int] = []
+    index = first - 1
+    below = rows[first]
+    while index >= 0:
+        row = rows[index]
+        # The header may stand further off its first row than rows stand apart.
+        if below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height):
+            break
+        over_values = [cell for cell in row.cells if cell.x0 >= columns[1][0] - 2 * row.height]
+        if not over_values or any(cell.value or len(cell.text.split()) > MAX_HEADER_WORDS
+                                  for cell in row.cells):
+            break  # a label alone, a value or a title: no header
+        header.insert(0, index)
+        below = row
+        index -= 1
+    return header
+
+
+def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False,
+              header: bool = True) -> tuple[str, ...]:
+    """The row's cells by column. A header cell over two columns heads both; in a
+    header row over other header rows (``spanning``), a cell that reaches left of its
+    column ("Three Months Ended" set flush right over two columns of dates) heads the
+    columns back to the previous cell's."""
+    cells = [""] * len(columns)
+    previous = 0
+    for cell in row.cells:
+        hit = _column_of(cell, columns)
+        if (spanning and len(hit) == 1 and hit[0] > 1 and not cell.value
+                and cell.x0 < columns[hit[0]][0] - row.height):
+            hit = list(range(max(previous + 1, 1), hit[0] + 1))
+        if not header or cell.value:
+            hit = hit[:1]  # only a header's text heads each column it spans
+        for c in hit:
+            cells[c] = f"{cells[c]} {cell.text}".strip()
+        previous = hit[-1]
+    return tuple(cells)
+
+
+def _header_count(grid: list[tuple[str, ...]], above: int) -> int:
+    """How many of the first rows are the header: the rows found above the body, then
+    rows with text over the value columns and no value ("(In millions) | Oct 1, 2022 |
+    Sep 25, 2021"); a row of labels alone ("Net sales:") ends it. In a table without
+    values only its first row is the header (as in a document's own tables)."""
+    count = above
+    while count < len(grid):
+        row = grid[count]
+        if any(is_value(cell) for cell in row) or not any(row[1:]):
+            break
+        count += 1
+    if count == len(grid):
+        return min(1, len(grid) - 1)
+    return count
+
+
+def _joined_wraps(grid: list[tuple[str, ...]], lines: list[list[int]], header: int
+                  ) -> tuple[list[tuple[str, ...]], list[list[int]]]:
+    """Body rows with their wrapped pieces joined (step 4 of the module's rule)."""
+    out_grid = list(grid[:header])
+    out_lines = [list(n) for n in lines[:header]]
+    pending: tuple[tuple[str, ...], list[int]] | None = None
+    for row, row_lines in zip(grid[header:], lines[header:], strict=True):
+        if pending is not None:
+            label, label_lines = pending
+            pending = None
+            if row[0][:1].islower():
+                row = (f"{label[0]} {row[0]}", *row[1:])
+                row_lines = sorted({*label_lines, *row_lines})
+            else:
+                out_grid.append(label)
+                out_lines.append(label_lines)
+        filled = [c for c, cell in enumerate(row) if cell]
+        if filled == [0] and not row[0].rstrip().endswith(":"):
+            pending = (row, list(row_lines))
+            continue
+        if (len(out_grid) > header and not row[0] and filled
+                and not any(is_value(cell) for cell in row)):
+            above = out_grid[-1]
+            out_grid[-1] = tuple(f"{a} {b}".strip() for a, b in zip(above, row, strict=True))
+            out_lines[-1] = sorted({*out_lines[-1], *row_lines})
+            continue
+        out_grid.append(row)
+        out_lines.append(list(row_lines))
+    if pending is not None:
+        out_grid.append(pending[0])
+        out_lines.append(pending[1])
+    return out_grid, out_lines
+
+
+def _lower_word(cell: str) -> bool:
+    """Does the cell start with a word in lower case ("tion shall show", not "iPhone")?"""
+    word = cell.split(maxsplit=1)[0]
+    return word.isalpha() and word.islower()
+
+
+def _prose_words(cell: str) -> bool:
+    """Does a cell read like a piece of a sentence: two or more words, most of them
+    in lower case, no figure ("records of such disposals and file peri-")?"""
+    words = cell.split()
+    if len(words) < 2 or any(c.isdigit() for c in cell):
+        return False
+    return sum(1 for word in words if word.isalpha() and word.islower()) * 2 > len(words)
+
+
+def _line_numbers(cells: list[str]) -> bool:
+    """Do these count up one by one (the numbers of a transcript's lines)?"""
+    if len(cells) < MIN_BODY_ROWS or not all(cell.isdigit() for cell in cells):
+        return False
+    numbers = [int(cell) for cell in cells]
+    return all(b - a == 1 for a, b in itertools.pairwise(numbers))
+
+
+def _page_numbers(cells: list[str]) -> bool:
+    """Are these a contents page's page numbers: small whole numbers that never go
+    down (Roman ones too)?"""
+    if not cells or not all(_PAGE_NUMBER.match(cell) for cell in cells):
+        return False
+    numbers = [int(cell) for cell in cells if cell.isdigit()]
+    return all(a <= b for a, b in itertools.pairwise(numbers))
+
+
+def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
+    """Step 5 of the module's rule: prose columns, contents pages, lists and forms
+    are not tables."""
+    body = grid[header:]
+    filled_rows = [row for row in body if sum(1 for cell in row if cell) >= 2]
+    if len(filled_rows) < MIN_BODY_ROWS or len(grid) < MIN_ROWS:
+        return False
+    cells = [cell for row in grid for cell in row if cell]
+    if sum(1 for cell in cells if _CHECK_BOX.search(cell)) >= 2:
+        return False  # a form: "Yes ☒ No ☐"
+    first = [row[0] for row in filled_rows if row[0]]
+    if first and all(_BULLET.match(cell) for cell in first):
+        return False  # a list: bullets or item numbers, then text
+    if _line_numbers(first) and not any(is_value(cell) for row in body for cell in row[1:]):
+        return False  # a transcript's or a contract's line numbers beside its text
+    others = [cell for row in body for cell in row[1:] if cell]
+    values = [cell for cell in others if is_value(cell)]
+    used = [c for c in range(1, len(grid[0])) if any(row[c] for row in body)]
+    if used and _page_numbers([row[used[-1]] for row in body if row[used[-1]]]):
+        return False  # a table of contents: titles and page numbers
+    if statistics.median(len(cell) for cell in others) > MAX_MEDIAN_CELL_CHARS:
+        return False  # prose in two columns
+    if sum(1 for cell in others if _prose_words(cell)) > MAX_PROSE_CELL_SHARE * len(others):
+        return False  # justified prose in columns, cut at its wide word gaps
+    lines = [cell for row in filled_rows for cell in row if cell]
+    if (sum(1 for cell in first if _lower_word(cell)) > MAX_PROSE_CELL_SHARE * len(first)
+            or sum(1 for cell in lines if cell.endswith("-") and cell[-2:-1].isalpha())
+            > MAX_PROSE_CELL_SHARE / 3 * len(lines)):
+        return False  # lines of running text side by side: they start in lower case and
+        # break words with hyphens; a table's row labels and cells do neither
+    if sum(1 for cell in others if len(cell.split()) > MAX_CELL_WORDS) > len(others) / 4:
+        return False
+    # Without values: text in at least MIN_TEXT_COLUMNS columns of MIN_TEXT_ROWS rows
+    # under its header (a cover page's "Delaware | 94-1672743" over its captions is a
+    # form; a header cut off from its table by a blank line is no table of its own).
+    wide = sum(1 for row in body if sum(1 for cell in row if cell) >= MIN_TEXT_COLUMNS)
+    return bool(values) or wide >= MIN_TEXT_ROWS
