@@ -52,8 +52,7 @@ from ragbeam.transforms.clean.layout import sizes_differ
 from ragbeam.transforms.types import BlockKind, LineStyle, PdfLayout
 
 if TYPE_CHECKING:  # the blocks linejoin.assemble builds of document.py's lines
-    from ragbeam.transforms.clean.base import CleanLine
-    from ragbeam.transforms.clean.linejoin import Assembly
+    from ragbeam.transforms.clean.base import Assembly, CleanLine
 
 MAX_HEADING_CHARS = 80
 MAX_CAPS_HEADING_CHARS = 60

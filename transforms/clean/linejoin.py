@@ -42,13 +42,12 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
 from ragbeam.transforms.chunk.log import timestamped_line_share
+from ragbeam.transforms.clean.base import Assembly, CleanLine, CleanOptions
 from ragbeam.transforms.clean.headings import (
     MAX_HEADING_CHARS,
     looks_like_heading,
@@ -63,9 +62,6 @@ from ragbeam.transforms.clean.hyphenation import (
 )
 from ragbeam.transforms.clean.layout import sizes_differ, style_changes
 from ragbeam.transforms.types import BlockKind
-
-if TYPE_CHECKING:  # document.py's line and options; it imports this module
-    from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
@@ -275,15 +271,6 @@ class LazyLexicon(Counter):
 
     def __bool__(self) -> bool:
         return True
-
-
-@dataclass
-class Assembly:
-    """Cleaned blocks under construction: lists of (separator before, line)."""
-
-    blocks: list[list[tuple[str, CleanLine]]]
-    hyphenations_joined: int = 0
-    lines_joined: int = 0
 
 
 def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions) -> Assembly:
