@@ -34,10 +34,21 @@ def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
     """
     label = doc_label(doc)
     parts = [label] if label else []
+    # The path's first headings often restate the document's name (a report's title
+    # printed again as its first heading): the label says them once.
+    said = _folded(label)
+    leading = True
     for heading in heading_path:
+        if leading and said and _folded(heading) in said:
+            continue
+        leading = False
         if not parts or parts[-1] != heading:
             parts.append(heading)
     return CONTEXT_SEPARATOR.join(parts)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 # chunks.metadata key: "1" on a chunk that is mostly a contents page's or an index's

@@ -271,6 +271,10 @@ def document_period(opening: str) -> str | None:
     return " ".join(min(found)[2].split()) if found else None
 
 
+def _squeezed(text: str) -> str:
+    return "".join(text.casefold().split())
+
+
 def _named_by_author(value: str, software: Sequence[str]) -> bool:
     folded = value.casefold().strip()
     return _is_named_thing(value) and not any(
@@ -287,12 +291,17 @@ def name_document(metadata_title: str | None, metadata: Mapping[str, str], text:
     (``text``: the document's cleaned text)."""
     opening = text[:OPENING_CHARS]
     kind, period = document_kind(opening), document_period(opening)
+    software = [metadata[key] for key in SOFTWARE_KEYS if metadata.get(key)]
+    score = metadata_title_score(metadata_title, opening, software)
     if title := cover_title(cover_lines, body_size, text):
+        # A printed metadata title that holds the cover's words is the fuller name
+        # ("2024年度第2四半期決算概要" over a cover's "決算概要").
+        if (metadata_title and score >= MIN_TITLE_WORDS_PRINTED
+                and _squeezed(title) in _squeezed(metadata_title)):
+            return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
         return DocumentName(title, "cover", kind, period)
     if title := outline_title(outline):
         return DocumentName(title, "outline", kind, period)
-    software = [metadata[key] for key in SOFTWARE_KEYS if metadata.get(key)]
-    score = metadata_title_score(metadata_title, opening, software)
     # A PDF's metadata title is often a converter's (a file name, an accession number):
     # it must be printed too. Other formats' titles are their authors' (an HTML
     # <title>, an office document's properties, a mail's subject): a name suffices.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from made_pdfs import Line, MadePdf, extract_and_clean, prose_lines, render
 
 from ragbeam.transforms.chunk.base import ChunkOptions
-from ragbeam.transforms.chunk.records import chunk_rows
+from ragbeam.transforms.chunk.records import chunk_rows, context_header
 from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.clean.title import (
     TitleLine,
@@ -18,6 +18,7 @@ from ragbeam.transforms.clean.title import (
     name_document,
 )
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
+from ragbeam.transforms.types import Document, SourceFile
 
 ACCESSION = "0000320193-23-000006"
 OPENING = "Harbour Cranes Inc. Annual Report 2022. The harbour authority inspected every crane."
@@ -103,3 +104,28 @@ def test_kinds_and_periods_as_documents_print_them():
         "Fourth Quarter and Full Year 2023"
     assert document_period("2024年度第2四半期決算概要") == "2024年度第2四半期"
     assert document_period("The harbour authority inspected every crane.") is None
+
+
+def test_a_first_heading_that_restates_the_documents_name_is_said_once():
+    """A report's title printed again as its first heading ("Financial Results" under
+    the label "Financial Results · Q2 FY2024") is not repeated in the header; a heading
+    further down the path that the label happens to contain stays."""
+    doc = Document(source=SourceFile(uri="/r.pdf", doc_id="r", size_bytes=1),
+                   content_hash="h", media_type="application/pdf", text="x",
+                   title="Financial Results", metadata={PERIOD_KEY: "Q2 FY2024"})
+    assert (context_header(doc, ("Financial  results", "Revenue", "Results"))
+            == "Financial Results · Q2 FY2024 > Revenue > Results")
+    assert context_header(doc, ("Revenue",)) == "Financial Results · Q2 FY2024 > Revenue"
+    untitled = Document(source=doc.source, content_hash="h", media_type="text/plain",
+                        text="x")
+    assert context_header(untitled, ("Guide", "Install")) == "Guide > Install"
+
+
+def test_a_printed_metadata_title_that_holds_the_covers_words_is_the_fuller_name():
+    cover = [TitleLine("Results Summary", 1, 24.0, 50.0, 74.0)]
+    text = "Second Quarter 2024 Results Summary\n\nRevenue rose in the quarter."
+    fuller = name_document("Second Quarter 2024 Results Summary", {}, text, cover, 10.0)
+    assert (fuller.title, fuller.source) == ("Second Quarter 2024 Results Summary", "metadata")
+    # A metadata title that does not hold the cover's words leaves the cover's.
+    other = name_document("Quarterly Deck", {}, text, cover, 10.0)
+    assert (other.title, other.source) == ("Results Summary", "cover")
