@@ -12,7 +12,25 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ragbeam.evaluate.evaluation import CHUNK_TEXTS, DEFAULT_BUDGET
+from ragbeam.evaluate.compare import (
+    compare_strategies,
+    format_compare,
+    parse_strategies,
+    pipeline_runner,
+    write_compare,
+)
+from ragbeam.evaluate.evaluation import (
+    CHUNK_TEXTS,
+    DEFAULT_BUDGET,
+    evaluate_run,
+    format_eval,
+    load_questions,
+)
+from ragbeam.evaluate.pages import DEFAULT_DPI
+from ragbeam.evaluate.retrieval import EmbeddingCache
+from ragbeam.evaluate.run_data import load_run
+from ragbeam.evaluate.viz import find_document, write_viz
+from ragbeam.pipeline.run import UsageError
 
 RETRIEVER_CHOICES = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("hybrid",),
                      "both": ("bm25", "dense"), "all": ("bm25", "dense", "hybrid")}
@@ -73,19 +91,23 @@ def add_subcommands(subparsers: argparse._SubParsersAction,
 
     vz = subparsers.add_parser(
         "viz", help="HTML view of one document's chunks",
-        description="The document's cleaned text with chunk boundaries, overlaps and "
-                    "removed page furniture, as one static HTML file.",
+        description="The document's cleaned text with its chunks (boundaries, overlaps, "
+                    "heading paths), its page boundaries and the page furniture removal "
+                    "took, as a static HTML file; for a PDF, beside a picture of each page "
+                    "with every chunk's lines drawn on it (the pictures go to the folder "
+                    "FILE_pages/ beside FILE).",
         allow_abbrev=False, parents=list(parents))
     vz.add_argument("--output", required=True, metavar="DIR", help="a finished run's output")
     vz.add_argument("--doc", required=True, metavar="DOC_ID_OR_URI",
                     help="doc_id, source URI, or a unique path suffix (e.g. pdf/llncsdoc.pdf)")
     vz.add_argument("--html", required=True, metavar="FILE")
+    vz.add_argument("--page-dpi", type=int, default=DEFAULT_DPI, metavar="DPI",
+                    help="resolution of a PDF's page pictures, about 70 KB a page of text "
+                         "at 100 (0: no pictures) (default: %(default)s)")
     vz.set_defaults(handler=viz_command)
 
 
 def _questions(args: argparse.Namespace):
-    from ragbeam.evaluate.evaluation import load_questions
-
     if args.budget <= 0:
         raise EvalUsageError("--budget must be positive")
     if args.k <= 0:
@@ -111,8 +133,6 @@ def _fail(exc: Exception) -> int:
 def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.evaluate.evaluation import evaluate_run, format_eval
-    from ragbeam.evaluate.run_data import load_run
 
     try:
         _no_extra(extra)
@@ -120,7 +140,6 @@ def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
         run = load_run(args.output)
     except (EvalUsageError, FileNotFoundError) as exc:
         return _fail(exc)
-    from ragbeam.evaluate.retrieval import EmbeddingCache
 
     retrievers = RETRIEVER_CHOICES[args.retriever]
     cache = (EmbeddingCache(model=args.dense_model)
@@ -136,15 +155,6 @@ def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from ragbeam.evaluate.compare import (
-        compare_strategies,
-        format_compare,
-        parse_strategies,
-        pipeline_runner,
-        write_compare,
-    )
-    from ragbeam.pipeline.run import UsageError
-
     try:
         strategies = parse_strategies(args.strategies)
         questions = _questions(args)
@@ -164,23 +174,16 @@ def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def viz_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from ragbeam.evaluate.run_data import load_run
-    from ragbeam.evaluate.viz import (
-        document_furniture,
-        document_template,
-        find_document,
-        render_viz,
-    )
-
     try:
         _no_extra(extra)
+        if args.page_dpi < 0:
+            raise EvalUsageError("--page-dpi must be 0 or more")
         run = load_run(args.output)
         doc = find_document(run, args.doc)
     except (EvalUsageError, FileNotFoundError, LookupError) as exc:
         return _fail(exc)
     if doc.status != "ok":
         return _fail(LookupError(f"{doc.source_uri} has status {doc.status!r}: no text"))
-    with open(args.html, "w", encoding="utf-8") as f:
-        f.write(render_viz(run, doc, document_furniture(run, doc), document_template(run, doc)))
-    print(f"ragbeam viz: {doc.source_uri} → {args.html}")
+    html = write_viz(run, doc, args.html, page_dpi=args.page_dpi)
+    print(f"ragbeam viz: {doc.source_uri} → {html}")
     return 0
