@@ -311,3 +311,19 @@ def test_the_store_list_is_the_registry():
         assert listed == uri_forms(store), (store.kind, listed)
     for store, row in zip(STORES.values(), rows, strict=True):
         assert ("sparse" in row) == store.keeps_sparse, row
+
+
+def test_every_run_option_is_in_the_cli_reference():
+    """docs/cli.md, where the README sends a reader for "every option", names each
+    option ``ragbeam run`` takes (an option added later shows up here)."""
+    import argparse
+
+    from ragbeam.pipeline.settings import add_run_arguments
+
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    options = {flag for action in parser._actions for flag in action.option_strings
+               if flag.startswith("--") and flag != "--help"}
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    missing = sorted(o for o in options if not re.search(rf"{re.escape(o)}(?![\w-])", text))
+    assert options and not missing, missing
