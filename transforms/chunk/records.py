@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ragbeam.schemas.chunks import ChunkRow, build_chunk_row
 from ragbeam.transforms.chunk.sizing import Sizer
-from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, with_table_headers
+from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, TABLE_TITLE_KEY, with_table_headers
 from ragbeam.transforms.embed.text import CONTEXT_SEPARATOR, embed_text_for
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.types import Chunk, Document
@@ -25,11 +25,11 @@ def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
 
 
 def chunk_context(doc: Document, chunk: Chunk) -> str:
-    """The contextual header of one chunk: title and heading path, plus the table
-    header row for a table chunk that does not start with it."""
+    """The contextual header of one chunk: title and heading path, plus, for a table
+    chunk, the table's title and its header row where its text does not hold them."""
     context = context_header(doc, chunk.heading_path)
-    table_header = chunk.metadata.get(TABLE_HEADER_KEY)
-    return "\n".join(part for part in (context, table_header) if part)
+    return "\n".join(part for part in (context, chunk.metadata.get(TABLE_TITLE_KEY),
+                                        chunk.metadata.get(TABLE_HEADER_KEY)) if part)
 
 
 def chunk_rows(

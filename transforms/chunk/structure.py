@@ -41,7 +41,7 @@ from ragbeam.transforms.chunk.base import (
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sizing import Sizer
-from ragbeam.transforms.chunk.table import split_keeping_tables, table_regions
+from ragbeam.transforms.chunk.table import split_keeping_tables, table_regions, table_titles
 from ragbeam.transforms.types import BlockKind, Chunk, Document
 
 MIN_SIZE_RATIO = 0.25
@@ -139,6 +139,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
     headings = headings or HeadingIndex(doc)
     heading_ends = {span.end for span in doc.spans if span.kind is BlockKind.HEADING}
     tables = table_regions(doc)
+    titles = table_titles(doc, tables)
     sections = merge_tiny_sections(doc.text, heading_sections(doc, headings), size, min_size,
                                    sizer, heading_ends)
     chunks: list[Chunk] = []
@@ -149,7 +150,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
         else:
             # Tables inside it are cut between rows only, each group under its header.
             spans, cuts = split_keeping_tables(doc.text, tables, size, overlap, sizer,
-                                               section.start, section.end)
+                                               section.start, section.end, titles=titles)
             hard_cuts += cuts
             spans = keep_heading_with_body(doc.text, spans, heading_ends, size, sizer)
         chunks.extend(Chunk(start=s, end=e, text=doc.text[s:e], heading_path=section.heading_path)
