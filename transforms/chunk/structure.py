@@ -2,7 +2,9 @@
 
 The rule, in the order it is applied:
 
-1. The document is cut before every heading span (``BlockKind.HEADING``);
+1. The document is cut before every heading span (``BlockKind.HEADING``), and
+   before and after every run of a contents page's or an index's lines
+   (``BlockKind.CONTENTS``: navigation is chunked apart from what it lists);
    each piece is a *section* (its heading plus the body up to the next
    heading of any level) with the heading path at its start, e.g.
    ``("Guide", "Install", "Linux")``. Text before the first heading is a
@@ -37,6 +39,7 @@ from ragbeam.transforms.chunk.base import (
     ChunkOptions,
     HeadingIndex,
     SizedStrategy,
+    contents_bounds,
     trim_span,
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
@@ -59,7 +62,7 @@ def heading_sections(doc: Document, headings: HeadingIndex | None = None) -> lis
     """The document cut before every heading, trimmed, empty pieces dropped."""
     headings = headings or HeadingIndex(doc)
     cuts = [span.start for span in doc.spans if span.kind is BlockKind.HEADING]
-    bounds = sorted({0, *cuts, len(doc.text)})
+    bounds = sorted({0, *cuts, *contents_bounds(doc), len(doc.text)})
     sections = []
     for a, b in itertools.pairwise(bounds):
         start, end = trim_span(doc.text, a, b)
