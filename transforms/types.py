@@ -200,6 +200,11 @@ class CleanedExtraction:
     clean_ms: int
 
 
+# ``TextSpan.level`` of a PDF table's header row (its body rows have 0): what a chunk that
+# starts inside the table repeats as its header (``chunk/table.with_table_headers``).
+TABLE_HEADER_LEVEL = 1
+
+
 @dataclass(frozen=True)
 class TextSpan:
     """Where one cleaned block, or one line of it, sits in ``Document.text``.
@@ -213,6 +218,7 @@ class TextSpan:
     end: int
     kind: BlockKind
     page: int | None = None
+    # A heading's level; a PDF table row's: ``TABLE_HEADER_LEVEL`` for a header row.
     level: int = 0
     raw_start: int = -1
     raw_end: int = -1

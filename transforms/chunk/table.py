@@ -48,7 +48,7 @@ from ragbeam.transforms.chunk.base import (
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sizing import Sizer
 from ragbeam.transforms.chunk.units import Span, pack_units, units_between
-from ragbeam.transforms.types import BlockKind, Chunk, Document
+from ragbeam.transforms.types import TABLE_HEADER_LEVEL, BlockKind, Chunk, Document
 
 TABLE_HEADER_KEY = "table_header"
 TABLE_TITLE_KEY = "table_title"
@@ -178,6 +178,10 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
         return chunks
     titles = table_titles(doc, tables)
     starts = [a for a, _ in tables]
+    # A table the caller names that is no table span of the document (a CSV read as
+    # plain text: ``TableStrategy``) has the header the caller's ``header_rows`` says.
+    spans_at = {s.start for s in doc.spans if s.kind is BlockKind.TABLE}
+    headed = _headed_tables(doc) | {a for a, _ in tables if a not in spans_at}
     out = []
     for chunk in chunks:
         at = bisect.bisect_right(starts, chunk.start) - 1
@@ -192,7 +196,8 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
             if text:
                 chunk = replace(chunk, metadata={**chunk.metadata, TABLE_TITLE_KEY: text})
         # One that starts at the table's first row holds the header itself.
-        if table[0] < chunk.start and header_rows >= 1 and TABLE_HEADER_KEY not in chunk.metadata:
+        if (table[0] < chunk.start and header_rows >= 1 and table[0] in headed
+                and TABLE_HEADER_KEY not in chunk.metadata):
             header_end = table[0] - 1
             for _ in range(header_rows):
                 header_end = doc.text.find("\n", header_end + 1, table[1])
@@ -203,6 +208,26 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
                 chunk = replace(chunk, metadata={**chunk.metadata, TABLE_HEADER_KEY: header})
         out.append(chunk)
     return out
+
+
+def _headed_tables(doc: Document) -> set[int]:
+    """The starts of the tables that open with a header row: a table block of a DOCX, a
+    web page or a sheet (its extractor writes the header first), and a PDF table whose
+    first row cleaning marked as its header (``TABLE_HEADER_LEVEL``); a PDF table found
+    without one, or the part of one that goes on past a page, opens with a body row,
+    which is no header for the chunks after it."""
+    headed: set[int] = set()
+    block: int | None = None
+    for span in doc.spans:
+        if span.kind is not BlockKind.TABLE:
+            block = None
+            continue
+        if not (span.block >= 0 and span.block == block):  # the table's first span
+            whole_table = "\n" in doc.text[span.start:span.end].strip()
+            if whole_table or span.level == TABLE_HEADER_LEVEL:
+                headed.add(span.start)
+        block = span.block
+    return headed
 
 
 def table_row_spans(text: str, start: int, end: int, size: int, sizer: Sizer,

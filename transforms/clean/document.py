@@ -90,6 +90,7 @@ from ragbeam.transforms.clean.text import (
 )
 from ragbeam.transforms.clean.title import DocumentName, TitleLine, name_document
 from ragbeam.transforms.types import (
+    TABLE_HEADER_LEVEL,
     Block,
     BlockKind,
     Document,
@@ -359,9 +360,11 @@ def _mark_tables(lines: list[CleanLine], raw_text: str, options: CleanOptions
             else:
                 next_block += 1
             rows = []
-            for text, row_lines in zip(table.rendered(), table.row_lines, strict=True):
+            for n, (text, row_lines) in enumerate(zip(table.rendered(), table.row_lines,
+                                                      strict=True)):
                 first = lines[row_lines[0]]
-                rows.append(CleanLine(text, BlockKind.TABLE, block, page, 0,
+                level = TABLE_HEADER_LEVEL if n < table.header_rows else 0
+                rows.append(CleanLine(text, BlockKind.TABLE, block, page, level,
                                   min(lines[n].raw_start for n in row_lines),
                                   max(lines[n].raw_end for n in row_lines),
                                   style=first.style, table_row=True))

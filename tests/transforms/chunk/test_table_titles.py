@@ -16,7 +16,14 @@ from ragbeam.transforms.chunk.table import (
     title_text,
     with_table_headers,
 )
-from ragbeam.transforms.types import BlockKind, Chunk, Document, SourceFile, TextSpan
+from ragbeam.transforms.types import (
+    TABLE_HEADER_LEVEL,
+    BlockKind,
+    Chunk,
+    Document,
+    SourceFile,
+    TextSpan,
+)
 
 HEADER = "| Year ended December 31, 2022 | Year ended December 31, 2021"
 ROWS = [f"Line item {i} | $ {i * 1000:,} | $ {i * 900:,}" for i in range(1, 13)]
@@ -24,9 +31,11 @@ ROWS = [f"Line item {i} | $ {i * 1000:,} | $ {i * 900:,}" for i in range(1, 13)]
 Block = tuple[str, BlockKind, int]  # text, kind, page
 
 
-def _doc(blocks: list[Block | list[str]], page_of_table: int = 1) -> Document:
+def _doc(blocks: list[Block | list[str]], page_of_table: int = 1, headed: bool = True
+         ) -> Document:
     """A PDF-like document: prose blocks one span each, a table (a list of rows) a
-    span per row sharing its block, blocks apart by a blank line."""
+    span per row sharing its block, its first row marked as the header row where
+    ``headed`` (as cleaning marks one it found), blocks apart by a blank line."""
     text, spans = "", []
     for number, block in enumerate(blocks):
         if text:
@@ -35,8 +44,9 @@ def _doc(blocks: list[Block | list[str]], page_of_table: int = 1) -> Document:
             for i, row in enumerate(block):
                 if i:
                     text += "\n"
+                level = TABLE_HEADER_LEVEL if headed and i == 0 else 0
                 spans.append(TextSpan(len(text), len(text) + len(row), BlockKind.TABLE,
-                                      page=page_of_table, block=number))
+                                      page=page_of_table, level=level, block=number))
                 text += row
         else:
             words, kind, page = block
@@ -183,3 +193,13 @@ def test_a_chunk_under_the_title_s_heading_does_not_repeat_it():
     (out,) = with_table_headers(doc, [chunk])
     assert TABLE_TITLE_KEY not in out.metadata
     assert out.metadata[TABLE_HEADER_KEY] == HEADER
+
+
+def test_a_pdf_table_found_without_a_header_lends_no_body_row_as_one():
+    """A table cleaning found no header row for (or the part of one that goes on past a
+    page) opens with a body row: later pieces carry no row of it in their context."""
+    doc = _doc([("Net sales by segment", BlockKind.HEADING, 1), ROWS], headed=False)
+    start = doc.text.index("Line item 5")
+    (out,) = with_table_headers(doc, [Chunk(start, len(doc.text), doc.text[start:])])
+    assert TABLE_HEADER_KEY not in out.metadata
+    assert out.metadata[TABLE_TITLE_KEY] == "Net sales by segment"
