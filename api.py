@@ -20,12 +20,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbeam.pipeline.config import ExtractOptions
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_context, embed_text_for
 from ragbeam.transforms.chunk.sizing import SIZE_UNITS
 from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 from ragbeam.transforms.chunk.table import with_table_headers
+from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.embed.model import DEFAULT_MODEL
 from ragbeam.transforms.extract.markdown import parse_markdown_blocks
+from ragbeam.transforms.extract.single_file import read_local_file
 from ragbeam.transforms.route.router import RouteOptions, route_document
 from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 
@@ -136,8 +140,6 @@ def _check_arguments(strategy: Any, size: Any, unit: Any, overlap: Any, model: A
 
 
 def _options(size: int, unit: str, overlap: int, model: str | None) -> ChunkOptions:
-    from ragbeam.transforms.embed.model import DEFAULT_MODEL
-
     return ChunkOptions(size=size, overlap=overlap, unit=unit,
                         tokenizer_model=(model or DEFAULT_MODEL) if unit == "model" else None)
 
@@ -203,8 +205,6 @@ def chunk_file(path: str | os.PathLike[str], strategy: str = AUTO, size: int = C
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
     _check_arguments(strategy, size, unit, overlap, model)
-    from ragbeam.transforms.clean.document import CleanOptions
-    from ragbeam.transforms.extract.single_file import read_local_file
 
     fetched = read_local_file(path)
     doc = _file_extractor().extract_and_clean(fetched, CleanOptions())
@@ -214,7 +214,6 @@ def chunk_file(path: str | os.PathLike[str], strategy: str = AUTO, size: int = C
 
 
 def _file_extractor() -> Any:  # -> SingleFileExtractor, with `ragbeam run`'s limits
-    from ragbeam.pipeline.config import ExtractOptions
 
     return ExtractOptions().file_extractor()
 

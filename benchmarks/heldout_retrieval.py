@@ -47,7 +47,7 @@ RUN_EXCLUDES = ("MANIFEST.csv", "*.md5", "headers_truth.json", "*/LICENSES/*", "
 
 def ragbeam(*args: str) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    subprocess.run([sys.executable, "-m", "ragbeam.pipeline.cli", *args], check=True, env=env,
+    subprocess.run([sys.executable, "-m", "ragbeam.cli", *args], check=True, env=env,
                    stdout=subprocess.DEVNULL)
 
 

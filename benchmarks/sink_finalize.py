@@ -30,7 +30,7 @@ SCHEMA = pa.schema([("n", pa.int64())])
 
 
 def write_shards(output: str, count: int) -> list[tuple[str, str]]:
-    from ragbeam.transforms.write.parquet import ParquetShard, temp_dir
+    from ragbeam.transforms.write.shards import ParquetShard, temp_dir
 
     shards = []
     for k in range(count):
@@ -45,7 +45,8 @@ def one_check_per_shard(output: str, shards: list[tuple[str, str]]) -> None:
     call (Beam batches it by 100, one batch after the other)."""
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.transforms.write.parquet import final_shard_name, remove_temp_dir
+    from ragbeam.transforms.write.parquet import remove_temp_dir
+    from ragbeam.transforms.write.shards import final_shard_name
 
     paths = sorted(path for _, path in shards)
     pairs = [(p, final_shard_name(output, "items", i, len(paths))) for i, p in enumerate(paths)]

@@ -12,7 +12,29 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ragbeam.evaluate.evaluation import CHUNK_TEXTS, DEFAULT_BUDGET
+from ragbeam.evaluate.compare import (
+    compare_strategies,
+    format_compare,
+    parse_strategies,
+    pipeline_runner,
+    write_compare,
+)
+from ragbeam.evaluate.evaluation import (
+    CHUNK_TEXTS,
+    DEFAULT_BUDGET,
+    evaluate_run,
+    format_eval,
+    load_questions,
+)
+from ragbeam.evaluate.retrieval import EmbeddingCache
+from ragbeam.evaluate.run_data import load_run
+from ragbeam.evaluate.viz import (
+    document_furniture,
+    document_template,
+    find_document,
+    render_viz,
+)
+from ragbeam.pipeline.run import UsageError
 
 RETRIEVER_CHOICES = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("hybrid",),
                      "both": ("bm25", "dense"), "all": ("bm25", "dense", "hybrid")}
@@ -84,8 +106,6 @@ def add_subcommands(subparsers: argparse._SubParsersAction,
 
 
 def _questions(args: argparse.Namespace):
-    from ragbeam.evaluate.evaluation import load_questions
-
     if args.budget <= 0:
         raise EvalUsageError("--budget must be positive")
     if args.k <= 0:
@@ -111,8 +131,6 @@ def _fail(exc: Exception) -> int:
 def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.evaluate.evaluation import evaluate_run, format_eval
-    from ragbeam.evaluate.run_data import load_run
 
     try:
         _no_extra(extra)
@@ -120,7 +138,6 @@ def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
         run = load_run(args.output)
     except (EvalUsageError, FileNotFoundError) as exc:
         return _fail(exc)
-    from ragbeam.evaluate.retrieval import EmbeddingCache
 
     retrievers = RETRIEVER_CHOICES[args.retriever]
     cache = (EmbeddingCache(model=args.dense_model)
@@ -136,15 +153,6 @@ def eval_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from ragbeam.evaluate.compare import (
-        compare_strategies,
-        format_compare,
-        parse_strategies,
-        pipeline_runner,
-        write_compare,
-    )
-    from ragbeam.pipeline.run import UsageError
-
     try:
         strategies = parse_strategies(args.strategies)
         questions = _questions(args)
@@ -164,14 +172,6 @@ def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def viz_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from ragbeam.evaluate.run_data import load_run
-    from ragbeam.evaluate.viz import (
-        document_furniture,
-        document_template,
-        find_document,
-        render_viz,
-    )
-
     try:
         _no_extra(extra)
         run = load_run(args.output)

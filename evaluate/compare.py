@@ -8,6 +8,7 @@ and ``WORK/report.html``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -20,13 +21,13 @@ from ragbeam.evaluate.retrieval import EmbeddingCache
 from ragbeam.evaluate.run_data import load_run
 from ragbeam.evaluate.svg import bin_counts, nice_ceiling
 from ragbeam.evaluate.token_level import DEFAULT_K
+from ragbeam.pipeline.run import request_from_argv, run_pipeline
+from ragbeam.transforms.chunk.strategies import strategy_names
 
 HISTOGRAM_BINS = 20
 
 
 def known_strategies() -> list[str]:
-    from ragbeam.transforms.chunk.strategies import strategy_names
-
     return strategy_names()
 
 
@@ -141,10 +142,6 @@ def pipeline_runner(inputs: Sequence[str], run_options: Sequence[str]) -> RunFun
     (``--exclude``, ``--chunk-size``…) and Beam options, split exactly as
     ``ragbeam run`` would split them.
     """
-    import dataclasses
-
-    from ragbeam.pipeline.run import request_from_argv, run_pipeline
-
     def run_strategy(name: str, output: str) -> dict[str, Any]:
         argv = [a for path in inputs for a in ("--input", path)]
         argv += ["--output", output, "--strategy", name, *run_options]

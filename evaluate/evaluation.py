@@ -44,6 +44,9 @@ from ragbeam.evaluate.token_level import (
     mean_scores,
     score_spans,
 )
+from ragbeam.transforms.charsets import CJK_CHAR
+from ragbeam.transforms.chunk.records import embed_text_for
+from ragbeam.transforms.embed.lexical import guess_language, words_of
 
 DEFAULT_BUDGET = 600
 # What a retriever indexes of a chunk: its text, or what the pipeline embeds (title and
@@ -72,11 +75,9 @@ class Question:
     def language(self) -> str:
         if self.lang:
             return self.lang
-        from ragbeam.transforms.charsets import CJK_CHAR
 
         if CJK_CHAR.search(self.question):
             return "zh"
-        from ragbeam.transforms.embed.lexical import guess_language, words_of
 
         return guess_language(words_of(self.question))
 
@@ -144,8 +145,6 @@ def reference_spans(question: Question, text: str | None) -> list[tuple[int, int
 def indexed_texts(chunks: Sequence[ChunkRecord], chunk_text: str = "text") -> list[str]:
     """What a retriever indexes of each chunk (``CHUNK_TEXTS``)."""
     if chunk_text == "contextual":
-        from ragbeam.transforms.chunk.records import embed_text_for
-
         return [embed_text_for(c.context, c.text) for c in chunks]
     if chunk_text != "text":
         raise ValueError(f"unknown chunk text {chunk_text!r} (known: {', '.join(CHUNK_TEXTS)})")

@@ -17,6 +17,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ragbeam.pipeline.config import ExtractOptions
+from ragbeam.transforms.clean.base import CleanOptions
+from ragbeam.transforms.clean.document import clean_document, page_template
+from ragbeam.transforms.types import FetchedFile, SourceFile
+
 MAX_WORDS = 200_000  # the word diff is quadratic in the worst case: skip huge documents
 _WORD = re.compile(r"\S+")
 
@@ -45,10 +50,6 @@ def _extracted_again(source_uri: str, doc_id: str, clean_config: Mapping[str, An
     options."""
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.pipeline.config import ExtractOptions
-    from ragbeam.transforms.clean.document import CleanOptions
-    from ragbeam.transforms.types import FetchedFile, SourceFile
-
     with FileSystems.open(source_uri) as f:
         data = f.read()
     fetched = FetchedFile(SourceFile(source_uri, doc_id, len(data)), data,
@@ -61,8 +62,6 @@ def _extracted_again(source_uri: str, doc_id: str, clean_config: Mapping[str, An
 def rederive_template(source_uri: str, doc_id: str, clean_config: Mapping[str, Any]):
     """The page template of a paged document (``clean.document.page_template``): its pages'
     sizes and every line with the template group it belongs to, for viz's page picture."""
-    from ragbeam.transforms.clean.document import page_template
-
     extracted, options = _extracted_again(source_uri, doc_id, clean_config)
     return page_template(extracted, options)
 
@@ -70,8 +69,6 @@ def rederive_template(source_uri: str, doc_id: str, clean_config: Mapping[str, A
 def rederive_furniture(source_uri: str, doc_id: str, cleaned_text: str,
                        clean_config: Mapping[str, Any]) -> list[tuple[int | None, str]]:
     """Extract ``source_uri`` again and diff against the run's cleaned text."""
-    from ragbeam.transforms.clean.document import clean_document
-
     extracted, options = _extracted_again(source_uri, doc_id, clean_config)
     kept = clean_document(extracted, dataclasses.replace(options, remove_furniture=False))
 

@@ -30,6 +30,12 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ragbeam.pipeline.run import request_from_argv, run_pipeline
+from ragbeam.transforms.write.read import table_files
+
 # The run the fingerprint is of: ``ragbeam run --input CORPUS`` with the defaults.
 # A generous time limit: under load a document must not time out into an error row
 # (time limits change no text, only whether a document makes it in time).
@@ -47,11 +53,8 @@ def _sha256(value: Any) -> str:
 
 def _rows(output: str, table: str) -> list[dict[str, Any]]:
     """Every row of one table of a finished run (any Beam filesystem)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.transforms.write.read import table_files
 
     rows: list[dict[str, Any]] = []
     for path in table_files(output, table):
@@ -84,8 +87,6 @@ def fingerprint(output: str) -> dict[str, dict[str, Any]]:
 def run_default(corpus: str, output: str) -> None:
     """``ragbeam run --input CORPUS --output OUTPUT`` (the run library), defaults
     otherwise."""
-    from ragbeam.pipeline.run import request_from_argv, run_pipeline
-
     run_pipeline(request_from_argv(["--input", corpus, "--output", output,
                                     "--extract-timeout", GOLDEN_EXTRACT_TIMEOUT]))
 

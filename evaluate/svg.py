@@ -6,6 +6,7 @@ chart library and no network: it opens offline, in any browser.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
 from html import escape
@@ -67,8 +68,6 @@ def _frame(title: str, css_class: str, body: list[str], y_max: float, x_labels: 
 
 def bin_counts(values: Sequence[float], bins: Sequence[float]) -> list[int]:
     """Counts of ``values`` in ``[bins[i], bins[i+1])``; the last bin takes the rest."""
-    import bisect
-
     counts = [0] * (len(bins) - 1)
     for v in values:
         counts[min(max(bisect.bisect_right(bins, v) - 1, 0), len(counts) - 1)] += 1

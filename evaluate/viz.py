@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from ragbeam.evaluate.furniture import rederive_furniture, rederive_template
 from ragbeam.evaluate.run_data import ChunkRecord, DocumentRecord, RunData
 
 SECTION_CHARS = 6000
@@ -196,7 +197,6 @@ def document_furniture(run: RunData, doc: DocumentRecord) -> list[tuple[int | No
     count = doc.metadata.get(FURNITURE_COUNT_KEY, "0")
     if recorded or not count.isdigit() or int(count) == 0:
         return recorded
-    from ragbeam.evaluate.furniture import rederive_furniture
 
     try:
         return rederive_furniture(doc.source_uri, doc.doc_id, run.texts.get(doc.doc_id, ""),
@@ -244,8 +244,6 @@ def document_template(run: RunData, doc: DocumentRecord) -> str:
     file ("" for other formats, or where the file cannot be read again)."""
     if doc.media_type != "application/pdf":
         return ""
-    from ragbeam.evaluate.furniture import rederive_template
-
     try:
         sizes, lines = rederive_template(doc.source_uri, doc.doc_id,
                                          run.run_summary.get("config", {}).get("clean", {}))

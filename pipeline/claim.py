@@ -31,9 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
 from ragbeam.schemas.layout import CLAIMS_DIR
+from ragbeam.transforms import storage
 
 
 class OutputClaimed(Exception):
@@ -48,20 +47,19 @@ class Claim:
 
 
 def claims_dir(output: str) -> str:
-    return FileSystems.join(output, CLAIMS_DIR)
+    return storage.join(output, CLAIMS_DIR)
 
 
 def _list_claims(output: str) -> list[Claim]:
-    pattern = FileSystems.join(claims_dir(output), "*.json")
+    pattern = storage.join(claims_dir(output), "*.json")
     try:
-        found = FileSystems.match([pattern])[0].metadata_list
+        found = storage.match(pattern)
     except Exception:  # nothing there yet (some filesystems raise for a missing prefix)
         return []
     claims = []
     for meta in found:
         try:
-            with FileSystems.open(meta.path) as f:
-                details = json.loads(f.read().decode("utf-8"))
+            details = json.loads(storage.read_bytes(meta.path).decode("utf-8"))
         except Exception:  # deleted meanwhile, or half written: still a claim
             details = {}
         claims.append(Claim(meta.path, details, float(meta.last_updated_in_seconds or 0)))
@@ -114,7 +112,7 @@ def claim_output(output: str, argv: Sequence[str] = (), take_over: bool = False,
     if take_over:
         stale = [c.path for c in _list_claims(output)]
         if stale:
-            FileSystems.delete(stale)
+            storage.delete(stale)
     if "://" not in output:
         os.makedirs(claims_dir(output), exist_ok=True)
     for attempt in range(attempts):
@@ -138,12 +136,11 @@ def _try_claim(output: str, argv: Sequence[str]) -> tuple[str, list[Claim]]:
     """Write a claim and list them all: ``(path, [])`` if ours is strictly the oldest,
     else our claim is deleted again and the others are returned, oldest first."""
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}"
-    path = FileSystems.join(claims_dir(output), f"{run_id}.json")
+    path = storage.join(claims_dir(output), f"{run_id}.json")
     details = {"run_id": run_id, "host": socket.gethostname(), "pid": os.getpid(),
                "user": _user(), "started": time.time(),
                "command": " ".join(argv) if argv else " ".join(sys.argv)}
-    with FileSystems.create(path) as f:
-        f.write(json.dumps(details, indent=2).encode("utf-8"))
+    storage.write_bytes(path, json.dumps(details, indent=2).encode("utf-8"))
     claims = _list_claims(output)
     mine = next((c for c in claims if c.path == path), None)
     others = [c for c in claims if c.path != path]
@@ -155,7 +152,7 @@ def _try_claim(output: str, argv: Sequence[str]) -> tuple[str, list[Claim]]:
 
 def release_claim(path: str) -> None:
     with contextlib.suppress(Exception):  # already gone (a retried step, a take-over)
-        FileSystems.delete([path])
+        storage.delete([path])
     if "://" not in path:  # object stores have no folders to leave behind
         with contextlib.suppress(OSError):
             os.rmdir(os.path.dirname(path))

@@ -25,9 +25,9 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import gc
 import logging
 import os
+import platform
 import signal
 import sys
 import threading
@@ -35,9 +35,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
+import ragbeam
+
 # No Beam at module level (it is imported inside the functions that use it): `ragbeam
 # run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
-from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.collector import pause_collector, resume_collector
+from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.interrupts import (
     exit_code_for_signal,
@@ -46,6 +49,7 @@ from ragbeam.pipeline.interrupts import (
     restore_logging,
     signals_interrupt,
 )
+from ragbeam.pipeline.peek import peek
 from ragbeam.pipeline.run import (
     EXIT_DELETES_HELD,
     EXIT_FAILED,
@@ -61,8 +65,25 @@ from ragbeam.pipeline.run import (
     request_from_settings,
     run_pipeline,
     settings_from_args,
+    storage_error,
+    unreachable_storage,
+)
+from ragbeam.pipeline.runs import (
+    NotRuns,
+    check_state_folder,
+    list_runs,
+    run_changes,
+    runs_table,
 )
 from ragbeam.pipeline.settings import add_run_arguments
+from ragbeam.pipeline.summary import headline, read_run_json, store_words
+from ragbeam.pipeline.sync import DEFAULT_KEEP, SyncRefused, dry_sync, sync
+from ragbeam.transforms.ids import doc_key
+from ragbeam.transforms.incremental.previous import option_differences
+from ragbeam.transforms.plan.guard import held_line
+from ragbeam.transforms.plan.layers import LAYERS_KEPT, layer_effects
+from ragbeam.transforms.plan.retries import MAX_ATTEMPTS
+from ragbeam.transforms.route.router import BY_CONTENT, content_signals
 
 # This module parses arguments and prints; the run library (run.py) runs. (The module
 # docstring is `ragbeam --help`'s text.)
@@ -80,8 +101,6 @@ def _size(n: int) -> str:
 
 def print_dry_run(config: RunConfig, rows: list[dict], to_process: int | None = None) -> None:
     """``to_process``: with ``--previous``, how many of the files would be processed."""
-    from ragbeam.transforms.route.router import BY_CONTENT, content_signals
-
     width = max((len(r["key"]) for r in rows), default=4)
     if to_process is None:
         print(f"ragbeam run --dry-run: {len(rows)} files would be processed "
@@ -100,10 +119,6 @@ def print_dry_run(config: RunConfig, rows: list[dict], to_process: int | None = 
 def print_option_differences(config: RunConfig) -> None:
     """``--dry-run --previous``: the options (and versions) that differ from the previous
     run's, and which layers of the output they redo (``layers.layer_effects``)."""
-    from ragbeam.pipeline.summary import read_run_json
-    from ragbeam.transforms.incremental.layers import LAYERS_KEPT, layer_effects
-    from ragbeam.transforms.incremental.previous import option_differences
-
     previous = read_run_json(config.previous)
     differences = option_differences(previous, dict(config.settings),
                                      config.fingerprint_fields())
@@ -121,8 +136,6 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
                        verbose: bool) -> None:
     """``--dry-run --previous``: counts of what would happen to each document, whether
     the delete guard would stop the run, and with ``-v`` each file."""
-    from ragbeam.transforms.incremental.guard import held_line
-
     c = preview.count
     print(f"  since {config.previous}: {c('new') + c('changed')} to process ({c('new')} new, "
           f"{c('changed')} changed), {c('re-chunked')} chunked again without extracting, "
@@ -136,8 +149,6 @@ def print_dry_run_diff(config: RunConfig, preview, key_of: Mapping[str, str],
         print(f"  delete guard: passes ({preview.vanished} of {preview.previous_documents} "
               f"documents vanished; {config.delete_guard.describe()})")
     if verbose:
-        from ragbeam.transforms.ids import doc_key
-
         root = config.match.id_root
         for kind, uris in preview.uris.items():
             for uri in uris:
@@ -167,7 +178,6 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     out = config.output
     took = f"{summary['wall_seconds']:.1f} s" if command_seconds is None else time_spent(
         command_seconds, summary["wall_seconds"], phases or {}, bool(config.sinks))
-    from ragbeam.pipeline.summary import headline, store_words
 
     print(headline(summary, took))
     if quiet:
@@ -180,8 +190,6 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
         print(f"  {summary['documents_stale']} stale: failed, their last good chunks kept "
               "(documents.status = 'stale')")
     if summary.get("documents_gave_up"):
-        from ragbeam.transforms.incremental.retries import MAX_ATTEMPTS
-
         print(f"  {summary['documents_gave_up']} gave up: failed the same way "
               f"{MAX_ATTEMPTS} runs in a row, not retried until the file or the config "
               "changes, or --retry-errors (documents.metadata.gave_up)")
@@ -242,8 +250,6 @@ def _error_rate_line(summary: Mapping[str, Any]) -> str:
 
 
 def _deletes_held_line(config: RunConfig, summary: Mapping[str, Any]) -> str:
-    from ragbeam.transforms.incremental.guard import held_line
-
     return "ragbeam: error: " + held_line(summary["documents_vanished"],
                                           summary.get("previous_documents", 0),
                                           config.delete_guard)
@@ -276,9 +282,9 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
     started = time.monotonic()
     try:
         request = make_request()
-        resume_collector()  # Beam and the run's settings are loaded: start-up is over
         config = request.config
         if dry:
+            resume_collector()  # the run's settings are loaded: start-up is over
             check_inputs(config)
             rows = dry_run(config)
             if not config.previous:
@@ -321,8 +327,6 @@ def report_run(make_request: Callable[[], RunRequest], dry: bool = False,
 
 
 def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
-    from ragbeam.pipeline.sync import SyncRefused, sync
-
     def run_one(argv: list[str]) -> int:
         return report_run(lambda: request_from_argv(argv, prog="ragbeam sync",
                                                     wait=not args.submit_only,
@@ -337,8 +341,6 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
 
     try:
         if args.dry_run:
-            from ragbeam.pipeline.sync import dry_sync
-
             return dry_sync(args.state, run_argv, run_dry, run_name=args.run_name)
         return sync(args.state, run_argv, run_one, keep=args.keep, run_name=args.run_name,
                     take_over=args.take_over, submitted_only=args.submit_only)
@@ -353,15 +355,6 @@ def sync_command(args: argparse.Namespace, run_argv: list[str]) -> int:
 
 
 def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
-    from ragbeam.pipeline.run import storage_error, unreachable_storage
-    from ragbeam.pipeline.runs import (
-        NotRuns,
-        check_state_folder,
-        list_runs,
-        run_changes,
-        runs_table,
-    )
-
     if extra:
         print(f"ragbeam runs: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_USAGE
@@ -395,8 +388,6 @@ def runs_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 def add_sync_subcommands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
                          ) -> None:
-    from ragbeam.pipeline.sync import DEFAULT_KEEP
-
     sync_parser = sub.add_parser(
         "sync", parents=[common], allow_abbrev=False,
         help="one scheduled re-index: a dated run under --state, built on the newest "
@@ -435,11 +426,6 @@ def add_sync_subcommands(sub: argparse._SubParsersAction, common: argparse.Argum
 
 
 def version_text() -> str:
-    import platform
-
-    import ragbeam
-    from ragbeam.pipeline.config import package_version
-
     return (f"ragbeam {ragbeam.__version__} (apache-beam "
             f"{package_version('apache-beam')}, iscc-tika {package_version('iscc-tika')}, "
             f"Python {platform.python_version()})")
@@ -484,12 +470,9 @@ def configure_logging(args: argparse.Namespace) -> None:
 
 
 def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
-    from ragbeam.pipeline.peek import peek
-
     if extra:
         print(f"ragbeam peek: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_USAGE
-    from ragbeam.pipeline.runs import NotRuns
 
     try:
         peek(args.output, per_document=args.chunks)
@@ -502,22 +485,25 @@ def peek_command(args: argparse.Namespace, extra: list[str]) -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None, started: float | None = None) -> int:
-    """``started``: ``time.monotonic()`` when the command started (default: now); the
-    summary's time and the progress lines count from it."""
+# Adds more subcommands to the ``ragbeam`` parser: ``(subparsers, parents)``.
+Subcommands = Callable[[argparse._SubParsersAction, list[argparse.ArgumentParser]], None]
+
+
+def main(argv: Sequence[str] | None = None, started: float | None = None,
+         more: Subcommands | None = None) -> int:
+    """The pipeline's subcommands (``python -m ragbeam.pipeline.cli``), and ``more``
+    (the ``ragbeam`` command, ``ragbeam/cli.py``, adds the evaluation's). ``started``:
+    ``time.monotonic()`` when the command started (default: now); the summary's time
+    and the progress lines count from it."""
     argv = list(sys.argv[1:] if argv is None else argv)
     started = time.monotonic() if started is None else started
     with signals_interrupt():
         try:
-            # `ragbeam run` is parsed by a parser without the evaluation subcommands:
-            # theirs import the evaluation code (1.5 s), and a plain local run's
-            # extraction children start on the inputs before that much (run_command,
-            # pipeline/early_start.py).
-            args, extra = build_parser(evaluation=argv[:1] != ["run"]).parse_known_args(argv)
+            args, extra = build_parser(more).parse_known_args(argv)
             args.started = started
             configure_logging(args)
             if args.handler not in (run_command, sync_command):
-                resume_collector()  # run and sync resume it once Beam is in (report_run)
+                resume_collector()  # a run resumes it when its start-up is over (run.py)
             return args.handler(args, extra)
         except KeyboardInterrupt as exc:
             return report_interrupt(exc)
@@ -533,9 +519,8 @@ def report_interrupt(exc: KeyboardInterrupt) -> int:
     return exit_code_for_signal(signum)
 
 
-def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
-    """The ``ragbeam`` parser: ``run`` and ``peek``, and with ``evaluation`` ``eval``,
-    ``compare`` and ``viz`` (``evaluate/cli.py``)."""
+def build_parser(more: Subcommands | None = None) -> argparse.ArgumentParser:
+    """The ``ragbeam`` parser: ``run``, ``peek``, ``sync`` and ``runs``, and ``more``."""
     parser = argparse.ArgumentParser(prog="ragbeam", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_text())
@@ -560,10 +545,8 @@ def build_parser(evaluation: bool = True) -> argparse.ArgumentParser:
                              help="chunks shown per document (default: %(default)s)")
     peek_parser.set_defaults(handler=peek_command)
     add_sync_subcommands(sub, common)
-    if evaluation:
-        from ragbeam.evaluate.cli import add_subcommands  # eval, compare, viz
-
-        add_subcommands(sub, parents=[common])
+    if more is not None:
+        more(sub, [common])
     return parser
 
 
@@ -584,34 +567,6 @@ def process_started() -> float:
         return time.monotonic() - max(0.0, age_s)
     except (OSError, ValueError, IndexError):
         return time.monotonic()
-
-
-# The cyclic garbage collector is paused while the ``ragbeam`` command starts. Start-up
-# creates ~200,000 objects that live as long as the process (modules; Beam's, protobuf's
-# and pyarrow's tables) and almost no garbage; the collector would walk them again and
-# again as they pile up: four full collections, 12 % of an unchanged re-run's CPU
-# (0.55 of 4.5 s measured with gc.callbacks). Once Beam is imported, ``resume_collector``
-# freezes what exists (``gc.freeze``: later collections skip it) and turns the collector
-# back on for the run itself. Only the command does this; ``main`` called in someone's
-# own process leaves their collector alone.
-_collector_paused = False
-
-
-def pause_collector() -> None:
-    global _collector_paused
-    if gc.isenabled():
-        gc.disable()
-        _collector_paused = True
-
-
-def resume_collector() -> None:
-    """End of start-up: the collector back on, what start-up loaded out of its reach (the
-    few cycles start-up left as garbage stay, a few hundred KB)."""
-    global _collector_paused
-    if _collector_paused:
-        gc.freeze()
-        gc.enable()
-        _collector_paused = False
 
 
 def exit_code(exc: SystemExit) -> int:
@@ -689,14 +644,14 @@ class ReaderGoneStream:
         return getattr(self._stream, name)
 
 
-def console_main() -> None:
-    """The ``ragbeam`` command: ``main``, then exit without the interpreter's teardown
-    (``exit_now``). Not in ``main``: callers that run it in their own process keep
-    their interpreter (and their own streams)."""
+def console_main(command: Callable[..., int] = main) -> None:
+    """A command (``main``, or the ``ragbeam`` command's: ``ragbeam/cli.py``), then exit
+    without the interpreter's teardown (``exit_now``). Not in ``main``: callers that run
+    it in their own process keep their interpreter (and their own streams)."""
     pause_collector()
     sys.stdout, sys.stderr = ReaderGoneStream(sys.stdout), ReaderGoneStream(sys.stderr)
     try:
-        code = main(started=process_started())
+        code = command(started=process_started())
     except SystemExit as exc:  # argparse's --help and usage errors
         code = exit_code(exc)
     exit_now(code)

@@ -10,29 +10,42 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.metadata
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+import ragbeam
 from ragbeam.schemas import output_schemas
+from ragbeam.transforms import storage
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import SemanticOptions
-from ragbeam.transforms.chunk.strategies import needs_embeddings
+from ragbeam.transforms.chunk.strategies import needs_embeddings, run_options
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
-from ragbeam.transforms.extract.backends import DEFAULT_MAX_STRING_CHARS, OcrSettings
+from ragbeam.transforms.embed.sparse import SPARSE_SCHEME
+from ragbeam.transforms.extract.backends import (
+    DEFAULT_MAX_STRING_CHARS,
+    OcrSettings,
+    server_retry_delays,
+    tika_server_version,
+)
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS, extractor_string_limit
 from ragbeam.transforms.extract.settings import ExtractionSettings
+from ragbeam.transforms.extract.single_file import shared_extractor
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, config_fingerprint
-from ragbeam.transforms.incremental.guard import DeleteGuard
+from ragbeam.transforms.match.patterns import expand_input, id_root
+from ragbeam.transforms.plan.guard import DeleteGuard
+from ragbeam.transforms.plan.layers import dense_key, layer_plan, recorded_layer_keys, sparse_key
+from ragbeam.transforms.plan.reuse_extraction import reuse_key
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.sink.uri import SinkSpec
 
 if TYPE_CHECKING:
     from ragbeam.transforms.extract.single_file import SingleFileExtractor
-    from ragbeam.transforms.incremental.layers import LayerPlan
+    from ragbeam.transforms.plan.layers import LayerPlan
 
 # Bump when a code change alters chunks for the same options, so that
 # incremental runs re-process documents chunked by older code. (The ragbeam
@@ -77,8 +90,6 @@ class MatchOptions:
     @property
     def id_root(self) -> str:
         """The folder document keys are relative to (``patterns.id_root``)."""
-        from ragbeam.transforms.match.patterns import expand_input, id_root
-
         return id_root([expand_input(raw) for raw in self.inputs])
 
 
@@ -120,8 +131,6 @@ class ExtractOptions:
     @property
     def backend_spec(self) -> tuple[str, dict[str, Any]]:
         if self.tika_server:
-            from ragbeam.transforms.extract.backends import server_retry_delays
-
             return ("server", {"url": self.tika_server, "timeout_s": self.timeout_s,
                                "retry_delays_s": server_retry_delays(self.timeout_s)})
         # Tika stops writing just past the text limit: a huge document costs no
@@ -151,8 +160,6 @@ class ExtractOptions:
         """This process's guarded single-file path with these options (one Tika child,
         started on first use, closed at exit): ``ragbeam.chunk_file``, evaluation and
         benchmarks read files one at a time through it, as ``ragbeam run`` would."""
-        from ragbeam.transforms.extract.single_file import shared_extractor
-
         return shared_extractor(self.backend_spec, self.timeout_s, self.memory_limit_bytes,
                                 self.max_text_chars)
 
@@ -160,8 +167,6 @@ class ExtractOptions:
         """Which Tika produces the text: the iscc-tika release, or the server's own
         version (asked once, at launch; None when it does not answer)."""
         if self.tika_server:
-            from ragbeam.transforms.extract.backends import tika_server_version
-
             return {"extractor": "tika-server", "version": tika_server_version(self.tika_server)}
         return {"extractor": "iscc-tika", "version": package_version("iscc-tika")}
 
@@ -232,10 +237,10 @@ class RunConfig:
             return {self.route.forced_strategy}
         return set(self.route.table.strategy_names())
 
-    @property
-    def uses_semantic(self) -> bool:
-        """Can the ``semantic`` strategy's own options (``self.semantic``) change the output?"""
-        return "semantic" in self.routable_strategies()
+    def strategy_run_options(self) -> frozenset[str]:
+        """The run's option objects (``semantic``, ``embedding``) that a strategy this
+        run can route to cuts by (the registry's ``run_options``): they change chunks."""
+        return frozenset().union(*(run_options(name) for name in self.routable_strategies()))
 
     @property
     def uses_embedding_strategies(self) -> bool:
@@ -260,7 +265,6 @@ class RunConfig:
         """How ``chunks.sparse`` was made (``--sparse``); None when the run writes none."""
         if not self.sparse:
             return None
-        from ragbeam.transforms.embed.sparse import SPARSE_SCHEME
 
         # The stems, word cuts and stop words come from these: an upgrade may change terms.
         versions = {dist: package_version(dist) for dist in ("pystemmer", "jieba", "bm25s")}
@@ -279,11 +283,9 @@ class RunConfig:
     # by (cleaned text, routing and chunking settings); dense vectors by (embedding text,
     # model); sparse vectors by (chunk text, tokenizer). An option change redoes the
     # layers whose key it changes, and no other: ``layer_keys`` in run.json lets the
-    # next run compare layer by layer (``transforms/incremental/layers.py``).
+    # next run compare layer by layer (``transforms/plan/layers.py``).
     def extraction_fields(self) -> dict[str, Any]:
         """What changes a document's cleaned text and metadata for the same bytes."""
-        import ragbeam
-
         return {
             "format_version": OUTPUT_FORMAT_VERSION,
             "ragbeam": ragbeam.__version__,
@@ -295,12 +297,19 @@ class RunConfig:
             "clean": dataclasses.asdict(self.clean),
         }
 
+    def _run_option_fields(self) -> dict[str, Any]:
+        """What of each run option object a routable strategy cuts by changes its cuts."""
+        fields = {"semantic": lambda: dataclasses.asdict(self.semantic),
+                  "embedding": self.embedding.fingerprint}
+        return {name: fields[name]() for name in sorted(self.strategy_run_options())}
+
     def chunk_fields(self) -> dict[str, Any]:
         """What changes chunks or document rows for the same input bytes: the
-        extraction's fields, ids, routing and chunking (and, for semantic chunking,
-        the model that places its breakpoints). Its hash is ``config_hash``, the one
-        in every row and in the chunk ids. Not the chunk vectors: ``--sparse`` or
-        another embedding model keep every chunk id.
+        extraction's fields, ids, routing and chunking, and the run options the
+        routable strategies cut by (``strategy_run_options``: for a strategy that cuts
+        by embeddings, the model that places its breakpoints). Its hash is
+        ``config_hash``, the one in every row and in the chunk ids. Not the chunk
+        vectors: ``--sparse`` or another embedding model keep every chunk id.
 
         Input patterns and the output location are not here: the same file,
         found through another pattern, gives the same chunks.
@@ -311,8 +320,7 @@ class RunConfig:
             "chunk": dataclasses.asdict(self.chunk),
             "route": dataclasses.asdict(self.route),
             # Only when they can change the output, so other runs keep their hash.
-            **({"semantic": dataclasses.asdict(self.semantic),
-                "embedding": self.embedding.fingerprint()} if self.uses_semantic else {}),
+            **self._run_option_fields(),
         }
 
     def dense_fields(self) -> dict[str, Any] | None:
@@ -332,8 +340,6 @@ class RunConfig:
     def layer_keys(self) -> dict[str, str | None]:
         """One key per layer (None: the run writes no such layer): run.json's
         ``layers``, compared with the previous run's by ``layers.layer_plan``."""
-        from ragbeam.transforms.incremental.layers import dense_key, sparse_key
-
         return {"extraction": config_fingerprint(self.extraction_fields()),
                 "chunks": self.config_hash,
                 "dense": dense_key(self.embedding_record()),
@@ -343,17 +349,11 @@ class RunConfig:
     def previous_layer_keys(self) -> Mapping[str, str | None]:
         """The ``--previous`` run's layer keys (``layers.recorded_layer_keys``); empty
         without one, or when its run.json cannot be read (everything is redone)."""
-        from ragbeam.transforms.incremental.layers import recorded_layer_keys
-
         if not self.previous:
             return {}
-        import json
-
-        from apache_beam.io.filesystems import FileSystems
-
         try:
-            with FileSystems.open(FileSystems.join(self.previous, "run.json")) as f:
-                return recorded_layer_keys(json.loads(f.read().decode("utf-8")))
+            return recorded_layer_keys(json.loads(storage.read_bytes(
+                storage.join(self.previous, "run.json")).decode("utf-8")))
         except Exception:  # checked before the run (previous_run_problem): redo, to be safe
             return {}
 
@@ -362,8 +362,6 @@ class RunConfig:
         """What an incremental run does with the vectors of the chunks it carries over,
         from the previous run's recorded keys (``layers.layer_plan``); a previous run
         that cannot be read has its vectors made again."""
-        from ragbeam.transforms.incremental.layers import layer_plan
-
         return layer_plan(self.previous_layer_keys, self.layer_keys)
 
     @functools.cached_property
@@ -371,8 +369,6 @@ class RunConfig:
         """The previous run's chunk key when this run may chunk its documents again
         without extracting them: same extraction key, another chunk key
         (``reuse_extraction.reuse_key``); None otherwise."""
-        from ragbeam.transforms.incremental.reuse_extraction import reuse_key
-
         return reuse_key(self.previous_layer_keys, self.layer_keys,
                          self.clean.remove_boilerplate)
 

@@ -32,11 +32,13 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import apache_beam as beam
 
+from ragbeam.pipeline.claim import release_claim
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
 from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
-from ragbeam.pipeline.summary import WriteRunJson, deletes_held
+from ragbeam.pipeline.summary import deletes_held, summarize, write_run_json
 from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
+from ragbeam.schemas.changes import upsert_row_for_chunk
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
@@ -54,17 +56,18 @@ from ragbeam.transforms.incremental.carry_previous_rows import (
     PREVIOUS_STATE,
     REUSED_DOCUMENTS,
 )
-from ragbeam.transforms.incremental.changes import upsert_row_for_chunk
 from ragbeam.transforms.incremental.compare_with_previous import CompareWithPrevious
 from ragbeam.transforms.incremental.reconcile_documents import Reconcile
 from ragbeam.transforms.incremental.reuse_embeddings import ReuseEmbeddings
 from ragbeam.transforms.match.dofn import MatchInputs
 from ragbeam.transforms.match.patterns import count_input_files
+from ragbeam.transforms.plan.layers import Work, with_layers
 from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
 from ragbeam.transforms.types import FAILURES
 from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_rows
+from ragbeam.transforms.write.shards import WrittenTables
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
 if TYPE_CHECKING:
@@ -93,8 +96,6 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
 
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
-    from ragbeam.transforms.incremental.layers import Work
-
     return config.layer_plan.dense is not Work.KEEP
 
 
@@ -103,10 +104,23 @@ def _as_chunk_row(row: ChunkRow) -> ChunkRow:
 
 
 def _kept_chunk_layers(row: ChunkRow, plan: Any) -> ChunkRow:
-    from ragbeam.transforms.embed.sparse import with_sparse_vector
-    from ragbeam.transforms.incremental.layers import with_layers
-
     return with_layers(row, plan, with_sparse_vector)
+
+
+class WriteRunJson(beam.DoFn):
+    """The sink's ``WrittenTables`` → ``run.json`` (``summary.py``), then the output
+    claim is released (``claim.py``). Idempotent: a retry writes the same file again."""
+
+    def __init__(self, config: RunConfig, started: float, claim: str | None = None) -> None:
+        self._config = config
+        self._started = started
+        self._claim = claim
+
+    def process(self, written: WrittenTables):
+        summary = summarize(self._config, written, time.time() - self._started)
+        yield write_run_json(self._config.output, summary)
+        if self._claim:
+            release_claim(self._claim)
 
 
 class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tuple[str, bytes]],
@@ -191,7 +205,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if previous is not None and config.extraction_reuse_key is not None:
             # Only the chunking changed: documents of the same bytes are chunked again
             # from the previous run's text and spans, not read or extracted
-            # (transforms/incremental/reuse_extraction.py).
+            # (transforms/plan/reuse_extraction.py).
             documents_cleaned = ((cleaned.ok, previous[REUSED_DOCUMENTS])
                                  | "With reused extractions" >> beam.Flatten())
         if config.clean.remove_boilerplate:  # opt-in: blocks repeated across the run's documents
@@ -208,8 +222,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             # similar_paragraphs) take their own branch: texts from every document are
             # embedded together, then each strategy cuts its documents
             # (transforms/chunk/semantic_dofn.py). Imported here: the embedding modules
-            # pull in torch and scipy (~2 s per process), which runs that never embed
-            # should not pay.
+            # pull in Beam's RunInference (apache_beam.ml, ~1.7 s per process beyond
+            # Beam), which runs that never embed should not pay.
             from ragbeam.transforms.chunk.semantic_dofn import (
                 ChunkSemantically,
                 semantic_partition,
@@ -283,7 +297,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         carried_chunks = previous[CARRIED_CHUNKS]
         if self._redo_kept_vectors:
             # Another model (or none) made the carried chunks' vectors: the dense layer
-            # is made again, nothing below it (``layers.py``).
+            # is made again, nothing below it (``plan/layers.py``).
             carried_chunks = (carried_chunks
                               | "Vectors for carried chunks" >> VectorsForKeptChunks(
                                   embedding, config.embedding_model_info.dimension, True)

@@ -22,6 +22,9 @@ import sys
 import threading
 from collections.abc import Iterator
 
+from ragbeam.pipeline.summary import run_json_path
+from ragbeam.transforms import storage
+
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: list[int] = []
 
@@ -92,14 +95,9 @@ def discard_uncommitted_output(output: str, written: tuple[str, ...]) -> None:
     """Remove what an interrupted run wrote into ``output`` before its ``run.json``
     (tables, the temporary folder, sink states): the next run into it starts clean,
     without --overwrite. ``written``: the names the run may have written."""
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.pipeline.summary import run_json_path
-
-    if FileSystems.exists(run_json_path(output)):
+    if storage.exists(run_json_path(output)):
         return
-    paths = [FileSystems.join(output, name) for name in written]
-    present = [p for p in paths if FileSystems.exists(p) or FileSystems.match(
-        [FileSystems.join(p, "*")])[0].metadata_list]
+    paths = [storage.join(output, name) for name in written]
+    present = [p for p in paths if storage.exists(p) or storage.match(storage.join(p, "*"))]
     if present:
-        FileSystems.delete(present)
+        storage.delete(present)

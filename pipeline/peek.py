@@ -8,18 +8,17 @@ import os
 import sys
 import textwrap
 
-from apache_beam.io.filesystems import FileSystems
-
+from ragbeam.pipeline.runs import NotRuns, list_runs
+from ragbeam.pipeline.summary import run_json_path
+from ragbeam.transforms import storage
+from ragbeam.transforms.plan.retries import gave_up
 from ragbeam.transforms.write.read import read_table_columns
 
 
 def check_run_folder(output: str) -> None:
     """``NotRuns`` (exit 2) unless ``output`` is a completed run: a line saying what it
     is instead (missing, a sync's state folder, an unfinished run)."""
-    from ragbeam.pipeline.runs import NotRuns, list_runs
-    from ragbeam.pipeline.summary import run_json_path
-
-    if FileSystems.exists(run_json_path(output)):
+    if storage.exists(run_json_path(output)):
         return
     if "://" not in output and not os.path.isdir(output):
         raise NotRuns("no such folder")
@@ -91,8 +90,7 @@ def peek(output: str, per_document: int = 1) -> None:
             print(f"    last good chunks kept; failed now{gave}: {doc['error']}")
         for c in first_chunks.get(doc["doc_id"], []):
             print(chunk_line(c))
-    with FileSystems.open(FileSystems.join(output, "run.json")) as f:
-        run = json.load(f)
+    run = json.loads(storage.read_bytes(storage.join(output, "run.json")).decode("utf-8"))
     gave_up = f", {run['documents_gave_up']} gave up" if run.get("documents_gave_up") else ""
     print(f"run.json: {run['documents_ok']} ok, {run['documents_error']} error, "
           f"{run.get('documents_stale', 0)} stale{gave_up}, "
@@ -101,8 +99,6 @@ def peek(output: str, per_document: int = 1) -> None:
 
 
 def _gave_up(doc: dict) -> bool:
-    from ragbeam.transforms.incremental.retries import gave_up
-
     return gave_up(dict(doc.get("metadata") or []))
 
 

@@ -23,7 +23,7 @@ Exit codes (``RunResult.exit_code``, ``exit_code_for``):
   but more of the corpus's documents are failing than ``--max-error-rate`` allows;
 * 4 (``EXIT_DELETES_HELD``): an incremental run completed, but more documents
   vanished than ``--max-delete-rate``/``--max-deletes`` allow: none was deleted
-  (``transforms/incremental/guard.py``). Takes precedence over 3;
+  (``transforms/plan/guard.py``). Takes precedence over 3;
 * 130, 143: SIGINT or SIGTERM stopped it (``RunInterrupted``; ``interrupts.py``).
 
 No Beam at module level: ``ragbeam run`` starts extracting before Beam's ~1 s import
@@ -43,7 +43,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
+from ragbeam.pipeline.collector import resume_collector
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.pipeline.early_start import beam_imported, extraction_started_early
 from ragbeam.pipeline.interrupts import (
     Interrupted,
     discard_uncommitted_output,
@@ -59,16 +62,54 @@ from ragbeam.pipeline.settings import (
     load_settings,
     run_config,
 )
+from ragbeam.pipeline.summary import (
+    OUTCOME_DELETES_HELD,
+    OUTCOME_ERROR_RATE,
+    RUN_JSON_PARTIAL,
+    complete_run_json,
+    metrics_summary,
+    run_json_path,
+)
+from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do, write_unchanged
 from ragbeam.schemas import OUTPUT_TABLES
-from ragbeam.transforms import progress
+from ragbeam.transforms import progress, storage
+from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
+from ragbeam.transforms.endpoints import storage_endpoint, unreachable
+from ragbeam.transforms.extract.backends import (
+    NO_LANGUAGE_DATA,
+    OcrSettings,
+    ocr_unavailable,
+    tika_server_version,
+)
+from ragbeam.transforms.identity.hashing import hash_file
+from ragbeam.transforms.ids import doc_id_for, doc_key
+from ragbeam.transforms.incremental.preview import preview
+from ragbeam.transforms.incremental.previous import foreign_previous_problem, previous_run_problem
+from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_heads
 from ragbeam.transforms.match.patterns import (
     InputsError,
     below_any,
     count_input_files,
     expand_input,
+    id_root,
     matching_files,
 )
+from ragbeam.transforms.route.router import preview_route
+from ragbeam.transforms.sink.base import SinkError
+from ragbeam.transforms.sink.sync import (
+    SINK_STATE_DIR,
+    each_store,
+    failed_sinks,
+    finish_sync,
+    hold_sync,
+    new_run_token,
+    prepare_sinks,
+    record_failure,
+)
 from ragbeam.transforms.sink.uri import redact_text, redacted_logs
+from ragbeam.transforms.types import SourceFile
+from ragbeam.transforms.write.read import table_files
+from ragbeam.transforms.write.shards import TEMP_DIR
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR_RATE, EXIT_DELETES_HELD = 0, 1, 2, 3, 4
 
@@ -152,7 +193,10 @@ def _quiet(logger_name: str) -> Iterator[None]:
 
 def check_beam_args(beam_args: Sequence[str]) -> None:
     """Every argument that is not a ragbeam option must be a Beam pipeline option:
-    Beam would otherwise drop it with a warning and run with defaults."""
+    Beam would otherwise drop it with a warning and run with defaults. (None given:
+    nothing to check, and Beam is not imported for it.)"""
+    if not beam_args:
+        return
     from apache_beam.options.pipeline_options import PipelineOptions
 
     options = PipelineOptions(list(beam_args))
@@ -212,12 +256,6 @@ def warn_if_ocr_unavailable(config: RunConfig) -> None:
     with text layers only (each affected document says so in its ``ocr_note``). Languages
     the user asked for (``--ocr-languages``, not the default) whose pack is missing
     refuse the run instead (exit 2): OCR in another language would read them wrong."""
-    from ragbeam.transforms.extract.backends import (
-        NO_LANGUAGE_DATA,
-        OcrSettings,
-        ocr_unavailable,
-    )
-
     extract = config.extract
     if extract.tika_server or extract.ocr == "off":
         return
@@ -251,8 +289,6 @@ def unreachable_storage(uris: Sequence[str | None], s3_endpoint_url: str | None 
     """Why the object store of one of ``uris`` cannot be reached now (one line: the
     URI and the server), or None: checked in seconds before anything lists a bucket,
     which its client retries for minutes (``transforms/endpoints.py``)."""
-    from ragbeam.transforms.endpoints import storage_endpoint, unreachable
-
     checked: set[tuple[str, int]] = set()
     for uri in uris:
         endpoint = storage_endpoint(uri, s3_endpoint_url) if uri else None
@@ -301,12 +337,9 @@ def preflight(config: RunConfig) -> None:
 
 def preflight_servers(config: RunConfig) -> None:
     """The Tika server answers (a request: seconds at most)."""
-    if config.extract.tika_server:
-        from ragbeam.transforms.extract.backends import tika_server_version
-
-        if tika_server_version(config.extract.tika_server) is None:
-            raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
-                             "(GET /version); start it, or pass --no-preflight to run anyway")
+    if config.extract.tika_server and tika_server_version(config.extract.tika_server) is None:
+        raise UsageError(f"--tika-server {config.extract.tika_server!r} does not answer "
+                         "(GET /version); start it, or pass --no-preflight to run anyway")
 
 
 def preflight_model(config: RunConfig) -> float:
@@ -314,7 +347,6 @@ def preflight_model(config: RunConfig) -> float:
     returns the seconds it took (0 for a run that does not embed)."""
     if not config.uses_embeddings:
         return 0.0
-    from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 
     loading = time.perf_counter()
     try:
@@ -369,10 +401,6 @@ def log_run_plan(config: RunConfig, options, sink_plans: Sequence) -> None:
 def run_output_entries() -> tuple[str, ...]:
     """What a run writes into its output before ``run.json`` (and run.json's own
     partial copy, renamed to it when whole)."""
-    from ragbeam.pipeline.summary import RUN_JSON_PARTIAL
-    from ragbeam.transforms.sink.sync import SINK_STATE_DIR
-    from ragbeam.transforms.write.parquet import TEMP_DIR
-
     return (*OUTPUT_TABLES, TEMP_DIR, SINK_STATE_DIR, RUN_JSON_PARTIAL)
 
 
@@ -380,11 +408,9 @@ def check_output(config: RunConfig, overwrite: bool) -> list[str]:
     """Fail early on an unwritable output; never mix two runs' tables. Returns what a
     previous run left there (``--overwrite``), for ``clear_output`` once every other
     check has passed: a run that stops at a check leaves the old run in place."""
-    from apache_beam.io.filesystems import FileSystems
-
     out = config.output
     existing = [t for t in (*run_output_entries(), "run.json")
-                if FileSystems.exists(FileSystems.join(out, t))]
+                if storage.exists(storage.join(out, t))]
     if existing and not overwrite:
         if "run.json" not in existing:  # run.json is written last: its absence means a crash
             raise UsageError(f"--output {out!r} holds an unfinished run ({', '.join(existing)} "
@@ -394,13 +420,10 @@ def check_output(config: RunConfig, overwrite: bool) -> list[str]:
                          "use --overwrite or a new directory")
     try:
         if "://" not in out:
-            import os
-
             os.makedirs(out, exist_ok=True)
-        probe = FileSystems.join(out, ".ragbeam-write-probe")
-        with FileSystems.create(probe) as f:
-            f.write(b"ok")
-        FileSystems.delete([probe])
+        probe = storage.join(out, ".ragbeam-write-probe")
+        storage.write_bytes(probe, b"ok")
+        storage.delete([probe])
     except Exception as exc:
         raise UsageError(f"--output {out!r} is not writable: {storage_error(exc)}") from None
     return existing
@@ -408,10 +431,8 @@ def check_output(config: RunConfig, overwrite: bool) -> list[str]:
 
 def clear_output(config: RunConfig, existing: Sequence[str]) -> None:
     """Remove what ``check_output`` found of a previous run (``--overwrite``)."""
-    from apache_beam.io.filesystems import FileSystems
-
     if existing:
-        FileSystems.delete([FileSystems.join(config.output, t) for t in existing])
+        storage.delete([storage.join(config.output, t) for t in existing])
 
 
 
@@ -456,10 +477,6 @@ def request_from_argv(argv: Sequence[str], prog: str = "ragbeam run",
 def dry_run(config: RunConfig) -> list[dict]:
     """What a run would do, without extracting anything: every matched file once,
     with its doc id and the route it would take (``preview_route``)."""
-    from ragbeam.transforms.ids import doc_id_for, doc_key
-    from ragbeam.transforms.match.patterns import id_root
-    from ragbeam.transforms.route.router import preview_route
-
     m = config.match
     patterns = [expand_input(raw) for raw in m.inputs]
     root = id_root(patterns)
@@ -483,19 +500,10 @@ def dry_run(config: RunConfig) -> list[dict]:
 def dry_run_against_previous(config: RunConfig, rows: Sequence[Mapping[str, Any]]):
     """``--dry-run --previous``: what the run would do with each document (a
     ``preview.Preview``), after the checks the run makes on ``--previous``."""
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.transforms.identity.hashing import hash_file
-    from ragbeam.transforms.incremental.preview import preview
-    from ragbeam.transforms.incremental.previous import previous_run_problem
-    from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_heads
-    from ragbeam.transforms.types import SourceFile
-
     if problem := previous_run_problem(config.previous, config.output):
         raise UsageError(f"--previous {config.previous!r} {problem}")
     check_previous_is_ours(config)
-    pattern = FileSystems.join(config.previous, "documents", "*.parquet")
-    paths = [f.path for f in FileSystems.match([pattern])[0].metadata_list]
+    paths = table_files(config.previous, "documents")
     # As the pipeline reads them (``read_heads``): with whether each row has spans,
     # so a document the run would re-chunk without extracting is shown as such.
     heads = [head for path in paths for _, (_, head) in read_heads(path, DOCUMENTS)]
@@ -513,42 +521,55 @@ def run_pipeline(request: RunRequest) -> RunResult:
     Raises ``UsageError`` when nothing ran (exit 2), ``RunFailed`` when the tables
     were written but a sink failed (exit 1); any other exception is a pipeline
     failure (exit 1).
+
+    Beam is imported only when the run needs it: for a pipeline, for Beam options,
+    or for files on a scheme ``storage.py`` leaves to Beam's filesystems (S3…). A
+    night with nothing to do over local or ``gs://`` files (``unchanged.py``) runs
+    without it.
     """
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.pipeline.early_start import beam_imported
-    from ragbeam.pipeline.runner import is_local, pipeline_options
-
     config = request.config
     if problem := unreachable_storage([*config.match.inputs, config.output, config.previous],
                                       s3_endpoint_option(request.beam_args)):
         raise UsageError(problem)
-    # The checks below use Beam's filesystems before any pipeline exists: give them
-    # the run's options, as the pipeline will (S3 needs them; --s3_endpoint_url…).
-    options = pipeline_options(list(request.beam_args))
-    FileSystems.set_options(options)
+    options = None
+    if request.beam_args or any(storage.scheme(path) not in ("", storage.GCS)
+                                for path in (*config.match.inputs, config.output,
+                                             config.previous or "")):
+        options = beam_options(request)
     beam_imported()  # `ragbeam run`'s early start may list its inputs now
     command_started = time.monotonic() if request.started is None else request.started
     total = check_inputs(config)
     if request.show_progress:  # the first line, before the checks, the model, the runner
         print(progress.starting_line(total, time.monotonic() - command_started),
               file=sys.stderr, flush=True)
+    # Without Beam options the runner is the local default: its progress is seen here.
+    local = True if options is None else _is_local(options)
     # Progress lines from then on, also while the model loads and the runner starts.
-    with progress.watch(enabled=request.show_progress and is_local(options), total=total,
+    with progress.watch(enabled=request.show_progress and local, total=total,
                         started=command_started, embeds=config.uses_embeddings):
         return _run_listed(request, options)
 
 
+def beam_options(request: RunRequest):
+    """The run's Beam pipeline options, given to Beam's filesystems too, as the pipeline
+    will give them (S3 needs them before its first use; ``--s3_endpoint_url``…)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from ragbeam.pipeline.runner import pipeline_options
+
+    options = pipeline_options(list(request.beam_args))
+    FileSystems.set_options(options)
+    return options
+
+
+def _is_local(options) -> bool:
+    from ragbeam.pipeline.runner import is_local
+
+    return is_local(options)
+
+
 def _run_listed(request: RunRequest, options) -> RunResult:
     """``run_pipeline`` once the inputs are listed: checks, claim, pipeline, run.json."""
-    from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
-    from ragbeam.pipeline.early_start import extraction_started_early
-    from ragbeam.pipeline.graph import build_pipeline
-    from ragbeam.pipeline.runner import make_pipeline
-    from ragbeam.pipeline.summary import complete_run_json
-    from ragbeam.transforms.incremental.previous import previous_run_problem
-    from ragbeam.transforms.sink.sync import failed_sinks
-
     config = request.config
     warn_if_ocr_unavailable(config)
     try:  # the fingerprint reads the model's files: a model that is not there stops here
@@ -561,14 +582,16 @@ def _run_listed(request: RunRequest, options) -> RunResult:
     check_previous_is_ours(config)
     unchanged = None
     if config.previous:  # nothing changed: no pipeline (unchanged.py)
-        from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do
 
         unchanged = nothing_to_do(config, listed_sources(dry_run(config)))
     # Cheapest first (an unreachable store fails in seconds, not after the model's
     # load): options, then the output (claim, an earlier run there, writable), then
     # servers and stores, then the model; only then is an --overwrite'n run removed.
     # Without work no model or extractor is needed; a store may still need a full sync.
-    check_sink_runner(config, options)
+    if options is None and (unchanged is None or config.sinks):
+        options = beam_options(request)
+    if config.sinks:
+        check_sink_runner(config, options)
     try:
         claim = claim_output(config.output, take_over=request.take_over)
     except OutputClaimed as exc:
@@ -595,6 +618,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             if unchanged is not None and not any(plan.full for plan in sink_plans):
                 clear_output(config, existing)
                 owned = True
+                resume_collector()  # start-up is over (collector.py)
                 return _unchanged_result(config, unchanged, sink_plans, started)
             if request.preflight and config.uses_embeddings:
                 progress.set_phase("starting: loading the embedding model")
@@ -602,6 +626,12 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             progress.set_phase("starting: the runner and the first documents")
             clear_output(config, existing)
             owned = True
+            # Beam's import, only now that a pipeline runs; start-up is over then.
+            from ragbeam.pipeline.graph import build_pipeline
+            from ragbeam.pipeline.runner import make_pipeline
+
+            resume_collector()  # collector.py
+
             pipeline = make_pipeline(options)
             if not request.wait:
                 build_pipeline(pipeline, config, claim=claim, sink_plans=sink_plans)
@@ -648,10 +678,6 @@ def _unchanged_result(config: RunConfig, unchanged, sink_plans: list, started: f
     """The run written from the previous one (``unchanged.py``); a store that holds the
     previous run's chunks already holds this run's: checked and marked synced, no
     chunk written to it."""
-    from ragbeam.pipeline.summary import complete_run_json
-    from ragbeam.pipeline.unchanged import write_unchanged
-    from ragbeam.transforms.sink.sync import each_store, failed_sinks, finish_sync
-
     summary = write_unchanged(config, unchanged, started)
     if not sink_plans:
         return RunResult(summary)
@@ -668,12 +694,7 @@ def _settle_interrupted(config: RunConfig, sink_plans: list) -> bool:
     """After an interrupt: whether the run had committed (written run.json). If not,
     what it wrote is removed; if so, a sink it was writing is marked failed, so the
     next run syncs that store in full."""
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.pipeline.summary import complete_run_json, run_json_path
-    from ragbeam.transforms.sink.sync import record_failure
-
-    if not FileSystems.exists(run_json_path(config.output)):
+    if not storage.exists(run_json_path(config.output)):
         discard_uncommitted_output(config.output, run_output_entries())
         return False
 
@@ -709,8 +730,6 @@ def prepare_sink_plans(config: RunConfig) -> list:
     """Before Beam starts: every store reachable, its collection there, its mode chosen."""
     if not config.sinks:
         return []
-    from ragbeam.transforms.sink.base import SinkError
-    from ragbeam.transforms.sink.sync import new_run_token, prepare_sinks
 
     try:
         return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
@@ -726,21 +745,15 @@ def _launcher_facts(config: RunConfig, committed: Mapping[str, Any], result,
     (``committed``): the runner's metrics and each store's state, checked against the
     committed chunks table (``summary.complete_run_json``); ``phases`` gets the seconds
     the stores' checks took ("store checks")."""
-    from ragbeam.pipeline.runner import metrics_summary
-    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD
-
     facts = metrics_summary(result)
     if config.embed_chunks:
         from ragbeam.transforms.embed.transforms import embedding_summary
 
         facts["embedding"] = embedding_summary(result)  # added to the pipeline's record
     if plans and committed.get("outcome") == OUTCOME_DELETES_HELD:
-        from ragbeam.transforms.sink.sync import hold_sync
-
         # Nothing was written (graph.build_pipeline): the stores stay at --previous.
         facts["sinks"] = [hold_sync(plan, config.output, config.previous) for plan in plans]
     elif plans:
-        from ragbeam.transforms.sink.sync import each_store, finish_sync
         from ragbeam.transforms.sink.transforms import sink_counters
 
         started = time.perf_counter()
@@ -755,13 +768,8 @@ def _sink_writes_failed(config: RunConfig, plans: list, exc: Exception, started:
     """The pipeline failed. After run.json was written (every table committed), only a
     sink can have: record it and fail the run (the output stays a valid --previous).
     Before that, re-raise, with credentials redacted."""
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.pipeline.summary import complete_run_json, run_json_path
-    from ragbeam.transforms.sink.sync import record_failure
-
     secrets = [secret for spec in config.sinks for secret in spec.secrets()]
-    if not FileSystems.exists(run_json_path(config.output)):
+    if not storage.exists(run_json_path(config.output)):
         raise RuntimeError(redact_text(f"{type(exc).__name__}: {exc}", secrets)) from None
     states = [record_failure(plan, config.output, exc) for plan in plans]
     complete_run_json(config.output, lambda _: {
@@ -785,8 +793,6 @@ def warn_over_window(summary: dict) -> None:
 def exit_code(summary: Mapping[str, Any]) -> int:
     """0; 3 for a run.json whose outcome is an exceeded error rate; 4 for one whose
     deletions the delete guard held."""
-    from ragbeam.pipeline.summary import OUTCOME_DELETES_HELD, OUTCOME_ERROR_RATE
-
     return {OUTCOME_ERROR_RATE: EXIT_ERROR_RATE,
             OUTCOME_DELETES_HELD: EXIT_DELETES_HELD}.get(summary.get("outcome"), EXIT_OK)
 
@@ -794,8 +800,6 @@ def exit_code(summary: Mapping[str, Any]) -> int:
 def check_previous_is_ours(config: RunConfig) -> None:
     """``--previous`` must be a run over the same inputs, namespace and id mode, unless
     ``--accept-foreign-previous`` says it is meant (exit 2 naming both)."""
-    from ragbeam.transforms.incremental.previous import foreign_previous_problem
-
     if not config.previous or config.accept_foreign_previous:
         return
     problem = foreign_previous_problem(config.previous, config.match.id_root,

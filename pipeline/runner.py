@@ -17,7 +17,6 @@ threads of each worker process (``default_extract_processes``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import (
@@ -26,9 +25,12 @@ from apache_beam.options.pipeline_options import (
     PortableOptions,
     StandardOptions,
 )
-from apache_beam.portability.api import beam_runner_api_pb2
+from apache_beam.portability.api import beam_provision_api_pb2, beam_runner_api_pb2
+from apache_beam.runners.portability.fn_api_runner import fn_runner
+from apache_beam.runners.portability.portable_runner import JobServiceHandle
 
 from ragbeam.pipeline.config import RunConfig
+from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.embed.model import EmbeddingOptions
 
 
@@ -83,8 +85,6 @@ def default_extract_processes(options: PipelineOptions) -> int:
     one per core there too (set the option where a worker process owns
     several cores, e.g. Flink, or Dataflow with one SDK container per VM).
     """
-    from ragbeam.transforms.cores import available_cores
-
     cores = available_cores()
     if is_local_direct(options):
         direct = options.view_as(DirectOptions)
@@ -138,9 +138,6 @@ def worker_memory_budget_mib(extract_processes: int, extract_memory_mb: int,
 def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
     if not is_local_direct(options):
         return beam.Pipeline(options=options)
-    from apache_beam.portability.api import beam_provision_api_pb2
-    from apache_beam.runners.portability.fn_api_runner import fn_runner
-    from apache_beam.runners.portability.portable_runner import JobServiceHandle
 
     # Same provisioning the DirectRunner does before it hands over to the FnApiRunner.
     encoded = JobServiceHandle.encode_pipeline_options(options.get_all_options())
@@ -163,50 +160,3 @@ def stage_names(proto: beam_runner_api_pb2.Pipeline, depth: int = 1) -> set[str]
     roots = set(proto.root_transform_ids)
     return {t.unique_name for tid, t in proto.components.transforms.items()
             if tid not in roots and t.unique_name.count("/") < depth}
-
-
-def metrics_summary(result: Any) -> dict[str, Any]:
-    """What only the runner's metrics know, for run.json (empty on a runner without
-    metrics): extraction counters, chunk-embedding counters and bytes read."""
-    from ragbeam.pipeline.summary import coverage_summary
-    from ragbeam.transforms.extract.dofn import extraction_summary
-    from ragbeam.transforms.metrics import counter_totals, summed
-
-    summary: dict[str, Any] = {"extraction": extraction_summary(result),
-                               "extraction_coverage": coverage_summary(result)}
-    totals = counter_totals(result)
-    if totals is None:  # a runner without metrics support
-        return summary
-    # run.json section → {(counter namespace, name): key in that section}
-    wanted = {
-        "embeddings": {("ragbeam.incremental", "embeddings_reused"): "reused",
-                       ("ragbeam.embed", "chunks_retried"): "retried",
-                       ("ragbeam.embed", "chunks_failed"): "failed"},
-        # What cleaning took out of the documents it processed (transforms/clean/dofn.py).
-        "cleaning": {("ragbeam", "clean_residue_lines_removed"): "residue_lines_removed",
-                     ("ragbeam", "clean_residue_chars_removed"): "residue_chars_removed",
-                     ("ragbeam", "extract_embedded_left_out"): "embedded_resources_left_out",
-                     # Page furniture: lines of the page template (``ragbeam viz`` lists
-                     # them per document, documents.metadata.clean_furniture_lines).
-                     ("ragbeam", "clean_furniture_lines_removed"): "furniture_lines_removed"},
-        # What the run read: input bytes (Read) and, in an incremental run, what it
-        # hashed to find out what changed and how many files the listing settled.
-        "reads": {("ragbeam", "bytes_read"): "bytes_read",
-                  ("ragbeam.incremental", "bytes_hashed"): "bytes_hashed",
-                  ("ragbeam.incremental", "files_hashed"): "files_hashed",
-                  ("ragbeam.incremental", "files_unchanged_by_listing"):
-                      "files_unchanged_by_listing"},
-        # Content identity (transforms/identity/content.py): duplicates indexed once,
-        # documents whose chunks were taken over without re-processing, near-duplicates.
-        "identity": {("ragbeam.incremental", "duplicates"): "duplicates",
-                     ("ragbeam.incremental", "adopted"): "moved",
-                     ("ragbeam.identity", "near_duplicates"): "near_duplicates"},
-        # Documents Tika extracted (fine or not), and, in an incremental run whose
-        # chunking changed, those chunked again from the previous run's text and spans
-        # instead (transforms/incremental/reuse_extraction.py).
-        "extracted": {("ragbeam", "extract_ok"): "ok", ("ragbeam", "extract_failed"): "failed",
-                      ("ragbeam.incremental", "documents_extraction_reused"): "reused"},
-    }
-    for section, names in wanted.items():
-        summary[section] = summed(totals, names)
-    return summary

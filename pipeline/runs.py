@@ -29,13 +29,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-# Left by ``ragbeam sync`` in the folder of a run a signal stopped (nothing else is).
-from ragbeam.schemas.layout import INTERRUPTED_FILE
+from ragbeam.pipeline.claim import held_claims, holder_alive
+from ragbeam.pipeline.summary import run_json_path, store_words
+from ragbeam.schemas.layout import CLAIMS_DIR, INTERRUPTED_FILE
+from ragbeam.transforms import storage
+from ragbeam.transforms.incremental.report import COLUMNS, document_details, document_report
+from ragbeam.transforms.write.read import read_table_columns
 
 # A run folder's name: a date, or a UTC time to the second.
 RUN_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{6}Z)?$")
@@ -111,45 +116,34 @@ def runs_to_prune(runs: Sequence[RunFolder], keep: int,
                    and (r.completed or r.dead)), key=lambda r: r.name)
 
 
-# --- Reading a state folder (any Beam filesystem) ------------------------------------
+# --- Reading a state folder (wherever it is: ``storage.py``) ------------------------
 
 def _run_folder_names(state: str) -> list[str]:
-    from apache_beam.io.filesystems import FileSystems
-
     if "://" not in state:
-        import os
-
         if not os.path.isdir(state):
             return []
         return sorted(n for n in os.listdir(state)
                       if RUN_NAME.match(n) and os.path.isdir(os.path.join(state, n)))
     # An object store has no folders: a run folder is the prefix of its objects.
     prefix = state.rstrip("/") + "/"
-    found = FileSystems.match([prefix + "**"])[0].metadata_list
+    found = storage.match(prefix + "**")
     return sorted({m.path[len(prefix):].split("/", 1)[0] for m in found
                    if m.path.startswith(prefix) and "/" in m.path[len(prefix):]
                    and RUN_NAME.match(m.path[len(prefix):].split("/", 1)[0])})
 
 
 def read_run_folder(state: str, name: str) -> RunFolder:
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.pipeline.claim import held_claims, holder_alive
-    from ragbeam.pipeline.summary import run_json_path
-
-    path = FileSystems.join(state, name)
+    path = storage.join(state, name)
     summary, finished = None, None
-    found = FileSystems.match([run_json_path(path)])[0].metadata_list
+    found = storage.match(run_json_path(path))
     if found:
         try:
-            with FileSystems.open(found[0].path) as f:
-                summary = json.loads(f.read().decode("utf-8"))
+            summary = json.loads(storage.read_bytes(found[0].path).decode("utf-8"))
             finished = float(found[0].last_updated_in_seconds or 0) or None
         except (OSError, ValueError):  # half written: a run that is still finishing
             summary = None
     claims = tuple(holder_alive(c) for c in held_claims(path))
-    interrupted = summary is None and FileSystems.exists(FileSystems.join(path,
-                                                                          INTERRUPTED_FILE))
+    interrupted = summary is None and storage.exists(storage.join(path, INTERRUPTED_FILE))
     return RunFolder(name, path, summary, finished, claims, interrupted)
 
 
@@ -160,9 +154,7 @@ def list_runs(state: str) -> list[RunFolder]:
 
 def remove_run(run: RunFolder) -> None:
     """Delete a run folder and everything in it."""
-    from apache_beam.io.filesystems import FileSystems
-
-    FileSystems.delete([run.path if "://" not in run.path else run.path.rstrip("/") + "/"])
+    storage.delete([run.path if "://" not in run.path else run.path.rstrip("/") + "/"])
 
 
 # --- ``ragbeam runs DIR`` ----------------------------------------------------------
@@ -187,9 +179,6 @@ def run_report(run: RunFolder, rows: list[dict[str, Any]] | None = None
     rows = _documents_rows(run) if rows is None else rows
     if rows is None:
         return None
-    from ragbeam.transforms.incremental.report import document_report
-    from ragbeam.transforms.write.read import read_table_columns
-
     previous_path = (run.summary or {}).get("previous")
     previous = None
     if previous_path:
@@ -208,9 +197,6 @@ def run_report(run: RunFolder, rows: list[dict[str, Any]] | None = None
 def _documents_rows(run: RunFolder) -> list[dict[str, Any]] | None:
     """A completed run's documents rows, the report's columns only; None when not
     completed or unreadable."""
-    from ragbeam.transforms.incremental.report import COLUMNS
-    from ragbeam.transforms.write.read import read_table_columns
-
     if not run.completed:
         return None
     try:
@@ -262,9 +248,6 @@ def run_changes(run: RunFolder) -> list[str]:
     store's sync (a switch to a new collection said), then the documents by what it
     did to them, one line each (kind, path; a move with its old path, a failure with
     its reason)."""
-    from ragbeam.pipeline.summary import store_words
-    from ragbeam.transforms.incremental.report import document_details
-
     if not run.completed:
         return [f"{run.name}: {run.status}: no run.json, nothing was committed"]
     rows = _documents_rows(run)
@@ -298,21 +281,14 @@ def check_state_folder(state: str, runs: Sequence[RunFolder]) -> None:
     holding only sync's released claims) is a state folder no sync has written yet
     (the CLI says so, exit 0); so is an object-store prefix without objects, which
     cannot be told from a missing one."""
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.pipeline.summary import run_json_path
-
     if runs:
         return
-    if FileSystems.exists(run_json_path(state)):
+    if storage.exists(run_json_path(state)):
         raise NotRuns("is a run's output, not a state folder of runs: "
                       f"ragbeam peek {state} shows it")
     if "://" not in state:
-        import os
-
         if not os.path.isdir(state):
             raise NotRuns("no such folder")
-        from ragbeam.pipeline.claim import CLAIMS_DIR
 
         others = sorted(n for n in os.listdir(state) if n != CLAIMS_DIR)
         if others:

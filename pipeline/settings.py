@@ -38,17 +38,19 @@ from ragbeam.pipeline.config import (
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.semantic import THRESHOLDS, SemanticOptions
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS
+from ragbeam.transforms.chunk.strategies import strategy_names
 from ragbeam.transforms.clean.base import CLEAN_STEPS, CleanOptions
 from ragbeam.transforms.embed.model import (
     BACKENDS,
     PRECISIONS,
     EmbeddingOptions,
+    cuda_unavailable,
     resolve_precision,
 )
 from ragbeam.transforms.extract.backends import OCR_MODES, OcrSettings
 from ragbeam.transforms.extract.guards import DEFAULT_MAX_TEXT_CHARS
 from ragbeam.transforms.ids import DOC_IDS_RELATIVE, canonical_uri
-from ragbeam.transforms.incremental.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
+from ragbeam.transforms.plan.guard import DEFAULT_MAX_DELETE_RATE, DeleteGuard
 from ragbeam.transforms.route.router import RouteOptions, check_route_options
 from ragbeam.transforms.route.table import RoutingSettings, default_table, table_from_settings
 from ragbeam.transforms.sink.stores import sink_help
@@ -312,8 +314,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _strategy_names() -> list[str]:
-    from ragbeam.transforms.chunk.strategies import strategy_names
-
     return strategy_names()
 
 
@@ -479,7 +479,6 @@ def run_config(settings: RunSettings) -> RunConfig:
         settings=redacted_settings(settings),
     )
     if config.uses_embeddings:  # once, here: workers receive bf16 or fp32, never "auto"
-        from ragbeam.transforms.embed.model import cuda_unavailable
 
         if why := cuda_unavailable(config.embedding.device):
             raise ConfigError(why)

@@ -1,6 +1,6 @@
 """``run.json``: what a run did, written last, and what its exit code should be.
 
-The pipeline writes it itself (``WriteRunJson``), from the counts the Parquet
+The pipeline writes it itself (``graph.WriteRunJson``), from the counts the Parquet
 sink kept while writing (``transforms/write/stats.py``): nothing is read back,
 so the summary costs the same for ten documents or ten million, and it exists
 even when the launcher does not wait for the job (Dataflow Flex Templates).
@@ -22,18 +22,19 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
-
+import ragbeam
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.schemas.documents import STATUS_DUPLICATE, STATUS_UNSUPPORTED, STATUS_VANISHED
 from ragbeam.schemas.layout import RUN_JSON, RUN_JSON_PARTIAL
-from ragbeam.transforms.write.parquet import WrittenTables
+from ragbeam.transforms import storage
+from ragbeam.transforms.extract.counters import extraction_summary
+from ragbeam.transforms.metrics import counter_totals, summed
+from ragbeam.transforms.write.shards import WrittenTables
 from ragbeam.transforms.write.stats import DROPPED_CHUNKS_COUNTER
 
 OUTCOME_OK = "ok"
 OUTCOME_ERROR_RATE = "error_rate_exceeded"
-# The delete guard kept documents that vanished (``transforms/incremental/guard.py``).
+# The delete guard kept documents that vanished (``transforms/plan/guard.py``).
 OUTCOME_DELETES_HELD = "deletes_held"
 
 
@@ -69,7 +70,6 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
     error_rate = failing / indexed if indexed else 0.0
     exceeded = error_rate > config.max_error_rate
     vanished = status.get(STATUS_VANISHED, 0)
-    import ragbeam
 
     summary: dict[str, Any] = {
         "outcome": (OUTCOME_DELETES_HELD if deletes_held(written) else
@@ -92,7 +92,7 @@ def summarize(config: RunConfig, written: WrittenTables, wall_seconds: float) ->
         "documents_failed": failed_now,
         "documents_kept_failed": carried.get("error", 0) + carried.get("stale", 0),
         # Failed the same way MAX_ATTEMPTS runs in a row: not retried any more
-        # (transforms/incremental/retries.py); some of the failing ones.
+        # (transforms/plan/retries.py); some of the failing ones.
         "documents_gave_up": documents.get("gave_up", 0),
         # Ok (or carried) documents some of whose text is missing, by why
         # (metadata.incomplete: OcrTimeLimit, OcrUnavailable, TruncatedFile).
@@ -182,7 +182,7 @@ def live_documents(summary: Mapping[str, Any]) -> int:
 
 
 def run_json_path(output: str) -> str:
-    return FileSystems.join(output, RUN_JSON)
+    return storage.join(output, RUN_JSON)
 
 
 def write_run_json(output: str, summary: Mapping[str, Any]) -> str:
@@ -191,10 +191,9 @@ def write_run_json(output: str, summary: Mapping[str, Any]) -> str:
     whole), so a crash never leaves a truncated commit marker."""
     data = json.dumps(summary, indent=2, sort_keys=True).encode("utf-8")
     path = run_json_path(output)
-    partial = FileSystems.join(output, RUN_JSON_PARTIAL)
-    with FileSystems.create(partial) as f:
-        f.write(data)
-    FileSystems.rename([partial], [path])
+    partial = storage.join(output, RUN_JSON_PARTIAL)
+    storage.write_bytes(partial, data)
+    storage.rename(partial, path)
     return path
 
 
@@ -218,28 +217,7 @@ def complete_run_json(output: str, launcher_facts: Callable[[Mapping[str, Any]],
 
 
 def read_run_json(output: str) -> dict[str, Any]:
-    with FileSystems.open(run_json_path(output)) as f:
-        return json.loads(f.read().decode("utf-8"))
-
-
-class WriteRunJson(beam.DoFn):
-    """The sink's ``WrittenTables`` → ``run.json``, then the output claim is released
-    (``claim.py``). Idempotent: a retry writes the same file again."""
-
-    def __init__(self, config: RunConfig, started: float, claim: str | None = None) -> None:
-        self._config = config
-        self._started = started
-        self._claim = claim
-
-    def process(self, written: WrittenTables):
-        import time
-
-        from ragbeam.pipeline.claim import release_claim
-
-        summary = summarize(self._config, written, time.time() - self._started)
-        yield write_run_json(self._config.output, summary)
-        if self._claim:
-            release_claim(self._claim)
+    return json.loads(storage.read_bytes(run_json_path(output)).decode("utf-8"))
 
 
 # --- Extraction coverage (issue 18): OCR and the PDF fallback --------------------------
@@ -254,12 +232,53 @@ def coverage_summary(result: Any) -> dict[str, int]:
     """``{"ocr_documents", "ocr_pages", "ocr_incomplete_documents", "pdf_fallbacks"}``
     of a finished run ({} without
     metrics support)."""
-    from ragbeam.transforms.metrics import counter_totals, summed
-
     totals = counter_totals(result, "ragbeam")
     if totals is None:
         return {}
     return summed(totals, {("ragbeam", name): key for name, key in COVERAGE_COUNTERS.items()})
+
+
+def metrics_summary(result: Any) -> dict[str, Any]:
+    """What only the runner's metrics know, for run.json (empty on a runner without
+    metrics): extraction counters, chunk-embedding counters and bytes read."""
+    summary: dict[str, Any] = {"extraction": extraction_summary(result),
+                               "extraction_coverage": coverage_summary(result)}
+    totals = counter_totals(result)
+    if totals is None:  # a runner without metrics support
+        return summary
+    # run.json section → {(counter namespace, name): key in that section}
+    wanted = {
+        "embeddings": {("ragbeam.incremental", "embeddings_reused"): "reused",
+                       ("ragbeam.embed", "chunks_retried"): "retried",
+                       ("ragbeam.embed", "chunks_failed"): "failed"},
+        # What cleaning took out of the documents it processed (transforms/clean/dofn.py).
+        "cleaning": {("ragbeam", "clean_residue_lines_removed"): "residue_lines_removed",
+                     ("ragbeam", "clean_residue_chars_removed"): "residue_chars_removed",
+                     ("ragbeam", "extract_embedded_left_out"): "embedded_resources_left_out",
+                     # Page furniture: lines of the page template (``ragbeam viz`` lists
+                     # them per document, documents.metadata.clean_furniture_lines).
+                     ("ragbeam", "clean_furniture_lines_removed"): "furniture_lines_removed"},
+        # What the run read: input bytes (Read) and, in an incremental run, what it
+        # hashed to find out what changed and how many files the listing settled.
+        "reads": {("ragbeam", "bytes_read"): "bytes_read",
+                  ("ragbeam.incremental", "bytes_hashed"): "bytes_hashed",
+                  ("ragbeam.incremental", "files_hashed"): "files_hashed",
+                  ("ragbeam.incremental", "files_unchanged_by_listing"):
+                      "files_unchanged_by_listing"},
+        # Content identity (transforms/identity/content.py): duplicates indexed once,
+        # documents whose chunks were taken over without re-processing, near-duplicates.
+        "identity": {("ragbeam.incremental", "duplicates"): "duplicates",
+                     ("ragbeam.incremental", "adopted"): "moved",
+                     ("ragbeam.identity", "near_duplicates"): "near_duplicates"},
+        # Documents Tika extracted (fine or not), and, in an incremental run whose
+        # chunking changed, those chunked again from the previous run's text and spans
+        # instead (transforms/plan/reuse_extraction.py).
+        "extracted": {("ragbeam", "extract_ok"): "ok", ("ragbeam", "extract_failed"): "failed",
+                      ("ragbeam.incremental", "documents_extraction_reused"): "reused"},
+    }
+    for section, names in wanted.items():
+        summary[section] = summed(totals, names)
+    return summary
 
 
 def store_words(state: Mapping[str, Any]) -> str:

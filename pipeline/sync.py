@@ -22,13 +22,23 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ragbeam.pipeline.claim import (
+    OutputClaimed,
+    claim_output,
+    held_claims,
+    holder_alive,
+    release_claim,
+)
+from ragbeam.pipeline.interrupts import received_signal
+from ragbeam.pipeline.run import s3_endpoint_option, unreachable_storage
 from ragbeam.pipeline.runs import (
-    INTERRUPTED_FILE,
     RUN_NAME,
     RunFolder,
     list_runs,
@@ -38,6 +48,9 @@ from ragbeam.pipeline.runs import (
     remove_run,
     runs_to_prune,
 )
+from ragbeam.pipeline.summary import run_json_path
+from ragbeam.schemas.layout import INTERRUPTED_FILE
+from ragbeam.transforms import storage
 
 # Chosen by sync for each run: the user gives the state folder instead.
 SYNC_CHOSEN_OPTIONS = ("--output", "--previous", "--overwrite")
@@ -103,9 +116,6 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
     submits and returns at once (a Flex Template launcher); the run is then not
     finished, so pruning counts the bases already there.
     """
-    from ragbeam.pipeline.claim import OutputClaimed, claim_output, held_claims, holder_alive
-    from ragbeam.pipeline.run import s3_endpoint_option, unreachable_storage
-
     check_sync_arguments(argv)
     if keep < 1:
         raise SyncRefused("--keep must be at least 1 (the newest run is the next --previous)")
@@ -124,7 +134,6 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
             bool(stale) and all(holder_alive(c) is False for c in stale)))
     except OutputClaimed as exc:
         raise SyncRefused(str(exc).replace("--output", "--state")) from None
-    from ragbeam.pipeline.claim import release_claim
 
     try:
         plan = plan_sync(state, list_runs(state), name)
@@ -137,8 +146,6 @@ def sync(state: str, argv: Sequence[str], run_one: Callable[[list[str]], int],
         try:
             code = run_one(run_arguments(plan, argv))
         finally:
-            from ragbeam.pipeline.interrupts import received_signal
-
             # Stopped by a signal (its exit code, or its exception on the way out): a
             # row in `ragbeam runs`, not nothing.
             if code in INTERRUPT_CODES or received_signal() is not None:
@@ -194,21 +201,14 @@ def prune(state: str, keep: int, in_use: set[str], report: Callable[[str], None]
 def _mark_interrupted(folder: str, code: int) -> None:
     """A run a signal stopped removed what it wrote; its folder keeps one small file
     saying so (``runs.INTERRUPTED_FILE``), so ``ragbeam runs`` shows the night."""
-    import datetime as dt
-    import json
-
-    from apache_beam.io.filesystems import FileSystems
-
-    from ragbeam.pipeline.summary import run_json_path
-
     with contextlib.suppress(Exception):
-        if FileSystems.exists(run_json_path(folder)):
+        if storage.exists(run_json_path(folder)):
             return  # committed before the signal: a completed run
         if "://" not in folder:
             os.makedirs(folder, exist_ok=True)
-        with FileSystems.create(FileSystems.join(folder, INTERRUPTED_FILE)) as f:
-            f.write(json.dumps({"exit_code": code, "at": dt.datetime.now(dt.UTC).isoformat(
-                timespec="seconds")}).encode("utf-8"))
+        storage.write_bytes(storage.join(folder, INTERRUPTED_FILE), json.dumps(
+            {"exit_code": code, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+        ).encode("utf-8"))
 
 
 def _remove_if_empty(folder: str) -> None:

@@ -2,18 +2,20 @@
 
 ``ragbeam run --previous DIR``: when the listing and DIR's documents prove that
 every document is carried over as it was, and every layer's key is DIR's
-(``transforms/incremental/unchanged.py`` decides), the pipeline would only
-stream DIR's tables to the new output. Starting Beam for that (building the
-graph, running its stages) is most of such a run's cost, so the run is written
-here instead, with what the pipeline would have written, table by table:
+(``transforms/incremental/unchanged.py`` decides, by the run's own plan), the
+pipeline would only stream DIR's tables to the new output. Starting Beam for that
+(importing it, building the graph, running its stages) is most of such a run's
+cost, so the run is written here instead, with what the pipeline would have
+written, table by table, and without importing Beam: the files go through
+``transforms/storage.py`` (local paths, ``gs://``):
 
 * ``chunks``: DIR's files copied as they are (never linked: a later edit of one
   run's files must not change the other's), when their schema is the one this run
   writes; otherwise the pipeline runs;
-* ``documents``: DIR's rows carried as ``CarryPreviousRows`` carries them (status
-  ``unchanged``, a kept failure marked, a new modification time recorded; a
-  tombstone, reported once, dropped); ``errors``: the kept failures' rows;
-  ``changes``: none;
+* ``documents``: DIR's rows carried by the carry rules ``CarryPreviousRows`` applies
+  (``transforms/plan/carry.py``: status ``unchanged``, a kept failure marked, a new
+  modification time recorded; a tombstone, reported once, dropped); ``errors``: the
+  kept failures' rows; ``changes``: none;
 * ``run.json``: ``summarize`` over the counts the Parquet sink would have kept,
   with ``"pipeline": false`` and the reads the decision cost.
 
@@ -31,12 +33,26 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow.parquet as pq
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
 
 from ragbeam.pipeline.config import RunConfig
-from ragbeam.transforms.incremental.unchanged import CarryOver
+from ragbeam.pipeline.summary import metrics_summary, read_run_json, summarize, write_run_json
+from ragbeam.transforms import storage
+from ragbeam.transforms.identity.hashing import hash_file
+from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_rows
+from ragbeam.transforms.incremental.unchanged import CarryOver, carried_rows, carry_over
+from ragbeam.transforms.metrics import NOTHING_RAN
+from ragbeam.transforms.plan.decide import HEAD_COLUMNS, head_of
+from ragbeam.transforms.plan.layers import recorded_layer_keys
 from ragbeam.transforms.types import SourceFile
+from ragbeam.transforms.write.read import table_files
+from ragbeam.transforms.write.shards import (
+    ParquetShard,
+    WrittenTables,
+    final_shard_name,
+    table_dir,
+    write_empty_table,
+)
+from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
 
 def listed_sources(rows: Sequence[Mapping[str, Any]]) -> list[SourceFile]:
@@ -45,18 +61,13 @@ def listed_sources(rows: Sequence[Mapping[str, Any]]) -> list[SourceFile]:
             for r in rows]
 
 
-def _files(run: str, table: str) -> list[str]:
-    pattern = FileSystems.join(run, table, "*.parquet")
-    return sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
-
-
 def _schema(path: str):
-    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+    with storage.open_read(path) as f:
         return pq.read_schema(f)
 
 
 def _rows_of(path: str) -> int:
-    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+    with storage.open_read(path) as f:
         return pq.ParquetFile(f).metadata.num_rows
 
 
@@ -73,13 +84,6 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     """Whether every document of ``sources`` is carried from ``config.previous`` as it
     was (then the run needs no pipeline), deciding as the pipeline does; writes
     nothing. None: the pipeline runs."""
-    from ragbeam.pipeline.summary import read_run_json
-    from ragbeam.transforms.identity.hashing import hash_file
-    from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, head_of
-    from ragbeam.transforms.incremental.layers import recorded_layer_keys
-    from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_rows
-    from ragbeam.transforms.incremental.unchanged import carry_over
-
     if not config.previous:
         return None
     previous = config.previous
@@ -90,7 +94,7 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     if any(before[layer] != now[layer] for layer in ("chunks", "dense", "sparse")) or (
             before["extraction"] not in (None, now["extraction"])):
         return None
-    document_files = _files(previous, "documents")
+    document_files = table_files(previous, "documents")
     heads = [head_of(row) for path in document_files
              for row in read_rows(path, DOCUMENTS, HEAD_COLUMNS)]
     max_bytes = config.match.max_file_bytes
@@ -100,54 +104,18 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     if plan is None:
         return None
     schemas = config.table_schemas()
-    chunk_files = _files(previous, "chunks")
+    chunk_files = table_files(previous, "chunks")
     if any(_schema(path) != schemas["chunks"] or
            _schema(path).metadata != schemas["chunks"].metadata for path in chunk_files):
         return None  # written by another schema: the pipeline writes this run's
     return Unchanged(document_files, chunk_files, plan)
 
 
-def _copy_files(sources: Sequence[str], destinations: Sequence[str]) -> None:
-    """Copy each file, within one file system by the file system's own copy, across
-    two (a previous run in a bucket, a new one on local disk) as a stream: Beam's
-    ``FileSystems.copy`` needs both sides on the same file system."""
-    for source, destination in zip(sources, destinations, strict=True):
-        if FileSystems.get_scheme(source) == FileSystems.get_scheme(destination):
-            FileSystems.copy([source], [destination])
-            continue
-        with FileSystems.open(source, compression_type=CompressionTypes.UNCOMPRESSED) as read, \
-                FileSystems.create(destination,
-                                   compression_type=CompressionTypes.UNCOMPRESSED) as write:
-            while block := read.read(8 << 20):
-                write.write(block)
-
-
-class _NothingRan:
-    """A runner result whose metrics are those of a run that processed nothing."""
-
-    def metrics(self) -> _NothingRan:
-        return self
-
-    def query(self, _filter: object = None) -> dict[str, list]:
-        return {"counters": [], "gauges": [], "distributions": []}
-
-
 def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
                     ) -> dict[str, Any]:
-    """Write the run from ``config.previous`` (``nothing_to_do`` said so); its run.json."""
-    from ragbeam.pipeline.runner import metrics_summary
-    from ragbeam.pipeline.summary import summarize, write_run_json
-    from ragbeam.transforms.incremental.previous_tables import DOCUMENTS, read_rows
-    from ragbeam.transforms.incremental.unchanged import carried_rows
-    from ragbeam.transforms.write.parquet import (
-        ParquetShard,
-        WrittenTables,
-        final_shard_name,
-        table_dir,
-        write_empty_table,
-    )
-    from ragbeam.transforms.write.stats import TABLE_COUNTERS
-
+    """Write the run from ``config.previous`` (``nothing_to_do`` said so); its run.json.
+    The chunks files are copied (never linked: editing one run's files must not change
+    another's), also from one file system to another."""
     document_files, chunk_files, plan = (unchanged.document_files, unchanged.chunk_files,
                                          unchanged.plan)
     schemas = config.table_schemas()
@@ -159,11 +127,11 @@ def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
             counts.setdefault(table, {})[name] = counts.setdefault(table, {}).get(name, 0) + 1
 
     for table in schemas:
-        if not FileSystems.exists(directory := table_dir(config.output, table)):
-            FileSystems.mkdirs(directory)
+        storage.mkdirs(table_dir(config.output, table))
     copies = [final_shard_name(config.output, "chunks", i, len(chunk_files))
               for i in range(len(chunk_files))]
-    _copy_files(chunk_files, copies)
+    for source, destination in zip(chunk_files, copies, strict=True):
+        storage.copy(source, destination)
     files["chunks"] = copies
     rows = sum(_rows_of(path) for path in chunk_files)
     counts["chunks"] = {"rows": rows, **({"embedded": rows} if config.embed_chunks else {})}
@@ -195,7 +163,7 @@ def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
     # The launcher's sections a pipeline run has (extraction, coverage, embeddings, …),
     # as a run that processed nothing reports them, so readers of run.json find the
     # same keys whichever way the run went.
-    summary.update(metrics_summary(_NothingRan()))
+    summary.update(metrics_summary(NOTHING_RAN))
     summary["pipeline"] = False
     summary["reads"] = {"bytes_read": 0, "bytes_hashed": plan.bytes_hashed,
                         "files_hashed": plan.files_hashed,

@@ -3,7 +3,8 @@ vector-store sync. Applying a run's changes to the previous run's chunk set
 gives exactly this run's chunk set."""
 
 # Not ``from __future__ import annotations``: see ``schemas/errors.py``.
-from typing import Annotated, TypedDict
+from collections.abc import Mapping
+from typing import Annotated, Any, TypedDict
 
 import pyarrow as pa
 
@@ -28,3 +29,8 @@ CHANGE_SCHEMA = pa.schema(arrow_fields(ChangeRow))
 def build_change_row(op: str, chunk_id: str, doc_id: str, source_uri: str) -> ChangeRow:
     """The one way to make a ``changes`` row."""
     return {"op": op, "chunk_id": chunk_id, "doc_id": doc_id, "source_uri": source_uri}
+
+
+def upsert_row_for_chunk(chunk: Mapping[str, Any]) -> ChangeRow:
+    """The upsert of a chunk row (its id, document and URI): what a store must take."""
+    return build_change_row(OP_UPSERT, chunk["chunk_id"], chunk["doc_id"], chunk["source_uri"])

@@ -33,7 +33,7 @@ GOOD_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_STALE, STATUS_VANISHED)
 # kind, page, heading level and offsets in Tika's raw text (``transforms/types.py``
 # ``TextSpan``). Offsets into the stored text, not a second copy of it: what an
 # incremental run needs to chunk the document again without extracting it
-# (``transforms/incremental/reuse_extraction.py``).
+# (``transforms/plan/reuse_extraction.py``).
 class SpanRow(TypedDict):
     """One element of ``documents.spans``."""
 

@@ -11,6 +11,8 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ragbeam.transforms.types import LineKind
+
 
 def read_table(output: pathlib.Path, name: str) -> pa.Table:
     files = sorted((pathlib.Path(output) / name).glob("*.parquet"))
@@ -55,6 +57,38 @@ def settle(path: pathlib.Path, age_s: float = 3600.0) -> None:
     files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
     for file in files:
         os.utime(file, (when, when))
+
+
+# In a fresh process: ``ragbeam ARGS`` (the CLI's ``main``), its exit code and whether it
+# imported Beam (what is in sys.modules once it is done).
+_FRESH_CLI = """
+import json, sys
+from ragbeam.pipeline.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"exit": code, "beam": sorted(m for m in sys.modules
+                                               if m.split(".")[0] == "apache_beam")[:3]}))
+"""
+
+
+def cli_in_fresh_process(args: list[str]) -> tuple[int, list[str]]:
+    """``ragbeam ARGS`` in a new Python process (this one's environment): its exit code
+    and the first Beam modules it imported (none: ``[]``)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _FRESH_CLI, *args], capture_output=True,
+                          text=True, check=False)
+    assert done.stdout.strip(), done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["exit"], result["beam"]
+
+
+def lines_of(media_type: str, uri: str = "") -> LineKind:
+    """How the lines of a file of ``media_type`` were written, as its format's reader
+    declares (``extract/readers.py``): for an ``ExtractedDocument`` built by hand."""
+    from ragbeam.transforms.extract.readers import reader_for
+
+    return reader_for(uri, media_type, {}).lines
 
 
 def closed_port() -> int:

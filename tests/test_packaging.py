@@ -17,7 +17,7 @@ def test_wheel_installs_layers_under_ragbeam_namespace(tmp_path):
                    check=True, capture_output=True, timeout=600)
     wheel = next(tmp_path.glob("ragbeam-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    for required in ("ragbeam/__init__.py", "ragbeam/pipeline/cli.py",
+    for required in ("ragbeam/__init__.py", "ragbeam/cli.py", "ragbeam/pipeline/cli.py",
                      "ragbeam/transforms/chunk/recursive.py", "ragbeam/schemas/chunks.py",
                      "ragbeam/schemas/README.md"):
         assert required in names, required
@@ -36,4 +36,4 @@ def test_wheel_installs_layers_under_ragbeam_namespace(tmp_path):
     assert top_level <= {"ragbeam", next(n.split("/")[0] for n in names if ".dist-info" in n)}
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     entry_text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "ragbeam = ragbeam.pipeline.cli:console_main" in entry_text
+    assert "ragbeam = ragbeam.cli:console_main" in entry_text

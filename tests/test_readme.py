@@ -161,7 +161,7 @@ def _env() -> dict[str, str]:
 def _run_command(block: Block, command: str, workdir: pathlib.Path) -> None:
     """A ``ragbeam`` line as a reader runs it: its own process (an embedded store such
     as Milvus Lite is then released for the next block's process, as in a shell)."""
-    argv = [sys.executable, "-c", "from ragbeam.pipeline.cli import console_main; "
+    argv = [sys.executable, "-c", "from ragbeam.cli import console_main; "
             "console_main()", *shlex.split(command)[1:]]
     done = subprocess.run(argv, cwd=workdir, env=_env(), capture_output=True, text=True,
                           timeout=900)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from charset_normalizer.md import mess_ratio
+
 WINDOW = 1000
 MAX_WINDOWS = 16
 # A text shorter than this is never called garbage: a few characters say too little
@@ -57,8 +59,6 @@ def window_is_garbage(window: str) -> bool:
     """One window's verdict (see the module doc)."""
     if len(_SUSPECT.findall(window)) < SUSPECT_SHARE * len(window):
         return False
-    from charset_normalizer.md import mess_ratio
-
     return mess_ratio(window, WINDOW_MESS) >= WINDOW_MESS
 
 

@@ -13,12 +13,17 @@ from collections.abc import Iterable
 from typing import Any
 
 MetricKey = tuple[str, str]  # (namespace, name)
+# The result of a run that ran no pipeline (``pipeline/unchanged.py``): every metric
+# empty, so its run.json has the sections a pipeline run's has, all zero.
+NOTHING_RAN = object()
 
 
 def query_metrics(result: Any, namespace: str | None = None) -> dict[str, list[Any]] | None:
     """The runner's ``{"counters", "gauges", "distributions"}`` results (of one
     namespace, or all), or None when the runner reports no metrics."""
-    from apache_beam.metrics.metric import MetricsFilter
+    if result is NOTHING_RAN:
+        return {"counters": [], "gauges": [], "distributions": []}
+    from apache_beam.metrics.metric import MetricsFilter  # a runner's result: Beam is there
 
     metrics_filter = MetricsFilter()
     if namespace is not None:

@@ -16,11 +16,13 @@ runners have their own monitoring. Nothing here changes a run's output.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import json
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -101,7 +103,6 @@ def tick(name: str, n: int = 1) -> None:
         with _tally_lock:
             if _tally is None:
                 _tally = _Tally(folder)
-                import atexit
 
                 atexit.register(_tally.flush)
     _tally.add(name, n)
@@ -224,6 +225,5 @@ def watch(interval_s: float = 5.0, stream: TextIO | None = None, enabled: bool =
             os.environ[PROGRESS_DIR_ENV] = previous
         global _tally
         _tally = None
-        import shutil
 
         shutil.rmtree(folder, ignore_errors=True)

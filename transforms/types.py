@@ -46,7 +46,7 @@ class SourceFile:
     ``modified`` is the modification time the listing reported (seconds since the
     epoch; 0.0 where the filesystem gives none) and ``listed`` when the listing
     was made: an incremental run compares them with the previous run's to skip
-    reading files that did not change (``transforms/incremental/compare.py``).
+    reading files that did not change (``transforms/plan/decide.py``).
     """
 
     uri: str
@@ -144,6 +144,15 @@ class PdfLayout:
         return line if raw_start < line.raw_end and raw_end > line.raw_start else None
 
 
+class LineKind(StrEnum):
+    """How a format's lines were written, as its reader declares it
+    (``transforms/extract/readers.py``): what cleaning may join."""
+
+    AS_WRITTEN = "as_written"  # markup, mail, office documents: lines as the author made them
+    PRINTED = "printed"  # printed pages (PDF): hard-wrapped, hyphenated, with page furniture
+    TYPED = "typed"  # plain text: joined only where it is hard-wrapped
+
+
 @dataclass(frozen=True)
 class ExtractedDocument:
     """What extraction produced for one file."""
@@ -160,6 +169,8 @@ class ExtractedDocument:
     # PDFs: where each line sits and how it is set (None for other formats, or when
     # PDFium could not read the file); cleaning uses it for furniture and headings.
     layout: PdfLayout | None = None
+    # How the format's lines were written (its reader's declaration).
+    lines: LineKind = LineKind.AS_WRITTEN
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,8 +24,6 @@ def validation_message(exc: ValidationError, prefix: str = "",
     """Every problem of a pydantic validation error, ``; ``-separated, by key path.
     ``known_keys`` (location of a mapping → its valid keys) adds "did you mean"
     to unknown keys."""
-    import difflib
-
     lines = []
     for error in exc.errors():
         location, kind, given = tuple(error["loc"]), error["type"], error.get("input")

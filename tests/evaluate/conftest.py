@@ -89,7 +89,7 @@ def sample_questions(tmp_path_factory) -> pathlib.Path:
 @pytest.fixture(scope="session")
 def samples_compare(tmp_path_factory, sample_questions) -> pathlib.Path:
     """``ragbeam compare`` over samples/: three strategies, both retrievers (real runs)."""
-    from ragbeam.pipeline.cli import main
+    from ragbeam.cli import main
 
     work = tmp_path_factory.mktemp("compare") / "work"
     code = main(["compare", "--input", str(REPO / "samples"), "--work", str(work),

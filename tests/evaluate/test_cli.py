@@ -7,9 +7,9 @@ import pathlib
 
 import pytest
 
+from ragbeam.cli import main
 from ragbeam.evaluate.compare import format_compare
 from ragbeam.evaluate.run_data import load_run
-from ragbeam.pipeline.cli import main
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ragbeam.pipeline.cli import main
+from ragbeam.cli import main
 
 from helpers import copy_samples, run_cli
 

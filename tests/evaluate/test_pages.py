@@ -13,9 +13,9 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
+from ragbeam.cli import main
 from ragbeam.evaluate.run_data import load_run
 from ragbeam.evaluate.viz import section_breaks
-from ragbeam.pipeline.cli import main
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 EPUB = "epub/winter-sports.epub"  # ~340k characters: the "100-page document"

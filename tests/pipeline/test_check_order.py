@@ -16,7 +16,7 @@ MODEL_LOADED = "preflight: model"
 def _ragbeam(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    return subprocess.run([sys.executable, "-c", "from ragbeam.pipeline.cli import "
+    return subprocess.run([sys.executable, "-c", "from ragbeam.cli import "
                            "console_main; console_main()", *args],
                           env=env, capture_output=True, text=True, timeout=300)
 

@@ -63,7 +63,7 @@ def test_ragbeam_run_starts_early_on_its_own(samples_run):
 
 def _parsed(*argv: str):
     """``ragbeam run ARGV`` parsed as the CLI parses it: (settings, Beam arguments)."""
-    args, beam_args = build_parser(evaluation=False).parse_known_args(["run", *argv])
+    args, beam_args = build_parser().parse_known_args(["run", *argv])
     return settings_from_args(args), beam_args
 
 

@@ -32,7 +32,7 @@ def finished_run(tmp_path_factory):
 def _ragbeam(args: list[str]) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    return subprocess.run([sys.executable, "-c", "from ragbeam.pipeline.cli import "
+    return subprocess.run([sys.executable, "-c", "from ragbeam.cli import "
                            "console_main; console_main()", *args],
                           env=env, capture_output=True, text=True, timeout=300)
 
@@ -80,7 +80,7 @@ def test_a_reader_gone_away_ends_the_command_quietly(args, finished_run, tmp_pat
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     try:
-        done = subprocess.run([sys.executable, "-c", "from ragbeam.pipeline.cli import "
+        done = subprocess.run([sys.executable, "-c", "from ragbeam.cli import "
                                "console_main; console_main()",
                                *[a.format(out=finished_run, tmp=tmp_path) for a in args]],
                               env=env, stdout=write_end, stderr=subprocess.PIPE, text=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragbeam.pipeline.cli import main
+from ragbeam.cli import main
 
 
 def _help(capsys, argv: list[str]) -> str:

@@ -13,7 +13,7 @@ import pytest
 
 from ragbeam.pipeline.cli import main
 from ragbeam.transforms.incremental.changes import apply_changes
-from ragbeam.transforms.incremental.compare import ERROR_CARRIED_KEY
+from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli, settle

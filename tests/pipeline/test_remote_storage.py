@@ -24,6 +24,7 @@ from ragbeam.pipeline.cli import main
 from ragbeam.transforms.write import rows
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
+from helpers import cli_in_fresh_process
 from object_stores import gcs_emulator, s3_server
 
 BUCKET = "ragbeam-test"
@@ -156,10 +157,28 @@ def test_an_incremental_run_against_a_previous_run_in_the_bucket(first_run, monk
             if r["doc_id"] == equipment} <= deleted_ids
 
 
+def test_an_unchanged_night_in_the_bucket_does_not_import_beam(gcs):
+    """Inputs, --previous and --output in the bucket, nothing changed: no pipeline, and
+    no Beam at all (the files through google-cloud-storage's client: storage.py). Two
+    text files and a generous time limit: the first night has nothing to retry."""
+    corpus = f"gs://{BUCKET}/quiet-corpus"
+    for name in ("faq.txt", "handbook.md"):
+        _put(f"{corpus}/{name}", (SAMPLES / name).read_bytes())
+    first, night = f"gs://{BUCKET}/runs/quiet-1", f"gs://{BUCKET}/runs/quiet-2"
+    assert main(["run", "--extract-timeout", "300", "--input", corpus, "--output", first]) == 0
+    code, beam = cli_in_fresh_process(["run", "--extract-timeout", "300", "--input", corpus,
+                                       "--output", night, "--previous", first])
+    summary = _run_json(night)
+    assert code == 0 and summary["pipeline"] is False and beam == []
+    assert summary["documents_unchanged"] == 2
+    assert _table(night, "chunks").num_rows == _table(first, "chunks").num_rows
+
+
 def test_the_sink_finalizes_many_shards_on_gcs_and_can_be_retried(gcs):
     """More shards than one GCS batch request holds (100), so the renames go in
     several batches at once; a retry after part of them finds them done."""
-    from ragbeam.transforms.write.parquet import ParquetShard, finalize_tables, temp_dir
+    from ragbeam.transforms.write.parquet import finalize_tables
+    from ragbeam.transforms.write.shards import ParquetShard, temp_dir
 
     output = f"gs://{BUCKET}/runs/many-shards"
     schema = pa.schema([("n", pa.int64())])

@@ -2,7 +2,7 @@
 
 Night 1 runs with options A; night 2 with options B and ``--previous`` night 1
 chunks every document again from night 1's ``documents.text`` and ``spans``
-(``transforms/incremental/reuse_extraction.py``), without Tika; a fresh run with
+(``transforms/plan/reuse_extraction.py``), without Tika; a fresh run with
 options B must give the same tables, every column of every row."""
 
 from __future__ import annotations

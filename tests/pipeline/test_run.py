@@ -101,16 +101,16 @@ def test_run_json_is_committed_by_the_pipeline_and_completed_in_one_update(tmp_p
     """With a vector store: the pipeline writes run.json (its commit marker), the
     launcher completes it once, after the store sync, with the runner's metrics and
     the store's state: two writes in all, each a whole file renamed into place."""
-    from apache_beam.io.filesystems import FileSystems
+    from ragbeam.transforms import storage
 
     created: list[str] = []
-    create = FileSystems.create
+    create = storage.create
 
     def counting_create(path, *args, **kwargs):
         created.append(path.rsplit("/", 1)[-1])
         return create(path, *args, **kwargs)
 
-    monkeypatch.setattr(FileSystems, "create", counting_create)
+    monkeypatch.setattr(storage, "create", counting_create)
     out = tmp_path / "out"
     summary = run_pipeline(request_from_argv(
         ["--input", str(SAMPLES / "faq.txt"), "--output", str(out), "--extract-timeout",
@@ -133,9 +133,8 @@ def test_run_json_is_committed_by_the_pipeline_and_completed_in_one_update(tmp_p
 
 
 def test_a_failed_run_json_update_leaves_the_committed_one_whole(tmp_path, monkeypatch):
-    from apache_beam.io.filesystems import FileSystems
-
     from ragbeam.pipeline.summary import complete_run_json, read_run_json, write_run_json
+    from ragbeam.transforms import storage
 
     write_run_json(str(tmp_path), {"chunks": 3, "embedding": {"model": "m"}})
 
@@ -143,7 +142,7 @@ def test_a_failed_run_json_update_leaves_the_committed_one_whole(tmp_path, monke
         raise OSError("disk full")
 
     with monkeypatch.context() as patched:
-        patched.setattr(FileSystems, "rename", no_rename)
+        patched.setattr(storage, "rename", no_rename)
         with pytest.raises(OSError):
             complete_run_json(str(tmp_path), lambda committed: {"sinks": []})
     assert read_run_json(str(tmp_path)) == {"chunks": 3, "embedding": {"model": "m"}}

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from ragbeam.pipeline.cli import main
-from ragbeam.transforms.incremental.guard import DeleteGuard
+from ragbeam.transforms.plan.guard import DeleteGuard
 
 from conftest import SAMPLES
 from helpers import copy_samples, read_table, run_cli, settle

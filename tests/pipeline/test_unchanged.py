@@ -4,13 +4,14 @@ same unchanged input."""
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 
 import pytest
 
 from conftest import TEST_EXTRACT_TIMEOUT
-from helpers import copy_samples, read_table, run_cli, settle
+from helpers import cli_in_fresh_process, copy_samples, read_table, run_cli, settle
 
 FILES = ("handbook.md", "faq.txt", "corrupt.pdf")
 # What only a pipeline's runner metrics say, or the wall clock: not compared.
@@ -46,12 +47,26 @@ def _same_run(shortcut: pathlib.Path, pipeline: pathlib.Path, a: dict, b: dict) 
     assert not differ, {k: (a.get(k), b.get(k)) for k in differ}
 
 
+def test_an_unchanged_night_does_not_import_beam(first, tmp_path):
+    """Listing, the previous run's files and the new run's go through ``storage.py``,
+    not Beam's filesystems; no Beam option is given, so none is parsed."""
+    corpus, run1 = first
+    out = tmp_path / "night"
+    code, beam = cli_in_fresh_process(
+        ["run", "--input", str(corpus), "--output", str(out), "--chunk-size", "200",
+         "--size-unit", "chars", "--extract-timeout", TEST_EXTRACT_TIMEOUT,
+         "--previous", str(run1)])
+    assert code == 0 and beam == []
+    summary = json.loads((out / "run.json").read_text())
+    assert summary["pipeline"] is False and summary["documents_unchanged"] == 2
+
+
 @pytest.fixture
 def pipeline_always(monkeypatch):
     """The pipeline runs even when nothing changed (the run it is compared with)."""
-    import ragbeam.pipeline.unchanged as unchanged
+    import ragbeam.pipeline.run as run_library  # where the run asks unchanged.py
 
-    monkeypatch.setattr(unchanged, "nothing_to_do", lambda config, sources: None)
+    monkeypatch.setattr(run_library, "nothing_to_do", lambda config, sources: None)
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +90,9 @@ def test_an_unchanged_night_is_written_without_a_pipeline(first, tmp_path, monke
     # Its output is a --previous like any other: the next night again.
     again = _run(corpus, tmp_path / "again", tmp_path / "short")
     assert again["pipeline"] is False
-    import ragbeam.pipeline.unchanged as unchanged
+    import ragbeam.pipeline.run as run_library  # where the run asks unchanged.py
 
-    monkeypatch.setattr(unchanged, "nothing_to_do", lambda config, sources: None)
+    monkeypatch.setattr(run_library, "nothing_to_do", lambda config, sources: None)
     full = _run(corpus, tmp_path / "full", run1)
     assert full.get("pipeline") is not False
     _same_run(tmp_path / "short", tmp_path / "full", short, full)
@@ -96,9 +111,9 @@ def test_a_touched_file_with_the_same_bytes_records_its_new_time(tmp_path, monke
     args: tuple[str, ...] = ()
     short = _run(touched, tmp_path / "short", run1, *args)
     assert short["pipeline"] is False and short["reads"]["files_hashed"] == 3
-    import ragbeam.pipeline.unchanged as unchanged
+    import ragbeam.pipeline.run as run_library  # where the run asks unchanged.py
 
-    monkeypatch.setattr(unchanged, "nothing_to_do", lambda config, sources: None)
+    monkeypatch.setattr(run_library, "nothing_to_do", lambda config, sources: None)
     full = _run(touched, tmp_path / "full", run1, *args)
     _same_run(tmp_path / "short", tmp_path / "full", short, full)
     times = lambda out: {d["doc_id"]: dict(d["metadata"]).get("source_modified")  # noqa: E731

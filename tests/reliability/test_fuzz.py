@@ -21,6 +21,8 @@ from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.ids import doc_id_for
 from ragbeam.transforms.types import Block, BlockKind, ChunkLevel, ExtractedDocument, SourceFile
 
+from helpers import lines_of
+
 FUZZ = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -60,7 +62,7 @@ def extracted_documents(draw) -> ExtractedDocument:
     return ExtractedDocument(
         source=SourceFile(uri, doc_id_for(uri), cursor), content_hash="0" * 64,
         media_type=media_type, raw_text="".join(texts), blocks=tuple(blocks), metadata={},
-        page_count=(len(texts) // 3 + 1) if pages else None)
+        page_count=(len(texts) // 3 + 1) if pages else None, lines=lines_of(media_type))
 
 
 @FUZZ

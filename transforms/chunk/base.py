@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+import numpy as np  # only strategies that embed get here
+
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS, Sizer, make_sizer
 from ragbeam.transforms.types import BlockKind, Chunk, Document
 
@@ -134,8 +136,6 @@ class CollectedVectors:
         self._parts.append(vectors)
 
     def finish(self) -> ChunkingResult:
-        import numpy as np  # only strategies that embed get here
-
         vectors = np.concatenate(self._parts) if self._parts else np.zeros((0, 0))
         return self._strategy.assemble(self._doc, self._plan, vectors)
 

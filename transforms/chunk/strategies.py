@@ -67,6 +67,14 @@ def needs_embeddings(name: str) -> bool:
     return bool(getattr(STRATEGIES[name], "needs_embeddings", False))
 
 
+def run_options(name: str) -> frozenset[str]:
+    """The run's option objects strategy ``name`` cuts by (``RUN_OPTIONS``:
+    ``"embedding"``, ``"semantic"``); the embedding model for any strategy that cuts by
+    embeddings, declared or not. What the config fingerprint takes of them."""
+    declared = frozenset(getattr(STRATEGIES[name], "RUN_OPTIONS", ()))
+    return declared | {"embedding"} if needs_embeddings(name) else declared
+
+
 def build_strategy(name: str, options: ChunkOptions, params: Mapping[str, Any] | None = None
                    ) -> Strategy:
     try:

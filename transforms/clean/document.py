@@ -77,16 +77,12 @@ from ragbeam.transforms.types import (
     BlockKind,
     Document,
     ExtractedDocument,
+    LineKind,
     PdfLayout,
     TextSpan,
 )
 
 BLOCK_SEPARATOR = "\n\n"
-# Media types whose lines are printed lines (hard-wrapped, hyphenated).
-_HARD_WRAPPED = {"application/pdf"}
-# Media types whose lines are as their author wrote them: joined only where the
-# text is hard-wrapped (``linejoin.plain_wrap_breaks``).
-_PLAIN_TEXT = {"text/plain"}
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
@@ -394,17 +390,20 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     if options.remove_residue:
         lines, residue, residue_rules = _remove_residue(lines)
     cover: list[CleanLine] = []
-    if options.remove_cover_page and extracted.media_type in _HARD_WRAPPED:
+    # How the format's lines were written, as its reader declares (extract/readers.py):
+    # printed lines are hard-wrapped and hyphenated; typed ones joined only where the
+    # text is hard-wrapped (``linejoin.plain_wrap_breaks``).
+    paged = extracted.lines is LineKind.PRINTED
+    if options.remove_cover_page and paged:
         lines, cover = _remove_cover_page(lines)
     if options.remove_furniture:
         lines, furniture = _remove_furniture(lines, extracted.layout)
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
-    paged = extracted.media_type in _HARD_WRAPPED
     tables: list[Table] = []
     if paged and options.detect_tables and extracted.layout is not None:
         lines, tables = _mark_tables(lines, extracted.raw_text, options)
-    hard_wrapped = paged or (options.join_lines and extracted.media_type in _PLAIN_TEXT
+    hard_wrapped = paged or (options.join_lines and extracted.lines is LineKind.TYPED
                              and mark_plain_wraps(lines))
     assembly = assemble(lines, hard_wrapped, options)
     headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),

@@ -31,6 +31,8 @@ import re
 import threading
 from dataclasses import dataclass, replace
 
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
 from ragbeam.transforms.types import Document
 
 MAX_SAMPLES = 32
@@ -74,7 +76,6 @@ _LOADING = threading.Lock()
 
 @functools.cache
 def _load():  # -> py3langid LanguageIdentifier
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 

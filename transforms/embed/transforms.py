@@ -19,12 +19,14 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.embed.handler import (
+    OVER_WINDOW,
     LazySentenceModel,
     SentenceEmbeddingHandler,
     encode_counted,
 )
 from ragbeam.transforms.embed.model import EmbeddingOptions
 from ragbeam.transforms.embed.text import chunk_embedding_text
+from ragbeam.transforms.metrics import counter_totals, summed
 
 
 def embed_sentences(handler: SentenceEmbeddingHandler) -> RunInference:
@@ -116,9 +118,6 @@ def embedding_summary(result: Any) -> dict[str, int]:
     ``chunks_over_window``, and ``texts_encoded``: texts the model embedded in this run
     (reused vectors and duplicates cost none); empty when the runner reports no
     metrics."""
-    from ragbeam.transforms.embed.handler import OVER_WINDOW
-    from ragbeam.transforms.metrics import counter_totals, summed
-
     totals = counter_totals(result, "ragbeam.embed")
     if totals is None:
         return {}

@@ -61,6 +61,7 @@ class VectorsForKeptChunks(beam.PTransform):
         self._redo_all = redo_all  # the previous run's model differs (read before the graph)
 
     def expand(self, chunks: beam.PCollection[ChunkRow]) -> beam.PCollection[ChunkRow]:
+        # RunInference (apache_beam.ml) only for runs that embed.
         from ragbeam.transforms.embed.transforms import EMBED_FAILED, EmbedChunkRows
 
         embedded = (chunks

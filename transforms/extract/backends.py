@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragbeam.transforms.cores import available_cores
+from ragbeam.transforms.extract.layout import blank_pages
 from ragbeam.transforms.extract.ocr import (
     AUTO_LANGUAGES,
     DEFAULT_PACK,
@@ -55,6 +56,7 @@ from ragbeam.transforms.extract.ocr import (
     media_type_of as ocr_media_type,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
+from ragbeam.transforms.sink.uri import redact_uri
 
 # iscc-tika's default string limit (500,000 chars) silently truncates long
 # documents; our own text-size guard runs after extraction instead.
@@ -154,8 +156,6 @@ def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
 def _without_blank_pages(data: bytes, candidates: dict[int, str]) -> dict[int, str]:
     """OCR candidates less the pages with nothing to read (``layout.blank_pages``); all
     of them when PDFium cannot read the file (Tika could: OCR decides)."""
-    from ragbeam.transforms.extract.layout import blank_pages
-
     try:
         blank = blank_pages(data, list(candidates))
     except Exception:  # PDFium refuses a file Tika read: let OCR try every page
@@ -306,8 +306,6 @@ class TikaServer:
 
     def __init__(self, url: str, timeout_s: float = 120.0,
                  retry_delays_s: tuple[float, ...] = SERVER_RETRY_DELAYS_S) -> None:
-        from ragbeam.transforms.sink.uri import redact_uri
-
         self._url = url.rstrip("/") + "/tika"
         self._shown_url = redact_uri(self._url)  # error rows never carry a password
         self._timeout_s = timeout_s

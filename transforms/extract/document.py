@@ -9,23 +9,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragbeam.transforms.clean.headings import OUTLINE_KEY
+from ragbeam.transforms.clean.document import clean_or_refuse
 from ragbeam.transforms.cores import available_cores
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_UNAVAILABLE, TRUNCATED_FILE
 from ragbeam.transforms.extract.backends import pdf_start, with_ocr
 from ragbeam.transforms.extract.guards import ArchiveLimits, check_archive, check_extracted_text
-from ragbeam.transforms.extract.html import (
-    HTML_MEDIA_TYPES,
-    HTML_WHITESPACE_MEDIA_TYPES,
-    parse_html_main,
-)
 from ragbeam.transforms.extract.layout import pdf_layout
-from ragbeam.transforms.extract.mail import body_parts, email_metadata
-from ragbeam.transforms.extract.markdown import (
-    is_markdown,
-    markdown_front_matter,
-    parse_markdown_blocks,
-)
 from ragbeam.transforms.extract.ocr import (
     OCR_NOTE_KEY,
     OCR_PAGES_KEY,
@@ -35,9 +24,8 @@ from ragbeam.transforms.extract.ocr import (
     pending_pages,
     pictures_only,
 )
-from ragbeam.transforms.extract.outline import outline_value, pdf_outline
+from ragbeam.transforms.extract.readers import reader_for
 from ragbeam.transforms.extract.truncation import truncated_zip
-from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.garbage import GARBAGE_SHARE, garbage_share
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
@@ -50,7 +38,7 @@ from ragbeam.transforms.types import (
 )
 
 if TYPE_CHECKING:
-    from ragbeam.transforms.clean.document import CleanOptions
+    from ragbeam.transforms.clean.base import CleanOptions
     from ragbeam.transforms.extract.isolation import IsolatedExtractor
 
 
@@ -85,18 +73,10 @@ SKIPPED_BYTES_KEY = "extract_skipped_leading_bytes"
 EMBEDDED_LEFT_OUT_KEY = "extract_embedded_left_out"
 EMBEDDED_RESOURCES_KEY = "extract_embedded_resources"
 MAX_RECORDED_RESOURCES = 200
-# Document metadata: a PDF's annotations, kept out of its text (xhtml.py), as JSON
-# lists: each link's page and URI (once per page), and each comment's page and text.
-LINKS_KEY = "extract_links"
-ANNOTATIONS_KEY = "extract_annotations"
-MAX_RECORDED_ANNOTATIONS = 2000
 _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
 _ENCRYPTED_KEYS = ("pdf:encrypted", "encrypted")
-# Mail formats whose bytes are text headers (Outlook MSG is binary: Tika only).
-_TEXT_MAIL_MEDIA_TYPES = {"message/rfc822", "application/mbox"}
-_MAIL_MEDIA_TYPES = {*_TEXT_MAIL_MEDIA_TYPES, "application/vnd.ms-outlook"}
 
 
 def _first(metadata: dict[str, list[str]], keys: tuple[str, ...]) -> str | None:
@@ -117,60 +97,15 @@ def media_type_of(metadata: dict[str, list[str]]) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-def _charset(metadata: dict[str, list[str]]) -> str | None:
-    content_type = _first(metadata, ("Content-Type",)) or ""
-    for param in content_type.split(";")[1:]:
-        key, _, value = param.partition("=")
-        if key.strip().lower() == "charset" and value.strip():
-            return value.strip().strip('"')
-    return _first(metadata, ("Content-Encoding",))
-
-
-def parse_structure(fetched: FetchedFile, xhtml: str, media_type: str,
-                    metadata: dict[str, list[str]]) -> ParsedXhtml:
-    """Blocks of one document: Tika's XHTML, re-read where Tika loses structure.
-
-    Markdown (Tika sees plain text) is parsed with markdown-it-py over Tika's
-    text; web pages are read from their own bytes so boilerplate can be told
-    from content (see ``html.py``).
-    """
-    markdown = is_markdown(fetched.source.uri, media_type)
-    if media_type in HTML_MEDIA_TYPES and not markdown:
-        page = _html_page(fetched, metadata)
-        if page.raw_text.strip():  # of Tika's XHTML only its <head> is read: not walked
-            head = parse_tika_xhtml(xhtml, body_text=False)
-            page.head_metadata, page.title = head.head_metadata, page.title or head.title
-            return page
-    email_entries = body_parts(fetched.data) if media_type == "message/rfc822" else None
-    parsed = parse_tika_xhtml(xhtml, email_entries,
-                              collapse_whitespace=media_type in HTML_WHITESPACE_MEDIA_TYPES)
-    if markdown and parsed.raw_text.strip():
-        parsed.blocks = parse_markdown_blocks(parsed.raw_text)
-        parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title
-    elif markdown and media_type in HTML_MEDIA_TYPES:
-        page = _html_page(fetched, metadata)
-        if page.raw_text.strip():
-            page.head_metadata, page.title = parsed.head_metadata, page.title or parsed.title
-            return page
-    return parsed
-
-
-def _html_page(fetched: FetchedFile, metadata: dict[str, list[str]]) -> ParsedXhtml:
-    """A web page's main content, read from its own bytes (``html.py``)."""
-    try:
-        return parse_html_main(fetched.data, _charset(metadata))
-    except LookupError:  # a charset name Python does not know
-        return parse_html_main(fetched.data)
-
-
 def build_extracted_document(
     fetched: FetchedFile, xhtml: str, metadata: dict[str, list[str]]
 ) -> ExtractedDocument:
-    """Parse Tika's XHTML and metadata; refuse empty or encrypted results."""
+    """Parse Tika's XHTML and metadata by the format's reader (``readers.py``); refuse
+    empty or encrypted results."""
     media_type = media_type_of(metadata)
-    parsed = parse_structure(fetched, xhtml, media_type, metadata)
-    if is_markdown(fetched.source.uri, media_type) and media_type != "text/markdown":
-        media_type = "text/markdown"  # what the file is; Tika saw plain text
+    reader = reader_for(fetched.source.uri, media_type, metadata)
+    parsed = reader.structure(fetched, xhtml, media_type, metadata)
+    media_type = reader.file_type(media_type)
     if not parsed.raw_text.strip():
         if pictures := pictures_only(xhtml) if media_type in PICTURE_PACKAGE_TYPES else []:
             raise _no_text_in_pictures(len(pictures), metadata)
@@ -219,19 +154,11 @@ def build_extracted_document(
         flat[EMBEDDED_RESOURCES_KEY] = json.dumps(
             [resource.record() for resource in parsed.embedded[:MAX_RECORDED_RESOURCES]],
             ensure_ascii=False)
-    flat.update(annotation_metadata(parsed))
-    if media_type == "application/pdf" and (outline := pdf_outline(xhtml)):
-        flat[OUTLINE_KEY] = outline_value(outline)
-    if media_type == "text/markdown":
-        flat.update({f"markdown:{k}": v
-                     for k, v in markdown_front_matter(parsed.raw_text).items()})
-    if media_type in _MAIL_MEDIA_TYPES or any(k.startswith("Message") for k in metadata):
-        flat.update(email_metadata(metadata, fetched.data,
-                                   parse_bytes=media_type in _TEXT_MAIL_MEDIA_TYPES))
+    flat.update(reader.metadata(fetched, xhtml, media_type, parsed, metadata))
     if INCOMPLETE_KEY not in flat and truncated_zip(fetched.data):
         flat[INCOMPLETE_KEY] = TRUNCATED_FILE  # Tika read the parts before the cut
     layout = (read_pdf_layout(fetched.data, parsed.raw_text, parsed.blocks, flat)
-              if media_type == "application/pdf" else None)
+              if reader.layout else None)
     return ExtractedDocument(
         source=fetched.source,
         content_hash=fetched.content_hash,
@@ -243,6 +170,7 @@ def build_extracted_document(
         title=_first(metadata, _TITLE_KEYS) or parsed.title,
         language=_first(metadata, _LANGUAGE_KEYS),
         layout=layout,
+        lines=reader.lines,
     )
 
 
@@ -263,22 +191,6 @@ def _no_text_in_pictures(count: int, metadata: dict[str, list[str]]) -> Exceptio
     found = f": {ocr_note}" if ocr_note else ""
     return UnsupportedDocumentError(f"no text could be extracted: {what}, in which OCR read "
                                     f"no text{found}")
-
-
-def annotation_metadata(parsed: ParsedXhtml) -> dict[str, str]:
-    """``extract_links`` and ``extract_annotations`` of a document whose XHTML had
-    annotations (none: no keys): where a page's links and comments are kept."""
-    links = list(dict.fromkeys((a.page, a.uri) for a in parsed.annotations if a.uri))
-    notes = [a.record() for a in parsed.annotations if not a.uri]
-    found: dict[str, str] = {}
-    if links:
-        found[LINKS_KEY] = json.dumps(
-            [{"page": page, "uri": uri} if page is not None else {"uri": uri}
-             for page, uri in links[:MAX_RECORDED_ANNOTATIONS]], ensure_ascii=False)
-    if notes:
-        found[ANNOTATIONS_KEY] = json.dumps(notes[:MAX_RECORDED_ANNOTATIONS],
-                                            ensure_ascii=False)
-    return found
 
 
 def read_pdf_layout(data: bytes, raw_text: str, blocks: list[Block],
@@ -344,8 +256,6 @@ def clean_extracted(extracted: ExtractedDocument, options: CleanOptions) -> Clea
     """The Clean stage's rule (``clean_or_refuse``) on one extracted document, timed; a
     refusal or any other exception becomes the record's ``error``. The same call in an
     extraction child and in this process (``settings.ExtractionSettings.cleaned``)."""
-    from ragbeam.transforms.clean.document import clean_or_refuse
-
     started = time.perf_counter()
     try:
         cleaned, error = clean_or_refuse(extracted, options), None

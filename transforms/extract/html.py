@@ -24,16 +24,16 @@ content, in document order.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 
 import lxml.html
 from lxml import etree
 
-from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_body
+from ragbeam.transforms.extract.reader import Reader
+from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_body, parse_tika_xhtml
+from ragbeam.transforms.types import FetchedFile
 
 HTML_MEDIA_TYPES = {"text/html", "application/xhtml+xml"}
-# Media types whose text follows HTML's whitespace rule (``xhtml.parse_tika_xhtml``):
-# web pages, and e-books, which are XHTML inside.
-HTML_WHITESPACE_MEDIA_TYPES = HTML_MEDIA_TYPES | {"application/epub+zip"}
 _BOILERPLATE_TAGS = {"nav", "aside", "footer", "form", "script", "style", "noscript",
                      "template", "svg", "button", "select", "iframe", "dialog"}
 # Class or id tokens that mark site chrome in common page generators
@@ -106,3 +106,53 @@ def parse_html_main(data: bytes, charset: str | None = None) -> ParsedXhtml:
     parsed = parse_body(main, collapse_whitespace=True)
     parsed.title = (titles[0].text_content().strip() or None) if titles else None
     return parsed
+
+
+def _first(metadata: Mapping[str, list[str]], key: str) -> str | None:
+    return next((v.strip() for v in metadata.get(key, ()) if v and v.strip()), None)
+
+
+def _charset(metadata: Mapping[str, list[str]]) -> str | None:
+    """The charset Tika detected (``Content-Type``'s parameter, or ``Content-Encoding``)."""
+    for param in (_first(metadata, "Content-Type") or "").split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"')
+    return _first(metadata, "Content-Encoding")
+
+
+def html_page(data: bytes, metadata: Mapping[str, list[str]]) -> ParsedXhtml:
+    """A web page's main content, read from its own bytes (``parse_html_main``)."""
+    try:
+        return parse_html_main(data, _charset(metadata))
+    except LookupError:  # a charset name Python does not know
+        return parse_html_main(data)
+
+
+class HtmlReader(Reader):
+    """Web pages: the main content read from the page's own bytes, so that boilerplate
+    can be told from content; of Tika's XHTML only the ``<head>``. A page without
+    text of its own there: Tika's XHTML, by HTML's whitespace rule."""
+
+    name = "html"
+    media_types = frozenset(HTML_MEDIA_TYPES)
+
+    def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                  metadata: Mapping[str, list[str]]) -> ParsedXhtml:
+        page = html_page(fetched.data, metadata)
+        if page.raw_text.strip():  # of Tika's XHTML only its <head> is read: not walked
+            head = parse_tika_xhtml(xhtml, body_text=False)
+            page.head_metadata, page.title = head.head_metadata, page.title or head.title
+            return page
+        return parse_tika_xhtml(xhtml, collapse_whitespace=True)
+
+
+class EpubReader(Reader):
+    """E-books: XHTML inside, read by HTML's whitespace rule."""
+
+    name = "epub"
+    media_types = frozenset({"application/epub+zip"})
+
+    def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                  metadata: Mapping[str, list[str]]) -> ParsedXhtml:
+        return parse_tika_xhtml(xhtml, collapse_whitespace=True)

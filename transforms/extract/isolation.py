@@ -77,6 +77,7 @@ import logging
 import os
 import pickle
 import queue
+import resource
 import select
 import signal
 import struct
@@ -89,6 +90,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TypeVar
 
+from ragbeam.transforms.extract.backends import (
+    CHILD_ERRORS,
+    EmbeddedTika,
+    ExtractionError,
+    TikaServer,
+)
 from ragbeam.transforms.extract.memory_guard import process_guard, resident_bytes
 
 T = TypeVar("T")
@@ -333,7 +340,6 @@ class IsolatedExtractor:
         if status == "raised":  # an exception of the ``then`` step, as it was raised
             raise payload
         error_cls, message = payload
-        from ragbeam.transforms.extract.backends import CHILD_ERRORS, ExtractionError
 
         # The child's own exception type, so the document's error (and whether it is
         # transient: transforms/errors.py) is the real one; anything else is Tika's.
@@ -570,8 +576,6 @@ def _limit_cpu_from_now(seconds: float) -> None:
 
     Only the soft limit moves, so it can be raised again for the next document.
     """
-    import resource
-
     usage = resource.getrusage(resource.RUSAGE_SELF)
     soft = int(usage.ru_utime + usage.ru_stime + seconds) + 1
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
@@ -581,8 +585,6 @@ def _limit_cpu_from_now(seconds: float) -> None:
 
 
 def _child_main() -> None:
-    from ragbeam.transforms.extract.backends import CHILD_ERRORS, EmbeddedTika, TikaServer
-
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything native code prints goes to stderr, not into the protocol
     stdin_fd = sys.stdin.fileno()

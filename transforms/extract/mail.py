@@ -16,6 +16,10 @@ import email.utils
 from collections.abc import Mapping
 from datetime import UTC
 
+from ragbeam.transforms.extract.reader import Reader
+from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
+from ragbeam.transforms.types import FetchedFile
+
 EMAIL_KEYS = ("email_from", "email_to", "email_cc", "email_subject", "email_date")
 # Tika's names for each header, most specific first.
 _TIKA_KEYS = {
@@ -106,3 +110,29 @@ def body_parts(data: bytes) -> list[str | None] | None:
     except (ValueError, TypeError, IndexError, LookupError):
         return None
     return parts
+
+
+# Mail formats whose bytes are text headers (Outlook MSG is binary: Tika only).
+TEXT_MAIL_MEDIA_TYPES = frozenset({"message/rfc822", "application/mbox"})
+
+
+class MailReader(Reader):
+    """E-mail: Tika's XHTML with each ``email-entry`` told body or attachment (an RFC 822
+    message's own structure, ``body_parts``), and the headers as ``email_*`` metadata.
+    Also a file of another type Tika found mail headers in (``Message-…`` keys)."""
+
+    name = "mail"
+    media_types = TEXT_MAIL_MEDIA_TYPES | {"application/vnd.ms-outlook"}
+
+    def claims(self, uri: str, media_type: str, metadata: Mapping[str, list[str]]) -> bool:
+        return media_type in self.media_types or any(k.startswith("Message") for k in metadata)
+
+    def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                  metadata: Mapping[str, list[str]]) -> ParsedXhtml:
+        entries = body_parts(fetched.data) if media_type == "message/rfc822" else None
+        return parse_tika_xhtml(xhtml, entries)
+
+    def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                 parsed: ParsedXhtml, metadata: Mapping[str, list[str]]) -> dict[str, str]:
+        return email_metadata(metadata, fetched.data,
+                              parse_bytes=media_type in TEXT_MAIL_MEDIA_TYPES)

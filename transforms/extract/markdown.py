@@ -26,7 +26,9 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ragbeam.transforms.types import Block, BlockKind
+from ragbeam.transforms.extract.reader import Reader, TikaMetadata
+from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
+from ragbeam.transforms.types import Block, BlockKind, FetchedFile
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 MARKDOWN_MEDIA_TYPES = {"text/markdown", "text/x-markdown", "text/x-web-markdown"}
@@ -154,3 +156,30 @@ def _table(tokens: list[Token], i: int, span: tuple[int, int], blocks: list[Bloc
         blocks.append(Block(BlockKind.TABLE, "\n".join(rows), raw_start=span[0],
                             raw_end=span[1]))
     return i
+
+
+class MarkdownReader(Reader):
+    """Markdown, by media type, or by name where Tika saw plain text: Tika's text
+    parsed by markdown-it (``parse_markdown_blocks``); the front matter's title, and
+    its fields as ``markdown:…`` metadata."""
+
+    name = "markdown"
+    media_types = frozenset(MARKDOWN_MEDIA_TYPES)
+
+    def claims(self, uri: str, media_type: str, metadata: TikaMetadata) -> bool:
+        return is_markdown(uri, media_type)
+
+    def file_type(self, media_type: str) -> str:
+        return "text/markdown"  # what the file is; Tika may have seen plain text
+
+    def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                  metadata: TikaMetadata) -> ParsedXhtml:
+        parsed = parse_tika_xhtml(xhtml)
+        if parsed.raw_text.strip():
+            parsed.blocks = parse_markdown_blocks(parsed.raw_text)
+            parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title
+        return parsed
+
+    def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                 parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
+        return {f"markdown:{k}": v for k, v in markdown_front_matter(parsed.raw_text).items()}

@@ -93,6 +93,7 @@ from lxml import etree
 
 from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, CJK_SCRIPTS_CLASS
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT, OCR_UNAVAILABLE
+from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 from ragbeam.transforms.garbage import is_garbage
 
 # Metadata keys (they reach documents.metadata, except OCR_PENDING_KEY).
@@ -584,8 +585,6 @@ def document_pictures(xhtml: str) -> list[str]:
 def pictures_only(xhtml: str) -> list[str]:
     """An office package's pictures when they are all it has (no text of its own;
     the embedded resources' names Tika writes are not its text), else []."""
-    from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
-
     pictures = document_pictures(xhtml)
     return pictures if pictures and not parse_tika_xhtml(xhtml).raw_text.strip() else []
 

@@ -377,7 +377,7 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
     source line breaks Tika keeps in the text: they become spaces, as a browser
     shows them. Not for PDFs, whose line breaks are the printed lines cleaning reads.
     ``body_text=False``: the ``<head>`` only (no text, no blocks), for a caller that
-    reads the body from elsewhere (a web page's own HTML, ``document.parse_structure``).
+    reads the body from elsewhere (a web page's own HTML: ``html.HtmlReader``).
     """
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)

@@ -1,5 +1,5 @@
-"""Content identity, in every run: duplicates indexed once, moves without
-re-processing, near-duplicates reported (``content.py``, pure); the file hashing it
-and the incremental comparison share (``hashing.py``); the Beam side
-(``identify.py`` ``IdentifyContent``, ``near_duplicates.py``
-``ReportNearDuplicates``)."""
+"""Content identity in the pipeline, in every run: duplicates indexed once and moves
+without re-processing (the rule: ``transforms/plan/content.py``; its Beam step:
+``identify.py`` ``IdentifyContent``), the file hashing a decision needs
+(``hashing.py``), and near-duplicates reported (``content.py``, pure;
+``near_duplicates.py`` ``ReportNearDuplicates``)."""

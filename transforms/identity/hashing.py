@@ -1,16 +1,13 @@
-"""A file's sha256, streamed from any Beam filesystem: the content identity that
-Read records, computed earlier where a decision needs it (the incremental
-comparison, files of a shared size in ``IdentifyContent``)."""
+"""A file's sha256, streamed from wherever it is (``transforms/storage.py``): the
+content identity that Read records, computed earlier where a decision needs it (the
+incremental comparison, files of a shared size in ``IdentifyContent``, the dry run
+and a night without a pipeline)."""
 
 from __future__ import annotations
 
 import hashlib
 
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
-from apache_beam.metrics import Metrics
-
-from ragbeam.transforms.types import SourceFile
+from ragbeam.transforms import storage
 
 HASH_BLOCK_BYTES = 1 << 20
 # The counters' namespace since before this stage had its own package: run.json's
@@ -25,19 +22,10 @@ def hash_file(uri: str, size_bytes: int, max_bytes: int) -> str | None:
         return None
     digest = hashlib.sha256()
     try:
-        # UNCOMPRESSED, as in Read: the hash is of the bytes on disk.
-        with FileSystems.open(uri, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+        # As stored (no decompression by extension), as in Read: the bytes on disk.
+        with storage.open_read(uri) as f:
             while block := f.read(HASH_BLOCK_BYTES):
                 digest.update(block)
     except Exception:
         return None
     return digest.hexdigest()
-
-
-def counted_hash(source: SourceFile, max_bytes: int) -> str | None:
-    """``hash_file``, counted in ``reads.files_hashed`` and ``reads.bytes_hashed``."""
-    content_hash = hash_file(source.uri, source.size_bytes, max_bytes)
-    Metrics.counter(NAMESPACE, "files_hashed").inc()
-    if content_hash is not None:
-        Metrics.counter(NAMESPACE, "bytes_hashed").inc(source.size_bytes)
-    return content_hash

@@ -1,7 +1,7 @@
-"""Beam side of content identity (``content.py``), in every run: ``IdentifyContent``
-groups the matched files by size and resolves duplicates and moves; ``new_file``
-feeds it in a run without ``--previous`` (with one, ``CompareWithPrevious``'s
-``Decide`` does)."""
+"""Beam side of content identity (``plan/content.py``), in every run:
+``IdentifyContent`` groups the matched files by size and resolves duplicates and
+moves; ``new_file`` feeds it in a run without ``--previous`` (with one,
+``CompareWithPrevious``'s ``Decide`` does)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,9 @@ from apache_beam.metrics import Metrics
 
 from ragbeam.schemas.documents import DocumentRow
 from ragbeam.transforms import progress
-from ragbeam.transforms.identity.content import (
-    Decided,
-    duplicate_document_row,
-    guard_counts,
-    resolve,
-)
-from ragbeam.transforms.identity.hashing import NAMESPACE, counted_hash
-from ragbeam.transforms.incremental.compare import CurrentFile, Outcome
+from ragbeam.transforms.identity.hashing import NAMESPACE, hash_file
+from ragbeam.transforms.plan.content import duplicate_document_row, guard_counts, resolve
+from ragbeam.transforms.plan.decide import CurrentFile, Decided, Outcome
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.types import SourceFile
 
@@ -27,6 +22,15 @@ TO_PROCESS = "to_process"
 VERDICTS = "verdicts"
 DUPLICATES = "duplicates"
 GUARD_COUNTS = "guard_counts"
+
+
+def counted_hash(source: SourceFile, max_bytes: int) -> str | None:
+    """``hash_file``, counted in ``reads.files_hashed`` and ``reads.bytes_hashed``."""
+    content_hash = hash_file(source.uri, source.size_bytes, max_bytes)
+    Metrics.counter(NAMESPACE, "files_hashed").inc()
+    if content_hash is not None:
+        Metrics.counter(NAMESPACE, "bytes_hashed").inc(source.size_bytes)
+    return content_hash
 
 
 def new_file(source: SourceFile) -> tuple[int, Decided]:
@@ -45,7 +49,7 @@ _UNTYPED = beam.typehints.Any
 class ResolveContent(beam.DoFn):
     """``(size, [Decided])`` → the ``SourceFile``s to process (main output), and
     ``VERDICTS`` (doc id → ``Verdict``) for the carrying step, ``DUPLICATES``
-    (documents rows) and ``GUARD_COUNTS`` for the delete guard: ``identity.resolve``.
+    (documents rows) and ``GUARD_COUNTS`` for the delete guard: ``content.resolve``.
     Hashes current files of a shared size whose hash is not known yet."""
 
     def __init__(self, config_hash: str, route: RouteOptions, max_bytes: int) -> None:
@@ -84,7 +88,7 @@ class ResolveContent(beam.DoFn):
 class IdentifyContent(beam.PTransform):
     """``(size, Decided)`` → ``{"to_process", "verdicts", "duplicates",
     "guard_counts"}``: duplicates indexed once, moves without re-processing
-    (``content.py``). Only documents of one size meet, after one shuffle of the
+    (``plan/content.py``). Only documents of one size meet, after one shuffle of the
     listing."""
 
     def __init__(self, config_hash: str, route: RouteOptions, max_bytes: int) -> None:

@@ -3,6 +3,7 @@ the tables: documents of the same text from other bytes are counted and logged."
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -27,8 +28,6 @@ class ReportNearDuplicates(beam.PTransform):
         counter = Metrics.counter("ragbeam.identity", "near_duplicates")
 
         def report(element: tuple[str, Iterable[tuple[str, str, str | None]]]) -> None:
-            import logging
-
             for group in near_duplicate_groups(element[1]):
                 counter.inc(len(group) - 1)
                 logging.getLogger("ragbeam").info(

@@ -30,11 +30,6 @@ from ragbeam.schemas.changes import OP_DELETE, OP_UPSERT, ChangeRow, build_chang
 V = TypeVar("V")
 
 
-def upsert_row_for_chunk(chunk: Mapping[str, Any]) -> ChangeRow:
-    """The change row of a chunk when there is no previous run: everything is new."""
-    return build_change_row(OP_UPSERT, chunk["chunk_id"], chunk["doc_id"], chunk["source_uri"])
-
-
 def _normalised(value: Any) -> Any:
     """A column value in one form whether it came from a stage or from Parquet:
     maps as sorted pairs (pyarrow gives lists of tuples), vectors as float32 bytes."""

@@ -1,9 +1,11 @@
 """``CompareWithPrevious``: the matched files meet the previous run's tables.
 
 ``CompareWithPrevious`` turns the matched ``SourceFile``s into the files that
-still need processing, plus everything carried over from the previous run; see
-``compare.py`` for the rule, ``transforms/identity/`` for duplicates and moves
-(``IdentifyContent``, in first runs too) and ``guard.py`` for the delete guard.
+still need processing, plus everything carried over from the previous run: the
+steps of a run's plan (``transforms/plan/planner.py``), each in its own Beam step:
+the comparison by doc id (``Decide``: ``plan/decide.py``), content identity
+(``IdentifyContent``, in first runs too: ``plan/content.py``), the delete guard
+(``plan/guard.py``) and the carry rules (``CarryPreviousRows``: ``plan/carry.py``).
 Its cost grows with what changed, not with the corpus:
 
 * only the listing meets the previous run in a shuffle (``Join by doc id``): a
@@ -36,14 +38,13 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from ragbeam.transforms.identity.content import decide_document, size_key, summed
-from ragbeam.transforms.identity.hashing import counted_hash
 from ragbeam.transforms.identity.identify import (
     DUPLICATES,
     GUARD_COUNTS,
     TO_PROCESS,
     VERDICTS,
     IdentifyContent,
+    counted_hash,
 )
 from ragbeam.transforms.incremental.carry_previous_rows import (
     CARRIED_CHANGES,
@@ -55,18 +56,20 @@ from ragbeam.transforms.incremental.carry_previous_rows import (
     REUSED_DOCUMENTS,
     CarryPreviousRows,
 )
-from ragbeam.transforms.incremental.guard import DeleteGuard
 from ragbeam.transforms.incremental.join import CURRENT, NAMESPACE, PREVIOUS, grouped_by_tag
-from ragbeam.transforms.incremental.layers import LayerPlan
 from ragbeam.transforms.incremental.previous_tables import previous_files, read_heads
+from ragbeam.transforms.plan.content import size_key, summed
+from ragbeam.transforms.plan.decide import decide_document
+from ragbeam.transforms.plan.guard import DeleteGuard
+from ragbeam.transforms.plan.layers import LayerPlan
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.types import SourceFile
 
 
 class Decide(beam.DoFn):
     """``(doc_id, [(CURRENT, SourceFile) | (PREVIOUS, head)])`` → ``(size, Decided)``
-    for ``IdentifyContent``: the comparison by doc id (``compare.decide``). Hashes
-    the file only if ``needs_hash``."""
+    for ``IdentifyContent``: the comparison by doc id (``decide.decide_document``).
+    Hashes the file only if ``needs_hash``."""
 
     def __init__(self, config_hash: str, max_bytes: int, retry_errors: bool,
                  verify_hashes: bool, reuse: str | None = None) -> None:
@@ -106,7 +109,7 @@ class CompareWithPrevious(beam.PTransform):
     vector)`` of re-processed documents' chunks that had one, for
     ``ReuseEmbeddings``); and ``reused_documents``: the cleaned ``Document`` of
     every document chunked again without extracting it (``reuse``: the previous
-    run's chunk key when its extraction is this run's, ``reuse_extraction.py``).
+    run's chunk key when its extraction is this run's, ``plan/reuse_extraction.py``).
     """
 
     def __init__(self, previous: str, config_hash: str, max_file_bytes: int,

@@ -1,11 +1,11 @@
-"""Checks on ``--previous DIR`` before Beam starts (any Beam filesystem)."""
+"""Checks on ``--previous DIR`` before Beam starts (wherever it is: ``storage.py``)."""
 
 from __future__ import annotations
 
 import json
 import os
 
-from apache_beam.io.filesystems import FileSystems
+from ragbeam.transforms import storage
 
 # What an incremental run reads from the previous run's output.
 PREVIOUS_TABLES = ("documents", "chunks")
@@ -18,8 +18,7 @@ def _same_location(a: str, b: str) -> bool:
 
 
 def _read_run_json(run: str) -> dict:
-    with FileSystems.open(FileSystems.join(run, "run.json")) as f:
-        return json.loads(f.read().decode("utf-8"))
+    return json.loads(storage.read_bytes(storage.join(run, "run.json")).decode("utf-8"))
 
 
 def previous_run_problem(previous: str, output: str) -> str | None:
@@ -32,13 +31,13 @@ def previous_run_problem(previous: str, output: str) -> str | None:
         return ("must differ from --output: the new run replaces its output before "
                 "reading the previous one; write each run to a new directory")
     try:
-        run_json = FileSystems.join(previous, "run.json")
-        if not FileSystems.exists(run_json):
+        run_json = storage.join(previous, "run.json")
+        if not storage.exists(run_json):
             return "is not a completed ragbeam run (no run.json)"
         written = _read_run_json(previous).get("files") or {}
         for table in PREVIOUS_TABLES:
-            pattern = FileSystems.join(previous, table, "*.parquet")
-            found = len(FileSystems.match([pattern])[0].metadata_list)
+            pattern = storage.join(previous, table, "*.parquet")
+            found = len(storage.match(pattern))
             if not found:
                 return f"has no {table} table ({pattern} matches nothing)"
             # Its rows are carried over as they are, document by document, without

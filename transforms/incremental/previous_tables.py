@@ -1,19 +1,19 @@
-"""The previous run's Parquet tables, read from any Beam filesystem: their files,
-their rows a bounded batch at a time, and the slim documents heads for the join."""
+"""The previous run's Parquet tables, read wherever they are (``storage.py``): their
+files, their rows a bounded batch at a time, and the slim documents heads for the
+join."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
 
-from ragbeam.transforms.incremental.compare import HEAD_COLUMNS, SPANS_COLUMN, head_of
+from ragbeam.transforms import storage
 from ragbeam.transforms.incremental.join import CHUNKS, DOCUMENTS, PREVIOUS
-from ragbeam.transforms.incremental.reuse_extraction import HAS_SPANS
+from ragbeam.transforms.plan.decide import HEAD_COLUMNS, SPANS_COLUMN, head_of
+from ragbeam.transforms.plan.reuse_extraction import HAS_SPANS
+from ragbeam.transforms.write.read import table_files
 
 PREVIOUS_TABLES = (DOCUMENTS, CHUNKS)
 # Rows read from a previous table at a time, so memory stays bounded: a documents
@@ -23,16 +23,15 @@ ROWS_PER_BATCH = {DOCUMENTS: 64, CHUNKS: 1024}
 
 def previous_files(_: bytes, previous: str) -> Iterator[tuple[str, str]]:
     """``(path, table)`` of every file of the previous run's tables."""
-    patterns = [FileSystems.join(previous, table, "*.parquet") for table in PREVIOUS_TABLES]
-    for table, result in zip(PREVIOUS_TABLES, FileSystems.match(patterns), strict=True):
-        for metadata in result.metadata_list:
-            yield metadata.path, table
+    for table in PREVIOUS_TABLES:
+        for path in table_files(previous, table):
+            yield path, table
 
 
 def read_rows(path: str, table: str, columns: Sequence[str] | None = None
               ) -> Iterator[dict[str, Any]]:
-    """The rows of one Parquet file of ``table`` (any Beam filesystem), a few at a time."""
-    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+    """The rows of one Parquet file of ``table``, a few at a time."""
+    with storage.open_read(path) as f:
         for batch in pq.ParquetFile(f).iter_batches(batch_size=ROWS_PER_BATCH[table],
                                                     columns=columns):
             yield from batch.to_pylist()
@@ -44,7 +43,9 @@ def read_heads(path: str, table: str) -> Iterator[tuple[str, tuple[str, dict[str
     table written before the column has none)."""
     if table != DOCUMENTS:
         return
-    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+    import pyarrow.compute as pc  # 0.03 s: the Beam step and the dry run only
+
+    with storage.open_read(path) as f:
         parquet = pq.ParquetFile(f)
         spans = SPANS_COLUMN in parquet.schema_arrow.names
         columns = [*HEAD_COLUMNS, SPANS_COLUMN] if spans else list(HEAD_COLUMNS)

@@ -14,7 +14,7 @@ now. The rule:
 * Otherwise the changes are the difference between its previous and current
   chunks (``changes.document_changes``): deletes, upserts of new chunks, and
   upserts of kept chunks whose row changed.
-* A document whose bytes moved to another path (``transforms/identity/content.py``: ``Move``) has
+* A document whose bytes moved to another path (``transforms/plan/content.py``; ``Move``) has
   its rows rewritten under the document that took them over (``adopted_rows``):
   same text, offsets and vectors, that document's doc id, URI and chunk ids; its
   own chunk ids are deleted, the new ones upserted.
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ragbeam.schemas.changes import OP_UPSERT, build_change_row
 from ragbeam.schemas.documents import GOOD_STATUSES, STATUS_STALE, STATUS_UNCHANGED
@@ -33,12 +33,9 @@ from ragbeam.transforms.incremental.changes import (
     chunk_row_digest,
     document_changes,
 )
-from ragbeam.transforms.incremental.compare import MOVED_FROM_KEY, as_python_row
-from ragbeam.transforms.incremental.retries import (
-    attempts_now,
-    retry_metadata,
-    without_retry_keys,
-)
+from ragbeam.transforms.plan.carry import Move, moved_chunk_row
+from ragbeam.transforms.plan.decide import MOVED_FROM_KEY, as_python_row
+from ragbeam.transforms.plan.retries import attempts_now, retry_metadata, without_retry_keys
 from ragbeam.transforms.types import Failure
 from ragbeam.transforms.write.rows import (
     ERROR_CARRIED_KEY,
@@ -54,15 +51,6 @@ from ragbeam.transforms.write.rows import (
 # documents.metadata of a stale row: which bytes and config its chunks come from.
 LAST_GOOD_CONTENT_HASH_KEY = "last_good_content_hash"
 LAST_GOOD_CONFIG_HASH_KEY = "last_good_config_hash"
-
-
-class Move(NamedTuple):
-    """The document that takes a moved document's rows over: its id, URI and
-    recorded modification time ("" for none)."""
-
-    doc_id: str
-    uri: str
-    modified: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,17 +82,6 @@ def first_failure(failures: Iterable[Failure]) -> Failure | None:
     """A document fails at one stage; should several failures meet, pick one
     deterministically."""
     return min(failures, key=lambda f: (str(f.stage), f.error_type, f.message), default=None)
-
-
-def moved_chunk_row(row: Mapping[str, Any], source_uri: str
-                    ) -> tuple[dict[str, Any], dict[str, str] | None]:
-    """A carried chunk row with its document's current URI, and the upsert this
-    change needs, if it is one (a corpus that moved: same ids, new ``source_uri``)."""
-    carried = as_python_row(row)
-    if carried["source_uri"] == source_uri:
-        return carried, None
-    carried["source_uri"] = source_uri
-    return carried, build_change_row(OP_UPSERT, carried["chunk_id"], carried["doc_id"], source_uri)
 
 
 def moved_chunk_rows(rows: Iterable[Mapping[str, Any]], source_uri: str

@@ -23,8 +23,8 @@ from ragbeam.schemas.documents import (
     STATUS_UNCHANGED,
     STATUS_VANISHED,
 )
-from ragbeam.transforms.incremental.compare import MOVED_FROM_KEY, MOVED_TO_KEY
-from ragbeam.transforms.incremental.retries import gave_up
+from ragbeam.transforms.plan.decide import MOVED_FROM_KEY, MOVED_TO_KEY
+from ragbeam.transforms.plan.retries import gave_up
 from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY
 
 # The kinds of the report, in the order shown. "gave up" documents are "failed"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import itertools
+import json
 import os
 import posixpath
 import re
@@ -40,6 +41,7 @@ from ragbeam.schemas.layout import (
     RUN_JSON_KEYS,
     RUN_JSON_PARTIAL,
 )
+from ragbeam.transforms import storage
 from ragbeam.transforms.ids import canonical_uri
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -47,23 +49,21 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 
 @dataclass(frozen=True)
 class InputPattern:
-    pattern: str  # what Beam's FileSystems.match is given
+    pattern: str  # what ``storage.match`` (as Beam's FileSystems.match) is given
     root: str  # the directory document keys are relative to
     # A remote URI without wildcards or trailing slash: one object, or a folder
     # (a prefix). Which one is only known by listing, so matching decides.
     object_or_folder: bool = False
 
-    def match(self, limit: int | None = None) -> list[Any]:
-        """``FileMetadata`` of every file this input matches (Beam's filesystems), or
-        of the first ``limit`` (the listing stops there: one page on object stores)."""
-        from apache_beam.io.filesystems import FileSystems
-
+    def match(self, limit: int | None = None) -> list[storage.FileInfo]:
+        """Every file this input matches (``storage.match``: Beam's semantics), or the
+        first ``limit`` (the listing stops there: one page on object stores)."""
         # A pattern without wildcards is one existence check, not a listing.
-        found = FileSystems.match([self.pattern], [limit])[0].metadata_list
+        found = storage.match(self.pattern, limit)
         if found or not self.object_or_folder:
             return found
         folder = self.pattern.rstrip("/")
-        return FileSystems.match([f"{folder}/**"], [limit])[0].metadata_list
+        return storage.match(f"{folder}/**", limit)
 
 
 
@@ -77,17 +77,9 @@ def plain_local_directory(pattern: InputPattern) -> bool:
 
 def _is_own_run_json(path: str) -> bool:
     """A ``run.json`` ragbeam wrote (its keys), not a file of that name of the user's."""
-    import json
-
-    try:
-        if "://" in path:
-            from apache_beam.io.filesystems import FileSystems
-
-            with FileSystems.open(path) as f:
-                summary = json.loads(f.read(1 << 22).decode("utf-8"))
-        else:  # without Beam: the early start lists local folders before it is imported
-            with open(path, "rb") as f:
-                summary = json.loads(f.read(1 << 22).decode("utf-8"))
+    try:  # storage.py: without Beam (the early start lists before Beam is imported)
+        with storage.open_read(path) as f:
+            summary = json.loads(f.read(1 << 22).decode("utf-8"))
     except Exception:  # unreadable, not JSON, too large: not ragbeam's
         return False
     return isinstance(summary, dict) and all(key in summary for key in RUN_JSON_KEYS)
@@ -126,16 +118,15 @@ def local_directory_files(pattern: InputPattern, include: tuple[str, ...],
                           exclude: tuple[str, ...], limit: int | None = None,
                           own: tuple[str, ...] = ()) -> Iterator[tuple[str, int, float]]:
     """``(path, size, modified)`` of what ``matching_files`` finds in a
-    ``plain_local_directory``, without importing Beam, except the files below
-    directory links (``local_links`` needs Beam's pattern translation): Beam's local
-    file system lists a directory with ``os.walk`` (links to directories not
-    followed), each file with ``os.path.getsize`` and ``getmtime`` (one it cannot
-    stat, a broken link, left out), and its ``limit`` counts files before the
-    filters. The early start feeds these while the run imports Beam; the Extract
-    stage takes a result only for a file the Match stage lists with the same bytes
-    (``transforms/extract/early.py``), so a difference would cost time, never a row
-    (``tests/pipeline/test_early_start.py`` compares the two listings). ragbeam's own
-    folders (``own``, and those marked as the module doc says) are left out whole."""
+    ``plain_local_directory``, except the files below directory links: a local
+    directory is listed with ``os.walk`` (links to directories not followed), each
+    file with ``os.path.getsize`` and ``getmtime`` (one it cannot stat, a broken link,
+    left out), and its ``limit`` counts files before the filters. The early start
+    feeds these while the run imports Beam; the Extract stage takes a result only for
+    a file the Match stage lists with the same bytes (``transforms/extract/early.py``),
+    so a difference would cost time, never a row (``tests/pipeline/test_early_start.py``
+    compares the two listings). ragbeam's own folders (``own``, and those marked as
+    the module doc says) are left out whole."""
     listed = 0
     given = own_folders((), own)
     for folder, folders, names in os.walk(pattern.root):
@@ -171,18 +162,17 @@ def input_patterns(inputs: Iterable[str]) -> list[InputPattern]:
 
 
 def matching_files(pattern: InputPattern, include: tuple[str, ...], exclude: tuple[str, ...],
-                   limit: int | None = None, own: tuple[str, ...] = ()) -> Iterator[Any]:
-    """``FileMetadata`` of the files ``pattern`` matches (``InputPattern.match``, Beam's
-    file systems; the first ``limit`` listed) that pass the filters, and of the files
-    below local directory links (``local_links``: Beam's listing does not follow
-    them): the one listing of the Match stage, ``ragbeam run --dry-run`` and the early
-    start, so that they cannot disagree on which files a run has. ragbeam's own files
-    are left out (``own_folders``; ``own``: the run's output and ``--previous``)."""
+                   limit: int | None = None, own: tuple[str, ...] = ()
+                   ) -> Iterator[storage.FileInfo]:
+    """The files ``pattern`` matches (``InputPattern.match``; the first ``limit``
+    listed) that pass the filters, and the files below local directory links
+    (``local_links``: the listing does not follow them): the one listing of the Match
+    stage, ``ragbeam run --dry-run``, the early start and a night without a pipeline,
+    so that they cannot disagree on which files a run has. ragbeam's own files are
+    left out (``own_folders``; ``own``: the run's output and ``--previous``)."""
     found = list(pattern.match(limit))
     if limit is None or len(found) < limit:
-        from apache_beam.io.filesystem import FileMetadata
-
-        linked = (FileMetadata(path, size, modified) for kind, path, size, modified
+        linked = (storage.FileInfo(path, size, modified) for kind, path, size, modified
                   in local_links(pattern) if kind == LINKED_FILE)
         found.extend(itertools.islice(linked, None if limit is None else limit - len(found)))
     ours = own_folders((meta.path for meta in found), own)
@@ -211,9 +201,7 @@ def local_links(pattern: InputPattern) -> Iterator[tuple[str, str, int, float]]:
     loop); the files below it are listed under the link's path."""
     if "://" in pattern.pattern or not os.path.isdir(pattern.root):
         return
-    from apache_beam.io.filesystem import FileSystem
-
-    matches = re.compile(FileSystem.translate_pattern(pattern.pattern)).match
+    matches = re.compile(storage.glob_regex(pattern.pattern)).match
     stack: list[tuple[str, tuple[str, ...], bool]] = [
         (pattern.root, (os.path.realpath(pattern.root),), False)]
     while stack:
@@ -356,7 +344,7 @@ def count_input_files(inputs: Iterable[str], include: Iterable[str], exclude: It
             found = pattern.match(limit=FIRST_LISTING)
             if len(found) == FIRST_LISTING and not any_passes(found):
                 found = pattern.match()
-        except Exception as exc:  # BeamIOError for unknown schemes, missing buckets…
+        except Exception as exc:  # unknown schemes, missing buckets…
             raise InputsError(f"--input {raw!r}: cannot list") from exc
         if not any_passes(found):
             raise InputsError(f"--input {raw!r} matched no files"

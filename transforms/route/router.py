@@ -11,9 +11,11 @@ strategy it will get).
 
 from __future__ import annotations
 
+import mimetypes
 from dataclasses import dataclass, field
 
 from ragbeam.transforms.chunk.base import ChunkOptions
+from ragbeam.transforms.chunk.strategies import STRATEGIES, build_strategy, strategy_names
 from ragbeam.transforms.route.detect import detect_strategy
 from ragbeam.transforms.route.table import AUTO, RoutingTable, default_table
 from ragbeam.transforms.types import Document, RouteDecision
@@ -30,8 +32,6 @@ class RouteOptions:
 
 
 def is_registered(name: str) -> bool:
-    from ragbeam.transforms.chunk.strategies import STRATEGIES
-
     return name in STRATEGIES
 
 
@@ -64,8 +64,6 @@ def preview_route(uri: str, options: RouteOptions) -> tuple[str, str]:
     """``(strategy, reason)`` for a file before it is extracted (``--dry-run``): the
     media type is guessed from the name, and a choice that depends on the content
     (``auto``) is reported as ``BY_CONTENT`` with the signals that will decide."""
-    import mimetypes
-
     table = options.table
     if options.forced_strategy:
         return options.forced_strategy, "forced by --strategy"
@@ -92,8 +90,6 @@ def check_route_options(options: RouteOptions, chunk: ChunkOptions) -> None:
     """Fail before the run starts on a strategy name or parameter that cannot work:
     every strategy the table (or ``--strategy``) can choose is built once here.
     Errors name where the bad value is (``routing.rules[0].params``, ``--strategy``…)."""
-    from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
-
     def build(name: str, params: dict, where: str) -> None:
         if not is_registered(name):
             known = ", ".join(strategy_names())

@@ -50,8 +50,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from apache_beam.io.filesystems import FileSystems
-
+from ragbeam.transforms import storage
 from ragbeam.transforms.endpoints import unreachable
 from ragbeam.transforms.ids import config_fingerprint
 from ragbeam.transforms.sink.base import (
@@ -106,27 +105,23 @@ def new_run_token() -> str:
 
 
 def state_path(output: str, spec: SinkSpec) -> str:
-    return FileSystems.join(output, SINK_STATE_DIR, f"{spec.key}.json")
+    return storage.join(output, SINK_STATE_DIR, f"{spec.key}.json")
 
 
 def read_sink_state(output: str, spec: SinkSpec) -> dict[str, Any] | None:
     path = state_path(output, spec)
     try:
-        if not FileSystems.exists(path):
+        if not storage.exists(path):
             return None
-        with FileSystems.open(path) as f:
-            return json.loads(f.read().decode("utf-8"))
+        return json.loads(storage.read_bytes(path).decode("utf-8"))
     except Exception:  # unreadable: as if absent, so the next sync is a full one
         return None
 
 
 def write_sink_state(output: str, state: Mapping[str, Any], spec: SinkSpec) -> None:
-    if "://" not in output:
-        import os
-
-        os.makedirs(FileSystems.join(output, SINK_STATE_DIR), exist_ok=True)
-    with FileSystems.create(state_path(output, spec)) as f:
-        f.write(json.dumps(dict(state), indent=2, sort_keys=True).encode("utf-8"))
+    storage.mkdirs(storage.join(output, SINK_STATE_DIR))
+    storage.write_bytes(state_path(output, spec),
+                        json.dumps(dict(state), indent=2, sort_keys=True).encode("utf-8"))
 
 
 def choose_mode(has_previous: bool, previous_state: Mapping[str, Any] | None,

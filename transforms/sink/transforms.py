@@ -26,6 +26,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from ragbeam.transforms.metrics import counter_totals, summed
 from ragbeam.transforms.sink.base import VectorStore, retrying
 from ragbeam.transforms.sink.records import (
     DELETE,
@@ -47,8 +48,6 @@ def counter_name(plan: SyncPlan, what: str) -> str:
 def sink_counters(result: Any, plan: SyncPlan) -> dict[str, int]:
     """``upserts`` and ``deletes`` of one sink in a finished run (empty if the
     runner reports no metrics)."""
-    from ragbeam.transforms.metrics import counter_totals, summed
-
     totals = counter_totals(result, METRICS_NAMESPACE)
     if totals is None:
         return {}

@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from ragbeam.transforms import storage
 from ragbeam.transforms.sink.base import VectorStore
 from ragbeam.transforms.sink.spec import (
     DEFAULT_COLLECTION,
@@ -60,11 +61,8 @@ def known_options(store: type[VectorStore]) -> frozenset[str]:
 
 
 def _read_credential_file(path: str) -> str:
-    from apache_beam.io.filesystems import FileSystems
-
     try:
-        with FileSystems.open(path) as f:
-            return f.read().decode("utf-8").strip()
+        return storage.read_bytes(path).decode("utf-8").strip()
     except Exception as exc:
         raise ValueError(f"credential_file {path!r} cannot be read: {type(exc).__name__}"
                          ) from None

@@ -1,4 +1,5 @@
-"""Read a finished run's tables back (any Beam filesystem), for eval, peek and tests.
+"""Read a finished run's tables back (wherever they are: ``storage.py``), for eval,
+peek, an incremental run's previous run, and tests.
 
 The pipeline itself never reads its output back: ``run.json`` comes from the
 sink's own counts (``stats.py``).
@@ -8,19 +9,18 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
+
+from ragbeam.transforms import storage
 
 
 def table_files(output: str, table: str) -> list[str]:
-    pattern = FileSystems.join(output, table, "*.parquet")
-    matches = FileSystems.match([pattern])[0].metadata_list
-    return sorted(m.path for m in matches)
+    """The Parquet files of one table of a run's output, by name."""
+    return sorted(f.path for f in storage.match(storage.join(output, table, "*.parquet")))
 
 
 def read_table_columns(output: str, table: str, columns: list[str]) -> pa.Table | None:
     """The given columns of every file of ``table`` (None if the table has no files)."""
     tables = []
     for path in table_files(output, table):
-        with FileSystems.open(path) as f:
-            tables.append(pq.read_table(pa.BufferReader(f.read()), columns=columns))
+        tables.append(pq.read_table(pa.BufferReader(storage.read_bytes(path)), columns=columns))
     return pa.concat_tables(tables) if tables else None

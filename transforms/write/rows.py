@@ -25,19 +25,22 @@ ERROR_CARRIED_KEY = "error_carried_over"
 # How many runs in a row failed this document the same way (error type), with the
 # same bytes and config; absent: once. And, set with the last of them, that no run
 # retries it any more until its bytes, the config or ragbeam's version change, or
-# ``--retry-errors`` asks (``transforms/incremental/retries.py``).
+# ``--retry-errors`` asks (``transforms/plan/retries.py``).
 FAILED_ATTEMPTS_KEY = "failed_attempts"
 GAVE_UP_KEY = "gave_up"
 # The modification time the listing reported for the file whose bytes the row
 # describes (``repr`` of seconds since the epoch), when the next run may trust it:
 # a file listed with the same size and this time is taken as unchanged without
-# being read (``transforms/incremental/compare.py``; ``--verify-hashes`` reads it).
+# being read (``transforms/plan/decide.py``; ``--verify-hashes`` reads it).
 SOURCE_MODIFIED_KEY = "source_modified"
 # A file modified this shortly before it was listed could be written again within
 # the same tick of the filesystem's clock (or a store's clock a little off the
 # worker's) and keep its time: such a time is not recorded, so the next run reads
 # and hashes the file once more.
 SETTLED_AFTER_S = 10.0
+# The chunk stage's stat of chunks left out for having nothing to search for
+# (``chunk/searchable.py``); documents.metadata holds it as ``chunk_`` + this.
+DROPPED_KEY = "dropped_unsearchable"
 
 
 def settled_modified(source: SourceFile) -> str:

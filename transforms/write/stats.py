@@ -11,9 +11,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ragbeam.schemas.documents import GOOD_STATUSES
-from ragbeam.transforms.chunk.searchable import DROPPED_KEY
 from ragbeam.transforms.errors import INCOMPLETE_KEY
-from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY, GAVE_UP_KEY
+from ragbeam.transforms.write.rows import DROPPED_KEY, ERROR_CARRIED_KEY, GAVE_UP_KEY
 
 # Chunks with nothing to search for that the chunk stage did not emit
 # (``transforms/chunk/searchable.py``): its documents metadata, summed for run.json.

@@ -12,7 +12,7 @@ from ragbeam.transforms.clean.boilerplate import (
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
-from helpers import read_table, run_cli
+from helpers import lines_of, read_table, run_cli
 
 NOTICE = ("This text may be copied and given away under the terms of the licence included "
           "with it; if you are not located in the country of origin, check your local laws.")
@@ -38,7 +38,8 @@ def _doc(n: int, paragraphs: list[str]):
         blocks.append(Block(BlockKind.PARAGRAPH, p, None, 0, at, at + len(p)))
         at += len(p) + 2
     extracted = ExtractedDocument(SourceFile(f"/in/{n}.txt", f"d{n}", len(text)), "h",
-                                  "text/plain", text, tuple(blocks), {})
+                                  "text/plain", text, tuple(blocks), {},
+                                  lines=lines_of("text/plain"))
     return clean_document(extracted, CleanOptions())
 
 

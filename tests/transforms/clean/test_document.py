@@ -5,12 +5,15 @@ import json
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
+from helpers import lines_of
+
 SRC = SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1)
 
 
 def _doc(*blocks: Block, media_type: str = "text/plain") -> ExtractedDocument:
     return ExtractedDocument(source=SRC, content_hash="h", media_type=media_type,
-                             raw_text="", blocks=blocks, metadata={})
+                             raw_text="", blocks=blocks, metadata={},
+                             lines=lines_of(media_type))
 
 
 def test_text_is_blocks_joined_by_blank_lines_with_pages_mapped():
@@ -128,7 +131,8 @@ def _styled_pdf(lines: list[tuple[str, float, bool, str, float]]) -> ExtractedDo
         cursor += len(text) + 1
     return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
                              raw_text=raw, blocks=tuple(blocks), metadata={},
-                             layout=PdfLayout(((612.0, 792.0),), tuple(styles)))
+                             layout=PdfLayout(((612.0, 792.0),), tuple(styles)),
+                             lines=lines_of("application/pdf"))
 
 
 def test_a_numbered_bold_heading_runs_on_to_its_second_line_and_stays_one_heading():

@@ -12,10 +12,12 @@ from ragbeam.transforms.clean.dofn import FAILURES, CleanDocument
 from ragbeam.transforms.extract.document import clean_extracted
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
+from helpers import lines_of
+
 
 def _extracted(name: str, *blocks: Block) -> ExtractedDocument:
     return ExtractedDocument(SourceFile(f"/{name}", name, 1), "h", "application/pdf", "",
-                             blocks, {})
+                             blocks, {}, lines=lines_of("application/pdf"))
 
 
 def test_clean_stage_emits_documents_routes_empty_ones_and_counts_steps():

@@ -14,6 +14,8 @@ from ragbeam.transforms.clean.language import _load, identify_language
 from ragbeam.transforms.extract.document import clean_extracted
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
+from helpers import lines_of
+
 EN = ("The committee approved the budget for the next financial year after a long "
       "debate about the cost of the new railway line.")
 DE = ("Der Ausschuss hat den Haushalt für das nächste Geschäftsjahr nach einer langen "
@@ -47,7 +49,7 @@ def _extracted(name: str, *texts: str) -> ExtractedDocument:
         source=SourceFile(f"/{name}.pdf", name, 1), content_hash="h",
         media_type="application/pdf", raw_text="",
         blocks=tuple(Block(BlockKind.PARAGRAPH, text, page=1) for text in texts),
-        metadata={}, language="tr")
+        metadata={}, language="tr", lines=lines_of("application/pdf"))
 
 
 def test_the_text_s_language_wins_over_metadata_and_the_switch_turns_it_off():

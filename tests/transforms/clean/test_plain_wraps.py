@@ -19,6 +19,7 @@ from ragbeam.transforms.clean.linejoin import (
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
 from conftest import require_corpus
+from helpers import lines_of
 
 SRC = SourceFile(uri="/x.txt", doc_id="d", size_bytes=1)
 
@@ -34,7 +35,7 @@ def _clean(text: str, media_type: str = "text/plain") -> str:
     doc = ExtractedDocument(source=SRC, content_hash="h", media_type=media_type,
                             raw_text=text, blocks=(Block(BlockKind.PARAGRAPH, text,
                                                          raw_start=0, raw_end=len(text)),),
-                            metadata={})
+                            metadata={}, lines=lines_of(media_type))
     return clean_document(doc, CleanOptions()).text
 
 
@@ -169,7 +170,7 @@ def test_switching_line_joining_off_keeps_plain_text_lines():
     wrapped = textwrap.fill(PROSE, 60)
     doc = ExtractedDocument(source=SRC, content_hash="h", media_type="text/plain",
                             raw_text=wrapped, blocks=(Block(BlockKind.PARAGRAPH, wrapped),),
-                            metadata={})
+                            metadata={}, lines=lines_of("text/plain"))
     assert clean_document(doc, CleanOptions(join_lines=False)).text == wrapped
 
 

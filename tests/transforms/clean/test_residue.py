@@ -11,6 +11,8 @@ from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.clean.residue import find_residue, is_blob_line, is_dictionary_line
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
+from helpers import lines_of
+
 SRC = SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1)
 JOB_OPTIONS = """<<
   /ASCII85EncodePages false
@@ -37,7 +39,8 @@ XMP = """<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
 
 def _doc(*blocks: Block) -> ExtractedDocument:
     return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
-                             raw_text="", blocks=blocks, metadata={})
+                             raw_text="", blocks=blocks, metadata={},
+                             lines=lines_of("application/pdf"))
 
 
 def _residue_of(text: str, code: bool = False) -> set[int]:

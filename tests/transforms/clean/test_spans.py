@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.types import Block, BlockKind, ExtractedDocument, SourceFile
 
+from helpers import lines_of
+
 _LINE = st.text(alphabet="abc XYZ-12·中文，\t\u00ad", min_size=0, max_size=30)
 _BLOCK = st.tuples(st.sampled_from([BlockKind.PARAGRAPH, BlockKind.HEADING,
                                     BlockKind.LIST_ITEM, BlockKind.CODE]),
@@ -28,7 +30,8 @@ def test_spans_are_sorted_disjoint_trimmed_and_cover_all_text(blocks, media_type
         cursor += len(text)
     raw = "".join(raw_parts)
     doc = clean_document(
-        ExtractedDocument(SourceFile("/x", "d", 1), "h", media_type, raw, tuple(built), {}),
+        ExtractedDocument(SourceFile("/x", "d", 1), "h", media_type, raw, tuple(built), {},
+                          lines=lines_of(media_type)),
         CleanOptions())
     covered = [False] * len(doc.text)
     previous_end = 0

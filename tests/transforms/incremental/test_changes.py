@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragbeam.schemas.changes import upsert_row_for_chunk
 from ragbeam.schemas.chunks import chunk_schema
 from ragbeam.transforms.incremental.changes import (
     apply_changes,
     chunk_row_digest,
     document_changes,
-    upsert_row_for_chunk,
 )
 
 

@@ -4,11 +4,10 @@ tests/pipeline/test_unchanged.py."""
 
 from __future__ import annotations
 
-from ragbeam.transforms.incremental.compare import ERROR_CARRIED_KEY
 from ragbeam.transforms.incremental.unchanged import carried_rows, carry_over
 from ragbeam.transforms.route.router import RouteOptions
 from ragbeam.transforms.types import SourceFile
-from ragbeam.transforms.write.rows import SOURCE_MODIFIED_KEY
+from ragbeam.transforms.write.rows import ERROR_CARRIED_KEY, SOURCE_MODIFIED_KEY
 
 CONFIG = "c" * 32
 HASH = "a" * 64

@@ -11,13 +11,9 @@ import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.util import assert_that, equal_to
 
-from ragbeam.transforms.write import parquet
-from ragbeam.transforms.write.parquet import (
-    ParquetShard,
-    WriteTables,
-    finalize_tables,
-    temp_dir,
-)
+from ragbeam.transforms.write import parquet, shards
+from ragbeam.transforms.write.parquet import WriteTables, finalize_tables
+from ragbeam.transforms.write.shards import ParquetShard, temp_dir
 
 ITEMS = pa.schema([("id", pa.string()), ("n", pa.int64()),
                    ("tags", pa.list_(pa.string()))])
@@ -35,8 +31,8 @@ def _read(out: pathlib.Path, table: str) -> tuple[list[str], pa.Table]:
 
 
 def test_shard_round_trips_rows_in_several_row_groups(tmp_path, monkeypatch):
-    monkeypatch.setattr(parquet, "ROWS_PER_BATCH", 7)
-    monkeypatch.setattr(parquet, "ROW_GROUP_BYTES", 1)  # a row group per batch
+    monkeypatch.setattr(shards, "ROWS_PER_BATCH", 7)
+    monkeypatch.setattr(shards, "ROW_GROUP_BYTES", 1)  # a row group per batch
     shard = ParquetShard(str(tmp_path / "s.parquet"), ITEMS)
     rows = _items(30)
     for row in rows:
@@ -52,8 +48,8 @@ def test_shard_round_trips_rows_in_several_row_groups(tmp_path, monkeypatch):
 def test_a_shard_of_large_rows_holds_a_bounded_number_of_bytes(tmp_path, monkeypatch):
     """Rows that carry whole documents become Arrow (and row groups) by size, not
     only by count, so an open shard never holds more than about BATCH_BYTES of rows."""
-    monkeypatch.setattr(parquet, "BATCH_BYTES", 10_000)
-    monkeypatch.setattr(parquet, "ROW_GROUP_BYTES", 1)
+    monkeypatch.setattr(shards, "BATCH_BYTES", 10_000)
+    monkeypatch.setattr(shards, "ROW_GROUP_BYTES", 1)
     shard = ParquetShard(str(tmp_path / "s.parquet"), NOTES)
     rows = [{"text": str(k) * 4000} for k in range(10)]  # 4 kB each
     for row in rows:

@@ -13,7 +13,7 @@ A run's output is made in layers, each from the one below and a few options:
   scheme and versions (``RunConfig.sparse_record``).
 
 A document is carried over when its bytes and its chunk layer's key are the ones
-its previous row recorded (``compare.decide``). The vector layers are decided per
+its previous row recorded (``decide.decide``). The vector layers are decided per
 run, not per row: every chunk of a completed run has the vectors its run.json
 names (a run embeds every chunk it writes, carried ones too), so comparing the two
 runs' keys says what each carried chunk needs (``layer_plan``): its vectors kept,
@@ -106,18 +106,20 @@ def layer_plan(previous: Mapping[str, str | None], current: Mapping[str, str | N
 
 
 def with_layers(row: Mapping[str, Any], plan: LayerPlan,
-                sparse_vector: Callable[[Mapping[str, Any]], dict[str, Any]]
+                sparse_vector: Callable[[Mapping[str, Any]], dict[str, Any]] | None
                 ) -> dict[str, Any]:
     """A carried chunk row with its vectors as this run has them: a dense vector to
     redo or drop is cleared (the embed step fills the first kind in again), sparse
-    vectors are made again (``sparse_vector``: ``sparse.with_sparse_vector``) or
-    cleared. Kept layers are left as they are."""
+    vectors are made again (``sparse_vector``: ``sparse.with_sparse_vector``, needed
+    only then) or cleared. Kept layers are left as they are."""
     out = dict(row)
     if plan.dense.changes_rows:
         out["embedding"] = None
     if plan.sparse.changes_rows:
         out["sparse"] = None
     if plan.sparse is Work.REDO:
+        if sparse_vector is None:
+            raise ValueError("sparse vectors are made again: give sparse_vector")
         out = sparse_vector(out)
     return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ragbeam.transforms.chunk.base import ChunkingResult
 from ragbeam.transforms.chunk.dofn import chunked_document_row
-from ragbeam.transforms.incremental.compare import (
+from ragbeam.transforms.plan.decide import (
     CurrentFile,
     Outcome,
     decide,
@@ -14,7 +14,7 @@ from ragbeam.transforms.incremental.compare import (
     needs_hash,
     verdict_for,
 )
-from ragbeam.transforms.incremental.reuse_extraction import (
+from ragbeam.transforms.plan.reuse_extraction import (
     document_from_row,
     reusable,
     reuse_key,

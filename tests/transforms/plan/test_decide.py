@@ -1,4 +1,5 @@
-"""Per-document decisions of an incremental run, and the rows it carries over."""
+"""Per-document decisions of an incremental run (``plan/decide.py``); the carried
+rows themselves: ``test_carry.py``."""
 
 from __future__ import annotations
 
@@ -6,23 +7,17 @@ import itertools
 
 import pytest
 
-from ragbeam.schemas.documents import DOCUMENT_SCHEMA
-from ragbeam.transforms.incremental.compare import (
+from ragbeam.transforms.plan.carry import carried_document_row
+from ragbeam.transforms.plan.decide import (
     CARRIED,
-    ERROR_CARRIED_KEY,
     CurrentFile,
     Outcome,
     as_python_row,
-    carried_document_row,
     chunk_outcome,
     decide,
-    deleted_document_row,
     document_outcome,
-    error_row_from_document,
     head_of,
-    kept_error_document_row,
     needs_hash,
-    unchanged_document_row,
     verdict_for,
 )
 from ragbeam.transforms.types import SourceFile
@@ -154,39 +149,6 @@ def test_a_permanent_stale_failure_is_kept_with_its_chunks():
     previous["error"] = "extract: ExtractionError: Tika failed"
     assert decide(_current(), previous, CONFIG) is Outcome.KEPT_ERROR
     assert decide(_current(), previous, CONFIG, retry_errors=True) is Outcome.RETRY
-
-
-def test_carried_rows_keep_everything_but_the_status():
-    previous = _previous()
-    row = unchanged_document_row(previous, previous["source_uri"])
-    assert row["status"] == "unchanged"
-    assert row["metadata"] == {"route_reason": "default strategy"}
-    assert {k: v for k, v in row.items() if k not in ("status", "metadata")} == {
-        k: v for k, v in previous.items() if k not in ("status", "metadata")}
-
-
-def test_deleted_row_has_no_text_and_no_chunks_and_fits_the_schema():
-    row = deleted_document_row(_previous(), "n" * 32)
-    assert row["status"] == "deleted" and row["chunk_count"] == 0
-    assert row["text"] is None and row["config_hash"] == "n" * 32
-    assert row["metadata"] == {"previous_status": "ok"}
-    assert set(row) == set(DOCUMENT_SCHEMA.names)
-
-
-def test_a_kept_error_rebuilds_its_dead_letter():
-    previous = _previous("error", chunk_count=0)
-    previous.update(
-        error="extract: ExtractionError: Tika failed: bad xref: at 12",
-        metadata=[("error_stage", "extract"), ("error_type", "ExtractionError")],
-    )
-    row = kept_error_document_row(previous, "/moved/a.txt")
-    assert row["status"] == "error" and row["metadata"][ERROR_CARRIED_KEY] == "true"
-    assert row["source_uri"] == "/moved/a.txt"
-    assert error_row_from_document(previous) == {
-        "source_uri": "/corpus/a.txt", "doc_id": "d1", "stage": "extract",
-        "error_type": "ExtractionError", "message": "Tika failed: bad xref: at 12",
-        "error_class": "permanent",
-    }
 
 
 def test_map_columns_read_back_from_parquet_become_dicts():

@@ -1,4 +1,4 @@
-"""Each layer keyed by its own inputs: the pure rules (``incremental/layers.py``)."""
+"""Each layer keyed by its own inputs: the pure rules (``plan/layers.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingOptions
 from ragbeam.transforms.embed.sparse import with_sparse_vector
-from ragbeam.transforms.incremental.layers import (
+from ragbeam.transforms.plan.layers import (
     LayerPlan,
     Work,
     dense_key,
@@ -115,7 +115,7 @@ def test_a_carried_chunk_gets_this_runs_vectors():
 
 
 def test_layer_effects_name_what_a_run_redoes_layer_by_layer():
-    from ragbeam.transforms.incremental.layers import LAYERS_KEPT, layer_effects
+    from ragbeam.transforms.plan.layers import LAYERS_KEPT, layer_effects
 
     keys = {"extraction": "e", "chunks": "c", "dense": "d", "sparse": None}
     assert layer_effects(keys, keys, False) == [LAYERS_KEPT]

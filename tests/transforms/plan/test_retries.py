@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragbeam.transforms.incremental.reconcile import PreviousState, reconcile_document
-from ragbeam.transforms.incremental.retries import (
+from ragbeam.transforms.plan.retries import (
     MAX_ATTEMPTS,
     attempts_now,
     failed_attempts,

@@ -1,4 +1,4 @@
-"""Decide, per document, what an incremental run does with it (pure).
+"""The comparison by doc id: what an incremental run does with one document (pure).
 
 A document is identified by its ``doc_id`` (``ids.py``: its path below its
 input root), so the current file and its previous row meet on that key. The
@@ -40,22 +40,22 @@ the answer matters (a live previous row with a hash, under the same config).
 ``--verify-hashes`` hashes every one of them, for filesystems or tools that
 rewrite files keeping both size and time.
 
-How the decision travels (``dofn.py``): only the *listing* side meets the
-previous rows in a shuffle, and the previous rows that meet it are slim
-(``head_of``: no text, no chunks). What that join decides for a document is
-sent to the steps that carry the previous rows over as a ``Verdict``, and only
-when those steps could not work it out from the row alone
-(``implicit_document_outcome``, ``implicit_chunk_outcome``): in the nightly
-case, a handful of verdicts, so the previous tables stream from the previous
-run to the new output without a shuffle.
+How the decision travels: the comparison meets a slim head of each previous row
+(``head_of``: no text, no chunks). What is decided for a document reaches the rows
+that carry it over (``carry.py``) as a ``Verdict``, and only when they could not
+work it out from the row alone (``implicit_document_outcome``,
+``implicit_chunk_outcome``): in the nightly case, a handful of verdicts, so the
+previous tables stream from the previous run to the new output without a shuffle.
+``planner.py`` puts the steps together (this comparison, content identity, the delete
+guard); the pipeline runs the same steps in Beam (``incremental/``).
 
-What happens when a re-processed document fails again is ``reconcile.py``'s
-rule: its last good chunks win over the failure.
+What happens when a re-processed document fails again is
+``incremental/reconcile.py``'s rule: its last good chunks win over the failure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -69,23 +69,12 @@ from ragbeam.schemas.documents import (
     STATUS_UNCHANGED,
     STATUS_UNSUPPORTED,
     STATUS_VANISHED,
-    DocumentRow,
-    build_document_row,
 )
-from ragbeam.schemas.errors import ErrorRow, build_error_row
-from ragbeam.transforms.errors import (
-    INCOMPLETE_KEY,
-    error_class,
-    incomplete_reason,
-    is_transient,
-)
-from ragbeam.transforms.incremental.retries import gave_up
-from ragbeam.transforms.incremental.reuse_extraction import HAS_SPANS, reusable
+from ragbeam.transforms.errors import INCOMPLETE_KEY, incomplete_reason, is_transient
+from ragbeam.transforms.plan.retries import gave_up
+from ragbeam.transforms.plan.reuse_extraction import HAS_SPANS, reusable
 from ragbeam.transforms.types import SourceFile
 from ragbeam.transforms.write.rows import (
-    ERROR_CARRIED_KEY,
-    ERROR_CLASS_KEY,
-    ERROR_STAGE_KEY,
     ERROR_TYPE_KEY,
     FAILED_ATTEMPTS_KEY,
     GAVE_UP_KEY,
@@ -101,6 +90,8 @@ MOVED_FROM_KEY = "moved_from"
 # as they are while the bytes and config stay (``vanished``: held by the delete
 # guard, and its file is back).
 SERVED_STATUSES = (STATUS_OK, STATUS_UNCHANGED, STATUS_VANISHED)
+# Statuses of rows that have chunks of their own (``stale``: its last good ones).
+CHUNK_BEARING = (*SERVED_STATUSES, STATUS_STALE)
 MAP_COLUMNS = ("metadata",)
 
 
@@ -120,7 +111,7 @@ class Outcome(StrEnum):
     KEPT_ERROR = "kept_error"
     DELETED = "deleted"
     GONE = "gone"
-    # Content identity (``identity.py``): same bytes as the canonical copy, no chunks
+    # Content identity (``content.py``): same bytes as the canonical copy, no chunks
     # of its own; and a document whose chunks are taken over from a copy that moved.
     DUPLICATE = "duplicate"
     ADOPTED = "adopted"
@@ -240,7 +231,7 @@ class Verdict(NamedTuple):
     """What the join decided for a document, for the steps that carry its previous
     rows: the outcome, and for carried rows the new URI and recorded modification
     time (None: as before; "" for the time: none recorded any more). For a document
-    whose rows another one takes over (a move, ``identity.py``): that one's doc id,
+    whose rows another one takes over (a move, ``content.py``): that one's doc id,
     URI and recorded time. For a document chunked again from its previous row
     (``RECHUNK``): the current file, which the rebuilt document is of."""
 
@@ -261,7 +252,7 @@ def implicit_document_outcome(row: Mapping[str, Any], config_hash: str) -> Outco
     matched again, as it was, under the same URI and time."""
     if row["status"] in (STATUS_DELETED, STATUS_DUPLICATE):
         # A tombstone is never carried (its file may be NEW); a duplicate row is made
-        # again by every run (``identity.py``).
+        # again by every run (``content.py``).
         return Outcome.GONE
     if row["config_hash"] != config_hash:
         return Outcome.CHANGED
@@ -333,87 +324,37 @@ def as_python_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def carried_document_row(previous: Mapping[str, Any], outcome: Outcome,
-                         verdict: Verdict | None = None) -> dict[str, Any]:
-    """A previous row carried over as ``UNCHANGED`` (status ``unchanged``; an
-    ``unsupported`` one keeps its status) or
-    ``KEPT_ERROR`` (marked ``ERROR_CARRIED_KEY``), with the verdict's URI and time."""
-    row = as_python_row(previous)
-    metadata = dict(row.get("metadata") or {})
-    if outcome is Outcome.UNCHANGED:
-        if row["status"] != STATUS_UNSUPPORTED:  # which stays so: still not indexed
-            row["status"] = STATUS_UNCHANGED
-        metadata.pop(PREVIOUS_STATUS_KEY, None)  # a vanished document that is back
-    else:
-        metadata[ERROR_CARRIED_KEY] = "true"
-    if verdict is not None and verdict.uri is not None:
-        row["source_uri"] = verdict.uri  # the corpus moved: same id, new URI
-    if verdict is not None and verdict.modified is not None:
-        metadata.pop(SOURCE_MODIFIED_KEY, None)
-        if verdict.modified:
-            metadata[SOURCE_MODIFIED_KEY] = verdict.modified
-    row["metadata"] = metadata
-    return row
+@dataclass(frozen=True)
+class Decided:
+    """One document after the comparison by doc id: its current file (with the hash,
+    when known), its previous head, and what the comparison decided."""
+
+    doc_id: str
+    current: CurrentFile | None
+    previous: Mapping[str, Any] | None
+    outcome: Outcome
+
+    @property
+    def previous_live(self) -> bool:
+        return self.previous is not None and self.previous["status"] != STATUS_DELETED
 
 
-def unchanged_document_row(previous: Mapping[str, Any], source_uri: str) -> dict[str, Any]:
-    return carried_document_row(previous, Outcome.UNCHANGED, Verdict("", source_uri))
-
-
-def kept_error_document_row(previous: Mapping[str, Any], source_uri: str) -> dict[str, Any]:
-    return carried_document_row(previous, Outcome.KEPT_ERROR, Verdict("", source_uri))
-
-
-def vanished_document_row(previous: Mapping[str, Any]) -> dict[str, Any]:
-    """A document that is no longer matched, held by the delete guard (``guard.py``):
-    its previous row as it was (text, chunks served on), status ``vanished``."""
-    row = as_python_row(previous)
-    metadata = dict(row.get("metadata") or {})
-    metadata.setdefault(PREVIOUS_STATUS_KEY, row["status"])
-    return {**row, "status": STATUS_VANISHED, "metadata": metadata}
-
-
-def deleted_document_row(previous: Mapping[str, Any], config_hash: str,
-                         moved_to: str | None = None) -> DocumentRow:
-    """The tombstone of a document that is no longer matched: what it was, no text, no
-    chunks; ``moved_to``: the doc id that took its chunks over (its bytes moved)."""
-    metadata = {PREVIOUS_STATUS_KEY: previous["status"]}
-    if moved_to:
-        metadata[MOVED_TO_KEY] = moved_to
-    return build_document_row(
-        doc_id=previous["doc_id"],
-        source_uri=previous["source_uri"],
-        content_hash=previous["content_hash"],
-        status=STATUS_DELETED,
-        media_type=previous["media_type"],
-        title=previous["title"],
-        language=previous["language"],
-        page_count=previous["page_count"],
-        bytes=previous["bytes"],
-        chunk_count=0,
-        config_hash=config_hash,
-        metadata=metadata,
-    )
-
-
-def error_row_from_document(previous: Mapping[str, Any]) -> ErrorRow:
-    """Rebuild the ``errors`` row of a carried-over error from its document row.
-
-    The document row holds ``error = "stage: ErrorType: message"`` and the stage
-    and type again in its metadata, so the previous ``errors`` table need not be read.
-    """
-    metadata = as_python_row(previous)["metadata"] or {}
-    error = previous["error"] or ""
-    parts = error.split(": ", 2)
-    stage = metadata.get(ERROR_STAGE_KEY) or (parts[0] if len(parts) == 3 else "unknown")
-    error_type = metadata.get(ERROR_TYPE_KEY) or (parts[1] if len(parts) == 3 else "unknown")
-    prefix = f"{stage}: {error_type}: "
-    message = error[len(prefix):] if error.startswith(prefix) else error
-    return build_error_row(
-        source_uri=previous["source_uri"],
-        doc_id=previous["doc_id"],
-        stage=stage,
-        error_type=error_type,
-        message=message or "(no message)",
-        error_class=metadata.get(ERROR_CLASS_KEY) or str(error_class(error_type)),
-    )
+def decide_document(doc_id: str, source: SourceFile | None,
+                    previous: Mapping[str, Any] | None, config_hash: str,
+                    retry_errors: bool, verify_hashes: bool,
+                    hash_of: Callable[[SourceFile], str | None],
+                    reuse: str | None = None) -> tuple[Decided, bool]:
+    """The comparison by doc id (``decide``), hashing the file only if
+    ``needs_hash``; and whether the listing settled it (same size and time)."""
+    current = None
+    by_listing = False
+    if source is not None:
+        content_hash = None
+        if needs_hash(source, previous, config_hash, verify_hashes, reuse):
+            content_hash = hash_of(source)
+        elif comparable(previous, config_hash, reuse):
+            content_hash = previous["content_hash"]  # the listing says: same bytes
+            by_listing = True
+        current = CurrentFile(source, content_hash)
+    outcome = decide(current, previous, config_hash, retry_errors, reuse)
+    return Decided(doc_id, current, previous, outcome), by_listing

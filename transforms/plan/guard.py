@@ -11,7 +11,7 @@ and the limit now allows it (``--max-delete-rate 1`` to accept), or held again.
 
 What counts is documents whose content is gone from the corpus: a document
 whose bytes live on under another path (moved, or a duplicate that takes over,
-``transforms/identity/``) is not a deletion, and nor is a previous ``duplicate`` row
+``content.py``) is not a deletion, and nor is a previous ``duplicate`` row
 (it has no chunks of its own).
 """
 

@@ -10,7 +10,7 @@ incremental bookkeeping added (``CHUNK_STAGE_KEYS``; the ``chunk_*`` stats): tak
 off here, and written again by the chunk stage as a fresh run writes them.
 
 When may a row be reused (``reusable``)? Its bytes are the current file's (decided
-as for carrying it, ``compare.decide``), it is a good row of its own bytes (``ok``
+as for carrying it, ``decide.decide``), it is a good row of its own bytes (``ok``
 or ``unchanged``, not cut short: ``metadata.incomplete``), it has spans (rows
 written before the ``spans`` column have none), and it was made under the
 previous run's chunk key while that run's extraction key is this run's

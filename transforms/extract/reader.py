@@ -1,0 +1,44 @@
+"""What every input format's reader is (``readers.py`` registers them): the media types it
+reads, how it reads a file's structure from Tika's answer (by default, Tika's XHTML as
+it is: ``xhtml.py``), what it adds to the document's metadata, whether the PDF layout
+pass reads where its lines sit (``layout.py``), and how its lines were written
+(``LineKind``: what cleaning may join). A format is one module declaring its reader."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
+from ragbeam.transforms.types import FetchedFile, LineKind
+
+# Tika's metadata: every key with its values.
+TikaMetadata = Mapping[str, list[str]]
+
+
+class Reader:
+    """A format Tika's XHTML describes as it is (the reader of any media type no other
+    reader claims)."""
+
+    name: ClassVar[str] = "tika"
+    media_types: ClassVar[frozenset[str]] = frozenset()
+    lines: ClassVar[LineKind] = LineKind.AS_WRITTEN
+    layout: ClassVar[bool] = False  # the PDF layout pass reads where each line sits
+
+    def claims(self, uri: str, media_type: str, metadata: TikaMetadata) -> bool:
+        """Whether this reader reads the file ``uri`` Tika detected as ``media_type``."""
+        return media_type in self.media_types
+
+    def file_type(self, media_type: str) -> str:
+        """What the file is (its row's ``media_type``), from what Tika detected."""
+        return media_type
+
+    def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                  metadata: TikaMetadata) -> ParsedXhtml:
+        """The document's text and blocks."""
+        return parse_tika_xhtml(xhtml)
+
+    def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                 parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
+        """What the format adds to the document's metadata (Tika's own is there)."""
+        return {}
