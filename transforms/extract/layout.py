@@ -55,6 +55,11 @@ from typing import NamedTuple
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
 
+try:  # the C pass (``native_lines``): optional, built by pip where there is a compiler
+    from ragbeam.transforms.extract import _pdfium_lines
+except ImportError:
+    _pdfium_lines = None
+
 # FPDF_PAGEOBJ_* in PDFium's fpdf_edit.h.
 _PATH_OBJECT = 2
 _IMAGE_OBJECT = 3
@@ -796,11 +801,7 @@ def native_lines():
 
 
 def _configure_native():
-    if LineStyle._fields != NATIVE_FIELDS:
-        return None
-    try:
-        from ragbeam.transforms.extract import _pdfium_lines
-    except ImportError:
+    if _pdfium_lines is None or LineStyle._fields != NATIVE_FIELDS:
         return None
     import pypdfium2 as pdfium
 
