@@ -26,14 +26,10 @@ from ragbeam.evaluate.evaluation import (
     format_eval,
     load_questions,
 )
+from ragbeam.evaluate.pages import DEFAULT_DPI
 from ragbeam.evaluate.retrieval import EmbeddingCache
 from ragbeam.evaluate.run_data import load_run
-from ragbeam.evaluate.viz import (
-    document_furniture,
-    document_template,
-    find_document,
-    render_viz,
-)
+from ragbeam.evaluate.viz import find_document, write_viz
 from ragbeam.pipeline.run import UsageError
 
 RETRIEVER_CHOICES = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("hybrid",),
@@ -95,13 +91,19 @@ def add_subcommands(subparsers: argparse._SubParsersAction,
 
     vz = subparsers.add_parser(
         "viz", help="HTML view of one document's chunks",
-        description="The document's cleaned text with chunk boundaries, overlaps and "
-                    "removed page furniture, as one static HTML file.",
+        description="The document's cleaned text with its chunks (boundaries, overlaps, "
+                    "heading paths), its page boundaries and the page furniture removal "
+                    "took, as a static HTML file; for a PDF, beside a picture of each page "
+                    "with every chunk's lines drawn on it (the pictures go to the folder "
+                    "FILE_pages/ beside FILE).",
         allow_abbrev=False, parents=list(parents))
     vz.add_argument("--output", required=True, metavar="DIR", help="a finished run's output")
     vz.add_argument("--doc", required=True, metavar="DOC_ID_OR_URI",
                     help="doc_id, source URI, or a unique path suffix (e.g. pdf/llncsdoc.pdf)")
     vz.add_argument("--html", required=True, metavar="FILE")
+    vz.add_argument("--page-dpi", type=int, default=DEFAULT_DPI, metavar="DPI",
+                    help="resolution of a PDF's page pictures, about 70 KB a page of text "
+                         "at 100 (0: no pictures) (default: %(default)s)")
     vz.set_defaults(handler=viz_command)
 
 
@@ -174,13 +176,14 @@ def compare_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def viz_command(args: argparse.Namespace, extra: Sequence[str]) -> int:
     try:
         _no_extra(extra)
+        if args.page_dpi < 0:
+            raise EvalUsageError("--page-dpi must be 0 or more")
         run = load_run(args.output)
         doc = find_document(run, args.doc)
     except (EvalUsageError, FileNotFoundError, LookupError) as exc:
         return _fail(exc)
     if doc.status != "ok":
         return _fail(LookupError(f"{doc.source_uri} has status {doc.status!r}: no text"))
-    with open(args.html, "w", encoding="utf-8") as f:
-        f.write(render_viz(run, doc, document_furniture(run, doc), document_template(run, doc)))
-    print(f"ragbeam viz: {doc.source_uri} → {args.html}")
+    html = write_viz(run, doc, args.html, page_dpi=args.page_dpi)
+    print(f"ragbeam viz: {doc.source_uri} → {html}")
     return 0

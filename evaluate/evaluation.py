@@ -131,6 +131,20 @@ def is_hit(question: Question, context: FilledContext, answer_doc_id: str | None
     return answer_doc_id is not None and any(u.doc_id == answer_doc_id for u in context.units)
 
 
+def answer_unit(question: Question, context: FilledContext, answer_doc_id: str | None
+                ) -> ContextUnit | None:
+    """The first unit of the context that holds the answer: its ``answer_text``, else a
+    unit of its answer document (None: the context has no such unit, or the answer only
+    runs across two units)."""
+    for unit in context.units:
+        if question.answer_text:
+            if normalize(question.answer_text) in normalize(unit.text):
+                return unit
+        elif answer_doc_id is not None and unit.doc_id == answer_doc_id:
+            return unit
+    return None
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
@@ -194,8 +208,12 @@ def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_na
         tally = by_language.setdefault(q.language, [0, 0])
         tally[0] += is_hit(q, main, doc_id)
         tally[1] += 1
+        found = answer_unit(q, main, doc_id)
         per_question.append({
             "id": q.id, "question": q.question, "hit": is_hit(q, main, doc_id),
+            # What a reader of the context sees first, and where the answer is in it.
+            "top_chunk_id": main.units[0].chunk_id if main.units else None,
+            "answer_chunk_id": found.chunk_id if found else None,
             "first_answer_rank": first_rank, "chunks_in_context": len(main.units),
             "context_tokens": main.tokens,
             "answer_doc_found": doc_id is not None if q.answer_doc else None,

@@ -1,11 +1,13 @@
 """Which page furniture the cleaner removed from one document, for the viz side panel.
 
-The run stores only the count (``clean_furniture_lines_removed``). To show the
-lines themselves, extract the source again with the same extractor and clean
-it with the run's cleaning options *minus* furniture removal; the words that
-text has and ``documents.text`` lacks are what was removed, each with its page.
-A run that records the lines (``clean_furniture_lines`` in metadata) is read
-directly instead.
+A run records the removed lines (``clean_furniture_lines`` in metadata, up to
+``MAX_RECORDED_FURNITURE_LINES``); older runs store only the count
+(``clean_furniture_lines_removed``). To show the lines of those, and each line's
+template group and place on its page, ``viz`` extracts the source again with the same
+extractor (``extract_again``) and cleans it with the run's cleaning options: the
+page template (``clean.document.page_template``) names each removed line's group;
+cleaned *minus* furniture removal, the words that text has and ``documents.text``
+lacks are what was removed, each with its page.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import difflib
 import hashlib
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ragbeam.pipeline.config import ExtractOptions
@@ -44,10 +47,41 @@ def removed_fragments(kept_text: str, cleaned_text: str,
     return fragments
 
 
-def _extracted_again(source_uri: str, doc_id: str, clean_config: Mapping[str, Any]):
-    """``(ExtractedDocument, CleanOptions)``: ``source_uri`` extracted again (the guarded
-    single-file path, with the run's default extraction options) and the run's cleaning
-    options."""
+@dataclass(frozen=True)
+class SourceAgain:
+    """A document's source file extracted again (the guarded single-file path, with the
+    default extraction options) and the run's cleaning options: what ``viz`` reads the
+    removed lines, the page template and the line boxes from."""
+
+    data: bytes
+    extracted: Any  # ExtractedDocument
+    options: Any  # CleanOptions
+
+    def template(self):
+        """The page template of a paged document (``clean.document.page_template``): its
+        pages' sizes and every line with the template group it belongs to."""
+        return page_template(self.extracted, self.options)
+
+    def cleaned(self):
+        """The ``Document`` the run's cleaning makes of it."""
+        return clean_document(self.extracted, self.options)
+
+    def removed_fragments(self, cleaned_text: str) -> list[tuple[int | None, str]]:
+        """What the run's furniture removal took: the text cleaned with furniture kept,
+        diffed against the run's ``cleaned_text``."""
+        kept = clean_document(self.extracted,
+                              dataclasses.replace(self.options, remove_furniture=False))
+
+        def page_of(start: int, end: int) -> int | None:
+            return kept.pages_of(start, end)[0]
+
+        return removed_fragments(kept.text, cleaned_text, page_of)
+
+
+def extract_again(source_uri: str, doc_id: str, clean_config: Mapping[str, Any]
+                  ) -> SourceAgain:
+    """``source_uri`` extracted again, with the run's cleaning options (``clean_config``:
+    run.json's ``config.clean``)."""
     from apache_beam.io.filesystems import FileSystems
 
     with FileSystems.open(source_uri) as f:
@@ -55,24 +89,5 @@ def _extracted_again(source_uri: str, doc_id: str, clean_config: Mapping[str, An
     fetched = FetchedFile(SourceFile(source_uri, doc_id, len(data)), data,
                           hashlib.sha256(data).hexdigest())
     known = {f.name for f in dataclasses.fields(CleanOptions)}
-    return (ExtractOptions().file_extractor().extract(fetched),
-            CleanOptions(**{k: v for k, v in clean_config.items() if k in known}))
-
-
-def rederive_template(source_uri: str, doc_id: str, clean_config: Mapping[str, Any]):
-    """The page template of a paged document (``clean.document.page_template``): its pages'
-    sizes and every line with the template group it belongs to, for viz's page picture."""
-    extracted, options = _extracted_again(source_uri, doc_id, clean_config)
-    return page_template(extracted, options)
-
-
-def rederive_furniture(source_uri: str, doc_id: str, cleaned_text: str,
-                       clean_config: Mapping[str, Any]) -> list[tuple[int | None, str]]:
-    """Extract ``source_uri`` again and diff against the run's cleaned text."""
-    extracted, options = _extracted_again(source_uri, doc_id, clean_config)
-    kept = clean_document(extracted, dataclasses.replace(options, remove_furniture=False))
-
-    def page_of(start: int, end: int) -> int | None:
-        return kept.pages_of(start, end)[0]
-
-    return removed_fragments(kept.text, cleaned_text, page_of)
+    return SourceAgain(data, ExtractOptions().file_extractor().extract(fetched),
+                       CleanOptions(**{k: v for k, v in clean_config.items() if k in known}))

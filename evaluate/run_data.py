@@ -17,7 +17,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragbeam.transforms.write.read import read_table_columns
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ragbeam.transforms.write.read import read_table_columns, table_files
 
 PARENT_LEVEL = "parent"
 
@@ -159,3 +162,21 @@ def load_run(output: str, with_text: bool = True) -> RunData:
             texts[r["doc_id"]] = r["text"]
     documents.sort(key=lambda d: d.source_uri)
     return RunData(output, chunks, documents, summary, texts)
+
+
+def load_document_spans(output: str, doc_id: str) -> list[dict[str, Any]]:
+    """One document's ``documents.spans`` (each cleaned line's range, page and raw
+    offsets; ``schemas/documents.py``), or [] for a run written before that column."""
+    from apache_beam.io.filesystems import FileSystems
+
+    for path in table_files(output.rstrip("/") or "/", "documents"):
+        with FileSystems.open(path) as f:
+            data = f.read()
+        schema = pq.read_schema(pa.BufferReader(data))
+        if "spans" not in schema.names:
+            return []
+        table = pq.read_table(pa.BufferReader(data), columns=["doc_id", "spans"],
+                              filters=[("doc_id", "=", doc_id)])
+        for row in table.to_pylist():
+            return list(row["spans"] or [])
+    return []

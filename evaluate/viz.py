@@ -1,34 +1,65 @@
-"""``ragbeam viz``: one document's cleaned text with its chunk boundaries, as static HTML.
+"""``ragbeam viz``: one document's cleaned text with its chunks, beside its pages, as a
+static HTML page (``viz.css`` and ``viz.js`` inlined; page pictures as files beside it).
 
-* Every character range is drawn once: the text is cut at every chunk start
-  and end into *segments*, each tagged with the chunks covering it
-  (``data-c="3 4"``). Chunks alternate six colours; segments covered by two
-  or more chunks (overlap) are shaded with stripes; uncovered text is plain.
-* A marker (``.cut``) opens each indexed chunk; hovering any segment shows the
-  chunk's number, tokens, characters, pages and heading path, and outlines
-  the whole chunk. One delegated listener, built lazily: no per-span handlers.
-* The side panel lists the chunks (click to jump) and the page furniture the
-  cleaner removed, struck through.
-* Large documents stay responsive: the text is split into sections at line
-  breaks every ~``SECTION_CHARS`` characters, rendered with
-  ``content-visibility: auto`` so the browser lays out only what is on screen.
+Three columns:
+
+* **the chunk list** (left): each chunk's number, pages, tokens, heading path and first
+  words, a link to it; under it the lines furniture removal took, each a link to its
+  page;
+* **the text** (middle): every character range drawn once: the text is cut at every
+  chunk edge and page start into *segments*, each tagged with the chunks covering it
+  (``data-c="3 4"``). Chunks alternate six colours; text two chunks cover (overlap) is
+  striped; uncovered text is plain. A marker opens each chunk with its number and
+  heading path, a rule marks where each page begins. Labels are drawn from ``data-``
+  attributes by CSS, so the text copies out (and reads back) as the document's text;
+* **the pages** (right, PDFs): each page's picture with every line the layout placed
+  drawn over it in its chunk's colour, and the removed lines outlined in red with their
+  template group (``evaluate/pages.py``).
+
+Clicking a chunk (in the list, the text or on a page) selects it everywhere: outlined in
+the text, its lines on the page picture, its list entry, and ``#chunk-N`` in the
+address, so a link to a chunk can be shared. Scrolling the text brings its page along.
+
+Large documents stay responsive: the text is split into sections at line breaks every
+~``SECTION_CHARS`` characters, and sections and pages use ``content-visibility: auto``,
+so the browser lays out only what is on screen; one delegated listener per column.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import pathlib
+import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
+from importlib import resources
 from typing import Any
 
-from ragbeam.evaluate.furniture import rederive_furniture, rederive_template
-from ragbeam.evaluate.run_data import ChunkRecord, DocumentRecord, RunData
+from ragbeam.evaluate.furniture import extract_again
+from ragbeam.evaluate.pages import (
+    DEFAULT_DPI,
+    LineBox,
+    Span,
+    chunk_line_boxes,
+    page_starts,
+    removed_line_boxes,
+    render_page_images,
+)
+from ragbeam.evaluate.run_data import (
+    ChunkRecord,
+    DocumentRecord,
+    RunData,
+    load_document_spans,
+)
 
 SECTION_CHARS = 6000
 COLOURS = 6
 FURNITURE_LINES_KEY = "clean_furniture_lines"  # JSON list of lines (or [page, line])
 FURNITURE_COUNT_KEY = "clean_furniture_lines_removed"
+PDF = "application/pdf"
+MARKER_HEADING_CHARS = 48
 
 
 def find_document(run: RunData, selector: str) -> DocumentRecord:
@@ -62,7 +93,7 @@ def section_breaks(text: str, every: int = SECTION_CHARS) -> list[int]:
 def segments(length: int, chunks: Sequence[tuple[int, int]], extra_cuts: Sequence[int] = ()
              ) -> list[tuple[int, int, tuple[int, ...]]]:
     """Cut ``[0, length)`` at every chunk edge: ``(start, end, covering chunk numbers)``."""
-    cuts = {0, length, *extra_cuts}
+    cuts = {0, length, *(c for c in extra_cuts if 0 <= c <= length)}
     for s, e in chunks:
         cuts.update((max(0, min(s, length)), max(0, min(e, length))))
     ordered = sorted(cuts)
@@ -82,6 +113,7 @@ def segments(length: int, chunks: Sequence[tuple[int, int]], extra_cuts: Sequenc
 
 
 def furniture_lines(metadata: Mapping[str, str]) -> list[tuple[int | None, str]]:
+    """The removed lines a run recorded: ``(page, line)``."""
     raw = metadata.get(FURNITURE_LINES_KEY)
     if not raw:
         return []
@@ -98,238 +130,309 @@ def furniture_lines(metadata: Mapping[str, str]) -> list[tuple[int | None, str]]
     return lines
 
 
+@dataclass(frozen=True)
+class PagePicture:
+    """One page in the pages column: its displayed size in points, its picture (a path
+    relative to the HTML file, or None) and the lines drawn over it."""
+
+    number: int
+    width: float
+    height: float
+    image: str | None
+    lines: tuple[LineBox, ...] = ()
+
+
+@dataclass(frozen=True)
+class RemovedLine:
+    """A line furniture removal took: its page, text and template group (if known)."""
+
+    page: int | None
+    text: str
+    group: str | None = None
+
+
+def _pages_label(c: ChunkRecord) -> str:
+    if c.page_start is None:
+        return ""
+    if c.page_end is None or c.page_end == c.page_start:
+        return f"p. {c.page_start}"
+    return f"p. {c.page_start}–{c.page_end}"
+
+
 def _chunk_info(number: int, c: ChunkRecord) -> dict[str, Any]:
-    pages = (f"{c.page_start}" if c.page_start == c.page_end else f"{c.page_start}–{c.page_end}"
-             ) if c.page_start is not None else ""
     return {"n": number, "index": c.chunk_index, "start": c.char_start, "end": c.char_end,
-            "tokens": c.token_count, "chars": c.char_count, "pages": pages,
-            "heading": " › ".join(c.heading_path), "level": c.level,
+            "tokens": c.token_count, "chars": c.char_count, "pages": _pages_label(c),
+            "page": c.page_start, "heading": " › ".join(c.heading_path), "level": c.level,
             "parent": None}
 
 
-STYLE = """
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
-       display: grid; grid-template-columns: minmax(0, 1fr) 330px; height: 100vh; }
-main { overflow-y: auto; padding: 16px 24px; }
-aside { overflow-y: auto; border-left: 1px solid #ddd; background: #f7f7f7; padding: 12px;
-        font-size: 13px; }
-h1 { font-size: 17px; margin: 0 0 4px; } h2 { font-size: 14px; margin: 14px 0 6px; }
-.meta { color: #555; margin-bottom: 10px; overflow-wrap: anywhere; }
-#doc { white-space: pre-wrap; font: 13px/1.6 ui-monospace, "DejaVu Sans Mono", monospace; }
-#doc section { content-visibility: auto; contain-intrinsic-size: auto 2400px; }
-.c0 { background: #dbeafe; } .c1 { background: #fde68a; } .c2 { background: #bbf7d0; }
-.c3 { background: #fbcfe8; } .c4 { background: #ddd6fe; } .c5 { background: #fed7aa; }
-.ov { background-image: repeating-linear-gradient(135deg, rgba(0,0,0,.16) 0 3px,
-      transparent 3px 7px); }
-.hl { outline: 1.5px solid #d00; }
-.cut { display: inline-block; font: 600 10px/1 system-ui, sans-serif; color: #fff;
-       background: #555; border-radius: 3px; padding: 1px 3px; margin: 0 2px;
-       vertical-align: 1px; cursor: pointer; user-select: none; }
-#tip { position: fixed; left: 16px; bottom: 16px; max-width: 520px; background: #222;
-       color: #fff; padding: 6px 10px; border-radius: 4px; font-size: 12px;
-       pointer-events: none; display: none; }
-ol.chunks { padding-left: 0; list-style: none; margin: 0; max-height: 40vh; overflow-y: auto; }
-ol.chunks li { padding: 1px 4px; cursor: pointer; white-space: nowrap; overflow: hidden;
-               text-overflow: ellipsis; }
-ol.chunks li:hover { background: #e8e8e8; }
-ul.furniture { padding-left: 18px; margin: 0; }
-ul.furniture s { color: #a00; }
-figure.page { margin: 6px 0; } .sheet { fill: #fff; stroke: #999; }
-rect.txt { fill: #cbd5e1; } rect.tpl { fill: #dc2626; fill-opacity: .75; }
-.swatch { display: inline-block; width: 12px; height: 12px; vertical-align: -2px;
-          border: 1px solid #bbb; margin-right: 4px; }
-"""
-
-SCRIPT = """
-(function () {
-  const chunks = JSON.parse(document.getElementById('chunk-data').textContent);
-  const tip = document.getElementById('tip');
-  const doc = document.getElementById('doc');
-  let byChunk = null, lit = [];
-  function index() {
-    byChunk = new Map();
-    for (const el of doc.querySelectorAll('[data-c]')) {
-      for (const n of el.dataset.c.split(' ')) {
-        if (!byChunk.has(n)) byChunk.set(n, []);
-        byChunk.get(n).push(el);
-      }
-    }
-  }
-  function light(n) {
-    for (const el of lit) el.classList.remove('hl');
-    lit = [];
-    if (n === null) return;
-    if (!byChunk) index();
-    lit = (byChunk.get(String(n)) || []).filter(el => !el.classList.contains('cut'));
-    for (const el of lit) el.classList.add('hl');
-  }
-  function describe(c) {
-    let s = '#' + c.index + ' · ' + c.tokens + ' tokens · ' + c.chars + ' chars';
-    if (c.pages) s += ' · p. ' + c.pages;
-    if (c.parent !== null && c.parent !== undefined) s += ' · parent #' + chunks[c.parent].index;
-    if (c.heading) s += '\\n' + c.heading;
-    return s;
-  }
-  doc.addEventListener('mouseover', function (ev) {
-    const el = ev.target.closest('[data-c]');
-    if (!el) { tip.style.display = 'none'; light(null); return; }
-    const ns = el.dataset.c.split(' ').map(Number);
-    tip.textContent = ns.map(n => describe(chunks[n])).join('\\n— overlaps —\\n');
-    tip.style.whiteSpace = 'pre-wrap';
-    tip.style.display = 'block';
-    light(ns[ns.length - 1]);
-  });
-  doc.addEventListener('mouseleave', function () { tip.style.display = 'none'; light(null); });
-  document.getElementById('chunk-list').addEventListener('click', function (ev) {
-    const li = ev.target.closest('li[data-n]');
-    if (!li) return;
-    const cut = document.getElementById('cut-' + li.dataset.n);
-    if (cut) { cut.scrollIntoView({block: 'center'}); light(Number(li.dataset.n)); }
-  });
-})();
-"""
+def heading_label(path: Sequence[str], width: int = MARKER_HEADING_CHARS) -> str:
+    """The heading path as a chunk's marker shows it: whole where it fits in ``width``
+    characters, else its deepest headings that fit after "… › " (the nearest heading
+    says most about the chunk; the list and the tooltip show the whole path)."""
+    whole = " › ".join(path)
+    if len(whole) <= width:
+        return whole
+    tail: list[str] = []
+    for heading in reversed(path):
+        if tail and len(" › ".join(["…", heading, *tail])) > width:
+            break
+        tail.insert(0, heading)
+    label = " › ".join(["…", *tail]) if len(tail) < len(path) else " › ".join(tail)
+    return label if len(label) <= width else label[:width - 1] + "…"
 
 
-def document_furniture(run: RunData, doc: DocumentRecord) -> list[tuple[int | None, str]]:
-    """Removed furniture: recorded by the run, else re-derived from the source file."""
-    recorded = furniture_lines(doc.metadata)
-    count = doc.metadata.get(FURNITURE_COUNT_KEY, "0")
-    if recorded or not count.isdigit() or int(count) == 0:
-        return recorded
-
-    try:
-        return rederive_furniture(doc.source_uri, doc.doc_id, run.texts.get(doc.doc_id, ""),
-                                  run.run_summary.get("config", {}).get("clean", {}))
-    except Exception:  # source moved or unreadable: the panel falls back to the count
-        return []
+def _asset(name: str) -> str:
+    return resources.files("ragbeam.evaluate").joinpath(name).read_text(encoding="utf-8")
 
 
-MAX_TEMPLATE_PAGES = 4  # pages drawn in the page-template picture
-TEMPLATE_PAGE_WIDTH = 300  # pixels
-
-
-def template_pictures(sizes: Sequence[tuple[float, float]], lines: Sequence[Any],
-                      max_pages: int = MAX_TEMPLATE_PAGES) -> str:
-    """The page template on pictures of pages (``clean.document.page_template``'s lines):
-    one SVG per page, up to ``max_pages`` of those that carry template lines, each line
-    a box where the layout placed it, template lines red with their group as a tooltip.
-    Empty where nothing is placed."""
-    pages = sorted({line.page for line in lines if line.group and line.box})[:max_pages]
-    out = []
-    for page in pages:
-        if not 0 < page <= len(sizes):
+def _text_html(text: str, indexed: Sequence[ChunkRecord],
+               pieces: Sequence[tuple[int, int, tuple[int, ...]]],
+               starts_of_pages: Sequence[tuple[int, int]]) -> str:
+    """The text column: sections, page rules, chunk markers and covered segments."""
+    chunk_starts: dict[int, list[int]] = {}
+    for n, c in enumerate(indexed):
+        chunk_starts.setdefault(c.char_start, []).append(n)
+    page_at = dict(starts_of_pages)
+    section_at = set(section_breaks(text))
+    parts: list[str] = ["<section>"]
+    for a, b, covering in pieces:
+        if a in section_at:
+            parts.append("</section><section>")
+        if a in page_at:
+            page = page_at.pop(a)
+            parts.append(f'<a class="pb" id="pb-{page}" href="#pg-{page}" '
+                         f'data-page="{page}"></a>')
+        for n in chunk_starts.pop(a, []):
+            c = indexed[n]
+            label, path = heading_label(c.heading_path), " › ".join(c.heading_path)
+            parts.append(f'<a class="cut" id="chunk-{n}" href="#li-{n}" data-c="{n}" '
+                         f'data-i="{c.chunk_index}" data-h="{escape(label)}" '
+                         f'title="{escape(path)}"></a>')
+        piece = escape(text[a:b], quote=False)
+        if not covering:
+            parts.append(piece)
             continue
-        width, height = sizes[page - 1]
-        boxes = []
-        for line in lines:
-            if line.page != page or line.box is None:
-                continue
-            x0, top, x1, bottom = line.box
-            kind = "tpl" if line.group else "txt"
-            tip = escape(f"{line.group}: {line.text}" if line.group else line.text)
-            boxes.append(f'<rect class="{kind}" x="{x0:.1f}" y="{top:.1f}" '
-                         f'width="{max(x1 - x0, 1):.1f}" height="{max(bottom - top, 1):.1f}">'
-                         f"<title>{tip}</title></rect>")
-        out.append(f'<figure class="page"><svg viewBox="0 0 {width:.0f} {height:.0f}" '
-                   f'width="{TEMPLATE_PAGE_WIDTH}" '
-                   f'height="{TEMPLATE_PAGE_WIDTH * height / width:.0f}">'
-                   f'<rect class="sheet" width="{width:.0f}" height="{height:.0f}"/>'
-                   f'{"".join(boxes)}</svg><figcaption>p. {page}</figcaption></figure>')
-    return "".join(out)
+        classes = f"c{covering[-1] % COLOURS}" + (" ov" if len(covering) > 1 else "")
+        parts.append(f'<span class="{classes}" data-c="{" ".join(map(str, covering))}">'
+                     f"{piece}</span>")
+    parts.append("</section>")
+    return "".join(parts)
 
 
-def document_template(run: RunData, doc: DocumentRecord) -> str:
-    """Pictures of a PDF's pages with its page template marked, re-derived from the source
-    file ("" for other formats, or where the file cannot be read again)."""
-    if doc.media_type != "application/pdf":
-        return ""
-    try:
-        sizes, lines = rederive_template(doc.source_uri, doc.doc_id,
-                                         run.run_summary.get("config", {}).get("clean", {}))
-    except Exception:  # source moved or unreadable: no pictures
-        return ""
-    return template_pictures(sizes, lines)
+def _chunk_list_html(indexed: Sequence[ChunkRecord]) -> str:
+    items = []
+    for n, c in enumerate(indexed):
+        heading = " › ".join(c.heading_path)
+        preview = " ".join(c.text[:160].split())
+        items.append(
+            f'<li id="li-{n}" data-n="{n}"><a href="#chunk-{n}">'
+            f'<span class="row"><i class="swatch c{n % COLOURS}"></i><b>#{c.chunk_index}</b>'
+            f' <span class="pg">{escape(_pages_label(c))}</span>'
+            f' <span class="tok">{c.token_count} tok</span></span>'
+            + (f'<span class="hp">{escape(heading)}</span>' if heading else
+               '<span class="hp none">no heading</span>')
+            + f'<span class="pv">{escape(preview)}</span></a></li>')
+    return "".join(items)
 
 
-def render_viz(run: RunData, doc: DocumentRecord,
-               furniture: Sequence[tuple[int | None, str]] | None = None,
-               template: str = "") -> str:
+def _furniture_html(removed: Sequence[RemovedLine], count: str | None, linked: bool) -> str:
+    if not removed:
+        if not count or count == "0":
+            return "<li><em>none</em></li>"
+        return (f"<li><em>{escape(count)} lines removed (the run did not record which, "
+                "and the source could not be read again)</em></li>")
+    items = []
+    # Consecutive lines of one page and group (a stamp cut into glyphs, a two-line
+    # running head) share an entry.
+    for (page, group), run in itertools.groupby(removed, key=lambda r: (r.page, r.group)):
+        link = ""
+        if page:
+            target = f"#pg-{page}" if linked else f"#pb-{page}"
+            link = f'<a href="{target}" data-page="{page}">p. {page}</a> '
+        struck = " ".join(f"<s>{escape(line.text)}</s>" for line in run)
+        label = f' <span class="grp">{escape(group)}</span>' if group else ""
+        items.append(f"<li>{link}{struck}{label}</li>")
+    return "".join(items)
+
+
+def _page_html(page: PagePicture) -> str:
+    boxes = []
+    for line in page.lines:
+        x, y = f"{line.x0:.1f}", f"{line.top:.1f}"
+        w, h = f"{max(line.x1 - line.x0, 1):.1f}", f"{max(line.bottom - line.top, 1):.1f}"
+        if line.removed is not None:
+            boxes.append(f'<rect class="fur" x="{x}" y="{y}" width="{w}" height="{h}">'
+                         f"<title>removed ({escape(line.removed)}): {escape(line.text)}"
+                         "</title></rect>")
+        elif line.chunks:
+            boxes.append(f'<rect class="ln k{line.chunks[-1] % COLOURS}" '
+                         f'data-c="{" ".join(map(str, line.chunks))}" x="{x}" y="{y}" '
+                         f'width="{w}" height="{h}"/>')
+    image = (f'<img src="{escape(page.image)}" alt="page {page.number}" loading="lazy" '
+             'decoding="async">' if page.image else "")
+    return (f'<figure class="page" id="pg-{page.number}" data-page="{page.number}">'
+            f'<figcaption><a href="#pb-{page.number}">page {page.number}</a></figcaption>'
+            f'<div class="sheet" style="aspect-ratio: {page.width:.1f} / {page.height:.1f}">'
+            f'{image}<svg viewBox="0 0 {page.width:.1f} {page.height:.1f}" '
+            f'preserveAspectRatio="none">{"".join(boxes)}</svg></div></figure>')
+
+
+def render_viz(run: RunData, doc: DocumentRecord, spans: Sequence[Span] = (),
+               removed: Sequence[RemovedLine] | None = None,
+               pages: Sequence[PagePicture] = (), notes: Sequence[str] = ()) -> str:
+    """The viz page of ``doc``: ``spans`` (``documents.spans``) place the page rules,
+    ``removed`` lists the lines furniture removal took (default: what the run recorded),
+    ``pages`` fill the pages column, ``notes`` say what could not be shown."""
     text = run.texts.get(doc.doc_id, "")
     doc_chunks = [c for c in run.chunks if c.doc_id == doc.doc_id]
     indexed = [c for c in doc_chunks if c.indexed]
     parents = [c for c in doc_chunks if not c.indexed]
-    parent_numbers: dict[str, int] = {}
     infos = [_chunk_info(n, c) for n, c in enumerate(indexed)]
+    parent_numbers: dict[str, int] = {}
     for p in parents:  # parents go after the indexed chunks in the data list
         parent_numbers[p.chunk_id] = len(infos)
         infos.append(_chunk_info(len(infos), p))
     for n, c in enumerate(indexed):
         infos[n]["parent"] = parent_numbers.get(c.parent_id or "")
-    spans = [(c.char_start, c.char_end) for c in indexed]
-    breaks = section_breaks(text)
-    starts: dict[int, list[int]] = {}
-    for n, (s, _) in enumerate(spans):
-        starts.setdefault(s, []).append(n)
-
-    html_parts: list[str] = ["<section>"]
-    break_set = set(breaks)
-    for a, b, covering in segments(len(text), spans, breaks):
-        if a in break_set:
-            html_parts.append("</section><section>")
-        for n in starts.pop(a, []):
-            html_parts.append(f'<b class="cut" id="cut-{n}" data-c="{n}">'
-                              f"{indexed[n].chunk_index}</b>")
-        piece = escape(text[a:b], quote=False)
-        if not covering:
-            html_parts.append(piece)
-            continue
-        classes = f"c{covering[-1] % COLOURS}" + (" ov" if len(covering) > 1 else "")
-        html_parts.append(f'<span class="{classes}" data-c="{" ".join(map(str, covering))}">'
-                          f"{piece}</span>")
-    html_parts.append("</section>")
-
-    if furniture is None:
-        furniture = furniture_lines(doc.metadata)
+    spans_of_chunks = [(c.char_start, c.char_end) for c in indexed]
+    starts_of_pages = page_starts(spans)
+    pieces = segments(len(text), spans_of_chunks,
+                      [*section_breaks(text), *(offset for offset, _ in starts_of_pages)])
+    if removed is None:
+        removed = [RemovedLine(page, line) for page, line in furniture_lines(doc.metadata)]
     removed_count = doc.metadata.get(FURNITURE_COUNT_KEY)
-    furniture_html = "".join(
-        f"<li><s>{escape(line)}</s>" + (f" <small>p. {page}</small>" if page else "")
-        + "</li>"
-        for page, line in furniture)
-    if not furniture:
-        furniture_html = ("<li><em>none recorded</em></li>" if not removed_count or
-                          removed_count == "0" else
-                          f"<li><em>{escape(removed_count)} lines removed (the run did not "
-                          "record which)</em></li>")
-    chunk_items = "".join(
-        f'<li data-n="{n}" title="{escape(c.text[:200])}"><span class="swatch c{n % COLOURS}">'
-        f"</span>#{c.chunk_index} · {c.token_count} tok · {escape(c.text[:60])}</li>"
-        for n, c in enumerate(indexed))
     total_tokens = sum(c.token_count for c in indexed)
-    overlapped = sum(b - a for a, b, cov in segments(len(text), spans) if len(cov) > 1)
+    overlapped = sum(b - a for a, b, cov in segments(len(text), spans_of_chunks) if len(cov) > 1)
     data = json.dumps(infos, ensure_ascii=False).replace("</", "<\\/")
     title = doc.title or doc.source_uri.rsplit("/", 1)[-1]
-    side = (
-        f"<h1>{escape(title)}</h1>"
-        f'<div class="meta">{escape(doc.source_uri)}<br>{escape(doc.media_type or "")} · '
-        f'strategy <b>{escape(doc.strategy or "—")}</b><br>{len(text):,} chars · '
-        f"{len(indexed)} chunks"
-        + (f" + {len(parents)} parents" if parents else "")
-        + f" · {total_tokens:,} tokens · {overlapped:,} chars overlapped</div>"
-        '<div><span class="swatch c0"></span>chunk <span class="swatch c1"></span>next chunk '
-        '<span class="swatch c0 ov"></span>overlap</div>'
-        f'<h2>Removed page furniture ({escape(str(removed_count or len(furniture)))})</h2>'
-        f'<ul class="furniture">{furniture_html}</ul>'
-        + (f"<h2>Page template (red: template lines)</h2>{template}" if template else "")
-        + f'<h2>Chunks ({len(indexed)})</h2><ol class="chunks" id="chunk-list">{chunk_items}</ol>'
-    )
+    page_count = doc.page_count or (starts_of_pages[-1][1] if starts_of_pages else 0)
+    facts = [escape(doc.media_type or "unknown type"),
+             f'strategy <b>{escape(doc.strategy or "—")}</b>', f"{len(text):,} chars",
+             f"{len(indexed)} chunks" + (f" + {len(parents)} parents" if parents else ""),
+             f"{total_tokens:,} tokens", f"{overlapped:,} chars overlapped"]
+    if page_count:
+        facts.append(f"{page_count} pages")
+    legend = ('<span class="key"><i class="swatch c0"></i><i class="swatch c1"></i>chunks'
+              '</span><span class="key"><i class="swatch c0 ov"></i>overlap</span>'
+              '<span class="key"><i class="swatch sel"></i>selected</span>'
+              + ('<span class="key"><i class="swatch fur"></i>removed line</span>'
+                 if pages else ""))
+    header = (f'<header><h1>{escape(title)}</h1><div class="meta">'
+              f'<span class="src">{escape(doc.source_uri)}</span> · {" · ".join(facts)}</div>'
+              f'<div class="legend">{legend}</div></header>')
+    shown_count = str(removed_count) if removed_count and removed_count != "0" else str(
+        len(removed))
+    nav = (f'<nav id="side"><h2>Chunks ({len(indexed)})</h2>'
+           f'<ol class="chunks" id="chunk-list">{_chunk_list_html(indexed)}</ol>'
+           f'<details class="removed" open><summary>Removed page furniture ({shown_count})'
+           f'</summary><ul class="furniture">'
+           f'{_furniture_html(removed, removed_count, bool(pages))}</ul></details>'
+           + "".join(f'<p class="note">{escape(note)}</p>' for note in notes) + "</nav>")
+    pages_html = (f'<aside id="pages">{"".join(_page_html(p) for p in pages)}</aside>'
+                  if pages else "")
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<title>ragbeam viz: {escape(title)}</title><link rel="icon" href="data:,">'
-        f"<style>{STYLE}</style></head><body>"
-        f'<main><div id="doc">{"".join(html_parts)}</div></main>'
-        f"<aside>{side}</aside><div id=\"tip\"></div>"
+        f'<style>{_asset("viz.css")}</style></head>'
+        f'<body class="{"with-pages" if pages else "no-pages"}">{header}{nav}'
+        f'<main id="text"><div id="doc">{_text_html(text, indexed, pieces, starts_of_pages)}'
+        f"</div></main>{pages_html}<div id=\"tip\"></div>"
         f'<script type="application/json" id="chunk-data">{data}</script>'
-        f"<script>{SCRIPT}</script></body></html>"
+        f'<script>{_asset("viz.js")}</script></body></html>'
     )
+
+
+def with_groups(removed: Sequence[RemovedLine], template: Sequence[Any]) -> list[RemovedLine]:
+    """The removed lines with their template groups (``template``: the page template's
+    furniture lines): each line takes the group of the first template line of its page
+    and text not taken yet. Without lines recorded by the run, the template's own."""
+    if not removed:
+        return [RemovedLine(line.page, line.text, line.group) for line in template]
+    unused: dict[tuple[int | None, str], list[str]] = {}
+    for line in template:
+        unused.setdefault((line.page, line.text), []).append(line.group)
+    out = []
+    for line in removed:
+        groups = unused.get((line.page, line.text))
+        out.append(RemovedLine(line.page, line.text, groups.pop(0) if groups else line.group))
+    return out
+
+
+def _warn(message: str) -> None:
+    print(f"ragbeam viz: {message}", file=sys.stderr)
+
+
+def write_viz(run: RunData, doc: DocumentRecord, html_path: str,
+              page_dpi: int = DEFAULT_DPI) -> str:
+    """Write the viz page of ``doc`` to ``html_path``, and a PDF's page pictures to the
+    folder ``<html stem>_pages/`` beside it (``page_dpi`` 0: no pictures). The source is
+    extracted again for the pictures, the line boxes and the removed lines' groups; where
+    it cannot be, the page says what is missing. Returns the HTML path."""
+    html = pathlib.Path(html_path)
+    spans = [Span.from_row(row) for row in load_document_spans(run.output, doc.doc_id)]
+    text = run.texts.get(doc.doc_id, "")
+    recorded = [RemovedLine(page, line) for page, line in furniture_lines(doc.metadata)]
+    count = doc.metadata.get(FURNITURE_COUNT_KEY, "0")
+    is_pdf = (doc.media_type or "").split(";")[0].strip() == PDF
+    needs_source = is_pdf or (not recorded and count.isdigit() and int(count) > 0)
+    notes: list[str] = []
+    source = None
+    if needs_source:
+        try:
+            source = extract_again(doc.source_uri, doc.doc_id,
+                                   run.run_summary.get("config", {}).get("clean", {}))
+        except Exception as exc:  # source moved or unreadable: text and list only
+            notes.append(f"The source could not be read again ({type(exc).__name__}): no "
+                         "page pictures, and removed lines as the run recorded them.")
+    removed: list[RemovedLine] = recorded
+    pages: list[PagePicture] = []
+    if source is not None and not recorded and count.isdigit() and int(count) > 0:
+        removed = [RemovedLine(page, line) for page, line in source.removed_fragments(text)]
+    if source is not None and is_pdf:
+        pages, removed, page_notes = _pdf_pages(source, doc, run, spans, text, html, page_dpi,
+                                                removed)
+        notes.extend(page_notes)
+    for note in notes:
+        _warn(note)
+    html.write_text(render_viz(run, doc, spans, removed, pages, notes), encoding="utf-8")
+    return str(html)
+
+
+def _pdf_pages(source: Any, doc: DocumentRecord, run: RunData, spans: Sequence[Span],
+               text: str, html: pathlib.Path, page_dpi: int,
+               removed: list[RemovedLine]) -> tuple[list[PagePicture], list[RemovedLine],
+                                                    list[str]]:
+    """A PDF's page pictures with its chunks' lines and removed lines, and the removed
+    lines with their template groups."""
+    notes: list[str] = []
+    layout = source.extracted.layout
+    if layout is None:
+        return [], removed, ["PDFium could not read this PDF: no page pictures."]
+    sizes, template = source.template()
+    removed = with_groups(removed, [line for line in template if line.group])
+    removed_boxes = removed_line_boxes(template)
+    indexed = [c for c in run.chunks if c.doc_id == doc.doc_id and c.indexed]
+    line_boxes: list[LineBox] = []
+    cleaned = source.cleaned()
+    if cleaned.text == text and spans:
+        pieces = segments(len(text), [(c.char_start, c.char_end) for c in indexed])
+        line_boxes = chunk_line_boxes(spans, layout, pieces)
+    else:
+        notes.append("The source, extracted and cleaned again, is not the run's text any "
+                     "more (changed since the run, or other extraction options): chunks are "
+                     "not drawn on the pages.")
+    images: list[str | None] = [None] * len(sizes)
+    if page_dpi > 0:
+        folder = html.with_name(html.stem + "_pages")
+        names = render_page_images(source.data, folder, page_dpi)
+        images = [f"{folder.name}/{name}" for name in names][:len(sizes)]
+        images += [None] * (len(sizes) - len(images))
+    by_page: dict[int, list[LineBox]] = {}
+    for box in (*line_boxes, *removed_boxes):
+        by_page.setdefault(box.page, []).append(box)
+    pages = [PagePicture(number, width, height, image, tuple(by_page.get(number, ())))
+             for number, ((width, height), image) in enumerate(zip(sizes, images,
+                                                                    strict=True), 1)]
+    return pages, removed, notes

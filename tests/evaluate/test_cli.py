@@ -40,10 +40,23 @@ def test_compare_runs_each_strategy_and_writes_json_and_report(samples_compare):
     assert figures["parent_child"]["parents"] > 0 and figures["recursive"]["parents"] == 0
     html = (samples_compare / "report.html").read_text()
     assert html.count('class="chart histogram"') == 3 and "http" not in html.split("<body>")[0]
-    # The printed side-by-side table: a header plus one row per strategy.
+    # The printed side-by-side table: a header plus one row per strategy, then the
+    # recommendation, one line read off these runs.
     table = format_compare(compare).splitlines()
     assert "bm25 hits" in table[1] and "dense hits" in table[1]
-    assert [line.split()[0] for line in table[3:]] == ["recursive", "fixed", "parent_child"]
+    assert [line.split()[0] for line in table[3:6]] == ["recursive", "fixed", "parent_child"]
+    assert table[6:] == ["recommendation: " + compare["recommendation"]]
+    assert compare["recommendation"].split(":")[0] in compare["strategies"]
+    assert "600 tokens" in compare["recommendation"]
+    # Examples side by side: each strategy's chunk for the same question and passage.
+    kinds = [e["kind"] for e in compare["examples"]]
+    assert kinds == ["question", "question", "passage"]
+    for example in compare["examples"]:
+        assert list(example["by_strategy"]) == list(compare["strategies"])
+        for name, shown in example["by_strategy"].items():
+            run = load_run(compare["strategies"][name]["output"])
+            chunk = next(c for c in run.chunks if c.chunk_id == shown["chunk"]["chunk_id"])
+            assert shown["chunk"]["text"] == chunk.text or "characters" in shown["chunk"]["text"]
 
 
 def test_parent_child_context_is_made_of_parents(samples_compare):
