@@ -91,8 +91,11 @@ The functions here are imported by ``tests/transforms/clean/test_furniture_truth
 from __future__ import annotations
 
 import argparse
+import bisect
 import csv
 import hashlib
+import inspect
+import itertools
 import json
 import os
 import pathlib
@@ -212,10 +215,14 @@ class FileScore:
 
 
 def raw_page_lines(xhtml: str) -> list[list[str]]:
-    """The truth file's definition of lines: per page div, text nodes joined, split, stripped."""
+    """The truth file's definition of lines: per page div, text nodes joined, split,
+    stripped; a page's annotations (link URIs, comments: ``<div class="annotation">``)
+    left out, as extraction leaves them out of the text (``extract/xhtml.py``)."""
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
     root = etree.fromstring(xhtml.encode("utf-8"), parser=parser)
+    for note in root.xpath("//*[local-name()='div'][@class='annotation']"):
+        note.getparent().remove(note)  # its tail is the page's text: none after a page
     pages = root.xpath("//*[local-name()='div'][@class='page']")
     return [[line.strip() for line in "".join(page.itertext()).split("\n") if line.strip()]
             for page in pages]
@@ -259,7 +266,7 @@ def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict,
                                    for line in "\n".join(pieces).split("\n"))
                         for p, pieces in cleaned_pages.items()}
     placed = _raw_lines_by_page(extracted) if extracted is not None else {}
-    kept_ranges = _kept_raw_ranges(doc)
+    kept_spans = _KeptSpans(doc)
     truth_total = removed_line = removed_strict = removed_gone = 0
     body_text: list[str] = []
     for index, furniture in enumerate(per_page):
@@ -292,7 +299,7 @@ def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict,
             # page's raw lines with this text, the body's copies count as kept first.
             ranges = placed.get((page, line.strip()), [])
             if ranges:
-                still = sum(1 for start, end in ranges if _is_kept(kept_ranges, start, end))
+                still = sum(1 for start, end in ranges if kept_spans.holds(start, end, line))
                 left_in_text = max(0, still - max(0, len(ranges) - count))
                 removed_gone += min(strict, count - min(count, left_in_text))
             else:  # not among the run's lines of the page (an OCR'd page): text only
@@ -315,27 +322,34 @@ def _raw_lines_by_page(extracted) -> dict[tuple[int, str], list[tuple[int, int]]
     return out
 
 
-def _kept_raw_ranges(doc) -> tuple[list[int], list[int]]:
-    """The raw ranges the cleaned document's spans come from, merged and sorted."""
-    ranges = sorted((s.raw_start, s.raw_end) for s in doc.spans if s.raw_start >= 0)
-    starts: list[int] = []
-    ends: list[int] = []
-    for start, end in ranges:
-        if starts and start <= ends[-1]:
-            ends[-1] = max(ends[-1], end)
-        else:
-            starts.append(start)
-            ends.append(end)
-    return starts, ends
+class _KeptSpans:
+    """The cleaned document's spans by raw range: does one that overlaps a raw line's
+    range hold that line's words in a row? A table's span covers the raw range from its
+    first row to its last, so a head Tika emitted between two rows and removed lies
+    inside it; its words do not (a row's cells are words in a row, ``|`` no word)."""
 
+    def __init__(self, doc) -> None:
+        self.spans = sorted((s.raw_start, s.raw_end, s.start, s.end)
+                            for s in doc.spans if s.raw_start >= 0)
+        self.starts = [span[0] for span in self.spans]
+        self.reach = list(itertools.accumulate((span[1] for span in self.spans), max))
+        self.text = doc.text
+        self.words: dict[int, str] = {}
 
-def _is_kept(kept: tuple[list[int], list[int]], start: int, end: int) -> bool:
-    """Does any kept raw range overlap ``[start, end)``?"""
-    import bisect
-
-    starts, ends = kept
-    index = bisect.bisect_right(starts, end - 1) - 1
-    return index >= 0 and ends[index] > start
+    def holds(self, start: int, end: int, line: str) -> bool:
+        wanted = f" {' '.join(tokens(line))} "
+        k = bisect.bisect_left(self.starts, end) - 1
+        while k >= 0 and self.reach[k] > start:  # spans before k end by reach[k]
+            _, raw_end, text_start, text_end = self.spans[k]
+            if raw_end > start:
+                if not wanted.strip():
+                    return True  # no word to look for: overlapping is all it can show
+                if k not in self.words:
+                    self.words[k] = f" {' '.join(tokens(self.text[text_start:text_end]))} "
+                if wanted in self.words[k]:
+                    return True
+            k -= 1
+        return False
 
 
 def removed_lines(raw_pages: list[list[str]], doc) -> list[tuple[int, str]]:
@@ -401,6 +415,7 @@ def _extracted(path: pathlib.Path, ocr: str | None):
         package = pathlib.Path(ragbeam.__file__).parent
         for source in sorted((package / "transforms" / "extract").glob("*.py")):
             digest.update(source.read_bytes())
+        digest.update(inspect.getsource(raw_page_lines).encode())
         key = CACHE / f"{digest.hexdigest()}.pickle"
         if key.is_file():
             return pickle.loads(key.read_bytes())

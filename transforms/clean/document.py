@@ -167,7 +167,7 @@ def _furniture(lines: list[CleanLine], layout: PdfLayout | None = None
     n_pages = max(line.page or 0 for line in lines)
     by_page: list[list[int]] = [[] for _ in range(n_pages)]
     for i, line in enumerate(lines):
-        if line.page:  # a link target is furniture only where the page template has it
+        if line.page:
             by_page[line.page - 1].append(i)
     pages = [[_page_line(lines[i]) for i in members] for members in by_page]
     return by_page, find_page_furniture(pages, layout.page_sizes if layout else None)
@@ -234,14 +234,12 @@ def page_template(extracted: ExtractedDocument, options: CleanOptions | None = N
 def _page_line(line: CleanLine) -> PageLine:
     # Made from a tuple (every field given): this runs once per line of a PDF.
     style, removable = line.style, line.kind not in _WHOLE_BLOCKS
-    if line.detached:
-        return PageLine._make((line.text, removable, False, None, False, 0.0, True))
     if style is None:
         return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING, None,
-                               False, 0.0, False))
+                               False, 0.0))
     return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING,
                            (style.x0, style.top, style.x1, style.bottom), style.rotated,
-                           style.size, False))
+                           style.size))
 
 
 def _remove_residue(lines: list[CleanLine]

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import pathlib
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -53,6 +54,29 @@ def test_furniture_recall_and_body_retention_meet_the_thresholds(scores):
     assert totals["retention"] >= MIN_BODY_RETENTION, totals
     for score in scores:  # no file may be sacrificed for the average
         assert score.retention >= MIN_BODY_RETENTION, score
+
+
+def test_truth_lines_leave_out_page_annotations_as_extraction_does():
+    """Link URIs and comments Tika writes after a page's text are metadata, never text
+    (``extract/xhtml.py``): counted as body, every link-rich PDF would lose them."""
+    xhtml = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="page">'
+             '<p>Body line one\nBody line two</p><div class="annotation">'
+             '<a href="https://x.example/a">https://x.example/a</a></div></div>'
+             '<div class="page"><p>Page two</p></div></body></html>')
+    assert scorer.raw_page_lines(xhtml) == [["Body line one", "Body line two"], ["Page two"]]
+
+
+def test_a_head_removed_between_table_rows_is_gone_though_the_tables_span_covers_it():
+    """The ``gone`` reading: a table's span covers the raw range from its first row to
+    its last; a head Tika emitted between two rows lies inside it, but only a line whose
+    words the span holds in a row is kept (a row's cells are its words, ``|`` no word)."""
+    text = "Cu | 3.88 | 3.68\nAl | 1.02 | 2.40"
+    doc = SimpleNamespace(text=text, spans=[SimpleNamespace(raw_start=100, raw_end=260,
+                                                            start=0, end=len(text))])
+    kept = scorer._KeptSpans(doc)
+    assert kept.holds(100, 116, "Cu 3.88 3.68")
+    assert not kept.holds(120, 180, "448 H. Ashuri / Journal of Alloys 617 (2014)")
+    assert not kept.holds(300, 320, "Cu 3.88 3.68")  # no span there
 
 
 def test_turning_furniture_removal_off_is_measured_as_a_loss(corpus):

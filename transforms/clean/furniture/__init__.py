@@ -1,10 +1,7 @@
-"""Page furniture: what a document's page template prints on every page (pure).
-
-In order: text laid over the page or cut apart (``stamps.py``), the page number by its
-value (``numbers.py``), the page template (``template.py``: the model), template text
-Tika cut into pieces. Pages are read from their top edge to their bottom edge where
-the layout placed their lines, else in Tika's order (docs/cleaning.md).
-"""
+"""Page furniture: what a document's page template prints on its pages (pure). In
+order: text laid over the page or cut apart (``stamps.py``), the page number by its value
+(``numbers.py``), the page template (``template.py``: the model), template text in
+pieces; pages read from edge to edge (``lines.edge_order``; docs/cleaning.md)."""
 
 from __future__ import annotations
 
@@ -26,24 +23,20 @@ from ragbeam.transforms.clean.furniture.lines import (
 )
 from ragbeam.transforms.clean.furniture.numbers import (
     find_anchored_heads,
-    find_companions,
     find_page_numbers,
     find_set_apart_edges,
     find_single_page_number,
 )
 from ragbeam.transforms.clean.furniture.stamps import (
     find_cut_text,
-    find_margin_stamps,
     find_rotated_stamps,
     find_slugs,
     find_vertical_pieces,
-    unplaced_stamp_pieces,
 )
 from ragbeam.transforms.clean.furniture.template import (
     TemplateGroup,
     find_template,
     heads_its_text,
-    link_groups,
     members,
     rotated_groups,
 )
@@ -54,8 +47,7 @@ __all__ = ["FurnitureResult", "PageLine", "TemplateGroup", "edge_order", "find_p
 
 @dataclass(frozen=True)
 class FurnitureResult:
-    """``(page_index, line_index)`` of every furniture line, and why; ``template``: the
-    page template's groups (what ``ragbeam viz`` marks), each with its members."""
+    """Every furniture line by why; ``template``: the groups ``ragbeam viz`` marks."""
 
     page_numbers: frozenset[Hit]
     running_text: frozenset[Hit]
@@ -71,25 +63,18 @@ class FurnitureResult:
 def find_page_furniture(pages: Sequence[Sequence[PageLine]],
                         page_sizes: Sequence[tuple[float, float]] | None = None
                         ) -> FurnitureResult:
-    """Furniture lines of a paged document (see the module docstring for the order);
-    ``page_sizes``: each page's displayed (width, height) where lines carry boxes."""
+    """Furniture lines of a paged document (``page_sizes``: each page's (width, height))."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
     pages = [placed_lines(lines) for lines in pages]
     multi = len(pages) > 1
-    # Links and text laid over the page first: no part of its edges' order.
-    links = link_groups(pages) if multi else []
+    # Text laid over the page first: no part of its edges' order.
     frame = document_frame(pages)
     rotated = rotated_groups(pages)
-    stamps = (find_margin_stamps(pages, frame) | find_rotated_stamps(pages, page_sizes, frame)
-              | members(rotated) | find_slugs(pages, page_sizes))
-    stamps |= unplaced_stamp_pieces(pages, stamps)
-    stamps |= find_vertical_pieces(pages, stamps, frame) if multi else set()
-    outside = stamps | {(p, i) for p, lines in enumerate(pages)
-                        for i, line in enumerate(lines) if line.link}
-    # The rest reads each page from its top edge to its bottom edge: by position where
-    # lines are placed, else in Tika's order.
-    kept = [[i for i in edge_order(lines) if (p, i) not in outside]
+    stamps = (find_rotated_stamps(pages, page_sizes, frame) | members(rotated)
+              | find_slugs(pages, page_sizes))
+    stamps |= find_vertical_pieces(pages, stamps, frame)
+    kept = [[i for i in edge_order(lines) if (p, i) not in stamps]
             for p, lines in enumerate(pages)]
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     body = body_size(unstamped)
@@ -103,13 +88,12 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         numbers = find_single_page_number(unstamped[0])
         groups, template = [], set()
     apart = find_set_apart_edges(unstamped, numbers, numbers | template) - numbers - template
-    companions = find_companions(unstamped[0], numbers) - numbers if not multi else set()
 
     def original(found: set[Hit]) -> set[Hit]:
         return {(p, kept[p][i]) for p, i in found}
 
     numbers, template = original(numbers), original(template)
-    companions = original(companions | apart)
+    companions = original(apart)
     groups = [TemplateGroup(g.kind, g.key, frozenset(original(set(g.members))))
               for g in groups]
     if multi:
@@ -118,29 +102,24 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         if cut:
             groups.append(TemplateGroup("cut", "template text in pieces", frozenset(cut)))
         companions |= cut
-    stamps |= members(links)
     # Never remove a heading that occurs only once in the whole document.
-    heading_counts = Counter(
-        line.text.strip() for lines in pages for line in lines if line.is_heading
-    )
+    heading_counts = Counter(line.text.strip() for lines in pages for line in lines
+                             if line.is_heading)
 
     def keep_unique_headings(found: set[Hit]) -> frozenset[Hit]:
-        return frozenset(
-            (p, i) for p, i in found
-            if not (pages[p][i].is_heading and heading_counts[pages[p][i].text.strip()] == 1)
-        )
+        return frozenset((p, i) for p, i in found if not (
+            pages[p][i].is_heading and heading_counts[pages[p][i].text.strip()] == 1))
 
     return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(template),
                            keep_unique_headings(companions), keep_unique_headings(stamps),
-                           (*rotated, *links, *groups))
+                           (*rotated, *groups))
 
 
 def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
                         body: float) -> set[Hit]:
-    """The page numbers found, less heads that carry a number in the page sequence but
-    are set as the user's headings (``template.heads_its_text``) and number something
-    else than the page: a label and its number (``Question 3`` atop page 3), or a head
-    on pages that print their page number apart (``Section 3: Findings of part 3``)."""
+    """The page numbers found, less heads set as the user's headings that number
+    something else than the page (``Question 3`` atop page 3; ``Section 3: …`` on pages
+    that print their number apart)."""
     heads: dict[str, list[Hit]] = defaultdict(list)
     for p, i in numbers:
         if page_number_value(pages[p][i].text) is None:

@@ -1,7 +1,5 @@
-"""What a page line is, says and where it stands (pure): the text abstraction
-(page numbers in any style, numbers as ``#``) and the geometry (edge order, rows,
-the text frame) every part of furniture detection reads.
-"""
+"""What a page line says and where it stands (pure): the text abstraction and the
+geometry (edge order, rows, frame) every part of furniture detection reads."""
 
 from __future__ import annotations
 
@@ -14,13 +12,9 @@ from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
 
-# Lines this close to a page edge can be running text.
-RUNNING_TEXT_BAND = 4
-# Lines this close to the edge can be a lone page number on a single page
-# and a page number that anchors running-head companions.
-EXTREME_BAND = 2
-# Share of pages (or of the odd/even pages) that running text must repeat on.
-MIN_PAGE_SHARE = 0.5
+RUNNING_TEXT_BAND = 4  # lines from a page's edge that may be its template
+EXTREME_BAND = 2  # lines at the very edge
+MIN_PAGE_SHARE = 0.5  # of the pages (or of one parity's) a template line is on
 # Pages that must agree on one page-number offset (2 in documents this short).
 MIN_SEQUENCE_PAGES = 3
 SHORT_DOCUMENT_PAGES = 5
@@ -29,19 +23,17 @@ MAX_PAGE_NUMBER = 9999
 MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
 # Lines whose vertical middles are this share of a line's height apart share a row.
 ROW_TOLERANCE = 0.5
-# A page's horizontal text frame (what a margin stamp lies beside) is read from
-# lines of at least this many characters, and at least this many of them.
+# The text frame is read from at least 3 lines of at least 20 characters.
 MIN_FRAME_LINE_CHARS = 20
 MIN_FRAME_LINES = 3
-# A line sits in furniture's slot when its top and its left, right or centre are this
-# close (points) to those of furniture, in a font this close in size.
+# Same slot: top and left, right or centre this close (points), size this close.
 SLOT_POINTS = 2.0
 SLOT_SIZE_POINTS = 0.6
 # A level line's box taller than this many times the page's typical line is no line's.
 MAX_LINE_HEIGHTS = 3.0
-# Boxes whose edges are within this many points of each other are at the same place.
 SAME_PLACE_POINTS = 3.0
 
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 DIGITS = re.compile(r"\d+")
 _ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
@@ -74,16 +66,12 @@ _CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}
 SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
-# Where a line sits on its page: (x0, top, x1, bottom), PDF points from the displayed
-# page's top-left corner, so top < bottom.
-Box = tuple[float, float, float, float]
-# A line of a document: (page index, line index on that page).
-Hit = tuple[int, int]
+Box = tuple[float, float, float, float]  # (x0, top, x1, bottom) from the top-left, points
+Hit = tuple[int, int]  # (page index, line index on that page)
 
 
 class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of lines
-    """One line of one page, as the furniture detector sees it (``box`` and
-    ``rotated`` where a PDF's layout is known: ``transforms.types.LineStyle``)."""
+    """One line of one page (``box``, ``rotated``, ``size`` from a PDF's layout)."""
 
     text: str
     removable: bool = True  # False for tables and code
@@ -91,21 +79,15 @@ class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of line
     box: Box | None = None  # None: not placed (not a PDF, or PDFium did not find it)
     rotated: bool = False  # set at an angle, as margin stamps are
     size: float = 0.0  # font size in points (0: not measured)
-    # A PDF link's target that Tika prints after the page (outside the reading flow):
-    # never an edge of the page, furniture only where the page template carries it.
-    link: bool = False
 
 
 def roman_value(token: str) -> int | None:
     token = token.lower()
     if not token or not _ROMAN.match(token):
         return None
-    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
-    total = 0
-    for i, ch in enumerate(token):
-        value = values[ch]
-        total += -value if i + 1 < len(token) and values[token[i + 1]] > value else value
-    return total
+    values = [_ROMAN_VALUES[ch] for ch in token]
+    return sum(-v if v < after else v
+               for v, after in zip(values, [*values[1:], 0], strict=True))
 
 
 def page_number_value(line: str) -> tuple[str, int] | None:
@@ -127,16 +109,12 @@ def line_shape(line: str) -> str:
     """What repeats in running text: case-folded, numbers (arabic, roman) as ``#``."""
     if not line.isascii():
         line = unicodedata.normalize("NFKC", line)
-    # str.split() splits on exactly the whitespace \s matches: the same as
-    # _SPACES.sub(" ", line).strip(), without the regex.
     text = DIGITS.sub("#", " ".join(line.split()).casefold())
     return _ROMAN_WORD.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
 
 
 def template_key(line: str) -> str:
-    """What stays of a line of furniture on every page: its shape (``line_shape``)
-    without a page number that opens or closes it ("2 / 4 <footer>" and the first
-    page's "<footer>" are one line of the template)."""
+    """``line_shape`` without a page number at either end ("2 / 4 <footer>" ≡ "<footer>")."""
     shape = line_shape(line)
     if not shape or (shape[0] not in "#p" and shape[-1] != "#"):
         return shape  # most lines: no page number at either end
@@ -146,9 +124,7 @@ def template_key(line: str) -> str:
 
 def band(n_lines: int, width: int) -> list[int]:
     """Indexes of the first and last ``width`` lines of a page."""
-    if n_lines <= 2 * width:
-        return list(range(n_lines))
-    return [*range(width), *range(n_lines - width, n_lines)]
+    return [*range(min(width, n_lines)), *range(max(width, n_lines - width), n_lines)]
 
 
 def is_companion(line: PageLine) -> bool:
@@ -159,20 +135,14 @@ def is_companion(line: PageLine) -> bool:
 
 
 def is_data_row(text: str) -> bool:
-    """Three numbers or more and no word: a chart's axis ("0 50 100 150 200") or a
-    row of figures, never a head, whatever sits beside it."""
+    """Three numbers or more and no word: a chart's axis or a row of figures."""
     tokens = text.split()
     return len(tokens) >= 3 and not any(ch.isalpha() for ch in text)
 
 
-def embedded_page_number(line: str) -> tuple[str, int] | None:
-    """The number that opens or closes a short running-head line ("Chapter 4: Parsing 9")."""
-    found = head_number(line)
-    return None if found is None else found[:2]
-
-
 def head_number(line: str) -> tuple[str, int, str] | None:
-    """``embedded_page_number`` and the line's text without that number."""
+    """(system, value, the rest) of the number that opens or closes a short head line
+    ("Chapter 4: Parsing 9")."""
     text = line.strip()
     if len(text) > MAX_COMPANION_CHARS or text.endswith(SENTENCE_END):
         return None
@@ -193,10 +163,11 @@ def head_number(line: str) -> tuple[str, int, str] | None:
 def edge_order(lines: Sequence[PageLine]) -> list[int]:
     """A page's line indexes from its top edge to its bottom edge: placed lines in rows
     (vertical middles within half a line) top to bottom, left to right within a row; a
-    line without a box keeps its place in Tika's order (without boxes: Tika's order)."""
-    boxes = [line.box for line in lines]
-    placed = [(box[1] + box[3], box[0], box[3] - box[1], i)  # (2 × middle, left, height, i)
-              for i, box in enumerate(boxes) if box is not None]
+    line PDFium did not place follows the line before it in Tika's order (figure labels
+    stay with the figure, not at the edge), or keeps its place before the first or
+    after the last placed one (without boxes: Tika's order)."""
+    placed = [(line.box[1] + line.box[3], line.box[0], line.box[3] - line.box[1], i)
+              for i, line in enumerate(lines) if line.box is not None]
     if not placed:
         return list(range(len(lines)))
     placed.sort()
@@ -208,21 +179,28 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
         if row and abs(middle2 - row_middle) <= 2 * ROW_TOLERANCE * min(height, row_height):
             row.append((left, i))
             continue
-        if row:
-            row.sort()
-            ordered.extend(i for _, i in row)
+        ordered.extend(i for _, i in sorted(row))
         row = [(left, i)]
         row_middle, row_height = middle2, height
-    row.sort()
-    ordered.extend(i for _, i in row)
-    by_position = iter(ordered)
-    return [next(by_position) if box is not None else i for i, box in enumerate(boxes)]
+    ordered.extend(i for _, i in sorted(row))
+    last = max(i for _, _, _, i in placed)
+    following: dict[int, list[int]] = {}
+    leading: list[int] = []
+    before = None
+    for i, line in enumerate(lines):
+        if line.box is not None:
+            before = i
+        elif before is None or i > last:
+            leading.append(i) if before is None else following.setdefault(-1, []).append(i)
+        else:
+            following.setdefault(before, []).append(i)
+    return [*leading, *(j for i in ordered for j in (i, *following.get(i, ()))),
+            *following.get(-1, ())]
 
 
 def placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
-    """A page's lines, a box that is no line's taken away: a level line whose box is
-    several times as tall as its font and the page's lines are (PDFium's characters
-    of it lie on different lines of the page) says nothing about where the line is."""
+    """A page's lines less boxes that are no line's: a level line's box several times
+    as tall as its font and the page's lines (PDFium found its characters apart)."""
     heights = sorted(line.box[3] - line.box[1] for line in lines
                      if line.box is not None and not line.rotated)
     if not heights:
@@ -232,10 +210,6 @@ def placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
             if line.box is not None and not line.rotated
             and line.box[3] - line.box[1] > MAX_LINE_HEIGHTS * max(typical, line.size)
             else line for line in lines]
-
-
-def middle(box: Box) -> float:
-    return (box[1] + box[3]) / 2
 
 
 def body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
@@ -256,27 +230,26 @@ def document_frame(pages: Sequence[Sequence[PageLine]]) -> tuple[float, float] |
             sorted(frame[1] for frame in frames)[len(frames) // 2])
 
 
-def page_rows(lines: Sequence[PageLine]) -> list[list[int]]:
-    """The placed (level) lines of a page in rows, top to bottom (``edge_order``'s)."""
-    placed = sorted((i for i, line in enumerate(lines) if line.box is not None
-                     and not line.rotated), key=lambda i: middle(lines[i].box))
+def page_rows(lines: Sequence[PageLine], skip: set[int] | frozenset[int] = frozenset()
+              ) -> list[list[int]]:
+    """The placed level lines of a page in edge order but ``skip``, in rows."""
     rows: list[list[int]] = []
-    for i in placed:
-        if rows and same_row(lines[rows[-1][0]].box, lines[i].box):
-            rows[-1].append(i)
-        else:
-            rows.append([i])
+    for i, line in enumerate(lines):
+        if line.box is not None and not line.rotated and i not in skip:
+            if rows and same_row(lines[rows[-1][0]].box, line.box):
+                rows[-1].append(i)
+            else:
+                rows.append([i])
     return rows
 
 
 def same_row(a: Box, b: Box) -> bool:
     height = max(min(a[3] - a[1], b[3] - b[1]), 1.0)
-    return abs(middle(a) - middle(b)) <= ROW_TOLERANCE * height
+    return abs(a[1] + a[3] - b[1] - b[3]) <= 2 * ROW_TOLERANCE * height
 
 
 def row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
-    """The other placed lines of line ``i``'s row (``lines`` in edge order: a row's
-    lines are next to each other, but for lines without a box between them)."""
+    """The other placed level lines of line ``i``'s row (``lines`` in edge order)."""
     box = lines[i].box
     row: list[int] = []
     for step in (-1, 1):
@@ -291,26 +264,15 @@ def row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
     return row
 
 
-def outer_rows(lines: Sequence[PageLine], p: int, furniture: set[tuple[int, int]]
-                ) -> list[list[int]]:
-    """The top and the bottom row of what is left of a page (``lines`` in edge order,
-    where a row's lines are next to each other but for lines without a box)."""
-    rows = []
+def outer_rows(lines: Sequence[PageLine], p: int, furniture: set[Hit]) -> list[list[int]]:
+    """The top and the bottom row of what is left of a page (``lines`` in edge order)
+    where its outermost line is placed."""
     left = [i for i in range(len(lines)) if (p, i) not in furniture]
-    for outer in (left, left[::-1]):
-        if not outer or lines[outer[0]].box is None:
-            continue
-        box = lines[outer[0]].box
-        row = []
-        for i in outer:
-            here = lines[i].box
-            if here is None or lines[i].rotated:
-                continue
-            if not same_row(here, box):
-                break
-            row.append(i)
-        rows.append(row)
-    return rows
+    if not left:
+        return []
+    rows = page_rows(lines, {i for i in range(len(lines)) if (p, i) in furniture})
+    ends = ((rows[0], left[0]), (rows[-1], left[-1])) if rows else ()
+    return [row for row, outer in ends if lines[outer].box is not None]
 
 
 def same_slot(line: PageLine, box: Box, size: float) -> bool:
@@ -328,8 +290,7 @@ def same_place(a: Box, b: Box) -> bool:
 
 
 def body_size(pages: Sequence[Sequence[PageLine]]) -> float:
-    """The font size most of the document's measured characters are set in (0: none
-    measured)."""
+    """The font size most of the measured characters are set in (0: none measured)."""
     weights: Counter[float] = Counter()
     for lines in pages:
         for line in lines:
@@ -339,9 +300,8 @@ def body_size(pages: Sequence[Sequence[PageLine]]) -> float:
 
 
 def letters(text: str) -> str:
-    """A line's letters, case-folded: what survives of a running head that Tika cut into
-    glyph clusters ("A" / "gyem" / "an-D" / "uah" …). Heads and pieces come from one
-    cleaned text, so accents need no folding."""
+    """A line's letters, case-folded: what survives of a head Tika cut into glyph
+    clusters ("A" / "gyem" / "an-D" / "uah" …)."""
     found = "".join(_LETTER_RUNS.findall(text.casefold()))  # one C pass; most lines
     return found if found.isalpha() or not found else "".join(
         ch for ch in found if ch.isalpha())  # "²", "½" are no letters

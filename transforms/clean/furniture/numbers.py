@@ -1,8 +1,6 @@
-"""The page number by its value, and what only the page sequence shows (pure): a number
-at a page's edge is its page number when it follows the page sequence (the page index
-plus an offset several pages agree on); heads that carry it anywhere on the page; a
-single page's number and head; a head set apart with its page's number.
-"""
+"""The page number by its value (pure): the page sequence (index plus an offset several
+pages agree on) tells it from body numbers, anchors heads wherever Tika puts them, and
+finds what no page repeats (a single page's number, a head set apart with its number)."""
 
 from __future__ import annotations
 
@@ -20,10 +18,10 @@ from ragbeam.transforms.clean.furniture.lines import (
     MIN_SEQUENCE_PAGES,
     SENTENCE_END,
     SHORT_DOCUMENT_PAGES,
+    SLOT_POINTS,
     Hit,
     PageLine,
     band,
-    embedded_page_number,
     head_number,
     is_companion,
     line_shape,
@@ -32,22 +30,20 @@ from ragbeam.transforms.clean.furniture.lines import (
     roman_value,
 )
 
-# Page numbers may sit deeper than running text (Tika emits some after a masthead),
-# because the page-sequence check protects body numbers.
+# Deeper than the template band (Tika emits some after a masthead): the sequence
+# protects body numbers.
 PAGE_NUMBER_BAND = 8
-# A running head that Tika places anywhere on the page (after the figures and
-# tables, in its reading order) is still recognised by its text recurring on at
-# least MIN_PAGE_SHARE of the pages with the page number at one end, following
-# the page sequence on at least this many pages, and this share of all pages
-# (numbers in a long table's rows match some offset on a few pages by chance).
+# A head anchored anywhere on its page follows the sequence on this many pages and this
+# share of all (a long table's numbers match some offset on a few pages by chance).
 MIN_ANCHORED_PAGES = 3
 ANCHORED_PAGE_SHARE = 0.25
-# A single page's head or footer is set at most this share of the text's font size.
-SMALLER_FONT = 0.95
+SMALLER_FONT = 0.95  # a head set apart: at most this share of the text's size
 _LIST_MARKS = ("•", "·", "-", "–", "—", "*", "▪", "◦", "●", "‣")
 
 
-def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
+def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
+    """Lines at a page's edge that are, or open or close with, its number in the
+    sequence: at most one per page and sequence."""
     votes: dict[tuple[str, int], set[int]] = defaultdict(set)
     outermost: dict[tuple[str, int], set[int]] = defaultdict(set)  # voters on line 0 or n-1
     candidates: list[tuple[int, int, str, int]] = []
@@ -69,62 +65,57 @@ def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int
                 # head and close the next one's ("1032 JFMS …" / "JFMS … 1033").
                 system, value, rest = inner
                 embedded[line_shape(rest)].append((p, i, system, value - p))
-    # A running head that carries the page number must itself repeat, so a
-    # numbered section heading at the top of one page is never taken for one.
+    # A head that carries the page number repeats (a numbered heading atop one page
+    # does not).
     single: list[tuple[int, int, str, int]] = []
     for rest, hits in embedded.items():
         if len({p for p, *_ in hits}) >= 2:
             candidates.extend(hits)
             for p, i, system, offset in hits:
                 votes[(system, offset)].add(p)
-                # The outermost line of its page, with words of its own: two
-                # consecutive pages suffice, as for lone numbers.
+                # The outermost line, with words: two consecutive pages suffice.
                 if i in (0, len(pages[p]) - 1) and len(rest.split()) >= 2:
                     outermost[(system, offset)].add(p)
         else:
             single.extend(hits)
     needed = 2 if len(pages) <= SHORT_DOCUMENT_PAGES else MIN_SEQUENCE_PAGES
-    accepted = {key for key, voters in votes.items()
-                if len(voters) >= needed or _consecutive_pair(outermost[key])}
-    # A head seen once (the only recto page of a chapter: "Chapter 6: Tobogganing
-    # 53") still goes when it *ends* in the number the other pages' sequence
-    # predicts; headings begin with their numbers, running heads end with them.
-    # A footer on a page's last line may begin with it ("2 Contents"): a
-    # numbered heading does not close a page.
+    accepted = {key for key, voters in votes.items() if len(voters) >= needed or (
+        len(pair := outermost[key]) == 2 and max(pair) - min(pair) == 1)}
+    # A head seen once goes when its number is the sequence's and it stands at one place
+    # with such heads (a book's heads, each its own section's), or when it *ends* in it
+    # ("Chapter 6: Tobogganing 53"; headings begin with their numbers) or opens a last
+    # line with it ("2 Contents": a numbered heading does not close a page).
+    places = Counter((system, offset, round(box[1] / (2 * SLOT_POINTS)))
+                     for p, i, system, offset in single if (box := pages[p][i].box))
+    in_place = {(system, offset) for (system, offset, _), n in places.items()
+                if n >= MIN_SEQUENCE_PAGES}
     candidates.extend(hit for hit in single
-                      if (hit[2], hit[3]) in accepted
+                      if (hit[2], hit[3]) in in_place or ((hit[2], hit[3]) in accepted
                       and _is_single_head(pages[hit[0]][hit[1]].text,
-                                          last_line=hit[1] == len(pages[hit[0]]) - 1))
-    found: set[tuple[int, int]] = set()
-    per_page_edge: set[tuple[int, bool, str, int]] = set()
-    # Closest to an edge first: at most one page number per page edge and sequence
-    # (a review copy's head numbers the pages its own way above the journal's head).
-    for p, i, system, offset in sorted(
-        candidates, key=lambda c: (min(c[1], len(pages[c[0]]) - 1 - c[1]), c[0], c[1])
-    ):
-        top = i < len(pages[p]) / 2
-        if (system, offset) in accepted and (p, top, system, offset) not in per_page_edge:
+                                          last_line=hit[1] == len(pages[hit[0]]) - 1)))
+    accepted |= in_place
+    found: set[Hit] = set()
+    numbered: set[tuple[int, str, int]] = set()
+    # Closest to an edge first, a lone number before a head's (a review copy's head
+    # numbers the pages its own way: another sequence).
+    for p, i, system, offset in sorted(candidates, key=lambda c: (
+            min(c[1], len(pages[c[0]]) - 1 - c[1]),
+            page_number_value(pages[c[0]][c[1]].text) is None, c[0], c[1])):
+        if (system, offset) in accepted and (p, system, offset) not in numbered:
             found.add((p, i))
-            per_page_edge.add((p, top, system, offset))
+            numbered.add((p, system, offset))
     return found
 
 
-def _ends_in_number(line: str) -> bool:
-    last = line.split()[-1] if line.split() else ""
-    return last.isdigit() or roman_value(last) is not None
-
-
 def _is_single_head(line: str, last_line: bool) -> bool:
-    """A running head seen once: ends in its number (or opens with it on a last line),
-    and is neither a list item nor a sentence with a number fused to its end."""
+    """A head seen once: ends in its number (or opens a last line with it), and is no
+    list item nor a sentence with a number fused to its end."""
     tokens = line.split()
     if not tokens or tokens[0].startswith(_LIST_MARKS):
         return False
-    if _ends_in_number(line):
-        rest = " ".join(tokens[:-1])
-        return not rest.endswith(SENTENCE_END)
-    first = tokens[0]
-    return last_line and (first.isdigit() or roman_value(first) is not None)
+    if tokens[-1].isdigit() or roman_value(tokens[-1]) is not None:
+        return not " ".join(tokens[:-1]).endswith(SENTENCE_END)
+    return last_line and (tokens[0].isdigit() or roman_value(tokens[0]) is not None)
 
 
 def _outer_number(tokens: list[str]) -> tuple[int, str] | None:
@@ -135,12 +126,10 @@ def _outer_number(tokens: list[str]) -> tuple[int, str] | None:
     return None
 
 
-def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, int]]:
-    """Running heads anywhere on their page, anchored by the page sequence: Tika's order
-    can put a head after a page's floats. A line whose text without the page number at
-    its start or end recurs on half the pages, its number the page index plus one offset
-    on ``MIN_ANCHORED_PAGES`` of them (and a quarter of all pages), with the lines of that
-    text whose number is fused to the last word; never a one-word label nor a sentence."""
+def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
+    """Heads anywhere on their page (Tika's order puts some after the floats, unplaced):
+    a text that recurs on half the pages with the page number at one end (or fused to
+    its last word) following the sequence; never a one-word label nor a sentence."""
     numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     for p, lines in enumerate(pages):
@@ -160,8 +149,7 @@ def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, i
                 numbered.append((p, i, outer[0] - p, rest))
             else:
                 fused.append((p, i, text))
-    # Only an offset that several pages share can anchor a head: shape only those
-    # lines (shaping every numbered line of a long table costs).
+    # Shape only lines whose offset several pages share (a long table's would cost).
     pages_of_offset: dict[int, set[int]] = defaultdict(set)
     for p, _, offset, _ in numbered:
         pages_of_offset[offset].add(p)
@@ -178,7 +166,7 @@ def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, i
         first = text[:1].casefold()
         if first in firsts or ("#" in firsts and (first.isdigit() or first in "ivxlcdm")):
             members[line_shape(text)].append((p, i, None))
-    found: set[tuple[int, int]] = set()
+    found: set[Hit] = set()
     for hits in members.values():
         on_pages = {p for p, _, _ in hits}
         if len(on_pages) < MIN_PAGE_SHARE * len(pages) or len(on_pages) != len(hits):
@@ -190,11 +178,7 @@ def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[tuple[int, i
     return found
 
 
-def _consecutive_pair(on_pages: set[int]) -> bool:
-    return len(on_pages) == 2 and max(on_pages) - min(on_pages) == 1
-
-
-def find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
+def find_single_page_number(lines: Sequence[PageLine]) -> set[Hit]:
     """A lone number on the first or last two lines of a page with enough body."""
     if len(lines) < 2 * EXTREME_BAND + 1:
         return set()
@@ -208,47 +192,22 @@ def find_single_page_number(lines: Sequence[PageLine]) -> set[tuple[int, int]]:
     return set()
 
 
-def find_companions(lines: Sequence[PageLine], numbers: set[Hit]) -> set[Hit]:
-    """A single page's running head: the short, unpunctuated lines between a page number
-    on its first or last two lines and the page edge ("Journal of X" above "173"). Not
-    beside page number 1 (first pages carry titles), nor for a number nearer the other
-    edge (a slide's "Title" / "4" ends in its number). With several pages the page
-    template decides what goes with a number (``template.py``)."""
-    found: set[Hit] = set()
-    for _, i in numbers:
-        parsed = page_number_value(lines[i].text)
-        if parsed is None or parsed[1] == 1:
-            continue
-        if i < EXTREME_BAND and i < len(lines) - 1 - i:
-            between = range(0, i)
-        elif i >= len(lines) - EXTREME_BAND:
-            between = range(i + 1, len(lines))
-        else:
-            continue
-        if all(is_companion(lines[j]) for j in between):
-            found.update((0, j) for j in between)
-    return found
-
-
-def find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
-                          numbers: set[tuple[int, int]],
-                          found_already: set[tuple[int, int]] | frozenset[tuple[int, int]]
-                          = frozenset()) -> set[tuple[int, int]]:
-    """Heads and footers where nothing can repeat: a page's top or bottom row apart from
-    the text (gap at least the line pitch), in a smaller font, short and no sentence,
-    carrying its page's number in the sequence (other than 1; on a single page also
-    opposite a page number other than 1). A title is set larger and stays."""
+def find_set_apart_edges(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
+                         found_already: set[Hit] | frozenset[Hit] = frozenset()) -> set[Hit]:
+    """Heads where nothing repeats: a page's top or bottom row set apart (a line pitch)
+    in a smaller font, short, carrying its page's number in the sequence (not 1; on a
+    single page also opposite a number other than 1). A title is larger and stays."""
     offsets = {0}
     for p, i in numbers:
-        parsed = page_number_value(pages[p][i].text) or embedded_page_number(pages[p][i].text)
+        parsed = page_number_value(pages[p][i].text) or head_number(pages[p][i].text)
         if parsed is not None:
             offsets.add(parsed[1] - p - 1)
-    found: set[tuple[int, int]] = set()
+    found: set[Hit] = set()
     for p, lines in enumerate(pages):
         if len(pages) > 1 and not any((p, i) not in found_already
-                                      and embedded_page_number(lines[i].text)
+                                      and head_number(lines[i].text)
                                       for i in band(len(lines), EXTREME_BAND + 1)):
-            continue  # most pages: no number left at an edge line, nothing to measure
+            continue  # most pages: no number left at an edge line
         rows = page_rows(lines)
         sized = [line for line in lines
                  if line.size > 0 and len(line.text) >= MIN_FRAME_LINE_CHARS]
@@ -271,7 +230,7 @@ def find_set_apart_edges(pages: Sequence[Sequence[PageLine]],
                 continue
             numbered = any(number[1] != 1 and (len(pages) == 1 or number[1] - p - 1 in offsets)
                            for line in texts
-                           if (number := embedded_page_number(line.text)) is not None)
+                           if (number := head_number(line.text)) is not None)
             if paged or numbered:
                 found.update((p, i) for i in edge if (p, i) not in numbers)
     return found

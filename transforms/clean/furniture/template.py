@@ -1,18 +1,14 @@
 """The page template of a document: what its pages carry in the same place (pure).
-
-Lines are grouped by what they say with what may vary abstracted (``template_key``),
-by where they stand (edge band, side margin, angle, outside the reading flow) and how
-they are set, odd and even pages apart; a group that recurs over enough of the pages
-it could appear on is template (docs/cleaning.md, "Page furniture": the groups, what
-tells body text apart, and why a user's heading set like one is never template).
-"""
+Lines grouped by text with what varies abstracted, by place and by type, odd and even
+pages apart, are template where they recur over enough of the pages they could appear
+on (docs/cleaning.md, "Page furniture": the groups and what tells body text apart)."""
 
 from __future__ import annotations
 
 import bisect
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
@@ -27,7 +23,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     PageLine,
     band,
     body_size,
-    embedded_page_number,
+    head_number,
     is_companion,
     is_data_row,
     line_shape,
@@ -40,39 +36,24 @@ from ragbeam.transforms.clean.furniture.lines import (
 )
 from ragbeam.transforms.clean.layout import sizes_differ
 
-# …or this many pages in a row (consecutive, or of one parity) at the very edge.
-SECTION_RUN_PAGES = 3
-# Template text is body after all when the middle of the pages uses it on at least one
-# page for every this many pages that carry it at an edge (a title repeated once on a
-# cover does not save a head on 30 pages; a line the body repeats as often stays).
+SECTION_RUN_PAGES = 3  # a head that changes with the section: pages in a row at the edge
+# Body after all: the middle of the pages says it on one page for every this many that
+# carry it at an edge (a cover's title does not save a head on 30 pages).
 EDGE_PAGES_PER_MIDDLE_PAGE = 4
-# Bands that are all template grow inward, up to this many lines from the edge.
-MAX_BLOCK_LINES = 12
-# A head's numbers that change from page to page: the page number, at most also a
-# chapter or section number. More is a table's rows.
-MAX_CHANGING_NUMBERS = 2
-# A slot is template's where template lines stand on this share of the pages (and
-# MIN_SEQUENCE_PAGES).
-SLOT_PAGE_SHARE = 0.25
-# Repeated lines whose distance from their page's edge varies by more than this
-# (points) on most of their pages move with the text: not template.
-PLACE_DRIFT_POINTS = 6.0
-# Repeated edge lines that drift form a template block when they stand, on every page
-# they are on, as a block of at least this many lines in one order (a letterhead foot).
-MIN_REPEATED_BLOCK_LINES = 3
-# A line beside the text frame (points) is in the side margin.
-MIN_SIDE_GAP = 6.0
-# A line set at least this many times the body's size is set like a heading.
-HEADING_SIZE_RATIO = 1.2
-# …and at least this many times it, in display type, whatever stands beside it.
-DISPLAY_SIZE_RATIO = 1.5
+MAX_BLOCK_LINES = 12  # bands that are all template grow inward up to this
+MAX_CHANGING_NUMBERS = 2  # a head's: the page's, a chapter's; more is a table's rows
+SLOT_PAGE_SHARE = 0.25  # of the pages (of its parity) template lines stand in a slot on
+PLACE_DRIFT_POINTS = 6.0  # a repeated line drifting more moves with the text
+MIN_REPEATED_BLOCK_LINES = 3  # drifting lines that stand as one block (a letterhead foot)
+MIN_SIDE_GAP = 6.0  # points beside the text frame: the side margin
+HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
+DISPLAY_SIZE_RATIO = 1.5  # …in display type
 
 
 @dataclass(frozen=True)
 class TemplateGroup:
-    """Lines of the page template that belong together: what they share (``kind``:
-    ``text``, ``slot``, ``row``, ``rotated``, ``link``) and how (``key``: the text
-    with what varies abstracted, or the slot's place)."""
+    """Lines of the page template that belong together: ``kind`` (``text``, ``slot``,
+    ``row``, ``rotated``, ``cut``) and ``key`` (the abstracted text, or the place)."""
 
     kind: str
     key: str
@@ -87,8 +68,7 @@ def _page_size(page_sizes: Sequence[tuple[float, float]] | None, p: int
 
 def _side_lines(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
                 page_sizes: Sequence[tuple[float, float]] | None) -> list[set[int]]:
-    """Each page's level lines wholly beside the text frame, on the page: chapter tabs,
-    margin heads (not the other half of a spread beyond the page's side)."""
+    """Each page's level lines wholly beside the text frame, on the page (chapter tabs)."""
     if frame is None:
         return [set() for _ in pages]
     return [{i for i, line in enumerate(lines)
@@ -103,9 +83,8 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
                   frame: tuple[float, float] | None = None,
                   placed_elsewhere: Sequence[tuple[int, PageLine]] = (),
                   body: float | None = None) -> list[TemplateGroup]:
-    """The template groups of a document's pages (lines in edge order; ``numbers``: its
-    page numbers; ``frame``: its text's left and right edge; ``placed_elsewhere``: slugs
-    found before, whose places count as slots; ``body``: its text's font size)."""
+    """The template groups of a document's pages (lines in edge order; ``frame``: the
+    text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
     body = body_size(pages) if body is None else body
     side = _side_lines(pages, frame, page_sizes)
     groups = _text_groups_grown(pages, side, page_sizes, numbers, body)
@@ -114,9 +93,8 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
               if not heads_its_text(pages, group.members, body, found - group.members)]
     found = members(groups) | numbers
     groups += _variants(pages, groups, found)
-    found = members(groups) | numbers
-    groups += _row_groups(pages, numbers, found)
-    groups += _slot_groups(pages, members(groups) | numbers, body, placed_elsewhere)
+    groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
+                           placed_elsewhere)
     return groups
 
 
@@ -137,16 +115,13 @@ def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]]
         template = members(groups) | numbers
         grown = False
         for p, lines in enumerate(pages):
-            n = len(lines)
             top, bottom = depths[p]
-            if top + bottom >= n:
-                continue  # the band already covers the page
-            if all((p, i) in template for i in range(top)):
-                depths[p][0] += 1
-                grown = True
-            if all((p, i) in template for i in range(n - bottom, n)):
-                depths[p][1] += 1
-                grown = True
+            if top + bottom < len(lines):  # else the band covers the page
+                for end, lines_in in ((0, range(top)), (1, range(len(lines) - bottom,
+                                                                 len(lines)))):
+                    if all((p, i) in template for i in lines_in):
+                        depths[p][end] += 1
+                        grown = True
         if not grown:
             break
         groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
@@ -157,11 +132,10 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                  page_sizes: Sequence[tuple[float, float]] | None,
                  depths: Sequence[Sequence[int]], numbers: set[Hit], body: float
                  ) -> list[TemplateGroup]:
-    """Lines of one abstracted text in the pages' edge bands (``depths``: lines from the
-    top and from the bottom) or side margins that recur as template text does."""
+    """Lines of one abstracted text in the edge bands (``depths`` lines deep) or side
+    margins that recur as template text does."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
-    number_keys: set[str] = set()  # page-number lines: the sequence decides (numbers.py)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
@@ -182,8 +156,12 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
             if side:
                 key = "\x00side " + key  # its own group: a tab's number is no page number
                 side_keys.add(key)
-            elif page_number_value(line.text) is not None or is_data_row(line.text):
-                number_keys.add(key)
+            elif is_data_row(line.text):
+                continue  # a chart's axis or a row of figures, never a head
+            elif page_number_value(line.text) is not None:
+                # Numbers as set: the page number's own value is the sequence's to judge
+                # (numbers.py); one that stays the same is template (a year atop pages).
+                key = "\x00number " + " ".join(line.text.split())
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
@@ -195,7 +173,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
-        if (len(on_pages) < 2 or key in number_keys
+        if (len(on_pages) < 2
                 or _slide_title(pages, hits, body, page_sizes)
                 or (_numbers_vary_like_a_table(pages, hits)
                     and not _all_at_one_place(pages, hits))):
@@ -209,9 +187,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
             alternating.append((key, 0))
         elif n_even_pages and even >= 2 and even >= MIN_PAGE_SHARE * n_even_pages and odd == 0:
             alternating.append((key, 1))
-    # A head on every other page only is a verso or recto head when the facing
-    # pages carry furniture too (their own head or the page numbers); a body line
-    # that happens to open two even pages has no such partner.
+    # A head on every other page needs furniture on the facing pages (a body line that
+    # opens two even pages has none).
     if alternating:
         furnished = {p for key in candidates for p in edge_pages[key]}
         furnished.update(p for p, _ in numbers)
@@ -224,11 +201,14 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
+    extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]})
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ())) * EDGE_PAGES_PER_MIDDLE_PAGE
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
+        if key not in side_keys and _where_text_stands(pages, hits, extents):
+            continue  # its place is the text's on other pages: placeholder text repeated
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
@@ -242,19 +222,15 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
 
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
                   keys: list[str]) -> dict[str, set[int]]:
-    """The pages whose middle (not the edge band, not a side margin) says one of
-    ``keys``: only lines of a plausible length whose first and last character can
-    start and end one are abstracted, since abstracting every line costs."""
+    """The pages whose middle says one of ``keys`` (only lines whose length and ends
+    could match are abstracted: abstracting every line costs)."""
     if not keys:
         return {}
     lengths = {len(key) for key in keys}
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
-    # A key's first character is the line's (case-folded) first one, or "#" for a
-    # digit or a roman numeral, or anything where a page number opens the line.
     firsts = {key[0] for key in keys}
     if "#" in firsts:
         firsts.update("0123456789ivxlcdm")
-    # Likewise the last character, for ASCII lines (NFKC cannot change it there).
     lasts = {key[-1] for key in keys}
     if "#" in lasts:
         lasts.update("0123456789ivxlcdm")
@@ -265,7 +241,7 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
             text = line.text
             if (i not in outside[p] and low <= len(text) <= high
                     and text[:1].casefold()[:1] in firsts
-                    and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)
+                    and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
                     and (key := line_shape(text)) in wanted):
                 found[key].add(p)
     return found
@@ -273,38 +249,68 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
 
 def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
                     template: set[Hit]) -> bool:
-    """A user's headings, repeated in form only: set at least ``HEADING_SIZE_RATIO`` of
-    the text, words or numbers varying from page to page, standing alone between the
-    page's text or set in display type (``Question 3`` atop each page). A running head
-    is no larger than the text, says the same on every page, or stands with the template."""
+    """A user's headings, repeated in form only (``Question 3`` atop each page): set as
+    headings, words or numbers varying, alone between the text or in display type. A
+    running head is no larger than the text, constant, or stands with the template."""
     hits = list(hits)
-    if not body or len(hits) < 2:
+    smallest = min((pages[p][i].size for p, i in hits), default=0.0)
+    if (not body or len(hits) < 2 or smallest < HEADING_SIZE_RATIO * body
+            or len({pages[p][i].text.strip() for p, i in hits}) < 2):
         return False
-    if len({pages[p][i].text.strip() for p, i in hits}) < 2:
-        return False
-    if not all(pages[p][i].size >= HEADING_SIZE_RATIO * body for p, i in hits):
-        return False
-    if all(pages[p][i].size >= DISPLAY_SIZE_RATIO * body for p, i in hits):
+    if smallest >= DISPLAY_SIZE_RATIO * body:
         return True  # display type: a chapter's opening, never a running head
-    alone = 0
-    for p, i in hits:  # each page's lines are in edge order: its neighbours are i ± 1
-        alone += (p, i - 1) not in template and (p, i + 1) not in template
+    # Lines are in edge order: a line's neighbours are i ± 1.
+    alone = sum((p, i - 1) not in template and (p, i + 1) not in template for p, i in hits)
     return 2 * alone > len(hits)
 
 
+def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit]
+                  ) -> list[list[tuple[float, float]]]:
+    """Each page's placed level lines but ``outside`` and its outermost rows (where
+    furniture may stand): (top, bottom), by top."""
+    extents = []
+    for p, lines in enumerate(pages):
+        edges = {i for row in outer_rows(lines, p, outside) for i in row}
+        extents.append(sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
+                              if line.box is not None and not line.rotated
+                              and (p, i) not in outside and i not in edges))
+    return extents
+
+
+def _where_text_stands(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+                       extents: list[list[tuple[float, float]]]) -> bool:
+    """Do the other pages whose text (``extents``) reaches as far toward the edge set
+    text where these lines stand, most of them? Template text stands outside the text
+    block; the last line of one-page chapters of placeholder text stands inside it."""
+    boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
+    if not boxes:
+        return False
+    top = sorted(box[1] for box in boxes)[len(boxes) // 2]
+    bottom = sorted(box[3] for box in boxes)[len(boxes) // 2]
+    p, i = hits[0]
+    at_top = i < len(pages[p]) / 2
+    own = {p for p, _ in hits}
+    reaching = covered = 0
+    for q, rows in enumerate(extents):
+        if q in own or not rows:
+            continue
+        if (rows[0][0] <= top) if at_top else (max(b for _, b in rows) >= bottom):
+            reaching += 1
+            k = bisect.bisect_left(rows, (bottom,))  # the rows starting above its bottom
+            covered += any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k])
+    return reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching  # not a cover alone
+
+
 def _in_a_run(on_pages: set[int]) -> bool:
-    """A head that changes with the section: at a page's very edge on a run of pages,
-    consecutive or every other page (a recto head of the current chapter)."""
+    """On a run of pages, consecutive or every other one (a chapter's recto head)."""
     return any(all(p + k * step in on_pages for k in range(SECTION_RUN_PAGES))
                for p in on_pages for step in (1, 2))
 
 
 def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
                    body: float) -> list[Hit]:
-    """The hits set as the running head is, leaving out a title it repeats: a paper's
-    or a chapter's title, set larger than the body on its opening page, that the next
-    pages carry as their running head in small type (an EGC paper's title, a book's
-    chapter) is the title there, not furniture."""
+    """The hits set as the head is, less a title it repeats: set larger than the body
+    on its opening page, the next pages' head in small type (an EGC paper's title)."""
     sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
     if not body or len(sizes) < 2:
         return hits
@@ -316,11 +322,8 @@ def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
 
 def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
                      page_sizes: Sequence[tuple[float, float]] | None, side: bool) -> bool:
-    """Does a repeated line sit at one distance from its page's edge on most pages
-    where it is placed (the top or bottom edge; the left or right edge in a side
-    margin)? Furniture is set at a fixed place; a table's note repeated under each
-    part of a table over pages ("See notes at end of table.") moves with the table's
-    length, and stays."""
+    """Does a repeated line keep one distance from its page's edge on most pages? A
+    table's note under each part of a table over pages moves with it, and stays."""
     distances = []
     for p, i in hits:
         box = pages[p][i].box
@@ -342,11 +345,9 @@ def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
 
 def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
                      moved: dict[str, list[Hit]]) -> list[TemplateGroup]:
-    """Repeated edge lines that do not keep one place but form, on every page they are
-    on, a block of at least ``MIN_REPEATED_BLOCK_LINES`` such lines one under the other
-    in the same order: a letterhead's foot (department, address, contact, notice) set a
-    line higher on one page than on the other. A table's note that moves with the table
-    is a line or two."""
+    """Repeated edge lines that drift but stand, on every page they are on, as one block
+    of ``MIN_REPEATED_BLOCK_LINES`` or more in one order: a letterhead's foot set a line
+    higher on one page. A table's note that moves with it is a line or two."""
     if not moved:
         return []
     key_of = {hit: key for key, hits in moved.items() for hit in hits}
@@ -371,9 +372,8 @@ def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
 
 
 def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
-    """Are two or more of these lines placed, all at one place? A printer's slug
-    whose sheet, time and job numbers change ("VerDate … 14:29 … Frm 00011 …") is
-    set where the last page had it; a table's rows move with the table."""
+    """Two or more lines, all placed at one place: a printer's slug whose numbers change
+    ("VerDate … 14:29 … Frm 00011 …"); a table's rows move with the table."""
     boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
     return len(boxes) >= 2 and len(boxes) == len(hits) and all(
         same_place(box, boxes[0]) for box in boxes)
@@ -381,9 +381,8 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> b
 
 def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: float,
                  page_sizes: Sequence[tuple[float, float]] | None) -> bool:
-    """A slide's title carried over to the next slides ("Cichelli's Method" over three):
-    landscape pages, each measured and set larger than the body (portrait documents do
-    set running heads larger than a small-print body)."""
+    """A slide's title carried over to the next slides: landscape pages, set larger than
+    the body (portrait documents do set heads larger than a small-print body)."""
     if not body or not hits or not page_sizes:
         return False
     return all(p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
@@ -392,8 +391,7 @@ def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: flo
 
 
 def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
-    """Lines of one shape whose numbers change in more than two places are data rows
-    ("Revenue 1,567 3,684 5,056"), not a head whose page (and chapter) number changes."""
+    """Numbers that change in more than two places: data rows ("Revenue 1,567 3,684")."""
     runs = [DIGITS.findall(pages[p][i].text) for p, i in hits]
     if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
         return False
@@ -405,10 +403,8 @@ def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[H
 
 def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
               template: set[Hit]) -> list[TemplateGroup]:
-    """A page's outermost line that says what a template group says on at least half the
-    other pages, less the page number they carry (``template_key``): the first page's
-    footer without the "1 / 4" of "2 / 4 <footer>". Inside the page the same words are
-    the text's own."""
+    """A page's outermost line that says what a template group says on half the other
+    pages less their page number: the first page's "<footer>" of "2 / 4 <footer>"."""
     pages_of: dict[str, set[int]] = defaultdict(set)
     for group in groups:
         for p, i in group.members:
@@ -430,14 +426,15 @@ def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
 # --- slot groups ------------------------------------------------------------------
 
 
-def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: float,
+def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], template: set[Hit],
+                 body: float, page_sizes: Sequence[tuple[float, float]] | None,
                  placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
                  ) -> list[TemplateGroup]:
-    """Lines at a page's outermost row left that stand where template lines stand on
-    ``SLOT_PAGE_SHARE`` of the pages (top, left/right/centre, size), whatever their text;
-    and lines on a page's very first or last row, alone there, that share a place with
-    their text recurring in it (chapter heads). Short lines that are no sentence only."""
-    needed = max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * len(pages))
+    """Short lines at a page's outermost row left (after the template) that stand where
+    template lines stand on ``SLOT_PAGE_SHARE`` of the pages (of their parity), or beside
+    the page number (not 1: a first page's notes stay), whatever their text; and such
+    lines, alone on their row, sharing a place with their texts recurring in it (a
+    section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     for p, lines in enumerate(pages):
         for edge in outer_rows(lines, p, template):
@@ -446,17 +443,25 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
                          and is_companion(lines[i]))
     if not outer:
         return []
+    # Beside the page number first: their places are slots too.
+    found = {(p, i) for p, i, _ in outer if any(
+        (p, j) in numbers and (page_number_value(pages[p][j].text)
+                               or head_number(pages[p][j].text) or (0, 1))[1] != 1
+        for j in row_beside(pages[p], i))}
     slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
-    for p, line in [*((p, pages[p][i]) for p, i in template), *placed_elsewhere]:
+    for p, line in [*((p, pages[p][i]) for p, i in template | found), *placed_elsewhere]:
         if line.box is not None and not line.rotated:
             slots[round(line.box[1])].append((p, line.box, line.size))
     groups: list[TemplateGroup] = []
-    found: set[Hit] = set()
+    n_odd = (len(pages) + 1) // 2
     for p, i, line in outer:
         top = round(line.box[1])
         on_pages = {q for key in range(top - 2, top + 3) for q, box, size in slots.get(key, ())
                     if q != p and same_slot(line, box, size)}
-        if len(on_pages) >= needed:
+        # A slot of one parity's pages (a recto head's) needs its share of those pages.
+        parities = {q % 2 for q in on_pages} | {p % 2}
+        share = len(pages) if len(parities) > 1 else n_odd if p % 2 == 0 else len(pages) - n_odd
+        if len(on_pages) >= max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * share):
             found.add((p, i))
     if found:
         groups.append(TemplateGroup("slot", "where template lines stand", frozenset(found)))
@@ -464,7 +469,7 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
     # beyond them) that share a place, each text recurring there on another page.
     # Alone on their row but for template lines (a table's top row has its cells).
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
-            for edge in outer_rows(lines, p, set()) for i in edge
+            for edge in outer_rows(lines, p, template | found) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
@@ -480,41 +485,32 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], template: set[Hit], body: 
                 if (p, i) not in found and same_slot(line, anchor.box, anchor.size)]
         if len(slot) < 2 or len(slot) != len({p for p, _, _ in slot}):
             continue
-        texts = Counter(line_shape(line.text) for _, _, line in slot)
+        # Each text recurs (as set, not abstracted), set apart from the text it stands
+        # over: a figure's label or a page of placeholder text repeated whole is not.
+        texts = Counter(" ".join(line.text.casefold().split()) for p, i, line in slot
+                        if _set_apart(pages[p], i, lambda j, p=p: (p, j) in template
+                                      or (p, j) in found))
         recurring = sum(n for n in texts.values() if n >= 2)
         hits = [(p, i) for p, i, _ in slot]
-        # Set no larger than the text: a slide's title and a user's heading are larger.
-        if (2 * recurring >= len(slot)
-                and all(not (line.size > body and sizes_differ(line.size, body))
-                        for _, _, line in slot)):
+        # A title in display type, a slide's title and a user's heading stay.
+        if (2 * recurring >= len(slot) and not _slide_title(pages, hits, body, page_sizes)
+                and all(line.size < DISPLAY_SIZE_RATIO * body for _, _, line in slot)
+                and not heads_its_text(pages, hits, body, template)):
             found.update(hits)
             groups.append(TemplateGroup("slot", f"a slot at {anchor.box[1]:.0f} pt",
                                         frozenset(hits)))
     return groups
 
 
-def _row_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
-                template: set[Hit]) -> list[TemplateGroup]:
-    """Lines on the page number's own row, where that row is a page edge: the head
-    or footer the number belongs to ("Journal of X" left of "173"), whatever its
-    text, since position says it. Lines of a sentence stay (a first-page licence
-    note beside the number), as does everything beside page number 1."""
-    found: set[Hit] = set()
-    for p, i in numbers:
-        lines = pages[p]
-        parsed = page_number_value(lines[i].text) or embedded_page_number(lines[i].text)
-        if lines[i].box is None or parsed is None or parsed[1] == 1:
-            continue
-        row = row_beside(lines, i)
-        if not row:
-            continue
-        first, last = min(*row, i), max(*row, i)
-        at_top = all((p, j) in template for j in range(first))
-        at_bottom = all((p, j) in template for j in range(last + 1, len(lines)))
-        if at_top or at_bottom:
-            found.update((p, j) for j in row if (p, j) not in template
-                         and is_companion(lines[j]))
-    return [TemplateGroup("row", "beside the page number", frozenset(found))] if found else []
+def _set_apart(lines: Sequence[PageLine], i: int, skip: Callable[[int], bool]) -> bool:
+    """Is edge line ``i`` set in another size than the first line inward of it that
+    ``skip`` does not skip (or is either unmeasured)?"""
+    step = 1 if i < len(lines) / 2 else -1
+    j = i + step
+    while 0 <= j < len(lines) and skip(j):
+        j += step
+    inner = lines[j].size if 0 <= j < len(lines) else 0.0
+    return not (lines[i].size and inner) or sizes_differ(lines[i].size, inner)
 
 
 # --- groups over the pages as Tika cut them ------------------------------------------
@@ -543,17 +539,3 @@ def rotated_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
         if len({p for p, _ in same}) >= needed:
             groups.append(TemplateGroup("rotated", key, frozenset(same)))
     return groups
-
-
-def link_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
-    """A PDF link's target (``PageLine.link``) that recurs on at least half the pages
-    (and ``MIN_SEQUENCE_PAGES``): the page template's links, whose URIs Tika prints
-    after every page of a data sheet. A link the text cites once stays."""
-    pages_of: dict[str, list[Hit]] = defaultdict(list)
-    for p, lines in enumerate(pages):
-        for i, line in enumerate(lines):
-            if line.link and line.removable:
-                pages_of[line.text.strip()].append((p, i))
-    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
-    return [TemplateGroup("link", text, frozenset(hits)) for text, hits in pages_of.items()
-            if len({p for p, _ in hits}) >= needed]
