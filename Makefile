@@ -1,12 +1,16 @@
 # Two commands do everything on a fresh machine (Python 3.11, no GPU):
 #   make demo   set up .venv, run the pipeline on samples/, print a summary
-#   make test   set up .venv (with test tools), lint, run the whole test suite (CI)
+#   make test   set up .venv (with test tools), lint, run the whole test suite (CI), on
+#               every CPU (TEST_WORKERS=0: in one process; docs/testing.md)
 #   make quick  lint and the tests not marked slow: a developer's check in minutes
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ragbeam-installed
 DEMO_OUT ?= out/demo
+# pytest-xdist workers for make test: logical is one per CPU the OS counts (auto would
+# count physical cores where psutil is installed).
+TEST_WORKERS ?= logical
 
 .PHONY: demo test quick lint install clean browser ocr
 
@@ -48,9 +52,11 @@ ocr:
 	  tesseract --list-langs 2>/dev/null | grep -cxE 'chi_sim|chi_tra|jpn|kor|osd' | grep -qx 5 || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(OCR_PACKAGES) $(TEST_FONTS))
 
+# Each module (or class) goes whole to one worker: its module fixtures are made once;
+# modules go out in the order tests/conftest.py gives them (slow ones first), not by size.
 test: $(STAMP) browser ocr
 	$(BIN)/ruff check .
-	HF_HUB_OFFLINE=1 $(BIN)/pytest
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 # Everything but the `slow` tests (whole-corpus runs, other runners, the browser;
 # tests/conftest.py marks them): what a developer runs before pushing. CI runs `make test`.

@@ -50,6 +50,24 @@ def chunks_by_doc(output: pathlib.Path) -> dict[str, list[dict]]:
     return by_doc
 
 
+def cold_start_seconds() -> float:
+    """Wall seconds a fresh extraction child takes, now, to start and extract a short
+    text: what the machine's load adds to the first document of a child (a time limit
+    counts from the child's start). Tests that must run a document into a short limit
+    while a real extraction still succeeds size the limit from this."""
+    from ragbeam.transforms.extract.isolation import IsolatedExtractor
+
+    from conftest import SAMPLES
+
+    extractor = IsolatedExtractor(("embedded", {}), timeout_s=600)
+    try:
+        started = time.monotonic()
+        extractor.extract((SAMPLES / "faq.txt").read_bytes(), "faq.txt")
+        return time.monotonic() - started
+    finally:
+        extractor.close()
+
+
 def settle(path: pathlib.Path, age_s: float = 3600.0) -> None:
     """Give a file, or every file under a folder, a modification time ``age_s`` in the
     past: one an incremental run records and trusts (``rows.SETTLED_AFTER_S``)."""

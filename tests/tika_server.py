@@ -3,12 +3,14 @@
 the parser fails, and ``GET /version``. The XHTML comes from real Tika
 (iscc-tika), so the server backend is tested against genuine Tika output, over
 real HTTP. ``fail_first=N`` answers the first N requests with 503, like a
-server that is restarting or overloaded."""
+server that is restarting or overloaded; ``delay_s`` holds every answer that long,
+like a busy server (a long run that costs no CPU)."""
 
 from __future__ import annotations
 
 import html
 import threading
+import time
 import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +33,7 @@ class _TikaHandler(BaseHTTPRequestHandler):
     extractor = None
     requests_seen: typing.ClassVar[list[str]] = []
     fail_first = 0
+    delay_s = 0.0
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") != "/version":
@@ -49,6 +52,7 @@ class _TikaHandler(BaseHTTPRequestHandler):
             return
         self.requests_seen.append(self.headers.get("Accept", ""))
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        time.sleep(self.delay_s)
         if len(self.requests_seen) <= self.fail_first:
             self.send_error(503, "Service Unavailable")
             return
@@ -69,13 +73,15 @@ class _TikaHandler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def tika_like_server(fail_first: int = 0) -> Iterator[tuple[str, list[str]]]:
+def tika_like_server(fail_first: int = 0, delay_s: float = 0.0
+                     ) -> Iterator[tuple[str, list[str]]]:
     import iscc_tika
 
     _TikaHandler.extractor = (iscc_tika.Extractor().set_xml_output(True)
                               .set_extract_string_max_length(100_000_000))
     _TikaHandler.requests_seen = []
     _TikaHandler.fail_first = fail_first
+    _TikaHandler.delay_s = delay_s
     server = ThreadingHTTPServer(("127.0.0.1", 0), _TikaHandler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -71,6 +71,9 @@ class BlockKind(StrEnum):
     LIST_ITEM = "list_item"
     TABLE = "table"
     CODE = "code"
+    # A contents page's or an index's lines (``transforms/clean/contents.py``): how a
+    # reader finds things in the document, not what it says.
+    CONTENTS = "contents"
 
 
 @dataclass(frozen=True)

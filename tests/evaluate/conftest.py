@@ -10,6 +10,8 @@ import tempfile
 
 import pytest
 
+from conftest import TEST_EXTRACT_TIMEOUT, shared_output
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu",
@@ -88,13 +90,15 @@ def sample_questions(tmp_path_factory) -> pathlib.Path:
 
 @pytest.fixture(scope="session")
 def samples_compare(tmp_path_factory, sample_questions) -> pathlib.Path:
-    """``ragbeam compare`` over samples/: three strategies, both retrievers (real runs)."""
+    """``ragbeam compare`` over samples/: three strategies, both retrievers (real runs),
+    made once per test session (``shared_output``)."""
     from ragbeam.cli import main
 
-    work = tmp_path_factory.mktemp("compare") / "work"
-    code = main(["compare", "--input", str(REPO / "samples"), "--work", str(work),
-                 "--strategies", ",".join(COMPARED_STRATEGIES),
-                 "--questions", str(sample_questions), "--retriever", "both",
-                 "--exclude", "*.py", "--extract-timeout", "10"])
-    assert code == 0
-    return work
+    def compare(work: pathlib.Path) -> None:
+        code = main(["compare", "--input", str(REPO / "samples"), "--work", str(work),
+                     "--strategies", ",".join(COMPARED_STRATEGIES),
+                     "--questions", str(sample_questions), "--retriever", "both",
+                     "--exclude", "*.py", "--extract-timeout", TEST_EXTRACT_TIMEOUT])
+        assert code == 0
+
+    return shared_output(tmp_path_factory, "samples_compare", compare, done="compare.json")

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from ragbeam.evaluate.golden import (
     compare_outputs,
     fingerprint,
     fingerprint_differences,
-    run_default,
 )
 
 from conftest import REPO
@@ -20,12 +17,10 @@ from conftest import REPO
 GOLDEN = REPO / "tests" / "data" / "golden" / "corpus.json"
 
 
-@pytest.mark.slow
-def test_a_default_run_over_the_corpus_gives_the_golden_fingerprint(corpus_dir, tmp_path):
-    out = tmp_path / "out"
-    run_default(str(corpus_dir), str(out))
+def test_a_default_run_over_the_corpus_gives_the_golden_fingerprint(corpus_run):
+    """corpus_run is ``run_default`` over the corpus, the run the fingerprint is of."""
     expected = json.loads(GOLDEN.read_text())
-    differences = fingerprint_differences(expected, fingerprint(str(out)))
+    differences = fingerprint_differences(expected, fingerprint(str(corpus_run.path)))
     assert not differences, (
         f"{len(differences)} documents differ from {GOLDEN.name}:\n" + "\n".join(differences)
         + "\nIf the change is meant to change output: python -m ragbeam.evaluate.golden "

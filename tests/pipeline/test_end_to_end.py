@@ -80,11 +80,13 @@ def test_pdf_chunks_know_their_pages(samples_run):
 
 
 def test_every_corpus_file_is_recorded_once_with_the_right_status(
-    corpus_run, corpus_dir, corpus_manifest
+    corpus_run, corpus_dir, corpus_manifest_uris
 ):
     _check_contract(corpus_run)
     docs = {d["source_uri"]: d for d in corpus_run.table("documents").to_pylist()}
-    expected = {str(corpus_dir / row["path"]) for row in corpus_manifest}
+    # Every file of the folder, the MANIFEST's documents and the corpus's own files.
+    expected = {str(p) for p in corpus_dir.rglob("*") if p.is_file()}
+    assert corpus_manifest_uris < expected
     assert set(docs) == expected
     must_fail = {
         "bad/empty.pdf": ("read", "empty"),

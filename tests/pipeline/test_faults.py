@@ -18,7 +18,7 @@ import pytest
 from ragbeam.pipeline.cli import main
 
 from conftest import TEST_EXTRACT_TIMEOUT
-from helpers import copy_samples, read_table, run_cli
+from helpers import cold_start_seconds, copy_samples, read_table, run_cli
 from tika_server import tika_like_server
 
 FILES = ("faq.txt", "handbook.md", "station-news.html", "站点简介.txt")
@@ -113,24 +113,30 @@ def test_a_failing_second_run_keeps_the_last_good_chunks_and_the_next_run_heals(
 def test_a_tika_server_that_went_down(tmp_path, capsys):
     corpus = _corpus(tmp_path)
     run1, run2, run3 = (tmp_path / f"run{i}" for i in (1, 2, 3))
-    timeout = ("--extract-timeout", "6")  # keeps the server retries to ~1.5 s a document
+    # The time limit is not fingerprinted: the runs with a server that answers get one
+    # no document reaches under any load, the run with a stopped server a short one.
+    # Its retries wait a third of it (server_retry_delays), and must be over before it
+    # ends, counted from the extraction child's start: sized from what a child's start
+    # takes on this machine now, at least 6 s (retries of ~1.5 s a document).
+    answering = ("--extract-timeout", TEST_EXTRACT_TIMEOUT)
+    stopped = ("--extract-timeout", f"{max(6.0, 10 * cold_start_seconds()):.1f}")
     with tika_like_server() as (url, _):
-        run_cli(_args(corpus, run1, "--tika-server", url, *timeout))
+        run_cli(_args(corpus, run1, "--tika-server", url, *answering))
     _edit(corpus)
     # The server is stopped now. Preflight notices before anything is touched…
     code = main(["run", *_args(corpus, run2, "--tika-server", url, "--previous", str(run1),
-                               *timeout)])
+                               *stopped)])
     assert code == 2 and "does not answer" in capsys.readouterr().err
     assert not (run2 / "documents").exists()
     # …and without preflight every document fails, and nothing is lost: the server's
     # version is unknown, so the fingerprint changed and every document was retried.
     summary = run_cli(_args(corpus, run2, "--tika-server", url, "--previous", str(run1),
-                            "--no-preflight", *timeout), expected_exit=3)
+                            "--no-preflight", *stopped), expected_exit=3)
     _check_last_good_version_won(run1, run2, summary, "TikaServerUnavailable", failed=FILES)
     assert summary["error_rate"] == 1.0
     with tika_like_server() as (url, _):
         healed = run_cli(_args(corpus, run3, "--tika-server", url, "--previous", str(run2),
-                               *timeout))
+                               *answering))
     _check_healed(run2, run3, healed)
     assert healed["config_hash"] == json.loads((run1 / "run.json").read_text())["config_hash"]
 
@@ -147,7 +153,10 @@ def test_a_model_that_stops_loading(tmp_path):
     good = tokenizer.read_bytes()
     corpus = _corpus(tmp_path)
     run1, run2, run3 = (tmp_path / f"run{i}" for i in (1, 2, 3))
-    embed = ("--embed-chunks", "--embedding-model", str(model))
+    # Backend and precision explicit: ``auto`` would time every backend on this copy of
+    # the model (a new model to the probe's cache), which is not what is tested here.
+    embed = ("--embed-chunks", "--embedding-model", str(model), "--embedding-backend", "torch",
+             "--embedding-precision", "fp32")
     run_cli(_args(corpus, run1, *embed))
     _edit(corpus)
     tokenizer.write_bytes(good[:1000])

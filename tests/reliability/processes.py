@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import time
 from dataclasses import dataclass
@@ -46,12 +47,22 @@ class WatchedRun:
     returncode: int
     output: str
     wall_seconds: float
+    # CPU seconds of the command and every descendant it waited for: the work it did,
+    # the same on an idle and a loaded machine (unlike ``wall_seconds``).
+    cpu_seconds: float
     peak_tree_rss_bytes: int
 
 
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_watched(cmd: list[str], timeout_s: float, poll_s: float = 0.05) -> WatchedRun:
-    """Run ``cmd``; sample its process tree's total RSS every ``poll_s`` seconds."""
-    started = time.monotonic()
+    """Run ``cmd``; sample its process tree's total RSS every ``poll_s`` seconds.
+    ``timeout_s`` (wall clock) only ends a command that hangs: bound its work by
+    ``cpu_seconds``."""
+    started, cpu_before = time.monotonic(), _children_cpu_seconds()
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
         peak = 0
         # Drain output in a thread-free way: the CLI prints little, the pipe buffer holds it.
@@ -63,4 +74,5 @@ def run_watched(cmd: list[str], timeout_s: float, poll_s: float = 0.05) -> Watch
                 raise TimeoutError(f"{cmd!r} ran over {timeout_s} s")
             time.sleep(poll_s)
         output = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
-    return WatchedRun(proc.returncode, output, time.monotonic() - started, peak)
+    return WatchedRun(proc.returncode, output, time.monotonic() - started,
+                      _children_cpu_seconds() - cpu_before, peak)

@@ -4,7 +4,7 @@ Two kill points, both measured on the real ``ragbeam run`` in a subprocess,
 killed with SIGKILL to its whole process group (what Ctrl-C, a scheduler or an
 out-of-memory kill of the container does):
 
-1. mid-extraction: the run is stuck on the hang file for ``EXTRACT_TIMEOUT_S``;
+1. mid-extraction: the run is held by the hang file (until the memory cap ends it);
 2. mid-write: as soon as the first temporary shard appears under
    ``_temporary/``, i.e. after the writers started and before finalize
    renames anything into place.
@@ -28,11 +28,10 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SAMPLES
+from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import read_table
 
 TABLES = ("chunks", "documents", "errors")
-EXTRACT_TIMEOUT_S = 8
 
 
 def _copy_samples(folder: pathlib.Path) -> pathlib.Path:
@@ -50,17 +49,18 @@ def inputs(tmp_path_factory) -> pathlib.Path:
 
 def _command(inputs: pathlib.Path, out: pathlib.Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "ragbeam.pipeline.cli", "run", "--input", str(inputs),
-            "--output", str(out), "--extract-timeout", str(EXTRACT_TIMEOUT_S), *extra]
+            "--output", str(out), "--extract-timeout", TEST_EXTRACT_TIMEOUT, *extra]
 
 
-def _run_and_kill(cmd: list[str], kill_when, timeout_s: float = 120) -> None:
+def _run_and_kill(cmd: list[str], kill_when) -> None:
+    """Run ``cmd``; SIGKILL its process group as soon as ``kill_when()`` holds. The run
+    ending first fails (however long it took: a run that never gets there is ended by
+    the test's own time limit)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    started = time.monotonic()
     try:
         while not kill_when():
             assert proc.poll() is None, "the run ended before the kill point"
-            assert time.monotonic() - started < timeout_s, "kill point never reached"
             time.sleep(0.005)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -100,7 +100,7 @@ def test_run_killed_mid_extraction_leaves_no_final_files(tmp_path, corpus_dir):
     shutil.copy(corpus_dir / "bad/fuzzed-hang.one", inputs / "hang.one")
     out = tmp_path / "out"
     # The writers create the temp dir when the bundle that also extracts starts; from
-    # then on the hang file keeps the run in extraction for EXTRACT_TIMEOUT_S.
+    # then on the hang file keeps the run in extraction (the kill comes at once).
     _run_and_kill(_command(inputs, out), lambda: (out / "_temporary").is_dir())
     assert _final_files(out) == []
     assert not (out / "run.json").exists()

@@ -21,7 +21,7 @@ from reliability.processes import tree_rss_bytes
 
 from ragbeam.pipeline.runner import worker_memory_budget_mib
 
-from conftest import require_corpus
+from conftest import TEST_EXTRACT_TIMEOUT, require_corpus
 from helpers import read_table
 
 THREADS = 4
@@ -61,7 +61,7 @@ def test_threads_share_one_bounded_pool_within_the_memory_budget(tmp_path):
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "ragbeam.pipeline.cli", "run", "--input", str(inputs),
            "--output", str(out), "--extract-processes", str(PROCESSES),
-           "--extract-memory-mb", str(MEMORY_CAP_MB), "--extract-timeout", "60",
+           "--extract-memory-mb", str(MEMORY_CAP_MB), "--extract-timeout", TEST_EXTRACT_TIMEOUT,
            "--direct_running_mode", "multi_threading", "--direct_num_workers", str(THREADS)]
     most_children, seen, peak = 0, set(), 0
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:

@@ -171,21 +171,28 @@ StrategyFactory = Callable[[ChunkOptions, Mapping[str, Any]], Strategy]
 
 
 class HeadingIndex:
-    """Heading path at any offset of a document, from its heading spans."""
+    """Heading path at any offset of a document, from its heading spans. A heading over
+    a contents page or an index ("Contents": the next span after it is
+    ``BlockKind.CONTENTS``) heads that navigation only: the next heading, whatever its
+    level, takes its place, so it is never the parent of the document's text."""
 
     def __init__(self, doc: Document) -> None:
         self._starts: list[int] = []
         self._paths: list[tuple[str, ...]] = []
-        stack: list[tuple[int, str]] = []
-        for span in doc.spans:
+        stack: list[tuple[int, str, bool]] = []  # (level, title, over contents only)
+        spans = doc.spans
+        for i, span in enumerate(spans):
             if span.kind is not BlockKind.HEADING:
                 continue
             level = span.level or 1
-            while stack and stack[-1][0] >= level:
+            while stack and (stack[-1][0] >= level or stack[-1][2]):
                 stack.pop()
-            stack.append((level, " ".join(doc.text[span.start:span.end].split())))
+            following = next((s.kind for s in spans[i + 1:i + 8]
+                              if s.kind is not BlockKind.HEADING), None)
+            stack.append((level, " ".join(doc.text[span.start:span.end].split()),
+                          following is BlockKind.CONTENTS))
             self._starts.append(span.start)
-            self._paths.append(tuple(title for _, title in stack))
+            self._paths.append(tuple(title for _, title, _ in stack))
 
     def path_at(self, offset: int) -> tuple[str, ...]:
         i = bisect.bisect_right(self._starts, offset) - 1
@@ -199,6 +206,43 @@ def spans_to_chunks(doc: Document, spans: list[tuple[int, int]],
         Chunk(start=s, end=e, text=doc.text[s:e], heading_path=headings.path_at(s))
         for s, e in spans
     ]
+
+
+def contents_bounds(doc: Document) -> list[int]:
+    """Where each run of contents lines (``BlockKind.CONTENTS``: a contents page, an
+    index) starts and ends in the document's text."""
+    bounds: list[int] = []
+    previous: BlockKind | None = None
+    for span in doc.spans:
+        inside = span.kind is BlockKind.CONTENTS
+        if inside != (previous is BlockKind.CONTENTS):
+            bounds.append(span.start)
+        previous = span.kind
+    if previous is BlockKind.CONTENTS:
+        bounds.append(len(doc.text))
+    return bounds
+
+
+class ContentsIndex:
+    """A document's contents lines (``BlockKind.CONTENTS``), to ask what share of a
+    range of its text they are."""
+
+    def __init__(self, doc: Document) -> None:
+        self._spans = [(span.start, span.end) for span in doc.spans
+                       if span.kind is BlockKind.CONTENTS]
+        self._starts = [start for start, _ in self._spans]
+
+    def share(self, start: int, end: int) -> float:
+        """The share of ``text[start:end]``'s characters in contents lines."""
+        if end <= start or not self._spans:
+            return 0.0
+        first = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        inside = 0
+        for a, b in self._spans[first:]:
+            if a >= end:
+                break
+            inside += max(0, min(end, b) - max(start, a))
+        return inside / (end - start)
 
 
 def trim_span(text: str, start: int, end: int) -> tuple[int, int]:

@@ -3,33 +3,87 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from ragbeam.schemas.chunks import ChunkRow, build_chunk_row
+from ragbeam.transforms.chunk.base import ContentsIndex
 from ragbeam.transforms.chunk.sizing import Sizer
-from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, with_table_headers
-from ragbeam.transforms.embed.text import CONTEXT_SEPARATOR, embed_text_for
+from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, TABLE_TITLE_KEY, with_table_headers
+from ragbeam.transforms.embed.text import (
+    CONTEXT_SEPARATOR,
+    KIND_KEY,
+    PERIOD_KEY,
+    document_label,
+    embed_text_for,
+)
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.types import Chunk, Document
 
 
+def doc_label(doc: Document) -> str:
+    """What names the document in its chunks' headers: its title, kind and period
+    (``transforms/clean/title.py`` finds them)."""
+    return document_label(doc.title, doc.metadata.get(KIND_KEY), doc.metadata.get(PERIOD_KEY))
+
+
 def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
-    """Title and heading path, e.g. ``"Guide > Install > Linux"``.
+    """The document's label and the heading path, e.g. ``"Apple Inc. · Form 10-Q ·
+    quarterly period ended December 31, 2022 > Item 2. … > Gross Margin"``.
 
     Stored apart from ``text`` so offsets stay exact; join them when embedding.
     """
-    parts = [doc.title] if doc.title else []
+    label = doc_label(doc)
+    parts = [label] if label else []
+    # The path's first headings often restate the document's name (a report's title
+    # printed again as its first heading): the label says them once.
+    said = _folded(label)
+    leading = True
     for heading in heading_path:
+        if leading and said and _folded(heading) in said:
+            continue
+        leading = False
         if not parts or parts[-1] != heading:
             parts.append(heading)
     return CONTEXT_SEPARATOR.join(parts)
 
 
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+# chunks.metadata key: "1" on a chunk that is mostly a contents page's or an index's
+# lines (navigation: it lists the document's headings or words, it answers nothing).
+TOC_KEY = "toc"
+MIN_TOC_SHARE = 0.5
+
+
+def navigation_metadata(contents: ContentsIndex, chunk: Chunk) -> dict[str, str]:
+    """``{"toc": "1"}`` for a chunk that is mostly contents lines, else nothing."""
+    return {TOC_KEY: "1"} if contents.share(chunk.start, chunk.end) >= MIN_TOC_SHARE else {}
+
+
+def without_navigation(doc: Document, chunks: list[Chunk]) -> list[Chunk]:
+    """The chunks but those that are mostly a contents page's or an index's lines: kept
+    out of the index, as they list the document's headings and words and answer nothing
+    (measured on the retrieval benchmark: docs/strategies.md). A parent of other chunks
+    stays (flagged ``toc``); parents are renumbered."""
+    contents = ContentsIndex(doc)
+    parents = {chunk.parent for chunk in chunks if chunk.parent is not None}
+    kept = [i for i, chunk in enumerate(chunks)
+            if i in parents or contents.share(chunk.start, chunk.end) < MIN_TOC_SHARE]
+    if len(kept) == len(chunks):
+        return chunks
+    renumbered = {old: new for new, old in enumerate(kept)}
+    return [replace(chunks[i], parent=renumbered[chunks[i].parent])
+            if chunks[i].parent is not None else chunks[i] for i in kept]
+
+
 def chunk_context(doc: Document, chunk: Chunk) -> str:
-    """The contextual header of one chunk: title and heading path, plus the table
-    header row for a table chunk that does not start with it."""
+    """The contextual header of one chunk: title and heading path, plus, for a table
+    chunk, the table's title and its header row where its text does not hold them."""
     context = context_header(doc, chunk.heading_path)
-    table_header = chunk.metadata.get(TABLE_HEADER_KEY)
-    return "\n".join(part for part in (context, table_header) if part)
+    return "\n".join(part for part in (context, chunk.metadata.get(TABLE_TITLE_KEY),
+                                        chunk.metadata.get(TABLE_HEADER_KEY)) if part)
 
 
 def chunk_rows(
@@ -41,8 +95,9 @@ def chunk_rows(
     extra_metadata: Mapping[str, str] | None = None,
     embed_text: bool = False,
 ) -> list[ChunkRow]:
-    chunks = with_table_headers(doc, chunks)
+    chunks = without_navigation(doc, with_table_headers(doc, chunks))
     contexts = [chunk_context(doc, chunk) for chunk in chunks]
+    contents = ContentsIndex(doc)
     ids = chunk_ids_for(doc.doc_id, config_hash,
                         ((str(c.level), context, c.text)
                          for c, context in zip(chunks, contexts, strict=True)))
@@ -53,6 +108,7 @@ def chunk_rows(
         metadata = {"raw_char_start": str(raw_start), "raw_char_end": str(raw_end)}
         metadata.update(extra_metadata or {})
         metadata.update(chunk.metadata)
+        metadata.update(navigation_metadata(contents, chunk))
         rows.append(build_chunk_row(
             chunk_id=chunk_id,
             doc_id=doc.doc_id,

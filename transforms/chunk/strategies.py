@@ -25,7 +25,12 @@ from ragbeam.transforms.chunk.semantic import SemanticStrategy
 from ragbeam.transforms.chunk.similar_paragraphs import SimilarParagraphsStrategy
 from ragbeam.transforms.chunk.sliding import SlidingStrategy
 from ragbeam.transforms.chunk.structure import StructureStrategy
-from ragbeam.transforms.chunk.table import TableStrategy, split_keeping_tables, table_regions
+from ragbeam.transforms.chunk.table import (
+    TableStrategy,
+    split_keeping_tables,
+    table_regions,
+    table_titles,
+)
 from ragbeam.transforms.types import Document
 
 
@@ -37,8 +42,9 @@ class RecursiveStrategy(SizedStrategy):
 
     def chunk(self, doc: Document) -> ChunkingResult:
         # Tables are cut between rows only, each group under its header (``table.py``).
-        spans, hard_cuts = split_keeping_tables(doc.text, table_regions(doc), self.size,
-                                                self.overlap, self.sizer)
+        tables = table_regions(doc)
+        spans, hard_cuts = split_keeping_tables(doc.text, tables, self.size, self.overlap,
+                                                self.sizer, titles=table_titles(doc, tables))
         return ChunkingResult(spans_to_chunks(doc, spans), {"hard_cuts": hard_cuts})
 
 

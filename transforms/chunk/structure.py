@@ -2,7 +2,9 @@
 
 The rule, in the order it is applied:
 
-1. The document is cut before every heading span (``BlockKind.HEADING``);
+1. The document is cut before every heading span (``BlockKind.HEADING``), and
+   before and after every run of a contents page's or an index's lines
+   (``BlockKind.CONTENTS``: navigation is chunked apart from what it lists);
    each piece is a *section* (its heading plus the body up to the next
    heading of any level) with the heading path at its start, e.g.
    ``("Guide", "Install", "Linux")``. Text before the first heading is a
@@ -37,11 +39,12 @@ from ragbeam.transforms.chunk.base import (
     ChunkOptions,
     HeadingIndex,
     SizedStrategy,
+    contents_bounds,
     trim_span,
 )
 from ragbeam.transforms.chunk.recursive import split_recursive
 from ragbeam.transforms.chunk.sizing import Sizer
-from ragbeam.transforms.chunk.table import split_keeping_tables, table_regions
+from ragbeam.transforms.chunk.table import split_keeping_tables, table_regions, table_titles
 from ragbeam.transforms.types import BlockKind, Chunk, Document
 
 MIN_SIZE_RATIO = 0.25
@@ -59,7 +62,7 @@ def heading_sections(doc: Document, headings: HeadingIndex | None = None) -> lis
     """The document cut before every heading, trimmed, empty pieces dropped."""
     headings = headings or HeadingIndex(doc)
     cuts = [span.start for span in doc.spans if span.kind is BlockKind.HEADING]
-    bounds = sorted({0, *cuts, len(doc.text)})
+    bounds = sorted({0, *cuts, *contents_bounds(doc), len(doc.text)})
     sections = []
     for a, b in itertools.pairwise(bounds):
         start, end = trim_span(doc.text, a, b)
@@ -139,6 +142,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
     headings = headings or HeadingIndex(doc)
     heading_ends = {span.end for span in doc.spans if span.kind is BlockKind.HEADING}
     tables = table_regions(doc)
+    titles = table_titles(doc, tables)
     sections = merge_tiny_sections(doc.text, heading_sections(doc, headings), size, min_size,
                                    sizer, heading_ends)
     chunks: list[Chunk] = []
@@ -149,7 +153,7 @@ def split_by_structure(doc: Document, size: int, overlap: int, sizer: Sizer, min
         else:
             # Tables inside it are cut between rows only, each group under its header.
             spans, cuts = split_keeping_tables(doc.text, tables, size, overlap, sizer,
-                                               section.start, section.end)
+                                               section.start, section.end, titles=titles)
             hard_cuts += cuts
             spans = keep_heading_with_body(doc.text, spans, heading_ends, size, sizer)
         chunks.extend(Chunk(start=s, end=e, text=doc.text[s:e], heading_path=section.heading_path)

@@ -20,10 +20,20 @@ Every other strategy gets the same for the tables inside its documents
 (``with_table_headers``, applied by ``records.chunk_rows``): a chunk that
 starts inside a table after its first row carries that row in
 ``metadata.table_header``, hence at the end of its ``context``.
+
+A table's title travels the same way (``table_titles``): the short blocks right
+before it on its page (a statement's name, its unit line, "The following table
+shows …:") open its first chunk when they fit, and every chunk that starts inside
+the table carries them in ``metadata.table_title``, before the header in its
+``context``. With the row labels that PDF tables keep in their first cell
+(``clean/tables.py``), a number in any piece of a table stands beside its row's
+label, its column's header and the table's name.
 """
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -41,6 +51,21 @@ from ragbeam.transforms.chunk.units import Span, pack_units, units_between
 from ragbeam.transforms.types import BlockKind, Chunk, Document
 
 TABLE_HEADER_KEY = "table_header"
+TABLE_TITLE_KEY = "table_title"
+# The title of a table: the blocks right before it on its page (a statement's name, its
+# company, its period, its unit line), at most this many, each this short; a longer
+# block is prose about the table, not its name (a book's credits before its contents
+# table)…
+TITLE_MAX_BLOCKS = 3
+TITLE_MAX_WORDS = 16
+TITLE_MAX_CHARS = 120  # CJK titles have few spaces
+# …except a caption, which ends with a colon ("The following table shows the
+# components of lease expense:").
+CAPTION_MAX_WORDS = 40
+CAPTION_MAX_CHARS = 300
+# A block that ends a sentence is prose (a title or a unit line does not; a caption
+# ends with a colon).
+_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’)\]]*$")
 
 
 def record_starts(text: str, start: int, end: int) -> list[int]:
@@ -79,19 +104,95 @@ def table_regions(doc: Document) -> list[Span]:
     return regions
 
 
+def table_titles(doc: Document, tables: list[Span]) -> dict[int, list[Span]]:
+    """Each table's title, by the table's start: the blocks right before it that name
+    it, nearest last. A block belongs to the title when it is short (at most
+    ``TITLE_MAX_WORDS`` words and ``TITLE_MAX_CHARS`` characters, or a caption of up
+    to ``CAPTION_MAX_WORDS`` words that ends with a colon), does not end a sentence,
+    and is on the page where the table starts; at most ``TITLE_MAX_BLOCKS`` of them,
+    up to a longer block, a sentence, another table or a page break. When another
+    table stands right above, the block next to it is that table's note ("See
+    accompanying notes …"), not this one's title, unless it is all there is."""
+    if not tables:
+        return {}
+    spans = doc.spans
+    titles: dict[int, list[Span]] = {}
+    starts = [span.start for span in spans]
+    for table_start, _ in tables:
+        index = bisect.bisect_left(starts, table_start) - 1
+        page = spans[index + 1].page if index + 1 < len(spans) else None
+        found: list[Span] = []
+        after_table = False
+        while index >= 0 and len(found) < TITLE_MAX_BLOCKS:
+            first = index  # the spans of one block are the lines of one paragraph
+            while (first > 0 and spans[first].block >= 0
+                   and spans[first - 1].block == spans[first].block):
+                first -= 1
+            kind = spans[index].kind
+            if kind is BlockKind.TABLE:
+                after_table = True
+                break
+            if any(spans[i].page != page for i in range(first, index + 1)):
+                break
+            start, end = spans[first].start, spans[index].end
+            words = doc.text[start:end].split()
+            if not words or not _title_like(words, end - start):
+                break
+            found.insert(0, (start, end))
+            index = first - 1
+        if after_table and len(found) > 1:
+            found.pop(0)
+        if found:
+            titles[table_start] = found
+    return titles
+
+
+def _title_like(words: list[str], chars: int) -> bool:
+    """Whether a block of these words (``chars`` long) can be part of a table's title:
+    short and not a sentence, or a longer caption that ends with a colon."""
+    if _SENTENCE_END.search(words[-1]):
+        return False
+    if len(words) <= TITLE_MAX_WORDS and chars <= TITLE_MAX_CHARS:
+        return True
+    return (words[-1].endswith((":", "：")) and len(words) <= CAPTION_MAX_WORDS
+            and chars <= CAPTION_MAX_CHARS)
+
+
+def title_text(doc: Document, title: list[Span], heading_path: tuple[str, ...] = ()) -> str:
+    """A table's title on one line, leaving out what the heading path says already."""
+    said = {" ".join(heading.split()) for heading in heading_path}
+    parts = [" ".join(doc.text[a:b].split()) for a, b in title]
+    return " ".join(part for part in parts if part not in said)
+
+
 def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
                        tables: list[Span] | None = None) -> list[Chunk]:
     """``chunks``, each one that starts inside a table past its header (its first
     ``header_rows`` rows), and has no header yet, with that header in
-    ``metadata.table_header``; ``tables``: the tables' ranges, if not the document's
+    ``metadata.table_header``; and each one that starts inside a table without the
+    table's title (``table_titles``) in its text, with the title in
+    ``metadata.table_title``. ``tables``: the tables' ranges, if not the document's
     table spans (``table_regions``)."""
     tables = table_regions(doc) if tables is None else tables
-    if not tables or header_rows < 1:
+    if not tables:
         return chunks
+    titles = table_titles(doc, tables)
+    starts = [a for a, _ in tables]
     out = []
     for chunk in chunks:
-        table = next(((a, b) for a, b in tables if a < chunk.start < b), None)
-        if table is not None and TABLE_HEADER_KEY not in chunk.metadata:
+        at = bisect.bisect_right(starts, chunk.start) - 1
+        if at < 0 or chunk.start >= tables[at][1]:
+            out.append(chunk)  # it starts outside every table
+            continue
+        table = tables[at]
+        # A chunk that starts inside a table does not hold the title before it.
+        title = titles.get(table[0])
+        if title and TABLE_TITLE_KEY not in chunk.metadata:
+            text = title_text(doc, title, chunk.heading_path)
+            if text:
+                chunk = replace(chunk, metadata={**chunk.metadata, TABLE_TITLE_KEY: text})
+        # One that starts at the table's first row holds the header itself.
+        if table[0] < chunk.start and header_rows >= 1 and TABLE_HEADER_KEY not in chunk.metadata:
             header_end = table[0] - 1
             for _ in range(header_rows):
                 header_end = doc.text.find("\n", header_end + 1, table[1])
@@ -110,7 +211,8 @@ def table_row_spans(text: str, start: int, end: int, size: int, sizer: Sizer,
     first ``header_rows`` rows are its header, the others packed whole up to ``size``
     minus the header's size, so every group fits with the header repeated (a header
     over half of ``size`` is not repeated); the first group starts with the header
-    itself. ``lead``: room kept free in the first group for a title before it."""
+    itself. ``lead``: room kept free in the first group for a title before it (the
+    first group alone is the shorter)."""
     rows = units_between(text, record_starts(text, start, end), start, end)
     header = rows[:header_rows]
     header_size = sizer.span(text, header[0][0], header[-1][1]) if header else 0
@@ -119,8 +221,17 @@ def table_row_spans(text: str, start: int, end: int, size: int, sizer: Sizer,
     body = rows[len(header):]
     # Room for the header and the line break after it, so that the first group
     # can start with the header and every other group fits with it repeated.
-    budget = size - header_size - (1 if header else 0) - lead
-    spans, hard_cuts = pack_units(text, body, max(budget, 1), sizer)
+    budget = max(size - header_size - (1 if header else 0), 1)
+    first: list[Span] = []
+    if lead and body:  # the rows that fit beside the title
+        taken = 0
+        while (taken < len(body)
+               and sizer.span(text, body[0][0], body[taken][1]) <= budget - lead):
+            taken += 1
+        if taken:
+            first, body = [(body[0][0], body[taken - 1][1])], body[taken:]
+    spans, hard_cuts = pack_units(text, body, budget, sizer)
+    spans = first + spans
     if header:  # the first group starts with the header itself, when it fits
         if spans and sizer.span(text, header[0][0], spans[0][1]) <= size:
             spans[0] = (header[0][0], spans[0][1])
@@ -131,28 +242,43 @@ def table_row_spans(text: str, start: int, end: int, size: int, sizer: Sizer,
 
 def split_keeping_tables(text: str, tables: list[Span], size: int, overlap: int,
                          sizer: Sizer, start: int = 0, end: int | None = None,
-                         header_rows: int = 1, title_ends: set[int] | None = None
+                         header_rows: int = 1, title_ends: set[int] | None = None,
+                         titles: Mapping[int, list[Span]] | None = None
                          ) -> tuple[list[Span], int]:
     """``text[start:end]`` split as the recursive strategy splits it, but each table
     in it (``tables``) cut only between rows, into groups that fit with its header
-    (``table_row_spans``); and the hard cuts. The piece of text right before a
-    table opens the table's first group when it fits: a title that ends at one of
-    ``title_ends`` (a heading), or, without those, one of at most a quarter of
-    ``size`` (a caption, "The following table shows …")."""
+    (``table_row_spans``); and the hard cuts. A table's title (``titles``, from
+    ``table_titles``) is a piece of its own, which opens the table's first group
+    when title, header and a first row fit ``size`` together and the title is at
+    most half of it. Without a title found, the piece of text right before a table
+    opens its first group when it fits: one that ends at one of ``title_ends`` (a
+    heading), or, without those, one of at most a quarter of ``size`` (a caption)."""
     end = len(text) if end is None else end
     inside = [(a, b) for a, b in tables if start <= a < b <= end]
     spans: list[Span] = []
     hard_cuts = 0
     cursor = start
     for table_start, table_end in [*inside, (end, end)]:
-        prose = split_recursive(text, size, sizer, overlap, cursor, table_start)
+        found = (titles or {}).get(table_start) if table_start < table_end else None
+        title_start = next((a for a, _ in found or () if a >= cursor), None)
+        prose = split_recursive(text, size, sizer, overlap, cursor,
+                                table_start if title_start is None else title_start)
         prose_spans = list(prose.spans)
         hard_cuts += prose.hard_cuts
         if table_start < table_end:
-            title = prose_spans[-1] if prose_spans else None
+            if title_start is not None:
+                named = split_recursive(text, size, sizer, 0, title_start, table_start)
+                prose_spans.extend(named.spans)
+                hard_cuts += named.hard_cuts
+                title = prose_spans[-1] if len(named.spans) == 1 else None
+                limit = size // 2
+            else:
+                title = prose_spans[-1] if prose_spans else None
+                limit = size // 4
+                if title is not None and title_ends is not None and title[1] not in title_ends:
+                    title = None
             lead = sizer.span(text, title[0], table_start) if title else 0
-            if title is None or lead > size // 4 or (title_ends is not None
-                                                    and title[1] not in title_ends):
+            if title is None or lead > limit:
                 title, lead = None, 0
             rows, cuts = table_row_spans(text, table_start, table_end, size, sizer,
                                          header_rows, lead)
@@ -186,7 +312,8 @@ class TableStrategy(SizedStrategy):
         heading_ends = {s.end for s in doc.spans if s.kind is BlockKind.HEADING}
         spans, hard_cuts = split_keeping_tables(doc.text, tables, self.size, self.overlap,
                                                 self.sizer, header_rows=self.header_rows,
-                                                title_ends=heading_ends)
+                                                title_ends=heading_ends,
+                                                titles=table_titles(doc, tables))
         chunks = with_table_headers(doc, spans_to_chunks(doc, spans, headings), self.header_rows,
                                     tables)
         return ChunkingResult(chunks, {"hard_cuts": hard_cuts, "tables": len(tables)})

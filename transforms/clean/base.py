@@ -1,6 +1,7 @@
-"""What every cleaning step shares: the switches (``CleanOptions``) and the line a step
-works on (``CleanLine``). Below every step module, so a step can name them without
-importing the module that orders the steps (``document.py``)."""
+"""What every cleaning step shares: the switches (``CleanOptions``), the line a step
+works on (``CleanLine``) and the blocks line joining builds of them (``Assembly``).
+Below every step module, so a step can name them without importing the module that
+orders the steps (``document.py``) or another step (headings mark linejoin's blocks)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class CleanOptions:
     remove_cover_page: bool = True
     remove_furniture: bool = True
     strip_leaders: bool = True
+    mark_contents: bool = True
     dehyphenate: bool = True
     join_lines: bool = True
     detect_tables: bool = True
@@ -63,3 +65,13 @@ class CleanLine:
     # A row of a table found on a PDF page (``tables.py``): rows of one table share
     # ``block`` and stay lines of one block.
     table_row: bool = False
+
+
+@dataclass
+class Assembly:
+    """Cleaned blocks under construction (``linejoin.assemble``; headings mark some of
+    them): lists of (separator before, line)."""
+
+    blocks: list[list[tuple[str, CleanLine]]]
+    hyphenations_joined: int = 0
+    lines_joined: int = 0

@@ -24,12 +24,17 @@ Cleaning works line by line, in this order (each step has a switch in
    ``linejoin.mark_plain_wraps``) → ``clean_lines_joined``;
    plain text that is not hard-wrapped (code, logs, poetry, lists) keeps its
    lines;
-7. PDFs: tables found from where their lines and cells sit (``tables.py``)
+7. PDFs: contents pages and indexes (page references going up, entries out of
+   order) marked ``BlockKind.CONTENTS`` (``contents.py``), never headings or tables
+   → ``clean_contents_lines``;
+8. PDFs: tables found from where their lines and cells sit (``tables.py``)
    become one ``BlockKind.TABLE`` block each, a ``cell | cell`` line (and span)
    per row, header first → ``clean_tables_detected``, ``clean_table_rows``;
-8. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
+9. PDFs: one-line paragraphs that read like section headings ("2.1 Title",
    "IV. RESULTS") marked as headings with a level (``headings.mark_headings``,
-   with the heading geometry of ``headings.RowIndex``) → ``clean_headings_detected``.
+   with the heading geometry of ``headings.RowIndex``) → ``clean_headings_detected``;
+10. the document's title, kind and period (``title.py``) → ``Document.title`` and
+   ``title_source``, ``document_kind``, ``document_period`` in its metadata.
 
 This module orders the steps and keeps each source line's place; what each step
 decides lives in its own module.
@@ -52,13 +57,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from ragbeam.transforms.clean.base import CleanLine, CleanOptions
+from ragbeam.transforms.clean.contents import contents_lines
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
 from ragbeam.transforms.clean.furniture import (
     FurnitureResult,
     PageLine,
     find_page_furniture,
 )
-from ragbeam.transforms.clean.headings import mark_headings, outline_of
+from ragbeam.transforms.clean.headings import body_style, mark_headings, outline_of
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import assemble, mark_plain_wraps
 from ragbeam.transforms.clean.residue import find_residue
@@ -72,6 +78,7 @@ from ragbeam.transforms.clean.text import (
     remove_control_characters,
     replacement_char_is_space,
 )
+from ragbeam.transforms.clean.title import DocumentName, TitleLine, name_document
 from ragbeam.transforms.types import (
     Block,
     BlockKind,
@@ -284,6 +291,26 @@ def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
     return out, count
 
 
+def _mark_contents(lines: list[CleanLine], page_count: int | None) -> int:
+    """Mark the lines of contents pages and indexes (``contents.py``) as
+    ``BlockKind.CONTENTS``; how many."""
+    by_page: dict[int, list[CleanLine]] = defaultdict(list)
+    for line in lines:
+        if line.page and not line.detached and line.kind is BlockKind.PARAGRAPH:
+            by_page[line.page].append(line)
+    if not by_page:
+        return 0
+    pages = sorted(by_page)
+    found = contents_lines([[line.text for line in by_page[page]] for page in pages],
+                           page_count or pages[-1])
+    marked = 0
+    for page, members in zip(pages, found, strict=True):
+        for i in members:
+            by_page[page][i].kind = BlockKind.CONTENTS
+            marked += 1
+    return marked
+
+
 # Kinds of lines a PDF table is found among (Tika writes a PDF's text as paragraphs).
 _TABLE_SOURCES = {BlockKind.PARAGRAPH, BlockKind.LIST_ITEM}
 
@@ -398,6 +425,10 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         lines, furniture = _remove_furniture(lines, extracted.layout)
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
+    # Contents before tables: a contents page's entries and page numbers stand in two
+    # columns, but they are navigation, not a table.
+    contents_lines_marked = (_mark_contents(lines, extracted.page_count)
+                             if paged and options.mark_contents else 0)
     tables: list[Table] = []
     if paged and options.detect_tables and extracted.layout is not None:
         lines, tables = _mark_tables(lines, extracted.raw_text, options)
@@ -429,7 +460,10 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
                                       line.level, line.raw_start, line.raw_end, block_index))
             parts.append(text)
             cursor += len(text)
+    text = "".join(parts)
+    name = _name_document(extracted, lines, text)
     metadata = dict(extracted.metadata)
+    metadata.update(name.metadata())
     metadata.update({
         "clean_replacement_chars_as_spaces": "1" if spaces_restored else "0",
         "clean_residue_lines_removed": str(len(residue)),
@@ -443,6 +477,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
             [[line.page, line.text] for line in furniture[:MAX_RECORDED_FURNITURE_LINES]],
             ensure_ascii=False),
         "clean_leaders_removed": str(leaders_removed),
+        "clean_contents_lines": str(contents_lines_marked),
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),
         "clean_headings_detected": str(headings_detected),
@@ -453,13 +488,31 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         source=extracted.source,
         content_hash=extracted.content_hash,
         media_type=extracted.media_type,
-        text="".join(parts),
+        text=text,
         spans=tuple(spans),
         metadata=metadata,
-        title=extracted.title,
+        title=name.title,
         language=extracted.language,
         page_count=extracted.page_count,
     )
+
+
+def _name_document(extracted: ExtractedDocument, lines: list[CleanLine], text: str
+                   ) -> DocumentName:
+    """The document's title, kind and period (``title.py``): from its cover where its
+    lines carry their style, its outline's root, or its metadata title."""
+    styled = [line for line in lines if line.style is not None and line.style.size]
+    body = body_style((line.style, len(line.text)) for line in styled
+                      if line.kind is BlockKind.PARAGRAPH)
+    first_page = styled[0].style.page if styled else None
+    cover = [TitleLine(line.text, line.style.page, line.style.size, line.style.top,
+                       line.style.bottom, line.style.rotated)
+             for line in styled if line.style.page == first_page
+             and line.kind in (BlockKind.PARAGRAPH, BlockKind.HEADING)]
+    return name_document(extracted.title, extracted.metadata, text, cover,
+                         body.size if body is not None else 0.0,
+                         outline_of(extracted.metadata),
+                         require_printed=extracted.lines is LineKind.PRINTED)
 
 
 def clean_or_refuse(extracted: ExtractedDocument, options: CleanOptions) -> Document:

@@ -31,12 +31,13 @@ have body text between them.
 from __future__ import annotations
 
 import bisect
+import heapq
 import json
 import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -46,12 +47,12 @@ from ragbeam.transforms.charsets import (
     PROSE_LINE_ENDS,
     SENTENCE_ENDS,
 )
+from ragbeam.transforms.clean.contents import is_contents_title
 from ragbeam.transforms.clean.layout import sizes_differ
 from ragbeam.transforms.types import BlockKind, LineStyle, PdfLayout
 
 if TYPE_CHECKING:  # the blocks linejoin.assemble builds of document.py's lines
-    from ragbeam.transforms.clean.base import CleanLine
-    from ragbeam.transforms.clean.linejoin import Assembly
+    from ragbeam.transforms.clean.base import Assembly, CleanLine
 
 MAX_HEADING_CHARS = 80
 MAX_CAPS_HEADING_CHARS = 60
@@ -68,6 +69,8 @@ _SECTION_SIGN = re.compile(r"^§{1,2}\s*(?P<num>\d{1,5}[a-z]?(?:[.\-–]\d{1,4}[
 MAX_SECTION_HEADING_CHARS = 120
 MAX_SECTION_TITLE_WORDS = 15
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
+# A line that opens with a heading's numbering, whatever follows: "2.1 …", "IV. …", "B. …".
+_NUMBERED_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
 # Chinese enumerations below chapters and sections, in their usual order of depth:
 # "一、", "（一）", "1、", "（1）" (full-width or ASCII brackets).
 _CJK_ENUMERATIONS = (
@@ -116,6 +119,117 @@ MIN_PROSE_LETTER_SHARE = 0.7
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
+# A division named by a keyword and its number: "PART II", "Item 1A. Risk Factors",
+# "Note 2 – Revenue", "ARTICLE 1", "Section 3.2.1 Fees", "Exhibit 10.1", "Appendix B:
+# Data", "Chapter 4", "Kapitel 2", "Annexe A". Its rank says how large a division the
+# keyword names, as documents use them: parts, and what is attached to a document
+# (exhibits, appendices, schedules), start a path of their own; chapters, items and
+# articles sit in parts; sections and notes in those. A number in several parts goes
+# one level deeper per part ("Section 3.2" under "Section 3").
+KEYWORD_RANKS = {
+    **dict.fromkeys(("part", "book", "volume", "exhibit", "appendix", "annex", "schedule",
+                     "attachment", "supplement", "teil", "anhang", "partie", "annexe",
+                     "anexo", "apéndice", "allegato", "bijlage"), 1),
+    **dict.fromkeys(("chapter", "item", "article", "kapitel", "artikel", "chapitre",
+                     "capítulo", "capitolo", "hoofdstuk", "artículo", "articolo"), 2),
+    **dict.fromkeys(("section", "note", "abschnitt", "sección", "sezione"), 3),
+}
+_KEYWORD = re.compile(
+    r"^(?P<word>(?i:" + "|".join(sorted(KEYWORD_RANKS, key=len, reverse=True)) + r"))\s+"
+    r"(?P<num>\d{1,3}[A-Z]?(?:\.\d{1,3}){0,3}|[IVXLC]{1,7}|[A-Z])(?![\w/,%$€£])\.?"
+    r"(?:\s*[-–—:.]\s*|\s+|$)(?P<title>.*)$")
+MAX_KEYWORD_HEADING_CHARS = 120
+# A line that reads as a table's row or cell, not a heading: two numbers or more, an
+# amount of money, or a long number (an identifier, a total).
+_NUMBER_TOKEN = re.compile(r"^[(\[]?[-+−]?[$€£¥]?\d[\d,.]*%?[)\]]?$")
+_AMOUNT = re.compile(r"[$€£¥]\s?\d|\d{5,}|\d{1,3}(?:,\d{3})+")
+
+
+def keyword_heading(text: str) -> tuple[int, int] | None:
+    """``(rank, depth)`` of a keyword heading ("Item 7.", "Part II", "Section 3.2.1"):
+    the keyword's ``KEYWORD_RANKS`` and the number's parts; None for other lines."""
+    match = _KEYWORD.match(text.strip())
+    if match is None or len(text.strip()) > MAX_KEYWORD_HEADING_CHARS:
+        return None
+    title = match.group("title").strip()
+    if title and (not (_starts_title(title) or title[0] in "\"'“‘(")
+                  or title.endswith(_ENDS_SENTENCE[1:]) or _CODE_LIKE.search(title)
+                  or title[-1].isdigit() or reads_like_data(title)
+                  or _ENDS_INSIDE.search(title)):
+        return None  # "Section 3 of the Agreement …", a contents entry "Item 2. … 15"
+    rank = KEYWORD_RANKS[match.group("word").casefold()]
+    # "Exhibit 10.1" is a name; "Section 3.2" a subsection.
+    return rank, (match.group("num").count(".") + 1 if rank > 1 else 1)
+
+
+def division_without_title(text: str) -> bool:
+    """A keyword heading that is only its keyword and number: "Chapter 1", "PART II"."""
+    match = _KEYWORD.match(text.strip())
+    return match is not None and not match.group("title").strip()
+
+
+def division_title(text: str, max_words: int) -> bool:
+    """Could ``text``, on the line after "Chapter 1", be that chapter's title: a few
+    words starting with a capital, no sentence, no keyword heading of its own."""
+    text = text.strip()
+    return (bool(text) and len(text.split()) <= max_words and _starts_title(text)
+            and not text.endswith(_ENDS_SENTENCE) and keyword_heading(text) is None
+            and not reads_like_data(text) and not _CODE_LIKE.search(text))
+
+
+def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int]
+                        ) -> dict[int, int]:
+    """Levels where keyword headings (``keyword_heading``) take the top ones, by rank
+    (the ranks a document uses, counted from 1: a contract's "ARTICLE 1" over its
+    "Section 1.1" over "Section 1.1.1", a filing's "Part I" over "Item 2" over
+    "Note 3"), and every other
+    heading nests below the deepest of them: MD&A's "Gross Margin" under "Item 2.",
+    not beside it."""
+    keyed = {i: kw for i in found if (kw := keyword_heading(texts[i] or "")) is not None}
+    if not keyed:
+        return dict(found)
+    ranks = {rank: n for n, rank in enumerate(sorted({rank for rank, _ in keyed.values()}), 1)}
+    # Depth counts from the shallowest number of a rank: a contract's "Section 1.1"
+    # (numbered within its article) sits right under "ARTICLE 1".
+    shallowest: dict[int, int] = {}
+    for rank, depth in keyed.values():
+        shallowest[rank] = min(depth, shallowest.get(rank, depth))
+    levels = {i: ranks[rank] + depth - shallowest[rank] for i, (rank, depth) in keyed.items()}
+    deepest = max(levels.values())
+    return {i: min(levels[i] if i in levels else deepest + level, 6)
+            for i, level in found.items()}
+
+
+def numbered_heading_start(line: str) -> bool:
+    """Does the line open with a heading's numbering ("2.1 …", "IV. …", "B. …")?"""
+    return _NUMBERED_START.match(line) is not None
+
+
+def looks_like_heading(line: str) -> bool:
+    """The rule line joining asks of a line before joining it to the one above: a short
+    line that opens like a heading, numbered ("2.1 Title", "IV. Results"), a CJK
+    chapter or section ("第一节 重要提示"), a keyword heading ("Item 2. …", "PART II"),
+    or in capitals. ``heading_level`` is the stricter rule for what is a heading."""
+    if len(line) > MAX_KEYWORD_HEADING_CHARS:
+        return False
+    if keyword_heading(line) is not None:
+        return True
+    if len(line) > MAX_HEADING_CHARS:
+        return False
+    return (numbered_heading_start(line) or _CJK_SECTION.match(line) is not None
+            or (line.isupper() and len(line) > 3))
+
+
+def reads_like_data(text: str) -> bool:
+    """A table's row or cell ("Non-GAAP diluted EPS $ 2.61 $ 2.73", "2021 2022",
+    "California 94-2404110"): two numbers or more after the line's own numbering
+    (a percentage is one), an amount of money or a long number."""
+    match = _KEYWORD.match(text) or _NUMBERED.match(text) or _ROMAN.match(text)
+    rest = match.group("title") if match else text
+    return (sum(bool(_NUMBER_TOKEN.match(token)) for token in rest.split()) >= 2
+            or _AMOUNT.search(rest) is not None)
+
+
 def _starts_title(title: str) -> bool:
     first = title[0]
     return first.isupper() or bool(_CJK_START.match(first))
@@ -126,6 +240,10 @@ def heading_level(line: str) -> tuple[int, str] | None:
     text = line.strip()
     if (match := _SECTION_SIGN.match(text)) and _is_section_title(match.group("title")):
         return 2, "section-sign"
+    if (keyword := keyword_heading(text)) is not None:
+        return min(keyword[0] + keyword[1] - 1, 6), f"keyword-{keyword[0]}"
+    if text and reads_like_data(text):
+        return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
             or _CAPTION.match(text) or "。" in text):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
@@ -203,6 +321,13 @@ def is_prose(text: str) -> bool:
 
 def find_headings(paragraphs: Sequence[str | None],
                   prose: Sequence[bool] | None = None) -> dict[int, int]:
+    """``{index: level}`` of the one-line paragraphs that are headings
+    (``_text_headings``), keyword headings over the others (``nest_under_keywords``)."""
+    return nest_under_keywords(paragraphs, _text_headings(paragraphs, prose))
+
+
+def _text_headings(paragraphs: Sequence[str | None],
+                   prose: Sequence[bool] | None = None) -> dict[int, int]:
     """``{index: level}`` of the one-line paragraphs that are headings.
 
     ``paragraphs`` holds each cleaned block's text, or None for blocks that
@@ -355,9 +480,9 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     heading's depth; an unnumbered one takes the level of the numbered headings set
     like it, or ranks by size below the larger styles."""
     texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
-    by_text = find_headings(texts, [b.prose for b in blocks])
+    by_text = _text_headings(texts, [b.prose for b in blocks])
     if body is None:
-        return by_text
+        return nest_under_keywords(texts, by_text)
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
     for i in _lettered_out_of_sequence(blocks, kinds):
         del by_text[i], kinds[i]
@@ -418,7 +543,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                  if i >= title or blocks[i].style is None
                  or blocks[i].style.page != blocks[title].style.page
                  or blocks[i].style.top >= blocks[title].style.top}
-    return _levels(blocks, found)
+    return nest_under_keywords([b.text for b in blocks], _levels(blocks, found))
 
 
 def _read_by_text_rules(block: HeadingBlock) -> bool:
@@ -497,6 +622,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
             or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
+            or reads_like_data(text)
             or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
@@ -615,10 +741,12 @@ def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[i
         return None
     size = blocks[best].style.size  # type: ignore[union-attr]
     title = blocks[best].style
-    # What is printed above the title on its page is no heading (below), so no rival.
+    # What is printed above the title on its page is no heading (below), so no rival; nor
+    # is a heading that names its division ("Chapter 1", set as large as a book sets it).
     others = [style.size for i in found
               if i != best and (style := blocks[i].style) is not None
-              and not (i < best and style.page == title.page and style.top < title.top)]
+              and not (i < best and style.page == title.page and style.top < title.top)
+              and keyword_heading(blocks[i].text or "") is None]
     # A block set like the section headings is the title only where no text follows it
     # (an EGC paper sets its title and its sections alike, the authors under the title);
     # the first section, over its text, is no title.
@@ -675,15 +803,26 @@ def _outline_key(text: str) -> str:
     return " ".join(_KEY_WORD.findall(text.casefold()))
 
 
-def outline_headings(paragraphs: Sequence[str | None],
-                     outline: Sequence[tuple[int, str]]) -> dict[int, int] | None:
+# An outline entry: its depth (1: top), its title and, where PDFium resolved it, the
+# 1-based page it points at.
+OutlineEntry = tuple[int, str] | tuple[int, str, int]
+# A heading is looked for on the page its entry points at and up to this many pages on
+# (an entry may point at the page before a heading set at the top of the next).
+OUTLINE_PAGE_REACH = 1
+
+
+def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[OutlineEntry],
+                     pages: Sequence[int | None] | None = None) -> dict[int, int] | None:
     """``{index: level}`` of the one-line paragraphs a PDF's outline points at, or
     None when the outline does not describe the text (``MIN_OUTLINE_MATCHED``).
 
     Entries are matched in outline order, each to the first paragraph after the
     previous match whose words are the entry's (case-folded, punctuation left
     out), with or without its numbering ("Introduction" finds "1 Introduction");
-    an entry not found is skipped. The level is the entry's outline depth."""
+    where the entry knows its page and ``pages`` gives each paragraph's, only on
+    that page or the next (so a printed contents page, which repeats every title,
+    never takes them); an entry not found is skipped. The level is the entry's
+    outline depth."""
     # Each key → the paragraphs that have it, in order: an entry is looked up, not
     # searched for through the rest of the document (outline × paragraphs).
     where: dict[str, list[int]] = defaultdict(list)
@@ -693,41 +832,58 @@ def outline_headings(paragraphs: Sequence[str | None],
                 where[key].append(i)
     found: dict[int, int] = {}
     cursor = 0
-    for level, title in outline:
+    for entry in outline:
+        level, title = entry[0], entry[1]
+        target = entry[2] if len(entry) > 2 and pages is not None else None
         wanted = {_outline_key(title), _outline_key(_LEADING_NUMBER.sub("", title))} - {""}
-        after = [indexes[k] for key in wanted if (indexes := where.get(key))
-                 and (k := bisect.bisect_left(indexes, cursor)) < len(indexes)]
-        if after:
-            i = min(after)
+        # The paragraphs after the cursor with one of the entry's keys, in order (lazily:
+        # most entries match their first candidate).
+        after = heapq.merge(*(_from(indexes, bisect.bisect_left(indexes, cursor))
+                              for key in wanted if (indexes := where.get(key))))
+        for i in after:
+            page = pages[i] if target is not None and pages is not None else None
+            if page is not None and target is not None:
+                if page < target:
+                    continue
+                if page > target + OUTLINE_PAGE_REACH:
+                    break
             found[i] = min(level, 6)
             cursor = i + 1
+            break
     if not outline or len(found) < MIN_OUTLINE_MATCHED * len(outline):
         return None
     return found
 
 
-def outline_of(metadata: Mapping[str, str]) -> list[tuple[int, str]]:
+def _from(items: list[int], start: int) -> Iterator[int]:
+    return (items[k] for k in range(start, len(items)))
+
+
+def outline_of(metadata: Mapping[str, str]) -> list[OutlineEntry]:
     """The outline a document's metadata holds (``OUTLINE_KEY``), or []."""
     value = metadata.get(OUTLINE_KEY)
     if not value:
         return []
     try:
-        return [(int(level), str(title)) for level, title in json.loads(value)]
-    except (ValueError, TypeError):
+        return [(int(entry[0]), str(entry[1]), int(entry[2])) if len(entry) > 2
+                and entry[2] is not None else (int(entry[0]), str(entry[1]))
+                for entry in json.loads(value)]
+    except (ValueError, TypeError, IndexError):
         return []
 
 
 # --- headings of a document's assembled blocks (moved from document.py) ---
 
 
-def mark_headings(assembly: Assembly, outline: list[tuple[int, str]],
+def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                   layout: PdfLayout | None) -> int:
     """The one-line paragraphs a PDF's outline points at become headings of its levels;
     without an outline that describes the text, the paragraphs that read like section
     headings, and, where the lines carry their style, those set apart by their font
     (``headings.find_styled_headings``)."""
     blocks = [_heading_block(pieces) for pieces in assembly.blocks]
-    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline)
+    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
+                              [pieces[0][1].page for pieces in assembly.blocks])
              if outline else None)
     if found is None:
         body = body_style((line.style, len(line.text)) for pieces in assembly.blocks
@@ -741,10 +897,49 @@ def mark_headings(assembly: Assembly, outline: list[tuple[int, str]],
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
         found = find_styled_headings(blocks, body)
+        found = _join_division_titles(assembly, found)
+    # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
+    # of every page) it heads nothing.
+    found = {i: level for i, level in found.items()
+             if not is_contents_title(" ".join(line.text for _, line in assembly.blocks[i]))
+             or (i + 1 < len(assembly.blocks)
+                 and assembly.blocks[i + 1][0][1].kind is BlockKind.CONTENTS)}
     for index, level in found.items():
         for _, line in assembly.blocks[index]:
             line.kind, line.level = BlockKind.HEADING, level
     return len(found)
+
+
+MAX_DIVISION_TITLE_WORDS = 12
+# How a division's keyword line and its title line are joined (``linejoin.LineBreak.SPACE``,
+# which this module, below linejoin, does not import).
+_DIVISION_TITLE_SEPARATOR = " "
+
+
+def _join_division_titles(assembly: Assembly, found: dict[int, int]) -> dict[int, int]:
+    """A heading that is only a division's keyword and number ("Chapter 1", "ARTICLE
+    IV", "PART II") takes the title printed on the next line of its page ("Template",
+    "DEFINITIONS", "OTHER INFORMATION") into one heading, "Chapter 1 Template": the
+    block after it joins its block (``division_without_title``)."""
+    joined: list[int] = []
+    for index in sorted(found):
+        nxt = index + 1
+        if nxt >= len(assembly.blocks) or len(assembly.blocks[index]) != 1:
+            continue
+        head, title = assembly.blocks[index][0][1], assembly.blocks[nxt]
+        line = title[0][1]
+        if (not division_without_title(head.text) or len(title) != 1
+                or line.kind is not BlockKind.PARAGRAPH or line.page != head.page
+                or not division_title(line.text, MAX_DIVISION_TITLE_WORDS)):
+            continue
+        joined.append(index)
+    for index in reversed(joined):
+        assembly.blocks[index].append((_DIVISION_TITLE_SEPARATOR, assembly.blocks[index + 1][0][1]))
+        del assembly.blocks[index + 1]
+    if not joined:
+        return found
+    return {i - sum(j < i for j in joined): level for i, level in found.items()
+            if i - 1 not in joined}
 
 
 def _heading_block(pieces: list[tuple[str, CleanLine]]) -> HeadingBlock:

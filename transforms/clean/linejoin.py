@@ -19,8 +19,8 @@ cleaned text, in this order:
    (at least ``FULL_LINE_SHARE`` of the page's typical line length, and not
    far longer than it: a masthead or title spanning two columns is no wrapped
    column line), does not end a sentence, and the next line does not look
-   like a heading ("2.1 Title", "IV. RESULTS", "INTRODUCTION"); otherwise a
-   paragraph break.
+   like a heading (``headings.looks_like_heading``: "2.1 Title", "IV. RESULTS",
+   "INTRODUCTION", "Item 2.", "第一章 总则"); otherwise a paragraph break.
 
 Joined lines get one space between them, or none between two CJK characters
 (Chinese and Japanese do not put spaces between words) or inside a URL that
@@ -42,13 +42,17 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
 from ragbeam.transforms.chunk.log import timestamped_line_share
+from ragbeam.transforms.clean.base import Assembly, CleanLine, CleanOptions
+from ragbeam.transforms.clean.headings import (
+    MAX_HEADING_CHARS,
+    looks_like_heading,
+    numbered_heading_start,
+)
 from ragbeam.transforms.clean.hyphenation import (
     HYPHENS,
     HyphenBreak,
@@ -59,14 +63,8 @@ from ragbeam.transforms.clean.hyphenation import (
 from ragbeam.transforms.clean.layout import sizes_differ, style_changes
 from ragbeam.transforms.types import BlockKind
 
-if TYPE_CHECKING:  # document.py's line and options; it imports this module
-    from ragbeam.transforms.clean.base import CleanLine, CleanOptions
-
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
-_NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
-MAX_HEADING_CHARS = 80
-_CJK_SECTION_START = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*[章篇部节]\s*\S")
 # A footnote's mark fused to its text: "6We use the unfiltered …".
 _FOOTNOTE_START = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")
 _NUMBER_TOKENS = re.compile(r"(?<!\S)[-+±(]?\d[\d.,/:%]*[)%]?(?!\S)")
@@ -136,7 +134,7 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
             # ends it) stands alone; a heading in capitals may run on to a second
             # line in capitals.
             if (line.isupper() and next_line.isupper() and len(next_line) <= MAX_HEADING_CHARS
-                    and not _NUMBERED_HEADING.match(next_line)):
+                    and not numbered_heading_start(next_line)):
                 return join_separator(line, next_line)
             return LineBreak.PARAGRAPH
         if not full_width and (ends_sentence or looks_like_heading(next_line)):
@@ -163,14 +161,6 @@ def is_numeric_row(line: str) -> bool:
         return False  # three numbers need three digits; most lines have fewer
     numbers = len(_NUMBER_TOKENS.findall(line))
     return numbers >= 3 and numbers >= 0.4 * (line.count(" ") + 1)
-
-
-def looks_like_heading(line: str) -> bool:
-    """A short numbered ("2.1 Title", "IV. Results", "第一节 重要提示") or all-capitals line."""
-    if len(line) > MAX_HEADING_CHARS:
-        return False
-    return (bool(_NUMBERED_HEADING.match(line) or _CJK_SECTION_START.match(line))
-            or (line.isupper() and len(line) > 3))
 
 
 def typical_line_length(lengths: list[int]) -> int:
@@ -281,15 +271,6 @@ class LazyLexicon(Counter):
 
     def __bool__(self) -> bool:
         return True
-
-
-@dataclass
-class Assembly:
-    """Cleaned blocks under construction: lists of (separator before, line)."""
-
-    blocks: list[list[tuple[str, CleanLine]]]
-    hyphenations_joined: int = 0
-    lines_joined: int = 0
 
 
 def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions) -> Assembly:

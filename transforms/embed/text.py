@@ -12,6 +12,23 @@ from typing import Any
 
 # Between the parts of a heading path in a chunk's ``context`` ("Guide > Install").
 CONTEXT_SEPARATOR = " > "
+# Between the title, kind and period of the document label ("Apple Inc. · Form 10-Q").
+LABEL_SEPARATOR = " · "
+# documents.metadata keys cleaning sets (``transforms/clean/title.py``): where the title
+# (the ``title`` column) came from, what the document is and the period it covers.
+TITLE_SOURCE_KEY = "title_source"
+KIND_KEY = "document_kind"
+PERIOD_KEY = "document_period"
+
+
+def document_label(title: str | None, kind: str | None, period: str | None) -> str:
+    """One line naming a document: title, kind and period, each once ("Apple Inc. ·
+    Form 10-Q · quarterly period ended December 31, 2022")."""
+    parts: list[str] = []
+    for part in (title, kind, period):
+        if part and not any(part.casefold() in other.casefold() for other in parts):
+            parts.append(part)
+    return LABEL_SEPARATOR.join(parts)
 
 
 def _collapsed(line: str) -> str:

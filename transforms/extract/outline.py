@@ -3,7 +3,9 @@
 Tika writes a PDF's outline after its pages as nested ``<ul><li>`` lists, one
 list level per outline level (a nested ``<ul>`` follows the ``<li>`` it belongs
 to). ``pdf_outline`` reads it back as ``[(level, title), …]`` in outline
-order; the Extract stage stores it as ``metadata.pdf_outline`` (JSON) and
+order, ``with_pages`` adds the page each entry points at (PDFium resolves the
+destinations; Tika's XHTML does not carry them); the Extract stage stores it as
+``metadata.pdf_outline`` (JSON) and
 cleaning (``transforms/clean/headings.py`` ``outline_headings``) makes the
 paragraph each entry points at a heading of that level.
 """
@@ -56,5 +58,36 @@ def _walk(ul: etree._Element, level: int, entries: list[tuple[int, str]]) -> Non
             _walk(child, level + 1, entries)
 
 
-def outline_value(entries: list[tuple[int, str]]) -> str:
-    return json.dumps([[level, title] for level, title in entries], ensure_ascii=False)
+def with_pages(entries: list[tuple[int, str]], data: bytes
+               ) -> list[tuple[int, str]] | list[tuple[int, str, int]]:
+    """Tika's outline entries with the page each points at, as PDFium resolves the
+    outline of the same bytes; the entries alone where PDFium reads another outline
+    (other titles, another count) or none, or cannot resolve a destination."""
+    try:
+        import pypdfium2 as pdfium  # imported here: only the process that extracts pays
+
+        document = pdfium.PdfDocument(data)
+    except Exception:  # PDFium refuses a file Tika read: its outline stands without pages
+        return entries
+    try:
+        pages: list[int] = []
+        for bookmark, (_, title) in zip(document.get_toc(), entries, strict=False):
+            dest = bookmark.get_dest()
+            index = dest.get_index() if dest is not None else None
+            if (" ".join((bookmark.get_title() or "").split()) != title or index is None
+                    or index < 0):
+                return entries
+            pages.append(index + 1)
+    except Exception:
+        return entries
+    finally:
+        document.close()
+    if len(pages) != len(entries):
+        return entries
+    return [(level, title, page) for (level, title), page in zip(entries, pages, strict=True)]
+
+
+def outline_value(entries: list[tuple[int, str]] | list[tuple[int, str, int]]) -> str:
+    """``metadata.pdf_outline``: JSON ``[[level, title], …]``, or ``[[level, title, page],
+    …]`` where the pages are known."""
+    return json.dumps([list(entry) for entry in entries], ensure_ascii=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ragbeam.transforms.clean.headings import OUTLINE_KEY
-from ragbeam.transforms.extract.outline import outline_value, pdf_outline
+from ragbeam.transforms.extract.outline import outline_value, pdf_outline, with_pages
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
 from ragbeam.transforms.extract.xhtml import ParsedXhtml
 from ragbeam.transforms.types import FetchedFile, LineKind
@@ -30,7 +30,7 @@ class PdfReader(Reader):
                  parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
         found = annotation_metadata(parsed)
         if outline := pdf_outline(xhtml):
-            found[OUTLINE_KEY] = outline_value(outline)
+            found[OUTLINE_KEY] = outline_value(with_pages(outline, fetched.data))
         return found
 
 

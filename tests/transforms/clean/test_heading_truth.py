@@ -90,7 +90,10 @@ def test_dev29_shares_no_pdf_with_another_benchmark_manifest():
 ISSUE_29_HEADING_FLOORS = {
     "issue29-closing": (0.830, 0.936), "issue29-final": (0.852, 0.935),
     "issue29-r3dev": (0.873, 0.846), "issue29-r3final": (0.892, 0.735),
-    "issue29-r4": (0.942, 0.811), "issue29-r5": (0.910, 0.859),
+    # r5 since issue 38's keyword headings: 3 more found (an annex, "Chapter 1 Template",
+    # a contents title over its contents), one of them only its first line (an annex
+    # title whose second line PDFium sizes apart): P 0.910 -> 0.900, R 0.859 -> 0.887.
+    "issue29-r4": (0.942, 0.811), "issue29-r5": (0.899, 0.886),
 }
 _SET_FILES = {
     "issue29-closing": (scorer.DEFAULT_ISSUE29_PDFS, scorer.ISSUE29_MANIFEST),

@@ -45,7 +45,8 @@ def test_tikas_outline_of_a_real_pdf_becomes_its_headings(corpus_dir):
                            (2, "2.1 General Information")]
     fetched = FetchedFile(SourceFile("/in/llncsdoc.pdf", "d", len(data)), data, "h")
     extracted = build_extracted_document(fetched, xhtml, metadata)
-    assert json.loads(extracted.metadata[OUTLINE_KEY])[:1] == [[1, "1 Installation"]]
+    # With the page PDFium resolves each entry to (``outline.with_pages``).
+    assert json.loads(extracted.metadata[OUTLINE_KEY])[:1] == [[1, "1 Installation", 1]]
     doc = clean_document(extracted, CleanOptions())
     headings = [(span.level, doc.text[span.start:span.end]) for span in doc.spans
                 if span.kind is BlockKind.HEADING]

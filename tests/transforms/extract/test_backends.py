@@ -17,7 +17,7 @@ from ragbeam.transforms.extract.backends import (
 from ragbeam.transforms.extract.isolation import ExtractionTimeout, IsolatedExtractor
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
-from helpers import read_table, run_cli
+from helpers import cold_start_seconds, read_table, run_cli
 from tika_server import TIKA_LIKE_VERSION, tika_like_server
 
 
@@ -76,9 +76,13 @@ def test_pipeline_with_tika_server_matches_embedded(samples_run, tmp_path):
 
 
 def test_isolated_extractor_kills_a_hang_and_recovers(corpus_dir):
-    extractor = IsolatedExtractor(("embedded", {}), timeout_s=3)
+    # The hang never finishes, whatever the limit; the document after it must, in a
+    # fresh child whose start counts against the same limit: sized from what a
+    # child's start takes on this machine now.
+    limit = max(3, round(10 * cold_start_seconds()))
+    extractor = IsolatedExtractor(("embedded", {}), timeout_s=limit)
     try:
-        with pytest.raises(ExtractionTimeout, match="did not finish within 3 s"):
+        with pytest.raises(ExtractionTimeout, match=f"did not finish within {limit} s"):
             extractor.extract((corpus_dir / "bad/fuzzed-hang.one").read_bytes(), "f.one")
         # Tika's temp copy of the document, which the killed child could not delete.
         removed = extractor.stats.temp_files_removed

@@ -1,0 +1,103 @@
+"""Heading paths a reader of a long report would agree with (``clean/headings.py``):
+levels that follow the numbering ("Part II" over "Item 7." over "Note 3", "Section
+3.2.1"), an exhibit or appendix starting a path of its own, table rows and cells never
+headings; and the one heading rule line joining asks (``headings.looks_like_heading``)."""
+
+from __future__ import annotations
+
+from made_pdfs import Line, MadePdf, extract_and_clean, prose_lines, render
+
+from ragbeam.transforms.chunk.base import HeadingIndex
+from ragbeam.transforms.clean.headings import (
+    find_headings,
+    heading_level,
+    keyword_heading,
+    looks_like_heading,
+    reads_like_data,
+)
+from ragbeam.transforms.clean.linejoin import LineBreak, classify_line_break
+from ragbeam.transforms.types import BlockKind
+
+BODY = None  # a multi-line paragraph
+
+
+def _paths(paragraphs: list[str | None]) -> dict[str, tuple[int, ...]]:
+    found = find_headings(paragraphs)
+    return {paragraphs[i]: level for i, level in found.items()}  # type: ignore[misc]
+
+
+def test_levels_follow_the_numbering_of_parts_items_notes_and_sections():
+    assert keyword_heading("PART II — OTHER INFORMATION") == (1, 1)
+    assert keyword_heading("Item 1A. Risk Factors") == (2, 1)
+    assert keyword_heading("Note 2 – Revenue") == (3, 1)
+    assert keyword_heading("Section 3.2.1 Fees") == (3, 3)
+    assert keyword_heading("Exhibit 10.1") == (1, 1)  # a name, not a subsection
+    assert keyword_heading("Section 3 of the Agreement provides that") is None
+    assert keyword_heading("Item 2. Management’s Discussion 15") is None  # a contents entry
+    paragraphs = ["PART I — FINANCIAL INFORMATION", "Item 1. Financial Statements", BODY,
+                  "Note 1 – Revenue", BODY, "Item 2. Management’s Discussion and Analysis",
+                  BODY, "GROSS MARGIN", BODY, "PART II — OTHER INFORMATION",
+                  "Item 1A. Risk Factors", BODY]
+    levels = _paths(paragraphs)
+    assert levels == {"PART I — FINANCIAL INFORMATION": 1, "Item 1. Financial Statements": 2,
+                      "Note 1 – Revenue": 3, "Item 2. Management’s Discussion and Analysis": 2,
+                      "GROSS MARGIN": 4, "PART II — OTHER INFORMATION": 1,
+                      "Item 1A. Risk Factors": 2}
+
+
+def test_a_contracts_articles_and_sections_nest_by_their_numbers():
+    paragraphs = ["ARTICLE 1", BODY, "Section 1.1 Definitions", BODY, "Section 1.1.1 Terms",
+                  BODY, "ARTICLE 2", BODY]
+    assert _paths(paragraphs) == {"ARTICLE 1": 1, "Section 1.1 Definitions": 2,
+                                  "Section 1.1.1 Terms": 3, "ARTICLE 2": 1}
+
+
+def test_table_rows_and_cells_are_never_headings():
+    for row in ("Non-GAAP diluted EPS $ 2.61 $ 2.73", "California 94-2404110", "2022 2021",
+                "Growth 12% 9%", "Total net sales 117,154"):
+        assert reads_like_data(row), row
+        assert heading_level(row) is None, row
+    for heading in ("2 Background", "COVID-19", "Item 7. Financial Statements", "Q3 Results",
+                    "2 Reducing latency by 40%"):
+        assert not reads_like_data(heading), heading
+
+
+def test_a_bold_row_of_figures_in_a_pdf_is_no_heading():
+    pdf = MadePdf(pages=[[Line("Results of Operations", 12, True), *prose_lines(),
+                          Line("Non-GAAP diluted EPS $ 2.61 $ 2.73", 12, True), *prose_lines()]])
+    doc = extract_and_clean(render(pdf))
+    headings = [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
+    assert "Results of Operations" in headings
+    assert not any("2.61" in heading for heading in headings)
+
+
+def test_an_exhibit_starts_a_path_of_its_own_and_md_and_a_is_not_under_item_1():
+    pdf = MadePdf(pages=[
+        [Line("PART I — FINANCIAL INFORMATION", 11, True),
+         Line("Item 1. Financial Statements", 11, True), *prose_lines(),
+         Line("Note 1 – Revenue", 11, True), *prose_lines()],
+        [Line("Item 2. Management Discussion and Analysis", 11, True), *prose_lines(),
+         Line("Gross Margin", 11, True), *prose_lines()],
+        [Line("Statistical Disclosure", 11, True), *prose_lines()],
+        [Line("EXHIBIT 10.1", 11, True), Line("ARTICLE 1", 11, True), *prose_lines()],
+    ])
+    doc = extract_and_clean(render(pdf))
+    index = HeadingIndex(doc)
+    at = {doc.text[s.start:s.end]: index.path_at(s.start) for s in doc.spans
+          if s.kind is BlockKind.HEADING}
+    assert at["Gross Margin"] == ("PART I — FINANCIAL INFORMATION",
+                                  "Item 2. Management Discussion and Analysis", "Gross Margin")
+    assert at["ARTICLE 1"] == ("EXHIBIT 10.1", "ARTICLE 1")
+
+
+def test_line_joining_asks_the_heading_rule_of_headings_py():
+    # A full-width line followed by a CJK chapter, a keyword heading or a numbered
+    # heading in another paragraph: never joined to it.
+    for heading in ("第一章 总则", "第二节 重要提示", "Item 2. Management’s Discussion",
+                    "PART II", "2.1 General Information"):
+        assert looks_like_heading(heading), heading
+        assert classify_line_break("这一行一直写到页面的右边距没有结束" if heading[0] == "第"
+                                   else "the last words of a long line of running text",
+                                   heading, same_block=False, full_width=True) \
+            is LineBreak.PARAGRAPH, heading
+    assert not looks_like_heading("and this sentence simply continues")
