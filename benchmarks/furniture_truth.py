@@ -305,8 +305,13 @@ def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict,
             else:  # not among the run's lines of the page (an OCR'd page): text only
                 removed_gone += strict
     body_words = words("\n".join(body_text))
-    kept = words(doc.text)
-    kept_total = sum(min(n, kept[w]) for w, n in body_words.items())
+    cleaned = tokens(doc.text)
+    kept = Counter(cleaned)
+    # A space the cleaner put back where Tika ran two words together (``restore_spaces``:
+    # ``iswritten`` → ``is written``) splits one raw word in two: the two, joined, are the
+    # raw word kept, not lost.
+    split = Counter(a + b for a, b in itertools.pairwise(cleaned))
+    kept_total = sum(min(n, kept[w] + split[w]) for w, n in body_words.items())
     return FileScore(path, truth_total, removed_line, removed_strict, removed_gone,
                      sum(body_words.values()), kept_total, removed_lines(raw_pages, doc))
 

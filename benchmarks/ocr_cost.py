@@ -9,7 +9,7 @@ Documents, each extracted by the embedded backend with ``--ocr off`` and with
 * ``scanned-no-text-layer.pdf`` from the shared corpus (one scanned page);
 * ``generated-scan-4p.pdf``: four A4 pages of dense text, drawn here with Pillow
   at 200 dpi and saved as a PDF of images (what a flatbed scanner produces);
-* every PDF and image in ``--extra DIR`` (the README's figures use real scans
+* every PDF and image in ``--extra DIR`` (docs/benchmarks.md's figures use real scans
   from OCRmyPDF's test resources, listed in ``benchmarks/data/ocr-samples.csv``;
   not in the repository);
 * the text PDFs of the shared corpus, as one group: with a text layer, ``auto``

@@ -15,6 +15,16 @@ names, a 600-character sentence): any chunker that honours the cap must break
 such a stretch at least ``ceil(length / cap) − 1`` times. The *avoidable*
 rate leaves forced breaks out; both are reported.
 
+A break between two rows of a table (``BlockKind.TABLE`` spans, rows as
+``transforms/chunk/table.py`` reads them: ``table_row_ends``) breaks no
+sentence: a row is a record, not a sentence, and the table chunking every
+strategy applies cuts a table between rows only, as it should (a cut at a
+``？`` inside a row's cell would separate the row's cells from one another
+and from their header). A row end counts as a sentence end here, for both
+rates (a stretch without a sentence or row end longer than the cap is what
+forces a break). Run data read back for ``ragbeam eval`` carries no spans,
+so there every row end still counts as a break.
+
 Parent chunks (parent-child) are left out: the children are what gets indexed.
 ``benchmarks/chunking_quality.py``, the tests and ``ragbeam eval``
 (``evaluate/metrics.py``) all call ``count_breaks``.
@@ -27,7 +37,9 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ragbeam.transforms.chunk.base import trim_span
 from ragbeam.transforms.chunk.sentences import sentence_ends
+from ragbeam.transforms.chunk.table import record_starts, table_regions
 from ragbeam.transforms.types import Chunk, ChunkLevel, Document
 
 
@@ -45,21 +57,33 @@ class BreakCount:
 NO_BREAKS = BreakCount(0, 0, 0)
 
 
-def count_breaks(text: str, chunk_ends: Sequence[int], cap_chars: int | None = None
-                 ) -> BreakCount:
+def table_row_ends(doc: Document) -> list[int]:
+    """Where each row of ``doc``'s tables ends (after its last visible character)."""
+    ends = []
+    for start, end in table_regions(doc):
+        for row_start in [*record_starts(doc.text, start, end), end]:
+            ends.append(trim_span(doc.text, start, row_start)[1])
+    return sorted(set(ends))
+
+
+def count_breaks(text: str, chunk_ends: Sequence[int], cap_chars: int | None = None,
+                 row_ends: Sequence[int] = ()) -> BreakCount:
     """Breaks among one document's indexed chunks, given their end offsets.
 
-    The chunk ending last is not counted. With ``cap_chars``, breaks inside a
-    sentence-end-free stretch longer than the cap are counted as forced.
+    The chunk ending last is not counted. A chunk that ends where a table row ends
+    (``row_ends``, sorted: ``table_row_ends``) breaks no sentence. With ``cap_chars``,
+    breaks inside a stretch without a sentence or row end longer than the cap are
+    counted as forced.
     """
     if len(chunk_ends) < 2:
         return NO_BREAKS
     ends = sorted(chunk_ends)[:-1]
     sentences = sentence_ends(text)
-    boundaries = [0, *sentences.ends, len(text)]
+    boundaries = sorted({0, *sentences.ends, *row_ends, len(text)})
+    rows = set(row_ends)
     mid = forced = 0
     for end in ends:
-        if sentences.is_end(end):
+        if sentences.is_end(end) or (rows and trim_span(text, 0, end)[1] in rows):
             continue
         mid += 1
         if cap_chars:
@@ -103,7 +127,8 @@ def quality_figures(results: Iterable[tuple[Document, list[Chunk]]], cap_chars: 
     for doc, chunks in results:
         indexed = indexed_chunks(chunks)
         sizes.extend(len(c.text) for c in indexed)
-        total += count_breaks(doc.text, [c.end for c in indexed], cap_chars)
+        total += count_breaks(doc.text, [c.end for c in indexed], cap_chars,
+                              table_row_ends(doc))
     return QualityFigures(
         chunks=len(sizes),
         breaks_counted=total.counted,

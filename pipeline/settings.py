@@ -80,7 +80,7 @@ def option(default: Any, help: str, group: str, metavar: str | None = None,
 IO, EXTRACT, CLEAN, CHUNK, EMBED, SINK, RUN = (
     "input and output", "extraction", "cleaning", "chunking",
     "semantic chunking and embeddings (docs/semantic.md)",
-    "vector-store sinks (README: send it to a vector store)", "incremental runs and failures")
+    "vector-store sinks (docs/sinks.md)", "incremental runs and failures")
 
 
 class RunSettings(BaseModel):

@@ -14,7 +14,7 @@
    delete guard stopped it) prunes nothing, and the next sync builds on the same
    ``--previous`` again.
 
-The exit code is the run's own (``ragbeam run``'s table in the README), or 1 when
+The exit code is the run's own (``ragbeam run``'s table in docs/cli.md), or 1 when
 the run succeeded but pruning failed.
 """
 

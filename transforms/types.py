@@ -117,6 +117,10 @@ class LineStyle(NamedTuple):  # a tuple: long PDFs have tens of thousands of lin
     # face (bold, italic, small capitals) differs from the body here even where the
     # PDF hides the weight.
     font: str = ""
+    # Offsets in the line (from ``raw_start``) before which a space belongs: Tika ran two
+    # words together there that the glyphs set a word's gap apart (a PDF that sets no
+    # space glyphs; ``layout.missing_spaces``). Cleaning inserts them.
+    spaces: tuple[int, ...] = ()
     # A line with wide gaps between its words (a table's row, or cells of one): its
     # pieces between the gaps, each as ``(raw_start, x0, x1)``, left to right; empty
     # for a line set as one run (``transforms/extract/layout.py`` reads them only for

@@ -5,16 +5,26 @@ The rule, in the order it is applied:
 1. A span whose size fits the limit is one *atom*. A span that does not fit is
    cut at every occurrence of the strongest separator present in it, taken
    from ``LADDER`` (paragraph break → sentence end → line break → clause mark
-   → comma → whitespace), and each piece is treated the same way with the
-   weaker separators. Separators stay attached to the text before them, so a
+   → comma → whitespace; a line break between a word or a comma and a lowercase
+   word continues a sentence and is only whitespace), and each piece is treated
+   the same way with the weaker separators. Separators stay attached to the text before them, so a
    sentence keeps its full stop. With no separator left, the span is hard-cut
    at the limit (counted in ``SplitResult.hard_cuts``).
 2. Atoms are packed greedily into chunks up to the limit. When the next atom
    does not fit, the chunk closes at the strongest boundary among its last
    atoms, as long as it stays at least half full, so chunks end at paragraph
-   or sentence ends rather than wherever the limit fell.
+   or sentence ends rather than wherever the limit fell. A chunk that would
+   close under a quarter of the limit only because the next atom does not fit
+   whole takes that atom's first paragraphs or sentences instead (its next
+   clauses or words where the chunk ends inside a sentence that is cut anyway),
+   so a short paragraph, or the tail of a sentence longer than the limit, is
+   not a chunk of its own (``TAIL_RATIO``); it takes no more of them than leaves
+   the rest of that atom as large. A piece without a letter (a row of page
+   numbers) is not padded so: ``searchable.py`` drops it.
 3. A short last chunk (under a quarter of the limit) is merged into the
-   previous one when together they fit.
+   previous one when together they fit; otherwise the two are cut again at the
+   strongest boundary that leaves both at least that large (the end of a
+   sentence, or of a table's row, longer than the limit).
 4. Chunks are trimmed of surrounding whitespace; offsets follow the trim.
 5. With ``overlap`` > 0, atoms are packed to ``size − overlap`` and every chunk
    after the first is extended backwards over whole sentences (else whole
@@ -50,6 +60,7 @@ LADDER: tuple[re.Pattern[str] | None, ...] = (
     re.compile(r"\s+"),  # word
 )
 SENTENCE_LEVEL = 1
+LINE_LEVEL = 2
 _END_OF_TEXT = -1  # strongest possible boundary
 _HARD_CUT = len(LADDER)  # weakest
 
@@ -150,11 +161,41 @@ def _atoms(text: str, start: int, end: int, limit: int, sizer: Sizer) -> tuple[l
 
 
 def _cuts(text: str, start: int, end: int, level: int) -> list[int]:
-    """Offsets in ``(start, end)`` right after each separator of ``LADDER[level]``."""
+    """Offsets in ``(start, end)`` right after each separator of ``LADDER[level]``; a
+    line break inside a sentence (``_inside_sentence``: a line the joiner left, a
+    hanging indent, a list item's wrapped line) is no line-level cut."""
     pattern = LADDER[level]
     if pattern is None:
         return sentence_cuts(text, start, end)
+    if level == LINE_LEVEL:
+        return [m.end() for m in pattern.finditer(text, start, end)
+                if start < m.end() < end and not _inside_sentence(text, m.start(), m.end())]
     return [m.end() for m in pattern.finditer(text, start, end) if start < m.end() < end]
+
+
+def _inside_sentence(text: str, brk: int, after: int) -> bool:
+    """Does the line break at ``text[brk:after]`` continue a sentence: the line before
+    ends with a word or a comma, the next starts with a lowercase word, and the two
+    lines do not start alike (rows of a log or a list: "detail line 1" / "detail line 2")?"""
+    if not text[after].islower() or not (text[brk - 1].isalpha() or text[brk - 1] in COMMAS):
+        return False
+    line_start = text.rfind("\n", 0, brk) + 1
+    word = text[after:after + 40].split(None, 1)[0]
+    return not text.startswith(word, line_start)
+
+
+def _refined(text: str, atom: _Atom, sentence_split: bool, sizer: Sizer) -> list[_Atom]:
+    """``atom`` cut at the strongest separator in it, down to sentence ends (below them
+    only where ``sentence_split``: the sentence is cut already, before the atom), or
+    ``[atom]`` when it has none."""
+    last = len(LADDER) if sentence_split else SENTENCE_LEVEL + 1
+    for level in range(last):
+        cuts = _cuts(text, atom.start, atom.end, level)
+        if cuts:
+            bounds = [atom.start, *cuts, atom.end]
+            return [_Atom(a, b, sizer.span(text, a, b), level if b != atom.end else atom.strength)
+                    for a, b in itertools.pairwise(bounds)]
+    return [atom]
 
 
 def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bool
@@ -163,9 +204,33 @@ def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bo
     i, n = 0, len(atoms)
     while i < n:
         j, total = i, 0
-        while j < n and total + atoms[j].size <= limit:
-            total += atoms[j].size
-            j += 1
+        refined: tuple[int, int] | None = None  # the atom cut finer: its first piece, end
+        while j < n:
+            if total + atoms[j].size <= limit:
+                total += atoms[j].size
+                j += 1
+                continue
+            if (j == i or total >= limit * TAIL_RATIO
+                    or not any(map(str.isalpha, text[atoms[i].start:atoms[j - 1].end]))):
+                break  # full enough; or nothing to search for (dropped, not padded)
+            # A chunk this small would close only because the next atom does not fit
+            # whole: that atom is cut finer (at its paragraphs and sentences; where the
+            # chunk ends inside a sentence, that sentence's next pieces) to fill it.
+            finer = _refined(text, atoms[j], atoms[j - 1].strength > SENTENCE_LEVEL, sizer)
+            if len(finer) == 1:
+                break
+            refined = (j if refined is None else refined[0], atoms[j].end)
+            atoms[j:j + 1] = finer
+            n = len(atoms)
+        if refined is not None:
+            # What is left of the atom cut finer must not be a small chunk itself: its
+            # pieces go back to it until it is as large as the chunk would be small.
+            rest = sum(atom.size for atom in atoms[j:n] if atom.end <= refined[1])
+            while (rest < limit * TAIL_RATIO and j - 1 > refined[0]
+                   and total - atoms[j - 1].size >= limit * TAIL_RATIO):
+                j -= 1
+                rest += atoms[j].size
+                total -= atoms[j].size
         j = max(j, i + 1)
         if j < n:  # closing early: prefer the strongest boundary among the last atoms
             best, best_strength, filled = j, atoms[j - 1].strength, total
@@ -182,6 +247,26 @@ def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bo
         chunks.append((atoms[i].start, atoms[j - 1].end))
         i = j
     return chunks
+
+
+def _rebalanced(text: str, atoms: list[_Atom], pair: list[tuple[int, int]], limit: int,
+                sizer: Sizer) -> list[tuple[int, int]]:
+    """The last two chunks ``pair`` cut again where both are at least ``TAIL_RATIO`` of
+    the limit (a text's last sentence, or a table's long row, ends in a short piece
+    otherwise): at the strongest atom boundary that allows it, the most even one among
+    equals; as they were where none does."""
+    start, end = pair[0][0], pair[-1][1]
+    best: tuple[int, int, int] | None = None
+    for atom in atoms:
+        if not start < atom.end < end:
+            continue
+        left, right = sizer.span(text, start, atom.end), sizer.span(text, atom.end, end)
+        if min(left, right) < limit * TAIL_RATIO or max(left, right) > limit:
+            continue
+        key = (atom.strength, abs(left - right), atom.end)
+        if best is None or key < best:
+            best = key
+    return pair if best is None else [(start, best[2]), (best[2], end)]
 
 
 def _overlap_start(text: str, floor: int, start: int, overlap: int, sizer: Sizer) -> int:
@@ -221,8 +306,11 @@ def split_recursive(
     packed = _pack(text, atoms, limit, sizer, exact_sum=sizer.unit == "chars")
     if len(packed) > 1:
         (ps, _), (ls, le) = packed[-2], packed[-1]
-        if sizer.span(text, ls, le) < limit * TAIL_RATIO and sizer.span(text, ps, le) <= limit:
-            packed[-2:] = [(ps, le)]
+        if sizer.span(text, ls, le) < limit * TAIL_RATIO:
+            if sizer.span(text, ps, le) <= limit:
+                packed[-2:] = [(ps, le)]
+            elif any(map(str.isalpha, text[ls:le])):  # a piece without letters is dropped
+                packed[-2:] = _rebalanced(text, atoms, packed[-2:], limit, sizer)
     spans = [span for span in (trim_span(text, s, e) for s, e in packed) if span[0] < span[1]]
     if overlap:
         spans = [spans[0]] + [

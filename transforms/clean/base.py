@@ -16,6 +16,7 @@ class CleanOptions:
     """Switches for each cleaning step (all part of the config fingerprint)."""
 
     unicode_nfkc: bool = True
+    restore_spaces: bool = True
     protect_cjk_punctuation: bool = True
     remove_residue: bool = True
     remove_cover_page: bool = True
@@ -62,6 +63,9 @@ class CleanLine:
     wraps: bool | None = None
     # PDFs: where the line sits on its page and how it is set (None: unknown).
     style: LineStyle | None = None
+    # PDFs: whether the break after it is a wrap by position (``linejoin.wraps_by_position``;
+    # None: not placed, or its column's edge unknown).
+    wrapped: bool | None = None
     # A row of a table found on a PDF page (``tables.py``): rows of one table share
     # ``block`` and stay lines of one block.
     table_row: bool = False

@@ -4,7 +4,9 @@ Cleaning works line by line, in this order (each step has a switch in
 ``CleanOptions`` and a counter in ``Document.metadata``):
 
 1. every line: control characters out, Unicode NFKC (full-width CJK
-   punctuation protected), whitespace collapsed;
+   punctuation protected), whitespace collapsed; in PDFs, first, a space where the
+   layout pass found two words the glyphs set apart and Tika ran together
+   (``LineStyle.spaces``) → ``clean_spaces_restored``;
 2. machine residue (PDF dictionaries, XMP, hex/base64 blobs, binary
    remnants) removed (``residue.py``) → ``clean_residue_lines_removed``,
    ``clean_residue_chars_removed`` and, as JSON, the lines per rule in
@@ -21,7 +23,9 @@ Cleaning works line by line, in this order (each step has a switch in
    RFCs, licences): words hyphenated across line breaks re-joined
    (``hyphenation.py``) → ``clean_hyphenations_joined``, and hard-wrapped
    lines joined into paragraphs (``linejoin.assemble``, wrap detection
-   ``linejoin.mark_plain_wraps``) → ``clean_lines_joined``;
+   ``linejoin.mark_plain_wraps``; for PDFs whether a line runs to its column's edge is
+   read from where the layout pass placed it, ``linejoin.wraps_by_position``)
+   → ``clean_lines_joined``;
    plain text that is not hard-wrapped (code, logs, poetry, lists) keeps its
    lines;
 7. PDFs: contents pages and indexes (page references going up, entries out of
@@ -66,7 +70,12 @@ from ragbeam.transforms.clean.furniture import (
 )
 from ragbeam.transforms.clean.headings import body_style, mark_headings, outline_of
 from ragbeam.transforms.clean.leaders import strip_leaders
-from ragbeam.transforms.clean.linejoin import assemble, mark_plain_wraps
+from ragbeam.transforms.clean.linejoin import (
+    LineBox,
+    assemble,
+    mark_plain_wraps,
+    wraps_by_position,
+)
 from ragbeam.transforms.clean.residue import find_residue
 from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
@@ -77,6 +86,7 @@ from ragbeam.transforms.clean.text import (
     normalize_whitespace,
     remove_control_characters,
     replacement_char_is_space,
+    with_spaces_at,
 )
 from ragbeam.transforms.clean.title import DocumentName, TitleLine, name_document
 from ragbeam.transforms.types import (
@@ -93,8 +103,6 @@ BLOCK_SEPARATOR = "\n\n"
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
-
-
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -157,10 +165,16 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
         raw_start = block.raw_start + line_start + lead if traced else block.raw_start
         raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
                    if traced else block.raw_end)
+        style = layout.style_of(raw_start, raw_end) if layout is not None and traced else None
+        if (style is not None and style.spaces and options.restore_spaces
+                and style.raw_start == raw_start):
+            # Words the PDF set apart by position only, run together by Tika: spaced
+            # before the line is cleaned (offsets are the raw line's).
+            text = clean_line_text(with_spaces_at(raw_line, (lead + offset for offset
+                                                             in style.spaces)), options)
+            text += "\u00ad" if soft_hyphen else ""
         lines.append(CleanLine(text, block.kind, index, block.page, block.level, raw_start,
-                           raw_end, after_blank, block.detached, lead,
-                           style=layout.style_of(raw_start, raw_end)
-                           if layout is not None and traced else None))
+                               raw_end, after_blank, block.detached, lead, style=style))
         after_blank = False
     return lines
 
@@ -400,6 +414,17 @@ def _continues(before: Table, table: Table, lines: list[CleanLine], page: list[i
     return last_before in before.lines and first_here in table.lines
 
 
+def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
+    """PDF lines the layout pass placed: whether each one's break is a wrap, by where the
+    next line's first word would have had to go (link targets are outside the flow)."""
+    flow = [line for line in lines if not line.detached]
+    boxes = [LineBox(s.page, s.x0, s.top, s.x1, s.bottom)
+             if (s := line.style) is not None and not s.rotated else None for line in flow]
+    for line, wrapped in zip(flow, wraps_by_position(boxes, [line.text for line in flow]),
+                             strict=True):
+        line.wrapped = wrapped
+
+
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     blocks = extracted.blocks
     spaces_restored = replacement_char_is_space(block.text for block in blocks)
@@ -408,6 +433,9 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
                        for block in blocks)
     lines = [line for i, block in enumerate(blocks)
              for line in _block_lines(block, i, options, extracted.layout)]
+    gaps_spaced = (sum(len(line.style.spaces) for line in lines if line.style is not None
+                       and line.style.raw_start == line.raw_start)
+                   if options.restore_spaces and extracted.layout is not None else 0)
     furniture: list[CleanLine] = []
     residue: list[CleanLine] = []
     residue_rules: dict[str, int] = {}
@@ -425,6 +453,8 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
         lines, furniture = _remove_furniture(lines, extracted.layout)
     if options.strip_leaders:
         lines, leaders_removed = _strip_leaders(lines)
+    if paged and extracted.layout is not None and options.join_lines:
+        _mark_wraps_by_position(lines)
     # Contents before tables: a contents page's entries and page numbers stand in two
     # columns, but they are navigation, not a table.
     contents_lines_marked = (_mark_contents(lines, extracted.page_count)
@@ -466,6 +496,7 @@ def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docum
     metadata.update(name.metadata())
     metadata.update({
         "clean_replacement_chars_as_spaces": "1" if spaces_restored else "0",
+        "clean_spaces_restored": str(gaps_spaced),
         "clean_residue_lines_removed": str(len(residue)),
         "clean_residue_chars_removed": str(sum(len(line.text) for line in residue)),
         "clean_residue_rules": json.dumps(residue_rules, sort_keys=True),

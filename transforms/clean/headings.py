@@ -83,11 +83,12 @@ _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
 # A heading set apart by its font may end in a question or trail off ("Pour en savoir
 # plus…"), not in a full stop, a colon or a comma.
 _OPEN_ENDS = ("?", "？", "…", "...")
-# Captions and labels of figures and tables, whatever their font: "Figure 3. …",
-# "Fig. 2", "Table 1:", "Tableau 4", "Abb. 5", "图 3", "表 2".
+# Captions and labels of figures, tables and the other floats, whatever their font:
+# "Figure 3. …", "Fig. 2", "Table 1:", "Tableau 4", "Abb. 5", "Listing 1:", "Algorithm 2",
+# "图 3", "表 2".
 _CAPTION = re.compile(
     r"^(?:fig(?:ure|\.)?|table(?:au)?|tab\.|abb(?:ildung|\.)|tabelle|chart|graph|exhibit"
-    r"|图|表)\s*[\dIVX]+(?:[.\-–:]\d+)*\b", re.IGNORECASE)
+    r"|listing|algorithm|图|表)\s*[\dIVX]+(?:[.\-–:]\d+)*\b", re.IGNORECASE)
 _CLOSES = _ENDS_SENTENCE
 _SENTENCE_CLOSES = tuple(SENTENCE_ENDS)
 _CLAUSE_CLOSES = (*_SENTENCE_CLOSES, ":", "：")
@@ -320,20 +321,23 @@ def is_prose(text: str) -> bool:
 
 
 def find_headings(paragraphs: Sequence[str | None],
-                  prose: Sequence[bool] | None = None) -> dict[int, int]:
+                  prose: Sequence[bool] | None = None,
+                  items: Sequence[str | None] | None = None) -> dict[int, int]:
     """``{index: level}`` of the one-line paragraphs that are headings
     (``_text_headings``), keyword headings over the others (``nest_under_keywords``)."""
-    return nest_under_keywords(paragraphs, _text_headings(paragraphs, prose))
+    return nest_under_keywords(paragraphs, _text_headings(paragraphs, prose, items))
 
 
 def _text_headings(paragraphs: Sequence[str | None],
-                   prose: Sequence[bool] | None = None) -> dict[int, int]:
+                   prose: Sequence[bool] | None = None,
+                   items: Sequence[str | None] | None = None) -> dict[int, int]:
     """``{index: level}`` of the one-line paragraphs that are headings.
 
     ``paragraphs`` holds each cleaned block's text, or None for blocks that
     cannot be headings (tables, code, multi-line paragraphs); ``prose[i]``
     says whether block ``i`` is running text (``is_prose``; without it, every
-    multi-line block counts as such).
+    multi-line block counts as such); ``items[i]``, where given, block ``i``'s text
+    even where it cannot be a heading (a numbered list item over several lines).
     """
     candidates = [heading_level(text) if text is not None else None for text in paragraphs]
     found: dict[int, int] = {}
@@ -343,8 +347,8 @@ def _text_headings(paragraphs: Sequence[str | None],
         level, depth = candidate
         if depth in ("title", "section-sign") and not _body_follows(paragraphs, prose, i):
             continue
-        if depth != "caps" and (_in_sequence(paragraphs, candidates, i, i - 1)
-                                or _in_sequence(paragraphs, candidates, i, i + 1)):
+        if depth != "caps" and (_in_sequence(paragraphs, candidates, i, i - 1, items)
+                                or _in_sequence(paragraphs, candidates, i, i + 1, items)):
             continue  # "1. Install" / "2. Configure" in a row: a list or a TOC
         found[i] = level
     return found
@@ -367,10 +371,20 @@ def _ordinal(text: str) -> int | None:
     return int(match.group("num").split(".")[-1]) if match else None
 
 
-def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: int) -> bool:
-    """Is neighbour ``j`` a candidate of the same depth that continues ``i``'s numbering?"""
-    if not 0 <= j < len(candidates) or candidates[j] is None:
+def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: int,
+                 items: Sequence[str | None] | None = None) -> bool:
+    """Is neighbour ``j`` a candidate of the same depth that continues ``i``'s numbering,
+    or (``items``: every block's text) a numbered block that is no candidate, an item
+    over several lines ("4. …" over four lines, then "5. …" on one)?"""
+    if not 0 <= j < len(candidates):
         return False
+    if candidates[j] is None:
+        other = items[j] if items is not None else None
+        mine, theirs = _NUMBERED.match((paragraphs[i] or "").strip()), (
+            _NUMBERED.match(other.strip()) if other else None)
+        return bool(mine and theirs
+                    and mine.group("num").count(".") == theirs.group("num").count(".")
+                    and _ordinal(other) - _ordinal(paragraphs[i]) == j - i)
     if candidates[j][1] != candidates[i][1]:
         return False
     mine, theirs = _ordinal(paragraphs[i] or ""), _ordinal(paragraphs[j] or "")
@@ -480,7 +494,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     heading's depth; an unnumbered one takes the level of the numbered headings set
     like it, or ranks by size below the larger styles."""
     texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
-    by_text = _text_headings(texts, [b.prose for b in blocks])
+    by_text = _text_headings(texts, [b.prose for b in blocks], [b.text for b in blocks])
     if body is None:
         return nest_under_keywords(texts, by_text)
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}

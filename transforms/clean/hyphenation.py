@@ -8,9 +8,15 @@ the halves join. Real hyphens stay, and the halves join *with* the hyphen:
   "Smith-" / "Jones", "10-" / "20"), but for a word in capitals that the
   document writes unbroken elsewhere ("SO-" / "LUTION" in a heading: "SOLUTION");
 * when the broken word is a URL or path (hyphens in URLs are real);
-* when the document itself writes the compound with a hyphen elsewhere and
-  never as one word ("state-of-the-" / "art" when "state-of-the-art" occurs
-  unbroken).
+* when the document's own words say so, by counts (``hyphen_lexicon``): it
+  writes the compound with its hyphen ("state-of-the-art", "administrator-level")
+  or as two words ("administrator level") more often than closed up
+  ("administratorlevel"); and a compound that has other hyphens ("state-" /
+  "of-the-art", "state-of-the-" / "art") keeps the one at the break unless the
+  document closes it up there or writes the two parts at the break as one word
+  elsewhere ("sub-" / "ject-matter" where it writes "subject"): a typesetter
+  breaks such a compound mostly at its own hyphens. No dictionary: the same
+  counts hold in any language written with spaces.
 
 A soft hyphen (U+00AD) at the end of a line is always a break.
 """
@@ -25,6 +31,9 @@ from enum import Enum
 HYPHENS = "-\u2010\u00ad"
 _LEFT_PART = re.compile(r"[\w-]*$")
 _HEAD = re.compile(r"^(\w+)")
+_COMPOUND_HEAD = re.compile(r"^\w+(?:[-\u2010]\w+)*")
+_WORD_BEFORE = re.compile(r"\w+(?:-\w+)*$")
+_WORD_AFTER = re.compile(r"\w+(?:-\w+)*")  # matched at a position: no "^"
 _WORD = re.compile(r"\w+(?:[-\u2010]\w+)*")
 
 
@@ -34,13 +43,32 @@ class HyphenBreak(Enum):
     KEEP = "keep"  # a real compound: join, keep the hyphen
 
 
-def hyphen_lexicon(lines: Iterable[str]) -> Counter[str]:
-    """Case-folded words of a document, hyphenated compounds included."""
-    return Counter(_WORD.findall("\n".join(lines).casefold()))
+def hyphen_lexicon(lines: Iterable[str]) -> Counter[str | tuple[str, str]]:
+    """Case-folded words of a document, hyphenated compounds included, and how often the
+    two words at each hyphenated line break follow one another elsewhere (the key
+    ``("administrator", "level")``; the break itself is no evidence that the document
+    writes "manip ulation")."""
+    text = "\n".join(lines).casefold().replace("\u2010", "-")
+    words = _WORD.findall(text)
+    counts: Counter[str | tuple[str, str]] = Counter(words)
+    # Only the pairs a break asks about (``_compound``), and only where both halves are
+    # words of the document besides the break itself ("manip" and "ulation" are not):
+    # counting every pair of a long document costs three times its words.
+    broken = Counter(_broken_words(text))
+    asked = {(left.rsplit("-", 1)[-1], right.split("-", 1)[0]) for left, right in broken}
+    asked = {(left, right) for left, right in asked if counts[left] > 1 and counts[right] > 1}
+    if asked:
+        lefts = {left for left, _ in asked}
+        pairs = Counter((word, words[i + 1]) for i, word in enumerate(words[:-1])
+                        if word in lefts)
+        for pair in asked:  # the break itself is no evidence for its own two halves
+            counts[pair] = pairs[pair] - broken[pair]
+    return counts
 
 
 def classify_hyphen_break(line: str, next_line: str,
-                          lexicon: Counter[str] | None = None) -> HyphenBreak:
+                          lexicon: Counter[str | tuple[str, str]] | None = None
+                          ) -> HyphenBreak:
     if not line or line[-1] not in HYPHENS or not next_line:
         return HyphenBreak.NONE
     if line[-1] == "\u00ad":
@@ -50,12 +78,11 @@ def classify_hyphen_break(line: str, next_line: str,
         return HyphenBreak.NONE  # a dash standing alone ("text -"), not a hyphen
     first = next_line[0]
     if first.islower() and last_word[-2].isalpha() and "/" not in last_word:
-        left = _LEFT_PART.search(last_word[:-1]).group().casefold()
-        head = _HEAD.match(next_line)
-        if lexicon and head and left:
-            right = head.group(1).casefold()
-            if lexicon[f"{left}-{right}"] and not lexicon[left + right]:
-                return HyphenBreak.KEEP
+        left = _LEFT_PART.search(last_word[:-1]).group().casefold().replace("\u2010", "-")
+        head = _COMPOUND_HEAD.match(next_line)
+        if lexicon and head and left and _compound(
+                left, head.group().casefold().replace("\u2010", "-"), lexicon):
+            return HyphenBreak.KEEP
         return HyphenBreak.JOIN
     # A word in capitals broken ("SO-" / "LUTION" in a heading): broken by the
     # typesetter when the document writes the word unbroken elsewhere ("solution").
@@ -69,6 +96,35 @@ def classify_hyphen_break(line: str, next_line: str,
             return HyphenBreak.JOIN
     # "GPT-" / "2", "Smith-" / "Jones", "10-" / "20", or a URL broken at a hyphen.
     return HyphenBreak.KEEP if first.isalnum() else HyphenBreak.NONE
+
+
+def _broken_words(text: str) -> list[tuple[str, str]]:
+    """The two halves of each word a line of ``text`` (lines joined by "\\n") breaks at
+    its end with a hyphen (found from the hyphens: a pattern tried at every word is
+    slow on a long document)."""
+    halves = []
+    at = text.find("-\n")
+    while at >= 0:
+        before = _WORD_BEFORE.search(text, max(0, at - 80), at)
+        after = _WORD_AFTER.match(text, at + 2)
+        if before and after:
+            halves.append((before.group(), after.group()))
+        at = text.find("-\n", at + 2)
+    return halves
+
+
+def _compound(left: str, right: str, lexicon: Counter[str | tuple[str, str]]) -> bool:
+    """Is ``left``-``right`` (case-folded, broken at that hyphen) a compound the document
+    writes with its hyphen or as two words more often than closed up, or one with other
+    hyphens that the document never closes up at the break?"""
+    closed = lexicon[left + right]
+    hyphenated = lexicon[f"{left}-{right}"]
+    before, after = left.rsplit("-", 1)[-1], right.split("-", 1)[0]
+    if max(hyphenated, lexicon[(before, after)]) > closed:
+        return True
+    # "state-" / "of-the-art": no "stateof" anywhere; "sub-" / "ject-matter": "subject" is.
+    return (not closed and ("-" in left or "-" in right)
+            and not lexicon[before + after])
 
 
 def join_hyphenated(line: str, next_line: str, kind: HyphenBreak) -> str:

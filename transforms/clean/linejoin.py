@@ -7,9 +7,10 @@ cleaned text, in this order:
 
 1. the line ends in a URL that the next line, not a list item, continues
    ("(h" / "ttps://…", "…/diary-of-a-foot" / "balling.html)") → joined directly;
-2. the next line starts a list item ("•", "1.", "(a)", "[12]") or a footnote
-   ("6We use …"), or either line is a row of numbers (at least 3, and 40 % of
-   its tokens), or both start with a number of the same shape (rows of a
+2. the next line starts a list item ("•", a symbol font's bullet in the private
+   use area, "1.", "(a)", "[12]") or a footnote ("6We use …"), or either line is a
+   row of numbers (at least 3, and 40 % of its tokens; "$5,149" and "(101.3)%"
+   count), or both start with a number of the same shape (rows of a
    table: "08/30/2015 …" / "08/29/2015 …") → line break inside a paragraph,
    or paragraph break across ``<p>`` elements;
 3. the next line starts with a lowercase letter → same sentence: join;
@@ -42,8 +43,11 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
+from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
 from ragbeam.transforms.chunk.log import timestamped_line_share
@@ -67,12 +71,12 @@ FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
 # A footnote's mark fused to its text: "6We use the unfiltered …".
 _FOOTNOTE_START = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")
-_NUMBER_TOKENS = re.compile(r"(?<!\S)[-+±(]?\d[\d.,/:%]*[)%]?(?!\S)")
+_NUMBER_TOKENS = re.compile(r"(?<!\S)[-+±(]?[$€£¥]?\d[\d.,/:%]*[)%]{0,2}(?!\S)")
 _NUMERIC_START = re.compile(r"^\d[\d.,:/-]*(?=\s|$)")
 _DIGIT = re.compile(r"\d")
 _THREE_DIGITS = re.compile(r"\d[^\d]*\d[^\d]*\d")
 _LIST_START = re.compile(
-    r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?[0-9]{1,3}[.)]\s|\([a-zA-Z]\)\s|\[[0-9]{1,3}\]\s?)")
+    r"^(?:[•◦▪▫‣∙●○■□–—*\ue000-\uf8ff-]\s|\(?[0-9]{1,3}[.)]\s|\([a-zA-Z]\)\s|\[[0-9]{1,3}\]\s?)")
 
 
 # A URL cut by the wrap: the token before the break holds a scheme or a host
@@ -99,6 +103,28 @@ WRAP_FIT = 0.9
 # and within a page beside a figure.
 STEADY_WINDOW = 4
 WRAP_WINDOW = 1
+
+# PDFs placed by the layout pass (``text_columns``), in pitches of the page (the
+# distance from one line's top to the next one's): a column's lines follow each other
+# at most MAX_COLUMN_STEP apart and start within COLUMN_INDENT of the column's start;
+# at least MIN_EDGE_LINES of them, and MIN_MARGIN_LINES of the page's, end within
+# EDGE_SLACK of its right edge, and it is at least MIN_COLUMN_PITCHES wide.
+MAX_COLUMN_STEP = 2.5
+# A wrapped line's next line follows at one pitch; one further than this below it is
+# set apart (a heading, a paragraph after paragraph spacing).
+MAX_WRAP_STEP = 1.5
+COLUMN_INDENT = 2.5
+MIN_EDGE_LINES = 2
+MIN_MARGIN_LINES = 5
+EDGE_SLACK = 2.0
+MIN_COLUMN_PITCHES = 12
+MIN_MEASURED_CHARS = 20
+# A line whose characters take more than this many times the document's typical width
+# is spread out: a table row's cells, letter-spaced capitals.
+MAX_SPREAD = 1.4
+# What a wrapped line's continuation does not start with: code ("\\end", "// note",
+# "}", "<tag>", "= 3"), a rule or a table's border.
+_NOT_CONTINUATION = re.compile(r"[\\{}<>=|_~^]|//")
 
 
 class LineBreak(Enum):
@@ -183,6 +209,238 @@ def url_continues(line: str, next_line: str) -> bool:
     return bool(_URL_CONTINUATION.search(head.rstrip(_CLOSING)))
 
 
+class LineBox(NamedTuple):
+    """Where a line sits on its page (points from the displayed page's top-left)."""
+
+    page: int
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+@dataclass(frozen=True)
+class Column:
+    """A text column: lines set one under the other from one left edge, to one right
+    edge that several of them reach, wide enough for prose."""
+
+    x0: float
+    edge: float
+    char_width: float  # a typical character's width in its lines (points)
+    full_chars: int  # a full line's length in characters (``typical_line_length``)
+
+
+@dataclass(frozen=True)
+class PageMeasure:
+    """A page's prose: the distance from one line's top to the next one's (the
+    median over its lines: a line's own box is no measure of its font, PDFium's
+    boxes are the ink of its first and last glyphs), and the width of a character
+    of the document's prose."""
+
+    pitch: float
+    char_width: float
+
+
+def wraps_by_position(boxes: Sequence[LineBox | None], texts: Sequence[str]
+                      ) -> list[bool | None]:
+    """For each line of a PDF (in reading order, furniture gone), whether the break
+    after it is a wrap by where the lines sit. None where the line is not placed or
+    not in a known text column (``text_columns``): the character counts decide there.
+
+    A line wraps when it runs to its column's right edge (within half a character:
+    a justified line), or when the room left after it is less than the next line's
+    first word, a space and a character of slack (a ragged-right line) and it is full
+    by its characters too (``FULL_LINE_SHARE`` of its column's typical line: a line of
+    code in a monospaced font reaches far with few characters). This is
+    ``wrapped_at`` read from the page instead of from character counts, so it holds
+    for a column beside a full-width abstract (whose lines a page's typical length
+    says nothing about) and across a page or column break, where the last line of a
+    page is judged against its own column. Neither a line whose characters are
+    spread wider than the document's prose (a table row's cells, a contents line
+    whose leaders are gone, letter-spaced capitals) nor the line before it wraps; a
+    line wraps onto no line set apart below it (``MAX_WRAP_STEP`` pitches: the space
+    before a heading or a paragraph) and none that starts like code ("\\end", "//",
+    "}", "=").
+    """
+    measures = page_measures(boxes, texts)
+    columns = text_columns(boxes, texts, measures)
+    wraps: list[bool | None] = [None] * len(boxes)
+    for i in range(len(boxes) - 1):
+        box, column, text, following = boxes[i], columns[i], texts[i], texts[i + 1]
+        if box is None or column is None or not text or not following:
+            continue
+        after = boxes[i + 1]
+        if (_NOT_CONTINUATION.match(following) or _sparse(box, text, measures)
+                or (after is not None and (_sparse(after, following, measures)
+                                           or _set_apart(box, after, measures)))):
+            wraps[i] = False
+            continue
+        room = column.edge - box.x1
+        word = 1 if is_cjk(following[0]) else first_word_length(following)
+        wraps[i] = room <= column.char_width / 2 or (
+            room < (word + 2) * column.char_width
+            and len(text) >= FULL_LINE_SHARE * column.full_chars)
+    return wraps
+
+
+def page_measures(boxes: Sequence[LineBox | None], texts: Sequence[str]
+                  ) -> dict[int, PageMeasure]:
+    """Each page's ``PageMeasure``, from its lines of ``MIN_MEASURED_CHARS`` or more
+    characters (the pitch from those set right under one another)."""
+    pitches: dict[int, list[float]] = defaultdict(list)
+    widths: dict[int, list[float]] = defaultdict(list)
+    previous: LineBox | None = None
+    for box, text in zip(boxes, texts, strict=True):
+        if box is None or len(text) < MIN_MEASURED_CHARS:
+            continue
+        widths[box.page].append((box.x1 - box.x0) / len(text))
+        if (previous is not None and previous.page == box.page
+                and abs(box.x0 - previous.x0) < box.bottom - box.top
+                and box.top > previous.top):
+            pitches[box.page].append(box.top - previous.top)
+        previous = box
+    # A character's width is the document's (a page of tables or a contents page has
+    # no prose of its own to compare its rows with).
+    if not widths:
+        return {}  # no line long enough to measure (a scan's OCR text, a page of labels)
+    char_width = _median([w for page_widths in widths.values() for w in page_widths])
+    return {page: PageMeasure(_median(pitches[page]) if pitches[page] else math.inf,
+                              char_width)
+            for page in widths}
+
+
+def _median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
+                 measures: dict[int, PageMeasure]) -> list[Column | None]:
+    """The text column each line is set in (None: none known).
+
+    A column is a run of consecutive lines (in reading order) on one page, each
+    below the one before it (no further than ``MAX_COLUMN_STEP`` pitches of its
+    page) and starting where the run starts (within ``COLUMN_INDENT`` pitches: a
+    paragraph's indented first line); its edge is where its widest line ends, and
+    it is a text column when at least ``MIN_EDGE_LINES`` of its lines end within
+    ``EDGE_SLACK`` pitches of that edge (a code block's or a list's lines end
+    anywhere), ``MIN_MARGIN_LINES`` of the page's lines do (a page's margin, not two
+    headings or a short quotation that end alike) and it is at least
+    ``MIN_COLUMN_PITCHES`` pitches wide (a table's column of dates is narrow). A
+    line in a run too short to tell (a paragraph's last line alone at the top of a
+    column) belongs to the page's text column that starts where it starts (within
+    half a pitch)."""
+    def pitch(box: LineBox) -> float:
+        measure = measures.get(box.page)
+        return measure.pitch if measure is not None else math.inf
+
+    runs: list[_Run] = []
+    placed = [i for i, box in enumerate(boxes) if box is not None]
+    for n, i in enumerate(placed):
+        box = boxes[i]
+        if not runs or not runs[-1].takes(box, boxes[placed[n + 1]] if n + 1 < len(placed)
+                                          else None, pitch(box)):
+            runs.append(_Run(box))
+        runs[-1].add(i, box, pitch(box))
+    ends: dict[int, list[float]] = defaultdict(list)
+    for box in boxes:
+        if box is not None:
+            ends[box.page].append(box.x1)
+    columns: list[Column | None] = [None] * len(boxes)
+    known: dict[int, list[Column]] = defaultdict(list)
+    for run in (run.lines for run in runs):
+        first = boxes[run[0]]
+        column = _column_of([boxes[i] for i in run], [texts[i] for i in run], pitch(first))
+        if column is not None and sum(
+                abs(end - column.edge) <= EDGE_SLACK * pitch(first)
+                for end in ends[first.page]) >= MIN_MARGIN_LINES:
+            known[boxes[run[0]].page].append(column)
+            for i in run:
+                columns[i] = column
+    for run in (run.lines for run in runs):
+        first = boxes[run[0]]
+        if columns[run[0]] is not None:
+            continue
+        alike = [column for column in known.get(first.page, ())
+                 if abs(first.x0 - column.x0) <= pitch(first) / 2
+                 and column.edge + pitch(first) >= max(boxes[i].x1 for i in run)]
+        if alike:
+            for i in run:
+                columns[i] = alike[0]
+    return columns
+
+
+class _Run:
+    """A column being read: its lines (indexes), its first line's left edge, its last
+    line, its widest line's end and how many of its lines end near that."""
+
+    def __init__(self, first: LineBox) -> None:
+        self.lines: list[int] = []
+        self.x0 = first.x0
+        self.last = first
+        self.ends: list[float] = []
+        self.edge = -math.inf
+        self.reach = 0
+
+    def add(self, index: int, box: LineBox, pitch: float) -> None:
+        self.lines.append(index)
+        self.last = box
+        self.ends.append(box.x1)
+        slack = EDGE_SLACK * pitch
+        if box.x1 > self.edge:
+            self.edge = box.x1
+            self.reach = sum(end >= self.edge - slack for end in self.ends)
+        elif box.x1 >= self.edge - slack:
+            self.reach += 1
+
+    def takes(self, box: LineBox, after: LineBox | None, pitch: float) -> bool:
+        """Is ``box`` this column's next line (``after``: the line after it)? Set under
+        its last line, starting where it starts; and not a wider block under a column
+        whose right edge is established (a table across both columns under the left
+        one), nor the first of two lines that end together well short of it (the next
+        column's text under a full-width abstract, from the same left edge)."""
+        last = self.last
+        if (box.page != last.page or not 0 < box.top - last.top <= MAX_COLUMN_STEP * pitch
+                or abs(box.x0 - self.x0) > COLUMN_INDENT * pitch):
+            return False
+        if self.reach < MIN_EDGE_LINES:
+            return True  # no edge yet
+        slack = EDGE_SLACK * pitch
+        if box.x1 > self.edge + slack:
+            return False
+        return not (box.x1 < self.edge - 3 * slack and after is not None
+                    and after.page == box.page and abs(after.x1 - box.x1) <= slack
+                    and abs(after.x0 - box.x0) <= slack)
+
+
+def _column_of(boxes: list[LineBox], texts: list[str], pitch: float) -> Column | None:
+    if len(boxes) < MIN_EDGE_LINES or pitch == math.inf:
+        return None
+    x0 = min(box.x0 for box in boxes)
+    edge = max(box.x1 for box in boxes)
+    if (edge - x0 < MIN_COLUMN_PITCHES * pitch
+            or sum(box.x1 >= edge - EDGE_SLACK * pitch for box in boxes) < MIN_EDGE_LINES):
+        return None
+    return Column(x0, edge, _median([(box.x1 - box.x0) / len(text)
+                                     for box, text in zip(boxes, texts, strict=True) if text]),
+                  typical_line_length([len(text) for text in texts]))
+
+
+def _set_apart(box: LineBox, after: LineBox, measures: dict[int, PageMeasure]) -> bool:
+    """Is ``after`` set further below ``box`` than a line of its paragraph would be (the
+    space before a heading or a new paragraph)? A line at the top of the next column
+    or page is not: a paragraph runs on there."""
+    measure = measures.get(box.page)
+    return (measure is not None and after.page == box.page and after.top > box.top
+            and after.top - box.top > MAX_WRAP_STEP * measure.pitch)
+
+
+def _sparse(box: LineBox, text: str, measures: dict[int, PageMeasure]) -> bool:
+    """Are the line's characters spread wider than the document's prose?"""
+    measure = measures.get(box.page)
+    return (measure is not None and len(text) > 1
+            and (box.x1 - box.x0) / len(text) > MAX_SPREAD * measure.char_width)
+
+
 def first_word_length(line: str) -> int:
     end = line.find(" ")
     return len(line) if end < 0 else end
@@ -213,7 +471,9 @@ def plain_wrap_breaks(widths: list[int], texts: list[str], follows: list[bool]) 
     lists are narrower, one-line paragraphs wider), or fewer than
     ``MIN_WRAPPED_SHARE`` of those breaks at the margin (code, logs, poetry).
     A line followed by a more indented one is never wrapped (a quotation, code
-    or verse set in).
+    or verse set in), unless it starts a list item and the next line starts under
+    the item's text, after its mark (a hanging indent: "   8. Limitation of …" /
+    "      whether in tort").
     """
     n = len(widths)
     wraps = [False] * n
@@ -236,9 +496,16 @@ def plain_wrap_breaks(widths: list[int], texts: list[str], follows: list[bool]) 
         # narrower stretch (a figure beside it, a superscript moved) shortened it.
         wraps[i] = (((wrapped_at(widths[i], texts[i + 1], margins[i])
                       or (widths[i] >= floor and texts[i + 1][0].islower()))
-                     and indent <= widths[i] - len(texts[i]))
+                     and indent <= widths[i] - len(texts[i]) + _hanging_indent(texts[i]))
                     or url_continues(texts[i], texts[i + 1]))
     return wraps
+
+
+def _hanging_indent(line: str) -> int:
+    """How much further a list item's next line may start: under the item's text, after
+    its mark ("   8. Limitation of Liability. In no event …" / "      whether in tort")."""
+    mark = _LIST_START.match(line)
+    return mark.end() if mark else 0
 
 
 # --- assembling a document's cleaned lines into blocks (moved from document.py) ---
@@ -337,7 +604,8 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
             return LineBreak.JOINED
     if not options.join_lines:
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    full_width = True if prev.wraps else _reaches_margin(prev, full_line)
+    full_width = (True if prev.wraps else prev.wrapped if prev.wrapped is not None
+                  else _reaches_margin(prev, full_line))
     brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
                               full_width=full_width)
     if brk in (LineBreak.SPACE, LineBreak.JOINED):

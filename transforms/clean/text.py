@@ -81,3 +81,13 @@ def normalize_code_whitespace(text: str) -> str:
     """Code keeps its indentation: only trailing spaces and blank-line runs go."""
     lines = [line.rstrip() for line in text.split("\n")]
     return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip("\n")
+
+
+def with_spaces_at(text: str, offsets: Iterable[int]) -> str:
+    """``text`` with a space inserted before each of ``offsets`` (in ``text``): the gaps
+    between words that a PDF set by position only, which its extractor ran together."""
+    out, start = [], 0
+    for offset in sorted(offsets):
+        out += (text[start:offset], " ")
+        start = offset
+    return "".join(out) + text[start:]

@@ -1084,7 +1084,7 @@ static int read_text(Page *p)
 static PyObject *new_line_style(Py_ssize_t start, Py_ssize_t end, long page, const Line *line,
                                 PyObject *cells_value)
 {
-    PyObject *items[12];
+    PyObject *items[13];
     items[0] = PyLong_FromSsize_t(start);
     items[1] = PyLong_FromSsize_t(end);
     items[2] = PyLong_FromLong(page);
@@ -1102,21 +1102,23 @@ static PyObject *new_line_style(Py_ssize_t start, Py_ssize_t end, long page, con
     items[9] = PyBool_FromLong(line->rotated);
     Py_INCREF(line->font);
     items[10] = line->font;
+    Py_INCREF(empty_tuple);  /* spaces: layout._fill_spaces measures them, in Python */
+    items[11] = empty_tuple;
     Py_INCREF(cells_value);
-    items[11] = cells_value;
-    for (int k = 0; k < 12; k++)
+    items[12] = cells_value;
+    for (int k = 0; k < 13; k++)
         if (items[k] == NULL) {
-            for (int j = 0; j < 12; j++)
+            for (int j = 0; j < 13; j++)
                 Py_XDECREF(items[j]);
             return NULL;
         }
-    PyObject *style = line_style_type->tp_alloc(line_style_type, 12);
+    PyObject *style = line_style_type->tp_alloc(line_style_type, 13);
     if (style == NULL) {
-        for (int j = 0; j < 12; j++)
+        for (int j = 0; j < 13; j++)
             Py_DECREF(items[j]);
         return NULL;
     }
-    for (int k = 0; k < 12; k++)
+    for (int k = 0; k < 13; k++)
         PyTuple_SET_ITEM(style, k, items[k]);
     return style;
 }
@@ -1208,7 +1210,7 @@ static PyObject *page_styles(PyObject *self, PyObject *args)
     Py_ssize_t ntika = 0, nranges = 0;
     IntVec ranges = {0};
     Line *lines = NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *spans = NULL;
     if (tika_lines(raw_text, blocks, &tika, &ntika) < 0) {
         tika = NULL;
         goto done;
@@ -1249,6 +1251,9 @@ static PyObject *page_styles(PyObject *self, PyObject *args)
     }
     if (styles(&p, tika, ntika, lines) < 0)
         goto done;
+    spans = PyList_New(0);
+    if (spans == NULL)
+        goto done;
     for (Py_ssize_t t = 0; t < ntika; t++) {
         Line *line = &lines[t];
         if (!line->present)
@@ -1277,10 +1282,17 @@ static PyObject *page_styles(PyObject *self, PyObject *args)
         Py_DECREF(style);
         if (appended < 0)
             goto done;
+        PyObject *span = Py_BuildValue("(nn)", line->first, line->last);
+        if (span == NULL)
+            goto done;
+        appended = PyList_Append(spans, span);
+        Py_DECREF(span);
+        if (appended < 0)
+            goto done;
     }
-    result = Py_None;
-    Py_INCREF(result);
+    result = PyTuple_Pack(2, p.text, spans);
 done:
+    Py_XDECREF(spans);
     if (lines != NULL)
         for (Py_ssize_t t = 0; t < ntika; t++)
             Py_XDECREF(lines[t].cells);
@@ -1360,7 +1372,9 @@ static PyMethodDef methods[] = {
     {"page_styles", page_styles, METH_VARARGS,
      "page_styles(textpage, left, bottom, right, top, rotation, page, raw_text, blocks, out): "
      "append to ``out`` the LineStyle of each of the page's Tika lines PDFium places "
-     "(``blocks``: the page's blocks as (raw_start, raw_end))."},
+     "(``blocks``: the page's blocks as (raw_start, raw_end)), ``spaces`` left empty; "
+     "return the page's text and each appended line's (first, last) in it, or None "
+     "where the page has no Tika line."},
     {"round1", round_one, METH_O, "round(x, 1), as the pass computes it."},
     {NULL, NULL, 0, NULL},
 };

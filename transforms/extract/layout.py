@@ -29,8 +29,9 @@ optional: no compiler, no extension), ``pdf_layout`` runs the per-line work of t
 pass there, one call per page (``native_lines``): the same steps, the same bytes out
 (the tests and ``benchmarks/layout_cost.py`` compare the two on real PDFs), at about
 half the Python's CPU. The Python here stays the definition and the fallback: a rule
-changed here must be changed there, and a ``LineStyle`` field the C does not fill
-turns it off (``NATIVE_FIELDS``).
+changed here must be changed there, and a ``LineStyle`` field the C pass does not fill
+turns it off (``NATIVE_FIELDS``). ``spaces`` is filled after it, by this module's rule
+(``_page_spaces``, run on the lines the C pass placed: one definition).
 
 Pure functions over bytes; no Beam, no Tika.
 """
@@ -40,6 +41,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import dataclasses
+import functools
 import itertools
 import math
 import os
@@ -48,10 +50,11 @@ import struct
 import sys
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from ragbeam.transforms.charsets import is_cjk
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
 
@@ -89,6 +92,24 @@ MIN_SEARCH_KEY = 4
 EDGE_LINES = 6
 BODY_SAMPLE = 8
 MIN_SHARED_EDGE = 3
+# Two words set apart (``missing_spaces``): their glyphs' gap exceeds the letter gaps
+# around it by this share of the line's height (PDFium's loose boxes: about 1.15 em),
+# and a third of its narrowest word gap (PDFBox misses gaps under about half a space,
+# so a gap it missed is always under half the others). A line is measured
+# (``run_together_lines``) when it holds a word of MIN_FUSED_WORD letters or more that
+# is two frequent words of the document side by side, a word with a capital inside,
+# or one of MIN_LONG_WORD letters.
+MIN_WORD_GAP = 0.06
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+MIN_FUSED_WORD = 6
+SPACE_SAMPLE = 3  # spaces of a page asked whether the PDF set them (``_sets_spaces``)
+MIN_FREQUENT = 5
+MIN_LONG_WORD = 20
+SHORT_WORD = 4  # a run-together pair has a short word in it: "and|network", "layer|of"
+MAX_MEAN_WORD = 7.0  # letters a word, on average: prose has five or six
+_CAMEL = re.compile(r"[^\W\d_A-Z][A-Z]")  # a lowercase letter, then a capital
+_LONG_LETTER_RUN = re.compile(rf"[^\W\d_]{{{MIN_FUSED_WORD},}}")
+LETTER_WINDOW = 8  # letter gaps each side that tell a word gap from letter spacing
 # Table cells (``_StyleReader.cells``): a line whose box is at least WIDE_LINE of its
 # height per character wide (body text is about 0.6: letters are narrower than the
 # line is tall) has wide gaps somewhere; only such a line's words are placed, and a
@@ -122,6 +143,8 @@ class PdfLine:
     bold: bool
     rotated: bool = False
     font: str = ""
+    # Where Tika's line runs two words together that the glyphs set apart (``spaces_in``).
+    spaces: tuple[int, ...] = ()
     # A line set wider than its letters need: its runs of words between wide gaps, each
     # as (first, last) offsets in ``text`` and its left and right edge (``cells``).
     cells: tuple[tuple[int, int, float, float], ...] = ()
@@ -158,10 +181,13 @@ def page_layouts(data: bytes, with_images: bool = False) -> list[PageLayout]:
 
 
 def _read_pages(data: bytes, tika: dict[int, list[TikaLine]] | None,
-                with_images: bool = False
+                with_images: bool = False,
+                suspects: Callable[[], frozenset[int]] = frozenset
                 ) -> list[tuple[PageLayout, list[PdfLine | None]]]:
     """Each page's layout and, with ``tika`` (page → its lines' ``(raw_start, raw_end,
-    text)``), the style of each of those lines on that page (None: not found)."""
+    text)``), the style of each of those lines on that page (None: not found);
+    ``suspects``: gives the ``raw_start`` of Tika's lines that look run together (asked
+    only once a page sets no space glyphs)."""
     import pypdfium2 as pdfium  # imported here: only the process that extracts pays
 
     document = pdfium.PdfDocument(data)
@@ -171,7 +197,8 @@ def _read_pages(data: bytes, tika: dict[int, list[TikaLine]] | None,
             page = document[index]
             try:
                 pages.append(_page_layout(pdfium.raw, page, index + 1, with_images,
-                                          None if tika is None else tika.get(index + 1, [])))
+                                          None if tika is None else tika.get(index + 1, []),
+                                          suspects))
             finally:
                 page.close()
         return pages
@@ -203,7 +230,8 @@ class _Frame:
 
 
 def _page_layout(raw, page, number: int, with_images: bool,
-                 tika: list[TikaLine] | None
+                 tika: list[TikaLine] | None,
+                 suspects: Callable[[], frozenset[int]] = frozenset
                  ) -> tuple[PageLayout, list[PdfLine | None]]:
     left, bottom, right, top = page.get_cropbox()
     frame = _Frame(left, bottom, right, top, raw.FPDFPage_GetRotation(page.raw))
@@ -226,7 +254,15 @@ def _page_layout(raw, page, number: int, with_images: bool,
             styles: list[PdfLine | None] = []
         else:
             lines = ()
-            styles = _styles(reader, _align(reader.text, ranges, tika))
+            found = _align(reader.text, ranges, tika)
+            styles = _styles(reader, found)
+            placed = [t for t, (span, style) in enumerate(zip(found, styles, strict=True))
+                      if span is not None and style is not None]
+            measured = _page_spaces(reader, [(tika[t].text, tika[t].raw_start, found[t])
+                                             for t in placed], suspects)
+            for t, spaces in zip(placed, measured, strict=False):  # none: spaces set
+                if spaces:
+                    styles[t] = replace(styles[t], spaces=spaces)
     finally:
         raw.FPDFText_ClosePage(textpage)
     unmapped = len(_UNMAPPED.findall(text))
@@ -236,6 +272,21 @@ def _page_layout(raw, page, number: int, with_images: bool,
                        unmapped / visible if visible else 0.0,
                        _image_share(raw, page, width * height) if with_images else None),
             styles)
+
+
+def _page_spaces(reader: _StyleReader, lines: list[tuple[str, int, tuple[int, int]]],
+                 suspects: Callable[[], frozenset[int]]) -> list[tuple[int, ...]]:
+    """The spaces Tika missed (``missing_spaces``) in each of a page's placed lines, given
+    as (Tika's text, its ``raw_start``, its ``[first, last]`` in ``reader``'s text); empty
+    where the page sets its spaces. The one rule both passes run (the C pass leaves
+    ``spaces`` to it)."""
+    # Words run together only where the page leaves its spaces to be inferred: a space
+    # glyph is a space to PDFBox whatever the gap.
+    if not lines or reader.sets_spaces():
+        return []
+    measure = suspects()
+    return [reader.missing_spaces(text, first, last, raw_start in measure)
+            for text, raw_start, (first, last) in lines]
 
 
 def _page_text(raw, textpage) -> str:
@@ -278,6 +329,8 @@ class _Calls:
         self.font_size = fast(raw.FPDFTextObj_GetFontSize, ctypes.c_int, address, address)
         self.matrix = fast(raw.FPDFPageObj_GetMatrix, ctypes.c_int, address, address)
         self.font = fast(raw.FPDFTextObj_GetFont, address, address)
+        self.loose_box = fast(raw.FPDFText_GetLooseCharBox, ctypes.c_int, address, index,
+                              address)
 
     @classmethod
     def get(cls, raw) -> _Calls:
@@ -307,6 +360,8 @@ class _StyleReader:
         self.size = ctypes.c_float()
         self.size_address = ctypes.addressof(self.size)
         self.name = ctypes.create_string_buffer(128)
+        self.rect = raw.FS_RECTF()
+        self.rect_address = ctypes.addressof(self.rect)
         self.objects: dict[int, tuple[str, int, float]] = {}
         self.fonts: dict[int, tuple[str, int]] = {}
         last = len(text) - 1
@@ -455,6 +510,97 @@ class _StyleReader:
         return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
                        rotated, font)
 
+    def sets_spaces(self) -> bool:
+        """Does the page set space glyphs (its first ``SPACE_SAMPLE`` spaces are not all
+        spaces PDFium generated from gaps)? TeX and some generators set none."""
+        text = self.text
+        at, seen = text.find(" "), 0
+        while at >= 0 and seen < SPACE_SAMPLE:
+            index = self._char(at)
+            if index >= 0 and self.raw.FPDFText_IsGenerated(self.textpage, index) == 0:
+                return True
+            seen += 1
+            at = text.find(" ", at + 1)
+        return False
+
+    def missing_spaces(self, tika: str, first: int, last: int, suspect: bool = False
+                       ) -> tuple[int, ...]:
+        """Where Tika's line ``tika`` runs two words together that the glyphs of the same
+        line (``[first, last]`` of the page's text) set a word's gap apart: the offsets
+        in ``tika`` before which a space belongs.
+
+        A PDF that sets no space glyphs (most TeX output; generators that place each
+        word) leaves the spaces to its reader, who finds them in the gaps between
+        glyphs; PDFBox, under Tika, misses gaps narrower than half its font's space
+        ("Transport layer andnetwork layer", "Testsystem topology" where a justified
+        line squeezed its gaps), and PDFium's own guess at them both misses such gaps
+        and splits letter-spaced capitals. So each line is read against itself: its
+        gaps where Tika has a space are its word gaps, the others its letter gaps, and
+        a gap between two letters or digits (not two digits, nor CJK) that is wider
+        than most letter gaps around it (``LETTER_WINDOW`` each side) by
+        ``MIN_WORD_GAP`` of the line's height, and at least a third of the narrowest
+        word gap near it (a gap Tika missed is under half of those it found), is a
+        space Tika missed. Only lines that look run
+        together (``_run_together``: long words, or PDFium sees more spaces than Tika)
+        are measured, glyph by glyph; on other lines this costs nothing."""
+        pdfium = self.text[first:last + 1]
+        if pdfium.count(" ") <= tika.count(" ") and not suspect:
+            return ()
+        pairs = _matched_glyphs(tika, pdfium)
+        if len(pairs) < 3:
+            return ()
+        boxes = [self._loose(first + j) for _, j in pairs]
+        # The gap after each matched glyph (None: not measured, or not on one baseline
+        # with the next: a superscript, a subscript, another line).
+        gaps: list[float | None] = []
+        heights = []
+        for left, right in itertools.pairwise(boxes):
+            height = (0.0 if left is None or right is None
+                      else max(left[3] - left[1], right[3] - right[1]))
+            if height <= 0 or abs(left[3] - right[3]) > height / 4:
+                gaps.append(None)
+                continue
+            heights.append(height)
+            gaps.append(right[0] - left[2])
+        if not heights:
+            return ()
+        height = sorted(heights)[len(heights) // 2]
+        spaced = [gap if gap is not None and pairs[n + 1][0] > pairs[n][0] + 1 else None
+                  for n, gap in enumerate(gaps)]
+        letters = [gap if gap is not None and pairs[n + 1][0] == pairs[n][0] + 1 else None
+                   for n, gap in enumerate(gaps)]
+        found = []
+        for n, gap in enumerate(gaps):
+            (i, _), (k, _) = pairs[n], pairs[n + 1]
+            if gap is None or k != i + 1:
+                continue
+            # At least a third of the narrowest word gap Tika found nearby (the words
+            # of a heading set wide are further apart than the body's).
+            words = [g for g in spaced[max(0, n - 4 * LETTER_WINDOW):n + 4 * LETTER_WINDOW]
+                     if g is not None]
+            if words and gap < min(words) / 3:
+                continue
+            a, b = tika[i], tika[k]
+            if not (_spaced_letter(a) and _spaced_letter(b)) or (a.isdigit() and b.isdigit()):
+                continue
+            # The letter gaps around it, not the whole line's: a title set letter-spaced
+            # in a line of tight body text has every gap wide ("T h e C o n t i n u o u s").
+            near = sorted(g for g in letters[max(0, n - LETTER_WINDOW):n + LETTER_WINDOW + 1]
+                          if g is not None)
+            if len(near) > 1 and gap - max(near[(3 * (len(near) - 1)) // 4], 0.0) >= (
+                    MIN_WORD_GAP * height):
+                found.append(k)
+        return tuple(found)
+
+    def _loose(self, offset: int) -> tuple[float, float, float, float] | None:
+        """A glyph's box from its advance and its font's ascent and descent (not its
+        ink), on the displayed page: ``(x0, top, x1, bottom)``."""
+        index = self._char(offset)
+        if index < 0 or not self.calls.loose_box(self.page, index, self.rect_address):
+            return None
+        rect = self.rect
+        return self.frame.box(rect.left, rect.bottom, rect.right, rect.top)
+
     def face(self, offset: int) -> tuple[str, int, float] | None:
         """``(font name, weight, size in points)`` of the text object the character at
         ``offset`` belongs to; one call per character, the rest once per text object
@@ -496,6 +642,76 @@ def _font_face(raw, name, address: int) -> tuple[str, int]:
         bold = (flags > 0 and flags & _FORCE_BOLD) or _BOLD_NAME.search(text.lower())
         weight = 700 if bold else 400 if text else 0
     return text, weight
+
+
+def _matched_glyphs(tika: str, pdfium: str) -> list[tuple[int, int]]:
+    """The characters of Tika's line and of PDFium's text of it that are the same glyph:
+    ``(offset in tika, offset in pdfium)`` for each non-space character, in order (each
+    compared as NFKC, so a ligature is its letters). Empty where the two texts differ
+    otherwise than in their spaces: no offset in one says where it is in the other."""
+    pairs = []
+    i = j = 0
+    while i < len(tika) and j < len(pdfium):
+        a, b = tika[i], pdfium[j]
+        if a.isspace():
+            i += 1
+        elif b.isspace():
+            j += 1
+        elif a == b or unicodedata.normalize("NFKC", a) == unicodedata.normalize("NFKC", b):
+            pairs.append((i, j))
+            i += 1
+            j += 1
+        else:
+            return []
+    return pairs
+
+
+def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozenset[int]:
+    """The ``raw_start`` of Tika's lines that look like words run together, by the
+    document's own vocabulary: a line holds a word that occurs once and is two of the
+    document's frequent words (``MIN_FREQUENT`` times or more) side by side, one of them
+    short (``SHORT_WORD`` letters: "andnetwork", "layerof", "Testsystem" in a document
+    that writes "and", "network", "layer", "of", "test" and "system"), a word with a
+    capital after a lowercase letter ("relatedCTCconfiguration") or a word of
+    ``MIN_LONG_WORD`` letters; and in a text whose words average over ``MAX_MEAN_WORD``
+    letters (run together throughout), each line whose own words do. A compound of
+    German or Dutch can be flagged too: its glyphs then show no gap, and nothing changes
+    but the cost of measuring them. Found in the whole text at once (regular
+    expressions, then the line of each find), not line by line."""
+    folded = raw_text.casefold()
+    counts = Counter(_LETTER_RUN.findall(folded))
+    frequent = {word for word, n in counts.items() if n >= MIN_FREQUENT}
+    fused = {word for word, n in counts.items()
+             if n == 1 and len(word) >= MIN_FUSED_WORD and not is_cjk(word[0])
+             and any(word[:k] in frequent and word[k:] in frequent
+                     for k in (*range(2, SHORT_WORD + 1),
+                               *range(len(word) - SHORT_WORD, len(word) - 1)))}
+    found = [match.start() for match in _CAMEL.finditer(raw_text)]
+    found += [match.start() for match in _LONG_LETTER_RUN.finditer(folded)
+              if match.group() in fused or len(match.group()) >= MIN_LONG_WORD]
+    spans = sorted((line.raw_start, line.raw_end) for lines in tika.values() for line in lines)
+    starts = [start for start, _ in spans]
+    suspects = set()
+    if sum(len(word) * n for word, n in counts.items()) > MAX_MEAN_WORD * sum(counts.values()):
+        # Words that long on average: the text is run together throughout, so each line
+        # whose own words are that long is measured.
+        suspects = {line.raw_start for lines in tika.values() for line in lines
+                    if _mean_word(line.text) > MAX_MEAN_WORD}
+    for at in found:
+        k = bisect.bisect_right(starts, at) - 1
+        if k >= 0 and at < spans[k][1]:
+            suspects.add(spans[k][0])
+    return frozenset(suspects)
+
+
+def _mean_word(line: str) -> float:
+    words = _LETTER_RUN.findall(line)
+    return sum(map(len, words)) / len(words) if words else 0.0
+
+
+def _spaced_letter(ch: str) -> bool:
+    """A letter or digit of a script written with spaces between words."""
+    return ch.isalnum() and not is_cjk(ch)
 
 
 def _align(text: str, ranges: list[tuple[int, int]], tika: list[TikaLine]
@@ -758,7 +974,8 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
     if native is not None:
         return _native_pdf_layout(native, data, raw_text, blocks)
     tika = tika_page_lines(raw_text, blocks)
-    pages = _read_pages(data, tika)
+    pages = _read_pages(data, tika,
+                        suspects=functools.cache(lambda: run_together_lines(raw_text, tika)))
     styles: list[LineStyle] = []
     for layout, found in pages:
         for (start, end, text), pdf in zip(tika.get(layout.page, []), found, strict=True):
@@ -766,7 +983,7 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
                 cells = _tika_cells(text, start, pdf.text, pdf.cells) if pdf.cells else ()
                 styles.append(LineStyle(start, end, layout.page, pdf.x0, pdf.top, pdf.x1,
                                         pdf.bottom, pdf.size, pdf.bold, pdf.rotated,
-                                        pdf.font, cells))
+                                        pdf.font, pdf.spaces, cells))
     styles.sort()
     return PdfLayout(tuple((round(layout.width, 1), round(layout.height, 1))
                            for layout, _ in pages), tuple(styles))
@@ -777,12 +994,13 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
 # Set to "0" to run the pure-Python pass where the extension is built (the tests compare
 # the two; a benchmark can measure either).
 NATIVE_ENV = "RAGBEAM_LAYOUT_NATIVE"
-# The LineStyle the C pass fills, field for field. A LineStyle with other fields (a rule
-# added to the Python pass and its output) turns the C pass off until it is ported: the
+# The LineStyle the C pass fills, field for field ("spaces" left empty there and filled
+# by ``_fill_spaces``, the Python pass's own rule). A LineStyle with other fields (a rule
+# added to the Python pass and its output) turns the C pass off until it fills them: the
 # output stays the Python pass's, only slower (tests/transforms/extract/test_layout.py
 # says so where the extension is built).
 NATIVE_FIELDS = ("raw_start", "raw_end", "page", "x0", "top", "x1", "bottom", "size",
-                 "bold", "rotated", "font", "cells")
+                 "bold", "rotated", "font", "spaces", "cells")
 _native_module: object = None  # the configured module, False when unavailable
 
 
@@ -829,6 +1047,8 @@ def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Bloc
     for block in blocks:
         if block.page and block.raw_start >= 0 and not block.detached:
             by_page[block.page].append((block.raw_start, block.raw_end))
+    suspects = functools.cache(
+        lambda: run_together_lines(raw_text, tika_page_lines(raw_text, blocks)))
     document = pdfium.PdfDocument(data)
     sizes = []
     styles: list[LineStyle] = []
@@ -846,9 +1066,13 @@ def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Bloc
                     continue
                 textpage = raw.FPDFText_LoadPage(page)
                 try:
-                    native.page_styles(ctypes.cast(textpage, ctypes.c_void_p).value or 0,
-                                       frame.left, frame.bottom, frame.right, frame.top,
-                                       frame.rotation, index + 1, raw_text, page_blocks, styles)
+                    placed = native.page_styles(
+                        ctypes.cast(textpage, ctypes.c_void_p).value or 0, frame.left,
+                        frame.bottom, frame.right, frame.top, frame.rotation, index + 1,
+                        raw_text, page_blocks, styles)
+                    if placed is not None:
+                        _fill_spaces(_StyleReader(raw, textpage, frame, placed[0]), placed[1],
+                                     styles, raw_text, suspects)
                 finally:
                     raw.FPDFText_ClosePage(textpage)
             finally:
@@ -857,6 +1081,19 @@ def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Bloc
         document.close()
     styles.sort()
     return PdfLayout(tuple(sizes), tuple(styles))
+
+
+def _fill_spaces(reader: _StyleReader, spans: list[tuple[int, int]], styles: list[LineStyle],
+                 raw_text: str, suspects: Callable[[], frozenset[int]]) -> None:
+    """``spaces`` of the last ``len(spans)`` lines of ``styles`` (the page's, as the C pass
+    appended them, each placed at its span of ``reader``'s text), by the Python pass's own
+    rule (``_page_spaces``)."""
+    base = len(styles) - len(spans)
+    lines = [(raw_text[style.raw_start:style.raw_end], style.raw_start, span)
+             for style, span in zip(styles[base:], spans, strict=True)]
+    for k, spaces in enumerate(_page_spaces(reader, lines, suspects)):
+        if spaces:
+            styles[base + k] = styles[base + k]._replace(spaces=spaces)
 
 
 def _page_frame(raw, page) -> _Frame:

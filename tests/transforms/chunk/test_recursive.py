@@ -113,3 +113,34 @@ def test_thousands_separators_are_not_cut_points():
     for s, e in split_recursive(text, 60, CHARS).spans:
         assert not text[s:e].endswith(("221,", "211,"))
         assert not text[s:e].startswith(("000", "915"))
+
+
+def test_a_line_break_inside_a_sentence_is_no_line_level_boundary():
+    """A line the joiner left inside a sentence (a word or a comma, then a lowercase
+    word) is cut only as whitespace is; rows of a list that start alike stay lines."""
+    text = ("In no event and under no legal theory,\nwhether in tort or otherwise, shall "
+            "any party be liable. ") * 6
+    for s, e in split_recursive(text, 120, CHARS).spans:
+        assert not text[s:e].endswith("theory,")
+    rows = "".join(f"detail line {i}\n" for i in range(30))
+    assert all(rows[s:e].endswith(tuple("0123456789"))
+               for s, e in split_recursive(rows, 100, CHARS).spans)
+
+
+def test_a_short_paragraph_before_one_that_does_not_fit_takes_its_first_sentences():
+    """A chunk would close far below the limit only because the next paragraph does not
+    fit whole: it takes that paragraph's first sentences instead of standing alone."""
+    short = "Thanks to the crew."
+    long_paragraph = " ".join(f"The crane number {i} was greased and tested." for i in range(9))
+    text = f"{long_paragraph}\n\n{short}\n\n{long_paragraph}"
+    spans = split_recursive(text, 400, CHARS).spans
+    assert all(e - s >= 100 for s, e in spans)
+    assert all(text[s:e].endswith(".") for s, e in spans)
+
+
+def test_a_short_last_piece_of_an_oversized_row_is_evened_out_with_the_one_before():
+    """A table row a little over the limit ends in a short piece: the last two chunks
+    are cut again where both are at least a quarter of the limit."""
+    row = " | ".join(["q3 up"] * 40)  # 317 characters
+    spans = split_recursive(row, 300, CHARS).spans
+    assert len(spans) == 2 and all(e - s >= 75 for s, e in spans)

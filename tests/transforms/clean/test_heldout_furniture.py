@@ -79,18 +79,18 @@ def test_real_held_out_pdfs_meet_the_thresholds_when_present():
 # Issue 23's sets. The dev set was looked at while the rules were revised; the
 # closing set was scored once and one rule was added after; the final set was
 # scored once with the final rules; issue 29's position rules were written while
-# looking at all three. Where a target is missed (docs/cleaning.md says by how
+# looking at all three. Where a target is missed (docs/benchmarks.md says by how
 # much, per document, and why) the floor is the measured figure, so a change that
 # loses ground fails here: (recall with the text gone from the document, worst
 # document's retention). Scored on the text layer (OCR off): these pin the
 # furniture rules; which pages OCR reads is OCR's own (a default run's figures,
 # OCR on, are the benchmark's).
 ISSUE_23_FLOORS = {"dev": (0.995, 0.995), "closing": (0.98, 0.995), "final": (0.995, 0.995)}
-# Issue 29's sets, after their one score (docs/cleaning.md): the closing set's measured
+# Issue 29's sets, after their one score (docs/benchmarks.md, history): the closing set's measured
 # figures with the rules its score taught (its two documents over 1 % are a paper's
 # title as its running head and a table's repeated column headers, which the truth
 # counts as body), the final set's as scored.
-# Rounds 3 to 5 (docs/cleaning.md, "Issue-29 rounds 3 to 5: scored"): their figures with
+# Rounds 3 to 5 (docs/benchmarks.md, "Issue-29 rounds 3 to 5: scored"): their figures with
 # the rules their scores taught.
 ISSUE_29_FLOORS = {"issue29-closing": (0.965, 0.976), "issue29-final": (1.0, 0.998),
                    "issue29-r3dev": (0.987, 0.997), "issue29-r3final": (0.938, 0.996),
