@@ -65,7 +65,11 @@ if TYPE_CHECKING:
 # 7: a code's "§ N Title." sections, long titles, a section over its subsection set
 # alike as headings; a title repeated as the next pages' running head kept; a running
 # head Tika cut into pieces on a turned page removed.
-OUTPUT_FORMAT_VERSION = 7
+# 8: page furniture from one page-template model; PDF tables as rows with their title and
+# header in every piece; link annotations in metadata, never text; a document's name,
+# kind and period in every chunk's header; contents pages marked and kept out of the
+# index; paragraphs across page breaks, hyphens and spaces from the document's own words.
+OUTPUT_FORMAT_VERSION = 8
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
