@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 
 from conftest import REPO
@@ -24,6 +26,12 @@ def test_wheel_installs_layers_under_ragbeam_namespace(tmp_path):
     for layer in ("pipeline", "transforms", "schemas", "evaluate"):
         for module in (REPO / layer).rglob("*.py"):
             assert f"ragbeam/{module.relative_to(REPO).as_posix()}" in names, module
+    # The layout pass's C extension is optional (the Python pass runs without it) but
+    # is built wherever there is a C compiler: a failed build must not pass unseen.
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler):
+        assert any(n.startswith("ragbeam/transforms/extract/_pdfium_lines.")
+                   and n.endswith((".so", ".pyd")) for n in names), names
     top_level = {n.split("/", 1)[0] for n in names}
     assert top_level <= {"ragbeam", next(n.split("/")[0] for n in names if ".dist-info" in n)}
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))

@@ -24,6 +24,15 @@ matched to Tika's by their letters and digits (``squeeze``), by whole lines
 where they are the same and by search where PDFium cut or joined them
 differently.
 
+**The same in C.** Where ``pip install`` could compile ``_pdfium_lines.c`` (it is
+optional: no compiler, no extension), ``pdf_layout`` runs the per-line work of this
+pass there, one call per page (``native_lines``): the same steps, the same bytes out
+(the tests and ``benchmarks/layout_cost.py`` compare the two on real PDFs), at about
+half the Python's CPU. The Python here stays the definition and the fallback: a rule
+changed here must be changed there, and a ``LineStyle`` field the C pass does not fill
+turns it off (``NATIVE_FIELDS``). ``spaces`` is filled after it, by this module's rule
+(``_page_spaces``, run on the lines the C pass placed: one definition).
+
 Pure functions over bytes; no Beam, no Tika.
 """
 
@@ -35,6 +44,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import os
 import re
 import struct
 import sys
@@ -47,6 +57,11 @@ from typing import NamedTuple
 from ragbeam.transforms.charsets import is_cjk
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
+
+try:  # the C pass (``native_lines``): optional, built by pip where there is a compiler
+    from ragbeam.transforms.extract import _pdfium_lines
+except ImportError:
+    _pdfium_lines = None
 
 # FPDF_PAGEOBJ_* in PDFium's fpdf_edit.h.
 _PATH_OBJECT = 2
@@ -241,15 +256,13 @@ def _page_layout(raw, page, number: int, with_images: bool,
             lines = ()
             found = _align(reader.text, ranges, tika)
             styles = _styles(reader, found)
-            # Words run together only where the page leaves its spaces to be inferred:
-            # a space glyph is a space to PDFBox whatever the gap.
-            measure = () if reader.sets_spaces() else suspects()
-            for t, (line, span, style) in enumerate(zip(tika, found, styles, strict=True)):
-                if measure != () and span is not None and style is not None:
-                    spaces = reader.missing_spaces(line.text, *span,
-                                                   line.raw_start in measure)
-                    if spaces:
-                        styles[t] = replace(style, spaces=spaces)
+            placed = [t for t, (span, style) in enumerate(zip(found, styles, strict=True))
+                      if span is not None and style is not None]
+            measured = _page_spaces(reader, [(tika[t].text, tika[t].raw_start, found[t])
+                                             for t in placed], suspects)
+            for t, spaces in zip(placed, measured, strict=False):  # none: spaces set
+                if spaces:
+                    styles[t] = replace(styles[t], spaces=spaces)
     finally:
         raw.FPDFText_ClosePage(textpage)
     unmapped = len(_UNMAPPED.findall(text))
@@ -259,6 +272,21 @@ def _page_layout(raw, page, number: int, with_images: bool,
                        unmapped / visible if visible else 0.0,
                        _image_share(raw, page, width * height) if with_images else None),
             styles)
+
+
+def _page_spaces(reader: _StyleReader, lines: list[tuple[str, int, tuple[int, int]]],
+                 suspects: Callable[[], frozenset[int]]) -> list[tuple[int, ...]]:
+    """The spaces Tika missed (``missing_spaces``) in each of a page's placed lines, given
+    as (Tika's text, its ``raw_start``, its ``[first, last]`` in ``reader``'s text); empty
+    where the page sets its spaces. The one rule both passes run (the C pass leaves
+    ``spaces`` to it)."""
+    # Words run together only where the page leaves its spaces to be inferred: a space
+    # glyph is a space to PDFBox whatever the gap.
+    if not lines or reader.sets_spaces():
+        return []
+    measure = suspects()
+    return [reader.missing_spaces(text, first, last, raw_start in measure)
+            for text, raw_start, (first, last) in lines]
 
 
 def _page_text(raw, textpage) -> str:
@@ -596,23 +624,24 @@ class _StyleReader:
         key = calls.font(obj)
         named = self.fonts.get(key)
         if named is None:
-            named = self.fonts[key] = self._font(ctypes.cast(key, self.raw.FPDF_FONT))
+            named = self.fonts[key] = _font_face(self.raw, self.name, key or 0)
         return (*named, size.value * scale)
 
-    def _font(self, font) -> tuple[str, int]:
-        """A font's name (without a subset's ``ABCDEF+`` prefix, which changes from page
-        to page) and weight (from its descriptor; without one, as for the standard 14
-        fonts, from ForceBold or a bold name)."""
-        raw, name = self.raw, self.name
-        length = raw.FPDFFont_GetBaseFontName(font, name, len(name))
-        text = name.raw[:max(min(length, len(name)) - 1, 0)].decode("latin-1")
-        text = sys.intern(_SUBSET_PREFIX.sub("", text))
-        weight = raw.FPDFFont_GetWeight(font)
-        if weight <= 0:
-            flags = raw.FPDFFont_GetFlags(font)
-            bold = (flags > 0 and flags & _FORCE_BOLD) or _BOLD_NAME.search(text.lower())
-            weight = 700 if bold else 400 if text else 0
-        return text, weight
+
+def _font_face(raw, name, address: int) -> tuple[str, int]:
+    """A font's name (without a subset's ``ABCDEF+`` prefix, which changes from page to
+    page) and weight (from its descriptor; without one, as for the standard 14 fonts,
+    from ForceBold or a bold name); ``name``: a buffer for the name."""
+    font = ctypes.cast(address, raw.FPDF_FONT)
+    length = raw.FPDFFont_GetBaseFontName(font, name, len(name))
+    text = name.raw[:max(min(length, len(name)) - 1, 0)].decode("latin-1")
+    text = sys.intern(_SUBSET_PREFIX.sub("", text))
+    weight = raw.FPDFFont_GetWeight(font)
+    if weight <= 0:
+        flags = raw.FPDFFont_GetFlags(font)
+        bold = (flags > 0 and flags & _FORCE_BOLD) or _BOLD_NAME.search(text.lower())
+        weight = 700 if bold else 400 if text else 0
+    return text, weight
 
 
 def _matched_glyphs(tika: str, pdfium: str) -> list[tuple[int, int]]:
@@ -938,7 +967,12 @@ def tika_page_lines(raw_text: str, blocks: Sequence[Block]) -> dict[int, list[Ti
 
 
 def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout:
-    """The layout of a PDF, aligned to Tika's ``raw_text`` and ``blocks``."""
+    """The layout of a PDF, aligned to Tika's ``raw_text`` and ``blocks``: through the
+    C extension where it is built (``native_lines``), else in Python; the two give the
+    same bytes."""
+    native = native_lines()
+    if native is not None:
+        return _native_pdf_layout(native, data, raw_text, blocks)
     tika = tika_page_lines(raw_text, blocks)
     pages = _read_pages(data, tika,
                         suspects=functools.cache(lambda: run_together_lines(raw_text, tika)))
@@ -946,7 +980,7 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
     for layout, found in pages:
         for (start, end, text), pdf in zip(tika.get(layout.page, []), found, strict=True):
             if pdf is not None:
-                cells = _tika_cells(text, start, pdf) if pdf.cells else ()
+                cells = _tika_cells(text, start, pdf.text, pdf.cells) if pdf.cells else ()
                 styles.append(LineStyle(start, end, layout.page, pdf.x0, pdf.top, pdf.x1,
                                         pdf.bottom, pdf.size, pdf.bold, pdf.rotated,
                                         pdf.font, pdf.spaces, cells))
@@ -955,26 +989,150 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
                            for layout, _ in pages), tuple(styles))
 
 
-def _tika_cells(text: str, raw_start: int, pdf: PdfLine) -> tuple[tuple[int, float, float], ...]:
-    """``pdf.cells`` moved onto the Tika line ``text`` (at ``raw_start`` in the raw
-    text): each cell as ``(raw offset where it starts, x0, x1)``. PDFium and Tika set a
-    line's characters alike but not its spaces, so a cell's start is found by the
-    characters before it that are not spaces (by its letters and digits where even
-    those differ); empty where a cell's start falls inside one of Tika's words."""
-    starts = _cell_starts(text, pdf.text, [first for first, _, _, _ in pdf.cells])
+# --- the same pass through the C extension ---------------------------------------------
+
+# Set to "0" to run the pure-Python pass where the extension is built (the tests compare
+# the two; a benchmark can measure either).
+NATIVE_ENV = "RAGBEAM_LAYOUT_NATIVE"
+# The LineStyle the C pass fills, field for field ("spaces" left empty there and filled
+# by ``_fill_spaces``, the Python pass's own rule). A LineStyle with other fields (a rule
+# added to the Python pass and its output) turns the C pass off until it fills them: the
+# output stays the Python pass's, only slower (tests/transforms/extract/test_layout.py
+# says so where the extension is built).
+NATIVE_FIELDS = ("raw_start", "raw_end", "page", "x0", "top", "x1", "bottom", "size",
+                 "bold", "rotated", "font", "spaces", "cells")
+_native_module: object = None  # the configured module, False when unavailable
+
+
+def native_lines():
+    """The configured C extension ``_pdfium_lines`` (``_pdfium_lines.c``: the per-line
+    work of ``_page_layout``, ``_align`` and ``_styles``, one call per page), or None
+    where it was not built (``pip install`` compiles it; a machine without a C compiler
+    gets the pure-Python pass), where it does not fill today's ``LineStyle``
+    (``NATIVE_FIELDS``), or with ``RAGBEAM_LAYOUT_NATIVE=0``."""
+    global _native_module
+    if os.environ.get(NATIVE_ENV, "1") == "0":
+        return None
+    if _native_module is None:
+        _native_module = _configure_native() or False
+    return _native_module or None
+
+
+def _configure_native():
+    if _pdfium_lines is None or LineStyle._fields != NATIVE_FIELDS:
+        return None
+    import pypdfium2 as pdfium
+
+    raw = pdfium.raw
+    names = ("FPDFText_CountChars", "FPDFText_GetText",
+             "FPDFText_GetCharIndexFromTextIndex", "FPDFText_GetCharBox",
+             "FPDFText_GetTextObject", "FPDFText_GetCharAngle",
+             "FPDFTextObj_GetFontSize", "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont")
+    addresses = tuple(ctypes.cast(getattr(raw, name), ctypes.c_void_p).value
+                      for name in names)
+    name_buffer = ctypes.create_string_buffer(128)
+    _pdfium_lines.configure(
+        addresses, squeeze,
+        lambda address: _font_face(raw, name_buffer, address),
+        _tika_cells, LineStyle, math.hypot)
+    return _pdfium_lines
+
+
+def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Block]
+                       ) -> PdfLayout:
+    import pypdfium2 as pdfium
+
+    raw = pdfium.raw
+    by_page: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for block in blocks:
+        if block.page and block.raw_start >= 0 and not block.detached:
+            by_page[block.page].append((block.raw_start, block.raw_end))
+    suspects = functools.cache(
+        lambda: run_together_lines(raw_text, tika_page_lines(raw_text, blocks)))
+    document = pdfium.PdfDocument(data)
+    sizes = []
+    styles: list[LineStyle] = []
+    try:
+        for index in range(len(document)):
+            page = raw.FPDF_LoadPage(document.raw, index)
+            if not page:
+                raise pdfium.PdfiumError("Failed to load page.")
+            try:
+                frame = _page_frame(raw, page)
+                width, height = frame.size
+                sizes.append((round(width, 1), round(height, 1)))
+                page_blocks = by_page.get(index + 1)
+                if not page_blocks:
+                    continue
+                textpage = raw.FPDFText_LoadPage(page)
+                try:
+                    placed = native.page_styles(
+                        ctypes.cast(textpage, ctypes.c_void_p).value or 0, frame.left,
+                        frame.bottom, frame.right, frame.top, frame.rotation, index + 1,
+                        raw_text, page_blocks, styles)
+                    if placed is not None:
+                        _fill_spaces(_StyleReader(raw, textpage, frame, placed[0]), placed[1],
+                                     styles, raw_text, suspects)
+                finally:
+                    raw.FPDFText_ClosePage(textpage)
+            finally:
+                raw.FPDF_ClosePage(page)
+    finally:
+        document.close()
+    styles.sort()
+    return PdfLayout(tuple(sizes), tuple(styles))
+
+
+def _fill_spaces(reader: _StyleReader, spans: list[tuple[int, int]], styles: list[LineStyle],
+                 raw_text: str, suspects: Callable[[], frozenset[int]]) -> None:
+    """``spaces`` of the last ``len(spans)`` lines of ``styles`` (the page's, as the C pass
+    appended them, each placed at its span of ``reader``'s text), by the Python pass's own
+    rule (``_page_spaces``)."""
+    base = len(styles) - len(spans)
+    lines = [(raw_text[style.raw_start:style.raw_end], style.raw_start, span)
+             for style, span in zip(styles[base:], spans, strict=True)]
+    for k, spaces in enumerate(_page_spaces(reader, lines, suspects)):
+        if spaces:
+            styles[base + k] = styles[base + k]._replace(spaces=spaces)
+
+
+def _page_frame(raw, page) -> _Frame:
+    """The page's frame from its crop box (else media box, else US Letter, as pypdfium2's
+    ``PdfPage.get_cropbox``) and rotation."""
+    edges = [ctypes.c_float() for _ in range(4)]
+    if raw.FPDFPage_GetCropBox(page, *edges) or raw.FPDFPage_GetMediaBox(page, *edges):
+        box = tuple(edge.value for edge in edges)
+    else:
+        box = (0, 0, 612, 792)
+    return _Frame(*box, raw.FPDFPage_GetRotation(page))
+
+
+def _tika_cells(text: str, raw_start: int, pdf_text: str,
+                pdf_cells: tuple[tuple[int, int, float, float], ...]
+                ) -> tuple[tuple[int, float, float], ...]:
+    """The cells of the PDFium line ``pdf_text`` (``PdfLine.cells``) moved onto the Tika
+    line ``text`` (at ``raw_start`` in the raw text): each cell as ``(raw offset where
+    it starts, x0, x1)``. PDFium and Tika set a line's characters alike but not its
+    spaces, so a cell's start is found by the characters before it that are not spaces
+    (by its letters and digits where even those differ); empty where a cell's start
+    falls inside one of Tika's words."""
+    starts = _cell_starts(text, pdf_text, [first for first, _, _, _ in pdf_cells])
     if starts is None:
         return ()
     return tuple((raw_start + start, x0, x1)
-                 for start, (_, _, x0, x1) in zip(starts, pdf.cells, strict=True))
+                 for start, (_, _, x0, x1) in zip(starts, pdf_cells, strict=True))
 
 
 def _cell_starts(tika: str, pdf: str, firsts: list[int]) -> list[int] | None:
     """Where in ``tika`` each of the cells of ``pdf`` starting at ``firsts`` starts."""
     same = "".join(tika.split()) == "".join(pdf.split())
-    measure = (lambda piece: len(piece) - sum(c.isspace() for c in piece)) if same \
+    # Both measures add up piece by piece (squeeze works character by character), so
+    # the characters before each word are counted once, not again from the start.
+    measure = (lambda piece: len("".join(piece.split()))) if same \
         else (lambda piece: len(squeeze(piece)))
     tokens = [m.start() for m in _WORD.finditer(tika)]
-    before = [measure(tika[:token]) for token in tokens]
+    before = list(itertools.accumulate(
+        measure(tika[a:b]) for a, b in zip([0, *tokens], tokens, strict=False)))
     starts: list[int] = []
     k = 0
     for first in firsts:
