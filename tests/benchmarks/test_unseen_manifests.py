@@ -60,9 +60,18 @@ def test_issue41_unseen_set_is_thirty_files_of_one_new_repository():
     assert len({row["path"] for row in rows}) == len({row["sha256"] for row in rows}) == 30
     assert len({row["repo"] for row in rows}) == 1
     assert len({row["media_type"] for row in rows}) >= 10
-    repos, digests = check.other_sources(ISSUE41_MANIFEST)
-    assert rows[0]["repo"] not in repos
-    assert not {row["sha256"] for row in rows} & digests
+    # No other manifest draws on its repository, except a truth set marked on the unseen
+    # set's own files (benchmarks/data/paragraph-pdfs.csv: seven of its PDFs, marked
+    # before they were scored): those files may be listed again, nothing else of it.
+    manifests = [m for m in sorted(check.ft.DATA.glob("*.csv")) if m != ISSUE41_MANIFEST]
+    manifests.append(check.ft.REPO / "benchmarks" / "large_docs.csv")
+    if check.SHARED_CORPUS_MANIFEST.is_file():
+        manifests.append(check.SHARED_CORPUS_MANIFEST)
+    unseen = {row["sha256"] for row in rows}
+    for manifest in manifests:
+        for row in check.ft.manifest_rows(manifest):
+            same_repo = (row.get("repo") or row.get("source_repo")) == rows[0]["repo"]
+            assert not same_repo or row.get("sha256") in unseen, (manifest, row)
 
 
 @pytest.mark.parametrize("name", ISSUE39_SETS)
