@@ -97,6 +97,16 @@ def render(pdf: MadePdf) -> bytes:
         if pdf.producer is not None:
             fields += b" /Producer (%s)" % _escape(pdf.producer)
         objects[info] = b"<<" + fields + b" >>"
+    return serialise(objects, kids, catalog, info)
+
+
+def serialise(objects: dict[int, bytes], kids: list[int],
+              catalog: bytes = b"<< /Type /Catalog /Pages 2 0 R", info: int | None = None
+              ) -> bytes:
+    """A PDF file of ``objects`` (numbers 3 and up) whose pages are objects ``kids``: the
+    catalog (1, ``catalog`` closed), the page tree (2) and a correct xref table; ``info``:
+    the number of the document information object, if any."""
+    objects = dict(objects)
     objects[1] = catalog + b" >>"
     objects[2] = (b"<< /Type /Pages /Count %d /Kids [" % len(kids)
                   + b" ".join(b"%d 0 R" % k for k in kids) + b"] >>")

@@ -5,14 +5,12 @@ the next page, each time into a line that starts with a capital."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
+
+from made_pdfs import serialise
 
 import ragbeam
 from ragbeam.transforms.clean.linejoin import LineBox, wraps_by_position
-
-from conftest import REPO
 
 ABSTRACT = (
     "Abstract. This note studies how harbour authorities plan the upkeep of their "
@@ -45,15 +43,6 @@ SIZE, PITCH = 10, 12
 CHAR = 0.6 * SIZE  # Courier: every glyph is 0.6 em wide
 
 
-def _serialise(objects: dict[int, bytes], kids: list[int]) -> bytes:
-    if "furniture_generated" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return sys.modules["furniture_generated"].serialise_pdf(objects, kids)
-
 
 def _lines(x: float, top: float, text: str, width: int) -> list[bytes]:
     """``text`` wrapped at ``width`` characters, one line per ``Td``, from ``top`` (points
@@ -78,7 +67,7 @@ def two_column_report() -> bytes:
                            % (number + 1))
         objects[number + 1] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
         kids.append(number)
-    return _serialise(objects, kids)
+    return serialise(objects, kids)
 
 
 def test_a_paragraph_runs_on_across_a_column_and_a_page_break(tmp_path):
@@ -178,7 +167,7 @@ def _one_line_pdf(stream: bytes, font: bytes = b"Helvetica") -> bytes:
                4: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
                   b"<< /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
                5: b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"}
-    return _serialise(objects, [4])
+    return serialise(objects, [4])
 
 
 def test_words_a_pdf_sets_apart_without_space_glyphs_get_their_spaces(tmp_path):

@@ -3,8 +3,7 @@ Tika, real PDFium (the layout pass reads the cells) and real cleaning and chunki
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+from made_pdfs import serialise
 
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_rows
@@ -15,8 +14,6 @@ from ragbeam.transforms.clean.tables import Piece, find_tables, is_value
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.types import BlockKind, Document, FetchedFile, SourceFile
-
-from conftest import REPO
 
 HEADER = "| Three Months Ended June 25, 2022 | Three Months Ended June 26, 2021"
 # (label, indent, value 1, value 2); None: a label row.
@@ -35,15 +32,6 @@ BODY = ("The harbour authority inspected every crane on the northern quay in Mar
         "found the brakes of two of them worn; both were repaired before the season",
         "opened, and the report lists what each repair cost and how long it took.")
 
-
-def _serialise(objects: dict[int, bytes], kids: list[int]) -> bytes:
-    if "furniture_generated" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return sys.modules["furniture_generated"].serialise_pdf(objects, kids)
 
 
 def _escape(text: str) -> bytes:
@@ -69,7 +57,7 @@ def _pdf(pages: list[list[tuple[float, float, str, bool]]]) -> bytes:
         objects[number + 1] = (b"<< /Length %d >>\nstream\n" % len(stream) + stream
                                + b"\nendstream")
         kids.append(number)
-    return _serialise(objects, kids)
+    return serialise(objects, kids)
 
 
 def _right(x_right: float, text: str) -> float:

@@ -3,11 +3,10 @@ shared corpus, through real PDFium and real Tika."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 
 import pytest
+from made_pdfs import serialise
 
 from ragbeam.transforms.extract import layout as layout_module
 from ragbeam.transforms.extract.backends import EmbeddedTika
@@ -15,21 +14,10 @@ from ragbeam.transforms.extract.layout import page_layouts, pdf_layout, squeeze,
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 from ragbeam.transforms.types import LineStyle
 
-from conftest import REPO
-
 HEADING = "Harbour Maintenance"
 BODY = ("The northern quay cranes were inspected in March.",
         "Each crane was greased and its brakes were tested.")
 
-
-def _serialise(objects: dict[int, bytes], kids: list[int]) -> bytes:
-    if "furniture_generated" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return sys.modules["furniture_generated"].serialise_pdf(objects, kids)
 
 
 def report_pdf() -> bytes:
@@ -54,7 +42,7 @@ def report_pdf() -> bytes:
                            + resources + b" /Contents %d 0 R >>" % (number + 1))
         objects[number + 1] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
         kids.append(number)
-    return _serialise(objects, kids)
+    return serialise(objects, kids)
 
 
 def _layout(data: bytes):
@@ -110,7 +98,7 @@ def test_a_font_set_at_one_point_and_scaled_by_the_text_matrix_has_its_displayed
     objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
                   b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
     objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
-    parsed, layout = _layout(_serialise(objects, [4]))
+    parsed, layout = _layout(serialise(objects, [4]))
     styles = _styles(parsed, layout)
     assert styles["Frumin and Zhao 53"].size == 7.5
     assert all(styles[line].size == 10 for line in BODY)
@@ -141,7 +129,7 @@ def test_a_repeated_line_is_styled_where_it_is_and_a_rotated_stamp_is_marked():
     objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
                   b"<< /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
     objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
-    parsed, layout = _layout(_serialise(objects, [4]))
+    parsed, layout = _layout(serialise(objects, [4]))
     summaries = [s for s in layout.lines if parsed.raw_text[s.raw_start:s.raw_end] == "Summary"]
     assert len(summaries) == 2 and summaries[0].top < 100 < summaries[1].top
     stamp = [s for s in layout.lines if s.rotated]
@@ -160,7 +148,7 @@ def test_text_drawn_turned_on_a_page_displayed_turned_is_horizontal():
     objects[4] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 "
                   b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>")
     objects[5] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
-    parsed, layout = _layout(_serialise(objects, [4]))
+    parsed, layout = _layout(serialise(objects, [4]))
     styles = _styles(parsed, layout)
     assert layout.page_sizes == ((792, 612),)
     assert not any(styles[line].rotated for line in BODY)
