@@ -33,6 +33,7 @@ label, its column's header and the table's name.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -182,6 +183,8 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
     # plain text: ``TableStrategy``) has the header the caller's ``header_rows`` says.
     spans_at = {s.start for s in doc.spans if s.kind is BlockKind.TABLE}
     headed = _headed_tables(doc) | {a for a, _ in tables if a not in spans_at}
+    ends = dict(tables)
+    continued = continued_tables(doc, tables)
     out = []
     for chunk in chunks:
         at = bisect.bisect_right(starts, chunk.start) - 1
@@ -189,25 +192,65 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
             out.append(chunk)  # it starts outside every table
             continue
         table = tables[at]
+        # The part of a table that goes on past a page takes the title of the part it
+        # continues where it has none, and its header where it repeats none.
+        origin = continued.get(table[0], table[0])
         # A chunk that starts inside a table does not hold the title before it.
-        title = titles.get(table[0])
+        title = titles.get(table[0]) or titles.get(origin)
         if title and TABLE_TITLE_KEY not in chunk.metadata:
             text = title_text(doc, title, chunk.heading_path)
             if text:
                 chunk = replace(chunk, metadata={**chunk.metadata, TABLE_TITLE_KEY: text})
-        # One that starts at the table's first row holds the header itself.
-        if (table[0] < chunk.start and header_rows >= 1 and table[0] in headed
-                and TABLE_HEADER_KEY not in chunk.metadata):
-            header_end = table[0] - 1
+        # One that starts at a headed table's first row holds the header itself; a
+        # continued part without a header of its own opens with a body row.
+        head: Span | None = None
+        if table[0] in headed:
+            head = table if table[0] < chunk.start else None
+        elif origin in headed:
+            head = (origin, ends[origin])
+        if head is not None and header_rows >= 1 and TABLE_HEADER_KEY not in chunk.metadata:
+            header_end = head[0] - 1
             for _ in range(header_rows):
-                header_end = doc.text.find("\n", header_end + 1, table[1])
+                header_end = doc.text.find("\n", header_end + 1, head[1])
                 if header_end < 0:
                     break
-            if 0 <= header_end < chunk.start:
-                header = doc.text[table[0]:header_end].strip()
+            if header_end >= 0 and (header_end < chunk.start or head != table):
+                header = doc.text[head[0]:header_end].strip()
                 chunk = replace(chunk, metadata={**chunk.metadata, TABLE_HEADER_KEY: header})
         out.append(chunk)
     return out
+
+
+# Between the part of a table that ends a page and the part that opens the next, at
+# most this many characters (a stray mark, "®"), and no word: else the text between
+# them is the reader's, and the second table a table of its own.
+MAX_CHARS_BETWEEN_PARTS = 3
+
+
+def continued_tables(doc: Document, tables: list[Span]) -> dict[int, int]:
+    """The tables (by start) that go on with a table before them, each mapped to the
+    start of the table's first part: a table that opens a page right after one that
+    closed the page before (nothing but a stray mark between them) with as many
+    columns. Cleaning joins such parts into one table where the later part has no
+    header and its lines follow on (``clean/document._mark_tables``); this finds the
+    others, a part that repeats the header and one after a page's remains."""
+    out: dict[int, int] = {}
+    for (a0, b0), (a1, b1) in itertools.pairwise(tables):
+        between = doc.text[b0:a1].strip()
+        if len(between) > MAX_CHARS_BETWEEN_PARTS or any(c.isalnum() for c in between):
+            continue
+        _, last_page = doc.pages_of(a0, b0)
+        first_page, _ = doc.pages_of(a1, b1)
+        if (last_page is None or first_page != last_page + 1
+                or _columns_of(doc.text[a0:b0]) != _columns_of(doc.text[a1:b1])):
+            continue
+        out[a1] = out.get(a0, a0)
+    return out
+
+
+def _columns_of(rows: str) -> int:
+    """A table's columns: the most cells a row of it has (``cell | cell`` rows)."""
+    return max(row.count("|") + 1 for row in rows.split("\n"))
 
 
 def _headed_tables(doc: Document) -> set[int]:

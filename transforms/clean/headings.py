@@ -127,6 +127,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # (exhibits, appendices, schedules), start a path of their own; chapters, items and
 # articles sit in parts; sections and notes in those. A number in several parts goes
 # one level deeper per part ("Section 3.2" under "Section 3").
+KEYWORD_RANKS_DIVISION = 1  # the rank of parts and what is attached: they start a path
 KEYWORD_RANKS = {
     **dict.fromkeys(("part", "book", "volume", "exhibit", "appendix", "annex", "schedule",
                      "attachment", "supplement", "teil", "anhang", "partie", "annexe",
@@ -178,14 +179,21 @@ def division_title(text: str, max_words: int) -> bool:
             and not reads_like_data(text) and not _CODE_LIKE.search(text))
 
 
-def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int]
+def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int],
+                        styles: Mapping[int, LineStyle | None] | None = None
                         ) -> dict[int, int]:
     """Levels where keyword headings (``keyword_heading``) take the top ones, by rank
     (the ranks a document uses, counted from 1: a contract's "ARTICLE 1" over its
     "Section 1.1" over "Section 1.1.1", a filing's "Part I" over "Item 2" over
-    "Note 3"), and every other
-    heading nests below the deepest of them: MD&A's "Gross Margin" under "Item 2.",
-    not beside it."""
+    "Note 3"), and every other heading nests below the deepest of them: MD&A's
+    "Gross Margin" under "Item 2.", not beside it.
+
+    Where ``styles`` gives the headings' styles, a heading set larger than the keyword
+    heading of a rank it would sit in does not nest under it: it takes its level,
+    beside it (a 10-Q's "Management's Discussion and Analysis" set larger than "Note
+    12" ends that note, it does not sit in it); weight alone says too little (PDFs hide
+    it). It never leaves a part, an exhibit or an appendix (a rank of 1 in
+    ``KEYWORD_RANKS``): those start every path they hold."""
     keyed = {i: kw for i in found if (kw := keyword_heading(texts[i] or "")) is not None}
     if not keyed:
         return dict(found)
@@ -197,13 +205,39 @@ def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int]
         shallowest[rank] = min(depth, shallowest.get(rank, depth))
     levels = {i: ranks[rank] + depth - shallowest[rank] for i, (rank, depth) in keyed.items()}
     deepest = max(levels.values())
-    return {i: min(levels[i] if i in levels else deepest + level, 6)
-            for i, level in found.items()}
+    if styles is None:
+        return {i: min(levels.get(i, deepest + level), 6) for i, level in found.items()}
+    out: dict[int, int] = {}
+    # The size of the keyword heading of each rank the path is in (a part closes the
+    # items and notes of the part before).
+    open_sizes: dict[int, float] = {}
+    for i in sorted(found):
+        style = styles.get(i)
+        size = style.size if style is not None else 0.0
+        if i in keyed:
+            rank = keyed[i][0]
+            open_sizes = {r: open_sizes[r] for r in open_sizes if r < rank}
+            if size:
+                open_sizes[rank] = size
+            out[i] = min(levels[i], 6)
+            continue
+        beside = [rank for rank in sorted(open_sizes) if rank > KEYWORD_RANKS_DIVISION
+                  and size and sizes_differ(size, open_sizes[rank]) and size > open_sizes[rank]]
+        out[i] = min(ranks[beside[0]] if beside else deepest + found[i], 6)
+    return out
 
 
 def numbered_heading_start(line: str) -> bool:
     """Does the line open with a heading's numbering ("2.1 …", "IV. …", "B. …")?"""
     return _NUMBERED_START.match(line) is not None
+
+
+def opens_numbered_section(text: str) -> bool:
+    """Does ``text`` open with a section's numbering: "2.1 …", "IV. …", "1 企業…", a CJK
+    chapter or section ("第一章 …") or enumeration ("一、…", "（1）…")?"""
+    text = text.strip()
+    return (numbered_heading_start(text) or _CJK_SECTION.match(text) is not None
+            or any(pattern.match(text) for pattern, _, _ in _CJK_ENUMERATIONS))
 
 
 def looks_like_heading(line: str) -> bool:
@@ -219,6 +253,21 @@ def looks_like_heading(line: str) -> bool:
         return False
     return (numbered_heading_start(line) or _CJK_SECTION.match(line) is not None
             or (line.isupper() and len(line) > 3))
+
+
+def capitals_heading_runs_on(line: str, next_line: str) -> bool:
+    """Does a numbered heading in capitals run on to ``next_line``: ``line`` opens with a
+    division's keyword and number or a section's number ("ITEM 2. MANAGEMENT'S
+    DISCUSSION … RESULTS OF" / "OPERATIONS", centred under it) and ends inside a phrase,
+    and the next line, in capitals too, opens no heading of its own? A heading never
+    ends on "OF" or a comma, so the two lines are one heading whatever their block or
+    width. (Unnumbered lines in capitals are left alone: a cover's or an exhibit's
+    title set over many short lines is no heading to join.)"""
+    return (line.isupper() and next_line.isupper() and _ENDS_INSIDE.search(line) is not None
+            and not line.endswith((":", "：", ";"))  # "GENERAL RISKS:" labels what follows
+            and (_KEYWORD.match(line) is not None or numbered_heading_start(line))
+            and len(line) + len(next_line) < MAX_KEYWORD_HEADING_CHARS
+            and not numbered_heading_start(next_line) and keyword_heading(next_line) is None)
 
 
 def reads_like_data(text: str) -> bool:
@@ -325,7 +374,8 @@ def find_headings(paragraphs: Sequence[str | None],
                   items: Sequence[str | None] | None = None) -> dict[int, int]:
     """``{index: level}`` of the one-line paragraphs that are headings
     (``_text_headings``), keyword headings over the others (``nest_under_keywords``)."""
-    return nest_under_keywords(paragraphs, _text_headings(paragraphs, prose, items))
+    return nest_under_keywords(
+        paragraphs, in_numbering(paragraphs, _text_headings(paragraphs, prose, items)))
 
 
 def _text_headings(paragraphs: Sequence[str | None],
@@ -391,6 +441,41 @@ def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: 
     if mine is None or theirs is None:
         return True  # same kind of unnumbered marker twice in a row
     return theirs - mine == j - i
+
+
+# A numbered heading's first number follows the last one's by at most this much (a
+# heading or two the rules missed), unless the next numbered heading goes on from it
+# (an excerpt that starts at "14.1").
+MAX_NUMBERING_GAP = 3
+
+
+def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[int, int]:
+    """``found`` without the numbered headings that break the document's numbering: a
+    chart's bar label "69 Other", a table's row "36 Months" after "2 Background" is no
+    section 69 or 36. Sections go on from the last one ("3 Methods" after "2 Data"), or
+    start again (at a part, an exhibit, an appendix: ``KEYWORD_RANKS_DIVISION``, or at
+    a small number); a jump is a section only where the next numbered heading goes on
+    from it."""
+    entries: list[tuple[int, int | None]] = []  # (index, first number), None: a new part
+    for i in sorted(found):
+        text = (texts[i] or "").strip()
+        if (match := _NUMBERED.match(text)) is not None:
+            entries.append((i, int(match.group("num").split(".")[0])))
+        elif (keyword := keyword_heading(text)) is not None \
+                and keyword[0] == KEYWORD_RANKS_DIVISION:
+            entries.append((i, None))
+    dropped: set[int] = set()
+    last = 0
+    for k, (i, number) in enumerate(entries):
+        if number is None:
+            last = 0
+            continue
+        following = next((n for _, n in entries[k + 1:] if n is not None), None)
+        if number <= last + MAX_NUMBERING_GAP or following in (number, number + 1):
+            last = number
+        else:
+            dropped.add(i)
+    return {i: level for i, level in found.items() if i not in dropped}
 
 
 # --- headings from the page's typography (PDFs with a layout) ------------------------
@@ -496,7 +581,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
     by_text = _text_headings(texts, [b.prose for b in blocks], [b.text for b in blocks])
     if body is None:
-        return nest_under_keywords(texts, by_text)
+        return nest_under_keywords(texts, in_numbering(texts, by_text))
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
     for i in _lettered_out_of_sequence(blocks, kinds):
         del by_text[i], kinds[i]
@@ -557,7 +642,9 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                  if i >= title or blocks[i].style is None
                  or blocks[i].style.page != blocks[title].style.page
                  or blocks[i].style.top >= blocks[title].style.top}
-    return nest_under_keywords([b.text for b in blocks], _levels(blocks, found))
+    found = in_numbering([b.text for b in blocks], found)
+    return nest_under_keywords([b.text for b in blocks], _levels(blocks, found),
+                               {i: blocks[i].style for i in found})
 
 
 def _read_by_text_rules(block: HeadingBlock) -> bool:

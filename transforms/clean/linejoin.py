@@ -54,6 +54,7 @@ from ragbeam.transforms.chunk.log import timestamped_line_share
 from ragbeam.transforms.clean.base import Assembly, CleanLine, CleanOptions
 from ragbeam.transforms.clean.headings import (
     MAX_HEADING_CHARS,
+    capitals_heading_runs_on,
     looks_like_heading,
     numbered_heading_start,
 )
@@ -150,7 +151,7 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
         return LineBreak.JOINED  # before the rows: "00.html) on 4 April 2008." is no row
     if (starts_item or (start is not None and start == next_start) or row or next_row):
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    if next_line[0].islower():
+    if next_line[0].islower() or capitals_heading_runs_on(line, next_line):
         return join_separator(line, next_line)
     ends_sentence = line.endswith(_SENTENCE_END)
     if same_block:

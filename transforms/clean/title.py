@@ -19,6 +19,12 @@ title is taken, in this order, from:
    identifier or producing software, and, for a PDF (whose metadata a converter
    often fills), most of its words printed in the document's opening text.
 
+A cover's line that opens a numbered section ("1 Overview of the Group", "第1章 …",
+"（1）…") is the first section's heading printed large, not the document's name. Where
+the metadata's author is an organisation (``issuer``: a company's legal form, "…
+Inc.", "… 株式会社") that the document prints, and the title does not name it, the
+title starts with it: a report titled "Business Report" is that company's.
+
 Besides the title, what the document is and the period it covers, where its
 opening says so (``document_kind``, ``document_period``): a form ("Form 10-Q"),
 a kind of report ("Annual Report", "Earnings Release", "決算短信"), and "the
@@ -31,10 +37,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragbeam.transforms.charsets import CJK_CHAR, SENTENCE_ENDS
 from ragbeam.transforms.clean.contents import is_contents_title
+from ragbeam.transforms.clean.headings import opens_numbered_section
 from ragbeam.transforms.clean.layout import sizes_differ
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY, document_label
 
@@ -58,6 +65,16 @@ MIN_SENTENCE_WORDS = 5
 SOFTWARE_KEYS = ("pdf:producer", "pdf:docinfo:producer", "pdf:docinfo:creator_tool",
                  "xmp:CreatorTool", "producer", "creator_tool", "extended-properties:Application",
                  "Application-Name", "generator", "meta:generator")
+
+# Metadata keys that name a document's author.
+AUTHOR_KEYS = ("dc:creator", "meta:author", "pdf:docinfo:creator", "Author", "creator")
+# An issuer's name without its legal form is at least this long ("3M", "富士通").
+MIN_ISSUER_CHARS = 2
+# An organisation's legal form, which names a company, not a person or a tool.
+_ORGANISATION = re.compile(
+    r"(?:株式会社|有限会社|合同会社|股份有限公司|有限公司|\b(?:Inc|Incorporated|Corp|"
+    r"Corporation|Company|Ltd|Limited|LLC|LLP|PLC|AG|GmbH|S\.A|N\.V|S\.p\.A)\b)",
+    re.IGNORECASE)
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _LETTER_WORD = re.compile(r"[^\W\d_][^\W_]*")
@@ -186,8 +203,10 @@ def cover_title(lines: Sequence[TitleLine], body_size: float, text: str = "") ->
     ``document_kind``; of several groups, those the document's ``text`` repeats most
     (a company's name, printed again in its report; not the authority a form is filed
     with), at most ``MAX_TITLE_GROUPS`` in reading order."""
+    # A contents page first ("Contents"), a report opening on its first section ("1
+    # Overview of the Group" set as large as the report's name): no title.
     groups = [group for group in _largest_groups(lines, body_size)
-              if not is_contents_title(group)]  # a contents page first: "Contents"
+              if not is_contents_title(group) and not opens_numbered_section(group)]
     named = [group for group in groups if not _only_a_kind(group)] or groups
     if len(named) > 1 and text:
         folded = " ".join(text.split()).casefold()
@@ -230,7 +249,8 @@ def _largest_groups(lines: Sequence[TitleLine], body_size: float) -> list[str]:
             previous = None
             continue
         height = max(line.bottom - line.top, 1.0)
-        if previous is not None and abs(line.top - previous.bottom) <= MAX_TITLE_LINE_GAP * height:
+        if (previous is not None and abs(line.top - previous.bottom) <= MAX_TITLE_LINE_GAP * height
+                and not opens_numbered_section(line.text)):
             groups[-1].append(line)
         else:
             groups.append([line])
@@ -282,16 +302,54 @@ def _named_by_author(value: str, software: Sequence[str]) -> bool:
         for name in software)
 
 
+def issuer(metadata: Mapping[str, str], text: str, software: Sequence[str] = ()) -> str | None:
+    """The organisation that issued the document, where its metadata's author names one
+    (a legal form: "Harbour Cranes Inc.", "…株式会社") and the document prints that name,
+    with or without the form;
+    a converter's or a printer's name ("EDGAR Online, a division of …") is printed in no
+    filing, a person's name has no legal form."""
+    squeezed = _squeezed(text)
+    for key in AUTHOR_KEYS:
+        value = " ".join((metadata.get(key) or "").split())
+        if not value or not _ORGANISATION.search(value) or not _named_by_author(value, software):
+            continue
+        # Its name is printed, with or without the legal form ("富士通" for "富士通株式会社").
+        name = _squeezed(_ORGANISATION.sub(" ", value)).strip(".,")
+        if len(name) >= MIN_ISSUER_CHARS and name in squeezed:
+            return value
+    return None
+
+
+def _with_issuer(name: DocumentName, organisation: str | None) -> DocumentName:
+    """``name`` whose title starts with the issuing organisation, where it does not
+    name it already."""
+    if organisation is None:
+        return name
+    if name.title is None:
+        return replace(name, title=organisation, source="issuer")
+    if _squeezed(organisation) in _squeezed(name.title):
+        return name
+    return replace(name, title=f"{organisation} {name.title}")
+
+
 def name_document(metadata_title: str | None, metadata: Mapping[str, str], text: str,
                   cover_lines: Sequence[TitleLine] = (), body_size: float = 0.0,
                   outline: Sequence[tuple] = (), require_printed: bool = True
                   ) -> DocumentName:
     """The document's name: its cover's title, its outline's root or its metadata title,
     the first that reads like a title (module docstring), with its kind and period
-    (``text``: the document's cleaned text)."""
+    (``text``: the document's cleaned text), led by its issuer's name (``issuer``)."""
+    software = [metadata[key] for key in SOFTWARE_KEYS if metadata.get(key)]
+    return _with_issuer(_name(metadata_title, metadata, text, cover_lines, body_size,
+                              outline, require_printed, software),
+                        issuer(metadata, text, software))
+
+
+def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
+          cover_lines: Sequence[TitleLine], body_size: float, outline: Sequence[tuple],
+          require_printed: bool, software: Sequence[str]) -> DocumentName:
     opening = text[:OPENING_CHARS]
     kind, period = document_kind(opening), document_period(opening)
-    software = [metadata[key] for key in SOFTWARE_KEYS if metadata.get(key)]
     score = metadata_title_score(metadata_title, opening, software)
     if title := cover_title(cover_lines, body_size, text):
         # A printed metadata title that holds the cover's words is the fuller name

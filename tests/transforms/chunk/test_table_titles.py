@@ -203,3 +203,73 @@ def test_a_pdf_table_found_without_a_header_lends_no_body_row_as_one():
     (out,) = with_table_headers(doc, [Chunk(start, len(doc.text), doc.text[start:])])
     assert TABLE_HEADER_KEY not in out.metadata
     assert out.metadata[TABLE_TITLE_KEY] == "Net sales by segment"
+
+
+def _paged_doc(blocks: list[tuple[str | list[str], int, bool]]) -> Document:
+    """Blocks on given pages: a prose block (a heading where ``True``) one span, a table
+    (a list of rows) a span per row, its first row marked as its header where ``True``."""
+    text, spans = "", []
+    for number, (block, page, flag) in enumerate(blocks):
+        if text:
+            text += "\n\n"
+        if isinstance(block, list):
+            for i, row in enumerate(block):
+                if i:
+                    text += "\n"
+                level = TABLE_HEADER_LEVEL if flag and i == 0 else 0
+                spans.append(TextSpan(len(text), len(text) + len(row), BlockKind.TABLE,
+                                      page=page, level=level, block=number))
+                text += row
+        else:
+            kind = BlockKind.HEADING if flag else BlockKind.PARAGRAPH
+            spans.append(TextSpan(len(text), len(text) + len(block), kind, page=page,
+                                  block=number))
+            text += block
+    return Document(SourceFile("r.pdf", "r", len(text)), "h", "application/pdf", text,
+                    tuple(spans))
+
+
+def _chunk_at(doc: Document, row: str) -> Chunk:
+    start = doc.text.index(row)
+    return Chunk(start, len(doc.text), doc.text[start:])
+
+
+def test_the_part_of_a_table_past_a_page_carries_its_title_and_header():
+    """A table that goes on over a page: the part on the next page, which opens with a
+    body row (or repeats the header), carries the first part's title and header row."""
+    later = [f"Quay {i} | $ {i * 10:,} | $ {i * 9:,}" for i in range(1, 6)]
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      (later, 2, False)])
+    for row in ("Quay 1", "Quay 3"):
+        (out,) = with_table_headers(doc, [_chunk_at(doc, row)])
+        assert out.metadata[TABLE_HEADER_KEY] == HEADER, row
+        assert out.metadata[TABLE_TITLE_KEY] == "Crane tonnage by quay", row
+    # A later part that repeats the header has its own header and the first part's title.
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      ("®", 1, False), ([HEADER, *later], 2, True)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert out.metadata[TABLE_TITLE_KEY] == "Crane tonnage by quay"
+    assert out.metadata[TABLE_HEADER_KEY] == HEADER
+    start = doc.text.index(HEADER, doc.text.index("Quay") - len(HEADER) - 2)
+    (first,) = with_table_headers(doc, [Chunk(start, len(doc.text), doc.text[start:])])
+    assert TABLE_HEADER_KEY not in first.metadata  # it holds the header itself
+
+
+def test_a_table_after_text_or_with_other_columns_continues_no_table():
+    later = [f"Quay {i} | $ {i * 10:,} | $ {i * 9:,}" for i in range(1, 6)]
+    narrow = [f"Quay {i} | {i}" for i in range(1, 6)]
+    for blocks in (
+            [("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+             ("The harbour authority inspected every crane.", 2, False), (later, 2, False)],
+            [("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True), (narrow, 2, False)],
+            [("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True), (later, 1, False)],
+    ):
+        doc = _paged_doc(blocks)
+        (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+        assert TABLE_HEADER_KEY not in out.metadata
+        assert TABLE_TITLE_KEY not in out.metadata
+    # A first part found without a header lends no body row to the part after it.
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), (ROWS, 1, False), (later, 2, False)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert TABLE_HEADER_KEY not in out.metadata
+    assert out.metadata[TABLE_TITLE_KEY] == "Crane tonnage by quay"

@@ -101,3 +101,75 @@ def test_line_joining_asks_the_heading_rule_of_headings_py():
                                    heading, same_block=False, full_width=True) \
             is LineBreak.PARAGRAPH, heading
     assert not looks_like_heading("and this sentence simply continues")
+
+
+def _heading_paths(doc) -> dict[str, tuple[str, ...]]:
+    index = HeadingIndex(doc)
+    return {doc.text[s.start:s.end]: index.path_at(s.start) for s in doc.spans
+            if s.kind is BlockKind.HEADING}
+
+
+def test_a_heading_in_capitals_that_ends_inside_a_phrase_runs_on_to_the_next_line():
+    for same_block in (True, False):
+        for full_width in (True, False):
+            assert classify_line_break(
+                "ITEM 4. REVIEW OF THE HARBOUR AUTHORITY AND STATEMENT OF", "OPERATIONS",
+                same_block=same_block, full_width=full_width) is LineBreak.SPACE
+    # A heading that ends as a heading does not take the next one in.
+    assert classify_line_break("ITEM 4. REVIEW OF THE HARBOUR AUTHORITY", "OPERATIONS",
+                               same_block=False, full_width=False) is LineBreak.PARAGRAPH
+    assert classify_line_break("ITEM 4. REVIEW OF THE HARBOUR AUTHORITY AND", "PART II",
+                               same_block=False, full_width=True) is LineBreak.PARAGRAPH
+
+
+def test_an_item_heading_over_two_lines_is_the_sibling_of_the_item_before_it():
+    pdf = MadePdf(pages=[
+        [Line("PART I. HARBOUR INFORMATION", 11, True),
+         Line("ITEM 1. HARBOUR STATEMENTS", 11, True), *prose_lines(),
+         Line("NOTE 9 — CRANES", 11, True), *prose_lines()],
+        [Line("ITEM 4. REVIEW OF THE HARBOUR AUTHORITY AND STATEMENT OF", 11, True),
+         Line("OPERATIONS", 11, True, x=250), *prose_lines(),
+         Line("Quay Inspections", 11, True), *prose_lines()],
+    ])
+    paths = _heading_paths(extract_and_clean(render(pdf)))
+    item = "ITEM 4. REVIEW OF THE HARBOUR AUTHORITY AND STATEMENT OF OPERATIONS"
+    assert paths[item] == ("PART I. HARBOUR INFORMATION", item)
+    assert paths["Quay Inspections"] == ("PART I. HARBOUR INFORMATION", item, "Quay Inspections")
+
+
+def test_a_number_that_breaks_the_numbering_is_no_section():
+    paragraphs = ["1 Introduction", BODY, "2 Background", BODY, "36 Other", BODY,
+                  "3 Methods", BODY]
+    assert _paths(paragraphs) == {"1 Introduction": 1, "2 Background": 1, "3 Methods": 1}
+    # Nor where no numbered heading comes before it (a chart's label in a 10-Q).
+    assert _paths(["Item 2. Review", BODY, "69 Other", BODY]) == {"Item 2. Review": 1}
+    # An excerpt may start far into its numbering, where the next heading goes on from it.
+    assert _paths(["14.1 Scope", BODY, "14.2 Terms", BODY, "15 Fees", BODY]) == {
+        "14.1 Scope": 2, "14.2 Terms": 2, "15 Fees": 1}
+    # Numbering starts again at an appendix: a jump after it is measured from there.
+    assert _paths(["1 Aims", BODY, "2 Sites", BODY, "3 Cranes", BODY, "4 Quays", BODY,
+                   "Appendix B: Data", BODY, "6 Tonnes", BODY]) == {
+        "1 Aims": 2, "2 Sites": 2, "3 Cranes": 2, "4 Quays": 2, "Appendix B: Data": 1}
+
+
+def test_a_chart_label_set_in_bold_is_no_heading_in_a_pdf():
+    pdf = MadePdf(pages=[[Line("1 Harbour Review", 12, True), *prose_lines(),
+                          Line("36 Other", 10, True), *prose_lines(),
+                          Line("2 Quay Survey", 12, True), *prose_lines()]])
+    paths = _heading_paths(extract_and_clean(render(pdf)))
+    assert "36 Other" not in paths
+    assert paths["2 Quay Survey"] == ("2 Quay Survey",)
+
+
+def test_a_section_set_larger_than_the_notes_ends_the_last_note():
+    pdf = MadePdf(pages=[
+        [Line("Note 11 : Cranes", 10, True), *prose_lines(),
+         Line("Note 12 : Commitments", 10, True), *prose_lines()],
+        [Line("Review of the Harbour Authority", 14, True), *prose_lines(),
+         Line("Quay Inspections", 10, True), *prose_lines()],
+        [Line("EXHIBIT 10.1", 10, True), *prose_lines()],
+    ])
+    paths = _heading_paths(extract_and_clean(render(pdf)))
+    assert paths["Review of the Harbour Authority"] == ("Review of the Harbour Authority",)
+    assert paths["Quay Inspections"] == ("Review of the Harbour Authority", "Quay Inspections")
+    assert paths["EXHIBIT 10.1"] == ("EXHIBIT 10.1",)
