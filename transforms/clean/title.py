@@ -314,10 +314,15 @@ def issuer(metadata: Mapping[str, str], text: str, software: Sequence[str] = ())
         if not value or not _ORGANISATION.search(value) or not _named_by_author(value, software):
             continue
         # Its name is printed, with or without the legal form ("富士通" for "富士通株式会社").
-        name = _squeezed(_ORGANISATION.sub(" ", value)).strip(".,")
+        name = _without_legal_form(value)
         if len(name) >= MIN_ISSUER_CHARS and name in squeezed:
             return value
     return None
+
+
+def _without_legal_form(organisation: str) -> str:
+    """An organisation's name, squeezed, without its legal form: "harbourcranes"."""
+    return _squeezed(_ORGANISATION.sub(" ", organisation)).strip(".,")
 
 
 def _with_issuer(name: DocumentName, organisation: str | None) -> DocumentName:
@@ -327,8 +332,8 @@ def _with_issuer(name: DocumentName, organisation: str | None) -> DocumentName:
         return name
     if name.title is None:
         return replace(name, title=organisation, source="issuer")
-    if _squeezed(organisation) in _squeezed(name.title):
-        return name
+    if _without_legal_form(organisation) in _squeezed(name.title):
+        return name  # "Harbour Cranes Annual Review" names "Harbour Cranes Inc."
     return replace(name, title=f"{organisation} {name.title}")
 
 

@@ -129,3 +129,43 @@ def test_a_printed_metadata_title_that_holds_the_covers_words_is_the_fuller_name
     # A metadata title that does not hold the cover's words leaves the cover's.
     other = name_document("Quarterly Deck", {}, text, cover, 10.0)
     assert (other.title, other.source) == ("Results Summary", "cover")
+
+
+def test_a_report_opening_on_a_numbered_section_is_not_named_by_it():
+    """A cover whose largest lines are the report's kind and its first section ("1
+    Overview of the Group (1 April 2023 to 31 March 2024)") is named by the kind, not by
+    the section; a cover that is only a numbered section names nothing."""
+    cover = [TitleLine("Business Report", 1, 20.0, 40.0, 60.0),
+             TitleLine("1 Overview of the Group (1 April 2023 to 31 March 2024)", 1, 20.0,
+                       64.0, 84.0)]
+    assert cover_title(cover, 10.0) == "Business Report"
+    assert cover_title(cover[1:], 10.0) is None
+    assert cover_title([TitleLine("第1章 事業の概況", 1, 20.0, 40.0, 60.0)], 10.0) is None
+    assert cover_title([TitleLine("（1）主要な事業内容", 1, 20.0, 40.0, 60.0)], 10.0) is None
+
+
+def test_the_issuing_organisation_leads_the_title_where_the_document_prints_its_name():
+    text = "Business Report\n\nHarbour Cranes inspected every crane on the northern quay."
+    cover = [TitleLine("Business Report", 1, 20.0, 40.0, 60.0)]
+    name = name_document("Report No. 124", {"dc:creator": "Harbour Cranes Inc."}, text,
+                         cover, 10.0)
+    assert (name.title, name.source) == ("Harbour Cranes Inc. Business Report", "cover")
+    # Said once where the title names it already; no title at all: the issuer names it.
+    assert name_document(None, {"dc:creator": "Harbour Cranes Inc."}, text,
+                         [TitleLine("Harbour Cranes Annual Review", 1, 20.0, 40.0, 60.0)],
+                         10.0).title == "Harbour Cranes Annual Review"
+    assert name_document(None, {"dc:creator": "Harbour Cranes Inc."}, "Harbour Cranes 2023",
+                         ).title == "Harbour Cranes Inc."
+    # A converter's name the document never prints, a person, software: no issuer.
+    for author in ("EDGAR Online, a division of Donnelley Financial Solutions",
+                   "Quay Records Ltd.", "Ann Author", "anonymous"):
+        assert name_document(None, {"dc:creator": author}, text, cover, 10.0).title == \
+            "Business Report", author
+    assert name_document(None, {"dc:creator": "Harbour Cranes Inc.",
+                                "pdf:producer": "Harbour Cranes Inc."}, text, cover,
+                         10.0).title == "Business Report"
+    # Japanese: the company's name printed without its legal form.
+    ja = name_document(None, {"dc:creator": "港湾クレーン株式会社"},
+                       "事業報告\n\n港湾クレーンは北の岸壁のクレーンを点検した。",
+                       [TitleLine("事業報告", 1, 20.0, 40.0, 60.0)], 10.0)
+    assert ja.title == "港湾クレーン株式会社 事業報告"
