@@ -374,8 +374,8 @@ def find_headings(paragraphs: Sequence[str | None],
                   items: Sequence[str | None] | None = None) -> dict[int, int]:
     """``{index: level}`` of the one-line paragraphs that are headings
     (``_text_headings``), keyword headings over the others (``nest_under_keywords``)."""
-    return nest_under_keywords(
-        paragraphs, in_numbering(paragraphs, _text_headings(paragraphs, prose, items)))
+    return nest_between_numbers(paragraphs, nest_under_keywords(
+        paragraphs, in_numbering(paragraphs, _text_headings(paragraphs, prose, items))))
 
 
 def _text_headings(paragraphs: Sequence[str | None],
@@ -476,6 +476,49 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
         else:
             dropped.add(i)
     return {i: level for i, level in found.items() if i not in dropped}
+
+
+# The number a heading opens with, per kind of numbering: "3 …"/"3.2 …" (the last part),
+# "（3）…", "3、…".
+_SEQUENCE_NUMBERS = (
+    ("num", re.compile(r"^(?:\d{1,2}\.)*(?P<n>\d{1,2})\.?\s+\S")),
+    ("paren", re.compile(r"^[（(]\s*(?P<n>\d{1,2})\s*[）)]\s*\S")),
+    ("comma", re.compile(r"^(?P<n>\d{1,2})\s*、\s*\S")),
+)
+
+
+def _sequence_key(text: str) -> tuple[str, int, int] | None:
+    """(kind of numbering, depth, number) of a numbered heading, or None."""
+    text = text.strip()
+    for kind, pattern in _SEQUENCE_NUMBERS:
+        if (match := pattern.match(text)) is not None:
+            depth = text[:match.start("n")].count(".") if kind == "num" else 0
+            return kind, depth, int(match.group("n"))
+    return None
+
+
+def nest_between_numbers(texts: Sequence[str | None], levels: Mapping[int, int]
+                         ) -> dict[int, int]:
+    """``levels`` where a heading between two numbered headings that follow each other
+    ("（2）…", then "（3）…") and set above them goes below the first: sections of one
+    numbering are siblings, so "（3）" must not sit in a segment's name printed large at
+    the end of "（2）" (an unnumbered heading ranked by its size above them)."""
+    out = dict(levels)
+    last: dict[tuple[str, int], tuple[int, int]] = {}  # numbering → (index, number)
+    order = sorted(levels)
+    for position, i in enumerate(order):
+        key = _sequence_key(texts[i] or "")
+        if key is None:
+            continue
+        kind, depth, number = key
+        before = last.get((kind, depth))
+        last[(kind, depth)] = (i, number)
+        if before is None or before[1] != number - 1 or out[before[0]] != out[i]:
+            continue
+        for k in order[order.index(before[0]) + 1:position]:
+            if out[k] < out[i]:
+                out[k] = min(out[i] + 1, 6)
+    return out
 
 
 # --- headings from the page's typography (PDFs with a layout) ------------------------
@@ -581,7 +624,8 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
     by_text = _text_headings(texts, [b.prose for b in blocks], [b.text for b in blocks])
     if body is None:
-        return nest_under_keywords(texts, in_numbering(texts, by_text))
+        return nest_between_numbers(texts, nest_under_keywords(texts, in_numbering(texts,
+                                                                                   by_text)))
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
     for i in _lettered_out_of_sequence(blocks, kinds):
         del by_text[i], kinds[i]
@@ -642,9 +686,10 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                  if i >= title or blocks[i].style is None
                  or blocks[i].style.page != blocks[title].style.page
                  or blocks[i].style.top >= blocks[title].style.top}
-    found = in_numbering([b.text for b in blocks], found)
-    return nest_under_keywords([b.text for b in blocks], _levels(blocks, found),
-                               {i: blocks[i].style for i in found})
+    texts = [b.text for b in blocks]
+    found = in_numbering(texts, found)
+    return nest_between_numbers(texts, nest_under_keywords(
+        texts, _levels(blocks, found), {i: blocks[i].style for i in found}))
 
 
 def _read_by_text_rules(block: HeadingBlock) -> bool:

@@ -173,3 +173,15 @@ def test_a_section_set_larger_than_the_notes_ends_the_last_note():
     assert paths["Review of the Harbour Authority"] == ("Review of the Harbour Authority",)
     assert paths["Quay Inspections"] == ("Review of the Harbour Authority", "Quay Inspections")
     assert paths["EXHIBIT 10.1"] == ("EXHIBIT 10.1",)
+
+
+def test_a_heading_between_two_numbered_sections_goes_below_the_first():
+    """"（3）" follows "（2）": a heading set above them that stands between them (a
+    segment's name printed large at the end of "（2）") is inside "（2）", not a parent
+    of "（3）". A heading between sections that do not follow each other is left as it is."""
+    paragraphs = ["（1）主要な事業内容", BODY, "（2）事業の経過", BODY, "HARBOUR SERVICES", BODY,
+                  "（3）財産の推移", BODY]
+    assert _paths(paragraphs) == {"（1）主要な事業内容": 5, "（2）事業の経過": 5,
+                                  "HARBOUR SERVICES": 6, "（3）財産の推移": 5}
+    paragraphs = ["（1）主要な事業内容", BODY, "HARBOUR SERVICES", BODY, "（3）財産の推移", BODY]
+    assert _paths(paragraphs)["HARBOUR SERVICES"] == 1
