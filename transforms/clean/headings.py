@@ -209,8 +209,13 @@ def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int],
         return {i: min(levels.get(i, deepest + level), 6) for i, level in found.items()}
     out: dict[int, int] = {}
     # The size of the keyword heading of each rank the path is in (a part closes the
-    # items and notes of the part before).
+    # items and notes of the part before); before a rank's first one, that first one's
+    # (a report's opening sections, set larger than its notes, are not nested under
+    # its cover's lines).
     open_sizes: dict[int, float] = {}
+    for i in sorted(keyed, reverse=True):
+        if (style := styles.get(i)) is not None and style.size:
+            open_sizes[keyed[i][0]] = style.size
     for i in sorted(found):
         style = styles.get(i)
         size = style.size if style is not None else 0.0

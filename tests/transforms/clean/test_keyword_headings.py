@@ -185,3 +185,19 @@ def test_a_heading_between_two_numbered_sections_goes_below_the_first():
                                   "HARBOUR SERVICES": 6, "（3）財産の推移": 5}
     paragraphs = ["（1）主要な事業内容", BODY, "HARBOUR SERVICES", BODY, "（3）財産の推移", BODY]
     assert _paths(paragraphs)["HARBOUR SERVICES"] == 1
+
+
+def test_opening_sections_set_larger_than_the_notes_do_not_nest_under_the_cover():
+    """Before the first note, a report's opening sections are measured against the notes
+    to come: set larger, each stands beside the cover's lines, not under them."""
+    pdf = MadePdf(pages=[
+        [Line("Harbour Cranes Corporation", 16, True), *prose_lines()],
+        [Line("Quarter in Review", 13, True), *prose_lines(),
+         Line("Key Developments", 10, True), *prose_lines()],
+        [Line("Note 1 : Cranes", 10, True), *prose_lines(),
+         Line("Note 2 : Quays", 10, True), *prose_lines()],
+    ])
+    paths = _heading_paths(extract_and_clean(render(pdf)))
+    assert paths["Quarter in Review"] == ("Quarter in Review",)
+    assert paths["Key Developments"] == ("Quarter in Review", "Key Developments")
+    assert paths["Note 2 : Quays"] == ("Note 2 : Quays",)
