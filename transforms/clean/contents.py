@@ -56,6 +56,7 @@ _CONTENTS_TITLE = re.compile(
 _REFERENCE = re.compile(r"[^\W\d_].*?[\s,.:]\s*(?P<refs>(?:\d{1,4}|[ivxlc]{1,6})"
                         r"(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)$")
 _ROMAN = re.compile(r"^[ivxlc]+$")
+_ROMAN_DIGITS = frozenset("ivxlc")
 _WORDISH = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -69,6 +70,10 @@ def page_reference(text: str, max_page: int) -> tuple[int, bool] | None:
     reference, or None. Roman numbers count as page 0 (front matter)."""
     text = " ".join(text.split())
     if not text or len(text) > MAX_ENTRY_CHARS or text[-1] in SENTENCE_ENDS:
+        return None
+    if not (text[-1].isdecimal() or text[-1] in _ROMAN_DIGITS):
+        # _REFERENCE ends in a digit or a roman one; searching a line that does not
+        # costs a scan per letter of it (most lines of a document).
         return None
     match = _REFERENCE.search(text)
     if match is None:
