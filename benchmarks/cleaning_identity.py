@@ -5,8 +5,8 @@ cleaning produces, to compare two versions of the cleaning code byte for byte.
     python benchmarks/cleaning_identity.py --cache DIR --compare before.tsv PATH ...
     python benchmarks/cleaning_identity.py --cache DIR --baseline REV PATH ...
 
-Each PATH is a PDF or a folder (its PDFs, recursively). Every document is extracted
-once by the pipeline's ``EmbeddedTika`` (text layer only) and ``build_extracted_document``
+Each PATH is a document or a folder (its PDF, DOCX, EPUB and HTML files, recursively).
+Every document is extracted once by the pipeline's ``EmbeddedTika`` (text layer only) and ``build_extracted_document``
 and, with ``--cache``, kept there as a pickle, so that both versions clean the very same
 extracted documents (and the second run skips Tika). The hash covers the cleaned text,
 every span (kind, page, level, offsets: the headings with their levels), the title and
@@ -41,15 +41,19 @@ def document_digest(document) -> str:
     return digest.hexdigest()
 
 
-def pdfs(paths: list[pathlib.Path]) -> list[pathlib.Path]:
+SUFFIXES = {".pdf", ".docx", ".epub", ".html", ".htm"}  # as cleaning_speed.py's large set
+
+
+def documents(paths: list[pathlib.Path]) -> list[pathlib.Path]:
     found: list[pathlib.Path] = []
     for path in paths:
-        found.extend(sorted(path.rglob("*.pdf")) if path.is_dir() else [path])
+        found.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES)
+                     if path.is_dir() else [path])
     return found
 
 
 def extracted_documents(paths: list[pathlib.Path], cache: pathlib.Path | None):
-    """``(path, ExtractedDocument)`` for each PDF with a text layer."""
+    """``(path, ExtractedDocument)`` for each document with text."""
     from ragbeam.transforms.extract.backends import EmbeddedTika, ExtractionError
     from ragbeam.transforms.extract.document import (
         EmptyDocumentError,
@@ -106,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             path, digest = row.rsplit("\t", 1)
             recorded[path] = digest
     rows, differ, compared = [], [], 0
-    for path, extracted in extracted_documents(pdfs(args.paths), args.cache):
+    for path, extracted in extracted_documents(documents(args.paths), args.cache):
         digest = document_digest(clean_document(extracted, options))
         rows.append(f"{path}\t{digest}")
         expected = (document_digest(baseline(extracted)) if baseline is not None

@@ -170,6 +170,8 @@ def _mark_runs(lines: Sequence[str], code: Sequence[bool], found: dict[int, str]
         if i < len(lines) and not code[i] and (i in found or test(lines[i])):
             run.append(i)
             continue
+        if not run:
+            continue  # the usual line: no run ends here
         own = [j for j in run if j not in found]
         if len(run) >= min_lines and own and accept(run):
             found.update(dict.fromkeys(own, rule))

@@ -27,6 +27,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     is_companion,
     is_data_row,
     line_shape,
+    lines_by_page,
     outer_rows,
     page_number_value,
     row_beside,
@@ -48,6 +49,7 @@ MIN_REPEATED_BLOCK_LINES = 3  # drifting lines that stand as one block (a letter
 MIN_SIDE_GAP = 6.0  # points beside the text frame: the side margin
 HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
 DISPLAY_SIZE_RATIO = 1.5  # …in display type
+_NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
 @dataclass(frozen=True)
@@ -269,11 +271,13 @@ def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit]
     """Each page's placed level lines but ``outside`` and its outermost rows (where
     furniture may stand): (top, bottom), by top."""
     extents = []
+    outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
-        edges = {i for row in outer_rows(lines, p, outside) for i in row}
+        skip = outside_by_page.get(p, _NONE)
+        edges = {i for row in outer_rows(lines, skip) for i in row}
         extents.append(sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
                               if line.box is not None and not line.rotated
-                              and (p, i) not in outside and i not in edges))
+                              and i not in skip and i not in edges))
     return extents
 
 
@@ -436,8 +440,9 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     lines, alone on their row, sharing a place with their texts recurring in it (a
     section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
+    template_by_page = lines_by_page(template)
     for p, lines in enumerate(pages):
-        for edge in outer_rows(lines, p, template):
+        for edge in outer_rows(lines, template_by_page.get(p, _NONE)):
             outer.extend((p, i, lines[i]) for i in edge
                          if (p, i) not in template and lines[i].box is not None
                          and is_companion(lines[i]))
@@ -468,8 +473,9 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     # Slots of their own: lines on a page's very first or last row (nothing of the page
     # beyond them) that share a place, each text recurring there on another page.
     # Alone on their row but for template lines (a table's top row has its cells).
+    taken = lines_by_page(template | found)
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
-            for edge in outer_rows(lines, p, template | found) for i in edge
+            for edge in outer_rows(lines, taken.get(p, _NONE)) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
