@@ -172,6 +172,8 @@ def _rows(pieces: Sequence[Piece]) -> list[_Row]:
         else:
             rows.append(_Row([_Cell(piece.text, piece.x0, piece.x1, [piece.line])],
                              piece.top, piece.bottom, height))
+    if all(len(row.cells) < 2 for row in rows):
+        return rows  # no row of cells, no table (``_table_from``): nothing to weigh
     for row in rows:
         row.cells = _merged_cells(sorted(row.cells, key=lambda c: c.x0), row.height)
         for cell in row.cells:
