@@ -112,7 +112,10 @@ def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]]
                        body: float) -> list[TemplateGroup]:
     """Text groups, with each page's edge band grown inward while it is all template."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
+    # Each page's text extents by the lines left out of it: a grown band changes those
+    # of a few pages only, and the others are not worked out again.
+    extents: _ExtentCache = {}
+    groups = _text_groups(pages, side, page_sizes, depths, numbers, body, extents)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
         template = members(groups) | numbers
         grown = False
@@ -126,14 +129,14 @@ def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]]
                         grown = True
         if not grown:
             break
-        groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
+        groups = _text_groups(pages, side, page_sizes, depths, numbers, body, extents)
     return groups
 
 
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
                  page_sizes: Sequence[tuple[float, float]] | None,
-                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float
-                 ) -> list[TemplateGroup]:
+                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float,
+                 extent_cache: _ExtentCache | None = None) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands (``depths`` lines deep) or side
     margins that recur as template text does."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
@@ -203,7 +206,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
-    extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]})
+    extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
+                            extent_cache)
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ())) * EDGE_PAGES_PER_MIDDLE_PAGE
                                      >= len(edge_pages[key])):
@@ -266,18 +270,27 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
     return 2 * alone > len(hits)
 
 
-def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit]
-                  ) -> list[list[tuple[float, float]]]:
+_ExtentCache = dict[tuple[int, frozenset[int]], list[tuple[float, float]]]
+
+
+def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit],
+                  cache: _ExtentCache | None = None) -> list[list[tuple[float, float]]]:
     """Each page's placed level lines but ``outside`` and its outermost rows (where
-    furniture may stand): (top, bottom), by top."""
+    furniture may stand): (top, bottom), by top (``cache``: a page's, by the page and
+    the lines left out of it, from an earlier call on the same pages)."""
     extents = []
     outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
-        skip = outside_by_page.get(p, _NONE)
-        edges = {i for row in outer_rows(lines, skip) for i in row}
-        extents.append(sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
-                              if line.box is not None and not line.rotated
-                              and i not in skip and i not in edges))
+        skip = frozenset(outside_by_page.get(p, _NONE))
+        known = cache.get((p, skip)) if cache is not None else None
+        if known is None:
+            edges = {i for row in outer_rows(lines, skip) for i in row}
+            known = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
+                           if line.box is not None and not line.rotated
+                           and i not in skip and i not in edges)
+            if cache is not None:
+                cache[(p, skip)] = known
+        extents.append(known)
     return extents
 
 
