@@ -454,8 +454,10 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     template_by_page = lines_by_page(template)
+    template_rows = [outer_rows(lines, template_by_page.get(p, _NONE))
+                     for p, lines in enumerate(pages)]
     for p, lines in enumerate(pages):
-        for edge in outer_rows(lines, template_by_page.get(p, _NONE)):
+        for edge in template_rows[p]:
             outer.extend((p, i, lines[i]) for i in edge
                          if (p, i) not in template and lines[i].box is not None
                          and is_companion(lines[i]))
@@ -488,7 +490,9 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     # Alone on their row but for template lines (a table's top row has its cells).
     taken = lines_by_page(template | found)
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
-            for edge in outer_rows(lines, taken.get(p, _NONE)) for i in edge
+            for edge in (template_rows[p]
+                         if taken.get(p, _NONE) == template_by_page.get(p, _NONE)
+                         else outer_rows(lines, taken.get(p, _NONE))) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
