@@ -6,15 +6,15 @@ cleaning produces, to compare two versions of the cleaning code byte for byte.
     python benchmarks/cleaning_identity.py --cache DIR --baseline REV PATH ...
 
 Each PATH is a document or a folder (its PDF, DOCX, EPUB and HTML files, recursively).
-Every document is extracted once by the pipeline's ``EmbeddedTika`` (text layer only) and ``build_extracted_document``
-and, with ``--cache``, kept there as a pickle, so that both versions clean the very same
-extracted documents (and the second run skips Tika). The hash covers the cleaned text,
-every span (kind, page, level, offsets: the headings with their levels), the title and
-the metadata (the furniture lines removed, the counters of every step), in a canonical
-form. ``--write`` records them, ``--compare`` checks them against a record, and
-``--baseline REV`` cleans with the code of a git revision in the same process
-(``cleaning_speed.baseline_cleaner``) and compares the two; the exit code is 1 when a
-document differs.
+Every document is extracted once by the pipeline's ``EmbeddedTika`` (text layer only)
+and ``build_extracted_document`` and, with ``--cache``, kept there as a pickle, so that
+both versions clean the very same extracted documents (and the second run skips Tika).
+The hash covers the cleaned text, every span (kind, page, level, offsets: the headings
+with their levels), the title and the metadata (the furniture lines removed, the
+counters of every step), in a canonical form. ``--write`` records them, ``--compare``
+checks them against a record, and ``--baseline REV`` cleans with the code of a git
+revision in the same process (``cleaning_speed.baseline_cleaner``) and compares the
+two; the exit code is 1 when a document differs.
 """
 
 from __future__ import annotations

@@ -650,3 +650,34 @@ def test_chapter_openings_set_in_display_type_stay_whatever_stands_beside_them()
 
     removed = _removed_placed([page(p) for p in range(6)])
     assert [text for _, text in removed] == ["The Harbour Handbook"] * 6
+
+
+def test_page_rows_group_as_same_row_does():
+    """``page_rows`` tests a line against its row's first line inline; the rows are the
+    ones ``same_row`` makes, skipped and unplaced lines left out."""
+    import random
+
+    from ragbeam.transforms.clean.furniture.lines import outer_rows, page_rows, same_row
+
+    rng = random.Random(11)
+    for _ in range(200):
+        lines = []
+        for _ in range(rng.randrange(0, 25)):
+            top = rng.choice([rng.uniform(0, 800), 100.0, 100.3, 101.7])
+            box = (rng.uniform(0, 300), top, rng.uniform(300, 600), top + rng.choice(
+                [0.0, 0.5, 10.0, rng.uniform(0, 14)]))
+            lines.append(PageLine("x", box=None if rng.random() < 0.1 else box,
+                                  rotated=rng.random() < 0.05))
+        skip = {i for i in range(len(lines)) if rng.random() < 0.2}
+        expected: list[list[int]] = []
+        for i, line in enumerate(lines):
+            if line.box is not None and not line.rotated and i not in skip:
+                if expected and same_row(lines[expected[-1][0]].box, line.box):
+                    expected[-1].append(i)
+                else:
+                    expected.append([i])
+        assert page_rows(lines, skip) == expected
+        left = [i for i in range(len(lines)) if i not in skip]
+        ends = ((expected[0], left[0]), (expected[-1], left[-1])) if expected and left else ()
+        assert outer_rows(lines, skip) == [row for row, outer in ends
+                                           if lines[outer].box is not None]
