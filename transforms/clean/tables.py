@@ -389,7 +389,7 @@ def _prose_words(cell: str) -> bool:
     """Does a cell read like a piece of a sentence: two or more words, most of them
     in lower case, no figure ("records of such disposals and file peri-")?"""
     words = cell.split()
-    if len(words) < 2 or any(c.isdigit() for c in cell):
+    if len(words) < 2 or any(map(str.isdigit, cell)):
         return False
     return sum(1 for word in words if word.isalpha() and word.islower()) * 2 > len(words)
 
