@@ -476,8 +476,11 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     n_odd = (len(pages) + 1) // 2
     for p, i, line in outer:
         top = round(line.box[1])
-        on_pages = {q for key in range(top - 2, top + 3) for q, box, size in slots.get(key, ())
-                    if q != p and same_slot(line, box, size)}
+        on_pages: set[int] = set()  # a page found once is not tested again
+        for key in range(top - 2, top + 3):
+            for q, box, size in slots.get(key, ()):
+                if q != p and q not in on_pages and same_slot(line, box, size):
+                    on_pages.add(q)
         # A slot of one parity's pages (a recto head's) needs its share of those pages.
         parities = {q % 2 for q in on_pages} | {p % 2}
         share = len(pages) if len(parities) > 1 else n_odd if p % 2 == 0 else len(pages) - n_odd
