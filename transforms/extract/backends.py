@@ -8,7 +8,8 @@ Two ways past a document that plain Tika leaves without text:
 
 * **OCR** (``OcrSettings``, embedded backend): after the ordinary extraction,
   PDF pages without a usable text layer (at most 10 usable characters, or more
-  than 30 % of them unmapped or garbage: ``ocr.text_layer_problem``) and images
+  than 30 % of them unmapped or garbage, or a scan's poor OCR layer:
+  ``ocr.text_layer_problem``) and images
   (PNG, JPEG, TIFF, …) are read by Tesseract, their text replacing the layer,
   page by page, in parallel, each page under a CPU-time limit (``ocr.py``).
   Documents that need none are extracted exactly as with OCR off, at no extra

@@ -20,8 +20,12 @@ good ones it had (math, ligatures, form check boxes), and its text was then
 appended beside the text layer: born-digital pages were indexed twice, the
 second time with OCR errors. Such a page now keeps its text layer, and a page
 that is OCR'd loses nothing worth keeping, so its OCR text replaces the layer.
-Each document says which pages were OCR'd and why (``ocr_page_list``,
-``ocr_reasons``).
+A scan's poor OCR layer is not usable either: a page images cover
+(``layout.scanned_pages``) whose words are mostly unknown to its language's word
+list (``garbage.unknown_word_share`` with Tesseract's own list, ``pack_words``;
+``POOR_WORD_SHARE``) is read again, its layer replaced; a scan with a good layer,
+and any born-digital page, keeps its text. Each document says which pages were
+OCR'd and why (``ocr_page_list``, ``ocr_reasons``).
 
 Pages run in parallel, as many at once as the extraction pool has processes
 (``ocr_workers``), so a scan takes its page time divided by the cores.
@@ -755,6 +759,7 @@ def pack_words(pack: str) -> frozenset[str]:
             return frozenset()
 
 
+@functools.cache
 def _tessdata_dir() -> str | None:
     """Where Tesseract's packs are (``tesseract --list-langs`` names it)."""
     try:
