@@ -143,9 +143,10 @@ OCR_AUTO_MAX_CHARS = 10
 OCR_MAX_BAD_SHARE = 0.30
 # A scan's page whose text layer has at least this share of words unknown to its
 # language's Tesseract word list (garbage.unknown_word_share) is read again by OCR: a
-# poor OCR layer. Chosen on benchmarks/text_layer_quality.py's labelled pages (real
-# scans with poor and good layers): poor layers 0.25-0.53, good ones at most 0.21.
-POOR_WORD_SHARE = 0.25
+# poor OCR layer. Chosen on benchmarks/text_layer_quality.py's labelled pages: real
+# poor layers score 0.29-0.52, good ones at most 0.25 (a 1977 page of letter-spaced
+# formulas); halfway between.
+POOR_WORD_SHARE = 0.27
 # Why such a page is OCR'd (the start of its reason); only a page an image covers
 # (layout.scanned_pages) is: a born-digital page of code, tables or references has
 # as many "unknown" words, and its text layer is the text.
