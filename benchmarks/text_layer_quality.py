@@ -17,6 +17,12 @@ from raw.githubusercontent.com into ``DIR/ocr-quality/pdf``; not in the reposito
   scans above, pages of the shared corpus's PDFs) read by Tesseract at 300 dpi (a
   good layer) and at 100, 85 and 75 dpi (poorer ones), labelled by their bag-of-words
   accuracy against the 300-dpi reading (under 0.5 poor, 0.9 and over good);
+* **nzz, held-out** (scored once, after the threshold was chosen): the Neue Zürcher
+  Zeitung's black-letter front pages, one a year 1780-1947 (impresso's ground truth,
+  ``benchmarks/data/text-layer-quality-nzz.csv``): each scanned PDF's own text layer
+  (ABBYY FineReader XIX, 2005), labelled by its word accuracy against the page's
+  hand-corrected text like the synthetic layers, and that corrected text (good);
+  German, so Tesseract's ``deu`` list judges it;
 * **born-digital**: every page of the PDFs in ``--born-digital`` folders (many
   languages; default: the shared corpus and the held-out sets under ``DIR``), all
   ``good``: none may go to OCR.
@@ -49,6 +55,10 @@ from ragbeam.transforms.extract import ocr  # noqa: E402
 from ragbeam.transforms.extract.layout import MIN_SCAN_IMAGE_SHARE  # noqa: E402
 
 MANIFEST = REPO / "benchmarks" / "data" / "text-layer-quality.csv"
+# Held-out (scored once, after the threshold was chosen): the NZZ's black-letter front
+# pages, 1780-1947, one a year: the text layers of the scanned PDFs (ABBYY FineReader
+# XIX, 2005; as PDFlib TET read them) and their hand-corrected ground truth (PAGE XML).
+NZZ_MANIFEST = REPO / "benchmarks" / "data" / "text-layer-quality-nzz.csv"
 DEFAULT_DATA = REPO.parent / "data"
 CORPUS = REPO.parent / "shared" / "corpus"
 PIECE = 3000
@@ -69,15 +79,15 @@ SYNTHETIC_DPI = (300, 100, 85, 75)
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 
 
-def manifest() -> list[dict[str, str]]:
-    with open(MANIFEST, newline="", encoding="utf-8") as f:
+def manifest(path: pathlib.Path = MANIFEST) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
 
-def fetch(folder: pathlib.Path) -> None:
+def fetch(folder: pathlib.Path, rows: list[dict[str, str]]) -> None:
     """Each manifest file at its commit, checked against its SHA-256."""
     folder.mkdir(parents=True, exist_ok=True)
-    for row in {r["name"]: r for r in manifest()}.values():
+    for row in {r["name"]: r for r in rows}.values():
         target = folder / row["name"]
         if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == row["sha256"]:
             continue
@@ -160,6 +170,30 @@ def word_accuracy(reading: str, reference: str) -> float:
     return sum(min(n, got[w]) for w, n in ref.items()) / max(sum(ref.values()), 1)
 
 
+def nzz_items(folder: pathlib.Path) -> list[tuple[str, str, str, float | None, bool]]:
+    """Each NZZ page's OCR layer (labelled by its word accuracy against the ground
+    truth) and its ground truth (a perfect layer: good)."""
+    from lxml import etree
+
+    found = []
+    for layer in sorted(folder.glob("ABBYY_FineReader_XIX-*.xml")):
+        truth = folder / layer.name.replace("ABBYY_FineReader_XIX-", "NZZ_groundtruth-")
+        words = [el.text or "" for el in etree.parse(str(layer)).iter("{*}Text")]
+        ocr_text = " ".join(words)
+        lines = []
+        for line in etree.parse(str(truth)).iter("{*}TextLine"):
+            unicode = line.find("{*}TextEquiv/{*}Unicode")
+            if unicode is not None and unicode.text:
+                lines.append(unicode.text)
+        truth_text = "\n".join(lines)
+        accuracy = word_accuracy(ocr_text, truth_text)
+        label = "good" if accuracy >= 0.9 else "poor" if accuracy < 0.5 else "fair"
+        page = layer.name.split("-", 1)[1].removesuffix(".xml")
+        found.append(("nzz", f"{page} layer acc {accuracy:.2f}", label, score(ocr_text), True))
+        found.append(("nzz", f"{page} ground truth", "good", score(truth_text), True))
+    return found
+
+
 def score(text: str) -> float | None:
     return garbage.unknown_word_share(text, ocr.pack_words)
 
@@ -172,8 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--born-digital", type=pathlib.Path, nargs="*")
     args = parser.parse_args(argv)
     folder = args.data / "ocr-quality" / "pdf"
+    nzz_folder = args.data / "ocr-quality" / "nzz"
     if args.fetch:
-        fetch(folder)
+        fetch(folder, manifest())
+        fetch(nzz_folder, manifest(NZZ_MANIFEST))
     pages = Pages(args.cache or args.data / "ocr-quality" / "pages.json")
     synth_cache = args.data / "ocr-quality" / "synth"
     synth_cache.mkdir(parents=True, exist_ok=True)
@@ -204,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                 label = "good" if accuracy >= 0.9 else "poor" if accuracy < 0.5 else "fair"
                 items.append(("synthetic", f"{path.name}:{page}@{dpi}dpi acc {accuracy:.2f}",
                               label, score(reading), True))
+    items += nzz_items(nzz_folder)
     folders = args.born_digital if args.born_digital is not None else (
         [CORPUS / "pdf"] + [args.data / name for name in BORN_DIGITAL])
     for born in folders:
@@ -234,10 +271,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(i[4] for i in flagged):6d}  {spread}")
     print("\nprecision / recall of 'poor' against 'good' (to OCR = score >= t and a scan)")
     print(f"{'t':>5} " + " ".join(f"{name:>26}" for name in
-                                  ("scans+newspaper (real)", "synthetic", "born-digital to OCR")))
+                                  ("scans+newspaper (real)", "synthetic", "nzz (held-out)",
+                                   "born-digital to OCR")))
     for t in sorted({*THRESHOLDS, threshold}):
         cells = []
-        for kinds in (("scans", "newspaper"), ("synthetic",)):
+        for kinds in (("scans", "newspaper"), ("synthetic",), ("nzz",)):
             chosen = [i for i in items if i[0] in kinds and i[2] in ("poor", "good")]
             hit = [i for i in chosen if i[3] is not None and i[3] >= t and i[4]]
             tp = sum(i[2] == "poor" for i in hit)
@@ -251,11 +289,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{t:5.2f} " + " ".join(f"{c:>26}" for c in cells))
     print("\nlabelled pages on the wrong side of the threshold:")
     for kind, item, label, s, scan in items:
-        if kind == "born-digital" or label not in ("poor", "good"):
+        if kind in ("born-digital", "nzz") or label not in ("poor", "good"):
             continue
         sent = s is not None and s >= threshold and scan
         if sent != (label == "poor"):
             print(f"  {kind:10} {label:5} {'-' if s is None else f'{s:.3f}':>6} {item}")
+    wrong = [(label, s, item) for kind, item, label, s, _ in items
+             if kind == "nzz" and label in ("poor", "good")
+             and (s is not None and s >= threshold) != (label == "poor")]
+    print(f"\nnzz (held-out) pages on the wrong side: {len(wrong)}")
+    for label, s, item in wrong[:20]:
+        print(f"  {label:5} {'-' if s is None else f'{s:.3f}':>6} {item}")
     return 0
 
 
