@@ -35,6 +35,7 @@ import heapq
 import json
 import math
 import re
+import string
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -306,6 +307,9 @@ def _is_capitals_heading(text: str) -> bool:
     return len(words) > 1 or len(text) >= MIN_SINGLE_WORD_CAPS
 
 
+_ASCII_LETTERS = string.ascii_letters.encode("ascii")
+
+
 def is_prose(text: str) -> bool:
     """Running text: enough words, mostly letters (not a row of numbers or codes). In
     scripts written without spaces every CJK character counts as a word."""
@@ -317,7 +321,10 @@ def is_prose(text: str) -> bool:
     if words < MIN_PROSE_WORDS:
         return False
     visible = sum(map(len, tokens))  # the characters that are no space
-    letters = sum(map(str.isalpha, text))  # a letter is never a space
+    if text.isascii():  # an ASCII letter is A–Z or a–z: deleted in one C call, counted
+        letters = len(text) - len(text.encode("ascii").translate(None, _ASCII_LETTERS))
+    else:
+        letters = sum(map(str.isalpha, text))  # a letter is never a space
     return letters >= MIN_PROSE_LETTER_SHARE * max(visible, 1)
 
 
