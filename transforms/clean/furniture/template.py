@@ -21,7 +21,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     Box,
     Hit,
     PageLine,
-    band,
     body_size,
     head_number,
     is_companion,
@@ -108,42 +107,60 @@ def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
 def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]],
                        page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
                        body: float) -> list[TemplateGroup]:
-    """Text groups, with each page's edge band grown inward while it is all template."""
+    """Text groups, each page's edge band grown inward while it is all template, and
+    its very edge read past the template found (a head block's next lines)."""
     depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
-    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
-        template = members(groups) | numbers
-        grown = False
-        for p, lines in enumerate(pages):
-            top, bottom = depths[p]
-            if top + bottom < len(lines):  # else the band covers the page
-                for end, lines_in in ((0, range(top)), (1, range(len(lines) - bottom,
-                                                                 len(lines)))):
-                    if all((p, i) in template for i in lines_in):
-                        depths[p][end] += 1
-                        grown = True
-        if not grown:
+    template = set(numbers)
+    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
+        groups = _text_groups(pages, side, page_sizes, depths, numbers, body, template)
+        found, grown = members(groups) | numbers, False
+        on_page: dict[int, set[int]] = defaultdict(set)
+        for p, i in found:
+            on_page[p].add(i)
+        for p, depth in enumerate(depths):
+            for end, (top, bottom) in enumerate(((depth[0], 0), (0, depth[1]))):
+                edge = _from_edges(pages, p, top, bottom)
+                if len(edge) < len(pages[p]) and edge <= on_page[p]:
+                    depth[end] += 1
+                    grown = True
+        if not grown and found == template:
             break
-        groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
+        template = found
     return groups
+
+
+def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, top: int, bottom: int,
+                known: set[Hit] | frozenset[Hit] = frozenset()) -> set[int]:
+    """Page ``p``'s first ``top`` and last ``bottom`` lines (edge order), counted past
+    the ``known`` template and the lines PDFium did not place (figure labels Tika gives
+    after the foot), which come with them."""
+    lines = pages[p]
+    placed = any(line.box is not None for line in lines)
+    out: set[int] = set()
+    for order, depth in ((range(len(lines)), top), (range(len(lines) - 1, -1, -1), bottom)):
+        for i in order:
+            if depth <= 0:
+                break
+            out.add(i)
+            depth -= not ((p, i) in known or (placed and lines[i].box is None))
+    return out
 
 
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
                  page_sizes: Sequence[tuple[float, float]] | None,
-                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float
-                 ) -> list[TemplateGroup]:
+                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float,
+                 template: set[Hit]) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands (``depths`` lines deep) or side
-    margins that recur as template text does."""
+    margins that recur as template text does (at the very edge: past ``template``)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
-        top, bottom = depths[p]
-        edge = {*range(min(top, len(lines))), *range(max(0, len(lines) - bottom), len(lines))}
+        edge = _from_edges(pages, p, *depths[p])
         bands.append(edge)
-        extreme = set(band(len(lines), EXTREME_BAND))
+        extreme = _from_edges(pages, p, EXTREME_BAND, EXTREME_BAND, template)
         width = _page_size(page_sizes, p)[0]
         for i in edge | side_lines[p]:
             line = lines[i]
