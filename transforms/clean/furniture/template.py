@@ -39,7 +39,7 @@ SECTION_RUN_PAGES = 3  # a head that changes with the section: pages in a row at
 # Body after all: the middle of the pages says it on one page for every this many that
 # carry it at an edge (a cover's title does not save a head on 30 pages).
 EDGE_PAGES_PER_MIDDLE_PAGE = 4
-MAX_BLOCK_LINES = 12  # bands that are all template grow inward up to this
+MAX_BLOCK_LINES = 12  # an edge read again past its template: up to this deep
 MAX_CHANGING_NUMBERS = 2  # a head's: the page's, a chapter's; more is a table's rows
 SLOT_PAGE_SHARE = 0.25  # of the pages (of its parity) template lines stand in a slot on
 PLACE_DRIFT_POINTS = 6.0  # a repeated line drifting more moves with the text
@@ -107,60 +107,50 @@ def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
 def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]],
                        page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
                        body: float) -> list[TemplateGroup]:
-    """Text groups, each page's edge band grown inward while it is all template, and
-    its very edge read past the template found (a head block's next lines)."""
-    depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
+    """Text groups, each page's edge read again past the template found so far: a
+    head block deeper than the band, its next lines at the very edge."""
     template = set(numbers)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
-        groups = _text_groups(pages, side, page_sizes, depths, numbers, body, template)
-        found, grown = members(groups) | numbers, False
-        on_page: dict[int, set[int]] = defaultdict(set)
-        for p, i in found:
-            on_page[p].add(i)
-        for p, depth in enumerate(depths):
-            for end, (top, bottom) in enumerate(((depth[0], 0), (0, depth[1]))):
-                edge = _from_edges(pages, p, top, bottom)
-                if len(edge) < len(pages[p]) and edge <= on_page[p]:
-                    depth[end] += 1
-                    grown = True
-        if not grown and found == template:
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template)
+        if (found := members(groups) | numbers) == template:
             break
         template = found
     return groups
 
 
-def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, top: int, bottom: int,
-                known: set[Hit] | frozenset[Hit] = frozenset()) -> set[int]:
-    """Page ``p``'s first ``top`` and last ``bottom`` lines (edge order), counted past
-    the ``known`` template and the lines PDFium did not place (figure labels Tika gives
-    after the foot), which come with them."""
+def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
+                known: set[Hit]) -> set[int]:
+    """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
+    template at that edge and the line inward of it; lines PDFium did not place (figure
+    labels Tika gives after the foot) come with them uncounted."""
     lines = pages[p]
     placed = any(line.box is not None for line in lines)
     out: set[int] = set()
-    for order, depth in ((range(len(lines)), top), (range(len(lines) - 1, -1, -1), bottom)):
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
+        left, outside = depth, True
         for i in order:
-            if depth <= 0:
+            if left <= 0:
                 break
             out.add(i)
-            depth -= not ((p, i) in known or (placed and lines[i].box is None))
+            outside = outside and (p, i) in known
+            left -= not (placed and lines[i].box is None) and not (outside and left == 1)
     return out
 
 
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
-                 page_sizes: Sequence[tuple[float, float]] | None,
-                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float,
-                 template: set[Hit]) -> list[TemplateGroup]:
-    """Lines of one abstracted text in the edge bands (``depths`` lines deep) or side
-    margins that recur as template text does (at the very edge: past ``template``)."""
+                 page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
+                 body: float, template: set[Hit]) -> list[TemplateGroup]:
+    """Lines of one abstracted text in the edge bands or side margins (read inward of
+    the ``template`` found) that recur as template text does."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
-        edge = _from_edges(pages, p, *depths[p])
+        edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
         bands.append(edge)
-        extreme = _from_edges(pages, p, EXTREME_BAND, EXTREME_BAND, template)
+        extreme = _from_edges(pages, p, EXTREME_BAND, template)
         width = _page_size(page_sizes, p)[0]
         for i in edge | side_lines[p]:
             line = lines[i]
