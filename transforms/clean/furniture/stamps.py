@@ -97,13 +97,8 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
     firsts = {key[0] for key in keys}
     out: set[Hit] = set()
     for p, lines in enumerate(pages):
-        cut: dict[int, str | None] = {}
-
-        def letters_of(k: int, lines: Sequence[PageLine] = lines,
-                       cut: dict[int, str | None] = cut) -> str | None:
-            if k not in cut:
-                cut[k] = letters(lines[k].text) if lines[k].removable else None
-            return cut[k]
+        def letters_of(k: int, lines: Sequence[PageLine] = lines) -> str | None:
+            return letters(lines[k].text) if lines[k].removable else None
 
         i = 0
         while i < len(lines):

@@ -86,8 +86,14 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
     body = body_size(pages) if body is None else body
     side = _side_lines(pages, frame, page_sizes)
-    groups = _text_groups_grown(pages, side, page_sizes, numbers, body)
-    found = members(groups) | numbers
+    # Each page's edge read again past the template found so far: a head block deeper
+    # than the band, its next lines at the very edge.
+    template = set(numbers)
+    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template)
+        if (found := members(groups) | numbers) == template:
+            break
+        template = found
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
     found = members(groups) | numbers
@@ -102,20 +108,6 @@ def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
 
 
 # --- text groups -----------------------------------------------------------------
-
-
-def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]],
-                       page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
-                       body: float) -> list[TemplateGroup]:
-    """Text groups, each page's edge read again past the template found so far: a
-    head block deeper than the band, its next lines at the very edge."""
-    template = set(numbers)
-    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
-        groups = _text_groups(pages, side, page_sizes, numbers, body, template)
-        if (found := members(groups) | numbers) == template:
-            break
-        template = found
-    return groups
 
 
 def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
