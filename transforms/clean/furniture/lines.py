@@ -316,6 +316,7 @@ def body_size(pages: Sequence[Sequence[PageLine]]) -> float:
     return weights.most_common(1)[0][0] if weights else 0.0
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a head's pieces are read again as runs grow
 def letters(text: str) -> str:
     """A line's letters, case-folded: what survives of a head Tika cut into glyph
     clusters ("A" / "gyem" / "an-D" / "uah" …)."""

@@ -21,7 +21,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     Box,
     Hit,
     PageLine,
-    band,
     body_size,
     head_number,
     is_companion,
@@ -41,7 +40,7 @@ SECTION_RUN_PAGES = 3  # a head that changes with the section: pages in a row at
 # Body after all: the middle of the pages says it on one page for every this many that
 # carry it at an edge (a cover's title does not save a head on 30 pages).
 EDGE_PAGES_PER_MIDDLE_PAGE = 4
-MAX_BLOCK_LINES = 12  # bands that are all template grow inward up to this
+MAX_BLOCK_LINES = 12  # an edge read again past its template: up to this deep
 MAX_CHANGING_NUMBERS = 2  # a head's: the page's, a chapter's; more is a table's rows
 SLOT_PAGE_SHARE = 0.25  # of the pages (of its parity) template lines stand in a slot on
 PLACE_DRIFT_POINTS = 6.0  # a repeated line drifting more moves with the text
@@ -89,8 +88,17 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
     body = body_size(pages) if body is None else body
     side = _side_lines(pages, frame, page_sizes)
-    groups = _text_groups_grown(pages, side, page_sizes, numbers, body)
-    found = members(groups) | numbers
+    # Each page's edge read again past the template found so far: a head block deeper
+    # than the band, its next lines at the very edge.
+    template = set(numbers)
+    # Each page's text extents by the lines left out of it: a reading past more of the
+    # template changes those of a few pages only, and the others are not worked out again.
+    extents: _ExtentCache = {}
+    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents)
+        if (found := members(groups) | numbers) == template:
+            break
+        template = found
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
     found = members(groups) | numbers
@@ -107,48 +115,41 @@ def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
 # --- text groups -----------------------------------------------------------------
 
 
-def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]],
-                       page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
-                       body: float) -> list[TemplateGroup]:
-    """Text groups, with each page's edge band grown inward while it is all template."""
-    depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    # Each page's text extents by the lines left out of it: a grown band changes those
-    # of a few pages only, and the others are not worked out again.
-    extents: _ExtentCache = {}
-    groups = _text_groups(pages, side, page_sizes, depths, numbers, body, extents)
-    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
-        template = members(groups) | numbers
-        grown = False
-        for p, lines in enumerate(pages):
-            top, bottom = depths[p]
-            if top + bottom < len(lines):  # else the band covers the page
-                for end, lines_in in ((0, range(top)), (1, range(len(lines) - bottom,
-                                                                 len(lines)))):
-                    if all((p, i) in template for i in lines_in):
-                        depths[p][end] += 1
-                        grown = True
-        if not grown:
-            break
-        groups = _text_groups(pages, side, page_sizes, depths, numbers, body, extents)
-    return groups
+def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
+                known: set[Hit]) -> set[int]:
+    """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
+    template at that edge and the line inward of it; lines PDFium did not place (figure
+    labels Tika gives after the foot) come with them uncounted."""
+    lines = pages[p]
+    placed = any(line.box is not None for line in lines)
+    out: set[int] = set()
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
+        left, outside = depth, True
+        for i in order:
+            if left <= 0:
+                break
+            out.add(i)
+            outside = outside and (p, i) in known
+            left -= not (placed and lines[i].box is None) and not (outside and left == 1)
+    return out
 
 
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
-                 page_sizes: Sequence[tuple[float, float]] | None,
-                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float,
+                 page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
+                 body: float, template: set[Hit],
                  extent_cache: _ExtentCache | None = None) -> list[TemplateGroup]:
-    """Lines of one abstracted text in the edge bands (``depths`` lines deep) or side
-    margins that recur as template text does."""
+    """Lines of one abstracted text in the edge bands or side margins (read inward of
+    the ``template`` found) that recur as template text does (``extent_cache``: the
+    pages' text extents from an earlier call on the same pages)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
-        top, bottom = depths[p]
-        edge = {*range(min(top, len(lines))), *range(max(0, len(lines) - bottom), len(lines))}
+        edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
         bands.append(edge)
-        extreme = set(band(len(lines), EXTREME_BAND))
+        extreme = _from_edges(pages, p, EXTREME_BAND, template)
         width = _page_size(page_sizes, p)[0]
         for i in edge | side_lines[p]:
             line = lines[i]
