@@ -460,15 +460,18 @@ def _in_sequence(paragraphs: Sequence[str | None], candidates: list, i: int, j: 
 # heading or two the rules missed), unless the next numbered heading goes on from it
 # (an excerpt that starts at "14.1").
 MAX_NUMBERING_GAP = 3
+# The first numbered heading (of the document, or after a part) may be any section up to
+# this one: a page of a paper opens at "4 Vignette: …"; "69 Other" is no section 69.
+MAX_FIRST_SECTION = 9
 
 
 def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[int, int]:
     """``found`` without the numbered headings that break the document's numbering: a
     chart's bar label "69 Other", a table's row "36 Months" after "2 Background" is no
     section 69 or 36. Sections go on from the last one ("3 Methods" after "2 Data"), or
-    start again (at a part, an exhibit, an appendix: ``KEYWORD_RANKS_DIVISION``, or at
-    a small number); a jump is a section only where the next numbered heading goes on
-    from it."""
+    start again (at a part, an exhibit, an appendix: ``KEYWORD_RANKS_DIVISION``); the
+    first of a document or a part may be any up to ``MAX_FIRST_SECTION``; a jump is a
+    section only where the next numbered heading goes on from it."""
     entries: list[tuple[int, int | None]] = []  # (index, first number), None: a new part
     for i in sorted(found):
         text = (texts[i] or "").strip()
@@ -484,7 +487,8 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
             last = 0
             continue
         following = next((n for _, n in entries[k + 1:] if n is not None), None)
-        if number <= last + MAX_NUMBERING_GAP or following in (number, number + 1):
+        if (number <= last + MAX_NUMBERING_GAP or (last == 0 and number <= MAX_FIRST_SECTION)
+                or following in (number, number + 1)):
             last = number
         else:
             dropped.add(i)
