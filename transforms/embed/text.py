@@ -1,13 +1,23 @@
-"""What an embedder sees of a chunk: its contextual header (title, heading path,
-a table's header row), a blank line, then its text, with no heading twice.
+"""What a retriever indexes of a chunk, chosen on the retrieval benchmark (issue 38;
+docs/benchmarks.md, "What the dense model and BM25 see"):
 
-Pure, and below the Chunk stage: chunk rows get their ``embed_text`` from here, and
-the Embed stage embeds the same text.
+* the **dense** vector embeds the chunk's text alone (``dense_text_for``): with
+  all-MiniLM-L6-v2 every header tried (the full contextual header, the document
+  label alone, the header after the text) ranked the evidence lower than the text
+  alone: a header shared by a document's chunks pulls their vectors together;
+* **BM25** and the sparse vector index the contextual header (title · kind ·
+  period > heading path, a table's title and header row), a blank line, then the
+  text (``sparse_text_for``), with no heading twice: its words name the document
+  a question names.
+
+Pure, and below the Chunk stage: chunk rows get their ``embed_text`` (the dense
+text) from here, the Embed stage embeds the same text, and the sparse encoder
+indexes ``sparse_text_for``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 # Between the parts of a heading path in a chunk's ``context`` ("Guide > Install").
@@ -31,6 +41,74 @@ def document_label(title: str | None, kind: str | None, period: str | None) -> s
     return LABEL_SEPARATOR.join(parts)
 
 
+def headings_after_label(label: str, heading_path: Sequence[str]) -> list[str]:
+    """The headings of a chunk's header after its document label: the path less its
+    leading headings that restate the label (a report's title printed again as its
+    first heading) and less a heading repeated at once."""
+    parts: list[str] = []
+    said = _folded(label)
+    leading = True
+    for heading in heading_path:
+        if leading and said and _folded(heading) in said:
+            continue
+        leading = False
+        if not parts or parts[-1] != heading:
+            parts.append(heading)
+    return parts
+
+
+def _without_repeats(headings: Sequence[str]) -> list[str]:
+    kept: list[str] = []
+    for heading in headings:
+        if not kept or kept[-1] != heading:
+            kept.append(heading)
+    return kept
+
+
+def context_parts(context: str, heading_path: Sequence[str]) -> tuple[str, list[str], list[str]]:
+    """A ``context`` taken apart: the document label, the headings after it
+    (``headings_after_label``) and the lines below (a table's title and header row).
+
+    The label is what the first line holds before the path's headings. Where the line
+    reads both ways ("Title > Abstract" from a label "Title" and a path that restates
+    it, or from no label and that path), the reading with a label and headings after
+    it wins: a document almost always has a label.
+    """
+    first, newline, rest = context.partition("\n")
+    lines = [line for line in rest.split("\n") if line] if newline else []
+    readings = []
+    for start in range(len(heading_path) + 1):
+        tail = _without_repeats(heading_path[start:])
+        joined = CONTEXT_SEPARATOR.join(tail)
+        if not tail:
+            label = first
+        elif first == joined:
+            label = ""
+        elif first.endswith(CONTEXT_SEPARATOR + joined):
+            label = first[:-len(CONTEXT_SEPARATOR + joined)]
+        else:
+            continue
+        if headings_after_label(label, heading_path) == tail:
+            readings.append((bool(label) and bool(tail), len(tail), label, tail))
+    if not readings:  # not a header ``context_header`` made: table lines only
+        return "", [], [line for line in (first, *lines) if line]
+    _, _, label, tail = max(readings, key=lambda r: (r[0], r[1]))
+    return label, tail, lines
+
+
+def short_context(context: str, heading_path: Sequence[str]) -> str:
+    """The header the retrievers see: the document label and the nearest heading (not
+    the whole path), then the table lines (``"Apple Inc. · Form 10-Q · … > Gross
+    Margin"``)."""
+    label, headings, lines = context_parts(context, heading_path)
+    path_line = CONTEXT_SEPARATOR.join(part for part in (label, *headings[-1:]) if part)
+    return "\n".join(part for part in (path_line, *lines) if part)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 def _collapsed(line: str) -> str:
     return " ".join(line.split())
 
@@ -52,14 +130,43 @@ def header_for_text(context: str, text: str) -> str:
 
 
 def embed_text_for(context: str, text: str) -> str:
-    """What an embedder sees: the contextual header, a blank line, then the text; a
-    heading is never repeated (``header_for_text``)."""
+    """The contextual text: the header, a blank line, then the text; a heading is
+    never repeated (``header_for_text``)."""
     header = header_for_text(context, text)
     return f"{header}\n\n{text}" if header else text
 
 
+def indexed_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
+    """What the retrievers index of a chunk: the document label and the nearest
+    heading (``short_context``), the table lines, a blank line, then the text; a
+    heading is never repeated. Without ``heading_path`` the whole first line of
+    ``context`` is kept."""
+    return embed_text_for(short_context(context, heading_path), text)
+
+
+def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
+    """What BM25 and the sparse vector index (``indexed_text_for``)."""
+    return indexed_text_for(context, text, heading_path)
+
+
+def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
+    """What the dense model embeds (``indexed_text_for``: measured apart from BM25's,
+    the same text won)."""
+    return indexed_text_for(context, text, heading_path)
+
+
+# run.json's ``embedding`` record says what the vectors were made from, so that vectors
+# of another text (runs before this choice embedded the whole heading path) are redone.
+DENSE_TEXT = "label > nearest heading + text (transforms/embed/text.dense_text_for)"
+
+
 def chunk_embedding_text(row: Mapping[str, Any]) -> str:
-    """What a chunk is embedded from: its contextual header, then its text."""
-    if row.get("embed_text"):
-        return str(row["embed_text"])
-    return embed_text_for(row.get("context") or "", row["text"])
+    """What a chunk row's dense vector is embedded from (``dense_text_for``; made from
+    ``context``, ``heading_path`` and ``text``, not read from ``embed_text``: a row an
+    earlier run wrote holds another text there)."""
+    return dense_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())
+
+
+def chunk_sparse_text(row: Mapping[str, Any]) -> str:
+    """What a chunk row's sparse vector indexes (``sparse_text_for``)."""
+    return sparse_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())
