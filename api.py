@@ -49,9 +49,10 @@ class TextChunk:
     ``source_text`` is the string given to ``chunk_text``, or ``ChunkedFile.text``
     (the cleaned document text) for ``chunk_file``. ``parent`` is the ``index`` of
     the enclosing chunk (``parent_child``); ``context`` is the title and heading
-    path, and ``embed_text`` what ragbeam's dense model embeds (the text alone:
-    ``transforms/embed/text.py`` says why); a keyword index gains from the context
-    before the text (``sparse_text``). ``size`` is in the requested unit.
+    path, ``embed_text`` what ragbeam's dense model embeds (the document label and the
+    nearest heading, then the text) and ``sparse_text`` what its BM25 / sparse vector
+    index (the whole context, then the text): ``transforms/embed/text.py`` says why.
+    Neither repeats the heading the text starts with. ``size`` is in the requested unit.
     """
 
     index: int

@@ -53,7 +53,7 @@ PEER_LABELS = {
 }
 LABELS = {"ragbeam": "ragbeam defaults (chunk text)",
           "ragbeam-contextual": "ragbeam defaults, what it indexes (BM25: header + text; "
-                                "dense: text)",
+                                "dense: label > nearest heading + text)",
           **PEER_LABELS,
           "pages": "PDF pages as chunks (PDFium text)",
           "oracle": "evidence pages as the context (scorer check)",

@@ -50,7 +50,8 @@ from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 
 DEFAULT_BUDGET = 600
 # What a retriever indexes of a chunk: its text, or what the pipeline indexes
-# (``contextual``: BM25 the contextual header and the text, the dense model the text;
+# (``contextual``: BM25 the contextual header and the text, the dense model the label and
+# the nearest heading and the text;
 # ``transforms/embed/text.py``).
 CHUNK_TEXTS = ("text", "contextual")
 BUDGET_CURVE = (200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000)

@@ -143,12 +143,11 @@ def test_indexed_text_never_repeats_the_heading_its_text_starts_with(corpus, tmp
                            and r["text"].splitlines()[0].strip() == r["heading_path"][-1]]
     assert starts_with_heading, "structure chunks start at their heading"
     for r in rows:
-        # what the dense model embeds, and BM25 and the sparse vector index
-        assert r["embed_text"] == chunk_sparse_text(r)
-        header = r["embed_text"][:-len(r["text"])]
-        assert r["embed_text"].endswith(r["text"])
-        first_line = r["text"].splitlines()[0].strip()
-        assert first_line not in header.split(" > ") and first_line not in header.splitlines()
+        for indexed in (r["embed_text"], chunk_sparse_text(r)):  # dense, and BM25's
+            header = indexed[:-len(r["text"])]
+            assert indexed.endswith(r["text"])
+            first_line = r["text"].splitlines()[0].strip()
+            assert first_line not in header.split(" > ") and first_line not in header.splitlines()
 
 
 def test_each_vector_embeds_the_label_and_nearest_heading_not_the_whole_path(default_run):

@@ -1,14 +1,19 @@
 """What a retriever indexes of a chunk, chosen on the retrieval benchmark (issue 38;
 docs/benchmarks.md, "What the dense model and BM25 see"):
 
-* the **dense** vector embeds the chunk's text alone (``dense_text_for``): with
-  all-MiniLM-L6-v2 every header tried (the full contextual header, the document
-  label alone, the header after the text) ranked the evidence lower than the text
-  alone: a header shared by a document's chunks pulls their vectors together;
-* **BM25** and the sparse vector index the contextual header (title · kind ·
+* the **dense** vector (all-MiniLM-L6-v2) embeds a short header, the document
+  label and the nearest heading (and a table's title and header row), then the
+  text (``dense_text_for``): the whole heading path fills a third of the word
+  pieces of a 10-Q chunk and pulls a document's vectors together (reference: 40
+  questions at 600 tokens with it, 42 with the short header); the text alone cannot
+  tell twenty 10-Qs apart (sec-10-q: 15, against 39 with the whole header and 44
+  with the short one);
+* **BM25** and the sparse vector index the whole contextual header (title · kind ·
   period > heading path, a table's title and header row), a blank line, then the
-  text (``sparse_text_for``), with no heading twice: its words name the document
-  a question names.
+  text (``sparse_text_for``): the short header alone scored as well with BM25 but
+  lost hits once fused with the dense ranking (hybrid, sec-10-q).
+
+Both never repeat the heading a chunk's text starts with.
 
 Pure, and below the Chunk stage: chunk rows get their ``embed_text`` (the dense
 text) from here, the Embed stage embeds the same text, and the sparse encoder
@@ -136,23 +141,19 @@ def embed_text_for(context: str, text: str) -> str:
     return f"{header}\n\n{text}" if header else text
 
 
-def indexed_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
-    """What the retrievers index of a chunk: the document label and the nearest
-    heading (``short_context``), the table lines, a blank line, then the text; a
-    heading is never repeated. Without ``heading_path`` the whole first line of
-    ``context`` is kept."""
-    return embed_text_for(short_context(context, heading_path), text)
-
-
 def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
-    """What BM25 and the sparse vector index (``indexed_text_for``)."""
-    return indexed_text_for(context, text, heading_path)
+    """What BM25 and the sparse vector index: the whole contextual header, then the
+    text (``embed_text_for``; ``heading_path`` is not needed)."""
+    del heading_path
+    return embed_text_for(context, text)
 
 
 def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
-    """What the dense model embeds (``indexed_text_for``: measured apart from BM25's,
-    the same text won)."""
-    return indexed_text_for(context, text, heading_path)
+    """What the dense model embeds: the document label and the nearest heading
+    (``short_context``), the table lines, a blank line, then the text; a heading is
+    never repeated. Without ``heading_path`` the whole first line of ``context`` is
+    kept."""
+    return embed_text_for(short_context(context, heading_path), text)
 
 
 # run.json's ``embedding`` record says what the vectors were made from, so that vectors

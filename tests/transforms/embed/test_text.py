@@ -1,6 +1,7 @@
 """What BM25 / the sparse vector and what the dense model see of a chunk
-(``transforms/embed/text.py``; chosen on the retrieval benchmark, issue 38): the
-document label and the nearest heading, then the text; not the whole path."""
+(``transforms/embed/text.py``; chosen on the retrieval benchmark, issue 38): the dense
+model the document label and the nearest heading, then the text; BM25 the whole
+contextual header, then the text."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ LABEL = "Apple Inc. · Form 10-Q · quarterly period ended July 1, 2023"
 PATH = ("PART I — FINANCIAL INFORMATION", "Item 2. Management's Discussion", "Gross Margin")
 CONTEXT = " > ".join((LABEL, *PATH))
 TEXT = "Gross margin percentage rose to 44.5 %, driven by services."
-INDEXED = f"{LABEL} > Gross Margin\n\n{TEXT}"
+INDEXED = f"{LABEL} > Gross Margin\n\n{TEXT}"  # the dense text
+CONTEXTUAL = f"{CONTEXT}\n\n{TEXT}"  # BM25's
 
 
 def _row(**extra) -> dict:
@@ -32,19 +34,19 @@ def _row(**extra) -> dict:
             "token_count": 12, **extra}
 
 
-def test_the_retrievers_see_the_label_and_the_nearest_heading_not_the_whole_path():
+def test_the_dense_model_sees_the_label_and_the_nearest_heading_not_the_whole_path():
     assert dense_text_for(CONTEXT, TEXT, PATH) == INDEXED
-    assert sparse_text_for(CONTEXT, TEXT, PATH) == INDEXED
     assert chunk_embedding_text(_row()) == INDEXED
-    assert chunk_sparse_text(_row()) == INDEXED
     # An earlier run's embed_text column held the whole path: it is not embedded again.
     assert chunk_embedding_text(_row(embed_text=f"{CONTEXT}\n\n{TEXT}")) == INDEXED
 
 
-def test_the_sparse_vector_indexes_the_label():
+def test_bm25_and_the_sparse_vector_index_the_whole_header():
+    assert sparse_text_for(CONTEXT, TEXT, PATH) == CONTEXTUAL
+    assert chunk_sparse_text(_row()) == CONTEXTUAL
     vector = with_sparse_vector(_row())["sparse"]
-    assert vector == encode_sparse_document(INDEXED).as_row()
-    assert vector != encode_sparse_document(TEXT).as_row()
+    assert vector == encode_sparse_document(CONTEXTUAL).as_row()
+    assert vector != encode_sparse_document(INDEXED).as_row()
 
 
 def test_a_heading_the_text_starts_with_is_indexed_once():
@@ -74,14 +76,14 @@ def test_a_context_is_taken_apart_into_label_headings_and_table_lines():
 
 def test_the_evaluation_indexes_what_the_pipeline_indexes():
     chunks = chunk_rows_from_dicts([_row()])
-    assert indexed_texts(chunks, "contextual") == ([INDEXED], [INDEXED])
+    assert indexed_texts(chunks, "contextual") == ([CONTEXTUAL], [INDEXED])
     assert indexed_texts(chunks, "text") == ([TEXT], [TEXT])
 
 
 def test_vectors_of_the_old_embedding_text_are_redone():
     record = {"model": "m", "revision": "r", "dimension": 384, "normalized": True,
               "precision": "fp32", "backend": "torch"}
-    # a run before the choice embedded the whole path and recorded no ``text``
+    # a run before the choice embedded the whole header and recorded no ``text``
     assert dense_key(record) != dense_key({**record, "text": DENSE_TEXT})
 
 
