@@ -53,8 +53,14 @@ written while looking at which set):
   repositories no earlier set used, the two sets sharing none; truth marked by hand
   before any scoring (``issue29_truth_check.py --sets issue39-a,issue39-b`` checks it
   against Tika's lines without cleaning). ``issue39-a`` is development material,
-  ``issue39-b`` the closing set, scored once. Folders ``$RAGBEAM_ISSUE39_A_PDFS`` or
-  ``../data/issue39-a-pdfs``, ``$RAGBEAM_ISSUE39_B_PDFS`` or ``../data/issue39-b-pdfs``.
+  ``issue39-b`` the closing set, scored once (tuning data since). Folders
+  ``$RAGBEAM_ISSUE39_A_PDFS`` or ``../data/issue39-a-pdfs``, ``$RAGBEAM_ISSUE39_B_PDFS`` or
+  ``../data/issue39-b-pdfs``.
+* **issue39-c** (issue 39, second closing set): 9 PDFs / 298 pages of kinds and from
+  repositories no earlier set used (a standard, a court filing, a brokerage statement, an
+  earnings release, a Chinese thesis, two data sheets, a handbook, a two-sided book);
+  truth marked by hand before any scoring, to be scored once. Folder ``$RAGBEAM_ISSUE39_C_PDFS`` or
+  ``../data/issue39-c-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -177,6 +183,9 @@ HELDOUT_SETS = {
               "data sheet and journal, NIST SP 800-185, a two-sided book)"),
         ("b", "closing held-out of issue 39 (10-K filing with a statement head, Chinese "
               "thesis and manual, Japanese guide, NXP and Vishay data sheets, NIST SP 800-207)"),
+        ("c", "second closing held-out of issue 39 (OWASP ASVS 5.0 standard, a court filing with "
+              "its CM/ECF stamp, a brokerage statement, an earnings release, a Chinese thesis, "
+              "Avago and ON Semiconductor data sheets, a graduate handbook, a two-sided book)"),
     )},
 }
 

@@ -78,6 +78,7 @@ from ragbeam.pipeline.runs import (
 from ragbeam.pipeline.settings import add_run_arguments
 from ragbeam.pipeline.summary import headline, read_run_json, store_words
 from ragbeam.pipeline.sync import DEFAULT_KEEP, SyncRefused, dry_sync, sync
+from ragbeam.transforms.extract.isolation import CHILD_LOGGER
 from ragbeam.transforms.ids import doc_key
 from ragbeam.transforms.incremental.previous import option_differences
 from ragbeam.transforms.plan.guard import held_line
@@ -447,7 +448,7 @@ def logging_arguments() -> argparse.ArgumentParser:
 # Libraries whose routine messages (worker start-up, deprecation notes, weight
 # loading) are noise to someone running ragbeam; shown with -v.
 NOISY_LOGGERS = ("apache_beam", "transformers", "sentence_transformers", "urllib3",
-                 "huggingface_hub", "filelock")
+                 "huggingface_hub", "filelock", CHILD_LOGGER)
 
 
 def configure_logging(args: argparse.Namespace) -> None:

@@ -64,7 +64,7 @@ from ragbeam.transforms.match.patterns import count_input_files
 from ragbeam.transforms.plan.layers import Work, with_layers
 from ragbeam.transforms.read.dofn import FetchBytes, ReadFile
 from ragbeam.transforms.route.dofn import RouteDocument
-from ragbeam.transforms.types import FAILURES
+from ragbeam.transforms.types import FAILURES, Failure
 from ragbeam.transforms.write.parquet import WriteTables
 from ragbeam.transforms.write.rows import error_document_row, error_rows
 from ragbeam.transforms.write.shards import WrittenTables
@@ -97,6 +97,11 @@ def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
 def previous_model_differs(config: RunConfig) -> bool:
     """Did the ``--previous`` run embed chunks with another model (or none)?"""
     return config.layer_plan.dense is not Work.KEEP
+
+
+def _counted_failure(failure: Failure) -> Failure:
+    progress.tick(progress.FAILED)
+    return failure
 
 
 def _as_chunk_row(row: ChunkRow) -> ChunkRow:
@@ -263,8 +268,13 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.sparse:
             chunks = chunks | "Sparse vectors" >> beam.Map(with_sparse_vector
                                                            ).with_output_types(ChunkRow)
-        failures = tuple(failures) | "All failures" >> beam.Flatten()
-        _ = failures | "Count failures" >> beam.Map(lambda _: progress.tick(progress.FAILED))
+        # Counted where each stage fails a document, not after the Flatten: a local
+        # runner materialises a Flatten of several stages' outputs and runs what reads
+        # it once all of them are done, so the progress line said "0 errors" until
+        # the end of the run.
+        failures = tuple(
+            stage_failures | f"Count failures {i}" >> beam.Map(_counted_failure)
+            for i, stage_failures in enumerate(failures)) | "All failures" >> beam.Flatten()
 
         if duplicates is not None:
             documents = (documents, duplicates) | "With duplicates" >> beam.Flatten()

@@ -111,6 +111,72 @@ def jpeg_of(png: bytes) -> bytes:
     return out.getvalue()
 
 
+# A page of prose, and the same as a poor OCR engine left it in a scan's text layer
+# (m/rn, h/b, e/c, l/1 and i/l confusions, a split word, stray marks).
+HARBOUR_LINES = (
+    "The harbour master inspected every crane on the northern quay",
+    "and found that the brakes of two of them were worn. Each crane",
+    "was greased, and its cables were tested under load before the",
+    "ships came in. The tide gauge at the pier head was cleaned and",
+    "calibrated, and the committee may have to decide on a new one",
+    "in the spring, when the budget for the year is known.",
+)
+HARBOUR = " ".join(HARBOUR_LINES)
+HARBOUR_POOR = ("Tbe harbour rnaster lnspected cvery crane on tbe nortbern quay and fonnd tbat "
+                "tbe brakcs of two of tbern were worn. Eacb crane was grcased, and its cab1es "
+                "were tcsted nnder 1oad bcfore tbe sbips carne in. Tbe tlde gauge at the pler "
+                "bead was c1eaned and ca1ibrated, and tbe Comrnittee rnay ha\\/e to declde on a "
+                "ncw one 1n tbe spr ing, wben the budgct for tbe ycar is knowri.")
+
+
+@dataclass(frozen=True)
+class LayeredPage:
+    """A PDF page: a full-page picture of ``picture`` lines (a scan) when given, and
+    ``layer``, its text: invisible over the picture (an OCR layer), else visible."""
+
+    layer: str
+    picture: Sequence[str] = ()
+
+
+def pdf_with_layers(pages: Sequence[LayeredPage]) -> bytes:
+    """A PDF of ``LayeredPage`` pages (US Letter; the picture at 150 dpi)."""
+    from conftest import REPO
+
+    generator = _module("furniture_generated", REPO / "benchmarks" / "furniture_generated.py")
+    objects: dict[int, bytes] = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+    kids = []
+    for page in pages:
+        number = max(objects) + 1
+        words = page.layer.split()
+        lines = [" ".join(words[i:i + 10]) for i in range(0, len(words), 10)]
+        text = b"BT %s/F1 10 Tf 72 700 Td 14 TL " % (b"3 Tr " if page.picture else b"")
+        text += b" ".join(b"(%s) '" % _escape(line) for line in lines) + b" ET"
+        resources = b"/Font << /F1 3 0 R >>"
+        stream = text
+        if page.picture:
+            from PIL import Image
+
+            picture = Image.open(io.BytesIO(picture_of_lines(page.picture, size=30,
+                                                             width=1275)))
+            sheet = Image.new("L", (1275, 1650), 255)
+            sheet.paste(picture, (0, 150))
+            jpeg = io.BytesIO()
+            sheet.save(jpeg, "JPEG", quality=90)
+            image = number + 2
+            objects[image] = (b"<< /Type /XObject /Subtype /Image /Width 1275 /Height 1650 "
+                              b"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode "
+                              b"/Length %d >>\nstream\n" % len(jpeg.getvalue())
+                              + jpeg.getvalue() + b"\nendstream")
+            stream = b"q 612 0 0 792 0 0 cm /Im1 Do Q " + text
+            resources += b" /XObject << /Im1 %d 0 R >>" % image
+        objects[number] = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                           b"<< " + resources + b" >> /Contents %d 0 R >>" % (number + 1))
+        objects[number + 1] = (b"<< /Length %d >>\nstream\n" % len(stream) + stream
+                               + b"\nendstream")
+        kids.append(number)
+    return generator.serialise_pdf(objects, kids)
+
+
 _OOXML_RELS = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
                '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
                'relationships">{}</Relationships>')

@@ -24,7 +24,9 @@ the same texts in eight wrong encodings (docs/benchmarks.md).
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Callable
 
 from charset_normalizer.md import mess_ratio
 
@@ -73,3 +75,103 @@ def garbage_share(text: str) -> float:
 def is_garbage(text: str) -> bool:
     """Whether ``text`` reads as binary data or encoding garbage (the module doc)."""
     return garbage_share(text) >= GARBAGE_SHARE
+
+
+
+# --- Words a poor OCR layer garbles ----------------------------------------------------
+#
+# A scan's text layer written by a poor OCR engine reads "tbe Comrnittee rnay ha\/e 1n":
+# mostly ASCII, so the mess ratio above finds nothing wrong; what is wrong is its words.
+# ``unknown_word_share`` is the share of a text's words that are not words of its
+# language. The language is told by its function words (``FUNCTION_WORDS``: at least
+# ``LANGUAGE_SHARE`` of the words; prose has 0.3-0.5 in its own language and under 0.05
+# in the others) and judged only where a list of that language's words is at hand (the
+# caller's ``words_of``: OCR uses Tesseract's own list of the pack that would read the
+# page): a text in a language without a list is never judged. Measured, and the
+# threshold that uses it chosen, by ``benchmarks/text_layer_quality.py``.
+
+# Fewer words than this say too little (a title page, a figure, a form).
+MIN_WORDS = 40
+# The first SAMPLE_WORDS words tell the language; when under CLEAN_SHARE of them are
+# unknown the page is clean (born-digital pages: median 0.05), and the rest is not read.
+SAMPLE_WORDS = 100
+CLEAN_SHARE = 0.1
+LANGUAGE_SHARE = 0.12
+# ISO 639-3 (Tesseract's pack names) -> the language's commonest short words.
+FUNCTION_WORDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in {
+    "eng": "the of and to in a is that for it as was with be by on not he this are or his "
+           "from at which but have an they you were her she there been all we their has "
+           "would when if so no will more can its into than them these may such other",
+    "deu": "der die und in den von zu das mit sich des auf für ist im dem nicht ein eine als "
+           "auch es an werden aus er hat dass sie nach wird bei einer um am sind noch wie "
+           "einem über einen so zum war haben nur oder aber vor zur bis",
+    "fra": "de la le et les des en un du une que est pour qui dans par sur au pas plus ne se "
+           "il ce sont avec ou son aux sa leur cette nous ses elle mais été ont comme",
+    "spa": "de la que el en y los del se las por un para con no una su al es lo como más "
+           "pero sus le ha me si sin sobre este ya entre cuando todo esta ser son dos",
+    "ita": "di e il la che in a per un del non le è della si una al con da dei sono gli "
+           "alla come nel più ha delle anche lo questo ma nella",
+    "por": "de a o que e do da em um para é com não uma os no se na por mais as dos como "
+           "mas foi ao ele das tem à seu sua ou ser quando muito nos já está",
+    "nld": "de en van het een in is dat op te zijn met voor niet aan er die door om ook als "
+           "bij maar nog wordt uit tot naar dan worden zo",
+}.items()}
+_LANGUAGES_OF: dict[str, tuple[str, ...]] = {}
+for _language, _words_of_language in FUNCTION_WORDS.items():
+    for _word in _words_of_language:
+        _LANGUAGES_OF[_word] = (*_LANGUAGES_OF.get(_word, ()), _language)
+# Characters a word's edges carry (quotes, brackets, sentence punctuation).
+_EDGE = "\"'“”‘’«»()[]{}<>.,;:!?¿¡*†‡§•·…–—"
+# A word is its parts joined by these (state-of-the-art, don't, and/or, e.g.).
+_JOINERS = re.compile(r"[-'’/.&\xad]")
+_WORD_TOKEN = re.compile(r"\S*[^\W\d_]\S*")
+_CASE_CHANGE = re.compile("[a-zß-öø-ÿ][A-ZÀ-ÖØ-Þ]")
+
+
+def text_language(tokens: list[str]) -> str | None:
+    """The language (a ``FUNCTION_WORDS`` key) whose function words are at least
+    ``LANGUAGE_SHARE`` of ``tokens``, the most if several; None if none is."""
+    shares = dict.fromkeys(FUNCTION_WORDS, 0)
+    for token in tokens:
+        for language in _LANGUAGES_OF.get(token.lower(), ()):
+            shares[language] += 1
+    best = max(shares, key=lambda language: shares[language])
+    return best if shares[best] >= LANGUAGE_SHARE * len(tokens) else None
+
+
+def is_known_word(token: str, words: frozenset[str]) -> bool:
+    """Whether a token (edges stripped) is a word of ``words`` (lower case): each
+    part between joiners a word, nothing but letters in it, and no change from lower
+    to upper case inside (``pesuZt``, ``SUNivors``)."""
+    if not (token.islower() or token.isupper() or token[1:].islower()) \
+            and _CASE_CHANGE.search(token):
+        return False
+    lowered = token.lower()
+    if lowered in words:
+        return True
+    parts = [part for part in _JOINERS.split(lowered) if part]
+    return len(parts) > 1 and all(part in words for part in parts)
+
+
+def unknown_word_share(text: str, words_of: Callable[[str], frozenset[str] | None]
+                       ) -> float | None:
+    """The share of ``text``'s words (tokens with a letter) that are not words of its
+    language (``words_of(language)``: that language's words, lower case), or None
+    where it is not measured: fewer than ``MIN_WORDS`` words, no language told (by the
+    first ``SAMPLE_WORDS``), or no list of its words. A text whose first
+    ``SAMPLE_WORDS`` words have under ``CLEAN_SHARE`` unknown is judged by them alone
+    (most pages: a page costs a tenth of a millisecond)."""
+    tokens = (match.group().strip(_EDGE) for match in _WORD_TOKEN.finditer(text))
+    sample = list(itertools.islice(tokens, SAMPLE_WORDS))
+    if len(sample) < MIN_WORDS or (language := text_language(sample)) is None:
+        return None
+    if not (words := words_of(language)):
+        return None
+    unknown = sum(not is_known_word(t, words) for t in sample)
+    if unknown < CLEAN_SHARE * len(sample):
+        return unknown / len(sample)
+    count = len(sample)
+    for token in tokens:
+        unknown += not is_known_word(token, words)
+        count += 1
+    return unknown / count

@@ -17,7 +17,7 @@ sys.path.insert(0, str(BENCHMARKS))
 import furniture_truth as ft  # noqa: E402
 import issue29_truth_check as check  # noqa: E402
 
-ISSUE39_SETS = ("issue39-a", "issue39-b")
+ISSUE39_SETS = ("issue39-a", "issue39-b", "issue39-c")
 ISSUE41_MANIFEST = BENCHMARKS / "data" / "issue41-unseen.csv"
 
 
@@ -44,8 +44,9 @@ def test_issue39_truth_matches_its_manifest(name):
 @pytest.mark.parametrize("name", ISSUE39_SETS)
 def test_issue39_sets_use_no_earlier_source(name):
     assert check.check_new_sources(name) == 0
-    a, b = (ft.manifest_rows(ft.HELDOUT_SETS[n].manifest) for n in ISSUE39_SETS)
-    assert not {row["repo"] for row in a} & {row["repo"] for row in b}
+    repos = {n: {row["repo"] for row in ft.manifest_rows(ft.HELDOUT_SETS[n].manifest)}
+             for n in ISSUE39_SETS}
+    assert all(not repos[name] & repos[other] for other in ISSUE39_SETS if other != name)
 
 
 @pytest.mark.parametrize("name", ISSUE39_SETS)

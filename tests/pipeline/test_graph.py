@@ -112,3 +112,27 @@ def test_settings_and_options_together_are_refused():
     settings = ragbeam.RunSettings(input=[str(SAMPLES / "faq.txt")])
     with pytest.raises(TypeError, match="not both"):
         ragbeam.IngestDocuments(settings, chunk_size=100)
+
+
+@pytest.mark.parametrize("options", [{}, {"embed_chunks": True}], ids=["default", "embed"])
+def test_failures_are_counted_in_the_stage_that_fails_them(options):
+    """The progress line's error count is ticked by a step fused into the stage that
+    failed the document. Counted after the Flatten of every stage's failures, a local
+    runner ran the count once all of them were done: "0 errors" until the run's end."""
+    pipeline = beam.Pipeline()
+    _ = pipeline | ragbeam.IngestDocuments(input=[str(SAMPLES / "faq.txt")], **options)
+    producers = {}
+    counters = []
+
+    class Visitor(beam.pipeline.PipelineVisitor):
+        def visit_transform(self, node):
+            for output in node.outputs.values():
+                producers[id(output)] = node
+            if "Count failures" in node.full_label:
+                counters.append(node)
+
+    pipeline.visit(Visitor())
+    assert len(counters) >= 4
+    for node in counters:
+        (source,) = node.inputs
+        assert not isinstance(producers[id(source)].transform, beam.Flatten), node.full_label

@@ -3,6 +3,7 @@ recycling, and the text-size limit, each followed by a normal document."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import threading
@@ -15,6 +16,7 @@ from reliability.hostile import pdf_with_pages, single_line_text, varied_page_te
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.extract.guards import extractor_string_limit
 from ragbeam.transforms.extract.isolation import (
+    CHILD_LOGGER,
     MIB,
     ExtractionMemoryExceeded,
     ExtractorCrashed,
@@ -288,3 +290,35 @@ def test_an_orphaned_child_stuck_in_native_code_dies_of_its_cpu_budget(corpus_di
     for path in leftovers:
         os.unlink(path)
     assert not alive, "orphaned extraction child still running 10 CPU seconds past its budget"
+
+
+def say_on_stderr(data: bytes, xhtml: str, metadata: dict) -> str:
+    """Run in the child (``then``): what PDFBox or pdfminer.six print while they parse."""
+    os.write(2, b"Could not get FontBBox from font descriptor\nsecond line\n")
+    return xhtml
+
+
+def test_what_a_child_prints_on_stderr_goes_to_the_log_not_the_terminal(monkeypatch, caplog):
+    """A run's terminal shows its own lines only (``-q``: one): Tika's and its parsers'
+    stderr (dozens of font warnings over real PDFs) is logged by the parent as the
+    ``tika`` logger's info, which ``-vv`` shows."""
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        filter(None, [tests, os.environ.get("PYTHONPATH")])))  # the child unpickles `then`
+    caplog.set_level(logging.INFO, logger=CHILD_LOGGER)
+    extractor = IsolatedExtractor(EMBEDDED, timeout_s=60)
+    try:
+        xhtml = extractor.extract((SAMPLES / "faq.txt").read_bytes(), "faq.txt",
+                                  then=say_on_stderr)
+        assert "Frequently asked questions" in xhtml
+        pid = extractor.pid
+    finally:
+        extractor.close()
+    for _ in range(500):  # the reader thread logs the lines as they come
+        if len(caplog.records) >= 2:
+            break
+        time.sleep(0.01)
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        (CHILD_LOGGER, logging.INFO,
+         f"extraction process {pid}: Could not get FontBBox from font descriptor"),
+        (CHILD_LOGGER, logging.INFO, f"extraction process {pid}: second line")]

@@ -4,7 +4,19 @@ recall over 1,087 texts are ``benchmarks/garbage_text.py``'s."""
 
 from __future__ import annotations
 
-from ragbeam.transforms.garbage import MAX_WINDOWS, WINDOW, _windows, garbage_share, is_garbage
+from made_documents import HARBOUR, HARBOUR_POOR
+
+from ragbeam.transforms.garbage import (
+    MAX_WINDOWS,
+    MIN_WORDS,
+    WINDOW,
+    _windows,
+    garbage_share,
+    is_garbage,
+    is_known_word,
+    text_language,
+    unknown_word_share,
+)
 
 from conftest import CORPUS, require_corpus
 
@@ -54,3 +66,41 @@ def test_a_long_text_costs_at_most_max_windows_and_a_garbage_part_counts_by_its_
     junk = bytes(range(128, 256)).decode("latin-1") * 100
     assert 0.2 < garbage_share(text[:40_000] + junk * 1) < 0.5
     assert garbage_share("") == 0.0 and not is_garbage("   ")
+
+
+# --- Words a poor OCR layer garbles (unknown_word_share) -------------------------------
+
+HARBOUR_WORDS = frozenset(w.strip(".,").lower() for w in HARBOUR.split()) | {"ha", "e"}
+
+
+def _english_only(language: str) -> frozenset[str] | None:
+    return HARBOUR_WORDS if language == "eng" else None
+
+
+def test_a_poor_ocr_layer_has_a_large_share_of_unknown_words_its_clean_text_none():
+    from ragbeam.transforms.extract.ocr import POOR_WORD_SHARE
+
+    assert unknown_word_share(HARBOUR, _english_only) == 0.0
+    assert unknown_word_share(HARBOUR_POOR, _english_only) > 2 * POOR_WORD_SHARE
+
+
+def test_words_are_their_parts_between_joiners_without_digits_marks_or_case_changes():
+    words = frozenset({"state", "of", "the", "art", "and", "or", "don", "t", "e", "g"})
+    for token in ("state-of-the-art", "and/or", "don't", "e.g", "STATE", "State"):
+        assert is_known_word(token, words), token
+    for token in ("1n", "st4te", "ha\\/e", "sTate", "stAte", "pesuZt", "and@or", "unknown"):
+        assert not is_known_word(token, words), token
+
+
+def test_only_a_language_with_a_word_list_and_enough_words_is_judged():
+    german = ("Die Hafenmeisterin prüfte jeden Kran am nördlichen Kai und stellte fest, dass "
+              "die Bremsen von zwei Kränen abgenutzt waren. Jeder Kran wurde geschmiert, und "
+              "seine Seile wurden unter Last geprüft, bevor die Schiffe einliefen. Der Pegel "
+              "an der Mole wurde gereinigt und für das neue Jahr geeicht.")
+    assert text_language(german.split()) == "deu"
+    assert unknown_word_share(german, _english_only) is None  # no German list here
+    assert unknown_word_share(" ".join(HARBOUR.split()[:MIN_WORDS - 1]), _english_only) is None
+    names = " ".join(["Aberdeen Bristol Cardiff Dundee Exeter"] * 10)  # no function words
+    assert text_language(names.split()) is None
+    assert unknown_word_share(names, _english_only) is None
+    assert text_language(HARBOUR_POOR.split()) == "eng"  # its short words survive

@@ -33,8 +33,6 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from ragbeam.transforms.charsets import SENTENCE_ENDS
-
 MIN_ENTRIES = 4
 MIN_REFERENCE_SHARE = 0.5
 MIN_ASCENDING_SHARE = 0.7
@@ -56,6 +54,7 @@ _CONTENTS_TITLE = re.compile(
 _REFERENCE = re.compile(r"[^\W\d_].*?[\s,.:]\s*(?P<refs>(?:\d{1,4}|[ivxlc]{1,6})"
                         r"(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)$")
 _ROMAN = re.compile(r"^[ivxlc]+$")
+_ROMAN_DIGITS = frozenset("ivxlc")
 _WORDISH = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -67,8 +66,13 @@ def is_contents_title(text: str) -> bool:
 def page_reference(text: str, max_page: int) -> tuple[int, bool] | None:
     """``(first page number, whether it is a list)`` of a line that ends in a page
     reference, or None. Roman numbers count as page 0 (front matter)."""
+    last = text.rstrip()[-1:]  # the line's last character once its spaces collapse
+    if not (last.isdecimal() or last in _ROMAN_DIGITS):
+        # _REFERENCE ends in a digit or a roman one (no sentence end); searching a line
+        # that does not costs a scan per letter of it (most lines of a document).
+        return None
     text = " ".join(text.split())
-    if not text or len(text) > MAX_ENTRY_CHARS or text[-1] in SENTENCE_ENDS:
+    if len(text) > MAX_ENTRY_CHARS:
         return None
     match = _REFERENCE.search(text)
     if match is None:

@@ -35,6 +35,7 @@ import heapq
 import json
 import math
 import re
+import string
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -306,17 +307,24 @@ def _is_capitals_heading(text: str) -> bool:
     return len(words) > 1 or len(text) >= MIN_SINGLE_WORD_CAPS
 
 
+_ASCII_LETTERS = string.ascii_letters.encode("ascii")
+
+
 def is_prose(text: str) -> bool:
     """Running text: enough words, mostly letters (not a row of numbers or codes). In
     scripts written without spaces every CJK character counts as a word."""
-    words = len(text.split())
+    tokens = text.split()
+    words = len(tokens)
     if words < MIN_PROSE_WORDS and not text.isascii():
         # Chinese and Japanese words average about two characters (Korean spaces them).
         words += len(_UNSPACED.findall(text)) // 2
     if words < MIN_PROSE_WORDS:
         return False
-    visible = len(text) - sum(map(str.isspace, text))
-    letters = sum(map(str.isalpha, text))  # a letter is never a space
+    visible = sum(map(len, tokens))  # the characters that are no space
+    if text.isascii():  # an ASCII letter is A–Z or a–z: deleted in one C call, counted
+        letters = len(text) - len(text.encode("ascii").translate(None, _ASCII_LETTERS))
+    else:
+        letters = sum(map(str.isalpha, text))  # a letter is never a space
     return letters >= MIN_PROSE_LETTER_SHARE * max(visible, 1)
 
 
@@ -895,7 +903,10 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     without an outline that describes the text, the paragraphs that read like section
     headings, and, where the lines carry their style, those set apart by their font
     (``headings.find_styled_headings``)."""
-    blocks = [_heading_block(pieces) for pieces in assembly.blocks]
+    texts = [" ".join([line.text for _, line in pieces]) for pieces in assembly.blocks]
+    prose = [is_prose(text) for text in texts]  # weighed once, for the blocks and the rows
+    blocks = [_heading_block(pieces, text, is_running)
+              for pieces, text, is_running in zip(assembly.blocks, texts, prose, strict=True)]
     found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
                               [pieces[0][1].page for pieces in assembly.blocks])
              if outline else None)
@@ -904,7 +915,7 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                           for _, line in pieces
                           if line.style is not None and line.kind is BlockKind.PARAGRAPH)
         if body is not None and layout is not None:
-            rows = RowIndex(assembly, layout, body)
+            rows = RowIndex(assembly, layout, body, prose)
             blocks = [replace(block, in_row=rows.shares_row(block.style),
                               in_margin=rows.in_margin(block.style),
                               page_height=rows.height(block.style))
@@ -956,10 +967,12 @@ def _join_division_titles(assembly: Assembly, found: dict[int, int]) -> dict[int
             if i - 1 not in joined}
 
 
-def _heading_block(pieces: list[tuple[str, CleanLine]]) -> HeadingBlock:
+def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
+                   ) -> HeadingBlock:
+    """A block as heading detection weighs it (``text``: its lines joined by spaces;
+    ``prose``: ``is_prose(text)``)."""
     first = pieces[0][1]
     paragraph = first.kind is BlockKind.PARAGRAPH
-    text = " ".join(line.text for _, line in pieces)
     candidate = (paragraph and not first.detached
                  and len(pieces) <= MAX_TITLE_LINES)
     styles = [line.style for _, line in pieces if line.style is not None and line.style.size]
@@ -967,7 +980,7 @@ def _heading_block(pieces: list[tuple[str, CleanLine]]) -> HeadingBlock:
     # a heading's second line with a word in a code font, says nothing of it).
     faces = {(s.bold, s.font) for s in styles if s.font}
     uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
-    return HeadingBlock(text if candidate else None, paragraph and is_prose(text), len(pieces),
+    return HeadingBlock(text if candidate else None, paragraph and prose, len(pieces),
                         first.style, uniform)
 
 
@@ -990,14 +1003,17 @@ class RowIndex:
     MIN_COLUMN_LINES = 5
     ROW_BAND = 16.0  # points: the cells of a page indexed by band
 
-    def __init__(self, assembly: Assembly, layout: PdfLayout, body: BodyStyle) -> None:
+    def __init__(self, assembly: Assembly, layout: PdfLayout, body: BodyStyle,
+                 block_prose: Sequence[bool] | None = None) -> None:
+        """``block_prose``: ``is_prose`` of each block's text, where the caller has it."""
         # Per page: (style, any width) for lines that are no prose, (style, narrow
         # only) for the other lines of short blocks.
         self.cells: dict[int, list[tuple[LineStyle, bool]]] = defaultdict(list)
         column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
         starts: dict[int, Counter[int]] = defaultdict(Counter)
-        for pieces in assembly.blocks:
-            prose = is_prose(" ".join(line.text for _, line in pieces))
+        for n, pieces in enumerate(assembly.blocks):
+            prose = (is_prose(" ".join(line.text for _, line in pieces)) if block_prose is None
+                     else block_prose[n])
             for _, line in pieces:
                 style = line.style
                 if style is None:

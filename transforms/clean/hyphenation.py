@@ -23,6 +23,7 @@ A soft hyphen (U+00AD) at the end of a line is always a break.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -58,9 +59,9 @@ def hyphen_lexicon(lines: Iterable[str]) -> Counter[str | tuple[str, str]]:
     asked = {(left.rsplit("-", 1)[-1], right.split("-", 1)[0]) for left, right in broken}
     asked = {(left, right) for left, right in asked if counts[left] > 1 and counts[right] > 1}
     if asked:
-        lefts = {left for left, _ in asked}
-        pairs = Counter((word, words[i + 1]) for i, word in enumerate(words[:-1])
-                        if word in lefts)
+        # Each two neighbouring words, kept where asked about (iterated in C: a long
+        # document's words are many).
+        pairs = Counter(filter(asked.__contains__, itertools.pairwise(words)))
         for pair in asked:  # the break itself is no evidence for its own two halves
             counts[pair] = pairs[pair] - broken[pair]
     return counts

@@ -39,6 +39,7 @@ hard-wrapped (code, logs, poetry, lists, tables), is kept as written.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
@@ -343,16 +344,17 @@ def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
         runs[-1].add(i, box, pitch(box))
     ends: dict[int, list[float]] = defaultdict(list)
     for box in boxes:
-        if box is not None:
+        if box is not None and box.x1 == box.x1:  # (NaN: near no edge, and unsortable)
             ends[box.page].append(box.x1)
+    for page_ends in ends.values():
+        page_ends.sort()
     columns: list[Column | None] = [None] * len(boxes)
     known: dict[int, list[Column]] = defaultdict(list)
     for run in (run.lines for run in runs):
         first = boxes[run[0]]
         column = _column_of([boxes[i] for i in run], [texts[i] for i in run], pitch(first))
-        if column is not None and sum(
-                abs(end - column.edge) <= EDGE_SLACK * pitch(first)
-                for end in ends[first.page]) >= MIN_MARGIN_LINES:
+        if column is not None and _ends_near(ends[first.page], column.edge,
+                                             EDGE_SLACK * pitch(first)) >= MIN_MARGIN_LINES:
             known[boxes[run[0]].page].append(column)
             for i in run:
                 columns[i] = column
@@ -367,6 +369,16 @@ def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
             for i in run:
                 columns[i] = alike[0]
     return columns
+
+
+def _ends_near(ends: list[float], edge: float, slack: float) -> int:
+    """How many of ``ends`` (sorted) lie within ``slack`` of ``edge``: those found by
+    bisection, each then tested as a scan over all would (the same floats; a page's
+    runs are many)."""
+    margin = abs(slack) + 1.0  # wider than rounding: the exact test below decides
+    low = bisect.bisect_left(ends, edge - margin)
+    high = bisect.bisect_right(ends, edge + margin)
+    return sum(abs(end - edge) <= slack for end in ends[low:high])
 
 
 class _Run:

@@ -57,6 +57,7 @@ _PS_TOKEN = re.compile(
     rf"|(?:{_PS_OPERATORS})(?![\w/])")
 _PS_FIRST = frozenset("/<>[]()+-.0123456789")
 _PS_WORDS = frozenset(_PS_OPERATORS.split("|"))
+_PS_WORD_PREFIX = max(map(len, _PS_WORDS)) + 1
 _PS_DELIMITER = re.compile(r"<<|>>|\b\d+ \d+ obj\b")
 _XMP_PACKET = re.compile(r"<\?xpacket|<x:xmpmeta|</x:xmpmeta")
 # XMP's own prefixes, as elements or declared: an XML sample in a document's text
@@ -96,7 +97,10 @@ def is_binary_line(line: str) -> bool:
 def is_dictionary_line(line: str) -> bool:
     """Only PDF/PostScript tokens (a line of numbers is one too: runs decide)."""
     stripped = line.strip()
-    if not stripped or not (stripped[0] in _PS_FIRST or stripped.split(None, 1)[0] in _PS_WORDS):
+    # The first word from the line's start only (splitting a long line copies all of it):
+    # an operator is shorter than the prefix, so a word the prefix cuts is none.
+    if not stripped or not (stripped[0] in _PS_FIRST
+                            or stripped[:_PS_WORD_PREFIX].split(None, 1)[0] in _PS_WORDS):
         return False  # the usual line, prose: no token can start it
     position = 0
     for match in _PS_TOKEN.finditer(stripped):
@@ -170,6 +174,8 @@ def _mark_runs(lines: Sequence[str], code: Sequence[bool], found: dict[int, str]
         if i < len(lines) and not code[i] and (i in found or test(lines[i])):
             run.append(i)
             continue
+        if not run:
+            continue  # the usual line: no run ends here
         own = [j for j in run if j not in found]
         if len(run) >= min_lines and own and accept(run):
             found.update(dict.fromkeys(own, rule))

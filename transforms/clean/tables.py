@@ -41,6 +41,7 @@ under the same header.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import statistics
@@ -137,6 +138,7 @@ class Table:
         return out
 
 
+@functools.lru_cache(maxsize=1 << 12)  # a run's cells are weighed again from each row
 def is_value(text: str) -> bool:
     """An amount, a percentage, a count, a dash or "n/a": what a table's value
     columns hold (a bare year is a header's, not a value)."""
@@ -172,6 +174,8 @@ def _rows(pieces: Sequence[Piece]) -> list[_Row]:
         else:
             rows.append(_Row([_Cell(piece.text, piece.x0, piece.x1, [piece.line])],
                              piece.top, piece.bottom, height))
+    if all(len(row.cells) < 2 for row in rows):
+        return rows  # no row of cells, no table (``_table_from``): nothing to weigh
     for row in rows:
         row.cells = _merged_cells(sorted(row.cells, key=lambda c: c.x0), row.height)
         for cell in row.cells:
@@ -387,7 +391,7 @@ def _prose_words(cell: str) -> bool:
     """Does a cell read like a piece of a sentence: two or more words, most of them
     in lower case, no figure ("records of such disposals and file peri-")?"""
     words = cell.split()
-    if len(words) < 2 or any(c.isdigit() for c in cell):
+    if len(words) < 2 or any(map(str.isdigit, cell)):
         return False
     return sum(1 for word in words if word.isalpha() and word.islower()) * 2 > len(words)
 
@@ -425,7 +429,6 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     if _line_numbers(first) and not any(is_value(cell) for row in body for cell in row[1:]):
         return False  # a transcript's or a contract's line numbers beside its text
     others = [cell for row in body for cell in row[1:] if cell]
-    values = [cell for cell in others if is_value(cell)]
     used = [c for c in range(1, len(grid[0])) if any(row[c] for row in body)]
     if used and _page_numbers([row[used[-1]] for row in body if row[used[-1]]]):
         return False  # a table of contents: titles and page numbers
@@ -445,4 +448,4 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     # under its header (a cover page's "Delaware | 94-1672743" over its captions is a
     # form; a header cut off from its table by a blank line is no table of its own).
     wide = sum(1 for row in body if sum(1 for cell in row if cell) >= MIN_TEXT_COLUMNS)
-    return bool(values) or wide >= MIN_TEXT_ROWS
+    return any(is_value(cell) for cell in others) or wide >= MIN_TEXT_ROWS

@@ -8,7 +8,8 @@ Two ways past a document that plain Tika leaves without text:
 
 * **OCR** (``OcrSettings``, embedded backend): after the ordinary extraction,
   PDF pages without a usable text layer (at most 10 usable characters, or more
-  than 30 % of them unmapped or garbage: ``ocr.text_layer_problem``) and images
+  than 30 % of them unmapped or garbage, or a scan's poor OCR layer:
+  ``ocr.text_layer_problem``) and images
   (PNG, JPEG, TIFF, …) are read by Tesseract, their text replacing the layer,
   page by page, in parallel, each page under a CPU-time limit (``ocr.py``).
   Documents that need none are extracted exactly as with OCR off, at no extra
@@ -38,13 +39,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragbeam.transforms.cores import available_cores
-from ragbeam.transforms.extract.layout import blank_pages
+from ragbeam.transforms.extract.layout import blank_pages, scanned_pages
 from ragbeam.transforms.extract.ocr import (
     AUTO_LANGUAGES,
     DEFAULT_PACK,
     OCR_PAGES_KEY,
     OCR_PENDING_KEY,
     OCR_REASONS_KEY,
+    POOR_LAYER_REASON,
     complete_ocr,
     ocr_candidates,
     pending_pages,
@@ -154,10 +156,21 @@ def with_ocr(data: bytes, xhtml: str, metadata: dict[str, list[str]],
 
 
 def _without_blank_pages(data: bytes, candidates: dict[int, str]) -> dict[int, str]:
-    """OCR candidates less the pages with nothing to read (``layout.blank_pages``); all
-    of them when PDFium cannot read the file (Tika could: OCR decides)."""
+    """OCR candidates less the pages with nothing to read (``layout.blank_pages``) and
+    the pages whose words read as a poor OCR layer but that are not scans
+    (``layout.scanned_pages``: such a page's text layer is its text); all of them when
+    PDFium cannot read the file (Tika could: OCR decides), but a poor layer's page."""
+    poor = [page for page, reason in candidates.items()
+            if reason.startswith(POOR_LAYER_REASON)]
     try:
-        blank = blank_pages(data, list(candidates))
+        scans = scanned_pages(data, poor) if poor else set()
+    except Exception:  # PDFium refuses the file: a page with a text layer keeps it
+        scans = set()
+    candidates = {page: reason for page, reason in candidates.items()
+                  if page in scans or page not in poor}
+    others = [page for page in candidates if page not in poor]
+    try:
+        blank = blank_pages(data, others) if others else set()
     except Exception:  # PDFium refuses a file Tika read: let OCR try every page
         return candidates
     return {page: reason for page, reason in candidates.items() if page not in blank}

@@ -263,13 +263,16 @@ class IsolatedExtractor:
             [sys.executable, "-m", "ragbeam.transforms.extract.isolation"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=env,
             # Its own process group: a Ctrl-C (SIGINT to the terminal's group) reaches
             # the launcher only, which ends its children (closes their stdin, or kills
             # them when interrupted: ``abort``); none prints a traceback of its own.
             process_group=0,
         )
-        assert proc.stdin is not None
+        assert proc.stdin is not None and proc.stderr is not None
+        threading.Thread(target=_log_child_output, args=(proc.stderr, proc.pid),
+                         name="ragbeam-extract-stderr", daemon=True).start()
         _write_message(proc.stdin, self._spec)
         self._proc = proc
         if self._memory_limit and (guard := process_guard()) is not None:
@@ -412,6 +415,21 @@ class IsolatedExtractor:
             proc.wait()
         self._forget(proc.pid)
         _close_pipes(proc)
+
+
+# What Tika, PDFBox and pdfminer.six print on a child's stderr ("Could not get FontBBox from font
+# descriptor …", dozens a run over real PDFs) is a library's noise to someone running
+# ragbeam, not the run's: it goes to this logger at info level (shown with -vv).
+CHILD_LOGGER = "tika"
+
+
+def _log_child_output(stream: BinaryIO, pid: int) -> None:
+    """Forward a child's stderr, line by line, until it exits (its reader thread)."""
+    log = logging.getLogger(CHILD_LOGGER)
+    with contextlib.suppress(OSError, ValueError), stream:
+        for line in iter(stream.readline, b""):
+            if text := line.decode("utf-8", "replace").rstrip():
+                log.info("extraction process %d: %s", pid, text)
 
 
 def _close_pipes(proc: subprocess.Popen[bytes]) -> None:

@@ -70,6 +70,10 @@ _FORM_OBJECT = 5
 # A page without text is worth OCR when an image covers this share of it, or when it
 # draws this many paths (text turned into outlines).
 MIN_OCR_IMAGE_SHARE = 0.02
+# A page is a scan when images cover this share of it: a scanner's page image covers
+# all of it (0.97-1.0 on the scans of benchmarks/text_layer_quality.py); born-digital
+# pages with a large picture reach 0.5-0.66 there (a slide, a register's map page).
+MIN_SCAN_IMAGE_SHARE = 0.9
 MIN_OCR_PATHS = 50
 MAX_BLANK_GLYPHS = OCR_AUTO_MAX_CHARS  # the OCR trigger's own "no text layer" count
 # PDFium gives a glyph it cannot map to Unicode as U+FFFD or as a control.
@@ -921,6 +925,29 @@ def blank_pages(data: bytes, pages: Sequence[int]) -> set[int]:
     finally:
         document.close()
     return blank
+
+
+def scanned_pages(data: bytes, pages: Sequence[int]) -> set[int]:
+    """Which of ``pages`` (1-based) are scans: images cover ``MIN_SCAN_IMAGE_SHARE``
+    of the page."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(data)
+    scans = set()
+    try:
+        for number in pages:
+            if not 0 < number <= len(document):
+                continue
+            page = document[number - 1]
+            try:
+                width, height = page.get_size()
+                if _image_share(pdfium.raw, page, width * height) >= MIN_SCAN_IMAGE_SHARE:
+                    scans.add(number)
+            finally:
+                page.close()
+    finally:
+        document.close()
+    return scans
 
 
 def _image_share(raw, page, area: float) -> float:

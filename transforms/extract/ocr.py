@@ -20,8 +20,12 @@ good ones it had (math, ligatures, form check boxes), and its text was then
 appended beside the text layer: born-digital pages were indexed twice, the
 second time with OCR errors. Such a page now keeps its text layer, and a page
 that is OCR'd loses nothing worth keeping, so its OCR text replaces the layer.
-Each document says which pages were OCR'd and why (``ocr_page_list``,
-``ocr_reasons``).
+A scan's poor OCR layer is not usable either: a page images cover
+(``layout.scanned_pages``) whose words are mostly unknown to its language's word
+list (``garbage.unknown_word_share`` with Tesseract's own list, ``pack_words``;
+``POOR_WORD_SHARE``) is read again, its layer replaced; a scan with a good layer,
+and any born-digital page, keeps its text. Each document says which pages were
+OCR'd and why (``ocr_page_list``, ``ocr_reasons``).
 
 Pages run in parallel, as many at once as the extraction pool has processes
 (``ocr_workers``), so a scan takes its page time divided by the cores.
@@ -94,7 +98,7 @@ from lxml import etree
 from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, CJK_SCRIPTS_CLASS
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT, OCR_UNAVAILABLE
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
-from ragbeam.transforms.garbage import is_garbage
+from ragbeam.transforms.garbage import is_garbage, unknown_word_share
 
 # Metadata keys (they reach documents.metadata, except OCR_PENDING_KEY).
 OCR_PAGES_KEY = "ocr_pages"
@@ -137,6 +141,16 @@ WHOLE_IMAGE = 0
 # reads it better than its text layer.
 OCR_AUTO_MAX_CHARS = 10
 OCR_MAX_BAD_SHARE = 0.30
+# A scan's page whose text layer has at least this share of words unknown to its
+# language's Tesseract word list (garbage.unknown_word_share) is read again by OCR: a
+# poor OCR layer. Chosen on benchmarks/text_layer_quality.py's labelled pages: real
+# poor layers score 0.29-0.52, good ones at most 0.25 (a 1977 page of letter-spaced
+# formulas); halfway between.
+POOR_WORD_SHARE = 0.27
+# Why such a page is OCR'd (the start of its reason); only a page an image covers
+# (layout.scanned_pages) is: a born-digital page of code, tables or references has
+# as many "unknown" words, and its text layer is the text.
+POOR_LAYER_REASON = "poor OCR layer"
 _GARBAGE = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0c"
                       "\x0e-\x1f\x7f-\x9f]")
 _PAGE_DIV = re.compile(r'<div class="page">')
@@ -233,6 +247,9 @@ class TextLayer:
     # Its text reads as binary data or encoding garbage (transforms/garbage.py): a
     # font whose map gives the wrong letters, every one of them "mapped".
     reads_as_garbage: bool = False
+    # The share of its words its language's word list does not know (None: not
+    # measured: few words, a language without a list, no Tesseract).
+    unknown_words: float | None = None
 
 
 def text_layer_problem(layer: TextLayer) -> str | None:
@@ -246,6 +263,9 @@ def text_layer_problem(layer: TextLayer) -> str | None:
                 f"{layer.chars} characters unmapped or garbage)")
     if layer.reads_as_garbage:
         return "unreadable text layer (it reads as encoding garbage)"
+    if layer.unknown_words is not None and layer.unknown_words >= POOR_WORD_SHARE:
+        return (f"{POOR_LAYER_REASON} ({round(100 * layer.unknown_words)} % of its words "
+                "unknown to its language's word list)")
     return None
 
 
@@ -271,7 +291,8 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "") -> list[TextLay
     # "unmapped" reads correctly. What the page's text shows as letters and digits was
     # read, whatever the count says.
     return [TextLayer(c, min(u, max(c - sum(map(str.isalnum, text)), 0)),
-                      len(_GARBAGE.findall(text)), is_garbage(html.unescape(text)))
+                      len(_GARBAGE.findall(text)), is_garbage(readable := html.unescape(text)),
+                      unknown_word_share(readable, pack_words))
             for c, u, text in zip(chars, unmapped, texts, strict=False)]
 
 
@@ -714,3 +735,38 @@ def _pages(pages: list[int], what: str = "page") -> str:
     if pages == [WHOLE_IMAGE]:
         return "the image"
     return f"{what}{'' if len(pages) == 1 else 's'} " + ", ".join(map(str, pages))
+
+
+@functools.cache
+def pack_words(pack: str) -> frozenset[str]:
+    """The words Tesseract's ``pack`` knows (its LSTM word list), in lower case; empty
+    where the pack or the tools that read it (``combine_tessdata``, ``dawg2wordlist``:
+    Debian's tesseract-ocr) are missing. Read once per process (~0.3 s for ``eng``)."""
+    if pack not in installed_packs():
+        return frozenset()
+    prefix = os.environ.get("TESSDATA_PREFIX") or _tessdata_dir()
+    if prefix is None:
+        return frozenset()
+    with tempfile.TemporaryDirectory(prefix="ragbeam-words-") as work_dir:
+        base = os.path.join(work_dir, f"{pack}.")
+        try:
+            subprocess.run(["combine_tessdata", "-u", os.path.join(prefix, f"{pack}.traineddata"),
+                            base], capture_output=True, timeout=60, check=True)
+            subprocess.run(["dawg2wordlist", base + "lstm-unicharset", base + "lstm-word-dawg",
+                            base + "words"], capture_output=True, timeout=60, check=True)
+            with open(base + "words", encoding="utf-8", errors="replace") as f:
+                return frozenset(line.strip().lower() for line in f if line.strip())
+        except (OSError, subprocess.SubprocessError):
+            return frozenset()
+
+
+@functools.cache
+def _tessdata_dir() -> str | None:
+    """Where Tesseract's packs are (``tesseract --list-langs`` names it)."""
+    try:
+        listed = subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True,
+                                timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r'"([^"]+)"', listed.stdout + listed.stderr)
+    return found.group(1) if found else None

@@ -134,3 +134,26 @@ def test_a_contents_title_heads_its_contents_only_whatever_the_next_heading_leve
     doc = _document([("Harbour", BlockKind.HEADING, 1), (PROSE_TEXT, BlockKind.PARAGRAPH, 0),
                      ("Cranes", BlockKind.HEADING, 2), (PROSE_TEXT, BlockKind.PARAGRAPH, 0)])
     assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Harbour", "Cranes")
+
+
+def test_page_reference_guard_skips_only_lines_the_pattern_cannot_match():
+    """``page_reference`` tests a line's last character before searching it (the search
+    scans once per letter of a line): every line it skips so, the pattern finds nothing
+    in; the lines it finds references in are still found."""
+    from ragbeam.transforms.clean import contents
+
+    lines = [*CONTENTS_PAGE, *STATEMENT, *INDEX_PAGE, "Preface ix", "Preface  ix  ",
+             "Chapter Two\u2003 14\u3000", "Figures \u0663", "Notes xvi.", "Item 1A. Risk 21 ",
+             "printing, 12, 45–47", "a", "", "   ", "Summary", "see p. 12.", "Anhang B 12\t",
+             "Kapitel ⅳ", "x 5", "5", "ends in c", "in v", "Appendix L", "Part ² 7²"]
+    skipped = 0
+    for line in lines:
+        last = line.rstrip()[-1:]
+        if not (last.isdecimal() or last in "ivxlc"):
+            skipped += 1
+            assert contents._REFERENCE.search(" ".join(line.split())) is None, line
+            assert page_reference(line, 500) is None
+    assert skipped >= 10
+    assert page_reference("Preface  ix  ", 500) == (0, False)
+    assert page_reference("Chapter Two\u2003 14\u3000", 500) == (14, False)
+    assert page_reference("printing, 12, 45–47", 500) == (12, True)

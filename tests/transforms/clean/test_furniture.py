@@ -650,3 +650,96 @@ def test_chapter_openings_set_in_display_type_stay_whatever_stands_beside_them()
 
     removed = _removed_placed([page(p) for p in range(6)])
     assert [text for _, text in removed] == ["The Harbour Handbook"] * 6
+
+
+def test_page_rows_group_as_same_row_does():
+    """``page_rows`` tests a line against its row's first line inline; the rows are the
+    ones ``same_row`` makes, skipped and unplaced lines left out."""
+    import random
+
+    from ragbeam.transforms.clean.furniture.lines import outer_rows, page_rows, same_row
+
+    rng = random.Random(11)
+    for _ in range(200):
+        lines = []
+        for _ in range(rng.randrange(0, 25)):
+            top = rng.choice([rng.uniform(0, 800), 100.0, 100.3, 101.7])
+            box = (rng.uniform(0, 300), top, rng.uniform(300, 600), top + rng.choice(
+                [0.0, 0.5, 10.0, rng.uniform(0, 14)]))
+            lines.append(PageLine("x", box=None if rng.random() < 0.1 else box,
+                                  rotated=rng.random() < 0.05))
+        skip = {i for i in range(len(lines)) if rng.random() < 0.2}
+        expected: list[list[int]] = []
+        for i, line in enumerate(lines):
+            if line.box is not None and not line.rotated and i not in skip:
+                if expected and same_row(lines[expected[-1][0]].box, line.box):
+                    expected[-1].append(i)
+                else:
+                    expected.append([i])
+        assert page_rows(lines, skip) == expected
+        left = [i for i in range(len(lines)) if i not in skip]
+        ends = ((expected[0], left[0]), (expected[-1], left[-1])) if expected and left else ()
+        assert outer_rows(lines, skip) == [row for row, outer in ends
+                                           if lines[outer].box is not None]
+
+
+def test_a_statements_head_block_under_the_running_head_goes_on_the_pages_it_heads():
+    """A filing's notes repeat their head block under the running head on a run of pages
+    (fewer than half): "Harbour Holdings and Subsidiaries" / "Notes to the Financial
+    Statements" / "(Continued)". Only its first line is at the page's very edge; the
+    edge is read again past the template found, so the block goes line by line. The
+    body under it stays."""
+    block = ["Harbour Holdings and Subsidiaries", "Notes to the Financial Statements",
+             "(Continued)"]
+
+    def page(p: int) -> list[PageLine]:
+        heads = [_at(text, 42.0 + 11 * k, 200.0, 400.0) for k, text in enumerate(block)]
+        return [_at("Annual Report 2024", 30.0, 72.0, 160.0), *(heads if 6 <= p <= 10 else ()),
+                *_body_at(p), _at(str(p + 1), 760.0, 300.0, 310.0)]
+
+    pages = [page(p) for p in range(12)]
+    removed = _removed_placed(pages)
+    assert all((p, text) in removed for p in range(6, 11) for text in block)
+    assert not any(text in body(p) for p, text in removed)
+
+
+def test_a_foot_under_figure_labels_tika_gives_last_goes_on_every_page():
+    """A data sheet's three-line foot, and on half the pages a figure's labels that
+    PDFium did not place and Tika gives after it: the edge band is counted past such
+    lines, so the foot stands at the edge there too (not in the middle, as body)."""
+    foot = ["Rev. 1.2, 23-Nov-16 {n} Document Number: 84304",
+            "For technical questions, contact: support@harbour.example",
+            "THIS DOCUMENT IS SUBJECT TO CHANGE WITHOUT NOTICE"]
+
+    def page(p: int) -> list[PageLine]:
+        lines = [*_body_at(p), *(_at(text.format(n=p + 1), 740.0 + 11 * k)
+                                 for k, text in enumerate(foot))]
+        if p % 2:
+            lines += [PageLine(f"{_WORDS[p]} pin"), PageLine(f"{_WORDS[p]} bus")]
+        return lines
+
+    pages = [page(p) for p in range(6)]
+    removed = _removed_placed(pages)
+    assert all((p, text.format(n=p + 1)) in removed for p in range(6) for text in foot)
+    assert not any(text.endswith(("pin", "bus")) for _, text in removed)
+
+
+def test_margin_text_goes_with_its_unplaced_last_piece_though_tika_gives_the_folio_first():
+    """A standards body's statement down the margin: Tika gives the folio, the two
+    pieces PDFium places turned in the margin, and the last piece it does not place
+    ("IST.SP.800-207", longer than a glyph cluster). Assembled without the folio (a page
+    number level in the text frame is the page's), the pieces recur on every page: the
+    last piece goes too. The number cited in the text stays."""
+    def page(p: int) -> list[PageLine]:
+        return [_at("NIST SP 800-207 ZERO TRUST ARCHITECTURE", 38.0),
+                _at(str(p + 1), 733.0, 303.0, 309.0),
+                _at("This publication is available free of charge from", 120.0, 20.0, 26.0,
+                    rotated=True),
+                _at(": https://doi.org/10.6028/N", 160.0, 20.0, 26.0, rotated=True),
+                PageLine("IST.SP.800-207"), *_body_at(p)]
+
+    pages = [page(p) for p in range(6)]
+    pages[3].insert(8, _at("See NIST.SP.800-207 for the architecture.", 300.0))
+    removed = _removed_placed(pages)
+    assert all((p, "IST.SP.800-207") in removed for p in range(6))
+    assert (3, "See NIST.SP.800-207 for the architecture.") not in removed

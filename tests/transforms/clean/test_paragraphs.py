@@ -210,3 +210,20 @@ def test_one_pair_run_together_is_found_by_the_document_s_own_words(tmp_path):
     path.write_bytes(_one_line_pdf(body + b"\n" + squeezed))
     text = ragbeam.chunk_file(path).text
     assert "Transport layer and network layer." in text, text
+
+
+def test_ends_near_counts_as_the_scan_over_all_ends():
+    """``text_columns`` counts a page's line ends near a column's edge by bisection;
+    it must count what testing every end counts, floats at the boundary included."""
+    import random
+
+    from ragbeam.transforms.clean.linejoin import _ends_near
+
+    rng = random.Random(7)
+    for _ in range(300):
+        ends = sorted(rng.choice([rng.uniform(0, 600), round(rng.uniform(0, 600), 1),
+                                  300.0 + rng.choice([-2.4, 2.4, 2.4000000000000004, 0.0])])
+                      for _ in range(rng.randrange(0, 40)))
+        edge = rng.choice([300.0, rng.uniform(0, 600), *(ends[:1] or [0.0])])
+        slack = rng.choice([2.4, 0.0, rng.uniform(0, 20), float("inf")])
+        assert _ends_near(ends, edge, slack) == sum(abs(end - edge) <= slack for end in ends)

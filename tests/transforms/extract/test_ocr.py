@@ -4,12 +4,18 @@ where their text goes, what the metadata says. Tesseract itself runs in
 
 from __future__ import annotations
 
+import pytest
+from made_documents import HARBOUR, HARBOUR_POOR
+
 from ragbeam.transforms.extract.ocr import (
+    POOR_LAYER_REASON,
+    POOR_WORD_SHARE,
     WHOLE_IMAGE,
     PageText,
     TextLayer,
     merge_ocr,
     ocr_candidates,
+    pack_words,
     page_texts,
     pages_needing_ocr,
     pending_pages,
@@ -17,6 +23,7 @@ from ragbeam.transforms.extract.ocr import (
     text_layers,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
+from ragbeam.transforms.garbage import unknown_word_share
 
 THREE_PAGES = ('<html xmlns="http://www.w3.org/1999/xhtml"><head><title>t</title></head><body>'
                '<div class="page"><p>First page text.</p></div>'
@@ -57,6 +64,28 @@ def test_the_text_layer_quality_score():
         "unreadable text layer (31 % of 100 characters unmapped or garbage)")
     assert text_layer_problem(TextLayer(15, 5)) == "no text layer (10 usable characters)"
     assert text_layer_problem(TextLayer(0)) == "no text layer (0 usable characters)"
+
+
+def test_a_layer_whose_words_read_as_a_poor_ocr_layer_is_a_problem():
+    assert text_layer_problem(TextLayer(900, unknown_words=POOR_WORD_SHARE - 0.01)) is None
+    assert text_layer_problem(TextLayer(900, unknown_words=None)) is None
+    problem = text_layer_problem(TextLayer(900, unknown_words=0.4))
+    assert problem == (f"{POOR_LAYER_REASON} (40 % of its words unknown to its language's "
+                       "word list)")
+
+
+def test_tesseract_s_word_list_tells_a_poor_ocr_layer_from_its_clean_text():
+    """With the installed ``eng`` pack's own word list (what OCR reads it with)."""
+    if not pack_words("eng"):
+        pytest.skip("Tesseract's eng pack (and combine_tessdata, dawg2wordlist) missing")
+    assert len(pack_words("eng")) > 100_000 and "harbour" in pack_words("eng")
+    assert unknown_word_share(HARBOUR, pack_words) < 0.1
+    assert unknown_word_share(HARBOUR_POOR, pack_words) > POOR_WORD_SHARE
+    xhtml = THREE_PAGES.replace("Third page text.", HARBOUR_POOR).replace(
+        "First page text.", HARBOUR)
+    metadata = _pdf_metadata([len(HARBOUR), 0, len(HARBOUR_POOR)], [0, 0, 0])
+    reasons = ocr_candidates(metadata, "auto", xhtml)
+    assert list(reasons) == [2, 3] and reasons[3].startswith(POOR_LAYER_REASON)
 
 
 def test_characters_nothing_reads_count_against_a_page_from_its_own_text():

@@ -10,6 +10,7 @@ own PDFs (``benchmarks/scanned_pdf.py``).
 from __future__ import annotations
 
 import contextlib
+import html
 import importlib.util
 import io
 import json
@@ -21,6 +22,7 @@ import sys
 import time
 
 import pytest
+from made_documents import HARBOUR_LINES, HARBOUR_POOR, LayeredPage, pdf_with_layers
 from reliability.hostile import pdf_with_pages
 
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
@@ -35,6 +37,7 @@ from ragbeam.transforms.extract.backends import (
     pdf_fallback,
 )
 from ragbeam.transforms.extract.document import EmptyDocumentError, build_extracted_document
+from ragbeam.transforms.extract.ocr import POOR_LAYER_REASON, page_texts
 from ragbeam.transforms.types import FetchedFile, SourceFile
 
 from conftest import REPO, SAMPLES, TEST_EXTRACT_TIMEOUT
@@ -272,6 +275,33 @@ def test_a_garbage_text_layer_is_replaced_by_the_pages_ocr_text(ocr_tika):
     start = doc.text.index("harbour master")
     assert doc.pages_of(start, start + 5) == (2, 2)
     assert doc.text.count("harbour master") == 1
+
+
+DOCK_LINES = ("The dock office keeps a record of every ship that enters",
+              "the harbour, and of the cargo it carries. Each morning the",
+              "clerk writes down the names of the vessels waiting outside",
+              "the breakwater, and the pilots are sent to them in the order",
+              "in which they arrived, unless the harbour master decides",
+              "that a ship with a perishable cargo should go first.")
+
+
+def test_a_poor_ocr_layer_is_read_again_a_good_one_and_born_digital_text_are_kept(ocr_tika):
+    """Page 1: a scan whose OCR layer is good (one slip, 'arrlved', which stays: no OCR
+    cost); page 2: a scan whose layer is poor (read again, the layer replaced); page
+    3: born-digital text as garbled as page 2's layer, but no scan: its text is the text."""
+    good_layer = " ".join(DOCK_LINES).replace("arrived", "arrlved")
+    data = pdf_with_layers([LayeredPage(good_layer, DOCK_LINES),
+                            LayeredPage(HARBOUR_POOR, HARBOUR_LINES),
+                            LayeredPage(HARBOUR_POOR)])
+    xhtml, metadata = ocr_tika.extract(data, "layers.pdf")
+    assert metadata["ocr_page_list"] == ["2"]
+    reasons = json.loads(metadata["ocr_reasons"][0])
+    assert list(reasons) == ["2"] and reasons["2"].startswith(POOR_LAYER_REASON)
+    pages = [_words(html.unescape(text)) for text in page_texts(xhtml)]
+    assert "arrlved" in pages[0]
+    assert "Comrnittee" not in pages[1] and HARBOUR_LINES[0] in pages[1]
+    assert "committee may have to decide" in pages[1]
+    assert "Tbe harbour rnaster" in pages[2]
 
 
 def test_ocr_off_and_documents_that_need_no_ocr_are_extracted_as_before(corpus_dir):

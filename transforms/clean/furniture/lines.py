@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
@@ -234,12 +234,19 @@ def page_rows(lines: Sequence[PageLine], skip: set[int] | frozenset[int] = froze
               ) -> list[list[int]]:
     """The placed level lines of a page in edge order but ``skip``, in rows."""
     rows: list[list[int]] = []
+    first: Box = (0.0, 0.0, 0.0, 0.0)  # the box of the current row's first line
+    tolerance = 2 * ROW_TOLERANCE
     for i, line in enumerate(lines):
-        if line.box is not None and not line.rotated and i not in skip:
-            if rows and same_row(lines[rows[-1][0]].box, line.box):
+        box = line.box
+        if box is not None and not line.rotated and i not in skip:
+            # ``same_row(first, box)``, inline: this runs for every line of every page,
+            # several times a document.
+            if rows and (abs(first[1] + first[3] - box[1] - box[3])
+                         <= tolerance * max(min(first[3] - first[1], box[3] - box[1]), 1.0)):
                 rows[-1].append(i)
             else:
                 rows.append([i])
+                first = box
     return rows
 
 
@@ -264,15 +271,25 @@ def row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
     return row
 
 
-def outer_rows(lines: Sequence[PageLine], p: int, furniture: set[Hit]) -> list[list[int]]:
+def outer_rows(lines: Sequence[PageLine], furniture: set[int] | frozenset[int]
+               ) -> list[list[int]]:
     """The top and the bottom row of what is left of a page (``lines`` in edge order)
-    where its outermost line is placed."""
-    left = [i for i in range(len(lines)) if (p, i) not in furniture]
-    if not left:
+    but its ``furniture`` (line indexes) where its outermost line is placed."""
+    first = next((i for i in range(len(lines)) if i not in furniture), None)
+    if first is None:
         return []
-    rows = page_rows(lines, {i for i in range(len(lines)) if (p, i) in furniture})
-    ends = ((rows[0], left[0]), (rows[-1], left[-1])) if rows else ()
+    last = next(i for i in range(len(lines) - 1, -1, -1) if i not in furniture)
+    rows = page_rows(lines, furniture)
+    ends = ((rows[0], first), (rows[-1], last)) if rows else ()
     return [row for row, outer in ends if lines[outer].box is not None]
+
+
+def lines_by_page(hits: Iterable[Hit]) -> dict[int, set[int]]:
+    """Hits as each page's line indexes (pages without any left out)."""
+    by_page: defaultdict[int, set[int]] = defaultdict(set)
+    for p, i in hits:
+        by_page[p].add(i)
+    return dict(by_page)
 
 
 def same_slot(line: PageLine, box: Box, size: float) -> bool:
@@ -299,6 +316,7 @@ def body_size(pages: Sequence[Sequence[PageLine]]) -> float:
     return weights.most_common(1)[0][0] if weights else 0.0
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a head's pieces are read again as runs grow
 def letters(text: str) -> str:
     """A line's letters, case-folded: what survives of a head Tika cut into glyph
     clusters ("A" / "gyem" / "an-D" / "uah" …)."""

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
+    MIN_FRAME_LINE_CHARS,
     Hit,
     PageLine,
     letters,
@@ -96,13 +97,8 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
     firsts = {key[0] for key in keys}
     out: set[Hit] = set()
     for p, lines in enumerate(pages):
-        cut: dict[int, str | None] = {}
-
-        def letters_of(k: int, lines: Sequence[PageLine] = lines,
-                       cut: dict[int, str | None] = cut) -> str | None:
-            if k not in cut:
-                cut[k] = letters(lines[k].text) if lines[k].removable else None
-            return cut[k]
+        def letters_of(k: int, lines: Sequence[PageLine] = lines) -> str | None:
+            return letters(lines[k].text) if lines[k].removable else None
 
         i = 0
         while i < len(lines):
@@ -138,6 +134,13 @@ def _squeezed(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
+def _in_frame(line: PageLine, frame: tuple[float, float] | None) -> bool:
+    """Placed level within the text frame's sides: where the body stands."""
+    box = line.box
+    return (box is not None and not line.rotated and frame is not None
+            and box[2] > frame[0] and box[0] < frame[1])
+
+
 def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
                          frame: tuple[float, float] | None) -> set[Hit]:
     """Margin text assembled before it is judged: a run of pieces in Tika's order around
@@ -153,8 +156,12 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
             continue  # a run is around a stamp piece
         def piece(k: int, lines: Sequence[PageLine] = lines, p: int = p) -> bool:
             text = lines[k].text.strip()
-            return (p, k) in stamps or (lines[k].removable and " " not in text
-                                        and 0 < len(text) <= MAX_STAMP_PIECE_CHARS)
+            # Short and unspaced, or unplaced and shorter than a line of text; never
+            # the page's number level in the frame (Tika gives the folio beside it).
+            return (p, k) in stamps or (lines[k].removable and bool(text) and (
+                (len(text) <= MAX_STAMP_PIECE_CHARS and " " not in text)
+                or (lines[k].box is None and len(text) < MIN_FRAME_LINE_CHARS))
+                and not (_in_frame(lines[k], frame) and page_number_value(text)))
 
         i = 0
         while i < len(lines):
@@ -184,9 +191,7 @@ def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
             if (p, i) in stamps or (p, i) in found or not line.removable \
                     or " " in line.text.strip():
                 continue
-            box = line.box
-            if box is not None and not line.rotated and frame is not None \
-                    and box[2] > frame[0] and box[0] < frame[1]:
+            if _in_frame(line, frame):
                 continue  # level, in the text frame: the body's
             piece = _squeezed(line.text)
             if len(piece) >= MIN_VERTICAL_CHARS and any(

@@ -21,12 +21,12 @@ from ragbeam.transforms.clean.furniture.lines import (
     Box,
     Hit,
     PageLine,
-    band,
     body_size,
     head_number,
     is_companion,
     is_data_row,
     line_shape,
+    lines_by_page,
     outer_rows,
     page_number_value,
     row_beside,
@@ -40,7 +40,7 @@ SECTION_RUN_PAGES = 3  # a head that changes with the section: pages in a row at
 # Body after all: the middle of the pages says it on one page for every this many that
 # carry it at an edge (a cover's title does not save a head on 30 pages).
 EDGE_PAGES_PER_MIDDLE_PAGE = 4
-MAX_BLOCK_LINES = 12  # bands that are all template grow inward up to this
+MAX_BLOCK_LINES = 12  # an edge read again past its template: up to this deep
 MAX_CHANGING_NUMBERS = 2  # a head's: the page's, a chapter's; more is a table's rows
 SLOT_PAGE_SHARE = 0.25  # of the pages (of its parity) template lines stand in a slot on
 PLACE_DRIFT_POINTS = 6.0  # a repeated line drifting more moves with the text
@@ -48,6 +48,7 @@ MIN_REPEATED_BLOCK_LINES = 3  # drifting lines that stand as one block (a letter
 MIN_SIDE_GAP = 6.0  # points beside the text frame: the side margin
 HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
 DISPLAY_SIZE_RATIO = 1.5  # …in display type
+_NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,17 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
     body = body_size(pages) if body is None else body
     side = _side_lines(pages, frame, page_sizes)
-    groups = _text_groups_grown(pages, side, page_sizes, numbers, body)
-    found = members(groups) | numbers
+    # Each page's edge read again past the template found so far: a head block deeper
+    # than the band, its next lines at the very edge.
+    template = set(numbers)
+    # Each page's text extents by the lines left out of it: a reading past more of the
+    # template changes those of a few pages only, and the others are not worked out again.
+    extents: _ExtentCache = {}
+    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents)
+        if (found := members(groups) | numbers) == template:
+            break
+        template = found
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
     found = members(groups) | numbers
@@ -105,45 +115,41 @@ def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
 # --- text groups -----------------------------------------------------------------
 
 
-def _text_groups_grown(pages: Sequence[Sequence[PageLine]], side: list[set[int]],
-                       page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
-                       body: float) -> list[TemplateGroup]:
-    """Text groups, with each page's edge band grown inward while it is all template."""
-    depths = [[RUNNING_TEXT_BAND, RUNNING_TEXT_BAND] for _ in pages]
-    groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
-    for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND):
-        template = members(groups) | numbers
-        grown = False
-        for p, lines in enumerate(pages):
-            top, bottom = depths[p]
-            if top + bottom < len(lines):  # else the band covers the page
-                for end, lines_in in ((0, range(top)), (1, range(len(lines) - bottom,
-                                                                 len(lines)))):
-                    if all((p, i) in template for i in lines_in):
-                        depths[p][end] += 1
-                        grown = True
-        if not grown:
-            break
-        groups = _text_groups(pages, side, page_sizes, depths, numbers, body)
-    return groups
+def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
+                known: set[Hit]) -> set[int]:
+    """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
+    template at that edge and the line inward of it; lines PDFium did not place (figure
+    labels Tika gives after the foot) come with them uncounted."""
+    lines = pages[p]
+    placed = any(line.box is not None for line in lines)
+    out: set[int] = set()
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
+        left, outside = depth, True
+        for i in order:
+            if left <= 0:
+                break
+            out.add(i)
+            outside = outside and (p, i) in known
+            left -= not (placed and lines[i].box is None) and not (outside and left == 1)
+    return out
 
 
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
-                 page_sizes: Sequence[tuple[float, float]] | None,
-                 depths: Sequence[Sequence[int]], numbers: set[Hit], body: float
-                 ) -> list[TemplateGroup]:
-    """Lines of one abstracted text in the edge bands (``depths`` lines deep) or side
-    margins that recur as template text does."""
+                 page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
+                 body: float, template: set[Hit],
+                 extent_cache: _ExtentCache | None = None) -> list[TemplateGroup]:
+    """Lines of one abstracted text in the edge bands or side margins (read inward of
+    the ``template`` found) that recur as template text does (``extent_cache``: the
+    pages' text extents from an earlier call on the same pages)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
-        top, bottom = depths[p]
-        edge = {*range(min(top, len(lines))), *range(max(0, len(lines) - bottom), len(lines))}
+        edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
         bands.append(edge)
-        extreme = set(band(len(lines), EXTREME_BAND))
+        extreme = _from_edges(pages, p, EXTREME_BAND, template)
         width = _page_size(page_sizes, p)[0]
         for i in edge | side_lines[p]:
             line = lines[i]
@@ -201,7 +207,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
-    extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]})
+    extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
+                            extent_cache)
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ())) * EDGE_PAGES_PER_MIDDLE_PAGE
                                      >= len(edge_pages[key])):
@@ -264,16 +271,27 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
     return 2 * alone > len(hits)
 
 
-def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit]
-                  ) -> list[list[tuple[float, float]]]:
+_ExtentCache = dict[tuple[int, frozenset[int]], list[tuple[float, float]]]
+
+
+def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit],
+                  cache: _ExtentCache | None = None) -> list[list[tuple[float, float]]]:
     """Each page's placed level lines but ``outside`` and its outermost rows (where
-    furniture may stand): (top, bottom), by top."""
+    furniture may stand): (top, bottom), by top (``cache``: a page's, by the page and
+    the lines left out of it, from an earlier call on the same pages)."""
     extents = []
+    outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
-        edges = {i for row in outer_rows(lines, p, outside) for i in row}
-        extents.append(sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
-                              if line.box is not None and not line.rotated
-                              and (p, i) not in outside and i not in edges))
+        skip = frozenset(outside_by_page.get(p, _NONE))
+        known = cache.get((p, skip)) if cache is not None else None
+        if known is None:
+            edges = {i for row in outer_rows(lines, skip) for i in row}
+            known = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
+                           if line.box is not None and not line.rotated
+                           and i not in skip and i not in edges)
+            if cache is not None:
+                cache[(p, skip)] = known
+        extents.append(known)
     return extents
 
 
@@ -436,8 +454,11 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     lines, alone on their row, sharing a place with their texts recurring in it (a
     section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
+    template_by_page = lines_by_page(template)
+    template_rows = [outer_rows(lines, template_by_page.get(p, _NONE))
+                     for p, lines in enumerate(pages)]
     for p, lines in enumerate(pages):
-        for edge in outer_rows(lines, p, template):
+        for edge in template_rows[p]:
             outer.extend((p, i, lines[i]) for i in edge
                          if (p, i) not in template and lines[i].box is not None
                          and is_companion(lines[i]))
@@ -456,8 +477,11 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     n_odd = (len(pages) + 1) // 2
     for p, i, line in outer:
         top = round(line.box[1])
-        on_pages = {q for key in range(top - 2, top + 3) for q, box, size in slots.get(key, ())
-                    if q != p and same_slot(line, box, size)}
+        on_pages: set[int] = set()  # a page found once is not tested again
+        for key in range(top - 2, top + 3):
+            for q, box, size in slots.get(key, ()):
+                if q != p and q not in on_pages and same_slot(line, box, size):
+                    on_pages.add(q)
         # A slot of one parity's pages (a recto head's) needs its share of those pages.
         parities = {q % 2 for q in on_pages} | {p % 2}
         share = len(pages) if len(parities) > 1 else n_odd if p % 2 == 0 else len(pages) - n_odd
@@ -468,8 +492,11 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     # Slots of their own: lines on a page's very first or last row (nothing of the page
     # beyond them) that share a place, each text recurring there on another page.
     # Alone on their row but for template lines (a table's top row has its cells).
+    taken = lines_by_page(template | found)
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
-            for edge in outer_rows(lines, p, template | found) for i in edge
+            for edge in (template_rows[p]
+                         if taken.get(p, _NONE) == template_by_page.get(p, _NONE)
+                         else outer_rows(lines, taken.get(p, _NONE))) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
