@@ -50,16 +50,11 @@ def headings_after_label(label: str, heading_path: Sequence[str]) -> list[str]:
     """The headings of a chunk's header after its document label: the path less its
     leading headings that restate the label (a report's title printed again as its
     first heading) and less a heading repeated at once."""
-    parts: list[str] = []
     said = _folded(label)
-    leading = True
-    for heading in heading_path:
-        if leading and said and _folded(heading) in said:
-            continue
-        leading = False
-        if not parts or parts[-1] != heading:
-            parts.append(heading)
-    return parts
+    start = 0
+    while said and start < len(heading_path) and _folded(heading_path[start]) in said:
+        start += 1
+    return _without_repeats(heading_path[start:])
 
 
 def _without_repeats(headings: Sequence[str]) -> list[str]:
@@ -102,8 +97,8 @@ def context_parts(context: str, heading_path: Sequence[str]) -> tuple[str, list[
 
 
 def short_context(context: str, heading_path: Sequence[str]) -> str:
-    """The header the retrievers see: the document label and the nearest heading (not
-    the whole path), then the table lines (``"Apple Inc. · Form 10-Q · … > Gross
+    """The header the dense model sees: the document label and the nearest heading
+    (not the whole path), then the table lines (``"Apple Inc. · Form 10-Q · … > Gross
     Margin"``)."""
     label, headings, lines = context_parts(context, heading_path)
     path_line = CONTEXT_SEPARATOR.join(part for part in (label, *headings[-1:]) if part)
