@@ -22,12 +22,13 @@ from typing import Any
 
 from ragbeam.pipeline.config import ExtractOptions
 from ragbeam.transforms.chunk.base import ChunkOptions
-from ragbeam.transforms.chunk.records import chunk_context, embed_text_for, without_navigation
+from ragbeam.transforms.chunk.records import chunk_context, without_navigation
 from ragbeam.transforms.chunk.sizing import SIZE_UNITS
 from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 from ragbeam.transforms.chunk.table import with_table_headers
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import DEFAULT_MODEL
+from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 from ragbeam.transforms.extract.markdown import parse_markdown_blocks
 from ragbeam.transforms.extract.single_file import read_local_file
 from ragbeam.transforms.route.router import RouteOptions, route_document
@@ -48,8 +49,10 @@ class TextChunk:
     ``source_text`` is the string given to ``chunk_text``, or ``ChunkedFile.text``
     (the cleaned document text) for ``chunk_file``. ``parent`` is the ``index`` of
     the enclosing chunk (``parent_child``); ``context`` is the title and heading
-    path, and ``embed_text`` what an embedder should see (context, then text, no
-    heading twice). ``size`` is in the requested unit.
+    path, ``embed_text`` what ragbeam's dense model embeds (the document label and the
+    nearest heading, then the text) and ``sparse_text`` what its BM25 / sparse vector
+    index (the whole context, then the text): ``transforms/embed/text.py`` says why.
+    Neither repeats the heading the text starts with. ``size`` is in the requested unit.
     """
 
     index: int
@@ -63,6 +66,7 @@ class TextChunk:
     heading_path: tuple[str, ...] = ()
     context: str = field(default="", repr=False)
     embed_text: str = field(default="", repr=False)
+    sparse_text: str = field(default="", repr=False)
     page_start: int | None = None
     page_end: int | None = None
 
@@ -160,7 +164,9 @@ def _chunk(doc: Document, strategy: str, options: ChunkOptions, params: Mapping[
             size=sizer.span(doc.text, chunk.start, chunk.end), strategy=decision.strategy,
             level=str(chunk.level),
             parent=chunk.parent, heading_path=tuple(chunk.heading_path), context=context,
-            embed_text=embed_text_for(context, chunk.text), page_start=page_start,
+            embed_text=dense_text_for(context, chunk.text, chunk.heading_path),
+            sparse_text=sparse_text_for(context, chunk.text, chunk.heading_path),
+            page_start=page_start,
             page_end=page_end))
     return decision.strategy, decision.reason, records
 

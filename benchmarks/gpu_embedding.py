@@ -5,7 +5,7 @@
                                        [--repeats 3] [--batch-size 64]
                                        [--texts FILE] [--save-texts FILE] [--json FILE]
 
-Texts: each chunk's embedding text (contextual header + text, as ``--embed-chunks``
+Texts: each chunk's embedding text (``chunk_embedding_text``, as ``--embed-chunks``
 embeds it), each distinct text once, from ``ragbeam run --ocr off`` over the shared
 corpus (``sync_ceiling.embedded_texts``), repeated with a running number appended
 until ``--max-texts`` so a fast device has enough work, or read from ``--texts`` (a

@@ -52,7 +52,8 @@ PEER_LABELS = {
     "pymupdf4llm": "pymupdf4llm + Markdown header splitter (500/50)",
 }
 LABELS = {"ragbeam": "ragbeam defaults (chunk text)",
-          "ragbeam-contextual": "ragbeam defaults, contextual text (what it embeds)",
+          "ragbeam-contextual": "ragbeam defaults, what it indexes (BM25: header + text; "
+                                "dense: label > nearest heading + text)",
           **PEER_LABELS,
           "pages": "PDF pages as chunks (PDFium text)",
           "oracle": "evidence pages as the context (scorer check)",

@@ -45,12 +45,14 @@ from ragbeam.evaluate.token_level import (
     score_spans,
 )
 from ragbeam.transforms.charsets import CJK_CHAR
-from ragbeam.transforms.chunk.records import embed_text_for
 from ragbeam.transforms.embed.lexical import guess_language, words_of
+from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 
 DEFAULT_BUDGET = 600
-# What a retriever indexes of a chunk: its text, or what the pipeline embeds (title and
-# heading path, then the text: ``chunk_embedding_text``).
+# What a retriever indexes of a chunk: its text, or what the pipeline indexes
+# (``contextual``: BM25 the contextual header and the text, the dense model the label and
+# the nearest heading and the text;
+# ``transforms/embed/text.py``).
 CHUNK_TEXTS = ("text", "contextual")
 BUDGET_CURVE = (200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000)
 
@@ -156,13 +158,16 @@ def reference_spans(question: Question, text: str | None) -> list[tuple[int, int
     return [span for span in (locate_excerpt(text, e) for e in question.excerpts) if span]
 
 
-def indexed_texts(chunks: Sequence[ChunkRecord], chunk_text: str = "text") -> list[str]:
-    """What a retriever indexes of each chunk (``CHUNK_TEXTS``)."""
+def indexed_texts(chunks: Sequence[ChunkRecord], chunk_text: str = "text"
+                  ) -> tuple[list[str], list[str]]:
+    """What BM25 and what the dense model index of each chunk (``CHUNK_TEXTS``)."""
     if chunk_text == "contextual":
-        return [embed_text_for(c.context, c.text) for c in chunks]
+        return ([sparse_text_for(c.context, c.text, c.heading_path) for c in chunks],
+                [dense_text_for(c.context, c.text, c.heading_path) for c in chunks])
     if chunk_text != "text":
         raise ValueError(f"unknown chunk text {chunk_text!r} (known: {', '.join(CHUNK_TEXTS)})")
-    return [c.text for c in chunks]
+    texts = [c.text for c in chunks]
+    return texts, texts
 
 
 def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_name: str,
@@ -170,7 +175,8 @@ def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_na
                        k: int = DEFAULT_K, chunk_text: str = "text") -> dict[str, Any]:
     indexed = run.indexed_chunks
     units = ContextUnits(indexed, run.chunks)
-    retriever = make_retriever(retriever_name, indexed_texts(indexed, chunk_text), cache)
+    sparse_texts, dense_texts = indexed_texts(indexed, chunk_text)
+    retriever = make_retriever(retriever_name, sparse_texts, cache, dense_texts)
     answer_ids = {q.answer_doc: resolve_answer_doc(q.answer_doc, run.documents)
                   for q in questions if q.answer_doc}
     budgets = sorted({*BUDGET_CURVE, budget})

@@ -175,19 +175,26 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) ->
 class HybridRetriever:
     name = "hybrid"
 
-    def __init__(self, texts: Sequence[str], cache: EmbeddingCache) -> None:
-        self._parts = (BM25Retriever(texts), DenseRetriever(texts, cache))
+    def __init__(self, texts: Sequence[str], cache: EmbeddingCache,
+                 dense_texts: Sequence[str] | None = None) -> None:
+        # ``dense_texts``: what the dense model embeds, where it differs from the text
+        # BM25 indexes (a store's sparse and dense vectors of one chunk).
+        self._parts = (BM25Retriever(texts),
+                       DenseRetriever(texts if dense_texts is None else dense_texts, cache))
 
     def rank(self, query: str) -> list[int]:
         return reciprocal_rank_fusion([part.rank(query) for part in self._parts])
 
 
-def make_retriever(name: str, texts: Sequence[str], cache: EmbeddingCache | None = None
-                   ) -> Retriever:
+def make_retriever(name: str, texts: Sequence[str], cache: EmbeddingCache | None = None,
+                   dense_texts: Sequence[str] | None = None) -> Retriever:
+    """``texts`` are what BM25 indexes and, unless ``dense_texts`` is given, what the
+    dense model embeds."""
     if name == "bm25":
         return BM25Retriever(texts)
     if name == "dense":
-        return DenseRetriever(texts, cache or EmbeddingCache())
+        return DenseRetriever(texts if dense_texts is None else dense_texts,
+                              cache or EmbeddingCache())
     if name == "hybrid":
-        return HybridRetriever(texts, cache or EmbeddingCache())
+        return HybridRetriever(texts, cache or EmbeddingCache(), dense_texts)
     raise ValueError(f"unknown retriever {name!r} (known: {', '.join(RETRIEVERS)})")

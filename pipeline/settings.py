@@ -163,8 +163,8 @@ class RunSettings(BaseModel):
         ChunkOptions.unit, "chars, tiktoken tokens (--encoding), or the embedding model's own "
         "tokens (model: chunks then fit its window; leave room for the heading context)", CHUNK)
     encoding: str = option(DEFAULT_ENCODING, "tiktoken encoding for token counts", CHUNK)
-    embed_text: bool = option(False, "also write chunks.embed_text = contextual header + text",
-                              CHUNK)
+    embed_text: bool = option(False, "also write chunks.embed_text = what the dense model "
+                              "embeds (document label > nearest heading, then the text)", CHUNK)
 
     # Semantic chunking and embeddings.
     embedding_model: str = option(EmbeddingOptions.model, "sentence-transformers model; "
@@ -189,8 +189,8 @@ class RunSettings(BaseModel):
     embedding_device: str = option(
         EmbeddingOptions.device, "where the model runs: cpu, or cuda / cuda:N (a GPU, torch "
         "backend; exits 2 when CUDA is not available)", EMBED, "DEVICE")
-    embed_chunks: bool = option(False, "fill chunks.embedding (contextual header + text) for "
-                                "every chunk", EMBED)
+    embed_chunks: bool = option(False, "fill chunks.embedding (document label > "
+                                "nearest heading, then the text) for every chunk", EMBED)
     sparse: bool = option(False, "fill chunks.sparse: the chunk's lexical terms (stems by "
                           "language, CJK words) as a sparse vector with BM25 weights, for "
                           "hybrid search; stores get it as a sparse vector field", EMBED)

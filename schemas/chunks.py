@@ -54,7 +54,7 @@ class ChunkRow(TypedDict):
     strategy: Annotated[str, pa.string()]
     text: Annotated[str, pa.string()]
     context: Annotated[str, pa.string()]
-    embed_text: Annotated[str | None, pa.string()]  # context + text, with --embed-text
+    embed_text: Annotated[str | None, pa.string()]  # dense text, with --embed-text
     char_start: Annotated[int, pa.int64()]
     char_end: Annotated[int, pa.int64()]
     page_start: Annotated[int | None, pa.int32()]

@@ -55,6 +55,7 @@ def test_markdown_headings_give_structure_and_context():
     assert samples.context == "# Field station > ## Samples"
     assert samples.text.startswith("## Samples")
     assert samples.embed_text == "# Field station\n\n" + samples.text  # the heading once
+    assert samples.sparse_text == "# Field station\n\n" + samples.text
     assert dataclasses.asdict(samples)["start"] == samples.start
 
 

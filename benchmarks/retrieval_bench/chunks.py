@@ -21,6 +21,7 @@ class BenchChunk:
     text: str
     context: str = ""
     page: int | None = None
+    heading_path: tuple[str, ...] = ()  # ragbeam's: what its indexed text is made from
 
 
 def write_chunks(path: pathlib.Path, chunks: Iterable[BenchChunk | Mapping]) -> int:

@@ -70,8 +70,8 @@ def ragbeam_chunks_from_run(output: pathlib.Path, data: pathlib.Path) -> list[Be
     from ragbeam.evaluate.run_data import load_run
 
     run = load_run(str(output), with_text=False)
-    return [BenchChunk(relative_doc(c.source_uri, data), c.text, c.context, c.page_start)
-            for c in run.indexed_chunks]
+    return [BenchChunk(relative_doc(c.source_uri, data), c.text, c.context, c.page_start,
+                       c.heading_path) for c in run.indexed_chunks]
 
 
 def run_ragbeam(data: pathlib.Path, domain: str, work: pathlib.Path, python: str,

@@ -41,6 +41,8 @@ class Indexed:
     index_texts: list[str]
     tokens: list[int]
     pages: list[frozenset[int]]
+    # What the dense model embeds, where it differs from ``index_texts`` (BM25's).
+    dense_texts: list[str] | None = None
 
     @property
     def located_share(self) -> float:
@@ -55,7 +57,7 @@ def token_sizer():
 
 def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, PageIndex],
             contextual: bool = False) -> Indexed:
-    from ragbeam.transforms.embed.text import embed_text_for
+    from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 
     sizer = token_sizer()
     kept = [c for c in chunks if c.doc in page_indexes]
@@ -66,8 +68,18 @@ def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, 
         if key not in memo:
             memo[key] = page_indexes[c.doc].pages_of(c.text)
         pages.append(memo[key])
-    texts = [embed_text_for(c.context, c.text) if contextual else c.text for c in kept]
-    return Indexed(name, list(kept), texts, [sizer.size(c.text) for c in kept], pages)
+    # contextual: what ragbeam indexes, BM25 and the dense model each their own text
+    texts = [sparse_text_for(c.context, c.text, c.heading_path) if contextual else c.text
+             for c in kept]
+    dense = ([dense_text_for(c.context, c.text, c.heading_path) for c in kept]
+             if contextual else None)
+    return Indexed(name, list(kept), texts, [sizer.size(c.text) for c in kept], pages, dense)
+
+
+def _dense_texts(indexed: Indexed, positions: Sequence[int]) -> list[str] | None:
+    if indexed.dense_texts is None:
+        return None
+    return [indexed.dense_texts[i] for i in positions]
 
 
 def _units(indexed: Indexed):
@@ -114,7 +126,8 @@ def score(indexed: Indexed, questions: Sequence[BenchQuestion], retriever: str,
                 random.Random(seed).shuffle(order)
                 return order
             return rank_randomly
-        r = make_retriever(retriever, [indexed.index_texts[i] for i in positions], cache)
+        r = make_retriever(retriever, [indexed.index_texts[i] for i in positions], cache,
+                           _dense_texts(indexed, positions))
         return lambda q: [positions[j] for j in r.rank(q.question)]
 
     out: dict = {}
@@ -169,7 +182,8 @@ def explain(indexed: Indexed, question: BenchQuestion, retriever: str, cache=Non
 
     positions = [i for i, c in enumerate(indexed.chunks)
                  if scope == "all" or c.doc in question.docs]
-    r = make_retriever(retriever, [indexed.index_texts[i] for i in positions], cache)
+    r = make_retriever(retriever, [indexed.index_texts[i] for i in positions], cache,
+                       _dense_texts(indexed, positions))
     ranking = [positions[j] for j in r.rank(question.question)]
     context = fill_context(ranking, _units(indexed), budget)
     sent = [int(u.chunk_id) for u in context.units]

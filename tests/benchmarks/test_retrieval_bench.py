@@ -210,3 +210,38 @@ def test_ragbeam_chunks_of_two_papers_lie_on_their_pages_and_answer(tmp_path):
 
 test_ragbeam_chunks_of_two_papers_lie_on_their_pages_and_answer = pytest.mark.slow(
     test_ragbeam_chunks_of_two_papers_lie_on_their_pages_and_answer)
+
+
+def test_the_measured_variant_is_what_ragbeam_indexes():
+    """``embed_text_variants.py``'s ``label-last`` (built from the documents table) is
+    the dense text ``transforms/embed/text.py`` makes from a chunk row's columns, its
+    ``full`` the sparse text; the other variants keep or drop the parts they name."""
+    from embed_text_variants import variant_text
+
+    from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
+
+    label, path, table = "Acme Corp. · Form 10-Q", ("Acme Corp.", "Item 2.", "Liquidity"), [
+        "| Cash | 2023"]
+    headings = ["Item 2.", "Liquidity"]
+    context = "Acme Corp. · Form 10-Q > Item 2. > Liquidity\n| Cash | 2023"
+    ours = variant_text("label-last", label, headings, table, "Cash rose.")
+    assert ours == "Acme Corp. · Form 10-Q > Liquidity\n| Cash | 2023\n\nCash rose."
+    assert dense_text_for(context, "Cash rose.", path) == ours
+    assert variant_text("full", label, headings, table, "Cash rose.") == (
+        f"{context}\n\nCash rose.") == sparse_text_for(context, "Cash rose.", path)
+    assert variant_text("none", label, headings, table, "Cash rose.") == "Cash rose."
+    assert variant_text("label-notable", label, headings, table, "x") == f"{label}\n\nx"
+    assert variant_text("after", label, headings, [], "x") == (
+        "x\n\nAcme Corp. · Form 10-Q > Item 2. > Liquidity")
+
+
+def test_hybrid_fuses_bm25_over_one_text_with_dense_over_another():
+    from ragbeam.evaluate.retrieval import EmbeddingCache, make_retriever
+
+    cache = EmbeddingCache()
+    sparse = ["zebra stripes", "lion mane"]
+    # BM25 finds nothing for "zebra" in the dense texts; the dense texts rank alone
+    dense_only = make_retriever("dense", sparse, cache, dense_texts=["lion mane", "zebra"])
+    assert dense_only.rank("zebra")[0] == 1
+    hybrid = make_retriever("hybrid", sparse, cache, dense_texts=["lion mane", "zebra"])
+    assert set(hybrid.rank("zebra")) == {0, 1}

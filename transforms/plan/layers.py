@@ -35,8 +35,10 @@ from ragbeam.transforms.ids import config_fingerprint
 LAYERS = ("extraction", "chunks", "dense", "sparse")
 # The part of run.json's ``embedding`` record that changes vectors (the rest, such as
 # ``chunks_over_window``, is what happened in the run). Older runs recorded it too, so
-# their dense key can be worked out.
-DENSE_RECORD_KEYS = ("model", "revision", "dimension", "normalized", "precision", "backend")
+# their dense key can be worked out; ``text``, what each chunk was embedded from, is
+# missing from runs that embedded the contextual header too: their vectors are redone.
+DENSE_RECORD_KEYS = ("model", "revision", "dimension", "normalized", "precision", "backend",
+                     "text")
 
 
 def dense_key(embedding_record: Mapping[str, Any] | None) -> str | None:

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from ragbeam.transforms.chunk.records import embed_text_for
+from ragbeam.transforms.embed.text import dense_text_for
 
 from helpers import read_table, run_cli
 
@@ -74,7 +74,8 @@ def test_chunks_are_exact_capped_and_carry_embed_text(routed_run):
         assert texts[chunk["doc_id"]][chunk["char_start"]:chunk["char_end"]] == chunk["text"]
         cap = 900 if chunk["level"] == "parent" else 300
         assert chunk["char_count"] <= cap
-        assert chunk["embed_text"] == embed_text_for(chunk["context"], chunk["text"])
+        assert chunk["embed_text"] == dense_text_for(chunk["context"], chunk["text"],
+                                                     chunk["heading_path"])
         assert chunk["embed_text"].endswith(chunk["text"])
 
 

@@ -1,0 +1,95 @@
+"""What BM25 / the sparse vector and what the dense model see of a chunk
+(``transforms/embed/text.py``; chosen on the retrieval benchmark, issue 38): the dense
+model the document label and the nearest heading, then the text; BM25 the whole
+contextual header, then the text."""
+
+from __future__ import annotations
+
+from ragbeam.evaluate.evaluation import indexed_texts
+from ragbeam.evaluate.run_data import chunk_rows_from_dicts
+from ragbeam.transforms.embed.sparse import encode_sparse_document, with_sparse_vector
+from ragbeam.transforms.embed.text import (
+    DENSE_TEXT,
+    chunk_embedding_text,
+    chunk_sparse_text,
+    context_parts,
+    dense_text_for,
+    headings_after_label,
+    short_context,
+    sparse_text_for,
+)
+from ragbeam.transforms.plan.layers import dense_key
+
+LABEL = "Apple Inc. · Form 10-Q · quarterly period ended July 1, 2023"
+PATH = ("PART I — FINANCIAL INFORMATION", "Item 2. Management's Discussion", "Gross Margin")
+CONTEXT = " > ".join((LABEL, *PATH))
+TEXT = "Gross margin percentage rose to 44.5 %, driven by services."
+INDEXED = f"{LABEL} > Gross Margin\n\n{TEXT}"  # the dense text
+CONTEXTUAL = f"{CONTEXT}\n\n{TEXT}"  # BM25's
+
+
+def _row(**extra) -> dict:
+    return {"chunk_id": "c", "doc_id": "d", "chunk_index": 0, "text": TEXT, "context": CONTEXT,
+            "heading_path": list(PATH), "char_start": 0, "char_end": len(TEXT),
+            "token_count": 12, **extra}
+
+
+def test_the_dense_model_sees_the_label_and_the_nearest_heading_not_the_whole_path():
+    assert dense_text_for(CONTEXT, TEXT, PATH) == INDEXED
+    assert chunk_embedding_text(_row()) == INDEXED
+    # An earlier run's embed_text column held the whole path: it is not embedded again.
+    assert chunk_embedding_text(_row(embed_text=f"{CONTEXT}\n\n{TEXT}")) == INDEXED
+
+
+def test_bm25_and_the_sparse_vector_index_the_whole_header():
+    assert sparse_text_for(CONTEXT, TEXT, PATH) == CONTEXTUAL
+    assert chunk_sparse_text(_row()) == CONTEXTUAL
+    vector = with_sparse_vector(_row())["sparse"]
+    assert vector == encode_sparse_document(CONTEXTUAL).as_row()
+    assert vector != encode_sparse_document(INDEXED).as_row()
+
+
+def test_a_heading_the_text_starts_with_is_indexed_once():
+    text = "Gross Margin\nGross margin percentage rose."
+    assert dense_text_for(CONTEXT, text, PATH) == f"{LABEL}\n\n{text}"
+
+
+def test_a_table_chunk_keeps_its_title_and_header_row():
+    context = f"{CONTEXT}\nNet sales by category\n| Category | 2023 | 2022"
+    assert short_context(context, PATH) == (
+        f"{LABEL} > Gross Margin\nNet sales by category\n| Category | 2023 | 2022")
+
+
+def test_a_context_is_taken_apart_into_label_headings_and_table_lines():
+    assert context_parts(CONTEXT + "\n| a | b", PATH) == (LABEL, list(PATH), ["| a | b"])
+    # a first heading that restates the label is said once (records.context_header)
+    restated = ("Apple Inc.", *PATH)
+    assert context_parts(CONTEXT, restated) == (LABEL, list(PATH), [])
+    # a document without a label: its headings only
+    assert short_context("Guide > Install > Linux", ("Guide", "Install", "Linux")) in (
+        "Guide > Install > Linux", "Guide > Linux")
+    # no heading path known: the first line is kept whole
+    assert short_context(CONTEXT, ()) == CONTEXT
+    # a table lines only context (no label, no path)
+    assert context_parts("| a | b", ()) == ("| a | b", [], [])
+
+
+def test_the_evaluation_indexes_what_the_pipeline_indexes():
+    chunks = chunk_rows_from_dicts([_row()])
+    assert indexed_texts(chunks, "contextual") == ([CONTEXTUAL], [INDEXED])
+    assert indexed_texts(chunks, "text") == ([TEXT], [TEXT])
+
+
+def test_vectors_of_the_old_embedding_text_are_redone():
+    record = {"model": "m", "revision": "r", "dimension": 384, "normalized": True,
+              "precision": "fp32", "backend": "torch"}
+    # a run before the choice embedded the whole header and recorded no ``text``
+    assert dense_key(record) != dense_key({**record, "text": DENSE_TEXT})
+
+
+def test_headings_after_label_drop_the_title_printed_again():
+    label = "Annual Report 2023 · 10-K"
+    assert headings_after_label(label, ("Annual Report 2023", "Item 7.", "Item 7.", "Liquidity")
+                                ) == ["Item 7.", "Liquidity"]
+    assert headings_after_label("", ("Annual Report 2023", "Item 7.")) == [
+        "Annual Report 2023", "Item 7."]
