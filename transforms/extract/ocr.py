@@ -153,6 +153,13 @@ POOR_WORD_SHARE = 0.27
 POOR_LAYER_REASON = "poor OCR layer"
 _GARBAGE = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0c"
                       "\x0e-\x1f\x7f-\x9f]")
+# Fill: one glyph of Latin-1's upper half set three or more times in a row. Old data
+# sheets shade their tables' cells with a symbol font's glyph that Tika reads as "Î"
+# ("ÎÎÎÎÎÎÎÎÎRating"): a page whose words read correctly between such runs scored as
+# encoding garbage and went to OCR, which misread its symbols (VEB as "Ves", IC as
+# "lo"). No language writes one such letter three times running, and mojibake
+# alternates its bytes ("Ã©Ã©"), so the runs are left out of the judgement, not the text.
+_FILL_RUN = re.compile(r"([\x80-\xff])\1{2,}")
 _PAGE_DIV = re.compile(r'<div class="page">')
 _TAG = re.compile(r"<[^>]*>")
 _XML_INVALID = "".join(chr(c) for c in (*range(0, 9), 11, 12, *range(14, 32)))
@@ -291,7 +298,8 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "") -> list[TextLay
     # "unmapped" reads correctly. What the page's text shows as letters and digits was
     # read, whatever the count says.
     return [TextLayer(c, min(u, max(c - sum(map(str.isalnum, text)), 0)),
-                      len(_GARBAGE.findall(text)), is_garbage(readable := html.unescape(text)),
+                      len(_GARBAGE.findall(text)),
+                      is_garbage(readable := _FILL_RUN.sub(" ", html.unescape(text))),
                       unknown_word_share(readable, pack_words))
             for c, u, text in zip(chars, unmapped, texts, strict=False)]
 

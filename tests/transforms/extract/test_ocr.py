@@ -112,6 +112,27 @@ def test_a_page_whose_text_reads_as_encoding_garbage_is_read_by_ocr():
         "unreadable text layer (it reads as encoding garbage)")
 
 
+def test_table_shading_glyph_runs_do_not_make_a_readable_page_garbage():
+    """A data sheet shades its table cells with a symbol font's glyph Tika reads as
+    "Î": runs of it between correct words are fill, not encoding garbage; the page
+    keeps its text layer. The same words in mojibake still go to OCR."""
+    rows = "".join(f"ÎÎÎÎÎÎÎÎÎÎÎÎÎÎÎÎÎÎ{name}\nÎÎÎÎÎ\nÎÎÎÎÎ{symbol}\nÎÎÎÎ\nÎÎÎÎ{value}\n"
+                   for name, symbol, value in (("Collector Emitter Voltage", "VCEO", "60"),
+                                               ("Collector Base Voltage", "VCB", "80"),
+                                               ("Emitter Base Voltage", "VEB", "5.0"),
+                                               ("Base Current", "IB", "120")) * 3)
+    xhtml = THREE_PAGES.replace("Third page text.", rows)
+    metadata = _pdf_metadata([16, 0, len(rows)], [0, 0, 0])
+    assert not text_layers(metadata, xhtml)[2].reads_as_garbage
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2]
+    mojibake = "人人生而自由，在尊严和权利上一律平等。".encode().decode("cp1252",
+                                                               errors="replace")
+    rows = "".join(f"ÎÎÎÎÎÎÎÎÎÎÎÎ{mojibake}\nÎÎÎÎÎ\n" for _ in range(8))
+    xhtml = THREE_PAGES.replace("Third page text.", rows)
+    metadata = _pdf_metadata([16, 0, len(rows)], [0, 0, 0])
+    assert text_layers(metadata, xhtml)[2].reads_as_garbage
+
+
 def test_glyphs_tika_calls_unmapped_but_reads_count_as_text():
     """Tika may count every glyph of a font without a Unicode map as unmapped though
     it reads them through the font's encoding: the page's letters say they were read."""
