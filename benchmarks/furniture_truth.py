@@ -191,8 +191,12 @@ HELDOUT_SETS = {
 
 _CJK = CJK_CLASS
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
-_BROKEN_WORD = re.compile(r"([^\W\d_])-\n([^\W\d_])")
-_INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+# The hyphens cleaning re-joins a word across a line break with (``hyphenation.HYPHENS``,
+# after NFKC; the non-breaking hyphen U+2011 a LaTeX standard sets is U+2010 after it):
+# a word broken with one of them is one raw word, as the cleaned text has it.
+_HYPHEN = "[-\u2010\u2011\u00ad]"
+_BROKEN_WORD = re.compile(rf"([^\W\d_]){_HYPHEN}\n([^\W\d_])")
+_INNER_HYPHEN = re.compile(rf"(?<=[^\W\d_]){_HYPHEN}(?=[^\W\d_])")
 
 
 @dataclass

@@ -66,6 +66,16 @@ def test_truth_lines_leave_out_page_annotations_as_extraction_does():
     assert scorer.raw_page_lines(xhtml) == [["Body line one", "Body line two"], ["Page two"]]
 
 
+def test_a_word_broken_with_any_hyphen_cleaning_rejoins_is_one_body_word():
+    """Cleaning re-joins "require‑" + "ments" with a non-breaking hyphen (U+2011, which
+    NFKC makes U+2010) as with "-": the scorer counts the raw word as the one word the
+    cleaned text has, not as two words lost."""
+    for hyphen in ("-", "\u2010", "\u2011"):
+        assert scorer.tokens(f"security require{hyphen}\nments apply") == \
+            scorer.tokens("security requirements apply")
+        assert scorer.tokens(f"out{hyphen}of{hyphen}band") == scorer.tokens("out-of-band")
+
+
 def test_a_head_removed_between_table_rows_is_gone_though_the_tables_span_covers_it():
     """The ``gone`` reading: a table's span covers the raw range from its first row to
     its last; a head Tika emitted between two rows lies inside it, but only a line whose
