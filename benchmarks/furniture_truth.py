@@ -194,9 +194,10 @@ _TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
 # The hyphens cleaning re-joins a word across a line break with (``hyphenation.HYPHENS``,
 # after NFKC; the non-breaking hyphen U+2011 a LaTeX standard sets is U+2010 after it):
 # a word broken with one of them is one raw word, as the cleaned text has it.
-_HYPHEN = "[-\u2010\u2011\u00ad]"
-_BROKEN_WORD = re.compile(rf"([^\W\d_]){_HYPHEN}\n([^\W\d_])")
-_INNER_HYPHEN = re.compile(rf"(?<=[^\W\d_]){_HYPHEN}(?=[^\W\d_])")
+# Within a line only "-" joins (a compound cleaning keeps with U+2010 splits on both
+# sides alike).
+_BROKEN_WORD = re.compile(r"([^\W\d_])[-\u2010\u2011\u00ad]\n([^\W\d_])")
+_INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
 @dataclass
