@@ -559,6 +559,23 @@ def test_a_running_head_cut_into_pieces_on_a_turned_page_goes_with_its_page_numb
     assert [text for p, text in _removed_placed(pages) if p == 4] == []
 
 
+def test_a_number_between_pieces_of_a_head_stays_unless_the_head_prints_it():
+    """Pieces whose letters join to a head's go; a piece without letters between them
+    adds no letter, so it goes only where the head prints its digits ("(2017)"): a
+    table's value between shading glyph runs ("ÎÎÎÎ", "2.0", "ÎÎÎÎ") is body."""
+    head = "Webb et al. (2017), PeerJ Computer Science"
+    pages = [[*(line._replace(size=10.0) for line in _body_at(p)),
+              _at(f"{head} {p + 1}/8", 770.0)._replace(size=8.0)] for p in range(8)]
+    pieces = ["Webb et al.", "(2017),", "PeerJ Comput", "er Science"]
+    pages[4] = [*(line._replace(size=10.0) for line in _body_at(4)),
+                *(PageLine(piece) for piece in pieces), PageLine("5/8")]
+    assert [text for p, text in _removed_placed(pages) if p == 4] == sorted([*pieces, "5/8"])
+    pieces = ["Webb et al.", "2.0", "PeerJ Comput", "er Science"]
+    pages[4] = [*(line._replace(size=10.0) for line in _body_at(4)),
+                *(PageLine(piece) for piece in pieces), PageLine("5/8")]
+    assert "2.0" not in [text for p, text in _removed_placed(pages) if p == 4]
+
+
 def test_a_letterhead_foot_set_a_line_higher_on_one_page_goes_as_a_block_a_moved_note_stays():
     """A two-page press notice repeats its four-line foot, 11 points higher on page 2;
     a one-line note under a table moves with the table and stays."""

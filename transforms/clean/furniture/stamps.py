@@ -25,6 +25,7 @@ MIN_STAMP_GAP = 6.0
 MAX_STAMP_PIECE_CHARS = 8  # a piece of margin text: this short, no space
 MIN_CUT_LETTERS = 12  # text in pieces: at least this many letters…
 MIN_CUT_PIECES = 2  # …in at least this many pieces
+_NUMBER = re.compile(r"\d+")
 _LETTER = re.compile(r"[^\W\d_]")
 MIN_VERTICAL_CHARS = 8  # a piece of margin text left alone: letters and digits
 
@@ -95,10 +96,19 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
         return set()
     prefixes = {key[:n] for key in keys for n in range(1, len(key) + 1)}
     firsts = {key[0] for key in keys}
+    # A piece without letters adds nothing to the letters joined: it belongs to a head
+    # only where the head prints its digits ("(2017)"); a table's values between
+    # pieces of a shading glyph ("ÎÎÎÎ", "2.0", "ÎÎÎ") are body.
+    head_numbers = {number for p, i in heads for number in _NUMBER.findall(pages[p][i].text)}
     out: set[Hit] = set()
     for p, lines in enumerate(pages):
         def letters_of(k: int, lines: Sequence[PageLine] = lines) -> str | None:
-            return letters(lines[k].text) if lines[k].removable else None
+            if not lines[k].removable:
+                return None
+            found = letters(lines[k].text)
+            if not found and not set(_NUMBER.findall(lines[k].text)) <= head_numbers:
+                return None
+            return found
 
         i = 0
         while i < len(lines):
@@ -119,7 +129,8 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
             if end - i >= MIN_CUT_PIECES and not any(
                     not lines[k].rotated and lines[k].size > body
                     and sizes_differ(lines[k].size, body) for k in range(i, end)):
-                if end < len(lines) and letters_of(end) == "" \
+                if end < len(lines) and lines[end].removable \
+                        and letters(lines[end].text) == "" \
                         and page_number_value(lines[end].text) is not None:
                     end += 1
                 out.update((p, k) for k in range(i, end) if (p, k) not in found)
