@@ -97,8 +97,9 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
     prefixes = {key[:n] for key in keys for n in range(1, len(key) + 1)}
     firsts = {key[0] for key in keys}
     # A piece without letters adds nothing to the letters joined: it belongs to a head
-    # only where the head prints its digits ("(2017)"); a table's values between
-    # pieces of a shading glyph ("ÎÎÎÎ", "2.0", "ÎÎÎ") are body.
+    # only where the head prints its numbers ("(2017)") or it is a page number ("Page",
+    # "5", "of", "10"); a table's values between pieces of a shading glyph ("ÎÎÎÎ",
+    # "2.0", "ÎÎÎ") are body.
     head_numbers = {number for p, i in heads for number in _NUMBER.findall(pages[p][i].text)}
     out: set[Hit] = set()
     for p, lines in enumerate(pages):
@@ -106,7 +107,8 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
             if not lines[k].removable:
                 return None
             found = letters(lines[k].text)
-            if not found and not set(_NUMBER.findall(lines[k].text)) <= head_numbers:
+            if not found and page_number_value(lines[k].text) is None \
+                    and not set(_NUMBER.findall(lines[k].text)) <= head_numbers:
                 return None
             return found
 
