@@ -48,6 +48,8 @@ MIN_REPEATED_BLOCK_LINES = 3  # drifting lines that stand as one block (a letter
 MIN_SIDE_GAP = 6.0  # points beside the text frame: the side margin
 HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
 DISPLAY_SIZE_RATIO = 1.5  # …in display type
+# What a head that changes with the chapter is grouped by: "the current heading's title".
+CURRENT_HEADING_KEY = "\x00current heading"
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -94,8 +96,10 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     # Each page's text extents by the lines left out of it: a reading past more of the
     # template changes those of a few pages only, and the others are not worked out again.
     extents: _ExtentCache = {}
+    current = _current_titles(pages, body)
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
-        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents)
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents,
+                              current)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -137,10 +141,12 @@ def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
                  page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
                  body: float, template: set[Hit],
-                 extent_cache: _ExtentCache | None = None) -> list[TemplateGroup]:
+                 extent_cache: _ExtentCache | None = None,
+                 current: Sequence[list[tuple[int, str]]] = ()) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``extent_cache``: the
-    pages' text extents from an earlier call on the same pages)."""
+    pages' text extents from an earlier call on the same pages; ``current``: each
+    page's current headings, whose title a head that changes with the chapter says)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
@@ -164,6 +170,9 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                 side_keys.add(key)
             elif is_data_row(line.text):
                 continue  # a chart's axis or a row of figures, never a head
+            elif (i in extreme and p < len(current)
+                  and _says_current_title(line, i, current[p], body)):
+                key = CURRENT_HEADING_KEY  # the chapter's title atop each of its pages
             elif page_number_value(line.text) is not None:
                 # Numbers as set: the page number's own value is the sequence's to judge
                 # (numbers.py); one that stays the same is template (a year atop pages).
@@ -219,12 +228,56 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
-                groups.append(TemplateGroup("text", key.replace("\x00side ", ""),
-                                            frozenset(kept)))
+                shown = ("the current heading's title" if key == CURRENT_HEADING_KEY
+                         else key.replace("\x00side ", ""))
+                groups.append(TemplateGroup("text", shown, frozenset(kept)))
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
     return groups
+
+
+def _title_form(text: str) -> str:
+    """A title as heads and headings both set it: abstracted, letters and ``#`` only
+    (``第 1章`` ≡ ``第 1 章``, ``CHAPTER 2. RESULTS`` ≡ ``Chapter 2 Results``)."""
+    return "".join(ch for ch in template_key(text) if ch.isalnum() or ch == "#")
+
+
+def _has_letters(form: str) -> bool:
+    return any(ch.isalpha() for ch in form)
+
+
+def _set_larger(line: PageLine, body: float) -> bool:
+    return bool(body) and line.size > body and sizes_differ(line.size, body)
+
+
+def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
+                    ) -> list[list[tuple[int, str]]]:
+    """Each page's current headings as (line, title form): the headings on the page
+    (lines set larger than the text, or marked) and the latest of each size opened
+    before it (a book's verso head names the chapter, its recto head the section)."""
+    latest: dict[float, str] = {}
+    out: list[list[tuple[int, str]]] = []
+    for lines in pages:
+        own = [(i, form) for i, line in enumerate(lines)
+               if (line.is_heading or _set_larger(line, body))
+               and _has_letters(form := _title_form(line.text))]
+        out.append([*((-1, form) for form in latest.values()), *own])
+        for i, form in own:
+            latest[round(lines[i].size)] = form
+    return out
+
+
+def _says_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
+                        body: float) -> bool:
+    """Does an edge line set no larger than the text say a current heading's title (the
+    whole head, or its end or start: ``CHAPTER 2. RESULTS`` of the heading ``Results``)?
+    A heading itself says it at its own size, and stays."""
+    if _set_larger(line, body) or line.is_heading or not (head := _title_form(line.text)):
+        return False
+    return any(j != i and (form == head or (2 * len(form) >= len(head) and len(form) >= 4
+                                            and (head.endswith(form) or head.startswith(form))))
+               for j, form in current)
 
 
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
