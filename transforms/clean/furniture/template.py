@@ -48,8 +48,7 @@ MIN_REPEATED_BLOCK_LINES = 3  # drifting lines that stand as one block (a letter
 MIN_SIDE_GAP = 6.0  # points beside the text frame: the side margin
 HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
 DISPLAY_SIZE_RATIO = 1.5  # …in display type
-# What a head that changes with the chapter is grouped by: "the current heading's title".
-CURRENT_HEADING_KEY = "\x00current heading"
+MIN_TITLE_LETTERS = 3  # a title a head ends with (``CHAPTER 2. RESULTS``), not a date
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -151,6 +150,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
+    titled: list[Hit] = []  # edge lines that say the current heading's title
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
         edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
@@ -170,13 +170,13 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                 side_keys.add(key)
             elif is_data_row(line.text):
                 continue  # a chart's axis or a row of figures, never a head
-            elif (i in extreme and p < len(current)
-                  and _says_current_title(line, i, current[p], body)):
-                key = CURRENT_HEADING_KEY  # the chapter's title atop each of its pages
             elif page_number_value(line.text) is not None:
                 # Numbers as set: the page number's own value is the sequence's to judge
                 # (numbers.py); one that stays the same is template (a year atop pages).
                 key = "\x00number " + " ".join(line.text.split())
+            if (not side and i in extreme and p < len(current) and line.removable
+                    and _says_current_title(line, i, current[p], body)):
+                titled.append((p, i))  # the current chapter's title, whatever it says
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
@@ -210,8 +210,9 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         furnished.update(p for key, _ in alternating for p in edge_pages[key])
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
+    titles = _current_title_group(pages, titled)
     if not candidates:
-        return []
+        return titles
     middle_pages = _middle_pages(pages, [bands[p] | side_lines[p] for p in range(n)],
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
@@ -228,13 +229,39 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
-                shown = ("the current heading's title" if key == CURRENT_HEADING_KEY
-                         else key.replace("\x00side ", ""))
-                groups.append(TemplateGroup("text", shown, frozenset(kept)))
+                groups.append(TemplateGroup("text", key.replace("\x00side ", ""),
+                                            frozenset(kept)))
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
+    found = members(groups)
+    groups.extend(TemplateGroup(g.kind, g.key, g.members - found) for g in titles
+                  if g.members - found)
     return groups
+
+
+def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: list[Hit]
+                         ) -> list[TemplateGroup]:
+    """Edge lines that say the current chapter's (section's) title, one group whatever
+    their text: template where they recur as a head does (on half the pages, or on a
+    run of them) at one place (a line that merely opens a page with a title stays)."""
+    if not titled:
+        return []
+    at_place: list[Hit] = []
+    for at_top in (True, False):
+        hits = [(p, i) for p, i in titled if pages[p][i].box is not None
+                and (i < len(pages[p]) / 2) == at_top]
+        if not hits:
+            continue
+        tops = sorted(pages[p][i].box[1] for p, i in hits)
+        usual = tops[len(tops) // 2]
+        at_place += [(p, i) for p, i in hits
+                     if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
+    on_pages = {p for p, _ in at_place}
+    if len(on_pages) < 2 or not (len(on_pages) >= MIN_PAGE_SHARE * len(pages)
+                                 or _in_a_run(on_pages)):
+        return []
+    return [TemplateGroup("text", "the current heading's title", frozenset(at_place))]
 
 
 def _title_form(text: str) -> str:
@@ -271,13 +298,13 @@ def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
 def _says_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
                         body: float) -> bool:
     """Does an edge line set no larger than the text say a current heading's title (the
-    whole head, or its end or start: ``CHAPTER 2. RESULTS`` of the heading ``Results``)?
+    whole head, or its end: ``CHAPTER 2. RESULTS`` of the heading ``Results``)?
     A heading itself says it at its own size, and stays."""
     if _set_larger(line, body) or line.is_heading or not (head := _title_form(line.text)):
         return False
-    return any(j != i and (form == head or (2 * len(form) >= len(head) and len(form) >= 4
-                                            and (head.endswith(form) or head.startswith(form))))
-               for j, form in current)
+    return any(j != i and (form == head or (
+        2 * len(form) >= len(head) and head.endswith(form)
+        and sum(ch.isalpha() for ch in form) >= MIN_TITLE_LETTERS)) for j, form in current)
 
 
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
