@@ -255,11 +255,13 @@ def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: list[Hit]
             continue
         tops = sorted(pages[p][i].box[1] for p, i in hits)
         usual = tops[len(tops) // 2]
-        at_place += [(p, i) for p, i in hits
-                     if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
-    on_pages = {p for p, _ in at_place}
-    if len(on_pages) < 2 or not (len(on_pages) >= MIN_PAGE_SHARE * len(pages)
-                                 or _in_a_run(on_pages)):
+        hits = [(p, i) for p, i in hits
+                if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
+        on_pages = {p for p, _ in hits}
+        if len(on_pages) >= 2 and (len(on_pages) >= MIN_PAGE_SHARE * len(pages)
+                                   or _in_a_run(on_pages)):
+            at_place += hits
+    if not at_place:
         return []
     return [TemplateGroup("text", "the current heading's title", frozenset(at_place))]
 
