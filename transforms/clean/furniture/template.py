@@ -272,10 +272,6 @@ def _title_form(text: str) -> str:
     return "".join(ch for ch in template_key(text) if ch.isalnum() or ch == "#")
 
 
-def _has_letters(form: str) -> bool:
-    return any(ch.isalpha() for ch in form)
-
-
 def _set_larger(line: PageLine, body: float) -> bool:
     return bool(body) and line.size > body and sizes_differ(line.size, body)
 
@@ -290,7 +286,7 @@ def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
     for lines in pages:
         own = [(i, form) for i, line in enumerate(lines)
                if (line.is_heading or _set_larger(line, body))
-               and _has_letters(form := _title_form(line.text))]
+               and any(map(str.isalpha, form := _title_form(line.text)))]
         out.append([*((-1, form) for form in latest.values()), *own])
         for i, form in own:
             latest[round(lines[i].size)] = form
