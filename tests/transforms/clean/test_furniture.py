@@ -768,23 +768,21 @@ def test_a_thesis_head_that_says_the_current_chapters_title_goes_its_heading_sta
 
 
 def test_a_books_verso_head_says_the_chapter_and_its_recto_head_the_section():
-    """Two-sided: even pages carry the chapter's title in capitals, odd pages the
-    current section's; both say a heading found at or before their page. (The heads'
-    shared place finds them without the current title too; the headings stay.)"""
+    """Two-sided, chapters two pages long: each verso carries its chapter's title in
+    capitals (once), each recto the section opened on it: no text recurs, and no page
+    number anchors a slot; each says a heading found at or before its page."""
     pages = []
     for p in range(8):
-        chapter, section = p // 4 + 1, p + 1
+        chapter, section = p // 2 + 1, p + 1
         head = (f"CHAPTER {chapter}. {_WORDS[chapter].upper()} PLANNING" if p % 2
                 else f"{chapter}.{section} {_WORDS[section + 2].title()} cranes")
         opening = ([_at(f"Chapter {chapter}", 60.0)._replace(size=20.0),
                     _at(f"{_WORDS[chapter].title()} planning", 84.0)._replace(size=20.0)]
-                   if p % 4 == 0 else [])
+                   if p % 2 == 0 else [])
         section_heading = _at(f"{chapter}.{section} {_WORDS[section + 2].title()} cranes",
                               110.0)._replace(size=12.0)
         pages.append([_at(head, 20.0)._replace(size=9.0), *opening, section_heading,
                       *_sized(_body_at(p, top=130.0), 10.0)])
-    # Chapter heads: opening pages (even index) carry the section's head, their facing
-    # pages the chapter's; both go, no heading does.
     assert _removed_placed(pages) == [(p, pages[p][0].text) for p in range(8)]
 
 
