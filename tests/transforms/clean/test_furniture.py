@@ -792,3 +792,18 @@ def test_a_line_that_opens_one_page_with_a_headings_words_stays():
              [_at("Methods", 20.0)._replace(size=10.0), *_sized(_body_at(1), 10.0)],
              *([*_sized(_body_at(p), 10.0)] for p in range(2, 6))]
     assert _removed_placed(pages) == []
+
+
+def test_a_handbooks_recto_head_says_its_name_beside_the_current_chapters_title():
+    """``Handbuch Forum14 | <chapter>`` on rectos only, each chapter two pages long and
+    no page number to anchor the head: each text once, grouped by what it says beside
+    the title; the chapters' headings stay."""
+    chapters = ["Vorbereitung", "Durchführung", "Nachbereitung", "Auswertung"]
+    pages = []
+    for p in range(8):
+        title = chapters[p // 2]
+        head = ([_at(f"Handbuch Forum14 | {title}", 20.0, x0=300.0)._replace(size=9.0)]
+                if p % 2 == 0 else [])
+        heading = [_at(title, 60.0)._replace(size=18.0)] if p % 2 == 0 else []
+        pages.append([*head, *heading, *_sized(_body_at(p, top=100.0), 10.0)])
+    assert _removed_placed(pages) == [(p, pages[p][0].text) for p in range(0, 8, 2)]

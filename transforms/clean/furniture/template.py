@@ -150,7 +150,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
-    titled: list[Hit] = []  # edge lines that say the current heading's title
+    titled: dict[str, list[Hit]] = defaultdict(list)  # by what they say beside the title
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
         edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
@@ -175,8 +175,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                 # (numbers.py); one that stays the same is template (a year atop pages).
                 key = "\x00number " + " ".join(line.text.split())
             if (not side and i in extreme and p < len(current) and line.removable
-                    and _says_current_title(line, i, current[p], body)):
-                titled.append((p, i))  # the current chapter's title, whatever it says
+                    and (rest := _beside_current_title(line, i, current[p], body)) is not None):
+                titled[rest].append((p, i))  # the current chapter's title, whatever it is
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
@@ -240,30 +240,31 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     return groups
 
 
-def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: list[Hit]
+def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: dict[str, list[Hit]]
                          ) -> list[TemplateGroup]:
-    """Edge lines that say the current chapter's (section's) title, one group whatever
-    their text: template where they recur as a head does (on half the pages, or on a
-    run of them) at one place (a line that merely opens a page with a title stays)."""
-    if not titled:
-        return []
-    at_place: list[Hit] = []
-    for at_top in (True, False):
-        hits = [(p, i) for p, i in titled if pages[p][i].box is not None
-                and (i < len(pages[p]) / 2) == at_top]
-        if not hits:
-            continue
-        tops = sorted(pages[p][i].box[1] for p, i in hits)
-        usual = tops[len(tops) // 2]
-        hits = [(p, i) for p, i in hits
-                if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
-        on_pages = {p for p, _ in hits}
-        if len(on_pages) >= 2 and (len(on_pages) >= MIN_PAGE_SHARE * len(pages)
-                                   or _in_a_run(on_pages)):
-            at_place += hits
-    if not at_place:
-        return []
-    return [TemplateGroup("text", "the current heading's title", frozenset(at_place))]
+    """Edge lines that say the current chapter's (section's) title, grouped by what
+    they say beside it (``…`` the title): template where they recur as a head does (on
+    half the pages, or of their parity's pages, or on a run of them) at one place (a
+    line that merely opens a page with a title stays)."""
+    groups: list[TemplateGroup] = []
+    for rest, titled_hits in titled.items():
+        for at_top in (True, False):
+            hits = [(p, i) for p, i in titled_hits if pages[p][i].box is not None
+                    and (i < len(pages[p]) / 2) == at_top]
+            if not hits:
+                continue
+            tops = sorted(pages[p][i].box[1] for p, i in hits)
+            usual = tops[len(tops) // 2]
+            hits = [(p, i) for p, i in hits
+                    if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
+            on_pages = {p for p, _ in hits}
+            parities = {p % 2 for p in on_pages}
+            share = len(pages) if len(parities) > 1 else (len(pages) + 1 - min(parities)) // 2
+            if len(on_pages) >= 2 and (len(on_pages) >= MIN_PAGE_SHARE * share
+                                       or _in_a_run(on_pages)):
+                groups.append(TemplateGroup("text", rest.replace("…", "<the current title>"),
+                                            frozenset(hits)))
+    return groups
 
 
 def _title_form(text: str) -> str:
@@ -293,16 +294,19 @@ def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
     return out
 
 
-def _says_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
-                        body: float) -> bool:
-    """Does an edge line set no larger than the text say a current heading's title (the
-    whole head, or its end: ``CHAPTER 2. RESULTS`` of the heading ``Results``)?
-    A heading itself says it at its own size, and stays."""
+def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
+                          body: float) -> str | None:
+    """What an edge line set no larger than the text says beside a current heading's
+    title at its end or start, the title as ``…`` (``chapter#…`` of ``CHAPTER 2.
+    RESULTS`` under the heading ``Results``; ``…`` of a head that is the title); None
+    where it says none. A heading itself says it at its own size, and stays."""
     if _set_larger(line, body) or line.is_heading or not (head := _title_form(line.text)):
-        return False
-    return any(j != i and (form == head or (
-        2 * len(form) >= len(head) and head.endswith(form)
-        and sum(ch.isalpha() for ch in form) >= MIN_TITLE_LETTERS)) for j, form in current)
+        return None
+    rests = [head[:-len(form)] + "…" if head.endswith(form) else "…" + head[len(form):]
+             for j, form in current
+             if j != i and (form == head or (sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS
+                                             and (head.endswith(form) or head.startswith(form))))]
+    return min(rests, key=len) if rests else None
 
 
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
