@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ MIN_SIDE_GAP = 6.0  # points beside the text frame: the side margin
 HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
 DISPLAY_SIZE_RATIO = 1.5  # …in display type
 MIN_TITLE_LETTERS = 3  # a title a head ends with (``CHAPTER 2. RESULTS``), not a date
+_NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -96,9 +98,10 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     # template changes those of a few pages only, and the others are not worked out again.
     extents: _ExtentCache = {}
     current = _current_titles(pages, body)
+    beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents,
-                              current)
+                              current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -141,11 +144,14 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                  page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
                  body: float, template: set[Hit],
                  extent_cache: _ExtentCache | None = None,
-                 current: Sequence[list[tuple[int, str]]] = ()) -> list[TemplateGroup]:
+                 current: Sequence[list[tuple[int, str]]] = (),
+                 beside: dict[Hit, str | None] | None = None) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``extent_cache``: the
     pages' text extents from an earlier call on the same pages; ``current``: each
-    page's current headings, whose title a head that changes with the chapter says)."""
+    page's current headings, whose title a head that changes with the chapter says;
+    ``beside``: what edge lines say beside it, from earlier calls)."""
+    beside = {} if beside is None else beside
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
@@ -174,8 +180,9 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                 # Numbers as set: the page number's own value is the sequence's to judge
                 # (numbers.py); one that stays the same is template (a year atop pages).
                 key = "\x00number " + " ".join(line.text.split())
-            if (not side and i in extreme and p < len(current) and line.removable
-                    and (rest := _beside_current_title(line, i, current[p], body)) is not None):
+            if (not side and i in extreme and p < len(current) and current[p]
+                    and line.removable and (rest := _beside(beside, p, i, line, current[p], body))
+                    is not None):
                 titled[rest].append((p, i))  # the current chapter's title, whatever it is
             edge_pages[key].add(p)
             if i in extreme or side:
@@ -270,7 +277,7 @@ def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: dict[str, 
 def _title_form(text: str) -> str:
     """A title as heads and headings both set it: abstracted, letters and ``#`` only
     (``第 1章`` ≡ ``第 1 章``, ``CHAPTER 2. RESULTS`` ≡ ``Chapter 2 Results``)."""
-    return "".join(ch for ch in template_key(text) if ch.isalnum() or ch == "#")
+    return _NOT_IN_TITLE_FORM.sub("", template_key(text))
 
 
 def _set_larger(line: PageLine, body: float) -> bool:
@@ -292,6 +299,14 @@ def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
         for i, form in own:
             latest[round(lines[i].size)] = form
     return out
+
+
+def _beside(beside: dict[Hit, str | None], p: int, i: int, line: PageLine,
+            current: list[tuple[int, str]], body: float) -> str | None:
+    """``_beside_current_title`` of line ``i`` of page ``p``, once per document."""
+    if (p, i) not in beside:
+        beside[(p, i)] = _beside_current_title(line, i, current, body)
+    return beside[(p, i)]
 
 
 def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
