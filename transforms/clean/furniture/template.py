@@ -143,15 +143,14 @@ def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
                  page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
                  body: float, template: set[Hit],
-                 extent_cache: _ExtentCache | None = None,
-                 current: Sequence[list[tuple[int, str]]] = (),
-                 beside: dict[Hit, str | None] | None = None) -> list[TemplateGroup]:
+                 extent_cache: _ExtentCache | None,
+                 current: Sequence[list[tuple[int, str]]],
+                 beside: dict[Hit, str | None]) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``extent_cache``: the
     pages' text extents from an earlier call on the same pages; ``current``: each
     page's current headings, whose title a head that changes with the chapter says;
     ``beside``: what edge lines say beside it, from earlier calls)."""
-    beside = {} if beside is None else beside
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
@@ -180,10 +179,11 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                 # Numbers as set: the page number's own value is the sequence's to judge
                 # (numbers.py); one that stays the same is template (a year atop pages).
                 key = "\x00number " + " ".join(line.text.split())
-            if (not side and i in extreme and p < len(current) and current[p]
-                    and line.removable and (rest := _beside(beside, p, i, line, current[p], body))
-                    is not None):
-                titled[rest].append((p, i))  # the current chapter's title, whatever it is
+            if not side and i in extreme and current[p] and line.removable:
+                if (p, i) not in beside:  # once per document
+                    beside[(p, i)] = _beside_current_title(line, i, current[p], body)
+                if (rest := beside[(p, i)]) is not None:
+                    titled[rest].append((p, i))  # the current chapter's title, whatever it is
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
@@ -299,14 +299,6 @@ def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
         for i, form in own:
             latest[round(lines[i].size)] = form
     return out
-
-
-def _beside(beside: dict[Hit, str | None], p: int, i: int, line: PageLine,
-            current: list[tuple[int, str]], body: float) -> str | None:
-    """``_beside_current_title`` of line ``i`` of page ``p``, once per document."""
-    if (p, i) not in beside:
-        beside[(p, i)] = _beside_current_title(line, i, current, body)
-    return beside[(p, i)]
 
 
 def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
