@@ -760,3 +760,67 @@ def test_margin_text_goes_with_its_unplaced_last_piece_though_tika_gives_the_fol
     removed = _removed_placed(pages)
     assert all((p, "IST.SP.800-207") in removed for p in range(6))
     assert (3, "See NIST.SP.800-207 for the architecture.") not in removed
+
+
+def _sized(lines: list[PageLine], size: float) -> list[PageLine]:
+    return [line._replace(size=size) for line in lines]
+
+
+def test_a_thesis_head_that_says_the_current_chapters_title_goes_its_heading_stays():
+    """A thesis's running head is the current chapter's title (most chapters a page
+    long, so no text recurs on 3 pages); a chapter's opening page sets its heading of
+    the same words (spaced otherwise) under the head: the heads go, the headings stay."""
+    chapters = ["摘 要", "Abstract", "第 1 章 引言", "第 1 章 引言", "第 2 章 方法",
+                "结 论", "参考文献", "致 谢"]
+    pages = []
+    for p, title in enumerate(chapters):
+        opening = p == 0 or chapters[p - 1] != title
+        heading = [_at(title.replace(" 章", "章"), 60.0)._replace(size=16.0)] if opening else []
+        pages.append([_at(title, 20.0, x0=250.0, x1=360.0)._replace(size=9.0), *heading,
+                      *_sized(_body_at(p, top=100.0), 12.0),
+                      _at(str(p + 1), 760.0, x0=300.0, x1=306.0)._replace(size=9.0)])
+    removed = _removed_placed(pages)
+    assert [(p, text) for p, text in removed if not text.isdigit()] == list(enumerate(chapters))
+    assert len(removed) == 2 * len(chapters)  # and every page number
+
+
+def test_a_books_verso_head_says_the_chapter_and_its_recto_head_the_section():
+    """Two-sided, chapters two pages long: each verso carries its chapter's title in
+    capitals (once), each recto the section opened on it: no text recurs, and no page
+    number anchors a slot; each says a heading found at or before its page."""
+    pages = []
+    for p in range(8):
+        chapter, section = p // 2 + 1, p + 1
+        head = (f"CHAPTER {chapter}. {_WORDS[chapter].upper()} PLANNING" if p % 2
+                else f"{chapter}.{section} {_WORDS[section + 2].title()} cranes")
+        opening = ([_at(f"Chapter {chapter}", 60.0)._replace(size=20.0),
+                    _at(f"{_WORDS[chapter].title()} planning", 84.0)._replace(size=20.0)]
+                   if p % 2 == 0 else [])
+        section_heading = _at(f"{chapter}.{section} {_WORDS[section + 2].title()} cranes",
+                              110.0)._replace(size=12.0)
+        pages.append([_at(head, 20.0)._replace(size=9.0), *opening, section_heading,
+                      *_sized(_body_at(p, top=130.0), 10.0)])
+    assert _removed_placed(pages) == [(p, pages[p][0].text) for p in range(8)]
+
+
+def test_a_line_that_opens_one_page_with_a_headings_words_stays():
+    """Once is no template: a body line atop one page saying the heading above it."""
+    pages = [[_at("Methods", 60.0)._replace(size=16.0), *_sized(_body_at(0), 10.0)],
+             [_at("Methods", 20.0)._replace(size=10.0), *_sized(_body_at(1), 10.0)],
+             *([*_sized(_body_at(p), 10.0)] for p in range(2, 6))]
+    assert _removed_placed(pages) == []
+
+
+def test_a_handbooks_recto_head_says_its_name_beside_the_current_chapters_title():
+    """``Handbuch Forum14 | <chapter>`` on rectos only, each chapter two pages long and
+    no page number to anchor the head: each text once, grouped by what it says beside
+    the title; the chapters' headings stay."""
+    chapters = ["Vorbereitung", "Durchführung", "Nachbereitung", "Auswertung"]
+    pages = []
+    for p in range(8):
+        title = chapters[p // 2]
+        head = ([_at(f"Handbuch Forum14 | {title}", 20.0, x0=300.0)._replace(size=9.0)]
+                if p % 2 == 0 else [])
+        heading = [_at(title, 60.0)._replace(size=18.0)] if p % 2 == 0 else []
+        pages.append([*head, *heading, *_sized(_body_at(p, top=100.0), 10.0)])
+    assert _removed_placed(pages) == [(p, pages[p][0].text) for p in range(0, 8, 2)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ MIN_REPEATED_BLOCK_LINES = 3  # drifting lines that stand as one block (a letter
 MIN_SIDE_GAP = 6.0  # points beside the text frame: the side margin
 HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
 DISPLAY_SIZE_RATIO = 1.5  # …in display type
+MIN_TITLE_LETTERS = 3  # a title a head ends with (``CHAPTER 2. RESULTS``), not a date
+_NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -94,8 +97,11 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     # Each page's text extents by the lines left out of it: a reading past more of the
     # template changes those of a few pages only, and the others are not worked out again.
     extents: _ExtentCache = {}
+    current = _current_titles(pages, body)
+    beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
-        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents)
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents,
+                              current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -137,14 +143,19 @@ def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
                  page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
                  body: float, template: set[Hit],
-                 extent_cache: _ExtentCache | None = None) -> list[TemplateGroup]:
+                 extent_cache: _ExtentCache | None,
+                 current: Sequence[list[tuple[int, str]]],
+                 beside: dict[Hit, str | None]) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``extent_cache``: the
-    pages' text extents from an earlier call on the same pages)."""
+    pages' text extents from an earlier call on the same pages; ``current``: each
+    page's current headings, whose title a head that changes with the chapter says;
+    ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
+    titled: dict[str, list[Hit]] = defaultdict(list)  # by what they say beside the title
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
         edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
@@ -168,6 +179,11 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                 # Numbers as set: the page number's own value is the sequence's to judge
                 # (numbers.py); one that stays the same is template (a year atop pages).
                 key = "\x00number " + " ".join(line.text.split())
+            if not side and i in extreme and current[p] and line.removable:
+                if (p, i) not in beside:  # once per document
+                    beside[(p, i)] = _beside_current_title(line, i, current[p], body)
+                if (rest := beside[(p, i)]) is not None:
+                    titled[rest].append((p, i))  # the current chapter's title, whatever it is
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
@@ -201,8 +217,9 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         furnished.update(p for key, _ in alternating for p in edge_pages[key])
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
+    titles = _current_title_group(pages, titled)
     if not candidates:
-        return []
+        return titles
     middle_pages = _middle_pages(pages, [bands[p] | side_lines[p] for p in range(n)],
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
@@ -224,7 +241,79 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
+    found = members(groups)
+    groups.extend(TemplateGroup(g.kind, g.key, g.members - found) for g in titles
+                  if g.members - found)
     return groups
+
+
+def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: dict[str, list[Hit]]
+                         ) -> list[TemplateGroup]:
+    """Edge lines that say the current chapter's (section's) title, grouped by what
+    they say beside it (``…`` the title): template where they recur as a head does (on
+    half the pages, or of their parity's pages, or on a run of them) at one place (a
+    line that merely opens a page with a title stays)."""
+    groups: list[TemplateGroup] = []
+    for rest, titled_hits in titled.items():
+        for at_top in (True, False):
+            hits = [(p, i) for p, i in titled_hits if pages[p][i].box is not None
+                    and (i < len(pages[p]) / 2) == at_top]
+            if not hits:
+                continue
+            tops = sorted(pages[p][i].box[1] for p, i in hits)
+            usual = tops[len(tops) // 2]
+            hits = [(p, i) for p, i in hits
+                    if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
+            on_pages = {p for p, _ in hits}
+            parities = {p % 2 for p in on_pages}
+            share = len(pages) if len(parities) > 1 else (len(pages) + 1 - min(parities)) // 2
+            if len(on_pages) >= 2 and (len(on_pages) >= MIN_PAGE_SHARE * share
+                                       or _in_a_run(on_pages)):
+                groups.append(TemplateGroup("text", rest.replace("…", "<the current title>"),
+                                            frozenset(hits)))
+    return groups
+
+
+def _title_form(text: str) -> str:
+    """A title as heads and headings both set it: abstracted, letters and ``#`` only
+    (``第 1章`` ≡ ``第 1 章``, ``CHAPTER 2. RESULTS`` ≡ ``Chapter 2 Results``)."""
+    return _NOT_IN_TITLE_FORM.sub("", template_key(text))
+
+
+def _set_larger(line: PageLine, body: float) -> bool:
+    return bool(body) and line.size > body and sizes_differ(line.size, body)
+
+
+def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
+                    ) -> list[list[tuple[int, str]]]:
+    """Each page's current headings as (line, title form): the headings on the page
+    (lines set larger than the text, or marked) and the latest of each size opened
+    before it (a book's verso head names the chapter, its recto head the section)."""
+    latest: dict[float, str] = {}
+    out: list[list[tuple[int, str]]] = []
+    for lines in pages:
+        own = [(i, form) for i, line in enumerate(lines)
+               if (line.is_heading or _set_larger(line, body))
+               and any(map(str.isalpha, form := _title_form(line.text)))]
+        out.append([*((-1, form) for form in latest.values()), *own])
+        for i, form in own:
+            latest[round(lines[i].size)] = form
+    return out
+
+
+def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
+                          body: float) -> str | None:
+    """What an edge line set no larger than the text says beside a current heading's
+    title at its end or start, the title as ``…`` (``chapter#…`` of ``CHAPTER 2.
+    RESULTS`` under the heading ``Results``; ``…`` of a head that is the title); None
+    where it says none. A heading itself says it at its own size, and stays."""
+    if _set_larger(line, body) or line.is_heading or not (head := _title_form(line.text)):
+        return None
+    rests = [head[:-len(form)] + "…" if head.endswith(form) else "…" + head[len(form):]
+             for j, form in current
+             if j != i and (form == head or (sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS
+                                             and (head.endswith(form) or head.startswith(form))))]
+    return min(rests, key=len) if rests else None
 
 
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
