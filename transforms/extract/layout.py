@@ -52,7 +52,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ragbeam.transforms.charsets import is_cjk
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
@@ -892,6 +892,30 @@ class _Words:
         return first_char, last_char
 
 
+def _pages_where(data: bytes, pages: Sequence[int],
+                 test: Callable[[Any, Any, float], bool]) -> set[int]:
+    """Which of ``pages`` (1-based; others ignored) pass ``test(raw, page, area)``
+    (PDFium's raw API, the open page, its area), the document opened once."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(data)
+    passed = set()
+    try:
+        for number in pages:
+            if not 0 < number <= len(document):
+                continue
+            page = document[number - 1]
+            try:
+                width, height = page.get_size()
+                if test(pdfium.raw, page, width * height):
+                    passed.add(number)
+            finally:
+                page.close()
+    finally:
+        document.close()
+    return passed
+
+
 def blank_pages(data: bytes, pages: Sequence[int]) -> set[int]:
     """Which of ``pages`` (1-based) show nothing OCR could read: at most
     ``MAX_BLANK_GLYPHS`` glyphs (a page of glyphs without Unicode mapping is read by
@@ -899,55 +923,24 @@ def blank_pages(data: bytes, pages: Sequence[int]) -> set[int]:
     may hold one), and fewer than ``MIN_OCR_PATHS`` vector paths (text converted to
     outlines is drawn with many).
     An empty page, or one with a rule and a logo, is not worth Tesseract's seconds."""
-    import pypdfium2 as pdfium
+    def blank(raw: Any, page: Any, area: float) -> bool:
+        kinds = Counter(raw.FPDFPageObj_GetType(raw.FPDFPage_GetObject(page.raw, i))
+                        for i in range(raw.FPDFPage_CountObjects(page.raw)))
+        textpage = raw.FPDFText_LoadPage(page.raw)
+        glyphs = raw.FPDFText_CountChars(textpage)
+        raw.FPDFText_ClosePage(textpage)
+        return (glyphs <= MAX_BLANK_GLYPHS and not kinds[_FORM_OBJECT]
+                and kinds[_PATH_OBJECT] < MIN_OCR_PATHS
+                and _image_share(raw, page, area) < MIN_OCR_IMAGE_SHARE)
 
-    raw = pdfium.raw
-    document = pdfium.PdfDocument(data)
-    blank = set()
-    try:
-        for number in pages:
-            if not 0 < number <= len(document):
-                continue
-            page = document[number - 1]
-            try:
-                width, height = page.get_size()
-                kinds = Counter(raw.FPDFPageObj_GetType(raw.FPDFPage_GetObject(page.raw, i))
-                                for i in range(raw.FPDFPage_CountObjects(page.raw)))
-                textpage = raw.FPDFText_LoadPage(page.raw)
-                glyphs = raw.FPDFText_CountChars(textpage)
-                raw.FPDFText_ClosePage(textpage)
-                if (glyphs <= MAX_BLANK_GLYPHS and not kinds[_FORM_OBJECT]
-                        and kinds[_PATH_OBJECT] < MIN_OCR_PATHS
-                        and _image_share(raw, page, width * height) < MIN_OCR_IMAGE_SHARE):
-                    blank.add(number)
-            finally:
-                page.close()
-    finally:
-        document.close()
-    return blank
+    return _pages_where(data, pages, blank)
 
 
 def scanned_pages(data: bytes, pages: Sequence[int]) -> set[int]:
     """Which of ``pages`` (1-based) are scans: images cover ``MIN_SCAN_IMAGE_SHARE``
     of the page."""
-    import pypdfium2 as pdfium
-
-    document = pdfium.PdfDocument(data)
-    scans = set()
-    try:
-        for number in pages:
-            if not 0 < number <= len(document):
-                continue
-            page = document[number - 1]
-            try:
-                width, height = page.get_size()
-                if _image_share(pdfium.raw, page, width * height) >= MIN_SCAN_IMAGE_SHARE:
-                    scans.add(number)
-            finally:
-                page.close()
-    finally:
-        document.close()
-    return scans
+    return _pages_where(data, pages, lambda raw, page, area:
+                        _image_share(raw, page, area) >= MIN_SCAN_IMAGE_SHARE)
 
 
 def _image_share(raw, page, area: float) -> float:
