@@ -523,6 +523,19 @@ def test_a_slide_title_carried_over_to_the_next_slide_stays():
     assert find_page_furniture(pages, [(720.0, 540.0)] * 5).lines == {(p, 0) for p in range(5)}
 
 
+def test_a_landscape_statements_head_set_larger_than_its_text_goes_alone_in_its_place():
+    """A statement on landscape pages sets its head larger than its small print: one
+    text alone in its place on every page is the template's, not a slide's title (no
+    other page sets another title there)."""
+    def page(p: int) -> list[PageLine]:
+        return [PageLine("INVESTMENT REPORT", box=(629.0, 48.0, 726.0, 55.0), size=9.0),
+                *(PageLine(text, box=(32.0, 144.0 + 12 * i, 724.0, 150.0 + 12 * i), size=7.5)
+                  for i, text in enumerate(body(p, 6)))]
+
+    pages = [page(p) for p in range(6)]
+    assert find_page_furniture(pages, [(756.0, 612.0)] * 6).lines == {(p, 0) for p in range(6)}
+
+
 def test_a_title_the_next_pages_carry_as_their_running_head_stays_on_its_own_page():
     """An EGC paper's title, set large on page 1, is the running head of the even pages
     in small type: the head goes, the title stays."""
