@@ -264,3 +264,28 @@ def test_a_table_after_text_or_with_other_columns_continues_no_table():
     (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
     assert TABLE_HEADER_KEY not in out.metadata
     assert out.metadata[TABLE_TITLE_KEY] == "Crane tonnage by quay"
+
+
+def test_a_note_at_the_foot_of_the_first_part_does_not_end_the_table():
+    """A report's table over many pages with a note under its first part (a footnote,
+    a source line at the page's foot): the next page's part, which opens with a body
+    row, is still that table's and carries its title and header."""
+    later = [f"Quay {i} | $ {i * 10:,} | $ {i * 9:,}" for i in range(1, 6)]
+    note = ("*Publication note: this report is updated twice a month; a date on a weekend "
+            "moves to the next working day.")
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      (note, 1, False), (later, 2, False)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert out.metadata[TABLE_HEADER_KEY] == HEADER
+    assert out.metadata[TABLE_TITLE_KEY] == "Crane tonnage by quay"
+    # The same note before a part with a header row of its own: a new table.
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      (note, 1, False), (["Quay | Tons | Value", *later], 2, True)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert out.metadata[TABLE_HEADER_KEY] == "Quay | Tons | Value"
+    assert TABLE_TITLE_KEY not in out.metadata
+    # Prose longer than a note between them: the reader's text, a new table.
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      (note * 6, 1, False), (later, 2, False)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert TABLE_HEADER_KEY not in out.metadata
