@@ -32,7 +32,8 @@ def test_issue39_truth_matches_its_manifest(name):
     rows = ft.manifest_rows(heldout.manifest)
     assert [row["file"] for row in rows] == list(truth)
     assert 8 <= len(rows) <= 16
-    assert 100 <= sum(entry["pages"] for entry in truth.values()) <= 320
+    # issue39-e holds a whole listed company's annual report (174 p.): up to 400 pages
+    assert 100 <= sum(entry["pages"] for entry in truth.values()) <= 400
     for row in rows:
         entry = truth[row["file"]]
         assert str(entry["pages"]) == row["pages"]
