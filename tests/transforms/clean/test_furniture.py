@@ -436,9 +436,14 @@ def test_the_first_pages_footer_without_the_page_number_the_others_carry_goes():
     pages = _pages([*body(0, 6), footer], *[[*body(p, 6), f"{p + 1} / 4 {footer}"]
                                             for p in range(1, 4)])
     assert _removed(pages) == [(0, footer), *((p, f"{p + 1} / 4 {footer}") for p in range(1, 4))]
-    # Inside the page (not its outermost line) the same words are the text's own.
-    pages[0] = _pages([*body(0, 3), footer, *body(0, 6)[3:]])[0]
+    # Inside the page (beyond its edge bands, where the template is read) the same
+    # words are the text's own.
+    pages[0] = _pages([*body(0, 5), footer, *body(0, 9)[5:]])[0]
     assert (0, footer) not in _removed(pages)
+    # A contents line with numbers at both ends is no head that carries its page number.
+    pages = _pages(*[[f"{p + 1} Harbour works", *body(p, 6)] for p in range(4)])
+    pages[1][0] = PageLine("7 Harbour works 50")
+    assert (1, "7 Harbour works 50") not in _removed(pages)
 
 
 def test_a_repeated_line_that_moves_with_the_text_is_no_furniture():

@@ -100,8 +100,6 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
         template = found
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
-    found = members(groups) | numbers
-    groups += _variants(pages, groups, found)
     groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
                            placed_elsewhere)
     return groups
@@ -168,7 +166,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
             if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
                 continue  # beyond the page's side: the unseen half of a spread
             side = i in side_lines[p]
-            key = line_shape(line.text)
+            key = _group_key(line.text)
             if not key:
                 continue
             if side:
@@ -311,17 +309,15 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
                   keys: list[str]) -> dict[str, set[int]]:
     """The pages whose middle says one of ``keys`` (only lines whose length and ends
-    could match are abstracted: abstracting every line costs)."""
+    could match are abstracted: abstracting every line costs; a page number at either
+    end, which a key leaves out, may open or close any)."""
     if not keys:
         return {}
     lengths = {len(key) for key in keys}
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
-    firsts = {key[0] for key in keys}
-    if "#" in firsts:
-        firsts.update("0123456789ivxlcdm")
-    lasts = {key[-1] for key in keys}
-    if "#" in lasts:
-        lasts.update("0123456789ivxlcdm")
+    numerals = "0123456789ivxlcdm"
+    firsts = {key[0] for key in keys} | set(numerals + "p")
+    lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
     found: dict[str, set[int]] = defaultdict(set)
     for p, lines in enumerate(pages):
@@ -330,9 +326,17 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
             if (i not in outside[p] and low <= len(text) <= high
                     and text[:1].casefold()[:1] in firsts
                     and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
-                    and (key := line_shape(text)) in wanted):
+                    and (key := _group_key(text)) in wanted):
                 found[key].add(p)
     return found
+
+
+def _group_key(text: str) -> str:
+    """A text group's key: ``template_key``, the page number at one end left out (the
+    first page's ``<footer>`` ≡ ``2 / 4 <footer>``); a line with numbers at both ends
+    keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head)."""
+    shape = line_shape(text)
+    return shape if shape[:1] == shape[-1:] == "#" else template_key(text)
 
 
 def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
@@ -504,28 +508,6 @@ def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[H
         return False
     changing = sum(1 for k in range(len(runs[0])) if len({r[k] for r in runs}) > 1)
     return changing > MAX_CHANGING_NUMBERS
-
-
-def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
-              template: set[Hit]) -> list[TemplateGroup]:
-    """A page's outermost line that says what a template group says on half the other
-    pages less their page number: the first page's "<footer>" of "2 / 4 <footer>"."""
-    pages_of: dict[str, set[int]] = defaultdict(set)
-    for group in groups:
-        for p, i in group.members:
-            text = pages[p][i].text
-            if (key := template_key(text)) != line_shape(text):
-                pages_of[key].add(p)
-    if not pages_of:
-        return []
-    found: set[Hit] = set()
-    for p, lines in enumerate(pages):
-        left = [i for i in range(len(lines)) if (p, i) not in template]
-        for i in {*left[:1], *left[-1:]}:
-            on_pages = pages_of.get(template_key(lines[i].text), set()) - {p}
-            if lines[i].removable and len(on_pages) >= max(2, MIN_PAGE_SHARE * (len(pages) - 1)):
-                found.add((p, i))
-    return [TemplateGroup("text", "less its page number", frozenset(found))] if found else []
 
 
 # --- slot groups ------------------------------------------------------------------
