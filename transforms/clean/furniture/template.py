@@ -154,7 +154,6 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
-    titled: dict[str, list[Hit]] = defaultdict(list)  # by what they say beside the title
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
         edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
@@ -181,8 +180,11 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
             if not side and i in extreme and current[p] and line.removable:
                 if (p, i) not in beside:  # once per document
                     beside[(p, i)] = _beside_current_title(line, i, current[p], body)
-                if (rest := beside[(p, i)]) is not None:
-                    titled[rest].append((p, i))  # the current chapter's title, whatever it is
+                if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
+                    title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
+                    edge_pages[title].add(p)
+                    extreme_pages[title].add(p)
+                    hits_of[title].append((p, i))
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
@@ -211,9 +213,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         furnished.update(p for key, _ in alternating for p in edge_pages[key])
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
-    titles = _current_title_group(pages, titled)
     if not candidates:
-        return titles
+        return []
     middle_pages = _middle_pages(pages, [bands[p] | side_lines[p] for p in range(n)],
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
@@ -226,45 +227,21 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
+        if key.startswith("\x00title "):  # one place: a page merely opening with a title stays
+            tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
+            hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
+                    and abs(pages[p][i].box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS]
         if key not in side_keys and _where_text_stands(pages, hits, extents):
             continue  # its place is the text's on other pages: placeholder text repeated
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
-                groups.append(TemplateGroup("text", key.replace("\x00side ", ""),
+                groups.append(TemplateGroup("text", key.replace("\x00side ", "").replace(
+                    "\x00title ", "").replace("…", "<the current title>"),
                                             frozenset(kept)))
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
-    found = members(groups)
-    groups.extend(TemplateGroup(g.kind, g.key, g.members - found) for g in titles
-                  if g.members - found)
-    return groups
-
-
-def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: dict[str, list[Hit]]
-                         ) -> list[TemplateGroup]:
-    """Edge lines that say the current chapter's (section's) title, grouped by what
-    they say beside it (``…`` the title): template where they recur as a head does (on
-    half the pages, or of their parity's pages, or on a run of them) at one place (a
-    line that merely opens a page with a title stays)."""
-    groups: list[TemplateGroup] = []
-    for rest, titled_hits in titled.items():
-        for at_top in (True, False):
-            hits = [(p, i) for p, i in titled_hits if pages[p][i].box is not None
-                    and (i < len(pages[p]) / 2) == at_top]
-            if not hits:
-                continue
-            tops = sorted(pages[p][i].box[1] for p, i in hits)
-            usual = tops[len(tops) // 2]
-            hits = [(p, i) for p, i in hits
-                    if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
-            on_pages = {p for p, _ in hits}
-            if len(on_pages) >= 2 and (len(on_pages) >= MIN_PAGE_SHARE
-                                       * _could_be_on(on_pages, len(pages))
-                                       or _in_a_run(on_pages)):
-                groups.append(TemplateGroup("text", rest.replace("…", "<the current title>"),
-                                            frozenset(hits)))
     return groups
 
 
