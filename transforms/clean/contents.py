@@ -114,12 +114,12 @@ def _page_contents(lines: Sequence[str], max_page: int) -> set[int]:
         if (i and number.isdigit() and len(number) <= 4 and int(number) <= max_page
                 and i - 1 not in refs and _WORDISH.search(lines[i - 1])):
             refs[i] = (int(number), False)
+    if len(refs) < MIN_TITLED_ENTRIES:
+        return set()  # most pages: too few references to weigh the rest
     titles = [i for i, line in enumerate(lines) if is_contents_title(line)]
     entries = [line for i, line in enumerate(lines)
                if i not in titles and not (i in refs and i - 1 not in refs
                                            and lines[i].strip().isdigit())]
-    if len(refs) < MIN_TITLED_ENTRIES:
-        return set()
     numbers = [number for _, (number, _) in sorted(refs.items())]
     ascending = _ascending_share(numbers)
     share = len(refs) / max(len(entries), 1)

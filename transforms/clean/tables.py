@@ -47,6 +47,7 @@ import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Pieces of one row closer than this many line heights are one cell.
 CELL_GAP = 1.0
@@ -78,8 +79,7 @@ _CHECK_BOX = re.compile("[☐☑☒□■✓✔✗✘]")
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):  # a tuple: one per line of a PDF's pages
     """A placed run of text on a page: a Tika line, or one of its cells."""
 
     line: int  # index of the line it comes from (the caller's numbering)
@@ -96,7 +96,12 @@ class _Cell:
     x0: float
     x1: float
     lines: list[int]
-    value: bool = False  # is_value(text), worked out once
+
+    @functools.cached_property
+    def value(self) -> bool:
+        """``is_value(text)``, worked out once, where a table is weighed (most cells are
+        lines of prose alone in their row, never asked)."""
+        return is_value(self.text)
 
 
 @dataclass
@@ -178,8 +183,6 @@ def _rows(pieces: Sequence[Piece]) -> list[_Row]:
         return rows  # no row of cells, no table (``_table_from``): nothing to weigh
     for row in rows:
         row.cells = _merged_cells(sorted(row.cells, key=lambda c: c.x0), row.height)
-        for cell in row.cells:
-            cell.value = is_value(cell.text)
     return rows
 
 
