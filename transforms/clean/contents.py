@@ -66,7 +66,9 @@ def is_contents_title(text: str) -> bool:
 def page_reference(text: str, max_page: int) -> tuple[int, bool] | None:
     """``(first page number, whether it is a list)`` of a line that ends in a page
     reference, or None. Roman numbers count as page 0 (front matter)."""
-    last = text.rstrip()[-1:]  # the line's last character once its spaces collapse
+    last = text[-1:]  # the line's last character once its spaces collapse
+    if last.isspace():  # (cleaned lines are trimmed: rarely)
+        last = text.rstrip()[-1:]
     if not (last.isdecimal() or last in _ROMAN_DIGITS):
         # _REFERENCE ends in a digit or a roman one (no sentence end); searching a line
         # that does not costs a scan per letter of it (most lines of a document).
