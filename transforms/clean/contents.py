@@ -51,8 +51,12 @@ _CONTENTS_TITLE = re.compile(
     re.IGNORECASE)
 # A line's trailing page reference: words, then a number ("… Risk Factors 21"), a roman
 # one ("Preface ix") or a list of them ("printing, 12, 45–47").
-_REFERENCE = re.compile(r"[^\W\d_].*?[\s,.:]\s*(?P<refs>(?:\d{1,4}|[ivxlc]{1,6})"
-                        r"(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)$")
+_REFERENCE_TAIL = (r"[\s,.:]\s*(?P<refs>(?:\d{1,4}|[ivxlc]{1,6})"
+                   r"(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)$")
+_REFERENCE = re.compile(r"[^\W\d_].*?" + _REFERENCE_TAIL)
+# Its end alone: a line it does not match has no match of the whole (which, failing,
+# tries every letter of the line as its start and scans the rest from each).
+_ENDS_IN_REFERENCE = re.compile(_REFERENCE_TAIL)
 _ROMAN = re.compile(r"^[ivxlc]+$")
 _ROMAN_DIGITS = frozenset("ivxlc")
 _WORDISH = re.compile(r"[^\W\d_]{2,}")
@@ -76,7 +80,7 @@ def page_reference(text: str, max_page: int) -> tuple[int, bool] | None:
     text = " ".join(text.split())
     if len(text) > MAX_ENTRY_CHARS:
         return None
-    match = _REFERENCE.search(text)
+    match = _REFERENCE.search(text) if _ENDS_IN_REFERENCE.search(text) else None
     if match is None:
         return None
     refs = match.group("refs")

@@ -991,8 +991,11 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     where: dict[str, list[int]] = defaultdict(list)
     for i, text in enumerate(paragraphs):
         if text is not None:
-            for key in {_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text))}:
-                where[key].append(i)
+            key = _outline_key(text)
+            where[key].append(i)
+            unnumbered = _LEADING_NUMBER.sub("", text)
+            if unnumbered != text and (other := _outline_key(unnumbered)) != key:
+                where[other].append(i)  # most paragraphs have no number: one key
     found: dict[int, int] = {}
     cursor = 0
     for entry in outline:
