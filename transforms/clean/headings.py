@@ -39,8 +39,8 @@ import string
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ragbeam.transforms.charsets import (
     CJK_CHAR,
@@ -571,8 +571,7 @@ class BodyStyle:
     bold: bool
 
 
-@dataclass(frozen=True)
-class HeadingBlock:
+class HeadingBlock(NamedTuple):  # a tuple: one per block of a document
     """What heading detection knows of one cleaned block."""
 
     text: str | None  # a paragraph of at most MAX_TITLE_LINES lines, else None
@@ -1060,9 +1059,9 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                           if line.style is not None and line.kind is BlockKind.PARAGRAPH)
         if body is not None and layout is not None:
             rows = RowIndex(assembly, layout, body, prose)
-            blocks = [replace(block, in_row=rows.shares_row(block.style),
-                              in_margin=rows.in_margin(block.style),
-                              page_height=rows.height(block.style))
+            blocks = [block._replace(in_row=rows.shares_row(block.style),
+                                     in_margin=rows.in_margin(block.style),
+                                     page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
         found = find_styled_headings(blocks, body)
