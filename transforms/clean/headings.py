@@ -783,7 +783,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
                 and not _label_heading(block, text))
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
-            or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
+            or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
             or reads_like_data(text)
             or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
