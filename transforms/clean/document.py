@@ -439,7 +439,7 @@ def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
 def _cyclic_collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector held off while a document is cleaned: cleaning
     allocates hundreds of thousands of small objects (lines, tuples, lists) that live
-    until it returns and form no cycles, so every collection in between walks them all
+    until it returns and form next to no cycles, so every collection in between walks them all
     for nothing (about a tenth of cleaning's CPU on large documents). Reference counting
     still frees what is dropped; the collector runs again once cleaning is done. Left
     alone where something else switched it off (it is the process's switch)."""
