@@ -139,7 +139,7 @@ def is_companion(line: PageLine) -> bool:
 def is_data_row(text: str) -> bool:
     """Three numbers or more and no word: a chart's axis or a row of figures."""
     tokens = text.split()
-    return len(tokens) >= 3 and not any(ch.isalpha() for ch in text)
+    return len(tokens) >= 3 and not any(map(str.isalpha, text))
 
 
 def head_number(line: str) -> tuple[str, int, str] | None:

@@ -278,8 +278,8 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
         return None
     rests = [head[:-len(form)] + "…" if head.endswith(form) else "…" + head[len(form):]
              for j, form in current
-             if j != i and (form == head or (sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS
-                                             and (head.endswith(form) or head.startswith(form))))]
+             if j != i and (form == head or ((head.endswith(form) or head.startswith(form))
+                                             and sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS))]
     return min(rests, key=len) if rests else None
 
 
