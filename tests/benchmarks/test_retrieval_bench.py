@@ -175,9 +175,51 @@ def test_every_question_names_a_listed_pdf_and_pages_it_has(domain):
             assert e.pages and all(1 <= p <= int(rows[e.doc]["pages"]) for p in e.pages)
 
 
-def test_one_closing_domain_and_at_least_one_other_language():
-    assert sets.CLOSING_DOMAINS == ("annual-reports",)
+def test_the_closing_domains_and_at_least_one_other_language():
+    # earnings-calls is the closing set now; annual-reports was scored once and is worn
+    assert sets.CLOSING_DOMAINS == ("annual-reports", "earnings-calls")
+    assert "worn" in sets.DOMAINS["annual-reports"].description
+    assert not set(sets.CLOSING_DOMAINS) & set(sets.DEV_DOMAINS)
     assert {d.lang for d in sets.DOMAINS.values() if d.role == "dev"} > {"en"}
+
+
+def test_the_closing_domain_is_refused_without_closing():
+    import retrieval
+
+    with pytest.raises(SystemExit):
+        retrieval.main(["--domains", "earnings-calls", "--retrievers", "bm25"])
+
+
+# ------------------------------------------------------------------ earnings-call mapping
+
+def test_an_answer_names_its_calls_by_its_source_line_first():
+    from retrieval_bench.build_sets import GIVEN_PAGE, answer_sources
+
+    answer = ("Q1 2023: 16 Q2 2023: 12\n\nSources:  Q1 2023 Earnings Call, pg 2 "
+              "Q2 2023 Earnings Call, pg 2 Q3 2023 Earnings Call, pg 3")
+    assert answer_sources(answer, "How many?") == [("1", "2023"), ("2", "2023"),
+                                                   ("3", "2023")]
+    assert GIVEN_PAGE.findall(answer) == [("1", "2023", "2"), ("2", "2023", "2"),
+                                          ("3", "2023", "3")]
+    # no Source line: the calls the answer mentions, else the question's
+    assert answer_sources("Q3 2021 = $5.1B Q3 2023 = $4.9B", "?") == [("3", "2021"),
+                                                                       ("3", "2023")]
+    assert answer_sources("Restrictions.", "As of Q2 2022, why?") == [("2", "2022")]
+    assert answer_sources("Source: N/A", "What lease?") == []
+
+
+def test_an_answer_s_quotes_are_what_is_located_else_its_body():
+    from retrieval_bench.build_sets import answer_passages
+
+    quoted = ('Data governance.\n\n"One of the biggest challenges that developers face '
+              'today is governance." And "too short".\n\nSource: Q2 2022 Earnings Call')
+    assert answer_passages(quoted) == [
+        "One of the biggest challenges that developers face today is governance"]
+    # an unterminated quote (the dataset cuts some) still counts
+    assert answer_passages('"Well, I mean there are verticals like, for example') == [
+        "Well, I mean there are verticals like, for example"]
+    plain = "Product revenue grew 84% year-on-year to $394 million.\n\nSource: Q1 2023, pg 2"
+    assert answer_passages(plain) == ["Product revenue grew 84% year-on-year to $394 million."]
 
 
 # ------------------------------------------------------------------ slow: ragbeam on real PDFs
