@@ -47,11 +47,14 @@ PINS = {
     # the earnings-call transcripts and their questions were removed from the
     # repository by afa56a4; the commit before it still holds both
     "docugami-calls": ("docugami/KG-RAG-datasets", "3e9ce57"),
+    "financial-qa-10k": ("cs50-i/Financial-QA-agent", "743144c"),
 }
 LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public",
             "qinchuanhui/UDA-Benchmark": "see repository (Wikipedia CC-BY-SA, arXiv)",
             "FujitsuResearch/Fujitsu-RAG-Hard-Benchmark": "Apache-2.0 + TERMS_OF_USE",
-            "docugami/KG-RAG-datasets": "MIT (dataset); filings public"}
+            "docugami/KG-RAG-datasets": "MIT (dataset); filings public",
+            "cs50-i/Financial-QA-agent": "none stated (its CSV is virattt/financial-qa-10K); "
+                                         "filings public"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
 PASSAGE_SHARE = 0.5
@@ -593,9 +596,67 @@ def build_docugami_calls(root: pathlib.Path, data: pathlib.Path) -> dict:
     return dict(stats)
 
 
+# ---------------------------------------------------------------- financial-qa-10k (dev)
+
+FQA_FILINGS = {"AAPL_2023_10K": "AAPL", "AMD_2024_10K": "AMD", "GOOG_2022_10K": "GOOGL",
+               "NVDA_2024_10K": "NVDA"}
+FQA_PER_FILING = 40
+FQA_SEED = 38
+
+
+def build_financial_qa(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """virattt/financial-qa-10K's questions (an LLM's, each written from one passage of a
+    company's 10-K, the passage given as ``context``) on the four 10-Ks that
+    cs50-i/Financial-QA-agent ships beside the CSV. The CSV's passages come from each
+    company's 10-K it labels ``2023_10K``; Apple's PDF is that filing (99 of its 100
+    passages found), the others are of another fiscal year (31 to 63 of 100 found: much
+    of a 10-K's text recurs from year to year). Evidence: the passage located
+    (``locate_passage``), kept only when every figure of the answer (the 10-Q rule's
+    figures) is on a located page too, so a question whose numbers changed between
+    years is dropped. A seeded sample of
+    ``FQA_PER_FILING`` kept questions per filing, so that one domain does not outweigh
+    the others in the dev totals."""
+    import random
+
+    mirror = Mirror(root, *PINS["financial-qa-10k"])
+    rows = list(csv.DictReader(io.StringIO(mirror.read("Financial-QA-10k.csv")
+                                           .decode("utf-8-sig"))))
+    b = Builder("financial-qa-10k", data, mirror)
+    out, stats = [], Counter()
+    for name, ticker in FQA_FILINGS.items():
+        rel, index = b.add(f"10k_pdfs/{name}.pdf")
+        page_words = b.page_words(rel)
+        kept = []
+        for number, r in enumerate(rows, 1):
+            if r["ticker"] != ticker:
+                continue
+            pages = locate_passage(index, r["context"])
+            figures = [words(f) for f in dict.fromkeys(FIGURE.findall(r["answer"]))
+                       if not re.fullmatch(r"20\d\d", f)]
+            if not pages:
+                stats[f"{name}: dropped, passage not found"] += 1
+                continue
+            if not all(set(find_all(f, page_words)) & set(pages) for f in figures):
+                stats[f"{name}: dropped, an answer figure not on the passage's page"] += 1
+                continue
+            stats[f"{name}: located"] += 1
+            kept.append({"id": f"fqa-{number:04d}", "question": r["question"].strip(),
+                         "evidence": [{"doc": rel, "pages": pages}],
+                         "kind": "table" if numeric_share(r["context"]) >= TABLE_NUMERIC_SHARE
+                         else "text",
+                         "answer": r["answer"][:300], "mapping": "evidence passage located"})
+        sample = sorted(random.Random(f"{FQA_SEED}-{name}").sample(
+            kept, min(FQA_PER_FILING, len(kept))), key=lambda q: q["id"])
+        stats[f"{name}: sampled"] += len(sample)
+        out += sample
+    b.write(out)
+    return dict(stats)
+
+
 BUILDERS = {"financebench": build_financebench, "uda": build_uda,
             "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
-            "docugami": build_docugami, "docugami-calls": build_docugami_calls}
+            "docugami": build_docugami, "docugami-calls": build_docugami_calls,
+            "financial-qa-10k": build_financial_qa}
 
 
 def build_all(root: pathlib.Path, data: pathlib.Path, which: list[str] | None = None) -> None:

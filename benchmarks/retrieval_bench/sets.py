@@ -51,6 +51,10 @@ DOMAINS = {d.name: d for d in (
     Domain("sec-10-q", "en", "dev",
            "Twenty 10-Q filings (docugami/KG-RAG-datasets): single- and multi-document "
            "questions; evidence pages located from the answers' figures"),
+    Domain("financial-qa-10k", "en", "dev",
+           "Four 10-Ks (Apple FY2023, AMD FY2023, Alphabet FY2022, NVIDIA FY2024; "
+           "cs50-i/Financial-QA-agent): virattt/financial-qa-10K's questions, each written "
+           "from one passage; the passage located, the answer's figures checked on its page"),
     Domain("annual-reports", "en", "closing",
            "Six annual reports (UDA-Benchmark's examples): FinQA questions (page given) and "
            "TAT-QA questions (answer spans located); the first closing set, scored once on "
