@@ -190,6 +190,34 @@ def test_the_closing_domain_is_refused_without_closing():
         retrieval.main(["--domains", "earnings-calls", "--retrievers", "bm25"])
 
 
+@pytest.mark.parametrize("domain", ["financial-qa-10k", "earnings-calls"])
+def test_the_evidence_pages_hold_the_answer(domain):
+    """Against the fetched PDFs: every figure of a financial-qa-10k answer lies on one of
+    its evidence pages (the builder's rule); of an earnings-call answer located as text,
+    one quote (or its body) has half its word 3-grams on its evidence pages."""
+    import re
+
+    from retrieval_bench.build_sets import FIGURE, answer_passages
+    from retrieval_bench.pages import cached_page_texts, find_all, shingles
+
+    data = sets.DEFAULT_DATA
+    if sets.check(data, domain):
+        pytest.skip(f"needs the benchmark's PDFs in {data} (benchmarks/retrieval.py --fetch)")
+    texts = {r["path"]: cached_page_texts(data / r["path"], data / ".page-texts")
+             for r in sets.document_rows(domain)}
+    for q in sets.load_questions(domain):
+        pages = [(e.doc, p) for e in q.evidence for p in e.pages]
+        if domain == "financial-qa-10k":
+            for figure in FIGURE.findall(q.answer):
+                if not re.fullmatch(r"20\d\d", figure):
+                    assert find_all(words(figure), [words(texts[d][p - 1]) for d, p in pages]
+                                    ), (q.id, figure)
+        elif q.mapping == "answer text located":
+            on_pages = set().union(*(shingles(texts[d][p - 1]) for d, p in pages))
+            assert any(len(shingles(t) & on_pages) >= len(shingles(t)) / 2
+                       for t in answer_passages(q.answer)), q.id
+
+
 # ------------------------------------------------------------------ earnings-call mapping
 
 def test_an_answer_names_its_calls_by_its_source_line_first():
