@@ -273,12 +273,22 @@ static int page_face(Page *p, Py_ssize_t offset, PyObject **name, long *weight, 
         Matrix matrix;
         double scale = 1.0;
         if (GetMatrix(obj, &matrix)) {
-            PyObject *result = PyObject_CallFunction(hypot_fn, "dd", (double)matrix.c,
-                                                     (double)matrix.d);
-            if (result == NULL)
-                goto failed;
-            scale = PyFloat_AsDouble(result);
-            Py_DECREF(result);
+            /* Python's math.hypot (the Python pass's), asked again only when the matrix's
+               c and d change: a page's text objects mostly share one scale. */
+            static double last_c, last_d, last_scale;
+            static int have_last;
+            double c = (double)matrix.c, d = (double)matrix.d;
+            if (have_last && c == last_c && d == last_d
+                    && signbit(c) == signbit(last_c) && signbit(d) == signbit(last_d)) {
+                scale = last_scale;
+            } else {
+                PyObject *result = PyObject_CallFunction(hypot_fn, "dd", c, d);
+                if (result == NULL)
+                    goto failed;
+                scale = PyFloat_AsDouble(result);
+                Py_DECREF(result);
+                last_c = c, last_d = d, last_scale = scale, have_last = 1;
+            }
         }
         Handle font = GetFont(obj);
         int fresh_font;
