@@ -68,7 +68,12 @@ from ragbeam.transforms.clean.furniture import (
     PageLine,
     find_page_furniture,
 )
-from ragbeam.transforms.clean.headings import body_style, mark_headings, outline_of
+from ragbeam.transforms.clean.headings import (
+    body_style,
+    mark_headings,
+    names_nothing,
+    outline_of,
+)
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import (
     LineBox,
@@ -429,7 +434,11 @@ def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
 
 
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
-    blocks = extracted.blocks
+    # A heading the format marks that names nothing (a UUID a generator set in a
+    # heading style) heads no section: it would stand in the path of all below it.
+    blocks = tuple(replace(block, kind=BlockKind.PARAGRAPH, level=0)
+                   if block.kind is BlockKind.HEADING and names_nothing(block.text) else block
+                   for block in extracted.blocks)
     spaces_restored = replacement_char_is_space(block.text for block in blocks)
     if spaces_restored:  # one character for one: every raw offset stays
         blocks = tuple(replace(block, text=block.text.replace(REPLACEMENT_CHAR, " "))

@@ -276,6 +276,24 @@ def capitals_heading_runs_on(line: str, next_line: str) -> bool:
             and not numbered_heading_start(next_line) and keyword_heading(next_line) is None)
 
 
+# A token made of digits (and a few separators and hex letters) that runs long: an
+# accession number, a file id, a UUID, a date code ("0000320193-23-000006",
+# "20231027_123456", "d666f1f7-46cb-42bd-9a39-9a39cf2a509f").
+_IDENTIFIER = re.compile(r"^[\W_]*(?=(?:\D*\d){6})[\d\W_A-Fa-f]+[\W_]*$")
+
+
+def is_identifier(token: str) -> bool:
+    """Whether one token is an identifier: long, made of digits, separators, hex."""
+    return _IDENTIFIER.match(token) is not None
+
+
+def names_nothing(heading: str) -> bool:
+    """Whether a heading is identifiers only (a generator's UUID set in a heading
+    style): it names no section, and a path that holds it tells a reader nothing."""
+    tokens = heading.split()
+    return bool(tokens) and all(is_identifier(token) for token in tokens)
+
+
 def reads_like_data(text: str) -> bool:
     """A table's row or cell ("Non-GAAP diluted EPS $ 2.61 $ 2.73", "2021 2022",
     "California 94-2404110"): two numbers or more after the line's own numbering

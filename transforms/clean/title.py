@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from ragbeam.transforms.charsets import CJK_CHAR, SENTENCE_ENDS
 from ragbeam.transforms.clean.contents import is_contents_title
-from ragbeam.transforms.clean.headings import opens_numbered_section
+from ragbeam.transforms.clean.headings import is_identifier, opens_numbered_section
 from ragbeam.transforms.clean.layout import sizes_differ
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY, document_label
 
@@ -91,9 +91,6 @@ _PLACEHOLDERS = frozenset({
     "unknown", "pdf", "scan", "scanned document", "print", "blank",
 })
 _URL = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
-# A token made of digits (and a few separators) that runs long: an accession number, a
-# file id, a date code ("0000320193-23-000006", "20231027_123456").
-_IDENTIFIER = re.compile(r"^[\W_]*(?=(?:\D*\d){6})[\d\W_A-Fa-f]+[\W_]*$")
 
 # What the document is: a form ("FORM 10-Q", "Form 8-K", "Form 20-F", "Schedule 14A"),
 # or a kind of report named on its cover.
@@ -180,7 +177,7 @@ def _is_named_thing(text: str) -> bool:
         return False
     if text.casefold().strip(" .-_") in _PLACEHOLDERS:
         return False
-    if any(_IDENTIFIER.match(token) for token in text.split()) and len(_words(text)) < 2:
+    if any(is_identifier(token) for token in text.split()) and len(_words(text)) < 2:
         return False  # "0000320193-23-000006", "04.01.2023 10Q Document"
     return bool(_words(text))
 
