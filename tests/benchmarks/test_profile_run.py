@@ -10,7 +10,7 @@ from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from profile_run import PACKAGE_FRAME, stage_of, summarise  # noqa: E402
+from profile_run import PACKAGE_FRAME, stage_of, summarise
 
 RUN = ["process 10:\"python -m ragbeam.pipeline.cli run\""]
 CHILD = [*RUN, "process 11:\"python -m ragbeam.transforms.extract.isolation\""]

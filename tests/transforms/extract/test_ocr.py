@@ -8,7 +8,6 @@ import pytest
 from made_documents import HARBOUR, HARBOUR_POOR
 
 from ragbeam.transforms.extract import ocr
-
 from ragbeam.transforms.extract.ocr import (
     POOR_LAYER_REASON,
     POOR_WORD_SHARE,
