@@ -372,6 +372,9 @@ class _StyleReader:
         self.name = ctypes.create_string_buffer(128)
         self.rect = raw.FS_RECTF()
         self.rect_address = ctypes.addressof(self.rect)
+        # The C extension where the native pass runs: the glyph boxes of ``missing_spaces``
+        # read there (``_fill_spaces`` sets it).
+        self.native: Any = None
         self.objects: dict[int, tuple[str, int, float]] = {}
         self.fonts: dict[int, tuple[str, int]] = {}
         last = len(text) - 1
@@ -559,7 +562,12 @@ class _StyleReader:
         pairs = _matched_glyphs(tika, pdfium)
         if len(pairs) < 3:
             return ()
-        boxes = [self._loose(first + j) for _, j in pairs]
+        offsets = [first + j for _, j in pairs]
+        boxes = ([self._loose(offset) for offset in offsets] if self.native is None
+                 else self.native.loose_boxes(self.page, self.frame.left, self.frame.bottom,
+                                              self.frame.right, self.frame.top,
+                                              self.frame.rotation, self.same_indexes,
+                                              offsets))
         # The gap after each matched glyph (None: not measured, or not on one baseline
         # with the next: a superscript, a subscript, another line).
         gaps: list[float | None] = []
@@ -1094,7 +1102,8 @@ def _configure_native():
     names = ("FPDFText_CountChars", "FPDFText_GetText",
              "FPDFText_GetCharIndexFromTextIndex", "FPDFText_GetCharBox",
              "FPDFText_GetTextObject", "FPDFText_GetCharAngle",
-             "FPDFTextObj_GetFontSize", "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont")
+             "FPDFTextObj_GetFontSize", "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont",
+             "FPDFText_GetLooseCharBox")
     addresses = tuple(ctypes.cast(getattr(raw, name), ctypes.c_void_p).value
                       for name in names)
     name_buffer = ctypes.create_string_buffer(128)
@@ -1138,8 +1147,9 @@ def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Bloc
                         frame.bottom, frame.right, frame.top, frame.rotation, index + 1,
                         raw_text, page_blocks, styles)
                     if placed is not None:
-                        _fill_spaces(_StyleReader(raw, textpage, frame, placed[0]), placed[1],
-                                     styles, raw_text, suspects)
+                        reader = _StyleReader(raw, textpage, frame, placed[0])
+                        reader.native = native
+                        _fill_spaces(reader, placed[1], styles, raw_text, suspects)
                 finally:
                     raw.FPDFText_ClosePage(textpage)
             finally:
