@@ -39,8 +39,8 @@ import string
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ragbeam.transforms.charsets import (
     CJK_CHAR,
@@ -589,8 +589,7 @@ class BodyStyle:
     bold: bool
 
 
-@dataclass(frozen=True)
-class HeadingBlock:
+class HeadingBlock(NamedTuple):  # a tuple: one per block of a document
     """What heading detection knows of one cleaned block."""
 
     text: str | None  # a paragraph of at most MAX_TITLE_LINES lines, else None
@@ -802,7 +801,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
                 and not _label_heading(block, text))
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
-            or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
+            or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
             or reads_like_data(text)
             or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
@@ -1009,8 +1008,11 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     where: dict[str, list[int]] = defaultdict(list)
     for i, text in enumerate(paragraphs):
         if text is not None:
-            for key in {_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text))}:
-                where[key].append(i)
+            key = _outline_key(text)
+            where[key].append(i)
+            unnumbered = _LEADING_NUMBER.sub("", text)
+            if unnumbered != text and (other := _outline_key(unnumbered)) != key:
+                where[other].append(i)  # most paragraphs have no number: one key
     found: dict[int, int] = {}
     cursor = 0
     for entry in outline:
@@ -1075,9 +1077,9 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                           if line.style is not None and line.kind is BlockKind.PARAGRAPH)
         if body is not None and layout is not None:
             rows = RowIndex(assembly, layout, body, prose)
-            blocks = [replace(block, in_row=rows.shares_row(block.style),
-                              in_margin=rows.in_margin(block.style),
-                              page_height=rows.height(block.style))
+            blocks = [block._replace(in_row=rows.shares_row(block.style),
+                                     in_margin=rows.in_margin(block.style),
+                                     page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
         found = find_styled_headings(blocks, body)

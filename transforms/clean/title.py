@@ -305,14 +305,18 @@ def issuer(metadata: Mapping[str, str], text: str, software: Sequence[str] = ())
     with or without the form;
     a converter's or a printer's name ("EDGAR Online, a division of …") is printed in no
     filing, a person's name has no legal form."""
-    squeezed = _squeezed(text)
+    squeezed: str | None = None  # the whole text squeezed: only for a name to look for
     for key in AUTHOR_KEYS:
         value = " ".join((metadata.get(key) or "").split())
         if not value or not _ORGANISATION.search(value) or not _named_by_author(value, software):
             continue
         # Its name is printed, with or without the legal form ("富士通" for "富士通株式会社").
         name = _without_legal_form(value)
-        if len(name) >= MIN_ISSUER_CHARS and name in squeezed:
+        if len(name) < MIN_ISSUER_CHARS:
+            continue
+        if squeezed is None:
+            squeezed = _squeezed(text)
+        if name in squeezed:
             return value
     return None
 

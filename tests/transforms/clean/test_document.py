@@ -177,6 +177,40 @@ def test_a_replacement_character_written_for_every_space_is_the_space():
     assert doc.metadata["clean_replacement_chars_as_spaces"] == "0"
 
 
+def test_the_cyclic_collector_is_held_off_while_cleaning_and_left_as_it_was(monkeypatch):
+    import gc
+
+    import pytest
+
+    import ragbeam.transforms.clean.document as document
+
+    seen: list[bool] = []
+    step = document._strip_leaders
+
+    def watched(lines):
+        seen.append(gc.isenabled())
+        return step(lines)
+
+    def failing(lines):
+        raise RuntimeError("a step fails")
+
+    one_line = _doc(Block(BlockKind.PARAGRAPH, "one line", page=1))
+    monkeypatch.setattr(document, "_strip_leaders", watched)
+    assert gc.isenabled()
+    clean_document(one_line, CleanOptions())
+    assert seen == [False] and gc.isenabled()  # off inside, on again after
+    gc.disable()  # switched off by someone else: stays off
+    try:
+        clean_document(one_line, CleanOptions())
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setattr(document, "_strip_leaders", failing)
+    with pytest.raises(RuntimeError):
+        clean_document(one_line, CleanOptions())
+    assert gc.isenabled()  # on again after a step fails
+
+
 def test_a_heading_that_names_nothing_is_a_paragraph():
     """A word processor's heading style over a generator's UUID heads no section (it
     would stand in the heading path of everything below it); a heading with a word and
