@@ -36,10 +36,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 import ragbeam
-
-# No Beam at module level (it is imported inside the functions that use it): `ragbeam
-# run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
-from ragbeam.pipeline.collector import pause_collector, resume_collector
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.interrupts import (
@@ -78,6 +74,10 @@ from ragbeam.pipeline.runs import (
 from ragbeam.pipeline.settings import add_run_arguments
 from ragbeam.pipeline.summary import headline, read_run_json, store_words
 from ragbeam.pipeline.sync import DEFAULT_KEEP, SyncRefused, dry_sync, sync
+
+# No Beam at module level (it is imported inside the functions that use it): `ragbeam
+# run` starts extracting before Beam's ~1 s import (early_start.py; a test checks this).
+from ragbeam.transforms.collector import pause_collector, resume_collector
 from ragbeam.transforms.extract.isolation import CHILD_LOGGER
 from ragbeam.transforms.ids import doc_key
 from ragbeam.transforms.incremental.previous import option_differences

@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragbeam.pipeline.claim import OutputClaimed, claim_output, release_claim
-from ragbeam.pipeline.collector import resume_collector
 from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.early_start import beam_imported, extraction_started_early
 from ragbeam.pipeline.interrupts import (
@@ -73,6 +72,7 @@ from ragbeam.pipeline.summary import (
 from ragbeam.pipeline.unchanged import listed_sources, nothing_to_do, write_unchanged
 from ragbeam.schemas import OUTPUT_TABLES
 from ragbeam.transforms import progress, storage
+from ragbeam.transforms.collector import resume_collector
 from ragbeam.transforms.embed.model import encode_texts, load_sentence_model
 from ragbeam.transforms.endpoints import storage_endpoint, unreachable
 from ragbeam.transforms.extract.backends import (

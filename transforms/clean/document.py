@@ -54,8 +54,6 @@ characters to the right page; spans of one cleaned block share ``block``.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import re
 from collections import defaultdict
@@ -96,6 +94,7 @@ from ragbeam.transforms.clean.text import (
     with_spaces_at,
 )
 from ragbeam.transforms.clean.title import DocumentName, TitleLine, name_document
+from ragbeam.transforms.collector import cyclic_collector_paused
 from ragbeam.transforms.types import (
     TABLE_HEADER_LEVEL,
     Block,
@@ -435,26 +434,8 @@ def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
         line.wrapped = wrapped
 
 
-@contextlib.contextmanager
-def _cyclic_collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector held off while a document is cleaned: cleaning
-    allocates hundreds of thousands of small objects (lines, tuples, lists) that live
-    until it returns and form next to no cycles, so every collection in between walks them all
-    for nothing (about a tenth of cleaning's CPU on large documents). Reference counting
-    still frees what is dropped; the collector runs again once cleaning is done. Left
-    alone where something else switched it off (it is the process's switch)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
-    with _cyclic_collector_paused():
+    with cyclic_collector_paused():
         return _clean_document(extracted, options)
 
 

@@ -39,11 +39,9 @@ Pure functions over bytes; no Beam, no Tika.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import ctypes
 import dataclasses
 import functools
-import gc
 import itertools
 import math
 import os
@@ -52,11 +50,12 @@ import struct
 import sys
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from ragbeam.transforms.charsets import is_cjk
+from ragbeam.transforms.collector import cyclic_collector_paused
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
 
@@ -1027,24 +1026,10 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
     C extension where it is built (``native_lines``), else in Python; the two give the
     same bytes."""
     native = native_lines()
-    with _collector_paused():
+    with cyclic_collector_paused():
         if native is not None:
             return _native_pdf_layout(native, data, raw_text, blocks)
         return _python_pdf_layout(data, raw_text, blocks)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off for the pass: it allocates a tuple or two per line
-    and none of them in a cycle, and the collections they set off walked the whole
-    heap (3 % of the pass's CPU under ``perf``)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _python_pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout:
