@@ -61,6 +61,24 @@ written while looking at which set):
   earnings release, a Chinese thesis, two data sheets, a handbook, a two-sided book);
   truth marked by hand before any scoring, to be scored once. Folder ``$RAGBEAM_ISSUE39_C_PDFS`` or
   ``../data/issue39-c-pdfs``.
+* **issue39-d** (issue 39, third closing set): 12 PDFs / 271 pages of kinds and from
+  repositories no earlier set used (a Chinese two-sided guide, a Chinese manual with its
+  documented source, a Japanese manual without furniture, a Czech handbook for public
+  administrations, a French two-sided book, a Dutch manual with two-sided heads, the
+  ECMA-404 standard, a non-profit's annual report, an IRS form's printer's proof, German
+  slides, a chip data sheet, an Italian university guide); truth marked by hand from
+  Tika's raw lines and the pages before any scoring, to be scored once. Folder
+  ``$RAGBEAM_ISSUE39_D_PDFS`` or ``../data/issue39-d-pdfs``.
+* **issue39-e** (issue 39, fourth closing set): 10 PDFs / 379 pages of the kinds issue39-d
+  lacks, from repositories no earlier set used: text set vertically in the side margin (a
+  journal article with OUP's download stamp, an arXiv preprint's identifier stamp), chapter
+  tabs at the outer edge (a two-sided Bible portion in Gondi typeset by PTXprint), a Chinese
+  thesis whose running head changes with the chapter, a Shenzhen-listed company's annual
+  report (Chinese, 174 p.) and a fund's annual report in three page templates (French), a
+  Korean thesis, a Japanese manual and two documents without any furniture (a Korean
+  report, a Japanese reference: retention checks); truth
+  marked by hand from Tika's raw lines and the pages before any scoring, to be scored once.
+  Folder ``$RAGBEAM_ISSUE39_E_PDFS`` or ``../data/issue39-e-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -186,6 +204,14 @@ HELDOUT_SETS = {
         ("c", "second closing held-out of issue 39 (OWASP ASVS 5.0 standard, a court filing with "
               "its CM/ECF stamp, a brokerage statement, an earnings release, a Chinese thesis, "
               "Avago and ON Semiconductor data sheets, a graduate handbook, a two-sided book)"),
+        ("d", "third closing held-out of issue 39 (ElegantBook and SJTUThesis guides in Chinese, "
+              "a Japanese manual, a Czech handbook, a French two-sided book, a Dutch manual, "
+              "ECMA-404, an annual report, an IRS form's printer's proof, German slides, the "
+              "PSEC4A data sheet, an Italian university guide)"),
+        ("e", "fourth closing held-out of issue 39 (an OUP article and an arXiv preprint with "
+              "margin stamps, a Gondi Bible portion with chapter tabs, a Chinese thesis, a listed "
+              "company's Chinese annual report, a French fund's annual report, a Korean thesis "
+              "and report, Japanese manuals)"),
     )},
 }
 

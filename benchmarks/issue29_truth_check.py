@@ -8,17 +8,20 @@
     python benchmarks/issue29_truth_check.py --sets issue29-r5 --heading-sets ''
     python benchmarks/issue29_truth_check.py --sets issue39-a,issue39-b --heading-sets ''
     python benchmarks/issue29_truth_check.py --sets issue39-c --heading-sets ''
+    python benchmarks/issue29_truth_check.py --sets issue39-d --heading-sets ''
+    python benchmarks/issue29_truth_check.py --sets issue39-e --heading-sets ''
 
 For every set (a furniture set of ``furniture_truth.HELDOUT_SETS``: issue29-closing and
 issue29-final by default, the third round's issue29-r3dev and issue29-r3final, the fourth
-round's issue29-r4, the fifth round's issue29-r5 and issue 39's issue39-a, issue39-b and issue39-c
-when named): the manifest parses, every listed PDF is in the set's folder with its SHA-256,
-and every truth line (furniture and ``other_furniture``) occurs, as often as marked,
-among Tika's lines of its page (``raw_page_lines`` over the pipeline's own
-extraction); page counts match. The issue-39 sets must also come from sources no other
-set used: no repository or SHA-256 of theirs is in any other manifest under
-``benchmarks/data``, in ``benchmarks/large_docs.csv`` or in the shared corpus's
-``MANIFEST.csv`` (the two issue-39 sets share none either). For the issue-29 heading
+round's issue29-r4, the fifth round's issue29-r5 and issue 39's issue39-a, issue39-b,
+issue39-c, issue39-d and issue39-e when named): the manifest parses, every listed PDF is in
+the set's folder with its SHA-256, and every truth line (furniture and ``other_furniture``)
+occurs, as often as marked, among Tika's lines of its page (``raw_page_lines`` over the
+pipeline's own extraction); page counts match. The issue-39 sets must also come from
+sources no other set used: no repository or SHA-256 of theirs is in any other manifest
+under ``benchmarks/data`` (the retrieval sets' ``retrieval/*/documents.csv`` included), in
+``benchmarks/large_docs.csv`` or in the shared corpus's ``MANIFEST.csv`` (the issue-39 sets
+share none either). For the issue-29 heading
 sets (``heading-truth.json``, PDFs in ``--headings``): every heading's words (the heading
 scorer's ``words``) are among the words of at most four consecutive Tika lines of one
 page, and the sets without an outline have none. Only extraction runs: the truth was marked before
@@ -90,14 +93,16 @@ def check(name: str) -> int:
 
 
 # Sets that must come from repositories and files no other set or corpus used.
-NEW_SOURCE_SETS = ("issue39-a", "issue39-b", "issue39-c")
+NEW_SOURCE_SETS = ("issue39-a", "issue39-b", "issue39-c", "issue39-d", "issue39-e")
 SHARED_CORPUS_MANIFEST = ft.REPO.parent / "shared" / "corpus" / "MANIFEST.csv"
 
 
 def other_sources(own: pathlib.Path) -> tuple[set[str], set[str]]:
-    """(repositories, SHA-256s) of every manifest but ``own``: the benchmark manifests,
-    the large-document corpus and the shared corpus (where present)."""
+    """(repositories, SHA-256s) of every manifest but ``own``: the benchmark manifests
+    (the retrieval sets' too), the large-document corpus and the shared corpus (where
+    present)."""
     manifests = [m for m in sorted(ft.DATA.glob("*.csv")) if m != own]
+    manifests += sorted(ft.DATA.glob("retrieval/*/documents.csv"))
     manifests.append(ft.REPO / "benchmarks" / "large_docs.csv")
     if SHARED_CORPUS_MANIFEST.is_file():
         manifests.append(SHARED_CORPUS_MANIFEST)
@@ -249,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="issue29-closing,issue29-final",
                         help="furniture sets to check, comma-separated ('' for none; "
                              "also issue29-r3dev, issue29-r3final, issue29-r4, "
-                             "issue29-r5, issue39-a, issue39-b, issue39-c)")
+                             "issue29-r5, issue39-a, issue39-b, issue39-c, issue39-d, "
+                             "issue39-e)")
     parser.add_argument("--heading-sets", default="issue29,dev29,r3,r4,r5",
                         help="heading sets to check: issue29 (the three), dev29, "
                              "r3 (issue29-r3dev and issue29-r3final), r4 (issue29-r4), "

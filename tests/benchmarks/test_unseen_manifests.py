@@ -17,7 +17,11 @@ sys.path.insert(0, str(BENCHMARKS))
 import furniture_truth as ft  # noqa: E402
 import issue29_truth_check as check  # noqa: E402
 
-ISSUE39_SETS = ("issue39-a", "issue39-b", "issue39-c")
+ISSUE39_SETS = ("issue39-a", "issue39-b", "issue39-c", "issue39-d", "issue39-e")
+# Documents chosen to print no furniture at all (body retention checks), per set.
+RETENTION_CHECKS = {"issue39-d": {"sapphire-manual-ja.pdf"},
+                    "issue39-e": {"embedded-term-project-report-ko.pdf",
+                                  "imagevision-sdk-manual-ja.pdf"}}
 ISSUE41_MANIFEST = BENCHMARKS / "data" / "issue41-unseen.csv"
 
 
@@ -28,7 +32,8 @@ def test_issue39_truth_matches_its_manifest(name):
     rows = ft.manifest_rows(heldout.manifest)
     assert [row["file"] for row in rows] == list(truth)
     assert 8 <= len(rows) <= 16
-    assert 100 <= sum(entry["pages"] for entry in truth.values()) <= 320
+    # issue39-e holds a whole listed company's annual report (174 p.): up to 400 pages
+    assert 100 <= sum(entry["pages"] for entry in truth.values()) <= 400
     for row in rows:
         entry = truth[row["file"]]
         assert str(entry["pages"]) == row["pages"]
@@ -37,8 +42,9 @@ def test_issue39_truth_matches_its_manifest(name):
         for key in ("per_page", "other_furniture"):
             assert len(entry[key]) == entry["pages"]
             assert all(line == line.strip() and line for page in entry[key] for line in page)
-    # every document has furniture to find
-    assert all(sum(map(len, entry["per_page"])) for entry in truth.values())
+    # every document has furniture to find, except those chosen as retention checks
+    without = {file for file, entry in truth.items() if not sum(map(len, entry["per_page"]))}
+    assert without == RETENTION_CHECKS.get(name, set())
 
 
 @pytest.mark.parametrize("name", ISSUE39_SETS)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -184,7 +184,7 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
     spans_at = {s.start for s in doc.spans if s.kind is BlockKind.TABLE}
     headed = _headed_tables(doc) | {a for a, _ in tables if a not in spans_at}
     ends = dict(tables)
-    continued = continued_tables(doc, tables)
+    continued = continued_tables(doc, tables, headed)
     out = []
     for chunk in chunks:
         at = bisect.bisect_right(starts, chunk.start) - 1
@@ -225,25 +225,41 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
 # most this many characters (a stray mark, "®"), and no word: else the text between
 # them is the reader's, and the second table a table of its own.
 MAX_CHARS_BETWEEN_PARTS = 3
+# ... unless the words all stand at the foot of the first part's page (a source line, a
+# footnote under the table) and the next page's part opens with a body row: a new table
+# would open with its header or a title on its own page. At most this many characters,
+# a note's length, not a page of prose.
+MAX_CHARS_OF_FOOT_NOTE = 500
 
 
-def continued_tables(doc: Document, tables: list[Span]) -> dict[int, int]:
+def continued_tables(doc: Document, tables: list[Span],
+                     headed: Collection[int] = ()) -> dict[int, int]:
     """The tables (by start) that go on with a table before them, each mapped to the
     start of the table's first part: a table that opens a page right after one that
-    closed the page before (nothing but a stray mark between them) with as many
-    columns. Cleaning joins such parts into one table where the later part has no
-    header and its lines follow on (``clean/document._mark_tables``); this finds the
-    others, a part that repeats the header and one after a page's remains."""
+    closed the page before with as many columns, nothing but a stray mark between
+    them, or a note at the foot of the first part's page where the later part opens
+    with a body row (its start not in ``headed``). Cleaning joins such parts into one
+    table where the later part has no header and its lines follow on
+    (``clean/document._mark_tables``); this finds the others, a part that repeats the
+    header and one after a page's remains."""
     out: dict[int, int] = {}
     for (a0, b0), (a1, b1) in itertools.pairwise(tables):
-        between = doc.text[b0:a1].strip()
-        if len(between) > MAX_CHARS_BETWEEN_PARTS or any(c.isalnum() for c in between):
-            continue
         _, last_page = doc.pages_of(a0, b0)
         first_page, _ = doc.pages_of(a1, b1)
         if (last_page is None or first_page != last_page + 1
                 or _columns_of(doc.text[a0:b0]) != _columns_of(doc.text[a1:b1])):
             continue
+        between = doc.text[b0:a1]
+        words = between.strip()
+        stray_mark = (len(words) <= MAX_CHARS_BETWEEN_PARTS
+                      and not any(c.isalnum() for c in words))
+        if not stray_mark:
+            note_start = b0 + len(between) - len(between.lstrip())
+            note_end = a1 - (len(between) - len(between.rstrip()))
+            foot_note = (a1 not in headed and len(words) <= MAX_CHARS_OF_FOOT_NOTE
+                         and doc.pages_of(note_start, note_end) == (last_page, last_page))
+            if not foot_note:
+                continue
         out[a1] = out.get(a0, a0)
     return out
 

@@ -51,8 +51,12 @@ _CONTENTS_TITLE = re.compile(
     re.IGNORECASE)
 # A line's trailing page reference: words, then a number ("… Risk Factors 21"), a roman
 # one ("Preface ix") or a list of them ("printing, 12, 45–47").
-_REFERENCE = re.compile(r"[^\W\d_].*?[\s,.:]\s*(?P<refs>(?:\d{1,4}|[ivxlc]{1,6})"
-                        r"(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)$")
+_REFERENCE_TAIL = (r"[\s,.:]\s*(?P<refs>(?:\d{1,4}|[ivxlc]{1,6})"
+                   r"(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)$")
+_REFERENCE = re.compile(r"[^\W\d_].*?" + _REFERENCE_TAIL)
+# Its end alone: a line it does not match has no match of the whole (which, failing,
+# tries every letter of the line as its start and scans the rest from each).
+_ENDS_IN_REFERENCE = re.compile(_REFERENCE_TAIL)
 _ROMAN = re.compile(r"^[ivxlc]+$")
 _ROMAN_DIGITS = frozenset("ivxlc")
 _WORDISH = re.compile(r"[^\W\d_]{2,}")
@@ -66,7 +70,9 @@ def is_contents_title(text: str) -> bool:
 def page_reference(text: str, max_page: int) -> tuple[int, bool] | None:
     """``(first page number, whether it is a list)`` of a line that ends in a page
     reference, or None. Roman numbers count as page 0 (front matter)."""
-    last = text.rstrip()[-1:]  # the line's last character once its spaces collapse
+    last = text[-1:]  # the line's last character once its spaces collapse
+    if last.isspace():  # (cleaned lines are trimmed: rarely)
+        last = text.rstrip()[-1:]
     if not (last.isdecimal() or last in _ROMAN_DIGITS):
         # _REFERENCE ends in a digit or a roman one (no sentence end); searching a line
         # that does not costs a scan per letter of it (most lines of a document).
@@ -74,7 +80,7 @@ def page_reference(text: str, max_page: int) -> tuple[int, bool] | None:
     text = " ".join(text.split())
     if len(text) > MAX_ENTRY_CHARS:
         return None
-    match = _REFERENCE.search(text)
+    match = _REFERENCE.search(text) if _ENDS_IN_REFERENCE.search(text) else None
     if match is None:
         return None
     refs = match.group("refs")
@@ -114,12 +120,12 @@ def _page_contents(lines: Sequence[str], max_page: int) -> set[int]:
         if (i and number.isdigit() and len(number) <= 4 and int(number) <= max_page
                 and i - 1 not in refs and _WORDISH.search(lines[i - 1])):
             refs[i] = (int(number), False)
+    if len(refs) < MIN_TITLED_ENTRIES:
+        return set()  # most pages: too few references to weigh the rest
     titles = [i for i, line in enumerate(lines) if is_contents_title(line)]
     entries = [line for i, line in enumerate(lines)
                if i not in titles and not (i in refs and i - 1 not in refs
                                            and lines[i].strip().isdigit())]
-    if len(refs) < MIN_TITLED_ENTRIES:
-        return set()
     numbers = [number for _, (number, _) in sorted(refs.items())]
     ascending = _ascending_share(numbers)
     share = len(refs) / max(len(entries), 1)

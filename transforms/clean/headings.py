@@ -39,8 +39,8 @@ import string
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ragbeam.transforms.charsets import (
     CJK_CHAR,
@@ -274,6 +274,24 @@ def capitals_heading_runs_on(line: str, next_line: str) -> bool:
             and (_KEYWORD.match(line) is not None or numbered_heading_start(line))
             and len(line) + len(next_line) < MAX_KEYWORD_HEADING_CHARS
             and not numbered_heading_start(next_line) and keyword_heading(next_line) is None)
+
+
+# A token made of digits (and a few separators and hex letters) that runs long: an
+# accession number, a file id, a UUID, a date code ("0000320193-23-000006",
+# "20231027_123456", "d666f1f7-46cb-42bd-9a39-9a39cf2a509f").
+_IDENTIFIER = re.compile(r"^[\W_]*(?=(?:\D*\d){6})[\d\W_A-Fa-f]+[\W_]*$")
+
+
+def is_identifier(token: str) -> bool:
+    """Whether one token is an identifier: long, made of digits, separators, hex."""
+    return _IDENTIFIER.match(token) is not None
+
+
+def names_nothing(heading: str) -> bool:
+    """Whether a heading is identifiers only (a generator's UUID set in a heading
+    style): it names no section, and a path that holds it tells a reader nothing."""
+    tokens = heading.split()
+    return bool(tokens) and all(is_identifier(token) for token in tokens)
 
 
 def reads_like_data(text: str) -> bool:
@@ -571,8 +589,7 @@ class BodyStyle:
     bold: bool
 
 
-@dataclass(frozen=True)
-class HeadingBlock:
+class HeadingBlock(NamedTuple):  # a tuple: one per block of a document
     """What heading detection knows of one cleaned block."""
 
     text: str | None  # a paragraph of at most MAX_TITLE_LINES lines, else None
@@ -784,7 +801,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
                 and not _label_heading(block, text))
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
-            or sum(ch.isalpha() for ch in text) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
+            or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
             or reads_like_data(text)
             or _NOTE_MARK.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
@@ -991,8 +1008,11 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     where: dict[str, list[int]] = defaultdict(list)
     for i, text in enumerate(paragraphs):
         if text is not None:
-            for key in {_outline_key(text), _outline_key(_LEADING_NUMBER.sub("", text))}:
-                where[key].append(i)
+            key = _outline_key(text)
+            where[key].append(i)
+            unnumbered = _LEADING_NUMBER.sub("", text)
+            if unnumbered != text and (other := _outline_key(unnumbered)) != key:
+                where[other].append(i)  # most paragraphs have no number: one key
     found: dict[int, int] = {}
     cursor = 0
     for entry in outline:
@@ -1057,9 +1077,9 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                           if line.style is not None and line.kind is BlockKind.PARAGRAPH)
         if body is not None and layout is not None:
             rows = RowIndex(assembly, layout, body, prose)
-            blocks = [replace(block, in_row=rows.shares_row(block.style),
-                              in_margin=rows.in_margin(block.style),
-                              page_height=rows.height(block.style))
+            blocks = [block._replace(in_row=rows.shares_row(block.style),
+                                     in_margin=rows.in_margin(block.style),
+                                     page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
         found = find_styled_headings(blocks, body)

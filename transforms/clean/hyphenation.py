@@ -36,6 +36,10 @@ _COMPOUND_HEAD = re.compile(r"^\w+(?:[-\u2010]\w+)*")
 _WORD_BEFORE = re.compile(r"\w+(?:-\w+)*$")
 _WORD_AFTER = re.compile(r"\w+(?:-\w+)*")  # matched at a position: no "^"
 _WORD = re.compile(r"\w+(?:[-\u2010]\w+)*")
+# ASCII bytes that are in no word (all but letters, digits, "_" and "-") as spaces;
+# UTF-8's other bytes kept (``_words``).
+_APART = bytes(byte if byte >= 128 or chr(byte).isalnum() or chr(byte) in "_-" else 32
+               for byte in range(256))
 
 
 class HyphenBreak(Enum):
@@ -50,7 +54,7 @@ def hyphen_lexicon(lines: Iterable[str]) -> Counter[str | tuple[str, str]]:
     ``("administrator", "level")``; the break itself is no evidence that the document
     writes "manip ulation")."""
     text = "\n".join(lines).casefold().replace("\u2010", "-")
-    words = _WORD.findall(text)
+    words = _words(text)
     counts: Counter[str | tuple[str, str]] = Counter(words)
     # Only the pairs a break asks about (``_compound``), and only where both halves are
     # words of the document besides the break itself ("manip" and "ulation" are not):
@@ -65,6 +69,20 @@ def hyphen_lexicon(lines: Iterable[str]) -> Counter[str | tuple[str, str]]:
         for pair in asked:  # the break itself is no evidence for its own two halves
             counts[pair] = pairs[pair] - broken[pair]
     return counts
+
+
+def _words(text: str) -> list[str]:
+    """``_WORD.findall(text)``, with the regex run only inside the tokens that need it: a
+    match never holds an ASCII character that is no word's or a space, so the text is
+    split there first (in C); a token of ASCII letters, digits and "_" is one word, and
+    the rest (hyphens, other scripts) are matched alone (a long document's words are many)."""
+    words: list[str] = []
+    for token in text.encode().translate(_APART).decode().split():
+        if "-" in token or not token.isascii():
+            words.extend(_WORD.findall(token))
+        else:
+            words.append(token)
+    return words
 
 
 def classify_hyphen_break(line: str, next_line: str,

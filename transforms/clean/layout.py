@@ -18,7 +18,8 @@ MIN_SIZE_RATIO = 0.08
 
 def sizes_differ(a: float, b: float) -> bool:
     """Are two measured font sizes (points) different sizes, not rounding apart?"""
-    return abs(a - b) >= max(MIN_SIZE_STEP, MIN_SIZE_RATIO * max(a, b))
+    # Most lines are compared with lines of their own size: no arithmetic for those.
+    return a != b and abs(a - b) >= max(MIN_SIZE_STEP, MIN_SIZE_RATIO * max(a, b))
 
 
 def style_changes(before: LineStyle | None, after: LineStyle | None) -> bool:

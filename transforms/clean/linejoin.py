@@ -353,7 +353,7 @@ def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
     known: dict[int, list[Column]] = defaultdict(list)
     for run in (run.lines for run in runs):
         first = boxes[run[0]]
-        column = _column_of([boxes[i] for i in run], [texts[i] for i in run], pitch(first))
+        column = _column_of(boxes, texts, run, pitch(first))
         if column is not None and _ends_near(ends[first.page], column.edge,
                                              EDGE_SLACK * pitch(first)) >= MIN_MARGIN_LINES:
             known[boxes[run[0]].page].append(column)
@@ -425,9 +425,13 @@ class _Run:
                     and abs(after.x0 - box.x0) <= slack)
 
 
-def _column_of(boxes: list[LineBox], texts: list[str], pitch: float) -> Column | None:
-    if len(boxes) < MIN_EDGE_LINES or pitch == math.inf:
-        return None
+def _column_of(all_boxes: Sequence[LineBox | None], all_texts: Sequence[str], run: list[int],
+               pitch: float) -> Column | None:
+    """The column a run of lines (indexes into ``all_boxes``, all placed) is set in."""
+    if len(run) < MIN_EDGE_LINES or pitch == math.inf:
+        return None  # most runs: a line or two (headings, captions, a table's cells)
+    boxes = [all_boxes[i] for i in run]
+    texts = [all_texts[i] for i in run]
     x0 = min(box.x0 for box in boxes)
     edge = max(box.x1 for box in boxes)
     if (edge - x0 < MIN_COLUMN_PITCHES * pitch

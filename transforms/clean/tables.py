@@ -47,6 +47,7 @@ import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Pieces of one row closer than this many line heights are one cell.
 CELL_GAP = 1.0
@@ -78,8 +79,7 @@ _CHECK_BOX = re.compile("[☐☑☒□■✓✔✗✘]")
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):  # a tuple: one per line of a PDF's pages
     """A placed run of text on a page: a Tika line, or one of its cells."""
 
     line: int  # index of the line it comes from (the caller's numbering)
@@ -96,7 +96,12 @@ class _Cell:
     x0: float
     x1: float
     lines: list[int]
-    value: bool = False  # is_value(text), worked out once
+
+    @functools.cached_property
+    def value(self) -> bool:
+        """``is_value(text)``, worked out once, where a table is weighed (most cells are
+        lines of prose alone in their row, never asked)."""
+        return is_value(self.text)
 
 
 @dataclass
@@ -178,8 +183,6 @@ def _rows(pieces: Sequence[Piece]) -> list[_Row]:
         return rows  # no row of cells, no table (``_table_from``): nothing to weigh
     for row in rows:
         row.cells = _merged_cells(sorted(row.cells, key=lambda c: c.x0), row.height)
-        for cell in row.cells:
-            cell.value = is_value(cell.text)
     return rows
 
 
@@ -271,7 +274,7 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
         return None, kept[-1] + 1
     header = _header_above(rows, kept[0], columns)
     table_rows = [rows[i] for i in [*header, *kept]]
-    header_count = _header_count([_grid_row(row, columns) for row in table_rows], len(header))
+    header_count = _header_count(table_rows, columns, len(header))
     grid = [_grid_row(row, columns, spanning=n < header_count - 1, header=n < header_count)
             for n, row in enumerate(table_rows)]
     grid, row_lines = _joined_wraps(grid, [row.lines for row in table_rows], header_count)
@@ -331,19 +334,20 @@ def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False,
     return tuple(cells)
 
 
-def _header_count(grid: list[tuple[str, ...]], above: int) -> int:
+def _header_count(rows: list[_Row], columns: list[list[float]], above: int) -> int:
     """How many of the first rows are the header: the rows found above the body, then
     rows with text over the value columns and no value ("(In millions) | Oct 1, 2022 |
     Sep 25, 2021"); a row of labels alone ("Net sales:") ends it. In a table without
-    values only its first row is the header (as in a document's own tables)."""
+    values only its first row is the header (as in a document's own tables). Each row
+    read by column (``_grid_row``) only as far as the header goes."""
     count = above
-    while count < len(grid):
-        row = grid[count]
+    while count < len(rows):
+        row = _grid_row(rows[count], columns)
         if any(is_value(cell) for cell in row) or not any(row[1:]):
             break
         count += 1
-    if count == len(grid):
-        return min(1, len(grid) - 1)
+    if count == len(rows):
+        return min(1, len(rows) - 1)
     return count
 
 

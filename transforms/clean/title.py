@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from ragbeam.transforms.charsets import CJK_CHAR, SENTENCE_ENDS
 from ragbeam.transforms.clean.contents import is_contents_title
-from ragbeam.transforms.clean.headings import opens_numbered_section
+from ragbeam.transforms.clean.headings import is_identifier, opens_numbered_section
 from ragbeam.transforms.clean.layout import sizes_differ
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY, document_label
 
@@ -91,9 +91,6 @@ _PLACEHOLDERS = frozenset({
     "unknown", "pdf", "scan", "scanned document", "print", "blank",
 })
 _URL = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
-# A token made of digits (and a few separators) that runs long: an accession number, a
-# file id, a date code ("0000320193-23-000006", "20231027_123456").
-_IDENTIFIER = re.compile(r"^[\W_]*(?=(?:\D*\d){6})[\d\W_A-Fa-f]+[\W_]*$")
 
 # What the document is: a form ("FORM 10-Q", "Form 8-K", "Form 20-F", "Schedule 14A"),
 # or a kind of report named on its cover.
@@ -180,7 +177,7 @@ def _is_named_thing(text: str) -> bool:
         return False
     if text.casefold().strip(" .-_") in _PLACEHOLDERS:
         return False
-    if any(_IDENTIFIER.match(token) for token in text.split()) and len(_words(text)) < 2:
+    if any(is_identifier(token) for token in text.split()) and len(_words(text)) < 2:
         return False  # "0000320193-23-000006", "04.01.2023 10Q Document"
     return bool(_words(text))
 
@@ -308,14 +305,18 @@ def issuer(metadata: Mapping[str, str], text: str, software: Sequence[str] = ())
     with or without the form;
     a converter's or a printer's name ("EDGAR Online, a division of …") is printed in no
     filing, a person's name has no legal form."""
-    squeezed = _squeezed(text)
+    squeezed: str | None = None  # the whole text squeezed: only for a name to look for
     for key in AUTHOR_KEYS:
         value = " ".join((metadata.get(key) or "").split())
         if not value or not _ORGANISATION.search(value) or not _named_by_author(value, software):
             continue
         # Its name is printed, with or without the legal form ("富士通" for "富士通株式会社").
         name = _without_legal_form(value)
-        if len(name) >= MIN_ISSUER_CHARS and name in squeezed:
+        if len(name) < MIN_ISSUER_CHARS:
+            continue
+        if squeezed is None:
+            squeezed = _squeezed(text)
+        if name in squeezed:
             return value
     return None
 

@@ -36,8 +36,15 @@ def _doc(blocks: list[Block | list[str]], page_of_table: int = 1, headed: bool =
     """A PDF-like document: prose blocks one span each, a table (a list of rows) a
     span per row sharing its block, its first row marked as the header row where
     ``headed`` (as cleaning marks one it found), blocks apart by a blank line."""
+    return _built([(block, page_of_table, headed, BlockKind.TABLE) if isinstance(block, list)
+                   else (block[0], block[2], False, block[1]) for block in blocks])
+
+
+def _built(blocks: list[tuple[str | list[str], int, bool, BlockKind]]) -> Document:
+    """The one builder: blocks (text or table rows, page, header row marked, kind) apart
+    by a blank line; a table a span per row sharing its block."""
     text, spans = "", []
-    for number, block in enumerate(blocks):
+    for number, (block, page, headed, kind) in enumerate(blocks):
         if text:
             text += "\n\n"
         if isinstance(block, list):
@@ -46,13 +53,12 @@ def _doc(blocks: list[Block | list[str]], page_of_table: int = 1, headed: bool =
                     text += "\n"
                 level = TABLE_HEADER_LEVEL if headed and i == 0 else 0
                 spans.append(TextSpan(len(text), len(text) + len(row), BlockKind.TABLE,
-                                      page=page_of_table, level=level, block=number))
+                                      page=page, level=level, block=number))
                 text += row
         else:
-            words, kind, page = block
-            spans.append(TextSpan(len(text), len(text) + len(words), kind, page=page,
+            spans.append(TextSpan(len(text), len(text) + len(block), kind, page=page,
                                   block=number))
-            text += words
+            text += block
     return Document(SourceFile("r.pdf", "r", len(text)), "h", "application/pdf", text,
                     tuple(spans))
 
@@ -208,25 +214,10 @@ def test_a_pdf_table_found_without_a_header_lends_no_body_row_as_one():
 def _paged_doc(blocks: list[tuple[str | list[str], int, bool]]) -> Document:
     """Blocks on given pages: a prose block (a heading where ``True``) one span, a table
     (a list of rows) a span per row, its first row marked as its header where ``True``."""
-    text, spans = "", []
-    for number, (block, page, flag) in enumerate(blocks):
-        if text:
-            text += "\n\n"
-        if isinstance(block, list):
-            for i, row in enumerate(block):
-                if i:
-                    text += "\n"
-                level = TABLE_HEADER_LEVEL if flag and i == 0 else 0
-                spans.append(TextSpan(len(text), len(text) + len(row), BlockKind.TABLE,
-                                      page=page, level=level, block=number))
-                text += row
-        else:
-            kind = BlockKind.HEADING if flag else BlockKind.PARAGRAPH
-            spans.append(TextSpan(len(text), len(text) + len(block), kind, page=page,
-                                  block=number))
-            text += block
-    return Document(SourceFile("r.pdf", "r", len(text)), "h", "application/pdf", text,
-                    tuple(spans))
+    return _built([(block, page, flag, BlockKind.TABLE) if isinstance(block, list)
+                   else (block, page, False,
+                         BlockKind.HEADING if flag else BlockKind.PARAGRAPH)
+                   for block, page, flag in blocks])
 
 
 def _chunk_at(doc: Document, row: str) -> Chunk:
@@ -273,3 +264,28 @@ def test_a_table_after_text_or_with_other_columns_continues_no_table():
     (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
     assert TABLE_HEADER_KEY not in out.metadata
     assert out.metadata[TABLE_TITLE_KEY] == "Crane tonnage by quay"
+
+
+def test_a_note_at_the_foot_of_the_first_part_does_not_end_the_table():
+    """A report's table over many pages with a note under its first part (a footnote,
+    a source line at the page's foot): the next page's part, which opens with a body
+    row, is still that table's and carries its title and header."""
+    later = [f"Quay {i} | $ {i * 10:,} | $ {i * 9:,}" for i in range(1, 6)]
+    note = ("*Publication note: this report is updated twice a month; a date on a weekend "
+            "moves to the next working day.")
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      (note, 1, False), (later, 2, False)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert out.metadata[TABLE_HEADER_KEY] == HEADER
+    assert out.metadata[TABLE_TITLE_KEY] == "Crane tonnage by quay"
+    # The same note before a part with a header row of its own: a new table.
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      (note, 1, False), (["Quay | Tons | Value", *later], 2, True)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert out.metadata[TABLE_HEADER_KEY] == "Quay | Tons | Value"
+    assert TABLE_TITLE_KEY not in out.metadata
+    # Prose longer than a note between them: the reader's text, a new table.
+    doc = _paged_doc([("Crane tonnage by quay", 1, False), ([HEADER, *ROWS], 1, True),
+                      (note * 6, 1, False), (later, 2, False)])
+    (out,) = with_table_headers(doc, [_chunk_at(doc, "Quay 3")])
+    assert TABLE_HEADER_KEY not in out.metadata

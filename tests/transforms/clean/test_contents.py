@@ -157,3 +157,25 @@ def test_page_reference_guard_skips_only_lines_the_pattern_cannot_match():
     assert page_reference("Preface  ix  ", 500) == (0, False)
     assert page_reference("Chapter Two\u2003 14\u3000", 500) == (14, False)
     assert page_reference("printing, 12, 45–47", 500) == (12, True)
+
+
+def test_a_line_whose_end_is_no_reference_is_not_searched_whole():
+    """``page_reference`` searches a line for the whole pattern only where its end
+    (``_ENDS_IN_REFERENCE``) matches: every line the guard turns away, the whole pattern
+    finds nothing in, and the references found are the pattern's."""
+    from ragbeam.transforms.clean import contents
+
+    lines = [*CONTENTS_PAGE, *STATEMENT, *INDEX_PAGE, "Preface ix", "Figure 3-2", "abc123",
+             "Total 117,154", "12. 34", "see p. 12.", "x 5", "5", "Part ² 7²", "Item 1A. 21",
+             "EPS $ 2.61", "4.2.1 The 14", "ii", "version 10", "a-1", "Table 3.12", "Chapter 1, 2"]
+    turned_away = 0
+    for line in lines:
+        text = " ".join(line.split())
+        whole = contents._REFERENCE.search(text)
+        if contents._ENDS_IN_REFERENCE.search(text) is None:
+            turned_away += 1
+            assert whole is None, line
+        elif whole is not None and len(text) <= contents.MAX_ENTRY_CHARS:
+            assert page_reference(line, 500) is not None or text[:whole.start("refs")].rstrip(
+                " ,.:")[-1:].isdigit(), line
+    assert turned_away >= 3

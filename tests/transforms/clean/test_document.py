@@ -175,3 +175,54 @@ def test_a_replacement_character_written_for_every_space_is_the_space():
                          CleanOptions())
     assert "Stra\ufffde" in doc.text
     assert doc.metadata["clean_replacement_chars_as_spaces"] == "0"
+
+
+def test_the_cyclic_collector_is_held_off_while_cleaning_and_left_as_it_was(monkeypatch):
+    import gc
+
+    import pytest
+
+    import ragbeam.transforms.clean.document as document
+
+    seen: list[bool] = []
+    step = document._strip_leaders
+
+    def watched(lines):
+        seen.append(gc.isenabled())
+        return step(lines)
+
+    def failing(lines):
+        raise RuntimeError("a step fails")
+
+    one_line = _doc(Block(BlockKind.PARAGRAPH, "one line", page=1))
+    monkeypatch.setattr(document, "_strip_leaders", watched)
+    assert gc.isenabled()
+    clean_document(one_line, CleanOptions())
+    assert seen == [False] and gc.isenabled()  # off inside, on again after
+    gc.disable()  # switched off by someone else: stays off
+    try:
+        clean_document(one_line, CleanOptions())
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setattr(document, "_strip_leaders", failing)
+    with pytest.raises(RuntimeError):
+        clean_document(one_line, CleanOptions())
+    assert gc.isenabled()  # on again after a step fails
+
+
+def test_a_heading_that_names_nothing_is_a_paragraph():
+    """A word processor's heading style over a generator's UUID heads no section (it
+    would stand in the heading path of everything below it); a heading with a word and
+    a number still heads one."""
+    doc = clean_document(_doc(
+        Block(BlockKind.HEADING, "Introduction", level=1),
+        Block(BlockKind.PARAGRAPH, "Large language models are a building block."),
+        Block(BlockKind.HEADING, "d666f1f7-46cb-42bd-9a39-9a39cf2a509f", level=2),
+        Block(BlockKind.PARAGRAPH, "In light of the intuition, we ask a question."),
+        Block(BlockKind.HEADING, "Table 20231027", level=2),
+        media_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ), CleanOptions())
+    headings = [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
+    assert headings == ["Introduction", "Table 20231027"]
+    assert "d666f1f7-46cb-42bd-9a39-9a39cf2a509f" in doc.text  # kept as text

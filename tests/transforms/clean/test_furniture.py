@@ -436,9 +436,14 @@ def test_the_first_pages_footer_without_the_page_number_the_others_carry_goes():
     pages = _pages([*body(0, 6), footer], *[[*body(p, 6), f"{p + 1} / 4 {footer}"]
                                             for p in range(1, 4)])
     assert _removed(pages) == [(0, footer), *((p, f"{p + 1} / 4 {footer}") for p in range(1, 4))]
-    # Inside the page (not its outermost line) the same words are the text's own.
-    pages[0] = _pages([*body(0, 3), footer, *body(0, 6)[3:]])[0]
+    # Inside the page (beyond its edge bands, where the template is read) the same
+    # words are the text's own.
+    pages[0] = _pages([*body(0, 5), footer, *body(0, 9)[5:]])[0]
     assert (0, footer) not in _removed(pages)
+    # A contents line with numbers at both ends is no head that carries its page number.
+    pages = _pages(*[[f"{p + 1} Harbour works", *body(p, 6)] for p in range(4)])
+    pages[1][0] = PageLine("7 Harbour works 50")
+    assert (1, "7 Harbour works 50") not in _removed(pages)
 
 
 def test_a_repeated_line_that_moves_with_the_text_is_no_furniture():
@@ -521,6 +526,19 @@ def test_a_slide_title_carried_over_to_the_next_slide_stays():
     head = [PageLine("Perfect Hash Fns", box=(558.0, 58.0, 695.0, 71.0), size=24.0)]
     pages = [head + lines for lines in pages]
     assert find_page_furniture(pages, [(720.0, 540.0)] * 5).lines == {(p, 0) for p in range(5)}
+
+
+def test_a_landscape_statements_head_set_larger_than_its_text_goes_alone_in_its_place():
+    """A statement on landscape pages sets its head larger than its small print: one
+    text alone in its place on every page is the template's, not a slide's title (no
+    other page sets another title there)."""
+    def page(p: int) -> list[PageLine]:
+        return [PageLine("INVESTMENT REPORT", box=(629.0, 48.0, 726.0, 55.0), size=9.0),
+                *(PageLine(text, box=(32.0, 144.0 + 12 * i, 724.0, 150.0 + 12 * i), size=7.5)
+                  for i, text in enumerate(body(p, 6)))]
+
+    pages = [page(p) for p in range(6)]
+    assert find_page_furniture(pages, [(756.0, 612.0)] * 6).lines == {(p, 0) for p in range(6)}
 
 
 def test_a_title_the_next_pages_carry_as_their_running_head_stays_on_its_own_page():

@@ -4,8 +4,6 @@ each rule with the case it must find and the case that must stay body text."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ragbeam.transforms.clean.headings import (
     BodyStyle,
     HeadingBlock,
@@ -186,7 +184,7 @@ def test_a_title_over_four_lines_set_large_is_the_title():
               text(lines=5, top=240), heading("I. INTRODUCTION", top=400), text(lines=5)]
     assert find_styled_headings(blocks, BODY) == {0: 1, 3: 1}
     # The same four lines in the body's size are a paragraph.
-    assert 0 not in find_styled_headings([replace(title, style=style(top=60)), *blocks[1:]],
+    assert 0 not in find_styled_headings([title._replace(style=style(top=60)), *blocks[1:]],
                                          BODY)
 
 

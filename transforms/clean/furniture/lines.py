@@ -4,6 +4,7 @@ geometry (edge order, rows, frame) every part of furniture detection reads."""
 from __future__ import annotations
 
 import functools
+import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -11,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
+from ragbeam.transforms.clean.layout import sizes_differ
 
 RUNNING_TEXT_BAND = 4  # lines from a page's edge that may be its template
 EXTREME_BAND = 2  # lines at the very edge
@@ -137,7 +139,7 @@ def is_companion(line: PageLine) -> bool:
 def is_data_row(text: str) -> bool:
     """Three numbers or more and no word: a chart's axis or a row of figures."""
     tokens = text.split()
-    return len(tokens) >= 3 and not any(ch.isalpha() for ch in text)
+    return len(tokens) >= 3 and not any(map(str.isalpha, text))
 
 
 def head_number(line: str) -> tuple[str, int, str] | None:
@@ -219,6 +221,14 @@ def body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
     if len(boxes) < MIN_FRAME_LINES:
         return None
     return min(box[0] for box in boxes), max(box[2] for box in boxes)
+
+
+def beside_frame(line: PageLine, frame: tuple[float, float] | None, width: float,
+                 gap: float = 0.0) -> bool:
+    """Placed on the page (``width`` wide) and wholly beside the text ``frame`` by ``gap``."""
+    box = line.box
+    return (box is not None and frame is not None and box[2] > 0 and box[0] < width
+            and (box[2] <= frame[0] - gap or box[0] >= frame[1] + gap))
 
 
 def document_frame(pages: Sequence[Sequence[PageLine]]) -> tuple[float, float] | None:
@@ -304,6 +314,17 @@ def same_slot(line: PageLine, box: Box, size: float) -> bool:
 
 def same_place(a: Box, b: Box) -> bool:
     return all(abs(x - y) <= SAME_PLACE_POINTS for x, y in zip(a, b, strict=True))
+
+
+def page_size(page_sizes: Sequence[tuple[float, float]] | None, p: int
+              ) -> tuple[float, float]:
+    """Page ``p``'s (width, height); (inf, 0) where unknown."""
+    return page_sizes[p] if page_sizes and p < len(page_sizes) else (math.inf, 0.0)
+
+
+def set_larger(size: float, than: float) -> bool:
+    """Set larger than ``than`` (a size, 0 where unmeasured) by more than rounding."""
+    return bool(than) and size > than and sizes_differ(size, than)
 
 
 def body_size(pages: Sequence[Sequence[PageLine]]) -> float:

@@ -13,11 +13,13 @@ from ragbeam.transforms.clean.furniture.lines import (
     MIN_FRAME_LINE_CHARS,
     Hit,
     PageLine,
+    beside_frame,
     letters,
     line_shape,
     page_number_value,
+    page_size,
+    set_larger,
 )
-from ragbeam.transforms.clean.layout import sizes_differ
 
 # A rotated line in the margin is a stamp when the page's text is at least this far
 # from it (points), and at least half as far as the page edge.
@@ -38,14 +40,11 @@ def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
     the frame; a sideways table's first column has the next beside it: both stay."""
     if frame is None:
         return set()
-    left, right = frame
     found: set[Hit] = set()
     for p, lines in enumerate(pages):
-        width = page_sizes[p][0] if page_sizes and p < len(page_sizes) else math.inf
-        candidates = [i for i, line in enumerate(lines)
-                      if line.rotated and line.box is not None and line.removable
-                      and line.box[2] > 0 and line.box[0] < width  # on the page
-                      and (line.box[2] <= left or line.box[0] >= right)]
+        width = page_size(page_sizes, p)[0]
+        candidates = [i for i, line in enumerate(lines) if line.rotated and line.removable
+                      and beside_frame(line, frame, width)]
         if not candidates:
             continue
         boxes = [line.box for line in lines if line.box is not None]
@@ -53,7 +52,7 @@ def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
         ends = sorted(box[2] for box in boxes)
         for i in candidates:
             x0, _, x1, _ = lines[i].box
-            if x1 <= left:  # left margin: the nearest text that starts right of it
+            if x1 <= frame[0]:  # left margin: the nearest text that starts right of it
                 k = bisect.bisect_left(starts, x1)
                 gap = starts[k] - x1 if k < len(starts) else math.inf
                 edge = max(x0, 0.0)
@@ -129,8 +128,8 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
             # Level lines set larger than the text are a title over two lines
             # ("Cython Reference Guide" / "Release 0.29a0" under such a head).
             if end - i >= MIN_CUT_PIECES and not any(
-                    not lines[k].rotated and lines[k].size > body
-                    and sizes_differ(lines[k].size, body) for k in range(i, end)):
+                    not lines[k].rotated and set_larger(lines[k].size, body)
+                    for k in range(i, end)):
                 if end < len(lines) and lines[end].removable \
                         and letters(lines[end].text) == "" \
                         and page_number_value(lines[end].text) is not None:

@@ -22,6 +22,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     Box,
     Hit,
     PageLine,
+    beside_frame,
     body_size,
     head_number,
     is_companion,
@@ -30,9 +31,11 @@ from ragbeam.transforms.clean.furniture.lines import (
     lines_by_page,
     outer_rows,
     page_number_value,
+    page_size,
     row_beside,
     same_place,
     same_slot,
+    set_larger,
     template_key,
 )
 from ragbeam.transforms.clean.layout import sizes_differ
@@ -64,21 +67,11 @@ class TemplateGroup:
     members: frozenset[Hit]
 
 
-def _page_size(page_sizes: Sequence[tuple[float, float]] | None, p: int
-               ) -> tuple[float, float]:
-    """Page ``p``'s (width, height); (inf, 0) where unknown."""
-    return page_sizes[p] if page_sizes and p < len(page_sizes) else (math.inf, 0.0)
-
-
 def _side_lines(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
                 page_sizes: Sequence[tuple[float, float]] | None) -> list[set[int]]:
     """Each page's level lines wholly beside the text frame, on the page (chapter tabs)."""
-    if frame is None:
-        return [set() for _ in pages]
-    return [{i for i, line in enumerate(lines)
-             if line.box is not None and not line.rotated and line.removable
-             and line.box[2] > 0 and line.box[0] < _page_size(page_sizes, p)[0]
-             and (line.box[2] <= frame[0] - MIN_SIDE_GAP or line.box[0] >= frame[1] + MIN_SIDE_GAP)}
+    return [{i for i, line in enumerate(lines) if not line.rotated and line.removable
+             and beside_frame(line, frame, page_size(page_sizes, p)[0], MIN_SIDE_GAP)}
             for p, lines in enumerate(pages)]
 
 
@@ -107,11 +100,17 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
         template = found
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
-    found = members(groups) | numbers
-    groups += _variants(pages, groups, found)
     groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
                            placed_elsewhere)
     return groups
+
+
+def _could_be_on(on_pages: Iterable[int], n: int) -> int:
+    """Of a document's ``n`` pages, how many a group on ``on_pages`` could appear on:
+    all, or its parity's when all of them are of one (a recto head's; page index 0 is
+    page 1, odd)."""
+    parities = {p % 2 for p in on_pages}
+    return n if len(parities) != 1 else (n + 1 - min(parities)) // 2
 
 
 def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
@@ -155,19 +154,18 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
-    titled: dict[str, list[Hit]] = defaultdict(list)  # by what they say beside the title
     bands: list[set[int]] = []
     for p, lines in enumerate(pages):
         edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
         bands.append(edge)
         extreme = _from_edges(pages, p, EXTREME_BAND, template)
-        width = _page_size(page_sizes, p)[0]
+        width = page_size(page_sizes, p)[0]
         for i in edge | side_lines[p]:
             line = lines[i]
             if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
                 continue  # beyond the page's side: the unseen half of a spread
             side = i in side_lines[p]
-            key = line_shape(line.text)
+            key = _group_key(line.text)
             if not key:
                 continue
             if side:
@@ -182,33 +180,31 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
             if not side and i in extreme and current[p] and line.removable:
                 if (p, i) not in beside:  # once per document
                     beside[(p, i)] = _beside_current_title(line, i, current[p], body)
-                if (rest := beside[(p, i)]) is not None:
-                    titled[rest].append((p, i))  # the current chapter's title, whatever it is
+                if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
+                    title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
+                    edge_pages[title].add(p)
+                    extreme_pages[title].add(p)
+                    hits_of[title].append((p, i))
             edge_pages[key].add(p)
             if i in extreme or side:
                 extreme_pages[key].add(p)
             if line.removable:
                 hits_of[key].append((p, i))
     n = len(pages)
-    n_odd_pages, n_even_pages = (n + 1) // 2, n // 2  # page index 0 is page 1 (odd)
     candidates: list[str] = []
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
         if (len(on_pages) < 2
-                or _slide_title(pages, hits, body, page_sizes)
+                or _slide_title(pages, hits, body, page_sizes, one_text=True)
                 or (_numbers_vary_like_a_table(pages, hits)
                     and not _all_at_one_place(pages, hits))):
             continue
-        odd = sum(1 for p in on_pages if p % 2 == 0)
-        even = len(on_pages) - odd
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or (key not in side_keys and _in_a_run(extreme_pages.get(key, set())))):
             candidates.append(key)
-        elif n_odd_pages and odd >= 2 and odd >= MIN_PAGE_SHARE * n_odd_pages and even == 0:
-            alternating.append((key, 0))
-        elif n_even_pages and even >= 2 and even >= MIN_PAGE_SHARE * n_even_pages and odd == 0:
-            alternating.append((key, 1))
+        elif len(on_pages) >= MIN_PAGE_SHARE * _could_be_on(on_pages, n):
+            alternating.append((key, min(on_pages) % 2))  # all of one parity
     # A head on every other page needs furniture on the facing pages (a body line that
     # opens two even pages has none).
     if alternating:
@@ -217,9 +213,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         furnished.update(p for key, _ in alternating for p in edge_pages[key])
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
-    titles = _current_title_group(pages, titled)
     if not candidates:
-        return titles
+        return []
     middle_pages = _middle_pages(pages, [bands[p] | side_lines[p] for p in range(n)],
                                  [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
@@ -227,50 +222,26 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
                             extent_cache)
     for key in candidates:
-        if key not in side_keys and (len(middle_pages.get(key, ())) * EDGE_PAGES_PER_MIDDLE_PAGE
+        if key not in side_keys and (len(middle_pages.get(key, ()))
+                                     * EDGE_PAGES_PER_MIDDLE_PAGE
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
+        if key.startswith("\x00title "):  # one place: a page merely opening with a title stays
+            tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
+            hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
+                    and abs(pages[p][i].box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS]
         if key not in side_keys and _where_text_stands(pages, hits, extents):
             continue  # its place is the text's on other pages: placeholder text repeated
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
-                groups.append(TemplateGroup("text", key.replace("\x00side ", ""),
+                groups.append(TemplateGroup("text", key.replace("\x00side ", "").replace(
+                    "\x00title ", "").replace("…", "<the current title>"),
                                             frozenset(kept)))
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
-    found = members(groups)
-    groups.extend(TemplateGroup(g.kind, g.key, g.members - found) for g in titles
-                  if g.members - found)
-    return groups
-
-
-def _current_title_group(pages: Sequence[Sequence[PageLine]], titled: dict[str, list[Hit]]
-                         ) -> list[TemplateGroup]:
-    """Edge lines that say the current chapter's (section's) title, grouped by what
-    they say beside it (``…`` the title): template where they recur as a head does (on
-    half the pages, or of their parity's pages, or on a run of them) at one place (a
-    line that merely opens a page with a title stays)."""
-    groups: list[TemplateGroup] = []
-    for rest, titled_hits in titled.items():
-        for at_top in (True, False):
-            hits = [(p, i) for p, i in titled_hits if pages[p][i].box is not None
-                    and (i < len(pages[p]) / 2) == at_top]
-            if not hits:
-                continue
-            tops = sorted(pages[p][i].box[1] for p, i in hits)
-            usual = tops[len(tops) // 2]
-            hits = [(p, i) for p, i in hits
-                    if abs(pages[p][i].box[1] - usual) <= PLACE_DRIFT_POINTS]
-            on_pages = {p for p, _ in hits}
-            parities = {p % 2 for p in on_pages}
-            share = len(pages) if len(parities) > 1 else (len(pages) + 1 - min(parities)) // 2
-            if len(on_pages) >= 2 and (len(on_pages) >= MIN_PAGE_SHARE * share
-                                       or _in_a_run(on_pages)):
-                groups.append(TemplateGroup("text", rest.replace("…", "<the current title>"),
-                                            frozenset(hits)))
     return groups
 
 
@@ -278,10 +249,6 @@ def _title_form(text: str) -> str:
     """A title as heads and headings both set it: abstracted, letters and ``#`` only
     (``第 1章`` ≡ ``第 1 章``, ``CHAPTER 2. RESULTS`` ≡ ``Chapter 2 Results``)."""
     return _NOT_IN_TITLE_FORM.sub("", template_key(text))
-
-
-def _set_larger(line: PageLine, body: float) -> bool:
-    return bool(body) and line.size > body and sizes_differ(line.size, body)
 
 
 def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
@@ -293,7 +260,7 @@ def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
     out: list[list[tuple[int, str]]] = []
     for lines in pages:
         own = [(i, form) for i, line in enumerate(lines)
-               if (line.is_heading or _set_larger(line, body))
+               if (line.is_heading or set_larger(line.size, body))
                and any(map(str.isalpha, form := _title_form(line.text)))]
         out.append([*((-1, form) for form in latest.values()), *own])
         for i, form in own:
@@ -307,29 +274,27 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
     title at its end or start, the title as ``…`` (``chapter#…`` of ``CHAPTER 2.
     RESULTS`` under the heading ``Results``; ``…`` of a head that is the title); None
     where it says none. A heading itself says it at its own size, and stays."""
-    if _set_larger(line, body) or line.is_heading or not (head := _title_form(line.text)):
+    if set_larger(line.size, body) or line.is_heading or not (head := _title_form(line.text)):
         return None
     rests = [head[:-len(form)] + "…" if head.endswith(form) else "…" + head[len(form):]
              for j, form in current
-             if j != i and (form == head or (sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS
-                                             and (head.endswith(form) or head.startswith(form))))]
+             if j != i and (form == head or ((head.endswith(form) or head.startswith(form))
+                                             and sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS))]
     return min(rests, key=len) if rests else None
 
 
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
                   keys: list[str]) -> dict[str, set[int]]:
     """The pages whose middle says one of ``keys`` (only lines whose length and ends
-    could match are abstracted: abstracting every line costs)."""
+    could match are abstracted: abstracting every line costs; a page number at either
+    end, which a key leaves out, may open or close any)."""
     if not keys:
         return {}
     lengths = {len(key) for key in keys}
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
-    firsts = {key[0] for key in keys}
-    if "#" in firsts:
-        firsts.update("0123456789ivxlcdm")
-    lasts = {key[-1] for key in keys}
-    if "#" in lasts:
-        lasts.update("0123456789ivxlcdm")
+    numerals = "0123456789ivxlcdm"
+    firsts = {key[0] for key in keys} | set(numerals + "p")
+    lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
     found: dict[str, set[int]] = defaultdict(set)
     for p, lines in enumerate(pages):
@@ -338,9 +303,17 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
             if (i not in outside[p] and low <= len(text) <= high
                     and text[:1].casefold()[:1] in firsts
                     and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
-                    and (key := line_shape(text)) in wanted):
+                    and (key := _group_key(text)) in wanted):
                 found[key].add(p)
     return found
+
+
+def _group_key(text: str) -> str:
+    """A text group's key: ``template_key``, the page number at one end left out (the
+    first page's ``<footer>`` ≡ ``2 / 4 <footer>``); a line with numbers at both ends
+    keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head)."""
+    shape = line_shape(text)
+    return shape if shape[:1] == shape[-1:] == "#" else template_key(text)
 
 
 def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
@@ -423,8 +396,7 @@ def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
         return hits
     usual = sizes[(len(sizes) - 1) // 2]  # the lower median: the heads outnumber titles
     return [(p, i) for p, i in hits
-            if not ((size := pages[p][i].size) > usual and sizes_differ(size, usual)
-                    and size > body and sizes_differ(size, body))]
+            if not (set_larger(size := pages[p][i].size, usual) and set_larger(size, body))]
 
 
 def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
@@ -436,7 +408,7 @@ def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
         box = pages[p][i].box
         if box is None:
             continue
-        width, height = _page_size(page_sizes, p)
+        width, height = page_size(page_sizes, p)
         if side:
             distances.append(width - box[2] if width != math.inf and box[0] > width / 2
                              else box[0])
@@ -487,14 +459,21 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> b
 
 
 def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: float,
-                 page_sizes: Sequence[tuple[float, float]] | None) -> bool:
+                 page_sizes: Sequence[tuple[float, float]] | None, one_text: bool = False
+                 ) -> bool:
     """A slide's title carried over to the next slides: landscape pages, set larger than
-    the body (portrait documents do set heads larger than a small-print body)."""
-    if not body or not hits or not page_sizes:
+    the body (portrait documents do set heads larger than a small-print body). One text
+    (``one_text``) is a title where other slides set another in its place; alone in its
+    place on the pages it is the template's (a landscape statement's head)."""
+    if not body or not hits or not page_sizes or not all(
+            p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
+            and set_larger(pages[p][i].size, body) for p, i in hits):
         return False
-    return all(p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
-               and (size := pages[p][i].size) > body and sizes_differ(size, body)
-               for p, i in hits)
+    anchor = pages[hits[0][0]][hits[0][1]]
+    own = {p for p, _ in hits}
+    return not one_text or anchor.box is None or any(
+        line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
+        for q, lines in enumerate(pages) if q not in own for line in lines)
 
 
 def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
@@ -506,28 +485,6 @@ def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[H
         return False
     changing = sum(1 for k in range(len(runs[0])) if len({r[k] for r in runs}) > 1)
     return changing > MAX_CHANGING_NUMBERS
-
-
-def _variants(pages: Sequence[Sequence[PageLine]], groups: list[TemplateGroup],
-              template: set[Hit]) -> list[TemplateGroup]:
-    """A page's outermost line that says what a template group says on half the other
-    pages less their page number: the first page's "<footer>" of "2 / 4 <footer>"."""
-    pages_of: dict[str, set[int]] = defaultdict(set)
-    for group in groups:
-        for p, i in group.members:
-            text = pages[p][i].text
-            if (key := template_key(text)) != line_shape(text):
-                pages_of[key].add(p)
-    if not pages_of:
-        return []
-    found: set[Hit] = set()
-    for p, lines in enumerate(pages):
-        left = [i for i in range(len(lines)) if (p, i) not in template]
-        for i in {*left[:1], *left[-1:]}:
-            on_pages = pages_of.get(template_key(lines[i].text), set()) - {p}
-            if lines[i].removable and len(on_pages) >= max(2, MIN_PAGE_SHARE * (len(pages) - 1)):
-                found.add((p, i))
-    return [TemplateGroup("text", "less its page number", frozenset(found))] if found else []
 
 
 # --- slot groups ------------------------------------------------------------------
@@ -563,7 +520,6 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
         if line.box is not None and not line.rotated:
             slots[round(line.box[1])].append((p, line.box, line.size))
     groups: list[TemplateGroup] = []
-    n_odd = (len(pages) + 1) // 2
     for p, i, line in outer:
         top = round(line.box[1])
         on_pages: set[int] = set()  # a page found once is not tested again
@@ -572,9 +528,8 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
                 if q != p and q not in on_pages and same_slot(line, box, size):
                     on_pages.add(q)
         # A slot of one parity's pages (a recto head's) needs its share of those pages.
-        parities = {q % 2 for q in on_pages} | {p % 2}
-        share = len(pages) if len(parities) > 1 else n_odd if p % 2 == 0 else len(pages) - n_odd
-        if len(on_pages) >= max(MIN_SEQUENCE_PAGES, SLOT_PAGE_SHARE * share):
+        if len(on_pages) >= max(MIN_SEQUENCE_PAGES,
+                                SLOT_PAGE_SHARE * _could_be_on(on_pages | {p}, len(pages))):
             found.add((p, i))
     if found:
         groups.append(TemplateGroup("slot", "where template lines stand", frozenset(found)))
