@@ -104,8 +104,12 @@ clean with the default ``CleanOptions``, then measure
   does not count as removing it);
 * **body retention**: share of body words (raw lines that are neither truth
   furniture nor ``other_furniture``; NFKC, case-folded, de-hyphenated; each
-  CJK character a word, hyphens between letters ignored) still in the cleaned
-  text, counted as a multiset.
+  CJK character a word, hyphens between letters ignored, underscores no part of a
+  word) still in the cleaned text, counted as a multiset. Text no reader can read is
+  neither body kept nor body lost: a run of characters glued to one Tika could not
+  decode (U+FFFD, private use) on a page where it reads in no language
+  (``readable_lines``), such as a figure's glyph codes in a
+  font without a Unicode map.
 
 ``--show`` prints every line the cleaner removed, per page, for inspection;
 ``--pdf`` does that for PDFs outside the truth file (held-out checks by eye).
@@ -216,7 +220,9 @@ HELDOUT_SETS = {
 }
 
 _CJK = CJK_CLASS
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+# A word: letters and digits; an underscore is none (a run of them is a form's blank,
+# a leader with no words that cleaning replaces by a space, ``clean/leaders.py``).
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 # The hyphens cleaning re-joins a word across a line break with (``hyphenation.HYPHENS``,
 # after NFKC; the non-breaking hyphen U+2011 a LaTeX standard sets is U+2010 after it):
 # a word broken with one of them is one raw word, as the cleaned text has it.
@@ -266,6 +272,59 @@ def raw_page_lines(xhtml: str) -> list[list[str]]:
     pages = root.xpath("//*[local-name()='div'][@class='page']")
     return [[line.strip() for line in "".join(page.itertext()).split("\n") if line.strip()]
             for page in pages]
+
+
+# A page's lines holding undecodable characters read in no language when under this
+# share of their words are function words of any language ``garbage.FUNCTION_WORDS``
+# lists. Measured on every page of the held-out sets with 40 such words: a figure's
+# shifted glyph codes 0.005 and 0.012; real text, 0.047 at least (a German product
+# sheet whose spaces Tika could not decode), 0.17-0.43 the rest (Italian with
+# undecodable apostrophes, data sheets' units, prose).
+UNREADABLE_FUNCTION_SHARE = 0.02
+
+
+def _words_of(text: str) -> list[str]:
+    """The scorer's words (``_TOKEN``, case-folded) with undecodable characters as spaces."""
+    from ragbeam.transforms.clean.residue import BINARY_CHAR
+
+    return _TOKEN.findall(BINARY_CHAR.sub(" ", text).casefold())
+
+
+def readable_lines(lines: list[str]) -> list[str]:
+    """A page's body lines less what no reader can read. A font without a Unicode map
+    hands over glyph codes, not text: a figure's ``7KLQN\ufffdWKH`` is ``Think the``
+    shifted by the font's glyph order, its spaces undecodable (U+FFFD, private use:
+    ``residue.BINARY_CHAR``). Such text is no word a reader wrote or could look up, so
+    it counts neither as body kept nor as body lost. It is told by language, never by
+    the cleaner's rules: the page's lines holding undecodable characters, read
+    together, hold at least ``garbage.MIN_WORDS`` words of three characters or more but
+    almost no function word (``UNREADABLE_FUNCTION_SHARE``), while the rest of the page
+    reads in a language (``garbage.text_language``; a page in a language without a
+    list is never judged). Then each run of non-space characters holding an
+    undecodable character is left out of those lines; what a space sets off stays.
+    Real text with undecodable spaces or apostrophes (``LG\ufffdElectronics``,
+    ``d\ufffdinvestimento``) reads in its language and counts whole."""
+    from ragbeam.transforms.clean.residue import BINARY_CHAR
+    from ragbeam.transforms.garbage import FUNCTION_WORDS, MIN_WORDS, text_language
+
+    marked = {i for i, line in enumerate(lines)
+              if not line.isascii() and BINARY_CHAR.search(line)}
+    if not marked:
+        return lines
+    words = _words_of(" ".join(lines[i] for i in sorted(marked)))
+    if sum(len(word) >= 3 for word in words) < MIN_WORDS:
+        return lines
+    function_words = frozenset().union(*FUNCTION_WORDS.values())
+    if sum(word in function_words for word in words) >= \
+            UNREADABLE_FUNCTION_SHARE * len(words):
+        return lines
+    others = _words_of(" ".join(line for i, line in enumerate(lines) if i not in marked))
+    if text_language(others) is None:
+        return lines
+    out = list(lines)
+    for i in marked:
+        out[i] = " ".join(run for run in lines[i].split() if not BINARY_CHAR.search(run))
+    return out
 
 
 def tokens(text: str) -> list[str]:
@@ -319,7 +378,7 @@ def score_document(path: str, raw_pages: list[list[str]], doc, truth: dict,
                 excluded[line] -= 1
             else:
                 body_lines.append(line)
-        body_text.append("\n".join(body_lines))
+        body_text.append("\n".join(readable_lines(body_lines)))
         body_norm = [norm(line) for line in (Counter(raw) - Counter(furniture)).elements()]
         cleaned_page = "\n".join(cleaned_pages.get(page, []))
         cleaned_lines = cleaned_lines_of.get(page, Counter())

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from charset_normalizer.md import mess_ratio
 
@@ -153,6 +153,21 @@ def is_known_word(token: str, words: frozenset[str]) -> bool:
     return len(parts) > 1 and all(part in words for part in parts)
 
 
+def judged_language(text: str) -> str | None:
+    """The language whose word list ``unknown_word_share`` would judge ``text`` by, or
+    None where it judges nothing (fewer than ``MIN_WORDS`` words, no language told):
+    what a caller tests before it reads a list of words."""
+    return _sample(text)[2]
+
+
+def _sample(text: str) -> tuple[Iterator[str], list[str], str | None]:
+    """``text``'s tokens after the first ``SAMPLE_WORDS``, those, and their language
+    (None with fewer than ``MIN_WORDS``)."""
+    tokens = (match.group().strip(_EDGE) for match in _WORD_TOKEN.finditer(text))
+    sample = list(itertools.islice(tokens, SAMPLE_WORDS))
+    return tokens, sample, None if len(sample) < MIN_WORDS else text_language(sample)
+
+
 def unknown_word_share(text: str, words_of: Callable[[str], frozenset[str] | None]
                        ) -> float | None:
     """The share of ``text``'s words (tokens with a letter) that are not words of its
@@ -161,11 +176,8 @@ def unknown_word_share(text: str, words_of: Callable[[str], frozenset[str] | Non
     first ``SAMPLE_WORDS``), or no list of its words. A text whose first
     ``SAMPLE_WORDS`` words have under ``CLEAN_SHARE`` unknown is judged by them alone
     (most pages: a page costs a tenth of a millisecond)."""
-    tokens = (match.group().strip(_EDGE) for match in _WORD_TOKEN.finditer(text))
-    sample = list(itertools.islice(tokens, SAMPLE_WORDS))
-    if len(sample) < MIN_WORDS or (language := text_language(sample)) is None:
-        return None
-    if not (words := words_of(language)):
+    tokens, sample, language = _sample(text)
+    if language is None or not (words := words_of(language)):
         return None
     unknown = sum(not is_known_word(t, words) for t in sample)
     if unknown < CLEAN_SHARE * len(sample):

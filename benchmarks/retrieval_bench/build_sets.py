@@ -44,11 +44,17 @@ PINS = {
     "uda": ("qinchuanhui/UDA-Benchmark", "fca5237"),
     "fujitsu": ("FujitsuResearch/Fujitsu-RAG-Hard-Benchmark", "39fc624"),
     "docugami": ("docugami/KG-RAG-datasets", "547f132"),
+    # the earnings-call transcripts and their questions were removed from the
+    # repository by afa56a4; the commit before it still holds both
+    "docugami-calls": ("docugami/KG-RAG-datasets", "3e9ce57"),
+    "financial-qa-10k": ("cs50-i/Financial-QA-agent", "743144c"),
 }
 LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public",
             "qinchuanhui/UDA-Benchmark": "see repository (Wikipedia CC-BY-SA, arXiv)",
             "FujitsuResearch/Fujitsu-RAG-Hard-Benchmark": "Apache-2.0 + TERMS_OF_USE",
-            "docugami/KG-RAG-datasets": "MIT (dataset); filings public"}
+            "docugami/KG-RAG-datasets": "MIT (dataset); filings public",
+            "cs50-i/Financial-QA-agent": "none stated (its CSV is virattt/financial-qa-10K); "
+                                         "filings public"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
 PASSAGE_SHARE = 0.5
@@ -482,9 +488,175 @@ def build_docugami(root: pathlib.Path, data: pathlib.Path) -> dict:
     return dict(stats)
 
 
+# ---------------------------------------------------------------- docugami earnings calls (closing)
+
+CALL = re.compile(r"\bQ([1-4]) (?:FY)?(20\d\d)\b")
+GIVEN_PAGE = re.compile(r"\bQ([1-4]) (20\d\d) Earnings? Calls?,? pg\.? ?(\d+)", re.IGNORECASE)
+QUOTE = re.compile(r"[\"\u201c]([^\"\u201c\u201d]+)[\"\u201d]?")
+QUOTE_WORDS = 6
+
+
+def answer_sources(answer: str, question: str) -> list[tuple[str, str]]:
+    """The calls an answer names, ``(quarter, year)``: from its ``Source`` line(s), else
+    anywhere in the answer, else in the question."""
+    source_lines = "\n".join(line for line in answer.splitlines()
+                             if re.match(r"\s*Sources?\b", line, re.IGNORECASE))
+    for text in (source_lines, answer, question):
+        found = list(dict.fromkeys(CALL.findall(text)))
+        if found:
+            return found
+    return []
+
+
+def answer_passages(answer: str) -> list[str]:
+    """What of an answer may be the transcript's own words: each quoted span (the
+    answers quote the call), else the answer's body (its ``Source`` line left out)."""
+    body = "\n".join(line for line in answer.splitlines()
+                     if not re.match(r"\s*Sources?\b", line, re.IGNORECASE))
+    quotes = [q.strip(" .") for q in QUOTE.findall(body) if len(words(q)) >= QUOTE_WORDS]
+    return quotes or [body.strip()]
+
+
+def build_docugami_calls(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """Earnings-call transcripts (BamSEC PDFs of Snowflake's calls and one of
+    Microsoft's) with 62 questions whose human-written answers name the call
+    (``Source: Q3 2023 Earnings Call, pg 4``; the page only sometimes) and often quote
+    it. Evidence pages, per named call: the pages of the answer's quoted spans (or its
+    body), located as passages (``locate_passage``); failing that, the answer's
+    figures, located as for ``sec-10-q``; failing that, the page the answer gives,
+    kept only when the located pages agree with the given ones on the questions that
+    have both (measured, printed in the stats)."""
+    mirror = Mirror(root, *PINS["docugami-calls"])
+    rows = list(csv.DictReader(io.StringIO(
+        mirror.read("earnings-calls/data/v1/qna_data.csv").decode("utf-8-sig"))))
+    b = Builder("earnings-calls", data, mirror)
+    docs: dict[tuple[str, str], tuple[str, PageIndex, list[list[str]]]] = {}
+    for path in sorted(mirror.sizes("earnings-calls/data/v1/docs")):
+        name = pathlib.PurePosixPath(path).stem
+        short = re.sub(r"[^A-Za-z0-9]+", "_", name.split(" Earnings Call")[0]).strip("_")
+        rel, index = b.add(path, short + ".pdf")
+        call = CALL.match(name)
+        if call and "Snowflake" in name:  # every question is on Snowflake's calls
+            docs[call.groups()] = (rel, index, b.page_words(rel))
+    out, stats = [], Counter()
+    agree = Counter()
+    pending = []
+    for number, r in enumerate(rows, 1):
+        answer = r["Answer"].strip()
+        sources = [s for s in answer_sources(answer, r["Question"]) if s in docs]
+        if not sources:
+            stats["dropped: no call named (or none in the repository)"] += 1
+            continue
+        given = {(q, y): int(p) for q, y, p in GIVEN_PAGE.findall(answer)}
+        figures = [words(f) for f in dict.fromkeys(FIGURE.findall(answer))
+                   if not re.fullmatch(r"20\d\d", f)]
+        evidence, methods = [], set()
+        for source in sources:
+            rel, index, page_words = docs[source]
+            pages: set[int] = set()
+            for passage in answer_passages(answer):
+                pages.update(locate_passage(index, passage))
+            method = "answer text located"
+            if not pages or len(pages) > 3:
+                pages, method = set(), "answer figures located"
+                found: Counter[int] = Counter()
+                for f in figures:
+                    for page in find_all(f, page_words):
+                        found[page] += 1
+                if found:
+                    best = max(found.values())
+                    at = sorted(p for p, c in found.items() if c == best)
+                    if best >= 2 or (len(figures) == 1 and len(at) <= 2):
+                        pages = set(at[:3])
+            if pages and source in given:
+                agree["given page among located" if given[source] in pages
+                      else "given page elsewhere"] += 1
+            if not pages and source in given:
+                pages, method = {given[source]}, "given page"
+            if pages:
+                evidence.append({"doc": rel, "pages": sorted(pages)})
+                methods.add(method)
+        if not evidence:
+            stats["dropped: answer not located, no page given"] += 1
+            continue
+        pending.append((number, r, evidence, methods))
+    stats.update({f"check: {k}": v for k, v in agree.items()})
+    trust_given = agree["given page among located"] >= 0.8 * sum(agree.values())
+    for number, r, evidence, methods in pending:
+        if methods == {"given page"} and not trust_given:
+            stats["dropped: only a given page, and given pages disagree"] += 1
+            continue
+        stats["kept: " + " + ".join(sorted(methods))] += 1
+        answer = r["Answer"].strip()
+        out.append({"id": f"calls-{number:03d}", "question": r["Question"].strip(),
+                    "evidence": evidence,
+                    "kind": "text",  # a transcript: spoken prose, no tables
+                    "answer": answer[:300], "mapping": " + ".join(sorted(methods))})
+    b.write(out)
+    return dict(stats)
+
+
+# ---------------------------------------------------------------- financial-qa-10k (dev)
+
+FQA_FILINGS = {"AAPL_2023_10K": "AAPL", "AMD_2024_10K": "AMD", "GOOG_2022_10K": "GOOGL",
+               "NVDA_2024_10K": "NVDA"}
+FQA_PER_FILING = 40
+FQA_SEED = 38
+
+
+def build_financial_qa(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """virattt/financial-qa-10K's questions (an LLM's, each written from one passage of a
+    company's 10-K, the passage given as ``context``) on the four 10-Ks that
+    cs50-i/Financial-QA-agent ships beside the CSV. The CSV's passages come from each
+    company's 10-K it labels ``2023_10K``; Apple's PDF is that filing (99 of its 100
+    passages found), the others are of another fiscal year (31 to 63 of 100 found: much
+    of a 10-K's text recurs from year to year). Evidence: the passage located
+    (``locate_passage``), kept only when every figure of the answer (the 10-Q rule's
+    figures) is on a located page too, so a question whose numbers changed between
+    years is dropped. A seeded sample of
+    ``FQA_PER_FILING`` kept questions per filing, so that one domain does not outweigh
+    the others in the dev totals."""
+    import random
+
+    mirror = Mirror(root, *PINS["financial-qa-10k"])
+    rows = list(csv.DictReader(io.StringIO(mirror.read("Financial-QA-10k.csv")
+                                           .decode("utf-8-sig"))))
+    b = Builder("financial-qa-10k", data, mirror)
+    out, stats = [], Counter()
+    for name, ticker in FQA_FILINGS.items():
+        rel, index = b.add(f"10k_pdfs/{name}.pdf")
+        page_words = b.page_words(rel)
+        kept = []
+        for number, r in enumerate(rows, 1):
+            if r["ticker"] != ticker:
+                continue
+            pages = locate_passage(index, r["context"])
+            figures = [words(f) for f in dict.fromkeys(FIGURE.findall(r["answer"]))
+                       if not re.fullmatch(r"20\d\d", f)]
+            if not pages:
+                stats[f"{name}: dropped, passage not found"] += 1
+                continue
+            if not all(set(find_all(f, page_words)) & set(pages) for f in figures):
+                stats[f"{name}: dropped, an answer figure not on the passage's page"] += 1
+                continue
+            stats[f"{name}: located"] += 1
+            kept.append({"id": f"fqa-{number:04d}", "question": r["question"].strip(),
+                         "evidence": [{"doc": rel, "pages": pages}],
+                         "kind": "table" if numeric_share(r["context"]) >= TABLE_NUMERIC_SHARE
+                         else "text",
+                         "answer": r["answer"][:300], "mapping": "evidence passage located"})
+        sample = sorted(random.Random(f"{FQA_SEED}-{name}").sample(
+            kept, min(FQA_PER_FILING, len(kept))), key=lambda q: q["id"])
+        stats[f"{name}: sampled"] += len(sample)
+        out += sample
+    b.write(out)
+    return dict(stats)
+
+
 BUILDERS = {"financebench": build_financebench, "uda": build_uda,
             "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
-            "docugami": build_docugami}
+            "docugami": build_docugami, "docugami-calls": build_docugami_calls,
+            "financial-qa-10k": build_financial_qa}
 
 
 def build_all(root: pathlib.Path, data: pathlib.Path, which: list[str] | None = None) -> None:

@@ -51,9 +51,19 @@ DOMAINS = {d.name: d for d in (
     Domain("sec-10-q", "en", "dev",
            "Twenty 10-Q filings (docugami/KG-RAG-datasets): single- and multi-document "
            "questions; evidence pages located from the answers' figures"),
+    Domain("financial-qa-10k", "en", "dev",
+           "Four 10-Ks (Apple FY2023, AMD FY2023, Alphabet FY2022, NVIDIA FY2024; "
+           "cs50-i/Financial-QA-agent): virattt/financial-qa-10K's questions, each written "
+           "from one passage; the passage located, the answer's figures checked on its page"),
     Domain("annual-reports", "en", "closing",
            "Six annual reports (UDA-Benchmark's examples): FinQA questions (page given) and "
-           "TAT-QA questions (answer spans located); the closing held-out set"),
+           "TAT-QA questions (answer spans located); the first closing set, scored once on "
+           "2026-12-04/05 and worn since (tuning data now)"),
+    Domain("earnings-calls", "en", "closing",
+           "Nine Snowflake earnings-call transcripts and one of Microsoft's "
+           "(docugami/KG-RAG-datasets, 3e9ce57): human-written questions and answers "
+           "naming the call; evidence pages located from the answers' quotes and figures; "
+           "the closing held-out set"),
 )}
 DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
 CLOSING_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "closing")

@@ -48,7 +48,7 @@ BLOCK_SHARE = 0.5
 _HEX_RUN = re.compile(rf"[0-9A-Fa-f]{{{MIN_BLOB_CHARS},}}")
 _BASE64_RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_BLOB_CHARS},}}={{0,2}}")
 _BLOB_CHARACTERS_RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_BLOB_CHARS}}}")
-_BINARY_CHAR = re.compile("[\ufffd\ue000-\uf8ff]")
+BINARY_CHAR = re.compile("[\ufffd\ue000-\uf8ff]")
 _PS_OPERATORS = ("true|false|null|R|obj|endobj|stream|endstream|def|begin|end|dict|xref|"
                  "trailer|startxref|setdistillerparams|setpagedevice|currentdistillerparams|"
                  "setparams|pop|exch|dup")
@@ -89,7 +89,7 @@ def is_binary_line(line: str) -> bool:
     """Mostly replacement or private-use characters: bytes decoded as text."""
     if line.isascii():
         return False
-    found = len(_BINARY_CHAR.findall(line))
+    found = len(BINARY_CHAR.findall(line))
     visible = len(line) - line.count(" ")
     return found >= MIN_BINARY_CHARS and found >= BINARY_SHARE * visible
 
@@ -134,7 +134,7 @@ _FORMULA_TOKEN = re.compile(r"^(?:[^\W\d_]|[-+]?\d+(?:[.,]\d+)*|[\u0370-\u03ff]+
 def formula_tokens(line: str) -> str:
     """A line less its unreadable characters, keeping only what an inline formula in a
     sentence reads (``_FORMULA_TOKEN``): ``x``, ``2``, ``α``, ``=``, ``(1)``."""
-    tokens = _BINARY_CHAR.sub(" ", line).split()
+    tokens = BINARY_CHAR.sub(" ", line).split()
     return " ".join(token for token in tokens if _FORMULA_TOKEN.match(token))
 
 

@@ -29,6 +29,8 @@ static float (*GetCharAngle)(Handle, int);
 static int (*GetFontSize)(Handle, float *);
 static int (*GetMatrix)(Handle, Matrix *);
 static Handle (*GetFont)(Handle);
+typedef struct { float left, top, right, bottom; } RectF; /* FS_RECTF */
+static int (*GetLooseCharBox)(Handle, int, RectF *);
 
 static PyObject *squeeze_fn, *font_fn, *cells_fn, *hypot_fn;
 static PyTypeObject *line_style_type;
@@ -273,12 +275,22 @@ static int page_face(Page *p, Py_ssize_t offset, PyObject **name, long *weight, 
         Matrix matrix;
         double scale = 1.0;
         if (GetMatrix(obj, &matrix)) {
-            PyObject *result = PyObject_CallFunction(hypot_fn, "dd", (double)matrix.c,
-                                                     (double)matrix.d);
-            if (result == NULL)
-                goto failed;
-            scale = PyFloat_AsDouble(result);
-            Py_DECREF(result);
+            /* Python's math.hypot (the Python pass's), asked again only when the matrix's
+               c and d change: a page's text objects mostly share one scale. */
+            static double last_c, last_d, last_scale;
+            static int have_last;
+            double c = (double)matrix.c, d = (double)matrix.d;
+            if (have_last && c == last_c && d == last_d
+                    && signbit(c) == signbit(last_c) && signbit(d) == signbit(last_d)) {
+                scale = last_scale;
+            } else {
+                PyObject *result = PyObject_CallFunction(hypot_fn, "dd", c, d);
+                if (result == NULL)
+                    goto failed;
+                scale = PyFloat_AsDouble(result);
+                Py_DECREF(result);
+                last_c = c, last_d = d, last_scale = scale, have_last = 1;
+            }
         }
         Handle font = GetFont(obj);
         int fresh_font;
@@ -1310,22 +1322,70 @@ done:
     return result;
 }
 
+static PyObject *loose_boxes(PyObject *self, PyObject *args)
+{   /* [_StyleReader._loose(offset) for offset in offsets]: each glyph's loose box on the
+       displayed page, or None where PDFium has none. */
+    Py_ssize_t textpage;
+    int same;
+    Page p;
+    PyObject *offsets;
+    memset(&p, 0, sizeof(p));
+    if (!PyArg_ParseTuple(args, "nddddipO!", &textpage, &p.left, &p.bottom, &p.right, &p.top,
+                          &p.rotation, &same, &PyList_Type, &offsets))
+        return NULL;
+    if (GetLooseCharBox == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure() first");
+        return NULL;
+    }
+    p.textpage = (Handle)textpage;
+    p.same_indexes = same;
+    Py_ssize_t n = PyList_GET_SIZE(offsets);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t offset = PyLong_AsSsize_t(PyList_GET_ITEM(offsets, k));
+        if (offset == -1 && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        int index = char_index(&p, offset);
+        RectF rect;
+        PyObject *item;
+        if (index < 0 || !GetLooseCharBox(p.textpage, index, &rect)) {
+            item = Py_None;
+            Py_INCREF(item);
+        } else {
+            Box box;
+            frame_box(&p, (double)rect.left, (double)rect.bottom, (double)rect.right,
+                      (double)rect.top, &box);
+            item = Py_BuildValue("(dddd)", box.x0, box.top, box.x1, box.bottom);
+            if (item == NULL) {
+                Py_DECREF(out);
+                return NULL;
+            }
+        }
+        PyList_SET_ITEM(out, k, item);
+    }
+    return out;
+}
+
 static PyObject *configure(PyObject *self, PyObject *args)
 {
     PyObject *addresses, *squeeze, *font, *tika_cells, *line_style, *hypot;
     if (!PyArg_ParseTuple(args, "O!OOOO!O", &PyTuple_Type, &addresses, &squeeze, &font,
                           &tika_cells, &PyType_Type, &line_style, &hypot))
         return NULL;
-    if (PyTuple_GET_SIZE(addresses) != 9) {
-        PyErr_SetString(PyExc_ValueError, "nine PDFium function addresses expected");
+    if (PyTuple_GET_SIZE(addresses) != 10) {
+        PyErr_SetString(PyExc_ValueError, "ten PDFium function addresses expected");
         return NULL;
     }
     if (!PyType_IsSubtype((PyTypeObject *)line_style, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "LineStyle must be a tuple type");
         return NULL;
     }
-    void *pointers[9];
-    for (int k = 0; k < 9; k++) {
+    void *pointers[10];
+    for (int k = 0; k < 10; k++) {
         pointers[k] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(addresses, k));
         if (pointers[k] == NULL) {
             if (!PyErr_Occurred())
@@ -1342,6 +1402,7 @@ static PyObject *configure(PyObject *self, PyObject *args)
     *(void **)&GetFontSize = pointers[6];
     *(void **)&GetMatrix = pointers[7];
     *(void **)&GetFont = pointers[8];
+    *(void **)&GetLooseCharBox = pointers[9];
     Py_INCREF(squeeze);
     Py_XSETREF(squeeze_fn, squeeze);
     Py_INCREF(font);
@@ -1365,10 +1426,13 @@ static PyObject *round_one(PyObject *self, PyObject *arg)
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(addresses, squeeze, font_face, tika_cells, LineStyle, hypot): PDFium's nine "
+     "configure(addresses, squeeze, font_face, tika_cells, LineStyle, hypot): PDFium's ten "
      "functions (CountChars, GetText, GetCharIndexFromTextIndex, GetCharBox, GetTextObject, "
-     "GetCharAngle, TextObj_GetFontSize, PageObj_GetMatrix, TextObj_GetFont) and the Python "
-     "helpers the pass shares with layout.py."},
+     "GetCharAngle, TextObj_GetFontSize, PageObj_GetMatrix, TextObj_GetFont, "
+     "GetLooseCharBox) and the Python helpers the pass shares with layout.py."},
+    {"loose_boxes", loose_boxes, METH_VARARGS,
+     "loose_boxes(textpage, left, bottom, right, top, rotation, same_indexes, offsets): "
+     "_StyleReader._loose of each offset of the page's text, as a list."},
     {"page_styles", page_styles, METH_VARARGS,
      "page_styles(textpage, left, bottom, right, top, rotation, page, raw_text, blocks, out): "
      "append to ``out`` the LineStyle of each of the page's Tika lines PDFium places "

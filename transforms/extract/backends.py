@@ -227,9 +227,11 @@ class EmbeddedTika:
         if self._ocr is None or not self._ocr.enabled:
             return xhtml, metadata
         metadata[OCR_PAGES_KEY] = ["0"]
-        candidates = ocr_candidates(metadata, self._ocr.mode, xhtml)
-        if (candidates and self._ocr.mode == "auto"
-                and ocr_media_type(metadata) == "application/pdf"):
+        pdf_auto = self._ocr.mode == "auto" and ocr_media_type(metadata) == "application/pdf"
+        candidates = ocr_candidates(metadata, self._ocr.mode, xhtml,
+                                    (lambda pages: scanned_pages(data, pages)) if pdf_auto
+                                    else None)
+        if candidates and pdf_auto:
             candidates = _without_blank_pages(data, candidates)
         if not candidates:
             return xhtml, metadata

@@ -39,9 +39,11 @@ Pure functions over bytes; no Beam, no Tika.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import ctypes
 import dataclasses
 import functools
+import gc
 import itertools
 import math
 import os
@@ -50,7 +52,7 @@ import struct
 import sys
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -111,8 +113,12 @@ MIN_FREQUENT = 5
 MIN_LONG_WORD = 20
 SHORT_WORD = 4  # a run-together pair has a short word in it: "and|network", "layer|of"
 MAX_MEAN_WORD = 7.0  # letters a word, on average: prose has five or six
-_CAMEL = re.compile(r"[^\W\d_A-Z][A-Z]")  # a lowercase letter, then a capital
-_LONG_LETTER_RUN = re.compile(rf"[^\W\d_]{{{MIN_FUSED_WORD},}}")
+# A lowercase letter (any letter but A-Z), then a capital; found from the capitals
+# (``_CAPITALS``: a few in a hundred characters), the letter before each run of them
+# tested, not by trying the pair at every character.
+_CAMEL_LEAD = re.compile(r"[^\W\d_A-Z]")
+_CAPITALS = re.compile(r"[A-Z]+")
+_LETTER = re.compile(r"[^\W\d_]")  # a character of _LETTER_RUN
 LETTER_WINDOW = 8  # letter gaps each side that tell a word gap from letter spacing
 # Table cells (``_StyleReader.cells``): a line whose box is at least WIDE_LINE of its
 # height per character wide (body text is about 0.6: letters are narrower than the
@@ -366,6 +372,9 @@ class _StyleReader:
         self.name = ctypes.create_string_buffer(128)
         self.rect = raw.FS_RECTF()
         self.rect_address = ctypes.addressof(self.rect)
+        # The C extension where the native pass runs: the glyph boxes of ``missing_spaces``
+        # read there (``_fill_spaces`` sets it).
+        self.native: Any = None
         self.objects: dict[int, tuple[str, int, float]] = {}
         self.fonts: dict[int, tuple[str, int]] = {}
         last = len(text) - 1
@@ -553,7 +562,12 @@ class _StyleReader:
         pairs = _matched_glyphs(tika, pdfium)
         if len(pairs) < 3:
             return ()
-        boxes = [self._loose(first + j) for _, j in pairs]
+        offsets = [first + j for _, j in pairs]
+        boxes = ([self._loose(offset) for offset in offsets] if self.native is None
+                 else self.native.loose_boxes(self.page, self.frame.left, self.frame.bottom,
+                                              self.frame.right, self.frame.top,
+                                              self.frame.rotation, self.same_indexes,
+                                              offsets))
         # The gap after each matched glyph (None: not measured, or not on one baseline
         # with the next: a superscript, a subscript, another line).
         gaps: list[float | None] = []
@@ -683,18 +697,20 @@ def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozen
     but the cost of measuring them. Found in the whole text at once (regular
     expressions, then the line of each find), not line by line."""
     folded = raw_text.casefold()
-    counts = Counter(_LETTER_RUN.findall(folded))
+    runs = _LETTER_RUN.findall(folded)
+    counts = Counter(runs)
     frequent = {word for word, n in counts.items() if n >= MIN_FREQUENT}
     fused = {word for word, n in counts.items()
              if n == 1 and len(word) >= MIN_FUSED_WORD and not is_cjk(word[0])
              and any(word[:k] in frequent and word[k:] in frequent
                      for k in (*range(2, SHORT_WORD + 1),
                                *range(len(word) - SHORT_WORD, len(word) - 1)))}
-    found = [match.start() for match in _CAMEL.finditer(raw_text)]
-    found += [match.start() for match in _LONG_LETTER_RUN.finditer(folded)
-              if match.group() in fused or len(match.group()) >= MIN_LONG_WORD]
-    spans = sorted((line.raw_start, line.raw_end) for lines in tika.values() for line in lines)
-    starts = [start for start, _ in spans]
+    found = [at - 1 for match in _CAPITALS.finditer(raw_text, 1)
+             if _CAMEL_LEAD.match(raw_text, (at := match.start()) - 1)]
+    found += _run_starts(folded, runs, fused.union(
+        word for word in counts if len(word) >= MIN_LONG_WORD))
+    spans = sorted(itertools.chain.from_iterable(tika.values()))  # (start, end, text)
+    starts = [line.raw_start for line in spans]
     suspects = set()
     if sum(len(word) * n for word, n in counts.items()) > MAX_MEAN_WORD * sum(counts.values()):
         # Words that long on average: the text is run together throughout, so each line
@@ -706,6 +722,26 @@ def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozen
         if k >= 0 and at < spans[k][1]:
             suspects.add(spans[k][0])
     return frozenset(suspects)
+
+
+def _run_starts(folded: str, runs: list[str], wanted: set[str]) -> list[int]:
+    """Where in ``folded`` the letter runs (``runs``: ``_LETTER_RUN``'s of ``folded``, in
+    order) that are ``wanted`` words start. Each is the next whole run of its letters
+    after the one found before it (no run between is a wanted word), so the text is
+    searched once from left to right, not a match made for every word."""
+    starts = []
+    at = 0
+    for word in (run for run in runs if run in wanted) if wanted else ():
+        while True:
+            at = folded.find(word, at)
+            end = at + len(word)
+            if ((at == 0 or not _LETTER.match(folded, at - 1))
+                    and not _LETTER.match(folded, end)):
+                break
+            at += 1
+        starts.append(at)
+        at = end
+    return starts
 
 
 def _mean_word(line: str) -> float:
@@ -991,8 +1027,27 @@ def pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout
     C extension where it is built (``native_lines``), else in Python; the two give the
     same bytes."""
     native = native_lines()
-    if native is not None:
-        return _native_pdf_layout(native, data, raw_text, blocks)
+    with _collector_paused():
+        if native is not None:
+            return _native_pdf_layout(native, data, raw_text, blocks)
+        return _python_pdf_layout(data, raw_text, blocks)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for the pass: it allocates a tuple or two per line
+    and none of them in a cycle, and the collections they set off walked the whole
+    heap (3 % of the pass's CPU under ``perf``)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _python_pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> PdfLayout:
     tika = tika_page_lines(raw_text, blocks)
     pages = _read_pages(data, tika,
                         suspects=functools.cache(lambda: run_together_lines(raw_text, tika)))
@@ -1047,7 +1102,8 @@ def _configure_native():
     names = ("FPDFText_CountChars", "FPDFText_GetText",
              "FPDFText_GetCharIndexFromTextIndex", "FPDFText_GetCharBox",
              "FPDFText_GetTextObject", "FPDFText_GetCharAngle",
-             "FPDFTextObj_GetFontSize", "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont")
+             "FPDFTextObj_GetFontSize", "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont",
+             "FPDFText_GetLooseCharBox")
     addresses = tuple(ctypes.cast(getattr(raw, name), ctypes.c_void_p).value
                       for name in names)
     name_buffer = ctypes.create_string_buffer(128)
@@ -1091,8 +1147,9 @@ def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Bloc
                         frame.bottom, frame.right, frame.top, frame.rotation, index + 1,
                         raw_text, page_blocks, styles)
                     if placed is not None:
-                        _fill_spaces(_StyleReader(raw, textpage, frame, placed[0]), placed[1],
-                                     styles, raw_text, suspects)
+                        reader = _StyleReader(raw, textpage, frame, placed[0])
+                        reader.native = native
+                        _fill_spaces(reader, placed[1], styles, raw_text, suspects)
                 finally:
                     raw.FPDFText_ClosePage(textpage)
             finally:
@@ -1108,6 +1165,8 @@ def _fill_spaces(reader: _StyleReader, spans: list[tuple[int, int]], styles: lis
     """``spaces`` of the last ``len(spans)`` lines of ``styles`` (the page's, as the C pass
     appended them, each placed at its span of ``reader``'s text), by the Python pass's own
     rule (``_page_spaces``)."""
+    if reader.sets_spaces():
+        return  # _page_spaces's first test, before the page's lines are cut out
     base = len(styles) - len(spans)
     lines = [(raw_text[style.raw_start:style.raw_end], style.raw_start, span)
              for style, span in zip(styles[base:], spans, strict=True)]

@@ -98,7 +98,7 @@ from lxml import etree
 from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, CJK_SCRIPTS_CLASS
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT, OCR_UNAVAILABLE
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
-from ragbeam.transforms.garbage import is_garbage, unknown_word_share
+from ragbeam.transforms.garbage import is_garbage, judged_language, unknown_word_share
 
 # Metadata keys (they reach documents.metadata, except OCR_PENDING_KEY).
 OCR_PAGES_KEY = "ocr_pages"
@@ -151,6 +151,16 @@ POOR_WORD_SHARE = 0.27
 # (layout.scanned_pages) is: a born-digital page of code, tables or references has
 # as many "unknown" words, and its text layer is the text.
 POOR_LAYER_REASON = "poor OCR layer"
+# So a page's words are scored only where it could be sent for them: its scan test (a
+# ``scans`` of ``text_layers``: ``layout.scanned_pages``) comes first while its
+# language's word list is not yet read (~0.47 CPU s and ~22 MB once per process, with
+# the tools that read it), and a born-digital PDF never reads the list. The test loads
+# each page (PDFium: 0.7-1.4 ms a page on the large-document PDFs), so a process tests
+# at most this many pages that way, about the list's own cost; then it reads the list
+# and tests only the pages whose words score as poor (the same decisions either way).
+SCAN_TEST_PAGES = 400
+_scan_test_pages_left = SCAN_TEST_PAGES
+_read_packs: set[str] = set()  # the packs pack_words has read in this process
 _GARBAGE = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0c"
                       "\x0e-\x1f\x7f-\x9f]")
 # Fill: one glyph of Latin-1's upper half set three or more times in a row. Old data
@@ -283,8 +293,12 @@ def page_texts(xhtml: str) -> list[str]:
     return [_TAG.sub("", part) for part in parts]
 
 
-def text_layers(metadata: dict[str, list[str]], xhtml: str = "") -> list[TextLayer]:
-    """Each PDF page's text layer, from Tika's per-page counts and its XHTML."""
+def text_layers(metadata: dict[str, list[str]], xhtml: str = "",
+                scans: Callable[[list[int]], set[int]] | None = None) -> list[TextLayer]:
+    """Each PDF page's text layer, from Tika's per-page counts and its XHTML. With
+    ``scans`` (which of the given pages are scans; ``layout.scanned_pages``), a page's
+    words are scored (``unknown_words``) only where nothing else ails its layer and it
+    may be a scan (``SCAN_TEST_PAGES``): the only pages a poor score sends to OCR."""
     chars = [int(c) if c.isdigit() else 0 for c in metadata.get("pdf:charsPerPage", ())]
     unmapped = [int(u) if u.isdigit() else 0
                 for u in metadata.get("pdf:unmappedUnicodeCharsPerPage", ())]
@@ -297,17 +311,45 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "") -> list[TextLay
     # reads it through the font's encoding: an Italian disclosure with every glyph
     # "unmapped" reads correctly. What the page's text shows as letters and digits was
     # read, whatever the count says.
-    return [TextLayer(c, min(u, max(c - sum(map(str.isalnum, text)), 0)),
-                      len(_GARBAGE.findall(text)),
-                      is_garbage(readable := _FILL_RUN.sub(" ", html.unescape(text))),
-                      unknown_word_share(readable, pack_words))
-            for c, u, text in zip(chars, unmapped, texts, strict=False)]
+    readables = [_FILL_RUN.sub(" ", html.unescape(text)) for text in texts[:len(chars)]]
+    layers = [TextLayer(c, min(u, max(c - sum(map(str.isalnum, text)), 0)),
+                        len(_GARBAGE.findall(text)), is_garbage(readable))
+              for c, u, text, readable in zip(chars, unmapped, texts, readables, strict=False)]
+    scored = range(len(layers))
+    if scans is not None:
+        languages = {k: language for k, layer in enumerate(layers)
+                     if text_layer_problem(layer) is None
+                     and (language := judged_language(readables[k])) is not None}
+        scored = set(languages) - _not_scans(languages, scans)
+    for k in scored:
+        layers[k] = dataclasses.replace(
+            layers[k], unknown_words=unknown_word_share(readables[k], pack_words))
+    return layers
 
 
-def ocr_candidates(metadata: dict[str, list[str]], mode: str, xhtml: str = ""
-                   ) -> dict[int, str]:
+def _not_scans(languages: dict[int, str], scans: Callable[[list[int]], set[int]]
+               ) -> set[int]:
+    """Which of the pages (0-based, each with the language its words would be scored
+    in) need no score, being no scans: tested (``scans``, 1-based) where the
+    language's list is not read yet and this process's ``SCAN_TEST_PAGES`` allow;
+    a page whose list is read is scored first (its scan test follows a poor score)."""
+    global _scan_test_pages_left
+    unread = [k for k, language in languages.items() if language not in _read_packs]
+    if not unread or len(unread) > _scan_test_pages_left:
+        return set()
+    _scan_test_pages_left -= len(unread)
+    try:
+        found = scans([k + 1 for k in unread])
+    except Exception:  # PDFium refuses the file: no page is a scan (as the OCR filter)
+        found = set()
+    return {k for k in unread if k + 1 not in found}
+
+
+def ocr_candidates(metadata: dict[str, list[str]], mode: str, xhtml: str = "",
+                   scans: Callable[[list[int]], set[int]] | None = None) -> dict[int, str]:
     """The pages of an extracted document that OCR reads (``WHOLE_IMAGE``: an image),
-    each with why, in page order."""
+    each with why, in page order. ``scans``: as ``text_layers``'s (the caller then
+    drops the pages of a poor layer that are no scans, as ``scans`` tells)."""
     if mode == "off":
         return {}
     media_type = media_type_of(metadata)
@@ -320,11 +362,11 @@ def ocr_candidates(metadata: dict[str, list[str]], mode: str, xhtml: str = ""
         return {}
     if (metadata.get("pdf:encrypted") or [""])[0].lower() == "true":
         return {}  # nothing to render without the password
-    layers = text_layers(metadata, xhtml)
     if mode == "only":
         pages = (metadata.get("xmpTPg:NPages") or [""])[0]
-        count = int(pages) if pages.isdigit() else len(layers)
+        count = int(pages) if pages.isdigit() else len(text_layers(metadata))
         return {page: "--ocr only" for page in range(1, count + 1)}
+    layers = text_layers(metadata, xhtml, scans)
     return {page: problem for page, layer in enumerate(layers, start=1)
             if (problem := text_layer_problem(layer))}
 
@@ -750,6 +792,7 @@ def pack_words(pack: str) -> frozenset[str]:
     """The words Tesseract's ``pack`` knows (its LSTM word list), in lower case; empty
     where the pack or the tools that read it (``combine_tessdata``, ``dawg2wordlist``:
     Debian's tesseract-ocr) are missing. Read once per process (~0.3 s for ``eng``)."""
+    _read_packs.add(pack)
     if pack not in installed_packs():
         return frozenset()
     prefix = os.environ.get("TESSDATA_PREFIX") or _tessdata_dir()

@@ -75,6 +75,51 @@ def test_a_word_broken_with_any_hyphen_cleaning_rejoins_is_one_body_word():
             scorer.tokens("security requirements apply")
 
 
+def _cleaned(text: str, page: int = 1):
+    """A cleaned document of one span on ``page``, as ``score_document`` reads it."""
+    return SimpleNamespace(text=text, spans=[SimpleNamespace(
+        page=page, start=0, end=len(text), raw_start=-1, raw_end=-1)])
+
+
+def _shift(text: str) -> str:
+    """Text as a font without a Unicode map hands it over: glyph codes in the standard
+    glyph order (each character 29 below its own), the space undecodable."""
+    return "".join("\ufffd" if c == " " else chr(ord(c) - 29) for c in text)
+
+
+def test_glyph_codes_tika_could_not_decode_are_neither_body_kept_nor_lost():
+    """A figure's text in a font without a Unicode map comes as glyph codes (``Think the``
+    as ``7KLQN\ufffdWKH``): no reader can read it, so removing it costs no body word. It
+    is told by language: real text with undecodable spaces still counts whole."""
+    figure = [_shift("Act Think Now I need to find the keychain in the drawer next"),
+              _shift("Obs You open the drawer and see a watch and a keychain there"),
+              _shift("Act take keychain from drawer then put it in the safe now"),
+              _shift("Obs You put the keychain in the safe and close its door"),
+              _shift("Task put two keychains in the safe before you leave the room")]
+    assert _shift("Think the") == "7KLQN\ufffdWKH"
+    prose = ["We show that the agent can find what it needs and act on it in",
+             "the room, as the figure shows for one of the tasks of the set."]
+    raw = [[*prose, *figure], ["where \ufffd\ufffd is the rate and x = \ufffd (1)"]]
+    assert scorer.readable_lines(raw[0]) == [*prose, "", "", "", "", ""]
+    assert scorer.readable_lines(raw[1]) == raw[1]  # too few words to tell: all count
+    truth = {"per_page": [[], []]}
+    score = scorer.score_document("f.pdf", raw, _cleaned("\n".join(prose)), truth)
+    assert score.retention < 1.0  # the formula's page is missing from the cleaned text
+    only_figure_lost = scorer.score_document("f.pdf", raw[:1], _cleaned("\n".join(prose)),
+                                             {"per_page": [[]]})
+    assert only_figure_lost.retention == 1.0 and only_figure_lost.body_words == 29
+    spaced = [line.replace(" ", "\ufffd") for line in prose] * 2
+    assert scorer.readable_lines([*prose, *spaced]) == [*prose, *spaced]  # in a language
+
+
+def test_a_forms_blank_is_no_body_word():
+    """A run of underscores is a blank to fill in, which cleaning replaces by a space
+    (``clean/leaders.py``): no word, on either side of the count."""
+    assert scorer.tokens("Contract No.___________ made this _______day of") == \
+        scorer.tokens("Contract No. made this day of")
+    assert scorer.tokens("snake_case") == ["snake", "case"]
+
+
 def test_a_head_removed_between_table_rows_is_gone_though_the_tables_span_covers_it():
     """The ``gone`` reading: a table's span covers the raw range from its first row to
     its last; a head Tika emitted between two rows lies inside it, but only a line whose

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from made_documents import HARBOUR, HARBOUR_POOR
 
+from ragbeam.transforms.extract import ocr
 from ragbeam.transforms.extract.ocr import (
     POOR_LAYER_REASON,
     POOR_WORD_SHARE,
@@ -86,6 +87,80 @@ def test_tesseract_s_word_list_tells_a_poor_ocr_layer_from_its_clean_text():
     metadata = _pdf_metadata([len(HARBOUR), 0, len(HARBOUR_POOR)], [0, 0, 0])
     reasons = ocr_candidates(metadata, "auto", xhtml)
     assert list(reasons) == [2, 3] and reasons[3].startswith(POOR_LAYER_REASON)
+
+
+@pytest.fixture
+def fresh_words(monkeypatch):
+    """A process that has read no word list yet, whose lists are the words of HARBOUR
+    (so no Tesseract is needed); returns the packs asked for, in order."""
+    asked: list[str] = []
+
+    def words_of(pack: str) -> frozenset[str]:
+        asked.append(pack)
+        return frozenset(HARBOUR.lower().replace(",", "").replace(".", "").split())
+
+    monkeypatch.setattr(ocr, "pack_words", words_of)
+    monkeypatch.setattr(ocr, "_read_packs", set())
+    monkeypatch.setattr(ocr, "_scan_test_pages_left", ocr.SCAN_TEST_PAGES)
+    return asked
+
+
+def _poor_document(pages: int) -> tuple[dict, str]:
+    """A PDF's metadata and XHTML whose every page has HARBOUR_POOR's words, but the
+    second one's, which has none."""
+    bodies = [HARBOUR_POOR if page != 2 else "" for page in range(1, pages + 1)]
+    xhtml = ('<html xmlns="http://www.w3.org/1999/xhtml"><head><title>t</title></head><body>'
+             + "".join(f'<div class="page"><p>{body}</p></div>' for body in bodies)
+             + "</body></html>")
+    return _pdf_metadata([len(body) for body in bodies], [0] * pages), xhtml
+
+
+def test_a_page_s_words_are_scored_only_where_it_is_a_scan_before_the_list_is_read(
+        fresh_words):
+    """The scan test comes first while the language's word list is unread: a PDF with no
+    scan never reads it; the decisions are those of scoring every page and then
+    dropping the poor pages that are no scans (as ``backends._without_blank_pages``)."""
+    metadata, xhtml = _poor_document(4)
+    tested: list[list[int]] = []
+
+    def no_scans(pages: list[int]) -> set[int]:
+        tested.append(pages)
+        return set()
+
+    assert ocr_candidates(metadata, "auto", xhtml, no_scans) == {
+        2: "no text layer (0 usable characters)"}
+    assert tested == [[1, 3, 4]] and fresh_words == []  # page 2 needs OCR anyway
+
+    every = ocr_candidates(metadata, "auto", xhtml)  # every page scored: the list read
+    assert fresh_words == ["eng"] * 3
+    assert all(every[page].startswith(POOR_LAYER_REASON) for page in (1, 3, 4))
+    ocr._read_packs.clear()
+    fresh_words.clear()
+    assert ocr_candidates(metadata, "auto", xhtml, lambda pages: {3}) == {
+        page: reason for page, reason in every.items() if page in (2, 3)}
+    assert fresh_words == ["eng"]
+
+
+def test_once_the_list_is_read_or_the_scan_tests_spent_pages_are_scored_first(
+        fresh_words, monkeypatch):
+    metadata, xhtml = _poor_document(3)
+    def refuse(pages: list[int]) -> set[int]:
+        raise AssertionError("no scan test expected")
+
+    ocr._read_packs.add("eng")  # read for an earlier document of the process
+    assert list(ocr_candidates(metadata, "auto", xhtml, refuse)) == [1, 2, 3]
+    ocr._read_packs.clear()
+    monkeypatch.setattr(ocr, "_scan_test_pages_left", 1)  # two pages to test: over
+    assert list(ocr_candidates(metadata, "auto", xhtml, refuse)) == [1, 2, 3]
+    monkeypatch.setattr(ocr, "_scan_test_pages_left", 2)
+    assert ocr_candidates(metadata, "auto", xhtml, lambda pages: {1, 3}).keys() == {1, 2, 3}
+    assert ocr._scan_test_pages_left == 0
+
+    def broken(pages: list[int]) -> set[int]:
+        raise ValueError("PDFium refuses the file")
+
+    monkeypatch.setattr(ocr, "_scan_test_pages_left", 2)
+    assert list(ocr_candidates(metadata, "auto", xhtml, broken)) == [2]
 
 
 def test_characters_nothing_reads_count_against_a_page_from_its_own_text():

@@ -304,6 +304,24 @@ def test_a_poor_ocr_layer_is_read_again_a_good_one_and_born_digital_text_are_kep
     assert "Tbe harbour rnaster" in pages[2]
 
 
+def test_a_born_digital_pdf_never_reads_the_word_list(ocr_tika, monkeypatch):
+    """Pages of 40 and more words, garbled as a poor OCR layer, but no scan: the scan test
+    (PDFium) comes first, so the process never reads Tesseract's word list (~0.47 CPU s,
+    ~22 MB) for them, and nothing goes to OCR."""
+    from ragbeam.transforms.extract import ocr
+
+    read: list[str] = []
+    real = ocr.pack_words
+    monkeypatch.setattr(ocr, "pack_words", lambda pack: read.append(pack) or real(pack))
+    monkeypatch.setattr(ocr, "_read_packs", set())
+    monkeypatch.setattr(ocr, "_scan_test_pages_left", ocr.SCAN_TEST_PAGES)
+    data = pdf_with_layers([LayeredPage(HARBOUR_POOR), LayeredPage(" ".join(DOCK_LINES))])
+    xhtml, metadata = ocr_tika.extract(data, "born-digital.pdf")
+    assert read == [] and "ocr_reasons" not in metadata
+    assert "Tbe harbour rnaster" in page_texts(xhtml)[0]
+    assert ocr._scan_test_pages_left == ocr.SCAN_TEST_PAGES - 2
+
+
 def test_ocr_off_and_documents_that_need_no_ocr_are_extracted_as_before(corpus_dir):
     _tesseract_ready()
     plain = EmbeddedTika()
