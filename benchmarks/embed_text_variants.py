@@ -18,7 +18,13 @@ title and header row, are kept by every variant that keeps a header):
 * ``table``: a table chunk's table lines only (its title and header row), then the
   text: other chunks as ``none``;
 * ``after``: the text, then the full header;
-* ``VARIANT-notable``: any of them without the table lines.
+* ``once-words``: the full header's words (letters or digit runs, case folded) that
+  the text does not hold, each once, then the text (BM25 counts a word the header
+  repeats from the text twice);
+* ``once``: the full header less its parts (label, headings, table lines) whose
+  words the text already holds;
+* ``VARIANT-notable``: any of them without the table lines;
+* ``tableonce-VARIANT``: the table lines on a table's first piece only.
 
 Retrievers: ``bm25`` and ``dense`` over the variant; ``hybrid`` fuses BM25 over
 ``--sparse`` (default ``full``: the header BM25 has been measured to gain from)
@@ -44,12 +50,20 @@ from retrieval_bench import score, sets
 from retrieval_bench.pages import PageIndex, cached_page_texts
 from retrieval_bench.pipelines import relative_doc
 
-VARIANTS = ("full", "none", "label", "label-last", "path", "table", "after")
+VARIANTS = ("full", "none", "label", "label-last", "path", "table", "after", "once",
+            "once-words")
 NO_TABLE = "-notable"
+# "tableonce-VARIANT": a table's title and header row only on its first piece (the
+# pieces of one table follow each other in the run's chunk order).
+TABLE_ONCE = "tableonce-"
 
 
 def _join(header: str, text: str) -> str:
     return f"{header}\n\n{text}" if header else text
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def variant_text(variant: str, label: str, headings: list[str], table_lines: list[str],
@@ -67,6 +81,32 @@ def variant_text(variant: str, label: str, headings: list[str], table_lines: lis
         return embed_text_for(full_context, text)
     if variant == "none":
         return text
+    if variant == "once-words":
+        import re
+
+        from ragbeam.transforms.charsets import CJK_CHAR
+
+        word_pattern = re.compile(r"[^\W\d_]+|\d+")
+        said = _folded(text)
+        said_words = set(word_pattern.findall(said))
+        seen: set[str] = set()
+        fresh = []
+        for word in word_pattern.findall(full_context.casefold()):
+            # a CJK run has no spaces: held when the text holds it anywhere
+            held = word in said if CJK_CHAR.search(word) else word in said_words
+            if word not in seen and not held:
+                seen.add(word)
+                fresh.append(word)
+        return f"{' '.join(fresh)}\n\n{text}" if fresh else text
+    if variant == "once":
+        said = _folded(text)
+        kept_label = label if label and _folded(label) not in said else ""
+        kept = [h for h in headings if _folded(h) not in said]
+        lines = [line for line in table_lines if _folded(line) not in said]
+        context = "\n".join(part for part in (
+            CONTEXT_SEPARATOR.join(([kept_label] if kept_label else []) + kept), *lines)
+            if part)
+        return f"{context}\n\n{text}" if context else text
     if variant == "after":
         from ragbeam.transforms.embed.text import header_for_text
 
@@ -162,6 +202,14 @@ def main(argv: list[str] | None = None) -> int:
         rows = [c for c, b in zip(chunks, bench, strict=True) if id(b) in keep]
 
         def texts_of(variant: str, rows=rows) -> list[str]:
+            if variant.startswith(TABLE_ONCE):  # a table's lines on its first piece only
+                variant, previous, out = variant[len(TABLE_ONCE):], None, []
+                for doc, text, label, headings, table, _ in rows:
+                    repeated = bool(table) and previous == (doc, table)
+                    previous = (doc, table)
+                    out.append(variant_text(variant, label, headings,
+                                            [] if repeated else table, text))
+                return out
             return [variant_text(variant, label, headings, table, text)
                     for _, text, label, headings, table, _ in rows]
 

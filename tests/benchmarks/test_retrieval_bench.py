@@ -303,6 +303,14 @@ def test_the_measured_variant_is_what_ragbeam_indexes():
     assert variant_text("label-notable", label, headings, table, "x") == f"{label}\n\nx"
     assert variant_text("after", label, headings, [], "x") == (
         "x\n\nAcme Corp. · Form 10-Q > Item 2. > Liquidity")
+    # once: the parts the text already holds are dropped; once-words: the words
+    assert variant_text("once", label, headings, table, "Liquidity: cash rose.") == (
+        "Acme Corp. · Form 10-Q > Item 2.\n| Cash | 2023\n\nLiquidity: cash rose.")
+    assert variant_text("once-words", label, headings, table, "Liquidity: cash rose, "
+                        "Acme said.") == ("corp form 10 q item 2 2023\n\n"
+                                          "Liquidity: cash rose, Acme said.")
+    assert variant_text("once-words", "富士通株式会社 決算", [], [], "富士通株式会社の売上") == (
+        "決算\n\n富士通株式会社の売上")
 
 
 def test_hybrid_fuses_bm25_over_one_text_with_dense_over_another():
