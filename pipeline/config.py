@@ -69,7 +69,9 @@ if TYPE_CHECKING:
 # header in every piece; link annotations in metadata, never text; a document's name,
 # kind and period in every chunk's header; contents pages marked and kept out of the
 # index; paragraphs across page breaks, hyphens and spaces from the document's own words.
-OUTPUT_FORMAT_VERSION = 8
+# 9: a table's part past a note at its page's foot keeps the title and header; a heading
+# of identifiers only (a generator's UUID) is text, not a section.
+OUTPUT_FORMAT_VERSION = 9
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
