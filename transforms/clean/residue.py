@@ -15,8 +15,11 @@ the order they are applied, look at a line's shape only, never at words:
    replacement characters (U+FFFD) or private-use code points. Where such a line
    is an inline formula (a math font without a Unicode map: ``� = �� + � (1)``), the
    symbols a sentence reads go on with it: its single letters, numbers, Greek
-   letters, operators and equation numbers stay (``formula_tokens``), only the
-   unreadable characters and the words between them go;
+   letters, operators and equation numbers stay (``formula_tokens``), and so do the
+   sentence's words before its first unreadable character and after its last where
+   they read as words (``reads_as_words``: a Korean thesis's formulas are glued to
+   the end of its sentences); only the unreadable characters and the words between
+   them go;
 3. **dictionary**: a run of at least ``MIN_DICT_LINES`` consecutive lines made
    only of PDF/PostScript tokens (``/Name``, ``<<``, ``>>``, numbers,
    ``(strings)``, ``<hex>``, ``true``, a few operators such as
@@ -26,7 +29,9 @@ the order they are applied, look at a line's shape only, never at words:
    ``<x:xmpmeta``), or a run of at least two lines of RDF/XMP markup;
 5. a block (a source paragraph, a table) that is mostly residue
    (``BLOCK_SHARE`` of its characters) goes whole, but for the formula tokens
-   of its lines.
+   of its lines; where its residue is binary lines only (formula lines in a
+   paragraph of prose), its lines without an unreadable character that read as
+   words stay whole.
 
 Code blocks are checked for binary remnants only: a PDF dictionary or a hex
 test vector in a code listing was put there by its author.
@@ -133,9 +138,34 @@ _FORMULA_TOKEN = re.compile(r"^(?:[^\W\d_]|[-+]?\d+(?:[.,]\d+)*|[\u0370-\u03ff]+
 
 def formula_tokens(line: str) -> str:
     """A line less its unreadable characters, keeping only what an inline formula in a
-    sentence reads (``_FORMULA_TOKEN``): ``x``, ``2``, ``α``, ``=``, ``(1)``."""
-    tokens = BINARY_CHAR.sub(" ", line).split()
-    return " ".join(token for token in tokens if _FORMULA_TOKEN.match(token))
+    sentence reads (``_FORMULA_TOKEN``): ``x``, ``2``, ``α``, ``=``, ``(1)``; and the
+    sentence the formula stands in, before its first unreadable character and after its
+    last, where that reads as words (``reads_as_words``)."""
+    first = BINARY_CHAR.search(line)
+    if first is None:  # a line of a residue block
+        return " ".join(token for token in line.split() if _FORMULA_TOKEN.match(token))
+    last = max(m.start() for m in BINARY_CHAR.finditer(line))
+    before, after = line[:first.start()], line[last + 1:]
+    tokens = BINARY_CHAR.sub(" ", line[first.start():last + 1]).split()
+    middle = " ".join(token for token in tokens if _FORMULA_TOKEN.match(token))
+    if not reads_as_words(before):
+        before = " ".join(t for t in before.split() if _FORMULA_TOKEN.match(t))
+    if not reads_as_words(after):
+        after = " ".join(t for t in after.split() if _FORMULA_TOKEN.match(t))
+    return " ".join(part.strip() for part in (before, middle, after) if part.strip())
+
+
+# A word of a sentence: two or more letters, punctuation at its edges.
+_WORD = re.compile(r"^[(\[\"'“‘]*[^\W\d_]{2,}[^\W_]*[)\]\"'”’.,;:!?]*$")
+
+
+def reads_as_words(text: str) -> bool:
+    """At least two words (``_WORD``), and words the most of its tokens: a sentence's
+    words, not the letters that bytes decoded as text happen to make (binary data
+    meets an unreadable character every few bytes)."""
+    tokens = text.split()
+    words = sum(1 for token in tokens if _WORD.match(token))
+    return words >= 2 and 2 * words >= len(tokens)
 
 
 def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[bool]) -> Residue:
@@ -191,6 +221,13 @@ def _mark_blocks(lines: Sequence[str], blocks: Sequence[int], found: dict[int, s
         if i in found:
             residue[blocks[i]] = residue.get(blocks[i], 0) + len(line)
     mostly = {block for block, n in residue.items() if n >= BLOCK_SHARE * total[block]}
+    # A block whose residue is binary lines only may be prose around formula lines set
+    # in a font without a Unicode map: its lines with no unreadable character that read
+    # as words are the sentence's, and stay.
+    other_rules = {blocks[i] for i, rule in found.items() if rule != "binary"}
     for i in range(len(lines)):
         if blocks[i] in mostly and i not in found:
+            if (blocks[i] not in other_rules and not BINARY_CHAR.search(lines[i])
+                    and reads_as_words(lines[i])):
+                continue
             found[i] = "block"

@@ -313,7 +313,7 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "",
     # read, whatever the count says.
     readables = [_FILL_RUN.sub(" ", html.unescape(text)) for text in texts[:len(chars)]]
     layers = [TextLayer(c, min(u, max(c - sum(map(str.isalnum, text)), 0)),
-                        len(_GARBAGE.findall(text)), is_garbage(readable))
+                        len(_GARBAGE.findall(text)), is_garbage(_mess_tested_text(readable)))
               for c, u, text, readable in zip(chars, unmapped, texts, readables, strict=False)]
     scored = range(len(layers))
     if scans is not None:
@@ -325,6 +325,26 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "",
         layers[k] = dataclasses.replace(
             layers[k], unknown_words=unknown_word_share(readables[k], pack_words))
     return layers
+
+
+def _mess_tested_text(readable: str) -> str:
+    """The part of a page's text the encoding-garbage test (``is_garbage``) judges.
+
+    Characters nothing reads (``_GARBAGE``: private use, U+FFFD, controls) are counted
+    against a page by their share (``OCR_MAX_BAD_SHARE``); the mess test is for letters
+    read as the wrong ones. It counts those characters as suspects too, so a page of
+    clean prose with a few formula lines set in a font Tika gives as private-use glyphs
+    (13-14 % of a Korean thesis's pages) scored as garbage, and OCR replaced its good
+    Hangul with misread words. Where the lines holding such characters are under half
+    the page's text they are left out of the test; where they run through most of it
+    (a figure whose font shifts every letter and spaces its words with private-use
+    glyphs) the whole text is judged, as the test's own half-the-windows rule would."""
+    lines = readable.split("\n")
+    marked = [bool(_GARBAGE.search(line)) for line in lines]
+    if 2 * sum(len(line) for line, bad in zip(lines, marked, strict=True) if bad) >= len(
+            readable):
+        return readable
+    return "\n".join(line for line, bad in zip(lines, marked, strict=True) if not bad)
 
 
 def _not_scans(languages: dict[int, str], scans: Callable[[list[int]], set[int]]

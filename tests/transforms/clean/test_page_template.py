@@ -32,6 +32,20 @@ def test_a_question_set_like_a_heading_atop_each_page_stays_and_heads_its_text()
     assert doc.metadata["clean_furniture_lines_removed"] == "8"  # the page numbers
 
 
+def test_a_head_in_display_type_that_changes_its_case_only_is_one_running_head():
+    """A fund's annual report heads its first pages with the fund's name in title case
+    and its accounts' pages with it in capitals, both in display type over small print:
+    its words do not vary from page to page, so it is no user's heading but a running
+    head, and it goes on every page."""
+    pages = [[Text("Harbour Fund" if p < 4 else "HARBOUR FUND", 72, 750, 18),
+              *body(p), Text(str(p + 1), 300, 40, 9)] for p in range(12)]
+    doc = cleaned(make_pdf(pages))
+    for p in range(12):
+        text = page_text(doc, p + 1)
+        assert "harbour fund" not in text.casefold(), (p, text[:80])
+        assert sentence(p, 0) in text
+
+
 def test_recto_heads_that_change_with_the_chapter_and_chapter_tabs_go():
     """A handbook set two-sided: verso pages carry its title at the top left, recto
     pages the current chapter's title with the page number set tight against it

@@ -112,3 +112,26 @@ def test_an_inline_formula_in_a_math_font_keeps_the_symbols_its_sentence_reads()
                               Block(BlockKind.PARAGRAPH, "\uf8eb\uf8ec\uf8ec\uf8ec\uf8ec\uf8ed"
                                     "\ufffd\ufffdgarbled\ufffd\ufffd", page=1)), CleanOptions())
     assert doc.text == "Text before."
+
+
+def test_a_sentence_glued_to_its_formula_and_the_prose_around_it_stay():
+    """A thesis's formulas, in a font without a Unicode map, are glued to the end of
+    its sentences and fill most of a paragraph's characters: the sentence before the
+    formula's first unreadable character stays with the formula's symbols, and the
+    paragraph's lines without one that read as words stay whole (the block rule took
+    them with the formulas). Binary data's letters between unreadable characters still
+    go, and so does a line that is not words."""
+    formula = "\ue006\ue044\ue0fc\ue052\ue0fd\ue045 \ue047 \ue008\ue0e6\ue0f0\ue0f9\ue0f6" * 4
+    paragraph = (f"마스크의 흰색 영역만 유지되고, 검은색 영역은 제거된다.{formula}\n"
+                 f"5) 엣지 검출\n{formula}\n{formula} x = 2 (3)\n"
+                 "수평 및 수직 방향의 밝기 변화를 구한다.")
+    doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, paragraph, page=1)), CleanOptions())
+    assert "\ue006" not in doc.text
+    for kept in ("마스크의 흰색 영역만 유지되고, 검은색 영역은 제거된다.", "엣지 검출",
+                 "x = 2 (3)", "수평 및 수직 방향의 밝기 변화를 구한다."):
+        assert kept in doc.text
+    binary = "x\uf8eb\uf8ec]\uf8edRj\uf8eb0\uf8ecobj\uf8eb\uf8ec\uf8ed stream\uf8eb\uf8ec\uf8ed"
+    doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, "Text before.", page=1),
+                              Block(BlockKind.PARAGRAPH, f"{binary}\n{binary}\n12 0 obj <<",
+                                    page=1)), CleanOptions())
+    assert "Rj" not in doc.text and "stream" not in doc.text and "obj" not in doc.text

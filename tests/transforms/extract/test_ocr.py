@@ -187,6 +187,39 @@ def test_a_page_whose_text_reads_as_encoding_garbage_is_read_by_ocr():
         "unreadable text layer (it reads as encoding garbage)")
 
 
+def test_formula_lines_of_unreadable_glyphs_do_not_make_clean_prose_garbage():
+    """A thesis sets its formulas in a font Tika gives as private-use glyphs, on lines
+    of their own between clean prose (22 % of the page: under the share that sends a
+    page to OCR). The encoding-garbage test judges the prose, and the page keeps its
+    text layer (OCR misread its Hangul). Glyphs that run through most of a page's text
+    (a figure whose font shifts every letter and spaces its words with private-use
+    glyphs) still make it garbage."""
+    prose = ("모든 인간은 태어날 때부터 자유로우며 그 존엄과 권리에 있어 동등하다.\n"
+             "인간은 천부적으로\n이성과 양심을 부여받았으며 서로 형제애의 정신으로 "
+             "행동하여야 한다.\n")
+    formula = ("\ue006\ue044\ue0fc\ue052\ue0fd\ue045 \ue047 \ue067\ue0ed"
+               "\ue047\ue046\ue0ef\ue035\ue0ac\ue0ae\ue035\ue034\n")
+    page = (prose * 2 + formula * 3) * 3
+    xhtml = THREE_PAGES.replace("Third page text.", page)
+    metadata = _pdf_metadata([16, 0, len(page)], [0, 0, 0])
+    assert text_layers(metadata, xhtml)[2] == TextLayer(len(page), 0, 153)
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2]
+
+    def shifted(line: str) -> str:  # each letter 29 code points down, spaces unmapped
+        return "".join("\ue003" if c == " " else chr(ord(c) - 29) for c in line)
+
+    figure = "".join(f"{shifted(line)}\n" for line in (
+        "Act 1: Think[First I need to find a pepper shaker]",
+        "Obs 1: On the cabinet 1, you see a vase 2.", "Act 2: Go to countertop 3",
+        "Obs 2: On the countertop you see an apple.")) * 3
+    page = figure + ("These approaches usually convert multi-modal observations into text, "
+                     "use a language\nmodel to generate domain-specific actions or plans.\n") * 2
+    xhtml = THREE_PAGES.replace("Third page text.", page)
+    metadata = _pdf_metadata([16, 0, len(page)], [0, 0, 0])
+    assert text_layers(metadata, xhtml)[2].reads_as_garbage
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2, 3]
+
+
 def test_table_shading_glyph_runs_do_not_make_a_readable_page_garbage():
     """A data sheet shades its table cells with a symbol font's glyph Tika reads as
     "Î": runs of it between correct words are fill, not encoding garbage; the page

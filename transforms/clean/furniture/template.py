@@ -323,8 +323,10 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
     running head is no larger than the text, constant, or stands with the template."""
     hits = list(hits)
     smallest = min((pages[p][i].size for p, i in hits), default=0.0)
+    # Words varying, not their case: a fund's name heads its report's pages in title
+    # case and its accounts' pages in capitals, one running head.
     if (not body or len(hits) < 2 or smallest < HEADING_SIZE_RATIO * body
-            or len({pages[p][i].text.strip() for p, i in hits}) < 2):
+            or len({" ".join(pages[p][i].text.casefold().split()) for p, i in hits}) < 2):
         return False
     if smallest >= DISPLAY_SIZE_RATIO * body:
         return True  # display type: a chapter's opening, never a running head
