@@ -842,3 +842,35 @@ def test_a_handbooks_recto_head_says_its_name_beside_the_current_chapters_title(
         heading = [_at(title, 60.0)._replace(size=18.0)] if p % 2 == 0 else []
         pages.append([*head, *heading, *_sized(_body_at(p, top=100.0), 10.0)])
     assert _removed_placed(pages) == [(p, pages[p][0].text) for p in range(0, 8, 2)]
+
+
+def _folio_at_foot(number: str) -> PageLine:
+    return _at(number, 700.0, x0=303.0, x1=309.0)
+
+
+def test_a_front_matter_folio_at_the_folios_place_goes_whatever_its_offset():
+    # A book numbers its front matter apart (``ii`` on the contents, or ``2`` before a
+    # count that restarts after them): one page on its own offset, at the place where
+    # the sequence's folios stand on the other pages.
+    for front, numbered_from in (("ii", 2), ("2", 4)):
+        pages = [_body_at(0)]
+        for p in range(1, 10):
+            page = _body_at(p)
+            if p == 1:
+                page.append(_folio_at_foot(front))
+            elif p >= numbered_from:
+                page.append(_folio_at_foot(str(p - numbered_from + 3)))
+            pages.append(page)
+        removed = _removed_placed(pages)
+        assert (1, front) in removed
+        assert len(removed) == 10 - numbered_from + 1
+
+
+def test_a_number_at_the_folios_place_out_of_their_order_stays():
+    # A lone number there that does not fit the folios around it (larger than the next
+    # page's folio) is some other number.
+    pages = [_body_at(0), [*_body_at(1), _folio_at_foot("40")]]
+    pages += [[*_body_at(p), _folio_at_foot(str(p - 1))] for p in range(2, 10)]
+    removed = _removed_placed(pages)
+    assert (1, "40") not in removed
+    assert len(removed) == 8

@@ -28,6 +28,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     page_number_value,
     page_rows,
     roman_value,
+    same_place,
 )
 
 # Deeper than the template band (Tika emits some after a masthead): the sequence
@@ -104,7 +105,47 @@ def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
         if (system, offset) in accepted and (p, system, offset) not in numbered:
             found.add((p, i))
             numbered.add((p, system, offset))
-    return found
+    return found | _numbers_at_folio_place(pages, found)
+
+
+def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
+                            ) -> set[Hit]:
+    """A lone number at a page's edge where the sequence's lone numbers stand on other
+    pages (the same box on at least two), on a page with none found, is its folio
+    whatever its offset: front matter numbered apart (``i`` before ``1``; ``2`` before a
+    count that restarts after the contents), in order with the folios around it."""
+    folios = [(p, pages[p][i].box, value) for p, i in found
+              if pages[p][i].box is not None
+              and (value := page_number_value(pages[p][i].text)) is not None]
+    if len(folios) < 2:
+        return set()
+    numbered = {p for p, _ in found}
+    extra: set[Hit] = set()
+    for p, lines in enumerate(pages):
+        if p in numbered:
+            continue
+        for i in band(len(lines), EXTREME_BAND):
+            line = lines[i]
+            if (not line.removable or line.box is None
+                    or (value := page_number_value(line.text)) is None
+                    or any(page_number_value(lines[j].text) for j in (i - 1, i + 1)
+                           if 0 <= j < len(lines))):
+                continue  # no lone number (a column of numbers is no folio)
+            there = sum(same_place(box, line.box) for _, box, _ in folios)
+            if there >= 2 and all(_in_order((p, value), (q, v)) for q, _, v in folios):
+                extra.add((p, i))
+                break
+    return extra
+
+
+def _in_order(number: tuple[int, tuple[str, int]], folio: tuple[int, tuple[str, int]]
+              ) -> bool:
+    """Page ``number[0]``'s number and another page's folio in reading order: a larger
+    value on a later page in one system; roman front matter before arabic pages."""
+    (p, (system, value)), (q, (other, folio_value)) = number, folio
+    if system == other:
+        return (value < folio_value) == (p < q) and value != folio_value
+    return (system == "roman") == (p < q)
 
 
 def _is_single_head(line: str, last_line: bool) -> bool:
