@@ -874,3 +874,24 @@ def test_a_number_at_the_folios_place_out_of_their_order_stays():
     removed = _removed_placed(pages)
     assert (1, "40") not in removed
     assert len(removed) == 8
+
+
+def test_a_numbered_foot_set_without_its_number_on_a_page_the_template_skips_goes():
+    # "© Org 2013  3" across the foot, the folio at the outer edge (in the text's size
+    # on left-hand pages, where it leads the line); the copyright page and the back cover
+    # carry "© Org 2013" alone, shorter, at that height: no slot of the numbered lines'.
+    # The same text in the body stays.
+    foot = "© Harbour Standards Org 2013"
+
+    def numbered(p: int) -> PageLine:
+        return (_at(f"{foot}  {p - 1}", 700.0, x0=70.0, x1=558.0)._replace(size=8.0) if p % 2
+                else _at(f"{p - 1}  {foot}", 700.0, x0=37.0, x1=524.0)._replace(size=10.0))
+
+    unnumbered = _at(foot, 701.0)._replace(size=8.0)
+    pages = [_body_at(0), [*_body_at(1), unnumbered._replace(box=(430.0, 701.0, 524.0, 711.0))]]
+    pages += [[*_body_at(p)[:3], _at(foot, 300.0), *_body_at(p)[3:], numbered(p)]
+              if p == 4 else [*_body_at(p), numbered(p)] for p in range(2, 10)]
+    pages.append([unnumbered._replace(box=(36.0, 701.0, 131.0, 711.0))])
+    removed = _removed_placed(pages)
+    assert (1, foot) in removed and (10, foot) in removed
+    assert (4, foot) not in removed

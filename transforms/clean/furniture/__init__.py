@@ -39,6 +39,7 @@ from ragbeam.transforms.clean.furniture.template import (
     heads_its_text,
     members,
     rotated_groups,
+    unnumbered_copies,
 )
 
 __all__ = ["FurnitureResult", "PageLine", "TemplateGroup", "edge_order", "find_page_furniture",
@@ -84,6 +85,10 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         stamped = [(p, pages[p][i]) for p, i in stamps]
         groups = find_template(unstamped, numbers, page_sizes, frame, stamped, body)
         template = members(groups) - numbers
+        if unnumbered := unnumbered_copies(unstamped, numbers | template):
+            groups.append(TemplateGroup("text", "a numbered head without its number",
+                                        frozenset(unnumbered)))
+            template |= unnumbered
     else:
         numbers = find_single_page_number(unstamped[0])
         groups, template = [], set()

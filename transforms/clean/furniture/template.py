@@ -22,6 +22,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     Box,
     Hit,
     PageLine,
+    band,
     beside_frame,
     body_size,
     head_number,
@@ -612,3 +613,44 @@ def rotated_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
         if len({p for p, _ in same}) >= needed:
             groups.append(TemplateGroup("rotated", key, frozenset(same)))
     return groups
+
+
+def _without_end_number(text: str) -> list[str]:
+    """The texts a head leaves without a page number at its start or its end."""
+    tokens = text.split()
+    out = []
+    for token, rest in ((tokens[0], tokens[1:]), (tokens[-1], tokens[:-1])):
+        if len(tokens) >= 2 and page_number_value(token) is not None:
+            out.append(" ".join(rest).casefold())
+    return out
+
+
+def unnumbered_copies(pages: Sequence[Sequence[PageLine]], found: set[Hit]) -> set[Hit]:
+    """A head that carries the page number, set without it on a page the template
+    skips (a copyright page's, the back cover's foot): the very text the numbered copies
+    leave without their number, alone at that page's edge where they stand, no larger."""
+    copies: dict[str, list[PageLine]] = defaultdict(list)
+    for p, i in found:
+        line = pages[p][i]
+        if line.box is not None:
+            for text in _without_end_number(line.text):
+                copies[text].append(line)
+    heads = {text: lines for text, lines in copies.items()
+             if len(lines) >= MIN_SEQUENCE_PAGES and len(text.split()) >= 2}
+    if not heads:
+        return set()
+    on_pages = {p for p, _ in found}
+    extra: set[Hit] = set()
+    for p, lines in enumerate(pages):
+        if p in on_pages:
+            continue
+        for i in band(len(lines), EXTREME_BAND):
+            line = lines[i]
+            numbered = heads.get(" ".join(line.text.split()).casefold())
+            if numbered is None or line.box is None or not line.removable:
+                continue
+            tops = sorted(copy.box[1] for copy in numbered)
+            if (abs(line.box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS
+                    and line.size <= max(copy.size for copy in numbered)):
+                extra.add((p, i))
+    return extra
