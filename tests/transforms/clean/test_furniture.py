@@ -895,3 +895,19 @@ def test_a_numbered_foot_set_without_its_number_on_a_page_the_template_skips_goe
     removed = _removed_placed(pages)
     assert (1, foot) in removed and (10, foot) in removed
     assert (4, foot) not in removed
+
+
+def test_an_unplaced_head_that_tika_gives_after_a_mid_page_line_goes_with_its_copies():
+    # A form's head that PDFium does not place ("– Page 3Form 77 (Rev. 6-2006) Name:"):
+    # edge order puts it after the line Tika gave before it, at the top on most pages
+    # but mid-page on a few. There it is no body text saying it too: it goes there also.
+    def page(p: int) -> list[PageLine]:
+        lines = _body_at(p)
+        head = PageLine(f"– Page {p + 1}Form 77 (Rev. 6-2006) Name: Number:")
+        after = 6 if p in (1, 2, 3) else 0
+        return [*lines[:after + 1], head, *lines[after + 1:]]
+
+    pages = [page(p) for p in range(10)]
+    removed = _removed_placed(pages)
+    assert [p for p, text in removed if text.startswith("– Page")] == list(range(10))
+    assert all(text.startswith("– Page") for _, text in removed)

@@ -55,6 +55,7 @@ HEADING_SIZE_RATIO = 1.2  # of the text's size: set like a heading…
 DISPLAY_SIZE_RATIO = 1.5  # …in display type
 MIN_TITLE_LETTERS = 3  # a title a head ends with (``CHAPTER 2. RESULTS``), not a date
 _NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -216,8 +217,9 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
         return []
-    middle_pages = _middle_pages(pages, [bands[p] | side_lines[p] for p in range(n)],
-                                 [key for key in candidates if key not in side_keys])
+    middle_pages, unplaced_middle = _middle_pages(
+        pages, [bands[p] | side_lines[p] for p in range(n)],
+        [key for key in candidates if key not in side_keys])
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
@@ -237,6 +239,13 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
             kept = _set_as_a_head(pages, hits, body)
             if kept:
+                # Its unplaced copies in a page's middle: the head, where Tika gave it
+                # after a line mid-page (one a page, on pages it has no other on).
+                on_pages = {p for p, _ in hits}
+                copies = [(p, i) for p, i in unplaced_middle.get(key, ())
+                          if p not in on_pages and pages[p][i].removable]
+                if len({p for p, _ in copies}) == len(copies):
+                    kept = [*kept, *copies]
                 groups.append(TemplateGroup("text", key.replace("\x00side ", "").replace(
                     "\x00title ", "").replace("…", "<the current title>"),
                                             frozenset(kept)))
@@ -285,12 +294,14 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
 
 
 def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
-                  keys: list[str]) -> dict[str, set[int]]:
+                  keys: list[str]) -> tuple[dict[str, set[int]], dict[str, list[Hit]]]:
     """The pages whose middle says one of ``keys`` (only lines whose length and ends
     could match are abstracted: abstracting every line costs; a page number at either
-    end, which a key leaves out, may open or close any)."""
+    end, which a key leaves out, may open or close any), and apart the middle lines that
+    say one with words unplaced on a placed page: where those stand is not known (edge
+    order puts them after the line Tika gave before them, mid-page where that one is)."""
     if not keys:
-        return {}
+        return {}, {}
     lengths = {len(key) for key in keys}
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
     numerals = "0123456789ivxlcdm"
@@ -298,15 +309,20 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
     lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
     found: dict[str, set[int]] = defaultdict(set)
+    unplaced: dict[str, list[Hit]] = defaultdict(list)
     for p, lines in enumerate(pages):
+        placed = any(line.box is not None for line in lines)
         for i, line in enumerate(lines):
             text = line.text
             if (i not in outside[p] and low <= len(text) <= high
                     and text[:1].casefold()[:1] in firsts
                     and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
                     and (key := _group_key(text)) in wanted):
-                found[key].add(p)
-    return found
+                if placed and line.box is None and len(_WORDS.findall(key)) >= 2:
+                    unplaced[key].append((p, i))  # words: a brace or a mark is code's
+                else:
+                    found[key].add(p)
+    return found, unplaced
 
 
 def _group_key(text: str) -> str:
