@@ -16,9 +16,11 @@ from ragbeam.transforms.clean.furniture.lines import (
     MIN_FRAME_LINES,
     MIN_PAGE_SHARE,
     MIN_SEQUENCE_PAGES,
+    SAME_PLACE_POINTS,
     SENTENCE_END,
     SHORT_DOCUMENT_PAGES,
     SLOT_POINTS,
+    Box,
     Hit,
     PageLine,
     band,
@@ -119,6 +121,9 @@ def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
               and (value := page_number_value(pages[p][i].text)) is not None]
     if len(folios) < 2:
         return set()
+    at_height: dict[int, list[Box]] = defaultdict(list)  # the folios' boxes by their top
+    for _, box, _ in folios:
+        at_height[round(box[1] / SAME_PLACE_POINTS)].append(box)
     numbered = {p for p, _ in found}
     extra: set[Hit] = set()
     for p, lines in enumerate(pages):
@@ -131,7 +136,9 @@ def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
                     or any(page_number_value(lines[j].text) for j in (i - 1, i + 1)
                            if 0 <= j < len(lines))):
                 continue  # no lone number (a column of numbers is no folio)
-            there = sum(same_place(box, line.box) for _, box, _ in folios)
+            height = round(line.box[1] / SAME_PLACE_POINTS)
+            there = sum(same_place(box, line.box) for k in (height - 1, height, height + 1)
+                        for box in at_height.get(k, ()))
             if there >= 2 and all(_in_order((p, value), (q, v)) for q, _, v in folios):
                 extra.add((p, i))
                 break
