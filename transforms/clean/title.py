@@ -27,7 +27,8 @@ title starts with it: a report titled "Business Report" is that company's.
 
 Besides the title, what the document is and the period it covers, where its
 opening says so (``document_kind``, ``document_period``): a form ("Form 10-Q"),
-a kind of report ("Annual Report", "Earnings Release", "決算短信"), and "the
+a kind of report ("Annual Report", "Earnings Release", "決算短信") or a call's
+transcript ("Earnings Call"), and "the
 quarterly period ended December 31, 2022", "fiscal year 2023",
 "2024年度第2四半期". ``document_label`` joins them into the one line that names
 the document in a chunk's contextual header.
@@ -102,6 +103,11 @@ _REPORT = re.compile(
     r"|Earnings\s+Release|Press\s+Release|Proxy\s+Statement|Prospectus|"
     r"Investor\s+Presentation|Accident\s+Report|Study\s+Protocol|Clinical\s+(?:Study|Trial)"
     r"\s+Protocol)\b", re.IGNORECASE)
+# A call's transcript: "Q1 2022 Acme Inc. Earnings Call", "FY23 Third Quarter Earnings
+# Conference Call". A release announces its call in prose ("will host a conference call
+# to discuss …"), so only a kind capitalised as a title's words counts (``_call_kind``).
+_CALL = re.compile(r"\b((?:(?:Earnings|Quarterly|Results)\s+(?:Conference\s+)?|Conference\s+)"
+                   r"Call)\b", re.IGNORECASE)
 _CJK_REPORT = re.compile(r"(決算短信|決算概要|決算説明(?:会)?資料|有価証券報告書|四半期報告書|"
                          r"統合報告書|年次報告書?|年度報告|季度报告|半年度报告|招股说明书|"
                          r"株主総会(?:招集通知)?)")
@@ -276,7 +282,20 @@ def document_kind(opening: str) -> str | None:
                                               for word in match.group(1).split())))
     if match := _CJK_REPORT.search(text):
         found.append((match.start(), match.group(1)))
+    if call := _call_kind(text):
+        found.append(call)
     return min(found)[1] if found else None
+
+
+def _call_kind(text: str) -> tuple[int, str] | None:
+    """Where ``text`` first names a call's transcript as a title does ("Earnings Call",
+    "EARNINGS CONFERENCE CALL"), and that kind; the prose of a release that announces
+    its call ("a conference call to discuss") names no kind."""
+    for match in _CALL.finditer(text):
+        words = match.group(1).split()
+        if all(word[0].isupper() for word in words):
+            return match.start(), " ".join(word[0] + word[1:].lower() for word in words)
+    return None
 
 
 def document_period(opening: str) -> str | None:

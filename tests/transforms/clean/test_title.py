@@ -106,6 +106,34 @@ def test_kinds_and_periods_as_documents_print_them():
     assert document_period("The harbour authority inspected every crane.") is None
 
 
+def test_a_calls_transcript_is_said_as_a_call_not_as_the_release_it_mentions():
+    assert document_kind("Harbour Cranes FY23 Third Quarter Earnings Conference Call Ann Lee, "
+                         "Bo Chan. Our earnings press release is on our website.") == \
+        "Earnings Conference Call"
+    assert document_kind("Q1 2022 HARBOUR CRANES INC. EARNINGS CALL — Conference Call "
+                         "Participants") == "Earnings Call"
+    # A release announces its call in prose: that names no kind.
+    assert document_kind("Harbour Cranes will host a conference call to discuss its earnings "
+                         "call results. Press Release") == "Press Release"
+    assert document_kind("Harbour Cranes will host an earnings conference call at 2 p.m.") \
+        is None
+
+
+def test_a_transcript_with_no_larger_title_is_named_a_call_with_no_title_guessed():
+    # Everything at the body's size and face: no line is set apart as the title, so none
+    # is taken (no title is better than a wrong one), but the kind is the call's.
+    speech = ("Good afternoon and thank you for joining us today. Our earnings press release "
+              "and financial summary slide deck are on our investor relations website. ") * 3
+    pdf = MadePdf(pages=[[Line("Harbour Cranes FY23 Third Quarter Earnings Conference Call", 10),
+                          Line("Ann Lee, Bo Chan, Cy Dunn", 10),
+                          Line("Tuesday, April 25, 2023", 10),
+                          Line("ANN LEE:", 10, True), *prose_lines(speech)]])
+    doc = extract_and_clean(render(pdf))
+    assert doc.metadata[KIND_KEY] == "Earnings Conference Call"
+    assert doc.metadata[TITLE_SOURCE_KEY] == ""
+    assert doc.metadata.get(PERIOD_KEY) == "FY23"
+
+
 def test_a_first_heading_that_restates_the_documents_name_is_said_once():
     """A report's title printed again as its first heading ("Financial Results" under
     the label "Financial Results · Q2 FY2024") is not repeated in the header; a heading
