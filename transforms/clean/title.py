@@ -17,7 +17,11 @@ title is taken, in this order, from:
 3. **the metadata title**, only where it reads like a title
    (``metadata_title_score``): words of letters, no file name, template name,
    identifier or producing software, and, for a PDF (whose metadata a converter
-   often fills), most of its words printed in the document's opening text.
+   often fills), most of its words printed in the document's opening text;
+4. **the first line** of the first page (nothing set larger, no title above),
+   where it says what the document is and more ("Acme FY23 Third Quarter Earnings
+   Conference Call", ``first_line_title``): a first line that names no kind
+   ("UNITED STATES", a date, a page header) is no title.
 
 A cover's line that opens a numbered section ("1 Overview of the Group", "第1章 …",
 "（1）…") is the first section's heading printed large, not the document's name. Where
@@ -27,7 +31,8 @@ title starts with it: a report titled "Business Report" is that company's.
 
 Besides the title, what the document is and the period it covers, where its
 opening says so (``document_kind``, ``document_period``): a form ("Form 10-Q"),
-a kind of report ("Annual Report", "Earnings Release", "決算短信"), and "the
+a kind of report ("Annual Report", "Earnings Release", "決算短信") or a call's
+transcript ("Earnings Call"), and "the
 quarterly period ended December 31, 2022", "fiscal year 2023",
 "2024年度第2四半期". ``document_label`` joins them into the one line that names
 the document in a chunk's contextual header.
@@ -102,6 +107,11 @@ _REPORT = re.compile(
     r"|Earnings\s+Release|Press\s+Release|Proxy\s+Statement|Prospectus|"
     r"Investor\s+Presentation|Accident\s+Report|Study\s+Protocol|Clinical\s+(?:Study|Trial)"
     r"\s+Protocol)\b", re.IGNORECASE)
+# A call's transcript: "Q1 2022 Acme Inc. Earnings Call", "FY23 Third Quarter Earnings
+# Conference Call". A release announces its call in prose ("will host a conference call
+# to discuss …"), so only a kind capitalised as a title's words counts (``_call_kind``).
+_CALL = re.compile(r"\b((?:(?:Earnings|Quarterly|Results)\s+(?:Conference\s+)?|Conference\s+)"
+                   r"Call)\b", re.IGNORECASE)
 _CJK_REPORT = re.compile(r"(決算短信|決算概要|決算説明(?:会)?資料|有価証券報告書|四半期報告書|"
                          r"統合報告書|年次報告書?|年度報告|季度报告|半年度报告|招股说明书|"
                          r"株主総会(?:招集通知)?)")
@@ -145,7 +155,7 @@ class DocumentName:
     """What names a document: its title (and where it came from), kind and period."""
 
     title: str | None
-    source: str = ""  # "cover", "outline", "metadata" or ""
+    source: str = ""  # "cover", "outline", "first line", "metadata", "issuer" or ""
     kind: str | None = None
     period: str | None = None
 
@@ -213,6 +223,22 @@ def cover_title(lines: Sequence[TitleLine], body_size: float, text: str = "") ->
     return title if title and _is_named_thing(title) else None
 
 
+def first_line_title(lines: Sequence[TitleLine], kind: str | None) -> str | None:
+    """The first page's first line where it names what the document is (``kind``, the
+    first kind the document names) and more than that, as a title does: "Acme FY23
+    Third Quarter Earnings Conference Call" printed at the body's size. Only a line
+    that says what the document is: a first line that does not ("UNITED STATES", a
+    date, a page header) names nothing."""
+    first = next((line for line in lines if line.text.strip() and not line.rotated), None)
+    if first is None or kind is None:
+        return None
+    text = " ".join(first.text.split())
+    if (document_kind(text) != kind or not _is_named_thing(text) or _sentence(text)
+            or _only_a_kind(text) or is_contents_title(text) or opens_numbered_section(text)):
+        return None
+    return text
+
+
 def _sentence(text: str) -> bool:
     """A line that ends a sentence of several words ("Apple Inc." is a name)."""
     return (text.rstrip().endswith(tuple(SENTENCE_ENDS))
@@ -220,12 +246,18 @@ def _sentence(text: str) -> bool:
 
 
 def _only_a_kind(text: str) -> bool:
+    """``text`` says what a document is and little else: "FORM 10-Q", "Annual Report
+    2022", "Earnings Conference Call"; "Acme Annual Report" names the company too."""
     kind = document_kind(text)
     if kind is None:
         return False
     rest = re.sub(r"\b(?:form|report|release|results|statements?)\b", " ", text,
                   flags=re.IGNORECASE)
-    return len(_words(rest)) <= 1 and len(text.split()) <= len(kind.split()) + 2
+    if len(_words(rest)) <= 1 and len(text.split()) <= len(kind.split()) + 2:
+        return True
+    # A kind of three words or a call's ("Earnings Call"): nothing besides its words.
+    kind_words = "|".join(map(re.escape, kind.split()))
+    return not _words(re.sub(rf"\b(?:{kind_words})\b", " ", rest, flags=re.IGNORECASE))
 
 
 def _largest_groups(lines: Sequence[TitleLine], body_size: float) -> list[str]:
@@ -276,7 +308,20 @@ def document_kind(opening: str) -> str | None:
                                               for word in match.group(1).split())))
     if match := _CJK_REPORT.search(text):
         found.append((match.start(), match.group(1)))
+    if call := _call_kind(text):
+        found.append(call)
     return min(found)[1] if found else None
+
+
+def _call_kind(text: str) -> tuple[int, str] | None:
+    """Where ``text`` first names a call's transcript as a title does ("Earnings Call",
+    "EARNINGS CONFERENCE CALL"), and that kind; the prose of a release that announces
+    its call ("a conference call to discuss") names no kind."""
+    for match in _CALL.finditer(text):
+        words = match.group(1).split()
+        if all(word[0].isupper() for word in words):
+            return match.start(), " ".join(word[0] + word[1:].lower() for word in words)
+    return None
 
 
 def document_period(opening: str) -> str | None:
@@ -373,4 +418,6 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
                            or (not require_printed and _named_by_author(metadata_title,
                                                                         software))):
         return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
+    if title := first_line_title(cover_lines, kind):
+        return DocumentName(title, "first line", kind, period)
     return DocumentName(None, "", kind, period)

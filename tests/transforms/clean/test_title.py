@@ -14,6 +14,7 @@ from ragbeam.transforms.clean.title import (
     cover_title,
     document_kind,
     document_period,
+    first_line_title,
     metadata_title_score,
     name_document,
 )
@@ -104,6 +105,47 @@ def test_kinds_and_periods_as_documents_print_them():
         "Fourth Quarter and Full Year 2023"
     assert document_period("2024年度第2四半期決算概要") == "2024年度第2四半期"
     assert document_period("The harbour authority inspected every crane.") is None
+
+
+def test_a_calls_transcript_is_said_as_a_call_not_as_the_release_it_mentions():
+    assert document_kind("Harbour Cranes FY23 Third Quarter Earnings Conference Call Ann Lee, "
+                         "Bo Chan. Our earnings press release is on our website.") == \
+        "Earnings Conference Call"
+    assert document_kind("Q1 2022 HARBOUR CRANES INC. EARNINGS CALL — Conference Call "
+                         "Participants") == "Earnings Call"
+    # A release announces its call in prose: that names no kind.
+    assert document_kind("Harbour Cranes will host a conference call to discuss its earnings "
+                         "call results. Press Release") == "Press Release"
+    assert document_kind("Harbour Cranes will host an earnings conference call at 2 p.m.") \
+        is None
+
+
+def _transcript(first_line: str) -> MadePdf:
+    # Everything at the body's size and face: no line is set larger as the title.
+    speech = ("Good afternoon and thank you for joining us today. Our earnings press release "
+              "and financial summary slide deck are on our investor relations website. ") * 3
+    return MadePdf(pages=[[Line(first_line, 10), Line("Ann Lee, Bo Chan, Cy Dunn", 10),
+                           Line("Tuesday, April 25, 2023", 10), Line("ANN LEE:", 10, True),
+                           *prose_lines(speech)]])
+
+
+def test_a_transcript_with_nothing_set_larger_is_named_by_the_first_line_saying_what_it_is():
+    doc = extract_and_clean(render(_transcript(
+        "Harbour Cranes FY23 Third Quarter Earnings Conference Call")))
+    assert doc.title == "Harbour Cranes FY23 Third Quarter Earnings Conference Call"
+    assert doc.metadata[TITLE_SOURCE_KEY] == "first line"
+    assert doc.metadata[KIND_KEY] == "Earnings Conference Call"
+    assert doc.metadata.get(PERIOD_KEY) == "FY23"
+
+
+def test_a_first_line_that_does_not_say_what_the_document_is_names_nothing():
+    # The kind is named further down (the speech's "press release" is prose, lower case;
+    # the heading says "Earnings Call"), not by the first line: no title is guessed.
+    doc = extract_and_clean(render(_transcript("Harbour Cranes Investor Relations")))
+    assert doc.title is None and doc.metadata[TITLE_SOURCE_KEY] == ""
+    assert first_line_title([TitleLine("Earnings Call", 1, 10, 50, 60)], "Earnings Call") is None
+    assert first_line_title([TitleLine("Acme will host its Earnings Call today at 5 p.m.", 1,
+                                       10, 50, 60)], "Earnings Call") is None
 
 
 def test_a_first_heading_that_restates_the_documents_name_is_said_once():
