@@ -48,6 +48,7 @@ import argparse
 import hashlib
 import json
 import pathlib
+import subprocess
 import sys
 from collections import Counter
 
@@ -97,13 +98,32 @@ NEW_SOURCE_SETS = ("issue39-a", "issue39-b", "issue39-c", "issue39-d", "issue39-
 SHARED_CORPUS_MANIFEST = ft.REPO.parent / "shared" / "corpus" / "MANIFEST.csv"
 
 
+def added_at(path: pathlib.Path) -> int | None:
+    """When git first added ``path`` (its commit's time), None where it is not
+    committed or there is no checkout."""
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(ft.REPO), "log", "--diff-filter=A", "--format=%ct", "--",
+             str(path.relative_to(ft.REPO))],
+            capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, ValueError, subprocess.CalledProcessError):
+        return None
+    return int(found[-1]) if found else None
+
+
 def other_sources(own: pathlib.Path) -> tuple[set[str], set[str]]:
-    """(repositories, SHA-256s) of every manifest but ``own``: the benchmark manifests
-    (the retrieval sets' too), the large-document corpus and the shared corpus (where
-    present)."""
+    """(repositories, SHA-256s) of every manifest but ``own`` that existed when ``own``
+    was added: the benchmark manifests (the retrieval sets' too), the large-document
+    corpus and the shared corpus (where present). A set is unseen if nothing before it
+    used its sources; a manifest added later (a retrieval dev domain that takes a
+    filing an earlier, scored furniture set holds) does not unmake that."""
     manifests = [m for m in sorted(ft.DATA.glob("*.csv")) if m != own]
     manifests += sorted(ft.DATA.glob("retrieval/*/documents.csv"))
     manifests.append(ft.REPO / "benchmarks" / "large_docs.csv")
+    own_added = added_at(own)
+    if own_added is not None:
+        manifests = [m for m in manifests
+                     if (added := added_at(m)) is None or added <= own_added]
     if SHARED_CORPUS_MANIFEST.is_file():
         manifests.append(SHARED_CORPUS_MANIFEST)
     repos: set[str] = set()
