@@ -102,6 +102,11 @@ def added_at(path: pathlib.Path) -> int | None:
     """When git first added ``path`` (its commit's time), None where it is not
     committed or there is no checkout."""
     try:
+        shallow = subprocess.run(
+            ["git", "-C", str(ft.REPO), "rev-parse", "--is-shallow-repository"],
+            capture_output=True, text=True, check=True).stdout.strip()
+        if shallow != "false":  # a shallow clone dates every file to its one commit
+            return None
         found = subprocess.run(
             ["git", "-C", str(ft.REPO), "log", "--diff-filter=A", "--format=%ct", "--",
              str(path.relative_to(ft.REPO))],

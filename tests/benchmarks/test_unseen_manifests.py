@@ -49,6 +49,8 @@ def test_issue39_truth_matches_its_manifest(name):
 
 @pytest.mark.parametrize("name", ISSUE39_SETS)
 def test_issue39_sets_use_no_earlier_source(name):
+    if check.added_at(ft.HELDOUT_SETS[name].manifest) is None:
+        pytest.skip("no git history to tell which manifests came before the set's")
     assert check.check_new_sources(name) == 0
     repos = {n: {row["repo"] for row in ft.manifest_rows(ft.HELDOUT_SETS[n].manifest)}
              for n in ISSUE39_SETS}
