@@ -8,7 +8,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
@@ -127,6 +127,24 @@ def template_key(line: str) -> str:
 def band(n_lines: int, width: int) -> list[int]:
     """Indexes of the first and last ``width`` lines of a page."""
     return [*range(min(width, n_lines)), *range(max(width, n_lines - width), n_lines)]
+
+
+def edge_lines(pages: Sequence[Sequence[PageLine]], skip: Iterable[int] = ()
+               ) -> Iterator[tuple[int, int, PageLine]]:
+    """``(page, index, line)`` of the lines at the very edge (``EXTREME_BAND``) of each
+    page not in ``skip``."""
+    skipped = set(skip)
+    for p, lines in enumerate(pages):
+        if p not in skipped:
+            for i in band(len(lines), EXTREME_BAND):
+                yield p, i, lines[i]
+
+
+def is_lone_number(lines: Sequence[PageLine], i: int) -> bool:
+    """Line ``i`` is a page number with none beside it (a column of numbers is no folio)."""
+    return (page_number_value(lines[i].text) is not None
+            and not any(page_number_value(lines[j].text) for j in (i - 1, i + 1)
+                        if 0 <= j < len(lines)))
 
 
 def is_companion(line: PageLine) -> bool:

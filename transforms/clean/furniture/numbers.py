@@ -24,8 +24,10 @@ from ragbeam.transforms.clean.furniture.lines import (
     Hit,
     PageLine,
     band,
+    edge_lines,
     head_number,
     is_companion,
+    is_lone_number,
     line_shape,
     page_number_value,
     page_rows,
@@ -126,22 +128,17 @@ def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
         at_height[round(box[1] / SAME_PLACE_POINTS)].append(box)
     numbered = {p for p, _ in found}
     extra: set[Hit] = set()
-    for p, lines in enumerate(pages):
-        if p in numbered:
+    for p, i, line in edge_lines(pages, numbered):
+        if any(q == p for q, _ in extra):
+            continue  # one folio a page: the first edge line that is one
+        if (not line.removable or line.box is None or not is_lone_number(pages[p], i)
+                or (value := page_number_value(line.text)) is None):
             continue
-        for i in band(len(lines), EXTREME_BAND):
-            line = lines[i]
-            if (not line.removable or line.box is None
-                    or (value := page_number_value(line.text)) is None
-                    or any(page_number_value(lines[j].text) for j in (i - 1, i + 1)
-                           if 0 <= j < len(lines))):
-                continue  # no lone number (a column of numbers is no folio)
-            height = round(line.box[1] / SAME_PLACE_POINTS)
-            there = sum(same_place(box, line.box) for k in (height - 1, height, height + 1)
-                        for box in at_height.get(k, ()))
-            if there >= 2 and all(_in_order((p, value), (q, v)) for q, _, v in folios):
-                extra.add((p, i))
-                break
+        height = round(line.box[1] / SAME_PLACE_POINTS)
+        there = sum(same_place(box, line.box) for k in (height - 1, height, height + 1)
+                    for box in at_height.get(k, ()))
+        if there >= 2 and all(_in_order((p, value), (q, v)) for q, _, v in folios):
+            extra.add((p, i))
     return extra
 
 
@@ -231,12 +228,8 @@ def find_single_page_number(lines: Sequence[PageLine]) -> set[Hit]:
     if len(lines) < 2 * EXTREME_BAND + 1:
         return set()
     for i in band(len(lines), EXTREME_BAND):
-        if not lines[i].removable or page_number_value(lines[i].text) is None:
-            continue
-        neighbours = [j for j in (i - 1, i + 1) if 0 <= j < len(lines)]
-        if any(page_number_value(lines[j].text) for j in neighbours):
-            continue  # a column of numbers, not a page number
-        return {(0, i)}
+        if lines[i].removable and is_lone_number(lines, i):
+            return {(0, i)}
     return set()
 
 

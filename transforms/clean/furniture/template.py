@@ -22,9 +22,9 @@ from ragbeam.transforms.clean.furniture.lines import (
     Box,
     Hit,
     PageLine,
-    band,
     beside_frame,
     body_size,
+    edge_lines,
     head_number,
     is_companion,
     is_data_row,
@@ -657,16 +657,12 @@ def unnumbered_copies(pages: Sequence[Sequence[PageLine]], found: set[Hit]) -> s
         return set()
     on_pages = {p for p, _ in found}
     extra: set[Hit] = set()
-    for p, lines in enumerate(pages):
-        if p in on_pages:
+    for p, i, line in edge_lines(pages, on_pages):
+        numbered = heads.get(" ".join(line.text.split()).casefold())
+        if numbered is None or line.box is None or not line.removable:
             continue
-        for i in band(len(lines), EXTREME_BAND):
-            line = lines[i]
-            numbered = heads.get(" ".join(line.text.split()).casefold())
-            if numbered is None or line.box is None or not line.removable:
-                continue
-            tops = sorted(copy.box[1] for copy in numbered)
-            if (abs(line.box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS
-                    and line.size <= max(copy.size for copy in numbered)):
-                extra.add((p, i))
+        tops = sorted(copy.box[1] for copy in numbered)
+        if (abs(line.box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS
+                and line.size <= max(copy.size for copy in numbered)):
+            extra.add((p, i))
     return extra
