@@ -911,3 +911,58 @@ def test_an_unplaced_head_that_tika_gives_after_a_mid_page_line_goes_with_its_co
     removed = _removed_placed(pages)
     assert [p for p, text in removed if text.startswith("– Page")] == list(range(10))
     assert all(text.startswith("– Page") for _, text in removed)
+
+
+def test_a_head_an_ocr_layer_spaces_out_a_new_way_on_each_page_is_one_head():
+    """A scanned standard's text layer spells its running head with spaces inside the
+    words and numbers, a different way every page or two: no spelling alone is on enough
+    pages, or on a run of them; without the spaces it is one head on every page."""
+    spellings = ["ISO 7.1-2003", "I S O  7 .1 - 2 0 0 3", "ISO 7 .1 -2 0 0 3", "IS O 7 .1-2003"]
+    pages = _pages(*[[spellings[(p // 2) % 4 if p % 2 else (p // 2 + 1) % 4], *body(p, 8)]
+                     for p in range(10)])
+    assert len({pages[p][0].text for p in range(10)}) == 4
+    assert _removed(pages) == [(p, pages[p][0].text) for p in range(10)]
+
+
+def _slide(p: int, top: list[PageLine], foot: str | None = None) -> list[PageLine]:
+    """A landscape slide: ``top`` lines, four lines of text at 18 pt, ``foot``."""
+    lines = [*top, *(PageLine(text, box=(60.0, 120.0 + 30 * i, 660.0, 138.0 + 30 * i),
+                              size=18.0) for i, text in enumerate(body(p, 4)))]
+    if foot is not None:
+        lines.append(PageLine(foot, box=(100.0, 520.0, 700.0, 530.0), size=12.0))
+    return lines
+
+
+def test_a_slide_decks_section_label_over_a_run_of_slides_stays_its_small_print_goes():
+    """A section label atop three slides in a row, each slide titled on its own: set no
+    smaller than the deck's text it is the slides' content, as their titles are; a head
+    that changes with the chapter of a book is small print, and goes."""
+    def deck(size: float) -> list[list[PageLine]]:
+        return [_slide(p, [
+            *([PageLine("Performance study (main result 1)", box=(160.0, 2.0, 670.0, 18.0),
+                        size=size)] if p in (3, 4, 5) else []),
+            PageLine(f"{_WORDS[p].title()} slide", box=(100.0, 40.0 + 7 * p, 600.0, 60.0 + 7 * p),
+                     size=28.0)]) for p in range(10)]
+
+    assert find_page_furniture(deck(18.0), [(794.0, 595.0)] * 10).lines == frozenset()
+    assert find_page_furniture(deck(9.0), [(794.0, 595.0)] * 10).lines == {
+        (p, 0) for p in (3, 4, 5)}
+
+
+def test_slide_titles_numbered_on_slides_whose_foot_prints_the_number_stay():
+    """A table over four slides titled ``Consolidation list - I`` … ``- IV``: the roman
+    number follows the slides, but the foot of every slide prints the slide's number;
+    the titles number the list's parts, set in display type, and stay."""
+    parts = ["I", "II", "III", "IV"]
+    pages = [_slide(p, [PageLine(f"Consolidation list - {parts[p - 4]}",
+                                 box=(190.0, 52.0, 655.0, 81.0), size=40.0)]
+                    if 4 <= p < 8 else [], foot=f"13 February 2013 Alexander Sturm {p + 1}")
+             for p in range(10)]
+    assert _removed_from(pages) == [(p, f"13 February 2013 Alexander Sturm {p + 1}")
+                                    for p in range(10)]
+
+
+def _removed_from(pages: list[list[PageLine]], size: tuple[float, float] = (842.0, 595.0)
+                  ) -> list[tuple[int, str]]:
+    found = find_page_furniture(pages, [size] * len(pages)).lines
+    return sorted((p, pages[p][i].text) for p, i in found)

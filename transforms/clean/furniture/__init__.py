@@ -131,10 +131,11 @@ def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
             heads[template_key(pages[p][i].text)].append((p, i))
     if not heads:
         return numbers
-    numbered = {p for p, i in numbers if page_number_value(pages[p][i].text) is not None}
     kept = set(numbers)
     for key, hits in heads.items():
         label = len(key.split()) == 1
+        # Pages whose number stands apart: alone, or in another head (a slide's foot).
+        numbered = {p for p, i in numbers - set(hits)}
         if ((label or 2 * sum(p in numbered for p, _ in hits) > len(hits))
                 and heads_its_text(pages, hits, body, numbers - set(hits))):
             kept -= set(hits)

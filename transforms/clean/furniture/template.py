@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -56,6 +57,8 @@ DISPLAY_SIZE_RATIO = 1.5  # …in display type
 MIN_TITLE_LETTERS = 3  # a title a head ends with (``CHAPTER 2. RESULTS``), not a date
 _NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+_SPACED_NUMBER = re.compile(r"#{2,}")  # a key's numbers once its spaces are gone
+_SPACED_LETTERS = re.compile(r"(?<![^\W\d_])([^\W\d_])\s+(?=[^\W\d_](?![^\W\d_]))")
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -203,7 +206,8 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                     and not _all_at_one_place(pages, hits))):
             continue
         if (len(on_pages) >= MIN_PAGE_SHARE * n
-                or (key not in side_keys and _in_a_run(extreme_pages.get(key, set())))):
+                or (key not in side_keys and _in_a_run(extreme_pages.get(key, set()))
+                    and not _carried_over(pages, hits, page_sizes, body))):
             candidates.append(key)
         elif len(on_pages) >= MIN_PAGE_SHARE * _could_be_on(on_pages, n):
             alternating.append((key, min(on_pages) % 2))  # all of one parity
@@ -246,9 +250,10 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                           if p not in on_pages and pages[p][i].removable]
                 if len({p for p, _ in copies}) == len(copies):
                     kept = [*kept, *copies]
-                groups.append(TemplateGroup("text", key.replace("\x00side ", "").replace(
-                    "\x00title ", "").replace("…", "<the current title>"),
-                                            frozenset(kept)))
+                first = pages[kept[0][0]][kept[0][1]].text
+                shown = (key.replace("\x00title ", "").replace("…", "<the current title>")
+                         if key.startswith("\x00title ") else template_key(first))
+                groups.append(TemplateGroup("text", shown, frozenset(kept)))
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
@@ -318,7 +323,7 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
                     and text[:1].casefold()[:1] in firsts
                     and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
                     and (key := _group_key(text)) in wanted):
-                if placed and line.box is None and len(_WORDS.findall(key)) >= 2:
+                if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
                     unplaced[key].append((p, i))  # words: a brace or a mark is code's
                 else:
                     found[key].add(p)
@@ -328,9 +333,13 @@ def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int
 def _group_key(text: str) -> str:
     """A text group's key: ``template_key``, the page number at one end left out (the
     first page's ``<footer>`` ≡ ``2 / 4 <footer>``); a line with numbers at both ends
-    keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head)."""
+    keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head). Without its
+    spaces, a number spaced out one: an OCR layer spaces the letters of one head a new
+    way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``)."""
+    text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
     shape = line_shape(text)
-    return shape if shape[:1] == shape[-1:] == "#" else template_key(text)
+    key = shape if shape[:1] == shape[-1:] == "#" else template_key(text)
+    return _SPACED_NUMBER.sub("#", "".join(key.split()))
 
 
 def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
@@ -477,6 +486,25 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> b
         same_place(box, boxes[0]) for box in boxes)
 
 
+def _on_slides(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+               page_sizes: Sequence[tuple[float, float]] | None,
+               body: float, larger: Callable[[float, float], bool] = set_larger) -> bool:
+    """Lines on landscape pages (slides), set ``larger`` than the body."""
+    return bool(body and hits and page_sizes) and all(
+        p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
+        and larger(pages[p][i].size, body) for p, i in hits)
+
+
+def _carried_over(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+                  page_sizes: Sequence[tuple[float, float]] | None, body: float) -> bool:
+    """A slide's title or section label carried over a run of slides, as a head that
+    changes with the chapter is over a book's pages: on landscape pages, set no smaller
+    than the text, on fewer than ``MIN_PAGE_SHARE`` of them. A deck's template (its
+    foot, a landscape statement's head) stands on most of its pages, or in small print."""
+    return (len({p for p, _ in hits}) < MIN_PAGE_SHARE * len(pages)
+            and _on_slides(pages, hits, page_sizes, body, operator.ge))
+
+
 def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: float,
                  page_sizes: Sequence[tuple[float, float]] | None, one_text: bool = False
                  ) -> bool:
@@ -484,9 +512,7 @@ def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: flo
     the body (portrait documents do set heads larger than a small-print body). One text
     (``one_text``) is a title where other slides set another in its place; alone in its
     place on the pages it is the template's (a landscape statement's head)."""
-    if not body or not hits or not page_sizes or not all(
-            p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
-            and set_larger(pages[p][i].size, body) for p, i in hits):
+    if not _on_slides(pages, hits, page_sizes, body):
         return False
     anchor = pages[hits[0][0]][hits[0][1]]
     own = {p for p, _ in hits}
@@ -584,6 +610,7 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
         hits = [(p, i) for p, i, _ in slot]
         # A title in display type, a slide's title and a user's heading stay.
         if (2 * recurring >= len(slot) and not _slide_title(pages, hits, body, page_sizes)
+                and not _carried_over(pages, hits, page_sizes, body)
                 and all(line.size < DISPLAY_SIZE_RATIO * body for _, _, line in slot)
                 and not heads_its_text(pages, hits, body, template)):
             found.update(hits)
