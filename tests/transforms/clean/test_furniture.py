@@ -966,3 +966,22 @@ def _removed_from(pages: list[list[PageLine]], size: tuple[float, float] = (842.
                   ) -> list[tuple[int, str]]:
     found = find_page_furniture(pages, [size] * len(pages)).lines
     return sorted((p, pages[p][i].text) for p, i in found)
+
+
+def test_a_slides_last_line_on_the_slide_numbers_row_stays_a_foot_set_apart_goes():
+    """A slide's text reaches the row of the slide number in its corner: its last line,
+    set as the lines above it, is the slide's; a foot beside the number, set apart from
+    the text in size, is the number's companion."""
+    def slide(p: int, last: str, size: float) -> list[PageLine]:
+        return [*(PageLine(text, box=(72.0, 400.0 + 25 * i, 700.0, 414.0 + 25 * i), size=14.5)
+                  for i, text in enumerate(body(p, 5))),
+                PageLine(last, box=(72.0, 545.0, 377.0, 552.0), size=size),
+                PageLine(str(p + 1), box=(741.0, 546.0, 753.0, 555.0), size=14.0)]
+
+    pages = [slide(p, f"- Implemented in Fortran and C, part {_WORDS[p]}", 14.5)
+             for p in range(6)]
+    assert _removed_from(pages, (794.0, 595.0)) == [(p, str(p + 1)) for p in range(6)]
+    pages = [slide(p, "Internal use only", 9.0) for p in range(6)]
+    pages[2][5] = PageLine(f"Draft {_WORDS[2]}", box=(72.0, 545.0, 377.0, 552.0), size=9.0)
+    assert _removed_from(pages, (794.0, 595.0)) == sorted(
+        [(p, str(p + 1)) for p in range(6)] + [(p, pages[p][5].text) for p in range(6)])

@@ -556,10 +556,16 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     if not outer:
         return []
     # Beside the page number first: their places are slots too.
-    found = {(p, i) for p, i, _ in outer if any(
-        (p, j) in numbers and (page_number_value(pages[p][j].text)
-                               or head_number(pages[p][j].text) or (0, 1))[1] != 1
-        for j in row_beside(pages[p], i))}
+    def beside_the_number(p: int, i: int) -> bool:
+        row = row_beside(pages[p], i)
+        # Set as the text inward of it, a line is the text's last, reaching the number's
+        # row (a slide's last bullet), not its companion.
+        return any((p, j) in numbers and (page_number_value(pages[p][j].text)
+                                          or head_number(pages[p][j].text) or (0, 1))[1] != 1
+                   for j in row) and _set_apart(
+            pages[p], i, lambda j: (p, j) in template or j in row)
+
+    found = {(p, i) for p, i, _ in outer if beside_the_number(p, i)}
     slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
     for p, line in [*((p, pages[p][i]) for p, i in template | found), *placed_elsewhere]:
         if line.box is not None and not line.rotated:
