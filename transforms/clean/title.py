@@ -333,32 +333,6 @@ def document_period(opening: str) -> str | None:
     return " ".join(min(found)[2].split()) if found else None
 
 
-# A metadata title a filing or web site wrote: parts joined by a spaced dash or a bar
-# ("10-Q - 10/28/2022 - Intel Corporation", "January 31, 2024 - 10-K: Annual report
-# pursuant to Section 13 and 15(d) | Advanced Micro Devices, Inc. (AMD)").
-_TITLE_PARTS = re.compile(r"\s+[-–—]\s+|\s*\|\s*")
-_NUMERIC_DATE = r"\d{1,2}/\d{1,2}/\d{2,4}"
-_DATE_PART = re.compile(rf"(?:{_DATE}|{_NUMERIC_DATE})", re.IGNORECASE)
-
-
-def named_parts(title: str, kind: str | None = None) -> str:
-    """A metadata title less the parts a filing or web site adds around a document's
-    name: a part that is only a date, or one that opens with the code of the form the
-    document is (``kind`` "Form 10-K": "10-K: Annual report pursuant to …"); the label
-    says the kind and the period, once. The other parts, in order; ``title`` itself
-    where it has no such part or nothing else."""
-    code = kind.removeprefix("Form ") if kind and kind.startswith("Form ") else None
-    opens_with_code = (re.compile(rf"(?:form\s+)?{re.escape(code)}\b(?![-/])", re.IGNORECASE)
-                       if code else None)
-    parts = [part for part in _TITLE_PARTS.split(" ".join(title.split())) if part]
-    kept = [part for part in parts
-            if not (_DATE_PART.fullmatch(part.strip(" ,.;:"))
-                    or (opens_with_code and opens_with_code.match(part)))]
-    if not kept or len(kept) == len(parts):
-        return " ".join(title.split())
-    return " | ".join(kept)
-
-
 def _squeezed(text: str) -> str:
     return "".join(text.casefold().split())
 
@@ -427,8 +401,6 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
           require_printed: bool, software: Sequence[str]) -> DocumentName:
     opening = text[:OPENING_CHARS]
     kind, period = document_kind(opening), document_period(opening)
-    if metadata_title:
-        metadata_title = named_parts(metadata_title, kind)
     score = metadata_title_score(metadata_title, opening, software)
     if title := cover_title(cover_lines, body_size, text):
         # A printed metadata title that holds the cover's words is the fuller name

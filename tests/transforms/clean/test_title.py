@@ -17,7 +17,6 @@ from ragbeam.transforms.clean.title import (
     first_line_title,
     metadata_title_score,
     name_document,
-    named_parts,
 )
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
 from ragbeam.transforms.types import Document, SourceFile
@@ -172,28 +171,6 @@ def test_a_printed_metadata_title_that_holds_the_covers_words_is_the_fuller_name
     # A metadata title that does not hold the cover's words leaves the cover's.
     other = name_document("Quarterly Deck", {}, text, cover, 10.0)
     assert (other.title, other.source) == ("Results Summary", "cover")
-
-
-def test_a_filing_sites_title_names_the_document_by_its_name_alone():
-    """A metadata title a filing site wrote around the company's name (its date, its
-    form's code and description) names it by that name: the label says kind and period."""
-    text = ("FORM 10-Q\n\nFor the quarterly period ended October 1, 2022\n\n"
-            "Harbour Cranes Inc.\n\nRevenue rose in the quarter.")
-    name = name_document("10-Q - 10/28/2022 - Harbour Cranes Inc.", {}, text)
-    assert (name.title, name.source, name.kind) == ("Harbour Cranes Inc.", "metadata",
-                                                    "Form 10-Q")
-    assert name.label() == ("Harbour Cranes Inc. · Form 10-Q · "
-                            "quarterly period ended October 1, 2022")
-    cover = [TitleLine("Harbour Cranes Inc.", 1, 24.0, 50.0, 74.0)]
-    fuller = name_document("January 31, 2024 - 10-Q: Quarterly report pursuant to Section 13"
-                           " | Harbour Cranes Inc. (HCI)", {}, text, cover, 10.0)
-    assert (fuller.title, fuller.source) == ("Harbour Cranes Inc. (HCI)", "metadata")
-    # Dashes and bars inside a name, and parts that are no date or form, stay.
-    for title in ("Supreme Court of the United States - Wikipedia", "COVID-19 - Report",
-                  "A-1 - Site plan", "10-Q"):
-        assert named_parts(title, "Form 10-Q") == title
-    assert named_parts("10-K - 10/28/2022 - Acme", None) == "10-K | Acme"  # no kind: a date
-    assert named_parts("2023-01-05 | Minutes") == "Minutes"
 
 
 def test_a_report_opening_on_a_numbered_section_is_not_named_by_it():
