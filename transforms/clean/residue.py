@@ -63,6 +63,7 @@ _PS_TOKEN = re.compile(
 _PS_FIRST = frozenset("/<>[]()+-.0123456789")
 _PS_WORDS = frozenset(_PS_OPERATORS.split("|"))
 _PS_WORD_PREFIX = max(map(len, _PS_WORDS)) + 1
+_PS_WORD_STARTS = tuple(_PS_WORDS)
 _PS_DELIMITER = re.compile(r"<<|>>|\b\d+ \d+ obj\b")
 _XMP_PACKET = re.compile(r"<\?xpacket|<x:xmpmeta|</x:xmpmeta")
 # XMP's own prefixes, as elements or declared: an XML sample in a document's text
@@ -175,17 +176,30 @@ def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[boo
     ``i``; ``code[i]``: the line is in a code block (checked for binary remnants only).
     """
     found: dict[int, str] = {}
+    # Each line's shape tests in one pass (they are pure): the runs below read them.
+    # The usual line, short ASCII prose, can pass none of them, and is told apart by
+    # what each rule needs first (``_could_be_residue``) without the rules' calls.
+    dictionary = [False] * len(lines)
+    markup = [False] * len(lines)
     for i, line in enumerate(lines):
-        if not code[i] and is_blob_line(line):
+        if not _could_be_residue(line):
+            continue
+        if code[i]:
+            if is_binary_line(line):
+                found[i] = "binary"
+            continue
+        if is_blob_line(line):
             found[i] = "blob"
         elif is_binary_line(line):
             found[i] = "binary"
-        elif not code[i] and "<" in line and _XMP_PACKET.search(line):
+        elif "<" in line and _XMP_PACKET.search(line):
             found[i] = "xmp"
-    _mark_runs(lines, code, found, is_dictionary_line, MIN_DICT_LINES, "dictionary",
+        dictionary[i] = is_dictionary_line(line)
+        markup[i] = _is_xmp_markup(line)
+    _mark_runs(lines, code, found, dictionary, MIN_DICT_LINES, "dictionary",
                lambda run: any(_PS_DELIMITER.search(lines[i]) for i in run)
                and 2 * sum("/" in lines[i] for i in run) >= len(run))
-    _mark_runs(lines, code, found, _is_xmp_markup, 2, "xmp", lambda run: True)
+    _mark_runs(lines, code, found, markup, 2, "xmp", lambda run: True)
     _mark_blocks(lines, blocks, found)
     kept = {i: text for i, rule in found.items() if rule in ("binary", "block")
             and (text := formula_tokens(lines[i]))}
@@ -195,13 +209,22 @@ def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[boo
     return Residue(frozenset(found), by_rule, kept)
 
 
-def _mark_runs(lines: Sequence[str], code: Sequence[bool], found: dict[int, str], test,
-               min_lines: int, rule: str, accept) -> None:
-    """Runs of at least ``min_lines`` consecutive non-code lines passing ``test``
-    (residue lines found before may sit inside a run: a hex string in a dictionary)."""
+def _could_be_residue(line: str) -> bool:
+    """False only where no rule can find the line: ASCII (no binary character), shorter
+    than a blob, no ``<`` or ``=`` (no XMP), and no PDF token or operator to start it
+    (no dictionary line: ``is_dictionary_line``'s own first test)."""
+    return (not line.isascii() or len(line) >= MIN_BLOB_CHARS or "<" in line or "=" in line
+            or line[:1] in _PS_FIRST or line[:1].isspace() or line.startswith(_PS_WORD_STARTS))
+
+
+def _mark_runs(lines: Sequence[str], code: Sequence[bool], found: dict[int, str],
+               passes: Sequence[bool], min_lines: int, rule: str, accept) -> None:
+    """Runs of at least ``min_lines`` consecutive non-code lines that are found already
+    or pass the rule's test (``passes[i]``; residue lines found before may sit inside a
+    run: a hex string in a dictionary)."""
     run: list[int] = []
     for i in range(len(lines) + 1):
-        if i < len(lines) and not code[i] and (i in found or test(lines[i])):
+        if i < len(lines) and not code[i] and (passes[i] or i in found):
             run.append(i)
             continue
         if not run:
