@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 import statistics
 from collections.abc import Sequence
@@ -155,7 +156,10 @@ def is_value(text: str) -> bool:
 
 def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     """The tables among one page's placed pieces."""
-    rows = _rows(pieces)
+    ordered = sorted(pieces, key=_reading_order)
+    if not _shares_a_row(ordered):
+        return []  # every piece a row of its own (a page of prose): no row of cells
+    rows = _rows(ordered)
     tables = []
     index = 0
     while index < len(rows):
@@ -165,10 +169,27 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     return tables
 
 
-def _rows(pieces: Sequence[Piece]) -> list[_Row]:
-    """Pieces grouped into visual rows, top to bottom, each row's cells left to right."""
+def _reading_order(piece: Piece) -> tuple[float, float]:
+    return piece.top, piece.x0
+
+
+def _shares_a_row(ordered: Sequence[Piece]) -> bool:
+    """Does any piece (in reading order) fall in the row of the one before it, as
+    ``_rows`` groups them? Until one does, each row is its one piece, so this is
+    ``_rows`` giving a row of two or more cells, without its rows and cells made."""
+    top = bottom = math.nan  # no row yet: nothing falls in it
+    for piece in ordered:
+        if top <= (piece.top + piece.bottom) / 2 <= bottom:
+            return True
+        top, bottom = piece.top, piece.bottom
+    return False
+
+
+def _rows(ordered: Sequence[Piece]) -> list[_Row]:
+    """Pieces (in reading order: top, then left) grouped into visual rows, top to
+    bottom, each row's cells left to right."""
     rows: list[_Row] = []
-    for piece in sorted(pieces, key=lambda p: (p.top, p.x0)):
+    for piece in ordered:
         height = max(piece.bottom - piece.top, 1.0)
         middle = (piece.top + piece.bottom) / 2
         row = rows[-1] if rows else None
