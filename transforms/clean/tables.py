@@ -175,8 +175,9 @@ def _reading_order(piece: Piece) -> tuple[float, float]:
 
 def _shares_a_row(ordered: Sequence[Piece]) -> bool:
     """Does any piece (in reading order) fall in the row of the one before it, as
-    ``_rows`` groups them? Until one does, each row is its one piece, so this is
-    ``_rows`` giving a row of two or more cells, without its rows and cells made."""
+    ``_rows`` groups them? Until one does, each row is its one piece: where none does,
+    ``_rows`` would make every piece a row of its own (no row of cells, no table),
+    and neither rows nor cells need be made."""
     top = bottom = math.nan  # no row yet: nothing falls in it
     for piece in ordered:
         if top <= (piece.top + piece.bottom) / 2 <= bottom:
