@@ -104,6 +104,12 @@ class _Cell:
         lines of prose alone in their row, never asked)."""
         return is_value(self.text)
 
+    @functools.cached_property
+    def words(self) -> int:
+        """How many words it has, counted once (a run of rows is read again from each
+        of its rows that could start a table)."""
+        return len(self.text.split())
+
 
 @dataclass
 class _Row:
@@ -245,6 +251,17 @@ def _column_of(cell: _Cell, columns: list[list[float]]) -> list[int]:
     return [max((i for i, (x0, _) in enumerate(columns) if x0 <= cell.x0), default=0)]
 
 
+def _in_two_columns(cells: list[_Cell], columns: list[list[float]]) -> bool:
+    """Do ``cells`` lie in two or more columns (``_column_of``)? Read only as far as it
+    takes: the first cells of a table's row are in two already."""
+    seen: set[int] = set()
+    for cell in cells:
+        seen.update(_column_of(cell, columns))
+        if len(seen) >= 2:
+            return True
+    return False
+
+
 def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
     """The table whose first row of two or more cells is ``rows[start]`` (None when
     none starts there), and the index of the row to look from next: after the table,
@@ -272,10 +289,9 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
         row = rows[i]
         if len(row.cells) == 1 and row.cells[0].x1 > columns[1][0]:
             break  # a line over the value columns: the table has ended
-        if len(row.cells) >= 2 and len({c for cell in row.cells
-                                       for c in _column_of(cell, columns)}) < 2:
+        if len(row.cells) >= 2 and not _in_two_columns(row.cells, columns):
             break
-        if any(len(cell.text.split()) > MAX_CELL_WORDS for cell in row.cells[1:]):
+        if any(cell.words > MAX_CELL_WORDS for cell in row.cells[1:]):
             break  # a sentence beside a mark: a footnote under the table
         kept.append(i)
     while kept and len(rows[kept[-1]].cells) < 2:
@@ -326,7 +342,7 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> l
         if below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height):
             break
         over_values = [cell for cell in row.cells if cell.x0 >= columns[1][0] - 2 * row.height]
-        if not over_values or any(cell.value or len(cell.text.split()) > MAX_HEADER_WORDS
+        if not over_values or any(cell.value or cell.words > MAX_HEADER_WORDS
                                   for cell in row.cells):
             break  # a label alone, a value or a title: no header
         header.insert(0, index)
