@@ -250,14 +250,21 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
                           if p not in on_pages and pages[p][i].removable]
                 if len({p for p, _ in copies}) == len(copies):
                     kept = [*kept, *copies]
-                first = pages[kept[0][0]][kept[0][1]].text
-                shown = (key.replace("\x00title ", "").replace("…", "<the current title>")
-                         if key.startswith("\x00title ") else template_key(first))
-                groups.append(TemplateGroup("text", shown, frozenset(kept)))
+                groups.append(TemplateGroup("text", _shown(key, pages[kept[0][0]][kept[0][1]]),
+                                            frozenset(kept)))
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
     return groups
+
+
+def _shown(key: str, first: PageLine) -> str:
+    """A text group's key as ``ragbeam viz`` names the group: its first line abstracted
+    (the key has no spaces), a number as set, a title's head with the title as ``…``."""
+    if key.startswith("\x00title "):
+        return key.removeprefix("\x00title ").replace("…", "<the current title>")
+    return key.removeprefix("\x00number ") if key.startswith("\x00number ") else (
+        template_key(first.text))
 
 
 def _title_form(text: str) -> str:
