@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from ragbeam.transforms.clean.furniture.lines import (
     Hit,
     PageLine,
+    TemplateGroup,
     body_size,
     document_frame,
     edge_order,
     line_shape,
+    members,
     page_number_value,
     placed_lines,
     roman_value,
@@ -27,18 +29,10 @@ from ragbeam.transforms.clean.furniture.numbers import (
     find_set_apart_edges,
     find_single_page_number,
 )
-from ragbeam.transforms.clean.furniture.stamps import (
-    find_cut_text,
-    find_rotated_stamps,
-    find_slugs,
-    find_vertical_pieces,
-)
+from ragbeam.transforms.clean.furniture.stamps import find_cut_text, find_laid_over
 from ragbeam.transforms.clean.furniture.template import (
-    TemplateGroup,
     find_template,
     heads_its_text,
-    members,
-    rotated_groups,
     unnumbered_copies,
 )
 
@@ -71,10 +65,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     multi = len(pages) > 1
     # Text laid over the page first: no part of its edges' order.
     frame = document_frame(pages)
-    rotated = rotated_groups(pages)
-    stamps = (find_rotated_stamps(pages, page_sizes, frame) | members(rotated)
-              | find_slugs(pages, page_sizes))
-    stamps |= find_vertical_pieces(pages, stamps, frame)
+    stamps, rotated = find_laid_over(pages, page_sizes, frame)
     kept = [[i for i in edge_order(lines) if (p, i) not in stamps]
             for p, lines in enumerate(pages)]
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]

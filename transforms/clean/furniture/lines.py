@@ -9,6 +9,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
@@ -81,6 +82,20 @@ class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of line
     box: Box | None = None  # None: not placed (not a PDF, or PDFium did not find it)
     rotated: bool = False  # set at an angle, as margin stamps are
     size: float = 0.0  # font size in points (0: not measured)
+
+
+@dataclass(frozen=True)
+class TemplateGroup:
+    """Lines of the page template that belong together: ``kind`` (``text``, ``slot``,
+    ``row``, ``rotated``, ``cut``) and ``key`` (the abstracted text, or the place)."""
+
+    kind: str
+    key: str
+    members: frozenset[Hit]
+
+
+def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
+    return {hit for group in groups for hit in group.members}
 
 
 def roman_value(token: str) -> int | None:

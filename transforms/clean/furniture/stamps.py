@@ -6,18 +6,24 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
     MIN_FRAME_LINE_CHARS,
+    MIN_PAGE_SHARE,
+    MIN_SEQUENCE_PAGES,
+    SAME_PLACE_POINTS,
+    Box,
     Hit,
     PageLine,
+    TemplateGroup,
     beside_frame,
     letters,
     line_shape,
     page_number_value,
     page_size,
+    same_place,
     set_larger,
 )
 
@@ -32,56 +38,79 @@ _LETTER = re.compile(r"[^\W\d_]")
 MIN_VERTICAL_CHARS = 8  # a piece of margin text left alone: letters and digits
 
 
-def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
-                         page_sizes: Sequence[tuple[float, float]] | None,
-                         frame: tuple[float, float] | None) -> set[Hit]:
-    """Text at an angle on the page beside the text frame, nearer the page's edge than
-    any other text (an identifier up the margin). A figure's rotated label lies within
-    the frame; a sideways table's first column has the next beside it: both stay."""
-    if frame is None:
-        return set()
-    found: set[Hit] = set()
-    for p, lines in enumerate(pages):
-        width = page_size(page_sizes, p)[0]
-        candidates = [i for i, line in enumerate(lines) if line.rotated and line.removable
-                      and beside_frame(line, frame, width)]
-        if not candidates:
-            continue
-        boxes = [line.box for line in lines if line.box is not None]
-        starts = sorted(box[0] for box in boxes)
-        ends = sorted(box[2] for box in boxes)
-        for i in candidates:
-            x0, _, x1, _ = lines[i].box
-            if x1 <= frame[0]:  # left margin: the nearest text that starts right of it
-                k = bisect.bisect_left(starts, x1)
-                gap = starts[k] - x1 if k < len(starts) else math.inf
-                edge = max(x0, 0.0)
-            else:
-                k = bisect.bisect_right(ends, x0)
-                gap = x0 - ends[k - 1] if k > 0 else math.inf
-                edge = max(width - x1, 0.0) if width != math.inf else 0.0
-            if gap >= max(MIN_STAMP_GAP, edge / 2):
-                found.add((p, i))
-    return found
-
-
-def find_slugs(pages: Sequence[Sequence[PageLine]],
-                page_sizes: Sequence[tuple[float, float]] | None) -> set[Hit]:
-    """Lines wholly beyond the page's top or bottom edge whose shape recurs there: the
-    printer's slug (``file.indd 3 09/10/2013 5:49 PM``); a note that ran off one page
-    does not recur."""
-    if not page_sizes:
-        return set()
+def find_laid_over(pages: Sequence[Sequence[PageLine]],
+                   page_sizes: Sequence[tuple[float, float]] | None,
+                   frame: tuple[float, float] | None) -> tuple[set[Hit], list[TemplateGroup]]:
+    """Text laid over the pages, in one pass over their lines: the stamps (every line
+    found) and the rotated template groups. Found are rotated text recurring at one place
+    on half the pages (a watermark, ``DO NOT SEND THIS PAGE`` across a form's pages, in
+    pieces; a rotated label in one figure does not recur); rotated text beside the text
+    ``frame``, nearer the page's edge than any other text (an identifier up the margin;
+    a figure's rotated label lies within the frame, a sideways table's first column has
+    the next beside it); lines wholly beyond the page's top or bottom edge whose shape
+    recurs there (the printer's slug ``file.indd 3 09/10/2013 5:49 PM``; a note that ran
+    off one page does not recur); and the margin text assembled around a stamp
+    (``_vertical_pieces``)."""
+    rotated_at: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
     beyond: dict[str, list[Hit]] = defaultdict(list)
+    stamps: set[Hit] = set()
     for p, lines in enumerate(pages):
-        if p >= len(page_sizes):
-            break
-        height = page_sizes[p][1]
+        width, height = page_size(page_sizes, p)
+        measured = page_sizes is not None and p < len(page_sizes)
+        margin: list[int] = []
         for i, line in enumerate(lines):
             box = line.box
-            if line.removable and box is not None and (box[3] <= 0 or box[1] >= height):
+            if not line.removable or box is None:
+                continue
+            if line.rotated:
+                rotated_at[line_shape(line.text)].append((p, i, box))
+                if beside_frame(line, frame, width):
+                    margin.append(i)
+            if measured and (box[3] <= 0 or box[1] >= height):
                 beyond[line_shape(line.text)].append((p, i))
-    return {hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2 for hit in hits}
+        if margin:
+            stamps |= _margin_stamps(lines, p, margin, frame, width)
+    stamps.update(hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2
+                  for hit in hits)
+    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
+    groups: list[TemplateGroup] = []
+    for key, hits in rotated_at.items():
+        if len({p for p, _, _ in hits}) < needed:
+            continue
+        # The place most of them share (boxes rounded to a grid), and all hits near it.
+        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
+        cell = grid.most_common(1)[0][0]
+        anchor = next(box for _, _, box in hits
+                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
+        same = [(p, i) for p, i, box in hits if same_place(box, anchor)]
+        if len({p for p, _ in same}) >= needed:
+            groups.append(TemplateGroup("rotated", key, frozenset(same)))
+    stamps.update(hit for group in groups for hit in group.members)
+    return stamps | _vertical_pieces(pages, stamps, frame), groups
+
+
+def _margin_stamps(lines: Sequence[PageLine], p: int, margin: list[int],
+                   frame: tuple[float, float], width: float) -> set[Hit]:
+    """Of a page's rotated lines beside the text frame (``margin``), those nearer the
+    page's edge than any other text: at least ``MIN_STAMP_GAP`` from it and half as far
+    as the edge."""
+    boxes = [line.box for line in lines if line.box is not None]
+    starts = sorted(box[0] for box in boxes)
+    ends = sorted(box[2] for box in boxes)
+    found: set[Hit] = set()
+    for i in margin:
+        x0, _, x1, _ = lines[i].box
+        if x1 <= frame[0]:  # left margin: the nearest text that starts right of it
+            k = bisect.bisect_left(starts, x1)
+            gap = starts[k] - x1 if k < len(starts) else math.inf
+            edge = max(x0, 0.0)
+        else:
+            k = bisect.bisect_right(ends, x0)
+            gap = x0 - ends[k - 1] if k > 0 else math.inf
+            edge = max(width - x1, 0.0) if width != math.inf else 0.0
+        if gap >= max(MIN_STAMP_GAP, edge / 2):
+            found.add((p, i))
+    return found
 
 
 def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: set[Hit],
@@ -153,7 +182,7 @@ def _in_frame(line: PageLine, frame: tuple[float, float] | None) -> bool:
             and box[2] > frame[0] and box[0] < frame[1])
 
 
-def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
+def _vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
                          frame: tuple[float, float] | None) -> set[Hit]:
     """Margin text assembled before it is judged: a run of pieces in Tika's order around
     a stamp piece is joined ("JC" "A" "P" "10(2008)003": ``jcap102008003``). Its pieces

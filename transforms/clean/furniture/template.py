@@ -10,7 +10,6 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
     DIGITS,
@@ -22,6 +21,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     Box,
     Hit,
     PageLine,
+    TemplateGroup,
     beside_frame,
     body_size,
     edge_lines,
@@ -30,6 +30,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     is_data_row,
     line_shape,
     lines_by_page,
+    members,
     outer_rows,
     page_number_value,
     page_size,
@@ -57,16 +58,6 @@ MIN_TITLE_LETTERS = 3  # a title a head ends with (``CHAPTER 2. RESULTS``), not 
 _NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
-
-
-@dataclass(frozen=True)
-class TemplateGroup:
-    """Lines of the page template that belong together: ``kind`` (``text``, ``slot``,
-    ``row``, ``rotated``, ``cut``) and ``key`` (the abstracted text, or the place)."""
-
-    kind: str
-    key: str
-    members: frozenset[Hit]
 
 
 def _side_lines(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
@@ -113,10 +104,6 @@ def _could_be_on(on_pages: Iterable[int], n: int) -> int:
     page 1, odd)."""
     parities = {p % 2 for p in on_pages}
     return n if len(parities) != 1 else (n + 1 - min(parities)) // 2
-
-
-def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
-    return {hit for group in groups for hit in group.members}
 
 
 # --- text groups -----------------------------------------------------------------
@@ -604,31 +591,6 @@ def _set_apart(lines: Sequence[PageLine], i: int, skip: Callable[[int], bool]) -
 
 
 # --- groups over the pages as Tika cut them ------------------------------------------
-
-
-def rotated_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
-    """Text set at an angle that recurs at the same place on many pages: a stamp or
-    watermark laid over each page ("DO NOT SEND THIS PAGE" across a form's pages,
-    in pieces), wherever it lies. A rotated label in one figure does not recur."""
-    places: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
-    for p, lines in enumerate(pages):
-        for i, line in enumerate(lines):
-            if line.rotated and line.box is not None and line.removable:
-                places[line_shape(line.text)].append((p, i, line.box))
-    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
-    groups: list[TemplateGroup] = []
-    for key, hits in places.items():
-        if len({p for p, _, _ in hits}) < needed:
-            continue
-        # The place most of them share (boxes rounded to a grid), and all hits near it.
-        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
-        cell = grid.most_common(1)[0][0]
-        anchor = next(box for _, _, box in hits
-                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
-        same = [(p, i) for p, i, box in hits if same_place(box, anchor)]
-        if len({p for p, _ in same}) >= needed:
-            groups.append(TemplateGroup("rotated", key, frozenset(same)))
-    return groups
 
 
 def _without_end_number(text: str) -> list[str]:
