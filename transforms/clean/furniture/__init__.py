@@ -23,12 +23,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     roman_value,
     template_key,
 )
-from ragbeam.transforms.clean.furniture.numbers import (
-    find_anchored_heads,
-    find_page_numbers,
-    find_set_apart_edges,
-    find_single_page_number,
-)
+from ragbeam.transforms.clean.furniture.numbers import find_page_numbers, find_set_apart_edges
 from ragbeam.transforms.clean.furniture.stamps import find_cut_text, find_laid_over
 from ragbeam.transforms.clean.furniture.template import (
     find_template,
@@ -71,8 +66,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     body = body_size(unstamped)
     if multi:
-        numbers = _user_headings_kept(
-            unstamped, find_page_numbers(unstamped) | find_anchored_heads(unstamped), body)
+        numbers = _user_headings_kept(unstamped, find_page_numbers(unstamped), body)
         stamped = [(p, pages[p][i]) for p, i in stamps]
         groups = find_template(unstamped, numbers, page_sizes, frame, stamped, body)
         template = members(groups) - numbers
@@ -81,7 +75,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
                                         frozenset(unnumbered)))
             template |= unnumbered
     else:
-        numbers = find_single_page_number(unstamped[0])
+        numbers = find_page_numbers(unstamped)
         groups, template = [], set()
     apart = find_set_apart_edges(unstamped, numbers, numbers | template) - numbers - template
 
