@@ -107,6 +107,7 @@ def roman_value(token: str) -> int | None:
                for v, after in zip(values, [*values[1:], 0], strict=True))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every rule asks it of the edge lines
 def page_number_value(line: str) -> tuple[str, int] | None:
     """``("arabic"|"roman", value)`` if the line is only a page number."""
     match = _PAGE_NUMBER.match(line.strip())
@@ -218,6 +219,8 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
         row = [(left, i)]
         row_middle, row_height = middle2, height
     ordered.extend(i for _, i in sorted(row))
+    if len(placed) == len(lines):
+        return ordered  # most pages: every line placed
     last = max(i for _, _, _, i in placed)
     following: dict[int, list[int]] = {}
     leading: list[int] = []

@@ -83,18 +83,19 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     # Each page's text extents by the lines left out of it: a reading past more of the
     # template changes those of a few pages only, and the others are not worked out again.
     extents: _ExtentCache = {}
+    rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     current = _current_titles(pages, body)
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
-        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents,
-                              current, beside)
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template,
+                              (extents, rows), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
     groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
-                           placed_elsewhere)
+                           placed_elsewhere, rows)
     return groups
 
 
@@ -131,12 +132,12 @@ def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
 def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
                  page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
                  body: float, template: set[Hit],
-                 extent_cache: _ExtentCache | None,
+                 caches: tuple[_ExtentCache, _RowCache],
                  current: Sequence[list[tuple[int, str]]],
                  beside: dict[Hit, str | None]) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
-    the ``template`` found) that recur as template text does (``extent_cache``: the
-    pages' text extents from an earlier call on the same pages; ``current``: each
+    the ``template`` found) that recur as template text does (``caches``: the
+    pages' text extents and outer rows from earlier calls on the same pages; ``current``: each
     page's current headings, whose title a head that changes with the chapter says;
     ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
@@ -210,7 +211,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
-                            extent_cache)
+                            *caches)
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ()))
                                      * EDGE_PAGES_PER_MIDDLE_PAGE
@@ -340,10 +341,19 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
 
 
 _ExtentCache = dict[tuple[int, frozenset[int]], list[tuple[float, float]]]
+_RowCache = dict[tuple[int, frozenset[int]], list[list[int]]]
+
+
+def _outer_rows(pages: Sequence[Sequence[PageLine]], p: int, skip: frozenset[int],
+                cache: _RowCache) -> list[list[int]]:
+    """``outer_rows`` of page ``p`` less ``skip``, worked out once per document."""
+    if (rows := cache.get((p, skip))) is None:
+        rows = cache[(p, skip)] = outer_rows(pages[p], skip)
+    return rows
 
 
 def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit],
-                  cache: _ExtentCache | None = None) -> list[list[tuple[float, float]]]:
+                  cache: _ExtentCache, rows: _RowCache) -> list[list[tuple[float, float]]]:
     """Each page's placed level lines but ``outside`` and its outermost rows (where
     furniture may stand): (top, bottom), by top (``cache``: a page's, by the page and
     the lines left out of it, from an earlier call on the same pages)."""
@@ -351,14 +361,13 @@ def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit],
     outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
         skip = frozenset(outside_by_page.get(p, _NONE))
-        known = cache.get((p, skip)) if cache is not None else None
+        known = cache.get((p, skip))
         if known is None:
-            edges = {i for row in outer_rows(lines, skip) for i in row}
+            edges = {i for row in _outer_rows(pages, p, skip, rows) for i in row}
             known = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
                            if line.box is not None and not line.rotated
                            and i not in skip and i not in edges)
-            if cache is not None:
-                cache[(p, skip)] = known
+            cache[(p, skip)] = known
         extents.append(known)
     return extents
 
@@ -498,7 +507,7 @@ def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[H
 
 def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], template: set[Hit],
                  body: float, page_sizes: Sequence[tuple[float, float]] | None,
-                 placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
+                 placed_elsewhere: Sequence[tuple[int, PageLine]], rows: _RowCache
                  ) -> list[TemplateGroup]:
     """Short lines at a page's outermost row left (after the template) that stand where
     template lines stand on ``SLOT_PAGE_SHARE`` of the pages (of their parity), or beside
@@ -507,8 +516,8 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     template_by_page = lines_by_page(template)
-    template_rows = [outer_rows(lines, template_by_page.get(p, _NONE))
-                     for p, lines in enumerate(pages)]
+    template_rows = [_outer_rows(pages, p, frozenset(template_by_page.get(p, _NONE)), rows)
+                     for p in range(len(pages))]
     for p, lines in enumerate(pages):
         for edge in template_rows[p]:
             outer.extend((p, i, lines[i]) for i in edge
@@ -546,7 +555,8 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
             for edge in (template_rows[p]
                          if taken.get(p, _NONE) == template_by_page.get(p, _NONE)
-                         else outer_rows(lines, taken.get(p, _NONE))) for i in edge
+                         else _outer_rows(pages, p, frozenset(taken.get(p, _NONE)), rows))
+            for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
