@@ -23,7 +23,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     PageLine,
     TemplateGroup,
     beside_frame,
-    body_size,
     edge_lines,
     head_number,
     is_companion,
@@ -60,23 +59,14 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
-def _side_lines(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
-                page_sizes: Sequence[tuple[float, float]] | None) -> list[set[int]]:
-    """Each page's level lines wholly beside the text frame, on the page (chapter tabs)."""
-    return [{i for i, line in enumerate(lines) if not line.rotated and line.removable
-             and beside_frame(line, frame, page_size(page_sizes, p)[0], MIN_SIDE_GAP)}
-            for p, lines in enumerate(pages)]
-
-
 def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
-                  page_sizes: Sequence[tuple[float, float]] | None = None,
-                  frame: tuple[float, float] | None = None,
-                  placed_elsewhere: Sequence[tuple[int, PageLine]] = (),
-                  body: float | None = None) -> list[TemplateGroup]:
+                  page_sizes: Sequence[tuple[float, float]] | None,
+                  frame: tuple[float, float] | None,
+                  placed_elsewhere: Sequence[tuple[int, PageLine]], body: float
+                  ) -> list[TemplateGroup]:
     """The template groups of a document's pages (lines in edge order; ``frame``: the
     text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
-    body = body_size(pages) if body is None else body
-    side = _side_lines(pages, frame, page_sizes)
+    side, current = _page_surroundings(pages, frame, page_sizes, body)
     # Each page's edge read again past the template found so far: a head block deeper
     # than the band, its next lines at the very edge.
     template = set(numbers)
@@ -84,7 +74,6 @@ def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
     # template changes those of a few pages only, and the others are not worked out again.
     extents: _ExtentCache = {}
     rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
-    current = _current_titles(pages, body)
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
@@ -249,21 +238,32 @@ def _title_form(text: str) -> str:
     return _NOT_IN_TITLE_FORM.sub("", template_key(text))
 
 
-def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
-                    ) -> list[list[tuple[int, str]]]:
-    """Each page's current headings as (line, title form): the headings on the page
-    (lines set larger than the text, or marked) and the latest of each size opened
-    before it (a book's verso head names the chapter, its recto head the section)."""
+def _page_surroundings(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
+                       page_sizes: Sequence[tuple[float, float]] | None, body: float
+                       ) -> tuple[list[set[int]], list[list[tuple[int, str]]]]:
+    """In one pass over the lines, each page's level lines wholly beside the text frame,
+    on the page (chapter tabs), and its current headings as (line, title form): the
+    headings on the page (lines set larger than the text, or marked) and the latest of
+    each size opened before it (a book's verso head names the chapter, its recto head
+    the section)."""
     latest: dict[float, str] = {}
-    out: list[list[tuple[int, str]]] = []
-    for lines in pages:
-        own = [(i, form) for i, line in enumerate(lines)
-               if (line.is_heading or set_larger(line.size, body))
-               and any(map(str.isalpha, form := _title_form(line.text)))]
-        out.append([*((-1, form) for form in latest.values()), *own])
+    side: list[set[int]] = []
+    current: list[list[tuple[int, str]]] = []
+    for p, lines in enumerate(pages):
+        width = page_size(page_sizes, p)[0]
+        side.append(set())
+        own = []
+        for i, line in enumerate(lines):
+            if (not line.rotated and line.removable
+                    and beside_frame(line, frame, width, MIN_SIDE_GAP)):
+                side[p].add(i)
+            if ((line.is_heading or set_larger(line.size, body))
+                    and any(map(str.isalpha, form := _title_form(line.text)))):
+                own.append((i, form))
+        current.append([*((-1, form) for form in latest.values()), *own])
         for i, form in own:
             latest[round(lines[i].size)] = form
-    return out
+    return side, current
 
 
 def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
