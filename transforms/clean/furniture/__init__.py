@@ -56,10 +56,10 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
     """Furniture lines of a paged document (``page_sizes``: each page's (width, height))."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
-    pages = [placed_lines(lines) for lines in pages]
+    pages, frames = zip(*map(placed_lines, pages), strict=True)
     multi = len(pages) > 1
     # Text laid over the page first: no part of its edges' order.
-    frame = document_frame(pages)
+    frame = document_frame(frames)
     stamps, rotated = find_laid_over(pages, page_sizes, frame)
     kept = [[i for i in edge_order(lines) if (p, i) not in stamps]
             for p, lines in enumerate(pages)]
@@ -92,13 +92,17 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         if cut:
             groups.append(TemplateGroup("cut", "template text in pieces", frozenset(cut)))
         companions |= cut
-    # Never remove a heading that occurs only once in the whole document.
-    heading_counts = Counter(line.text.strip() for lines in pages for line in lines
-                             if line.is_heading)
+    # Never remove a heading that occurs only once in the whole document (the pages are
+    # read again only when a heading was found).
+    found = {(p, i) for p, i in numbers | template | companions | stamps
+             if pages[p][i].is_heading}
+    named = {pages[p][i].text.strip() for p, i in found}
+    counts = Counter(text for lines in pages for line in lines
+                     if line.is_heading and (text := line.text.strip()) in named) if named else {}
 
-    def keep_unique_headings(found: set[Hit]) -> frozenset[Hit]:
-        return frozenset((p, i) for p, i in found if not (
-            pages[p][i].is_heading and heading_counts[pages[p][i].text.strip()] == 1))
+    def keep_unique_headings(hits: set[Hit]) -> frozenset[Hit]:
+        return frozenset(hit for hit in hits
+                         if hit not in found or counts[pages[hit[0]][hit[1]].text.strip()] != 1)
 
     return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(template),
                            keep_unique_headings(companions), keep_unique_headings(stamps),

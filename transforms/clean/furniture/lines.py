@@ -236,27 +236,29 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
             *following.get(-1, ())]
 
 
-def placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
-    """A page's lines less boxes that are no line's: a level line's box several times
-    as tall as its font and the page's lines (PDFium found its characters apart)."""
+def placed_lines(lines: Sequence[PageLine]
+                 ) -> tuple[list[PageLine], tuple[float, float] | None]:
+    """A page's lines less boxes that are no line's (a level line's box several times
+    as tall as its font and the page's lines: PDFium found its characters apart), and,
+    in the same pass, the left and right edge of its level text (lines of some length)."""
     heights = sorted(line.box[3] - line.box[1] for line in lines
                      if line.box is not None and not line.rotated)
     if not heights:
-        return list(lines)
+        return list(lines), None
     typical = max(heights[len(heights) // 2], 1.0)
-    return [line._replace(box=None)
-            if line.box is not None and not line.rotated
-            and line.box[3] - line.box[1] > MAX_LINE_HEIGHTS * max(typical, line.size)
-            else line for line in lines]
-
-
-def body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
-    """Left and right edge of a page's horizontal text (lines of some length)."""
-    boxes = [line.box for line in lines if line.box is not None and not line.rotated
-             and len(line.text) >= MIN_FRAME_LINE_CHARS]
-    if len(boxes) < MIN_FRAME_LINES:
-        return None
-    return min(box[0] for box in boxes), max(box[2] for box in boxes)
+    out: list[PageLine] = []
+    lefts: list[float] = []
+    rights: list[float] = []
+    for line in lines:
+        box = line.box
+        if box is not None and not line.rotated:
+            if box[3] - box[1] > MAX_LINE_HEIGHTS * max(typical, line.size):
+                line = line._replace(box=None)
+            elif len(line.text) >= MIN_FRAME_LINE_CHARS:
+                lefts.append(box[0])
+                rights.append(box[2])
+        out.append(line)
+    return out, (min(lefts), max(rights)) if len(lefts) >= MIN_FRAME_LINES else None
 
 
 def beside_frame(line: PageLine, frame: tuple[float, float] | None, width: float,
@@ -267,9 +269,10 @@ def beside_frame(line: PageLine, frame: tuple[float, float] | None, width: float
             and (box[2] <= frame[0] - gap or box[0] >= frame[1] + gap))
 
 
-def document_frame(pages: Sequence[Sequence[PageLine]]) -> tuple[float, float] | None:
-    """Left and right edge of the document's horizontal text (the pages' medians)."""
-    frames = [frame for lines in pages if (frame := body_frame(lines)) is not None]
+def document_frame(frames: Iterable[tuple[float, float] | None]
+                   ) -> tuple[float, float] | None:
+    """Left and right edge of the document's level text: the medians of its pages'."""
+    frames = [frame for frame in frames if frame is not None]
     if not frames:
         return None
     return (sorted(frame[0] for frame in frames)[len(frames) // 2],
