@@ -6,12 +6,13 @@ pieces; pages read from edge to edge (``lines.edge_order``; docs/cleaning.md).""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
     Hit,
     PageLine,
+    Pages,
+    PageSizes,
     TemplateGroup,
     body_size,
     document_frame,
@@ -50,9 +51,7 @@ class FurnitureResult:
         return self.page_numbers | self.running_text | self.companions | self.stamps
 
 
-def find_page_furniture(pages: Sequence[Sequence[PageLine]],
-                        page_sizes: Sequence[tuple[float, float]] | None = None
-                        ) -> FurnitureResult:
+def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> FurnitureResult:
     """Furniture lines of a paged document (``page_sizes``: each page's (width, height))."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
@@ -109,8 +108,7 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
                            (*rotated, *groups))
 
 
-def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
-                        body: float) -> set[Hit]:
+def _user_headings_kept(pages: Pages, numbers: set[Hit], body: float) -> set[Hit]:
     """The page numbers found, less heads set as the user's headings that number
     something else than the page (``Question 3`` atop page 3; ``Section 3: …`` on pages
     that print their number apart)."""

@@ -84,6 +84,11 @@ class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of line
     size: float = 0.0  # font size in points (0: not measured)
 
 
+Pages = Sequence[Sequence[PageLine]]  # a document's lines, page by page
+PageSizes = Sequence[tuple[float, float]] | None  # each page's (width, height), if known
+Frame = tuple[float, float] | None  # the left and right edge of the text, if known
+
+
 @dataclass(frozen=True)
 class TemplateGroup:
     """Lines of the page template that belong together: ``kind`` (``text``, ``slot``,
@@ -145,8 +150,7 @@ def band(n_lines: int, width: int) -> list[int]:
     return [*range(min(width, n_lines)), *range(max(width, n_lines - width), n_lines)]
 
 
-def edge_lines(pages: Sequence[Sequence[PageLine]], skip: Iterable[int] = ()
-               ) -> Iterator[tuple[int, int, PageLine]]:
+def edge_lines(pages: Pages, skip: Iterable[int] = ()) -> Iterator[tuple[int, int, PageLine]]:
     """``(page, index, line)`` of the lines at the very edge (``EXTREME_BAND``) of each
     page not in ``skip``."""
     skipped = set(skip)
@@ -236,8 +240,7 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
             *following.get(-1, ())]
 
 
-def placed_lines(lines: Sequence[PageLine]
-                 ) -> tuple[list[PageLine], tuple[float, float] | None]:
+def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
     """A page's lines less boxes that are no line's (a level line's box several times
     as tall as its font and the page's lines: PDFium found its characters apart), and,
     in the same pass, the left and right edge of its level text (lines of some length)."""
@@ -261,16 +264,14 @@ def placed_lines(lines: Sequence[PageLine]
     return out, (min(lefts), max(rights)) if len(lefts) >= MIN_FRAME_LINES else None
 
 
-def beside_frame(line: PageLine, frame: tuple[float, float] | None, width: float,
-                 gap: float = 0.0) -> bool:
+def beside_frame(line: PageLine, frame: Frame, width: float, gap: float = 0.0) -> bool:
     """Placed on the page (``width`` wide) and wholly beside the text ``frame`` by ``gap``."""
     box = line.box
     return (box is not None and frame is not None and box[2] > 0 and box[0] < width
             and (box[2] <= frame[0] - gap or box[0] >= frame[1] + gap))
 
 
-def document_frame(frames: Iterable[tuple[float, float] | None]
-                   ) -> tuple[float, float] | None:
+def document_frame(frames: Iterable[Frame]) -> Frame:
     """Left and right edge of the document's level text: the medians of its pages'."""
     frames = [frame for frame in frames if frame is not None]
     if not frames:
@@ -320,8 +321,7 @@ def row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
     return row
 
 
-def outer_rows(lines: Sequence[PageLine], furniture: set[int] | frozenset[int]
-               ) -> list[list[int]]:
+def outer_rows(lines: Sequence[PageLine], furniture: set[int] | frozenset[int]) -> list[list[int]]:
     """The top and the bottom row of what is left of a page (``lines`` in edge order)
     but its ``furniture`` (line indexes) where its outermost line is placed."""
     first = next((i for i in range(len(lines)) if i not in furniture), None)
@@ -355,8 +355,7 @@ def same_place(a: Box, b: Box) -> bool:
     return all(abs(x - y) <= SAME_PLACE_POINTS for x, y in zip(a, b, strict=True))
 
 
-def page_size(page_sizes: Sequence[tuple[float, float]] | None, p: int
-              ) -> tuple[float, float]:
+def page_size(page_sizes: PageSizes, p: int) -> tuple[float, float]:
     """Page ``p``'s (width, height); (inf, 0) where unknown."""
     return page_sizes[p] if page_sizes and p < len(page_sizes) else (math.inf, 0.0)
 
@@ -366,7 +365,7 @@ def set_larger(size: float, than: float) -> bool:
     return bool(than) and size > than and sizes_differ(size, than)
 
 
-def body_size(pages: Sequence[Sequence[PageLine]]) -> float:
+def body_size(pages: Pages) -> float:
     """The font size most of the measured characters are set in (0: none measured)."""
     weights: Counter[float] = Counter()
     for lines in pages:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
     EXTREME_BAND,
@@ -22,7 +21,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     SLOT_POINTS,
     Box,
     Hit,
-    PageLine,
+    Pages,
     band,
     edge_lines,
     head_number,
@@ -46,7 +45,7 @@ SMALLER_FONT = 0.95  # a head set apart: at most this share of the text's size
 _LIST_MARKS = ("•", "·", "-", "–", "—", "*", "▪", "◦", "●", "‣")
 
 
-def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
+def find_page_numbers(pages: Pages) -> set[Hit]:
     """The lines that carry their page's number, in one pass over the pages' lines: on
     a single page a lone number at its edge; else the lines at a page's edge that are,
     or open or close with, its number in the sequence (``_sequence_numbers``) and the
@@ -100,8 +99,7 @@ def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
             | _anchored_heads(len(pages), numbered, fused))
 
 
-def _sequence_numbers(pages: Sequence[Sequence[PageLine]],
-                      candidates: list[tuple[int, int, str, int]],
+def _sequence_numbers(pages: Pages, candidates: list[tuple[int, int, str, int]],
                       votes: dict[tuple[str, int], set[int]],
                       outermost: dict[tuple[str, int], set[int]],
                       embedded: dict[str, list[tuple[int, int, str, int]]]) -> set[Hit]:
@@ -150,8 +148,7 @@ def _sequence_numbers(pages: Sequence[Sequence[PageLine]],
     return found | _numbers_at_folio_place(pages, found)
 
 
-def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
-                            ) -> set[Hit]:
+def _numbers_at_folio_place(pages: Pages, found: set[Hit]) -> set[Hit]:
     """A lone number at a page's edge where the sequence's lone numbers stand on other
     pages (the same box on at least two), on a page with none found, is its folio
     whatever its offset: front matter numbered apart (``i`` before ``1``; ``2`` before a
@@ -180,8 +177,7 @@ def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
     return extra
 
 
-def _in_order(number: tuple[int, tuple[str, int]], folio: tuple[int, tuple[str, int]]
-              ) -> bool:
+def _in_order(number: tuple[int, tuple[str, int]], folio: tuple[int, tuple[str, int]]) -> bool:
     """Page ``number[0]``'s number and another page's folio in reading order: a larger
     value on a later page in one system; roman front matter before arabic pages."""
     (p, (system, value)), (q, (other, folio_value)) = number, folio
@@ -244,7 +240,7 @@ def _anchored_heads(n_pages: int, numbered: list[tuple[int, int, int, str]],
     return found
 
 
-def find_set_apart_edges(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
+def find_set_apart_edges(pages: Pages, numbers: set[Hit],
                          found_already: set[Hit] | frozenset[Hit] = frozenset()) -> set[Hit]:
     """Heads where nothing repeats: a page's top or bottom row set apart (a line pitch)
     in a smaller font, short, carrying its page's number in the sequence (not 1; on a

@@ -15,8 +15,11 @@ from ragbeam.transforms.clean.furniture.lines import (
     MIN_SEQUENCE_PAGES,
     SAME_PLACE_POINTS,
     Box,
+    Frame,
     Hit,
     PageLine,
+    Pages,
+    PageSizes,
     TemplateGroup,
     beside_frame,
     letters,
@@ -38,9 +41,8 @@ _LETTER = re.compile(r"[^\W\d_]")
 MIN_VERTICAL_CHARS = 8  # a piece of margin text left alone: letters and digits
 
 
-def find_laid_over(pages: Sequence[Sequence[PageLine]],
-                   page_sizes: Sequence[tuple[float, float]] | None,
-                   frame: tuple[float, float] | None) -> tuple[set[Hit], list[TemplateGroup]]:
+def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
+                  ) -> tuple[set[Hit], list[TemplateGroup]]:
     """Text laid over the pages, in one pass over their lines: the stamps (every line
     found) and the rotated template groups. Found are rotated text recurring at one place
     on half the pages (a watermark, ``DO NOT SEND THIS PAGE`` across a form's pages, in
@@ -113,8 +115,7 @@ def _margin_stamps(lines: Sequence[PageLine], p: int, margin: list[int],
     return found
 
 
-def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: set[Hit],
-                  body: float) -> set[Hit]:
+def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -> set[Hit]:
     """A head found on other pages that Tika cut into fragments (turned with a landscape
     table: "W", "ebb", "etal.(2017),PeerJ", …, "8/16"): consecutive lines whose letters
     join to exactly a head's, with a page number right after them."""
@@ -175,15 +176,14 @@ def _squeezed(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
-def _in_frame(line: PageLine, frame: tuple[float, float] | None) -> bool:
+def _in_frame(line: PageLine, frame: Frame) -> bool:
     """Placed level within the text frame's sides: where the body stands."""
     box = line.box
     return (box is not None and not line.rotated and frame is not None
             and box[2] > frame[0] and box[0] < frame[1])
 
 
-def _vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
-                         frame: tuple[float, float] | None) -> set[Hit]:
+def _vertical_pieces(pages: Pages, stamps: set[Hit], frame: Frame) -> set[Hit]:
     """Margin text assembled before it is judged: a run of pieces in Tika's order around
     a stamp piece is joined ("JC" "A" "P" "10(2008)003": ``jcap102008003``). Its pieces
     between two stamp pieces, and those PDFium did not place up to the page's end, are

@@ -19,8 +19,11 @@ from ragbeam.transforms.clean.furniture.lines import (
     RUNNING_TEXT_BAND,
     SAME_PLACE_POINTS,
     Box,
+    Frame,
     Hit,
     PageLine,
+    Pages,
+    PageSizes,
     TemplateGroup,
     beside_frame,
     edge_lines,
@@ -59,11 +62,9 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
-def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
-                  page_sizes: Sequence[tuple[float, float]] | None,
-                  frame: tuple[float, float] | None,
+def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame: Frame,
                   placed_elsewhere: Sequence[tuple[int, PageLine]], body: float
-                  ) -> list[TemplateGroup]:
+                 ) -> list[TemplateGroup]:
     """The template groups of a document's pages (lines in edge order; ``frame``: the
     text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
     side, current = _page_surroundings(pages, frame, page_sizes, body)
@@ -99,8 +100,7 @@ def _could_be_on(on_pages: Iterable[int], n: int) -> int:
 # --- text groups -----------------------------------------------------------------
 
 
-def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
-                known: set[Hit]) -> set[int]:
+def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
     """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
     template at that edge and the line inward of it; lines PDFium did not place (figure
     labels Tika gives after the foot) come with them uncounted."""
@@ -118,12 +118,10 @@ def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
     return out
 
 
-def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
-                 page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
-                 body: float, template: set[Hit],
-                 caches: tuple[_ExtentCache, _RowCache],
-                 current: Sequence[list[tuple[int, str]]],
-                 beside: dict[Hit, str | None]) -> list[TemplateGroup]:
+def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
+                 body: float, template: set[Hit], caches: tuple[_ExtentCache, _RowCache],
+                 current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
+                ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``caches``: the
     pages' text extents and outer rows from earlier calls on the same pages; ``current``: each
@@ -238,9 +236,8 @@ def _title_form(text: str) -> str:
     return _NOT_IN_TITLE_FORM.sub("", template_key(text))
 
 
-def _page_surroundings(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
-                       page_sizes: Sequence[tuple[float, float]] | None, body: float
-                       ) -> tuple[list[set[int]], list[list[tuple[int, str]]]]:
+def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: float
+                      ) -> tuple[list[set[int]], list[list[tuple[int, str]]]]:
     """In one pass over the lines, each page's level lines wholly beside the text frame,
     on the page (chapter tabs), and its current headings as (line, title form): the
     headings on the page (lines set larger than the text, or marked) and the latest of
@@ -281,7 +278,7 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
     return min(rests, key=len) if rests else None
 
 
-def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
+def _middle_pages(pages: Pages, outside: Sequence[set[int]],
                   keys: list[str]) -> tuple[dict[str, set[int]], dict[str, list[Hit]]]:
     """The pages whose middle says one of ``keys`` (only lines whose length and ends
     could match are abstracted: abstracting every line costs; a page number at either
@@ -321,8 +318,7 @@ def _group_key(text: str) -> str:
     return shape if shape[:1] == shape[-1:] == "#" else template_key(text)
 
 
-def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
-                    template: set[Hit]) -> bool:
+def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set[Hit]) -> bool:
     """A user's headings, repeated in form only (``Question 3`` atop each page): set as
     headings, words or numbers varying, alone between the text or in display type. A
     running head is no larger than the text, constant, or stands with the template."""
@@ -344,15 +340,14 @@ _ExtentCache = dict[tuple[int, frozenset[int]], list[tuple[float, float]]]
 _RowCache = dict[tuple[int, frozenset[int]], list[list[int]]]
 
 
-def _outer_rows(pages: Sequence[Sequence[PageLine]], p: int, skip: frozenset[int],
-                cache: _RowCache) -> list[list[int]]:
+def _outer_rows(pages: Pages, p: int, skip: frozenset[int], cache: _RowCache) -> list[list[int]]:
     """``outer_rows`` of page ``p`` less ``skip``, worked out once per document."""
     if (rows := cache.get((p, skip))) is None:
         rows = cache[(p, skip)] = outer_rows(pages[p], skip)
     return rows
 
 
-def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit],
+def _text_extents(pages: Pages, outside: set[Hit],
                   cache: _ExtentCache, rows: _RowCache) -> list[list[tuple[float, float]]]:
     """Each page's placed level lines but ``outside`` and its outermost rows (where
     furniture may stand): (top, bottom), by top (``cache``: a page's, by the page and
@@ -372,7 +367,7 @@ def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit],
     return extents
 
 
-def _where_text_stands(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
+def _where_text_stands(pages: Pages, hits: list[Hit],
                        extents: list[list[tuple[float, float]]]) -> bool:
     """Do the other pages whose text (``extents``) reaches as far toward the edge set
     text where these lines stand, most of them? Template text stands outside the text
@@ -402,8 +397,7 @@ def _in_a_run(on_pages: set[int]) -> bool:
                for p in on_pages for step in (1, 2))
 
 
-def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
-                   body: float) -> list[Hit]:
+def _set_as_a_head(pages: Pages, hits: list[Hit], body: float) -> list[Hit]:
     """The hits set as the head is, less a title it repeats: set larger than the body
     on its opening page, the next pages' head in small type (an EGC paper's title)."""
     sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
@@ -414,8 +408,7 @@ def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
             if not (set_larger(size := pages[p][i].size, usual) and set_larger(size, body))]
 
 
-def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
-                     page_sizes: Sequence[tuple[float, float]] | None, side: bool) -> bool:
+def _keeps_its_place(pages: Pages, hits: list[Hit], page_sizes: PageSizes, side: bool) -> bool:
     """Does a repeated line keep one distance from its page's edge on most pages? A
     table's note under each part of a table over pages moves with it, and stays."""
     distances = []
@@ -437,8 +430,7 @@ def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
     return 2 * most > len(distances)
 
 
-def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
-                     moved: dict[str, list[Hit]]) -> list[TemplateGroup]:
+def _repeated_blocks(pages: Pages, moved: dict[str, list[Hit]]) -> list[TemplateGroup]:
     """Repeated edge lines that drift but stand, on every page they are on, as one block
     of ``MIN_REPEATED_BLOCK_LINES`` or more in one order: a letterhead's foot set a line
     higher on one page. A table's note that moves with it is a line or two."""
@@ -465,7 +457,7 @@ def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
     return groups
 
 
-def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
+def _all_at_one_place(pages: Pages, hits: list[Hit]) -> bool:
     """Two or more lines, all placed at one place: a printer's slug whose numbers change
     ("VerDate … 14:29 … Frm 00011 …"); a table's rows move with the table."""
     boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
@@ -473,9 +465,8 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> b
         same_place(box, boxes[0]) for box in boxes)
 
 
-def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: float,
-                 page_sizes: Sequence[tuple[float, float]] | None, one_text: bool = False
-                 ) -> bool:
+def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSizes,
+                 one_text: bool = False) -> bool:
     """A slide's title carried over to the next slides: landscape pages, set larger than
     the body (portrait documents do set heads larger than a small-print body). One text
     (``one_text``) is a title where other slides set another in its place; alone in its
@@ -491,7 +482,7 @@ def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: flo
         for q, lines in enumerate(pages) if q not in own for line in lines)
 
 
-def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
+def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
     """Numbers that change in more than two places: data rows ("Revenue 1,567 3,684")."""
     runs = [DIGITS.findall(pages[p][i].text) for p, i in hits]
     if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
@@ -505,10 +496,9 @@ def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[H
 # --- slot groups ------------------------------------------------------------------
 
 
-def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], template: set[Hit],
-                 body: float, page_sizes: Sequence[tuple[float, float]] | None,
-                 placed_elsewhere: Sequence[tuple[int, PageLine]], rows: _RowCache
-                 ) -> list[TemplateGroup]:
+def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: float,
+                 page_sizes: PageSizes, placed_elsewhere: Sequence[tuple[int, PageLine]],
+                 rows: _RowCache) -> list[TemplateGroup]:
     """Short lines at a page's outermost row left (after the template) that stand where
     template lines stand on ``SLOT_PAGE_SHARE`` of the pages (of their parity), or beside
     the page number (not 1: a first page's notes stay), whatever their text; and such
@@ -613,7 +603,7 @@ def _without_end_number(text: str) -> list[str]:
     return out
 
 
-def unnumbered_copies(pages: Sequence[Sequence[PageLine]], found: set[Hit]) -> set[Hit]:
+def unnumbered_copies(pages: Pages, found: set[Hit]) -> set[Hit]:
     """A head that carries the page number, set without it on a page the template
     skips (a copyright page's, the back cover's foot): the very text the numbered copies
     leave without their number, alone at that page's edge where they stand, no larger."""
