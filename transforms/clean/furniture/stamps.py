@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
+    DIGITS,
     MIN_FRAME_LINE_CHARS,
     MIN_PAGE_SHARE,
     MIN_SEQUENCE_PAGES,
@@ -36,7 +37,6 @@ MIN_STAMP_GAP = 6.0
 MAX_STAMP_PIECE_CHARS = 8  # a piece of margin text: this short, no space
 MIN_CUT_LETTERS = 12  # text in pieces: at least this many letters…
 MIN_CUT_PIECES = 2  # …in at least this many pieces
-_NUMBER = re.compile(r"\d+")
 _LETTER = re.compile(r"[^\W\d_]")
 MIN_VERTICAL_CHARS = 8  # a piece of margin text left alone: letters and digits
 
@@ -129,7 +129,7 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
     # only where the head prints its numbers ("(2017)") or it is a page number ("Page",
     # "5", "of", "10"); a table's values between pieces of a shading glyph ("ÎÎÎÎ",
     # "2.0", "ÎÎÎ") are body.
-    head_numbers = {number for p, i in heads for number in _NUMBER.findall(pages[p][i].text)}
+    head_numbers = {number for p, i in heads for number in DIGITS.findall(pages[p][i].text)}
     out: set[Hit] = set()
     for p, lines in enumerate(pages):
         def letters_of(k: int, lines: Sequence[PageLine] = lines) -> str | None:
@@ -137,7 +137,7 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
                 return None
             found = letters(lines[k].text)
             if not found and page_number_value(lines[k].text) is None \
-                    and not set(_NUMBER.findall(lines[k].text)) <= head_numbers:
+                    and not set(DIGITS.findall(lines[k].text)) <= head_numbers:
                 return None
             return found
 
