@@ -520,18 +520,17 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
         (p, j) in numbers and (page_number_value(pages[p][j].text)
                                or head_number(pages[p][j].text) or (0, 1))[1] != 1
         for j in row_beside(pages[p], i))}
-    slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
+    # Each place once, with the pages it is on (a page number's stands on hundreds).
+    slots: dict[int, dict[tuple[Box, float], set[int]]] = defaultdict(dict)
     for p, line in [*((p, pages[p][i]) for p, i in template | found), *placed_elsewhere]:
         if line.box is not None and not line.rotated:
-            slots[round(line.box[1])].append((p, line.box, line.size))
+            slots[round(line.box[1])].setdefault((line.box, line.size), set()).add(p)
     groups: list[TemplateGroup] = []
     for p, i, line in outer:
         top = round(line.box[1])
-        on_pages: set[int] = set()  # a page found once is not tested again
-        for key in range(top - 2, top + 3):
-            for q, box, size in slots.get(key, ()):
-                if q != p and q not in on_pages and same_slot(line, box, size):
-                    on_pages.add(q)
+        on_pages = {q for key in range(top - 2, top + 3)
+                    for (box, size), there in slots.get(key, {}).items()
+                    if same_slot(line, box, size) for q in there} - {p}
         # A slot of one parity's pages (a recto head's) needs its share of those pages.
         if len(on_pages) >= max(MIN_SEQUENCE_PAGES,
                                 SLOT_PAGE_SHARE * _could_be_on(on_pages | {p}, len(pages))):
