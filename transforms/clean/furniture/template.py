@@ -336,7 +336,8 @@ def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set
     return 2 * alone > len(hits)
 
 
-_ExtentCache = dict[tuple[int, frozenset[int]], list[tuple[float, float]]]
+_Extent = tuple[list[tuple[float, float]], float]  # a page's text rows and lowest bottom
+_ExtentCache = dict[tuple[int, frozenset[int]], _Extent]
 _RowCache = dict[tuple[int, frozenset[int]], list[list[int]]]
 
 
@@ -348,10 +349,10 @@ def _outer_rows(pages: Pages, p: int, skip: frozenset[int], cache: _RowCache) ->
 
 
 def _text_extents(pages: Pages, outside: set[Hit],
-                  cache: _ExtentCache, rows: _RowCache) -> list[list[tuple[float, float]]]:
+                  cache: _ExtentCache, rows: _RowCache) -> list[_Extent]:
     """Each page's placed level lines but ``outside`` and its outermost rows (where
-    furniture may stand): (top, bottom), by top (``cache``: a page's, by the page and
-    the lines left out of it, from an earlier call on the same pages)."""
+    furniture may stand): (top, bottom), by top, and the lowest bottom (``cache``: a
+    page's, by the page and the lines left out of it, from an earlier call)."""
     extents = []
     outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
@@ -359,16 +360,16 @@ def _text_extents(pages: Pages, outside: set[Hit],
         known = cache.get((p, skip))
         if known is None:
             edges = {i for row in _outer_rows(pages, p, skip, rows) for i in row}
-            known = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
-                           if line.box is not None and not line.rotated
-                           and i not in skip and i not in edges)
-            cache[(p, skip)] = known
+            text = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
+                          if line.box is not None and not line.rotated
+                          and i not in skip and i not in edges)
+            known = cache[(p, skip)] = text, max((b for _, b in text), default=0.0)
         extents.append(known)
     return extents
 
 
 def _where_text_stands(pages: Pages, hits: list[Hit],
-                       extents: list[list[tuple[float, float]]]) -> bool:
+                       extents: list[_Extent]) -> bool:
     """Do the other pages whose text (``extents``) reaches as far toward the edge set
     text where these lines stand, most of them? Template text stands outside the text
     block; the last line of one-page chapters of placeholder text stands inside it."""
@@ -381,10 +382,10 @@ def _where_text_stands(pages: Pages, hits: list[Hit],
     at_top = i < len(pages[p]) / 2
     own = {p for p, _ in hits}
     reaching = covered = 0
-    for q, rows in enumerate(extents):
+    for q, (rows, lowest) in enumerate(extents):
         if q in own or not rows:
             continue
-        if (rows[0][0] <= top) if at_top else (max(b for _, b in rows) >= bottom):
+        if (rows[0][0] <= top) if at_top else (lowest >= bottom):
             reaching += 1
             k = bisect.bisect_left(rows, (bottom,))  # the rows starting above its bottom
             covered += any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k])
