@@ -66,8 +66,8 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     body = body_size(unstamped)
     if multi:
         numbers = _user_headings_kept(unstamped, find_page_numbers(unstamped), body)
-        stamped = [(p, pages[p][i]) for p, i in stamps]
-        groups = find_template(unstamped, numbers, page_sizes, frame, stamped, body)
+        groups = find_template(unstamped, numbers, page_sizes, frame,
+                               [(p, pages[p][i]) for p, i in stamps], body)
         template = members(groups) - numbers
         if unnumbered := unnumbered_copies(unstamped, numbers | template):
             groups.append(TemplateGroup("text", "a numbered head without its number",
@@ -81,8 +81,7 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     def original(found: set[Hit]) -> set[Hit]:
         return {(p, kept[p][i]) for p, i in found}
 
-    numbers, template = original(numbers), original(template)
-    companions = original(apart)
+    numbers, template, companions = original(numbers), original(template), original(apart)
     groups = [TemplateGroup(g.kind, g.key, frozenset(original(set(g.members))))
               for g in groups]
     if multi:
