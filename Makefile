@@ -56,7 +56,7 @@ ocr:
 # modules go out in the order tests/conftest.py gives them (slow ones first), not by size.
 test: $(STAMP) browser ocr
 	$(BIN)/ruff check .
-	HF_HUB_OFFLINE=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=40
 
 # Everything but the `slow` tests (whole-corpus runs, other runners, the browser;
 # tests/conftest.py marks them): what a developer runs before pushing. CI runs `make test`.

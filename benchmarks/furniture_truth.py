@@ -79,6 +79,16 @@ written while looking at which set):
   report, a Japanese reference: retention checks); truth
   marked by hand from Tika's raw lines and the pages before any scoring, to be scored once.
   Folder ``$RAGBEAM_ISSUE39_E_PDFS`` or ``../data/issue39-e-pdfs``.
+* **issue39-f** (issue 39, fifth closing set): 9 PDFs / 361 pages of the kinds the earlier
+  sets lack or have few of, from repositories no earlier set used: a Russian interstate
+  standard scanned with an OCR text layer whose two-sided running head is spelled a dozen
+  ways, a Russian government decree with a registry code in its foot, a two-sided book
+  (odd/even heads), two slide decks (Russian, German) with slide numbers and footers, a
+  company's CSR report whose chapter tabs Tika cuts into pieces, a Chinese official
+  document's '— N —' folios (GB/T 9704), a course workbook and a town's consolidated
+  financial statements (German municipal accounts); truth marked by hand from Tika's raw
+  lines and the pages before any scoring, to be scored once. Folder
+  ``$RAGBEAM_ISSUE39_F_PDFS`` or ``../data/issue39-f-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -216,6 +226,10 @@ HELDOUT_SETS = {
               "margin stamps, a Gondi Bible portion with chapter tabs, a Chinese thesis, a listed "
               "company's Chinese annual report, a French fund's annual report, a Korean thesis "
               "and report, Japanese manuals)"),
+        ("f", "fifth closing held-out of issue 39 (GOST 7.1-2003 and a government decree in "
+              "Russian, the Legrand Orange Book, Russian and German slide decks, NTT DATA's CSR "
+              "report, a GB/T 9704 Chinese official document, a LaTeX workbook, Rödermark's "
+              "municipal accounts)"),
     )},
 }
 

@@ -16,6 +16,7 @@ run: same rows, same ids.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pathlib
@@ -52,19 +53,61 @@ def _command(inputs: pathlib.Path, out: pathlib.Path, *extra: str) -> list[str]:
             "--output", str(out), "--extract-timeout", TEST_EXTRACT_TIMEOUT, *extra]
 
 
+def _descendants(pid: int) -> dict[int, str]:
+    """The live processes under ``pid`` (children, theirs…): pid → command line."""
+    parents: dict[int, int] = {}
+    commands: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = pathlib.Path(f"/proc/{entry}/stat").read_bytes()
+                parents[int(entry)] = int(stat[stat.rindex(b")") + 2:].split()[1])
+                commands[int(entry)] = pathlib.Path(f"/proc/{entry}/cmdline").read_bytes(
+                    ).replace(b"\0", b" ").decode(errors="replace")
+            except (OSError, ValueError):
+                continue
+    found, frontier = {}, {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier}
+        found.update({p: commands[p] for p in frontier})
+    return found
+
+
 def _run_and_kill(cmd: list[str], kill_when) -> None:
     """Run ``cmd``; SIGKILL its process group as soon as ``kill_when()`` holds. The run
     ending first fails (however long it took: a run that never gets there is ended by
-    the test's own time limit)."""
+    the test's own time limit). The run's extraction children, in process groups of
+    their own, must end with it (its memory guard kills them): one left on the hang
+    file grows until the machine thrashes."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
+    children: dict[int, str] = {}
     try:
         while not kill_when():
             assert proc.poll() is None, "the run ended before the kill point"
             time.sleep(0.005)
+        children = {pid: command for pid, command in _descendants(proc.pid).items()
+                    if "ragbeam.transforms.extract.isolation" in command}
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+    assert children, "no extraction child at the kill point"
+    deadline = time.monotonic() + 120  # the guard acts at once; this is for a busy machine
+    while (left := [pid for pid in children if _alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:  # do not leave them to the next test either
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert left == [], "extraction children outlived their killed run"
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for its new parent to reap it."""
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2:][:1] != b"Z"
 
 
 def _final_files(out: pathlib.Path) -> list[str]:

@@ -275,8 +275,8 @@ class IsolatedExtractor:
                          name="ragbeam-extract-stderr", daemon=True).start()
         _write_message(proc.stdin, self._spec)
         self._proc = proc
-        if self._memory_limit and (guard := process_guard()) is not None:
-            guard.watch(proc.pid, self._memory_limit)
+        if (guard := process_guard()) is not None:  # its cap, and its end if we die
+            guard.watch(proc.pid, self._memory_limit or 0)
         self._served = 0
         self.stats.starts += 1
         return proc
@@ -363,7 +363,7 @@ class IsolatedExtractor:
             "(--extract-memory-mb); the extraction process was killed")
 
     def _forget(self, pid: int) -> None:
-        if self._memory_limit and (guard := process_guard()) is not None:
+        if (guard := process_guard(start=False)) is not None:
             guard.forget(pid)
 
     def _after_document(self, pid: int) -> None:

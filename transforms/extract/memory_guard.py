@@ -11,14 +11,22 @@ that does nothing but poll the children it is told about, every
 it killed and at what size, so the document still fails as over the memory cap
 and not as a crash.
 
+It also ends the children of a worker that died. Each child runs in a process group
+of its own (so that a Ctrl-C reaches the launcher only), so a worker killed by
+SIGKILL, an out-of-memory kill or a scheduler leaves them running, and a child in
+the middle of a runaway parse, with no one left to enforce its cap, grows until
+the machine thrashes (one was seen at 18 GB after its run was killed). The guard
+sees its stdin close however the worker ended, and kills every child it still
+watches; a worker that ends normally has closed and forgotten them first.
+
 Protocol (lines on the guard's stdin / stdout)::
 
-    watch PID LIMIT_BYTES   →   (nothing)
+    watch PID LIMIT_BYTES   →   (nothing; LIMIT_BYTES 0: no cap, only ended with the worker)
     forget PID              →   (nothing)
                                  killed PID RSS_BYTES   (when it kills one)
 
-The guard exits when its stdin closes (the worker ended, however it ended).
-Linux only (``/proc``); elsewhere it is not started.
+The guard exits when its stdin closes (the worker ended, however it ended), after
+killing the children still watched. Linux only (``/proc``); elsewhere it is not started.
 """
 
 from __future__ import annotations
@@ -118,15 +126,42 @@ _guard_pid: int | None = None
 _guard_lock = threading.Lock()
 
 
-def process_guard() -> MemoryGuard | None:
-    """This worker process's guard, started on first use (None off Linux)."""
+def process_guard(start: bool = True) -> MemoryGuard | None:
+    """This worker process's guard, started on first use (None off Linux, and with
+    ``start=False`` when this process has none running)."""
     global _guard, _guard_pid
     if not os.path.exists("/proc/self/statm"):
         return None
     with _guard_lock:
         if _guard is None or _guard_pid != os.getpid() or not _guard.alive():
+            if not start:
+                return None
             _guard, _guard_pid = MemoryGuard(), os.getpid()
         return _guard
+
+
+def start_ticks(pid: int) -> int | None:
+    """When a process started, in clock ticks since boot (``/proc/PID/stat``): with
+    its pid, names one process, not a later one given the same pid."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        # the command name (field 2) may hold spaces and parentheses: count from its end
+        return int(stat[stat.rindex(b")") + 2:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def end_orphans(watched: dict[int, tuple[int, int | None]]) -> list[int]:
+    """Kill the children still watched when their worker is gone; return their pids.
+    A pid whose process started at another time is a new process: left alone."""
+    ended = []
+    for pid, (_, started) in watched.items():
+        if started is not None and start_ticks(pid) == started:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                ended.append(pid)
+    return ended
 
 
 def next_poll_s(headroom_bytes: int | None) -> float:
@@ -139,28 +174,34 @@ def next_poll_s(headroom_bytes: int | None) -> float:
 
 
 def main() -> None:
-    """The guard process: poll the watched children, kill those over their cap."""
-    watched: dict[int, int] = {}
+    """The guard process: poll the watched children, kill those over their cap, and
+    all of them when the worker is gone."""
+    watched: dict[int, tuple[int, int | None]] = {}  # pid: (cap or 0, start ticks)
     stdin = sys.stdin.fileno()
     pending = ""
     headroom: int | None = None  # the smallest gap to a cap at the last poll
     while True:
-        wait = next_poll_s(headroom) if watched else None
+        capped = any(limit for limit, _ in watched.values())
+        wait = next_poll_s(headroom) if capped else None
         ready, _, _ = select.select([stdin], [], [], wait)
         if ready:
             chunk = os.read(stdin, 4096).decode()
-            if not chunk:
-                return  # the worker is gone
+            if not chunk:  # the worker is gone: so must its children be
+                end_orphans(watched)
+                return
             pending += chunk
             *lines, pending = pending.split("\n")
             for line in lines:
                 parts = line.split()
                 if parts[:1] == ["watch"]:
-                    watched[int(parts[1])] = int(parts[2])
+                    pid = int(parts[1])
+                    watched[pid] = (int(parts[2]), start_ticks(pid))
                 elif parts[:1] == ["forget"]:
                     watched.pop(int(parts[1]), None)
         headroom = None
-        for pid, limit in list(watched.items()):
+        for pid, (limit, _) in list(watched.items()):
+            if not limit:
+                continue  # no cap: only ended with its worker
             rss = resident_bytes(pid)
             if rss is not None and rss <= limit:
                 headroom = min(limit - rss, headroom if headroom is not None else limit)
