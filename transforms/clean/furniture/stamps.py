@@ -70,8 +70,23 @@ def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
                     margin.append(i)
             if measured and (box[3] <= 0 or box[1] >= height):
                 beyond[line_shape(line.text)].append((p, i))
-        if margin:
-            stamps |= _margin_stamps(lines, p, margin, frame, width)
+        if not margin:
+            continue
+        # A margin stamp: at least MIN_STAMP_GAP from the nearest text, half the edge's.
+        starts = sorted(line.box[0] for line in lines if line.box is not None)
+        ends = sorted(line.box[2] for line in lines if line.box is not None)
+        for i in margin:
+            x0, _, x1, _ = lines[i].box
+            if x1 <= frame[0]:  # left margin: the nearest text that starts right of it
+                k = bisect.bisect_left(starts, x1)
+                gap = starts[k] - x1 if k < len(starts) else math.inf
+                edge = max(x0, 0.0)
+            else:
+                k = bisect.bisect_right(ends, x0)
+                gap = x0 - ends[k - 1] if k > 0 else math.inf
+                edge = max(width - x1, 0.0) if width != math.inf else 0.0
+            if gap >= max(MIN_STAMP_GAP, edge / 2):
+                stamps.add((p, i))
     stamps.update(hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2
                   for hit in hits)
     needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
@@ -89,30 +104,6 @@ def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
             groups.append(TemplateGroup("rotated", key, frozenset(same)))
     stamps.update(hit for group in groups for hit in group.members)
     return stamps | _vertical_pieces(pages, stamps, frame), groups
-
-
-def _margin_stamps(lines: Sequence[PageLine], p: int, margin: list[int],
-                   frame: tuple[float, float], width: float) -> set[Hit]:
-    """Of a page's rotated lines beside the text frame (``margin``), those nearer the
-    page's edge than any other text: at least ``MIN_STAMP_GAP`` from it and half as far
-    as the edge."""
-    boxes = [line.box for line in lines if line.box is not None]
-    starts = sorted(box[0] for box in boxes)
-    ends = sorted(box[2] for box in boxes)
-    found: set[Hit] = set()
-    for i in margin:
-        x0, _, x1, _ = lines[i].box
-        if x1 <= frame[0]:  # left margin: the nearest text that starts right of it
-            k = bisect.bisect_left(starts, x1)
-            gap = starts[k] - x1 if k < len(starts) else math.inf
-            edge = max(x0, 0.0)
-        else:
-            k = bisect.bisect_right(ends, x0)
-            gap = x0 - ends[k - 1] if k > 0 else math.inf
-            edge = max(width - x1, 0.0) if width != math.inf else 0.0
-        if gap >= max(MIN_STAMP_GAP, edge / 2):
-            found.add((p, i))
-    return found
 
 
 def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -> set[Hit]:
