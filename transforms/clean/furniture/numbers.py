@@ -50,11 +50,11 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
     a single page a lone number at its edge; else the lines at a page's edge that are,
     or open or close with, its number in the sequence (``_sequence_numbers``) and the
     heads anywhere on their page that carry it (``_anchored_heads``)."""
-    if len(pages) == 1:
+    if len(pages) == 1:  # no sequence: a lone number at the edge of a page with some body
         lines = pages[0]
-        return next(({(0, i)} for i in band(len(lines), EXTREME_BAND)
-                     if lines[i].removable and is_lone_number(lines, i)), set()) \
-            if len(lines) > 2 * EXTREME_BAND else set()
+        edge = band(len(lines), EXTREME_BAND) if len(lines) > 2 * EXTREME_BAND else []
+        return next(({(0, i)} for i in edge
+                     if lines[i].removable and is_lone_number(lines, i)), set())
     votes: dict[tuple[str, int], set[int]] = defaultdict(set)
     outermost: dict[tuple[str, int], set[int]] = defaultdict(set)  # voters on line 0 or n-1
     candidates: list[tuple[int, int, str, int]] = []
