@@ -58,7 +58,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 from ragbeam.transforms.clean.contents import contents_lines
@@ -107,6 +107,10 @@ from ragbeam.transforms.types import (
 )
 
 BLOCK_SEPARATOR = "\n\n"
+# TextSpan's fields as ``_clean_document`` sets them (by its __dict__, no __init__ to run).
+_SPAN_FIELDS = ("start", "end", "kind", "page", "level", "raw_start", "raw_end", "block")
+assert (tuple(f.name for f in fields(TextSpan)) == _SPAN_FIELDS
+        and not hasattr(TextSpan, "__slots__") and not hasattr(TextSpan, "__post_init__"))
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
@@ -490,6 +494,10 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
     parts: list[str] = []
     spans: list[TextSpan] = []
     cursor = 0
+    # A frozen dataclass's __init__ sets each field by a call to object.__setattr__;
+    # a span's fields are set here as its __dict__ in one (the same object: equal,
+    # same repr and pickle; ``_SPAN_FIELDS`` checks the fields at import).
+    new_object, set_field = object.__new__, object.__setattr__
     for block_index, pieces in enumerate(assembly.blocks):
         if parts:
             parts.append(BLOCK_SEPARATOR)
@@ -503,9 +511,13 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
                 # paths are built from heading spans.
                 spans[-1] = replace(spans[-1], end=cursor + len(text),
                                     raw_end=max(spans[-1].raw_end, line.raw_end))
-            else:  # positional: this runs once per line of the document
-                spans.append(TextSpan(cursor, cursor + len(text), line.kind, line.page,
-                                      line.level, line.raw_start, line.raw_end, block_index))
+            else:  # this runs once per line of the document: the span made at once
+                span = new_object(TextSpan)
+                set_field(span, "__dict__", {
+                    "start": cursor, "end": cursor + len(text), "kind": line.kind,
+                    "page": line.page, "level": line.level, "raw_start": line.raw_start,
+                    "raw_end": line.raw_end, "block": block_index})
+                spans.append(span)
             parts.append(text)
             cursor += len(text)
     text = "".join(parts)

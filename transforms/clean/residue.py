@@ -60,9 +60,14 @@ _PS_OPERATORS = ("true|false|null|R|obj|endobj|stream|endstream|def|begin|end|di
 _PS_TOKEN = re.compile(
     r"<<|>>|\[|\]|/[^\s/\[\]<>(){}%]*|[-+]?\d*\.?\d+|\((?:[^()\\]|\\.)*\)|<[0-9A-Fa-f\s]*>"
     rf"|(?:{_PS_OPERATORS})(?![\w/])")
+# A line of tokens and spaces only, read as a left-to-right search for each next token
+# would (each token as the first alternative that matches where it starts, never
+# taken back: atomic groups), in one C call.
+_PS_TOKENS = re.compile(rf"(?:\s*+(?>{_PS_TOKEN.pattern}))*+\s*+")
 _PS_FIRST = frozenset("/<>[]()+-.0123456789")
 _PS_WORDS = frozenset(_PS_OPERATORS.split("|"))
 _PS_WORD_PREFIX = max(map(len, _PS_WORDS)) + 1
+_PS_WORD_STARTS = tuple(_PS_WORDS)
 _PS_DELIMITER = re.compile(r"<<|>>|\b\d+ \d+ obj\b")
 _XMP_PACKET = re.compile(r"<\?xpacket|<x:xmpmeta|</x:xmpmeta")
 # XMP's own prefixes, as elements or declared: an XML sample in a document's text
@@ -107,12 +112,7 @@ def is_dictionary_line(line: str) -> bool:
     if not stripped or not (stripped[0] in _PS_FIRST
                             or stripped[:_PS_WORD_PREFIX].split(None, 1)[0] in _PS_WORDS):
         return False  # the usual line, prose: no token can start it
-    position = 0
-    for match in _PS_TOKEN.finditer(stripped):
-        if stripped[position:match.start()].strip():
-            return False
-        position = match.end()
-    return not stripped[position:].strip()
+    return _PS_TOKENS.fullmatch(stripped) is not None
 
 
 def _is_xmp_markup(line: str) -> bool:
@@ -175,17 +175,32 @@ def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[boo
     ``i``; ``code[i]``: the line is in a code block (checked for binary remnants only).
     """
     found: dict[int, str] = {}
+    # Each line's shape tests in one pass (they are pure; the runs below read what they
+    # found), each rule asked only where what it needs first is there: a blob's length,
+    # a character that is not ASCII, a "<" or "=", a token or operator to start with.
+    dictionary: list[int] = []
+    markup: list[int] = []
     for i, line in enumerate(lines):
-        if not code[i] and is_blob_line(line):
+        if code[i]:
+            if not line.isascii() and is_binary_line(line):
+                found[i] = "binary"
+            continue
+        if len(line) >= MIN_BLOB_CHARS and is_blob_line(line):
             found[i] = "blob"
-        elif is_binary_line(line):
+        elif not line.isascii() and is_binary_line(line):
             found[i] = "binary"
-        elif not code[i] and "<" in line and _XMP_PACKET.search(line):
+        elif "<" in line and _XMP_PACKET.search(line):
             found[i] = "xmp"
-    _mark_runs(lines, code, found, is_dictionary_line, MIN_DICT_LINES, "dictionary",
+        first = line[:1]
+        if ((first in _PS_FIRST or first.isspace() or line.startswith(_PS_WORD_STARTS))
+                and is_dictionary_line(line)):
+            dictionary.append(i)
+        if ("<" in line or "=" in line) and _XMP_MARKUP.search(line):
+            markup.append(i)
+    _mark_runs(code, found, dictionary, MIN_DICT_LINES, "dictionary",
                lambda run: any(_PS_DELIMITER.search(lines[i]) for i in run)
                and 2 * sum("/" in lines[i] for i in run) >= len(run))
-    _mark_runs(lines, code, found, _is_xmp_markup, 2, "xmp", lambda run: True)
+    _mark_runs(code, found, markup, 2, "xmp", lambda run: True)
     _mark_blocks(lines, blocks, found)
     kept = {i: text for i, rule in found.items() if rule in ("binary", "block")
             and (text := formula_tokens(lines[i]))}
@@ -195,21 +210,21 @@ def find_residue(lines: Sequence[str], blocks: Sequence[int], code: Sequence[boo
     return Residue(frozenset(found), by_rule, kept)
 
 
-def _mark_runs(lines: Sequence[str], code: Sequence[bool], found: dict[int, str], test,
+def _mark_runs(code: Sequence[bool], found: dict[int, str], passing: list[int],
                min_lines: int, rule: str, accept) -> None:
-    """Runs of at least ``min_lines`` consecutive non-code lines passing ``test``
-    (residue lines found before may sit inside a run: a hex string in a dictionary)."""
+    """Runs of at least ``min_lines`` consecutive non-code lines that pass the rule's
+    test (``passing``: their indexes, none of code) or are residue found before (a hex
+    string in a dictionary). Only those lines are walked: most lines are in no run."""
+    members = sorted({i for i in found if not code[i]}.union(passing))
     run: list[int] = []
-    for i in range(len(lines) + 1):
-        if i < len(lines) and not code[i] and (i in found or test(lines[i])):
+    for i in [*members, -2]:  # -2: follows no line, ends the last run
+        if run and i == run[-1] + 1:
             run.append(i)
             continue
-        if not run:
-            continue  # the usual line: no run ends here
         own = [j for j in run if j not in found]
         if len(run) >= min_lines and own and accept(run):
             found.update(dict.fromkeys(own, rule))
-        run = []
+        run = [i]
 
 
 def _mark_blocks(lines: Sequence[str], blocks: Sequence[int], found: dict[int, str]) -> None:

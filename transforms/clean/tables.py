@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 import statistics
 from collections.abc import Sequence
@@ -103,6 +104,12 @@ class _Cell:
         lines of prose alone in their row, never asked)."""
         return is_value(self.text)
 
+    @functools.cached_property
+    def words(self) -> int:
+        """How many words it has, counted once (a run of rows is read again from each
+        of its rows that could start a table)."""
+        return len(self.text.split())
+
 
 @dataclass
 class _Row:
@@ -155,7 +162,10 @@ def is_value(text: str) -> bool:
 
 def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     """The tables among one page's placed pieces."""
-    rows = _rows(pieces)
+    ordered = sorted(pieces, key=_reading_order)
+    if not _shares_a_row(ordered):
+        return []  # every piece a row of its own (a page of prose): no row of cells
+    rows = _rows(ordered)
     tables = []
     index = 0
     while index < len(rows):
@@ -165,10 +175,28 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     return tables
 
 
-def _rows(pieces: Sequence[Piece]) -> list[_Row]:
-    """Pieces grouped into visual rows, top to bottom, each row's cells left to right."""
+def _reading_order(piece: Piece) -> tuple[float, float]:
+    return piece.top, piece.x0
+
+
+def _shares_a_row(ordered: Sequence[Piece]) -> bool:
+    """Does any piece (in reading order) fall in the row of the one before it, as
+    ``_rows`` groups them? Until one does, each row is its one piece: where none does,
+    ``_rows`` would make every piece a row of its own (no row of cells, no table),
+    and neither rows nor cells need be made."""
+    top = bottom = math.nan  # no row yet: nothing falls in it
+    for piece in ordered:
+        if top <= (piece.top + piece.bottom) / 2 <= bottom:
+            return True
+        top, bottom = piece.top, piece.bottom
+    return False
+
+
+def _rows(ordered: Sequence[Piece]) -> list[_Row]:
+    """Pieces (in reading order: top, then left) grouped into visual rows, top to
+    bottom, each row's cells left to right."""
     rows: list[_Row] = []
-    for piece in sorted(pieces, key=lambda p: (p.top, p.x0)):
+    for piece in ordered:
         height = max(piece.bottom - piece.top, 1.0)
         middle = (piece.top + piece.bottom) / 2
         row = rows[-1] if rows else None
@@ -223,6 +251,17 @@ def _column_of(cell: _Cell, columns: list[list[float]]) -> list[int]:
     return [max((i for i, (x0, _) in enumerate(columns) if x0 <= cell.x0), default=0)]
 
 
+def _in_two_columns(cells: list[_Cell], columns: list[list[float]]) -> bool:
+    """Do ``cells`` lie in two or more columns (``_column_of``)? Read only as far as it
+    takes: the first cells of a table's row are in two already."""
+    seen: set[int] = set()
+    for cell in cells:
+        seen.update(_column_of(cell, columns))
+        if len(seen) >= 2:
+            return True
+    return False
+
+
 def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
     """The table whose first row of two or more cells is ``rows[start]`` (None when
     none starts there), and the index of the row to look from next: after the table,
@@ -250,10 +289,9 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
         row = rows[i]
         if len(row.cells) == 1 and row.cells[0].x1 > columns[1][0]:
             break  # a line over the value columns: the table has ended
-        if len(row.cells) >= 2 and len({c for cell in row.cells
-                                       for c in _column_of(cell, columns)}) < 2:
+        if len(row.cells) >= 2 and not _in_two_columns(row.cells, columns):
             break
-        if any(len(cell.text.split()) > MAX_CELL_WORDS for cell in row.cells[1:]):
+        if any(cell.words > MAX_CELL_WORDS for cell in row.cells[1:]):
             break  # a sentence beside a mark: a footnote under the table
         kept.append(i)
     while kept and len(rows[kept[-1]].cells) < 2:
@@ -304,7 +342,7 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> l
         if below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height):
             break
         over_values = [cell for cell in row.cells if cell.x0 >= columns[1][0] - 2 * row.height]
-        if not over_values or any(cell.value or len(cell.text.split()) > MAX_HEADER_WORDS
+        if not over_values or any(cell.value or cell.words > MAX_HEADER_WORDS
                                   for cell in row.cells):
             break  # a label alone, a value or a title: no header
         header.insert(0, index)

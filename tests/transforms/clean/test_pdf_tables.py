@@ -213,3 +213,28 @@ def test_values():
         assert is_value(value), value
     for text in ("2022", "Net sales", "June 25,", "Q1 2023"):
         assert not is_value(text), text
+
+
+def test_a_page_is_looked_at_for_tables_only_where_its_pieces_share_a_row():
+    """``_shares_a_row`` (find_tables' early way out): where it says no piece falls in
+    the row of the one before it, ``_rows`` makes every piece a row of its own and no
+    table is found; on pieces set in rows, apart, and overlapping."""
+    import random
+
+    from ragbeam.transforms.clean.tables import _reading_order, _rows, _shares_a_row
+
+    rng = random.Random(3)
+    shared = 0
+    for _ in range(400):
+        pieces = []
+        for n in range(rng.randint(0, 12)):
+            top = rng.choice([10.0, 20.0, 24.0, 31.5, 40.0, float(rng.randint(0, 60))])
+            x0 = float(rng.randint(0, 400))
+            pieces.append(Piece(n, "1", x0, x0 + 30, top, top + rng.choice([8.0, 12.0, 0.5])))
+        ordered = sorted(pieces, key=_reading_order)
+        if _shares_a_row(ordered):
+            shared += 1
+            continue
+        assert [len(row.cells) for row in _rows(ordered)] == [1] * len(pieces)
+        assert find_tables(pieces) == []
+    assert 50 < shared < 350  # both cases met

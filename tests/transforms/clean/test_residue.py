@@ -135,3 +135,30 @@ def test_a_sentence_glued_to_its_formula_and_the_prose_around_it_stay():
                               Block(BlockKind.PARAGRAPH, f"{binary}\n{binary}\n12 0 obj <<",
                                     page=1)), CleanOptions())
     assert "Rj" not in doc.text and "stream" not in doc.text and "obj" not in doc.text
+
+
+def test_a_dictionary_line_is_tokens_read_left_to_right_as_a_search_reads_them():
+    """``is_dictionary_line`` in one C call reads a line as a search for each next token
+    would: tokens with nothing but spaces between them, none taken back."""
+    from ragbeam.transforms.clean.residue import _PS_FIRST, _PS_TOKEN, _PS_WORD_PREFIX, _PS_WORDS
+
+    def by_search(line: str) -> bool:
+        stripped = line.strip()
+        if not stripped or not (stripped[0] in _PS_FIRST
+                                or stripped[:_PS_WORD_PREFIX].split(None, 1)[0] in _PS_WORDS):
+            return False
+        position = 0
+        for match in _PS_TOKEN.finditer(stripped):
+            if stripped[position:match.start()].strip():
+                return False
+            position = match.end()
+        return not stripped[position:].strip()
+
+    pieces = ["/", "<<", ">>", "[", "]", "(", ")", "\\", "<", ">", "0", "1", ".", "-", "+",
+              " ", "  ", "a", "F", "true", "R", "obj", "end", "def", "%", "{", "\t", "/Name",
+              "(a)", "<0A>", "<< /A 1 >>", "ü", "truex", "R/"]
+    rng = random.Random(7)
+    lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+             for _ in range(5000)] + JOB_OPTIONS.splitlines()
+    assert [is_dictionary_line(line) for line in lines] == [by_search(line) for line in lines]
+    assert sum(map(is_dictionary_line, lines)) > 300  # both answers well represented
