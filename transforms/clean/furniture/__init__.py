@@ -6,39 +6,29 @@ pieces; pages read from edge to edge (``lines.edge_order``; docs/cleaning.md).""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
     Hit,
     PageLine,
+    Pages,
+    PageSizes,
+    TemplateGroup,
     body_size,
     document_frame,
     edge_order,
     line_shape,
+    members,
     page_number_value,
     placed_lines,
     roman_value,
     template_key,
 )
-from ragbeam.transforms.clean.furniture.numbers import (
-    find_anchored_heads,
-    find_page_numbers,
-    find_set_apart_edges,
-    find_single_page_number,
-)
-from ragbeam.transforms.clean.furniture.stamps import (
-    find_cut_text,
-    find_rotated_stamps,
-    find_slugs,
-    find_vertical_pieces,
-)
+from ragbeam.transforms.clean.furniture.numbers import find_page_numbers, find_set_apart_edges
+from ragbeam.transforms.clean.furniture.stamps import find_cut_text, find_laid_over
 from ragbeam.transforms.clean.furniture.template import (
-    TemplateGroup,
     find_template,
     heads_its_text,
-    members,
-    rotated_groups,
     unnumbered_copies,
 )
 
@@ -61,44 +51,37 @@ class FurnitureResult:
         return self.page_numbers | self.running_text | self.companions | self.stamps
 
 
-def find_page_furniture(pages: Sequence[Sequence[PageLine]],
-                        page_sizes: Sequence[tuple[float, float]] | None = None
-                        ) -> FurnitureResult:
+def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> FurnitureResult:
     """Furniture lines of a paged document (``page_sizes``: each page's (width, height))."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
-    pages = [placed_lines(lines) for lines in pages]
+    pages, frames = zip(*map(placed_lines, pages), strict=True)
     multi = len(pages) > 1
     # Text laid over the page first: no part of its edges' order.
-    frame = document_frame(pages)
-    rotated = rotated_groups(pages)
-    stamps = (find_rotated_stamps(pages, page_sizes, frame) | members(rotated)
-              | find_slugs(pages, page_sizes))
-    stamps |= find_vertical_pieces(pages, stamps, frame)
+    frame = document_frame(frames)
+    stamps, rotated = find_laid_over(pages, page_sizes, frame)
     kept = [[i for i in edge_order(lines) if (p, i) not in stamps]
             for p, lines in enumerate(pages)]
     unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
     body = body_size(unstamped)
     if multi:
-        numbers = _user_headings_kept(
-            unstamped, find_page_numbers(unstamped) | find_anchored_heads(unstamped), body)
-        stamped = [(p, pages[p][i]) for p, i in stamps]
-        groups = find_template(unstamped, numbers, page_sizes, frame, stamped, body)
+        numbers = _user_headings_kept(unstamped, find_page_numbers(unstamped), body)
+        groups = find_template(unstamped, numbers, page_sizes, frame,
+                               [(p, pages[p][i]) for p, i in stamps], body)
         template = members(groups) - numbers
         if unnumbered := unnumbered_copies(unstamped, numbers | template):
             groups.append(TemplateGroup("text", "a numbered head without its number",
                                         frozenset(unnumbered)))
             template |= unnumbered
     else:
-        numbers = find_single_page_number(unstamped[0])
+        numbers = find_page_numbers(unstamped)
         groups, template = [], set()
     apart = find_set_apart_edges(unstamped, numbers, numbers | template) - numbers - template
 
     def original(found: set[Hit]) -> set[Hit]:
         return {(p, kept[p][i]) for p, i in found}
 
-    numbers, template = original(numbers), original(template)
-    companions = original(apart)
+    numbers, template, companions = original(numbers), original(template), original(apart)
     groups = [TemplateGroup(g.kind, g.key, frozenset(original(set(g.members))))
               for g in groups]
     if multi:
@@ -107,21 +90,24 @@ def find_page_furniture(pages: Sequence[Sequence[PageLine]],
         if cut:
             groups.append(TemplateGroup("cut", "template text in pieces", frozenset(cut)))
         companions |= cut
-    # Never remove a heading that occurs only once in the whole document.
-    heading_counts = Counter(line.text.strip() for lines in pages for line in lines
-                             if line.is_heading)
+    # Never remove a heading that occurs only once in the whole document (the pages are
+    # read again only when a heading was found).
+    found = {(p, i) for p, i in numbers | template | companions | stamps
+             if pages[p][i].is_heading}
+    named = {pages[p][i].text.strip() for p, i in found}
+    counts = Counter(text for lines in pages for line in lines
+                     if line.is_heading and (text := line.text.strip()) in named) if named else {}
 
-    def keep_unique_headings(found: set[Hit]) -> frozenset[Hit]:
-        return frozenset((p, i) for p, i in found if not (
-            pages[p][i].is_heading and heading_counts[pages[p][i].text.strip()] == 1))
+    def keep_unique_headings(hits: set[Hit]) -> frozenset[Hit]:
+        return frozenset(hit for hit in hits
+                         if hit not in found or counts[pages[hit[0]][hit[1]].text.strip()] != 1)
 
     return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(template),
                            keep_unique_headings(companions), keep_unique_headings(stamps),
                            (*rotated, *groups))
 
 
-def _user_headings_kept(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
-                        body: float) -> set[Hit]:
+def _user_headings_kept(pages: Pages, numbers: set[Hit], body: float) -> set[Hit]:
     """The page numbers found, less heads set as the user's headings that number
     something else than the page (``Question 3`` atop page 3; ``Section 3: …`` on pages
     that print their number apart)."""

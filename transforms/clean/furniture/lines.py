@@ -9,6 +9,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, ELLIPSIS, SENTENCE_ENDS
@@ -83,6 +84,25 @@ class PageLine(NamedTuple):  # a tuple: documents have tens of thousands of line
     size: float = 0.0  # font size in points (0: not measured)
 
 
+Pages = Sequence[Sequence[PageLine]]  # a document's lines, page by page
+PageSizes = Sequence[tuple[float, float]] | None  # each page's (width, height), if known
+Frame = tuple[float, float] | None  # the left and right edge of the text, if known
+
+
+@dataclass(frozen=True)
+class TemplateGroup:
+    """Lines of the page template that belong together: ``kind`` (``text``, ``slot``,
+    ``row``, ``rotated``, ``cut``) and ``key`` (the abstracted text, or the place)."""
+
+    kind: str
+    key: str
+    members: frozenset[Hit]
+
+
+def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
+    return {hit for group in groups for hit in group.members}
+
+
 def roman_value(token: str) -> int | None:
     token = token.lower()
     if not token or not _ROMAN.match(token):
@@ -92,6 +112,7 @@ def roman_value(token: str) -> int | None:
                for v, after in zip(values, [*values[1:], 0], strict=True))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every rule asks it of the edge lines
 def page_number_value(line: str) -> tuple[str, int] | None:
     """``("arabic"|"roman", value)`` if the line is only a page number."""
     match = _PAGE_NUMBER.match(line.strip())
@@ -129,8 +150,7 @@ def band(n_lines: int, width: int) -> list[int]:
     return [*range(min(width, n_lines)), *range(max(width, n_lines - width), n_lines)]
 
 
-def edge_lines(pages: Sequence[Sequence[PageLine]], skip: Iterable[int] = ()
-               ) -> Iterator[tuple[int, int, PageLine]]:
+def edge_lines(pages: Pages, skip: Iterable[int] = ()) -> Iterator[tuple[int, int, PageLine]]:
     """``(page, index, line)`` of the lines at the very edge (``EXTREME_BAND``) of each
     page not in ``skip``."""
     skipped = set(skip)
@@ -203,6 +223,8 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
         row = [(left, i)]
         row_middle, row_height = middle2, height
     ordered.extend(i for _, i in sorted(row))
+    if len(placed) == len(lines):
+        return ordered  # most pages: every line placed
     last = max(i for _, _, _, i in placed)
     following: dict[int, list[int]] = {}
     leading: list[int] = []
@@ -218,40 +240,40 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
             *following.get(-1, ())]
 
 
-def placed_lines(lines: Sequence[PageLine]) -> list[PageLine]:
-    """A page's lines less boxes that are no line's: a level line's box several times
-    as tall as its font and the page's lines (PDFium found its characters apart)."""
+def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
+    """A page's lines less boxes that are no line's (a level line's box several times
+    as tall as its font and the page's lines: PDFium found its characters apart), and,
+    in the same pass, the left and right edge of its level text (lines of some length)."""
     heights = sorted(line.box[3] - line.box[1] for line in lines
                      if line.box is not None and not line.rotated)
     if not heights:
-        return list(lines)
+        return list(lines), None
     typical = max(heights[len(heights) // 2], 1.0)
-    return [line._replace(box=None)
-            if line.box is not None and not line.rotated
-            and line.box[3] - line.box[1] > MAX_LINE_HEIGHTS * max(typical, line.size)
-            else line for line in lines]
+    out: list[PageLine] = []
+    lefts: list[float] = []
+    rights: list[float] = []
+    for line in lines:
+        box = line.box
+        if box is not None and not line.rotated:
+            if box[3] - box[1] > MAX_LINE_HEIGHTS * max(typical, line.size):
+                line = line._replace(box=None)
+            elif len(line.text) >= MIN_FRAME_LINE_CHARS:
+                lefts.append(box[0])
+                rights.append(box[2])
+        out.append(line)
+    return out, (min(lefts), max(rights)) if len(lefts) >= MIN_FRAME_LINES else None
 
 
-def body_frame(lines: Sequence[PageLine]) -> tuple[float, float] | None:
-    """Left and right edge of a page's horizontal text (lines of some length)."""
-    boxes = [line.box for line in lines if line.box is not None and not line.rotated
-             and len(line.text) >= MIN_FRAME_LINE_CHARS]
-    if len(boxes) < MIN_FRAME_LINES:
-        return None
-    return min(box[0] for box in boxes), max(box[2] for box in boxes)
-
-
-def beside_frame(line: PageLine, frame: tuple[float, float] | None, width: float,
-                 gap: float = 0.0) -> bool:
+def beside_frame(line: PageLine, frame: Frame, width: float, gap: float = 0.0) -> bool:
     """Placed on the page (``width`` wide) and wholly beside the text ``frame`` by ``gap``."""
     box = line.box
     return (box is not None and frame is not None and box[2] > 0 and box[0] < width
             and (box[2] <= frame[0] - gap or box[0] >= frame[1] + gap))
 
 
-def document_frame(pages: Sequence[Sequence[PageLine]]) -> tuple[float, float] | None:
-    """Left and right edge of the document's horizontal text (the pages' medians)."""
-    frames = [frame for lines in pages if (frame := body_frame(lines)) is not None]
+def document_frame(frames: Iterable[Frame]) -> Frame:
+    """Left and right edge of the document's level text: the medians of its pages'."""
+    frames = [frame for frame in frames if frame is not None]
     if not frames:
         return None
     return (sorted(frame[0] for frame in frames)[len(frames) // 2],
@@ -299,8 +321,7 @@ def row_beside(lines: Sequence[PageLine], i: int) -> list[int]:
     return row
 
 
-def outer_rows(lines: Sequence[PageLine], furniture: set[int] | frozenset[int]
-               ) -> list[list[int]]:
+def outer_rows(lines: Sequence[PageLine], furniture: set[int] | frozenset[int]) -> list[list[int]]:
     """The top and the bottom row of what is left of a page (``lines`` in edge order)
     but its ``furniture`` (line indexes) where its outermost line is placed."""
     first = next((i for i in range(len(lines)) if i not in furniture), None)
@@ -334,8 +355,7 @@ def same_place(a: Box, b: Box) -> bool:
     return all(abs(x - y) <= SAME_PLACE_POINTS for x, y in zip(a, b, strict=True))
 
 
-def page_size(page_sizes: Sequence[tuple[float, float]] | None, p: int
-              ) -> tuple[float, float]:
+def page_size(page_sizes: PageSizes, p: int) -> tuple[float, float]:
     """Page ``p``'s (width, height); (inf, 0) where unknown."""
     return page_sizes[p] if page_sizes and p < len(page_sizes) else (math.inf, 0.0)
 
@@ -345,7 +365,7 @@ def set_larger(size: float, than: float) -> bool:
     return bool(than) and size > than and sizes_differ(size, than)
 
 
-def body_size(pages: Sequence[Sequence[PageLine]]) -> float:
+def body_size(pages: Pages) -> float:
     """The font size most of the measured characters are set in (0: none measured)."""
     weights: Counter[float] = Counter()
     for lines in pages:

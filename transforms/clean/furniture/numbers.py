@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
     EXTREME_BAND,
@@ -22,7 +21,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     SLOT_POINTS,
     Box,
     Hit,
-    PageLine,
+    Pages,
     band,
     edge_lines,
     head_number,
@@ -46,30 +45,67 @@ SMALLER_FONT = 0.95  # a head set apart: at most this share of the text's size
 _LIST_MARKS = ("•", "·", "-", "–", "—", "*", "▪", "◦", "●", "‣")
 
 
-def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
-    """Lines at a page's edge that are, or open or close with, its number in the
-    sequence: at most one per page and sequence."""
+def find_page_numbers(pages: Pages) -> set[Hit]:
+    """The lines that carry their page's number, in one pass over the pages' lines: on
+    a single page a lone number at its edge; else the lines at a page's edge that are,
+    or open or close with, its number in the sequence (``_sequence_numbers``) and the
+    heads anywhere on their page that carry it (``_anchored_heads``)."""
+    if len(pages) == 1:  # no sequence: a lone number at the edge of a page with some body
+        lines = pages[0]
+        edge = band(len(lines), EXTREME_BAND) if len(lines) > 2 * EXTREME_BAND else []
+        return next(({(0, i)} for i in edge
+                     if lines[i].removable and is_lone_number(lines, i)), set())
     votes: dict[tuple[str, int], set[int]] = defaultdict(set)
     outermost: dict[tuple[str, int], set[int]] = defaultdict(set)  # voters on line 0 or n-1
     candidates: list[tuple[int, int, str, int]] = []
     embedded: dict[str, list[tuple[int, int, str, int]]] = defaultdict(list)
+    numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
+    fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     for p, lines in enumerate(pages):
-        extreme = set(band(len(lines), EXTREME_BAND))
-        for i in band(len(lines), PAGE_NUMBER_BAND):
-            if not lines[i].removable:
+        n = len(lines)
+        for i, line in enumerate(lines):
+            if not line.removable:
                 continue
-            parsed = page_number_value(lines[i].text)
-            if parsed is not None:
-                system, value = parsed
-                candidates.append((p, i, system, value - p))
-                votes[(system, value - p)].add(p)
-                if i in (0, len(lines) - 1):
-                    outermost[(system, value - p)].add(p)
-            elif i in extreme and (inner := head_number(lines[i].text)):
-                # Grouped by the text beside the number, which may open one page's
-                # head and close the next one's ("1032 JFMS …" / "JFMS … 1033").
-                system, value, rest = inner
-                embedded[line_shape(rest)].append((p, i, system, value - p))
+            if i < PAGE_NUMBER_BAND or i >= n - PAGE_NUMBER_BAND:
+                parsed = page_number_value(line.text)
+                if parsed is not None:
+                    system, value = parsed
+                    candidates.append((p, i, system, value - p))
+                    votes[(system, value - p)].add(p)
+                    if i in (0, n - 1):
+                        outermost[(system, value - p)].add(p)
+                elif (i < EXTREME_BAND or i >= n - EXTREME_BAND) and (
+                        inner := head_number(line.text)):
+                    # Grouped by the text beside the number, which may open one page's
+                    # head and close the next one's ("1032 JFMS …" / "JFMS … 1033").
+                    system, value, rest = inner
+                    embedded[line_shape(rest)].append((p, i, system, value - p))
+            text = line.text.strip()
+            if not (text[:1].isdigit() or text[-1:].isdigit()) \
+                    or len(text) > 2 * MAX_COMPANION_CHARS:
+                continue  # most lines: no number at either end (checked before splitting)
+            tokens = text.split()
+            if len(tokens) < 3 or not (tokens[0][0].isdigit() or tokens[-1][-1].isdigit()):
+                continue  # the page number (or the one fused to the text) is at one end
+            outer = _outer_number(tokens)
+            rest = outer[1] if outer else text
+            if rest.endswith(SENTENCE_END) or sum(t.isalpha() for t in rest.split()) < 2:
+                continue
+            if outer:
+                numbered.append((p, i, outer[0] - p, rest))
+            else:
+                fused.append((p, i, text))
+    return (_sequence_numbers(pages, candidates, votes, outermost, embedded)
+            | _anchored_heads(len(pages), numbered, fused))
+
+
+def _sequence_numbers(pages: Pages, candidates: list[tuple[int, int, str, int]],
+                      votes: dict[tuple[str, int], set[int]],
+                      outermost: dict[tuple[str, int], set[int]],
+                      embedded: dict[str, list[tuple[int, int, str, int]]]) -> set[Hit]:
+    """Lines at a page's edge that are (``candidates``: page, line, system, offset), or
+    open or close with (``embedded``, by the text beside the number), its number in the
+    sequence: at most one per page and sequence."""
     # A head that carries the page number repeats (a numbered heading atop one page
     # does not).
     single: list[tuple[int, int, str, int]] = []
@@ -112,8 +148,7 @@ def find_page_numbers(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
     return found | _numbers_at_folio_place(pages, found)
 
 
-def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
-                            ) -> set[Hit]:
+def _numbers_at_folio_place(pages: Pages, found: set[Hit]) -> set[Hit]:
     """A lone number at a page's edge where the sequence's lone numbers stand on other
     pages (the same box on at least two), on a page with none found, is its folio
     whatever its offset: front matter numbered apart (``i`` before ``1``; ``2`` before a
@@ -142,8 +177,7 @@ def _numbers_at_folio_place(pages: Sequence[Sequence[PageLine]], found: set[Hit]
     return extra
 
 
-def _in_order(number: tuple[int, tuple[str, int]], folio: tuple[int, tuple[str, int]]
-              ) -> bool:
+def _in_order(number: tuple[int, tuple[str, int]], folio: tuple[int, tuple[str, int]]) -> bool:
     """Page ``number[0]``'s number and another page's folio in reading order: a larger
     value on a later page in one system; roman front matter before arabic pages."""
     (p, (system, value)), (q, (other, folio_value)) = number, folio
@@ -171,34 +205,17 @@ def _outer_number(tokens: list[str]) -> tuple[int, str] | None:
     return None
 
 
-def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
+def _anchored_heads(n_pages: int, numbered: list[tuple[int, int, int, str]],
+                    fused: list[tuple[int, int, str]]) -> set[Hit]:
     """Heads anywhere on their page (Tika's order puts some after the floats, unplaced):
-    a text that recurs on half the pages with the page number at one end (or fused to
-    its last word) following the sequence; never a one-word label nor a sentence."""
-    numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
-    fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
-    for p, lines in enumerate(pages):
-        for i, line in enumerate(lines):
-            text = line.text.strip()
-            if (not (text[:1].isdigit() or text[-1:].isdigit()) or not line.removable
-                    or len(text) > 2 * MAX_COMPANION_CHARS):
-                continue  # most lines: no number at either end (checked before splitting)
-            tokens = text.split()
-            if len(tokens) < 3 or not (tokens[0][0].isdigit() or tokens[-1][-1].isdigit()):
-                continue  # the page number (or the one fused to the text) is at one end
-            outer = _outer_number(tokens)
-            rest = outer[1] if outer else text
-            if rest.endswith(SENTENCE_END) or sum(t.isalpha() for t in rest.split()) < 2:
-                continue
-            if outer:
-                numbered.append((p, i, outer[0] - p, rest))
-            else:
-                fused.append((p, i, text))
+    a text that recurs on half the pages with the page number at one end (``numbered``:
+    page, line, offset, the rest) or fused to its last word (``fused``) following the
+    sequence; never a one-word label nor a sentence."""
     # Shape only lines whose offset several pages share (a long table's would cost).
     pages_of_offset: dict[int, set[int]] = defaultdict(set)
     for p, _, offset, _ in numbered:
         pages_of_offset[offset].add(p)
-    needed = max(MIN_ANCHORED_PAGES, ANCHORED_PAGE_SHARE * len(pages))
+    needed = max(MIN_ANCHORED_PAGES, ANCHORED_PAGE_SHARE * n_pages)
     viable = {offset for offset, on in pages_of_offset.items() if len(on) >= needed}
     if not viable:
         return set()
@@ -214,7 +231,7 @@ def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
     found: set[Hit] = set()
     for hits in members.values():
         on_pages = {p for p, _, _ in hits}
-        if len(on_pages) < MIN_PAGE_SHARE * len(pages) or len(on_pages) != len(hits):
+        if len(on_pages) < MIN_PAGE_SHARE * n_pages or len(on_pages) != len(hits):
             continue  # not on most pages, or more than once on a page: not a head
         offsets = Counter(offset for _, _, offset in hits if offset is not None)
         if offsets and offsets.most_common(1)[0][1] >= needed:
@@ -223,17 +240,7 @@ def find_anchored_heads(pages: Sequence[Sequence[PageLine]]) -> set[Hit]:
     return found
 
 
-def find_single_page_number(lines: Sequence[PageLine]) -> set[Hit]:
-    """A lone number on the first or last two lines of a page with enough body."""
-    if len(lines) < 2 * EXTREME_BAND + 1:
-        return set()
-    for i in band(len(lines), EXTREME_BAND):
-        if lines[i].removable and is_lone_number(lines, i):
-            return {(0, i)}
-    return set()
-
-
-def find_set_apart_edges(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
+def find_set_apart_edges(pages: Pages, numbers: set[Hit],
                          found_already: set[Hit] | frozenset[Hit] = frozenset()) -> set[Hit]:
     """Heads where nothing repeats: a page's top or bottom row set apart (a line pitch)
     in a smaller font, short, carrying its page's number in the sequence (not 1; on a

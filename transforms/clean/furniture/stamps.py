@@ -6,18 +6,28 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
+    DIGITS,
     MIN_FRAME_LINE_CHARS,
+    MIN_PAGE_SHARE,
+    MIN_SEQUENCE_PAGES,
+    SAME_PLACE_POINTS,
+    Box,
+    Frame,
     Hit,
     PageLine,
+    Pages,
+    PageSizes,
+    TemplateGroup,
     beside_frame,
     letters,
     line_shape,
     page_number_value,
     page_size,
+    same_place,
     set_larger,
 )
 
@@ -27,30 +37,45 @@ MIN_STAMP_GAP = 6.0
 MAX_STAMP_PIECE_CHARS = 8  # a piece of margin text: this short, no space
 MIN_CUT_LETTERS = 12  # text in pieces: at least this many letters…
 MIN_CUT_PIECES = 2  # …in at least this many pieces
-_NUMBER = re.compile(r"\d+")
 _LETTER = re.compile(r"[^\W\d_]")
 MIN_VERTICAL_CHARS = 8  # a piece of margin text left alone: letters and digits
 
 
-def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
-                         page_sizes: Sequence[tuple[float, float]] | None,
-                         frame: tuple[float, float] | None) -> set[Hit]:
-    """Text at an angle on the page beside the text frame, nearer the page's edge than
-    any other text (an identifier up the margin). A figure's rotated label lies within
-    the frame; a sideways table's first column has the next beside it: both stay."""
-    if frame is None:
-        return set()
-    found: set[Hit] = set()
+def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
+                  ) -> tuple[set[Hit], list[TemplateGroup]]:
+    """Text laid over the pages, in one pass over their lines: the stamps (every line
+    found) and the rotated template groups. Found are rotated text recurring at one place
+    on half the pages (a watermark, ``DO NOT SEND THIS PAGE`` across a form's pages, in
+    pieces; a rotated label in one figure does not recur); rotated text beside the text
+    ``frame``, nearer the page's edge than any other text (an identifier up the margin;
+    a figure's rotated label lies within the frame, a sideways table's first column has
+    the next beside it); lines wholly beyond the page's top or bottom edge whose shape
+    recurs there (the printer's slug ``file.indd 3 09/10/2013 5:49 PM``; a note that ran
+    off one page does not recur); and the margin text assembled around a stamp
+    (``_vertical_pieces``)."""
+    rotated_at: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
+    beyond: dict[str, list[Hit]] = defaultdict(list)
+    stamps: set[Hit] = set()
     for p, lines in enumerate(pages):
-        width = page_size(page_sizes, p)[0]
-        candidates = [i for i, line in enumerate(lines) if line.rotated and line.removable
-                      and beside_frame(line, frame, width)]
-        if not candidates:
+        width, height = page_size(page_sizes, p)
+        measured = page_sizes is not None and p < len(page_sizes)
+        margin: list[int] = []
+        for i, line in enumerate(lines):
+            box = line.box
+            if not line.removable or box is None:
+                continue
+            if line.rotated:
+                rotated_at[line_shape(line.text)].append((p, i, box))
+                if beside_frame(line, frame, width):
+                    margin.append(i)
+            if measured and (box[3] <= 0 or box[1] >= height):
+                beyond[line_shape(line.text)].append((p, i))
+        if not margin:
             continue
-        boxes = [line.box for line in lines if line.box is not None]
-        starts = sorted(box[0] for box in boxes)
-        ends = sorted(box[2] for box in boxes)
-        for i in candidates:
+        # A margin stamp: at least MIN_STAMP_GAP from the nearest text, half the edge's.
+        starts = sorted(line.box[0] for line in lines if line.box is not None)
+        ends = sorted(line.box[2] for line in lines if line.box is not None)
+        for i in margin:
             x0, _, x1, _ = lines[i].box
             if x1 <= frame[0]:  # left margin: the nearest text that starts right of it
                 k = bisect.bisect_left(starts, x1)
@@ -61,31 +86,27 @@ def find_rotated_stamps(pages: Sequence[Sequence[PageLine]],
                 gap = x0 - ends[k - 1] if k > 0 else math.inf
                 edge = max(width - x1, 0.0) if width != math.inf else 0.0
             if gap >= max(MIN_STAMP_GAP, edge / 2):
-                found.add((p, i))
-    return found
+                stamps.add((p, i))
+    stamps.update(hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2
+                  for hit in hits)
+    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
+    groups: list[TemplateGroup] = []
+    for key, hits in rotated_at.items():
+        if len({p for p, _, _ in hits}) < needed:
+            continue
+        # The place most of them share (boxes rounded to a grid), and all hits near it.
+        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
+        cell = grid.most_common(1)[0][0]
+        anchor = next(box for _, _, box in hits
+                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
+        same = [(p, i) for p, i, box in hits if same_place(box, anchor)]
+        if len({p for p, _ in same}) >= needed:
+            groups.append(TemplateGroup("rotated", key, frozenset(same)))
+    stamps.update(hit for group in groups for hit in group.members)
+    return stamps | _vertical_pieces(pages, stamps, frame), groups
 
 
-def find_slugs(pages: Sequence[Sequence[PageLine]],
-                page_sizes: Sequence[tuple[float, float]] | None) -> set[Hit]:
-    """Lines wholly beyond the page's top or bottom edge whose shape recurs there: the
-    printer's slug (``file.indd 3 09/10/2013 5:49 PM``); a note that ran off one page
-    does not recur."""
-    if not page_sizes:
-        return set()
-    beyond: dict[str, list[Hit]] = defaultdict(list)
-    for p, lines in enumerate(pages):
-        if p >= len(page_sizes):
-            break
-        height = page_sizes[p][1]
-        for i, line in enumerate(lines):
-            box = line.box
-            if line.removable and box is not None and (box[3] <= 0 or box[1] >= height):
-                beyond[line_shape(line.text)].append((p, i))
-    return {hit for hits in beyond.values() if len({p for p, _ in hits}) >= 2 for hit in hits}
-
-
-def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: set[Hit],
-                  body: float) -> set[Hit]:
+def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -> set[Hit]:
     """A head found on other pages that Tika cut into fragments (turned with a landscape
     table: "W", "ebb", "etal.(2017),PeerJ", …, "8/16"): consecutive lines whose letters
     join to exactly a head's, with a page number right after them."""
@@ -99,7 +120,7 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
     # only where the head prints its numbers ("(2017)") or it is a page number ("Page",
     # "5", "of", "10"); a table's values between pieces of a shading glyph ("ÎÎÎÎ",
     # "2.0", "ÎÎÎ") are body.
-    head_numbers = {number for p, i in heads for number in _NUMBER.findall(pages[p][i].text)}
+    head_numbers = {number for p, i in heads for number in DIGITS.findall(pages[p][i].text)}
     out: set[Hit] = set()
     for p, lines in enumerate(pages):
         def letters_of(k: int, lines: Sequence[PageLine] = lines) -> str | None:
@@ -107,7 +128,7 @@ def find_cut_text(pages: Sequence[Sequence[PageLine]], heads: set[Hit], found: s
                 return None
             found = letters(lines[k].text)
             if not found and page_number_value(lines[k].text) is None \
-                    and not set(_NUMBER.findall(lines[k].text)) <= head_numbers:
+                    and not set(DIGITS.findall(lines[k].text)) <= head_numbers:
                 return None
             return found
 
@@ -146,15 +167,14 @@ def _squeezed(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
-def _in_frame(line: PageLine, frame: tuple[float, float] | None) -> bool:
+def _in_frame(line: PageLine, frame: Frame) -> bool:
     """Placed level within the text frame's sides: where the body stands."""
     box = line.box
     return (box is not None and not line.rotated and frame is not None
             and box[2] > frame[0] and box[0] < frame[1])
 
 
-def find_vertical_pieces(pages: Sequence[Sequence[PageLine]], stamps: set[Hit],
-                         frame: tuple[float, float] | None) -> set[Hit]:
+def _vertical_pieces(pages: Pages, stamps: set[Hit], frame: Frame) -> set[Hit]:
     """Margin text assembled before it is judged: a run of pieces in Tika's order around
     a stamp piece is joined ("JC" "A" "P" "10(2008)003": ``jcap102008003``). Its pieces
     between two stamp pieces, and those PDFium did not place up to the page's end, are

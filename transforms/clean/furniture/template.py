@@ -10,7 +10,6 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
     DIGITS,
@@ -20,16 +19,20 @@ from ragbeam.transforms.clean.furniture.lines import (
     RUNNING_TEXT_BAND,
     SAME_PLACE_POINTS,
     Box,
+    Frame,
     Hit,
     PageLine,
+    Pages,
+    PageSizes,
+    TemplateGroup,
     beside_frame,
-    body_size,
     edge_lines,
     head_number,
     is_companion,
     is_data_row,
     line_shape,
     lines_by_page,
+    members,
     outer_rows,
     page_number_value,
     page_size,
@@ -59,51 +62,30 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
-@dataclass(frozen=True)
-class TemplateGroup:
-    """Lines of the page template that belong together: ``kind`` (``text``, ``slot``,
-    ``row``, ``rotated``, ``cut``) and ``key`` (the abstracted text, or the place)."""
-
-    kind: str
-    key: str
-    members: frozenset[Hit]
-
-
-def _side_lines(pages: Sequence[Sequence[PageLine]], frame: tuple[float, float] | None,
-                page_sizes: Sequence[tuple[float, float]] | None) -> list[set[int]]:
-    """Each page's level lines wholly beside the text frame, on the page (chapter tabs)."""
-    return [{i for i, line in enumerate(lines) if not line.rotated and line.removable
-             and beside_frame(line, frame, page_size(page_sizes, p)[0], MIN_SIDE_GAP)}
-            for p, lines in enumerate(pages)]
-
-
-def find_template(pages: Sequence[Sequence[PageLine]], numbers: set[Hit],
-                  page_sizes: Sequence[tuple[float, float]] | None = None,
-                  frame: tuple[float, float] | None = None,
-                  placed_elsewhere: Sequence[tuple[int, PageLine]] = (),
-                  body: float | None = None) -> list[TemplateGroup]:
+def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame: Frame,
+                  placed_elsewhere: Sequence[tuple[int, PageLine]], body: float
+                 ) -> list[TemplateGroup]:
     """The template groups of a document's pages (lines in edge order; ``frame``: the
     text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
-    body = body_size(pages) if body is None else body
-    side = _side_lines(pages, frame, page_sizes)
+    side, current = _page_surroundings(pages, frame, page_sizes, body)
     # Each page's edge read again past the template found so far: a head block deeper
     # than the band, its next lines at the very edge.
     template = set(numbers)
     # Each page's text extents by the lines left out of it: a reading past more of the
     # template changes those of a few pages only, and the others are not worked out again.
     extents: _ExtentCache = {}
-    current = _current_titles(pages, body)
+    rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
-        groups = _text_groups(pages, side, page_sizes, numbers, body, template, extents,
-                              current, beside)
+        groups = _text_groups(pages, side, page_sizes, numbers, body, template,
+                              (extents, rows), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
     groups = [group for group in groups
               if not heads_its_text(pages, group.members, body, found - group.members)]
     groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
-                           placed_elsewhere)
+                           placed_elsewhere, rows)
     return groups
 
 
@@ -115,15 +97,10 @@ def _could_be_on(on_pages: Iterable[int], n: int) -> int:
     return n if len(parities) != 1 else (n + 1 - min(parities)) // 2
 
 
-def members(groups: Iterable[TemplateGroup]) -> set[Hit]:
-    return {hit for group in groups for hit in group.members}
-
-
 # --- text groups -----------------------------------------------------------------
 
 
-def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
-                known: set[Hit]) -> set[int]:
+def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
     """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
     template at that edge and the line inward of it; lines PDFium did not place (figure
     labels Tika gives after the foot) come with them uncounted."""
@@ -141,15 +118,13 @@ def _from_edges(pages: Sequence[Sequence[PageLine]], p: int, depth: int,
     return out
 
 
-def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]],
-                 page_sizes: Sequence[tuple[float, float]] | None, numbers: set[Hit],
-                 body: float, template: set[Hit],
-                 extent_cache: _ExtentCache | None,
-                 current: Sequence[list[tuple[int, str]]],
-                 beside: dict[Hit, str | None]) -> list[TemplateGroup]:
+def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
+                 body: float, template: set[Hit], caches: tuple[_ExtentCache, _RowCache],
+                 current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
+                ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
-    the ``template`` found) that recur as template text does (``extent_cache``: the
-    pages' text extents from an earlier call on the same pages; ``current``: each
+    the ``template`` found) that recur as template text does (``caches``: the
+    pages' text extents and outer rows from earlier calls on the same pages; ``current``: each
     page's current headings, whose title a head that changes with the chapter says;
     ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
@@ -223,7 +198,7 @@ def _text_groups(pages: Sequence[Sequence[PageLine]], side_lines: list[set[int]]
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
-                            extent_cache)
+                            *caches)
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ()))
                                      * EDGE_PAGES_PER_MIDDLE_PAGE
@@ -261,21 +236,31 @@ def _title_form(text: str) -> str:
     return _NOT_IN_TITLE_FORM.sub("", template_key(text))
 
 
-def _current_titles(pages: Sequence[Sequence[PageLine]], body: float
-                    ) -> list[list[tuple[int, str]]]:
-    """Each page's current headings as (line, title form): the headings on the page
-    (lines set larger than the text, or marked) and the latest of each size opened
-    before it (a book's verso head names the chapter, its recto head the section)."""
+def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: float
+                      ) -> tuple[list[set[int]], list[list[tuple[int, str]]]]:
+    """In one pass over the lines, each page's level lines wholly beside the text frame,
+    on the page (chapter tabs), and its current headings as (line, title form): the
+    headings on the page (lines set larger than the text, or marked) and the latest of
+    each size opened before it (a book's verso head names the chapter, its recto head
+    the section)."""
     latest: dict[float, str] = {}
-    out: list[list[tuple[int, str]]] = []
-    for lines in pages:
-        own = [(i, form) for i, line in enumerate(lines)
-               if (line.is_heading or set_larger(line.size, body))
-               and any(map(str.isalpha, form := _title_form(line.text)))]
-        out.append([*((-1, form) for form in latest.values()), *own])
+    side: list[set[int]] = []
+    current: list[list[tuple[int, str]]] = []
+    for p, lines in enumerate(pages):
+        width = page_size(page_sizes, p)[0]
+        side.append(set())
+        own = []
+        for i, line in enumerate(lines):
+            if (not line.rotated and line.removable
+                    and beside_frame(line, frame, width, MIN_SIDE_GAP)):
+                side[p].add(i)
+            if ((line.is_heading or set_larger(line.size, body))
+                    and any(map(str.isalpha, form := _title_form(line.text)))):
+                own.append((i, form))
+        current.append([*((-1, form) for form in latest.values()), *own])
         for i, form in own:
             latest[round(lines[i].size)] = form
-    return out
+    return side, current
 
 
 def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]],
@@ -293,7 +278,7 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
     return min(rests, key=len) if rests else None
 
 
-def _middle_pages(pages: Sequence[Sequence[PageLine]], outside: Sequence[set[int]],
+def _middle_pages(pages: Pages, outside: Sequence[set[int]],
                   keys: list[str]) -> tuple[dict[str, set[int]], dict[str, list[Hit]]]:
     """The pages whose middle says one of ``keys`` (only lines whose length and ends
     could match are abstracted: abstracting every line costs; a page number at either
@@ -333,8 +318,7 @@ def _group_key(text: str) -> str:
     return shape if shape[:1] == shape[-1:] == "#" else template_key(text)
 
 
-def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], body: float,
-                    template: set[Hit]) -> bool:
+def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set[Hit]) -> bool:
     """A user's headings, repeated in form only (``Question 3`` atop each page): set as
     headings, words or numbers varying, alone between the text or in display type. A
     running head is no larger than the text, constant, or stands with the template."""
@@ -352,32 +336,40 @@ def heads_its_text(pages: Sequence[Sequence[PageLine]], hits: Iterable[Hit], bod
     return 2 * alone > len(hits)
 
 
-_ExtentCache = dict[tuple[int, frozenset[int]], list[tuple[float, float]]]
+_Extent = tuple[list[tuple[float, float]], float]  # a page's text rows and lowest bottom
+_ExtentCache = dict[tuple[int, frozenset[int]], _Extent]
+_RowCache = dict[tuple[int, frozenset[int]], list[list[int]]]
 
 
-def _text_extents(pages: Sequence[Sequence[PageLine]], outside: set[Hit],
-                  cache: _ExtentCache | None = None) -> list[list[tuple[float, float]]]:
+def _outer_rows(pages: Pages, p: int, skip: frozenset[int], cache: _RowCache) -> list[list[int]]:
+    """``outer_rows`` of page ``p`` less ``skip``, worked out once per document."""
+    if (rows := cache.get((p, skip))) is None:
+        rows = cache[(p, skip)] = outer_rows(pages[p], skip)
+    return rows
+
+
+def _text_extents(pages: Pages, outside: set[Hit],
+                  cache: _ExtentCache, rows: _RowCache) -> list[_Extent]:
     """Each page's placed level lines but ``outside`` and its outermost rows (where
-    furniture may stand): (top, bottom), by top (``cache``: a page's, by the page and
-    the lines left out of it, from an earlier call on the same pages)."""
+    furniture may stand): (top, bottom), by top, and the lowest bottom (``cache``: a
+    page's, by the page and the lines left out of it, from an earlier call)."""
     extents = []
     outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
         skip = frozenset(outside_by_page.get(p, _NONE))
-        known = cache.get((p, skip)) if cache is not None else None
+        known = cache.get((p, skip))
         if known is None:
-            edges = {i for row in outer_rows(lines, skip) for i in row}
-            known = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
-                           if line.box is not None and not line.rotated
-                           and i not in skip and i not in edges)
-            if cache is not None:
-                cache[(p, skip)] = known
+            edges = {i for row in _outer_rows(pages, p, skip, rows) for i in row}
+            text = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
+                          if line.box is not None and not line.rotated
+                          and i not in skip and i not in edges)
+            known = cache[(p, skip)] = text, max((b for _, b in text), default=0.0)
         extents.append(known)
     return extents
 
 
-def _where_text_stands(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
-                       extents: list[list[tuple[float, float]]]) -> bool:
+def _where_text_stands(pages: Pages, hits: list[Hit],
+                       extents: list[_Extent]) -> bool:
     """Do the other pages whose text (``extents``) reaches as far toward the edge set
     text where these lines stand, most of them? Template text stands outside the text
     block; the last line of one-page chapters of placeholder text stands inside it."""
@@ -390,10 +382,10 @@ def _where_text_stands(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
     at_top = i < len(pages[p]) / 2
     own = {p for p, _ in hits}
     reaching = covered = 0
-    for q, rows in enumerate(extents):
+    for q, (rows, lowest) in enumerate(extents):
         if q in own or not rows:
             continue
-        if (rows[0][0] <= top) if at_top else (max(b for _, b in rows) >= bottom):
+        if (rows[0][0] <= top) if at_top else (lowest >= bottom):
             reaching += 1
             k = bisect.bisect_left(rows, (bottom,))  # the rows starting above its bottom
             covered += any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k])
@@ -406,8 +398,7 @@ def _in_a_run(on_pages: set[int]) -> bool:
                for p in on_pages for step in (1, 2))
 
 
-def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
-                   body: float) -> list[Hit]:
+def _set_as_a_head(pages: Pages, hits: list[Hit], body: float) -> list[Hit]:
     """The hits set as the head is, less a title it repeats: set larger than the body
     on its opening page, the next pages' head in small type (an EGC paper's title)."""
     sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
@@ -418,8 +409,7 @@ def _set_as_a_head(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
             if not (set_larger(size := pages[p][i].size, usual) and set_larger(size, body))]
 
 
-def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
-                     page_sizes: Sequence[tuple[float, float]] | None, side: bool) -> bool:
+def _keeps_its_place(pages: Pages, hits: list[Hit], page_sizes: PageSizes, side: bool) -> bool:
     """Does a repeated line keep one distance from its page's edge on most pages? A
     table's note under each part of a table over pages moves with it, and stays."""
     distances = []
@@ -441,8 +431,7 @@ def _keeps_its_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit],
     return 2 * most > len(distances)
 
 
-def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
-                     moved: dict[str, list[Hit]]) -> list[TemplateGroup]:
+def _repeated_blocks(pages: Pages, moved: dict[str, list[Hit]]) -> list[TemplateGroup]:
     """Repeated edge lines that drift but stand, on every page they are on, as one block
     of ``MIN_REPEATED_BLOCK_LINES`` or more in one order: a letterhead's foot set a line
     higher on one page. A table's note that moves with it is a line or two."""
@@ -469,7 +458,7 @@ def _repeated_blocks(pages: Sequence[Sequence[PageLine]],
     return groups
 
 
-def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
+def _all_at_one_place(pages: Pages, hits: list[Hit]) -> bool:
     """Two or more lines, all placed at one place: a printer's slug whose numbers change
     ("VerDate … 14:29 … Frm 00011 …"); a table's rows move with the table."""
     boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
@@ -477,9 +466,8 @@ def _all_at_one_place(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> b
         same_place(box, boxes[0]) for box in boxes)
 
 
-def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: float,
-                 page_sizes: Sequence[tuple[float, float]] | None, one_text: bool = False
-                 ) -> bool:
+def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSizes,
+                 one_text: bool = False) -> bool:
     """A slide's title carried over to the next slides: landscape pages, set larger than
     the body (portrait documents do set heads larger than a small-print body). One text
     (``one_text``) is a title where other slides set another in its place; alone in its
@@ -495,7 +483,7 @@ def _slide_title(pages: Sequence[Sequence[PageLine]], hits: list[Hit], body: flo
         for q, lines in enumerate(pages) if q not in own for line in lines)
 
 
-def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[Hit]) -> bool:
+def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
     """Numbers that change in more than two places: data rows ("Revenue 1,567 3,684")."""
     runs = [DIGITS.findall(pages[p][i].text) for p, i in hits]
     if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
@@ -509,10 +497,9 @@ def _numbers_vary_like_a_table(pages: Sequence[Sequence[PageLine]], hits: list[H
 # --- slot groups ------------------------------------------------------------------
 
 
-def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], template: set[Hit],
-                 body: float, page_sizes: Sequence[tuple[float, float]] | None,
-                 placed_elsewhere: Sequence[tuple[int, PageLine]] = ()
-                 ) -> list[TemplateGroup]:
+def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: float,
+                 page_sizes: PageSizes, placed_elsewhere: Sequence[tuple[int, PageLine]],
+                 rows: _RowCache) -> list[TemplateGroup]:
     """Short lines at a page's outermost row left (after the template) that stand where
     template lines stand on ``SLOT_PAGE_SHARE`` of the pages (of their parity), or beside
     the page number (not 1: a first page's notes stay), whatever their text; and such
@@ -520,8 +507,8 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     template_by_page = lines_by_page(template)
-    template_rows = [outer_rows(lines, template_by_page.get(p, _NONE))
-                     for p, lines in enumerate(pages)]
+    template_rows = [_outer_rows(pages, p, frozenset(template_by_page.get(p, _NONE)), rows)
+                     for p in range(len(pages))]
     for p, lines in enumerate(pages):
         for edge in template_rows[p]:
             outer.extend((p, i, lines[i]) for i in edge
@@ -534,18 +521,17 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
         (p, j) in numbers and (page_number_value(pages[p][j].text)
                                or head_number(pages[p][j].text) or (0, 1))[1] != 1
         for j in row_beside(pages[p], i))}
-    slots: dict[int, list[tuple[int, Box, float]]] = defaultdict(list)
+    # Each place once, with the pages it is on (a page number's stands on hundreds).
+    slots: dict[int, dict[tuple[Box, float], set[int]]] = defaultdict(dict)
     for p, line in [*((p, pages[p][i]) for p, i in template | found), *placed_elsewhere]:
         if line.box is not None and not line.rotated:
-            slots[round(line.box[1])].append((p, line.box, line.size))
+            slots[round(line.box[1])].setdefault((line.box, line.size), set()).add(p)
     groups: list[TemplateGroup] = []
     for p, i, line in outer:
         top = round(line.box[1])
-        on_pages: set[int] = set()  # a page found once is not tested again
-        for key in range(top - 2, top + 3):
-            for q, box, size in slots.get(key, ()):
-                if q != p and q not in on_pages and same_slot(line, box, size):
-                    on_pages.add(q)
+        on_pages = {q for key in range(top - 2, top + 3)
+                    for (box, size), there in slots.get(key, {}).items()
+                    if same_slot(line, box, size) for q in there} - {p}
         # A slot of one parity's pages (a recto head's) needs its share of those pages.
         if len(on_pages) >= max(MIN_SEQUENCE_PAGES,
                                 SLOT_PAGE_SHARE * _could_be_on(on_pages | {p}, len(pages))):
@@ -559,7 +545,8 @@ def _slot_groups(pages: Sequence[Sequence[PageLine]], numbers: set[Hit], templat
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
             for edge in (template_rows[p]
                          if taken.get(p, _NONE) == template_by_page.get(p, _NONE)
-                         else outer_rows(lines, taken.get(p, _NONE))) for i in edge
+                         else _outer_rows(pages, p, frozenset(taken.get(p, _NONE)), rows))
+            for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
@@ -606,31 +593,6 @@ def _set_apart(lines: Sequence[PageLine], i: int, skip: Callable[[int], bool]) -
 # --- groups over the pages as Tika cut them ------------------------------------------
 
 
-def rotated_groups(pages: Sequence[Sequence[PageLine]]) -> list[TemplateGroup]:
-    """Text set at an angle that recurs at the same place on many pages: a stamp or
-    watermark laid over each page ("DO NOT SEND THIS PAGE" across a form's pages,
-    in pieces), wherever it lies. A rotated label in one figure does not recur."""
-    places: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
-    for p, lines in enumerate(pages):
-        for i, line in enumerate(lines):
-            if line.rotated and line.box is not None and line.removable:
-                places[line_shape(line.text)].append((p, i, line.box))
-    needed = max(MIN_SEQUENCE_PAGES, MIN_PAGE_SHARE * len(pages))
-    groups: list[TemplateGroup] = []
-    for key, hits in places.items():
-        if len({p for p, _, _ in hits}) < needed:
-            continue
-        # The place most of them share (boxes rounded to a grid), and all hits near it.
-        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
-        cell = grid.most_common(1)[0][0]
-        anchor = next(box for _, _, box in hits
-                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
-        same = [(p, i) for p, i, box in hits if same_place(box, anchor)]
-        if len({p for p, _ in same}) >= needed:
-            groups.append(TemplateGroup("rotated", key, frozenset(same)))
-    return groups
-
-
 def _without_end_number(text: str) -> list[str]:
     """The texts a head leaves without a page number at its start or its end."""
     tokens = text.split()
@@ -641,7 +603,7 @@ def _without_end_number(text: str) -> list[str]:
     return out
 
 
-def unnumbered_copies(pages: Sequence[Sequence[PageLine]], found: set[Hit]) -> set[Hit]:
+def unnumbered_copies(pages: Pages, found: set[Hit]) -> set[Hit]:
     """A head that carries the page number, set without it on a page the template
     skips (a copyright page's, the back cover's foot): the very text the numbered copies
     leave without their number, alone at that page's edge where they stand, no larger."""
