@@ -84,6 +84,14 @@ _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
 # A heading set apart by its font may end in a question or trail off ("Pour en savoir
 # plus…"), not in a full stop, a colon or a comma.
 _OPEN_ENDS = ("?", "？", "…", "...")
+# What closes a statement: a full stop or an exclamation mark (a heading may ask or trail
+# off, ``_OPEN_ENDS``), or a polite Japanese predicate, which ends a sentence even where
+# its 。 is left off ("…変更が可能です", "…できません"); a heading is a noun phrase.
+_STATEMENT_ENDS = (*(mark for mark in SENTENCE_ENDS if mark not in _OPEN_ENDS),
+                   "です", "ます", "ません", "でした", "ました")
+# Brackets that may enclose a whole line: "【…可能です。】", "「…ます」", "(See below.)".
+_ENCLOSING = {"【": "】", "「": "」", "『": "』", "（": "）", "(": ")", "[": "]", "〔": "〕",
+              "《": "》", "〈": "〉"}
 # Captions and labels of figures, tables and the other floats, whatever their font:
 # "Figure 3. …", "Fig. 2", "Table 1:", "Tableau 4", "Abb. 5", "Listing 1:", "Algorithm 2",
 # "图 3", "表 2".
@@ -294,6 +302,16 @@ def names_nothing(heading: str) -> bool:
     return bool(tokens) and all(is_identifier(token) for token in tokens)
 
 
+def reads_as_sentence(text: str) -> bool:
+    """A sentence, never a heading: it ends as a statement does (``_STATEMENT_ENDS``) or
+    holds a CJK full stop, also where the whole line stands in brackets
+    ("【この構成に対して、仕様の変更が可能です。】" is a note, not a section's name)."""
+    text = text.strip()
+    if len(text) > 2 and _ENCLOSING.get(text[0]) == text[-1]:
+        text = text[1:-1].strip()
+    return (text.endswith(_STATEMENT_ENDS) and not text.endswith(_OPEN_ENDS)) or "。" in text
+
+
 def reads_like_data(text: str) -> bool:
     """A table's row or cell ("Non-GAAP diluted EPS $ 2.61 $ 2.73", "2021 2022",
     "California 94-2404110"): two numbers or more after the line's own numbering
@@ -319,7 +337,7 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if text and reads_like_data(text):
         return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
-            or _CAPTION.match(text) or "。" in text):
+            or _CAPTION.match(text) or reads_as_sentence(text)):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
@@ -799,6 +817,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
     if (not text or len(text.split()) > max_words or _CAPTION.match(text)
             or (text.endswith(_CLOSES) and not text.endswith(_OPEN_ENDS)
                 and not _label_heading(block, text))
+            or reads_as_sentence(text)
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
             or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)

@@ -259,3 +259,22 @@ def test_a_short_label_ending_in_a_colon_heads_its_text_where_its_font_sets_it_a
     assert find_styled_headings(blocks, BODY) == {}
     blocks[1] = heading("Proof:", font="Times-Italic")
     assert find_styled_headings(blocks, BODY) == {}
+
+
+def test_a_sentence_is_no_heading_in_brackets_or_in_the_polite_form_without_its_stop():
+    """A note set apart by its font ("【…可能です。】" in bold over a table) is a sentence:
+    it names no section, though its full stop stands inside the brackets; a polite
+    Japanese predicate ends a sentence where the 。 is left off. A bracketed label that
+    is no sentence stays a heading."""
+    bold = {"bold": True, "font": "Gothic-Bold", "size": 12}
+    body = "本製品は法人向けのノートパソコンです。仕様の詳細は各ページの表をご覧ください。" * 3
+    for note in ("【この構成に対して、カスタムメイドで仕様の変更が可能です。】",
+                 "「本体と同時にご注文ください。」", "【標準モデルでは選択できません】",
+                 "本体ご購入後の変更はできません", "(See the notes below.)"):
+        assert heading_level(note) is None, note
+        assert find_styled_headings([heading(note, **bold), text(body, lines=5)],
+                                    BODY) == {}, note
+    for label in ("【購入相談窓口】", "（セグメント情報）", "サポートサービス 価格表",
+                  "What is new?", "POUR EN SAVOIR PLUS (ACIDOSES)..."):
+        assert find_styled_headings([heading(label, **bold), text(body, lines=5)],
+                                    BODY) == {0: 1}, label
