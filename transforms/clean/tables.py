@@ -19,8 +19,11 @@ wider than its letters need, the runs of words between its wide gaps
    (an amount, a percentage, a dash for none; a bare year is a header's) whose
    cells sit over the value columns: the periods of a statement, a data sheet's
    "Min Typ Max". Stacked headers become one header row, each column's header
-   its cells top to bottom ("Three Months Ended December 31, 2022"); a header
-   cell over two columns heads both.
+   its cells top to bottom ("Three Months Ended December 31, 2022"). A cell over
+   two or more columns is written once, in the first column it covers, the others
+   left empty (as a spreadsheet keeps a merged cell): the table's text never holds
+   a word more often than the page prints it (a whole row Tika gave as one line,
+   taken for a header, would otherwise land in every column).
 4. **Wrapped cells.** A label row that does not end a section (no colon) with
    the next row's label starting in lower case is the first line of that label;
    a row with neither a label nor a value continues the cells of the row above.
@@ -313,7 +316,7 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
     header = _header_above(rows, kept[0], columns)
     table_rows = [rows[i] for i in [*header, *kept]]
     header_count = _header_count(table_rows, columns, len(header))
-    grid = [_grid_row(row, columns, spanning=n < header_count - 1, header=n < header_count)
+    grid = [_grid_row(row, columns, spanning=n < header_count - 1)
             for n, row in enumerate(table_rows)]
     grid, row_lines = _joined_wraps(grid, [row.lines for row in table_rows], header_count)
     if not _looks_like_table(grid, header_count):
@@ -351,12 +354,13 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> l
     return header
 
 
-def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False,
-              header: bool = True) -> tuple[str, ...]:
-    """The row's cells by column. A header cell over two columns heads both; in a
-    header row over other header rows (``spanning``), a cell that reaches left of its
-    column ("Three Months Ended" set flush right over two columns of dates) heads the
-    columns back to the previous cell's."""
+def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False
+              ) -> tuple[str, ...]:
+    """The row's cells by column, each cell in the first column it covers (once: a
+    cell over two columns leaves the second empty, as a spreadsheet's merged cell).
+    In a header row over other header rows (``spanning``), a cell that reaches left
+    of its column ("Three Months Ended" set flush right over two columns of dates)
+    starts at the column after the previous cell's."""
     cells = [""] * len(columns)
     previous = 0
     for cell in row.cells:
@@ -364,12 +368,15 @@ def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False,
         if (spanning and len(hit) == 1 and hit[0] > 1 and not cell.value
                 and cell.x0 < columns[hit[0]][0] - row.height):
             hit = list(range(max(previous + 1, 1), hit[0] + 1))
-        if not header or cell.value:
-            hit = hit[:1]  # only a header's text heads each column it spans
-        for c in hit:
-            cells[c] = f"{cells[c]} {cell.text}".strip()
+        cells[hit[0]] = f"{cells[hit[0]]} {cell.text}".strip()
         previous = hit[-1]
     return tuple(cells)
+
+
+def _over_values(row: _Row, columns: list[list[float]]) -> bool:
+    """Does a cell of ``row`` cover a column right of the first (a header over the
+    values), whichever column ``_grid_row`` writes it in?"""
+    return any(c > 0 for cell in row.cells for c in _column_of(cell, columns))
 
 
 def _header_count(rows: list[_Row], columns: list[list[float]], above: int) -> int:
@@ -380,8 +387,8 @@ def _header_count(rows: list[_Row], columns: list[list[float]], above: int) -> i
     read by column (``_grid_row``) only as far as the header goes."""
     count = above
     while count < len(rows):
-        row = _grid_row(rows[count], columns)
-        if any(is_value(cell) for cell in row) or not any(row[1:]):
+        if (any(is_value(cell) for cell in _grid_row(rows[count], columns))
+                or not _over_values(rows[count], columns)):
             break
         count += 1
     if count == len(rows):

@@ -3,6 +3,8 @@ Tika, real PDFium (the layout pass reads the cells) and real cleaning and chunki
 
 from __future__ import annotations
 
+from collections import Counter
+
 from made_pdfs import serialise
 
 from ragbeam.transforms.chunk.base import ChunkOptions
@@ -15,7 +17,7 @@ from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.types import BlockKind, Document, FetchedFile, SourceFile
 
-HEADER = "| Three Months Ended June 25, 2022 | Three Months Ended June 26, 2021"
+HEADER = "| Three Months Ended June 25, 2022 | June 26, 2021"  # the span written once
 # (label, indent, value 1, value 2); None: a label row.
 STATEMENT = [
     ("Net sales:", 0, None, None),
@@ -238,3 +240,71 @@ def test_a_page_is_looked_at_for_tables_only_where_its_pieces_share_a_row():
         assert [len(row.cells) for row in _rows(ordered)] == [1] * len(pieces)
         assert find_tables(pieces) == []
     assert 50 < shared < 350  # both cases met
+
+
+def _excess_words(pieces: list[Piece]) -> Counter:
+    """Words the tables found among ``pieces`` hold more often than the pieces do."""
+    printed = Counter(word for piece in pieces for word in piece.text.split())
+    tabled = Counter(word for table in find_tables(pieces) for row in table.rows
+                     for cell in row for word in cell.split())
+    return tabled - printed
+
+
+def test_a_row_given_as_one_line_over_every_column_is_written_once():
+    """A catalogue's rows that Tika gave as one line each (no cells found in them),
+    stacked over the rows it did cut into cells, are read as header rows: each lies
+    over every column, and is written once, in its first column, not in each."""
+    columns = ((95, 105), (117, 213), (273, 306), (318, 342), (360, 388), (400, 543))
+    pieces = _row(0, 70, ("項目", 64, 74), ("品名", 183, 193), ("型名", 285, 296),
+                  ("提供時期", 320, 341), ("価格", 354, 386), ("備考", 471, 482))
+    for n in range(1, 4):
+        pieces += _row(n, 70 + 17 * n, (f"{n} メモリ変更8GB→16GB ＊1 FMCPRC{n}S 本体と同期 109,400 "
+                                        "本体のメモリ構成を16GBに変更します。", 108, 507))
+    for n, code in enumerate(("FMCHDD177", "FMCHDD17A", "FMCSEC19H"), start=4):
+        cells = (str(n + 2), "暗号化機能付フラッシュメモリ", code, "本体と同期", f"{n},400",
+                 "変更します。")
+        pieces += _row(n, 70 + 17 * n, *[(text, x0, x1) for text, (x0, x1)
+                                          in zip(cells, columns, strict=True)])
+    (table,) = find_tables(pieces)
+    assert table.header_rows == 1
+    assert sum(cell.count("FMCPRC2S") for cell in table.rows[0]) == 1
+    assert not _excess_words(pieces)
+
+
+def test_a_table_never_holds_a_word_more_often_than_its_page_prints_it():
+    """On random pages of rows (header cells over one or several columns, flush-right
+    headers over two, values, whole rows as one line, Japanese text without spaces),
+    the words of the tables found are a sub-multiset of the page's words."""
+    import random
+
+    rng = random.Random(8)
+    words = ["Net", "sales", "Three", "Months", "Ended", "June", "2022", "Total",
+             "メモリ変更", "本体と同期", "(In", "millions)", "Revenue", "Plan"]
+    lefts = [72, 200, 280, 360, 440]
+    found = 0
+    for _ in range(300):
+        pieces: list[Piece] = []
+        top = 100.0
+        for n in range(rng.randint(4, 10)):
+            cells = []
+            c = 0
+            while c < len(lefts):
+                span = rng.choice([1, 1, 1, 1, 1, 2, 3, len(lefts)])  # over 1 or more columns
+                last = min(c + span, len(lefts)) - 1
+                if rng.random() < 0.15:
+                    pass  # an empty cell
+                elif rng.random() < 0.5 + 0.05 * n and c:  # values below, headers above
+                    cells.append((rng.choice(["$ 1,200", "(393)", "—", "12.5%", "7", "3,900"]),
+                                  lefts[c], lefts[c] + 40))
+                else:
+                    text = " ".join(rng.choices(words, k=rng.randint(1, 4)))
+                    cells.append((text, lefts[c] - rng.choice([0, 0, 30]), lefts[last] + 60))
+                c = last + 1
+            if rng.random() < 0.15:  # a whole row as one line
+                cells = [(" ".join(text for text, _, _ in cells) or "Total", 72, 500)]
+            pieces += _row(n, top, *cells)
+            top += rng.choice([12.0, 12.0, 12.0, 17.0, 30.0])
+        if find_tables(pieces):
+            found += 1
+        assert not _excess_words(pieces), pieces
+    assert found > 50  # tables were found, not only rejected pages
