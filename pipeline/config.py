@@ -71,7 +71,10 @@ if TYPE_CHECKING:
 # index; paragraphs across page breaks, hyphens and spaces from the document's own words.
 # 9: a table's part past a note at its page's foot keeps the title and header; a heading
 # of identifiers only (a generator's UUID) is text, not a section.
-OUTPUT_FORMAT_VERSION = 9
+# 10: a PDF table's cell over several columns written once, in the first it covers (it
+# was copied into each); a line that reads as a sentence is never a heading; furniture
+# heads compared without their letter spacing, slides' carried-over titles kept.
+OUTPUT_FORMAT_VERSION = 10
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
