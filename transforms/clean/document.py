@@ -360,9 +360,17 @@ def _mark_tables(lines: list[CleanLine], raw_text: str, options: CleanOptions
     for page in sorted(by_page):
         members = by_page[page]
         pieces = [piece for i in members for piece in _pieces(i, lines[i], raw_text, options)]
+        first_on_page = True
         for table in find_tables(pieces):
             if not table.row_lines or any(n in consumed for n in table.lines):
                 continue
+            if (first_on_page and previous is not None and previous[1] == page - 1
+                    and table.header_rows == 0):
+                # A headless part that opens the page goes on under the columns of the
+                # part before where its own line up with them (one of them empty or
+                # two run together on this page): its cells stay under their header.
+                table = table.on_columns(previous[0].columns) or table
+            first_on_page = False
             block = next_block
             if (previous is not None and previous[1] == page - 1 and table.header_rows == 0
                     and _continues(previous[0], table, lines, members, by_page[page - 1])):

@@ -50,7 +50,7 @@ import math
 import re
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 # Pieces of one row closer than this many line heights are one cell.
@@ -151,6 +151,36 @@ class Table:
                 cells.pop()
             out.append(SEPARATOR.join(cells).strip())  # "| Q1 | Q2" under no label
         return out
+
+    def on_columns(self, columns: tuple[tuple[float, float], ...]) -> Table | None:
+        """This table with its cells set in ``columns`` (another part's, on the page
+        before), or None when its own columns do not line up with them: each of its
+        columns covers one or more of ``columns`` next to each other, in order, its
+        first the first. A column the other part has and this one lacks (empty on this
+        page) stays empty; a cell over two of them (two columns set too close to part
+        on this page) goes in the first it covers, the others left empty, as a merged
+        cell of a spreadsheet."""
+        if len(self.columns) == len(columns):
+            return self
+        if len(self.columns) > len(columns):
+            return None
+        targets: list[int] = []
+        last = -1  # the last of ``columns`` the column before covers
+        for x0, x1 in self.columns:
+            covered = [i for i, (a, b) in enumerate(columns) if x0 < b and x1 > a]
+            if not covered or covered[0] <= last:
+                return None
+            targets.append(covered[0])
+            last = covered[-1]
+        if targets[0] != 0:
+            return None
+        rows = []
+        for row in self.rows:
+            cells = [""] * len(columns)
+            for target, cell in zip(targets, row, strict=True):
+                cells[target] = cell
+            rows.append(tuple(cells))
+        return replace(self, rows=tuple(rows), columns=columns)
 
 
 @functools.lru_cache(maxsize=1 << 12)  # a run's cells are weighed again from each row

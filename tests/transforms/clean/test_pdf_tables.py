@@ -12,7 +12,7 @@ from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, table_regions
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
-from ragbeam.transforms.clean.tables import Piece, find_tables, is_value
+from ragbeam.transforms.clean.tables import Piece, Table, find_tables, is_value
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.types import BlockKind, Document, FetchedFile, SourceFile
@@ -308,3 +308,43 @@ def test_a_table_never_holds_a_word_more_often_than_its_page_prints_it():
             found += 1
         assert not _excess_words(pieces), pieces
     assert found > 50  # tables were found, not only rejected pages
+
+
+def test_a_part_whose_columns_line_up_with_the_part_before_takes_its_columns():
+    columns = ((72.0, 150.0), (160.0, 220.0), (230.0, 300.0), (320.0, 360.0))
+    # Two columns run together on this page (one piece over both): the second left empty.
+    merged = Table((("Boeing Company Long Beach", "113", "L"),
+                    ("Intuit Inc. Menlo Park", "8", "C")),
+                   0, ((1,), (2,)), ((72.0, 215.0), (240.0, 290.0), (330.0, 350.0)))
+    moved = merged.on_columns(columns)
+    assert moved is not None and moved.columns == columns
+    assert moved.rendered() == ["Boeing Company Long Beach |  | 113 | L",
+                                "Intuit Inc. Menlo Park |  | 8 | C"]
+    empty = Table((("Products", "9", "4"),), 0, ((1,),),
+                  ((72.0, 150.0), (170.0, 210.0), (325.0, 355.0)))  # the third empty
+    assert empty.on_columns(columns).rows == (("Products", "9", "", "4"),)
+    # Columns that do not line up: one between two of the others, more columns than
+    # the part before, a first column right of its first.
+    assert Table((("a", "1"),), 0, ((1,),), ((72.0, 150.0), (222.0, 228.0))).on_columns(
+        columns) is None
+    assert Table((("a", "1", "2"),), 0, ((1,),), ((72.0, 150.0), (160.0, 190.0),
+                                                  (195.0, 220.0))).on_columns(
+        ((72.0, 150.0), (160.0, 220.0))) is None
+    assert Table((("1", "2"),), 0, ((1,),), ((160.0, 220.0), (320.0, 360.0))).on_columns(
+        columns) is None
+
+
+def test_a_part_with_a_column_empty_on_its_page_goes_on_under_the_header():
+    more = [(f"Segment {n} revenue", 0, f"{n},{n:03d}", f"({n * 7:,})") for n in range(1, 39)]
+    first = [*_statement_page()[:6], *_statement_rows(152, STATEMENT + more)]
+    # The first value column has no entry on the next page.
+    second = _statement_rows(72, [(f"Region {n} revenue", 0, None, f"({n * 3})")
+                                  for n in range(1, 6)])
+    doc = _clean(_pdf([first, second]))
+    (rows,) = _tables(doc)  # one table over both pages, each value under its column
+    assert rows[0] == HEADER and rows[-1] == "Region 5 revenue |  | (15)"
+    chunker = build_strategy("table", ChunkOptions(size=60, unit="tokens"))
+    chunks = chunker.chunk(doc).chunks
+    written = chunk_rows(doc, chunks, "table", "c", chunker.sizer)
+    later = [r for r in written if r["page_start"] == 2]
+    assert later and all(r["metadata"][TABLE_HEADER_KEY] == HEADER for r in later)
