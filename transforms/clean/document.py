@@ -365,10 +365,12 @@ def _mark_tables(lines: list[CleanLine], raw_text: str, options: CleanOptions
             if not table.row_lines or any(n in consumed for n in table.lines):
                 continue
             if (first_on_page and previous is not None and previous[1] == page - 1
-                    and table.header_rows == 0):
-                # A headless part that opens the page goes on under the columns of the
-                # part before where its own line up with them (one of them empty or
-                # two run together on this page): its cells stay under their header.
+                    and table.header_rows == 0
+                    and min(members, key=lambda i: lines[i].raw_start) in table.lines):
+                # A headless table that opens the page after one on the page before
+                # goes on under that one's columns where its own line up with them (one
+                # of them empty or two run together on this page): its cells stay under
+                # their header.
                 table = table.on_columns(previous[0].columns) or table
             first_on_page = False
             block = next_block

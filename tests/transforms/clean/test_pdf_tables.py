@@ -348,3 +348,6 @@ def test_a_part_with_a_column_empty_on_its_page_goes_on_under_the_header():
     written = chunk_rows(doc, chunks, "table", "c", chunker.sizer)
     later = [r for r in written if r["page_start"] == 2]
     assert later and all(r["metadata"][TABLE_HEADER_KEY] == HEADER for r in later)
+    # Under a paragraph that opens the page, the same rows are a table of their own.
+    doc = _clean(_pdf([first, [(72, 60, BODY[0], False), *second]]))
+    assert _tables(doc)[-1][-1] == "Region 5 revenue | (15)"
