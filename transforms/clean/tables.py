@@ -201,10 +201,12 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     rows = _rows(ordered)
     tables = []
     index = 0
+    after_table = 0  # the row after the last table found: no header reaches above it
     while index < len(rows):
-        table, index = _table_from(rows, index)
+        table, index = _table_from(rows, index, after_table)
         if table is not None:
             tables.append(table)
+            after_table = index
     return tables
 
 
@@ -295,11 +297,12 @@ def _in_two_columns(cells: list[_Cell], columns: list[list[float]]) -> bool:
     return False
 
 
-def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
+def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | None, int]:
     """The table whose first row of two or more cells is ``rows[start]`` (None when
     none starts there), and the index of the row to look from next: after the table,
     or after a run of rows that was looked at whole and is no table (a page of text
-    set in columns is judged once, not once per row)."""
+    set in columns is judged once, not once per row). Its header is looked for no
+    higher than ``rows[top]`` (the row after the table above: its rows are its own)."""
     if len(rows[start].cells) < 2:
         return None, start + 1
     # The run of rows: rows of two or more cells, and single cells between them.
@@ -343,7 +346,7 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
     widths = [cell.x1 - cell.x0 for i in multi for cell in rows[i].cells[1:]]
     if statistics.median(widths) > MAX_VALUE_WIDTH_SHARE * (columns[-1][1] - columns[0][0]):
         return None, kept[-1] + 1
-    header = _header_above(rows, kept[0], columns)
+    header = _header_above(rows, kept[0], columns, top)
     table_rows = [rows[i] for i in [*header, *kept]]
     header_count = _header_count(table_rows, columns, len(header))
     grid = [_grid_row(row, columns, spanning=n < header_count - 1)
@@ -364,12 +367,14 @@ def _table_from(rows: list[_Row], start: int) -> tuple[Table | None, int]:
     return table, kept[-1] + 1
 
 
-def _header_above(rows: list[_Row], first: int, columns: list[list[float]]) -> list[int]:
-    """Rows right above ``rows[first]`` whose cells all sit over the value columns."""
+def _header_above(rows: list[_Row], first: int, columns: list[list[float]], top: int = 0
+                  ) -> list[int]:
+    """Rows right above ``rows[first]``, up to ``rows[top]``, whose cells all sit over
+    the value columns."""
     header: list[int] = []
     index = first - 1
     below = rows[first]
-    while index >= 0:
+    while index >= top:
         row = rows[index]
         # The header may stand further off its first row than rows stand apart.
         if below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height):
