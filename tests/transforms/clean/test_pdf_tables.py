@@ -351,3 +351,21 @@ def test_a_part_with_a_column_empty_on_its_page_goes_on_under_the_header():
     # Under a paragraph that opens the page, the same rows are a table of their own.
     doc = _clean(_pdf([first, [(72, 60, BODY[0], False), *second]]))
     assert _tables(doc)[-1][-1] == "Region 5 revenue | (15)"
+
+
+def test_a_table_header_reaches_no_higher_than_the_table_above():
+    sheet = [("Parameter", "Symbol", "Typ", "Unit"), ("Supply voltage", "VDD", "3.3", "V"),
+             ("Supply current", "IDD", "2.5", "mA")]
+    pieces = [piece for n, row in enumerate(sheet) for piece in _row(
+        n, 100 + 12 * n, *[(cell, x, x + 5 * len(cell))
+                           for cell, x in zip(row, (72, 200, 260, 310), strict=True)])]
+    pieces += _row(3, 136, ("Package", 72, 107), ("SOT-23", 260, 290))  # no value
+    # Below a gap that ends the first table, though a header may stand that far off.
+    money = [("Year", "2022", "2023"), ("Revenue", "1,200", "1,300"), ("Cost", "800", "900")]
+    pieces += [piece for n, row in enumerate(money) for piece in _row(
+        10 + n, 186 + 12 * n, *[(cell, x, x + 5 * len(cell))
+                                for cell, x in zip(row, (72, 260, 330), strict=True)])]
+    first, second = find_tables(pieces)
+    assert first.lines == (0, 1, 2, 3)
+    assert second.lines == (10, 11, 12)  # its header is its own, no row of the first
+    assert second.rendered()[0] == "Year | 2022 | 2023"
