@@ -39,7 +39,8 @@ a PDF's table as it treats any other (``transforms/chunk/table.py``).
 
 A table that ends a page and one that opens the next with the same columns and no
 header of its own are one table (``continues``): its rows on the next page come
-under the same header.
+under the same header. Columns that line up with the first part's, one of them empty
+or two run together on the next page, are set in the first part's (``Table.on_columns``).
 """
 
 from __future__ import annotations
