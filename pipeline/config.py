@@ -73,7 +73,10 @@ if TYPE_CHECKING:
 # of identifiers only (a generator's UUID) is text, not a section.
 # 10: a PDF table's cell over several columns written once, in the first it covers (it
 # was copied into each); a line that reads as a sentence is never a heading; furniture
-# heads compared without their letter spacing, slides' carried-over titles kept.
+# heads compared without their letter spacing, slides' carried-over titles kept; a
+# headless table part that opens its page put into the previous part's columns (two
+# columns run together on a page no longer break the chain: its header carries on);
+# a table's header never reaches into the table above.
 OUTPUT_FORMAT_VERSION = 10
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
