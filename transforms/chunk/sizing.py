@@ -248,15 +248,29 @@ def token_byte_lengths(encoding):  # -> numpy array indexed by token id
     return lengths
 
 
-def char_starts(text: str, tokens: list[int], byte_lengths):  # -> numpy array | None
-    """The character offset in ``text`` where each of its ``tokens`` starts (a token
-    that starts inside a multi-byte character: that character's), or None when the
-    tokens do not spell ``text`` exactly (a lone surrogate)."""
+def whole_text_tokens(encoding, text: str):  # -> numpy array of token ids, or a list
+    """``encoding.encode_ordinary(text)``, as a numpy array where tiktoken can give one
+    (``encode_to_numpy``, tiktoken 0.8+: no Python list of a whole document's tokens
+    made and converted again; with no special token allowed or refused, the same
+    tokens). A text with a lone surrogate, which only ``encode_ordinary`` takes
+    (replaced), gets its list."""
+    encode = getattr(encoding, "encode_to_numpy", None)
+    if encode is not None:
+        with contextlib.suppress(UnicodeEncodeError):
+            return encode(text, allowed_special=frozenset(), disallowed_special=())
+    return encoding.encode_ordinary(text)
+
+
+def char_starts(text: str, tokens, byte_lengths):  # -> numpy array | None
+    """The character offset in ``text`` where each of its ``tokens`` (a list or a
+    numpy array of ids) starts (a token that starts inside a multi-byte character:
+    that character's), or None when the tokens do not spell ``text`` exactly (a lone
+    surrogate)."""
     try:
         encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate
         return None
-    if not tokens:
+    if len(tokens) == 0:
         return np.zeros(0, dtype=np.int64) if not encoded else None
     lengths = byte_lengths[np.asarray(tokens, dtype=np.int64)]
     byte_ends = np.cumsum(lengths)
@@ -296,7 +310,7 @@ class TokenPass:
 
     @classmethod
     def of(cls, text: str, sizer: TokenSizer) -> TokenPass | None:
-        starts = char_starts(text, sizer.encoding.encode_ordinary(text), sizer._byte_lengths)
+        starts = char_starts(text, whole_text_tokens(sizer.encoding, text), sizer._byte_lengths)
         if starts is None:
             return None
         codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
