@@ -180,6 +180,7 @@ def is_data_row(text: str) -> bool:
     return len(tokens) >= 3 and not any(map(str.isalpha, text))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every rule asks it of the edge lines
 def head_number(line: str) -> tuple[str, int, str] | None:
     """(system, value, the rest) of the number that opens or closes a short head line
     ("Chapter 4: Parsing 9")."""
@@ -206,20 +207,26 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
     line PDFium did not place follows the line before it in Tika's order (figure labels
     stay with the figure, not at the edge), or keeps its place before the first or
     after the last placed one (without boxes: Tika's order)."""
-    placed = [(line.box[1] + line.box[3], line.box[0], line.box[3] - line.box[1], i)
-              for i, line in enumerate(lines) if line.box is not None]
+    placed = [(box[1] + box[3], box[0], box[3] - box[1], i)
+              for i, line in enumerate(lines) if (box := line.box) is not None]
     if not placed:
         return list(range(len(lines)))
     placed.sort()
     ordered: list[int] = []
     row: list[tuple[float, int]] = []
     row_middle = row_height = 0.0
+    tolerance = 2 * ROW_TOLERANCE
     for middle2, left, height, i in placed:
-        height = max(height, 1.0)
-        if row and abs(middle2 - row_middle) <= 2 * ROW_TOLERANCE * min(height, row_height):
+        if height < 1.0:  # max(height, 1.0), inline: this runs for every line
+            height = 1.0
+        if row and abs(middle2 - row_middle) <= tolerance * (
+                row_height if row_height < height else height):
             row.append((left, i))
             continue
-        ordered.extend(i for _, i in sorted(row))
+        if len(row) == 1:
+            ordered.append(row[0][1])  # most rows: one line
+        elif row:
+            ordered.extend(i for _, i in sorted(row))
         row = [(left, i)]
         row_middle, row_height = middle2, height
     ordered.extend(i for _, i in sorted(row))
@@ -244,23 +251,22 @@ def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
     """A page's lines less boxes that are no line's (a level line's box several times
     as tall as its font and the page's lines: PDFium found its characters apart), and,
     in the same pass, the left and right edge of its level text (lines of some length)."""
-    heights = sorted(line.box[3] - line.box[1] for line in lines
-                     if line.box is not None and not line.rotated)
+    heights = sorted(box[3] - box[1] for line in lines
+                     if (box := line.box) is not None and not line.rotated)
     if not heights:
         return list(lines), None
     typical = max(heights[len(heights) // 2], 1.0)
-    out: list[PageLine] = []
+    out = list(lines)
     lefts: list[float] = []
     rights: list[float] = []
-    for line in lines:
+    for k, line in enumerate(out):
         box = line.box
         if box is not None and not line.rotated:
             if box[3] - box[1] > MAX_LINE_HEIGHTS * max(typical, line.size):
-                line = line._replace(box=None)
+                out[k] = line._replace(box=None)
             elif len(line.text) >= MIN_FRAME_LINE_CHARS:
                 lefts.append(box[0])
                 rights.append(box[2])
-        out.append(line)
     return out, (min(lefts), max(rights)) if len(lefts) >= MIN_FRAME_LINES else None
 
 

@@ -6,6 +6,7 @@ on (docs/cleaning.md, "Page furniture": the groups and what tells body text apar
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import operator
 import re
@@ -62,6 +63,8 @@ _NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SPACED_NUMBER = re.compile(r"#{2,}")  # a key's numbers once its spaces are gone
 _SPACED_LETTERS = re.compile(r"(?<![^\W\d_])([^\W\d_])\s+(?=[^\W\d_](?![^\W\d_]))")
+_KEPT_WORDS = re.compile(r"[a-z]{2,}")  # of a lower-cased ASCII line
+_PAGE_WORDS = frozenset({"page", "pg", "seite", "of", "von"})  # template_key's page number's
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -79,9 +82,10 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
     extents: _ExtentCache = {}
     rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
+    readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
-                              (extents, rows), current, beside)
+                              (extents, rows, readings), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -122,54 +126,40 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
 
 
 def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
-                 body: float, template: set[Hit], caches: tuple[_ExtentCache, _RowCache],
+                 body: float, template: set[Hit],
+                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache],
                  current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
                 ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
-    the ``template`` found) that recur as template text does (``caches``: the
-    pages' text extents and outer rows from earlier calls on the same pages; ``current``: each
-    page's current headings, whose title a head that changes with the chapter says;
-    ``beside``: what edge lines say beside it, from earlier calls)."""
+    the ``template`` found) that recur as template text does (``caches``: the pages'
+    text extents, outer rows and edge readings from earlier calls on the same pages;
+    ``current``: each page's current headings, whose title a head that changes with the
+    chapter says; ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
-    for p, lines in enumerate(pages):
-        edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
+    extent_cache, row_cache, reading_cache = caches
+    template_by_page = lines_by_page(template)
+    for p in range(len(pages)):
+        # A page's reading depends on the template only through its own lines: one
+        # the last call read alike is not read again.
+        reading_key = (p, frozenset(template_by_page.get(p, _NONE)))
+        if (reading := reading_cache.get(reading_key)) is None:
+            reading = reading_cache[reading_key] = _read_edges(
+                pages, p, side_lines[p], page_size(page_sizes, p)[0], template, current[p],
+                body, beside)
+        edge, entries = reading
         bands.append(edge)
-        extreme = _from_edges(pages, p, EXTREME_BAND, template)
-        width = page_size(page_sizes, p)[0]
-        for i in edge | side_lines[p]:
-            line = lines[i]
-            if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
-                continue  # beyond the page's side: the unseen half of a spread
-            side = i in side_lines[p]
-            key = _group_key(line.text)
-            if not key:
-                continue
+        for key, at_extreme, hit, side in entries:
             if side:
-                key = "\x00side " + key  # its own group: a tab's number is no page number
                 side_keys.add(key)
-            elif is_data_row(line.text):
-                continue  # a chart's axis or a row of figures, never a head
-            elif page_number_value(line.text) is not None:
-                # Numbers as set: the page number's own value is the sequence's to judge
-                # (numbers.py); one that stays the same is template (a year atop pages).
-                key = "\x00number " + " ".join(line.text.split())
-            if not side and i in extreme and current[p] and line.removable:
-                if (p, i) not in beside:  # once per document
-                    beside[(p, i)] = _beside_current_title(line, i, current[p], body)
-                if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
-                    title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
-                    edge_pages[title].add(p)
-                    extreme_pages[title].add(p)
-                    hits_of[title].append((p, i))
             edge_pages[key].add(p)
-            if i in extreme or side:
+            if at_extreme:
                 extreme_pages[key].add(p)
-            if line.removable:
-                hits_of[key].append((p, i))
+            if hit is not None:
+                hits_of[key].append(hit)
     n = len(pages)
     candidates: list[str] = []
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
@@ -202,7 +192,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
-                            *caches)
+                            extent_cache, row_cache)
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ()))
                                      * EDGE_PAGES_PER_MIDDLE_PAGE
@@ -233,6 +223,56 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     return groups
 
 
+_Entry = tuple[str, bool, Hit | None, bool]  # (key, at the very edge, the hit, side)
+_ReadingCache = dict[tuple[int, frozenset[int]], tuple[set[int], list[_Entry]]]
+
+
+def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, template: set[Hit],
+                current: list[tuple[int, str]], body: float, beside: dict[Hit, str | None]
+                ) -> tuple[set[int], list[_Entry]]:
+    """Page ``p``'s edge band (read inward of the ``template``) and what its edge and
+    side lines say, in order: each line's text group, whether it is on the page's first
+    or last lines (or a side's), the hit where the line is removable, and whether it is
+    in a side margin (``_text_groups``)."""
+    lines = pages[p]
+    edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
+    extreme = _from_edges(pages, p, EXTREME_BAND, template)
+    entries: list[_Entry] = []
+    for i in edge | side_lines:
+        line = lines[i]
+        if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
+            continue  # beyond the page's side: the unseen half of a spread
+        side = i in side_lines
+        key = _edge_keys(line.text)[0 if side else 1]
+        if key is None:
+            continue
+        if not side and i in extreme and current and line.removable:
+            if (p, i) not in beside:  # once per document
+                beside[(p, i)] = _beside_current_title(line, i, current, body)
+            if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
+                title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
+                entries.append((title, True, (p, i), False))
+        entries.append((key, i in extreme or side, (p, i) if line.removable else None, side))
+    return edge, entries
+
+
+@functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
+def _edge_keys(text: str) -> tuple[str | None, str | None]:
+    """The text group of a line (None: none) in a side margin and at an edge."""
+    key = _group_key(text)
+    if not key:
+        return None, None
+    if is_data_row(text):
+        edge = None  # a chart's axis or a row of figures, never a head
+    elif page_number_value(text) is not None:
+        # Numbers as set: the page number's own value is the sequence's to judge
+        # (numbers.py); one that stays the same is template (a year atop pages).
+        edge = "\x00number " + " ".join(text.split())
+    else:
+        edge = key
+    return "\x00side " + key, edge  # its own group: a tab's number is no page number
+
+
 def _shown(key: str, first: PageLine) -> str:
     """A text group's key as ``ragbeam viz`` names the group: its first line abstracted
     (the key has no spaces), a number as set, a title's head with the title as ``…``."""
@@ -242,6 +282,7 @@ def _shown(key: str, first: PageLine) -> str:
         template_key(first.text))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a heading's, asked again of each edge line
 def _title_form(text: str) -> str:
     """A title as heads and headings both set it: abstracted, letters and ``#`` only
     (``第 1章`` ≡ ``第 1 章``, ``CHAPTER 2. RESULTS`` ≡ ``Chapter 2 Results``)."""
@@ -285,7 +326,8 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
         return None
     rests = [head[:-len(form)] + "…" if head.endswith(form) else "…" + head[len(form):]
              for j, form in current
-             if j != i and (form == head or ((head.endswith(form) or head.startswith(form))
+             if form in head and j != i  # most forms: not in the head at all
+             and (form == head or ((head.endswith(form) or head.startswith(form))
                                              and sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS))]
     return min(rests, key=len) if rests else None
 
@@ -305,16 +347,27 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
     firsts = {key[0] for key in keys} | set(numerals + "p")
     lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
+    # An ASCII line's words of two letters or more, not roman numerals, page words or
+    # numbers: every one stands in its key (``_group_key`` keeps them whole), so a line
+    # with one found in no wanted key is none of them (most lines: no key worked out).
+    in_keys = "\n".join(keys)
     found: dict[str, set[int]] = defaultdict(set)
     unplaced: dict[str, list[Hit]] = defaultdict(list)
     for p, lines in enumerate(pages):
-        placed = any(line.box is not None for line in lines)
+        placed = None  # worked out for the first page line that says a key
+        edges = outside[p]
         for i, line in enumerate(lines):
             text = line.text
-            if (i not in outside[p] and low <= len(text) <= high
-                    and text[:1].casefold()[:1] in firsts
-                    and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
+            if (low <= len(text) <= high and text[:1].casefold()[:1] in firsts
+                    and i not in edges
+                    and (not text.isascii() or (text.rstrip()[-1:].casefold() in lasts  # NFKC
+                                                and all(word in in_keys for word
+                                                        in _KEPT_WORDS.findall(text.lower())
+                                                        if word not in _PAGE_WORDS
+                                                        and word.strip("ivxlcdm"))))
                     and (key := _group_key(text)) in wanted):
+                if placed is None:
+                    placed = any(other.box is not None for other in lines)
                 if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
                     unplaced[key].append((p, i))  # words: a brace or a mark is code's
                 else:
@@ -322,13 +375,15 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
     return found, unplaced
 
 
+@functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
 def _group_key(text: str) -> str:
     """A text group's key: ``template_key``, the page number at one end left out (the
     first page's ``<footer>`` ≡ ``2 / 4 <footer>``); a line with numbers at both ends
     keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head). Without its
     spaces, a number spaced out one: an OCR layer spaces the letters of one head a new
     way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``)."""
-    text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
+    if _SPACED_LETTERS.search(text):  # rare: the search skips ``sub``'s template call
+        text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
     shape = line_shape(text)
     key = shape if shape[:1] == shape[-1:] == "#" else template_key(text)
     return _SPACED_NUMBER.sub("#", "".join(key.split()))
