@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 import unicodedata
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -290,19 +291,23 @@ def page_rows(lines: Sequence[PageLine], skip: set[int] | frozenset[int] = froze
               ) -> list[list[int]]:
     """The placed level lines of a page in edge order but ``skip``, in rows."""
     rows: list[list[int]] = []
-    first: Box = (0.0, 0.0, 0.0, 0.0)  # the box of the current row's first line
+    row: list[int] = []
+    # The current row's first line: its top plus bottom and its height.
+    first_middle2 = first_height = 0.0
     tolerance = 2 * ROW_TOLERANCE
     for i, line in enumerate(lines):
         box = line.box
         if box is not None and not line.rotated and i not in skip:
             # ``same_row(first, box)``, inline: this runs for every line of every page,
             # several times a document.
-            if rows and (abs(first[1] + first[3] - box[1] - box[3])
-                         <= tolerance * max(min(first[3] - first[1], box[3] - box[1]), 1.0)):
-                rows[-1].append(i)
+            height = box[3] - box[1]
+            if rows and (abs(first_middle2 - box[1] - box[3])
+                         <= tolerance * max(min(first_height, height), 1.0)):
+                row.append(i)
             else:
-                rows.append([i])
-                first = box
+                row = [i]
+                rows.append(row)
+                first_middle2, first_height = box[1] + box[3], height
     return rows
 
 
@@ -373,12 +378,13 @@ def set_larger(size: float, than: float) -> bool:
 
 def body_size(pages: Pages) -> float:
     """The font size most of the measured characters are set in (0: none measured)."""
-    weights: Counter[float] = Counter()
+    weights: dict[float, int] = {}
     for lines in pages:
         for line in lines:
-            if line.size > 0:
-                weights[line.size] += len(line.text)
-    return weights.most_common(1)[0][0] if weights else 0.0
+            if (size := line.size) > 0:
+                weights[size] = weights.get(size, 0) + len(line.text)
+    # The first of the heaviest, as ``Counter.most_common(1)`` gives it.
+    return max(weights.items(), key=operator.itemgetter(1))[0] if weights else 0.0
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a head's pieces are read again as runs grow

@@ -132,13 +132,15 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
                 return None
             return found
 
+        # The lines that may open a head's letters, in order (most lines cannot).
+        starts = [k for k, line in enumerate(lines)
+                  if (first := _LETTER.search(line.text)) is not None
+                  and first.group().casefold() in firsts and letters_of(k) in prefixes]
         i = 0
-        while i < len(lines):
-            first = _LETTER.search(lines[i].text)
-            if first is None or first.group().casefold() not in firsts \
-                    or letters_of(i) not in prefixes:
-                i += 1  # most lines: cannot open a head's letters
-                continue
+        for start in starts:
+            if start < i:
+                continue  # within the pieces of a head found
+            i = start
             joined, j, end = "", i, -1
             while j < len(lines) and (piece := letters_of(j)) is not None and (
                     joined + piece) in prefixes:

@@ -63,6 +63,8 @@ _NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SPACED_NUMBER = re.compile(r"#{2,}")  # a key's numbers once its spaces are gone
 _SPACED_LETTERS = re.compile(r"(?<![^\W\d_])([^\W\d_])\s+(?=[^\W\d_](?![^\W\d_]))")
+# Is there one? The same search from the space (twice as fast: few positions are spaces).
+_SPACED_LETTER_GAP = re.compile(r"\s(?<![^\W\d_][^\W\d_]\s)(?<=[^\W\d_]\s)\s*[^\W\d_](?![^\W\d_])")
 _KEPT_WORDS = re.compile(r"[a-z]{2,}")  # of a lower-cased ASCII line
 _PAGE_WORDS = frozenset({"page", "pg", "seite", "of", "von"})  # template_key's page number's
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
@@ -304,10 +306,10 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
         side.append(set())
         own = []
         for i, line in enumerate(lines):
-            if (not line.rotated and line.removable
+            if (frame is not None and not line.rotated and line.removable
                     and beside_frame(line, frame, width, MIN_SIDE_GAP)):
                 side[p].add(i)
-            if ((line.is_heading or set_larger(line.size, body))
+            if ((line.is_heading or (line.size > body and set_larger(line.size, body)))
                     and any(map(str.isalpha, form := _title_form(line.text)))):
                 own.append((i, form))
         current.append([*((-1, form) for form in latest.values()), *own])
@@ -382,11 +384,14 @@ def _group_key(text: str) -> str:
     keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head). Without its
     spaces, a number spaced out one: an OCR layer spaces the letters of one head a new
     way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``)."""
-    if _SPACED_LETTERS.search(text):  # rare: the search skips ``sub``'s template call
+    if _SPACED_LETTER_GAP.search(text):  # rare: the search skips ``sub``'s template call
         text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
     shape = line_shape(text)
-    key = shape if shape[:1] == shape[-1:] == "#" else template_key(text)
-    return _SPACED_NUMBER.sub("#", "".join(key.split()))
+    # ``template_key`` inline where it is the shape (most lines: no number at either end).
+    key = shape if (shape[:1] == shape[-1:] == "#" or not shape
+                    or (shape[0] not in "#p" and shape[-1] != "#")) else template_key(text)
+    key = "".join(key.split())
+    return _SPACED_NUMBER.sub("#", key) if "##" in key else key
 
 
 def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set[Hit]) -> bool:
@@ -431,9 +436,9 @@ def _text_extents(pages: Pages, outside: set[Hit],
         known = cache.get((p, skip))
         if known is None:
             edges = {i for row in _outer_rows(pages, p, skip, rows) for i in row}
-            text = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
-                          if line.box is not None and not line.rotated
-                          and i not in skip and i not in edges)
+            text = sorted([(box[1], box[3]) for i, line in enumerate(lines)
+                           if (box := line.box) is not None and not line.rotated
+                           and i not in skip and i not in edges])
             known = cache[(p, skip)] = text, max((b for _, b in text), default=0.0)
         extents.append(known)
     return extents
