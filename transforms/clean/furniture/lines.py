@@ -40,7 +40,9 @@ SAME_PLACE_POINTS = 3.0
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 DIGITS = re.compile(r"\d+")
-_ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
+# A word of roman digits only: ``(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])``, its first digit
+# tested before what stands before it (the same matches, found at half the cost).
+_ROMAN_WORD = re.compile(r"[ivxlcdm](?<![^\W\d_][ivxlcdm])[ivxlcdm]*(?![^\W\d_])")
 _DASHES = "-–—−‒"
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 # "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
@@ -134,7 +136,11 @@ def line_shape(line: str) -> str:
     if not line.isascii():
         line = unicodedata.normalize("NFKC", line)
     text = DIGITS.sub("#", " ".join(line.split()).casefold())
-    return _ROMAN_WORD.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
+    return _ROMAN_WORD.sub(_roman_as_number, text)
+
+
+def _roman_as_number(match: re.Match[str]) -> str:
+    return "#" if roman_value(word := match.group()) else word
 
 
 def template_key(line: str) -> str:
