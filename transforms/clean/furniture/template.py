@@ -27,7 +27,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     Pages,
     PageSizes,
     TemplateGroup,
-    beside_frame,
     edge_lines,
     head_number,
     is_companion,
@@ -301,13 +300,16 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
     latest: dict[float, str] = {}
     side: list[set[int]] = []
     current: list[list[tuple[int, str]]] = []
+    # ``beside_frame(line, frame, width, MIN_SIDE_GAP)``, inline: it runs for every line.
+    left, right = (frame[0] - MIN_SIDE_GAP, frame[1] + MIN_SIDE_GAP) if frame else (0.0, 0.0)
     for p, lines in enumerate(pages):
         width = page_size(page_sizes, p)[0]
         side.append(set())
         own = []
         for i, line in enumerate(lines):
-            if (frame is not None and not line.rotated and line.removable
-                    and beside_frame(line, frame, width, MIN_SIDE_GAP)):
+            if (frame is not None and (box := line.box) is not None and not line.rotated
+                    and line.removable and box[2] > 0 and box[0] < width
+                    and (box[2] <= left or box[0] >= right)):
                 side[p].add(i)
             if ((line.is_heading or (line.size > body and set_larger(line.size, body)))
                     and any(map(str.isalpha, form := _title_form(line.text)))):
