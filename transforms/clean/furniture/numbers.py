@@ -93,7 +93,7 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                 continue  # the page number (or the one fused to the text) is at one end
             outer = _outer_number(tokens)
             rest = outer[1] if outer else text
-            if rest.endswith(SENTENCE_END) or sum(t.isalpha() for t in rest.split()) < 2:
+            if rest.endswith(SENTENCE_END) or sum(map(str.isalpha, rest.split())) < 2:
                 continue
             if outer:
                 numbered.append((p, i, outer[0] - p, rest))
