@@ -578,9 +578,10 @@ def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSiz
 
 def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
     """Numbers that change in more than two places: data rows ("Revenue 1,567 3,684")."""
+    if len(hits) < 2 or len(DIGITS.findall(pages[hits[0][0]][hits[0][1]].text)) \
+            <= MAX_CHANGING_NUMBERS:
+        return False  # most groups: the other lines' numbers are not read
     runs = [DIGITS.findall(pages[p][i].text) for p, i in hits]
-    if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
-        return False
     if any(len(r) != len(runs[0]) for r in runs):
         return False
     changing = sum(1 for k in range(len(runs[0])) if len({r[k] for r in runs}) > 1)
