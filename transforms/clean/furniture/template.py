@@ -84,9 +84,10 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
     rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
+    last: list = []  # the last call's readings of the pages and the groups they gave
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
-                              (extents, rows, readings), current, beside)
+                              (extents, rows, readings, last), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -128,12 +129,13 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
 
 def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
                  body: float, template: set[Hit],
-                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache],
+                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache, list],
                  current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
                 ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``caches``: the pages'
-    text extents, outer rows and edge readings from earlier calls on the same pages;
+    text extents, outer rows, edge readings and the last call's readings and groups
+    from earlier calls on the same pages;
     ``current``: each page's current headings, whose title a head that changes with the
     chapter says; ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
@@ -141,8 +143,9 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
-    extent_cache, row_cache, reading_cache = caches
+    extent_cache, row_cache, reading_cache, last = caches
     template_by_page = lines_by_page(template)
+    readings = []
     for p in range(len(pages)):
         # A page's reading depends on the template only through its own lines: one
         # the last call read alike is not read again.
@@ -151,7 +154,12 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
             reading = reading_cache[reading_key] = _read_edges(
                 pages, p, side_lines[p], page_size(page_sizes, p)[0], template, current[p],
                 body, beside)
-        edge, entries = reading
+        readings.append(reading)
+    # What follows reads the pages' edges only as read here: read as the last call read
+    # them (the template grew by lines no edge reads past), they give its groups.
+    if last and last[0] == readings:
+        return list(last[1])
+    for p, (edge, entries) in enumerate(readings):
         bands.append(edge)
         for key, at_extreme, hit, side in entries:
             if side:
@@ -186,6 +194,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
+        last[:] = [readings, []]
         return []
     middle_pages, unplaced_middle = _middle_pages(
         pages, [bands[p] | side_lines[p] for p in range(n)],
@@ -221,6 +230,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
+    last[:] = [readings, list(groups)]
     return groups
 
 
