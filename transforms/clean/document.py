@@ -62,7 +62,7 @@ from dataclasses import dataclass, fields, replace
 
 from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 from ragbeam.transforms.clean.contents import contents_lines
-from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
+from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page, links_somewhere
 from ragbeam.transforms.clean.furniture import (
     FurnitureResult,
     PageLine,
@@ -164,18 +164,25 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
             # What clean_line_text does to such a line (nothing but the trim), without
             # its calls: most lines of most documents are plain ASCII.
             soft_hyphen, text = False, raw_line.strip()
+            if not text:
+                after_blank = bool(lines)
+                continue
+            # The trim's own bounds (its first character is none that strip removes:
+            # the first place the text is found is where the trim starts).
+            lead = raw_line.find(text) if raw_line[0] != text[0] else 0
+            trimmed_end = lead + len(text)
         else:
             soft_hyphen = raw_line.rstrip().endswith("\u00ad")
             text = clean_line_text(raw_line, options)
-        if not text:
-            after_blank = bool(lines)
-            continue
+            if not text:
+                after_blank = bool(lines)
+                continue
+            lead = len(raw_line) - len(raw_line.lstrip())
+            trimmed_end = len(raw_line.rstrip())
         if soft_hyphen:
             text += "\u00ad"  # kept as a break marker for de-hyphenation
-        lead = len(raw_line) - len(raw_line.lstrip())
         raw_start = block.raw_start + line_start + lead if traced else block.raw_start
-        raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
-                   if traced else block.raw_end)
+        raw_end = block.raw_start + line_start + trimmed_end if traced else block.raw_end
         style = layout.style_of(raw_start, raw_end) if layout is not None and traced else None
         if (style is not None and style.spaces and options.restore_spaces
                 and style.raw_start == raw_start):
@@ -291,6 +298,8 @@ def _remove_cover_page(lines: list[CleanLine]) -> tuple[list[CleanLine], list[Cl
     """The lines that stay, and page 1's lines if it is a repository's cover sheet."""
     if not lines or not any(line.page for line in lines):
         return lines, []
+    if not links_somewhere([line.text for line in lines if line.page == 1]):
+        return lines, []  # no cover sheet (``is_cover_page``): most documents, asked cheaply
     pages: list[list[str]] = [[] for _ in range(max(line.page or 0 for line in lines))]
     for line in lines:
         if line.page:
