@@ -71,12 +71,14 @@ def is_cover_page(pages: Sequence[Sequence[str]]) -> bool:
         return False
     if not links_somewhere(pages[0]):
         return False
-    later_words = sorted(len(_prose_words(page)) for page in pages[1:])
-    if len(_prose_words(pages[0])) >= MAX_WORD_SHARE * later_words[len(later_words) // 2]:
-        return False
+    # Rule 2 before rule 5 (every rule must hold; this one reads two pages' tops, rule 5
+    # every page's words).
     shared = (_runs(_words(pages[0][:TOP_LINES]), MIN_TITLE_WORDS)
               & _runs(_words(pages[1][:TOP_LINES]), MIN_TITLE_WORDS))
     if not shared:
+        return False
+    later_words = sorted(len(_prose_words(page)) for page in pages[1:])
+    if len(_prose_words(pages[0])) >= MAX_WORD_SHARE * later_words[len(later_words) // 2]:
         return False
     later = _runs(_words([line for page in pages[2:] for line in page]), MIN_TITLE_WORDS)
     return bool(shared - later)
