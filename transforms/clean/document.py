@@ -114,6 +114,10 @@ assert (tuple(f.name for f in fields(TextSpan)) == _SPAN_FIELDS
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
+# A named tuple made from a tuple of all its fields, as its ``_make`` makes it, without
+# the call of ``_make`` or of its ``__new__``: once per line for the furniture, the
+# wraps and the tables.
+_new_tuple = tuple.__new__
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -274,11 +278,11 @@ def _page_line(line: CleanLine) -> PageLine:
     # Made from a tuple (every field given): this runs once per line of a PDF.
     style, removable = line.style, line.kind not in _WHOLE_BLOCKS
     if style is None:
-        return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING, None,
-                               False, 0.0))
-    return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING,
-                           (style.x0, style.top, style.x1, style.bottom), style.rotated,
-                           style.size))
+        return _new_tuple(PageLine, (line.text, removable, line.kind is BlockKind.HEADING,
+                                     None, False, 0.0))
+    return _new_tuple(PageLine, (line.text, removable, line.kind is BlockKind.HEADING,
+                                 (style.x0, style.top, style.x1, style.bottom), style.rotated,
+                                 style.size))
 
 
 def _remove_residue(lines: list[CleanLine]
@@ -417,7 +421,8 @@ def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -
     style = line.style
     assert style is not None
     if not style.cells:
-        return [Piece(index, line.text, style.x0, style.x1, style.top, style.bottom)]
+        return [_new_tuple(Piece, (index, line.text, style.x0, style.x1, style.top,
+                                   style.bottom))]
     bounds = [start for start, _, _ in style.cells] + [line.raw_end]
     pieces = []
     for (start, x0, x1), end in zip(style.cells, bounds[1:], strict=True):
@@ -428,7 +433,7 @@ def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -
             text = clean_line_text(raw, options)
         text = strip_leaders(text)[0]
         if text:
-            pieces.append(Piece(index, text, x0, x1, style.top, style.bottom))
+            pieces.append(_new_tuple(Piece, (index, text, x0, x1, style.top, style.bottom)))
     return pieces
 
 
@@ -450,7 +455,7 @@ def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
     """PDF lines the layout pass placed: whether each one's break is a wrap, by where the
     next line's first word would have had to go (link targets are outside the flow)."""
     flow = [line for line in lines if not line.detached]
-    boxes = [LineBox(s.page, s.x0, s.top, s.x1, s.bottom)
+    boxes = [_new_tuple(LineBox, (s.page, s.x0, s.top, s.x1, s.bottom))
              if (s := line.style) is not None and not s.rotated else None for line in flow]
     for line, wrapped in zip(flow, wraps_by_position(boxes, [line.text for line in flow]),
                              strict=True):
