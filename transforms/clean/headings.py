@@ -398,11 +398,22 @@ def _is_capitals_heading(text: str) -> bool:
 
 
 _ASCII_LETTERS = string.ascii_letters.encode("ascii")
+_ASCII_SPACES = bytes(byte for byte in range(128) if chr(byte).isspace())
 
 
 def is_prose(text: str) -> bool:
     """Running text: enough words, mostly letters (not a row of numbers or codes). In
     scripts written without spaces every CJK character counts as a word."""
+    if text.isascii():
+        # The same counts without a list of every word (a block of many lines): enough
+        # words is told from the first few, the characters that are no space are those
+        # left when the ASCII whitespace (str.split's) is deleted, in C.
+        if len(text.split(None, MIN_PROSE_WORDS)) < MIN_PROSE_WORDS:
+            return False
+        encoded = text.encode("ascii")
+        visible = len(encoded.translate(None, _ASCII_SPACES))
+        letters = len(text) - len(encoded.translate(None, _ASCII_LETTERS))
+        return letters >= MIN_PROSE_LETTER_SHARE * max(visible, 1)
     tokens = text.split()
     words = len(tokens)
     if words < MIN_PROSE_WORDS and not text.isascii():
