@@ -63,6 +63,16 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SPACED_NUMBER = re.compile(r"#{2,}")  # a key's numbers once its spaces are gone
 _SPACED_LETTERS = re.compile(r"(?<![^\W\d_])([^\W\d_])\s+(?=[^\W\d_](?![^\W\d_]))")
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
+_NO_HITS: frozenset[Hit] = frozenset()
+_ONE_DASH = str.maketrans(dict.fromkeys("–—−‒", "-"))
+# A heading repeated on the next pages says it continues (``Holdings (continued)``,
+# ``NOTES … (Continued)``, ``Résultats (suite)``): bracketed or after a dash, at its end.
+_CONTINUED = re.compile(
+    r"(?:[(\[（［]\s*(?:continued|cont(?:'d|’d|d|\.)?|fortsetzung|forts\.|suite|"
+    r"continuación|continuação|continua|vervolg|续|續|続き)\s*[)\]）］]"
+    r"|\s[—–-]\s*(?:continued|cont'd|cont’d|fortsetzung|suite))\s*$", re.IGNORECASE)
+_CONTINUED_KEY = "\x00continued "  # the text groups' key of such repeats, head or foot
+CONTINUED_SHOWN = "<a heading> (continued)"  # and the group's name in ``ragbeam viz``
 
 
 def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame: Frame,
@@ -85,10 +95,13 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
         if (found := members(groups) | numbers) == template:
             break
         template = found
-    groups = [group for group in groups
-              if not heads_its_text(pages, group.members, body, found - group.members)]
+    groups = [group for group in groups if group.key.startswith(CONTINUED_SHOWN)
+              or not heads_its_text(pages, group.members, body, found - group.members)]
+    # A heading's repeats stand where its first page sets the heading: no slot of the
+    # template's.
+    repeats = members(group for group in groups if group.key.startswith(CONTINUED_SHOWN))
     groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
-                           placed_elsewhere, rows)
+                           placed_elsewhere, rows, repeats)
     return groups
 
 
@@ -105,8 +118,10 @@ def _could_be_on(on_pages: Iterable[int], n: int) -> int:
 
 def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
     """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
-    template at that edge and the line inward of it; lines PDFium did not place (figure
-    labels Tika gives after the foot) come with them uncounted."""
+    template at that edge and the row inward of it (a section's title and an account's
+    label side by side under a statement's head are equally near the edge); lines
+    PDFium did not place (figure labels Tika gives after the foot) come with them
+    uncounted."""
     lines = pages[p]
     placed = any(line.box is not None for line in lines)
     out: set[int] = set()
@@ -116,8 +131,34 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
             if left <= 0:
                 break
             out.add(i)
-            outside = outside and (p, i) in known
+            # A line on a row with template (a section's title beside an account's
+            # label) is read past as the template is.
+            template = (p, i) in known or (outside and any(
+                (p, j) in known for step in (1, -1) for j in _beside(lines, i, step)))
+            inward = outside and not template
+            outside = outside and template
             left -= not (placed and lines[i].box is None) and not (outside and left == 1)
+            if inward and left <= 0:
+                out.update(_beside(lines, i, order.step))
+    return out
+
+
+def _beside(lines: Sequence[PageLine], i: int, step: int) -> list[int]:
+    """The placed level lines next to line ``i`` in edge order (``step``: 1 after it,
+    -1 before it) that stand beside it: over half the smaller one's height level with
+    it (a label set at the foot of a taller line is on its row)."""
+    if lines[i].box is None or lines[i].rotated:
+        return []
+    top, bottom = lines[i].box[1], lines[i].box[3]
+    out = []
+    j = i + step
+    while 0 <= j < len(lines):
+        if (box := lines[j].box) is not None and not lines[j].rotated:
+            level = min(bottom, box[3]) - max(top, box[1])
+            if level <= 0.5 * min(bottom - top, box[3] - box[1]):
+                break
+            out.append(j)
+        j += step
     return out
 
 
@@ -157,6 +198,15 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                 # Numbers as set: the page number's own value is the sequence's to judge
                 # (numbers.py); one that stays the same is template (a year atop pages).
                 key = "\x00number " + " ".join(line.text.split())
+            if (not side and i in extreme and line.removable
+                    and (said := _CONTINUED.search(line.text))
+                    and sum(map(str.isalpha, line.text[:said.start()])) >= MIN_TITLE_LETTERS):
+                # A heading repeated as continued: its first page is the heading's, the
+                # next pages' repeats are the template's, whatever the heading.
+                repeat = f"{_CONTINUED_KEY}{'head' if 2 * i < len(lines) else 'foot'}"
+                edge_pages[repeat].add(p)
+                extreme_pages[repeat].add(p)
+                hits_of[repeat].append((p, i))
             if not side and i in extreme and current[p] and line.removable:
                 if (p, i) not in beside:  # once per document
                     beside[(p, i)] = _beside_current_title(line, i, current[p], body)
@@ -175,14 +225,17 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
+        # A heading's repeats say so: no slide's title carried over.
+        repeat = key.startswith(_CONTINUED_KEY)
         if (len(on_pages) < 2
-                or _slide_title(pages, hits, body, page_sizes, one_text=True)
+                or (not repeat and _slide_title(pages, hits, body, page_sizes, one_text=True,
+                                                template=template))
                 or (_numbers_vary_like_a_table(pages, hits)
                     and not _all_at_one_place(pages, hits))):
             continue
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or (key not in side_keys and _in_a_run(extreme_pages.get(key, set()))
-                    and not _carried_over(pages, hits, page_sizes, body))):
+                    and (repeat or not _carried_over(pages, hits, page_sizes, body)))):
             candidates.append(key)
         elif len(on_pages) >= MIN_PAGE_SHARE * _could_be_on(on_pages, n):
             alternating.append((key, min(on_pages) % 2))  # all of one parity
@@ -209,14 +262,19 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
-        if key.startswith("\x00title "):  # one place: a page merely opening with a title stays
+        if key.startswith(("\x00title ", _CONTINUED_KEY)):
+            # One place: a page merely opening with a title (a continued one) stays.
             tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
             hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
                     and abs(pages[p][i].box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS]
-        if key not in side_keys and _where_text_stands(pages, hits, extents):
-            continue  # its place is the text's on other pages: placeholder text repeated
+        if (key not in side_keys and not key.startswith(_CONTINUED_KEY)
+                and _where_text_stands(pages, hits, extents, page_sizes, body)):
+            # Its place is the text's on other pages: placeholder text repeated (a
+            # heading's repeats stand where the next sections open, at the text's top).
+            continue
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
-            kept = _set_as_a_head(pages, hits, body)
+            # A title set larger on its own page stays; a heading's repeats say they are.
+            kept = hits if key.startswith(_CONTINUED_KEY) else _set_as_a_head(pages, hits, body)
             if kept:
                 # Its unplaced copies in a page's middle: the head, where Tika gave it
                 # after a line mid-page (one a page, on pages it has no other on).
@@ -238,6 +296,8 @@ def _shown(key: str, first: PageLine) -> str:
     (the key has no spaces), a number as set, a title's head with the title as ``…``."""
     if key.startswith("\x00title "):
         return key.removeprefix("\x00title ").replace("…", "<the current title>")
+    if key.startswith(_CONTINUED_KEY):
+        return f"{CONTINUED_SHOWN}, {key.removeprefix(_CONTINUED_KEY)}"
     return key.removeprefix("\x00number ") if key.startswith("\x00number ") else (
         template_key(first.text))
 
@@ -312,7 +372,7 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
         for i, line in enumerate(lines):
             text = line.text
             if (i not in outside[p] and low <= len(text) <= high
-                    and text[:1].casefold()[:1] in firsts
+                    and text[:1].casefold()[:1].translate(_ONE_DASH) in firsts
                     and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
                     and (key := _group_key(text)) in wanted):
                 if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
@@ -327,11 +387,14 @@ def _group_key(text: str) -> str:
     first page's ``<footer>`` ≡ ``2 / 4 <footer>``); a line with numbers at both ends
     keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head). Without its
     spaces, a number spaced out one: an OCR layer spaces the letters of one head a new
-    way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``)."""
+    way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``). Dashes are one:
+    a statement's account pages date their head ``July 1 – July 31``, its notes' wider
+    pages ``July 1 - July 31``."""
     text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
     shape = line_shape(text)
     key = shape if shape[:1] == shape[-1:] == "#" else template_key(text)
-    return _SPACED_NUMBER.sub("#", "".join(key.split()))
+    key = _SPACED_NUMBER.sub("#", "".join(key.split()))
+    return key if key.isascii() else key.translate(_ONE_DASH)
 
 
 def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set[Hit]) -> bool:
@@ -384,27 +447,38 @@ def _text_extents(pages: Pages, outside: set[Hit],
     return extents
 
 
-def _where_text_stands(pages: Pages, hits: list[Hit],
-                       extents: list[_Extent]) -> bool:
-    """Do the other pages whose text (``extents``) reaches as far toward the edge set
-    text where these lines stand, most of them? Template text stands outside the text
-    block; the last line of one-page chapters of placeholder text stands inside it."""
+def _where_text_stands(pages: Pages, hits: list[Hit], extents: list[_Extent],
+                       page_sizes: PageSizes, body: float) -> bool:
+    """Do the other pages of the lines' page size whose text (``extents``) reaches as
+    far toward the edge set text where these lines stand, most of them? Template text
+    stands outside the text block; the last line of one-page chapters of placeholder
+    text stands inside it. Pages of another size are set to another template (a
+    statement's notes on wider pages after its account pages), and a line in the lines'
+    slot set apart from the text is the template's there, another text in its place (an
+    account owner's line on another account's pages)."""
     boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
     if not boxes:
         return False
+    anchor = next(pages[p][i] for p, i in hits if pages[p][i].box is not None)
     top = sorted(box[1] for box in boxes)[len(boxes) // 2]
     bottom = sorted(box[3] for box in boxes)[len(boxes) // 2]
     p, i = hits[0]
     at_top = i < len(pages[p]) / 2
     own = {p for p, _ in hits}
+    sizes = {page_size(page_sizes, p) for p in own}
     reaching = covered = 0
     for q, (rows, lowest) in enumerate(extents):
-        if q in own or not rows:
+        if q in own or not rows or page_size(page_sizes, q) not in sizes:
             continue
         if (rows[0][0] <= top) if at_top else (lowest >= bottom):
-            reaching += 1
             k = bisect.bisect_left(rows, (bottom,))  # the rows starting above its bottom
-            covered += any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k])
+            if not any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k]):
+                reaching += 1
+            elif not any(line.box is not None and not line.rotated
+                         and same_slot(line, anchor.box, anchor.size)
+                         and sizes_differ(line.size, body) for line in pages[q]):
+                reaching += 1
+                covered += 1
     return reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching  # not a cover alone
 
 
@@ -500,17 +574,26 @@ def _carried_over(pages: Pages, hits: list[Hit], page_sizes: PageSizes, body: fl
 
 
 def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSizes,
-                 one_text: bool = False) -> bool:
+                 one_text: bool = False, template: set[Hit] | None = None) -> bool:
     """A slide's title carried over to the next slides: landscape pages, set larger than
     the body (portrait documents do set heads larger than a small-print body). One text
     (``one_text``) is a title where other slides set another in its place; alone in its
-    place on the pages it is the template's (a landscape statement's head)."""
+    place on the pages it is the template's (a landscape statement's head), also where
+    pages the edges were not read that far on set the same text there (an account's
+    label under a statement's head), or where it stands next to the ``template`` found,
+    toward the edge, on most of its pages (the account owner's line under the label,
+    another owner's on the other accounts' pages)."""
     if not _on_slides(pages, hits, page_sizes, body):
         return False
     anchor = pages[hits[0][0]][hits[0][1]]
     own = {p for p, _ in hits}
+    if one_text and template and 2 * sum(
+            (p, i - 1 if 2 * i < len(pages[p]) else i + 1) in template
+            for p, i in hits) > len(hits):
+        return False
     return not one_text or anchor.box is None or any(
         line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
+        and _group_key(line.text) != _group_key(anchor.text)
         for q, lines in enumerate(pages) if q not in own for line in lines)
 
 
@@ -530,7 +613,7 @@ def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
 
 def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: float,
                  page_sizes: PageSizes, placed_elsewhere: Sequence[tuple[int, PageLine]],
-                 rows: _RowCache) -> list[TemplateGroup]:
+                 rows: _RowCache, repeats: set[Hit] = _NO_HITS) -> list[TemplateGroup]:
     """Short lines at a page's outermost row left (after the template) that stand where
     template lines stand on ``SLOT_PAGE_SHARE`` of the pages (of their parity), or beside
     the page number (not 1: a first page's notes stay), whatever their text; and such
@@ -560,7 +643,8 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     found = {(p, i) for p, i, _ in outer if beside_the_number(p, i)}
     # Each place once, with the pages it is on (a page number's stands on hundreds).
     slots: dict[int, dict[tuple[Box, float], set[int]]] = defaultdict(dict)
-    for p, line in [*((p, pages[p][i]) for p, i in template | found), *placed_elsewhere]:
+    for p, line in [*((p, pages[p][i]) for p, i in (template - repeats) | found),
+                    *placed_elsewhere]:
         if line.box is not None and not line.rotated:
             slots[round(line.box[1])].setdefault((line.box, line.size), set()).add(p)
     groups: list[TemplateGroup] = []
