@@ -578,11 +578,10 @@ def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSiz
     """A slide's title carried over to the next slides: landscape pages, set larger than
     the body (portrait documents do set heads larger than a small-print body). One text
     (``one_text``) is a title where other slides set another in its place; alone in its
-    place on the pages it is the template's (a landscape statement's head), also where
-    pages the edges were not read that far on set the same text there (an account's
-    label under a statement's head), or where it stands next to the ``template`` found,
-    toward the edge, on most of its pages (the account owner's line under the label,
-    another owner's on the other accounts' pages)."""
+    place on the pages it is the template's (a landscape statement's head), as is one
+    that stands next to the ``template`` found, toward the edge, on most of its pages
+    (an account owner's line under the account's label, another owner's on the other
+    accounts' pages)."""
     if not _on_slides(pages, hits, page_sizes, body):
         return False
     anchor = pages[hits[0][0]][hits[0][1]]
@@ -593,7 +592,6 @@ def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSiz
         return False
     return not one_text or anchor.box is None or any(
         line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
-        and _group_key(line.text) != _group_key(anchor.text)
         for q, lines in enumerate(pages) if q not in own for line in lines)
 
 
