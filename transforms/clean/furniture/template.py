@@ -131,13 +131,15 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
             if left <= 0:
                 break
             out.add(i)
+            unplaced = placed and lines[i].box is None
             # A line on a row with template (a section's title beside an account's
-            # label) is read past as the template is.
-            template = (p, i) in known or (outside and any(
-                (p, j) in known for step in (1, -1) for j in _beside(lines, i, step)))
+            # label) is read past as the template is, and so is a line PDFium did not
+            # place (a formula's pieces Tika gives first): uncounted, it ends nothing.
+            template = (p, i) in known or (outside and (unplaced or any(
+                (p, j) in known for step in (1, -1) for j in _beside(lines, i, step))))
             inward = outside and not template
             outside = outside and template
-            left -= not (placed and lines[i].box is None) and not (outside and left == 1)
+            left -= not unplaced and not (outside and left == 1)
             if inward and left <= 0:
                 out.update(_beside(lines, i, order.step))
     return out
@@ -251,7 +253,8 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         return []
     middle_pages, unplaced_middle = _middle_pages(
         pages, [bands[p] | side_lines[p] for p in range(n)],
-        [key for key in candidates if key not in side_keys])
+        {key: _usual_size(pages, hits_of[key]) for key in candidates if key not in side_keys},
+        body)
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
@@ -350,13 +353,22 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
     return min(rests, key=len) if rests else None
 
 
-def _middle_pages(pages: Pages, outside: Sequence[set[int]],
-                  keys: list[str]) -> tuple[dict[str, set[int]], dict[str, list[Hit]]]:
+def _usual_size(pages: Pages, hits: list[Hit]) -> float:
+    """The size most of the lines are set in (the lower median; 0: none measured)."""
+    sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
+    return sizes[(len(sizes) - 1) // 2] if sizes else 0.0
+
+
+def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, float],
+                  body: float) -> tuple[dict[str, set[int]], dict[str, list[Hit]]]:
     """The pages whose middle says one of ``keys`` (only lines whose length and ends
     could match are abstracted: abstracting every line costs; a page number at either
-    end, which a key leaves out, may open or close any), and apart the middle lines that
-    say one with words unplaced on a placed page: where those stand is not known (edge
-    order puts them after the line Tika gave before them, mid-page where that one is)."""
+    end, which a key leaves out, may open or close any) set as its edge lines are
+    (``keys``: their size, 0 where unmeasured) or as the ``body`` text is: a chart's
+    legend in a size of its own, naming the product a data sheet heads its pages with in
+    display type, says no head. Apart: the middle lines that say one with words unplaced
+    on a placed page: where those stand is not known (edge order puts them after the
+    line Tika gave before them, mid-page where that one is)."""
     if not keys:
         return {}, {}
     lengths = {len(key) for key in keys}
@@ -377,7 +389,9 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
                     and (key := _group_key(text)) in wanted):
                 if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
                     unplaced[key].append((p, i))  # words: a brace or a mark is code's
-                else:
+                elif not (line.size and keys[key] and body
+                          and sizes_differ(line.size, keys[key])
+                          and sizes_differ(line.size, body)):
                     found[key].add(p)
     return found, unplaced
 
