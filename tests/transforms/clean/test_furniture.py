@@ -1052,7 +1052,8 @@ def test_a_statements_account_label_and_owner_under_its_head_go_on_every_account
     label's and the owner's lines are no slide titles (set larger than the small print
     on landscape pages, another owner in the place on other pages): they stand with the
     template. Notes on wider pages whose text reaches that high are another template's
-    pages, and the other owner's line is the template's in its slot, no text there."""
+    pages, and the other owner's line is the template's in its slot, no text there; as
+    the line past the template, it is a slot's."""
     pages = []
     for p in range(12):
         label, owner = (("Account 111-111111", "J. Doe - Individual") if p < 8
@@ -1064,6 +1065,9 @@ def test_a_statements_account_label_and_owner_under_its_head_go_on_every_account
     removed = find_page_furniture(pages, sizes).lines
     assert {(p, 5) for p in range(12)} <= removed  # the labels
     assert {(p, 6) for p in range(8)} <= removed  # the first account's owner
+    # The second account's owner stands where the first's does, the line past the
+    # template at the top (no text group: it is on a run of landscape pages only).
+    assert {(p, 6) for p in range(8, 12)} <= removed
     assert not any(i == 4 for _, i in removed)  # the sections' titles stay
     assert not any(i > 6 for _, i in removed)  # the small print stays
 

@@ -132,16 +132,40 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
                 break
             out.add(i)
             unplaced = placed and lines[i].box is None
-            # A line on a row with template (a section's title beside an account's
-            # label) is read past as the template is, and so is a line PDFium did not
-            # place (a formula's pieces Tika gives first): uncounted, it ends nothing.
-            template = (p, i) in known or (outside and (unplaced or any(
-                (p, j) in known for step in (1, -1) for j in _beside(lines, i, step))))
+            template = (p, i) in known or (outside and _read_past(lines, p, i, known, placed))
             inward = outside and not template
             outside = outside and template
             left -= not unplaced and not (outside and left == 1)
             if inward and left <= 0:
                 out.update(_beside(lines, i, order.step))
+    return out
+
+
+def _read_past(lines: Sequence[PageLine], p: int, i: int, known: set[Hit], placed: bool
+               ) -> bool:
+    """Is line ``i``, not template, read past as the template at the edge is? A line on a
+    row with template (a section's title beside an account's label) is, and so is a
+    line PDFium did not place on a placed page (a formula's pieces Tika gives first):
+    uncounted, it ends nothing."""
+    return (placed and lines[i].box is None) or any(
+        (p, j) in known for step in (1, -1) for j in _beside(lines, i, step))
+
+
+def _inward_of_template(pages: Pages, p: int, known: set[Hit]) -> list[int]:
+    """Page ``p``'s first line at each edge past the ``known`` template there, read as
+    the edge bands are (``_from_edges``); none where no template stands at an edge."""
+    lines = pages[p]
+    placed = any(line.box is not None for line in lines)
+    out = []
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
+        met = False
+        for i in order:
+            if (p, i) in known:
+                met = True
+            elif not _read_past(lines, p, i, known, placed):
+                if met:
+                    out.append(i)
+                break
     return out
 
 
@@ -636,10 +660,14 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     template_rows = [_outer_rows(pages, p, frozenset(template_by_page.get(p, _NONE)), rows)
                      for p in range(len(pages))]
     for p, lines in enumerate(pages):
-        for edge in template_rows[p]:
-            outer.extend((p, i, lines[i]) for i in edge
-                         if (p, i) not in template and lines[i].box is not None
-                         and is_companion(lines[i]))
+        # The outermost rows, and the line past the template at each edge (an account
+        # owner's line under the label, where a taller line beside the label opens the
+        # page's text).
+        inward = _inward_of_template(pages, p, template) if p in template_by_page else []
+        edges = {i for edge in template_rows[p] for i in edge} | set(inward)
+        outer.extend((p, i, lines[i]) for i in sorted(edges)
+                     if (p, i) not in template and lines[i].box is not None
+                     and is_companion(lines[i]))
     if not outer:
         return []
     # Beside the page number first: their places are slots too.
