@@ -512,7 +512,7 @@ def _where_text_stands(pages: Pages, hits: list[Hit], extents: list[_Extent],
             k = bisect.bisect_left(rows, (bottom,))  # the rows starting above its bottom
             if not any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k]):
                 reaching += 1
-            elif not any(line.box is not None and not line.rotated
+            elif not any(line.box is not None and not line.rotated and line.size
                          and same_slot(line, anchor.box, anchor.size)
                          and sizes_differ(line.size, body) for line in pages[q]):
                 reaching += 1
