@@ -68,13 +68,15 @@ _KEPT_WORDS = re.compile(r"[a-z]{2,}")  # of a lower-cased ASCII line
 _PAGE_WORDS = frozenset({"page", "pg", "seite", "of", "von"})  # template_key's page number's
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 _NO_HITS: frozenset[Hit] = frozenset()
-_ONE_DASH = str.maketrans(dict.fromkeys("–—−‒", "-"))
+_DASHES = "–—−‒"
+_ONE_DASH = str.maketrans(dict.fromkeys(_DASHES, "-"))
 # A heading repeated on the next pages says it continues (``Holdings (continued)``,
 # ``NOTES … (Continued)``, ``Résultats (suite)``): bracketed or after a dash, at its end.
 _CONTINUED = re.compile(
     r"(?:[(\[（［]\s*(?:continued|cont(?:'d|’d|d|\.)?|fortsetzung|forts\.|suite|"
     r"continuación|continuação|continua|vervolg|续|續|続き)\s*[)\]）］]"
     r"|\s[—–-]\s*(?:continued|cont'd|cont’d|fortsetzung|suite))\s*$", re.IGNORECASE)
+_CONTINUED_ENDS = ")]）］dge"  # the last characters of those marks, case-folded
 _CONTINUED_KEY = "\x00continued "  # the text groups' key of such repeats, head or foot
 CONTINUED_SHOWN = "<a heading> (continued)"  # and the group's name in ``ragbeam viz``
 
@@ -95,7 +97,7 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
     last: list = []  # the last call's readings of the pages, the groups they gave, and
-    # its lines read next to the template toward the edge
+    # the template it read them by
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
                               (extents, rows, readings, last), current, beside)
@@ -176,6 +178,22 @@ def _inward_of_template(pages: Pages, p: int, known: set[Hit]) -> list[int]:
     return out
 
 
+def _with_template(pages: Pages, readings: list[tuple[set[int], list[_Entry]]],
+                   template: set[Hit]) -> set[Hit]:
+    """The lines read that stand next to the ``template`` toward their page's edge."""
+    return {hit for _, entries in readings for _, _, hit, _ in entries
+            if hit is not None and _toward_the_edge(pages, hit) in template}
+
+
+@functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
+def _says_continued(text: str) -> bool:
+    """Does a line say that the heading it repeats continues (a title before the mark)?"""
+    if text.rstrip()[-1:].casefold() not in _CONTINUED_ENDS:
+        return False  # most lines: no mark's last character
+    said = _CONTINUED.search(text)
+    return said is not None and sum(map(str.isalpha, text[:said.start()])) >= MIN_TITLE_LETTERS
+
+
 def _toward_the_edge(pages: Pages, hit: Hit) -> Hit:
     """The line next to an edge line toward its page's edge (lines in edge order)."""
     p, i = hit
@@ -229,14 +247,12 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                 pages, p, side_lines[p], page_size(page_sizes, p)[0], template, current[p],
                 body, beside)
         readings.append(reading)
-    # The template enters what follows only where a line read stands next to it toward
-    # the edge (``_slide_title``: a statement's account owner under the label).
-    with_template = frozenset(
-        hit for _, entries in readings for _, _, hit, _ in entries
-        if hit is not None and _toward_the_edge(pages, hit) in template)
     # What follows reads the pages' edges only as read here: read as the last call read
-    # them (the template grew by lines no edge reads past), they give its groups.
-    if last and last[0] == readings and last[2] == with_template:
+    # them (the template grew by lines no edge reads past), they give its groups, if
+    # the same lines read stand next to the template toward the edge (``_slide_title``:
+    # a statement's account owner under the label).
+    if last and last[0] == readings and (_with_template(pages, readings, template)
+                                         == _with_template(pages, readings, last[2])):
         return list(last[1])
     for p, (edge, entries) in enumerate(readings):
         bands.append(edge)
@@ -257,7 +273,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         repeat = key.startswith(_CONTINUED_KEY)
         if (len(on_pages) < 2
                 or (not repeat and _slide_title(pages, hits, body, page_sizes, one_text=True,
-                                                with_template=with_template))
+                                                template=template))
                 or (_numbers_vary_like_a_table(pages, hits)
                     and not _all_at_one_place(pages, hits))):
             continue
@@ -276,7 +292,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
-        last[:] = [readings, [], with_template]
+        last[:] = [readings, [], template]
         return []
     middle_pages, unplaced_middle = _middle_pages(
         pages, [bands[p] | side_lines[p] for p in range(n)],
@@ -318,7 +334,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
-    last[:] = [readings, list(groups), with_template]
+    last[:] = [readings, list(groups), template]
     return groups
 
 
@@ -345,9 +361,7 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
         key = _edge_keys(line.text)[0 if side else 1]
         if key is None:
             continue
-        if (not side and i in extreme and line.removable
-                and (said := _CONTINUED.search(line.text))
-                and sum(map(str.isalpha, line.text[:said.start()])) >= MIN_TITLE_LETTERS):
+        if not side and i in extreme and line.removable and _says_continued(line.text):
             # A heading repeated as continued: its first page is the heading's, the
             # next pages' repeats are the template's, whatever the heading.
             repeat = f"{_CONTINUED_KEY}{'head' if 2 * i < len(lines) else 'foot'}"
@@ -465,6 +479,8 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
     numerals = "0123456789ivxlcdm"
     firsts = {key[0] for key in keys} | set(numerals + "p")
+    if "-" in firsts:
+        firsts.update(_DASHES)  # a key's dashes are one
     lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
     # An ASCII line's words of two letters or more, not roman numerals, page words or
@@ -479,7 +495,7 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
         for i, line in enumerate(lines):
             text = line.text
             if (low <= len(text) <= high
-                    and text[:1].casefold()[:1].translate(_ONE_DASH) in firsts
+                    and text[:1].casefold()[:1] in firsts
                     and i not in edges
                     and (not text.isascii() or (text.rstrip()[-1:].casefold() in lasts  # NFKC
                                                 and all(word in in_keys for word
@@ -695,19 +711,20 @@ def _carried_over(pages: Pages, hits: list[Hit], page_sizes: PageSizes, body: fl
 
 
 def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSizes,
-                 one_text: bool = False, with_template: frozenset[Hit] = _NO_HITS) -> bool:
+                 one_text: bool = False, template: set[Hit] = _NO_HITS) -> bool:
     """A slide's title carried over to the next slides: landscape pages, set larger than
     the body (portrait documents do set heads larger than a small-print body). One text
     (``one_text``) is a title where other slides set another in its place; alone in its
     place on the pages it is the template's (a landscape statement's head), as is one
-    that stands next to the template found, toward the edge, on most of its pages
-    (``with_template``: such lines; an account owner's line under the account's label,
-    another owner's on the other accounts' pages)."""
+    that stands next to the ``template`` found, toward the edge, on most of its pages
+    (an account owner's line under the account's label, another owner's on the other
+    accounts' pages)."""
     if not _on_slides(pages, hits, page_sizes, body):
         return False
     anchor = pages[hits[0][0]][hits[0][1]]
     own = {p for p, _ in hits}
-    if one_text and 2 * sum(hit in with_template for hit in hits) > len(hits):
+    if one_text and template and 2 * sum(
+            _toward_the_edge(pages, hit) in template for hit in hits) > len(hits):
         return False
     return not one_text or anchor.box is None or any(
         line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
