@@ -130,3 +130,18 @@ def test_held_footnotes_names_the_lines_and_the_body_line_before_them():
     below = CleanLine("and more body text under it", BlockKind.PARAGRAPH, 1, 1, 0, 0, 0,
                       style=lines[6].style._replace(top=760.0, size=BODY))
     assert held_footnotes([*lines[:7], below, *lines[7:]]) == {}
+
+
+def test_a_figure_and_its_caption_atop_the_next_column_go_after_the_paragraph_too():
+    lines = _page(LEFT, FOOTNOTE, [])
+    lines += [_line("20 40 60 80 100", 1, 330.0, 80.0, 15.0, 3),
+              _line("Figure 1: Retriever accuracy with different numbers of", 1, 307.0,
+                    110.0, 10.0, 4),
+              _line("training examples, measured on the development set.", 1, 307.0,
+                    121.0, 10.0, 4)]
+    lines += [_line(t, 1, 307.0, 150.0 + 13.5 * i, BODY, 5) for i, t in enumerate(RIGHT)]
+    paragraphs = _paragraphs(lines)
+    assert "per multiple datasets" in paragraphs[0] and paragraphs[0].endswith(RIGHT[-1])
+    assert paragraphs[1:] == [" ".join(FOOTNOTE), "20 40 60 80 100",
+                              "Figure 1: Retriever accuracy with different numbers of "
+                              "training examples, measured on the development set."]
