@@ -312,8 +312,7 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "",
     # "unmapped" reads correctly. What the page's text shows as letters and digits was
     # read, whatever the count says.
     readables = [_FILL_RUN.sub(" ", html.unescape(text)) for text in texts[:len(chars)]]
-    layers = [TextLayer(c, min(u, max(c - sum(map(str.isalnum, text)), 0)),
-                        len(_GARBAGE.findall(text)), is_garbage(_mess_tested_text(readable)))
+    layers = [_text_layer(c, u, text, readable)
               for c, u, text, readable in zip(chars, unmapped, texts, readables, strict=False)]
     scored = range(len(layers))
     if scans is not None:
@@ -325,6 +324,41 @@ def text_layers(metadata: dict[str, list[str]], xhtml: str = "",
         layers[k] = dataclasses.replace(
             layers[k], unknown_words=unknown_word_share(readables[k], pack_words))
     return layers
+
+
+def _text_layer(chars: int, unmapped: int, text: str, readable: str) -> TextLayer:
+    """One page's ``TextLayer`` from Tika's counts and its text (``readable``: unescaped,
+    fill runs blanked), its formula lines left out (``_without_formula_lines``)."""
+    judged, formula_chars = _without_formula_lines(readable)
+    if formula_chars:
+        chars = max(chars - formula_chars, 0)
+        text = judged
+    return TextLayer(chars, min(unmapped, max(chars - sum(map(str.isalnum, text)), 0)),
+                     len(_GARBAGE.findall(text)), is_garbage(_mess_tested_text(judged)))
+
+
+def _without_formula_lines(readable: str) -> tuple[str, int]:
+    """A page's text less its formula lines, and how many characters (not spaces) those
+    held; ``(readable, 0)`` where there are none or they are half its text or more.
+
+    A formula line is one holding characters nothing reads (``_GARBAGE``) and no letter:
+    a display formula set in a font Tika gives as private-use glyphs, broken into short
+    lines of symbols, digits and brackets. OCR reads no formula either (it makes letters
+    of its symbols), so such lines neither count against a page (``OCR_MAX_BAD_SHARE``)
+    nor enter its encoding-garbage test: a Korean thesis's pages of clean prose between
+    formulas were read again by OCR, which misread or dropped their Hangul (4.8 % of the
+    thesis's body words). Where such lines are half the page's text or more (a page
+    whose font gives every glyph as private use, a running head the only line read), the
+    whole text is judged, as ``_mess_tested_text`` does for the lines it leaves out."""
+    lines = readable.split("\n")
+    formula = [bool(_GARBAGE.search(line)) and not any(map(str.isalpha, line))
+               for line in lines]
+    left_out = [line for line, is_formula in zip(lines, formula, strict=True) if is_formula]
+    if not left_out or 2 * sum(map(len, left_out)) >= len(readable):
+        return readable, 0
+    return ("\n".join(line for line, is_formula in zip(lines, formula, strict=True)
+                      if not is_formula),
+            sum(not c.isspace() for line in left_out for c in line))
 
 
 def _mess_tested_text(readable: str) -> str:

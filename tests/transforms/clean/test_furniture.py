@@ -1098,3 +1098,39 @@ def test_a_head_in_display_type_goes_though_a_charts_legend_names_it_mid_page():
     assert {(p, 0) for p in range(10)} <= find_page_furniture(pages, [PAGE] * 10).lines
     pages = [page(p, 8.0) for p in range(10)]
     assert not any(i == 0 for _, i in find_page_furniture(pages, [PAGE] * 10).lines)
+
+
+def test_a_folio_followed_by_unplaced_formula_glyphs_is_still_the_page_number():
+    """Tika emits a thesis's folio first on a page of formulas set in a font without a
+    Unicode map, then the formulas' private-use glyphs in short lines PDFium did not
+    place: they follow the folio in edge order, but carry no word and stand at no edge."""
+    formula = ["\ue06d\ue0c4\ue0fc", "\ue0c4\ue0ae\ue0fc (8)", "\ue048\ue06d\ue0c4\ue0fd"] * 4
+
+    def page(p: int, glyphs: list[str]) -> list[PageLine]:
+        return [_at(f"- {p + 1} -", 752.0, x0=280.0, x1=320.0),
+                *(PageLine(text) for text in glyphs), *_body_at(p)]
+
+    pages = [page(p, formula if p == 3 else []) for p in range(6)]
+    assert _removed_placed(pages) == [(p, f"- {p + 1} -") for p in range(6)]
+    # Unplaced lines with a letter are text Tika gave after the folio: still counted.
+    words = [f"label {k}" for k in range(12)]
+    pages = [page(p, words if p == 3 else []) for p in range(6)]
+    assert (3, "- 4 -") not in _removed_placed(pages)
+
+
+def test_a_tables_column_heads_repeated_atop_each_page_stay():
+    """A table over several pages repeats its column heads atop each: a row of cells,
+    most of them no template text. A running head beside the page number goes."""
+    heads = ("Serial", "Contract Description", "Contractor/Suppliers", "Address",
+             "Amount", "Currency", "Date signed", "Remarks")
+
+    def header_row(p: int) -> list[PageLine]:  # the first three cells read as template
+        return [_at(text if k < 3 else f"{text} {_WORDS[k]}{p}", 40.0, x0=40.0 + 70 * k,
+                    x1=100.0 + 70 * k) for k, text in enumerate(heads)]
+
+    pages = [[*header_row(p), *_body_at(p), _at(f"{p + 1}", 752.0, x0=300.0, x1=306.0)]
+             for p in range(6)]
+    assert _removed_placed(pages) == [(p, f"{p + 1}") for p in range(6)]
+    head = [_at("Harbour Works Annual Report", 40.0, x0=72.0, x1=300.0)]
+    pages = [[*head, *_body_at(p), _at(f"{p + 1}", 752.0, x0=300.0, x1=306.0)] for p in range(6)]
+    assert ("Harbour Works Annual Report" in {text for _, text in _removed_placed(pages)})

@@ -202,7 +202,9 @@ def test_formula_lines_of_unreadable_glyphs_do_not_make_clean_prose_garbage():
     page = (prose * 2 + formula * 3) * 3
     xhtml = THREE_PAGES.replace("Third page text.", page)
     metadata = _pdf_metadata([16, 0, len(page)], [0, 0, 0])
-    assert text_layers(metadata, xhtml)[2] == TextLayer(len(page), 0, 153)
+    # The formula lines are left out of the page's judgement: their glyphs (9 lines of
+    # 17) neither count as characters nor against it.
+    assert text_layers(metadata, xhtml)[2] == TextLayer(len(page) - 9 * 17, 0, 0)
     assert pages_needing_ocr(metadata, "auto", xhtml) == [2]
 
     def shifted(line: str) -> str:  # each letter 29 code points down, spaces unmapped
@@ -279,3 +281,24 @@ def test_an_images_text_goes_into_the_body_and_control_characters_are_dropped():
     assert parse_tika_xhtml(merged).raw_text == "Invoice 42"
     assert parse_tika_xhtml(merge_ocr("", [PageText(WHOLE_IMAGE, text="x")])
                             ).raw_text == "x"
+
+
+def test_formula_glyphs_over_the_bad_share_keep_a_page_of_prose_while_under_half_its_text():
+    """A Korean thesis's page: more than ``OCR_MAX_BAD_SHARE`` of its characters are a
+    formula's private-use glyphs, in lines of their own (no letter), the rest clean
+    prose. OCR would misread the Hangul and read no formula: the page keeps its layer.
+    Where such lines are half the page's text or more (a font that gives every glyph as
+    private use, a running head the only line read), the page still goes to OCR."""
+    prose = "모든 인간은 태어날 때부터 자유로우며 그 존엄과 권리에 있어 동등하다.\n"
+    formula = "\ue0ae\ue0fc\ue047\ue0ae\ue0fc\ue044\ue0fc\ue052\ue0fd\ue045" * 2 + " (7)\n"
+    page = (prose + formula) * 4
+    xhtml = THREE_PAGES.replace("Third page text.", page)
+    glyphs = 20 * 4
+    chars = len(page.replace(" ", "").replace("\n", ""))
+    assert glyphs > ocr.OCR_MAX_BAD_SHARE * chars  # sent to OCR by the share alone
+    metadata = _pdf_metadata([16, 0, chars], [0, 0, 0])
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2]
+    page = prose + formula * 4
+    xhtml = THREE_PAGES.replace("Third page text.", page)
+    metadata = _pdf_metadata([16, 0, len(page.replace(" ", "").replace("\n", ""))], [0, 0, 0])
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2, 3]

@@ -21,6 +21,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     SLOT_POINTS,
     Box,
     Hit,
+    PageLine,
     Pages,
     band,
     edge_lines,
@@ -33,6 +34,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     roman_value,
     same_place,
 )
+from ragbeam.transforms.clean.residue import BINARY_CHAR
 
 # Deeper than the template band (Tika emits some after a masthead): the sequence
 # protects body numbers.
@@ -62,11 +64,16 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
     numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     for p, lines in enumerate(pages):
-        n = len(lines)
+        # A page's lines as counted from its edges: all of them, less any unplaced
+        # formula glyphs (``_is_unplaced_formula``) where the page has some.
+        counted = (None if all(line.box is not None or line.text.isascii() for line in lines)
+                   else [i for i, line in enumerate(lines) if not _is_unplaced_formula(line)])
+        n = len(lines) if counted is None else len(counted)
         # The edge band's lines first, then the lines with a number at either end: each
         # list below is filled by one of the two, in line order, as by one pass.
-        for i in (range(n) if n <= 2 * PAGE_NUMBER_BAND else
+        for k in (range(n) if n <= 2 * PAGE_NUMBER_BAND else
                   itertools.chain(range(PAGE_NUMBER_BAND), range(n - PAGE_NUMBER_BAND, n))):
+            i = k if counted is None else counted[k]
             line = lines[i]
             if line.removable:
                 parsed = page_number_value(line.text)
@@ -74,9 +81,9 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                     system, value = parsed
                     candidates.append((p, i, system, value - p))
                     votes[(system, value - p)].add(p)
-                    if i in (0, n - 1):
+                    if k in (0, n - 1):
                         outermost[(system, value - p)].add(p)
-                elif (i < EXTREME_BAND or i >= n - EXTREME_BAND) and (
+                elif (k < EXTREME_BAND or k >= n - EXTREME_BAND) and (
                         inner := head_number(line.text)):
                     # Grouped by the text beside the number, which may open one page's
                     # head and close the next one's ("1032 JFMS …" / "JFMS … 1033").
@@ -101,6 +108,17 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                 fused.append((p, i, text))
     return (_sequence_numbers(pages, candidates, votes, outermost, embedded)
             | _anchored_heads(len(pages), numbered, fused))
+
+
+def _is_unplaced_formula(line: PageLine) -> bool:
+    """A line PDFium did not place that holds characters nothing reads (private use,
+    U+FFFD) and no letter: the glyphs of a display formula set in a font without a
+    Unicode map, broken by Tika into short lines. Tika emits them after the line before
+    them, which may be the page's folio (a Korean thesis sets ``- 10 -`` first on a
+    page of formulas), and ``edge_order`` keeps them after it: they would push the
+    folio out of the edge band, though they stand at no edge and carry no word."""
+    return (line.box is None and BINARY_CHAR.search(line.text) is not None
+            and not any(map(str.isalpha, line.text)))
 
 
 def _sequence_numbers(pages: Pages, candidates: list[tuple[int, int, str, int]],

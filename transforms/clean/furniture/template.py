@@ -51,6 +51,10 @@ SECTION_RUN_PAGES = 3  # a head that changes with the section: pages in a row at
 EDGE_PAGES_PER_MIDDLE_PAGE = 4
 MAX_BLOCK_LINES = 12  # an edge read again past its template: up to this deep
 MAX_CHANGING_NUMBERS = 2  # a head's: the page's, a chapter's; more is a table's rows
+# A table's column heads, repeated atop each page the table runs over, stand in a row of
+# cells: each copy has at least this many other lines beside it that no template text
+# or page number is (a head's row holds its own parts and the page number).
+MIN_HEADER_CELLS = 4
 SLOT_PAGE_SHARE = 0.25  # of the pages (of its parity) template lines stand in a slot on
 PLACE_DRIFT_POINTS = 6.0  # a repeated line drifting more moves with the text
 MIN_REPEATED_BLOCK_LINES = 3  # drifting lines that stand as one block (a letterhead foot)
@@ -300,14 +304,16 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         body)
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
-    extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
-                            extent_cache, row_cache)
+    template_like = numbers | {hit for key in candidates for hit in hits_of[key]}
+    extents = _text_extents(pages, template_like, extent_cache, row_cache)
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ()))
                                      * EDGE_PAGES_PER_MIDDLE_PAGE
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
+        if _heads_table_columns(pages, hits, template_like):
+            continue  # the table's own heads: body
         if key.startswith(("\x00title ", _CONTINUED_KEY)):
             # One place: a page merely opening with a title (a continued one) stays.
             tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
@@ -729,6 +735,20 @@ def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSiz
     return not one_text or anchor.box is None or any(
         line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
         for q, lines in enumerate(pages) if q not in own for line in lines)
+
+
+def _heads_table_columns(pages: Pages, hits: list[Hit], template_like: set[Hit]) -> bool:
+    """Every copy stands in a row of table cells: placed, with at least
+    ``MIN_HEADER_CELLS`` other lines of its row that are no template text or page number
+    (``template_like``). A bids table's column heads (``Serial``, ``Contractor/Suppliers``
+    … ``Remarks``), repeated atop each of its pages, went as a running head, page 1's
+    copy too: the table lost its heads."""
+    for p, i in hits:
+        lines = pages[p]
+        if lines[i].box is None or sum((p, j) not in template_like
+                                       for j in row_beside(lines, i)) < MIN_HEADER_CELLS:
+            return False
+    return True
 
 
 def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
