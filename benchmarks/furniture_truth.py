@@ -89,6 +89,15 @@ written while looking at which set):
   financial statements (German municipal accounts); truth marked by hand from Tika's raw
   lines and the pages before any scoring, to be scored once. Folder
   ``$RAGBEAM_ISSUE39_F_PDFS`` or ``../data/issue39-f-pdfs``.
+* **issue39-g** (issue 39, sixth closing set): 8 PDFs / 386 pages of the kinds the earlier
+  sets have few of, from repositories no earlier set used: a 10-Q filing whose notes repeat
+  the statement's head block on every continuation page, a Chinese LaTeX manual whose
+  running head carries the current section and chapter, two data sheets (Cypress, with a
+  feedback link in the foot; Philips, with the date and folio Tika fuses and reads first),
+  an IETF RFC's running head and foot, a Korean thesis's '- N -' folios, a Chinese thesis
+  template's folios and an Italian course guide; truth marked by hand from Tika's raw lines
+  and the pages before any scoring, to be scored once. Folder ``$RAGBEAM_ISSUE39_G_PDFS`` or
+  ``../data/issue39-g-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -230,6 +239,9 @@ HELDOUT_SETS = {
               "Russian, the Legrand Orange Book, Russian and German slide decks, NTT DATA's CSR "
               "report, a GB/T 9704 Chinese official document, a LaTeX workbook, Rödermark's "
               "municipal accounts)"),
+        ("g", "sixth closing held-out of issue 39 (Airbnb's 10-Q, ThuThesis's Chinese user "
+              "guide, Cypress and Philips data sheets, RFC 4180, a Korean thesis, a Chinese "
+              "thesis template's example, an Italian course guide)"),
     )},
 }
 

@@ -17,7 +17,8 @@ sys.path.insert(0, str(BENCHMARKS))
 import furniture_truth as ft  # noqa: E402
 import issue29_truth_check as check  # noqa: E402
 
-ISSUE39_SETS = ("issue39-a", "issue39-b", "issue39-c", "issue39-d", "issue39-e", "issue39-f")
+ISSUE39_SETS = ("issue39-a", "issue39-b", "issue39-c", "issue39-d", "issue39-e", "issue39-f",
+                "issue39-g")
 # Documents chosen to print no furniture at all (body retention checks), per set.
 RETENTION_CHECKS = {"issue39-d": {"sapphire-manual-ja.pdf"},
                     "issue39-e": {"embedded-term-project-report-ko.pdf",

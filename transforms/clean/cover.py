@@ -59,18 +59,26 @@ def _runs(words: list[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
 
 
+def links_somewhere(lines: Sequence[str]) -> bool:
+    """Rule 4: is one of a first page's lines a URL or a link target? (Asked first: a
+    first page without one is no cover sheet whatever the other pages hold.)"""
+    return any(_URL.search(line) for line in lines)
+
+
 def is_cover_page(pages: Sequence[Sequence[str]]) -> bool:
     """Is ``pages[0]`` a repository's cover sheet? ``pages``: each page's lines."""
     if len(pages) < MIN_PAGES or not pages[0] or not pages[1]:
         return False
-    if not any(_URL.search(line) for line in pages[0]):
+    if not links_somewhere(pages[0]):
         return False
-    later_words = sorted(len(_prose_words(page)) for page in pages[1:])
-    if len(_prose_words(pages[0])) >= MAX_WORD_SHARE * later_words[len(later_words) // 2]:
-        return False
+    # Rule 2 before rule 5 (every rule must hold; this one reads two pages' tops, rule 5
+    # every page's words).
     shared = (_runs(_words(pages[0][:TOP_LINES]), MIN_TITLE_WORDS)
               & _runs(_words(pages[1][:TOP_LINES]), MIN_TITLE_WORDS))
     if not shared:
+        return False
+    later_words = sorted(len(_prose_words(page)) for page in pages[1:])
+    if len(_prose_words(pages[0])) >= MAX_WORD_SHARE * later_words[len(later_words) // 2]:
         return False
     later = _runs(_words([line for page in pages[2:] for line in page]), MIN_TITLE_WORDS)
     return bool(shared - later)

@@ -62,7 +62,7 @@ from dataclasses import dataclass, fields, replace
 
 from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 from ragbeam.transforms.clean.contents import contents_lines
-from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page
+from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page, links_somewhere
 from ragbeam.transforms.clean.furniture import (
     FurnitureResult,
     PageLine,
@@ -114,6 +114,10 @@ assert (tuple(f.name for f in fields(TextSpan)) == _SPAN_FIELDS
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
+# A named tuple made from a tuple of all its fields, as its ``_make`` makes it, without
+# the call of ``_make`` or of its ``__new__``: once per line for the furniture, the
+# wraps and the tables.
+_new_tuple = tuple.__new__
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
@@ -164,18 +168,25 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
             # What clean_line_text does to such a line (nothing but the trim), without
             # its calls: most lines of most documents are plain ASCII.
             soft_hyphen, text = False, raw_line.strip()
+            if not text:
+                after_blank = bool(lines)
+                continue
+            # The trim's own bounds (its first character is none that strip removes:
+            # the first place the text is found is where the trim starts).
+            lead = raw_line.find(text) if raw_line[0] != text[0] else 0
+            trimmed_end = lead + len(text)
         else:
             soft_hyphen = raw_line.rstrip().endswith("\u00ad")
             text = clean_line_text(raw_line, options)
-        if not text:
-            after_blank = bool(lines)
-            continue
+            if not text:
+                after_blank = bool(lines)
+                continue
+            lead = len(raw_line) - len(raw_line.lstrip())
+            trimmed_end = len(raw_line.rstrip())
         if soft_hyphen:
             text += "\u00ad"  # kept as a break marker for de-hyphenation
-        lead = len(raw_line) - len(raw_line.lstrip())
         raw_start = block.raw_start + line_start + lead if traced else block.raw_start
-        raw_end = (block.raw_start + line_start + len(raw_line.rstrip())
-                   if traced else block.raw_end)
+        raw_end = block.raw_start + line_start + trimmed_end if traced else block.raw_end
         style = layout.style_of(raw_start, raw_end) if layout is not None and traced else None
         if (style is not None and style.spaces and options.restore_spaces
                 and style.raw_start == raw_start):
@@ -267,11 +278,11 @@ def _page_line(line: CleanLine) -> PageLine:
     # Made from a tuple (every field given): this runs once per line of a PDF.
     style, removable = line.style, line.kind not in _WHOLE_BLOCKS
     if style is None:
-        return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING, None,
-                               False, 0.0))
-    return PageLine._make((line.text, removable, line.kind is BlockKind.HEADING,
-                           (style.x0, style.top, style.x1, style.bottom), style.rotated,
-                           style.size))
+        return _new_tuple(PageLine, (line.text, removable, line.kind is BlockKind.HEADING,
+                                     None, False, 0.0))
+    return _new_tuple(PageLine, (line.text, removable, line.kind is BlockKind.HEADING,
+                                 (style.x0, style.top, style.x1, style.bottom), style.rotated,
+                                 style.size))
 
 
 def _remove_residue(lines: list[CleanLine]
@@ -291,6 +302,8 @@ def _remove_cover_page(lines: list[CleanLine]) -> tuple[list[CleanLine], list[Cl
     """The lines that stay, and page 1's lines if it is a repository's cover sheet."""
     if not lines or not any(line.page for line in lines):
         return lines, []
+    if not links_somewhere([line.text for line in lines if line.page == 1]):
+        return lines, []  # no cover sheet (``is_cover_page``): most documents, asked cheaply
     pages: list[list[str]] = [[] for _ in range(max(line.page or 0 for line in lines))]
     for line in lines:
         if line.page:
@@ -408,7 +421,8 @@ def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -
     style = line.style
     assert style is not None
     if not style.cells:
-        return [Piece(index, line.text, style.x0, style.x1, style.top, style.bottom)]
+        return [_new_tuple(Piece, (index, line.text, style.x0, style.x1, style.top,
+                                   style.bottom))]
     bounds = [start for start, _, _ in style.cells] + [line.raw_end]
     pieces = []
     for (start, x0, x1), end in zip(style.cells, bounds[1:], strict=True):
@@ -419,7 +433,7 @@ def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -
             text = clean_line_text(raw, options)
         text = strip_leaders(text)[0]
         if text:
-            pieces.append(Piece(index, text, x0, x1, style.top, style.bottom))
+            pieces.append(_new_tuple(Piece, (index, text, x0, x1, style.top, style.bottom)))
     return pieces
 
 
@@ -441,7 +455,7 @@ def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
     """PDF lines the layout pass placed: whether each one's break is a wrap, by where the
     next line's first word would have had to go (link targets are outside the flow)."""
     flow = [line for line in lines if not line.detached]
-    boxes = [LineBox(s.page, s.x0, s.top, s.x1, s.bottom)
+    boxes = [_new_tuple(LineBox, (s.page, s.x0, s.top, s.x1, s.bottom))
              if (s := line.style) is not None and not s.rotated else None for line in flow]
     for line, wrapped in zip(flow, wraps_by_position(boxes, [line.text for line in flow]),
                              strict=True):

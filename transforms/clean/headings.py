@@ -398,11 +398,22 @@ def _is_capitals_heading(text: str) -> bool:
 
 
 _ASCII_LETTERS = string.ascii_letters.encode("ascii")
+_ASCII_SPACES = bytes(byte for byte in range(128) if chr(byte).isspace())
 
 
 def is_prose(text: str) -> bool:
     """Running text: enough words, mostly letters (not a row of numbers or codes). In
     scripts written without spaces every CJK character counts as a word."""
+    if text.isascii():
+        # The same counts without a list of every word (a block of many lines): enough
+        # words is told from the first few, the characters that are no space are those
+        # left when the ASCII whitespace (str.split's) is deleted, in C.
+        if len(text.split(None, MIN_PROSE_WORDS)) < MIN_PROSE_WORDS:
+            return False
+        encoded = text.encode("ascii")
+        visible = len(encoded.translate(None, _ASCII_SPACES))
+        letters = len(text) - len(encoded.translate(None, _ASCII_LETTERS))
+        return letters >= MIN_PROSE_LETTER_SHARE * max(visible, 1)
     tokens = text.split()
     words = len(tokens)
     if words < MIN_PROSE_WORDS and not text.isascii():
@@ -998,7 +1009,16 @@ _LEADING_NUMBER = re.compile(
     r"^(?:\d{1,2}(?:\.\d{1,2}){0,4}|[IVX]{1,5}|[A-Z](?:\.[A-Z0-9]{1,2}){0,4})\.?\s+")
 
 
+# ASCII characters that are in no word of ``_KEY_WORD`` (all but letters, digits, "_")
+# as spaces, letters in lower case: an ASCII text's key in two C calls.
+_ASCII_KEY = bytes(byte if chr(byte).isalnum() or chr(byte) == "_" else 32
+                   for byte in range(128)).lower() + bytes(range(128, 256))
+
+
 def _outline_key(text: str) -> str:
+    """A title's words, case-folded, joined by spaces."""
+    if text.isascii():  # the same words (casefold is lower, ``\w`` [A-Za-z0-9_] there)
+        return " ".join(text.encode().translate(_ASCII_KEY).decode().split())
     return " ".join(_KEY_WORD.findall(text.casefold()))
 
 
@@ -1083,7 +1103,8 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     without an outline that describes the text, the paragraphs that read like section
     headings, and, where the lines carry their style, those set apart by their font
     (``headings.find_styled_headings``)."""
-    texts = [" ".join([line.text for _, line in pieces]) for pieces in assembly.blocks]
+    texts = [pieces[0][1].text if len(pieces) == 1 else " ".join([line.text for _, line in pieces])
+             for pieces in assembly.blocks]
     prose = [is_prose(text) for text in texts]  # weighed once, for the blocks and the rows
     blocks = [_heading_block(pieces, text, is_running)
               for pieces, text, is_running in zip(assembly.blocks, texts, prose, strict=True)]
@@ -1155,11 +1176,15 @@ def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
     paragraph = first.kind is BlockKind.PARAGRAPH
     candidate = (paragraph and not first.detached
                  and len(pieces) <= MAX_TITLE_LINES)
-    styles = [line.style for _, line in pieces if line.style is not None and line.style.size]
-    # Set alike: one size, and one face where a line's face is known (a line mixing faces,
-    # a heading's second line with a word in a code font, says nothing of it).
-    faces = {(s.bold, s.font) for s in styles if s.font}
-    uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
+    if len(pieces) == 1:
+        uniform = True  # one line: one size and one face at most
+    else:
+        styles = [line.style for _, line in pieces
+                  if line.style is not None and line.style.size]
+        # Set alike: one size, and one face where a line's face is known (a line mixing
+        # faces, a heading's second line with a word in a code font, says nothing of it).
+        faces = {(s.bold, s.font) for s in styles if s.font}
+        uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
     return HeadingBlock(text if candidate else None, paragraph and prose, len(pieces),
                         first.style, uniform)
 

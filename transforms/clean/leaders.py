@@ -26,8 +26,8 @@ _THREE_DOTS = re.compile(rf"{_DOT}\s*{_DOT}\s*{_DOT}")
 
 def strip_leaders(line: str) -> tuple[str, int]:
     """The line with each leader replaced by one space, and how many were replaced."""
-    if not _THREE_DOTS.search(line):
-        return line, 0
+    if (line.isascii() and line.count(".") + line.count("_") < 3) or not _THREE_DOTS.search(line):
+        return line, 0  # an ASCII line needs three "." or "_" (counted in C) to hold one
     text, before_number = _LEADER_BEFORE_NUMBER.subn(" ", line)
     text, long_runs = _LONG_LEADER.subn(" ", text)
     if not before_number and not long_runs:

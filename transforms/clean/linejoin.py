@@ -201,6 +201,10 @@ def typical_line_length(lengths: list[int]) -> int:
 
 def url_continues(line: str, next_line: str) -> bool:
     """The break cuts a URL: "(h" / "ttps://…", "…/diary-of-a-foot" / "balling.html"."""
+    if "/" not in line and "www." not in line and "/" not in next_line[:8]:
+        # Most breaks: a cut scheme holds its "/" within the 8 characters either side,
+        # and every URL token (``_URL_TOKEN``) a "/" or "www.".
+        return False
     tail = line.rsplit(None, 1)[-1]
     head = next_line.split(None, 1)[0]
     start = _URL_START.search(tail[-8:] + head[:8])

@@ -229,12 +229,15 @@ def _mark_runs(code: Sequence[bool], found: dict[int, str], passing: list[int],
 
 def _mark_blocks(lines: Sequence[str], blocks: Sequence[int], found: dict[int, str]) -> None:
     """A block mostly made of residue lines goes whole."""
-    total: dict[int, int] = {}
+    if not found:
+        return  # no residue line, no block of them (most documents)
     residue: dict[int, int] = {}
+    for i in found:
+        residue[blocks[i]] = residue.get(blocks[i], 0) + len(lines[i])
+    total: dict[int, int] = {}  # the lengths of the blocks that hold residue only
     for i, line in enumerate(lines):
-        total[blocks[i]] = total.get(blocks[i], 0) + len(line)
-        if i in found:
-            residue[blocks[i]] = residue.get(blocks[i], 0) + len(line)
+        if blocks[i] in residue:
+            total[blocks[i]] = total.get(blocks[i], 0) + len(line)
     mostly = {block for block, n in residue.items() if n >= BLOCK_SHARE * total[block]}
     # A block whose residue is binary lines only may be prose around formula lines set
     # in a font without a Unicode map: its lines with no unreadable character that read

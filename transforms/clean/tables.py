@@ -95,6 +95,23 @@ class Piece(NamedTuple):  # a tuple: one per line of a PDF's pages
     bottom: float
 
 
+class _Once:
+    """``functools.cached_property`` without its lock (Python 3.11 takes one on each
+    first read, and a table's cells are many): the value, worked out on the first read,
+    goes in the instance's ``__dict__``, where later reads find it first."""
+
+    def __init__(self, compute) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
+
+
 @dataclass
 class _Cell:
     text: str
@@ -102,13 +119,13 @@ class _Cell:
     x1: float
     lines: list[int]
 
-    @functools.cached_property
+    @_Once
     def value(self) -> bool:
         """``is_value(text)``, worked out once, where a table is weighed (most cells are
         lines of prose alone in their row, never asked)."""
         return is_value(self.text)
 
-    @functools.cached_property
+    @_Once
     def words(self) -> int:
         """How many words it has, counted once (a run of rows is read again from each
         of its rows that could start a table)."""
@@ -204,6 +221,9 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     index = 0
     after_table = 0  # the row after the last table found: no header reaches above it
     while index < len(rows):
+        if len(rows[index].cells) < 2:
+            index += 1  # no table starts at a row of one cell (``_table_from``'s first test)
+            continue
         table, index = _table_from(rows, index, after_table)
         if table is not None:
             tables.append(table)
@@ -268,13 +288,21 @@ def _merged_cells(cells: list[_Cell], height: float) -> list[_Cell]:
 
 def _columns(rows: list[_Row]) -> list[list[float]]:
     """Bands where the cells of ``rows`` overlap, left to right."""
-    spans = sorted([cell.x0, cell.x1] for row in rows for cell in row.cells)
+    # Tuples sorted (the order of the [x0, x1] pairs), the open band's ends held in locals:
+    # a run's cells are read again from each of its rows that could start a table.
+    spans = sorted([(cell.x0, cell.x1) for row in rows for cell in row.cells])
+    if not spans:
+        return []
     columns: list[list[float]] = []
-    for x0, x1 in spans:
-        if columns and x0 <= columns[-1][1]:
-            columns[-1][1] = max(columns[-1][1], x1)
+    start, end = spans[0]
+    for x0, x1 in itertools.islice(spans, 1, None):
+        if x0 <= end:
+            if x1 > end:  # max(end, x1)
+                end = x1
         else:
-            columns.append([x0, x1])
+            columns.append([start, end])
+            start, end = x0, x1
+    columns.append([start, end])
     return columns
 
 

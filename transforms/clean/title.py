@@ -120,6 +120,18 @@ _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|
 _DATE = (rf"(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}|"
          r"\d{4}-\d{2}-\d{2})")
 _ORDINAL = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
+# A word each match of ``_REPORT`` holds (case-folded; none with an "i", which an
+# ignore-case pattern also matches as "ı" or "İ", letters that casefold keeps apart):
+# a text without any of them is not searched (the patterns are slow on a long opening).
+_REPORT_WORDS = ("report", "result", "release", "statement", "prospectus", "presentat",
+                 "protocol")
+
+
+def _names_any(folded: str, words: tuple[str, ...] | None) -> bool:
+    """Does ``folded`` (a case-folded text) hold one of ``words`` (None: not known)?"""
+    return words is None or any(word in folded for word in words)
+
+
 # The period a report covers, in the order they are tried.
 _PERIODS = (
     # "For the quarterly period ended December 31, 2022", "for the fiscal year ended …"
@@ -136,6 +148,11 @@ _PERIODS = (
     re.compile(r"((?:19|20)\d{2}\s*年(?:度|\s*\d{1,2}\s*月期)?\s*(?:第\s*[1-4１-４一二三四]\s*"
                r"四半期|上期|下期|上半期|通期|中間期)?)(?=.{0,12}(?:決算|報告|概要|説明))"),
 )
+# For each of ``_PERIODS``, words one of which its every match holds (``_REPORT_WORDS``'
+# rule; None: searched always).
+_PERIOD_WORDS: tuple[tuple[str, ...] | None, ...] = (
+    ("ended",), ("date of report",), ("quarter",), None, ("年",))
+assert len(_PERIOD_WORDS) == len(_PERIODS)
 
 
 @dataclass(frozen=True)
@@ -300,15 +317,16 @@ def document_kind(opening: str) -> str | None:
     """What the document says it is, from its opening: "Form 10-Q", "Annual Report";
     the first it names (a release's "Earnings Release" before the "Form 10-Q" it cites)."""
     text = " ".join(opening[:OPENING_CHARS].split())
+    folded = text.casefold()
     found = []
-    if match := _FORM.search(text):
+    if ("FORM" in text or "Form" in text) and (match := _FORM.search(text)):
         found.append((match.start(), f"Form {match.group(1).replace(' ', '')}"))
-    if match := _REPORT.search(text):
+    if _names_any(folded, _REPORT_WORDS) and (match := _REPORT.search(text)):
         found.append((match.start(), " ".join(word[:1].upper() + word[1:].lower()
                                               for word in match.group(1).split())))
     if match := _CJK_REPORT.search(text):
         found.append((match.start(), match.group(1)))
-    if call := _call_kind(text):
+    if "call" in folded and (call := _call_kind(text)):
         found.append(call)
     return min(found)[1] if found else None
 
@@ -328,8 +346,9 @@ def document_period(opening: str) -> str | None:
     """The period the document covers, where its opening says so: the first period
     it states (a filing's own before the comparisons it makes)."""
     text = " ".join(opening[:OPENING_CHARS].split())
+    folded = text.casefold()
     found = [(match.start(), order, match.group(1)) for order, pattern in enumerate(_PERIODS)
-             if (match := pattern.search(text))]
+             if _names_any(folded, _PERIOD_WORDS[order]) and (match := pattern.search(text))]
     return " ".join(min(found)[2].split()) if found else None
 
 

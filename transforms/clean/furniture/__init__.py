@@ -60,9 +60,10 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     # Text laid over the page first: no part of its edges' order.
     frame = document_frame(frames)
     stamps, rotated = find_laid_over(pages, page_sizes, frame)
-    kept = [[i for i in edge_order(lines) if (p, i) not in stamps]
-            for p, lines in enumerate(pages)]
-    unstamped = [[pages[p][i] for i in kept[p]] for p in range(len(pages))]
+    stamped = {p for p, _ in stamps}  # most pages: none (their order taken whole)
+    kept = [[i for i in edge_order(lines) if (p, i) not in stamps] if p in stamped
+            else edge_order(lines) for p, lines in enumerate(pages)]
+    unstamped = [list(map(pages[p].__getitem__, kept[p])) for p in range(len(pages))]
     body = body_size(unstamped)
     if multi:
         numbers = _user_headings_kept(unstamped, find_page_numbers(unstamped), body)

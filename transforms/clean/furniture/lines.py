@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 import unicodedata
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -39,7 +40,9 @@ SAME_PLACE_POINTS = 3.0
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 DIGITS = re.compile(r"\d+")
-_ROMAN_WORD = re.compile(r"(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])")
+# A word of roman digits only: ``(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])``, its first digit
+# tested before what stands before it (the same matches, found at half the cost).
+_ROMAN_WORD = re.compile(r"[ivxlcdm](?<![^\W\d_][ivxlcdm])[ivxlcdm]*(?![^\W\d_])")
 _DASHES = "-–—−‒"
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 # "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
@@ -133,7 +136,11 @@ def line_shape(line: str) -> str:
     if not line.isascii():
         line = unicodedata.normalize("NFKC", line)
     text = DIGITS.sub("#", " ".join(line.split()).casefold())
-    return _ROMAN_WORD.sub(lambda m: "#" if roman_value(m.group()) else m.group(), text)
+    return _ROMAN_WORD.sub(_roman_as_number, text)
+
+
+def _roman_as_number(match: re.Match[str]) -> str:
+    return "#" if roman_value(word := match.group()) else word
 
 
 def template_key(line: str) -> str:
@@ -180,6 +187,7 @@ def is_data_row(text: str) -> bool:
     return len(tokens) >= 3 and not any(map(str.isalpha, text))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every rule asks it of the edge lines
 def head_number(line: str) -> tuple[str, int, str] | None:
     """(system, value, the rest) of the number that opens or closes a short head line
     ("Chapter 4: Parsing 9")."""
@@ -206,20 +214,26 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
     line PDFium did not place follows the line before it in Tika's order (figure labels
     stay with the figure, not at the edge), or keeps its place before the first or
     after the last placed one (without boxes: Tika's order)."""
-    placed = [(line.box[1] + line.box[3], line.box[0], line.box[3] - line.box[1], i)
-              for i, line in enumerate(lines) if line.box is not None]
+    placed = [(box[1] + box[3], box[0], box[3] - box[1], i)
+              for i, line in enumerate(lines) if (box := line.box) is not None]
     if not placed:
         return list(range(len(lines)))
     placed.sort()
     ordered: list[int] = []
     row: list[tuple[float, int]] = []
     row_middle = row_height = 0.0
+    tolerance = 2 * ROW_TOLERANCE
     for middle2, left, height, i in placed:
-        height = max(height, 1.0)
-        if row and abs(middle2 - row_middle) <= 2 * ROW_TOLERANCE * min(height, row_height):
+        if height < 1.0:  # max(height, 1.0), inline: this runs for every line
+            height = 1.0
+        if row and abs(middle2 - row_middle) <= tolerance * (
+                row_height if row_height < height else height):
             row.append((left, i))
             continue
-        ordered.extend(i for _, i in sorted(row))
+        if len(row) == 1:
+            ordered.append(row[0][1])  # most rows: one line
+        elif row:
+            ordered.extend(i for _, i in sorted(row))
         row = [(left, i)]
         row_middle, row_height = middle2, height
     ordered.extend(i for _, i in sorted(row))
@@ -244,23 +258,22 @@ def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
     """A page's lines less boxes that are no line's (a level line's box several times
     as tall as its font and the page's lines: PDFium found its characters apart), and,
     in the same pass, the left and right edge of its level text (lines of some length)."""
-    heights = sorted(line.box[3] - line.box[1] for line in lines
-                     if line.box is not None and not line.rotated)
+    heights = sorted(box[3] - box[1] for line in lines
+                     if (box := line.box) is not None and not line.rotated)
     if not heights:
         return list(lines), None
     typical = max(heights[len(heights) // 2], 1.0)
-    out: list[PageLine] = []
+    out = list(lines)
     lefts: list[float] = []
     rights: list[float] = []
-    for line in lines:
+    for k, line in enumerate(out):
         box = line.box
         if box is not None and not line.rotated:
             if box[3] - box[1] > MAX_LINE_HEIGHTS * max(typical, line.size):
-                line = line._replace(box=None)
+                out[k] = line._replace(box=None)
             elif len(line.text) >= MIN_FRAME_LINE_CHARS:
                 lefts.append(box[0])
                 rights.append(box[2])
-        out.append(line)
     return out, (min(lefts), max(rights)) if len(lefts) >= MIN_FRAME_LINES else None
 
 
@@ -284,19 +297,23 @@ def page_rows(lines: Sequence[PageLine], skip: set[int] | frozenset[int] = froze
               ) -> list[list[int]]:
     """The placed level lines of a page in edge order but ``skip``, in rows."""
     rows: list[list[int]] = []
-    first: Box = (0.0, 0.0, 0.0, 0.0)  # the box of the current row's first line
+    row: list[int] = []
+    # The current row's first line: its top plus bottom and its height.
+    first_middle2 = first_height = 0.0
     tolerance = 2 * ROW_TOLERANCE
     for i, line in enumerate(lines):
         box = line.box
         if box is not None and not line.rotated and i not in skip:
             # ``same_row(first, box)``, inline: this runs for every line of every page,
             # several times a document.
-            if rows and (abs(first[1] + first[3] - box[1] - box[3])
-                         <= tolerance * max(min(first[3] - first[1], box[3] - box[1]), 1.0)):
-                rows[-1].append(i)
+            height = box[3] - box[1]
+            if rows and (abs(first_middle2 - box[1] - box[3])
+                         <= tolerance * max(min(first_height, height), 1.0)):
+                row.append(i)
             else:
-                rows.append([i])
-                first = box
+                row = [i]
+                rows.append(row)
+                first_middle2, first_height = box[1] + box[3], height
     return rows
 
 
@@ -367,12 +384,13 @@ def set_larger(size: float, than: float) -> bool:
 
 def body_size(pages: Pages) -> float:
     """The font size most of the measured characters are set in (0: none measured)."""
-    weights: Counter[float] = Counter()
+    weights: dict[float, int] = {}
     for lines in pages:
         for line in lines:
-            if line.size > 0:
-                weights[line.size] += len(line.text)
-    return weights.most_common(1)[0][0] if weights else 0.0
+            if (size := line.size) > 0:
+                weights[size] = weights.get(size, 0) + len(line.text)
+    # The first of the heaviest, as ``Counter.most_common(1)`` gives it.
+    return max(weights.items(), key=operator.itemgetter(1))[0] if weights else 0.0
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a head's pieces are read again as runs grow

@@ -63,10 +63,12 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     for p, lines in enumerate(pages):
         n = len(lines)
-        for i, line in enumerate(lines):
-            if not line.removable:
-                continue
-            if i < PAGE_NUMBER_BAND or i >= n - PAGE_NUMBER_BAND:
+        # The edge band's lines first, then the lines with a number at either end: each
+        # list below is filled by one of the two, in line order, as by one pass.
+        for i in (range(n) if n <= 2 * PAGE_NUMBER_BAND else
+                  itertools.chain(range(PAGE_NUMBER_BAND), range(n - PAGE_NUMBER_BAND, n))):
+            line = lines[i]
+            if line.removable:
                 parsed = page_number_value(line.text)
                 if parsed is not None:
                     system, value = parsed
@@ -80,16 +82,18 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                     # head and close the next one's ("1032 JFMS …" / "JFMS … 1033").
                     system, value, rest = inner
                     embedded[line_shape(rest)].append((p, i, system, value - p))
-            text = line.text.strip()
-            if not (text[:1].isdigit() or text[-1:].isdigit()) \
-                    or len(text) > 2 * MAX_COMPANION_CHARS:
-                continue  # most lines: no number at either end (checked before splitting)
+        # Most lines: no number at either end (checked before splitting).
+        for i, text in [(i, text) for i, line in enumerate(lines)
+                        if line.removable and ((text := line.text.strip())[:1].isdigit()
+                                               or text[-1:].isdigit())]:
+            if len(text) > 2 * MAX_COMPANION_CHARS:
+                continue
             tokens = text.split()
             if len(tokens) < 3 or not (tokens[0][0].isdigit() or tokens[-1][-1].isdigit()):
                 continue  # the page number (or the one fused to the text) is at one end
             outer = _outer_number(tokens)
             rest = outer[1] if outer else text
-            if rest.endswith(SENTENCE_END) or sum(t.isalpha() for t in rest.split()) < 2:
+            if rest.endswith(SENTENCE_END) or sum(map(str.isalpha, rest.split())) < 2:
                 continue
             if outer:
                 numbered.append((p, i, outer[0] - p, rest))

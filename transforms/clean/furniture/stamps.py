@@ -38,6 +38,7 @@ MAX_STAMP_PIECE_CHARS = 8  # a piece of margin text: this short, no space
 MIN_CUT_LETTERS = 12  # text in pieces: at least this many letters…
 MIN_CUT_PIECES = 2  # …in at least this many pieces
 _LETTER = re.compile(r"[^\W\d_]")
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
 MIN_VERTICAL_CHARS = 8  # a piece of margin text left alone: letters and digits
 
 
@@ -132,13 +133,14 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
                 return None
             return found
 
+        # The lines that may open a head's letters, in order (most lines cannot).
+        starts = [k for k, line in enumerate(lines)
+                  if _may_open(line.text, firsts, prefixes) and letters_of(k) in prefixes]
         i = 0
-        while i < len(lines):
-            first = _LETTER.search(lines[i].text)
-            if first is None or first.group().casefold() not in firsts \
-                    or letters_of(i) not in prefixes:
-                i += 1  # most lines: cannot open a head's letters
-                continue
+        for start in starts:
+            if start < i:
+                continue  # within the pieces of a head found
+            i = start
             joined, j, end = "", i, -1
             while j < len(lines) and (piece := letters_of(j)) is not None and (
                     joined + piece) in prefixes:
@@ -160,6 +162,17 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
             else:
                 i += 1
     return out
+
+
+def _may_open(text: str, firsts: set[str], prefixes: set[str]) -> bool:
+    """Could a line's letters open a head's (``firsts``: their first letters,
+    ``prefixes``: their openings)? An ASCII line's first word opens its letters: it
+    opens a head's too (a letter alone included)."""
+    if text.isascii():
+        first = _ASCII_WORD.search(text)
+        return first is not None and first.group().lower() in prefixes
+    first = _LETTER.search(text)
+    return first is not None and first.group().casefold() in firsts
 
 
 def _squeezed(text: str) -> str:

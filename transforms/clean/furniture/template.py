@@ -6,6 +6,7 @@ on (docs/cleaning.md, "Page furniture": the groups and what tells body text apar
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import operator
 import re
@@ -26,7 +27,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     Pages,
     PageSizes,
     TemplateGroup,
-    beside_frame,
     edge_lines,
     head_number,
     is_companion,
@@ -62,6 +62,10 @@ _NOT_IN_TITLE_FORM = re.compile(r"[^\w#]|_")  # spaces and punctuation
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SPACED_NUMBER = re.compile(r"#{2,}")  # a key's numbers once its spaces are gone
 _SPACED_LETTERS = re.compile(r"(?<![^\W\d_])([^\W\d_])\s+(?=[^\W\d_](?![^\W\d_]))")
+# Is there one? The same search from the space (twice as fast: few positions are spaces).
+_SPACED_LETTER_GAP = re.compile(r"\s(?<![^\W\d_][^\W\d_]\s)(?<=[^\W\d_]\s)\s*[^\W\d_](?![^\W\d_])")
+_KEPT_WORDS = re.compile(r"[a-z]{2,}")  # of a lower-cased ASCII line
+_PAGE_WORDS = frozenset({"page", "pg", "seite", "of", "von"})  # template_key's page number's
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 
 
@@ -79,9 +83,11 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
     extents: _ExtentCache = {}
     rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
+    readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
+    last: list = []  # the last call's readings of the pages and the groups they gave
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
-                              (extents, rows), current, beside)
+                              (extents, rows, readings, last), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -122,54 +128,47 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
 
 
 def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
-                 body: float, template: set[Hit], caches: tuple[_ExtentCache, _RowCache],
+                 body: float, template: set[Hit],
+                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache, list],
                  current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
                 ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
-    the ``template`` found) that recur as template text does (``caches``: the
-    pages' text extents and outer rows from earlier calls on the same pages; ``current``: each
-    page's current headings, whose title a head that changes with the chapter says;
-    ``beside``: what edge lines say beside it, from earlier calls)."""
+    the ``template`` found) that recur as template text does (``caches``: the pages'
+    text extents, outer rows, edge readings and the last call's readings and groups
+    from earlier calls on the same pages;
+    ``current``: each page's current headings, whose title a head that changes with the
+    chapter says; ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
-    for p, lines in enumerate(pages):
-        edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
+    extent_cache, row_cache, reading_cache, last = caches
+    template_by_page = lines_by_page(template)
+    readings = []
+    for p in range(len(pages)):
+        # A page's reading depends on the template only through its own lines: one
+        # the last call read alike is not read again.
+        reading_key = (p, frozenset(template_by_page.get(p, _NONE)))
+        if (reading := reading_cache.get(reading_key)) is None:
+            reading = reading_cache[reading_key] = _read_edges(
+                pages, p, side_lines[p], page_size(page_sizes, p)[0], template, current[p],
+                body, beside)
+        readings.append(reading)
+    # What follows reads the pages' edges only as read here: read as the last call read
+    # them (the template grew by lines no edge reads past), they give its groups.
+    if last and last[0] == readings:
+        return list(last[1])
+    for p, (edge, entries) in enumerate(readings):
         bands.append(edge)
-        extreme = _from_edges(pages, p, EXTREME_BAND, template)
-        width = page_size(page_sizes, p)[0]
-        for i in edge | side_lines[p]:
-            line = lines[i]
-            if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
-                continue  # beyond the page's side: the unseen half of a spread
-            side = i in side_lines[p]
-            key = _group_key(line.text)
-            if not key:
-                continue
+        for key, at_extreme, hit, side in entries:
             if side:
-                key = "\x00side " + key  # its own group: a tab's number is no page number
                 side_keys.add(key)
-            elif is_data_row(line.text):
-                continue  # a chart's axis or a row of figures, never a head
-            elif page_number_value(line.text) is not None:
-                # Numbers as set: the page number's own value is the sequence's to judge
-                # (numbers.py); one that stays the same is template (a year atop pages).
-                key = "\x00number " + " ".join(line.text.split())
-            if not side and i in extreme and current[p] and line.removable:
-                if (p, i) not in beside:  # once per document
-                    beside[(p, i)] = _beside_current_title(line, i, current[p], body)
-                if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
-                    title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
-                    edge_pages[title].add(p)
-                    extreme_pages[title].add(p)
-                    hits_of[title].append((p, i))
             edge_pages[key].add(p)
-            if i in extreme or side:
+            if at_extreme:
                 extreme_pages[key].add(p)
-            if line.removable:
-                hits_of[key].append((p, i))
+            if hit is not None:
+                hits_of[key].append(hit)
     n = len(pages)
     candidates: list[str] = []
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
@@ -195,6 +194,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
+        last[:] = [readings, []]
         return []
     middle_pages, unplaced_middle = _middle_pages(
         pages, [bands[p] | side_lines[p] for p in range(n)],
@@ -202,7 +202,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
-                            *caches)
+                            extent_cache, row_cache)
     for key in candidates:
         if key not in side_keys and (len(middle_pages.get(key, ()))
                                      * EDGE_PAGES_PER_MIDDLE_PAGE
@@ -230,7 +230,58 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
+    last[:] = [readings, list(groups)]
     return groups
+
+
+_Entry = tuple[str, bool, Hit | None, bool]  # (key, at the very edge, the hit, side)
+_ReadingCache = dict[tuple[int, frozenset[int]], tuple[set[int], list[_Entry]]]
+
+
+def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, template: set[Hit],
+                current: list[tuple[int, str]], body: float, beside: dict[Hit, str | None]
+                ) -> tuple[set[int], list[_Entry]]:
+    """Page ``p``'s edge band (read inward of the ``template``) and what its edge and
+    side lines say, in order: each line's text group, whether it is on the page's first
+    or last lines (or a side's), the hit where the line is removable, and whether it is
+    in a side margin (``_text_groups``)."""
+    lines = pages[p]
+    edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
+    extreme = _from_edges(pages, p, EXTREME_BAND, template)
+    entries: list[_Entry] = []
+    for i in edge | side_lines:
+        line = lines[i]
+        if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
+            continue  # beyond the page's side: the unseen half of a spread
+        side = i in side_lines
+        key = _edge_keys(line.text)[0 if side else 1]
+        if key is None:
+            continue
+        if not side and i in extreme and current and line.removable:
+            if (p, i) not in beside:  # once per document
+                beside[(p, i)] = _beside_current_title(line, i, current, body)
+            if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
+                title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
+                entries.append((title, True, (p, i), False))
+        entries.append((key, i in extreme or side, (p, i) if line.removable else None, side))
+    return edge, entries
+
+
+@functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
+def _edge_keys(text: str) -> tuple[str | None, str | None]:
+    """The text group of a line (None: none) in a side margin and at an edge."""
+    key = _group_key(text)
+    if not key:
+        return None, None
+    if is_data_row(text):
+        edge = None  # a chart's axis or a row of figures, never a head
+    elif page_number_value(text) is not None:
+        # Numbers as set: the page number's own value is the sequence's to judge
+        # (numbers.py); one that stays the same is template (a year atop pages).
+        edge = "\x00number " + " ".join(text.split())
+    else:
+        edge = key
+    return "\x00side " + key, edge  # its own group: a tab's number is no page number
 
 
 def _shown(key: str, first: PageLine) -> str:
@@ -242,6 +293,7 @@ def _shown(key: str, first: PageLine) -> str:
         template_key(first.text))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a heading's, asked again of each edge line
 def _title_form(text: str) -> str:
     """A title as heads and headings both set it: abstracted, letters and ``#`` only
     (``第 1章`` ≡ ``第 1 章``, ``CHAPTER 2. RESULTS`` ≡ ``Chapter 2 Results``)."""
@@ -258,15 +310,18 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
     latest: dict[float, str] = {}
     side: list[set[int]] = []
     current: list[list[tuple[int, str]]] = []
+    # ``beside_frame(line, frame, width, MIN_SIDE_GAP)``, inline: it runs for every line.
+    left, right = (frame[0] - MIN_SIDE_GAP, frame[1] + MIN_SIDE_GAP) if frame else (0.0, 0.0)
     for p, lines in enumerate(pages):
         width = page_size(page_sizes, p)[0]
         side.append(set())
         own = []
         for i, line in enumerate(lines):
-            if (not line.rotated and line.removable
-                    and beside_frame(line, frame, width, MIN_SIDE_GAP)):
+            if (frame is not None and (box := line.box) is not None and not line.rotated
+                    and line.removable and box[2] > 0 and box[0] < width
+                    and (box[2] <= left or box[0] >= right)):
                 side[p].add(i)
-            if ((line.is_heading or set_larger(line.size, body))
+            if ((line.is_heading or (line.size > body and set_larger(line.size, body)))
                     and any(map(str.isalpha, form := _title_form(line.text)))):
                 own.append((i, form))
         current.append([*((-1, form) for form in latest.values()), *own])
@@ -285,7 +340,8 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
         return None
     rests = [head[:-len(form)] + "…" if head.endswith(form) else "…" + head[len(form):]
              for j, form in current
-             if j != i and (form == head or ((head.endswith(form) or head.startswith(form))
+             if form in head and j != i  # most forms: not in the head at all
+             and (form == head or ((head.endswith(form) or head.startswith(form))
                                              and sum(map(str.isalpha, form)) >= MIN_TITLE_LETTERS))]
     return min(rests, key=len) if rests else None
 
@@ -305,16 +361,27 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
     firsts = {key[0] for key in keys} | set(numerals + "p")
     lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
+    # An ASCII line's words of two letters or more, not roman numerals, page words or
+    # numbers: every one stands in its key (``_group_key`` keeps them whole), so a line
+    # with one found in no wanted key is none of them (most lines: no key worked out).
+    in_keys = "\n".join(keys)
     found: dict[str, set[int]] = defaultdict(set)
     unplaced: dict[str, list[Hit]] = defaultdict(list)
     for p, lines in enumerate(pages):
-        placed = any(line.box is not None for line in lines)
+        placed = None  # worked out for the first page line that says a key
+        edges = outside[p]
         for i, line in enumerate(lines):
             text = line.text
-            if (i not in outside[p] and low <= len(text) <= high
-                    and text[:1].casefold()[:1] in firsts
-                    and (not text.isascii() or text.rstrip()[-1:].casefold() in lasts)  # NFKC
+            if (low <= len(text) <= high and text[:1].casefold()[:1] in firsts
+                    and i not in edges
+                    and (not text.isascii() or (text.rstrip()[-1:].casefold() in lasts  # NFKC
+                                                and all(word in in_keys for word
+                                                        in _KEPT_WORDS.findall(text.lower())
+                                                        if word not in _PAGE_WORDS
+                                                        and word.strip("ivxlcdm"))))
                     and (key := _group_key(text)) in wanted):
+                if placed is None:
+                    placed = any(other.box is not None for other in lines)
                 if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
                     unplaced[key].append((p, i))  # words: a brace or a mark is code's
                 else:
@@ -322,16 +389,21 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
     return found, unplaced
 
 
+@functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
 def _group_key(text: str) -> str:
     """A text group's key: ``template_key``, the page number at one end left out (the
     first page's ``<footer>`` ≡ ``2 / 4 <footer>``); a line with numbers at both ends
     keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head). Without its
     spaces, a number spaced out one: an OCR layer spaces the letters of one head a new
     way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``)."""
-    text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
+    if _SPACED_LETTER_GAP.search(text):  # rare: the search skips ``sub``'s template call
+        text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
     shape = line_shape(text)
-    key = shape if shape[:1] == shape[-1:] == "#" else template_key(text)
-    return _SPACED_NUMBER.sub("#", "".join(key.split()))
+    # ``template_key`` inline where it is the shape (most lines: no number at either end).
+    key = shape if (shape[:1] == shape[-1:] == "#" or not shape
+                    or (shape[0] not in "#p" and shape[-1] != "#")) else template_key(text)
+    key = "".join(key.split())
+    return _SPACED_NUMBER.sub("#", key) if "##" in key else key
 
 
 def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set[Hit]) -> bool:
@@ -376,9 +448,9 @@ def _text_extents(pages: Pages, outside: set[Hit],
         known = cache.get((p, skip))
         if known is None:
             edges = {i for row in _outer_rows(pages, p, skip, rows) for i in row}
-            text = sorted((line.box[1], line.box[3]) for i, line in enumerate(lines)
-                          if line.box is not None and not line.rotated
-                          and i not in skip and i not in edges)
+            text = sorted([(box[1], box[3]) for i, line in enumerate(lines)
+                           if (box := line.box) is not None and not line.rotated
+                           and i not in skip and i not in edges])
             known = cache[(p, skip)] = text, max((b for _, b in text), default=0.0)
         extents.append(known)
     return extents
@@ -516,9 +588,10 @@ def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSiz
 
 def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
     """Numbers that change in more than two places: data rows ("Revenue 1,567 3,684")."""
+    if len(hits) < 2 or len(DIGITS.findall(pages[hits[0][0]][hits[0][1]].text)) \
+            <= MAX_CHANGING_NUMBERS:
+        return False  # most groups: the other lines' numbers are not read
     runs = [DIGITS.findall(pages[p][i].text) for p, i in hits]
-    if len(runs) < 2 or len(runs[0]) <= MAX_CHANGING_NUMBERS:
-        return False
     if any(len(r) != len(runs[0]) for r in runs):
         return False
     changing = sum(1 for k in range(len(runs[0])) if len({r[k] for r in runs}) > 1)
