@@ -119,6 +119,7 @@ class Measured:
     first_document_after_s: float | None = None
     documents_ok: int | None = None
     chunks: int | None = None
+    own_cpu_s: float | None = None  # the ``ragbeam run`` process alone, not its children
 
 
 def corpus_files(corpus: pathlib.Path) -> list[str]:
@@ -193,20 +194,36 @@ def run_raw(paths: list[str], processes: int) -> Measured:
 
 # The raw loop does no OCR: neither do the pipeline variants that are compared to it.
 EQUAL_WORK = ["--ocr", "off"]
+# ``ragbeam run`` that prints its own process's CPU time (``getrusage(RUSAGE_SELF)``:
+# not its extraction children's) last, so that a change to the run process can be
+# told apart from the children's Tika, which varies with the machine's load.
+OWN_CPU = "ragbeam run process CPU s: "
+REPORT_OWN_CPU = f"""
+import atexit, resource, runpy, sys
+def report():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print("{OWN_CPU}" + str(usage.ru_utime + usage.ru_stime), flush=True)
+atexit.register(report)
+sys.argv = ["ragbeam", *sys.argv[1:]]
+runpy.run_module("ragbeam.pipeline.cli", run_name="__main__", alter_sys=True)
+"""
 
 
 def run_pipeline(name: str, staging: pathlib.Path, extra: list[str], one_core: bool = False,
                  ocr: bool = False, code: pathlib.Path | None = None) -> Measured:
     with tempfile.TemporaryDirectory(prefix="ragbeam-bench-") as tmp:
         out = pathlib.Path(tmp) / "out"
-        wall, cpu, _ = _timed([sys.executable, "-m", "ragbeam.pipeline.cli", "run",
-                               "--input", str(staging), "--output", str(out),
-                               *([] if ocr else EQUAL_WORK), *extra],
-                              one_core=one_core, code=code)
+        wall, cpu, printed = _timed([sys.executable, "-c", REPORT_OWN_CPU, "run",
+                                     "--input", str(staging), "--output", str(out),
+                                     *([] if ocr else EQUAL_WORK), *extra],
+                                    one_core=one_core, code=code)
         summary = json.loads((out / "run.json").read_text())
+    own = [line.removeprefix(OWN_CPU) for line in printed.splitlines()
+           if line.startswith(OWN_CPU)]
     return Measured(name, wall, wall, cpu, os.getloadavg()[0],
                     summary.get("extraction", {}).get("first_document_after_s"),
-                    summary["documents_ok"], summary["chunks"])
+                    summary["documents_ok"], summary["chunks"],
+                    float(own[-1]) if own else None)
 
 
 BASELINE = " [baseline]"
@@ -278,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
                 runs[name].append(measured)
                 print(f"  round {round_index + 1}: {name:36s} {measured.seconds:6.2f} s "
                       f"(wall {measured.wall_s:5.1f} s, CPU {measured.cpu_s:5.1f} s"
+                      + (f", of which the run process {measured.own_cpu_s:.1f} s"
+                         if measured.own_cpu_s is not None else "")
                       + (f", first document after {measured.first_document_after_s:.1f} s"
                          if measured.first_document_after_s is not None else "")
                       + f"; load {measured.load:.1f})", flush=True)
@@ -293,15 +312,18 @@ def main(argv: list[str] | None = None) -> int:
 def report(runs: dict[str, list[Measured]], n_files: int, total_mb: float) -> None:
     med = {name: statistics.median(m.seconds for m in ms) for name, ms in runs.items() if ms}
     cpu = {name: statistics.median(m.cpu_s for m in ms) for name, ms in runs.items() if ms}
+    own = {name: statistics.median(m.own_cpu_s for m in ms) for name, ms in runs.items()
+           if ms and all(m.own_cpu_s is not None for m in ms)}
     raw = med["raw 1 process"]
     repeats = len(runs["raw 1 process"])
     loads = [m.load for ms in runs.values() for m in ms]
     print(f"\nmedians of {repeats} alternating rounds; load average during the runs "
           f"{min(loads):.1f}–{max(loads):.1f}")
-    print(f"{'':38} {'seconds':>8} {'docs/s':>7} {'MB/s':>6} {'× raw':>6} {'CPU s':>6}")
+    print(f"{'':38} {'seconds':>8} {'docs/s':>7} {'MB/s':>6} {'× raw':>6} {'CPU s':>6}"
+          f" {'run process CPU s':>18}")
     for name, t in med.items():
         print(f"{name:38} {t:8.2f} {n_files / t:7.2f} {total_mb / t:6.2f} {t / raw:6.2f} "
-              f"{cpu[name]:6.1f}")
+              f"{cpu[name]:6.1f}" + (f" {own[name]:18.1f}" if name in own else ""))
     print("\nratios (same rounds):")
     suffixes = ("", BASELINE) if any(name.endswith(BASELINE) for name in med) else ("",)
     for suffix in suffixes:

@@ -77,7 +77,10 @@ if TYPE_CHECKING:
 # headless table part that opens its page put into the previous part's columns (two
 # columns run together on a page no longer break the chain: its header carries on);
 # a table's header never reaches into the table above.
-OUTPUT_FORMAT_VERSION = 10
+# 11: a footnote between a paragraph's halves (a column or page break) moved after the
+# paragraph, the halves joined; a heading repeated "(continued)" at the page's edge and
+# a statement's account lines past its head block are furniture.
+OUTPUT_FORMAT_VERSION = 11
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

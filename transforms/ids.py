@@ -28,12 +28,14 @@ ID_HEX_CHARS = 32  # 128 bits: collisions are not a practical concern
 
 
 def _digest(*parts: str) -> str:
-    h = hashlib.sha256()
+    pieces = []
     for part in parts:
         data = part.encode("utf-8", errors="surrogatepass")
-        h.update(len(data).to_bytes(8, "big"))  # length-prefixed: no ambiguity
-        h.update(data)
-    return h.hexdigest()[:ID_HEX_CHARS]
+        pieces.append(len(data).to_bytes(8, "big"))  # length-prefixed: no ambiguity
+        pieces.append(data)
+    # One update of the joined bytes hashes what an update per piece would, at a
+    # fraction of the calls (a chunk id has six parts, a run tens of thousands of ids).
+    return hashlib.sha256(b"".join(pieces)).hexdigest()[:ID_HEX_CHARS]
 
 
 def canonical_uri(path_or_uri: str) -> str:

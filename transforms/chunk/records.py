@@ -27,13 +27,15 @@ def doc_label(doc: Document) -> str:
     return document_label(doc.title, doc.metadata.get(KIND_KEY), doc.metadata.get(PERIOD_KEY))
 
 
-def context_header(doc: Document, heading_path: tuple[str, ...]) -> str:
+def context_header(doc: Document, heading_path: tuple[str, ...],
+                   label: str | None = None) -> str:
     """The document's label and the heading path, e.g. ``"Apple Inc. · Form 10-Q ·
     quarterly period ended December 31, 2022 > Item 2. … > Gross Margin"``.
+    ``label``: the document's ``doc_label``, where the caller has it already.
 
     Stored apart from ``text`` so offsets stay exact; join them when embedding.
     """
-    label = doc_label(doc)
+    label = doc_label(doc) if label is None else label
     return CONTEXT_SEPARATOR.join(([label] if label else [])
                                   + headings_after_label(label, heading_path))
 
@@ -65,12 +67,29 @@ def without_navigation(doc: Document, chunks: list[Chunk]) -> list[Chunk]:
             if chunks[i].parent is not None else chunks[i] for i in kept]
 
 
-def chunk_context(doc: Document, chunk: Chunk) -> str:
+def chunk_context(doc: Document, chunk: Chunk, label: str | None = None) -> str:
     """The contextual header of one chunk: title and heading path, plus, for a table
-    chunk, the table's title and its header row where its text does not hold them."""
-    context = context_header(doc, chunk.heading_path)
+    chunk, the table's title and its header row where its text does not hold them.
+    ``label``: the document's ``doc_label``, where the caller has it already."""
+    context = context_header(doc, chunk.heading_path, label)
     return "\n".join(part for part in (context, chunk.metadata.get(TABLE_TITLE_KEY),
                                         chunk.metadata.get(TABLE_HEADER_KEY)) if part)
+
+
+def chunk_contexts(doc: Document, chunks: list[Chunk]) -> list[str]:
+    """``chunk_context`` of each chunk: the label made once, and each header once for
+    the chunks that share it (the chunks of a section share their heading path)."""
+    label = doc_label(doc)
+    made: dict[tuple[tuple[str, ...], str | None, str | None], str] = {}
+    contexts = []
+    for chunk in chunks:
+        key = (chunk.heading_path, chunk.metadata.get(TABLE_TITLE_KEY),
+               chunk.metadata.get(TABLE_HEADER_KEY))
+        context = made.get(key)
+        if context is None:
+            context = made[key] = chunk_context(doc, chunk, label)
+        contexts.append(context)
+    return contexts
 
 
 def chunk_rows(
@@ -83,22 +102,30 @@ def chunk_rows(
     embed_text: bool = False,
 ) -> list[ChunkRow]:
     chunks = without_navigation(doc, with_table_headers(doc, chunks))
-    contexts = [chunk_context(doc, chunk) for chunk in chunks]
+    contexts = chunk_contexts(doc, chunks)
     contents = ContentsIndex(doc)
     ids = chunk_ids_for(doc.doc_id, config_hash,
                         ((str(c.level), context, c.text)
                          for c, context in zip(chunks, contexts, strict=True)))
+    # What every row of the document shares, looked up once (tens of thousands of rows
+    # a run).
+    doc_id, text, source_uri, media_type = doc.doc_id, doc.text, doc.source.uri, doc.media_type
+    extra = dict(extra_metadata or {})
     rows = []
     for index, (chunk, chunk_id, context) in enumerate(zip(chunks, ids, contexts, strict=True)):
-        page_start, page_end = doc.pages_of(chunk.start, chunk.end)
-        raw_start, raw_end = doc.raw_range_of(chunk.start, chunk.end)
+        start, end = chunk.start, chunk.end
+        page_start, page_end = doc.pages_of(start, end)
+        raw_start, raw_end = doc.raw_range_of(start, end)
         metadata = {"raw_char_start": str(raw_start), "raw_char_end": str(raw_end)}
-        metadata.update(extra_metadata or {})
-        metadata.update(chunk.metadata)
-        metadata.update(navigation_metadata(contents, chunk))
+        if extra:
+            metadata.update(extra)
+        if chunk.metadata:
+            metadata.update(chunk.metadata)
+        if contents.share(start, end) >= MIN_TOC_SHARE:  # navigation_metadata
+            metadata[TOC_KEY] = "1"
         rows.append(build_chunk_row(
             chunk_id=chunk_id,
-            doc_id=doc.doc_id,
+            doc_id=doc_id,
             parent_id=ids[chunk.parent] if chunk.parent is not None else None,
             chunk_index=index,
             level=str(chunk.level),
@@ -107,16 +134,16 @@ def chunk_rows(
             context=context,
             embed_text=(dense_text_for(context, chunk.text, chunk.heading_path)
                         if embed_text else None),
-            char_start=chunk.start,
-            char_end=chunk.end,
+            char_start=start,
+            char_end=end,
             page_start=page_start,
             page_end=page_end,
             heading_path=list(chunk.heading_path),
             # Exact, from the document's one tokenisation (sizing.TokenPass).
-            token_count=token_counter.span(doc.text, chunk.start, chunk.end),
+            token_count=token_counter.span(text, start, end),
             char_count=len(chunk.text),
-            source_uri=doc.source.uri,
-            media_type=doc.media_type,
+            source_uri=source_uri,
+            media_type=media_type,
             config_hash=config_hash,
             metadata=metadata,
         ))

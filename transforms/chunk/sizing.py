@@ -99,7 +99,7 @@ class TokenSizer:
         self.size = lru_cache(maxsize=MEMO_TEXTS)(self._count)  # type: ignore[method-assign]
         # Per thread, the passes over the last texts measured by span (a worker's
         # threads chunk different documents with this one shared sizer).
-        self._local = threading.local()
+        self._local = _ThreadPasses()
 
     @cached_property
     def encoding(self):  # -> tiktoken.Encoding
@@ -139,9 +139,13 @@ class TokenSizer:
         ``PASSES_KEPT`` texts of this thread), or None when spans of it cannot be
         counted from one pass (an encoding whose pattern is not known to allow it, a
         text that does not survive a token round trip)."""
+        passes = self._local.passes
+        # Called for every span measured (a few hundred thousand a corpus): the text
+        # of the last pass is checked first, before anything else.
+        if passes and passes[0][0] is text:
+            return passes[0][1]
         if not self._spans_from_pass:
             return None
-        passes: list[tuple[str, TokenPass | None]] = getattr(self._local, "passes", None) or []
         for kept, token_pass in passes:
             if kept is text:
                 return token_pass
@@ -174,8 +178,23 @@ class TokenSizer:
     def token_starts(self, text: str) -> list[int] | None:
         """Character offset of every token of ``text`` tokenized whole, or None when the
         text does not survive a token round trip (then measure spans one by one)."""
-        starts = char_starts(text, self.encoding.encode_ordinary(text), self._byte_lengths)
+        tokens = self.encoding.encode_ordinary(text)
+        if len(text) <= SHORT_ASCII_CHARS and text.isascii():
+            # The head and tail of a span (``TokenPass.token_starts``): a few characters,
+            # where numpy's per-call cost is most of char_starts'. In ASCII a
+            # character is a byte, and the tokens always spell the text.
+            lengths = self._byte_length_list
+            starts, offset = [], 0
+            for token in tokens:
+                starts.append(offset)
+                offset += lengths[token]
+            return starts
+        starts = char_starts(text, tokens, self._byte_lengths)
         return None if starts is None else starts.tolist()
+
+    @cached_property
+    def _byte_length_list(self) -> list[int]:
+        return self._byte_lengths.tolist()
 
     def __reduce__(self):  # pickles by name; the encoding is reloaded from the package
         return (TokenSizer, (self.encoding_name,))
@@ -184,6 +203,16 @@ class TokenSizer:
 # Passes kept per thread: the document being chunked (and one more, for a caller that
 # alternates between two texts).
 PASSES_KEPT = 2
+# Up to this many ASCII characters, ``TokenSizer.token_starts`` adds the tokens' byte
+# lengths in Python instead of going through numpy.
+SHORT_ASCII_CHARS = 64
+
+
+class _ThreadPasses(threading.local):
+    """A thread's ``(text, TokenPass)`` pairs, the last one first."""
+
+    def __init__(self) -> None:
+        self.passes: list[tuple[str, TokenPass | None]] = []
 
 # tiktoken patterns (cl100k_base, as tiktoken writes it now and before 0.7) under
 # which a piece never runs on past a letter that a non-letter follows, or a digit
@@ -219,15 +248,29 @@ def token_byte_lengths(encoding):  # -> numpy array indexed by token id
     return lengths
 
 
-def char_starts(text: str, tokens: list[int], byte_lengths):  # -> numpy array | None
-    """The character offset in ``text`` where each of its ``tokens`` starts (a token
-    that starts inside a multi-byte character: that character's), or None when the
-    tokens do not spell ``text`` exactly (a lone surrogate)."""
+def whole_text_tokens(encoding, text: str):  # -> numpy array of token ids, or a list
+    """``encoding.encode_ordinary(text)``, as a numpy array where tiktoken can give one
+    (``encode_to_numpy``, tiktoken 0.8+: no Python list of a whole document's tokens
+    made and converted again; with no special token allowed or refused, the same
+    tokens). A text with a lone surrogate, which only ``encode_ordinary`` takes
+    (replaced), gets its list."""
+    encode = getattr(encoding, "encode_to_numpy", None)
+    if encode is not None:
+        with contextlib.suppress(UnicodeEncodeError):
+            return encode(text, allowed_special=frozenset(), disallowed_special=())
+    return encoding.encode_ordinary(text)
+
+
+def char_starts(text: str, tokens, byte_lengths):  # -> numpy array | None
+    """The character offset in ``text`` where each of its ``tokens`` (a list or a
+    numpy array of ids) starts (a token that starts inside a multi-byte character:
+    that character's), or None when the tokens do not spell ``text`` exactly (a lone
+    surrogate)."""
     try:
         encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate
         return None
-    if not tokens:
+    if len(tokens) == 0:
         return np.zeros(0, dtype=np.int64) if not encoded else None
     lengths = byte_lengths[np.asarray(tokens, dtype=np.int64)]
     byte_ends = np.cumsum(lengths)
@@ -261,10 +304,13 @@ class TokenPass:
     def __init__(self, text: str, starts: list[int], syncs: list[int], sizer: TokenSizer
                  ) -> None:
         self.text, self._starts, self._syncs, self._sizer = text, starts, syncs, sizer
+        # Counts by span: strategies measure the same span again (a section, then its
+        # chunk, then the chunk's row), and every count costs four bisections.
+        self._counts: dict[tuple[int, int], int] = {}
 
     @classmethod
     def of(cls, text: str, sizer: TokenSizer) -> TokenPass | None:
-        starts = char_starts(text, sizer.encoding.encode_ordinary(text), sizer._byte_lengths)
+        starts = char_starts(text, whole_text_tokens(sizer.encoding, text), sizer._byte_lengths)
         if starts is None:
             return None
         codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
@@ -288,13 +334,20 @@ class TokenPass:
         """The number of tokens of ``text[start:end]`` tokenised alone."""
         if end <= start:
             return 0
+        key = (start, end)
+        counted = self._counts.get(key)
+        if counted is not None:
+            return counted
         inside = self._interior(start, end)
         size = self._sizer.size
         if inside is None:
-            return size(self.text[start:end])
-        a, b = inside
-        between = bisect.bisect_left(self._starts, b) - bisect.bisect_left(self._starts, a)
-        return size(self.text[start:a]) + between + size(self.text[b:end])
+            counted = size(self.text[start:end])
+        else:
+            a, b = inside
+            between = bisect.bisect_left(self._starts, b) - bisect.bisect_left(self._starts, a)
+            counted = size(self.text[start:a]) + between + size(self.text[b:end])
+        self._counts[key] = counted
+        return counted
 
     def token_starts(self, start: int, end: int) -> list[int] | None:
         """The character offsets (in ``text``) where the tokens of ``text[start:end]``

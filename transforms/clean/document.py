@@ -63,6 +63,7 @@ from dataclasses import dataclass, fields, replace
 from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 from ragbeam.transforms.clean.contents import contents_lines
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page, links_somewhere
+from ragbeam.transforms.clean.footnotes import held_footnotes
 from ragbeam.transforms.clean.furniture import (
     FurnitureResult,
     PageLine,
@@ -462,6 +463,18 @@ def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
         line.wrapped = wrapped
 
 
+def _hold_footnotes(lines: list[CleanLine]) -> dict[int, int]:
+    """The footnote lines to place after the paragraph they interrupt
+    (``footnotes.held_footnotes``). Whether the break after the paragraph's first half
+    is a wrap was judged against the footnote under it: that judgement goes, and the
+    line's length decides, as for a line not placed (the second half starts in lower
+    case, so it matters only to a URL cut there)."""
+    held = held_footnotes(lines)
+    for i in set(held.values()):
+        lines[i].wrapped = None
+    return held
+
+
 def clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Document:
     with cyclic_collector_paused():
         return _clean_document(extracted, options)
@@ -508,9 +521,11 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
     tables: list[Table] = []
     if paged and options.detect_tables and extracted.layout is not None:
         lines, tables = _mark_tables(lines, extracted.raw_text, options)
+    held = (_hold_footnotes(lines) if paged and extracted.layout is not None
+            and options.join_lines else {})
     hard_wrapped = paged or (options.join_lines and extracted.lines is LineKind.TYPED
                              and mark_plain_wraps(lines))
-    assembly = assemble(lines, hard_wrapped, options)
+    assembly = assemble(lines, hard_wrapped, options, held)
     headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),
                                         extracted.layout)
                          if paged and options.detect_headings else 0)

@@ -44,7 +44,7 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
@@ -561,7 +561,11 @@ class LazyLexicon(Counter):
         return True
 
 
-def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions) -> Assembly:
+def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions,
+             held: Collection[int] = ()) -> Assembly:
+    """The blocks of ``lines``. ``held``: indexes of lines that interrupt a paragraph
+    (``footnotes.held_footnotes``): they wait, as detached lines do, until the paragraph
+    has ended, and are then joined among themselves as any lines are."""
     out = Assembly(blocks=[])
     lexicon = LazyLexicon(lines) if hard_wrapped else None
     page_lengths: dict[int | None, list[int]] = defaultdict(list)
@@ -578,15 +582,31 @@ def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions) 
     # Detached lines wait until the paragraph they interrupt has ended.
     detached: list[CleanLine] = []
 
+    waiting: list[CleanLine] = []
+
     def place_detached() -> None:
+        if waiting:
+            before: CleanLine | None = None
+            for line in waiting:
+                brk = _break_before(before, line, hard_wrapped, options, lexicon, full_line,
+                                    out)
+                if brk is LineBreak.PARAGRAPH:
+                    out.blocks.append([("", line)])
+                else:
+                    out.blocks[-1].append((_SEPARATORS[brk], line))
+                before = line
+            waiting.clear()
         if detached:
             out.blocks.append([("", detached[0]),
                                *((LineBreak.LINE.value, line) for line in detached[1:])])
             detached.clear()
 
-    for line in lines:
+    for index, line in enumerate(lines):
         if hard_wrapped and line.detached:
             detached.append(line)
+            continue
+        if held and index in held:
+            waiting.append(line)
             continue
         brk = _break_before(prev, line, hard_wrapped, options, lexicon, full_line, out)
         if brk is LineBreak.PARAGRAPH:

@@ -985,3 +985,116 @@ def test_a_slides_last_line_on_the_slide_numbers_row_stays_a_foot_set_apart_goes
     pages[2][5] = PageLine(f"Draft {_WORDS[2]}", box=(72.0, 545.0, 377.0, 552.0), size=9.0)
     assert _removed_from(pages, (794.0, 595.0)) == sorted(
         [(p, str(p + 1)) for p in range(6)] + [(p, pages[p][5].text) for p in range(6)])
+
+
+STATEMENT = (756.0, 612.0)  # a landscape statement's page
+
+
+def _statement_page(p: int, title: str, *, label: str = "", owner: str = "",
+                    text_top: float = 144.0) -> list[PageLine]:
+    """A page of a landscape statement: its stamp and head (four lines, as deep as the
+    edge band), a section's title at the top left (set larger than the small print), an
+    account's label and owner at the top right, and small print."""
+    head = [PageLine("*** SAMPLE STATEMENT ***", box=(266.0, 19.0, 478.0, 24.0), size=16.0),
+            PageLine("For informational purposes only", box=(267.0, 38.0, 490.0, 45.0),
+                     size=16.0),
+            PageLine("INVESTMENT REPORT", box=(629.0, 48.0, 726.0, 55.0), size=9.0),
+            PageLine("July 1 – July 31, 2015", box=(636.0, 61.0, 726.0, 67.0), size=9.0)]
+    block = [PageLine(title, box=(33.0, 105.0, 33.0 + 6 * len(title), 116.0), size=13.0)]
+    if label:
+        block += [PageLine(label, box=(639.0, 108.0, 725.0, 114.0), size=9.0),
+                  PageLine(owner, box=(600.0, 118.0, 726.0, 125.0), size=9.0)]
+    text = [PageLine(line, box=(32.0, text_top + 12 * i, 724.0, text_top + 7 + 12 * i),
+                     size=7.5) for i, line in enumerate(body(p % len(_WORDS), 8))]
+    return [*head, *block, *text]
+
+
+def test_a_heading_repeated_as_continued_goes_on_the_next_pages_and_stays_on_its_first():
+    """A section continued from the page before repeats its heading with
+    ``(continued)``: the repeats are the page template's, whatever the heading, also on
+    landscape pages where the heading is set larger than the small print (no slide's
+    title carried over); the heading on the section's first page stays."""
+    titles = ["Holdings", *["Holdings (continued)"] * 3, "Activity",
+              *["Activity (continued)"] * 3]
+    pages = [_statement_page(p, title) for p, title in enumerate(titles)]
+    pages[7][4] = pages[7][4]._replace(size=16.0)  # a repeat set larger is one too
+    removed = find_page_furniture(pages, [STATEMENT] * len(pages)).lines
+    repeats = {(p, 4) for p, title in enumerate(titles) if "(continued)" in title}
+    assert repeats <= removed
+    assert (0, 4) not in removed and (4, 4) not in removed
+    assert all(i < 5 for _, i in removed)  # the small print stays
+    # A data sheet: a section continued on the next page repeats its heading there, at
+    # the top of the text, where the text of the pages between runs on from their top.
+    # Tika gives a formula's pieces, which PDFium did not place, before one page's head:
+    # uncounted, they end no template at the edge.
+    sections = ["Overview", "Ratings", "Layout", "Care"]
+    head = [_at("Harbour pump data sheet", 20.0, 72.0, 300.0), _at("HP-200 rev. B", 34.0)]
+    pages = [[*head, _at("1 Overview", 75.0, 54.0, 250.0), *_body_at(0, 10)]]
+    for k, name in enumerate(sections):
+        pages.append([*head, _at(f"{name} (continued)", 75.0, 54.0, 250.0),
+                      *_body_at(len(pages), 10)])
+        if k + 1 < len(sections):
+            text = _body_at(len(pages), 12, top=60.0)
+            pages.append([*head, *text[:6], _at(f"{k + 2} {sections[k + 1]}", 150.0, 54.0,
+                                                250.0), *text[6:]])
+    pages[3].insert(0, PageLine("R Q ; FOM R Q= ́"))
+    removed = _removed_placed(pages)
+    assert [text for _, text in removed if text not in ("Harbour pump data sheet",
+                                                         "HP-200 rev. B")] == [
+        f"{name} (continued)" for name in sections]
+
+
+def test_a_statements_account_label_and_owner_under_its_head_go_on_every_account_page():
+    """Each page of an account's part carries its label (``Account 111-111111``) beside
+    the section's title and its owner's line under it; another account's pages another
+    owner. The label stands on the title's row: the edge is read past the template a row
+    at a time, and a line on a row with template is read past as the template is. The
+    label's and the owner's lines are no slide titles (set larger than the small print
+    on landscape pages, another owner in the place on other pages): they stand with the
+    template. Notes on wider pages whose text reaches that high are another template's
+    pages, and the other owner's line is the template's in its slot, no text there; as
+    the line past the template, it is a slot's."""
+    pages = []
+    for p in range(12):
+        label, owner = (("Account 111-111111", "J. Doe - Individual") if p < 8
+                        else ("Account 222-222222", "J. Doe - Traditional IRA"))
+        pages.append(_statement_page(p, f"Section {_WORDS[p].title()}", label=label,
+                                     owner=owner))
+    pages += [_statement_page(12 + p, "Notes", text_top=102.0) for p in range(3)]
+    sizes = [STATEMENT] * 12 + [(792.0, 612.0)] * 3
+    removed = find_page_furniture(pages, sizes).lines
+    assert {(p, 5) for p in range(12)} <= removed  # the labels
+    assert {(p, 6) for p in range(8)} <= removed  # the first account's owner
+    # The second account's owner stands where the first's does, the line past the
+    # template at the top (no text group: it is on a run of landscape pages only).
+    assert {(p, 6) for p in range(8, 12)} <= removed
+    assert not any(i == 4 for _, i in removed)  # the sections' titles stay
+    assert not any(i > 6 for _, i in removed)  # the small print stays
+
+
+def test_a_head_spelt_with_another_dash_on_some_pages_is_one_head():
+    """A report dates its head ``July 1 – July 31`` on its first pages and ``July 1 -
+    July 31`` on its last: one head. Neither spelling alone is on half the pages or on
+    three in a row."""
+    pages = [[_at("Harbour report, July 1 – July 31" if p < 6 else
+                  "Harbour report, July 1 - July 31", 40.0), *_body_at(p)]
+             if p in (0, 1, 4, 5, 8, 9) else _body_at(p) for p in range(10)]
+    assert _removed_placed(pages) == [(p, pages[p][0].text) for p in (0, 1, 4, 5, 8, 9)]
+
+
+def test_a_head_in_display_type_goes_though_a_charts_legend_names_it_mid_page():
+    """A data sheet heads every page with the product's name in display type; charts on
+    three pages name it in their legends, in a size of their own: no text saying it. The
+    same name in the text's size on those pages is the text's, and the head stays."""
+    def page(p: int, middle_size: float) -> list[PageLine]:
+        text = [PageLine(line, box=(54.0, 100.0 + 14 * i, 558.0, 107.0 + 14 * i), size=8.0)
+                for i, line in enumerate(body(p, 12))]
+        legend = ([PageLine("HX6075", box=(281.0, 164.0, 310.0, 169.0), size=middle_size)]
+                  if p in (1, 3, 4) else [])
+        return [PageLine("HX6075", box=(478.0, 35.0, 558.0, 47.0), size=16.0), *text[:5],
+                *legend, *text[5:]]
+
+    pages = [page(p, 6.0) for p in range(10)]
+    assert {(p, 0) for p in range(10)} <= find_page_furniture(pages, [PAGE] * 10).lines
+    pages = [page(p, 8.0) for p in range(10)]
+    assert not any(i == 0 for _, i in find_page_furniture(pages, [PAGE] * 10).lines)

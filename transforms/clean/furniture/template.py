@@ -67,6 +67,18 @@ _SPACED_LETTER_GAP = re.compile(r"\s(?<![^\W\d_][^\W\d_]\s)(?<=[^\W\d_]\s)\s*[^\
 _KEPT_WORDS = re.compile(r"[a-z]{2,}")  # of a lower-cased ASCII line
 _PAGE_WORDS = frozenset({"page", "pg", "seite", "of", "von"})  # template_key's page number's
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
+_NO_HITS: frozenset[Hit] = frozenset()
+_DASHES = "–—−‒"
+_ONE_DASH = str.maketrans(dict.fromkeys(_DASHES, "-"))
+# A heading repeated on the next pages says it continues (``Holdings (continued)``,
+# ``NOTES … (Continued)``, ``Résultats (suite)``): bracketed or after a dash, at its end.
+_CONTINUED = re.compile(
+    r"(?:[(\[（［]\s*(?:continued|cont(?:'d|’d|d|\.)?|fortsetzung|forts\.|suite|"
+    r"continuación|continuação|continua|vervolg|续|續|続き)\s*[)\]）］]"
+    r"|\s[—–-]\s*(?:continued|cont'd|cont’d|fortsetzung|suite))\s*$", re.IGNORECASE)
+_CONTINUED_ENDS = ")]）］dge"  # the last characters of those marks, case-folded
+_CONTINUED_KEY = "\x00continued "  # the text groups' key of such repeats, head or foot
+CONTINUED_SHOWN = "<a heading> (continued)"  # and the group's name in ``ragbeam viz``
 
 
 def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame: Frame,
@@ -84,17 +96,21 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
     rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
-    last: list = []  # the last call's readings of the pages and the groups they gave
+    last: list = []  # the last call's readings of the pages, the groups they gave, and
+    # the template it read them by
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
                               (extents, rows, readings, last), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
-    groups = [group for group in groups
-              if not heads_its_text(pages, group.members, body, found - group.members)]
+    groups = [group for group in groups if group.key.startswith(CONTINUED_SHOWN)
+              or not heads_its_text(pages, group.members, body, found - group.members)]
+    # A heading's repeats stand where its first page sets the heading: no slot of the
+    # template's.
+    repeats = members(group for group in groups if group.key.startswith(CONTINUED_SHOWN))
     groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
-                           placed_elsewhere, rows)
+                           placed_elsewhere, rows, repeats)
     return groups
 
 
@@ -111,8 +127,10 @@ def _could_be_on(on_pages: Iterable[int], n: int) -> int:
 
 def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
     """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
-    template at that edge and the line inward of it; lines PDFium did not place (figure
-    labels Tika gives after the foot) come with them uncounted."""
+    template at that edge and the row inward of it (a section's title and an account's
+    label side by side under a statement's head are equally near the edge); lines
+    PDFium did not place (figure labels Tika gives after the foot) come with them
+    uncounted."""
     lines = pages[p]
     placed = any(line.box is not None for line in lines)
     out: set[int] = set()
@@ -122,8 +140,82 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
             if left <= 0:
                 break
             out.add(i)
-            outside = outside and (p, i) in known
-            left -= not (placed and lines[i].box is None) and not (outside and left == 1)
+            unplaced = placed and lines[i].box is None
+            template = (p, i) in known or (outside and _read_past(lines, p, i, known, placed))
+            inward = outside and not template
+            outside = outside and template
+            left -= not unplaced and not (outside and left == 1)
+            if inward and left <= 0:
+                out.update(_beside(lines, i, order.step))
+    return out
+
+
+def _read_past(lines: Sequence[PageLine], p: int, i: int, known: set[Hit], placed: bool
+               ) -> bool:
+    """Is line ``i``, not template, read past as the template at the edge is? A line on a
+    row with template (a section's title beside an account's label) is, and so is a
+    line PDFium did not place on a placed page (a formula's pieces Tika gives first):
+    uncounted, it ends nothing."""
+    return (placed and lines[i].box is None) or any(
+        (p, j) in known for step in (1, -1) for j in _beside(lines, i, step))
+
+
+def _inward_of_template(pages: Pages, p: int, known: set[Hit]) -> list[int]:
+    """Page ``p``'s first line at each edge past the ``known`` template there, read as
+    the edge bands are (``_from_edges``); none where no template stands at an edge."""
+    lines = pages[p]
+    placed = any(line.box is not None for line in lines)
+    out = []
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
+        met = False
+        for i in order:
+            if (p, i) in known:
+                met = True
+            elif not _read_past(lines, p, i, known, placed):
+                if met:
+                    out.append(i)
+                break
+    return out
+
+
+def _with_template(pages: Pages, readings: list[tuple[set[int], list[_Entry]]],
+                   template: set[Hit]) -> set[Hit]:
+    """The lines read that stand next to the ``template`` toward their page's edge."""
+    return {hit for _, entries in readings for _, _, hit, _ in entries
+            if hit is not None and _toward_the_edge(pages, hit) in template}
+
+
+@functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
+def _says_continued(text: str) -> bool:
+    """Does a line say that the heading it repeats continues (a title before the mark)?"""
+    if text.rstrip()[-1:].casefold() not in _CONTINUED_ENDS:
+        return False  # most lines: no mark's last character
+    said = _CONTINUED.search(text)
+    return said is not None and sum(map(str.isalpha, text[:said.start()])) >= MIN_TITLE_LETTERS
+
+
+def _toward_the_edge(pages: Pages, hit: Hit) -> Hit:
+    """The line next to an edge line toward its page's edge (lines in edge order)."""
+    p, i = hit
+    return (p, i - 1 if 2 * i < len(pages[p]) else i + 1)
+
+
+def _beside(lines: Sequence[PageLine], i: int, step: int) -> list[int]:
+    """The placed level lines next to line ``i`` in edge order (``step``: 1 after it,
+    -1 before it) that stand beside it: over half the smaller one's height level with
+    it (a label set at the foot of a taller line is on its row)."""
+    if lines[i].box is None or lines[i].rotated:
+        return []
+    top, bottom = lines[i].box[1], lines[i].box[3]
+    out = []
+    j = i + step
+    while 0 <= j < len(lines):
+        if (box := lines[j].box) is not None and not lines[j].rotated:
+            level = min(bottom, box[3]) - max(top, box[1])
+            if level <= 0.5 * min(bottom - top, box[3] - box[1]):
+                break
+            out.append(j)
+        j += step
     return out
 
 
@@ -156,8 +248,11 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                 body, beside)
         readings.append(reading)
     # What follows reads the pages' edges only as read here: read as the last call read
-    # them (the template grew by lines no edge reads past), they give its groups.
-    if last and last[0] == readings:
+    # them (the template grew by lines no edge reads past), they give its groups, if
+    # the same lines read stand next to the template toward the edge (``_slide_title``:
+    # a statement's account owner under the label).
+    if last and last[0] == readings and (_with_template(pages, readings, template)
+                                         == _with_template(pages, readings, last[2])):
         return list(last[1])
     for p, (edge, entries) in enumerate(readings):
         bands.append(edge)
@@ -174,14 +269,17 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
+        # A heading's repeats say so: no slide's title carried over.
+        repeat = key.startswith(_CONTINUED_KEY)
         if (len(on_pages) < 2
-                or _slide_title(pages, hits, body, page_sizes, one_text=True)
+                or (not repeat and _slide_title(pages, hits, body, page_sizes, one_text=True,
+                                                template=template))
                 or (_numbers_vary_like_a_table(pages, hits)
                     and not _all_at_one_place(pages, hits))):
             continue
         if (len(on_pages) >= MIN_PAGE_SHARE * n
                 or (key not in side_keys and _in_a_run(extreme_pages.get(key, set()))
-                    and not _carried_over(pages, hits, page_sizes, body))):
+                    and (repeat or not _carried_over(pages, hits, page_sizes, body)))):
             candidates.append(key)
         elif len(on_pages) >= MIN_PAGE_SHARE * _could_be_on(on_pages, n):
             alternating.append((key, min(on_pages) % 2))  # all of one parity
@@ -194,11 +292,12 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
-        last[:] = [readings, []]
+        last[:] = [readings, [], template]
         return []
     middle_pages, unplaced_middle = _middle_pages(
         pages, [bands[p] | side_lines[p] for p in range(n)],
-        [key for key in candidates if key not in side_keys])
+        {key: _usual_size(pages, hits_of[key]) for key in candidates if key not in side_keys},
+        body)
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
     extents = _text_extents(pages, numbers | {hit for key in candidates for hit in hits_of[key]},
@@ -209,14 +308,19 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                                      >= len(edge_pages[key])):
             continue  # the body says it too
         hits = hits_of[key]
-        if key.startswith("\x00title "):  # one place: a page merely opening with a title stays
+        if key.startswith(("\x00title ", _CONTINUED_KEY)):
+            # One place: a page merely opening with a title (a continued one) stays.
             tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
             hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
                     and abs(pages[p][i].box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS]
-        if key not in side_keys and _where_text_stands(pages, hits, extents):
-            continue  # its place is the text's on other pages: placeholder text repeated
+        if (key not in side_keys and not key.startswith(_CONTINUED_KEY)
+                and _where_text_stands(pages, hits, extents, page_sizes, body)):
+            # Its place is the text's on other pages: placeholder text repeated (a
+            # heading's repeats stand where the next sections open, at the text's top).
+            continue
         if _keeps_its_place(pages, hits, page_sizes, key in side_keys):
-            kept = _set_as_a_head(pages, hits, body)
+            # A title set larger on its own page stays; a heading's repeats say they are.
+            kept = hits if key.startswith(_CONTINUED_KEY) else _set_as_a_head(pages, hits, body)
             if kept:
                 # Its unplaced copies in a page's middle: the head, where Tika gave it
                 # after a line mid-page (one a page, on pages it has no other on).
@@ -230,7 +334,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
-    last[:] = [readings, list(groups)]
+    last[:] = [readings, list(groups), template]
     return groups
 
 
@@ -257,6 +361,11 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
         key = _edge_keys(line.text)[0 if side else 1]
         if key is None:
             continue
+        if not side and i in extreme and line.removable and _says_continued(line.text):
+            # A heading repeated as continued: its first page is the heading's, the
+            # next pages' repeats are the template's, whatever the heading.
+            repeat = f"{_CONTINUED_KEY}{'head' if 2 * i < len(lines) else 'foot'}"
+            entries.append((repeat, True, (p, i), False))
         if not side and i in extreme and current and line.removable:
             if (p, i) not in beside:  # once per document
                 beside[(p, i)] = _beside_current_title(line, i, current, body)
@@ -289,6 +398,8 @@ def _shown(key: str, first: PageLine) -> str:
     (the key has no spaces), a number as set, a title's head with the title as ``…``."""
     if key.startswith("\x00title "):
         return key.removeprefix("\x00title ").replace("…", "<the current title>")
+    if key.startswith(_CONTINUED_KEY):
+        return f"{CONTINUED_SHOWN}, {key.removeprefix(_CONTINUED_KEY)}"
     return key.removeprefix("\x00number ") if key.startswith("\x00number ") else (
         template_key(first.text))
 
@@ -346,19 +457,30 @@ def _beside_current_title(line: PageLine, i: int, current: list[tuple[int, str]]
     return min(rests, key=len) if rests else None
 
 
-def _middle_pages(pages: Pages, outside: Sequence[set[int]],
-                  keys: list[str]) -> tuple[dict[str, set[int]], dict[str, list[Hit]]]:
+def _usual_size(pages: Pages, hits: list[Hit]) -> float:
+    """The size most of the lines are set in (the lower median; 0: none measured)."""
+    sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
+    return sizes[(len(sizes) - 1) // 2] if sizes else 0.0
+
+
+def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, float],
+                  body: float) -> tuple[dict[str, set[int]], dict[str, list[Hit]]]:
     """The pages whose middle says one of ``keys`` (only lines whose length and ends
     could match are abstracted: abstracting every line costs; a page number at either
-    end, which a key leaves out, may open or close any), and apart the middle lines that
-    say one with words unplaced on a placed page: where those stand is not known (edge
-    order puts them after the line Tika gave before them, mid-page where that one is)."""
+    end, which a key leaves out, may open or close any) set as its edge lines are
+    (``keys``: their size, 0 where unmeasured) or as the ``body`` text is: a chart's
+    legend in a size of its own, naming the product a data sheet heads its pages with in
+    display type, says no head. Apart: the middle lines that say one with words unplaced
+    on a placed page: where those stand is not known (edge order puts them after the
+    line Tika gave before them, mid-page where that one is)."""
     if not keys:
         return {}, {}
     lengths = {len(key) for key in keys}
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
     numerals = "0123456789ivxlcdm"
     firsts = {key[0] for key in keys} | set(numerals + "p")
+    if "-" in firsts:
+        firsts.update(_DASHES)  # a key's dashes are one
     lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
     # An ASCII line's words of two letters or more, not roman numerals, page words or
@@ -372,7 +494,8 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
         edges = outside[p]
         for i, line in enumerate(lines):
             text = line.text
-            if (low <= len(text) <= high and text[:1].casefold()[:1] in firsts
+            if (low <= len(text) <= high
+                    and text[:1].casefold()[:1] in firsts
                     and i not in edges
                     and (not text.isascii() or (text.rstrip()[-1:].casefold() in lasts  # NFKC
                                                 and all(word in in_keys for word
@@ -384,7 +507,9 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]],
                     placed = any(other.box is not None for other in lines)
                 if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
                     unplaced[key].append((p, i))  # words: a brace or a mark is code's
-                else:
+                elif not (line.size and keys[key] and body
+                          and sizes_differ(line.size, keys[key])
+                          and sizes_differ(line.size, body)):
                     found[key].add(p)
     return found, unplaced
 
@@ -395,7 +520,9 @@ def _group_key(text: str) -> str:
     first page's ``<footer>`` ≡ ``2 / 4 <footer>``); a line with numbers at both ends
     keeps them (``7 Index 50`` is a contents line, no ``7 Index`` head). Without its
     spaces, a number spaced out one: an OCR layer spaces the letters of one head a new
-    way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``)."""
+    way on many pages (``ГОСТ 7.1-2003`` ≡ ``Г О С Т  7 .1 - 2 0 0 3``). Dashes are one:
+    a statement's account pages date their head ``July 1 – July 31``, its notes' wider
+    pages ``July 1 - July 31``."""
     if _SPACED_LETTER_GAP.search(text):  # rare: the search skips ``sub``'s template call
         text = _SPACED_LETTERS.sub(r"\1", text)  # ``I S O`` is no roman one
     shape = line_shape(text)
@@ -403,7 +530,8 @@ def _group_key(text: str) -> str:
     key = shape if (shape[:1] == shape[-1:] == "#" or not shape
                     or (shape[0] not in "#p" and shape[-1] != "#")) else template_key(text)
     key = "".join(key.split())
-    return _SPACED_NUMBER.sub("#", key) if "##" in key else key
+    key = _SPACED_NUMBER.sub("#", key) if "##" in key else key
+    return key if key.isascii() else key.translate(_ONE_DASH)
 
 
 def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set[Hit]) -> bool:
@@ -456,27 +584,38 @@ def _text_extents(pages: Pages, outside: set[Hit],
     return extents
 
 
-def _where_text_stands(pages: Pages, hits: list[Hit],
-                       extents: list[_Extent]) -> bool:
-    """Do the other pages whose text (``extents``) reaches as far toward the edge set
-    text where these lines stand, most of them? Template text stands outside the text
-    block; the last line of one-page chapters of placeholder text stands inside it."""
+def _where_text_stands(pages: Pages, hits: list[Hit], extents: list[_Extent],
+                       page_sizes: PageSizes, body: float) -> bool:
+    """Do the other pages of the lines' page size whose text (``extents``) reaches as
+    far toward the edge set text where these lines stand, most of them? Template text
+    stands outside the text block; the last line of one-page chapters of placeholder
+    text stands inside it. Pages of another size are set to another template (a
+    statement's notes on wider pages after its account pages), and a line in the lines'
+    slot set apart from the text is the template's there, another text in its place (an
+    account owner's line on another account's pages)."""
     boxes = [box for p, i in hits if (box := pages[p][i].box) is not None]
     if not boxes:
         return False
+    anchor = next(pages[p][i] for p, i in hits if pages[p][i].box is not None)
     top = sorted(box[1] for box in boxes)[len(boxes) // 2]
     bottom = sorted(box[3] for box in boxes)[len(boxes) // 2]
     p, i = hits[0]
     at_top = i < len(pages[p]) / 2
     own = {p for p, _ in hits}
+    sizes = {page_size(page_sizes, p) for p in own}
     reaching = covered = 0
     for q, (rows, lowest) in enumerate(extents):
-        if q in own or not rows:
+        if q in own or not rows or page_size(page_sizes, q) not in sizes:
             continue
         if (rows[0][0] <= top) if at_top else (lowest >= bottom):
-            reaching += 1
             k = bisect.bisect_left(rows, (bottom,))  # the rows starting above its bottom
-            covered += any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k])
+            if not any(row_bottom > top for _, row_bottom in rows[max(0, k - 8):k]):
+                reaching += 1
+            elif not any(line.box is not None and not line.rotated and line.size
+                         and same_slot(line, anchor.box, anchor.size)
+                         and sizes_differ(line.size, body) for line in pages[q]):
+                reaching += 1
+                covered += 1
     return reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching  # not a cover alone
 
 
@@ -572,15 +711,21 @@ def _carried_over(pages: Pages, hits: list[Hit], page_sizes: PageSizes, body: fl
 
 
 def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSizes,
-                 one_text: bool = False) -> bool:
+                 one_text: bool = False, template: set[Hit] = _NO_HITS) -> bool:
     """A slide's title carried over to the next slides: landscape pages, set larger than
     the body (portrait documents do set heads larger than a small-print body). One text
     (``one_text``) is a title where other slides set another in its place; alone in its
-    place on the pages it is the template's (a landscape statement's head)."""
+    place on the pages it is the template's (a landscape statement's head), as is one
+    that stands next to the ``template`` found, toward the edge, on most of its pages
+    (an account owner's line under the account's label, another owner's on the other
+    accounts' pages)."""
     if not _on_slides(pages, hits, page_sizes, body):
         return False
     anchor = pages[hits[0][0]][hits[0][1]]
     own = {p for p, _ in hits}
+    if one_text and template and 2 * sum(
+            _toward_the_edge(pages, hit) in template for hit in hits) > len(hits):
+        return False
     return not one_text or anchor.box is None or any(
         line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
         for q, lines in enumerate(pages) if q not in own for line in lines)
@@ -603,7 +748,7 @@ def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
 
 def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: float,
                  page_sizes: PageSizes, placed_elsewhere: Sequence[tuple[int, PageLine]],
-                 rows: _RowCache) -> list[TemplateGroup]:
+                 rows: _RowCache, repeats: set[Hit] = _NO_HITS) -> list[TemplateGroup]:
     """Short lines at a page's outermost row left (after the template) that stand where
     template lines stand on ``SLOT_PAGE_SHARE`` of the pages (of their parity), or beside
     the page number (not 1: a first page's notes stay), whatever their text; and such
@@ -614,10 +759,14 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     template_rows = [_outer_rows(pages, p, frozenset(template_by_page.get(p, _NONE)), rows)
                      for p in range(len(pages))]
     for p, lines in enumerate(pages):
-        for edge in template_rows[p]:
-            outer.extend((p, i, lines[i]) for i in edge
-                         if (p, i) not in template and lines[i].box is not None
-                         and is_companion(lines[i]))
+        # The outermost rows, and the line past the template at each edge (an account
+        # owner's line under the label, where a taller line beside the label opens the
+        # page's text).
+        inward = _inward_of_template(pages, p, template) if p in template_by_page else []
+        edges = {i for edge in template_rows[p] for i in edge} | set(inward)
+        outer.extend((p, i, lines[i]) for i in sorted(edges)
+                     if (p, i) not in template and lines[i].box is not None
+                     and is_companion(lines[i]))
     if not outer:
         return []
     # Beside the page number first: their places are slots too.
@@ -633,7 +782,8 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     found = {(p, i) for p, i, _ in outer if beside_the_number(p, i)}
     # Each place once, with the pages it is on (a page number's stands on hundreds).
     slots: dict[int, dict[tuple[Box, float], set[int]]] = defaultdict(dict)
-    for p, line in [*((p, pages[p][i]) for p, i in template | found), *placed_elsewhere]:
+    for p, line in [*((p, pages[p][i]) for p, i in (template - repeats) | found),
+                    *placed_elsewhere]:
         if line.box is not None and not line.rotated:
             slots[round(line.box[1])].setdefault((line.box, line.size), set()).add(p)
     groups: list[TemplateGroup] = []

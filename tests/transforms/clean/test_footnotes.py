@@ -1,0 +1,147 @@
+"""A footnote block between a paragraph's halves across a column or page break is placed
+after the paragraph (``transforms/clean/footnotes.py``, ``linejoin.assemble``)."""
+
+from __future__ import annotations
+
+from ragbeam.transforms.clean.base import CleanLine
+from ragbeam.transforms.clean.document import CleanOptions, clean_document
+from ragbeam.transforms.clean.footnotes import held_footnotes
+from ragbeam.transforms.types import (
+    Block,
+    BlockKind,
+    ExtractedDocument,
+    LineStyle,
+    PdfLayout,
+    SourceFile,
+)
+
+from helpers import lines_of
+
+SRC = SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1)
+BODY, NOTE = 10.9, 9.0
+CHAR = 4.7  # a character's width in points, at either size (the column's edge decides)
+
+# Left column (x 72-290): a paragraph that runs on into the right column (x 307-525).
+LEFT = [
+    "Table 2 compares different passage retrieval systems on",
+    "five QA datasets, using the top-k accuracy for k of twenty",
+    "and one hundred. The gap is especially large when k is",
+    "small, for top-20 accuracy on Natural Questions. When",
+    "training with the smallest number of examples per mul-",
+]
+RIGHT = [
+    "tiple datasets, TREC, the smallest dataset of the five,",
+    "benefits greatly from more training examples while the",
+    "others improve modestly and one degrades slightly in all.",
+    "Results can be improved further in some cases by using",
+    "both retrievers together in every one of the settings.",
+]
+FOOTNOTE = [
+    "8SQuAD is limited to a small set of Wikipedia documents",
+    "and thus introduces unwanted bias in what it measures.",
+]
+
+
+def _line(text: str, page: int, x0: float, top: float, size: float, block: int):
+    return text, page, x0, top, size, block
+
+
+def _page(left: list[str], footnote: list[str], right: list[str], *, page: int = 1,
+          note_size: float = NOTE, note_top: float = 700.0) -> list[tuple]:
+    """A two-column page: the left column, a footnote under it, the right column (each
+    column one Tika block, the footnote another), in Tika's reading order."""
+    lines = [_line(t, page, 72.0, 600.0 + 13.5 * i, BODY, 0) for i, t in enumerate(left)]
+    lines += [_line(t, page, 72.0, note_top + 10.0 * i, note_size, 1)
+              for i, t in enumerate(footnote)]
+    lines += [_line(t, page, 307.0, 80.0 + 13.5 * i, BODY, 2) for i, t in enumerate(right)]
+    return lines
+
+
+def _pdf(lines: list[tuple]) -> ExtractedDocument:
+    """A PDF of these (text, page, x0, top, size, block) lines, styled as the layout pass
+    styles them; each line ends at its column's edge (a justified line)."""
+    blocks: dict[int, list[tuple]] = {}
+    for line in lines:
+        blocks.setdefault(line[5], []).append(line)
+    out_blocks, styles, raw = [], [], ""
+    for members in blocks.values():
+        start = len(raw)
+        for text, page, x0, top, size, _ in members:
+            styles.append(LineStyle(len(raw), len(raw) + len(text), page, x0, top,
+                                    x0 + 218.0, top + size, size, False, False, "Times"))
+            raw += text + "\n"
+        out_blocks.append(Block(BlockKind.PARAGRAPH, raw[start:-1], page=members[0][1],
+                                raw_start=start, raw_end=len(raw) - 1))
+        raw += "\n"
+    pages = max(line[1] for line in lines)
+    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
+                             raw_text=raw, blocks=tuple(out_blocks), metadata={},
+                             layout=PdfLayout(((612.0, 792.0),) * pages, tuple(styles)),
+                             lines=lines_of("application/pdf"), page_count=pages)
+
+
+def _paragraphs(lines: list[tuple]) -> list[str]:
+    return clean_document(_pdf(lines), CleanOptions()).text.split("\n\n")
+
+
+def _words(texts: list[str]) -> list[str]:
+    return sorted(" ".join(texts).replace("-", " ").split())
+
+
+def test_a_footnote_between_a_paragraphs_halves_across_columns_goes_after_it():
+    paragraphs = _paragraphs(_page(LEFT, FOOTNOTE, RIGHT))
+    assert paragraphs == [" ".join([*LEFT[:-1], LEFT[-1][:-1] + RIGHT[0], *RIGHT[1:]])
+                          .replace("mul- ", "mul"), " ".join(FOOTNOTE)]
+    assert "multiple datasets" in paragraphs[0]
+
+
+def test_a_footnote_between_halves_across_a_page_break_goes_after_the_paragraph():
+    left = [line.replace("per mul-", "for each of the") for line in LEFT]
+    note = ["* Equal contribution of every one of the authors listed here."]
+    lines = [_line(t, 1, 72.0, 600.0 + 13.5 * i, BODY, 0) for i, t in enumerate(left)]
+    lines += [_line(note[0], 1, 72.0, 720.0, NOTE, 1)]
+    lines += [_line(t, 2, 72.0, 80.0 + 13.5 * i, BODY, 2) for i, t in enumerate(RIGHT)]
+    paragraphs = _paragraphs(lines)
+    assert paragraphs[-1] == note[0]
+    assert paragraphs[0].startswith(LEFT[0]) and "for each of the tiple datasets" in paragraphs[0]
+    assert _words(paragraphs) == _words([*left, *note, *RIGHT])
+
+
+def test_what_is_no_footnote_between_halves_stays_where_it_was():
+    # The body before it ends a sentence: a paragraph's end, nothing interrupted.
+    ended = [*LEFT[:-1], "training with the smallest number of examples per set."]
+    assert _paragraphs(_page(ended, FOOTNOTE, RIGHT))[1] == " ".join(FOOTNOTE)
+    # Set in the body's own size, or opening with no note mark: no footnote, the
+    # page's order is kept.
+    unmarked = ["SQuAD is limited to a small set of Wikipedia documents", FOOTNOTE[1]]
+    for lines in (_page(LEFT, FOOTNOTE, RIGHT, note_size=BODY), _page(LEFT, unmarked, RIGHT)):
+        text = "\n\n".join(_paragraphs(lines))
+        assert text.index("SQuAD is limited") < text.index("tiple datasets")
+
+
+def test_held_footnotes_names_the_lines_and_the_body_line_before_them():
+    document = _pdf(_page(LEFT, FOOTNOTE, RIGHT))
+    lines = [CleanLine(text, BlockKind.PARAGRAPH, block, style.page, 0, style.raw_start,
+                       style.raw_end, style=style)
+             for (text, *_, block), style in zip(_page(LEFT, FOOTNOTE, RIGHT),
+                                                 document.layout.lines, strict=True)]
+    assert held_footnotes(lines) == {5: 4, 6: 4}
+    # Something of its column below it: not the foot of the column.
+    below = CleanLine("and more body text under it", BlockKind.PARAGRAPH, 1, 1, 0, 0, 0,
+                      style=lines[6].style._replace(top=760.0, size=BODY))
+    assert held_footnotes([*lines[:7], below, *lines[7:]]) == {}
+
+
+def test_a_figure_and_its_caption_atop_the_next_column_go_after_the_paragraph_too():
+    lines = _page(LEFT, FOOTNOTE, [])
+    lines += [_line("20 40 60 80 100", 1, 330.0, 80.0, 15.0, 3),
+              _line("Figure 1: Retriever accuracy with different numbers of", 1, 307.0,
+                    110.0, 10.0, 4),
+              _line("training examples, measured on the development set.", 1, 307.0,
+                    121.0, 10.0, 4)]
+    lines += [_line(t, 1, 307.0, 150.0 + 13.5 * i, BODY, 5) for i, t in enumerate(RIGHT)]
+    paragraphs = _paragraphs(lines)
+    assert "per multiple datasets" in paragraphs[0] and paragraphs[0].endswith(RIGHT[-1])
+    assert paragraphs[1:] == [" ".join(FOOTNOTE), "20 40 60 80 100",
+                              "Figure 1: Retriever accuracy with different numbers of "
+                              "training examples, measured on the development set."]
