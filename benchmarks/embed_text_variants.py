@@ -24,7 +24,10 @@ title and header row, are kept by every variant that keeps a header):
 * ``once``: the full header less its parts (label, headings, table lines) whose
   words the text already holds;
 * ``VARIANT-notable``: any of them without the table lines;
-* ``tableonce-VARIANT``: the table lines on a table's first piece only.
+* ``tableonce-VARIANT``: the table lines on a table's first piece only;
+* ``VARIANT-next``: the variant's text, then the text of the chunk after it where that
+  one is in the same section (same document, same headings): a chunk embedded with
+  what follows it, charged and returned as itself.
 
 Retrievers: ``bm25`` and ``dense`` over the variant; ``hybrid`` fuses BM25 over
 ``--sparse`` (default ``full``: the header BM25 has been measured to gain from)
@@ -56,6 +59,7 @@ NO_TABLE = "-notable"
 # "tableonce-VARIANT": a table's title and header row only on its first piece (the
 # pieces of one table follow each other in the run's chunk order).
 TABLE_ONCE = "tableonce-"
+NEXT = "-next"
 
 
 def _join(header: str, text: str) -> str:
@@ -117,6 +121,13 @@ def variant_text(variant: str, label: str, headings: list[str], table_lines: lis
     context = "\n".join(part for part in (
         CONTEXT_SEPARATOR.join(p for p in path if p), *table_lines) if part)
     return embed_text_for(context, text)
+
+
+def followed_by_next(texts: list[str], sections: list[tuple], raw: list[str]) -> list[str]:
+    """Each text, then the next chunk's own text (``raw``) where both chunks are in the
+    same section (``sections``: document and headings, in the run's chunk order)."""
+    return [f"{text}\n\n{raw[i + 1]}" if i + 1 < len(texts) and sections[i + 1] == sections[i]
+            else text for i, text in enumerate(texts)]
 
 
 def run_chunks(output: pathlib.Path, data: pathlib.Path):
@@ -202,6 +213,10 @@ def main(argv: list[str] | None = None) -> int:
         rows = [c for c, b in zip(chunks, bench, strict=True) if id(b) in keep]
 
         def texts_of(variant: str, rows=rows) -> list[str]:
+            if variant.endswith(NEXT):  # with the next chunk of the same section
+                return followed_by_next(texts_of(variant[:-len(NEXT)]),
+                                        [(doc, tuple(h)) for doc, _, _, h, _, _ in rows],
+                                        [text for _, text, _, _, _, _ in rows])
             if variant.startswith(TABLE_ONCE):  # a table's lines on its first piece only
                 variant, previous, out = variant[len(TABLE_ONCE):], None, []
                 for doc, text, label, headings, table, _ in rows:

@@ -313,6 +313,16 @@ def test_the_measured_variant_is_what_ragbeam_indexes():
         "決算\n\n富士通株式会社の売上")
 
 
+def test_a_chunk_is_followed_by_the_next_one_only_inside_its_section():
+    from embed_text_variants import followed_by_next
+
+    sections = [("a.pdf", ("Item 2.",)), ("a.pdf", ("Item 2.",)), ("a.pdf", ("Item 3.",)),
+                ("b.pdf", ("Item 3.",))]
+    raw = ["one", "two", "three", "four"]
+    assert followed_by_next(["H\n\none", "two", "three", "four"], sections, raw) == [
+        "H\n\none\n\ntwo", "two", "three", "four"]
+
+
 def test_hybrid_fuses_bm25_over_one_text_with_dense_over_another():
     from ragbeam.evaluate.retrieval import EmbeddingCache, make_retriever
 
