@@ -170,6 +170,8 @@ _GARBAGE = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0
 # "lo"). No language writes one such letter three times running, and mojibake
 # alternates its bytes ("Ã©Ã©"), so the runs are left out of the judgement, not the text.
 _FILL_RUN = re.compile(r"([\x80-\xff])\1{2,}")
+# A symbol font's own codes (private use): a formula's glyphs (``_without_formula_lines``).
+_SYMBOL_GLYPH = re.compile("[\ue000-\uf8ff]")
 _PAGE_DIV = re.compile(r'<div class="page">')
 _TAG = re.compile(r"<[^>]*>")
 _XML_INVALID = "".join(chr(c) for c in (*range(0, 9), 11, 12, *range(14, 32)))
@@ -341,18 +343,21 @@ def _without_formula_lines(readable: str) -> tuple[str, int]:
     """A page's text less its formula lines, and how many characters (not spaces) those
     held; ``(readable, 0)`` where there are none or they are half its text or more.
 
-    A formula line is one holding characters nothing reads (``_GARBAGE``) and no letter:
-    a display formula set in a font Tika gives as private-use glyphs, broken into short
-    lines of symbols, digits and brackets. OCR reads no formula either (it makes letters
-    of its symbols), so such lines neither count against a page (``OCR_MAX_BAD_SHARE``)
-    nor enter its encoding-garbage test: a Korean thesis's pages of clean prose between
-    formulas were read again by OCR, which misread or dropped their Hangul (4.8 % of the
-    thesis's body words). Where such lines are half the page's text or more (a page
-    whose font gives every glyph as private use, a running head the only line read), the
-    whole text is judged, as ``_mess_tested_text`` does for the lines it leaves out."""
+    A formula line is one holding private-use glyphs (a symbol font's own codes) and no
+    letter and no U+FFFD: a display formula set in a math font Tika gives as private-use
+    glyphs, broken into short lines of symbols, digits and brackets. (U+FFFD is a glyph
+    whose character Tika could not tell at all: a text font without a map, whose words
+    OCR reads, as a sidebar of IBM's redp5110 set in one.) OCR reads no formula either
+    (it makes letters of its symbols), so such lines neither count against a page
+    (``OCR_MAX_BAD_SHARE``) nor enter its encoding-garbage test: a Korean thesis's pages
+    of clean prose between formulas were read again by OCR, which misread or dropped
+    their Hangul (4.8 % of the thesis's body words). Where such lines are half the
+    page's text or more (a page whose font gives every glyph as private use, a running
+    head the only line read), the whole text is judged, as ``_mess_tested_text`` does
+    for the lines it leaves out."""
     lines = readable.split("\n")
-    formula = [bool(_GARBAGE.search(line)) and not any(map(str.isalpha, line))
-               for line in lines]
+    formula = [bool(_SYMBOL_GLYPH.search(line)) and "\ufffd" not in line
+               and not any(map(str.isalpha, line)) for line in lines]
     left_out = [line for line, is_formula in zip(lines, formula, strict=True) if is_formula]
     if not left_out or 2 * sum(map(len, left_out)) >= len(readable):
         return readable, 0

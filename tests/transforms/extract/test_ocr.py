@@ -302,3 +302,9 @@ def test_formula_glyphs_over_the_bad_share_keep_a_page_of_prose_while_under_half
     xhtml = THREE_PAGES.replace("Third page text.", page)
     metadata = _pdf_metadata([16, 0, len(page.replace(" ", "").replace("\n", ""))], [0, 0, 0])
     assert pages_needing_ocr(metadata, "auto", xhtml) == [2, 3]
+    # Glyphs whose character Tika could not tell (U+FFFD): a text font without a map (a
+    # sidebar's words), which OCR reads; never taken for a formula.
+    page = (prose + formula.replace("\ue0ae", "\ufffd")) * 4
+    xhtml = THREE_PAGES.replace("Third page text.", page)
+    metadata = _pdf_metadata([16, 0, len(page.replace(" ", "").replace("\n", ""))], [0, 0, 0])
+    assert pages_needing_ocr(metadata, "auto", xhtml) == [2, 3]
