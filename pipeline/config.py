@@ -79,7 +79,9 @@ if TYPE_CHECKING:
 # a table's header never reaches into the table above.
 # 11: a footnote between a paragraph's halves (a column or page break) moved after the
 # paragraph, the halves joined; a heading repeated "(continued)" at the page's edge and
-# a statement's account lines past its head block are furniture.
+# a statement's account lines past its head block are furniture; a table's column
+# headers repeated atop its pages kept; a page whose only unreadable characters are a
+# formula font's keeps its text layer (no OCR).
 OUTPUT_FORMAT_VERSION = 11
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
