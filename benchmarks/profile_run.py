@@ -40,12 +40,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from pipeline_throughput import (  # a sibling script, not a package
     DEFAULT_CORPUS,
+    OWN_CPU,
+    REPORT_OWN_CPU,
     _timed,
     compile_bytecode,
     corpus_files,
@@ -55,17 +56,6 @@ from pipeline_throughput import (  # a sibling script, not a package
 
 import ragbeam
 
-# ``ragbeam run`` that prints its own process's CPU time (not its children's) last.
-OWN_CPU = "ragbeam run process CPU s: "
-REPORT_OWN_CPU = textwrap.dedent(f"""
-    import atexit, resource, runpy, sys
-    def report():
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        print("{OWN_CPU}" + str(usage.ru_utime + usage.ru_stime), flush=True)
-    atexit.register(report)
-    sys.argv = ["ragbeam", *sys.argv[1:]]
-    runpy.run_module("ragbeam.pipeline.cli", run_name="__main__", alter_sys=True)
-""")
 # Innermost frames of a thread that is waiting, not working.
 WAITS = ("Semaphore.acquire", "Event.wait", "Condition.wait", "_wait_readable", "_read_exactly",
          "select (", "Thread.join", "Future.result", "wait (concurrent", "Queue.get",
