@@ -355,6 +355,8 @@ def _without_formula_lines(readable: str) -> tuple[str, int]:
     page's text or more (a page whose font gives every glyph as private use, a running
     head the only line read), the whole text is judged, as ``_mess_tested_text`` does
     for the lines it leaves out."""
+    if not _SYMBOL_GLYPH.search(readable):  # most pages: no private-use glyph at all
+        return readable, 0
     lines = readable.split("\n")
     formula = [bool(_SYMBOL_GLYPH.search(line)) and "\ufffd" not in line
                and not any(map(str.isalpha, line)) for line in lines]
