@@ -323,7 +323,7 @@ class TikaServer:
         # Imported here: the sink's URI module brings the stores' registry (pyarrow,
         # numpy), and every extraction child imports this module. Tika forks its
         # process to look for tesseract on every parse, and a fork costs by the size
-        # of the process: those imports made each about a quarter dearer.
+        # of the process: those imports made a young child's about a fifth dearer.
         from ragbeam.transforms.sink.uri import redact_uri
 
         self._url = url.rstrip("/") + "/tika"

@@ -46,7 +46,7 @@ def test_server_backend_speaks_tika_http():
 
 def test_extraction_child_leaves_the_stores_registry_unimported():
     # Tika forks the child to look for tesseract on every parse, and a fork costs by the
-    # size of the process: pyarrow and numpy made each about a quarter dearer.
+    # size of the process: pyarrow and numpy made a young child's about a fifth dearer.
     imported = subprocess.run(
         [sys.executable, "-c", "import sys, ragbeam.transforms.extract.isolation; "
          "print(sorted({'pyarrow', 'numpy', 'ragbeam.transforms.sink.uri'} & set(sys.modules)))"],
