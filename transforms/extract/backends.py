@@ -61,7 +61,6 @@ from ragbeam.transforms.extract.ocr import (
     media_type_of as ocr_media_type,
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
-from ragbeam.transforms.sink.uri import redact_uri
 
 # iscc-tika's default string limit (500,000 chars) silently truncates long
 # documents; our own text-size guard runs after extraction instead.
@@ -361,6 +360,12 @@ class TikaServer:
 
     def __init__(self, url: str, timeout_s: float = 120.0,
                  retry_delays_s: tuple[float, ...] = SERVER_RETRY_DELAYS_S) -> None:
+        # Imported here: the sink's URI module brings the stores' registry (pyarrow,
+        # numpy), and every extraction child imports this module. Tika forks its
+        # process to look for tesseract on every parse, and a fork costs by the size
+        # of the process: those imports made a young child's about a fifth dearer.
+        from ragbeam.transforms.sink.uri import redact_uri
+
         self._url = url.rstrip("/") + "/tika"
         self._shown_url = redact_uri(self._url)  # error rows never carry a password
         self._timeout_s = timeout_s

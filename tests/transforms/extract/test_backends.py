@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -92,6 +94,24 @@ def test_server_backend_speaks_tika_http():
         assert seen == ["text/html"]
         with pytest.raises(ExtractionError, match="HTTP 422"):
             TikaServer(url).extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
+
+
+def test_extraction_child_leaves_the_stores_registry_unimported():
+    # Tika forks the child to look for tesseract on every parse, and a fork costs by the
+    # size of the process: pyarrow and numpy made a young child's about a fifth dearer.
+    imported = subprocess.run(
+        [sys.executable, "-c", "import sys, ragbeam.transforms.extract.isolation; "
+         "print(sorted({'pyarrow', 'numpy', 'ragbeam.transforms.sink.uri'} & set(sys.modules)))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert imported == "[]"
+
+
+def test_server_backend_redacts_the_password_in_its_errors():
+    server = TikaServer("http://user:secret@127.0.0.1:9", timeout_s=2,
+                        retry_delays_s=(0.01,))
+    with pytest.raises(TikaServerUnavailable) as failure:
+        server.extract(b"hello", "a.txt")
+    assert "secret" not in str(failure.value)
 
 
 def test_server_backend_unreachable_is_transient_after_retries():
