@@ -43,32 +43,29 @@ DIGITS = re.compile(r"\d+")
 # A word of roman digits only: ``(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])``, its first digit
 # tested before what stands before it (the same matches, found at half the cost).
 _ROMAN_WORD = re.compile(r"[ivxlcdm](?<![^\W\d_][ivxlcdm])[ivxlcdm]*(?![^\W\d_])")
-_DASHES = "-–—−‒"
+DASHES = "-–—−‒"
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 # "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
 # "3 | Page", "Page | 3"
 _PAGE_NUMBER = re.compile(
-    rf"^[{_DASHES}\s\[\(|·•]*"
+    rf"^[{DASHES}\s\[\(|·•]*"
     r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*[|:]?\s*)?"
-    rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{_DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
+    rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
     r"(?P<value>\d{1,4}|[ivxlcdm]{1,7})"
     r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,4})?"
     r"(?:\s*\|\s*p\s?a\s?g\s?e)?"  # "3 | Page", "3 | P a g e" (word processors)
     r"\s*(?:页|頁)?"
-    rf"[{_DASHES}\s\]\)|·•]*$",
+    rf"[{DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,
 )
 # A page number that opens or closes a line of furniture: "2 / 4 ", " Page 3 of 9".
-PAGE_NUMBER_START = re.compile(
-    r"^\s*(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s+",
-    re.IGNORECASE)
-PAGE_NUMBER_END = re.compile(
-    r"\s+(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s*$",
-    re.IGNORECASE)
+_END_NUMBER = r"(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?"
+_PAGE_NUMBER_START = re.compile(rf"^\s*{_END_NUMBER}\s+", re.IGNORECASE)
+_PAGE_NUMBER_END = re.compile(rf"\s+{_END_NUMBER}\s*$", re.IGNORECASE)
 # A page number Tika read twice ("143143" for 143): text drawn twice over itself, as
 # some producers embolden it, comes out doubled when the copies do not overlap exactly.
 _DOUBLED_NUMBER = re.compile(r"^(\d{3,4})\1$")
-_CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}})$")
+_CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{DASHES}](\d{{1,4}})$")
 SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
@@ -148,7 +145,7 @@ def template_key(line: str) -> str:
     shape = line_shape(line)
     if not shape or (shape[0] not in "#p" and shape[-1] != "#"):
         return shape  # most lines: no page number at either end
-    rest = PAGE_NUMBER_END.sub("", PAGE_NUMBER_START.sub("", line))
+    rest = _PAGE_NUMBER_END.sub("", _PAGE_NUMBER_START.sub("", line))
     return line_shape(rest) if rest and rest != line else shape
 
 

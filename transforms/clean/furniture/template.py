@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
+    DASHES,
     DIGITS,
     EXTREME_BAND,
     MIN_PAGE_SHARE,
@@ -72,8 +73,7 @@ _KEPT_WORDS = re.compile(r"[a-z]{2,}")  # of a lower-cased ASCII line
 _PAGE_WORDS = frozenset({"page", "pg", "seite", "of", "von"})  # template_key's page number's
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 _NO_HITS: frozenset[Hit] = frozenset()
-_DASHES = "–—−‒"
-_ONE_DASH = str.maketrans(dict.fromkeys(_DASHES, "-"))
+_ONE_DASH = str.maketrans(dict.fromkeys(DASHES, "-"))
 # A heading repeated on the next pages says it continues (``Holdings (continued)``,
 # ``NOTES … (Continued)``, ``Résultats (suite)``): bracketed or after a dash, at its end.
 _CONTINUED = re.compile(
@@ -100,11 +100,9 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
     rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
-    last: list = []  # the last call's readings of the pages, the groups they gave, and
-    # the template it read them by
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
-                              (extents, rows, readings, last), current, beside)
+                              (extents, rows, readings), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -182,13 +180,6 @@ def _inward_of_template(pages: Pages, p: int, known: set[Hit]) -> list[int]:
     return out
 
 
-def _with_template(pages: Pages, readings: list[tuple[set[int], list[_Entry]]],
-                   template: set[Hit]) -> set[Hit]:
-    """The lines read that stand next to the ``template`` toward their page's edge."""
-    return {hit for _, entries in readings for _, _, hit, _ in entries
-            if hit is not None and _toward_the_edge(pages, hit) in template}
-
-
 @functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
 def _says_continued(text: str) -> bool:
     """Does a line say that the heading it repeats continues (a title before the mark)?"""
@@ -225,13 +216,12 @@ def _beside(lines: Sequence[PageLine], i: int, step: int) -> list[int]:
 
 def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
                  body: float, template: set[Hit],
-                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache, list],
+                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache],
                  current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
                 ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``caches``: the pages'
-    text extents, outer rows, edge readings and the last call's readings and groups
-    from earlier calls on the same pages;
+    text extents, outer rows and edge readings from earlier calls on the same pages;
     ``current``: each page's current headings, whose title a head that changes with the
     chapter says; ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
@@ -239,26 +229,17 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
-    extent_cache, row_cache, reading_cache, last = caches
+    extent_cache, row_cache, reading_cache = caches
     template_by_page = lines_by_page(template)
-    readings = []
     for p in range(len(pages)):
         # A page's reading depends on the template only through its own lines: one
-        # the last call read alike is not read again.
+        # an earlier call read alike is not read again.
         reading_key = (p, frozenset(template_by_page.get(p, _NONE)))
         if (reading := reading_cache.get(reading_key)) is None:
             reading = reading_cache[reading_key] = _read_edges(
                 pages, p, side_lines[p], page_size(page_sizes, p)[0], template, current[p],
                 body, beside)
-        readings.append(reading)
-    # What follows reads the pages' edges only as read here: read as the last call read
-    # them (the template grew by lines no edge reads past), they give its groups, if
-    # the same lines read stand next to the template toward the edge (``_slide_title``:
-    # a statement's account owner under the label).
-    if last and last[0] == readings and (_with_template(pages, readings, template)
-                                         == _with_template(pages, readings, last[2])):
-        return list(last[1])
-    for p, (edge, entries) in enumerate(readings):
+        edge, entries = reading
         bands.append(edge)
         for key, at_extreme, hit, side in entries:
             if side:
@@ -296,7 +277,6 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
-        last[:] = [readings, [], template]
         return []
     middle_pages, unplaced_middle = _middle_pages(
         pages, [bands[p] | side_lines[p] for p in range(n)],
@@ -340,7 +320,6 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
-    last[:] = [readings, list(groups), template]
     return groups
 
 
@@ -486,7 +465,7 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
     numerals = "0123456789ivxlcdm"
     firsts = {key[0] for key in keys} | set(numerals + "p")
     if "-" in firsts:
-        firsts.update(_DASHES)  # a key's dashes are one
+        firsts.update(DASHES)  # a key's dashes are one
     lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
     # An ASCII line's words of two letters or more, not roman numerals, page words or
@@ -634,10 +613,7 @@ def _in_a_run(on_pages: set[int]) -> bool:
 def _set_as_a_head(pages: Pages, hits: list[Hit], body: float) -> list[Hit]:
     """The hits set as the head is, less a title it repeats: set larger than the body
     on its opening page, the next pages' head in small type (an EGC paper's title)."""
-    sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
-    if not body or len(sizes) < 2:
-        return hits
-    usual = sizes[(len(sizes) - 1) // 2]  # the lower median: the heads outnumber titles
+    usual = _usual_size(pages, hits)  # the lower median: the heads outnumber titles
     return [(p, i) for p, i in hits
             if not (set_larger(size := pages[p][i].size, usual) and set_larger(size, body))]
 
