@@ -347,12 +347,13 @@ def outer_rows(lines: Sequence[PageLine], furniture: set[int] | frozenset[int]) 
     return [row for row, outer in ends if lines[outer].box is not None]
 
 
-def lines_by_page(hits: Iterable[Hit]) -> dict[int, set[int]]:
-    """Hits as each page's line indexes (pages without any left out)."""
+def lines_by_page(hits: Iterable[Hit]) -> dict[int, frozenset[int]]:
+    """Hits as each page's line indexes (pages without any left out), frozen: a page's
+    key in the caches of its readings."""
     by_page: defaultdict[int, set[int]] = defaultdict(set)
     for p, i in hits:
         by_page[p].add(i)
-    return dict(by_page)
+    return {p: frozenset(found) for p, found in by_page.items()}
 
 
 def same_slot(line: PageLine, box: Box, size: float) -> bool:

@@ -127,29 +127,36 @@ def _could_be_on(on_pages: Iterable[int], n: int) -> int:
 # --- text groups -----------------------------------------------------------------
 
 
-def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
+def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]
+                ) -> tuple[set[int], list[int]]:
     """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
     template at that edge and the row inward of it (a section's title and an account's
     label side by side under a statement's head are equally near the edge); lines
     PDFium did not place (figure labels Tika gives after the foot) come with them
-    uncounted."""
+    uncounted. And the first line past the ``known`` template at each edge where some
+    stands there (an account owner's line under its label)."""
     lines = pages[p]
     placed = any(line.box is not None for line in lines)
     out: set[int] = set()
+    past: list[int] = []
     for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
-        left, outside = depth, True
+        left, outside, met = depth, True, False
         for i in order:
             if left <= 0:
                 break
             out.add(i)
             unplaced = placed and lines[i].box is None
-            template = (p, i) in known or (outside and _read_past(lines, p, i, known, placed))
+            known_here = (p, i) in known
+            template = known_here or (outside and _read_past(lines, p, i, known, placed))
             inward = outside and not template
+            if inward and met:
+                past.append(i)
+            met = met or known_here
             outside = outside and template
             left -= not unplaced and not (outside and left == 1)
             if inward and left <= 0:
                 out.update(_beside(lines, i, order.step))
-    return out
+    return out, past
 
 
 def _read_past(lines: Sequence[PageLine], p: int, i: int, known: set[Hit], placed: bool
@@ -160,24 +167,6 @@ def _read_past(lines: Sequence[PageLine], p: int, i: int, known: set[Hit], place
     uncounted, it ends nothing."""
     return (placed and lines[i].box is None) or any(
         (p, j) in known for step in (1, -1) for j in _beside(lines, i, step))
-
-
-def _inward_of_template(pages: Pages, p: int, known: set[Hit]) -> list[int]:
-    """Page ``p``'s first line at each edge past the ``known`` template there, read as
-    the edge bands are (``_from_edges``); none where no template stands at an edge."""
-    lines = pages[p]
-    placed = any(line.box is not None for line in lines)
-    out = []
-    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
-        met = False
-        for i in order:
-            if (p, i) in known:
-                met = True
-            elif not _read_past(lines, p, i, known, placed):
-                if met:
-                    out.append(i)
-                break
-    return out
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
@@ -234,7 +223,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     for p in range(len(pages)):
         # A page's reading depends on the template only through its own lines: one
         # an earlier call read alike is not read again.
-        reading_key = (p, frozenset(template_by_page.get(p, _NONE)))
+        reading_key = (p, template_by_page.get(p, _NONE))
         if (reading := reading_cache.get(reading_key)) is None:
             reading = reading_cache[reading_key] = _read_edges(
                 pages, p, side_lines[p], page_size(page_sizes, p)[0], template, current[p],
@@ -335,8 +324,8 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
     or last lines (or a side's), the hit where the line is removable, and whether it is
     in a side margin (``_text_groups``)."""
     lines = pages[p]
-    edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
-    extreme = _from_edges(pages, p, EXTREME_BAND, template)
+    edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)[0]
+    extreme = _from_edges(pages, p, EXTREME_BAND, template)[0]
     entries: list[_Entry] = []
     for i in edge | side_lines:
         line = lines[i]
@@ -557,7 +546,7 @@ def _text_extents(pages: Pages, outside: set[Hit],
     extents = []
     outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
-        skip = frozenset(outside_by_page.get(p, _NONE))
+        skip = outside_by_page.get(p, _NONE)
         known = cache.get((p, skip))
         if known is None:
             edges = {i for row in _outer_rows(pages, p, skip, rows) for i in row}
@@ -752,14 +741,14 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     template_by_page = lines_by_page(template)
-    template_rows = [_outer_rows(pages, p, frozenset(template_by_page.get(p, _NONE)), rows)
-                     for p in range(len(pages))]
     for p, lines in enumerate(pages):
         # The outermost rows, and the line past the template at each edge (an account
         # owner's line under the label, where a taller line beside the label opens the
         # page's text).
-        inward = _inward_of_template(pages, p, template) if p in template_by_page else []
-        edges = {i for edge in template_rows[p] for i in edge} | set(inward)
+        inward = (_from_edges(pages, p, RUNNING_TEXT_BAND, template)[1]
+                  if p in template_by_page else [])
+        edges = {i for edge in _outer_rows(pages, p, template_by_page.get(p, _NONE), rows)
+                 for i in edge} | set(inward)
         outer.extend((p, i, lines[i]) for i in sorted(edges)
                      if (p, i) not in template and lines[i].box is not None
                      and is_companion(lines[i]))
@@ -799,10 +788,7 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     # Alone on their row but for template lines (a table's top row has its cells).
     taken = lines_by_page(template | found)
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
-            for edge in (template_rows[p]
-                         if taken.get(p, _NONE) == template_by_page.get(p, _NONE)
-                         else _outer_rows(pages, p, frozenset(taken.get(p, _NONE)), rows))
-            for i in edge
+            for edge in _outer_rows(pages, p, taken.get(p, _NONE), rows) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
