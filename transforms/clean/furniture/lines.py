@@ -243,10 +243,10 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
     for i, line in enumerate(lines):
         if line.box is not None:
             before = i
-        elif before is None or i > last:
-            leading.append(i) if before is None else following.setdefault(-1, []).append(i)
-        else:
-            following.setdefault(before, []).append(i)
+        elif before is None:
+            leading.append(i)
+        else:  # after the last placed line in Tika's order: after the last in edge order
+            following.setdefault(-1 if i > last else before, []).append(i)
     return [*leading, *(j for i in ordered for j in (i, *following.get(i, ()))),
             *following.get(-1, ())]
 
