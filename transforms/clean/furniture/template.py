@@ -82,6 +82,7 @@ _CONTINUED = re.compile(
     r"|\s[—–-]\s*(?:continued|cont'd|cont’d|fortsetzung|suite))\s*$", re.IGNORECASE)
 _CONTINUED_ENDS = ")]）］dge"  # the last characters of those marks, case-folded
 _CONTINUED_KEY = "\x00continued "  # the text groups' key of such repeats, head or foot
+_TITLE_KEY = "\x00title "  # of a head that says the current title, head or foot
 CONTINUED_SHOWN = "<a heading> (continued)"  # and the group's name in ``ragbeam viz``
 
 
@@ -283,7 +284,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         hits = hits_of[key]
         if _heads_table_columns(pages, hits, template_like):
             continue  # the table's own heads: body
-        if key.startswith(("\x00title ", _CONTINUED_KEY)):
+        if key.startswith((_TITLE_KEY, _CONTINUED_KEY)):
             # One place: a page merely opening with a title (a continued one) stays.
             tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
             hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
@@ -335,17 +336,17 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
         key = _edge_keys(line.text)[0 if side else 1]
         if key is None:
             continue
-        if not side and i in extreme and line.removable and _says_continued(line.text):
-            # A heading repeated as continued: its first page is the heading's, the
-            # next pages' repeats are the template's, whatever the heading.
-            repeat = f"{_CONTINUED_KEY}{'head' if 2 * i < len(lines) else 'foot'}"
-            entries.append((repeat, True, (p, i), False))
-        if not side and i in extreme and current and line.removable:
-            if (p, i) not in beside:  # once per document
-                beside[(p, i)] = _beside_current_title(line, i, current, body)
-            if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
-                title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
-                entries.append((title, True, (p, i), False))
+        if not side and i in extreme and line.removable:
+            at = "head" if 2 * i < len(lines) else "foot"
+            if _says_continued(line.text):
+                # A heading repeated as continued: its first page is the heading's, the
+                # next pages' repeats are the template's, whatever the heading.
+                entries.append((f"{_CONTINUED_KEY}{at}", True, (p, i), False))
+            if current:
+                if (p, i) not in beside:  # once per document
+                    beside[(p, i)] = _beside_current_title(line, i, current, body)
+                if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
+                    entries.append((f"{_TITLE_KEY}{at} {rest}", True, (p, i), False))
         entries.append((key, i in extreme or side, (p, i) if line.removable else None, side))
     return edge, entries
 
@@ -370,8 +371,8 @@ def _edge_keys(text: str) -> tuple[str | None, str | None]:
 def _shown(key: str, first: PageLine) -> str:
     """A text group's key as ``ragbeam viz`` names the group: its first line abstracted
     (the key has no spaces), a number as set, a title's head with the title as ``…``."""
-    if key.startswith("\x00title "):
-        return key.removeprefix("\x00title ").replace("…", "<the current title>")
+    if key.startswith(_TITLE_KEY):
+        return key.removeprefix(_TITLE_KEY).replace("…", "<the current title>")
     if key.startswith(_CONTINUED_KEY):
         return f"{CONTINUED_SHOWN}, {key.removeprefix(_CONTINUED_KEY)}"
     return key.removeprefix("\x00number ") if key.startswith("\x00number ") else (
