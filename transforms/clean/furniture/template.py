@@ -146,17 +146,19 @@ def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]
             if left <= 0:
                 break
             out.add(i)
-            unplaced = placed and lines[i].box is None
-            known_here = (p, i) in known
-            template = known_here or (outside and _read_past(lines, p, i, known, placed))
-            inward = outside and not template
-            if inward and met:
-                past.append(i)
-            met = met or known_here
-            outside = outside and template
-            left -= not unplaced and not (outside and left == 1)
-            if inward and left <= 0:
-                out.update(_beside(lines, i, order.step))
+            counted = not placed or lines[i].box is not None
+            if not outside:
+                left -= counted
+            elif (known_here := (p, i) in known) or _read_past(lines, p, i, known, placed):
+                met = met or known_here
+                left -= counted and left > 1  # the template leaves the band's last line
+            else:  # the first line inward of the template at this edge
+                outside = False
+                if met:
+                    past.append(i)
+                left -= counted
+                if left <= 0:
+                    out.update(_beside(lines, i, order.step))
     return out, past
 
 
