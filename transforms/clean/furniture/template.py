@@ -181,12 +181,6 @@ def _says_continued(text: str) -> bool:
     return said is not None and sum(map(str.isalpha, text[:said.start()])) >= MIN_TITLE_LETTERS
 
 
-def _toward_the_edge(pages: Pages, hit: Hit) -> Hit:
-    """The line next to an edge line toward its page's edge (lines in edge order)."""
-    p, i = hit
-    return (p, i - 1 if 2 * i < len(pages[p]) else i + 1)
-
-
 def _beside(lines: Sequence[PageLine], i: int, step: int) -> list[int]:
     """The placed level lines next to line ``i`` in edge order (``step``: 1 after it,
     -1 before it) that stand beside it: over half the smaller one's height level with
@@ -697,8 +691,10 @@ def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSiz
         return False
     anchor = pages[hits[0][0]][hits[0][1]]
     own = {p for p, _ in hits}
+    # The line next to each toward its page's edge (lines in edge order).
     if one_text and template and 2 * sum(
-            _toward_the_edge(pages, hit) in template for hit in hits) > len(hits):
+            (p, i - 1 if 2 * i < len(pages[p]) else i + 1) in template
+            for p, i in hits) > len(hits):
         return False
     return not one_text or anchor.box is None or any(
         line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
