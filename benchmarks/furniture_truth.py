@@ -98,6 +98,19 @@ written while looking at which set):
   template's folios and an Italian course guide; truth marked by hand from Tika's raw lines
   and the pages before any scoring, to be scored once. Folder ``$RAGBEAM_ISSUE39_G_PDFS`` or
   ``../data/issue39-g-pdfs``.
+* **issue39-h** (issue 39, seventh closing set): 9 PDFs / 386 pages of the kinds issue 39
+  names, from repositories no earlier set used: a 10-K filing reprinted from its HTML (the
+  statements' and notes' head block repeated on every continuation page, folios where the
+  reprint keeps them), a Chinese national standard (a
+  distributor's licence stamp on every page, two-sided head and folios), a TI data sheet's
+  two-sided template (the foot's folio fused with the current section's name and the
+  copyright; '(continued)' heads), a traditional-Chinese thesis's roman and arabic folios, a
+  Japanese thesis whose running head carries the chapter and the folio, German slides with a
+  navigation button on every slide, a journal paper draft with the DRAFT watermark across the
+  side margin and its citation foot, a French internship report and a data sheet without
+  furniture (a retention check); truth marked by hand from Tika's raw lines and the pages
+  before any scoring, to be scored once. Folder ``$RAGBEAM_ISSUE39_H_PDFS`` or
+  ``../data/issue39-h-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -242,6 +255,10 @@ HELDOUT_SETS = {
         ("g", "sixth closing held-out of issue 39 (Airbnb's 10-Q, ThuThesis's Chinese user "
               "guide, Cypress and Philips data sheets, RFC 4180, a Korean thesis, a Chinese "
               "thesis template's example, an Italian course guide)"),
+        ("h", "seventh closing held-out of issue 39 (GigaCloud's 10-K reprint, the GB/T 7714-2015 "
+              "standard, TI's ADC12D1600RF data sheet, a Taiwanese and a Japanese thesis, German "
+              "tool slides, a JOSS paper draft, a French internship report, an IMU data sheet "
+              "without furniture)"),
     )},
 }
 
