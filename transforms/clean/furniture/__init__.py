@@ -28,6 +28,7 @@ from ragbeam.transforms.clean.furniture.lines import (
 from ragbeam.transforms.clean.furniture.numbers import find_page_numbers, find_set_apart_edges
 from ragbeam.transforms.clean.furniture.stamps import find_cut_text, find_laid_over
 from ragbeam.transforms.clean.furniture.template import (
+    carried_titles,
     find_template,
     heads_its_text,
     unnumbered_copies,
@@ -75,9 +76,12 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
             groups.append(TemplateGroup("text", "a numbered head without its number",
                                         frozenset(unnumbered)))
             template |= unnumbered
+        # Kept apart until the end: a title is no template text whose pieces are cut.
+        if carried := carried_titles(unstamped, template):
+            groups.append(TemplateGroup("text", "a head block carried over", frozenset(carried)))
     else:
         numbers = find_page_numbers(unstamped)
-        groups, template = [], set()
+        groups, template, carried = [], set(), set()
     apart = find_set_apart_edges(unstamped, numbers, numbers | template) - numbers - template
 
     def original(found: Iterable[Hit]) -> set[Hit]:
@@ -92,6 +96,7 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
         if cut:
             groups.append(TemplateGroup("cut", "template text in pieces", frozenset(cut)))
         companions |= cut
+    template |= original(carried)
     # Never remove a heading that occurs only once in the whole document (the pages are
     # read again only when a heading was found).
     found = {(p, i) for p, i in numbers | template | companions | stamps

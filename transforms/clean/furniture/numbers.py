@@ -63,6 +63,8 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
     embedded: dict[str, list[tuple[int, int, str, int]]] = defaultdict(list)
     numbered: list[tuple[int, int, int, str]] = []  # (page, line, offset, text without it)
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
+    # Lone numbers whose digits read backwards are another number (``01`` for 10).
+    reversed_numbers: list[tuple[int, int, int]] = []
     for p, lines in enumerate(pages):
         # A page's lines as counted from its edges: all of them, less any unplaced
         # formula glyphs (``_is_unplaced_formula``) where the page has some.
@@ -82,6 +84,8 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                     votes[(system, value - p)].add(p)
                     if k in (0, n - 1):
                         outermost[(system, value - p)].add(p)
+                    if system == "arabic" and (turned := _digits_turned(line.text)):
+                        reversed_numbers.append((p, i, turned - p))
                 elif (k < EXTREME_BAND or k >= n - EXTREME_BAND) and (
                         inner := head_number(line.text)):
                     # Grouped by the text beside the number, which may open one page's
@@ -103,8 +107,47 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                 numbered.append((p, i, outer[0] - p, rest))
             else:
                 fused.append((p, i, text))
-    return (_sequence_numbers(pages, candidates, votes, outermost, embedded)
+    found = _sequence_numbers(pages, candidates, votes, outermost, embedded)
+    return (found | _turned_folios(pages, found, reversed_numbers)
             | _anchored_heads(len(pages), numbered, fused))
+
+
+def _digits_turned(text: str) -> int | None:
+    """The value of a lone number of two digits or more read backwards, where that is
+    another number (``01`` → 10; not ``11``, not ``10`` → ``01``)."""
+    digits = text.strip()
+    if len(digits) < 2 or not digits.isdigit() or digits[-1] == "0" or digits == digits[::-1]:
+        return None
+    return int(digits[::-1])
+
+
+def _turned_folios(pages: Pages, found: set[Hit],
+                   reversed_numbers: list[tuple[int, int, int]]) -> set[Hit]:
+    """Folios whose glyphs the PDF writes right to left, so that Tika reads a two-digit
+    folio backwards (``01``, ``11``, ``21`` for 10-12; one digit reads the same): on a
+    page with no folio found, a lone number at the line the sequence's folios hold on
+    other pages (counted from the same edge) whose digits, turned, are the page's
+    number in an arabic sequence found on several pages."""
+    if not reversed_numbers:
+        return set()
+    slots: dict[int, set[tuple[bool, int]]] = defaultdict(set)  # offset → (at the end, line)
+    pages_of: Counter[int] = Counter()
+    for p, i in found:
+        parsed = page_number_value(pages[p][i].text)
+        if parsed is not None and parsed[0] == "arabic":
+            n = len(pages[p])
+            slots[parsed[1] - p].add((i >= n - i - 1, min(i, n - 1 - i)))
+            pages_of[parsed[1] - p] += 1
+    numbered = {p for p, _ in found}
+    turned: set[Hit] = set()
+    for p, i, offset in reversed_numbers:
+        n = len(pages[p])
+        if (p not in numbered and pages_of[offset] >= MIN_SEQUENCE_PAGES
+                and (i >= n - i - 1, min(i, n - 1 - i)) in slots[offset]
+                and is_lone_number(pages[p], i)):
+            turned.add((p, i))
+            numbered.add(p)
+    return turned
 
 
 def _is_unplaced_formula(line: PageLine) -> bool:

@@ -870,3 +870,38 @@ def unnumbered_copies(pages: Pages, found: set[Hit]) -> set[Hit]:
                 and line.size <= max(copy.size for copy in numbered)):
             extra.add((p, i))
     return extra
+
+
+def carried_titles(pages: Pages, template: set[Hit]) -> set[Hit]:
+    """A head block carried over: the line next to the template's head, inward, where
+    it and the line after it say what the page before said there (the same texts, the
+    first placed alike under the same head and alone in its row): a statement's title
+    on the pages its table runs on to, over the units line or column heads it repeats
+    (those stay: the table's own). The run's first page keeps the title; one line alike
+    is no block (a company's name over each statement's own title, a table's column
+    heads over its rows)."""
+    under: list[dict[str, tuple[str, str, float, float, Hit]]] = []
+    for p, heads in enumerate(map(lines_by_page(template).get, range(len(pages)))):
+        lines, below = pages[p], {}
+        for i in sorted(heads or ()):
+            j = i + 1
+            if (i >= EXTREME_BAND or j + 1 >= len(lines) or j in heads
+                    or not lines[j].removable or (head := lines[i].box) is None
+                    or (box := lines[j].box) is None or box[1] <= head[1]
+                    or row_beside(lines, j)):
+                continue
+            # Compared without their spaces: Tika spaces a repeated line's words its
+            # own way on each page (``data)`` / ``data )``).
+            below["".join(lines[i].text.split())] = (
+                "".join(lines[j].text.split()), "".join(lines[j + 1].text.split()),
+                box[1] - head[1], box[0] - head[0], (p, j))
+        under.append(below)
+    found: set[Hit] = set()
+    for p in range(1, len(pages)):
+        for head, (title, next_text, down, across, hit) in under[p].items():
+            before = under[p - 1].get(head)
+            if (before is not None and before[:2] == (title, next_text)
+                    and abs(before[2] - down) <= SAME_PLACE_POINTS
+                    and abs(before[3] - across) <= SAME_PLACE_POINTS):
+                found.add(hit)
+    return found
