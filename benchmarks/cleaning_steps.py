@@ -22,7 +22,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 STEPS = ("_block_lines", "_remove_residue", "_remove_cover_page", "_remove_furniture",
          "_strip_leaders", "_mark_wraps_by_position", "_mark_contents", "_mark_tables",
-         "mark_plain_wraps", "assemble", "mark_headings", "_name_document")
+         "_hold_footnotes", "mark_plain_wraps", "assemble", "mark_headings", "_name_document")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,14 @@ one run:
    the column ``CPU s`` spreads the run process's measured CPU time over its
    own samples, which share that bias only among its own threads.
 
+``--perf``: instead of py-spy, ``perf record -e cpu-clock`` (a sample per
+millisecond of CPU actually spent, kernel included, in every process of the
+tree) over the raw loop and over the pinned run, and their CPU seconds split by
+process (the run process, its extraction children, the memory guard) and by
+shared object (Tika's native image, the kernel, the interpreter, PDFium,
+tiktoken, Arrow…): exact CPU time where py-spy's shares are of time runnable.
+``--perf-summarise RAW RUN`` prints that split for two kept ``perf.data`` files.
+
 ``--raw FILE`` keeps py-spy's collapsed stacks (``flamegraph.pl`` or
 speedscope read them); ``--summarise FILE`` prints the shares of a kept file
 without running anything. py-spy: ``pip install py-spy`` (a profiler, not a
@@ -46,6 +54,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from pipeline_throughput import (  # a sibling script, not a package
     DEFAULT_CORPUS,
     OWN_CPU,
+    RAW_LOOP,
     REPORT_OWN_CPU,
     _timed,
     compile_bytecode,
@@ -117,10 +126,18 @@ def stage_of(processes: list[str], frames: list[str]) -> str:
     if "extract.isolation" in process:  # an extraction child
         if importing:
             return "extraction child: start-up (imports)"
+        if any(f.startswith("EmbeddedTika.__init__") for f in frames):
+            return "extraction child: start-up (Tika's VM and extractors)"
+        if any(f.startswith("EmbeddedTika._extract_utf8_stream") for f in frames):
+            return "extraction child: Tika's second, UTF-8 extraction"
+        if any(f.startswith(("pdf_fallback", "pdfminer_pages")) for f in frames):
+            return "extraction child: PDF fallback (pdfminer)"
+        if any(f.startswith(("_write_message", "_read_message")) for f in frames):
+            return "extraction child: messages (pickle, pipe)"
         if any(f.startswith("EmbeddedTika._extract") for f in frames) \
                 or not any(PACKAGE_FRAME in f for f in frames):
             return "Tika (extraction child)"
-        return "extraction child: other (messages, PDF fallback)"
+        return "extraction child: other"
     if importing:
         if any(f.startswith("<module> (apache_beam/") for f in frames):
             return "start-up: import apache_beam"
@@ -133,44 +150,170 @@ def stage_of(processes: list[str], frames: list[str]) -> str:
         frame = frames[depth]
         if PACKAGE_FRAME in frame:
             path = frame.split(PACKAGE_FRAME, 1)[1]
-            if path.startswith("pipeline/") and any(
-                    "(apache_beam/" in f for f in frames[depth + 1:]):
+            # Beam's frames under the stage's (its file system calls are the stage's own).
+            beam_below = [f for f in frames[depth + 1:]
+                          if "(apache_beam/" in f and "(apache_beam/io/" not in f]
+            if path.startswith("pipeline/") and beam_below:
                 return "Beam: graph construction, runner start and stop"
+            if beam_below:  # a stage's output handed on, a counter: the runner's work
+                if any("(apache_beam/coders/" in f for f in beam_below):
+                    return "Beam: coders (encoding, decoding)"
+                return "Beam (runner, bundles, metrics)"
             for prefix, stage in RAGBEAM_STAGES:
                 if path.startswith(prefix):
                     return stage
             return "other ragbeam"
     if any("(apache_beam/" in f for f in frames):
-        return "Beam (runner, coders, bundles)"
+        if any("(apache_beam/coders/" in f for f in frames):
+            return "Beam: coders (encoding, decoding)"
+        return "Beam (runner, bundles, metrics)"
     return "other"
 
 
-def summarise(text: str, main_cpu_s: float | None = None) -> str:
+def summarise(text: str, main_cpu_s: float | None = None,
+              children_cpu_s: float | None = None) -> str:
     """Shares by stage, of all working samples and of the ``ragbeam run`` process's
     own; with ``main_cpu_s`` (that process's CPU time, measured unprofiled) its
-    shares also in CPU seconds."""
+    shares also in CPU seconds, and with ``children_cpu_s`` (its children's: the
+    extraction children and the memory guard) theirs likewise."""
     shares: collections.Counter[str] = collections.Counter()
     in_main: collections.Counter[str] = collections.Counter()
+    in_children: collections.Counter[str] = collections.Counter()
     for processes, frames, samples in parse_collapsed(text):
         stage = stage_of(processes, frames)
         shares[stage] += samples
-        if len(processes) <= 1:
-            in_main[stage] += samples
+        (in_main if len(processes) <= 1 else in_children)[stage] += samples
     waiting = shares.pop("waiting", 0)
     in_main.pop("waiting", None)
+    in_children.pop("waiting", None)
     working, main_working = sum(shares.values()), sum(in_main.values())
+    children_working = sum(in_children.values())
     lines = [f"{working} samples of working threads ({waiting} more while waiting, left "
              f"out); {main_working} in the ragbeam run process itself",
-             f"  {'stage':50} {'all':>6} {'ragbeam':>8}"
+             f"  {'stage':52} {'all':>6} {'ragbeam':>8}"
              + (f" {'CPU s':>6}" if main_cpu_s is not None else "")]
     for stage, samples in shares.most_common():
         share = in_main[stage] / main_working if main_working else 0.0
-        line = f"  {stage:50} {samples / working:6.1%} {share:8.1%}"
+        line = f"  {stage:52} {samples / working:6.1%} {share:8.1%}"
         if main_cpu_s is not None:
-            line += f" {share * main_cpu_s:6.2f}"
+            if in_main[stage] or children_cpu_s is None or not children_working:
+                line += f" {share * main_cpu_s:6.2f}"
+            else:  # a stage of the children: their CPU time spread over their samples
+                line += f" {in_children[stage] / children_working * children_cpu_s:6.2f}"
         lines.append(line)
     tika = shares["Tika (extraction child)"]
     lines.append(f"  beyond Tika: {(working - tika) / working:.1%} of the samples")
+    return "\n".join(lines)
+
+
+# Shared objects by what they are (first match of a substring of the file name wins).
+DSO_GROUPS = (
+    ("libtika_native", "Tika (native image)"),
+    ("libjvm", "Tika (native image)"), ("libawt", "Tika (native image)"),
+    ("libfontmanager", "Tika (native image)"), ("libfreetype", "Tika (native image)"),
+    ("liblcms", "Tika (native image)"), ("libmlib", "Tika (native image)"),
+    ("libjava", "Tika (native image)"),
+    ("_iscc_tika", "iscc-tika's Python binding"),
+    ("[kernel", "kernel"),
+    ("libpython", "Python interpreter"), ("python3", "Python interpreter"),
+    ("libpdfium", "PDFium"), ("_pdfium_lines", "the C layout pass"),
+    ("tiktoken", "tiktoken"),
+    ("arrow", "Arrow / Parquet"), ("parquet", "Arrow / Parquet"),
+    ("numpy", "numpy"), ("openblas", "numpy"), ("torch", "torch"),
+    ("libc.so", "libc, loader"), ("libc-", "libc, loader"), ("ld-linux", "libc, loader"),
+    ("libm.so", "libc, loader"), ("libstdc++", "libc, loader"),
+    ("_regex", "regex"),
+)
+PERF_PERIOD_NS = 1_000_000  # one cpu-clock sample per millisecond of CPU
+_PERF_SAMPLE = re.compile(r"^\s*(.*?)\s+(\d+)/(\d+)\s+[0-9a-f]+\s+(.*?)\s+\((.*)\)$",
+                          re.MULTILINE)
+# The kernel's work of fork(): a process's page tables and mappings copied for the child.
+_FORK_SYMBOLS = re.compile(r"copy_page_range|dup_mmap|anon_vma|vm_normal_page|copy_pte|"
+                           r"__pte_alloc|copy_process|kernel_clone|dup_")
+
+
+def perf_record(cmd: list[str], data: pathlib.Path) -> None:
+    """``cmd`` under ``perf record``: a cpu-clock sample per CPU millisecond, children too."""
+    subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", str(PERF_PERIOD_NS),
+                    "-o", str(data), "--", *cmd], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def perf_split(data: pathlib.Path) -> dict[tuple[str, str], float]:
+    """CPU seconds of a ``perf record`` by (process, shared-object group).
+
+    Processes by what they ran (pids wrap around in a long run, so not by order):
+    one that spent over a second in Tika's native image is an extraction child (or
+    the raw loop itself); a ``tesseract`` is one Tika started; one that ran Tika's
+    image briefly, or only the kernel's code for under ``FORK_AT_MOST_S``, is a copy of
+    an extraction process forked to start a program (Tika's, before its ``exec``);
+    of the rest, the one with the most samples is the run process, any other the
+    memory guard (or another small helper)."""
+    out = subprocess.run(["perf", "script", "-i", str(data), "-F", "comm,pid,tid,ip,sym,dso"],
+                         check=True, capture_output=True, text=True).stdout
+    by_pid: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for match in _PERF_SAMPLE.finditer(out):  # one line a sample (a thread's comm, its pid)
+        comm, pid, tid, symbol, dso = match.groups()
+        name = dso.rsplit("/", 1)[-1]
+        group = next((g for key, g in DSO_GROUPS if key in name), "other native code")
+        if group == "kernel" and _FORK_SYMBOLS.search(symbol):
+            group = "kernel: fork (page tables copied)"
+        if comm == "Apache Tika" and pid != tid:  # iscc-tika's stream: the UTF-8 extraction
+            group = "Tika's stream thread"
+        by_pid[pid + (":tesseract" if comm == "tesseract" else "")][group] += \
+            PERF_PERIOD_NS / 1e9
+    tika = "Tika (native image)"
+    others = [pid for pid, groups in by_pid.items() if not groups[tika]
+              and not pid.endswith(":tesseract")]
+    main = max(others, key=lambda pid: sum(by_pid[pid].values()), default=None)
+    split: collections.Counter[tuple[str, str]] = collections.Counter()
+    for pid, groups in by_pid.items():
+        kind = ("extraction children" if groups[tika] > 1.0
+                else "tesseract started by Tika" if pid.endswith(":tesseract")
+                else "run process" if pid == main
+                else "Tika's forks before exec" if groups[tika]
+                or sum(groups.values()) < FORK_AT_MOST_S
+                else "memory guard, others")
+        for group, seconds in groups.items():
+            split[kind, group] += seconds
+        split[kind, PROCESSES] += 1
+    return dict(split)
+
+
+FORK_AT_MOST_S = 0.05  # a fork that execs: milliseconds; the memory guard: 0.1 s or more
+KINDS = ("run process", "extraction children", "Tika's forks before exec",
+         "tesseract started by Tika", "memory guard, others")
+PROCESSES = "processes"  # perf_split's count of processes of a kind, not seconds
+
+
+def perf_summary(raw: dict[tuple[str, str], float], run: dict[tuple[str, str], float]
+                 ) -> str:
+    """The two splits side by side: the raw loop's process beside the run's children."""
+    run = dict(run)
+    counts = {kind: int(run.pop((kind, PROCESSES), 0)) for kind in KINDS}
+    raw_counts = {kind: int(raw.get((kind, PROCESSES), 0)) for kind in KINDS}
+    raw = {key: s for key, s in raw.items() if key[1] != PROCESSES}
+    total_run, total_raw = sum(run.values()), sum(raw.values())
+    lines = [f"perf cpu-clock: ragbeam run {total_run:.2f} CPU s, raw loop "
+             f"{total_raw:.2f} CPU s ({total_run / total_raw:.2f}×); the raw loop's "
+             "processes beside the run's children and Tika's own",
+             f"  {'process':26} {'shared object':34} {'CPU s':>7} {'share':>6} {'raw loop':>8}"]
+    for kind in KINDS:
+        part = {g: s for (k, g), s in run.items() if k == kind}
+        raw_part = {g: s for (k, g), s in raw.items() if k == kind}
+        if not part and not raw_part:
+            continue
+        compare = kind != "run process"
+        lines.append(f"  {kind:26} {f'(all: {counts[kind]} processes)':34} "
+                     f"{sum(part.values()):7.2f} {sum(part.values()) / total_run:6.1%}"
+                     + (f" {sum(raw_part.values()):8.2f} ({raw_counts[kind]})" if compare
+                        else ""))
+        for group in sorted(set(part) | set(raw_part), key=lambda g: -part.get(g, 0.0)):
+            seconds = part.get(group, 0.0)
+            if seconds < 0.005 and raw_part.get(group, 0.0) < 0.005:
+                continue
+            lines.append(f"  {'':26} {group:34} {seconds:7.2f} {seconds / total_run:6.1%}"
+                         + (f" {raw_part.get(group, 0.0):8.2f}" if compare else ""))
     return "\n".join(lines)
 
 
@@ -183,15 +326,27 @@ def main(argv: list[str] | None = None) -> int:
                         help="only print the shares of a kept --raw file")
     parser.add_argument("--main-cpu-s", type=float,
                         help="with --summarise: the run process's CPU seconds, as printed")
+    parser.add_argument("--children-cpu-s", type=float,
+                        help="with --summarise: its children's CPU seconds, as printed")
     parser.add_argument("--embed-chunks", action="store_true",
                         help="profile ragbeam run --embed-chunks (the model included)")
+    parser.add_argument("--perf", type=pathlib.Path, metavar="DIR",
+                        help="perf record (cpu-clock) the raw loop and the pinned run instead "
+                             "of py-spy; keep raw.data and run.data in DIR")
+    parser.add_argument("--perf-summarise", type=pathlib.Path, nargs=2,
+                        metavar=("RAW", "RUN"), help="only print the split of two kept "
+                                                     "perf.data files")
     args = parser.parse_args(argv)
     if args.summarise:
-        print(summarise(args.summarise.read_text(), args.main_cpu_s))
+        print(summarise(args.summarise.read_text(), args.main_cpu_s, args.children_cpu_s))
         return 0
-    py_spy = shutil.which("py-spy")
-    if py_spy is None:
-        sys.exit("py-spy is not installed: pip install py-spy")
+    if args.perf_summarise:
+        print(perf_summary(*map(perf_split, args.perf_summarise)))
+        return 0
+    profiler = shutil.which("perf" if args.perf else "py-spy")
+    if profiler is None:
+        sys.exit("perf is not installed (linux-perf)" if args.perf
+                 else "py-spy is not installed: pip install py-spy")
 
     print(compile_bytecode())
     work = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-profile-"))
@@ -204,6 +359,16 @@ def main(argv: list[str] | None = None) -> int:
                "--ocr", "off", *(["--embed-chunks"] if args.embed_chunks else [])]
         print(f"corpus: {args.corpus} — {len(files)} files; pinned to core {core}; load "
               f"average {os.getloadavg()[0]:.1f}", flush=True)
+        if args.perf:
+            args.perf.mkdir(parents=True, exist_ok=True)
+            perf_record(["taskset", "-c", str(core), sys.executable, "-c", RAW_LOOP, *paths],
+                        args.perf / "raw.data")
+            perf_record(["taskset", "-c", str(core), *run, "--output", str(work / "perf")],
+                        args.perf / "run.data")
+            print(f"load average {os.getloadavg()[0]:.1f}")
+            print(perf_summary(perf_split(args.perf / "raw.data"),
+                               perf_split(args.perf / "run.data")))
+            return 0
         raw = run_raw(paths, 1)
         wall, cpu, out = _timed([sys.executable, "-c", REPORT_OWN_CPU, *run[3:],
                                  "--output", str(work / "plain")], one_core=True)
@@ -215,13 +380,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{cpu / raw.cpu_s:.2f}× CPU; load average {os.getloadavg()[0]:.1f}",
               flush=True)
         collapsed = args.raw or work / "profile.txt"
-        subprocess.run([py_spy, "record", "--subprocesses", "--format", "raw",
+        subprocess.run([profiler, "record", "--subprocesses", "--format", "raw",
                         "--rate", str(args.rate), "--output", str(collapsed), "--",
                         "taskset", "-c", str(core), *run, "--output", str(work / "profiled")],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env={**os.environ, "HF_HUB_OFFLINE": "1"})
         print(f"profile (py-spy, {args.rate} Hz; load average {os.getloadavg()[0]:.1f}):")
-        print(summarise(collapsed.read_text(), main_cpu))
+        print(summarise(collapsed.read_text(), main_cpu, cpu - main_cpu))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -13,6 +16,7 @@ from ragbeam.transforms.extract.backends import (
     TikaServer,
     TikaServerError,
     TikaServerUnavailable,
+    path_without,
 )
 from ragbeam.transforms.extract.isolation import ExtractionTimeout, IsolatedExtractor
 
@@ -32,6 +36,56 @@ def test_embedded_tika_raises_extraction_error_on_corrupt_input():
         EmbeddedTika().extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
 
 
+def _logging_tesseract(folder, log):
+    """A ``tesseract`` in ``folder`` that notes each start in ``log``."""
+    folder.mkdir()
+    program = folder / "tesseract"
+    program.write_text(f"#!/bin/sh\necho started >> {log}\nexit 1\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+
+
+def _starts(log):
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_path_without_leaves_out_only_the_folders_holding_the_program(tmp_path):
+    _logging_tesseract(tmp_path / "a", tmp_path / "log")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "tesseract").write_text("not executable")
+    path = os.pathsep.join([str(tmp_path / "a"), str(tmp_path / "b"), "", "/nowhere"])
+    assert path_without("tesseract", path) == os.pathsep.join([str(tmp_path / "b"), "/nowhere"])
+
+
+def test_embedded_tika_checks_for_tesseract_without_finding_it_when_hidden(tmp_path,
+                                                                             monkeypatch):
+    # Tika (iscc-tika) starts `tesseract` to see whether it is installed, OCR off or
+    # not; hidden from its PATH, the check finds none and the text is the same.
+    log = tmp_path / "starts.log"
+    _logging_tesseract(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "bin"), os.environ["PATH"]]))
+    data = (SAMPLES / "lab-rules.docx").read_bytes()
+    shown = EmbeddedTika().extract(data, "l.docx")
+    assert _starts(log) > 0
+    before = _starts(log)
+    hidden = EmbeddedTika(hide_tesseract=True).extract(data, "l.docx")
+    assert _starts(log) == before
+    assert hidden[0] == shown[0]
+    assert os.environ["PATH"].startswith(str(tmp_path / "bin"))  # given back
+
+
+def test_extraction_children_hide_tesseract_from_tika(tmp_path, monkeypatch):
+    log = tmp_path / "starts.log"
+    _logging_tesseract(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "bin"), os.environ["PATH"]]))
+    extractor = IsolatedExtractor(("embedded", {}), timeout_s=120)
+    try:
+        xhtml, _ = extractor.extract((SAMPLES / "lab-rules.docx").read_bytes(), "l.docx")
+    finally:
+        extractor.close()
+    assert "Laboratory rules" in xhtml
+    assert _starts(log) == 0
+
+
 def test_server_backend_speaks_tika_http():
     with tika_like_server() as (url, seen):
         xhtml, meta = TikaServer(url).extract((SAMPLES / "lab-rules.docx").read_bytes(), "l.docx")
@@ -40,6 +94,24 @@ def test_server_backend_speaks_tika_http():
         assert seen == ["text/html"]
         with pytest.raises(ExtractionError, match="HTTP 422"):
             TikaServer(url).extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
+
+
+def test_extraction_child_leaves_the_stores_registry_unimported():
+    # Tika forks the child to look for tesseract on every parse, and a fork costs by the
+    # size of the process: pyarrow and numpy made a young child's about a fifth dearer.
+    imported = subprocess.run(
+        [sys.executable, "-c", "import sys, ragbeam.transforms.extract.isolation; "
+         "print(sorted({'pyarrow', 'numpy', 'ragbeam.transforms.sink.uri'} & set(sys.modules)))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert imported == "[]"
+
+
+def test_server_backend_redacts_the_password_in_its_errors():
+    server = TikaServer("http://user:secret@127.0.0.1:9", timeout_s=2,
+                        retry_delays_s=(0.01,))
+    with pytest.raises(TikaServerUnavailable) as failure:
+        server.extract(b"hello", "a.txt")
+    assert "secret" not in str(failure.value)
 
 
 def test_server_backend_unreachable_is_transient_after_retries():
