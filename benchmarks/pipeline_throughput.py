@@ -14,6 +14,12 @@ child it waited for, Tika children included):
 * ``raw 1 process``: iscc-tika alone, a plain loop (one ``Extractor``, XHTML
   output, the pipeline's string limit) over the files. **The baseline.** Its
   time is the loop's (Python start-up and the import are left out, in its favour).
+* ``raw 1 process, no tesseract on PATH``: the same loop where no ``tesseract``
+  can be found. iscc-tika starts ``tesseract`` four times a document to see
+  whether it is installed, OCR on or off (about a third of the loop's CPU where
+  Tesseract is installed); ragbeam's extraction children hide it the same way, so
+  this is the library's own floor, the second baseline every CPU ratio is given
+  against.
 * ``raw 2 processes``: the same loop split over a ``multiprocessing.Pool(2)``
   (one file per task, taken in turn): what a user running Tika in a process
   pool gets; the ceiling for two cores.
@@ -28,12 +34,13 @@ child it waited for, Tika children included):
 * with ``--with-ocr``: ``ragbeam run`` as shipped, OCR on (not in the ratios).
 * with ``--baseline-code DIR``: each ``ragbeam run`` variant once more with the
   ragbeam package found in ``DIR`` (``DIR/ragbeam``, e.g. ``git archive COMMIT |
-  tar -x -C DIR/ragbeam``; put first on ``PYTHONPATH``), named ``… [baseline]``,
+  tar -x -C DIR/ragbeam``, or that package folder itself; put first on
+  ``PYTHONPATH``; a folder without the package is refused), named ``… [baseline]``,
   in the same rounds, so a change is measured against the code before it at the
   same load; its ratios are printed beside the current code's.
 
 ``--only NAME`` (repeatable) keeps the named variants (and their baselines);
-``raw 1 process`` always runs, as every ratio needs it.
+``raw 1 process`` and its no-tesseract twin always run, as every ratio needs them.
 
 Equal work: every ``ragbeam run`` variant above runs with ``--ocr off``, as the
 raw loop does no OCR. With OCR on (the default), ragbeam also reads pages that
@@ -63,6 +70,8 @@ import tempfile
 import textwrap
 import time
 from dataclasses import asdict, dataclass
+
+from ragbeam.transforms.extract.backends import path_without
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
@@ -143,6 +152,19 @@ def compile_bytecode(package: pathlib.Path | None = None) -> str:
             + ("" if ok else " — some failed to compile"))
 
 
+def code_folder(folder: pathlib.Path) -> pathlib.Path:
+    """The folder to put first on ``PYTHONPATH`` so that ``import ragbeam`` finds the
+    package in ``folder``: its parent when ``folder`` is the package itself. Given a
+    folder holding no ``ragbeam`` package, the import would quietly find the current
+    code and the baseline would measure it: that is an error."""
+    folder = folder.resolve()
+    if (folder / "__init__.py").is_file() and folder.name == "ragbeam":
+        return folder.parent
+    if not (folder / "ragbeam" / "__init__.py").is_file():
+        raise SystemExit(f"--baseline-code {folder}: no ragbeam package there or in it")
+    return folder
+
+
 def stage_files(corpus: pathlib.Path, files: list[str], staging: pathlib.Path) -> list[str]:
     """Copy ``files`` (relative to ``corpus``) into ``staging``; their new paths."""
     for rel in files:
@@ -152,12 +174,15 @@ def stage_files(corpus: pathlib.Path, files: list[str], staging: pathlib.Path) -
     return [str(staging / rel) for rel in files]
 
 
-def _timed(cmd: list[str], one_core: bool = False,
-           code: pathlib.Path | None = None) -> tuple[float, float, str]:
+def _timed(cmd: list[str], one_core: bool = False, code: pathlib.Path | None = None,
+           hide_tesseract: bool = False) -> tuple[float, float, str]:
     """Run ``cmd``; (wall seconds, CPU seconds of its process tree, stdout). ``code``:
-    a folder holding another ``ragbeam`` package, put first on ``PYTHONPATH``."""
+    a folder holding another ``ragbeam`` package, put first on ``PYTHONPATH``;
+    ``hide_tesseract``: no ``tesseract`` on the command's ``PATH``."""
     cpu = sorted(os.sched_getaffinity(0))[0] if one_core else None
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    if hide_tesseract:
+        env["PATH"] = path_without("tesseract", env.get("PATH", os.defpath))
     if code is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
     started = time.perf_counter()
@@ -175,7 +200,11 @@ def _timed(cmd: list[str], one_core: bool = False,
     return wall, usage.ru_utime + usage.ru_stime, text
 
 
-def run_raw(paths: list[str], processes: int) -> Measured:
+RAW = "raw 1 process"
+RAW_FLOOR = "raw 1 process, no tesseract on PATH"
+
+
+def run_raw(paths: list[str], processes: int, hide_tesseract: bool = False) -> Measured:
     if processes == 1:
         cmd = [sys.executable, "-c", RAW_LOOP, *paths]
     else:
@@ -183,12 +212,13 @@ def run_raw(paths: list[str], processes: int) -> Measured:
             script.write(RAW_POOL)
         cmd = [sys.executable, script.name, str(processes), *paths]
     try:
-        wall, cpu, out = _timed(cmd)
+        wall, cpu, out = _timed(cmd, hide_tesseract=hide_tesseract)
     finally:
         if processes != 1:
             os.unlink(script.name)
     inner = json.loads(out.strip().splitlines()[-1])
-    name = "raw 1 process" if processes == 1 else f"raw {processes} processes"
+    name = (f"raw {processes} processes" if processes != 1
+            else RAW_FLOOR if hide_tesseract else RAW)
     return Measured(name, inner["seconds"], wall, cpu, os.getloadavg()[0])
 
 
@@ -243,7 +273,8 @@ def variants(staging: pathlib.Path, paths: list[str], beam_workers: bool,
         pipelines["ragbeam run, 2 Beam workers"] = {
             "extra": ["--direct_running_mode", "multi_processing", "--direct_num_workers", "2"]}
     found = {
-        "raw 1 process": lambda: run_raw(paths, 1),
+        RAW: lambda: run_raw(paths, 1),
+        RAW_FLOOR: lambda: run_raw(paths, 1, hide_tesseract=True),
         "raw 2 processes": lambda: run_raw(paths, 2),
     }
     for name, kwargs in pipelines.items():
@@ -253,7 +284,7 @@ def variants(staging: pathlib.Path, paths: list[str], beam_workers: bool,
                 name + BASELINE, staging, **kwargs, code=baseline_code)
     if only:
         found = {name: run for name, run in found.items()
-                 if name == "raw 1 process" or name.removesuffix(BASELINE) in only}
+                 if name in (RAW, RAW_FLOOR) or name.removesuffix(BASELINE) in only}
     return found
 
 
@@ -268,9 +299,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-code", type=pathlib.Path, metavar="DIR",
                         help="also run each ragbeam variant with the ragbeam package in DIR")
     parser.add_argument("--only", action="append", metavar="NAME",
-                        help="run only these variants (and raw 1 process); repeatable")
+                        help="run only these variants (and the two raw loops); repeatable")
     parser.add_argument("--json", type=pathlib.Path, help="also write every run here")
     args = parser.parse_args(argv)
+    if args.baseline_code:
+        args.baseline_code = code_folder(args.baseline_code)
     print(compile_bytecode())
     if args.baseline_code:
         print(compile_bytecode(args.baseline_code / "ragbeam"))
@@ -314,8 +347,8 @@ def report(runs: dict[str, list[Measured]], n_files: int, total_mb: float) -> No
     cpu = {name: statistics.median(m.cpu_s for m in ms) for name, ms in runs.items() if ms}
     own = {name: statistics.median(m.own_cpu_s for m in ms) for name, ms in runs.items()
            if ms and all(m.own_cpu_s is not None for m in ms)}
-    raw = med["raw 1 process"]
-    repeats = len(runs["raw 1 process"])
+    raw = med[RAW]
+    repeats = len(runs[RAW])
     loads = [m.load for ms in runs.values() for m in ms]
     print(f"\nmedians of {repeats} alternating rounds; load average during the runs "
           f"{min(loads):.1f}–{max(loads):.1f}")
@@ -341,7 +374,7 @@ def report(runs: dict[str, list[Measured]], n_files: int, total_mb: float) -> No
 
 def print_ratios(med: dict[str, float], cpu: dict[str, float], suffix: str) -> None:
     """The ratios of the variants named ``NAME + suffix`` that ran."""
-    raw, raw_cpu = med["raw 1 process"], cpu["raw 1 process"]
+    raw, raw_cpu = med[RAW], cpu[RAW]
     default = med.get("ragbeam run" + suffix)
     one = med.get("ragbeam run --extract-processes 1" + suffix)
     pinned = med.get("ragbeam run on one core" + suffix)
@@ -359,6 +392,9 @@ def print_ratios(med: dict[str, float], cpu: dict[str, float], suffix: str) -> N
                      "  (target ≤ 1.25)")
         lines.append(f"pipeline on one core, CPU / raw CPU:              "
                      f"{pinned_cpu / raw_cpu:5.2f}×")
+        if RAW_FLOOR in cpu:
+            lines.append(f"pipeline on one core, CPU / raw CPU without the Tesseract "
+                         f"checks: {pinned_cpu / cpu[RAW_FLOOR]:5.2f}×")
     if one and default:
         lines.append(f"2 extraction processes vs 1 (default vs flag):    {one / default:5.2f}×")
     if pinned and default:

@@ -26,15 +26,18 @@ Two ways past a document that plain Tika leaves without text:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import io
+import os
 import re
 import shutil
 import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,6 +178,27 @@ def _without_blank_pages(data: bytes, candidates: dict[int, str]) -> dict[int, s
     return {page: reason for page, reason in candidates.items() if page not in blank}
 
 
+def path_without(program: str, path: str) -> str:
+    """``path`` (a ``PATH`` value) less every directory that holds an executable
+    ``program``."""
+    return os.pathsep.join(d for d in path.split(os.pathsep)
+                           if d and shutil.which(program, path=d) is None)
+
+
+@contextlib.contextmanager
+def _environment_path(path: str) -> Iterator[None]:
+    """This process's ``PATH`` is ``path`` for the block, then what it was."""
+    before = os.environ.get("PATH")
+    os.environ["PATH"] = path
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = before
+
+
 def _listify(metadata: dict[str, Any]) -> dict[str, list[str]]:
     return {k: list(v) if isinstance(v, list) else [str(v)] for k, v in metadata.items()}
 
@@ -187,14 +211,27 @@ class EmbeddedTika:
     pages that need OCR to the caller, listed in ``OCR_PENDING_KEY`` (an
     extraction child does, so its parent can spread them over the pool).
     ``ocr_workers``: pages OCR'd at once otherwise (default: the cores).
+
+    ``hide_tesseract``: Tika runs with no ``tesseract`` on ``PATH``. iscc-tika
+    (Tika 3.3) checks whether Tesseract is installed by starting ``tesseract``, four
+    times per document, even though its own OCR is off (``skip_ocr``, its default;
+    ragbeam reads pages itself, ``ocr.py``): each check forks this whole process
+    and, where Tesseract is installed, runs it to its usage message — about a third
+    of the raw Tika loop's CPU on the mixed corpus (``docs/benchmarks.md``, "Tika's
+    kernel time"). Hidden, the check's ``exec`` fails at once and Tika's answer is the
+    same. ``PATH`` is this process's, so only a process that runs nothing else while
+    Tika works may set it: an extraction child (``isolation.py``) does.
     """
 
     name = "iscc-tika"
 
     def __init__(self, max_string_chars: int = DEFAULT_MAX_STRING_CHARS,
                  ocr: OcrSettings | dict[str, Any] | None = None, defer_ocr: bool = False,
-                 ocr_workers: int | None = None) -> None:
+                 ocr_workers: int | None = None, hide_tesseract: bool = False) -> None:
         self._ocr = OcrSettings(**ocr) if isinstance(ocr, dict) else ocr
+        # Read when Tika starts a process, not once: set around each call.
+        self._tika_path = (path_without("tesseract", os.environ.get("PATH", os.defpath))
+                           if hide_tesseract else None)
         self._ocr_problem: str | None = None
         self._defer_ocr = defer_ocr
         self._ocr_workers = ocr_workers
@@ -215,7 +252,10 @@ class EmbeddedTika:
 
     def extract(self, data: bytes, filename: str) -> tuple[str, dict[str, list[str]]]:
         try:
-            xhtml, metadata = self._extract_with(self._extractor, self._stream_extractor, data)
+            with (_environment_path(self._tika_path) if self._tika_path is not None
+                  else contextlib.nullcontext()):
+                xhtml, metadata = self._extract_with(self._extractor, self._stream_extractor,
+                                                     data)
             metadata[EXTRACTOR_KEY] = [self.name]
         except Exception as exc:  # iscc-tika raises TypeError(ParseError(...))
             if picture_type(data) is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import posixpath
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -87,9 +88,21 @@ def _first(metadata: dict[str, list[str]], keys: tuple[str, ...]) -> str | None:
     return None
 
 
+# Java's default ``toString`` (``org.apache.tika.parser.image.JpegParser@66d5652a``)
+# ends in the object's identity hash, different in every run: Tika's exception
+# messages quote parsers so, and the documents table must be the same for the same
+# input (determinism), so the hash is dropped.
+_JAVA_IDENTITY_HASH = re.compile(r"(?<=[A-Za-z0-9_$])@[0-9a-f]{1,8}\b")
+
+
 def flatten_metadata(metadata: dict[str, list[str]]) -> dict[str, str]:
-    """Tika metadata as ``key → value`` (multi-valued keys joined with ``; ``)."""
-    return {k: "; ".join(v for v in values if v) for k, values in sorted(metadata.items())}
+    """Tika metadata as ``key → value`` (multi-valued keys joined with ``; ``), Tika's
+    exception texts without Java identity hashes."""
+    flat = {k: "; ".join(v for v in values if v) for k, values in sorted(metadata.items())}
+    for key, value in flat.items():
+        if key.startswith("X-TIKA:EXCEPTION:") and "@" in value:
+            flat[key] = _JAVA_IDENTITY_HASH.sub("", value)
+    return flat
 
 
 def media_type_of(metadata: dict[str, list[str]]) -> str:

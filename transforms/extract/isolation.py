@@ -609,8 +609,10 @@ def _child_main() -> None:
     kind, kwargs = _read_message(stdin_fd, None)
     # OCR pages are left to the parent (document.extract_fetched), which spreads
     # them over the pool's cores and gives each its own time limit.
-    backend = (EmbeddedTika(**kwargs, defer_ocr=True) if kind == "embedded"
-               else TikaServer(**kwargs))
+    # Nothing else runs here while Tika works: Tika's Tesseract checks may go without
+    # Tesseract (EmbeddedTika's ``hide_tesseract``).
+    backend = (EmbeddedTika(**kwargs, defer_ocr=True, hide_tesseract=True)
+               if kind == "embedded" else TikaServer(**kwargs))
     while True:
         try:
             data, filename, cpu_limit_s, then = _read_message(stdin_fd, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 
@@ -15,6 +16,7 @@ from ragbeam.transforms.extract.backends import (
     TikaServer,
     TikaServerError,
     TikaServerUnavailable,
+    path_without,
 )
 from ragbeam.transforms.extract.isolation import ExtractionTimeout, IsolatedExtractor
 
@@ -32,6 +34,56 @@ def test_embedded_tika_returns_xhtml_pages_and_metadata():
 def test_embedded_tika_raises_extraction_error_on_corrupt_input():
     with pytest.raises(ExtractionError):
         EmbeddedTika().extract((SAMPLES / "corrupt.pdf").read_bytes(), "corrupt.pdf")
+
+
+def _logging_tesseract(folder, log):
+    """A ``tesseract`` in ``folder`` that notes each start in ``log``."""
+    folder.mkdir()
+    program = folder / "tesseract"
+    program.write_text(f"#!/bin/sh\necho started >> {log}\nexit 1\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+
+
+def _starts(log):
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_path_without_leaves_out_only_the_folders_holding_the_program(tmp_path):
+    _logging_tesseract(tmp_path / "a", tmp_path / "log")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "tesseract").write_text("not executable")
+    path = os.pathsep.join([str(tmp_path / "a"), str(tmp_path / "b"), "", "/nowhere"])
+    assert path_without("tesseract", path) == os.pathsep.join([str(tmp_path / "b"), "/nowhere"])
+
+
+def test_embedded_tika_checks_for_tesseract_without_finding_it_when_hidden(tmp_path,
+                                                                             monkeypatch):
+    # Tika (iscc-tika) starts `tesseract` to see whether it is installed, OCR off or
+    # not; hidden from its PATH, the check finds none and the text is the same.
+    log = tmp_path / "starts.log"
+    _logging_tesseract(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "bin"), os.environ["PATH"]]))
+    data = (SAMPLES / "lab-rules.docx").read_bytes()
+    shown = EmbeddedTika().extract(data, "l.docx")
+    assert _starts(log) > 0
+    before = _starts(log)
+    hidden = EmbeddedTika(hide_tesseract=True).extract(data, "l.docx")
+    assert _starts(log) == before
+    assert hidden[0] == shown[0]
+    assert os.environ["PATH"].startswith(str(tmp_path / "bin"))  # given back
+
+
+def test_extraction_children_hide_tesseract_from_tika(tmp_path, monkeypatch):
+    log = tmp_path / "starts.log"
+    _logging_tesseract(tmp_path / "bin", log)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "bin"), os.environ["PATH"]]))
+    extractor = IsolatedExtractor(("embedded", {}), timeout_s=120)
+    try:
+        xhtml, _ = extractor.extract((SAMPLES / "lab-rules.docx").read_bytes(), "l.docx")
+    finally:
+        extractor.close()
+    assert "Laboratory rules" in xhtml
+    assert _starts(log) == 0
 
 
 def test_server_backend_speaks_tika_http():

@@ -6,6 +6,7 @@ pieces; pages read from edge to edge (``lines.edge_order``; docs/cleaning.md).""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragbeam.transforms.clean.furniture.lines import (
@@ -83,11 +84,11 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
         groups, template, carried = [], set(), set()
     apart = find_set_apart_edges(unstamped, numbers, numbers | template) - numbers - template
 
-    def original(found: set[Hit]) -> set[Hit]:
+    def original(found: Iterable[Hit]) -> set[Hit]:
         return {(p, kept[p][i]) for p, i in found}
 
     numbers, template, companions = original(numbers), original(template), original(apart)
-    groups = [TemplateGroup(g.kind, g.key, frozenset(original(set(g.members))))
+    groups = [TemplateGroup(g.kind, g.key, frozenset(original(g.members)))
               for g in groups]
     if multi:
         cut = find_cut_text(pages, template | companions, numbers | template | companions
@@ -103,13 +104,9 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     named = {pages[p][i].text.strip() for p, i in found}
     counts = Counter(text for lines in pages for line in lines
                      if line.is_heading and (text := line.text.strip()) in named) if named else {}
-
-    def keep_unique_headings(hits: set[Hit]) -> frozenset[Hit]:
-        return frozenset(hit for hit in hits
-                         if hit not in found or counts[pages[hit[0]][hit[1]].text.strip()] != 1)
-
-    return FurnitureResult(keep_unique_headings(numbers), keep_unique_headings(template),
-                           keep_unique_headings(companions), keep_unique_headings(stamps),
+    unique = {(p, i) for p, i in found if counts[pages[p][i].text.strip()] == 1}
+    return FurnitureResult(*(frozenset(hits - unique)
+                             for hits in (numbers, template, companions, stamps)),
                            (*rotated, *groups))
 
 

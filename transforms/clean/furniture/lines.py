@@ -43,32 +43,29 @@ DIGITS = re.compile(r"\d+")
 # A word of roman digits only: ``(?<![^\W\d_])[ivxlcdm]+(?![^\W\d_])``, its first digit
 # tested before what stands before it (the same matches, found at half the cost).
 _ROMAN_WORD = re.compile(r"[ivxlcdm](?<![^\W\d_][ivxlcdm])[ivxlcdm]*(?![^\W\d_])")
-_DASHES = "-–—−‒"
+DASHES = "-–—−‒"
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 # "7", "- 7 -", "[7]", "Page 7", "p. 7", "Page 7 of 10", "7 / 10", "第 7 页", "— vii —", "I-2",
 # "3 | Page", "Page | 3"
 _PAGE_NUMBER = re.compile(
-    rf"^[{_DASHES}\s\[\(|·•]*"
+    rf"^[{DASHES}\s\[\(|·•]*"
     r"(?:(?:page|pg\.?|p\.|seite|página|pagina|第)\s*[|:]?\s*)?"
-    rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{_DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
+    rf"(?:(?:[a-z]{{1,3}}|\d{{1,3}})[{DASHES}])?"  # a chapter's or part's: "I-2", "A-12", "3-7"
     r"(?P<value>\d{1,4}|[ivxlcdm]{1,7})"
     r"(?:\s*(?:of|/|von|de|sur|di)\s*\d{1,4})?"
     r"(?:\s*\|\s*p\s?a\s?g\s?e)?"  # "3 | Page", "3 | P a g e" (word processors)
     r"\s*(?:页|頁)?"
-    rf"[{_DASHES}\s\]\)|·•]*$",
+    rf"[{DASHES}\s\]\)|·•]*$",
     re.IGNORECASE,
 )
 # A page number that opens or closes a line of furniture: "2 / 4 ", " Page 3 of 9".
-PAGE_NUMBER_START = re.compile(
-    r"^\s*(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s+",
-    re.IGNORECASE)
-PAGE_NUMBER_END = re.compile(
-    r"\s+(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?\s*$",
-    re.IGNORECASE)
+_END_NUMBER = r"(?:(?:page|pg\.?|p\.|seite)\s*)?\d{1,4}(?:\s*(?:/|of|von)\s*\d{1,4})?"
+_PAGE_NUMBER_START = re.compile(rf"^\s*{_END_NUMBER}\s+", re.IGNORECASE)
+_PAGE_NUMBER_END = re.compile(rf"\s+{_END_NUMBER}\s*$", re.IGNORECASE)
 # A page number Tika read twice ("143143" for 143): text drawn twice over itself, as
 # some producers embolden it, comes out doubled when the copies do not overlap exactly.
 _DOUBLED_NUMBER = re.compile(r"^(\d{3,4})\1$")
-_CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{_DASHES}](\d{{1,4}})$")
+_CHAPTER_PAGE = re.compile(rf"^(?:[A-Za-z]{{1,3}}|\d{{1,3}})[{DASHES}](\d{{1,4}})$")
 SENTENCE_END = tuple(SENTENCE_ENDS.replace(ELLIPSIS, "") + CLAUSE_ENDS)
 
 
@@ -148,7 +145,7 @@ def template_key(line: str) -> str:
     shape = line_shape(line)
     if not shape or (shape[0] not in "#p" and shape[-1] != "#"):
         return shape  # most lines: no page number at either end
-    rest = PAGE_NUMBER_END.sub("", PAGE_NUMBER_START.sub("", line))
+    rest = _PAGE_NUMBER_END.sub("", _PAGE_NUMBER_START.sub("", line))
     return line_shape(rest) if rest and rest != line else shape
 
 
@@ -246,10 +243,10 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
     for i, line in enumerate(lines):
         if line.box is not None:
             before = i
-        elif before is None or i > last:
-            leading.append(i) if before is None else following.setdefault(-1, []).append(i)
-        else:
-            following.setdefault(before, []).append(i)
+        elif before is None:
+            leading.append(i)
+        else:  # after the last placed line in Tika's order: after the last in edge order
+            following.setdefault(-1 if i > last else before, []).append(i)
     return [*leading, *(j for i in ordered for j in (i, *following.get(i, ()))),
             *following.get(-1, ())]
 
@@ -350,12 +347,13 @@ def outer_rows(lines: Sequence[PageLine], furniture: set[int] | frozenset[int]) 
     return [row for row, outer in ends if lines[outer].box is not None]
 
 
-def lines_by_page(hits: Iterable[Hit]) -> dict[int, set[int]]:
-    """Hits as each page's line indexes (pages without any left out)."""
+def lines_by_page(hits: Iterable[Hit]) -> dict[int, frozenset[int]]:
+    """Hits as each page's line indexes (pages without any left out), frozen: a page's
+    key in the caches of its readings."""
     by_page: defaultdict[int, set[int]] = defaultdict(set)
     for p, i in hits:
         by_page[p].add(i)
-    return dict(by_page)
+    return {p: frozenset(found) for p, found in by_page.items()}
 
 
 def same_slot(line: PageLine, box: Box, size: float) -> bool:

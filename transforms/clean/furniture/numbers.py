@@ -73,8 +73,7 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
         n = len(lines) if counted is None else len(counted)
         # The edge band's lines first, then the lines with a number at either end: each
         # list below is filled by one of the two, in line order, as by one pass.
-        for k in (range(n) if n <= 2 * PAGE_NUMBER_BAND else
-                  itertools.chain(range(PAGE_NUMBER_BAND), range(n - PAGE_NUMBER_BAND, n))):
+        for k in band(n, PAGE_NUMBER_BAND):
             i = k if counted is None else counted[k]
             line = lines[i]
             if line.removable:
@@ -97,11 +96,9 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
         for i, text in [(i, text) for i, line in enumerate(lines)
                         if line.removable and ((text := line.text.strip())[:1].isdigit()
                                                or text[-1:].isdigit())]:
-            if len(text) > 2 * MAX_COMPANION_CHARS:
-                continue
             tokens = text.split()
-            if len(tokens) < 3 or not (tokens[0][0].isdigit() or tokens[-1][-1].isdigit()):
-                continue  # the page number (or the one fused to the text) is at one end
+            if len(text) > 2 * MAX_COMPANION_CHARS or len(tokens) < 3:
+                continue
             outer = _outer_number(tokens)
             rest = outer[1] if outer else text
             if rest.endswith(SENTENCE_END) or sum(map(str.isalpha, rest.split())) < 2:

@@ -96,10 +96,8 @@ def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
         if len({p for p, _, _ in hits}) < needed:
             continue
         # The place most of them share (boxes rounded to a grid), and all hits near it.
-        grid = Counter(tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits)
-        cell = grid.most_common(1)[0][0]
-        anchor = next(box for _, _, box in hits
-                      if tuple(round(x / SAME_PLACE_POINTS) for x in box) == cell)
+        cells = [tuple(round(x / SAME_PLACE_POINTS) for x in box) for _, _, box in hits]
+        anchor = hits[cells.index(Counter(cells).most_common(1)[0][0])][2]
         same = [(p, i) for p, i, box in hits if same_place(box, anchor)]
         if len({p for p, _ in same}) >= needed:
             groups.append(TemplateGroup("rotated", key, frozenset(same)))
@@ -136,11 +134,10 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
         # The lines that may open a head's letters, in order (most lines cannot).
         starts = [k for k, line in enumerate(lines)
                   if _may_open(line.text, firsts, prefixes) and letters_of(k) in prefixes]
-        i = 0
-        for start in starts:
-            if start < i:
+        head_end = 0  # the end of the last head found on the page
+        for i in starts:
+            if i < head_end:
                 continue  # within the pieces of a head found
-            i = start
             joined, j, end = "", i, -1
             while j < len(lines) and (piece := letters_of(j)) is not None and (
                     joined + piece) in prefixes:
@@ -158,9 +155,7 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
                         and page_number_value(lines[end].text) is not None:
                     end += 1
                 out.update((p, k) for k in range(i, end) if (p, k) not in found)
-                i = end
-            else:
-                i += 1
+                head_end = end
     return out
 
 

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 from ragbeam.transforms.clean.furniture.lines import (
+    DASHES,
     DIGITS,
     EXTREME_BAND,
     MIN_PAGE_SHARE,
@@ -72,8 +73,7 @@ _KEPT_WORDS = re.compile(r"[a-z]{2,}")  # of a lower-cased ASCII line
 _PAGE_WORDS = frozenset({"page", "pg", "seite", "of", "von"})  # template_key's page number's
 _NONE: frozenset[int] = frozenset()  # a page's lines that are none of a set's
 _NO_HITS: frozenset[Hit] = frozenset()
-_DASHES = "–—−‒"
-_ONE_DASH = str.maketrans(dict.fromkeys(_DASHES, "-"))
+_ONE_DASH = str.maketrans(dict.fromkeys(DASHES, "-"))
 # A heading repeated on the next pages says it continues (``Holdings (continued)``,
 # ``NOTES … (Continued)``, ``Résultats (suite)``): bracketed or after a dash, at its end.
 _CONTINUED = re.compile(
@@ -82,6 +82,7 @@ _CONTINUED = re.compile(
     r"|\s[—–-]\s*(?:continued|cont'd|cont’d|fortsetzung|suite))\s*$", re.IGNORECASE)
 _CONTINUED_ENDS = ")]）］dge"  # the last characters of those marks, case-folded
 _CONTINUED_KEY = "\x00continued "  # the text groups' key of such repeats, head or foot
+_TITLE_KEY = "\x00title "  # of a head that says the current title, head or foot
 CONTINUED_SHOWN = "<a heading> (continued)"  # and the group's name in ``ragbeam viz``
 
 
@@ -100,11 +101,9 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame:
     rows: _RowCache = {}  # each page's outer rows by the lines left out, for every reading
     beside: dict[Hit, str | None] = {}  # an edge line's words beside the current title
     readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
-    last: list = []  # the last call's readings of the pages, the groups they gave, and
-    # the template it read them by
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
-                              (extents, rows, readings, last), current, beside)
+                              (extents, rows, readings), current, beside)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -129,29 +128,38 @@ def _could_be_on(on_pages: Iterable[int], n: int) -> int:
 # --- text groups -----------------------------------------------------------------
 
 
-def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]) -> set[int]:
+def _from_edges(pages: Pages, p: int, depth: int, known: set[Hit]
+                ) -> tuple[set[int], list[int]]:
     """Page ``p``'s first and last ``depth`` lines (edge order), or the ``known``
     template at that edge and the row inward of it (a section's title and an account's
     label side by side under a statement's head are equally near the edge); lines
     PDFium did not place (figure labels Tika gives after the foot) come with them
-    uncounted."""
+    uncounted. And the first line past the ``known`` template at each edge where some
+    stands there (an account owner's line under its label)."""
     lines = pages[p]
     placed = any(line.box is not None for line in lines)
     out: set[int] = set()
+    past: list[int] = []
     for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
-        left, outside = depth, True
+        left, outside, met = depth, True, False
         for i in order:
             if left <= 0:
                 break
             out.add(i)
-            unplaced = placed and lines[i].box is None
-            template = (p, i) in known or (outside and _read_past(lines, p, i, known, placed))
-            inward = outside and not template
-            outside = outside and template
-            left -= not unplaced and not (outside and left == 1)
-            if inward and left <= 0:
-                out.update(_beside(lines, i, order.step))
-    return out
+            counted = not placed or lines[i].box is not None
+            if not outside:
+                left -= counted
+            elif (known_here := (p, i) in known) or _read_past(lines, p, i, known, placed):
+                met = met or known_here
+                left -= counted and left > 1  # the template leaves the band's last line
+            else:  # the first line inward of the template at this edge
+                outside = False
+                if met:
+                    past.append(i)
+                left -= counted
+                if left <= 0:
+                    out.update(_beside(lines, i, order.step))
+    return out, past
 
 
 def _read_past(lines: Sequence[PageLine], p: int, i: int, known: set[Hit], placed: bool
@@ -164,31 +172,6 @@ def _read_past(lines: Sequence[PageLine], p: int, i: int, known: set[Hit], place
         (p, j) in known for step in (1, -1) for j in _beside(lines, i, step))
 
 
-def _inward_of_template(pages: Pages, p: int, known: set[Hit]) -> list[int]:
-    """Page ``p``'s first line at each edge past the ``known`` template there, read as
-    the edge bands are (``_from_edges``); none where no template stands at an edge."""
-    lines = pages[p]
-    placed = any(line.box is not None for line in lines)
-    out = []
-    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):
-        met = False
-        for i in order:
-            if (p, i) in known:
-                met = True
-            elif not _read_past(lines, p, i, known, placed):
-                if met:
-                    out.append(i)
-                break
-    return out
-
-
-def _with_template(pages: Pages, readings: list[tuple[set[int], list[_Entry]]],
-                   template: set[Hit]) -> set[Hit]:
-    """The lines read that stand next to the ``template`` toward their page's edge."""
-    return {hit for _, entries in readings for _, _, hit, _ in entries
-            if hit is not None and _toward_the_edge(pages, hit) in template}
-
-
 @functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
 def _says_continued(text: str) -> bool:
     """Does a line say that the heading it repeats continues (a title before the mark)?"""
@@ -196,12 +179,6 @@ def _says_continued(text: str) -> bool:
         return False  # most lines: no mark's last character
     said = _CONTINUED.search(text)
     return said is not None and sum(map(str.isalpha, text[:said.start()])) >= MIN_TITLE_LETTERS
-
-
-def _toward_the_edge(pages: Pages, hit: Hit) -> Hit:
-    """The line next to an edge line toward its page's edge (lines in edge order)."""
-    p, i = hit
-    return (p, i - 1 if 2 * i < len(pages[p]) else i + 1)
 
 
 def _beside(lines: Sequence[PageLine], i: int, step: int) -> list[int]:
@@ -225,13 +202,12 @@ def _beside(lines: Sequence[PageLine], i: int, step: int) -> list[int]:
 
 def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
                  body: float, template: set[Hit],
-                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache, list],
+                 caches: tuple[_ExtentCache, _RowCache, _ReadingCache],
                  current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
                 ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``caches``: the pages'
-    text extents, outer rows, edge readings and the last call's readings and groups
-    from earlier calls on the same pages;
+    text extents, outer rows and edge readings from earlier calls on the same pages;
     ``current``: each page's current headings, whose title a head that changes with the
     chapter says; ``beside``: what edge lines say beside it, from earlier calls)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
@@ -239,26 +215,17 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
     side_keys: set[str] = set()
     bands: list[set[int]] = []
-    extent_cache, row_cache, reading_cache, last = caches
+    extent_cache, row_cache, reading_cache = caches
     template_by_page = lines_by_page(template)
-    readings = []
     for p in range(len(pages)):
         # A page's reading depends on the template only through its own lines: one
-        # the last call read alike is not read again.
-        reading_key = (p, frozenset(template_by_page.get(p, _NONE)))
+        # an earlier call read alike is not read again.
+        reading_key = (p, template_by_page.get(p, _NONE))
         if (reading := reading_cache.get(reading_key)) is None:
             reading = reading_cache[reading_key] = _read_edges(
                 pages, p, side_lines[p], page_size(page_sizes, p)[0], template, current[p],
                 body, beside)
-        readings.append(reading)
-    # What follows reads the pages' edges only as read here: read as the last call read
-    # them (the template grew by lines no edge reads past), they give its groups, if
-    # the same lines read stand next to the template toward the edge (``_slide_title``:
-    # a statement's account owner under the label).
-    if last and last[0] == readings and (_with_template(pages, readings, template)
-                                         == _with_template(pages, readings, last[2])):
-        return list(last[1])
-    for p, (edge, entries) in enumerate(readings):
+        edge, entries = reading
         bands.append(edge)
         for key, at_extreme, hit, side in entries:
             if side:
@@ -296,7 +263,6 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         candidates.extend(key for key, parity in alternating
                           if any(p % 2 != parity for p in furnished))
     if not candidates:
-        last[:] = [readings, [], template]
         return []
     middle_pages, unplaced_middle = _middle_pages(
         pages, [bands[p] | side_lines[p] for p in range(n)],
@@ -314,7 +280,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         hits = hits_of[key]
         if _heads_table_columns(pages, hits, template_like):
             continue  # the table's own heads: body
-        if key.startswith(("\x00title ", _CONTINUED_KEY)):
+        if key.startswith((_TITLE_KEY, _CONTINUED_KEY)):
             # One place: a page merely opening with a title (a continued one) stays.
             tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
             hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
@@ -340,7 +306,6 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         else:
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
-    last[:] = [readings, list(groups), template]
     return groups
 
 
@@ -356,8 +321,8 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
     or last lines (or a side's), the hit where the line is removable, and whether it is
     in a side margin (``_text_groups``)."""
     lines = pages[p]
-    edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)
-    extreme = _from_edges(pages, p, EXTREME_BAND, template)
+    edge = _from_edges(pages, p, RUNNING_TEXT_BAND, template)[0]
+    extreme = _from_edges(pages, p, EXTREME_BAND, template)[0]
     entries: list[_Entry] = []
     for i in edge | side_lines:
         line = lines[i]
@@ -367,17 +332,17 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
         key = _edge_keys(line.text)[0 if side else 1]
         if key is None:
             continue
-        if not side and i in extreme and line.removable and _says_continued(line.text):
-            # A heading repeated as continued: its first page is the heading's, the
-            # next pages' repeats are the template's, whatever the heading.
-            repeat = f"{_CONTINUED_KEY}{'head' if 2 * i < len(lines) else 'foot'}"
-            entries.append((repeat, True, (p, i), False))
-        if not side and i in extreme and current and line.removable:
-            if (p, i) not in beside:  # once per document
-                beside[(p, i)] = _beside_current_title(line, i, current, body)
-            if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
-                title = f"\x00title {'head' if 2 * i < len(lines) else 'foot'} {rest}"
-                entries.append((title, True, (p, i), False))
+        if not side and i in extreme and line.removable:
+            at = "head" if 2 * i < len(lines) else "foot"
+            if _says_continued(line.text):
+                # A heading repeated as continued: its first page is the heading's, the
+                # next pages' repeats are the template's, whatever the heading.
+                entries.append((f"{_CONTINUED_KEY}{at}", True, (p, i), False))
+            if current:
+                if (p, i) not in beside:  # once per document
+                    beside[(p, i)] = _beside_current_title(line, i, current, body)
+                if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
+                    entries.append((f"{_TITLE_KEY}{at} {rest}", True, (p, i), False))
         entries.append((key, i in extreme or side, (p, i) if line.removable else None, side))
     return edge, entries
 
@@ -402,8 +367,8 @@ def _edge_keys(text: str) -> tuple[str | None, str | None]:
 def _shown(key: str, first: PageLine) -> str:
     """A text group's key as ``ragbeam viz`` names the group: its first line abstracted
     (the key has no spaces), a number as set, a title's head with the title as ``…``."""
-    if key.startswith("\x00title "):
-        return key.removeprefix("\x00title ").replace("…", "<the current title>")
+    if key.startswith(_TITLE_KEY):
+        return key.removeprefix(_TITLE_KEY).replace("…", "<the current title>")
     if key.startswith(_CONTINUED_KEY):
         return f"{CONTINUED_SHOWN}, {key.removeprefix(_CONTINUED_KEY)}"
     return key.removeprefix("\x00number ") if key.startswith("\x00number ") else (
@@ -486,7 +451,7 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
     numerals = "0123456789ivxlcdm"
     firsts = {key[0] for key in keys} | set(numerals + "p")
     if "-" in firsts:
-        firsts.update(_DASHES)  # a key's dashes are one
+        firsts.update(DASHES)  # a key's dashes are one
     lasts = {key[-1] for key in keys} | set(numerals)
     wanted = set(keys)
     # An ASCII line's words of two letters or more, not roman numerals, page words or
@@ -578,7 +543,7 @@ def _text_extents(pages: Pages, outside: set[Hit],
     extents = []
     outside_by_page = lines_by_page(outside)
     for p, lines in enumerate(pages):
-        skip = frozenset(outside_by_page.get(p, _NONE))
+        skip = outside_by_page.get(p, _NONE)
         known = cache.get((p, skip))
         if known is None:
             edges = {i for row in _outer_rows(pages, p, skip, rows) for i in row}
@@ -634,10 +599,7 @@ def _in_a_run(on_pages: set[int]) -> bool:
 def _set_as_a_head(pages: Pages, hits: list[Hit], body: float) -> list[Hit]:
     """The hits set as the head is, less a title it repeats: set larger than the body
     on its opening page, the next pages' head in small type (an EGC paper's title)."""
-    sizes = sorted(size for p, i in hits if (size := pages[p][i].size) > 0)
-    if not body or len(sizes) < 2:
-        return hits
-    usual = sizes[(len(sizes) - 1) // 2]  # the lower median: the heads outnumber titles
+    usual = _usual_size(pages, hits)  # the lower median: the heads outnumber titles
     return [(p, i) for p, i in hits
             if not (set_larger(size := pages[p][i].size, usual) and set_larger(size, body))]
 
@@ -729,8 +691,10 @@ def _slide_title(pages: Pages, hits: list[Hit], body: float, page_sizes: PageSiz
         return False
     anchor = pages[hits[0][0]][hits[0][1]]
     own = {p for p, _ in hits}
+    # The line next to each toward its page's edge (lines in edge order).
     if one_text and template and 2 * sum(
-            _toward_the_edge(pages, hit) in template for hit in hits) > len(hits):
+            (p, i - 1 if 2 * i < len(pages[p]) else i + 1) in template
+            for p, i in hits) > len(hits):
         return False
     return not one_text or anchor.box is None or any(
         line.box is not None and not line.rotated and same_slot(line, anchor.box, anchor.size)
@@ -776,14 +740,14 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     section's heads), set off in size from the text below."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     template_by_page = lines_by_page(template)
-    template_rows = [_outer_rows(pages, p, frozenset(template_by_page.get(p, _NONE)), rows)
-                     for p in range(len(pages))]
     for p, lines in enumerate(pages):
         # The outermost rows, and the line past the template at each edge (an account
         # owner's line under the label, where a taller line beside the label opens the
         # page's text).
-        inward = _inward_of_template(pages, p, template) if p in template_by_page else []
-        edges = {i for edge in template_rows[p] for i in edge} | set(inward)
+        inward = (_from_edges(pages, p, RUNNING_TEXT_BAND, template)[1]
+                  if p in template_by_page else [])
+        edges = {i for edge in _outer_rows(pages, p, template_by_page.get(p, _NONE), rows)
+                 for i in edge} | set(inward)
         outer.extend((p, i, lines[i]) for i in sorted(edges)
                      if (p, i) not in template and lines[i].box is not None
                      and is_companion(lines[i]))
@@ -823,10 +787,7 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     # Alone on their row but for template lines (a table's top row has its cells).
     taken = lines_by_page(template | found)
     left = [(p, i, lines[i]) for p, lines in enumerate(pages)
-            for edge in (template_rows[p]
-                         if taken.get(p, _NONE) == template_by_page.get(p, _NONE)
-                         else _outer_rows(pages, p, frozenset(taken.get(p, _NONE)), rows))
-            for i in edge
+            for edge in _outer_rows(pages, p, taken.get(p, _NONE), rows) for i in edge
             if (p, i) not in template and (p, i) not in found and lines[i].box is not None
             and is_companion(lines[i])
             and all((p, j) in template for j in row_beside(lines, i))]
