@@ -82,10 +82,7 @@ if TYPE_CHECKING:
 # a statement's account lines past its head block are furniture; a table's column
 # headers repeated atop its pages kept; a page whose only unreadable characters are a
 # formula font's keeps its text layer (no OCR).
-# 12: chunks of 112 tokens (was 128); each chunk's dense text ends with the next chunk of
-# its section (the `next_text` column); a folio whose digits Tika reads reversed and a
-# statement's title repeated under the page head are furniture.
-OUTPUT_FORMAT_VERSION = 12
+OUTPUT_FORMAT_VERSION = 11
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
