@@ -28,7 +28,7 @@ from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 from ragbeam.transforms.chunk.table import with_table_headers
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import DEFAULT_MODEL
-from ragbeam.transforms.embed.text import dense_text_for, next_in_section, sparse_text_for
+from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 from ragbeam.transforms.extract.markdown import parse_markdown_blocks
 from ragbeam.transforms.extract.single_file import read_local_file
 from ragbeam.transforms.route.router import RouteOptions, route_document
@@ -50,9 +50,8 @@ class TextChunk:
     (the cleaned document text) for ``chunk_file``. ``parent`` is the ``index`` of
     the enclosing chunk (``parent_child``); ``context`` is the title and heading
     path, ``embed_text`` what ragbeam's dense model embeds (the document label and the
-    nearest heading, then the text, then the next chunk of the section) and
-    ``sparse_text`` what its BM25 / sparse vector index (the whole context, then the
-    text): ``transforms/embed/text.py`` says why.
+    nearest heading, then the text) and ``sparse_text`` what its BM25 / sparse vector
+    index (the whole context, then the text): ``transforms/embed/text.py`` says why.
     Neither repeats the heading the text starts with. ``size`` is in the requested unit.
     """
 
@@ -156,10 +155,8 @@ def _chunk(doc: Document, strategy: str, options: ChunkOptions, params: Mapping[
     built = build_strategy(decision.strategy, options, {**decision.params, **params})
     chunks = without_navigation(doc, with_table_headers(doc, built.chunk(doc).chunks))
     sizer = options.sizer()
-    following = next_in_section([tuple(c.heading_path) for c in chunks],
-                                [str(c.level) for c in chunks], [c.text for c in chunks])
     records = []
-    for index, (chunk, next_text) in enumerate(zip(chunks, following, strict=True)):
+    for index, chunk in enumerate(chunks):
         context = chunk_context(doc, chunk)
         page_start, page_end = doc.pages_of(chunk.start, chunk.end)
         records.append(TextChunk(
@@ -167,7 +164,7 @@ def _chunk(doc: Document, strategy: str, options: ChunkOptions, params: Mapping[
             size=sizer.span(doc.text, chunk.start, chunk.end), strategy=decision.strategy,
             level=str(chunk.level),
             parent=chunk.parent, heading_path=tuple(chunk.heading_path), context=context,
-            embed_text=dense_text_for(context, chunk.text, chunk.heading_path, next_text),
+            embed_text=dense_text_for(context, chunk.text, chunk.heading_path),
             sparse_text=sparse_text_for(context, chunk.text, chunk.heading_path),
             page_start=page_start,
             page_end=page_end))

@@ -46,7 +46,7 @@ from ragbeam.evaluate.token_level import (
 )
 from ragbeam.transforms.charsets import CJK_CHAR
 from ragbeam.transforms.embed.lexical import guess_language, words_of
-from ragbeam.transforms.embed.text import dense_text_for, next_in_section, sparse_text_for
+from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 
 DEFAULT_BUDGET = 600
 # What a retriever indexes of a chunk: its text, or what the pipeline indexes
@@ -162,13 +162,8 @@ def indexed_texts(chunks: Sequence[ChunkRecord], chunk_text: str = "text"
                   ) -> tuple[list[str], list[str]]:
     """What BM25 and what the dense model index of each chunk (``CHUNK_TEXTS``)."""
     if chunk_text == "contextual":
-        # the next chunk of the section from the chunks' order (as the Chunk stage
-        # wrote ``next_text``), so a run written before that column is read alike
-        following = next_in_section([(c.doc_id, *c.heading_path) for c in chunks],
-                                    [c.level for c in chunks], [c.text for c in chunks])
         return ([sparse_text_for(c.context, c.text, c.heading_path) for c in chunks],
-                [dense_text_for(c.context, c.text, c.heading_path, after)
-                 for c, after in zip(chunks, following, strict=True)])
+                [dense_text_for(c.context, c.text, c.heading_path) for c in chunks])
     if chunk_text != "text":
         raise ValueError(f"unknown chunk text {chunk_text!r} (known: {', '.join(CHUNK_TEXTS)})")
     texts = [c.text for c in chunks]

@@ -55,8 +55,6 @@ class ChunkRow(TypedDict):
     text: Annotated[str, pa.string()]
     context: Annotated[str, pa.string()]
     embed_text: Annotated[str | None, pa.string()]  # dense text, with --embed-text
-    # the next chunk of the same section, which the dense text holds after this one
-    next_text: Annotated[str | None, pa.string()]
     char_start: Annotated[int, pa.int64()]
     char_end: Annotated[int, pa.int64()]
     page_start: Annotated[int | None, pa.int32()]
@@ -97,7 +95,6 @@ def build_chunk_row(
     media_type: str,
     config_hash: str,
     metadata: dict[str, str],
-    next_text: str | None = None,
 ) -> ChunkRow:
     """The one way to make a ``chunks`` row; its vectors come later (Embed stage,
     ``--sparse``), so ``embedding`` starts null and ``sparse`` absent."""
@@ -111,7 +108,6 @@ def build_chunk_row(
         "text": text,
         "context": context,
         "embed_text": embed_text,
-        "next_text": next_text,
         "char_start": char_start,
         "char_end": char_end,
         "page_start": page_start,

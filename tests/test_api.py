@@ -113,7 +113,7 @@ COMPARED = ("boating-safety.pdf", "handbook.md", "station-news.html")
 
 @pytest.mark.parametrize("name", COMPARED)
 def test_chunk_file_defaults_give_the_chunks_ragbeam_run_gives(default_run, name):
-    """Same defaults (112 tokens, routing), same guarded extraction and cleaning."""
+    """Same defaults (128 tokens, routing), same guarded extraction and cleaning."""
     chunked = ragbeam.chunk_file(SAMPLES / name)
     rows = sorted((r for r in read_table(default_run, "chunks").to_pylist()
                    if r["source_uri"].endswith("/" + name)), key=lambda r: r["char_start"])
@@ -152,7 +152,7 @@ def test_defaults_are_the_clis():
     one = ragbeam.chunk_text(FRENCH * 8)
     assert one == ragbeam.chunk_text(FRENCH * 8, size=defaults.chunk_size,
                                      unit=defaults.size_unit, overlap=defaults.chunk_overlap)
-    assert len(one) > 1 and max(c.size for c in one) <= defaults.chunk_size == 112
+    assert len(one) > 1 and max(c.size for c in one) <= defaults.chunk_size == 128
 
 
 def test_markdown_is_read_as_the_pipeline_reads_it():

@@ -57,7 +57,7 @@ def token_sizer():
 
 def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, PageIndex],
             contextual: bool = False) -> Indexed:
-    from ragbeam.transforms.embed.text import dense_text_for, next_in_section, sparse_text_for
+    from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 
     sizer = token_sizer()
     kept = [c for c in chunks if c.doc in page_indexes]
@@ -71,12 +71,8 @@ def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, 
     # contextual: what ragbeam indexes, BM25 and the dense model each their own text
     texts = [sparse_text_for(c.context, c.text, c.heading_path) if contextual else c.text
              for c in kept]
-    # ... the dense text with the next chunk of the section (``chunks.next_text``)
-    following = (next_in_section([(c.doc, *c.heading_path) for c in kept],
-                                 ["chunk"] * len(kept), [c.text for c in kept])
-                 if contextual else [])
-    dense = ([dense_text_for(c.context, c.text, c.heading_path, after)
-              for c, after in zip(kept, following, strict=True)] if contextual else None)
+    dense = ([dense_text_for(c.context, c.text, c.heading_path) for c in kept]
+             if contextual else None)
     return Indexed(name, list(kept), texts, [sizer.size(c.text) for c in kept], pages, dense)
 
 

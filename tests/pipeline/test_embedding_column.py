@@ -113,11 +113,9 @@ def test_chunks_over_the_window_are_counted_and_warned_about_once(default_run):
     out, summary, warnings = default_run
     tokenizer = load_model_tokenizer(DEFAULT_MODEL)
     rows = read_table(out, "chunks").to_pylist()
-    from ragbeam.transforms.embed.text import dense_text_for
+    from ragbeam.transforms.embed.text import chunk_embedding_text
 
-    # A chunk's own dense text counts; the next chunk it is embedded with may be cut.
-    lengths = tokenizer.count([dense_text_for(r["context"], r["text"], r["heading_path"])
-                               for r in rows], special_tokens=True)
+    lengths = tokenizer.count([chunk_embedding_text(r) for r in rows], special_tokens=True)
     over = sum(n > 256 for n in lengths)
     assert over > 0 and summary["embedding"]["chunks_over_window"] == over
     assert warnings.count(WINDOW_WARNING) == 1 and f"{over} chunks" in warnings
@@ -159,12 +157,7 @@ def test_each_vector_embeds_the_label_and_nearest_heading_not_the_whole_path(def
     import numpy as np
 
     from ragbeam.evaluate.retrieval import EmbeddingCache
-    from ragbeam.transforms.embed.text import (
-        DENSE_TEXT,
-        chunk_embedding_text,
-        dense_text_for,
-        embed_text_for,
-    )
+    from ragbeam.transforms.embed.text import DENSE_TEXT, chunk_embedding_text, embed_text_for
 
     out, summary, _ = default_run
     assert summary["embedding"]["text"] == DENSE_TEXT
@@ -177,11 +170,3 @@ def test_each_vector_embeds_the_label_and_nearest_heading_not_the_whole_path(def
     of_path = (stored * cache.encode([embed_text_for(r["context"], r["text"])
                                       for r in rows])).sum(axis=1)
     assert (of_short > 0.98).all() and (of_short > of_path).all()
-    # ... then the next chunk of the section, where there is one (``next_text``).
-    followed = [r for r in read_table(out, "chunks").to_pylist() if r["next_text"]][:20]
-    assert followed
-    stored = np.array([r["embedding"] for r in followed], dtype=np.float32)
-    with_next = (stored * cache.encode([chunk_embedding_text(r) for r in followed])).sum(axis=1)
-    alone = (stored * cache.encode([dense_text_for(r["context"], r["text"], r["heading_path"])
-                                    for r in followed])).sum(axis=1)
-    assert (with_next > 0.98).all() and (with_next > alone).all()

@@ -25,14 +25,12 @@ from ragbeam.transforms.types import BlockKind, Chunk, Document
 class ChunkOptions:
     """Sizing shared by every strategy (all part of the config fingerprint)."""
 
-    # 112 tokens (cl100k): a 600-token context holds more of a document's chunks, which
-    # BM25 gains from on every dev domain of the retrieval benchmark, and the dense
-    # text holds the next chunk of the section, so the dense model does not lose
-    # (docs/benchmarks.md, "112 tokens and the next chunk in the dense text"). 128
-    # before, chosen on the tuning questions over 96-320 tokens and 500/1000 characters
-    # (docs/evaluation.md, "Defaults against a plain pipeline"). A size in characters
-    # over-fills a token budget on CJK text (1,000 CJK characters are ~1,000+ tokens).
-    size: int = 112
+    # 128 tokens (cl100k): chosen on the tuning questions (shared corpus) over 96-320
+    # tokens and 500/1000 characters at a 600-token context budget; it also stays
+    # inside the default embedding model's 256-word-piece window. A size in
+    # characters over-fills a token budget on CJK text (1,000 CJK characters are
+    # ~1,000+ tokens). docs/evaluation.md, "Defaults against a plain pipeline".
+    size: int = 128
     overlap: int = 0
     unit: str = "tokens"  # "chars" | "tokens" | "model"
     encoding: str = DEFAULT_ENCODING

@@ -16,7 +16,6 @@ from ragbeam.transforms.embed.text import (
     dense_text_for,
     document_label,
     headings_after_label,
-    next_in_section,
 )
 from ragbeam.transforms.ids import chunk_ids_for
 from ragbeam.transforms.types import Chunk, Document
@@ -104,8 +103,6 @@ def chunk_rows(
 ) -> list[ChunkRow]:
     chunks = without_navigation(doc, with_table_headers(doc, chunks))
     contexts = chunk_contexts(doc, chunks)
-    following = next_in_section([tuple(c.heading_path) for c in chunks],
-                                [str(c.level) for c in chunks], [c.text for c in chunks])
     contents = ContentsIndex(doc)
     ids = chunk_ids_for(doc.doc_id, config_hash,
                         ((str(c.level), context, c.text)
@@ -115,8 +112,7 @@ def chunk_rows(
     doc_id, text, source_uri, media_type = doc.doc_id, doc.text, doc.source.uri, doc.media_type
     extra = dict(extra_metadata or {})
     rows = []
-    for index, (chunk, chunk_id, context, next_text) in enumerate(
-            zip(chunks, ids, contexts, following, strict=True)):
+    for index, (chunk, chunk_id, context) in enumerate(zip(chunks, ids, contexts, strict=True)):
         start, end = chunk.start, chunk.end
         page_start, page_end = doc.pages_of(start, end)
         raw_start, raw_end = doc.raw_range_of(start, end)
@@ -136,9 +132,8 @@ def chunk_rows(
             strategy=strategy,
             text=chunk.text,
             context=context,
-            embed_text=(dense_text_for(context, chunk.text, chunk.heading_path, next_text)
+            embed_text=(dense_text_for(context, chunk.text, chunk.heading_path)
                         if embed_text else None),
-            next_text=next_text,
             char_start=start,
             char_end=end,
             page_start=page_start,

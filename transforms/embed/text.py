@@ -8,10 +8,6 @@ docs/benchmarks.md, "What the dense model and BM25 see"):
   questions at 600 tokens with it, 42 with the short header); the text alone cannot
   tell twenty 10-Qs apart (sec-10-q: 15, against 39 with the whole header and 44
   with the short one);
-* the dense text then holds the **next chunk of the same section** (``next_text``,
-  ``next_in_section``): the chunk is stored, charged and returned as itself, the dense
-  model reads what follows it too (at 112 tokens a chunk alone is too little for it:
-  docs/benchmarks.md, "112 tokens and the next chunk in the dense text");
 * **BM25** and the sparse vector index the whole contextual header (title · kind ·
   period > heading path, a table's title and header row), a blank line, then the
   text (``sparse_text_for``): the short header alone scored as well with BM25 but
@@ -26,7 +22,7 @@ indexes ``sparse_text_for``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 # Between the parts of a heading path in a chunk's ``context`` ("Guide > Install").
@@ -147,46 +143,24 @@ def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -
     return embed_text_for(context, text)
 
 
-def dense_text_for(context: str, text: str, heading_path: Sequence[str] = (),
-                   next_text: str | None = None) -> str:
+def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
     """What the dense model embeds: the document label and the nearest heading
     (``short_context``), the table lines, a blank line, then the text; a heading is
     never repeated. Without ``heading_path`` the whole first line of ``context`` is
-    kept. ``next_text``: the next chunk of the section (``next_in_section``), after a
-    blank line."""
-    dense = embed_text_for(short_context(context, heading_path), text)
-    return f"{dense}\n\n{next_text}" if next_text else dense
-
-
-def next_in_section(sections: Sequence[Hashable], levels: Sequence[str],
-                    texts: Sequence[str]) -> list[str | None]:
-    """For each chunk (in document order), the text of the next chunk of its level when
-    that one is in the same section, else None. ``sections``: each chunk's section, its
-    heading path (as a tuple; with the document first where several documents' chunks
-    are listed together). The next chunk *of the same level*: a parent's children are
-    not its next chunk."""
-    following: list[str | None] = [None] * len(texts)
-    last_at_level: dict[str, int] = {}
-    for index, (section, level) in enumerate(zip(sections, levels, strict=True)):
-        previous = last_at_level.get(level)
-        if previous is not None and sections[previous] == section:
-            following[previous] = texts[index]
-        last_at_level[level] = index
-    return following
+    kept."""
+    return embed_text_for(short_context(context, heading_path), text)
 
 
 # run.json's ``embedding`` record says what the vectors were made from, so that vectors
 # of another text (runs before this choice embedded the whole heading path) are redone.
-DENSE_TEXT = ("label > nearest heading + text + the next chunk of its section "
-              "(transforms/embed/text.dense_text_for)")
+DENSE_TEXT = "label > nearest heading + text (transforms/embed/text.dense_text_for)"
 
 
 def chunk_embedding_text(row: Mapping[str, Any]) -> str:
     """What a chunk row's dense vector is embedded from (``dense_text_for``; made from
-    ``context``, ``heading_path``, ``text`` and ``next_text``, not read from
-    ``embed_text``: a row an earlier run wrote holds another text there)."""
-    return dense_text_for(row.get("context") or "", row["text"], row.get("heading_path") or (),
-                          row.get("next_text"))
+    ``context``, ``heading_path`` and ``text``, not read from ``embed_text``: a row an
+    earlier run wrote holds another text there)."""
+    return dense_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())
 
 
 def chunk_sparse_text(row: Mapping[str, Any]) -> str:

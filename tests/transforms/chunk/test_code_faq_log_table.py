@@ -160,9 +160,7 @@ def test_table_rows_are_grouped_and_the_header_goes_with_every_group():
         assert len(chunk.text) + len("Region | Sales | Profit") <= 200
     rows_out = chunk_rows(doc, chunks, "table", "cfg", CharSizer(), embed_text=True)
     assert rows_out[2]["context"] == "Region | Sales | Profit"
-    # the header, the text, then the next piece of the table (``next_text``)
-    assert rows_out[2]["embed_text"] == ("Region | Sales | Profit\n\n" + chunks[2].text
-                                         + "\n\n" + chunks[3].text)
+    assert rows_out[2]["embed_text"] == "Region | Sales | Profit\n\n" + chunks[2].text
 
 
 def test_csv_text_records_continue_inside_quotes():

@@ -90,26 +90,3 @@ def test_ids_name_the_document_the_chunk_key_the_context_and_repeats():
     chunks = build_strategy("structure", options).chunk(doc).chunks
     assert {r["chunk_id"] for r in chunk_rows(doc, chunks, "structure", "d" * 32, CharSizer())
             }.isdisjoint(r["chunk_id"] for r in rows)
-
-
-def test_each_row_carries_the_next_chunk_of_its_section_for_the_dense_text():
-    """``next_text``: the next chunk of the same section (the dense model reads it after
-    the chunk); the chunk's own text, offsets and id are not changed by it."""
-    from ragbeam.transforms.embed.text import chunk_embedding_text, dense_text_for
-
-    rows = _rows(_guide("Download the archive. Unpack it. " * 8), "recursive")
-    for row, after in zip(rows, [*rows[1:], None], strict=True):
-        same_section = after is not None and after["heading_path"] == row["heading_path"]
-        assert row["next_text"] == (after["text"] if same_section else None)
-        own = dense_text_for(row["context"], row["text"], row["heading_path"])
-        assert chunk_embedding_text(row) == (f"{own}\n\n{after['text']}" if same_section
-                                             else own)
-    assert any(r["next_text"] for r in rows) and any(r["next_text"] is None for r in rows)
-    # an edit in the next chunk changes this row's next_text, never its id
-    edited = _rows(_guide("Download the archive. Unpack it. " * 7 + "Run setup."), "recursive")
-    install = [r for r in rows if r["heading_path"][-1:] == ["Install"]]
-    install_edited = [r for r in edited if r["heading_path"][-1:] == ["Install"]]
-    assert len(install) == len(install_edited) == 3
-    assert install[-2]["chunk_id"] == install_edited[-2]["chunk_id"]
-    assert install[-2]["text"] == install_edited[-2]["text"]
-    assert install[-2]["next_text"] != install_edited[-2]["next_text"]

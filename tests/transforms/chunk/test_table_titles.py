@@ -187,8 +187,7 @@ def test_every_later_piece_of_a_table_carries_title_and_header_in_its_context():
     for row in rows[1:]:
         assert row["context"] == f"Net sales by segment (in millions)\n{HEADER}"
         assert row["metadata"][TABLE_TITLE_KEY] == "Net sales by segment (in millions)"
-        assert row["embed_text"].startswith(  # then the next piece (``next_text``)
-            f"Net sales by segment (in millions)\n{HEADER}\n\n{row['text']}")
+        assert row["embed_text"].endswith(f"{HEADER}\n\n{row['text']}")
         assert row["text"] == doc.text[row["char_start"]:row["char_end"]]  # exact
 
 

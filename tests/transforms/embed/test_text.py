@@ -15,7 +15,6 @@ from ragbeam.transforms.embed.text import (
     context_parts,
     dense_text_for,
     headings_after_label,
-    next_in_section,
     short_context,
     sparse_text_for,
 )
@@ -40,29 +39,6 @@ def test_the_dense_model_sees_the_label_and_the_nearest_heading_not_the_whole_pa
     assert chunk_embedding_text(_row()) == INDEXED
     # An earlier run's embed_text column held the whole path: it is not embedded again.
     assert chunk_embedding_text(_row(embed_text=f"{CONTEXT}\n\n{TEXT}")) == INDEXED
-
-
-def test_the_dense_text_holds_the_next_chunk_of_the_section_after_the_chunk():
-    after = "Services gross margin percentage was 70.5 %."
-    assert dense_text_for(CONTEXT, TEXT, PATH, after) == f"{INDEXED}\n\n{after}"
-    assert chunk_embedding_text(_row(next_text=after)) == f"{INDEXED}\n\n{after}"
-    # the last chunk of a section: the chunk alone; BM25 never sees the next chunk
-    assert chunk_embedding_text(_row(next_text=None)) == INDEXED
-    assert chunk_sparse_text(_row(next_text=after)) == CONTEXTUAL
-
-
-def test_the_next_chunk_is_the_next_of_the_same_level_in_the_same_section():
-    sections = [("A",), ("A",), ("A", "B"), ("A", "B"), ("A",)]
-    texts = ["a1", "a2", "b1", "b2", "a3"]
-    # a section's last chunk has none; a later chunk under the same path after another
-    # section is not the rest of it
-    assert next_in_section(sections, ["chunk"] * 5, texts) == ["a2", None, "b2", None, None]
-    # parent-child: a parent's next is the next parent, a child's the next child
-    levels = ["parent", "child", "child", "parent", "child"]
-    assert next_in_section([("A",)] * 5, levels, ["P1", "c1", "c2", "P2", "c3"]) == [
-        "P2", "c2", "c3", None, None]
-    # several documents listed together: the document is part of the section
-    assert next_in_section([("d1", "A"), ("d2", "A")], ["chunk"] * 2, ["x", "y"]) == [None, None]
 
 
 def test_bm25_and_the_sparse_vector_index_the_whole_header():
@@ -102,11 +78,6 @@ def test_the_evaluation_indexes_what_the_pipeline_indexes():
     chunks = chunk_rows_from_dicts([_row()])
     assert indexed_texts(chunks, "contextual") == ([CONTEXTUAL], [INDEXED])
     assert indexed_texts(chunks, "text") == ([TEXT], [TEXT])
-    # the next chunk of the section from the chunks' order, as the Chunk stage wrote it
-    after = "Services gross margin percentage was 70.5 %."
-    two = chunk_rows_from_dicts([_row(), _row(chunk_id="c2", chunk_index=1, text=after)])
-    dense = indexed_texts(two, "contextual")[1]
-    assert dense[0] == chunk_embedding_text(_row(next_text=after)) and dense[1].endswith(after)
 
 
 def test_vectors_of_the_old_embedding_text_are_redone():

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from ragbeam.transforms.incremental.embeddings import (
-    embedding_key,
-    embedding_source,
-    with_reused_embedding,
-)
+from ragbeam.transforms.incremental.embeddings import embedding_source, with_reused_embedding
 
 NEW = {"chunk_id": "c1", "doc_id": "d1", "text": "Boats need a trip plan.",
        "context": "Guide > Boats", "embedding": None, "char_start": 120}
@@ -25,17 +21,6 @@ def test_a_different_context_or_embed_text_is_embedded_again():
     assert with_reused_embedding(NEW, [_previous(context="Guide > Old name")])["embedding"] is None
     assert with_reused_embedding(NEW, [_previous(embed_text="Guide > Boats\n\nx")])[
         "embedding"] is None
-
-
-def test_a_changed_next_chunk_of_the_section_is_embedded_again():
-    """The dense text holds the next chunk of the section (``next_text``): an edit
-    there changes this chunk's vector, though not its text or id."""
-    followed = {**NEW, "next_text": "File it before leaving."}
-    assert with_reused_embedding(followed, [_previous(next_text="File it.")])["embedding"] is None
-    assert with_reused_embedding(followed, [_previous()])["embedding"] is None
-    assert with_reused_embedding(followed, [_previous(next_text="File it before leaving.")])[
-        "embedding"] == [0.5, 0.25]
-    assert embedding_key(followed) != embedding_key(NEW)
 
 
 def test_nothing_to_reuse():
