@@ -82,7 +82,9 @@ if TYPE_CHECKING:
 # a statement's account lines past its head block are furniture; a table's column
 # headers repeated atop its pages kept; a page whose only unreadable characters are a
 # formula font's keeps its text layer (no OCR).
-OUTPUT_FORMAT_VERSION = 11
+# 12: a folio whose digits Tika reads reversed and a statement's title repeated under
+# the page head (its continuation pages) are furniture.
+OUTPUT_FORMAT_VERSION = 12
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
