@@ -62,6 +62,12 @@ from ragbeam.transforms.extract.ocr import (
 )
 from ragbeam.transforms.extract.xhtml import parse_tika_xhtml
 
+# From the spec module, not the sink's URI module: that one brings the stores' registry
+# (pyarrow, numpy), and every extraction child imports this module. Tika forks its
+# process to look for tesseract on every parse, and a fork costs by the size of the
+# process: those imports made a young child's about a fifth dearer.
+from ragbeam.transforms.sink.spec import redact_uri
+
 # iscc-tika's default string limit (500,000 chars) silently truncates long
 # documents; our own text-size guard runs after extraction instead.
 DEFAULT_MAX_STRING_CHARS = 100_000_000
@@ -360,12 +366,6 @@ class TikaServer:
 
     def __init__(self, url: str, timeout_s: float = 120.0,
                  retry_delays_s: tuple[float, ...] = SERVER_RETRY_DELAYS_S) -> None:
-        # Imported here: the sink's URI module brings the stores' registry (pyarrow,
-        # numpy), and every extraction child imports this module. Tika forks its
-        # process to look for tesseract on every parse, and a fork costs by the size
-        # of the process: those imports made a young child's about a fifth dearer.
-        from ragbeam.transforms.sink.uri import redact_uri
-
         self._url = url.rstrip("/") + "/tika"
         self._shown_url = redact_uri(self._url)  # error rows never carry a password
         self._timeout_s = timeout_s
