@@ -124,6 +124,16 @@ written while looking at which set):
   footline and Spanish slides without furniture (a retention check); truth marked by hand
   from Tika's raw lines and the pages before any scoring, to be scored once. Folder
   ``$RAGBEAM_ISSUE39_I_PDFS`` or ``../data/issue39-i-pdfs``.
+* **issue39-j** (issue 39, a ninth closing set): 8 PDFs / 389 pages of the kinds issue 39
+  names, from repositories no earlier set used: a conference handbook whose two-sided head
+  changes with the chapter and the day (ACL 2016), a Japanese bachelor's thesis whose
+  two-sided head fuses the chapter or section with the folio, an English thesis chapter's
+  two-sided heads (chapter / current section), Turkish course notes (head fused with the
+  folio), a Chinese thesis template's head and roman/arabic folios, a journal article with
+  its heads in the side margin and a download stamp on every page, an ordinary preprint
+  ('N of 14' foot) and a user manual without furniture (a retention check); truth marked by
+  hand from Tika's raw lines and the pages before any scoring, to be scored once. Folder
+  ``$RAGBEAM_ISSUE39_J_PDFS`` or ``../data/issue39-j-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -277,6 +287,9 @@ HELDOUT_SETS = {
               "annual report 2016, Huai'an's government disclosure report, a USFWS survey "
               "report, a French internship report, a Beamer deck, Spanish slides without "
               "furniture)"),
+        ("j", "ninth closing held-out of issue 39 (the ACL 2016 conference handbook, a Japanese "
+              "and a Chinese thesis, an English thesis chapter, Turkish course notes, an Emerald "
+              "journal article, an ecology preprint, a user manual without furniture)"),
     )},
 }
 
