@@ -25,7 +25,11 @@ from ragbeam.transforms.clean.furniture.lines import (
     roman_value,
     template_key,
 )
-from ragbeam.transforms.clean.furniture.numbers import find_page_numbers, find_set_apart_edges
+from ragbeam.transforms.clean.furniture.numbers import (
+    find_page_numbers,
+    find_set_apart_edges,
+    fused_folios,
+)
 from ragbeam.transforms.clean.furniture.stamps import find_cut_text, find_laid_over
 from ragbeam.transforms.clean.furniture.template import (
     carried_titles,
@@ -76,6 +80,7 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
             groups.append(TemplateGroup("text", "a numbered head without its number",
                                         frozenset(unnumbered)))
             template |= unnumbered
+        numbers |= fused_folios(unstamped, numbers)
         # Kept apart until the end: a title is no template text whose pieces are cut.
         if carried := carried_titles(unstamped, template):
             groups.append(TemplateGroup("text", "a head block carried over", frozenset(carried)))

@@ -5,9 +5,11 @@ finds what no page repeats (a single page's number, a head set apart with its nu
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter, defaultdict
 
 from ragbeam.transforms.clean.furniture.lines import (
+    DIGITS,
     EXTREME_BAND,
     MAX_COMPANION_CHARS,
     MAX_PAGE_NUMBER,
@@ -65,6 +67,7 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     # Lone numbers whose digits read backwards are another number (``01`` for 10).
     reversed_numbers: list[tuple[int, int, int]] = []
+    counted_heads: set[Hit] = set()  # ``N / M``: the page's number of the document's count
     for p, lines in enumerate(pages):
         # A page's lines as counted from its edges: all of them, less any unplaced
         # formula glyphs (``_is_unplaced_formula``) where the page has some.
@@ -86,6 +89,9 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                         outermost[(system, value - p)].add(p)
                     if system == "arabic" and (turned := _digits_turned(line.text)):
                         reversed_numbers.append((p, i, turned - p))
+                elif (k < EXTREME_BAND or k >= n - EXTREME_BAND) and _counts_the_pages(
+                        line.text, p, len(pages)):
+                    counted_heads.add((p, i))
                 elif (k < EXTREME_BAND or k >= n - EXTREME_BAND) and (
                         inner := head_number(line.text)):
                     # Grouped by the text beside the number, which may open one page's
@@ -108,8 +114,55 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
             else:
                 fused.append((p, i, text))
     found = _sequence_numbers(pages, candidates, votes, outermost, embedded)
-    return (found | _turned_folios(pages, found, reversed_numbers)
-            | _anchored_heads(len(pages), numbered, fused))
+    found |= _turned_folios(pages, found, reversed_numbers) | _anchored_heads(
+        len(pages), numbered, fused)
+    # A line that counts the pages says its number where nothing else can: no sequence
+    # found, and no other page to repeat it (more copies: a text group of the template).
+    return found or (counted_heads if len(counted_heads) == 1 else set())
+
+
+# A line's opening up to a digit that runs into a letter (``08 | 09Software-…``).
+_RUN_INTO_WORD = re.compile(r"^(.*?\d)(?=[^\W\d_])")
+
+
+def fused_folios(pages: Pages, numbers: set[Hit]) -> set[Hit]:
+    """A folio Tika ran into the template text beside it on its row, neither placed
+    (``08 | 09Software-Entwicklung``: the spread's folio and the chapter's label): on
+    a page with no number found, an edge line that opens with a folio as the
+    sequence's pages set it (its form, the page's numbers at their offsets, on
+    ``MIN_SEQUENCE_PAGES`` pages) and goes on, without a space, with a short text that
+    is no sentence (the label: its own text, once in the document)."""
+    forms: Counter[tuple[str, tuple[int, ...]]] = Counter()
+    for p, i in numbers:
+        text = pages[p][i].text
+        forms[(line_shape(text), tuple(int(v) - p for v in DIGITS.findall(text)))] += 1
+    wanted = {form for form, n in forms.items() if n >= MIN_SEQUENCE_PAGES}
+    if not wanted:
+        return set()
+    found: set[Hit] = set()
+    for p, i, line in edge_lines(pages, {p for p, _ in numbers}):
+        if (line.removable and (run := _RUN_INTO_WORD.match(line.text)) is not None
+                and (line_shape(folio := run[1]),
+                     tuple(int(v) - p for v in DIGITS.findall(folio))) in wanted
+                and is_companion(line._replace(text=line.text[run.end():]))):
+            found.add((p, i))
+    return found
+
+
+# A head closing with its page's number out of the document's count: ``… 2 / 2``.
+_OF_COUNT = re.compile(r"\s(\d{1,4})\s*(?:/|of|von|de|sur|di)\s*(\d{1,4})\s*$", re.IGNORECASE)
+
+
+def _counts_the_pages(text: str, p: int, n_pages: int) -> bool:
+    """Does a line with words close with page ``p``'s number out of the document's
+    ``n_pages`` (a slide deck's footline ``Author  Short title  Date  2 / 2``)? That says
+    it is the page number where nothing recurs (a deck of two slides, the first of them
+    a title slide without its footline)."""
+    if n_pages < 2 or not text[-1:].isdigit():
+        return False  # most lines
+    said = _OF_COUNT.search(text)
+    return (said is not None and int(said[1]) == p + 1 and int(said[2]) == n_pages
+            and any(map(str.isalpha, text[:said.start()])))
 
 
 def _digits_turned(text: str) -> int | None:

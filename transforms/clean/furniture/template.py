@@ -21,6 +21,8 @@ from ragbeam.transforms.clean.furniture.lines import (
     MIN_SEQUENCE_PAGES,
     RUNNING_TEXT_BAND,
     SAME_PLACE_POINTS,
+    SLOT_POINTS,
+    SLOT_SIZE_POINTS,
     Box,
     Frame,
     Hit,
@@ -282,9 +284,12 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
             continue  # the table's own heads: body
         if key.startswith((_TITLE_KEY, _CONTINUED_KEY)):
             # One place: a page merely opening with a title (a continued one) stays.
+            # A copy PDFium did not place is at the place only as its page's outermost
+            # line (a foot Tika gives after everything else on the other side's pages).
             tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
-            hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
-                    and abs(pages[p][i].box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS]
+            hits = [(p, i) for p, i in hits if tops and (
+                abs(pages[p][i].box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS
+                if pages[p][i].box is not None else i in (0, len(pages[p]) - 1))]
         if (key not in side_keys and not key.startswith(_CONTINUED_KEY)
                 and _where_text_stands(pages, hits, extents, page_sizes, body)):
             # Its place is the text's on other pages: placeholder text repeated (a
@@ -388,8 +393,11 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
     on the page (chapter tabs), and its current headings as (line, title form): the
     headings on the page (lines set larger than the text, or marked) and the latest of
     each size opened before it (a book's verso head names the chapter, its recto head
-    the section)."""
-    latest: dict[float, str] = {}
+    the section): all those of the last page that opened one of that size (a section's
+    name under which the page opens a sub-section of the same size, ``Organe der
+    Stiftung`` before ``Kuratorium``), a title set over two lines also whole, a numbered
+    one also without its number."""
+    latest: dict[float, list[str]] = {}
     side: list[set[int]] = []
     current: list[list[tuple[int, str]]] = []
     # ``beside_frame(line, frame, width, MIN_SIDE_GAP)``, inline: it runs for every line.
@@ -405,10 +413,16 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
                 side[p].add(i)
             if ((line.is_heading or (line.size > body and set_larger(line.size, body)))
                     and any(map(str.isalpha, form := _title_form(line.text)))):
+                if own and own[-1][0] == i - 1 and lines[i - 1].size == line.size:
+                    own.append((i, own[-1][1] + form))  # the title's lines together
                 own.append((i, form))
-        current.append([*((-1, form) for form in latest.values()), *own])
+                if form[0] == "#":  # a head says ``4 Specifications`` without its number
+                    own.append((i, form.lstrip("#")))
+        current.append([*((-1, form) for forms in latest.values() for form in forms), *own])
+        opened: dict[float, list[str]] = defaultdict(list)
         for i, form in own:
-            latest[round(lines[i].size)] = form
+            opened[round(lines[i].size)].append(form)
+        latest.update(opened)
     return side, current
 
 
@@ -587,7 +601,11 @@ def _where_text_stands(pages: Pages, hits: list[Hit], extents: list[_Extent],
                          and sizes_differ(line.size, body) for line in pages[q]):
                 reaching += 1
                 covered += 1
-    return reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching  # not a cover alone
+    # Not a cover alone, nor a few pages that set another text in its place (a foot
+    # naming another section) against the many that carry it: one page in
+    # ``EDGE_PAGES_PER_MIDDLE_PAGE``, as for the middle of the pages.
+    return (reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching
+            and covered * EDGE_PAGES_PER_MIDDLE_PAGE >= len(own))
 
 
 def _in_a_run(on_pages: set[int]) -> bool:
@@ -663,10 +681,13 @@ def _all_at_one_place(pages: Pages, hits: list[Hit]) -> bool:
 
 def _on_slides(pages: Pages, hits: list[Hit], page_sizes: PageSizes, body: float,
                larger: Callable[[float, float], bool] = set_larger) -> bool:
-    """Lines on landscape pages (slides), set ``larger`` than the body."""
+    """Lines on landscape pages (slides), set ``larger`` than the body, in a deck: half
+    its pages landscape or more (a data sheet's few landscape pages of tables carry its
+    template, their own head in display type among it)."""
     return bool(body and hits and page_sizes) and all(
         p < len(page_sizes) and page_sizes[p][0] > page_sizes[p][1]
-        and larger(pages[p][i].size, body) for p, i in hits)
+        and larger(pages[p][i].size, body) for p, i in hits) and (
+        2 * sum(width > height for width, height in page_sizes) >= len(page_sizes))
 
 
 def _carried_over(pages: Pages, hits: list[Hit], page_sizes: PageSizes, body: float) -> bool:
@@ -773,9 +794,16 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
     groups: list[TemplateGroup] = []
     for p, i, line in outer:
         top = round(line.box[1])
+        # Set apart in size from the text (and from the text inward of it: a slide's
+        # last bullet reaches the number's row), a line on the template's row in its
+        # type stands in its slot wherever along the row (a chapter's label at the
+        # head's left, the spread's folio at its right on the facing pages).
+        along = (bool(body) and sizes_differ(line.size, body)
+                 and _set_apart(pages[p], i, lambda j, p=p: (p, j) in template))
         on_pages = {q for key in range(top - 2, top + 3)
                     for (box, size), there in slots.get(key, {}).items()
-                    if same_slot(line, box, size) for q in there} - {p}
+                    if (_on_row_in_type(line, box, size) if along
+                        else same_slot(line, box, size)) for q in there} - {p}
         # A slot of one parity's pages (a recto head's) needs its share of those pages.
         if len(on_pages) >= max(MIN_SEQUENCE_PAGES,
                                 SLOT_PAGE_SHARE * _could_be_on(on_pages | {p}, len(pages))):
@@ -819,6 +847,13 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
             groups.append(TemplateGroup("slot", f"a slot at {anchor.box[1]:.0f} pt",
                                         frozenset(hits)))
     return groups
+
+
+def _on_row_in_type(line: PageLine, box: Box, size: float) -> bool:
+    """Does a placed line stand on the row of a line at ``box`` set in ``size``, in
+    that size (both measured)?"""
+    return (abs(line.box[1] - box[1]) <= SLOT_POINTS and line.size > 0 and size > 0
+            and abs(line.size - size) <= SLOT_SIZE_POINTS)
 
 
 def _set_apart(lines: Sequence[PageLine], i: int, skip: Callable[[int], bool]) -> bool:

@@ -1,0 +1,139 @@
+"""Template lines whose text varies from page to page (issue39-i): a foot naming the
+current section, a head naming a section whose title is set over two lines or before a
+sub-section of its size, a chapter's label on the head's row, a footline that states the
+page out of the document's count."""
+
+from __future__ import annotations
+
+from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
+
+PAGE = (612.0, 792.0)
+_WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
+          "kappa", "lambda", "omicron", "sigma", "tau", "upsilon", "omega")
+
+
+def _at(text: str, top: float, x0: float = 72.0, x1: float = 540.0, size: float = 10.0
+        ) -> PageLine:
+    return PageLine(text, box=(x0, top, x1, top + 0.8 * size), size=size)
+
+
+def _body_at(page: int, n: int = 12, top: float = 120.0) -> list[PageLine]:
+    return [_at(f"The {_WORDS[page % 16]} part {page} discusses {_WORDS[i]} at some length.",
+                top + 14 * i) for i in range(n)]
+
+
+def _removed(pages: list[list[PageLine]]) -> list[tuple[int, str]]:
+    found = find_page_furniture(pages, [PAGE] * len(pages)).lines
+    return sorted((p, pages[p][i].text) for p, i in found)
+
+
+def test_a_footline_with_its_page_out_of_the_documents_count_goes_on_a_two_slide_deck():
+    """A Beamer deck of two slides: the title slide carries no footline, so nothing
+    recurs; ``2 / 2`` says the page's number out of the document's count."""
+    slide = (362.8, 272.1)
+    foot = "Jane Roe (jane@example.org) Short title September 28, 2023 2 / 2"
+    pages = [[PageLine("A beamer template for presentations", box=(37, 116, 330, 126), size=14),
+              PageLine("Jane Roe", box=(153, 138, 212, 145), size=10)],
+             [PageLine("Test frame", box=(9, 9, 77, 19), size=14),
+              PageLine("Hello world, this is the frame's text.", box=(12, 63, 200, 71), size=10),
+              PageLine(foot, box=(11, 265, 356, 269), size=6)]]
+    found = find_page_furniture(pages, [slide, slide]).lines
+    assert {(p, pages[p][i].text) for p, i in found} == {(1, foot)}
+    # Another page's number, or another count, says no page of this document.
+    for other in ("Short title September 28, 2023 1 / 2", "Short title 2023 2 / 3"):
+        pages[1][2] = pages[1][2]._replace(text=other)
+        assert not find_page_furniture(pages, [slide, slide]).lines
+
+
+def _section_foot(p: int, sections: list[str], placed: bool = True) -> PageLine:
+    # The pages TI translated say the copyright in their language.
+    text = (f"{sections[p]} {'版权' if p < 4 else 'Copyright'} © 2009–2018, Harbour "
+            "Instruments Incorporated")
+    if not placed:  # Tika fuses the two; PDFium does not place the line
+        return PageLine(text.replace(" Copyright", "Copyright"))
+    return _at(text, 741.0, x0=85.0, x1=557.0, size=8.0)
+
+
+def test_a_foot_naming_the_current_section_goes_on_every_section_and_unplaced():
+    """A data sheet's foot names the current section beside the copyright: a short
+    section's text is on two pages only, and where the English foot stands, the
+    translated pages set another text in its place (four pages against sixteen). On odd
+    pages PDFium does not place the foot (Tika gives it last): there it goes as its
+    page's outermost line."""
+    names = ["Device Overview", "Terminal Functions", "Specifications", "Detailed Description"]
+    sections = [name for name, pages in zip(names, (2, 4, 8, 6), strict=True)
+                for _ in range(pages)]
+    pages = []
+    for p in range(len(sections)):
+        heading = ([_at(f"{names.index(sections[p]) + 1} {sections[p]}", 80.0, size=14.0)]
+                   if p == 0 or sections[p - 1] != sections[p] else [])
+        lines = [_at(f"Harbour data sheet {p % 3}", 20.0, size=8.0), *heading, *_body_at(p)]
+        odd = p % 2 == 1
+        lines.append(_at(str(p + 1), 742.0, x0=550.0 if odd else 55.0,
+                         x1=556.0 if odd else 61.0, size=8.0))
+        lines.append(_section_foot(p, sections, placed=not odd))
+        pages.append(lines)
+    removed = _removed(pages)
+    assert [p for p in range(len(pages)) if (p, pages[p][-1].text) not in removed] == []
+    assert not any("discusses" in text or (text[:1].isdigit() and " " in text)
+                   for _, text in removed)
+
+
+def test_a_recto_head_names_a_section_whose_title_a_sub_title_of_its_size_follows():
+    """Annual accounts: verso heads the report's name, recto heads the section's name;
+    a section opens with its name and at once a sub-title of the same size, or sets its
+    name over two lines: the head still says a title opened before it."""
+    titles = [["Balance sheet 2021"], ["Notes to the accounts"],
+              ["Governing bodies", "Board of trustees"],
+              ["Opinion of the independent", "auditor of the accounts"]]
+    heads = ["Balance sheet 2021", "Notes to the accounts", "Governing bodies",
+             "Opinion of the independent auditor of the accounts"]
+    pages = []
+    for p in range(8):
+        section = p // 2
+        opening = ([_at(text, 70.0 + 30 * k, size=28.0) for k, text in enumerate(titles[section])]
+                   if p % 2 == 0 else [])
+        head = (_at("ANNUAL ACCOUNTS 2021", 31.0, x0=42.0, x1=158.0, size=9.0) if p % 2 == 0
+                else _at(heads[section], 31.0, x0=300.0, x1=552.0, size=9.0))
+        folio = _at(str(p + 2), 801.0, x0=43.0 if p % 2 == 0 else 542.0,
+                    x1=50.0 if p % 2 == 0 else 552.0, size=9.0)
+        pages.append([head, *opening, *[line._replace(size=9.0) for line in _body_at(p, top=150.0)],
+                      folio])
+    removed = _removed(pages)
+    assert [(p, text) for p, text in removed if p % 2 and not text.isdigit()] == [
+        (p, heads[p // 2]) for p in range(1, 8, 2)]
+    assert not any(text in {t for ts in titles for t in ts} and pages[p][0].text != text
+                   for p, text in removed)
+
+
+def test_a_chapters_label_on_the_heads_row_in_its_type_goes_wherever_along_the_row():
+    """An annual report's head: the chapter's label at the left of odd pages, the
+    spread's folio at the right of even ones, both in the head's small type on one row;
+    each label's text once. The text's first line, in the text's type, stays."""
+    pages = []
+    for p in range(12):
+        if p % 2:
+            head = _at(f"{p - 1:02d} | {p:02d}", 55.0, x0=547.0, x1=567.0, size=6.0)
+        else:
+            head = _at(f"Chapter label {_WORDS[p]}", 55.0, x0=149.0, x1=240.0, size=6.0)
+        pages.append([head, *[line._replace(size=9.0) for line in _body_at(p)]])
+    removed = _removed(pages)
+    assert [(p, text) for p, text in removed if p % 2 == 0] == [
+        (p, f"Chapter label {_WORDS[p]}") for p in range(0, 12, 2)]
+    assert not any("discusses" in text for _, text in removed)
+
+
+def test_a_spreads_folio_run_into_the_chapters_label_goes_a_heading_after_a_number_stays():
+    """Tika runs the spread's folio into the label beside it (``08 | 09Software``),
+    where PDFium placed neither: the line opens with the folio as the other pages set
+    it, the page's numbers at their offsets, and goes on with a short label. A line
+    whose number is no folio of its page, or that goes on with a sentence, stays."""
+    pages = []
+    for p in range(10):
+        head = f"{p:02d} | {p + 1:02d}" + ("" if p % 2 else f"Label {_WORDS[p]}")
+        pages.append([PageLine(head), *(PageLine(line.text) for line in _body_at(p))])
+    pages[4][0] = PageLine("03 | 05Label epsilon")  # no folio of page 5's
+    pages[6][0] = PageLine("06 | 07The text opens here and says more than a label does.")
+    found = find_page_furniture(pages).lines
+    assert sorted((p, pages[p][i].text) for p, i in found) == [
+        (p, pages[p][0].text) for p in (0, 1, 2, 3, 5, 7, 8, 9)]
