@@ -356,14 +356,16 @@ def lines_by_page(hits: Iterable[Hit]) -> dict[int, frozenset[int]]:
     return {p: frozenset(found) for p, found in by_page.items()}
 
 
-def same_slot(line: PageLine, box: Box, size: float) -> bool:
+def same_slot(line: PageLine, box: Box, size: float, along_row: bool = False) -> bool:
+    """At ``box``'s top in ``size``, aligned with it (``along_row``: anywhere on its row)."""
     here = line.box
     if abs(here[1] - box[1]) > SLOT_POINTS:
         return False
     if line.size and size and abs(line.size - size) > SLOT_SIZE_POINTS:
         return False
-    return (abs(here[0] - box[0]) <= SLOT_POINTS or abs(here[2] - box[2]) <= SLOT_POINTS
-            or abs(here[0] + here[2] - box[0] - box[2]) <= 2 * SLOT_POINTS)
+    return along_row or (abs(here[0] - box[0]) <= SLOT_POINTS
+                         or abs(here[2] - box[2]) <= SLOT_POINTS
+                         or abs(here[0] + here[2] - box[0] - box[2]) <= 2 * SLOT_POINTS)
 
 
 def same_place(a: Box, b: Box) -> bool:

@@ -67,7 +67,6 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
     fused: list[tuple[int, int, str]] = []  # ends in a digit that is no token of its own
     # Lone numbers whose digits read backwards are another number (``01`` for 10).
     reversed_numbers: list[tuple[int, int, int]] = []
-    counted_heads: set[Hit] = set()  # ``N / M``: the page's number of the document's count
     for p, lines in enumerate(pages):
         # A page's lines as counted from its edges: all of them, less any unplaced
         # formula glyphs (``_is_unplaced_formula``) where the page has some.
@@ -89,9 +88,6 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
                         outermost[(system, value - p)].add(p)
                     if system == "arabic" and (turned := _digits_turned(line.text)):
                         reversed_numbers.append((p, i, turned - p))
-                elif (k < EXTREME_BAND or k >= n - EXTREME_BAND) and _counts_the_pages(
-                        line.text, p, len(pages)):
-                    counted_heads.add((p, i))
                 elif (k < EXTREME_BAND or k >= n - EXTREME_BAND) and (
                         inner := head_number(line.text)):
                     # Grouped by the text beside the number, which may open one page's
@@ -116,9 +112,13 @@ def find_page_numbers(pages: Pages) -> set[Hit]:
     found = _sequence_numbers(pages, candidates, votes, outermost, embedded)
     found |= _turned_folios(pages, found, reversed_numbers) | _anchored_heads(
         len(pages), numbered, fused)
+    if found:
+        return found
     # A line that counts the pages says its number where nothing else can: no sequence
     # found, and no other page to repeat it (more copies: a text group of the template).
-    return found or (counted_heads if len(counted_heads) == 1 else set())
+    counted = {(p, i) for p, i, line in edge_lines(pages)
+               if line.removable and _counts_the_pages(line.text, p, len(pages))}
+    return counted if len(counted) == 1 else found
 
 
 # A line's opening up to a digit that runs into a letter (``08 | 09Software-…``).

@@ -21,8 +21,6 @@ from ragbeam.transforms.clean.furniture.lines import (
     MIN_SEQUENCE_PAGES,
     RUNNING_TEXT_BAND,
     SAME_PLACE_POINTS,
-    SLOT_POINTS,
-    SLOT_SIZE_POINTS,
     Box,
     Frame,
     Hit,
@@ -798,12 +796,11 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
         # last bullet reaches the number's row), a line on the template's row in its
         # type stands in its slot wherever along the row (a chapter's label at the
         # head's left, the spread's folio at its right on the facing pages).
-        along = (bool(body) and sizes_differ(line.size, body)
+        along = (line.size > 0 and bool(body) and sizes_differ(line.size, body)
                  and _set_apart(pages[p], i, lambda j, p=p: (p, j) in template))
         on_pages = {q for key in range(top - 2, top + 3)
                     for (box, size), there in slots.get(key, {}).items()
-                    if (_on_row_in_type(line, box, size) if along
-                        else same_slot(line, box, size)) for q in there} - {p}
+                    if same_slot(line, box, size, along) for q in there} - {p}
         # A slot of one parity's pages (a recto head's) needs its share of those pages.
         if len(on_pages) >= max(MIN_SEQUENCE_PAGES,
                                 SLOT_PAGE_SHARE * _could_be_on(on_pages | {p}, len(pages))):
@@ -847,13 +844,6 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
             groups.append(TemplateGroup("slot", f"a slot at {anchor.box[1]:.0f} pt",
                                         frozenset(hits)))
     return groups
-
-
-def _on_row_in_type(line: PageLine, box: Box, size: float) -> bool:
-    """Does a placed line stand on the row of a line at ``box`` set in ``size``, in
-    that size (both measured)?"""
-    return (abs(line.box[1] - box[1]) <= SLOT_POINTS and line.size > 0 and size > 0
-            and abs(line.size - size) <= SLOT_SIZE_POINTS)
 
 
 def _set_apart(lines: Sequence[PageLine], i: int, skip: Callable[[int], bool]) -> bool:
