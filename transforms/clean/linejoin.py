@@ -50,7 +50,7 @@ from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
 from ragbeam.transforms.chunk.log import timestamped_line_share
-from ragbeam.transforms.clean import _wraps
+from ragbeam.transforms.clean import _line_passes
 from ragbeam.transforms.clean.base import Assembly, CleanLine, CleanOptions
 from ragbeam.transforms.clean.headings import (
     MAX_HEADING_CHARS,
@@ -125,9 +125,9 @@ MIN_MEASURED_CHARS = 20
 MAX_SPREAD = 1.4
 # What a wrapped line's continuation does not start with: code ("\\end", "// note",
 # "}", "<tag>", "= 3"), a rule or a table's border: one of \ { } < > = | _ ~ ^, or
-# "//" (``_wraps.c``'s ``not_continuation``).
+# "//" (``_line_passes.c``'s ``not_continuation``).
 
-# The rules above as ``_wraps.wraps_by_position`` takes them, in its order.
+# The rules above as ``_line_passes.wraps_by_position`` takes them, in its order.
 _WRAP_RULES = (MAX_COLUMN_STEP, MAX_WRAP_STEP, COLUMN_INDENT, MIN_EDGE_LINES,
                MIN_MARGIN_LINES, EDGE_SLACK, MIN_COLUMN_PITCHES, MIN_MEASURED_CHARS,
                MAX_SPREAD, FULL_LINE_SHARE)
@@ -273,11 +273,11 @@ def wraps_by_position(boxes: Sequence[LineBox | None], texts: Sequence[str]
     column that starts where it starts (within half a pitch). A column's character
     width is the median over its lines, its full line ``typical_line_length``.
 
-    The pass is C (``_wraps.c``, its only implementation: a per-line loop over every
+    The pass is C (``_line_passes.c``, its only implementation: a per-line loop over every
     line's box that cost Python a tenth of cleaning), in the same floating-point
     operations and comparisons as Python's.
     """
-    return _wraps.wraps_by_position(boxes, texts, is_cjk, _WRAP_RULES)
+    return _line_passes.wraps_by_position(boxes, texts, is_cjk, _WRAP_RULES)
 
 
 def first_word_length(line: str) -> int:

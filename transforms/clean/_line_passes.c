@@ -1,9 +1,15 @@
-/* Wraps by position: whether each PDF line's break is a wrap, read from where the
- * layout pass placed the lines (``linejoin.wraps_by_position``, which documents the
- * rule and holds its constants; they come in with each call).
+/* Cleaning's per-line passes in C: each is the only implementation of its step, and
+ * the Python function that calls it documents the rule (and holds its constants, which
+ * come in with each call).
  *
- * This is the only implementation: a per-line pass over the lines' boxes that costs
- * Python a tenth of a document's cleaning. Its arithmetic is the Python model's,
+ * ``block_lines`` (``document._block_lines``): a block's text split into lines, each
+ * trimmed, placed (raw offsets) and styled; the lines that are not plain ASCII go to
+ * Python's own cleaning (``document._irregular_line``), so Unicode is Python's.
+ *
+ * ``wraps_by_position`` (``linejoin.wraps_by_position``): whether each PDF line's break
+ * is a wrap, read from where the layout pass placed the lines: a per-line pass over
+ * the lines' boxes that cost Python a tenth of a document's cleaning. Its arithmetic
+ * is the Python model's,
  * operation for operation in doubles (Python's floats), and where Python compares
  * (``min``, ``max``, ``sorted``, ``bisect``) it compares the same way, NaN included:
  * a list to take the median of that holds a NaN is sorted by Python's own sort.
@@ -267,6 +273,7 @@ static int read_box(PyObject *item, Box *box, long *page) {
 }
 
 static PyObject *wraps_by_position(PyObject *self, PyObject *args) {
+    (void)self;
     PyObject *boxes_arg, *texts_arg, *is_cjk;
     Rules r;
     if (!PyArg_ParseTuple(args, "OOO(dddnnddndd)", &boxes_arg, &texts_arg, &is_cjk,
@@ -595,6 +602,7 @@ done:
 
 /* ``ends_near(ends, edge, slack)`` for the tests: ``ends`` a sorted list of floats. */
 static PyObject *py_ends_near(PyObject *self, PyObject *args) {
+    (void)self;
     PyObject *ends_arg;
     double edge, slack;
     if (!PyArg_ParseTuple(args, "Odd", &ends_arg, &edge, &slack))
@@ -622,7 +630,198 @@ static PyObject *py_ends_near(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(count);
 }
 
+/* --- block_lines --------------------------------------------------------------- */
+
+/* Is text[start:end) a line that ``clean_line_text`` only trims: printable ASCII
+ * (" " its only whitespace) without two spaces in a row? */
+static int plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+    Py_UCS4 before = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 0x20 || c > 0x7e || (c == ' ' && before == ' '))
+            return 0;
+        before = c;
+    }
+    return 1;
+}
+
+static PyObject *soft_hyphen_str, *style_kwnames, *spaces_str;
+
+/* block_lines(text, kind, index, page, level, raw_start, raw_end, detached, options,
+ *             style_of, irregular_line, spaced_line, line_type) -> [line_type]
+ * (``document._block_lines`` for a block that is not kept whole). */
+static PyObject *block_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "block_lines takes 13 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0], *style_of = args[9], *irregular = args[10],
+             *spaced = args[11], *line_type = args[12];
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "the block's text must be str");
+        return NULL;
+    }
+    Py_ssize_t block_start = PyLong_AsSsize_t(args[5]);
+    if (block_start == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t block_end = PyLong_AsSsize_t(args[6]);
+    if (block_end == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int traced = block_start >= 0 && block_end - block_start == n;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *lines = PyList_New(0);
+    if (lines == NULL)
+        return NULL;
+    int after_blank = 0;
+    Py_ssize_t line_start = 0;
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        /* CR LF, CR and LF each end a line (``_split_lines``). */
+        Py_UCS4 c = i < n ? PyUnicode_READ(kind, data, i) : 0;
+        if (i < n && c != '\n' && c != '\r')
+            continue;
+        Py_ssize_t line_end = i;
+        if (c == '\r' && i + 1 < n && PyUnicode_READ(kind, data, i + 1) == '\n')
+            i++;
+        Py_ssize_t start = line_start;
+        line_start = i + 1;
+        PyObject *line_text = NULL, *raw_line = NULL, *style = NULL, *line = NULL;
+        Py_ssize_t lead, trimmed_end;
+        int soft_hyphen = 0;
+        if (plain_ascii(kind, data, start, line_end)) {
+            Py_ssize_t a = start, z = line_end;
+            while (a < z && PyUnicode_READ(kind, data, a) == ' ')
+                a++;
+            while (z > a && PyUnicode_READ(kind, data, z - 1) == ' ')
+                z--;
+            if (a == z) {
+                after_blank = PyList_GET_SIZE(lines) > 0;
+                continue;
+            }
+            lead = a - start;
+            trimmed_end = z - start;
+            line_text = PyUnicode_Substring(text, a, z);
+            if (line_text == NULL)
+                goto error;
+        }
+        else {
+            raw_line = PyUnicode_Substring(text, start, line_end);
+            if (raw_line == NULL)
+                goto error;
+            PyObject *found = PyObject_CallFunctionObjArgs(irregular, raw_line, args[8], NULL);
+            if (found == NULL)
+                goto error;
+            if (found == Py_None) {
+                Py_DECREF(found);
+                Py_DECREF(raw_line);
+                after_blank = PyList_GET_SIZE(lines) > 0;
+                continue;
+            }
+            int is_soft = -1;
+            if (PyTuple_Check(found) && PyTuple_GET_SIZE(found) == 4) {
+                line_text = PyTuple_GET_ITEM(found, 0);
+                Py_INCREF(line_text);
+                lead = PyLong_AsSsize_t(PyTuple_GET_ITEM(found, 1));
+                trimmed_end = PyLong_AsSsize_t(PyTuple_GET_ITEM(found, 2));
+                is_soft = PyObject_IsTrue(PyTuple_GET_ITEM(found, 3));
+            }
+            else
+                PyErr_SetString(PyExc_TypeError, "irregular_line returns None or a 4-tuple");
+            Py_DECREF(found);
+            if (is_soft < 0 || PyErr_Occurred())
+                goto error;
+            soft_hyphen = is_soft;
+            if (soft_hyphen) { /* kept as a break marker for de-hyphenation */
+                PyObject *marked = PyUnicode_Concat(line_text, soft_hyphen_str);
+                Py_SETREF(line_text, marked);
+                if (line_text == NULL)
+                    goto error;
+            }
+        }
+        Py_ssize_t raw_start = traced ? block_start + start + lead : block_start;
+        Py_ssize_t raw_end = traced ? block_start + start + trimmed_end : block_end;
+        PyObject *start_obj = PyLong_FromSsize_t(raw_start);
+        PyObject *end_obj = PyLong_FromSsize_t(raw_end);
+        if (start_obj == NULL || end_obj == NULL) {
+            Py_XDECREF(start_obj);
+            Py_XDECREF(end_obj);
+            goto error;
+        }
+        if (style_of != Py_None && traced) {
+            style = PyObject_CallFunctionObjArgs(style_of, start_obj, end_obj, NULL);
+            if (style == NULL)
+                goto error_offsets;
+            if (style != Py_None) {
+                PyObject *spaces = PyObject_GetAttr(style, spaces_str);
+                int has_spaces = spaces ? PyObject_IsTrue(spaces) : -1;
+                Py_XDECREF(spaces);
+                if (has_spaces < 0)
+                    goto error_offsets;
+                if (has_spaces) {
+                    /* Words the PDF set apart by position only (``_spaced_line``). */
+                    if (raw_line == NULL && (raw_line = PyUnicode_Substring(text, start, line_end)) == NULL)
+                        goto error_offsets;
+                    PyObject *lead_obj = PyLong_FromSsize_t(lead);
+                    PyObject *respaced = lead_obj == NULL ? NULL : PyObject_CallFunctionObjArgs(
+                        spaced, raw_line, lead_obj, style, start_obj, args[8],
+                        soft_hyphen ? Py_True : Py_False, NULL);
+                    Py_XDECREF(lead_obj);
+                    if (respaced == NULL)
+                        goto error_offsets;
+                    if (respaced == Py_None)
+                        Py_DECREF(respaced);
+                    else
+                        Py_SETREF(line_text, respaced);
+                }
+            }
+        }
+        else {
+            style = Py_None;
+            Py_INCREF(style);
+        }
+        {
+            PyObject *fields[12] = {line_text, args[1], args[2], args[3], args[4], start_obj,
+                                    end_obj, after_blank ? Py_True : Py_False, args[7],
+                                    NULL, style};
+            PyObject *lead_obj = PyLong_FromSsize_t(lead);
+            if (lead_obj == NULL)
+                goto error_offsets;
+            fields[9] = lead_obj;
+            fields[10] = style;
+            line = PyObject_Vectorcall(line_type, fields, 10, style_kwnames);
+            Py_DECREF(lead_obj);
+        }
+        Py_DECREF(start_obj);
+        Py_DECREF(end_obj);
+        Py_CLEAR(style);
+        Py_CLEAR(line_text);
+        Py_CLEAR(raw_line);
+        if (line == NULL || PyList_Append(lines, line) < 0) {
+            Py_XDECREF(line);
+            goto error;
+        }
+        Py_DECREF(line);
+        after_blank = 0;
+        continue;
+    error_offsets:
+        Py_DECREF(start_obj);
+        Py_DECREF(end_obj);
+    error:
+        Py_XDECREF(style);
+        Py_XDECREF(line_text);
+        Py_XDECREF(raw_line);
+        Py_DECREF(lines);
+        return NULL;
+    }
+    return lines;
+}
+
 static PyMethodDef methods[] = {
+    {"block_lines", (PyCFunction)(void (*)(void))block_lines, METH_FASTCALL,
+     "block_lines(text, kind, index, page, level, raw_start, raw_end, detached, options, "
+     "style_of, irregular_line, spaced_line, line_type) -> [line] (document's)"},
     {"wraps_by_position", wraps_by_position, METH_VARARGS,
      "wraps_by_position(boxes, texts, is_cjk, rules) -> [bool | None] (linejoin's)"},
     {"ends_near", py_ends_near, METH_VARARGS,
@@ -631,8 +830,15 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_wraps", "Wraps by position (linejoin.wraps_by_position).", -1,
-    methods,
+    PyModuleDef_HEAD_INIT, "_line_passes", "Cleaning's per-line passes in C.", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__wraps(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__line_passes(void) {
+    soft_hyphen_str = PyUnicode_FromOrdinal(0xad);
+    spaces_str = PyUnicode_InternFromString("spaces");
+    style_kwnames = Py_BuildValue("(s)", "style");
+    if (soft_hyphen_str == NULL || spaces_str == NULL || style_kwnames == NULL)
+        return NULL;
+    return PyModule_Create(&module);
+}
