@@ -29,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+static PyObject *soft_hyphen_str, *style_kwnames, *spaces_str, *raw_end_str, *rotated_str,
+    *detached_str, *style_str, *text_str, *wrapped_str, *box_field_str[5];
+
 typedef struct {
     double max_column_step, max_wrap_step, column_indent, edge_slack, min_column_pitches,
         max_spread, full_line_share;
@@ -251,45 +254,133 @@ static int compare_pages(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int read_box(PyObject *item, Box *box, long *page) {
+/* A LineBox (a tuple: page, x0, top, x1, bottom) or, ``from_style``, a LineStyle
+ * (its fields by name; a rotated line is not placed); None: not placed. */
+static int read_box(PyObject *item, Box *box, long *page, int from_style) {
     box->placed = 0;
     if (item == Py_None)
         return 0;
-    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < 5) {
-        PyErr_SetString(PyExc_TypeError, "a box is a LineBox or None");
-        return -1;
+    PyObject *values[5] = {NULL, NULL, NULL, NULL, NULL};
+    if (from_style) {
+        PyObject *rotated = PyObject_GetAttr(item, rotated_str);
+        int turned = rotated ? PyObject_IsTrue(rotated) : -1;
+        Py_XDECREF(rotated);
+        if (turned)
+            return turned < 0 ? -1 : 0;
+        for (int f = 0; f < 5; f++)
+            if ((values[f] = PyObject_GetAttr(item, box_field_str[f])) == NULL)
+                goto error;
     }
-    *page = PyLong_AsLong(PyTuple_GET_ITEM(item, 0));
+    else {
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < 5) {
+            PyErr_SetString(PyExc_TypeError, "a box is a LineBox or None");
+            return -1;
+        }
+        for (int f = 0; f < 5; f++) {
+            values[f] = PyTuple_GET_ITEM(item, f);
+            Py_INCREF(values[f]);
+        }
+    }
+    *page = PyLong_AsLong(values[0]);
     if (*page == -1 && PyErr_Occurred())
-        return -1;
+        goto error;
     double *fields[4] = {&box->x0, &box->top, &box->x1, &box->bottom};
     for (int f = 0; f < 4; f++) {
-        *fields[f] = PyFloat_AsDouble(PyTuple_GET_ITEM(item, f + 1));
+        *fields[f] = PyFloat_AsDouble(values[f + 1]);
         if (*fields[f] == -1.0 && PyErr_Occurred())
-            return -1;
+            goto error;
     }
+    for (int f = 0; f < 5; f++)
+        Py_DECREF(values[f]);
     box->placed = 1;
     return 0;
+error:
+    for (int f = 0; f < 5; f++)
+        Py_XDECREF(values[f]);
+    return -1;
 }
 
+static PyObject *wraps_core(Rules r, PyObject *is_cjk, PyObject *boxes_seq,
+                            PyObject *texts_seq, int from_styles);
+
+#define RULES_FORMAT "(dddnnddndd)"
+#define RULES_FIELDS(r) &(r).max_column_step, &(r).max_wrap_step, &(r).column_indent, \
+    &(r).min_edge_lines, &(r).min_margin_lines, &(r).edge_slack, &(r).min_column_pitches, \
+    &(r).min_measured_chars, &(r).max_spread, &(r).full_line_share
+
+/* wraps_by_position(boxes, texts, is_cjk, rules) -> [True | False | None] */
 static PyObject *wraps_by_position(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *boxes_arg, *texts_arg, *is_cjk;
     Rules r;
-    if (!PyArg_ParseTuple(args, "OOO(dddnnddndd)", &boxes_arg, &texts_arg, &is_cjk,
-                          &r.max_column_step, &r.max_wrap_step, &r.column_indent,
-                          &r.min_edge_lines, &r.min_margin_lines, &r.edge_slack,
-                          &r.min_column_pitches, &r.min_measured_chars, &r.max_spread,
-                          &r.full_line_share))
+    if (!PyArg_ParseTuple(args, "OOO" RULES_FORMAT, &boxes_arg, &texts_arg, &is_cjk,
+                          RULES_FIELDS(r)))
         return NULL;
     PyObject *boxes_seq = PySequence_Fast(boxes_arg, "boxes must be a sequence");
     if (boxes_seq == NULL)
         return NULL;
     PyObject *texts_seq = PySequence_Fast(texts_arg, "texts must be a sequence");
-    if (texts_seq == NULL) {
-        Py_DECREF(boxes_seq);
+    PyObject *result = texts_seq ? wraps_core(r, is_cjk, boxes_seq, texts_seq, 0) : NULL;
+    Py_DECREF(boxes_seq);
+    Py_XDECREF(texts_seq);
+    return result;
+}
+
+/* mark_wraps_by_position(lines, is_cjk, rules): each line outside ``detached`` gets
+ * ``wrapped``, its box being its style's unless it has none or is rotated
+ * (``document._mark_wraps_by_position``). */
+static PyObject *mark_wraps_by_position(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *lines_arg, *is_cjk;
+    Rules r;
+    if (!PyArg_ParseTuple(args, "OO" RULES_FORMAT, &lines_arg, &is_cjk, RULES_FIELDS(r)))
         return NULL;
+    PyObject *lines = PySequence_Fast(lines_arg, "lines must be a sequence");
+    if (lines == NULL)
+        return NULL;
+    PyObject *flow = PyList_New(0), *styles = PyList_New(0), *texts = PyList_New(0);
+    PyObject *wraps = NULL;
+    if (flow == NULL || styles == NULL || texts == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(lines); i++) {
+        PyObject *line = PySequence_Fast_GET_ITEM(lines, i);
+        PyObject *detached = PyObject_GetAttr(line, detached_str);
+        int outside = detached ? PyObject_IsTrue(detached) : -1;
+        Py_XDECREF(detached);
+        if (outside < 0)
+            goto done;
+        if (outside)
+            continue;
+        PyObject *style = PyObject_GetAttr(line, style_str);
+        PyObject *text = style ? PyObject_GetAttr(line, text_str) : NULL;
+        int failed = text == NULL || PyList_Append(flow, line) < 0
+                     || PyList_Append(styles, style) < 0 || PyList_Append(texts, text) < 0;
+        Py_XDECREF(style);
+        Py_XDECREF(text);
+        if (failed)
+            goto done;
     }
+    wraps = wraps_core(r, is_cjk, styles, texts, 1);
+    if (wraps == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(flow); i++)
+        if (PyObject_SetAttr(PyList_GET_ITEM(flow, i), wrapped_str, PyList_GET_ITEM(wraps, i)) < 0) {
+            Py_CLEAR(wraps);
+            goto done;
+        }
+done:
+    Py_DECREF(lines);
+    Py_XDECREF(flow);
+    Py_XDECREF(styles);
+    Py_XDECREF(texts);
+    if (wraps == NULL)
+        return NULL;
+    Py_DECREF(wraps);
+    Py_RETURN_NONE;
+}
+
+static PyObject *wraps_core(Rules r, PyObject *is_cjk, PyObject *boxes_seq,
+                            PyObject *texts_seq, int from_styles) {
     PyObject *result = NULL;
     Doc d;
     memset(&d, 0, sizeof d);
@@ -332,7 +423,8 @@ static PyObject *wraps_by_position(PyObject *self, PyObject *args) {
             goto done;
         }
         d.lengths[i] = PyUnicode_GET_LENGTH(text);
-        if (read_box(PySequence_Fast_GET_ITEM(boxes_seq, i), &d.boxes[i], &page_of[i]) < 0)
+        if (read_box(PySequence_Fast_GET_ITEM(boxes_seq, i), &d.boxes[i], &page_of[i],
+                     from_styles) < 0)
             goto done;
         if (d.boxes[i].placed) {
             pages[nplaced] = page_of[i];
@@ -573,8 +665,6 @@ static PyObject *wraps_by_position(PyObject *self, PyObject *args) {
     }
 
 done:
-    Py_DECREF(boxes_seq);
-    Py_DECREF(texts_seq);
     PyMem_Free(d.boxes);
     PyMem_Free(d.lengths);
     PyMem_Free(d.measured);
@@ -632,32 +722,94 @@ static PyObject *py_ends_near(PyObject *self, PyObject *args) {
 
 /* --- block_lines --------------------------------------------------------------- */
 
-/* Is text[start:end) a line that ``clean_line_text`` only trims: printable ASCII
- * (" " its only whitespace) without two spaces in a row? */
-static int plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+/* Is text[start:end) printable ASCII (" " its only whitespace)? Of such a line
+ * ``clean_line_text`` leaves its words with one space between them (``collapse_spaces``:
+ * ``" ".join(line.split())``); *runs: whether two spaces stand together. */
+static int plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int *runs) {
     Py_UCS4 before = 0;
+    *runs = 0;
     for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c < 0x20 || c > 0x7e || (c == ' ' && before == ' '))
+        if (c < 0x20 || c > 0x7e)
             return 0;
+        if (c == ' ' && before == ' ')
+            *runs = 1;
         before = c;
     }
     return 1;
 }
 
-static PyObject *soft_hyphen_str, *style_kwnames, *spaces_str;
+/* text[a:z) (printable ASCII, no space at either end) with each run of spaces as one. */
+static PyObject *collapsed(int kind, const void *data, Py_ssize_t a, Py_ssize_t z) {
+    PyObject *out = PyUnicode_New(z - a, 0x7f);
+    if (out == NULL)
+        return NULL;
+    Py_UCS1 *to = PyUnicode_1BYTE_DATA(out);
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = a; i < z; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == ' ' && to[n - 1] == ' ')
+            continue;
+        to[n++] = (Py_UCS1)c;
+    }
+    if (n == z - a)
+        return out;
+    PyObject *shorter = PyUnicode_Substring(out, 0, n);
+    Py_DECREF(out);
+    return shorter;
+}
+
+/* ``PdfLayout.style_of``: the style of the line of ``styles`` (sorted by their
+ * ``starts``) that holds [raw_start, raw_end), or None (a new reference). */
+static PyObject *style_of(PyObject *starts, PyObject *styles, Py_ssize_t raw_start,
+                          Py_ssize_t raw_end) {
+    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(starts);
+    while (lo < hi) { /* bisect_right */
+        Py_ssize_t mid = (lo + hi) / 2;
+        Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, mid));
+        if (start == -1 && PyErr_Occurred())
+            return NULL;
+        if (raw_start < start)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (lo == 0)
+        Py_RETURN_NONE;
+    Py_ssize_t line_start = PyLong_AsSsize_t(PyList_GET_ITEM(starts, lo - 1));
+    PyObject *line = PySequence_GetItem(styles, lo - 1);
+    if (line == NULL)
+        return NULL;
+    PyObject *end = PyObject_GetAttr(line, raw_end_str);
+    Py_ssize_t line_end = end ? PyLong_AsSsize_t(end) : -1;
+    Py_XDECREF(end);
+    if (line_end == -1 && PyErr_Occurred()) {
+        Py_DECREF(line);
+        return NULL;
+    }
+    if (raw_start < line_end && raw_end > line_start)
+        return line;
+    Py_DECREF(line);
+    Py_RETURN_NONE;
+}
+
 
 /* block_lines(text, kind, index, page, level, raw_start, raw_end, detached, options,
- *             style_of, irregular_line, spaced_line, line_type) -> [line_type]
+ *             layout_starts, layout_styles, irregular_line, spaced_line, line_type)
+ *   -> [line_type] (layout_starts: a list of the styles' raw starts, or None)
  * (``document._block_lines`` for a block that is not kept whole). */
 static PyObject *block_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 13) {
-        PyErr_SetString(PyExc_TypeError, "block_lines takes 13 arguments");
+    if (nargs != 14) {
+        PyErr_SetString(PyExc_TypeError, "block_lines takes 14 arguments");
         return NULL;
     }
-    PyObject *text = args[0], *style_of = args[9], *irregular = args[10],
-             *spaced = args[11], *line_type = args[12];
+    PyObject *text = args[0], *starts = args[9], *styles = args[10], *irregular = args[11],
+             *spaced = args[12], *line_type = args[13];
+    if (starts != Py_None && !PyList_Check(starts)) {
+        PyErr_SetString(PyExc_TypeError, "layout_starts must be a list or None");
+        return NULL;
+    }
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "the block's text must be str");
         return NULL;
@@ -689,8 +841,8 @@ static PyObject *block_lines(PyObject *self, PyObject *const *args, Py_ssize_t n
         line_start = i + 1;
         PyObject *line_text = NULL, *raw_line = NULL, *style = NULL, *line = NULL;
         Py_ssize_t lead, trimmed_end;
-        int soft_hyphen = 0;
-        if (plain_ascii(kind, data, start, line_end)) {
+        int soft_hyphen = 0, runs;
+        if (plain_ascii(kind, data, start, line_end, &runs)) {
             Py_ssize_t a = start, z = line_end;
             while (a < z && PyUnicode_READ(kind, data, a) == ' ')
                 a++;
@@ -702,7 +854,7 @@ static PyObject *block_lines(PyObject *self, PyObject *const *args, Py_ssize_t n
             }
             lead = a - start;
             trimmed_end = z - start;
-            line_text = PyUnicode_Substring(text, a, z);
+            line_text = runs ? collapsed(kind, data, a, z) : PyUnicode_Substring(text, a, z);
             if (line_text == NULL)
                 goto error;
         }
@@ -749,8 +901,8 @@ static PyObject *block_lines(PyObject *self, PyObject *const *args, Py_ssize_t n
             Py_XDECREF(end_obj);
             goto error;
         }
-        if (style_of != Py_None && traced) {
-            style = PyObject_CallFunctionObjArgs(style_of, start_obj, end_obj, NULL);
+        if (starts != Py_None && traced) {
+            style = style_of(starts, styles, raw_start, raw_end);
             if (style == NULL)
                 goto error_offsets;
             if (style != Py_None) {
@@ -821,9 +973,12 @@ static PyObject *block_lines(PyObject *self, PyObject *const *args, Py_ssize_t n
 static PyMethodDef methods[] = {
     {"block_lines", (PyCFunction)(void (*)(void))block_lines, METH_FASTCALL,
      "block_lines(text, kind, index, page, level, raw_start, raw_end, detached, options, "
-     "style_of, irregular_line, spaced_line, line_type) -> [line] (document's)"},
+     "layout_starts, layout_styles, irregular_line, spaced_line, line_type) -> [line] "
+     "(document's)"},
     {"wraps_by_position", wraps_by_position, METH_VARARGS,
      "wraps_by_position(boxes, texts, is_cjk, rules) -> [bool | None] (linejoin's)"},
+    {"mark_wraps_by_position", mark_wraps_by_position, METH_VARARGS,
+     "mark_wraps_by_position(lines, is_cjk, rules): sets each flow line's wrapped"},
     {"ends_near", py_ends_near, METH_VARARGS,
      "ends_near(sorted_ends, edge, slack) -> how many ends lie within slack of edge"},
     {NULL, NULL, 0, NULL},
@@ -837,8 +992,21 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__line_passes(void) {
     soft_hyphen_str = PyUnicode_FromOrdinal(0xad);
     spaces_str = PyUnicode_InternFromString("spaces");
+    raw_end_str = PyUnicode_InternFromString("raw_end");
+    rotated_str = PyUnicode_InternFromString("rotated");
+    detached_str = PyUnicode_InternFromString("detached");
+    style_str = PyUnicode_InternFromString("style");
+    text_str = PyUnicode_InternFromString("text");
+    wrapped_str = PyUnicode_InternFromString("wrapped");
+    const char *box_fields[5] = {"page", "x0", "top", "x1", "bottom"};
+    for (int f = 0; f < 5; f++)
+        if ((box_field_str[f] = PyUnicode_InternFromString(box_fields[f])) == NULL)
+            return NULL;
+    if (!rotated_str || !detached_str || !style_str || !text_str || !wrapped_str)
+        return NULL;
     style_kwnames = Py_BuildValue("(s)", "style");
-    if (soft_hyphen_str == NULL || spaces_str == NULL || style_kwnames == NULL)
+    if (soft_hyphen_str == NULL || spaces_str == NULL || raw_end_str == NULL
+        || style_kwnames == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

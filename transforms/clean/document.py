@@ -76,10 +76,9 @@ from ragbeam.transforms.clean.headings import (
 )
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import (
-    LineBox,
     assemble,
     mark_plain_wraps,
-    wraps_by_position,
+    mark_wraps_by_position,
 )
 from ragbeam.transforms.clean.residue import find_residue
 from ragbeam.transforms.clean.tables import Piece, Table, find_tables
@@ -142,13 +141,14 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
     """A block's non-empty lines, each with its exact raw range (and, with a PDF's
     ``layout``, its style).
 
-    CR LF, CR and LF each end a line. A line of printable ASCII without two spaces in
-    a row (most lines of most documents) is only trimmed: that is all
+    CR LF, CR and LF each end a line. A line of printable ASCII (most lines of most
+    documents) keeps its words with one space between them: that is all
     ``clean_line_text`` would do to it; any other line is cleaned by
-    ``_irregular_line``. Where the layout pass found words set apart by position only
-    (``LineStyle.spaces``), the line is cleaned again with them spaced
-    (``_spaced_line``). The loop is C (``_line_passes.c``'s ``block_lines``, its only
-    implementation), calling these for what is not plain ASCII."""
+    ``_irregular_line``. A line's style is ``layout.style_of`` its trimmed range. Where
+    the layout pass found words set apart by position only (``LineStyle.spaces``), the
+    line is cleaned again with them spaced (``_spaced_line``). The loop is C
+    (``_line_passes.c``'s ``block_lines``, its only implementation), calling these for
+    what is not printable ASCII."""
     if block.kind in _WHOLE_BLOCKS:
         text = clean_block_text(block.text, block.kind, options)
         return [CleanLine(text, block.kind, index, block.page, block.level,
@@ -156,8 +156,8 @@ def _block_lines(block: Block, index: int, options: CleanOptions,
     return _line_passes.block_lines(
         block.text, block.kind, index, block.page, block.level, block.raw_start,
         block.raw_end, block.detached, options,
-        layout.style_of if layout is not None else None, _irregular_line, _spaced_line,
-        CleanLine)
+        layout._starts if layout is not None else None, layout.lines if layout is not None
+        else None, _irregular_line, _spaced_line, CleanLine)
 
 
 def _irregular_line(raw_line: str, options: CleanOptions
@@ -438,12 +438,7 @@ def _continues(before: Table, table: Table, lines: list[CleanLine], page: list[i
 def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
     """PDF lines the layout pass placed: whether each one's break is a wrap, by where the
     next line's first word would have had to go (link targets are outside the flow)."""
-    flow = [line for line in lines if not line.detached]
-    boxes = [_new_tuple(LineBox, (s.page, s.x0, s.top, s.x1, s.bottom))
-             if (s := line.style) is not None and not s.rotated else None for line in flow]
-    for line, wrapped in zip(flow, wraps_by_position(boxes, [line.text for line in flow]),
-                             strict=True):
-        line.wrapped = wrapped
+    mark_wraps_by_position(lines)
 
 
 def _hold_footnotes(lines: list[CleanLine]) -> dict[int, int]:

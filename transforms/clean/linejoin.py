@@ -280,6 +280,13 @@ def wraps_by_position(boxes: Sequence[LineBox | None], texts: Sequence[str]
     return _line_passes.wraps_by_position(boxes, texts, is_cjk, _WRAP_RULES)
 
 
+def mark_wraps_by_position(lines: Sequence[CleanLine]) -> None:
+    """``wraps_by_position`` over a PDF's lines, each one's ``wrapped`` set: the lines
+    outside the reading flow (``detached``: link targets) left out, each line's box its
+    style's unless it has none or is rotated (in one C call: no box built in Python)."""
+    _line_passes.mark_wraps_by_position(lines, is_cjk, _WRAP_RULES)
+
+
 def first_word_length(line: str) -> int:
     end = line.find(" ")
     return len(line) if end < 0 else end
