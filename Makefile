@@ -15,7 +15,8 @@ TEST_WORKERS ?= logical
 .PHONY: demo test quick lint install clean browser ocr
 
 # pip compiles the PDF layout pass's C extension (optional: without a C compiler the pure-
-# Python pass runs); a changed C source reinstalls so that the built module follows it.
+# Python pass runs) and cleaning's (required: its only implementation); a changed C source
+# reinstalls so that the built module follows it.
 $(STAMP): pyproject.toml Makefile transforms/extract/_pdfium_lines.c transforms/clean/_line_passes.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
