@@ -599,11 +599,12 @@ def _where_text_stands(pages: Pages, hits: list[Hit], extents: list[_Extent],
                          and sizes_differ(line.size, body) for line in pages[q]):
                 reaching += 1
                 covered += 1
-    # Not a cover alone, nor a few pages that set another text in its place (a foot
-    # naming another section) against the many that carry it: one page in
-    # ``EDGE_PAGES_PER_MIDDLE_PAGE``, as for the middle of the pages.
+    # Not a cover alone, nor a few pages that all set another text in its place (a
+    # foot naming another section) against the many that carry it: fewer than one in
+    # ``EDGE_PAGES_PER_MIDDLE_PAGE``, as for the middle of the pages. A table's heads
+    # atop its pages have text merely reaching past their place on some other pages.
     return (reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching
-            and covered * EDGE_PAGES_PER_MIDDLE_PAGE >= len(own))
+            and (covered < reaching or covered * EDGE_PAGES_PER_MIDDLE_PAGE >= len(own)))
 
 
 def _in_a_run(on_pages: set[int]) -> bool:
