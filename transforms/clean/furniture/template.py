@@ -393,8 +393,7 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
     each size opened before it (a book's verso head names the chapter, its recto head
     the section): all those of the last page that opened one of that size (a section's
     name under which the page opens a sub-section of the same size, ``Organe der
-    Stiftung`` before ``Kuratorium``), a title set over two lines also whole, a numbered
-    one also without its number."""
+    Stiftung`` before ``Kuratorium``), a title set over two lines also whole."""
     latest: dict[float, list[str]] = {}
     side: list[set[int]] = []
     current: list[list[tuple[int, str]]] = []
@@ -414,8 +413,6 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
                 if own and own[-1][0] == i - 1 and lines[i - 1].size == line.size:
                     own.append((i, own[-1][1] + form))  # the title's lines together
                 own.append((i, form))
-                if form[0] == "#":  # a head says ``4 Specifications`` without its number
-                    own.append((i, form.lstrip("#")))
         current.append([*((-1, form) for forms in latest.values() for form in forms), *own])
         opened: dict[float, list[str]] = defaultdict(list)
         for i, form in own:
