@@ -137,3 +137,25 @@ def test_a_spreads_folio_run_into_the_chapters_label_goes_a_heading_after_a_numb
     found = find_page_furniture(pages).lines
     assert sorted((p, pages[p][i].text) for p, i in found) == [
         (p, pages[p][0].text) for p in (0, 1, 2, 3, 5, 7, 8, 9)]
+
+
+def test_a_portrait_documents_landscape_pages_carry_their_own_head_no_slide_title():
+    """A data sheet's package addendum: four landscape pages of tables after twelve
+    portrait ones, headed ``PACKAGE OPTION ADDENDUM`` in display type. Landscape pages
+    are slides only in a deck (half its pages landscape or more): the head goes."""
+    landscape = (792.0, 612.0)
+    pages, sizes = [], []
+    for p in range(16):
+        if p < 12:
+            pages.append([_at(f"Data sheet {_WORDS[p]} part", 20.0, size=8.0),
+                          *[line._replace(size=8.0) for line in _body_at(p)]])
+            sizes.append(PAGE)
+        else:
+            pages.append([_at("PACKAGE OPTION ADDENDUM", 16.0, x0=300.0, x1=520.0, size=14.0),
+                          _at("www.harbour.com 15-Nov-2019", 71.0, x0=37.0, x1=760.0, size=8.0),
+                          *[line._replace(size=8.0) for line in _body_at(p)]])
+            sizes.append(landscape)
+    found = find_page_furniture(pages, sizes).lines
+    removed = {(p, pages[p][i].text) for p, i in found}
+    assert {(p, "PACKAGE OPTION ADDENDUM") for p in range(12, 16)} <= removed
+    assert not any("discusses" in text for _, text in removed)
