@@ -1523,7 +1523,17 @@ static PyObject *styles_of_page(Handle textpage, double left, double bottom, dou
         Py_DECREF(style);
         if (appended < 0)
             goto done;
-        PyObject *span = Py_BuildValue("(nn)", line->first, line->last);
+        /* Does PDFium's text of the line hold more spaces than Tika's (missing_spaces's
+           first test: a line with no more is measured only where it looks run together)? */
+        Py_ssize_t pdf_spaces = 0, tika_spaces = 0;
+        for (Py_ssize_t i = line->first; i <= line->last; i++)
+            pdf_spaces += p.u[i] == ' ';
+        int raw_kind = PyUnicode_KIND(raw_text);
+        const void *raw_data = PyUnicode_DATA(raw_text);
+        for (Py_ssize_t i = tika[t].raw_start; i < tika[t].raw_end; i++)
+            tika_spaces += PyUnicode_READ(raw_kind, raw_data, i) == ' ';
+        PyObject *span = Py_BuildValue("(nnO)", line->first, line->last,
+                                       pdf_spaces > tika_spaces ? Py_True : Py_False);
         if (span == NULL)
             goto done;
         appended = PyList_Append(spans, span);
@@ -1864,8 +1874,9 @@ static PyMethodDef methods[] = {
      "page_styles(textpage, left, bottom, right, top, rotation, page, raw_text, blocks, out): "
      "append to ``out`` the LineStyle of each of the page's Tika lines PDFium places "
      "(``blocks``: the page's blocks as (raw_start, raw_end)), ``spaces`` left empty; "
-     "return the page's text and each appended line's (first, last) in it where the page "
-     "sets no space glyphs (``_fill_spaces`` measures those lines), else None."},
+     "return the page's text and each appended line's (first, last, wider) where the page "
+     "sets no space glyphs (``_fill_spaces`` measures those lines; ``wider``: PDFium's "
+     "text of the line holds more spaces than Tika's), else None."},
     {"round1", round_one, METH_O, "round(x, 1), as the pass computes it."},
     {"squeeze", squeeze_call, METH_O, "layout.squeeze(text), in C."},
     {"letter_runs", letter_runs, METH_O, "layout._LETTER_RUN.findall(text), in C."},

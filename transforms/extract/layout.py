@@ -1146,18 +1146,26 @@ def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Bloc
     return PdfLayout(tuple(sizes), tuple(styles))
 
 
-def _fill_spaces(reader: _StyleReader, spans: list[tuple[int, int]], styles: list[LineStyle],
-                 raw_text: str, suspects: Callable[[], frozenset[int]]) -> None:
+def _fill_spaces(reader: _StyleReader, spans: list[tuple[int, int, bool]],
+                 styles: list[LineStyle], raw_text: str,
+                 suspects: Callable[[], frozenset[int]]) -> None:
     """``spaces`` of the last ``len(spans)`` lines of ``styles`` (the page's, as the C pass
-    appended them, each placed at its span of ``reader``'s text), by the Python pass's own
-    rule (``_page_spaces``); the C pass has asked ``_StyleReader.sets_spaces``'s question
-    already (it hands over no lines of a page that sets its spaces)."""
+    appended them, each placed at its ``[first, last]`` of ``reader``'s text), by the
+    Python pass's own rule (``_page_spaces``'s ``missing_spaces``). The C pass has made
+    the rule's cheap tests already: it hands over no lines of a page that sets its spaces
+    (``sets_spaces``), and says of each line whether PDFium's text of it holds more
+    spaces than Tika's (``wider``); a line that does not, and does not look run together
+    (``suspects``), ``missing_spaces`` leaves as it is without measuring it."""
     base = len(styles) - len(spans)
-    lines = [(raw_text[style.raw_start:style.raw_end], style.raw_start, span)
-             for style, span in zip(styles[base:], spans, strict=True)]
-    for k, spaces in enumerate(_page_spaces(reader, lines, suspects)):
-        if spaces:
-            styles[base + k] = styles[base + k]._replace(spaces=spaces)
+    measure = suspects()
+    for k, (first, last, wider) in enumerate(spans, base):
+        style = styles[k]
+        suspect = style.raw_start in measure
+        if wider or suspect:
+            spaces = reader.missing_spaces(raw_text[style.raw_start:style.raw_end], first,
+                                           last, suspect)
+            if spaces:
+                styles[k] = style._replace(spaces=spaces)
 
 
 def _tika_cells(text: str, raw_start: int, pdf_text: str,
