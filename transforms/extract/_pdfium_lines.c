@@ -9,7 +9,7 @@
  * text that is not ASCII through unicodedata's own ``normalize`` and str.lower (as
  * layout.squeeze). Moving table cells onto Tika's lines (``_tika_cells``), whether a page
  * sets its space glyphs (``sets_spaces``) and the scans of ``run_together_lines``
- * (``letter_runs``, ``camel_leads``) are here too.
+ * (``letter_counts``, ``camel_leads``) are here too.
  *
  * PDFium is called through the function addresses of pypdfium2's own library
  * (``configure``), so nothing here links against PDFium or needs its headers.
@@ -1788,35 +1788,114 @@ static int run_letter(Py_UCS4 c)
     return Py_UNICODE_ISALNUM(c) && !Py_UNICODE_ISDECIMAL(c);
 }
 
-static PyObject *letter_runs(PyObject *self, PyObject *arg)
-{   /* layout._LETTER_RUN.findall(text) */
+/* letter_counts's table: each distinct run once, in the order first met. */
+typedef struct { Py_ssize_t start, length; Py_hash_t hash; PyObject *run; Py_ssize_t count; }
+    RunEntry;
+
+static PyObject *letter_counts(PyObject *self, PyObject *arg)
+{   /* (runs, counts): _LETTER_RUN.findall(text), each distinct run one str object, and
+       Counter(runs) as a dict in the same order (each run first met first). */
     if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "letter_runs takes a str");
+        PyErr_SetString(PyExc_TypeError, "letter_counts takes a str");
         return NULL;
     }
     int kind = PyUnicode_KIND(arg);
     const void *data = PyUnicode_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), i = 0;
-    PyObject *runs = PyList_New(0);
-    if (runs == NULL)
-        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), i = 0, nentries = 0, capacity = 1024;
+    RunEntry *entries = PyMem_Malloc(capacity * sizeof(RunEntry));
+    Py_ssize_t slots = 4096;
+    Py_ssize_t *table = PyMem_Malloc(slots * sizeof(Py_ssize_t));
+    PyObject *runs = PyList_New(0), *counts = NULL, *result = NULL;
+    if (entries == NULL || table == NULL || runs == NULL) {
+        if (runs != NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < slots; k++)
+        table[k] = -1;
     while (i < n) {
         if (!run_letter(PyUnicode_READ(kind, data, i))) {
             i++;
             continue;
         }
-        Py_ssize_t start = i++;
-        while (i < n && run_letter(PyUnicode_READ(kind, data, i)))
+        Py_ssize_t start = i;
+        uint64_t hash = 1469598103934665603u;
+        while (i < n) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (!run_letter(c))
+                break;
+            hash = (hash ^ c) * 1099511628211u;
             i++;
-        PyObject *run = PyUnicode_Substring(arg, start, i);
-        if (run == NULL || PyList_Append(runs, run) < 0) {
-            Py_XDECREF(run);
-            Py_DECREF(runs);
-            return NULL;
         }
-        Py_DECREF(run);
+        Py_ssize_t length = i - start, slot = (Py_ssize_t)(hash % (uint64_t)slots), found = -1;
+        while (table[slot] >= 0) {
+            RunEntry *e = &entries[table[slot]];
+            if (e->hash == (Py_hash_t)hash && e->length == length) {
+                Py_ssize_t k = 0;
+                while (k < length && PyUnicode_READ(kind, data, e->start + k)
+                                     == PyUnicode_READ(kind, data, start + k))
+                    k++;
+                if (k == length) {
+                    found = table[slot];
+                    break;
+                }
+            }
+            slot = (slot + 1) % slots;
+        }
+        if (found < 0) {
+            if (nentries == capacity) {
+                capacity *= 2;
+                RunEntry *grown = PyMem_Realloc(entries, capacity * sizeof(RunEntry));
+                if (grown == NULL) { PyErr_NoMemory(); goto done; }
+                entries = grown;
+            }
+            PyObject *run = PyUnicode_Substring(arg, start, i);
+            if (run == NULL)
+                goto done;
+            entries[nentries] = (RunEntry){start, length, (Py_hash_t)hash, run, 0};
+            table[slot] = found = nentries++;
+            if (nentries * 2 > slots) {  /* grow the table and place every entry again */
+                Py_ssize_t grown_slots = slots * 4;
+                Py_ssize_t *grown = PyMem_Malloc(grown_slots * sizeof(Py_ssize_t));
+                if (grown == NULL) { PyErr_NoMemory(); goto done; }
+                for (Py_ssize_t k = 0; k < grown_slots; k++)
+                    grown[k] = -1;
+                for (Py_ssize_t e = 0; e < nentries; e++) {
+                    Py_ssize_t at = (Py_ssize_t)((uint64_t)entries[e].hash % (uint64_t)grown_slots);
+                    while (grown[at] >= 0)
+                        at = (at + 1) % grown_slots;
+                    grown[at] = e;
+                }
+                PyMem_Free(table);
+                table = grown;
+                slots = grown_slots;
+            }
+        }
+        entries[found].count++;
+        if (PyList_Append(runs, entries[found].run) < 0)
+            goto done;
     }
-    return runs;
+    counts = PyDict_New();
+    if (counts == NULL)
+        goto done;
+    for (Py_ssize_t e = 0; e < nentries; e++) {
+        PyObject *count = PyLong_FromSsize_t(entries[e].count);
+        if (count == NULL || PyDict_SetItem(counts, entries[e].run, count) < 0) {
+            Py_XDECREF(count);
+            goto done;
+        }
+        Py_DECREF(count);
+    }
+    result = PyTuple_Pack(2, runs, counts);
+done:
+    if (entries != NULL)
+        for (Py_ssize_t e = 0; e < nentries; e++)
+            Py_DECREF(entries[e].run);
+    PyMem_Free(entries);
+    PyMem_Free(table);
+    Py_XDECREF(runs);
+    Py_XDECREF(counts);
+    return result;
 }
 
 static PyObject *camel_leads(PyObject *self, PyObject *arg)
@@ -1879,7 +1958,9 @@ static PyMethodDef methods[] = {
      "text of the line holds more spaces than Tika's), else None."},
     {"round1", round_one, METH_O, "round(x, 1), as the pass computes it."},
     {"squeeze", squeeze_call, METH_O, "layout.squeeze(text), in C."},
-    {"letter_runs", letter_runs, METH_O, "layout._LETTER_RUN.findall(text), in C."},
+    {"letter_counts", letter_counts, METH_O,
+     "(runs, counts): layout._LETTER_RUN.findall(text), a distinct run one object, and "
+     "Counter(runs) as a dict in the same order."},
     {"camel_leads", camel_leads, METH_O, "layout._camel_leads(text), in C."},
     {NULL, NULL, 0, NULL},
 };

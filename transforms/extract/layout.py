@@ -25,13 +25,15 @@ where they are the same and by search where PDFium cut or joined them
 differently.
 
 **The same in C.** Where ``pip install`` could compile ``_pdfium_lines.c`` (it is
-optional: no compiler, no extension), ``pdf_layout`` runs the per-line work of this
-pass there, one call per page (``native_lines``): the same steps, the same bytes out
-(the tests and ``benchmarks/layout_cost.py`` compare the two on real PDFs), at about
-half the Python's CPU. The Python here stays the definition and the fallback: a rule
-changed here must be changed there, and a ``LineStyle`` field the C pass does not fill
-turns it off (``NATIVE_FIELDS``). ``spaces`` is filled after it, by this module's rule
-(``_page_spaces``, run on the lines the C pass placed: one definition).
+optional: no compiler, no extension), ``pdf_layout`` runs this pass there, one call per
+document (``native_lines``): the loop over the pages, each page's frame, its lines
+aligned, placed and styled, fonts named, table cells moved onto Tika's lines; the same
+steps, the same bytes out (the tests and ``benchmarks/layout_cost.py`` compare the two
+on real PDFs), at about half the Python's CPU. The Python here stays the definition and
+the fallback: a rule changed here must be changed there, and a ``LineStyle`` field the
+C pass does not fill turns it off (``NATIVE_FIELDS``). ``spaces`` is filled after it,
+by this module's rule (``missing_spaces``, called back for the lines the C pass placed
+on a page that sets no space glyphs: one definition).
 
 Pure functions over bytes; no Beam, no Tika.
 """
@@ -696,11 +698,16 @@ def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]], native: A
     German or Dutch can be flagged too: its glyphs then show no gap, and nothing changes
     but the cost of measuring them. Found in the whole text at once (regular
     expressions, then the line of each find), not line by line; ``native``: the C
-    extension, whose scans of the text give the same lists (``letter_runs``,
-    ``camel_leads``) at a fraction of the regular expressions' cost."""
+    extension, whose scans of the text give the same runs, counts and finds
+    (``letter_counts``, ``camel_leads``) at a fraction of the regular expressions' and
+    the Counter's cost."""
     folded = raw_text.casefold()
-    runs = _LETTER_RUN.findall(folded) if native is None else native.letter_runs(folded)
-    counts = Counter(runs)
+    counts: dict[str, int]
+    if native is None:
+        runs = _LETTER_RUN.findall(folded)
+        counts = Counter(runs)
+    else:
+        runs, counts = native.letter_counts(folded)
     frequent = {word for word, n in counts.items() if n >= MIN_FREQUENT}
     fused = {word for word, n in counts.items()
              if n == 1 and len(word) >= MIN_FUSED_WORD and not is_cjk(word[0])

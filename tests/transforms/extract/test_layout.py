@@ -4,6 +4,7 @@ shared corpus, through real PDFium and real Tika."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 import pytest
 from made_pdfs import serialise
@@ -224,10 +225,13 @@ def test_the_c_scans_give_the_python_definitions_lists():
     native = layout_module.native_lines()
     if native is None:
         pytest.skip("the C extension is not built here (pip install -e . builds it)")
-    texts = ["The  ﬁrst Oğuz line.", "ΟΔΟΣ ΣΑΣ", "İstanbul ǅemal Straße", "x²½Ⅳ a_b",
+    texts = ["The  ﬁrst Oğuz line. The first line, the last.", "ΟΔΟΣ ΣΑΣ",
+             "İstanbul ǅemal Straße", "x²½Ⅳ a_b",
              "١٢٣ abc relatedCTCconfiguration", "éA ßB 中A 1A _A", "", "ABC", "aBcD\u2163E",
              "3.2 Results", "ﬀ ﬃ ﬄ ﬅ"]
     for text in texts:
         assert native.squeeze(text) == squeeze(text), text
-        assert native.letter_runs(text) == layout_module._LETTER_RUN.findall(text), text
+        runs, counts = native.letter_counts(text)
+        assert runs == layout_module._LETTER_RUN.findall(text), text
+        assert list(counts.items()) == list(Counter(runs).items()), text
         assert native.camel_leads(text) == layout_module._camel_leads(text), text
