@@ -1108,6 +1108,10 @@ _PDFIUM_CALLS = (
 def _configure_native():
     if _pdfium_lines is None or LineStyle._fields != NATIVE_FIELDS:
         return None
+    if not hasattr(_pdfium_lines, "document_styles"):
+        # An extension built from an older _pdfium_lines.c (an editable install not
+        # rebuilt): the Python pass gives the same bytes until it is.
+        return None
     import pypdfium2 as pdfium
 
     raw = pdfium.raw
