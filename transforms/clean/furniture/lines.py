@@ -4,6 +4,7 @@ geometry (edge order, rows, frame) every part of furniture detection reads."""
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 import operator
 import re
@@ -27,9 +28,16 @@ MAX_PAGE_NUMBER = 9999
 MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
 # Lines whose vertical middles are this share of a line's height apart share a row.
 ROW_TOLERANCE = 0.5
-# The text frame is read from at least 3 lines of at least 20 characters.
+# The text frame is read from at least 3 lines of at least 20 characters: its edges are
+# where 3 of them reach (one line wider than the text, a download stamp across the foot,
+# is none of its edges).
 MIN_FRAME_LINE_CHARS = 20
 MIN_FRAME_LINES = 3
+# A line narrower than this share of the page's widest is a margin note's (a caption set
+# in the side margin), beside the text, not of it.
+NARROW_COLUMN_SHARE = 0.25
+# A two-sided layout: the text block of odd and even pages this far apart, sideways.
+MIN_SHIFT_POINTS = 6.0
 # Same slot: top and left, right or centre this close (points), size this close.
 SLOT_POINTS = 2.0
 SLOT_SIZE_POINTS = 0.6
@@ -261,17 +269,22 @@ def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
         return list(lines), None
     typical = max(heights[len(heights) // 2], 1.0)
     out = list(lines)
-    lefts: list[float] = []
-    rights: list[float] = []
+    spans: list[tuple[float, float]] = []
     for k, line in enumerate(out):
         box = line.box
         if box is not None and not line.rotated:
             if box[3] - box[1] > MAX_LINE_HEIGHTS * max(typical, line.size):
                 out[k] = line._replace(box=None)
             elif len(line.text) >= MIN_FRAME_LINE_CHARS:
-                lefts.append(box[0])
-                rights.append(box[2])
-    return out, (min(lefts), max(rights)) if len(lefts) >= MIN_FRAME_LINES else None
+                spans.append((box[0], box[2]))
+    if len(spans) < MIN_FRAME_LINES:
+        return out, None
+    narrow = NARROW_COLUMN_SHARE * max(right - left for left, right in spans)
+    spans = [(left, right) for left, right in spans if right - left >= narrow]
+    if len(spans) < MIN_FRAME_LINES:
+        return out, None
+    return out, (heapq.nsmallest(MIN_FRAME_LINES, (left for left, _ in spans))[-1],
+                 heapq.nlargest(MIN_FRAME_LINES, (right for _, right in spans))[-1])
 
 
 def beside_frame(line: PageLine, frame: Frame, width: float, gap: float = 0.0) -> bool:
@@ -288,6 +301,20 @@ def document_frame(frames: Iterable[Frame]) -> Frame:
         return None
     return (sorted(frame[0] for frame in frames)[len(frames) // 2],
             sorted(frame[1] for frame in frames)[len(frames) // 2])
+
+
+def page_frames(frames: Sequence[Frame]) -> list[Frame]:
+    """Each page's text frame: the document's (``document_frame``), or its parity's
+    where odd and even pages set the text block ``MIN_SHIFT_POINTS`` apart sideways, both
+    edges the same way (a two-sided layout, its margin notes in each page's outer margin)."""
+    whole = document_frame(frames)
+    sides = [document_frame(frames[parity::2]) for parity in (0, 1)]
+    if whole is None or None in sides:
+        return [whole] * len(frames)
+    (left0, right0), (left1, right1) = sides
+    shifted = (abs(left0 - left1) >= MIN_SHIFT_POINTS and abs(right0 - right1) >= MIN_SHIFT_POINTS
+               and (left0 < left1) == (right0 < right1))
+    return [sides[p % 2] if shifted else whole for p in range(len(frames))]
 
 
 def page_rows(lines: Sequence[PageLine], skip: set[int] | frozenset[int] = frozenset()
