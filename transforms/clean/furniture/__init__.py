@@ -21,6 +21,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     members,
     page_frames,
     page_number_value,
+    page_size,
     placed_lines,
     roman_value,
     template_key,
@@ -57,7 +58,8 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     """Furniture lines of a paged document (``page_sizes``: each page's (width, height))."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
-    pages, frames = zip(*map(placed_lines, pages), strict=True)
+    pages, frames = zip(*(placed_lines(lines, page_size(page_sizes, p)[0])
+                          for p, lines in enumerate(pages)), strict=True)
     multi = len(pages) > 1
     # Text laid over the page first: no part of its edges' order.
     frames = page_frames(frames)

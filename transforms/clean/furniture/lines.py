@@ -4,7 +4,6 @@ geometry (edge order, rows, frame) every part of furniture detection reads."""
 from __future__ import annotations
 
 import functools
-import heapq
 import math
 import operator
 import re
@@ -28,11 +27,12 @@ MAX_PAGE_NUMBER = 9999
 MAX_ROMAN_PAGE_NUMBER = 100  # front matter; "mix" (1009) or "civ" (104) are words
 # Lines whose vertical middles are this share of a line's height apart share a row.
 ROW_TOLERANCE = 0.5
-# The text frame is read from at least 3 lines of at least 20 characters: its edges are
-# where 3 of them reach (one line wider than the text, a download stamp across the foot,
-# is none of its edges).
+# The text frame is read from at least 3 lines of at least 20 characters.
 MIN_FRAME_LINE_CHARS = 20
 MIN_FRAME_LINES = 3
+# A line this near the paper's side is laid over the page (a download stamp across the
+# foot), no edge of the text frame.
+PAPER_EDGE_POINTS = 6.0
 # A line narrower than this share of the page's widest is a margin note's (a caption set
 # in the side margin), beside the text, not of it.
 NARROW_COLUMN_SHARE = 0.25
@@ -259,10 +259,12 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
             *following.get(-1, ())]
 
 
-def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
+def placed_lines(lines: Sequence[PageLine], width: float = math.inf
+                 ) -> tuple[list[PageLine], Frame]:
     """A page's lines less boxes that are no line's (a level line's box several times
     as tall as its font and the page's lines: PDFium found its characters apart), and,
-    in the same pass, the left and right edge of its level text (lines of some length)."""
+    in the same pass, the left and right edge of its level text (lines of some length,
+    of the text's width and within the paper's margins, on a page ``width`` wide)."""
     heights = sorted(box[3] - box[1] for line in lines
                      if (box := line.box) is not None and not line.rotated)
     if not heights:
@@ -275,7 +277,8 @@ def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
         if box is not None and not line.rotated:
             if box[3] - box[1] > MAX_LINE_HEIGHTS * max(typical, line.size):
                 out[k] = line._replace(box=None)
-            elif len(line.text) >= MIN_FRAME_LINE_CHARS:
+            elif (len(line.text) >= MIN_FRAME_LINE_CHARS and box[0] >= PAPER_EDGE_POINTS
+                  and box[2] <= width - PAPER_EDGE_POINTS):
                 spans.append((box[0], box[2]))
     if len(spans) < MIN_FRAME_LINES:
         return out, None
@@ -283,8 +286,7 @@ def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
     spans = [(left, right) for left, right in spans if right - left >= narrow]
     if len(spans) < MIN_FRAME_LINES:
         return out, None
-    return out, (heapq.nsmallest(MIN_FRAME_LINES, (left for left, _ in spans))[-1],
-                 heapq.nlargest(MIN_FRAME_LINES, (right for _, right in spans))[-1])
+    return out, (min(left for left, _ in spans), max(right for _, right in spans))
 
 
 def beside_frame(line: PageLine, frame: Frame, width: float, gap: float = 0.0) -> bool:
@@ -306,15 +308,22 @@ def document_frame(frames: Iterable[Frame]) -> Frame:
 def page_frames(frames: Sequence[Frame]) -> list[Frame]:
     """Each page's text frame: the document's (``document_frame``), or its parity's
     where odd and even pages set the text block ``MIN_SHIFT_POINTS`` apart sideways, both
-    edges the same way (a two-sided layout, its margin notes in each page's outer margin)."""
+    edges the same way, most pages of each parity at its frame (a two-sided layout, its
+    margin notes in each page's outer margin; a deck's slides each frame their own text)."""
     whole = document_frame(frames)
     sides = [document_frame(frames[parity::2]) for parity in (0, 1)]
     if whole is None or None in sides:
         return [whole] * len(frames)
     (left0, right0), (left1, right1) = sides
-    shifted = (abs(left0 - left1) >= MIN_SHIFT_POINTS and abs(right0 - right1) >= MIN_SHIFT_POINTS
-               and (left0 < left1) == (right0 < right1))
-    return [sides[p % 2] if shifted else whole for p in range(len(frames))]
+    if not (abs(left0 - left1) >= MIN_SHIFT_POINTS and abs(right0 - right1) >= MIN_SHIFT_POINTS
+            and (left0 < left1) == (right0 < right1)):
+        return [whole] * len(frames)
+    for parity, (left, right) in enumerate(sides):
+        placed = [frame for frame in frames[parity::2] if frame is not None]
+        if 2 * sum(abs(frame[0] - left) < MIN_SHIFT_POINTS and abs(frame[1] - right)
+                   < MIN_SHIFT_POINTS for frame in placed) <= len(placed):
+            return [whole] * len(frames)
+    return [sides[p % 2] for p in range(len(frames))]
 
 
 def page_rows(lines: Sequence[PageLine], skip: set[int] | frozenset[int] = frozenset()
