@@ -296,32 +296,30 @@ def beside_frame(line: PageLine, frame: Frame, width: float, gap: float = 0.0) -
             and (box[2] <= frame[0] - gap or box[0] >= frame[1] + gap))
 
 
-def document_frame(frames: Iterable[Frame]) -> Frame:
-    """Left and right edge of the document's level text: the medians of its pages'."""
-    frames = [frame for frame in frames if frame is not None]
-    if not frames:
-        return None
-    return (sorted(frame[0] for frame in frames)[len(frames) // 2],
-            sorted(frame[1] for frame in frames)[len(frames) // 2])
-
-
 def page_frames(frames: Sequence[Frame]) -> list[Frame]:
-    """Each page's text frame: the document's (``document_frame``), or its parity's
-    where odd and even pages set the text block ``MIN_SHIFT_POINTS`` apart sideways, both
-    edges the same way, most pages of each parity at its frame (a two-sided layout, its
-    margin notes in each page's outer margin; a deck's slides each frame their own text)."""
-    whole = document_frame(frames)
-    sides = [document_frame(frames[parity::2]) for parity in (0, 1)]
+    """Each page's text frame (left and right edge of its level text): the medians of
+    the document's pages', or of its parity's where odd and even pages set the text block
+    ``MIN_SHIFT_POINTS`` apart sideways, both edges the same way, most pages of each
+    parity at its frame (a two-sided layout, its margin notes in each page's outer
+    margin; a deck's slides each frame their own text)."""
+    def median(of: Sequence[Frame]) -> Frame:
+        placed = [frame for frame in of if frame is not None]
+        return (sorted(frame[0] for frame in placed)[len(placed) // 2],
+                sorted(frame[1] for frame in placed)[len(placed) // 2]) if placed else None
+
+    def near(frame: Frame, to: Frame) -> bool:
+        return abs(frame[0] - to[0]) < MIN_SHIFT_POINTS and abs(frame[1] - to[1]) < MIN_SHIFT_POINTS
+
+    whole, sides = median(frames), [median(frames[parity::2]) for parity in (0, 1)]
     if whole is None or None in sides:
         return [whole] * len(frames)
     (left0, right0), (left1, right1) = sides
-    if not (abs(left0 - left1) >= MIN_SHIFT_POINTS and abs(right0 - right1) >= MIN_SHIFT_POINTS
-            and (left0 < left1) == (right0 < right1)):
+    if (min(abs(left0 - left1), abs(right0 - right1)) < MIN_SHIFT_POINTS
+            or (left0 < left1) != (right0 < right1)):
         return [whole] * len(frames)
-    for parity, (left, right) in enumerate(sides):
+    for parity, side in enumerate(sides):
         placed = [frame for frame in frames[parity::2] if frame is not None]
-        if 2 * sum(abs(frame[0] - left) < MIN_SHIFT_POINTS and abs(frame[1] - right)
-                   < MIN_SHIFT_POINTS for frame in placed) <= len(placed):
+        if 2 * sum(near(frame, side) for frame in placed) <= len(placed):
             return [whole] * len(frames)
     return [sides[p % 2] for p in range(len(frames))]
 

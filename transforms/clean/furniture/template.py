@@ -622,14 +622,12 @@ def _at_held_heights(pages: Pages, hits: list[Hit]) -> list[Hit]:
     ``Table 2.`` / ``… Fama–French 12``) stands where its table does."""
     tops = sorted((pages[p][i].box[1], p) for p, i in hits)
     heights = [top for top, _ in tops]
-    held = []
-    for p, i in hits:
-        top = pages[p][i].box[1]
-        near = tops[bisect.bisect_left(heights, top - PLACE_DRIFT_POINTS):
-                    bisect.bisect_right(heights, top + PLACE_DRIFT_POINTS)]
-        if len({q for _, q in near}) >= SECTION_RUN_PAGES:
-            held.append((p, i))
-    return held
+
+    def held(top: float) -> bool:
+        return len({q for _, q in tops[bisect.bisect_left(heights, top - PLACE_DRIFT_POINTS):
+                                       bisect.bisect_right(heights, top + PLACE_DRIFT_POINTS)]}
+                   ) >= SECTION_RUN_PAGES
+    return [(p, i) for p, i in hits if held(pages[p][i].box[1])]
 
 
 def _in_a_run(on_pages: set[int]) -> bool:
