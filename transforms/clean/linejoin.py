@@ -67,7 +67,7 @@ from ragbeam.transforms.clean.hyphenation import (
     join_hyphenated,
 )
 from ragbeam.transforms.clean.layout import sizes_differ, style_changes
-from ragbeam.transforms.types import BlockKind
+from ragbeam.transforms.types import BlockKind, LineStyle
 
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
@@ -634,8 +634,11 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     if prev.wraps is None and heading_runs_on(prev, line):
         out.lines_joined += 1
         return LineBreak.SPACE
-    if prev.wraps is None and style_changes(prev.style, line.style):
-        return LineBreak.PARAGRAPH  # a heading set apart by its font, a footnote by its size
+    if prev.wraps is None and style_changes(prev.style or _last_style(out), line.style):
+        # A heading set apart by its font, a footnote by its size. A line the layout did
+        # not place (a link's text) says nothing of it: the block's last placed line does,
+        # so a banner's date and link do not run on into the title under them.
+        return LineBreak.PARAGRAPH
     if options.dehyphenate and prev.text[-1:] in HYPHENS:
         hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
         if hyphen is not HyphenBreak.NONE:
@@ -652,6 +655,12 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
         out.lines_joined += 1
     return brk
+
+
+def _last_style(out: Assembly) -> LineStyle | None:
+    """The style of the last placed line of the block being assembled."""
+    return next((line.style for _, line in reversed(out.blocks[-1]) if line.style is not None),
+                None) if out.blocks else None
 
 
 def heading_runs_on(prev: CleanLine, line: CleanLine) -> bool:
