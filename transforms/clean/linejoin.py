@@ -634,10 +634,12 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     if prev.wraps is None and heading_runs_on(prev, line):
         out.lines_joined += 1
         return LineBreak.SPACE
-    if prev.wraps is None and style_changes(prev.style or _last_style(out), line.style):
+    if prev.wraps is None and (style_changes(prev.style, line.style)
+                               or (prev.style is None and _set_larger(_last_style(out), line))):
         # A heading set apart by its font, a footnote by its size. A line the layout did
-        # not place (a link's text) says nothing of it: the block's last placed line does,
-        # so a banner's date and link do not run on into the title under them.
+        # not place (a link's text) says nothing of it: where the next line is set larger
+        # than the block's last placed line, a banner's date and link do not run on into
+        # the title under them.
         return LineBreak.PARAGRAPH
     if options.dehyphenate and prev.text[-1:] in HYPHENS:
         hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
@@ -661,6 +663,19 @@ def _last_style(out: Assembly) -> LineStyle | None:
     """The style of the last placed line of the block being assembled."""
     return next((line.style for _, line in reversed(out.blocks[-1]) if line.style is not None),
                 None) if out.blocks else None
+
+
+# A line set at least this many times the size of the block's last placed line, across
+# a line not placed, starts a block of its own (a title under a banner's small print;
+# body text after a code line set a point smaller does not).
+MIN_LARGER_RATIO = 1.5
+
+
+def _set_larger(before: LineStyle | None, line: CleanLine) -> bool:
+    """Is ``line`` set much larger than ``before`` (a title under a banner's small print)?"""
+    after = line.style
+    return (before is not None and after is not None and bool(before.size)
+            and after.size >= MIN_LARGER_RATIO * before.size)
 
 
 def heading_runs_on(prev: CleanLine, line: CleanLine) -> bool:
