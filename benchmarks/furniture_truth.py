@@ -111,6 +111,29 @@ written while looking at which set):
   furniture (a retention check); truth marked by hand from Tika's raw lines and the pages
   before any scoring, to be scored once. Folder ``$RAGBEAM_ISSUE39_H_PDFS`` or
   ``../data/issue39-h-pdfs``.
+* **issue39-i** (issue 39, eighth closing set): 9 PDFs / 374 pages of the kinds issue 39
+  names, from repositories no earlier set used: TI's Chinese MSP430F552x data sheet (the
+  two-sided template with the folio, the part-number head, the code line, the section name
+  fused with the copyright, the English pages' feedback and product-folder lines,
+  '(continued)' heads; the addendum's and packaging pages' own heads), an IETF RFC's head and
+  foot, a German foundation's annual accounts (two-sided head: the report's name on even
+  pages, the section's on odd), a German association's annual report (the chapter's label
+  and the spread's folio in one head, which Tika fuses), a Chinese municipal government's
+  annual disclosure report ('- N -' folios on the outer side), a U.S. federal agency's
+  survey report, a French internship report's roman and arabic folios, a Beamer deck's
+  footline and Spanish slides without furniture (a retention check); truth marked by hand
+  from Tika's raw lines and the pages before any scoring, to be scored once. Folder
+  ``$RAGBEAM_ISSUE39_I_PDFS`` or ``../data/issue39-i-pdfs``.
+* **issue39-j** (issue 39, a ninth closing set): 8 PDFs / 389 pages of the kinds issue 39
+  names, from repositories no earlier set used: a conference handbook whose two-sided head
+  changes with the chapter and the day (ACL 2016), a Japanese bachelor's thesis whose
+  two-sided head fuses the chapter or section with the folio, an English thesis chapter's
+  two-sided heads (chapter / current section), Turkish course notes (head fused with the
+  folio), a Chinese thesis template's head and roman/arabic folios, a journal article with
+  its heads in the side margin and a download stamp on every page, an ordinary preprint
+  ('N of 14' foot) and a user manual without furniture (a retention check); truth marked by
+  hand from Tika's raw lines and the pages before any scoring, to be scored once. Folder
+  ``$RAGBEAM_ISSUE39_J_PDFS`` or ``../data/issue39-j-pdfs``.
 
 Each held-out set lists its files with repository, path, commit, SHA-256 and
 licence in a manifest (``benchmarks/data/heldout*-pdfs.csv``); the files are
@@ -259,6 +282,14 @@ HELDOUT_SETS = {
               "standard, TI's ADC12D1600RF data sheet, a Taiwanese and a Japanese thesis, German "
               "tool slides, a JOSS paper draft, a French internship report, an IMU data sheet "
               "without furniture)"),
+        ("i", "eighth closing held-out of issue 39 (TI's Chinese MSP430F552x data sheet, IETF "
+              "RFC 9002, Technologiestiftung Berlin's annual accounts, Wikimedia Deutschland's "
+              "annual report 2016, Huai'an's government disclosure report, a USFWS survey "
+              "report, a French internship report, a Beamer deck, Spanish slides without "
+              "furniture)"),
+        ("j", "ninth closing held-out of issue 39 (the ACL 2016 conference handbook, a Japanese "
+              "and a Chinese thesis, an English thesis chapter, Turkish course notes, an Emerald "
+              "journal article, an ecology preprint, a user manual without furniture)"),
     )},
 }
 

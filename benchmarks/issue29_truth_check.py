@@ -13,16 +13,18 @@
     python benchmarks/issue29_truth_check.py --sets issue39-f --heading-sets ''
     python benchmarks/issue29_truth_check.py --sets issue39-g --heading-sets ''
     python benchmarks/issue29_truth_check.py --sets issue39-h --heading-sets ''
+    python benchmarks/issue29_truth_check.py --sets issue39-i --heading-sets ''
+    python benchmarks/issue29_truth_check.py --sets issue39-j --heading-sets ''
 
 For every set (a furniture set of ``furniture_truth.HELDOUT_SETS``: issue29-closing and
 issue29-final by default, the third round's issue29-r3dev and issue29-r3final, the fourth
 round's issue29-r4, the fifth round's issue29-r5 and issue 39's issue39-a, issue39-b,
-issue39-c, issue39-d, issue39-e, issue39-f, issue39-g and issue39-h when named): the
-manifest parses, every listed PDF is in the set's folder with its SHA-256, and every truth
-line (furniture and ``other_furniture``) occurs, as often as marked, among Tika's lines of
-its page (``raw_page_lines`` over the pipeline's own extraction); page counts match. The issue-39
-sets must also come from sources no other set used: no repository or SHA-256 of theirs is
-in any other manifest under ``benchmarks/data`` (the retrieval sets'
+issue39-c, issue39-d, issue39-e, issue39-f, issue39-g, issue39-h, issue39-i and issue39-j
+when named): the manifest parses, every listed PDF is in the set's folder with its SHA-256,
+and every truth line (furniture and ``other_furniture``) occurs, as often as marked, among
+Tika's lines of its page (``raw_page_lines`` over the pipeline's own extraction); page counts
+match. The issue-39 sets must also come from sources no other set used: no repository or
+SHA-256 of theirs is in any other manifest under ``benchmarks/data`` (the retrieval sets'
 ``retrieval/*/documents.csv`` included), in ``benchmarks/large_docs.csv`` or in the shared
 corpus's ``MANIFEST.csv`` (the issue-39 sets share none either). For the issue-29 heading
 sets (``heading-truth.json``, PDFs in ``--headings``): every heading's words (the heading
@@ -98,7 +100,7 @@ def check(name: str) -> int:
 
 # Sets that must come from repositories and files no other set or corpus used.
 NEW_SOURCE_SETS = ("issue39-a", "issue39-b", "issue39-c", "issue39-d", "issue39-e",
-                   "issue39-f", "issue39-g", "issue39-h")
+                   "issue39-f", "issue39-g", "issue39-h", "issue39-i", "issue39-j")
 SHARED_CORPUS_MANIFEST = ft.REPO.parent / "shared" / "corpus" / "MANIFEST.csv"
 
 
@@ -284,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="furniture sets to check, comma-separated ('' for none; "
                              "also issue29-r3dev, issue29-r3final, issue29-r4, "
                              "issue29-r5, issue39-a, issue39-b, issue39-c, issue39-d, "
-                             "issue39-e, issue39-f, issue39-g, issue39-h)")
+                             "issue39-e, issue39-f, issue39-g, issue39-h, issue39-i, "
+                             "issue39-j)")
     parser.add_argument("--heading-sets", default="issue29,dev29,r3,r4,r5",
                         help="heading sets to check: issue29 (the three), dev29, "
                              "r3 (issue29-r3dev and issue29-r3final), r4 (issue29-r4), "

@@ -44,6 +44,8 @@ def manifest_rows(manifest: pathlib.Path = MANIFEST) -> list[dict[str, str]]:
 
 def _from_mirror(root: pathlib.Path, row: dict[str, str]) -> bytes:
     git_dir = root / row["repo"].replace("/", "+") / "repo"
+    if (git_dir / ".git").is_dir():  # a mirror checked out with a work tree, not bare
+        git_dir = git_dir / ".git"
     return subprocess.run(["git", "--git-dir", str(git_dir), "show",
                            f"{row['commit']}:{row['source_path']}"],
                           check=True, capture_output=True).stdout

@@ -18,12 +18,14 @@ import furniture_truth as ft  # noqa: E402
 import issue29_truth_check as check  # noqa: E402
 
 ISSUE39_SETS = ("issue39-a", "issue39-b", "issue39-c", "issue39-d", "issue39-e", "issue39-f",
-                "issue39-g", "issue39-h")
+                "issue39-g", "issue39-h", "issue39-i", "issue39-j")
 # Documents chosen to print no furniture at all (body retention checks), per set.
 RETENTION_CHECKS = {"issue39-d": {"sapphire-manual-ja.pdf"},
                     "issue39-e": {"embedded-term-project-report-ko.pdf",
                                   "imagevision-sdk-manual-ja.pdf"},
-                    "issue39-h": {"giro-ac6050-imu-datasheet-en.pdf"}}
+                    "issue39-h": {"giro-ac6050-imu-datasheet-en.pdf"},
+                    "issue39-i": {"charla-git-principiantes-slides-es.pdf"},
+                    "issue39-j": {"ipat-user-manual-en.pdf"}}
 ISSUE41_MANIFEST = BENCHMARKS / "data" / "issue41-unseen.csv"
 
 
