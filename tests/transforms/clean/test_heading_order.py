@@ -109,3 +109,32 @@ def test_a_line_set_in_cells_far_apart_is_a_table_row_not_a_heading():
     assert is_table_row(line(((42, 63), (129, 149), (248, 268), (434, 460))))  # Year Title …
     # A justified heading's wide word spaces: no row.
     assert not is_table_row(line(((51, 54), (61, 64), (70, 115), (122, 186))))
+
+
+def test_a_removed_cover_s_identifier_line_does_not_make_its_page_the_cover():
+    """A repository's cover sheet is removed but its DOI line stays (small print, page
+    1): the title is looked for on the first page set at least at the body's size."""
+    from ragbeam.transforms.clean.base import CleanLine
+    from ragbeam.transforms.clean.document import _name_document
+    from ragbeam.transforms.types import (
+        BlockKind,
+        ExtractedDocument,
+        LineKind,
+        LineStyle,
+        SourceFile,
+    )
+
+    def line(text: str, page: int, size: float, top: float) -> CleanLine:
+        return CleanLine(text, BlockKind.PARAGRAPH, 0, page, 0, 0, 1,
+                         style=LineStyle(0, 1, page, 60.0, top, 530.0, top + size, size,
+                                         False, False, "Times"))
+
+    body = ("The past decade has witnessed an unparalleled evolution in the realm of "
+            "artificial intelligence and of the tools built on it.")
+    lines = [line("DOI: 10.59287/icaens.1127", 1, 4.6, 158.0),
+             line("Creating Large Language Model Applications", 2, 16.0, 157.0),
+             *(line(body, 2, 12.0, 300.0 + 14 * n) for n in range(5))]
+    extracted = ExtractedDocument(SourceFile("/in/p.pdf", "p", 1), "h", "application/pdf",
+                                  "", (), {}, 2, lines=LineKind.PRINTED)
+    name = _name_document(extracted, lines, "\n\n".join(line.text for line in lines))
+    assert (name.title, name.source) == ("Creating Large Language Model Applications", "cover")
