@@ -15,8 +15,9 @@ TEST_WORKERS ?= logical
 .PHONY: demo test quick lint install clean browser ocr
 
 # pip compiles the PDF layout pass's C extension (optional: without a C compiler the pure-
-# Python pass runs); a changed C source reinstalls so that the built module follows it.
-$(STAMP): pyproject.toml Makefile transforms/extract/_pdfium_lines.c
+# Python pass runs) and cleaning's (required: its only implementation); a changed C source
+# reinstalls so that the built module follows it.
+$(STAMP): pyproject.toml Makefile transforms/extract/_pdfium_lines.c transforms/clean/_line_passes.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# CPU torch first: anything that depends on torch would otherwise pull a multi-GB CUDA build.

@@ -1,6 +1,7 @@
 """Where one core's time goes in ``ragbeam run --ocr off``: a py-spy profile by stage.
 
     python benchmarks/profile_run.py [--corpus DIR] [--rate 50] [--raw FILE] [--embed-chunks]
+    python benchmarks/profile_run.py --corpus DIR --perf OUT [--two-cores [--raw-too]]
 
 The corpus (default: the shared corpus without ``bad/``; ``--corpus DIR``: a
 folder with a ``MANIFEST.csv``) is staged as in ``pipeline_throughput.py``. In
@@ -31,6 +32,14 @@ shared object (Tika's native image, the kernel, the interpreter, PDFium,
 tiktoken, Arrow…): exact CPU time where py-spy's shares are of time runnable.
 ``--perf-summarise RAW RUN`` prints that split for two kept ``perf.data`` files.
 
+``--perf DIR --two-cores [--rounds 2] [--raw-too | --baseline-code DIR]``: the
+default run on two cores beside the run pinned to one, alternating, each under
+``perf record``, in the same split (each extraction child's CPU apart too);
+``--raw-too`` adds the raw loop in one process and in two (no ``tesseract`` on
+their ``PATH``, as in the extraction children: Tika's own scaling),
+``--baseline-code`` each run with another ragbeam beside. ``--perf-compare
+DATA…`` prints kept ``perf.data`` files side by side.
+
 ``--raw FILE`` keeps py-spy's collapsed stacks (``flamegraph.pl`` or
 speedscope read them); ``--summarise FILE`` prints the shares of a kept file
 without running anything. py-spy: ``pip install py-spy`` (a profiler, not a
@@ -52,11 +61,14 @@ import tempfile
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from pipeline_throughput import (  # a sibling script, not a package
+    BASELINE,
     DEFAULT_CORPUS,
     OWN_CPU,
     RAW_LOOP,
+    RAW_POOL,
     REPORT_OWN_CPU,
     _timed,
+    code_folder,
     compile_bytecode,
     corpus_files,
     run_raw,
@@ -64,6 +76,7 @@ from pipeline_throughput import (  # a sibling script, not a package
 )
 
 import ragbeam
+from ragbeam.transforms.extract.backends import path_without
 
 # Innermost frames of a thread that is waiting, not working.
 WAITS = ("Semaphore.acquire", "Event.wait", "Condition.wait", "_wait_readable", "_read_exactly",
@@ -232,15 +245,24 @@ _FORK_SYMBOLS = re.compile(r"copy_page_range|dup_mmap|anon_vma|vm_normal_page|co
                            r"__pte_alloc|copy_process|kernel_clone|dup_")
 
 
-def perf_record(cmd: list[str], data: pathlib.Path) -> None:
-    """``cmd`` under ``perf record``: a cpu-clock sample per CPU millisecond, children too."""
+def perf_record(cmd: list[str], data: pathlib.Path, path: str | None = None,
+                code: pathlib.Path | None = None) -> None:
+    """``cmd`` under ``perf record``: a cpu-clock sample per CPU millisecond, children
+    too; ``path``: its ``PATH`` (set by ``env`` under perf, as perf puts its own
+    folders first on the ``PATH`` it hands on); ``code``: a folder holding another
+    ``ragbeam`` package, put first on its ``PYTHONPATH``."""
+    settings = ([f"PATH={path}"] if path is not None else []) + (
+        [f"PYTHONPATH={os.pathsep.join(filter(None, [str(code), os.environ.get('PYTHONPATH')]))}"]
+        if code is not None else [])
+    if settings:
+        cmd = [shutil.which("env") or "/usr/bin/env", *settings, *cmd]
     subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", str(PERF_PERIOD_NS),
                     "-o", str(data), "--", *cmd], check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
-def perf_split(data: pathlib.Path) -> dict[tuple[str, str], float]:
-    """CPU seconds of a ``perf record`` by (process, shared-object group).
+def perf_processes(data: pathlib.Path) -> list[tuple[str, str, collections.Counter[str]]]:
+    """CPU seconds of a ``perf record`` by process: (kind, pid, CPU s by shared-object group).
 
     Processes by what they ran (pids wrap around in a long run, so not by order):
     one that spent over a second in Tika's native image is an extraction child (or
@@ -266,14 +288,22 @@ def perf_split(data: pathlib.Path) -> dict[tuple[str, str], float]:
     others = [pid for pid, groups in by_pid.items() if not groups[tika]
               and not pid.endswith(":tesseract")]
     main = max(others, key=lambda pid: sum(by_pid[pid].values()), default=None)
+    return [("extraction children" if groups[tika] > 1.0
+             else "tesseract started by Tika" if pid.endswith(":tesseract")
+             else "run process" if pid == main
+             else "Tika's forks before exec" if groups[tika]
+             or sum(groups.values()) < FORK_AT_MOST_S
+             else "memory guard, others", pid, groups)
+            for pid, groups in by_pid.items()]
+
+
+def perf_split(data: pathlib.Path | list[tuple[str, str, collections.Counter[str]]]
+               ) -> dict[tuple[str, str], float]:
+    """CPU seconds of a ``perf record`` (or of its ``perf_processes``) by (process
+    kind, shared-object group), and ``(kind, PROCESSES)``: how many processes."""
+    processes = perf_processes(data) if isinstance(data, pathlib.Path) else data
     split: collections.Counter[tuple[str, str]] = collections.Counter()
-    for pid, groups in by_pid.items():
-        kind = ("extraction children" if groups[tika] > 1.0
-                else "tesseract started by Tika" if pid.endswith(":tesseract")
-                else "run process" if pid == main
-                else "Tika's forks before exec" if groups[tika]
-                or sum(groups.values()) < FORK_AT_MOST_S
-                else "memory guard, others")
+    for kind, _, groups in processes:
         for group, seconds in groups.items():
             split[kind, group] += seconds
         split[kind, PROCESSES] += 1
@@ -317,6 +347,99 @@ def perf_summary(raw: dict[tuple[str, str], float], run: dict[tuple[str, str], f
     return "\n".join(lines)
 
 
+def perf_compare(columns: dict[str, list[tuple[str, str, collections.Counter[str]]]]) -> str:
+    """Runs' ``perf_processes`` side by side (e.g. the run on one core and on two):
+    CPU s by process kind and shared object, one column a run, the last column the
+    last run less the first; then each extraction child's CPU apart."""
+    splits = {label: perf_split(processes) for label, processes in columns.items()}
+    header = "".join(f" {label[:14]:>14}" for label in splits) + f" {'difference':>11}"
+    lines = [f"  {'process':26} {'shared object':34}{header}"]
+
+    def row(kind: str, group: str, values: list[float]) -> str:
+        return (f"  {kind:26} {group:34}" + "".join(f" {v:14.2f}" for v in values)
+                + f" {values[-1] - values[0]:+11.2f}")
+
+    totals = [sum(s for (_, g), s in split.items() if g != PROCESSES)
+              for split in splits.values()]
+    lines.append(row("the whole process tree", "", totals))
+    for kind in KINDS:
+        parts = {label: {g: s for (k, g), s in split.items() if k == kind and g != PROCESSES}
+                 for label, split in splits.items()}
+        if not any(parts.values()):
+            continue
+        counts = "/".join(str(int(split.get((kind, PROCESSES), 0))) for split in splits.values())
+        lines.append(row(kind, f"(all: {counts} processes)",
+                         [sum(part.values()) for part in parts.values()]))
+        groups = set().union(*parts.values())
+        for group in sorted(groups, key=lambda g: -max(p.get(g, 0.0) for p in parts.values())):
+            values = [part.get(group, 0.0) for part in parts.values()]
+            if max(values) >= 0.005:
+                lines.append(row("", group, values))
+    for label, processes in columns.items():
+        children = sorted((sum(groups.values()) for kind, _, groups in processes
+                           if kind == "extraction children"), reverse=True)
+        lines.append(f"  {label}: extraction children "
+                     + ", ".join(f"{seconds:.2f}" for seconds in children) + " CPU s")
+    return "\n".join(lines)
+
+
+def perf_two_cores(run: list[str], paths: list[str], out: pathlib.Path, work: pathlib.Path,
+                   rounds: int, raw_too: bool, baseline: pathlib.Path | None = None) -> None:
+    """``--perf DIR --two-cores``: the run pinned to one core and on two cores
+    (``taskset``), alternating for ``rounds`` rounds (the first round one core
+    first, the next two cores first…), each under ``perf record``; with
+    ``raw_too`` the raw loop in one process (one core) and in two (two cores)
+    likewise, both with no ``tesseract`` on ``PATH`` (as the extraction children
+    run Tika): Tika's own scaling, the floor's; with ``baseline`` (a folder holding
+    another ``ragbeam``, ``pipeline_throughput.code_folder``) each run with that code
+    too, beside this code's (the raw loops left out). Each round's runs side by side."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        sys.exit("--two-cores needs two cores")
+    one, two = str(cores[0]), f"{cores[0]},{cores[1]}"
+    taskset = shutil.which("taskset") or "taskset"  # by full path: the raw loops' PATH
+    pool = work / "raw_pool.py"
+    pool.write_text(RAW_POOL)
+    variants = {"one core": [taskset, "-c", one, *run],
+                "two cores": [taskset, "-c", two, *run]}
+    if baseline is not None:
+        variants = {f"{name}{suffix}": cmd for name, cmd in variants.items()
+                    for suffix in (BASELINE, "")}
+    elif raw_too:
+        variants = {"raw 1 process": [taskset, "-c", one, sys.executable, "-c", RAW_LOOP,
+                                      *paths],
+                    "raw 2 processes": [taskset, "-c", two, sys.executable, str(pool), "2",
+                                        *paths], **variants}
+    floor = path_without("tesseract", os.environ.get("PATH", os.defpath))
+    for number in range(1, rounds + 1):
+        names = list(variants)
+        order = names if number % 2 else [  # pairs swapped: (two, one), (raw 2, raw 1)
+            name for pair in zip(names[1::2], names[::2], strict=True) for name in pair]
+        recorded = {}
+        for name in order:
+            data = out / f"{name.replace(' ', '-')}-{number}.data"
+            cmd = variants[name]
+            if name.startswith("raw"):
+                perf_record(cmd, data, floor)
+            else:
+                output = work / f"out-{number}"
+                perf_record([*cmd, "--output", str(output)], data,
+                            code=baseline if name.endswith(BASELINE) else None)
+                shutil.rmtree(output, ignore_errors=True)
+            print(f"round {number}: {name} recorded; load average "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
+            recorded[name] = perf_processes(data)
+        print(f"round {number} (order: {', '.join(order)}), perf cpu-clock CPU s:")
+        if baseline is not None:
+            for name in ("one core", "two cores"):
+                print(perf_compare({name + BASELINE: recorded[name + BASELINE],
+                                    name: recorded[name]}))
+        print(perf_compare({name: recorded[name] for name in ("one core", "two cores")}))
+        if raw_too and baseline is None:
+            print(perf_compare({name: recorded[name] for name in variants
+                                if name.startswith("raw")}), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=pathlib.Path, default=DEFAULT_CORPUS)
@@ -336,7 +459,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--perf-summarise", type=pathlib.Path, nargs=2,
                         metavar=("RAW", "RUN"), help="only print the split of two kept "
                                                      "perf.data files")
+    parser.add_argument("--two-cores", action="store_true",
+                        help="with --perf: the run on one core and on two, alternating")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="with --two-cores: alternating rounds (default 2)")
+    parser.add_argument("--raw-too", action="store_true",
+                        help="with --two-cores: the raw loop in one process and in two too")
+    parser.add_argument("--baseline-code", type=pathlib.Path, metavar="DIR",
+                        help="with --two-cores: each run with this ragbeam too (not the raw "
+                             "loops)")
+    parser.add_argument("--perf-compare", type=pathlib.Path, nargs="+", metavar="DATA",
+                        help="only print kept perf.data files side by side")
     args = parser.parse_args(argv)
+    if args.perf_compare:
+        print(perf_compare({path.stem: perf_processes(path) for path in args.perf_compare}))
+        return 0
     if args.summarise:
         print(summarise(args.summarise.read_text(), args.main_cpu_s, args.children_cpu_s))
         return 0
@@ -349,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
                  else "py-spy is not installed: pip install py-spy")
 
     print(compile_bytecode())
+    if args.baseline_code:
+        args.baseline_code = code_folder(args.baseline_code)
+        print(compile_bytecode(args.baseline_code / "ragbeam"))
     work = pathlib.Path(tempfile.mkdtemp(prefix="ragbeam-bench-profile-"))
     try:
         files = corpus_files(args.corpus)
@@ -361,6 +501,10 @@ def main(argv: list[str] | None = None) -> int:
               f"average {os.getloadavg()[0]:.1f}", flush=True)
         if args.perf:
             args.perf.mkdir(parents=True, exist_ok=True)
+            if args.two_cores:
+                perf_two_cores(run, paths, args.perf, work, args.rounds, args.raw_too,
+                               args.baseline_code)
+                return 0
             perf_record(["taskset", "-c", str(core), sys.executable, "-c", RAW_LOOP, *paths],
                         args.perf / "raw.data")
             perf_record(["taskset", "-c", str(core), *run, "--output", str(work / "perf")],

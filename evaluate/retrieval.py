@@ -32,8 +32,10 @@ from ragbeam.transforms.embed.lexical import tokenize
 from ragbeam.transforms.embed.multilingual import load_e5
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
-# Reciprocal-rank fusion's constant, as in Cormack et al. (2009) and the stores' own
-# RRF rankers (Milvus RRFRanker, Qdrant Fusion.RRF): not tuned here.
+# Reciprocal-rank fusion's constant, as in Cormack et al. (2009) and Milvus's RRFRanker
+# (Qdrant's Rrf(k=61): it counts ranks from 0). Kept on the benchmark: no other k, no
+# weighted or distribution-based score fusion answered more on every dev domain
+# (docs/benchmarks.md, "Hybrid fusion and chunk overlap").
 RRF_K = 60
 
 class Retriever(Protocol):

@@ -32,6 +32,9 @@ def test_wheel_installs_layers_under_ragbeam_namespace(tmp_path):
     if shutil.which(compiler):
         assert any(n.startswith("ragbeam/transforms/extract/_pdfium_lines.")
                    and n.endswith((".so", ".pyd")) for n in names), names
+    # Cleaning's per-line passes are C only (the build fails without a compiler).
+    assert any(n.startswith("ragbeam/transforms/clean/_line_passes.")
+               and n.endswith((".so", ".pyd")) for n in names), names
     top_level = {n.split("/", 1)[0] for n in names}
     assert top_level <= {"ragbeam", next(n.split("/")[0] for n in names if ".dist-info" in n)}
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))

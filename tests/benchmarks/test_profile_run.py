@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import profile_run
-from profile_run import PACKAGE_FRAME, perf_split, stage_of, summarise
+from profile_run import PACKAGE_FRAME, perf_compare, perf_split, stage_of, summarise
 
 RUN = ["process 10:\"python -m ragbeam.pipeline.cli run\""]
 CHILD = [*RUN, "process 11:\"python -m ragbeam.transforms.extract.isolation\""]
@@ -94,3 +95,23 @@ def test_perf_samples_go_to_their_process_and_shared_object(monkeypatch):
     assert split["Tika's forks before exec", "kernel"] == 0.005
     assert split["tesseract started by Tika", "libc, loader"] == 0.007
     assert split["memory guard, others", "Python interpreter"] == 0.06
+
+
+def test_two_runs_side_by_side_by_process_kind_with_each_child_apart():
+    """``--two-cores``: the one-core run's single child beside the two-core run's two,
+    the difference of each kind and shared object in the last column."""
+    def processes(*children: float) -> list:
+        run = ("run process", "10", Counter({"Python interpreter": 20.0 - sum(children)}))
+        return [run] + [("extraction children", str(11 + i),
+                         Counter({"Tika (native image)": seconds,
+                                  "kernel: fork (page tables copied)": 1.0}))
+                        for i, seconds in enumerate(children)]
+
+    table = perf_compare({"one core": processes(8.0), "two cores": processes(5.0, 4.5)})
+    lines = table.splitlines()
+    assert [float(x) for x in lines[1].split()[-3:]] == [21.0, 22.0, 1.0]  # the tree
+    children = next(line for line in lines if "(all: 1/2 processes)" in line)
+    assert [float(x) for x in children.split()[-3:]] == [9.0, 11.5, 2.5]
+    fork = next(line for line in lines if "fork (page tables copied)" in line)
+    assert fork.split()[-1] == "+1.00"
+    assert lines[-1] == "  two cores: extraction children 6.00, 5.50 CPU s"

@@ -55,11 +55,10 @@ characters to the right page; spans of one cleaned block share ``block``.
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 
+from ragbeam.transforms.clean import _line_passes
 from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 from ragbeam.transforms.clean.contents import contents_lines
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page, links_somewhere
@@ -77,10 +76,9 @@ from ragbeam.transforms.clean.headings import (
 )
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import (
-    LineBox,
     assemble,
     mark_plain_wraps,
-    wraps_by_position,
+    mark_wraps_by_position,
 )
 from ragbeam.transforms.clean.residue import find_residue
 from ragbeam.transforms.clean.tables import Piece, Table, find_tables
@@ -103,6 +101,7 @@ from ragbeam.transforms.types import (
     Document,
     ExtractedDocument,
     LineKind,
+    LineStyle,
     PdfLayout,
     TextSpan,
 )
@@ -113,7 +112,6 @@ _SPAN_FIELDS = ("start", "end", "kind", "page", "level", "raw_start", "raw_end",
 assert (tuple(f.name for f in fields(TextSpan)) == _SPAN_FIELDS
         and not hasattr(TextSpan, "__slots__") and not hasattr(TextSpan, "__post_init__"))
 _WHOLE_BLOCKS = {BlockKind.TABLE, BlockKind.CODE}
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_RECORDED_FURNITURE_LINES = 2000
 # A named tuple made from a tuple of all its fields, as its ``_make`` makes it, without
 # the call of ``_make`` or of its ``__new__``: once per line for the furniture, the
@@ -138,68 +136,53 @@ def clean_block_text(text: str, kind: BlockKind, options: CleanOptions) -> str:
     return normalize_whitespace(text)
 
 
-def _split_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``(offset, line)`` for each line; CR LF, CR and LF all end a line."""
-    if "\r" not in text:  # the usual case: plain split, same lines and offsets
-        start = 0
-        for line in text.split("\n"):
-            yield start, line
-            start += len(line) + 1
-        return
-    start = 0
-    for match in _LINE_BREAK.finditer(text):
-        yield start, text[start:match.start()]
-        start = match.end()
-    yield start, text[start:]
-
-
 def _block_lines(block: Block, index: int, options: CleanOptions,
                  layout: PdfLayout | None = None) -> list[CleanLine]:
     """A block's non-empty lines, each with its exact raw range (and, with a PDF's
-    ``layout``, its style)."""
+    ``layout``, its style).
+
+    CR LF, CR and LF each end a line. A line of printable ASCII (most lines of most
+    documents) keeps its words with one space between them: that is all
+    ``clean_line_text`` would do to it; any other line is cleaned by
+    ``_irregular_line``. A line's style is ``layout.style_of`` its trimmed range. Where
+    the layout pass found words set apart by position only (``LineStyle.spaces``), the
+    line is cleaned again with them spaced (``_spaced_line``). The loop is C
+    (``_line_passes.c``'s ``block_lines``, its only implementation), calling these for
+    what is not printable ASCII."""
     if block.kind in _WHOLE_BLOCKS:
         text = clean_block_text(block.text, block.kind, options)
         return [CleanLine(text, block.kind, index, block.page, block.level,
-                      block.raw_start, block.raw_end, detached=block.detached)] if text else []
-    traced = block.raw_start >= 0 and block.raw_end - block.raw_start == len(block.text)
-    lines: list[CleanLine] = []
-    after_blank = False
-    for line_start, raw_line in _split_lines(block.text):
-        if raw_line.isascii() and raw_line.isprintable() and "  " not in raw_line:
-            # What clean_line_text does to such a line (nothing but the trim), without
-            # its calls: most lines of most documents are plain ASCII.
-            soft_hyphen, text = False, raw_line.strip()
-            if not text:
-                after_blank = bool(lines)
-                continue
-            # The trim's own bounds (its first character is none that strip removes:
-            # the first place the text is found is where the trim starts).
-            lead = raw_line.find(text) if raw_line[0] != text[0] else 0
-            trimmed_end = lead + len(text)
-        else:
-            soft_hyphen = raw_line.rstrip().endswith("\u00ad")
-            text = clean_line_text(raw_line, options)
-            if not text:
-                after_blank = bool(lines)
-                continue
-            lead = len(raw_line) - len(raw_line.lstrip())
-            trimmed_end = len(raw_line.rstrip())
-        if soft_hyphen:
-            text += "\u00ad"  # kept as a break marker for de-hyphenation
-        raw_start = block.raw_start + line_start + lead if traced else block.raw_start
-        raw_end = block.raw_start + line_start + trimmed_end if traced else block.raw_end
-        style = layout.style_of(raw_start, raw_end) if layout is not None and traced else None
-        if (style is not None and style.spaces and options.restore_spaces
-                and style.raw_start == raw_start):
-            # Words the PDF set apart by position only, run together by Tika: spaced
-            # before the line is cleaned (offsets are the raw line's).
-            text = clean_line_text(with_spaces_at(raw_line, (lead + offset for offset
-                                                             in style.spaces)), options)
-            text += "\u00ad" if soft_hyphen else ""
-        lines.append(CleanLine(text, block.kind, index, block.page, block.level, raw_start,
-                               raw_end, after_blank, block.detached, lead, style=style))
-        after_blank = False
-    return lines
+                          block.raw_start, block.raw_end, detached=block.detached)] if text else []
+    return _line_passes.block_lines(
+        block.text, block.kind, index, block.page, block.level, block.raw_start,
+        block.raw_end, block.detached, options,
+        layout._starts if layout is not None else None, layout.lines if layout is not None
+        else None, _irregular_line, _spaced_line, CleanLine)
+
+
+def _irregular_line(raw_line: str, options: CleanOptions
+                    ) -> tuple[str, int, int, bool] | None:
+    """A line that is not plain ASCII, cleaned: (its text, where its trimmed raw line
+    starts and ends in it, whether it ends in a soft hyphen: kept as a break marker for
+    de-hyphenation); None where nothing is left of it."""
+    text = clean_line_text(raw_line, options)
+    if not text:
+        return None
+    trimmed = raw_line.rstrip()
+    return (text, len(raw_line) - len(raw_line.lstrip()), len(trimmed),
+            trimmed.endswith("\u00ad"))
+
+
+def _spaced_line(raw_line: str, lead: int, style: LineStyle, raw_start: int,
+                 options: CleanOptions, soft_hyphen: bool) -> str | None:
+    """A line's text with the words the PDF set apart by position only (run together by
+    Tika) spaced before it is cleaned (``style.spaces``: offsets in the trimmed line);
+    None where its style does not start with it or spaces are not restored."""
+    if not options.restore_spaces or style.raw_start != raw_start:
+        return None
+    text = clean_line_text(with_spaces_at(raw_line, (lead + offset for offset
+                                                     in style.spaces)), options)
+    return text + "\u00ad" if soft_hyphen else text
 
 
 def _furniture(lines: list[CleanLine], layout: PdfLayout | None = None
@@ -455,12 +438,7 @@ def _continues(before: Table, table: Table, lines: list[CleanLine], page: list[i
 def _mark_wraps_by_position(lines: list[CleanLine]) -> None:
     """PDF lines the layout pass placed: whether each one's break is a wrap, by where the
     next line's first word would have had to go (link targets are outside the flow)."""
-    flow = [line for line in lines if not line.detached]
-    boxes = [_new_tuple(LineBox, (s.page, s.x0, s.top, s.x1, s.bottom))
-             if (s := line.style) is not None and not s.rotated else None for line in flow]
-    for line, wrapped in zip(flow, wraps_by_position(boxes, [line.text for line in flow]),
-                             strict=True):
-        line.wrapped = wrapped
+    mark_wraps_by_position(lines)
 
 
 def _hold_footnotes(lines: list[CleanLine]) -> dict[int, int]:

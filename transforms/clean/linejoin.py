@@ -39,19 +39,18 @@ hard-wrapped (code, logs, poetry, lists, tables), is kept as written.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
 from typing import NamedTuple
 
 from ragbeam.transforms.charsets import CLAUSE_ENDS, CLOSERS, SENTENCE_ENDS, is_cjk
 from ragbeam.transforms.chunk.log import timestamped_line_share
+from ragbeam.transforms.clean import _line_passes
 from ragbeam.transforms.clean.base import Assembly, CleanLine, CleanOptions
 from ragbeam.transforms.clean.headings import (
     MAX_HEADING_CHARS,
@@ -106,7 +105,7 @@ WRAP_FIT = 0.9
 STEADY_WINDOW = 4
 WRAP_WINDOW = 1
 
-# PDFs placed by the layout pass (``text_columns``), in pitches of the page (the
+# PDFs placed by the layout pass (``wraps_by_position``'s columns), in pitches of the page (the
 # distance from one line's top to the next one's): a column's lines follow each other
 # at most MAX_COLUMN_STEP apart and start within COLUMN_INDENT of the column's start;
 # at least MIN_EDGE_LINES of them, and MIN_MARGIN_LINES of the page's, end within
@@ -125,8 +124,13 @@ MIN_MEASURED_CHARS = 20
 # is spread out: a table row's cells, letter-spaced capitals.
 MAX_SPREAD = 1.4
 # What a wrapped line's continuation does not start with: code ("\\end", "// note",
-# "}", "<tag>", "= 3"), a rule or a table's border.
-_NOT_CONTINUATION = re.compile(r"[\\{}<>=|_~^]|//")
+# "}", "<tag>", "= 3"), a rule or a table's border: one of \ { } < > = | _ ~ ^, or
+# "//" (``_line_passes.c``'s ``not_continuation``).
+
+# The rules above as ``_line_passes.wraps_by_position`` takes them, in its order.
+_WRAP_RULES = (MAX_COLUMN_STEP, MAX_WRAP_STEP, COLUMN_INDENT, MIN_EDGE_LINES,
+               MIN_MARGIN_LINES, EDGE_SLACK, MIN_COLUMN_PITCHES, MIN_MEASURED_CHARS,
+               MAX_SPREAD, FULL_LINE_SHARE)
 
 
 class LineBreak(Enum):
@@ -225,28 +229,6 @@ class LineBox(NamedTuple):
     bottom: float
 
 
-@dataclass(frozen=True)
-class Column:
-    """A text column: lines set one under the other from one left edge, to one right
-    edge that several of them reach, wide enough for prose."""
-
-    x0: float
-    edge: float
-    char_width: float  # a typical character's width in its lines (points)
-    full_chars: int  # a full line's length in characters (``typical_line_length``)
-
-
-@dataclass(frozen=True)
-class PageMeasure:
-    """A page's prose: the distance from one line's top to the next one's (the
-    median over its lines: a line's own box is no measure of its font, PDFium's
-    boxes are the ink of its first and last glyphs), and the width of a character
-    of the document's prose."""
-
-    pitch: float
-    char_width: float
-
-
 def wraps_by_position(boxes: Sequence[LineBox | None], texts: Sequence[str]
                       ) -> list[bool | None]:
     """For each line of a PDF (in reading order, furniture gone), whether the break
@@ -267,199 +249,42 @@ def wraps_by_position(boxes: Sequence[LineBox | None], texts: Sequence[str]
     line wraps onto no line set apart below it (``MAX_WRAP_STEP`` pitches: the space
     before a heading or a paragraph) and none that starts like code ("\\end", "//",
     "}", "=").
+
+    Where lines sit: a page's pitch is the median distance from one line's top to the
+    next one's among its lines of ``MIN_MEASURED_CHARS`` or more characters set right
+    under one another (a line's own box is no measure of its font: PDFium's boxes are
+    the ink of its first and last glyphs); a character's width is the document's
+    median over those lines (a page of tables has no prose of its own to compare its
+    rows with); no such line, no wrap known (a scan's OCR words, a page of labels).
+
+    A text column is a run of consecutive lines (in reading order) on one page, each
+    below the one before it (no further than ``MAX_COLUMN_STEP`` pitches) and starting
+    where the run starts (within ``COLUMN_INDENT`` pitches: a paragraph's indented
+    first line), and neither a wider block under a column whose right edge is
+    established (a table across both columns under the left one) nor the first of two
+    lines that end together well short of it (the next column's text under a
+    full-width abstract); its edge is where its widest line ends, and it is a text
+    column when at least ``MIN_EDGE_LINES`` of its lines end within ``EDGE_SLACK``
+    pitches of that edge (a code block's or a list's lines end anywhere),
+    ``MIN_MARGIN_LINES`` of the page's lines do (a page's margin, not two headings or
+    a short quotation that end alike) and it is at least ``MIN_COLUMN_PITCHES`` pitches
+    wide (a table's column of dates is narrow). A line in a run too short to tell (a
+    paragraph's last line alone at the top of a column) belongs to the page's text
+    column that starts where it starts (within half a pitch). A column's character
+    width is the median over its lines, its full line ``typical_line_length``.
+
+    The pass is C (``_line_passes.c``, its only implementation: a per-line loop over every
+    line's box that cost Python a tenth of cleaning), in the same floating-point
+    operations and comparisons as Python's.
     """
-    measures = page_measures(boxes, texts)
-    columns = text_columns(boxes, texts, measures)
-    wraps: list[bool | None] = [None] * len(boxes)
-    for i in range(len(boxes) - 1):
-        box, column, text, following = boxes[i], columns[i], texts[i], texts[i + 1]
-        if box is None or column is None or not text or not following:
-            continue
-        after = boxes[i + 1]
-        if (_NOT_CONTINUATION.match(following) or _sparse(box, text, measures)
-                or (after is not None and (_sparse(after, following, measures)
-                                           or _set_apart(box, after, measures)))):
-            wraps[i] = False
-            continue
-        room = column.edge - box.x1
-        word = 1 if is_cjk(following[0]) else first_word_length(following)
-        wraps[i] = room <= column.char_width / 2 or (
-            room < (word + 2) * column.char_width
-            and len(text) >= FULL_LINE_SHARE * column.full_chars)
-    return wraps
+    return _line_passes.wraps_by_position(boxes, texts, is_cjk, _WRAP_RULES)
 
 
-def page_measures(boxes: Sequence[LineBox | None], texts: Sequence[str]
-                  ) -> dict[int, PageMeasure]:
-    """Each page's ``PageMeasure``, from its lines of ``MIN_MEASURED_CHARS`` or more
-    characters (the pitch from those set right under one another)."""
-    pitches: dict[int, list[float]] = defaultdict(list)
-    widths: dict[int, list[float]] = defaultdict(list)
-    previous: LineBox | None = None
-    for box, text in zip(boxes, texts, strict=True):
-        if box is None or len(text) < MIN_MEASURED_CHARS:
-            continue
-        widths[box.page].append((box.x1 - box.x0) / len(text))
-        if (previous is not None and previous.page == box.page
-                and abs(box.x0 - previous.x0) < box.bottom - box.top
-                and box.top > previous.top):
-            pitches[box.page].append(box.top - previous.top)
-        previous = box
-    # A character's width is the document's (a page of tables or a contents page has
-    # no prose of its own to compare its rows with).
-    if not widths:
-        return {}  # no line long enough to measure (a scan's OCR text, a page of labels)
-    char_width = _median([w for page_widths in widths.values() for w in page_widths])
-    return {page: PageMeasure(_median(pitches[page]) if pitches[page] else math.inf,
-                              char_width)
-            for page in widths}
-
-
-def _median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
-
-
-def text_columns(boxes: Sequence[LineBox | None], texts: Sequence[str],
-                 measures: dict[int, PageMeasure]) -> list[Column | None]:
-    """The text column each line is set in (None: none known).
-
-    A column is a run of consecutive lines (in reading order) on one page, each
-    below the one before it (no further than ``MAX_COLUMN_STEP`` pitches of its
-    page) and starting where the run starts (within ``COLUMN_INDENT`` pitches: a
-    paragraph's indented first line); its edge is where its widest line ends, and
-    it is a text column when at least ``MIN_EDGE_LINES`` of its lines end within
-    ``EDGE_SLACK`` pitches of that edge (a code block's or a list's lines end
-    anywhere), ``MIN_MARGIN_LINES`` of the page's lines do (a page's margin, not two
-    headings or a short quotation that end alike) and it is at least
-    ``MIN_COLUMN_PITCHES`` pitches wide (a table's column of dates is narrow). A
-    line in a run too short to tell (a paragraph's last line alone at the top of a
-    column) belongs to the page's text column that starts where it starts (within
-    half a pitch)."""
-    def pitch(box: LineBox) -> float:
-        measure = measures.get(box.page)
-        return measure.pitch if measure is not None else math.inf
-
-    runs: list[_Run] = []
-    placed = [i for i, box in enumerate(boxes) if box is not None]
-    for n, i in enumerate(placed):
-        box = boxes[i]
-        if not runs or not runs[-1].takes(box, boxes[placed[n + 1]] if n + 1 < len(placed)
-                                          else None, pitch(box)):
-            runs.append(_Run(box))
-        runs[-1].add(i, box, pitch(box))
-    ends: dict[int, list[float]] = defaultdict(list)
-    for box in boxes:
-        if box is not None and box.x1 == box.x1:  # (NaN: near no edge, and unsortable)
-            ends[box.page].append(box.x1)
-    for page_ends in ends.values():
-        page_ends.sort()
-    columns: list[Column | None] = [None] * len(boxes)
-    known: dict[int, list[Column]] = defaultdict(list)
-    for run in (run.lines for run in runs):
-        first = boxes[run[0]]
-        column = _column_of(boxes, texts, run, pitch(first))
-        if column is not None and _ends_near(ends[first.page], column.edge,
-                                             EDGE_SLACK * pitch(first)) >= MIN_MARGIN_LINES:
-            known[boxes[run[0]].page].append(column)
-            for i in run:
-                columns[i] = column
-    for run in (run.lines for run in runs):
-        first = boxes[run[0]]
-        if columns[run[0]] is not None:
-            continue
-        alike = [column for column in known.get(first.page, ())
-                 if abs(first.x0 - column.x0) <= pitch(first) / 2
-                 and column.edge + pitch(first) >= max(boxes[i].x1 for i in run)]
-        if alike:
-            for i in run:
-                columns[i] = alike[0]
-    return columns
-
-
-def _ends_near(ends: list[float], edge: float, slack: float) -> int:
-    """How many of ``ends`` (sorted) lie within ``slack`` of ``edge``: those found by
-    bisection, each then tested as a scan over all would (the same floats; a page's
-    runs are many)."""
-    margin = abs(slack) + 1.0  # wider than rounding: the exact test below decides
-    low = bisect.bisect_left(ends, edge - margin)
-    high = bisect.bisect_right(ends, edge + margin)
-    return sum(abs(end - edge) <= slack for end in ends[low:high])
-
-
-class _Run:
-    """A column being read: its lines (indexes), its first line's left edge, its last
-    line, its widest line's end and how many of its lines end near that."""
-
-    def __init__(self, first: LineBox) -> None:
-        self.lines: list[int] = []
-        self.x0 = first.x0
-        self.last = first
-        self.ends: list[float] = []
-        self.edge = -math.inf
-        self.reach = 0
-
-    def add(self, index: int, box: LineBox, pitch: float) -> None:
-        self.lines.append(index)
-        self.last = box
-        self.ends.append(box.x1)
-        slack = EDGE_SLACK * pitch
-        if box.x1 > self.edge:
-            self.edge = box.x1
-            self.reach = sum(end >= self.edge - slack for end in self.ends)
-        elif box.x1 >= self.edge - slack:
-            self.reach += 1
-
-    def takes(self, box: LineBox, after: LineBox | None, pitch: float) -> bool:
-        """Is ``box`` this column's next line (``after``: the line after it)? Set under
-        its last line, starting where it starts; and not a wider block under a column
-        whose right edge is established (a table across both columns under the left
-        one), nor the first of two lines that end together well short of it (the next
-        column's text under a full-width abstract, from the same left edge)."""
-        last = self.last
-        if (box.page != last.page or not 0 < box.top - last.top <= MAX_COLUMN_STEP * pitch
-                or abs(box.x0 - self.x0) > COLUMN_INDENT * pitch):
-            return False
-        if self.reach < MIN_EDGE_LINES:
-            return True  # no edge yet
-        slack = EDGE_SLACK * pitch
-        if box.x1 > self.edge + slack:
-            return False
-        return not (box.x1 < self.edge - 3 * slack and after is not None
-                    and after.page == box.page and abs(after.x1 - box.x1) <= slack
-                    and abs(after.x0 - box.x0) <= slack)
-
-
-def _column_of(all_boxes: Sequence[LineBox | None], all_texts: Sequence[str], run: list[int],
-               pitch: float) -> Column | None:
-    """The column a run of lines (indexes into ``all_boxes``, all placed) is set in."""
-    if len(run) < MIN_EDGE_LINES or pitch == math.inf:
-        return None  # most runs: a line or two (headings, captions, a table's cells)
-    boxes = [all_boxes[i] for i in run]
-    texts = [all_texts[i] for i in run]
-    x0 = min(box.x0 for box in boxes)
-    edge = max(box.x1 for box in boxes)
-    if (edge - x0 < MIN_COLUMN_PITCHES * pitch
-            or sum(box.x1 >= edge - EDGE_SLACK * pitch for box in boxes) < MIN_EDGE_LINES):
-        return None
-    return Column(x0, edge, _median([(box.x1 - box.x0) / len(text)
-                                     for box, text in zip(boxes, texts, strict=True) if text]),
-                  typical_line_length([len(text) for text in texts]))
-
-
-def _set_apart(box: LineBox, after: LineBox, measures: dict[int, PageMeasure]) -> bool:
-    """Is ``after`` set further below ``box`` than a line of its paragraph would be (the
-    space before a heading or a new paragraph)? A line at the top of the next column
-    or page is not: a paragraph runs on there."""
-    measure = measures.get(box.page)
-    return (measure is not None and after.page == box.page and after.top > box.top
-            and after.top - box.top > MAX_WRAP_STEP * measure.pitch)
-
-
-def _sparse(box: LineBox, text: str, measures: dict[int, PageMeasure]) -> bool:
-    """Are the line's characters spread wider than the document's prose?"""
-    measure = measures.get(box.page)
-    return (measure is not None and len(text) > 1
-            and (box.x1 - box.x0) / len(text) > MAX_SPREAD * measure.char_width)
+def mark_wraps_by_position(lines: Sequence[CleanLine]) -> None:
+    """``wraps_by_position`` over a PDF's lines, each one's ``wrapped`` set: the lines
+    outside the reading flow (``detached``: link targets) left out, each line's box its
+    style's unless it has none or is rotated (in one C call: no box built in Python)."""
+    _line_passes.mark_wraps_by_position(lines, is_cjk, _WRAP_RULES)
 
 
 def first_word_length(line: str) -> int:

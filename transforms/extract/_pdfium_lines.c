@@ -6,7 +6,10 @@
  * test_layout.py runs both on the same PDFs). Where the two could differ in a last
  * bit they share code: rounding goes through CPython's own float formatting (as
  * ``round(x, 1)`` does), a text object's scale through ``math.hypot``, and keys of
- * text that is not ASCII through layout.squeeze (Unicode normalisation).
+ * text that is not ASCII through unicodedata's own ``normalize`` and str.lower (as
+ * layout.squeeze). Moving table cells onto Tika's lines (``_tika_cells``), whether a page
+ * sets its space glyphs (``sets_spaces``) and the scans of ``run_together_lines``
+ * (``letter_counts``, ``camel_leads``) are here too.
  *
  * PDFium is called through the function addresses of pypdfium2's own library
  * (``configure``), so nothing here links against PDFium or needs its headers.
@@ -31,8 +34,20 @@ static int (*GetMatrix)(Handle, Matrix *);
 static Handle (*GetFont)(Handle);
 typedef struct { float left, top, right, bottom; } RectF; /* FS_RECTF */
 static int (*GetLooseCharBox)(Handle, int, RectF *);
+static int (*IsGenerated)(Handle, int);
+static size_t (*GetBaseFontName)(Handle, char *, size_t);
+static int (*GetWeight)(Handle);
+static int (*GetFlags)(Handle);
+static Handle (*LoadPage)(Handle, int);
+static void (*ClosePage)(Handle);
+static Handle (*TextLoadPage)(Handle);
+static void (*TextClosePage)(Handle);
+static int (*GetCropBox)(Handle, float *, float *, float *, float *);
+static int (*GetMediaBox)(Handle, float *, float *, float *, float *);
+static int (*GetRotation)(Handle);
 
-static PyObject *squeeze_fn, *font_fn, *cells_fn, *hypot_fn;
+static PyObject *hypot_fn;
+static PyObject *normalize_fn, *nfkd_str, *lower_str;  /* unicodedata.normalize, "NFKD", "lower" */
 static PyTypeObject *line_style_type;
 static PyObject *empty_str, *empty_tuple, *zero_float;
 
@@ -45,6 +60,7 @@ static PyObject *empty_str, *empty_tuple, *zero_float;
 #define CELL_GAP 1.0
 #define SET_LINE 0.5
 #define MIN_NEIGHBOUR_CELLS 3
+#define SPACE_SAMPLE 3
 #define BOLD_WEIGHT 600
 #define ROTATED_ANGLE 0.3
 #define TWO_PI 6.283185307179586
@@ -83,6 +99,45 @@ static int ascii_alnum(Py_UCS4 c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* layout.squeeze of a str that is not ASCII: NFKD (unicodedata's own normalize), its
+ * letters and digits kept (what ``[\W_]+`` leaves: Py_UNICODE_ISALNUM, as the regex
+ * engine tests it), then str.lower (full case mapping, final sigma included). */
+static PyObject *squeeze_wide(PyObject *text)
+{
+    PyObject *folded = PyObject_CallFunctionObjArgs(normalize_fn, nfkd_str, text, NULL);
+    if (folded == NULL)
+        return NULL;
+    int kind = PyUnicode_KIND(folded);
+    const void *data = PyUnicode_DATA(folded);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(folded), kept = 0;
+    Py_UCS4 widest = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISALNUM(c)) {
+            kept++;
+            if (c > widest)
+                widest = c;
+        }
+    }
+    PyObject *letters = PyUnicode_New(kept, widest);
+    if (letters == NULL) {
+        Py_DECREF(folded);
+        return NULL;
+    }
+    int out_kind = PyUnicode_KIND(letters);
+    void *out = PyUnicode_DATA(letters);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISALNUM(c))
+            PyUnicode_WRITE(out_kind, out, k++, c);
+    }
+    Py_DECREF(folded);
+    PyObject *key = PyObject_CallMethodNoArgs(letters, lower_str);
+    Py_DECREF(letters);
+    return key;
+}
+
 /* squeeze(text[start:end]) of a str given as kind/data. */
 static PyObject *squeeze_range(PyObject *str, int kind, const void *data,
                                Py_ssize_t start, Py_ssize_t end)
@@ -98,7 +153,7 @@ static PyObject *squeeze_range(PyObject *str, int kind, const void *data,
         PyObject *piece = PyUnicode_Substring(str, start, end);
         if (piece == NULL)
             return NULL;
-        PyObject *key = PyObject_CallOneArg(squeeze_fn, piece);
+        PyObject *key = squeeze_wide(piece);
         Py_DECREF(piece);
         return key;
     }
@@ -255,6 +310,63 @@ static int page_span(Page *p, Py_ssize_t first, Py_ssize_t last, double *a, doub
     return 1;
 }
 
+/* layout._font_face: a font's name without a subset's "ABCDEF+" prefix (interned) and
+ * its weight (the descriptor's; else 700 for ForceBold or a bold name, 400, or 0 for a
+ * font without a name); NULL on a Python error. The name is read into one buffer of
+ * FONT_NAME bytes kept for the process, as the Python pass's: PDFium leaves a buffer too
+ * short for a name as it was. */
+#define FONT_NAME 128
+#define FORCE_BOLD (1 << 18)
+static char font_name_buffer[FONT_NAME];
+
+static int contains(const char *text, size_t n, const char *word)
+{
+    size_t k = strlen(word);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(text + i, word, k) == 0)
+            return 1;
+    return 0;
+}
+
+static PyObject *font_face(Handle font, long *weight)
+{
+    size_t length = GetBaseFontName(font, font_name_buffer, FONT_NAME);
+    size_t n = (length < FONT_NAME ? length : FONT_NAME);
+    n = n > 0 ? n - 1 : 0;
+    const char *start = font_name_buffer;
+    if (n >= 7 && font_name_buffer[6] == '+') {
+        int subset = 1;
+        for (int k = 0; k < 6; k++)
+            if (font_name_buffer[k] < 'A' || font_name_buffer[k] > 'Z')
+                subset = 0;
+        if (subset) {
+            start += 7;
+            n -= 7;
+        }
+    }
+    PyObject *name = PyUnicode_DecodeLatin1(start, (Py_ssize_t)n, NULL);
+    if (name == NULL)
+        return NULL;
+    PyUnicode_InternInPlace(&name);
+    long value = GetWeight(font);
+    if (value <= 0) {
+        int flags = GetFlags(font);
+        /* _BOLD_NAME on the lower-cased name: a Latin-1 letter lower-cases to an ASCII
+           one only where it is one. */
+        char lower[FONT_NAME];
+        for (size_t i = 0; i < n; i++) {
+            char c = start[i];
+            lower[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+        }
+        int bold = (flags > 0 && (flags & FORCE_BOLD)) || contains(lower, n, "bold")
+                   || contains(lower, n, "black") || contains(lower, n, "heavy")
+                   || contains(lower, n, "demi");
+        value = bold ? 700 : n ? 400 : 0;
+    }
+    *weight = value;
+    return name;
+}
+
 /* _StyleReader.face: the text object's (font, weight, size) of a character; 0 when none,
  * -1 on a Python error. */
 static int page_face(Page *p, Py_ssize_t offset, PyObject **name, long *weight, double *size)
@@ -298,21 +410,12 @@ static int page_face(Page *p, Py_ssize_t offset, PyObject **name, long *weight, 
         if (named == NULL)
             goto failed;
         if (fresh_font) {
-            PyObject *result = PyObject_CallFunction(font_fn, "n", (Py_ssize_t)(uintptr_t)font);
-            PyObject *font_name;
-            if (result == NULL || !PyTuple_Check(result) || PyTuple_GET_SIZE(result) != 2) {
-                Py_XDECREF(result);
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_TypeError, "font_face must return (name, weight)");
+            named->name = font_face(font, &named->weight);
+            if (named->name == NULL) {
                 named->used = 0;  /* not filled: keep the map consistent */
                 p->fonts.n--;
                 goto failed;
             }
-            font_name = PyTuple_GET_ITEM(result, 0);
-            named->weight = PyLong_AsLong(PyTuple_GET_ITEM(result, 1));
-            Py_INCREF(font_name);
-            named->name = font_name;
-            Py_DECREF(result);
         }
         Py_INCREF(named->name);
         face->name = named->name;
@@ -1204,20 +1307,152 @@ failed:
     return -1;
 }
 
-static PyObject *page_styles(PyObject *self, PyObject *args)
+/* layout._cell_starts's measure of str[a:b]: its characters that are not spaces where
+ * the two lines differ only in spaces (``same``), else len(squeeze(str[a:b])); -1 on a
+ * Python error. */
+static Py_ssize_t cell_measure(PyObject *str, int kind, const void *data, Py_ssize_t a,
+                               Py_ssize_t b, int same)
 {
-    Py_ssize_t textpage, page_number;
-    Page p;
-    PyObject *raw_text, *blocks, *out;
-    memset(&p, 0, sizeof(p));
-    if (!PyArg_ParseTuple(args, "nddddinUOO!", &textpage, &p.left, &p.bottom, &p.right, &p.top,
-                          &p.rotation, &page_number, &raw_text, &blocks, &PyList_Type, &out))
-        return NULL;
-    if (line_style_type == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "configure() first");
-        return NULL;
+    Py_ssize_t count = 0, i;
+    if (same) {
+        for (i = a; i < b; i++)
+            count += !is_space(PyUnicode_READ(kind, data, i));
+        return count;
     }
-    p.textpage = (Handle)textpage;
+    for (i = a; i < b; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= 128)
+            break;
+        count += ascii_alnum(c);
+    }
+    if (i == b)
+        return count;
+    PyObject *key = squeeze_range(str, kind, data, a, b);
+    if (key == NULL)
+        return -1;
+    count = PyUnicode_GET_LENGTH(key);
+    Py_DECREF(key);
+    return count;
+}
+
+/* layout._tika_cells: the cells of the PDFium line ``pdf[first:last + 1]`` (``cells``, as
+ * ``cells()`` made them) moved onto the Tika line ``raw[raw_start:raw_end]``: a tuple of
+ * (raw offset, x0, x1), or empty_tuple (new references); NULL on a Python error. */
+static PyObject *tika_cells(PyObject *raw, Py_ssize_t raw_start, Py_ssize_t raw_end,
+                            PyObject *pdf, Py_ssize_t first, Py_ssize_t last, PyObject *cells)
+{
+    int tkind = PyUnicode_KIND(raw), pkind = PyUnicode_KIND(pdf);
+    const void *tdata = PyUnicode_DATA(raw), *pdata = PyUnicode_DATA(pdf);
+    Py_ssize_t i, j, end = last + 1;
+    /* "".join(tika.split()) == "".join(pdf.split()) */
+    int same = 1;
+    for (i = raw_start, j = first;;) {
+        while (i < raw_end && is_space(PyUnicode_READ(tkind, tdata, i)))
+            i++;
+        while (j < end && is_space(PyUnicode_READ(pkind, pdata, j)))
+            j++;
+        if (i == raw_end || j == end) {
+            same = i == raw_end && j == end;
+            break;
+        }
+        if (PyUnicode_READ(tkind, tdata, i) != PyUnicode_READ(pkind, pdata, j)) {
+            same = 0;
+            break;
+        }
+        i++;
+        j++;
+    }
+    /* The starts of Tika's words (``_WORD``: runs of non-spaces) and the measure of the
+     * line before each, piece by piece. */
+    IntVec tokens = {0}, before = {0};
+    PyObject *result = NULL;
+    Py_ssize_t total = 0, previous = raw_start;
+    for (i = raw_start; i < raw_end; i++) {
+        if (is_space(PyUnicode_READ(tkind, tdata, i))
+                || (i > raw_start && !is_space(PyUnicode_READ(tkind, tdata, i - 1))))
+            continue;
+        Py_ssize_t piece = cell_measure(raw, tkind, tdata, previous, i, same);
+        if (piece < 0)
+            goto done;
+        total += piece;
+        previous = i;
+        if (vec_push(&tokens, i) < 0 || vec_push(&before, total) < 0)
+            goto done;
+    }
+    Py_ssize_t ncells = PyTuple_GET_SIZE(cells), k = 0, last_start = -1;
+    result = PyTuple_New(ncells);
+    if (result == NULL)
+        goto done;
+    for (Py_ssize_t c = 0; c < ncells; c++) {
+        PyObject *cell = PyTuple_GET_ITEM(cells, c);
+        Py_ssize_t offset = PyLong_AsSsize_t(PyTuple_GET_ITEM(cell, 0));
+        if (offset == -1 && PyErr_Occurred())
+            goto failed;
+        Py_ssize_t wanted = cell_measure(pdf, pkind, pdata, first, first + offset, same);
+        if (wanted < 0)
+            goto failed;
+        while (k < tokens.n && (before.v[k] < wanted || (c && tokens.v[k] <= last_start)))
+            k++;
+        if (k == tokens.n || before.v[k] != wanted) {
+            Py_DECREF(result);
+            result = empty_tuple;
+            Py_INCREF(result);
+            goto done;
+        }
+        last_start = tokens.v[k];
+        PyObject *moved = PyTuple_New(3);
+        if (moved == NULL)
+            goto failed;
+        PyObject *at = PyLong_FromSsize_t(last_start);
+        if (at == NULL) {
+            Py_DECREF(moved);
+            goto failed;
+        }
+        PyTuple_SET_ITEM(moved, 0, at);
+        Py_INCREF(PyTuple_GET_ITEM(cell, 2));
+        PyTuple_SET_ITEM(moved, 1, PyTuple_GET_ITEM(cell, 2));
+        Py_INCREF(PyTuple_GET_ITEM(cell, 3));
+        PyTuple_SET_ITEM(moved, 2, PyTuple_GET_ITEM(cell, 3));
+        PyTuple_SET_ITEM(result, c, moved);
+    }
+    goto done;
+failed:
+    Py_CLEAR(result);
+done:
+    PyMem_Free(tokens.v);
+    PyMem_Free(before.v);
+    return result;
+}
+
+/* _StyleReader.sets_spaces: does the page set space glyphs (its first SPACE_SAMPLE
+ * spaces are not all spaces PDFium generated from gaps)? */
+static int sets_spaces(Page *p)
+{
+    Py_ssize_t seen = 0;
+    for (Py_ssize_t at = 0; at < p->n && seen < SPACE_SAMPLE; at++) {
+        if (p->u[at] != ' ')
+            continue;
+        int index = char_index(p, at);
+        if (index >= 0 && IsGenerated(p->textpage, index) == 0)
+            return 1;
+        seen++;
+    }
+    return 0;
+}
+
+/* page_styles on a page whose text page and frame are given. */
+static PyObject *styles_of_page(Handle textpage, double left, double bottom, double right,
+                                double top, int rotation, Py_ssize_t page_number,
+                                PyObject *raw_text, PyObject *blocks, PyObject *out)
+{
+    Page p;
+    memset(&p, 0, sizeof(p));
+    p.textpage = textpage;
+    p.left = left;
+    p.bottom = bottom;
+    p.right = right;
+    p.top = top;
+    p.rotation = rotation;
     TikaLine *tika = NULL;
     Py_ssize_t ntika = 0, nranges = 0;
     IntVec ranges = {0};
@@ -1273,14 +1508,8 @@ static PyObject *page_styles(PyObject *self, PyObject *args)
         PyObject *cell_value = empty_tuple;
         PyObject *moved = NULL;
         if (PyTuple_GET_SIZE(line->cells)) {
-            PyObject *tika_text = PyUnicode_Substring(raw_text, tika[t].raw_start, tika[t].raw_end);
-            PyObject *pdf_text = tika_text ? PyUnicode_Substring(p.text, line->first,
-                                                                 line->last + 1) : NULL;
-            if (pdf_text != NULL)
-                moved = PyObject_CallFunction(cells_fn, "OnOO", tika_text, tika[t].raw_start,
-                                              pdf_text, line->cells);
-            Py_XDECREF(tika_text);
-            Py_XDECREF(pdf_text);
+            moved = tika_cells(raw_text, tika[t].raw_start, tika[t].raw_end, p.text,
+                               line->first, line->last, line->cells);
             if (moved == NULL)
                 goto done;
             cell_value = moved;
@@ -1294,7 +1523,17 @@ static PyObject *page_styles(PyObject *self, PyObject *args)
         Py_DECREF(style);
         if (appended < 0)
             goto done;
-        PyObject *span = Py_BuildValue("(nn)", line->first, line->last);
+        /* Does PDFium's text of the line hold more spaces than Tika's (missing_spaces's
+           first test: a line with no more is measured only where it looks run together)? */
+        Py_ssize_t pdf_spaces = 0, tika_spaces = 0;
+        for (Py_ssize_t i = line->first; i <= line->last; i++)
+            pdf_spaces += p.u[i] == ' ';
+        int raw_kind = PyUnicode_KIND(raw_text);
+        const void *raw_data = PyUnicode_DATA(raw_text);
+        for (Py_ssize_t i = tika[t].raw_start; i < tika[t].raw_end; i++)
+            tika_spaces += PyUnicode_READ(raw_kind, raw_data, i) == ' ';
+        PyObject *span = Py_BuildValue("(nnO)", line->first, line->last,
+                                       pdf_spaces > tika_spaces ? Py_True : Py_False);
         if (span == NULL)
             goto done;
         appended = PyList_Append(spans, span);
@@ -1302,7 +1541,13 @@ static PyObject *page_styles(PyObject *self, PyObject *args)
         if (appended < 0)
             goto done;
     }
-    result = PyTuple_Pack(2, p.text, spans);
+    /* _fill_spaces measures a page's lines only where it sets no space glyphs. */
+    if (PyList_GET_SIZE(spans) == 0 || sets_spaces(&p)) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    else
+        result = PyTuple_Pack(2, p.text, spans);
 done:
     Py_XDECREF(spans);
     if (lines != NULL)
@@ -1320,6 +1565,111 @@ done:
     PyMem_Free(p.u);
     Py_XDECREF(p.text);
     return result;
+}
+
+static PyObject *page_styles(PyObject *self, PyObject *args)
+{
+    Py_ssize_t textpage, page_number;
+    double left, bottom, right, top;
+    int rotation;
+    PyObject *raw_text, *blocks, *out;
+    if (!PyArg_ParseTuple(args, "nddddinUOO!", &textpage, &left, &bottom, &right, &top,
+                          &rotation, &page_number, &raw_text, &blocks, &PyList_Type, &out))
+        return NULL;
+    if (line_style_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure() first");
+        return NULL;
+    }
+    return styles_of_page((Handle)textpage, left, bottom, right, top, rotation, page_number,
+                          raw_text, blocks, out);
+}
+
+static PyObject *size_value(double value, int whole)
+{   /* round(value, 1): an int where the frame's edges were (US Letter's default box) */
+    if (whole)
+        return PyLong_FromDouble(value);
+    return PyFloat_FromDouble(round1(value));
+}
+
+static PyObject *document_styles(PyObject *self, PyObject *args)
+{   /* layout._native_pdf_layout's loop over the document's pages. */
+    Py_ssize_t document;
+    int count;
+    PyObject *raw_text, *by_page, *out, *fill, *load_error;
+    if (!PyArg_ParseTuple(args, "niUO!O!OO", &document, &count, &raw_text, &PyDict_Type,
+                          &by_page, &PyList_Type, &out, &fill, &load_error))
+        return NULL;
+    if (line_style_type == NULL || LoadPage == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure() first");
+        return NULL;
+    }
+    PyObject *sizes = PyList_New(0);
+    if (sizes == NULL)
+        return NULL;
+    for (int index = 0; index < count; index++) {
+        Handle page = LoadPage((Handle)document, index);
+        if (page == NULL) {
+            PyErr_SetString(load_error, "Failed to load page.");
+            goto failed;
+        }
+        /* The crop box, else the media box, else US Letter (pypdfium2's get_cropbox, which
+           _page_layout frames a page by). */
+        float edges[4];
+        double left, bottom, right, top;
+        int whole = 0;
+        if (GetCropBox(page, &edges[0], &edges[1], &edges[2], &edges[3])
+                || GetMediaBox(page, &edges[0], &edges[1], &edges[2], &edges[3])) {
+            left = edges[0], bottom = edges[1], right = edges[2], top = edges[3];
+        }
+        else {
+            left = 0, bottom = 0, right = 612, top = 792;
+            whole = 1;
+        }
+        int rotation = ((GetRotation(page) % 4) + 4) % 4;
+        double width = right - left, height = top - bottom;
+        PyObject *size = rotation % 2
+            ? Py_BuildValue("(NN)", size_value(height, whole), size_value(width, whole))
+            : Py_BuildValue("(NN)", size_value(width, whole), size_value(height, whole));
+        if (size == NULL || PyList_Append(sizes, size) < 0) {
+            Py_XDECREF(size);
+            ClosePage(page);
+            goto failed;
+        }
+        Py_DECREF(size);
+        PyObject *number = PyLong_FromLong(index + 1);
+        if (number == NULL) {
+            ClosePage(page);
+            goto failed;
+        }
+        PyObject *blocks = PyDict_GetItemWithError(by_page, number);
+        Py_DECREF(number);
+        if (blocks == NULL || PyObject_Not(blocks) == 1) {
+            ClosePage(page);
+            if (PyErr_Occurred())
+                goto failed;
+            continue;
+        }
+        Handle textpage = TextLoadPage(page);
+        PyObject *placed = styles_of_page(textpage, left, bottom, right, top, rotation,
+                                          index + 1, raw_text, blocks, out);
+        if (placed != NULL && placed != Py_None) {
+            PyObject *done = PyObject_CallFunction(
+                fill, "nddddiOO", (Py_ssize_t)(uintptr_t)textpage, left, bottom, right, top,
+                rotation, PyTuple_GET_ITEM(placed, 0), PyTuple_GET_ITEM(placed, 1));
+            Py_XDECREF(done);
+            if (done == NULL)
+                Py_CLEAR(placed);
+        }
+        TextClosePage(textpage);
+        ClosePage(page);
+        if (placed == NULL)
+            goto failed;
+        Py_DECREF(placed);
+    }
+    return sizes;
+failed:
+    Py_DECREF(sizes);
+    return NULL;
 }
 
 static PyObject *loose_boxes(PyObject *self, PyObject *args)
@@ -1372,20 +1722,20 @@ static PyObject *loose_boxes(PyObject *self, PyObject *args)
 
 static PyObject *configure(PyObject *self, PyObject *args)
 {
-    PyObject *addresses, *squeeze, *font, *tika_cells, *line_style, *hypot;
-    if (!PyArg_ParseTuple(args, "O!OOOO!O", &PyTuple_Type, &addresses, &squeeze, &font,
-                          &tika_cells, &PyType_Type, &line_style, &hypot))
+    PyObject *addresses, *line_style, *hypot;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyTuple_Type, &addresses, &PyType_Type, &line_style,
+                          &hypot))
         return NULL;
-    if (PyTuple_GET_SIZE(addresses) != 10) {
-        PyErr_SetString(PyExc_ValueError, "ten PDFium function addresses expected");
+    if (PyTuple_GET_SIZE(addresses) != 21) {
+        PyErr_SetString(PyExc_ValueError, "21 PDFium function addresses expected");
         return NULL;
     }
     if (!PyType_IsSubtype((PyTypeObject *)line_style, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "LineStyle must be a tuple type");
         return NULL;
     }
-    void *pointers[10];
-    for (int k = 0; k < 10; k++) {
+    void *pointers[21];
+    for (int k = 0; k < 21; k++) {
         pointers[k] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(addresses, k));
         if (pointers[k] == NULL) {
             if (!PyErr_Occurred())
@@ -1403,17 +1753,179 @@ static PyObject *configure(PyObject *self, PyObject *args)
     *(void **)&GetMatrix = pointers[7];
     *(void **)&GetFont = pointers[8];
     *(void **)&GetLooseCharBox = pointers[9];
-    Py_INCREF(squeeze);
-    Py_XSETREF(squeeze_fn, squeeze);
-    Py_INCREF(font);
-    Py_XSETREF(font_fn, font);
-    Py_INCREF(tika_cells);
-    Py_XSETREF(cells_fn, tika_cells);
+    *(void **)&IsGenerated = pointers[10];
+    *(void **)&GetBaseFontName = pointers[11];
+    *(void **)&GetWeight = pointers[12];
+    *(void **)&GetFlags = pointers[13];
+    *(void **)&LoadPage = pointers[14];
+    *(void **)&ClosePage = pointers[15];
+    *(void **)&TextLoadPage = pointers[16];
+    *(void **)&TextClosePage = pointers[17];
+    *(void **)&GetCropBox = pointers[18];
+    *(void **)&GetMediaBox = pointers[19];
+    *(void **)&GetRotation = pointers[20];
     Py_INCREF(hypot);
     Py_XSETREF(hypot_fn, hypot);
     Py_INCREF(line_style);
     Py_XSETREF(line_style_type, (PyTypeObject *)line_style);
     Py_RETURN_NONE;
+}
+
+static PyObject *squeeze_call(PyObject *self, PyObject *arg)
+{   /* layout.squeeze */
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "squeeze takes a str");
+        return NULL;
+    }
+    return squeeze_range(arg, PyUnicode_KIND(arg), PyUnicode_DATA(arg), 0,
+                         PyUnicode_GET_LENGTH(arg));
+}
+
+/* A letter of layout._LETTER_RUN ``[^\W\d_]``: a word character (alphanumeric, as the
+ * regex engine tests it) that is not a decimal digit nor "_". */
+static int run_letter(Py_UCS4 c)
+{
+    return Py_UNICODE_ISALNUM(c) && !Py_UNICODE_ISDECIMAL(c);
+}
+
+/* letter_counts's table: each distinct run once, in the order first met. */
+typedef struct { Py_ssize_t start, length; Py_hash_t hash; PyObject *run; Py_ssize_t count; }
+    RunEntry;
+
+static PyObject *letter_counts(PyObject *self, PyObject *arg)
+{   /* (runs, counts): _LETTER_RUN.findall(text), each distinct run one str object, and
+       Counter(runs) as a dict in the same order (each run first met first). */
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "letter_counts takes a str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), i = 0, nentries = 0, capacity = 1024;
+    RunEntry *entries = PyMem_Malloc(capacity * sizeof(RunEntry));
+    Py_ssize_t slots = 4096;
+    Py_ssize_t *table = PyMem_Malloc(slots * sizeof(Py_ssize_t));
+    PyObject *runs = PyList_New(0), *counts = NULL, *result = NULL;
+    if (entries == NULL || table == NULL || runs == NULL) {
+        if (runs != NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < slots; k++)
+        table[k] = -1;
+    while (i < n) {
+        if (!run_letter(PyUnicode_READ(kind, data, i))) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        uint64_t hash = 1469598103934665603u;
+        while (i < n) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (!run_letter(c))
+                break;
+            hash = (hash ^ c) * 1099511628211u;
+            i++;
+        }
+        Py_ssize_t length = i - start, slot = (Py_ssize_t)(hash % (uint64_t)slots), found = -1;
+        while (table[slot] >= 0) {
+            RunEntry *e = &entries[table[slot]];
+            if (e->hash == (Py_hash_t)hash && e->length == length) {
+                Py_ssize_t k = 0;
+                while (k < length && PyUnicode_READ(kind, data, e->start + k)
+                                     == PyUnicode_READ(kind, data, start + k))
+                    k++;
+                if (k == length) {
+                    found = table[slot];
+                    break;
+                }
+            }
+            slot = (slot + 1) % slots;
+        }
+        if (found < 0) {
+            if (nentries == capacity) {
+                capacity *= 2;
+                RunEntry *grown = PyMem_Realloc(entries, capacity * sizeof(RunEntry));
+                if (grown == NULL) { PyErr_NoMemory(); goto done; }
+                entries = grown;
+            }
+            PyObject *run = PyUnicode_Substring(arg, start, i);
+            if (run == NULL)
+                goto done;
+            entries[nentries] = (RunEntry){start, length, (Py_hash_t)hash, run, 0};
+            table[slot] = found = nentries++;
+            if (nentries * 2 > slots) {  /* grow the table and place every entry again */
+                Py_ssize_t grown_slots = slots * 4;
+                Py_ssize_t *grown = PyMem_Malloc(grown_slots * sizeof(Py_ssize_t));
+                if (grown == NULL) { PyErr_NoMemory(); goto done; }
+                for (Py_ssize_t k = 0; k < grown_slots; k++)
+                    grown[k] = -1;
+                for (Py_ssize_t e = 0; e < nentries; e++) {
+                    Py_ssize_t at = (Py_ssize_t)((uint64_t)entries[e].hash % (uint64_t)grown_slots);
+                    while (grown[at] >= 0)
+                        at = (at + 1) % grown_slots;
+                    grown[at] = e;
+                }
+                PyMem_Free(table);
+                table = grown;
+                slots = grown_slots;
+            }
+        }
+        entries[found].count++;
+        if (PyList_Append(runs, entries[found].run) < 0)
+            goto done;
+    }
+    counts = PyDict_New();
+    if (counts == NULL)
+        goto done;
+    for (Py_ssize_t e = 0; e < nentries; e++) {
+        PyObject *count = PyLong_FromSsize_t(entries[e].count);
+        if (count == NULL || PyDict_SetItem(counts, entries[e].run, count) < 0) {
+            Py_XDECREF(count);
+            goto done;
+        }
+        Py_DECREF(count);
+    }
+    result = PyTuple_Pack(2, runs, counts);
+done:
+    if (entries != NULL)
+        for (Py_ssize_t e = 0; e < nentries; e++)
+            Py_DECREF(entries[e].run);
+    PyMem_Free(entries);
+    PyMem_Free(table);
+    Py_XDECREF(runs);
+    Py_XDECREF(counts);
+    return result;
+}
+
+static PyObject *camel_leads(PyObject *self, PyObject *arg)
+{   /* layout._camel_leads: each offset of a letter of ``[^\W\d_A-Z]`` before an A-Z. */
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "camel_leads takes a str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
+        return NULL;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 'A' || c > 'Z')
+            continue;
+        Py_UCS4 lead = PyUnicode_READ(kind, data, i - 1);
+        if ((lead >= 'A' && lead <= 'Z') || !run_letter(lead))
+            continue;
+        PyObject *at = PyLong_FromSsize_t(i - 1);
+        if (at == NULL || PyList_Append(found, at) < 0) {
+            Py_XDECREF(at);
+            Py_DECREF(found);
+            return NULL;
+        }
+        Py_DECREF(at);
+    }
+    return found;
 }
 
 static PyObject *round_one(PyObject *self, PyObject *arg)
@@ -1426,10 +1938,14 @@ static PyObject *round_one(PyObject *self, PyObject *arg)
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(addresses, squeeze, font_face, tika_cells, LineStyle, hypot): PDFium's ten "
-     "functions (CountChars, GetText, GetCharIndexFromTextIndex, GetCharBox, GetTextObject, "
-     "GetCharAngle, TextObj_GetFontSize, PageObj_GetMatrix, TextObj_GetFont, "
-     "GetLooseCharBox) and the Python helpers the pass shares with layout.py."},
+     "configure(addresses, LineStyle, hypot): PDFium's 21 functions (layout.py's "
+     "_PDFIUM_CALLS, in that order), the LineStyle type and math.hypot."},
+    {"document_styles", document_styles, METH_VARARGS,
+     "document_styles(document, pages, raw_text, by_page, out, fill, load_error): "
+     "page_styles on each page of the document (``by_page``: page number -> its blocks), "
+     "``fill(textpage, left, bottom, right, top, rotation, text, spans)`` called for "
+     "what page_styles returns while the page is open; returns each page's displayed "
+     "size, rounded to 0.1 pt."},
     {"loose_boxes", loose_boxes, METH_VARARGS,
      "loose_boxes(textpage, left, bottom, right, top, rotation, same_indexes, offsets): "
      "_StyleReader._loose of each offset of the page's text, as a list."},
@@ -1437,9 +1953,15 @@ static PyMethodDef methods[] = {
      "page_styles(textpage, left, bottom, right, top, rotation, page, raw_text, blocks, out): "
      "append to ``out`` the LineStyle of each of the page's Tika lines PDFium places "
      "(``blocks``: the page's blocks as (raw_start, raw_end)), ``spaces`` left empty; "
-     "return the page's text and each appended line's (first, last) in it, or None "
-     "where the page has no Tika line."},
+     "return the page's text and each appended line's (first, last, wider) where the page "
+     "sets no space glyphs (``_fill_spaces`` measures those lines; ``wider``: PDFium's "
+     "text of the line holds more spaces than Tika's), else None."},
     {"round1", round_one, METH_O, "round(x, 1), as the pass computes it."},
+    {"squeeze", squeeze_call, METH_O, "layout.squeeze(text), in C."},
+    {"letter_counts", letter_counts, METH_O,
+     "(runs, counts): layout._LETTER_RUN.findall(text), a distinct run one object, and "
+     "Counter(runs) as a dict in the same order."},
+    {"camel_leads", camel_leads, METH_O, "layout._camel_leads(text), in C."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1454,6 +1976,15 @@ PyMODINIT_FUNC PyInit__pdfium_lines(void)
     empty_tuple = PyTuple_New(0);
     zero_float = PyFloat_FromDouble(0.0);
     if (empty_str == NULL || empty_tuple == NULL || zero_float == NULL)
+        return NULL;
+    PyObject *unicodedata = PyImport_ImportModule("unicodedata");
+    if (unicodedata == NULL)
+        return NULL;
+    normalize_fn = PyObject_GetAttrString(unicodedata, "normalize");
+    Py_DECREF(unicodedata);
+    nfkd_str = PyUnicode_InternFromString("NFKD");
+    lower_str = PyUnicode_InternFromString("lower");
+    if (normalize_fn == NULL || nfkd_str == NULL || lower_str == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

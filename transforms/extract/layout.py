@@ -25,13 +25,15 @@ where they are the same and by search where PDFium cut or joined them
 differently.
 
 **The same in C.** Where ``pip install`` could compile ``_pdfium_lines.c`` (it is
-optional: no compiler, no extension), ``pdf_layout`` runs the per-line work of this
-pass there, one call per page (``native_lines``): the same steps, the same bytes out
-(the tests and ``benchmarks/layout_cost.py`` compare the two on real PDFs), at about
-half the Python's CPU. The Python here stays the definition and the fallback: a rule
-changed here must be changed there, and a ``LineStyle`` field the C pass does not fill
-turns it off (``NATIVE_FIELDS``). ``spaces`` is filled after it, by this module's rule
-(``_page_spaces``, run on the lines the C pass placed: one definition).
+optional: no compiler, no extension), ``pdf_layout`` runs this pass there, one call per
+document (``native_lines``): the loop over the pages, each page's frame, its lines
+aligned, placed and styled, fonts named, table cells moved onto Tika's lines; the same
+steps, the same bytes out (the tests and ``benchmarks/layout_cost.py`` compare the two
+on real PDFs), at about half the Python's CPU. The Python here stays the definition and
+the fallback: a rule changed here must be changed there, and a ``LineStyle`` field the
+C pass does not fill turns it off (``NATIVE_FIELDS``). ``spaces`` is filled after it,
+by this module's rule (``missing_spaces``, called back for the lines the C pass placed
+on a page that sets no space glyphs: one definition).
 
 Pure functions over bytes; no Beam, no Tika.
 """
@@ -683,7 +685,8 @@ def _matched_glyphs(tika: str, pdfium: str) -> list[tuple[int, int]]:
     return pairs
 
 
-def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozenset[int]:
+def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]], native: Any = None
+                       ) -> frozenset[int]:
     """The ``raw_start`` of Tika's lines that look like words run together, by the
     document's own vocabulary: a line holds a word that occurs once and is two of the
     document's frequent words (``MIN_FREQUENT`` times or more) side by side, one of them
@@ -694,18 +697,24 @@ def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozen
     letters (run together throughout), each line whose own words do. A compound of
     German or Dutch can be flagged too: its glyphs then show no gap, and nothing changes
     but the cost of measuring them. Found in the whole text at once (regular
-    expressions, then the line of each find), not line by line."""
+    expressions, then the line of each find), not line by line; ``native``: the C
+    extension, whose scans of the text give the same runs, counts and finds
+    (``letter_counts``, ``camel_leads``) at a fraction of the regular expressions' and
+    the Counter's cost."""
     folded = raw_text.casefold()
-    runs = _LETTER_RUN.findall(folded)
-    counts = Counter(runs)
+    counts: dict[str, int]
+    if native is None:
+        runs = _LETTER_RUN.findall(folded)
+        counts = Counter(runs)
+    else:
+        runs, counts = native.letter_counts(folded)
     frequent = {word for word, n in counts.items() if n >= MIN_FREQUENT}
     fused = {word for word, n in counts.items()
              if n == 1 and len(word) >= MIN_FUSED_WORD and not is_cjk(word[0])
              and any(word[:k] in frequent and word[k:] in frequent
                      for k in (*range(2, SHORT_WORD + 1),
                                *range(len(word) - SHORT_WORD, len(word) - 1)))}
-    found = [at - 1 for match in _CAPITALS.finditer(raw_text, 1)
-             if _CAMEL_LEAD.match(raw_text, (at := match.start()) - 1)]
+    found = _camel_leads(raw_text) if native is None else native.camel_leads(raw_text)
     found += _run_starts(folded, runs, fused.union(
         word for word in counts if len(word) >= MIN_LONG_WORD))
     spans = sorted(itertools.chain.from_iterable(tika.values()))  # (start, end, text)
@@ -721,6 +730,13 @@ def run_together_lines(raw_text: str, tika: dict[int, list[TikaLine]]) -> frozen
         if k >= 0 and at < spans[k][1]:
             suspects.add(spans[k][0])
     return frozenset(suspects)
+
+
+def _camel_leads(text: str) -> list[int]:
+    """The offset of each lowercase letter (``_CAMEL_LEAD``) before a capital A-Z in
+    ``text``, in order: the letter before each run of capitals tested."""
+    return [at - 1 for match in _CAPITALS.finditer(text, 1)
+            if _CAMEL_LEAD.match(text, (at := match.start()) - 1)]
 
 
 def _run_starts(folded: str, runs: list[str], wanted: set[str]) -> list[int]:
@@ -1078,29 +1094,40 @@ def native_lines():
     return _native_module or None
 
 
+# The PDFium functions the C pass calls, in the order ``_pdfium_lines.configure`` takes them.
+_PDFIUM_CALLS = (
+    "FPDFText_CountChars", "FPDFText_GetText", "FPDFText_GetCharIndexFromTextIndex",
+    "FPDFText_GetCharBox", "FPDFText_GetTextObject", "FPDFText_GetCharAngle",
+    "FPDFTextObj_GetFontSize", "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont",
+    "FPDFText_GetLooseCharBox", "FPDFText_IsGenerated", "FPDFFont_GetBaseFontName",
+    "FPDFFont_GetWeight", "FPDFFont_GetFlags", "FPDF_LoadPage", "FPDF_ClosePage",
+    "FPDFText_LoadPage", "FPDFText_ClosePage", "FPDFPage_GetCropBox", "FPDFPage_GetMediaBox",
+    "FPDFPage_GetRotation")
+
+
 def _configure_native():
     if _pdfium_lines is None or LineStyle._fields != NATIVE_FIELDS:
+        return None
+    if not hasattr(_pdfium_lines, "document_styles"):
+        # An extension built from an older _pdfium_lines.c (an editable install not
+        # rebuilt): the Python pass gives the same bytes until it is.
         return None
     import pypdfium2 as pdfium
 
     raw = pdfium.raw
-    names = ("FPDFText_CountChars", "FPDFText_GetText",
-             "FPDFText_GetCharIndexFromTextIndex", "FPDFText_GetCharBox",
-             "FPDFText_GetTextObject", "FPDFText_GetCharAngle",
-             "FPDFTextObj_GetFontSize", "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont",
-             "FPDFText_GetLooseCharBox")
     addresses = tuple(ctypes.cast(getattr(raw, name), ctypes.c_void_p).value
-                      for name in names)
-    name_buffer = ctypes.create_string_buffer(128)
-    _pdfium_lines.configure(
-        addresses, squeeze,
-        lambda address: _font_face(raw, name_buffer, address),
-        _tika_cells, LineStyle, math.hypot)
+                      for name in _PDFIUM_CALLS)
+    _pdfium_lines.configure(addresses, LineStyle, math.hypot)
     return _pdfium_lines
 
 
 def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Block]
                        ) -> PdfLayout:
+    """``_python_pdf_layout`` through the C pass: its loop over the pages
+    (``document_styles``: each page loaded, framed by its crop box as ``_page_layout``
+    frames it, and its lines placed and styled as ``page_styles``) calls back here only
+    for the pages whose ``spaces`` are measured (``_fill_spaces``), while the page is
+    open."""
     import pypdfium2 as pdfium
 
     raw = pdfium.raw
@@ -1109,66 +1136,47 @@ def _native_pdf_layout(native, data: bytes, raw_text: str, blocks: Sequence[Bloc
         if block.page and block.raw_start >= 0 and not block.detached:
             by_page[block.page].append((block.raw_start, block.raw_end))
     suspects = functools.cache(
-        lambda: run_together_lines(raw_text, tika_page_lines(raw_text, blocks)))
-    document = pdfium.PdfDocument(data)
-    sizes = []
+        lambda: run_together_lines(raw_text, tika_page_lines(raw_text, blocks), native))
     styles: list[LineStyle] = []
+
+    def fill(textpage: int, left: float, bottom: float, right: float, top: float,
+             rotation: int, text: str, spans: list[tuple[int, int]]) -> None:
+        reader = _StyleReader(raw, ctypes.cast(textpage, raw.FPDF_TEXTPAGE),
+                              _Frame(left, bottom, right, top, rotation), text)
+        reader.native = native
+        _fill_spaces(reader, spans, styles, raw_text, suspects)
+
+    document = pdfium.PdfDocument(data)
     try:
-        for index in range(len(document)):
-            page = raw.FPDF_LoadPage(document.raw, index)
-            if not page:
-                raise pdfium.PdfiumError("Failed to load page.")
-            try:
-                frame = _page_frame(raw, page)
-                width, height = frame.size
-                sizes.append((round(width, 1), round(height, 1)))
-                page_blocks = by_page.get(index + 1)
-                if not page_blocks:
-                    continue
-                textpage = raw.FPDFText_LoadPage(page)
-                try:
-                    placed = native.page_styles(
-                        ctypes.cast(textpage, ctypes.c_void_p).value or 0, frame.left,
-                        frame.bottom, frame.right, frame.top, frame.rotation, index + 1,
-                        raw_text, page_blocks, styles)
-                    if placed is not None:
-                        reader = _StyleReader(raw, textpage, frame, placed[0])
-                        reader.native = native
-                        _fill_spaces(reader, placed[1], styles, raw_text, suspects)
-                finally:
-                    raw.FPDFText_ClosePage(textpage)
-            finally:
-                raw.FPDF_ClosePage(page)
+        sizes = native.document_styles(ctypes.cast(document.raw, ctypes.c_void_p).value,
+                                       len(document), raw_text, by_page, styles, fill,
+                                       pdfium.PdfiumError)
     finally:
         document.close()
     styles.sort()
     return PdfLayout(tuple(sizes), tuple(styles))
 
 
-def _fill_spaces(reader: _StyleReader, spans: list[tuple[int, int]], styles: list[LineStyle],
-                 raw_text: str, suspects: Callable[[], frozenset[int]]) -> None:
+def _fill_spaces(reader: _StyleReader, spans: list[tuple[int, int, bool]],
+                 styles: list[LineStyle], raw_text: str,
+                 suspects: Callable[[], frozenset[int]]) -> None:
     """``spaces`` of the last ``len(spans)`` lines of ``styles`` (the page's, as the C pass
-    appended them, each placed at its span of ``reader``'s text), by the Python pass's own
-    rule (``_page_spaces``)."""
-    if reader.sets_spaces():
-        return  # _page_spaces's first test, before the page's lines are cut out
+    appended them, each placed at its ``[first, last]`` of ``reader``'s text), by the
+    Python pass's own rule (``_page_spaces``'s ``missing_spaces``). The C pass has made
+    the rule's cheap tests already: it hands over no lines of a page that sets its spaces
+    (``sets_spaces``), and says of each line whether PDFium's text of it holds more
+    spaces than Tika's (``wider``); a line that does not, and does not look run together
+    (``suspects``), ``missing_spaces`` leaves as it is without measuring it."""
     base = len(styles) - len(spans)
-    lines = [(raw_text[style.raw_start:style.raw_end], style.raw_start, span)
-             for style, span in zip(styles[base:], spans, strict=True)]
-    for k, spaces in enumerate(_page_spaces(reader, lines, suspects)):
-        if spaces:
-            styles[base + k] = styles[base + k]._replace(spaces=spaces)
-
-
-def _page_frame(raw, page) -> _Frame:
-    """The page's frame from its crop box (else media box, else US Letter, as pypdfium2's
-    ``PdfPage.get_cropbox``) and rotation."""
-    edges = [ctypes.c_float() for _ in range(4)]
-    if raw.FPDFPage_GetCropBox(page, *edges) or raw.FPDFPage_GetMediaBox(page, *edges):
-        box = tuple(edge.value for edge in edges)
-    else:
-        box = (0, 0, 612, 792)
-    return _Frame(*box, raw.FPDFPage_GetRotation(page))
+    measure = suspects()
+    for k, (first, last, wider) in enumerate(spans, base):
+        style = styles[k]
+        suspect = style.raw_start in measure
+        if wider or suspect:
+            spaces = reader.missing_spaces(raw_text[style.raw_start:style.raw_end], first,
+                                           last, suspect)
+            if spaces:
+                styles[k] = style._replace(spaces=spaces)
 
 
 def _tika_cells(text: str, raw_start: int, pdf_text: str,

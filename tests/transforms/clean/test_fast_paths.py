@@ -140,3 +140,51 @@ def test_report_words_hold_no_i():
     assert not any(re.search("i", word) for word in title._REPORT_WORDS)
     assert not any(word and re.search("i", word) for words in title._PERIOD_WORDS
                    if words for word in words)
+
+
+def _block_lines_plain(block, options):
+    """``document._block_lines`` as it read in Python (before ``_line_passes.c``), for a
+    block without a layout: every line split by regex and cleaned by ``clean_line_text``."""
+    from ragbeam.transforms.clean.base import CleanLine
+    from ragbeam.transforms.clean.document import clean_line_text
+
+    traced = block.raw_start >= 0 and block.raw_end - block.raw_start == len(block.text)
+    lines, after_blank, start = [], False, 0
+    for piece in [*re.finditer(r"\r\n|\r|\n", block.text), None]:
+        raw_line = block.text[start:piece.start() if piece else None]
+        line_start, start = start, piece.end() if piece else 0
+        soft_hyphen = raw_line.rstrip().endswith("\u00ad")
+        text = clean_line_text(raw_line, options)
+        if not text:
+            after_blank = bool(lines)
+            continue
+        lead = len(raw_line) - len(raw_line.lstrip())
+        trimmed_end = len(raw_line.rstrip())
+        lines.append(CleanLine(
+            text + ("\u00ad" if soft_hyphen else ""), block.kind, 3, block.page, block.level,
+            block.raw_start + line_start + lead if traced else block.raw_start,
+            block.raw_start + line_start + trimmed_end if traced else block.raw_end,
+            after_blank, block.detached, lead))
+        after_blank = False
+    return lines
+
+
+def test_block_lines_in_c_split_trim_and_clean_as_clean_line_text_does():
+    """``_line_passes.block_lines`` trims plain ASCII lines itself and hands every other
+    line to Python: the lines, texts and raw offsets are the plain rule's for CJK,
+    right-to-left text, combining marks, characters outside the BMP, controls, tabs,
+    no-break and double spaces, soft hyphens and every kind of line break."""
+    from ragbeam.transforms.clean.document import CleanOptions, _block_lines
+    from ragbeam.transforms.types import Block, BlockKind
+
+    pieces = ["word", " ", "  ", "\t", "\n", "\r", "\r\n", "\n\n", "\u00a0", "\u3000",
+              "中文", "，", "ｱ", "שלום", "مرحبا", "e\u0301", "\u0301", "\U0001d400",
+              "\U00020001", "\u00ad", "-", "\x7f", "\x00", "\x0c", "\u200b", "ﬁ", "Ⅻ",
+              "~", "A.", "1,2"]
+    options = CleanOptions()
+    for n, text in enumerate(_random_texts(pieces, 1500, seed=42, most=14)):
+        offset = -1 if n % 7 == 0 else 100
+        end = offset + len(text) + (1 if n % 5 == 0 else 0)
+        block = Block(BlockKind.PARAGRAPH, text, page=n % 3 or None, raw_start=offset,
+                      raw_end=end)
+        assert _block_lines(block, 3, options) == _block_lines_plain(block, options), text

@@ -213,11 +213,12 @@ def test_one_pair_run_together_is_found_by_the_document_s_own_words(tmp_path):
 
 
 def test_ends_near_counts_as_the_scan_over_all_ends():
-    """``text_columns`` counts a page's line ends near a column's edge by bisection;
-    it must count what testing every end counts, floats at the boundary included."""
+    """``wraps_by_position`` (``_line_passes.c``) counts a page's line ends near a column's
+    edge by bisection; it must count what testing every end counts, floats at the
+    boundary included."""
     import random
 
-    from ragbeam.transforms.clean.linejoin import _ends_near
+    from ragbeam.transforms.clean._line_passes import ends_near as _ends_near
 
     rng = random.Random(7)
     for _ in range(300):

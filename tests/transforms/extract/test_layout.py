@@ -4,6 +4,7 @@ shared corpus, through real PDFium and real Tika."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 import pytest
 from made_pdfs import serialise
@@ -215,3 +216,22 @@ def test_the_c_pass_gives_the_python_pass_bytes_on_every_corpus_pdf(corpus_dir):
 def test_a_line_style_the_c_pass_does_not_fill_turns_it_off(monkeypatch):
     monkeypatch.setattr(layout_module, "NATIVE_FIELDS", (*LineStyle._fields, "a_new_rule"))
     assert layout_module._configure_native() is None
+
+
+def test_the_c_scans_give_the_python_definitions_lists():
+    """The C pass's text scans (``squeeze``, and ``run_together_lines``'s letter runs and
+    camel-case leads) give what their Python definitions give, on text that folds
+    (ligatures, accents, final sigma, dotted capital I, numerals that are not digits)."""
+    native = layout_module.native_lines()
+    if native is None:
+        pytest.skip("the C extension is not built here (pip install -e . builds it)")
+    texts = ["The  ﬁrst Oğuz line. The first line, the last.", "ΟΔΟΣ ΣΑΣ",
+             "İstanbul ǅemal Straße", "x²½Ⅳ a_b",
+             "١٢٣ abc relatedCTCconfiguration", "éA ßB 中A 1A _A", "", "ABC", "aBcD\u2163E",
+             "3.2 Results", "ﬀ ﬃ ﬄ ﬅ"]
+    for text in texts:
+        assert native.squeeze(text) == squeeze(text), text
+        runs, counts = native.letter_counts(text)
+        assert runs == layout_module._LETTER_RUN.findall(text), text
+        assert list(counts.items()) == list(Counter(runs).items()), text
+        assert native.camel_leads(text) == layout_module._camel_leads(text), text

@@ -377,7 +377,7 @@ def test_a_hybrid_query_finds_what_only_the_sparse_and_only_the_dense_side_finds
             qdrant.query_points(COLLECTION, prefetch=[
                 models.Prefetch(query=dense, using="embedding", limit=1),
                 models.Prefetch(query=sparse_query, using="sparse", limit=1)],
-                query=models.FusionQuery(fusion=models.Fusion.RRF), limit=2).points))
+                query=models.RrfQuery(rrf=models.Rrf(k=61)), limit=2).points))  # eval's k=60
     finally:
         qdrant.close()
     assert by_dense == {"wifi.txt"} and by_sparse == {"logger.txt"}

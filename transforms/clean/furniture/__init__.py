@@ -16,11 +16,12 @@ from ragbeam.transforms.clean.furniture.lines import (
     PageSizes,
     TemplateGroup,
     body_size,
-    document_frame,
     edge_order,
     line_shape,
     members,
+    page_frames,
     page_number_value,
+    page_size,
     placed_lines,
     roman_value,
     template_key,
@@ -57,11 +58,12 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     """Furniture lines of a paged document (``page_sizes``: each page's (width, height))."""
     if not pages:
         return FurnitureResult(frozenset(), frozenset(), frozenset())
-    pages, frames = zip(*map(placed_lines, pages), strict=True)
+    pages, frames = zip(*(placed_lines(lines, page_size(page_sizes, p)[0])
+                          for p, lines in enumerate(pages)), strict=True)
     multi = len(pages) > 1
     # Text laid over the page first: no part of its edges' order.
-    frame = document_frame(frames)
-    stamps, rotated = find_laid_over(pages, page_sizes, frame)
+    frames = page_frames(frames)
+    stamps, rotated = find_laid_over(pages, page_sizes, frames)
     stamped = {p for p, _ in stamps}  # most pages: none (their order taken whole)
     kept = [[i for i in edge_order(lines) if (p, i) not in stamps] if p in stamped
             else edge_order(lines) for p, lines in enumerate(pages)]
@@ -69,7 +71,7 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     body = body_size(unstamped)
     if multi:
         numbers = _user_headings_kept(unstamped, find_page_numbers(unstamped), body)
-        groups = find_template(unstamped, numbers, page_sizes, frame,
+        groups = find_template(unstamped, numbers, page_sizes, frames,
                                [(p, pages[p][i]) for p, i in stamps], body)
         template = members(groups) - numbers
         if unnumbered := unnumbered_copies(unstamped, numbers | template):

@@ -30,6 +30,14 @@ ROW_TOLERANCE = 0.5
 # The text frame is read from at least 3 lines of at least 20 characters.
 MIN_FRAME_LINE_CHARS = 20
 MIN_FRAME_LINES = 3
+# A line this near the paper's side is laid over the page (a download stamp across the
+# foot), no edge of the text frame.
+PAPER_EDGE_POINTS = 6.0
+# A line narrower than this share of the page's widest is a margin note's (a caption set
+# in the side margin), beside the text, not of it.
+NARROW_COLUMN_SHARE = 0.25
+# A two-sided layout: the text block of odd and even pages this far apart, sideways.
+MIN_SHIFT_POINTS = 6.0
 # Same slot: top and left, right or centre this close (points), size this close.
 SLOT_POINTS = 2.0
 SLOT_SIZE_POINTS = 0.6
@@ -251,27 +259,34 @@ def edge_order(lines: Sequence[PageLine]) -> list[int]:
             *following.get(-1, ())]
 
 
-def placed_lines(lines: Sequence[PageLine]) -> tuple[list[PageLine], Frame]:
+def placed_lines(lines: Sequence[PageLine], width: float = math.inf
+                 ) -> tuple[list[PageLine], Frame]:
     """A page's lines less boxes that are no line's (a level line's box several times
     as tall as its font and the page's lines: PDFium found its characters apart), and,
-    in the same pass, the left and right edge of its level text (lines of some length)."""
+    in the same pass, the left and right edge of its level text (lines of some length,
+    of the text's width and within the paper's margins, on a page ``width`` wide)."""
     heights = sorted(box[3] - box[1] for line in lines
                      if (box := line.box) is not None and not line.rotated)
     if not heights:
         return list(lines), None
     typical = max(heights[len(heights) // 2], 1.0)
     out = list(lines)
-    lefts: list[float] = []
-    rights: list[float] = []
+    spans: list[tuple[float, float]] = []
     for k, line in enumerate(out):
         box = line.box
         if box is not None and not line.rotated:
             if box[3] - box[1] > MAX_LINE_HEIGHTS * max(typical, line.size):
                 out[k] = line._replace(box=None)
-            elif len(line.text) >= MIN_FRAME_LINE_CHARS:
-                lefts.append(box[0])
-                rights.append(box[2])
-    return out, (min(lefts), max(rights)) if len(lefts) >= MIN_FRAME_LINES else None
+            elif (len(line.text) >= MIN_FRAME_LINE_CHARS and box[0] >= PAPER_EDGE_POINTS
+                  and box[2] <= width - PAPER_EDGE_POINTS):
+                spans.append((box[0], box[2]))
+    if len(spans) < MIN_FRAME_LINES:
+        return out, None
+    narrow = NARROW_COLUMN_SHARE * max(right - left for left, right in spans)
+    spans = [(left, right) for left, right in spans if right - left >= narrow]
+    if len(spans) < MIN_FRAME_LINES:
+        return out, None
+    return out, (min(left for left, _ in spans), max(right for _, right in spans))
 
 
 def beside_frame(line: PageLine, frame: Frame, width: float, gap: float = 0.0) -> bool:
@@ -281,13 +296,32 @@ def beside_frame(line: PageLine, frame: Frame, width: float, gap: float = 0.0) -
             and (box[2] <= frame[0] - gap or box[0] >= frame[1] + gap))
 
 
-def document_frame(frames: Iterable[Frame]) -> Frame:
-    """Left and right edge of the document's level text: the medians of its pages'."""
-    frames = [frame for frame in frames if frame is not None]
-    if not frames:
-        return None
-    return (sorted(frame[0] for frame in frames)[len(frames) // 2],
-            sorted(frame[1] for frame in frames)[len(frames) // 2])
+def page_frames(frames: Sequence[Frame]) -> list[Frame]:
+    """Each page's text frame (left and right edge of its level text): the medians of
+    the document's pages', or of its parity's where odd and even pages set the text block
+    ``MIN_SHIFT_POINTS`` apart sideways, both edges the same way, most pages of each
+    parity at its frame (a two-sided layout, its margin notes in each page's outer
+    margin; a deck's slides each frame their own text)."""
+    def median(of: Sequence[Frame]) -> Frame:
+        placed = [frame for frame in of if frame is not None]
+        return (sorted(frame[0] for frame in placed)[len(placed) // 2],
+                sorted(frame[1] for frame in placed)[len(placed) // 2]) if placed else None
+
+    def near(frame: Frame, to: Frame) -> bool:
+        return abs(frame[0] - to[0]) < MIN_SHIFT_POINTS and abs(frame[1] - to[1]) < MIN_SHIFT_POINTS
+
+    whole, sides = median(frames), [median(frames[parity::2]) for parity in (0, 1)]
+    if whole is None or None in sides:
+        return [whole] * len(frames)
+    (left0, right0), (left1, right1) = sides
+    if (min(abs(left0 - left1), abs(right0 - right1)) < MIN_SHIFT_POINTS
+            or (left0 < left1) != (right0 < right1)):
+        return [whole] * len(frames)
+    for parity, side in enumerate(sides):
+        placed = [frame for frame in frames[parity::2] if frame is not None]
+        if 2 * sum(near(frame, side) for frame in placed) <= len(placed):
+            return [whole] * len(frames)
+    return [sides[p % 2] for p in range(len(frames))]
 
 
 def page_rows(lines: Sequence[PageLine], skip: set[int] | frozenset[int] = frozenset()

@@ -42,15 +42,16 @@ _ASCII_WORD = re.compile(r"[A-Za-z]+")
 MIN_VERTICAL_CHARS = 8  # a piece of margin text left alone: letters and digits
 
 
-def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
+def find_laid_over(pages: Pages, page_sizes: PageSizes, frames: Sequence[Frame]
                   ) -> tuple[set[Hit], list[TemplateGroup]]:
     """Text laid over the pages, in one pass over their lines: the stamps (every line
     found) and the rotated template groups. Found are rotated text recurring at one place
     on half the pages (a watermark, ``DO NOT SEND THIS PAGE`` across a form's pages, in
     pieces; a rotated label in one figure does not recur); rotated text beside the text
-    ``frame``, nearer the page's edge than any other text (an identifier up the margin;
-    a figure's rotated label lies within the frame, a sideways table's first column has
-    the next beside it); lines wholly beyond the page's top or bottom edge whose shape
+    frame (``frames``: each page's), nearer the page's edge than any other text (an
+    identifier up the margin; a figure's rotated label lies within the frame, a sideways
+    table's first column has the next beside it); lines wholly beyond the page's top or
+    bottom edge whose shape
     recurs there (the printer's slug ``file.indd 3 09/10/2013 5:49 PM``; a note that ran
     off one page does not recur); and the margin text assembled around a stamp
     (``_vertical_pieces``)."""
@@ -59,6 +60,7 @@ def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
     stamps: set[Hit] = set()
     for p, lines in enumerate(pages):
         width, height = page_size(page_sizes, p)
+        frame = frames[p]
         measured = page_sizes is not None and p < len(page_sizes)
         margin: list[int] = []
         for i, line in enumerate(lines):
@@ -102,7 +104,7 @@ def find_laid_over(pages: Pages, page_sizes: PageSizes, frame: Frame
         if len({p for p, _ in same}) >= needed:
             groups.append(TemplateGroup("rotated", key, frozenset(same)))
     stamps.update(hit for group in groups for hit in group.members)
-    return stamps | _vertical_pieces(pages, stamps, frame), groups
+    return stamps | _vertical_pieces(pages, stamps, frames), groups
 
 
 def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -> set[Hit]:
@@ -182,7 +184,7 @@ def _in_frame(line: PageLine, frame: Frame) -> bool:
             and box[2] > frame[0] and box[0] < frame[1])
 
 
-def _vertical_pieces(pages: Pages, stamps: set[Hit], frame: Frame) -> set[Hit]:
+def _vertical_pieces(pages: Pages, stamps: set[Hit], frames: Sequence[Frame]) -> set[Hit]:
     """Margin text assembled before it is judged: a run of pieces in Tika's order around
     a stamp piece is joined ("JC" "A" "P" "10(2008)003": ``jcap102008003``). Its pieces
     between two stamp pieces, and those PDFium did not place up to the page's end, are
@@ -194,7 +196,10 @@ def _vertical_pieces(pages: Pages, stamps: set[Hit], frame: Frame) -> set[Hit]:
     for p, lines in enumerate(pages):
         if p not in stamped:
             continue  # a run is around a stamp piece
-        def piece(k: int, lines: Sequence[PageLine] = lines, p: int = p) -> bool:
+        frame = frames[p]
+
+        def piece(k: int, lines: Sequence[PageLine] = lines, p: int = p,
+                  frame: Frame = frame) -> bool:
             text = lines[k].text.strip()
             # Short and unspaced, or unplaced and shorter than a line of text; never
             # the page's number level in the frame (Tika gives the folio beside it).
@@ -231,7 +236,7 @@ def _vertical_pieces(pages: Pages, stamps: set[Hit], frame: Frame) -> set[Hit]:
             if (p, i) in stamps or (p, i) in found or not line.removable \
                     or " " in line.text.strip():
                 continue
-            if _in_frame(line, frame):
+            if _in_frame(line, frames[p]):
                 continue  # level, in the text frame: the body's
             piece = _squeezed(line.text)
             if len(piece) >= MIN_VERTICAL_CHARS and any(

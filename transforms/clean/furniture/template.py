@@ -86,12 +86,12 @@ _TITLE_KEY = "\x00title "  # of a head that says the current title, head or foot
 CONTINUED_SHOWN = "<a heading> (continued)"  # and the group's name in ``ragbeam viz``
 
 
-def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frame: Frame,
+def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frames: Sequence[Frame],
                   placed_elsewhere: Sequence[tuple[int, PageLine]], body: float
                  ) -> list[TemplateGroup]:
-    """The template groups of a document's pages (lines in edge order; ``frame``: the
-    text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
-    side, current = _page_surroundings(pages, frame, page_sizes, body)
+    """The template groups of a document's pages (lines in edge order; ``frames``: each
+    page's text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
+    side, current = _page_surroundings(pages, frames, page_sizes, body)
     # Each page's edge read again past the template found so far: a head block deeper
     # than the band, its next lines at the very edge.
     template = set(numbers)
@@ -285,6 +285,8 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
             tops = sorted(pages[p][i].box[1] for p, i in hits if pages[p][i].box is not None)
             hits = [(p, i) for p, i in hits if tops and pages[p][i].box is not None
                     and abs(pages[p][i].box[1] - tops[len(tops) // 2]) <= PLACE_DRIFT_POINTS]
+        elif key in side_keys:
+            hits = _at_held_heights(pages, hits)
         if (key not in side_keys and not key.startswith(_CONTINUED_KEY)
                 and _where_text_stands(pages, hits, extents, page_sizes, body)):
             # Its place is the text's on other pages: placeholder text repeated (a
@@ -382,7 +384,7 @@ def _title_form(text: str) -> str:
     return _NOT_IN_TITLE_FORM.sub("", template_key(text))
 
 
-def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: float
+def _page_surroundings(pages: Pages, frames: Sequence[Frame], page_sizes: PageSizes, body: float
                       ) -> tuple[list[set[int]], list[list[tuple[int, str]]]]:
     """In one pass over the lines, each page's level lines wholly beside the text frame,
     on the page (chapter tabs), and its current headings as (line, title form): the
@@ -392,10 +394,11 @@ def _page_surroundings(pages: Pages, frame: Frame, page_sizes: PageSizes, body: 
     latest: dict[float, str] = {}
     side: list[set[int]] = []
     current: list[list[tuple[int, str]]] = []
-    # ``beside_frame(line, frame, width, MIN_SIDE_GAP)``, inline: it runs for every line.
-    left, right = (frame[0] - MIN_SIDE_GAP, frame[1] + MIN_SIDE_GAP) if frame else (0.0, 0.0)
     for p, lines in enumerate(pages):
         width = page_size(page_sizes, p)[0]
+        # ``beside_frame(line, frame, width, MIN_SIDE_GAP)``, inline: it runs for every line.
+        frame = frames[p]
+        left, right = (frame[0] - MIN_SIDE_GAP, frame[1] + MIN_SIDE_GAP) if frame else (0.0, 0.0)
         side.append(set())
         own = []
         for i, line in enumerate(lines):
@@ -508,7 +511,8 @@ def _group_key(text: str) -> str:
 def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set[Hit]) -> bool:
     """A user's headings, repeated in form only (``Question 3`` atop each page): set as
     headings, words or numbers varying, alone between the text or in display type. A
-    running head is no larger than the text, constant, or stands with the template."""
+    running head is no larger than the text, constant, or stands with the template: next
+    to it in edge order, or stacked on it in its column (``_stacked_on``)."""
     hits = list(hits)
     smallest = min((pages[p][i].size for p, i in hits), default=0.0)
     # Words varying, not their case: a fund's name heads its report's pages in title
@@ -519,8 +523,29 @@ def heads_its_text(pages: Pages, hits: Iterable[Hit], body: float, template: set
     if smallest >= DISPLAY_SIZE_RATIO * body:
         return True  # display type: a chapter's opening, never a running head
     # Lines are in edge order: a line's neighbours are i ± 1.
-    alone = sum((p, i - 1) not in template and (p, i + 1) not in template for p, i in hits)
+    alone = sum((p, i - 1) not in template and (p, i + 1) not in template
+                and not _stacked_on(pages[p], p, i, template) for p, i in hits)
     return 2 * alone > len(hits)
+
+
+def _stacked_on(lines: Sequence[PageLine], p: int, i: int, template: set[Hit]) -> bool:
+    """Is the line next above or below line ``i`` in its column (the placed level lines
+    its box overlaps sideways) template? A side margin's head block stacks its lines
+    (``INTR`` / ``32,2`` / the folio, set larger than the text) with the body's rows
+    between them in edge order."""
+    box = lines[i].box
+    if box is None or lines[i].rotated:
+        return False
+    above = below = (math.inf, -1)  # (distance, line)
+    for j, line in enumerate(lines):
+        other = line.box
+        if other is None or line.rotated or other[2] <= box[0] or other[0] >= box[2]:
+            continue
+        if other[3] <= box[1]:
+            above = min(above, (box[1] - other[3], j))
+        elif other[1] >= box[3]:
+            below = min(below, (other[1] - box[3], j))
+    return (p, above[1]) in template or (p, below[1]) in template
 
 
 _Extent = tuple[list[tuple[float, float]], float]  # a page's text rows and lowest bottom
@@ -588,6 +613,21 @@ def _where_text_stands(pages: Pages, hits: list[Hit], extents: list[_Extent],
                 reaching += 1
                 covered += 1
     return reaching >= MIN_SEQUENCE_PAGES and 2 * covered >= reaching  # not a cover alone
+
+
+def _at_held_heights(pages: Pages, hits: list[Hit]) -> list[Hit]:
+    """Side-margin lines at a height their text holds on ``SECTION_RUN_PAGES`` pages or
+    more: a margin head block's lines stand at one height (a chapter tab at one per
+    chapter); a word of a caption set in the side margin (``classification`` closing
+    ``Table 2.`` / ``… Fama–French 12``) stands where its table does."""
+    tops = sorted((pages[p][i].box[1], p) for p, i in hits)
+    heights = [top for top, _ in tops]
+
+    def held(top: float) -> bool:
+        return len({q for _, q in tops[bisect.bisect_left(heights, top - PLACE_DRIFT_POINTS):
+                                       bisect.bisect_right(heights, top + PLACE_DRIFT_POINTS)]}
+                   ) >= SECTION_RUN_PAGES
+    return [(p, i) for p, i in hits if held(pages[p][i].box[1])]
 
 
 def _in_a_run(on_pages: set[int]) -> bool:
