@@ -582,7 +582,10 @@ def _name_document(extracted: ExtractedDocument, lines: list[CleanLine], text: s
     styled = [line for line in lines if line.style is not None and line.style.size]
     body = body_style((line.style, len(line.text)) for line in styled
                       if line.kind is BlockKind.PARAGRAPH)
-    first_page = styled[0].style.page if styled else None
+    # The first page with a line set at least as large as the body: what a removed cover
+    # sheet leaves on its page (an identifier in small print) is not the cover.
+    first_page = next((line.style.page for line in styled if body is None
+                       or line.style.size >= body.size), None)
     cover = [TitleLine(line.text, line.style.page, line.style.size, line.style.top,
                        line.style.bottom, line.style.rotated)
              for line in styled if line.style.page == first_page

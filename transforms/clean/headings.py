@@ -40,6 +40,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
 from ragbeam.transforms.charsets import (
@@ -60,8 +61,14 @@ MAX_CAPS_HEADING_CHARS = 60
 _NUMBERED = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>\S.*)$")
 _ROMAN = re.compile(r"^(?P<num>[IVX]{1,5})\.\s+(?P<title>\S.*)$")
 # "A. Components", "A.1 Prompts", "B.2.3 Results": letters (with a full stop when alone).
-_LETTERED = re.compile(r"^(?P<num>[A-Z](?:\.(?:[A-Z]|\d{1,2})){1,3}\.?|[A-Z]\.)\s+"
-                       r"(?P<title>\S.*)$")
+# Letters alone ("U.S.", "U.K.") are an abbreviation, not a number: a part is a digit.
+_LETTERED = re.compile(r"^(?P<num>[A-Z](?=(?:\.[A-Z])*\.\d)(?:\.(?:[A-Z]|\d{1,2})){1,3}\.?"
+                       r"|[A-Z]\.)\s+(?P<title>\S.*)$")
+# A line closed by a citation or a note's mark ("U.S. Decennial Census[75]", "Other –
+# 6%[B]"): a caption's or a chart's label citing its source; a heading cites nothing.
+_CITED = re.compile(r"\[(?:\d{1,3}|[A-Za-z])\]$")
+# An entry of a numbered list ("1. …", "[12] …"): a reference, not running text.
+_LIST_ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s")
 # A section of a code or a regulation: "§ 1308.22 Excluded substances.", "§ 3a Zweck",
 # "§§ 12-14 Fees". Such a heading often ends with a full stop, so it is taken only
 # where its style sets it apart (or, without a style, where prose follows it).
@@ -337,7 +344,7 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if text and reads_like_data(text):
         return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
-            or _CAPTION.match(text) or reads_as_sentence(text)):
+            or _CAPTION.match(text) or reads_as_sentence(text) or _CITED.search(text)):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
@@ -833,7 +840,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
             or _CODE_LIKE.search(text)
             or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
             or reads_like_data(text)
-            or _NOTE_MARK.search(text)
+            or _NOTE_MARK.search(text) or _CITED.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
     text = _ENUMERATOR.sub("", text) or text
@@ -911,8 +918,9 @@ def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
     """Running text a heading can stand over: prose of several lines or a sentence,
     or a short sentence or clause in the body's own style ("This changes:")."""
     end = (block.text or "").rstrip()
-    if _ADDRESSES.search(end):
-        return False  # e-mail addresses and links under a name, not text
+    if _ADDRESSES.search(end) and not _LIST_ENTRY.match(end):
+        return False  # e-mail addresses and links under a name, not text (a list of
+        # references with their links is)
     if block.prose and (block.lines > 1 or end.endswith(_SENTENCE_CLOSES)):
         return True
     style = block.style
@@ -1108,16 +1116,33 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     prose = [is_prose(text) for text in texts]  # weighed once, for the blocks and the rows
     blocks = [_heading_block(pieces, text, is_running)
               for pieces, text, is_running in zip(assembly.blocks, texts, prose, strict=True)]
+    # The body is running text: a numbered list's entries (a long reference list, set
+    # in another face) are left out where anything else is styled.
+    body = body_style((line.style, len(line.text))
+                      for pieces, text in zip(assembly.blocks, texts, strict=True)
+                      if not _LIST_ENTRY.match(text) for _, line in pieces
+                      if line.style is not None and line.kind is BlockKind.PARAGRAPH
+                      ) or body_style((line.style, len(line.text)) for pieces in assembly.blocks
+                                      for _, line in pieces if line.style is not None
+                                      and line.kind is BlockKind.PARAGRAPH)
+    if body is not None and layout is not None:
+        # A heading the PDF draws after its page's text (a browser's print) goes back
+        # to where it stands on the page, over the text it heads.
+        order = heading_order([_block_box(pieces) for pieces in assembly.blocks],
+                              [_reads_like_a_heading(block) and block.style is not None
+                               and _distinct(block.style, body) for block in blocks])
+        if order != sorted(order):
+            assembly.blocks[:] = [assembly.blocks[i] for i in order]
+            blocks = [blocks[i] for i in order]
+            prose = [prose[i] for i in order]
     found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
                               [pieces[0][1].page for pieces in assembly.blocks])
              if outline else None)
     if found is None:
-        body = body_style((line.style, len(line.text)) for pieces in assembly.blocks
-                          for _, line in pieces
-                          if line.style is not None and line.kind is BlockKind.PARAGRAPH)
         if body is not None and layout is not None:
             rows = RowIndex(assembly, layout, body, prose)
-            blocks = [block._replace(in_row=rows.shares_row(block.style),
+            blocks = [block._replace(in_row=rows.shares_row(block.style)
+                                     or is_table_row(block.style),
                                      in_margin=rows.in_margin(block.style),
                                      page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
@@ -1134,6 +1159,62 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
         for _, line in assembly.blocks[index]:
             line.kind, line.level = BlockKind.HEADING, level
     return len(found)
+
+
+# Where a block sits on its page: (page, x0, top, x1, bottom), None where not placed.
+BlockBox = tuple[int, float, float, float, float]
+
+
+def _block_box(pieces: list[tuple[str, CleanLine]]) -> BlockBox | None:
+    """The box of a block's lines on its first line's page (None: a line not placed)."""
+    styles = [line.style for _, line in pieces]
+    first = styles[0]
+    if first is None or any(style is None for style in styles):
+        return None
+    on_page = [s for s in styles if s is not None and s.page == first.page]
+    return (first.page, min(s.x0 for s in on_page), first.top, max(s.x1 for s in on_page),
+            max(s.bottom for s in on_page))
+
+
+# The text a heading is moved over starts at most this many of the heading's line
+# heights under it: the heading's own text, not a footnote or a page's footer.
+MAX_HEADING_GAP_LINES = 3.0
+
+
+def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> list[int]:
+    """The blocks' order with each ``movable`` block (a heading set apart by its font)
+    that follows the text it stands over moved to before that text: a browser printing
+    a page (Chromium's Wikipedia PDFs) draws its headings after the page's text, and a
+    heading read there heads the next page's text instead of its own. Walking back from
+    the heading over the blocks of its page, a block beside it (another column, a side
+    box), below it in its column or another heading is passed, and one above it (or
+    not placed) stops the walk; the heading goes before the passed block right under
+    it, where that one starts within ``MAX_HEADING_GAP_LINES`` of its line heights (a
+    footnote or a footer drawn first is no text of its)."""
+    order = list(range(len(boxes)))
+    for index, box in enumerate(boxes):
+        if not movable[index] or box is None:
+            continue
+        page, x0, top, x1, bottom = box
+        at = order.index(index)
+        under: int | None = None  # the position of the passed block nearest under it
+        k = at - 1
+        while k >= 0:
+            other = boxes[order[k]]
+            if other is None or other[0] != page:
+                break
+            if movable[order[k]]:
+                pass  # another heading drawn after the text (or over this one): passed
+            elif min(x1, other[3]) - max(x0, other[1]) > 0:  # in its column
+                if other[2] < bottom:
+                    break  # above it (or beside it in its row): its place is after
+                if under is None or other[2] < boxes[order[under]][2]:  # type: ignore[index]
+                    under = k
+            k -= 1
+        if under is not None and (boxes[order[under]][2] - bottom  # type: ignore[index]
+                                  <= MAX_HEADING_GAP_LINES * (bottom - top)):
+            order.insert(under, order.pop(at))
+    return order
 
 
 MAX_DIVISION_TITLE_WORDS = 12
@@ -1187,6 +1268,22 @@ def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
         uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
     return HeadingBlock(text if candidate else None, paragraph and prose, len(pieces),
                         first.style, uniform)
+
+
+# A line set in pieces (``LineStyle.cells``) with at least this many gaps between them
+# of at least this many of its font sizes is a table's row ("Year   Title   Role
+# Notes"), never a heading; a line set with wide word spaces (justified) is not.
+MIN_ROW_GAPS = 2
+MIN_ROW_GAP_SIZES = 2.0
+
+
+def is_table_row(style: LineStyle) -> bool:
+    """Is a line set as a table's row: pieces with ``MIN_ROW_GAPS`` wide gaps?"""
+    if len(style.cells) <= MIN_ROW_GAPS or not style.size:
+        return False
+    gaps = sum(after[1] - before[2] >= MIN_ROW_GAP_SIZES * style.size
+               for before, after in pairwise(style.cells))
+    return gaps >= MIN_ROW_GAPS
 
 
 class RowIndex:

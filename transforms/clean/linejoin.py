@@ -66,7 +66,7 @@ from ragbeam.transforms.clean.hyphenation import (
     join_hyphenated,
 )
 from ragbeam.transforms.clean.layout import sizes_differ, style_changes
-from ragbeam.transforms.types import BlockKind
+from ragbeam.transforms.types import BlockKind, LineStyle
 
 FULL_LINE_SHARE = 0.75
 _SENTENCE_END = tuple(SENTENCE_ENDS + CLAUSE_ENDS + CLOSERS)
@@ -459,8 +459,13 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     if prev.wraps is None and heading_runs_on(prev, line):
         out.lines_joined += 1
         return LineBreak.SPACE
-    if prev.wraps is None and style_changes(prev.style, line.style):
-        return LineBreak.PARAGRAPH  # a heading set apart by its font, a footnote by its size
+    if prev.wraps is None and (style_changes(prev.style, line.style)
+                               or (prev.style is None and _set_larger(_last_style(out), line))):
+        # A heading set apart by its font, a footnote by its size. A line the layout did
+        # not place (a link's text) says nothing of it: where the next line is set larger
+        # than the block's last placed line, a banner's date and link do not run on into
+        # the title under them.
+        return LineBreak.PARAGRAPH
     if options.dehyphenate and prev.text[-1:] in HYPHENS:
         hyphen = classify_hyphen_break(prev.text, line.text, lexicon)
         if hyphen is not HyphenBreak.NONE:
@@ -477,6 +482,25 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
         out.lines_joined += 1
     return brk
+
+
+def _last_style(out: Assembly) -> LineStyle | None:
+    """The style of the last placed line of the block being assembled."""
+    return next((line.style for _, line in reversed(out.blocks[-1]) if line.style is not None),
+                None) if out.blocks else None
+
+
+# A line set at least this many times the size of the block's last placed line, across
+# a line not placed, starts a block of its own (a title under a banner's small print;
+# body text after a code line set a point smaller does not).
+MIN_LARGER_RATIO = 1.5
+
+
+def _set_larger(before: LineStyle | None, line: CleanLine) -> bool:
+    """Is ``line`` set much larger than ``before`` (a title under a banner's small print)?"""
+    after = line.style
+    return (before is not None and after is not None and bool(before.size)
+            and after.size >= MIN_LARGER_RATIO * before.size)
 
 
 def heading_runs_on(prev: CleanLine, line: CleanLine) -> bool:
