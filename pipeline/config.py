@@ -84,7 +84,12 @@ if TYPE_CHECKING:
 # formula font's keeps its text layer (no OCR).
 # 12: a folio whose digits Tika reads reversed and a statement's title repeated under
 # the page head (its continuation pages) are furniture.
-OUTPUT_FORMAT_VERSION = 12
+# 13: a side-margin head block (its lines and the folio under it) is one template element,
+# odd and even pages keep their own text frame; a head or foot naming the current section
+# beside fixed text, a spread's folio run into its label, a deck's "N / M" footline are
+# furniture; headings a browser draws after their page's text go back over it, table
+# rows and cited labels are no headings; a title under a banner starts its own block.
+OUTPUT_FORMAT_VERSION = 13
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
