@@ -22,6 +22,11 @@
  *   page_measures  each page's pitch (the median step from one line's top to the
  *                  next) and the document's character width (the median over its
  *                  lines of MIN_MEASURED_CHARS or more).
+ *
+ * ``word_counts`` (``hyphenation.hyphen_lexicon``): a document's words and how often
+ * each occurs, and how often the asked pairs of words follow one another: the counts
+ * de-hyphenation decides by, which cost Python half of line assembly on a long
+ * document (a string and a regex match per word).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -970,6 +975,204 @@ static PyObject *block_lines(PyObject *self, PyObject *const *args, Py_ssize_t n
     return lines;
 }
 
+/* ``word_counts`` (``hyphenation.hyphen_lexicon``): how often each word of a document's
+ * case-folded text occurs, a word being a match of ``\w+(?:[-\u2010]\w+)*`` (Python's
+ * ``re``: ``\w`` is ``Py_UNICODE_ISALNUM`` or "_", what ``sre`` tests), and how often
+ * each asked pair of words follows one another (the next match, whatever lies between).
+ * The words are counted by their spans in the text (a hash table of spans): a string is
+ * made for each distinct word only, not for each of a long document's words. */
+
+typedef struct {
+    Py_ssize_t start, length, count;
+    Py_hash_t hash; /* -1: an empty slot */
+} WordSlot;
+
+typedef struct {
+    int kind;
+    const void *data;
+    WordSlot *slots;
+    size_t mask, used;
+} WordTable;
+
+static char latin1_word_chars[256]; /* word_char of U+0000..U+00FF, filled at import */
+
+static int word_char(Py_UCS4 c) {
+    return c < 256 ? latin1_word_chars[c] : Py_UNICODE_ISALNUM(c);
+}
+
+static Py_hash_t span_hash(int kind, const void *data, Py_ssize_t start, Py_ssize_t length) {
+    size_t h = 1469598103934665603u;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        h ^= (size_t)PyUnicode_READ(kind, data, start + i);
+        h *= 1099511628211u;
+    }
+    return (Py_hash_t)(h & ((size_t)PY_SSIZE_T_MAX >> 1)); /* never -1 */
+}
+
+/* Equal spans: the same code points (``other`` may be another string's, of its kind). */
+static int spans_equal(int kind, const void *data, Py_ssize_t start, int other_kind,
+                       const void *other, Py_ssize_t other_start, Py_ssize_t length) {
+    if (kind == other_kind)
+        return memcmp((const char *)data + start * kind,
+                      (const char *)other + other_start * other_kind,
+                      (size_t)(length * kind)) == 0;
+    for (Py_ssize_t i = 0; i < length; i++)
+        if (PyUnicode_READ(kind, data, start + i)
+            != PyUnicode_READ(other_kind, other, other_start + i))
+            return 0;
+    return 1;
+}
+
+/* The slot of a span of ``kind``/``data`` (the table's own text or another string):
+ * its word's, or the empty slot where it would go. */
+static WordSlot *word_slot(const WordTable *t, int kind, const void *data, Py_ssize_t start,
+                           Py_ssize_t length, Py_hash_t hash) {
+    size_t i = (size_t)hash & t->mask;
+    for (;;) {
+        WordSlot *slot = &t->slots[i];
+        if (slot->hash == -1
+            || (slot->hash == hash && slot->length == length
+                && spans_equal(t->kind, t->data, slot->start, kind, data, start, length)))
+            return slot;
+        i = (i + 1) & t->mask;
+    }
+}
+
+static int word_table_grow(WordTable *t) {
+    size_t capacity = (t->mask + 1) * 2;
+    WordSlot *old = t->slots;
+    size_t old_capacity = t->mask + 1;
+    t->slots = PyMem_Malloc(capacity * sizeof(WordSlot));
+    if (t->slots == NULL) {
+        t->slots = old;
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < capacity; i++)
+        t->slots[i].hash = -1;
+    t->mask = capacity - 1;
+    for (size_t i = 0; i < old_capacity; i++)
+        if (old[i].hash != -1)
+            *word_slot(t, t->kind, t->data, old[i].start, old[i].length, old[i].hash) = old[i];
+    PyMem_Free(old);
+    return 0;
+}
+
+static PyObject *word_counts(PyObject *self, PyObject *args) {
+    PyObject *text, *asked, *counts;
+    if (!PyArg_ParseTuple(args, "UOO", &text, &asked, &counts))
+        return NULL;
+    if (!PyDict_Check(counts)) { /* a Counter */
+        PyErr_SetString(PyExc_TypeError, "counts: a dict");
+        return NULL;
+    }
+    WordTable t = {PyUnicode_KIND(text), PyUnicode_DATA(text), NULL, 63, 0};
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), words = 0;
+    Py_ssize_t *ids = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n / 2 + 1));
+    t.slots = PyMem_Malloc(sizeof(WordSlot) * (t.mask + 1));
+    PyObject *result = NULL;
+    if (ids == NULL || t.slots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i <= t.mask; i++)
+        t.slots[i].hash = -1;
+    /* The matches of ``\w+(?:[-\u2010]\w+)*``, left to right (``findall``); a word's
+     * slots are numbered by where they sit in the table, its id. */
+    for (Py_ssize_t i = 0; i < n;) {
+        if (!word_char(PyUnicode_READ(t.kind, t.data, i))) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        while (i < n && word_char(PyUnicode_READ(t.kind, t.data, i)))
+            i++;
+        while (i + 1 < n) {
+            Py_UCS4 c = PyUnicode_READ(t.kind, t.data, i);
+            if ((c != '-' && c != 0x2010) || !word_char(PyUnicode_READ(t.kind, t.data, i + 1)))
+                break;
+            i++;
+            while (i < n && word_char(PyUnicode_READ(t.kind, t.data, i)))
+                i++;
+        }
+        Py_hash_t hash = span_hash(t.kind, t.data, start, i - start);
+        WordSlot *slot = word_slot(&t, t.kind, t.data, start, i - start, hash);
+        if (slot->hash == -1) {
+            if ((t.used + 1) * 2 > t.mask + 1) {
+                if (word_table_grow(&t) < 0)
+                    goto done;
+                slot = word_slot(&t, t.kind, t.data, start, i - start, hash);
+            }
+            slot->hash = hash;
+            slot->start = start;
+            slot->length = i - start;
+            slot->count = 0;
+            t.used++;
+        }
+        slot->count++;
+        ids[words++] = slot->start; /* a word's first place: the same for each of it */
+    }
+    for (size_t i = 0; i <= t.mask; i++) {
+        WordSlot *slot = &t.slots[i];
+        if (slot->hash == -1)
+            continue;
+        PyObject *word = PyUnicode_Substring(text, slot->start, slot->start + slot->length);
+        PyObject *count = word ? PyLong_FromSsize_t(slot->count) : NULL;
+        int failed = count == NULL || PyDict_SetItem(counts, word, count) < 0;
+        Py_XDECREF(word);
+        Py_XDECREF(count);
+        if (failed)
+            goto done;
+    }
+    /* The asked pairs whose two words each occur more than once: how often the second
+     * follows the first. */
+    result = PyDict_New();
+    PyObject *pairs = result ? PySequence_List(asked) : NULL;
+    if (pairs == NULL) {
+        Py_CLEAR(result);
+        goto done;
+    }
+    Py_ssize_t n_pairs = PyList_GET_SIZE(pairs);
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        PyObject *pair = PyList_GET_ITEM(pairs, p);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2
+            || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0))
+            || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1))) {
+            PyErr_SetString(PyExc_TypeError, "asked: pairs of str");
+            goto fail_pairs;
+        }
+        Py_ssize_t at[2];
+        for (int side = 0; side < 2; side++) {
+            PyObject *word = PyTuple_GET_ITEM(pair, side);
+            int kind = PyUnicode_KIND(word);
+            const void *data = PyUnicode_DATA(word);
+            Py_ssize_t length = PyUnicode_GET_LENGTH(word);
+            WordSlot *slot = word_slot(&t, kind, data, 0, length,
+                                       span_hash(kind, data, 0, length));
+            at[side] = slot->hash != -1 && slot->count > 1 ? slot->start : -1;
+        }
+        if (at[0] < 0 || at[1] < 0)
+            continue;
+        Py_ssize_t together = 0;
+        for (Py_ssize_t w = 0; w + 1 < words; w++)
+            together += ids[w] == at[0] && ids[w + 1] == at[1];
+        PyObject *count = PyLong_FromSsize_t(together);
+        int failed = count == NULL || PyDict_SetItem(result, pair, count) < 0;
+        Py_XDECREF(count);
+        if (failed)
+            goto fail_pairs;
+    }
+    Py_DECREF(pairs);
+    goto done;
+fail_pairs:
+    Py_DECREF(pairs);
+    Py_CLEAR(result);
+done:
+    PyMem_Free(ids);
+    PyMem_Free(t.slots);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"block_lines", (PyCFunction)(void (*)(void))block_lines, METH_FASTCALL,
      "block_lines(text, kind, index, page, level, raw_start, raw_end, detached, options, "
@@ -979,6 +1182,9 @@ static PyMethodDef methods[] = {
      "wraps_by_position(boxes, texts, is_cjk, rules) -> [bool | None] (linejoin's)"},
     {"mark_wraps_by_position", mark_wraps_by_position, METH_VARARGS,
      "mark_wraps_by_position(lines, is_cjk, rules): sets each flow line's wrapped"},
+    {"word_counts", word_counts, METH_VARARGS,
+     "word_counts(text, asked, counts) -> {pair: how often its second word follows its "
+     "first}; counts[word] set for each word of text (hyphenation's)"},
     {"ends_near", py_ends_near, METH_VARARGS,
      "ends_near(sorted_ends, edge, slack) -> how many ends lie within slack of edge"},
     {NULL, NULL, 0, NULL},
@@ -990,6 +1196,8 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__line_passes(void) {
+    for (Py_UCS4 c = 0; c < 256; c++)
+        latin1_word_chars[c] = (char)(c == '_' || Py_UNICODE_ISALNUM(c));
     soft_hyphen_str = PyUnicode_FromOrdinal(0xad);
     spaces_str = PyUnicode_InternFromString("spaces");
     raw_end_str = PyUnicode_InternFromString("raw_end");

@@ -23,11 +23,12 @@ A soft hyphen (U+00AD) at the end of a line is always a break.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
 from enum import Enum
+
+from ragbeam.transforms.clean import _line_passes
 
 HYPHENS = "-\u2010\u00ad"
 _LEFT_PART = re.compile(r"[\w-]*$")
@@ -35,11 +36,8 @@ _HEAD = re.compile(r"^(\w+)")
 _COMPOUND_HEAD = re.compile(r"^\w+(?:[-\u2010]\w+)*")
 _WORD_BEFORE = re.compile(r"\w+(?:-\w+)*$")
 _WORD_AFTER = re.compile(r"\w+(?:-\w+)*")  # matched at a position: no "^"
+# A word of the lexicon (``hyphen_lexicon``; matched in C, ``_line_passes.word_counts``).
 _WORD = re.compile(r"\w+(?:[-\u2010]\w+)*")
-# ASCII bytes that are in no word (all but letters, digits, "_" and "-") as spaces;
-# UTF-8's other bytes kept (``_words``).
-_APART = bytes(byte if byte >= 128 or chr(byte).isalnum() or chr(byte) in "_-" else 32
-               for byte in range(256))
 
 
 class HyphenBreak(Enum):
@@ -52,37 +50,21 @@ def hyphen_lexicon(lines: Iterable[str]) -> Counter[str | tuple[str, str]]:
     """Case-folded words of a document, hyphenated compounds included, and how often the
     two words at each hyphenated line break follow one another elsewhere (the key
     ``("administrator", "level")``; the break itself is no evidence that the document
-    writes "manip ulation")."""
+    writes "manip ulation").
+
+    A word is a match of ``_WORD`` (``\\w+`` joined by hyphens: "state-of-the-art" is
+    one); the pairs are counted only where a break asks about them (``_compound``) and
+    both halves are words of the document besides the break itself ("manip" and
+    "ulation" are not), over each two neighbouring words. Counted in C
+    (``_line_passes.word_counts``, its only implementation: a long document's words are
+    many, and a string for each cost half of line assembly)."""
     text = "\n".join(lines).casefold().replace("\u2010", "-")
-    words = _words(text)
-    counts: Counter[str | tuple[str, str]] = Counter(words)
-    # Only the pairs a break asks about (``_compound``), and only where both halves are
-    # words of the document besides the break itself ("manip" and "ulation" are not):
-    # counting every pair of a long document costs three times its words.
+    counts: Counter[str | tuple[str, str]] = Counter()
     broken = Counter(_broken_words(text))
     asked = {(left.rsplit("-", 1)[-1], right.split("-", 1)[0]) for left, right in broken}
-    asked = {(left, right) for left, right in asked if counts[left] > 1 and counts[right] > 1}
-    if asked:
-        # Each two neighbouring words, kept where asked about (iterated in C: a long
-        # document's words are many).
-        pairs = Counter(filter(asked.__contains__, itertools.pairwise(words)))
-        for pair in asked:  # the break itself is no evidence for its own two halves
-            counts[pair] = pairs[pair] - broken[pair]
+    for pair, together in _line_passes.word_counts(text, asked, counts).items():
+        counts[pair] = together - broken[pair]  # the break is no evidence for its halves
     return counts
-
-
-def _words(text: str) -> list[str]:
-    """``_WORD.findall(text)``, with the regex run only inside the tokens that need it: a
-    match never holds an ASCII character that is no word's or a space, so the text is
-    split there first (in C); a token of ASCII letters, digits and "_" is one word, and
-    the rest (hyphens, other scripts) are matched alone (a long document's words are many)."""
-    words: list[str] = []
-    for token in text.encode().translate(_APART).decode().split():
-        if "-" in token or not token.isascii():
-            words.extend(_WORD.findall(token))
-        else:
-            words.append(token)
-    return words
 
 
 def classify_hyphen_break(line: str, next_line: str,

@@ -188,3 +188,44 @@ def test_block_lines_in_c_split_trim_and_clean_as_clean_line_text_does():
         block = Block(BlockKind.PARAGRAPH, text, page=n % 3 or None, raw_start=offset,
                       raw_end=end)
         assert _block_lines(block, 3, options) == _block_lines_plain(block, options), text
+
+
+def _hyphen_lexicon_plain(lines: list[str]):
+    """``hyphenation.hyphen_lexicon`` as it read in Python (before ``_line_passes.c``):
+    every word a ``_WORD`` match, the asked pairs counted over neighbouring words."""
+    import itertools
+    from collections import Counter
+
+    from ragbeam.transforms.clean.hyphenation import _WORD, _broken_words
+
+    text = "\n".join(lines).casefold().replace("\u2010", "-")
+    words = _WORD.findall(text)
+    counts = Counter(words)
+    broken = Counter(_broken_words(text))
+    asked = {(left.rsplit("-", 1)[-1], right.split("-", 1)[0]) for left, right in broken}
+    asked = {(left, right) for left, right in asked if counts[left] > 1 and counts[right] > 1}
+    pairs = Counter(filter(asked.__contains__, itertools.pairwise(words)))
+    for pair in asked:
+        counts[pair] = pairs[pair] - broken[pair]
+    return counts
+
+
+def test_hyphen_lexicon_in_c_counts_the_words_and_pairs_the_regex_finds():
+    """``_line_passes.word_counts`` finds the words ``_WORD`` (``re``'s ``\\w``) finds and
+    counts the asked pairs as neighbouring words: the same lexicon for CJK, right-to-left
+    text, combining marks, characters outside the BMP, other scripts' digits, ligatures
+    and letters that case-fold longer, hyphens of both kinds at a line's end."""
+    from ragbeam.transforms.clean.hyphenation import hyphen_lexicon
+
+    pieces = ["state", "of", "the", "art", "level", "x", "-", "\u2010", "-\n", "\n", " ",
+              "_", ".", "ß", "ﬁ", "İ", "Σ", "中文", "漢", "مرحبا", "שלום", "e\u0301",
+              "\u0301", "\U0001d400", "\U00020001", "٣", "²", "Ⅻ", "\u00ad", "\t", "’",
+              "\u200d", "9", "A", " state", " art", "-\n", " of "]
+    asked_any = 0
+    for text in _random_texts(pieces, 3000, seed=7, most=80):
+        lines = text.split("\n")
+        expected = _hyphen_lexicon_plain(lines)
+        got = hyphen_lexicon(lines)
+        assert got == expected, lines
+        asked_any += any(isinstance(key, tuple) for key in expected)
+    assert asked_any > 25  # the pairs were exercised, not only the words

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ragbeam.transforms.clean.hyphenation import (
     _WORD,
     HyphenBreak,
-    _words,
     classify_hyphen_break,
     hyphen_lexicon,
     join_hyphenated,
@@ -48,12 +49,14 @@ def test_a_word_in_capitals_broken_joins_when_the_document_writes_it_whole():
 
 
 def test_the_lexicons_words_are_the_word_patterns_matches():
-    """``_words`` splits in C before matching: the same words, in order, in any script."""
+    """``hyphen_lexicon`` counts its words in C (``_line_passes.word_counts``): the same
+    words, as often, as the pattern finds in any script."""
     text = ("state-of-the-art -lead trail- a--b snake_case 3,5 x2 don\u2019t \u00e9t\u00e9-l\u00e0 "
             "\u2010dash a\u2010b \u043f\u0440\u0438\u0432\u0435\u0442 \u65e5\u672c\u8a9e "
             "nb\u00a0sp em\u2003sp tab\tx\nnew-\nline \u00bd \u00b2 \u0664\u0662 -- _ -")
-    assert _words(text) == _WORD.findall(text)
-    assert _words("") == []
+    lexicon = hyphen_lexicon([text])
+    assert lexicon == Counter(_WORD.findall(text.casefold().replace("\u2010", "-")))
+    assert hyphen_lexicon([""]) == Counter()
 
 
 def test_line_joining_rules():
