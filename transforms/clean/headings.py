@@ -1196,7 +1196,11 @@ def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> 
         if not movable[index] or box is None:
             continue
         page, x0, top, x1, bottom = box
-        at = order.index(index)
+        # Where the block stands now: at its own index still. A move takes the block
+        # being walked back to a place before it, so it shifts only the places before
+        # that block's, and the blocks after it keep theirs (no search of ``order``: a
+        # long document's headings made that quadratic).
+        at = index
         under: int | None = None  # the position of the passed block nearest under it
         k = at - 1
         while k >= 0:

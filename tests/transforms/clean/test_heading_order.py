@@ -138,3 +138,55 @@ def test_a_removed_cover_s_identifier_line_does_not_make_its_page_the_cover():
                                   "", (), {}, 2, lines=LineKind.PRINTED)
     name = _name_document(extracted, lines, "\n\n".join(line.text for line in lines))
     assert (name.title, name.source) == ("Creating Large Language Model Applications", "cover")
+
+
+def _heading_order_searched(boxes, movable):
+    """``heading_order`` as it read before: each block's place found by searching the
+    order as it stands."""
+    from ragbeam.transforms.clean.headings import MAX_HEADING_GAP_LINES
+
+    order = list(range(len(boxes)))
+    for index, box in enumerate(boxes):
+        if not movable[index] or box is None:
+            continue
+        page, x0, top, x1, bottom = box
+        at = order.index(index)
+        under = None
+        k = at - 1
+        while k >= 0:
+            other = boxes[order[k]]
+            if other is None or other[0] != page:
+                break
+            if not movable[order[k]] and min(x1, other[3]) - max(x0, other[1]) > 0:
+                if other[2] < bottom:
+                    break
+                if under is None or other[2] < boxes[order[under]][2]:
+                    under = k
+            k -= 1
+        if under is not None and (boxes[order[under]][2] - bottom
+                                  <= MAX_HEADING_GAP_LINES * (bottom - top)):
+            order.insert(under, order.pop(at))
+    return order
+
+
+def test_heading_order_without_searching_the_order_moves_the_same_blocks():
+    """A block still stands at its own index when its turn comes (moves go backwards
+    only): the order is the searching version's on random pages with many moves."""
+    import random
+
+    rng = random.Random(3)
+    moved = 0
+    for _ in range(400):
+        boxes, movable = [], []
+        for _ in range(rng.randrange(1, 30)):
+            if rng.random() < 0.05:
+                boxes.append(None)
+            else:
+                x0, top = rng.choice([35.0, 300.0]), rng.uniform(0, 700)
+                boxes.append((rng.randrange(1, 3), x0, top, x0 + rng.uniform(50, 300),
+                              top + rng.uniform(5, 60)))
+            movable.append(rng.random() < 0.4)
+        expected = _heading_order_searched(boxes, movable)
+        assert heading_order(boxes, movable) == expected
+        moved += expected != sorted(expected)
+    assert moved > 50
