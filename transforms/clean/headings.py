@@ -1127,10 +1127,11 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                                       and line.kind is BlockKind.PARAGRAPH)
     if body is not None and layout is not None:
         # A heading the PDF draws after its page's text (a browser's print) goes back
-        # to where it stands on the page, over the text it heads.
+        # to where it stands on the page, over the text it heads. (The style is weighed
+        # before the words: most blocks are set like the body, and the words cost more.)
         order = heading_order([_block_box(pieces) for pieces in assembly.blocks],
-                              [_reads_like_a_heading(block) and block.style is not None
-                               and _distinct(block.style, body) for block in blocks])
+                              [block.style is not None and _distinct(block.style, body)
+                               and _reads_like_a_heading(block) for block in blocks])
         if order != sorted(order):
             assembly.blocks[:] = [assembly.blocks[i] for i in order]
             blocks = [blocks[i] for i in order]
