@@ -243,6 +243,10 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
+        if key.startswith(_EXACT_KEY) and len(hits) == len(hits_of[
+                form := key[len(_EXACT_KEY):key.index("\x00", len(_EXACT_KEY))]]) and len(
+                on_pages) == len(edge_pages[form]):
+            continue  # every line of its form says it: the form's group is the same lines
         # A heading's repeats say so: no slide's title carried over.
         repeat = key.startswith(_CONTINUED_KEY)
         if (len(on_pages) < 2
@@ -377,18 +381,19 @@ def _edge_keys(text: str) -> tuple[str | None, str | None, str | None]:
         edge = "\x00number " + " ".join(text.split())
     else:
         edge = key
-        exact = _exact_key(text) if "#" in key else None
+        exact = _exact_key(text, key) if "#" in key else None
     return "\x00side " + key, edge, exact  # its own group: a tab's number is no page number
 
 
-def _exact_key(text: str) -> str:
-    """A line's group as set: without spaces (Tika spaces a repeated line's words its
-    own way on each page) and case. Abstraction groups a head's lines of one form: TI's
-    head sets its part numbers over three lines, the first two of one form
+def _exact_key(text: str, form: str) -> str:
+    """A line's group as set, after its ``form``'s key (``_group_key``): without spaces
+    (Tika spaces a repeated line's words its own way on each page) and case. Abstraction
+    groups a head's lines of one form: TI's head sets its part numbers over three lines,
+    the first two of one form
     (``MSP430F5529, MSP430F5528, …`` / ``MSP430F5525, MSP430F5524, …``), so their group
     stands at two heights with its numbers varying from line to line, as a table's rows
     do; each line, the same text at the same place on every page, is template."""
-    return _EXACT_KEY + "".join(text.split()).casefold()
+    return f"{_EXACT_KEY}{form}\x00{''.join(text.split()).casefold()}"
 
 
 def _shown(key: str, first: PageLine) -> str:
@@ -486,9 +491,9 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
     numerals = "0123456789ivxlcdm"
     exact = any(key.startswith(_EXACT_KEY) for key in keys)  # most documents: none
-    firsts = {key[len(_EXACT_KEY) if key.startswith(_EXACT_KEY) else 0] for key in keys
-              if len(key) > len(_EXACT_KEY) or not key.startswith(_EXACT_KEY)
-              } | set(numerals + "p")
+    # An exact key's text opens after its form's key (``_exact_key``).
+    firsts = {key[key.index("\x00", len(_EXACT_KEY)) + 1 if key.startswith(_EXACT_KEY) else 0]
+              for key in keys} | set(numerals + "p")
     if "-" in firsts:
         firsts.update(DASHES)  # a key's dashes are one
     lasts = {key[-1] for key in keys} | set(numerals)
@@ -512,9 +517,7 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
                                                         in _KEPT_WORDS.findall(text.lower())
                                                         if word not in _PAGE_WORDS
                                                         and word.strip("ivxlcdm"))))
-                    and (said := [key for key in (_group_key(text),
-                                                  _exact_key(text) if exact else "")
-                                  if key in wanted])):
+                    and (said := _keys_said(text, wanted, exact))):
                 if placed is None:
                     placed = any(other.box is not None for other in lines)
                 for key in said:
@@ -525,6 +528,16 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
                               and sizes_differ(line.size, body)):
                         found[key].add(p)
     return found, unplaced
+
+
+def _keys_said(text: str, wanted: set[str], exact: bool) -> list[str]:
+    """The ``wanted`` keys a line says: its form's, and as set where ``exact`` keys are
+    wanted."""
+    form = _group_key(text)
+    said = [form] if form in wanted else []
+    if exact and (key := _exact_key(text, form)) in wanted:
+        said.append(key)
+    return said
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
