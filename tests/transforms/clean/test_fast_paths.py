@@ -7,9 +7,11 @@ read before, on random inputs built from the characters the shortcut turns on.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
+from collections import Counter
 
 from ragbeam.transforms.clean import headings, leaders, linejoin, tables, title
 
@@ -193,9 +195,6 @@ def test_block_lines_in_c_split_trim_and_clean_as_clean_line_text_does():
 def _hyphen_lexicon_plain(lines: list[str]):
     """``hyphenation.hyphen_lexicon`` as it read in Python (before ``_line_passes.c``):
     every word a ``_WORD`` match, the asked pairs counted over neighbouring words."""
-    import itertools
-    from collections import Counter
-
     from ragbeam.transforms.clean.hyphenation import _WORD, _broken_words
 
     text = "\n".join(lines).casefold().replace("\u2010", "-")

@@ -4,7 +4,10 @@ case it must change and the case it must leave alone."""
 
 from __future__ import annotations
 
+import random
+
 from ragbeam.transforms.clean.headings import (
+    MAX_HEADING_GAP_LINES,
     HeadingBlock,
     _is_text,
     heading_level,
@@ -143,8 +146,6 @@ def test_a_removed_cover_s_identifier_line_does_not_make_its_page_the_cover():
 def _heading_order_searched(boxes, movable):
     """``heading_order`` as it read before: each block's place found by searching the
     order as it stands."""
-    from ragbeam.transforms.clean.headings import MAX_HEADING_GAP_LINES
-
     order = list(range(len(boxes)))
     for index, box in enumerate(boxes):
         if not movable[index] or box is None:
@@ -172,8 +173,6 @@ def _heading_order_searched(boxes, movable):
 def test_heading_order_without_searching_the_order_moves_the_same_blocks():
     """A block still stands at its own index when its turn comes (moves go backwards
     only): the order is the searching version's on random pages with many moves."""
-    import random
-
     rng = random.Random(3)
     moved = 0
     for _ in range(400):
