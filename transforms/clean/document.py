@@ -73,6 +73,7 @@ from ragbeam.transforms.clean.headings import (
     mark_headings,
     names_nothing,
     outline_of,
+    tagged_only,
 )
 from ragbeam.transforms.clean.leaders import strip_leaders
 from ragbeam.transforms.clean.linejoin import (
@@ -505,7 +506,7 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
                              and mark_plain_wraps(lines))
     assembly = assemble(lines, hard_wrapped, options, held)
     headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),
-                                        extracted.layout)
+                                        extracted.layout, tagged_only(extracted.metadata))
                          if paged and options.detect_headings else 0)
 
     parts: list[str] = []

@@ -1008,6 +1008,10 @@ def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, 
 # documents.metadata key of a PDF's outline, JSON [[level, title], …]
 # (transforms/extract/outline.py writes it).
 OUTLINE_KEY = "pdf_outline"
+# documents.metadata key of a tagged PDF's heading elements (its structure tree's H,
+# H1 … H6), JSON [[level, text, page], …], kept where the PDF has no outline
+# (transforms/extract/tagged.py): matched to paragraphs as an outline's entries are.
+TAGGED_HEADINGS_KEY = "pdf_tagged_headings"
 # A PDF outline describes a document's text when at least this share of its
 # entries are found as paragraphs; otherwise (titles that name something else,
 # as in a "mistitled outline") the rules above decide.
@@ -1039,7 +1043,8 @@ OUTLINE_PAGE_REACH = 1
 
 
 def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[OutlineEntry],
-                     pages: Sequence[int | None] | None = None) -> dict[int, int] | None:
+                     pages: Sequence[int | None] | None = None, ordered: bool = True
+                     ) -> dict[int, int] | None:
     """``{index: level}`` of the one-line paragraphs a PDF's outline points at, or
     None when the outline does not describe the text (``MIN_OUTLINE_MATCHED``).
 
@@ -1049,7 +1054,10 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     where the entry knows its page and ``pages`` gives each paragraph's, only on
     that page or the next (so a printed contents page, which repeats every title,
     never takes them); an entry not found is skipped. The level is the entry's
-    outline depth."""
+    outline depth. Not ``ordered`` (a tagged PDF's headings, each with its page), an
+    entry takes the first paragraph of its page not taken yet, wherever the one before
+    matched: the text's order on a page may differ from the tree's (text wrapped around
+    a floated image is read before the heading over it)."""
     # Each key → the paragraphs that have it, in order: an entry is looked up, not
     # searched for through the rest of the document (outline × paragraphs).
     where: dict[str, list[int]] = defaultdict(list)
@@ -1068,9 +1076,12 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
         wanted = {_outline_key(title), _outline_key(_LEADING_NUMBER.sub("", title))} - {""}
         # The paragraphs after the cursor with one of the entry's keys, in order (lazily:
         # most entries match their first candidate).
-        after = heapq.merge(*(_from(indexes, bisect.bisect_left(indexes, cursor))
+        after = heapq.merge(*(_from(indexes, bisect.bisect_left(indexes, cursor if ordered
+                                                                 else 0))
                               for key in wanted if (indexes := where.get(key))))
         for i in after:
+            if not ordered and i in found:
+                continue
             page = pages[i] if target is not None and pages is not None else None
             if page is not None and target is not None:
                 if page < target:
@@ -1085,13 +1096,38 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     return found
 
 
+# Blocks tagged as headings of one level one after another, with no text between, at
+# least this many: an address block or a list of labels tagged as headings, not sections.
+MIN_LABEL_RUN = 3
+
+
+def _without_label_runs(found: dict[int, int]) -> dict[int, int]:
+    """``found`` less each run of ``MIN_LABEL_RUN`` or more adjacent blocks of one level."""
+    kept = dict(found)
+    run: list[int] = []
+    for index in [*sorted(found), -2]:
+        if run and (index != run[-1] + 1 or found.get(index) != found[run[0]]):
+            if len(run) >= MIN_LABEL_RUN:
+                for i in run:
+                    del kept[i]
+            run = []
+        run.append(index)
+    return kept
+
+
 def _from(items: list[int], start: int) -> Iterator[int]:
     return (items[k] for k in range(start, len(items)))
 
 
+def tagged_only(metadata: Mapping[str, str]) -> bool:
+    """Whether ``outline_of`` gives a tagged PDF's heading elements (it has no outline)."""
+    return not metadata.get(OUTLINE_KEY) and bool(metadata.get(TAGGED_HEADINGS_KEY))
+
+
 def outline_of(metadata: Mapping[str, str]) -> list[OutlineEntry]:
-    """The outline a document's metadata holds (``OUTLINE_KEY``), or []."""
-    value = metadata.get(OUTLINE_KEY)
+    """The outline a document's metadata holds (``OUTLINE_KEY``), else its tagged
+    headings (``TAGGED_HEADINGS_KEY``), or []."""
+    value = metadata.get(OUTLINE_KEY) or metadata.get(TAGGED_HEADINGS_KEY)
     if not value:
         return []
     try:
@@ -1106,11 +1142,14 @@ def outline_of(metadata: Mapping[str, str]) -> list[OutlineEntry]:
 
 
 def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
-                  layout: PdfLayout | None) -> int:
-    """The one-line paragraphs a PDF's outline points at become headings of its levels;
-    without an outline that describes the text, the paragraphs that read like section
-    headings, and, where the lines carry their style, those set apart by their font
-    (``headings.find_styled_headings``)."""
+                  layout: PdfLayout | None, tagged: bool = False) -> int:
+    """The one-line paragraphs a PDF's outline points at become headings of its levels
+    (``tagged``: the entries are a tagged PDF's heading elements, which may match a block
+    of several lines); without an outline that describes the text, the paragraphs that
+    read like section headings, and, where the lines carry their style, those set apart
+    by their font (``headings.find_styled_headings``)."""
+    if tagged:
+        _join_tagged_lines(assembly, outline)
     texts = [pieces[0][1].text if len(pieces) == 1 else " ".join([line.text for _, line in pieces])
              for pieces in assembly.blocks]
     prose = [is_prose(text) for text in texts]  # weighed once, for the blocks and the rows
@@ -1135,10 +1174,15 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
             assembly.blocks[:] = [assembly.blocks[i] for i in order]
             blocks = [blocks[i] for i in order]
             prose = [prose[i] for i in order]
-    found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
-                              [pieces[0][1].page for pieces in assembly.blocks])
+    # A tagged heading's text is its whole block's (a title wrapped over two lines); an
+    # outline entry's may be shorter than its paragraph, so only one-line ones match.
+    found = (outline_headings([b.text if b.lines == 1 or tagged else None for b in blocks],
+                              outline, [pieces[0][1].page for pieces in assembly.blocks],
+                              ordered=not tagged)
              if outline else None)
-    if found is None:
+    if found is not None and tagged:
+        found = _without_label_runs(found)
+    if found is None or tagged:
         if body is not None and layout is not None:
             rows = RowIndex(assembly, layout, body, prose)
             blocks = [block._replace(in_row=rows.shares_row(block.style)
@@ -1147,8 +1191,17 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                                      page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
-        found = find_styled_headings(blocks, body)
-        found = _join_division_titles(assembly, found)
+        styled = _join_division_titles(assembly, find_styled_headings(blocks, body))
+        if found is None:
+            found = styled
+        else:
+            # A tree that tags its sections but not the title above them (a Word
+            # export's Title style is no heading tag) keeps the title the type finds.
+            first = min(found, default=len(blocks))
+            title = min((i for i, level in styled.items() if i < first and level == 1),
+                        default=None)
+            if title is not None:
+                found[title] = 1
     # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
     # of every page) it heads nothing.
     found = {i: level for i, level in found.items()
@@ -1221,6 +1274,25 @@ MAX_DIVISION_TITLE_WORDS = 12
 # How a division's keyword line and its title line are joined (``linejoin.LineBreak.SPACE``,
 # which this module, below linejoin, does not import).
 _DIVISION_TITLE_SEPARATOR = " "
+
+
+def _join_tagged_lines(assembly: Assembly, tagged: Sequence[OutlineEntry]) -> None:
+    """Two one-line blocks of a page whose words together, not apart, are a tagged
+    heading's ("III. GCSR: A STRATEGY FOR MULTI-MICROROBOT CONTROL" over "AND ASSEMBLY",
+    a heading wrapped and set apart line by line) become one block."""
+    keys = {_outline_key(entry[1]) for entry in tagged}
+    blocks = assembly.blocks
+    index = 0
+    while index + 1 < len(blocks):
+        first, second = blocks[index], blocks[index + 1]
+        if (len(first) == 1 and len(second) == 1 and first[0][1].page == second[0][1].page
+                and first[0][1].kind is BlockKind.PARAGRAPH
+                and second[0][1].kind is BlockKind.PARAGRAPH
+                and _outline_key(first[0][1].text) not in keys
+                and _outline_key(f"{first[0][1].text} {second[0][1].text}") in keys):
+            first.append((" ", second[0][1]))
+            del blocks[index + 1]
+        index += 1
 
 
 def _join_division_titles(assembly: Assembly, found: dict[int, int]) -> dict[int, int]:

@@ -1,4 +1,5 @@
-"""PDF: Tika's XHTML, the outline's headings (``outline.py``), the page's links and
+"""PDF: Tika's XHTML, the outline's headings (``outline.py``; without an outline, a
+tagged PDF's heading elements, ``tagged.py``), the page's links and
 comments (annotations, never text: ``xhtml.py``), and the layout pass (``layout.py``:
 where each line sits, how it is set). Printed lines: hard-wrapped, hyphenated, with
 page furniture."""
@@ -7,9 +8,10 @@ from __future__ import annotations
 
 import json
 
-from ragbeam.transforms.clean.headings import OUTLINE_KEY
+from ragbeam.transforms.clean.headings import OUTLINE_KEY, TAGGED_HEADINGS_KEY
 from ragbeam.transforms.extract.outline import outline_value, pdf_outline, with_pages
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
+from ragbeam.transforms.extract.tagged import tagged_headings
 from ragbeam.transforms.extract.xhtml import ParsedXhtml
 from ragbeam.transforms.types import FetchedFile, LineKind
 
@@ -31,6 +33,8 @@ class PdfReader(Reader):
         found = annotation_metadata(parsed)
         if outline := pdf_outline(xhtml):
             found[OUTLINE_KEY] = outline_value(with_pages(outline, fetched.data))
+        elif tagged := tagged_headings(fetched.data):  # no outline: the structure tree's
+            found[TAGGED_HEADINGS_KEY] = outline_value(tagged)
         return found
 
 
