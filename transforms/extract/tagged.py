@@ -28,6 +28,7 @@ UNTITLED_PAGES = 2 * PAGES_PER_HEADING
 MAX_TAGGED_HEADINGS = 2000
 # A heading tag over more text than this is a tagging slip (a paragraph), not a title.
 MAX_HEADING_CHARS = 300
+_TEXT_OBJECT = 1  # FPDF_PAGEOBJ_TEXT
 
 
 def _utf16(call: Any, *args: Any, wide: bool = False) -> str:
@@ -123,34 +124,64 @@ def _marked_ids(raw: Any, element: Any, ids: list[int], depth: int = 0) -> None:
 
 def _heading_texts(raw: Any, page: Any, heads: list[tuple[int, list[int]]]
                    ) -> list[tuple[int, str]]:
-    """Each heading's text: the page's characters, in text order, whose text object
-    carries one of its marked-content ids (a space or line break PDFium adds between
-    two of them, which has no object, goes with the character before)."""
+    """Each heading's text: what PDFium's text page reads in the boxes of the text
+    objects that carry its marked-content ids, one box per line (PDFium puts the spaces
+    between glyphs drawn one object each, as a browser draws a heading)."""
     wanted = {mcid for _, ids in heads for mcid in ids}
-    chars: dict[int, list[str]] = {}
+    boxes: dict[int, list[tuple[float, float, float, float]]] = {}
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    for index in range(raw.FPDFPage_CountObjects(page)):
+        obj = raw.FPDFPage_GetObject(page, index)
+        # Only text objects carry a heading's words; a form's are not looked into.
+        if (raw.FPDFPageObj_GetMarkedContentID(obj) in wanted
+                and raw.FPDFPageObj_GetType(obj) == _TEXT_OBJECT
+                and raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top)):
+            boxes.setdefault(raw.FPDFPageObj_GetMarkedContentID(obj), []).append(
+                (left.value, bottom.value, right.value, top.value))
+    if not boxes:
+        return []
     textpage = raw.FPDFText_LoadPage(page)
     if not textpage:
         return []
     try:
-        ids: dict[int, int] = {}  # a text object's address → its marked-content id
-        current = -1
-        for index in range(raw.FPDFText_CountChars(textpage)):
-            obj = raw.FPDFText_GetTextObject(textpage, index)
-            if obj:
-                address = ctypes.cast(obj, ctypes.c_void_p).value or 0
-                if (mcid := ids.get(address)) is None:
-                    mcid = ids[address] = raw.FPDFPageObj_GetMarkedContentID(obj)
-                current = mcid
-            if current in wanted:
-                chars.setdefault(current, []).append(chr(raw.FPDFText_GetUnicode(textpage, index)))
+        found: list[tuple[int, str]] = []
+        for level, marked in heads:
+            lines = _lines([box for mcid in marked for box in boxes.get(mcid, ())])
+            text = " ".join(" ".join(_utf16_bounded(raw, textpage, line) for line in lines)
+                            .split())
+            if text and len(text) <= MAX_HEADING_CHARS:
+                found.append((level, text))
+        return found
     finally:
         raw.FPDFText_ClosePage(textpage)
-    found: list[tuple[int, str]] = []
-    for level, marked in heads:
-        # PDFium gives UTF-16 code units: a character outside the BMP comes as two.
-        text = " ".join("".join(chars.get(mcid, ())) for mcid in marked)
-        text = " ".join(text.encode("utf-16-le", "surrogatepass")
-                        .decode("utf-16-le", "replace").split())
-        if text and len(text) <= MAX_HEADING_CHARS:
-            found.append((level, text))
-    return found
+
+
+Box = tuple[float, float, float, float]  # left, bottom, right, top (PDF units, y up)
+
+
+def _lines(boxes: list[Box]) -> list[Box]:
+    """The boxes of a heading's objects merged line by line (a box that overlaps the
+    line's vertical span by half its height joins it), top line first."""
+    lines: list[list[float]] = []
+    for l0, b0, r0, t0 in sorted(boxes, key=lambda box: (-box[3], box[0])):
+        for line in lines:
+            overlap = min(t0, line[3]) - max(b0, line[1])
+            if overlap >= 0.5 * min(t0 - b0, line[3] - line[1]):
+                line[:] = [min(l0, line[0]), min(b0, line[1]), max(r0, line[2]),
+                           max(t0, line[3])]
+                break
+        else:
+            lines.append([l0, b0, r0, t0])
+    return [(a, b, c, d) for a, b, c, d in lines]
+
+
+def _utf16_bounded(raw: Any, textpage: Any, box: Box) -> str:
+    """The text page's characters inside ``box`` (a hair wider: glyph boxes round)."""
+    l0, b0, r0, t0 = box[0] - 0.5, box[1] - 0.5, box[2] + 0.5, box[3] + 0.5
+    size = raw.FPDFText_GetBoundedText(textpage, l0, t0, r0, b0, None, 0)
+    if size <= 0:
+        return ""
+    buffer = (ctypes.c_ushort * (size + 1))()
+    written = raw.FPDFText_GetBoundedText(textpage, l0, t0, r0, b0, buffer, size + 1)
+    return (bytes(buffer)[:2 * max(written, 0)].decode("utf-16-le", "replace")
+            .replace("\x00", ""))
