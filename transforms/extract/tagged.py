@@ -23,8 +23,10 @@ _LEVELS = {"H": 1, "H1": 1, "H2": 2, "H3": 3, "H4": 4, "H5": 5, "H6": 6}
 # type decides there, as it does for an untagged PDF.
 PAGES_PER_HEADING = 10
 # A tree whose first pages tag no heading is not read further: a tagger that marks
-# headings marks the first ones (a title, a first section) early.
-UNTITLED_PAGES = 2 * PAGES_PER_HEADING
+# headings marks the first ones (a title, a first section) early. PDFium finds a page's
+# elements by walking the whole tree, so each page costs in proportion to the tree (a
+# 10-Q tagged word by word: ~25 ms a page).
+UNTITLED_PAGES = PAGES_PER_HEADING
 MAX_TAGGED_HEADINGS = 2000
 # A heading tag over more text than this is a tagging slip (a paragraph), not a title.
 MAX_HEADING_CHARS = 300
