@@ -88,8 +88,12 @@ def test_dev29_shares_no_pdf_with_another_benchmark_manifest():
 # that loses ground fails here where the PDFs are present (they are not
 # redistributable; CI skips).
 ISSUE_29_HEADING_FLOORS = {
-    "issue29-closing": (0.830, 0.936), "issue29-final": (0.852, 0.935),
-    "issue29-r3dev": (0.873, 0.846), "issue29-r3final": (0.892, 0.735),
+    "issue29-closing": (0.830, 0.936), "issue29-final": (0.895, 0.967),
+    # final, r3dev, r3final since issue 38's tagged headings (four tagged PDFs): the
+    # tree's headings where there is no outline. r3dev trades precision for recall
+    # (P 0.892 -> 0.867, R 0.847 -> 0.867): scienceparse-c921… tags three authors' names
+    # H2, and Abstract, Author Keywords and two sections the type missed H1.
+    "issue29-r3dev": (0.866, 0.866), "issue29-r3final": (0.926, 0.750),
     # r5 since issue 38's keyword headings: 3 more found (an annex, "Chapter 1 Template",
     # a contents title over its contents), one of them only its first line (an annex
     # title whose second line PDFium sizes apart): P 0.910 -> 0.900, R 0.859 -> 0.887.
