@@ -1176,8 +1176,12 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
             prose = [prose[i] for i in order]
     # A tagged heading's text is its whole block's (a title wrapped over two lines); an
     # outline entry's may be shorter than its paragraph, so only one-line ones match.
-    found = (outline_headings([b.text if b.lines == 1 or tagged else None for b in blocks],
-                              outline, [pieces[0][1].page for pieces in assembly.blocks],
+    paragraphs = [b.text if b.lines == 1 or tagged else None for b in blocks]
+    if tagged:
+        outline = _merge_split_entries(outline, [b.text if b.lines == 1 else None
+                                                 for b in blocks])
+    found = (outline_headings(paragraphs, outline,
+                              [pieces[0][1].page for pieces in assembly.blocks],
                               ordered=not tagged)
              if outline else None)
     if found is not None and tagged:
@@ -1191,10 +1195,10 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                                      page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
-        styled = _join_division_titles(assembly, find_styled_headings(blocks, body))
+        styled = find_styled_headings(blocks, body)
         if found is None:
-            found = styled
-        else:
+            found = _join_division_titles(assembly, styled)
+        else:  # (no blocks joined: the tree's matches keep their indexes)
             # A tree that tags its sections but not the title above them (a Word
             # export's Title style is no heading tag) keeps the title the type finds.
             first = min(found, default=len(blocks))
@@ -1274,6 +1278,30 @@ MAX_DIVISION_TITLE_WORDS = 12
 # How a division's keyword line and its title line are joined (``linejoin.LineBreak.SPACE``,
 # which this module, below linejoin, does not import).
 _DIVISION_TITLE_SEPARATOR = " "
+
+
+def _merge_split_entries(entries: Sequence[OutlineEntry], paragraphs: Sequence[str | None]
+                         ) -> list[OutlineEntry]:
+    """Two tagged headings of one page, one after the other, that no paragraph is but
+    one one-line paragraph is together ("ITEM 1." and "BUSINESS" tagged apart, printed on one
+    line "ITEM 1. BUSINESS") become one entry, at the first one's level."""
+    keys = {_outline_key(text) for text in paragraphs if text is not None}
+    merged: list[OutlineEntry] = []
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        if index + 1 < len(entries):
+            following = entries[index + 1]
+            joined = f"{entry[1]} {following[1]}"
+            if (entry[2:] == following[2:] and _outline_key(entry[1]) not in keys
+                    and _outline_key(following[1]) not in keys
+                    and _outline_key(joined) in keys):
+                merged.append((entry[0], joined, *entry[2:]))  # type: ignore[arg-type]
+                index += 2
+                continue
+        merged.append(entry)
+        index += 1
+    return merged
 
 
 def _join_tagged_lines(assembly: Assembly, tagged: Sequence[OutlineEntry]) -> None:

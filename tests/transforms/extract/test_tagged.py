@@ -80,3 +80,14 @@ def test_a_tagged_pdf_without_outline_gets_its_tree_s_headings_as_sections():
     headings = [(span.level, doc.text[span.start:span.end]) for span in doc.spans
                 if span.kind is BlockKind.HEADING]
     assert headings == [(level, text) for level, text, _ in EXPECTED]
+
+
+def test_two_tagged_headings_printed_on_one_line_match_it_together():
+    # A filing tags "ITEM 1." and "BUSINESS" apart and prints them on one line.
+    from ragbeam.transforms.clean.headings import _merge_split_entries
+
+    paragraphs = ["PART I", "ITEM 1. BUSINESS", None, "Overview", None]
+    entries = [(3, "PART I", 6), (4, "ITEM 1.", 6), (4, "BUSINESS", 6), (5, "Overview", 6)]
+    merged = _merge_split_entries(entries, paragraphs)
+    assert merged == [(3, "PART I", 6), (4, "ITEM 1. BUSINESS", 6), (5, "Overview", 6)]
+    assert outline_headings(paragraphs, merged, [6] * 5, ordered=False) == {0: 3, 1: 4, 3: 5}
