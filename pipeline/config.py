@@ -88,7 +88,9 @@ if TYPE_CHECKING:
 # odd and even pages keep their own text frame; a head or foot naming the current section
 # beside fixed text, a spread's folio run into its label, a deck's "N / M" footline are
 # furniture; headings a browser draws after their page's text go back over it, table
-# rows and cited labels are no headings; a title under a banner starts its own block.
+# rows and cited labels are no headings; a title under a banner starts its own block;
+# a head line that recurs exactly as set is template even where its form (numbers
+# abstracted) stands at two places.
 OUTPUT_FORMAT_VERSION = 13
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024

@@ -110,9 +110,14 @@ def find_laid_over(pages: Pages, page_sizes: PageSizes, frames: Sequence[Frame]
 def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -> set[Hit]:
     """A head found on other pages that Tika cut into fragments (turned with a landscape
     table: "W", "ebb", "etal.(2017),PeerJ", …, "8/16"): consecutive lines whose letters
-    join to exactly a head's, with a page number right after them."""
-    keys = {key for p, i in heads
-            if len(key := letters(pages[p][i].text)) >= MIN_CUT_LETTERS}
+    join to exactly a head's and whose digits are in the head's order (a table's column
+    of part numbers, ``MSP430F5529`` / ``MSP430F5527`` …, has a head's letters, not its
+    order), with a page number right after them."""
+    digits_of: dict[str, set[str]] = defaultdict(set)  # the heads' digits, by their letters
+    for p, i in heads:
+        if len(key := letters(text := pages[p][i].text)) >= MIN_CUT_LETTERS:
+            digits_of[key].add("".join(DIGITS.findall(text)))
+    keys = digits_of.keys()
     if not keys:
         return set()
     prefixes = {key[:n] for key in keys for n in range(1, len(key) + 1)}
@@ -140,13 +145,20 @@ def find_cut_text(pages: Pages, heads: set[Hit], found: set[Hit], body: float) -
         for i in starts:
             if i < head_end:
                 continue  # within the pieces of a head found
-            joined, j, end = "", i, -1
+            joined, j, end, head = "", i, -1, ""
             while j < len(lines) and (piece := letters_of(j)) is not None and (
                     joined + piece) in prefixes:
                 joined += piece
                 j += 1
                 if joined in keys:
-                    end = j
+                    end, head = j, joined
+            # The digits of the pieces with letters, in order, are a head's (a piece
+            # without is the page's number or the head's).
+            if end > i and (digits := "".join(
+                    "".join(DIGITS.findall(lines[k].text)) for k in range(i, end)
+                    if letters(lines[k].text))) and not any(
+                    digits in own for own in digits_of[head]):
+                continue
             # Level lines set larger than the text are a title over two lines
             # ("Cython Reference Guide" / "Release 0.29a0" under such a head).
             if end - i >= MIN_CUT_PIECES and not any(

@@ -83,6 +83,9 @@ _CONTINUED = re.compile(
 _CONTINUED_ENDS = ")]）］dge"  # the last characters of those marks, case-folded
 _CONTINUED_KEY = "\x00continued "  # the text groups' key of such repeats, head or foot
 _TITLE_KEY = "\x00title "  # of a head that says the current title, head or foot
+# Of an edge line with numbers, as set (spaces and case aside): a text that recurs whole
+# in its place is the template's whatever lines of its form say (``_exact_key``).
+_EXACT_KEY = "\x00exact "
 CONTINUED_SHOWN = "<a heading> (continued)"  # and the group's name in ``ragbeam viz``
 
 
@@ -240,6 +243,10 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
     for key, on_pages in edge_pages.items():
         hits = hits_of[key]
+        if key.startswith(_EXACT_KEY) and len(hits) == len(hits_of[
+                form := key[len(_EXACT_KEY):key.index("\x00", len(_EXACT_KEY))]]) and len(
+                on_pages) == len(edge_pages[form]):
+            continue  # every line of its form says it: the form's group is the same lines
         # A heading's repeats say so: no slide's title carried over.
         repeat = key.startswith(_CONTINUED_KEY)
         if (len(on_pages) < 2
@@ -270,6 +277,7 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
         body)
     groups: list[TemplateGroup] = []
     moved: dict[str, list[Hit]] = {}  # repeated at the edges, but not at one place
+    as_set: list[TemplateGroup] = []  # groups of a text as set (``_exact_key``)
     template_like = numbers | {hit for key in candidates for hit in hits_of[key]}
     extents = _text_extents(pages, template_like, extent_cache, row_cache)
     for key in candidates:
@@ -306,12 +314,14 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                           if p not in on_pages and pages[p][i].removable]
                 if len({p for p, _ in copies}) == len(copies):
                     kept = [*kept, *copies]
-                groups.append(TemplateGroup("text", _shown(key, pages[kept[0][0]][kept[0][1]]),
-                                            frozenset(kept)))
-        else:
+                (as_set if key.startswith(_EXACT_KEY) else groups).append(TemplateGroup(
+                    "text", _shown(key, pages[kept[0][0]][kept[0][1]]), frozenset(kept)))
+        elif not key.startswith(_EXACT_KEY):  # its lines drift in their form's group too
             moved[key] = hits
     groups.extend(_repeated_blocks(pages, moved))
-    return groups
+    # A text as set whose lines its form's group holds already is that group.
+    formed = members(groups)
+    return groups + [group for group in as_set if not group.members <= formed]
 
 
 _Entry = tuple[str, bool, Hit | None, bool]  # (key, at the very edge, the hit, side)
@@ -334,7 +344,8 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
         if line.box is not None and (line.box[2] <= 0 or line.box[0] >= width):
             continue  # beyond the page's side: the unseen half of a spread
         side = i in side_lines
-        key = _edge_keys(line.text)[0 if side else 1]
+        keys = _edge_keys(line.text)
+        key = keys[0 if side else 1]
         if key is None:
             continue
         if not side and i in extreme and line.removable:
@@ -349,15 +360,19 @@ def _read_edges(pages: Pages, p: int, side_lines: set[int], width: float, templa
                 if (rest := beside[(p, i)]) is not None:  # the current title, whatever it is
                     entries.append((f"{_TITLE_KEY}{at} {rest}", True, (p, i), False))
         entries.append((key, i in extreme or side, (p, i) if line.removable else None, side))
+        if keys[2] is not None and not side:
+            entries.append((keys[2], i in extreme, (p, i) if line.removable else None, False))
     return edge, entries
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
-def _edge_keys(text: str) -> tuple[str | None, str | None]:
-    """The text group of a line (None: none) in a side margin and at an edge."""
+def _edge_keys(text: str) -> tuple[str | None, str | None, str | None]:
+    """The text group of a line (None: none) in a side margin and at an edge, and at an
+    edge as set where its group's key abstracts numbers (``_exact_key``)."""
     key = _group_key(text)
     if not key:
-        return None, None
+        return None, None, None
+    exact = None
     if is_data_row(text):
         edge = None  # a chart's axis or a row of figures, never a head
     elif page_number_value(text) is not None:
@@ -366,7 +381,19 @@ def _edge_keys(text: str) -> tuple[str | None, str | None]:
         edge = "\x00number " + " ".join(text.split())
     else:
         edge = key
-    return "\x00side " + key, edge  # its own group: a tab's number is no page number
+        exact = _exact_key(text, key) if "#" in key else None
+    return "\x00side " + key, edge, exact  # its own group: a tab's number is no page number
+
+
+def _exact_key(text: str, form: str) -> str:
+    """A line's group as set, after its ``form``'s key (``_group_key``): without spaces
+    (Tika spaces a repeated line's words its own way on each page) and case. Abstraction
+    groups a head's lines of one form: TI's head sets its part numbers over three lines,
+    the first two of one form
+    (``MSP430F5529, MSP430F5528, …`` / ``MSP430F5525, MSP430F5524, …``), so their group
+    stands at two heights with its numbers varying from line to line, as a table's rows
+    do; each line, the same text at the same place on every page, is template."""
+    return f"{_EXACT_KEY}{form}\x00{''.join(text.split()).casefold()}"
 
 
 def _shown(key: str, first: PageLine) -> str:
@@ -376,6 +403,8 @@ def _shown(key: str, first: PageLine) -> str:
         return key.removeprefix(_TITLE_KEY).replace("…", "<the current title>")
     if key.startswith(_CONTINUED_KEY):
         return f"{CONTINUED_SHOWN}, {key.removeprefix(_CONTINUED_KEY)}"
+    if key.startswith(_EXACT_KEY):
+        return " ".join(first.text.split())
     return key.removeprefix("\x00number ") if key.startswith("\x00number ") else (
         template_key(first.text))
 
@@ -461,7 +490,10 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
     lengths = {len(key) for key in keys}
     low, high = min(lengths) // 2, max(lengths) * 4 + 16
     numerals = "0123456789ivxlcdm"
-    firsts = {key[0] for key in keys} | set(numerals + "p")
+    exact = any(key.startswith(_EXACT_KEY) for key in keys)  # most documents: none
+    # An exact key's text opens after its form's key (``_exact_key``).
+    firsts = {key[key.index("\x00", len(_EXACT_KEY)) + 1 if key.startswith(_EXACT_KEY) else 0]
+              for key in keys} | set(numerals + "p")
     if "-" in firsts:
         firsts.update(DASHES)  # a key's dashes are one
     lasts = {key[-1] for key in keys} | set(numerals)
@@ -485,16 +517,27 @@ def _middle_pages(pages: Pages, outside: Sequence[set[int]], keys: dict[str, flo
                                                         in _KEPT_WORDS.findall(text.lower())
                                                         if word not in _PAGE_WORDS
                                                         and word.strip("ivxlcdm"))))
-                    and (key := _group_key(text)) in wanted):
+                    and (said := _keys_said(text, wanted, exact))):
                 if placed is None:
                     placed = any(other.box is not None for other in lines)
-                if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
-                    unplaced[key].append((p, i))  # words: a brace or a mark is code's
-                elif not (line.size and keys[key] and body
-                          and sizes_differ(line.size, keys[key])
-                          and sizes_differ(line.size, body)):
-                    found[key].add(p)
+                for key in said:
+                    if placed and line.box is None and len(_WORDS.findall(text)) >= 2:
+                        unplaced[key].append((p, i))  # words: a brace or a mark is code's
+                    elif not (line.size and keys[key] and body
+                              and sizes_differ(line.size, keys[key])
+                              and sizes_differ(line.size, body)):
+                        found[key].add(p)
     return found, unplaced
+
+
+def _keys_said(text: str, wanted: set[str], exact: bool) -> list[str]:
+    """The ``wanted`` keys a line says: its form's, and as set where ``exact`` keys are
+    wanted."""
+    form = _group_key(text)
+    said = [form] if form in wanted else []
+    if exact and (key := _exact_key(text, form)) in wanted:
+        said.append(key)
+    return said
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each reading of the edges asks it again
