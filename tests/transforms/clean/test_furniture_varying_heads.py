@@ -5,26 +5,9 @@ page out of the document's count."""
 
 from __future__ import annotations
 
+from furniture_pages import PAGE, WORDS, at, body_at, removed
+
 from ragbeam.transforms.clean.furniture import PageLine, find_page_furniture
-
-PAGE = (612.0, 792.0)
-_WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
-          "kappa", "lambda", "omicron", "sigma", "tau", "upsilon", "omega")
-
-
-def _at(text: str, top: float, x0: float = 72.0, x1: float = 540.0, size: float = 10.0
-        ) -> PageLine:
-    return PageLine(text, box=(x0, top, x1, top + 0.8 * size), size=size)
-
-
-def _body_at(page: int, n: int = 12, top: float = 120.0) -> list[PageLine]:
-    return [_at(f"The {_WORDS[page % 16]} part {page} discusses {_WORDS[i]} at some length.",
-                top + 14 * i) for i in range(n)]
-
-
-def _removed(pages: list[list[PageLine]]) -> list[tuple[int, str]]:
-    found = find_page_furniture(pages, [PAGE] * len(pages)).lines
-    return sorted((p, pages[p][i].text) for p, i in found)
 
 
 def test_a_footline_with_its_page_out_of_the_documents_count_goes_on_a_two_slide_deck():
@@ -51,7 +34,7 @@ def _section_foot(p: int, sections: list[str], placed: bool = True) -> PageLine:
             "Instruments Incorporated")
     if not placed:  # Tika fuses the two; PDFium does not place the line
         return PageLine(text.replace(" Copyright", "Copyright"))
-    return _at(text, 741.0, x0=85.0, x1=557.0, size=8.0)
+    return at(text, 741.0, x0=85.0, x1=557.0, size=8.0)
 
 
 def test_a_foot_naming_the_current_section_goes_on_every_section_and_unplaced():
@@ -65,18 +48,18 @@ def test_a_foot_naming_the_current_section_goes_on_every_section_and_unplaced():
                 for _ in range(pages)]
     pages = []
     for p in range(len(sections)):
-        heading = ([_at(f"{names.index(sections[p]) + 1} {sections[p]}", 80.0, size=14.0)]
+        heading = ([at(f"{names.index(sections[p]) + 1} {sections[p]}", 80.0, size=14.0)]
                    if p == 0 or sections[p - 1] != sections[p] else [])
-        lines = [_at(f"Harbour data sheet {p % 3}", 20.0, size=8.0), *heading, *_body_at(p)]
+        lines = [at(f"Harbour data sheet {p % 3}", 20.0, size=8.0), *heading, *body_at(p)]
         odd = p % 2 == 1
-        lines.append(_at(str(p + 1), 742.0, x0=550.0 if odd else 55.0,
+        lines.append(at(str(p + 1), 742.0, x0=550.0 if odd else 55.0,
                          x1=556.0 if odd else 61.0, size=8.0))
         lines.append(_section_foot(p, sections, placed=not odd))
         pages.append(lines)
-    removed = _removed(pages)
-    assert [p for p in range(len(pages)) if (p, pages[p][-1].text) not in removed] == []
+    gone = removed(pages)
+    assert [p for p in range(len(pages)) if (p, pages[p][-1].text) not in gone] == []
     assert not any("discusses" in text or (text[:1].isdigit() and " " in text)
-                   for _, text in removed)
+                   for _, text in gone)
 
 
 def test_a_recto_head_names_a_section_whose_title_a_sub_title_of_its_size_follows():
@@ -91,19 +74,19 @@ def test_a_recto_head_names_a_section_whose_title_a_sub_title_of_its_size_follow
     pages = []
     for p in range(8):
         section = p // 2
-        opening = ([_at(text, 70.0 + 30 * k, size=28.0) for k, text in enumerate(titles[section])]
+        opening = ([at(text, 70.0 + 30 * k, size=28.0) for k, text in enumerate(titles[section])]
                    if p % 2 == 0 else [])
-        head = (_at("ANNUAL ACCOUNTS 2021", 31.0, x0=42.0, x1=158.0, size=9.0) if p % 2 == 0
-                else _at(heads[section], 31.0, x0=300.0, x1=552.0, size=9.0))
-        folio = _at(str(p + 2), 801.0, x0=43.0 if p % 2 == 0 else 542.0,
+        head = (at("ANNUAL ACCOUNTS 2021", 31.0, x0=42.0, x1=158.0, size=9.0) if p % 2 == 0
+                else at(heads[section], 31.0, x0=300.0, x1=552.0, size=9.0))
+        folio = at(str(p + 2), 801.0, x0=43.0 if p % 2 == 0 else 542.0,
                     x1=50.0 if p % 2 == 0 else 552.0, size=9.0)
-        pages.append([head, *opening, *[line._replace(size=9.0) for line in _body_at(p, top=150.0)],
+        pages.append([head, *opening, *[line._replace(size=9.0) for line in body_at(p, top=150.0)],
                       folio])
-    removed = _removed(pages)
-    assert [(p, text) for p, text in removed if p % 2 and not text.isdigit()] == [
+    gone = removed(pages)
+    assert [(p, text) for p, text in gone if p % 2 and not text.isdigit()] == [
         (p, heads[p // 2]) for p in range(1, 8, 2)]
     assert not any(text in {t for ts in titles for t in ts} and pages[p][0].text != text
-                   for p, text in removed)
+                   for p, text in gone)
 
 
 def test_a_chapters_label_on_the_heads_row_in_its_type_goes_wherever_along_the_row():
@@ -113,14 +96,14 @@ def test_a_chapters_label_on_the_heads_row_in_its_type_goes_wherever_along_the_r
     pages = []
     for p in range(12):
         if p % 2:
-            head = _at(f"{p - 1:02d} | {p:02d}", 55.0, x0=547.0, x1=567.0, size=6.0)
+            head = at(f"{p - 1:02d} | {p:02d}", 55.0, x0=547.0, x1=567.0, size=6.0)
         else:
-            head = _at(f"Chapter label {_WORDS[p]}", 55.0, x0=149.0, x1=240.0, size=6.0)
-        pages.append([head, *[line._replace(size=9.0) for line in _body_at(p)]])
-    removed = _removed(pages)
-    assert [(p, text) for p, text in removed if p % 2 == 0] == [
-        (p, f"Chapter label {_WORDS[p]}") for p in range(0, 12, 2)]
-    assert not any("discusses" in text for _, text in removed)
+            head = at(f"Chapter label {WORDS[p]}", 55.0, x0=149.0, x1=240.0, size=6.0)
+        pages.append([head, *[line._replace(size=9.0) for line in body_at(p)]])
+    gone = removed(pages)
+    assert [(p, text) for p, text in gone if p % 2 == 0] == [
+        (p, f"Chapter label {WORDS[p]}") for p in range(0, 12, 2)]
+    assert not any("discusses" in text for _, text in gone)
 
 
 def test_a_spreads_folio_run_into_the_chapters_label_goes_a_heading_after_a_number_stays():
@@ -130,8 +113,8 @@ def test_a_spreads_folio_run_into_the_chapters_label_goes_a_heading_after_a_numb
     whose number is no folio of its page, or that goes on with a sentence, stays."""
     pages = []
     for p in range(10):
-        head = f"{p:02d} | {p + 1:02d}" + ("" if p % 2 else f"Label {_WORDS[p]}")
-        pages.append([PageLine(head), *(PageLine(line.text) for line in _body_at(p))])
+        head = f"{p:02d} | {p + 1:02d}" + ("" if p % 2 else f"Label {WORDS[p]}")
+        pages.append([PageLine(head), *(PageLine(line.text) for line in body_at(p))])
     pages[4][0] = PageLine("03 | 05Label epsilon")  # no folio of page 5's
     pages[6][0] = PageLine("06 | 07The text opens here and says more than a label does.")
     found = find_page_furniture(pages).lines
@@ -147,15 +130,15 @@ def test_a_portrait_documents_landscape_pages_carry_their_own_head_no_slide_titl
     pages, sizes = [], []
     for p in range(16):
         if p < 12:
-            pages.append([_at(f"Data sheet {_WORDS[p]} part", 20.0, size=8.0),
-                          *[line._replace(size=8.0) for line in _body_at(p)]])
+            pages.append([at(f"Data sheet {WORDS[p]} part", 20.0, size=8.0),
+                          *[line._replace(size=8.0) for line in body_at(p)]])
             sizes.append(PAGE)
         else:
-            pages.append([_at("PACKAGE OPTION ADDENDUM", 16.0, x0=300.0, x1=520.0, size=14.0),
-                          _at("www.harbour.com 15-Nov-2019", 71.0, x0=37.0, x1=760.0, size=8.0),
-                          *[line._replace(size=8.0) for line in _body_at(p)]])
+            pages.append([at("PACKAGE OPTION ADDENDUM", 16.0, x0=300.0, x1=520.0, size=14.0),
+                          at("www.harbour.com 15-Nov-2019", 71.0, x0=37.0, x1=760.0, size=8.0),
+                          *[line._replace(size=8.0) for line in body_at(p)]])
             sizes.append(landscape)
     found = find_page_furniture(pages, sizes).lines
-    removed = {(p, pages[p][i].text) for p, i in found}
-    assert {(p, "PACKAGE OPTION ADDENDUM") for p in range(12, 16)} <= removed
-    assert not any("discusses" in text for _, text in removed)
+    gone = {(p, pages[p][i].text) for p, i in found}
+    assert {(p, "PACKAGE OPTION ADDENDUM") for p in range(12, 16)} <= gone
+    assert not any("discusses" in text for _, text in gone)
