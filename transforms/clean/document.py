@@ -92,7 +92,7 @@ from ragbeam.transforms.clean.text import (
     replacement_char_is_space,
     with_spaces_at,
 )
-from ragbeam.transforms.clean.title import DocumentName, TitleLine, name_document
+from ragbeam.transforms.clean.title import DocumentName, TitleLine, file_title, name_document
 from ragbeam.transforms.collector import cyclic_collector_paused
 from ragbeam.transforms.types import (
     TABLE_HEADER_LEVEL,
@@ -578,7 +578,8 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
 def _name_document(extracted: ExtractedDocument, lines: list[CleanLine], text: str
                    ) -> DocumentName:
     """The document's title, kind and period (``title.py``): from its cover where its
-    lines carry their style, its outline's root, or its metadata title."""
+    lines carry their style, its outline's root or its metadata title, or, for a format
+    with no title of its own, its file's name."""
     styled = [line for line in lines if line.style is not None and line.style.size]
     body = body_style((line.style, len(line.text)) for line in styled
                       if line.kind is BlockKind.PARAGRAPH)
@@ -590,10 +591,11 @@ def _name_document(extracted: ExtractedDocument, lines: list[CleanLine], text: s
                        line.style.bottom, line.style.rotated)
              for line in styled if line.style.page == first_page
              and line.kind in (BlockKind.PARAGRAPH, BlockKind.HEADING)]
-    return name_document(extracted.title, extracted.metadata, text, cover,
+    name = name_document(extracted.title, extracted.metadata, text, cover,
                          body.size if body is not None else 0.0,
                          outline_of(extracted.metadata),
                          require_printed=extracted.lines is LineKind.PRINTED)
+    return file_title(name, extracted.source.uri, extracted.media_type)
 
 
 def clean_or_refuse(extracted: ExtractedDocument, options: CleanOptions) -> Document:

@@ -22,6 +22,12 @@ title is taken, in this order, from:
    where it says what the document is and more ("Acme FY23 Third Quarter Earnings
    Conference Call", ``first_line_title``): a first line that names no kind
    ("UNITED STATES", a date, a page header) is no title.
+5. **the file name**, only for a format that has no title of its own (plain text,
+   logs, CSV, code, Markdown, JSON: ``file_title``): there the name its author gave
+   the file is the only one it has ("kafka0-server.log"). A format that carries or
+   prints its title (PDF, office documents, web pages, mail) is never named by its
+   file: a missing title there means none was found, and such files are often named
+   by a scanner, a download or a filing system (``scan_0001.pdf``, an accession number).
 
 A cover's line that opens a numbered section ("1 Overview of the Group", "第1章 …",
 "（1）…") is the first section's heading printed large, not the document's name. Where
@@ -172,7 +178,7 @@ class DocumentName:
     """What names a document: its title (and where it came from), kind and period."""
 
     title: str | None
-    source: str = ""  # "cover", "outline", "first line", "metadata", "issuer" or ""
+    source: str = ""  # "cover", "outline", "metadata", "first line", "file name" or ""
     kind: str | None = None
     period: str | None = None
 
@@ -440,3 +446,30 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
     if title := first_line_title(cover_lines, kind):
         return DocumentName(title, "first line", kind, period)
     return DocumentName(None, "", kind, period)
+
+
+# Formats with no title of their own besides ``text/*`` (but HTML, whose <title> is its
+# own): their documents are named by their files' names where nothing else names them.
+_UNTITLED_FORMATS = frozenset({
+    "application/json", "application/x-ndjson", "application/xml", "application/yaml",
+    "application/x-yaml", "application/toml", "application/javascript", "application/x-sh",
+    "application/sql"})
+
+
+def has_no_title_of_its_own(media_type: str) -> bool:
+    """Whether a format neither carries nor prints a title (plain text, logs, CSV, code,
+    Markdown, JSON, …): only its file's name names a document of it."""
+    media_type = media_type.split(";", 1)[0].strip().lower()
+    return (media_type.startswith("text/") and media_type != "text/html"
+            ) or media_type in _UNTITLED_FORMATS
+
+
+def file_title(name: DocumentName, uri: str, media_type: str) -> DocumentName:
+    """``name``, or, where it has no title and the format has none of its own
+    (``has_no_title_of_its_own``), the file's name from its URI ("kafka0-server.log"):
+    the last path segment, whatever the file system or mount point."""
+    if name.title or not has_no_title_of_its_own(media_type):
+        return name
+    segment = uri.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    segment = " ".join(segment.split())
+    return replace(name, title=segment, source="file name") if segment else name

@@ -10,11 +10,14 @@ from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import chunk_rows, context_header
 from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.clean.title import (
+    DocumentName,
     TitleLine,
     cover_title,
     document_kind,
     document_period,
+    file_title,
     first_line_title,
+    has_no_title_of_its_own,
     metadata_title_score,
     name_document,
 )
@@ -211,3 +214,38 @@ def test_the_issuing_organisation_leads_the_title_where_the_document_prints_its_
                        "事業報告\n\n港湾クレーンは北の岸壁のクレーンを点検した。",
                        [TitleLine("事業報告", 1, 20.0, 40.0, 60.0)], 10.0)
     assert ja.title == "港湾クレーン株式会社 事業報告"
+
+
+LOG = ("2016-12-19 16:31:46,895 INFO Completed load of log test-5 in 5 ms\n"
+       "2016-12-19 16:31:46,904 INFO Completed load of log test-6 in 1 ms\n") * 20
+
+
+def test_a_log_or_a_table_in_plain_text_is_named_by_its_file_where_nothing_else_names_it():
+    # Real Tika: a log and a CSV carry no title of their own; what names them in every
+    # chunk's header is the name their author gave the file, whatever the folder.
+    for data, name in ((LOG.encode(), "kafka0-server.log"),
+                       (b"city,visits\nOslo,3\nBergen,5\n" * 10, "visits-2023.csv")):
+        doc = extract_and_clean(data, name)
+        assert doc.title == name and doc.metadata[TITLE_SOURCE_KEY] == "file name"
+        assert context_header(doc, ("Results",)) == f"{name} > Results"
+
+
+def test_a_pdf_or_a_web_page_is_never_named_by_its_file():
+    # Their formats carry or print a title: where none was found, the file's name (often
+    # a scanner's or a download's) does not stand in for it.
+    pdf = extract_and_clean(render(_transcript("Harbour Cranes Investor Relations")),
+                            "scan_0001.pdf")
+    assert pdf.title is None
+    untitled = DocumentName(None)
+    for media_type in ("application/pdf", "text/html",
+                       "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+                       "message/rfc822"):
+        assert not has_no_title_of_its_own(media_type)
+        assert file_title(untitled, "gs://b/in/x.bin", media_type) == untitled
+    for media_type in ("text/plain; charset=UTF-8", "text/csv", "text/x-log", "text/markdown",
+                       "text/x-python", "application/json"):
+        assert has_no_title_of_its_own(media_type), media_type
+    assert file_title(untitled, "gs://bucket/logs/app.log?generation=3", "text/plain").title \
+        == "app.log"
+    assert file_title(DocumentName("Ops Runbook", "metadata"), "/in/runbook.md",
+                      "text/markdown").title == "Ops Runbook"
