@@ -92,7 +92,7 @@ from ragbeam.transforms.clean.text import (
     replacement_char_is_space,
     with_spaces_at,
 )
-from ragbeam.transforms.clean.title import DocumentName, TitleLine, file_title, name_document
+from ragbeam.transforms.clean.title import DocumentName, TitleLine, fallback_name, name_document
 from ragbeam.transforms.collector import cyclic_collector_paused
 from ragbeam.transforms.types import (
     TABLE_HEADER_LEVEL,
@@ -578,8 +578,8 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
 def _name_document(extracted: ExtractedDocument, lines: list[CleanLine], text: str
                    ) -> DocumentName:
     """The document's title, kind and period (``title.py``): from its cover where its
-    lines carry their style, its outline's root or its metadata title, or, for a format
-    with no title of its own, its file's name."""
+    lines carry their style, its outline's root or its metadata title, or its opening
+    heading, or, for a format with no title of its own, its file's name."""
     styled = [line for line in lines if line.style is not None and line.style.size]
     body = body_style((line.style, len(line.text)) for line in styled
                       if line.kind is BlockKind.PARAGRAPH)
@@ -595,7 +595,10 @@ def _name_document(extracted: ExtractedDocument, lines: list[CleanLine], text: s
                          body.size if body is not None else 0.0,
                          outline_of(extracted.metadata),
                          require_printed=extracted.lines is LineKind.PRINTED)
-    return file_title(name, extracted.source.uri, extracted.media_type)
+    first = next((line for line in lines if line.text.strip() and not line.detached), None)
+    opening_heading = (first.text if first is not None and first.kind is BlockKind.HEADING
+                       and extracted.lines is not LineKind.PRINTED else None)
+    return fallback_name(name, opening_heading, extracted.source.uri, extracted.media_type)
 
 
 def clean_or_refuse(extracted: ExtractedDocument, options: CleanOptions) -> Document:

@@ -22,8 +22,12 @@ title is taken, in this order, from:
    where it says what the document is and more ("Acme FY23 Third Quarter Earnings
    Conference Call", ``first_line_title``): a first line that names no kind
    ("UNITED STATES", a date, a page header) is no title.
-5. **the file name**, only for a format that has no title of its own (plain text,
-   logs, CSV, code, Markdown, JSON: ``file_title``): there the name its author gave
+5. **the opening heading** of a document not printed on pages (an office file, Markdown,
+   plain text): its first line, where it is a heading that reads like a title ("AutoGen:
+   Enabling Next-Gen LLM Applications …" above "Abstract"; ``opening_heading_title``);
+   a PDF's is its cover's business (1.);
+6. **the file name**, only for a format that has no title of its own (plain text,
+   logs, CSV, code, Markdown, JSON: ``fallback_name``): there the name its author gave
    the file is the only one it has ("kafka0-server.log"). A format that carries or
    prints its title (PDF, office documents, web pages, mail) is never named by its
    file: a missing title there means none was found, and such files are often named
@@ -178,7 +182,8 @@ class DocumentName:
     """What names a document: its title (and where it came from), kind and period."""
 
     title: str | None
-    source: str = ""  # "cover", "outline", "metadata", "first line", "file name" or ""
+    source: str = ""  # "cover", "outline", "metadata", "first line", "opening heading",
+    # "file name" or ""
     kind: str | None = None
     period: str | None = None
 
@@ -464,11 +469,29 @@ def has_no_title_of_its_own(media_type: str) -> bool:
             ) or media_type in _UNTITLED_FORMATS
 
 
-def file_title(name: DocumentName, uri: str, media_type: str) -> DocumentName:
-    """``name``, or, where it has no title and the format has none of its own
-    (``has_no_title_of_its_own``), the file's name from its URI ("kafka0-server.log"):
-    the last path segment, whatever the file system or mount point."""
-    if name.title or not has_no_title_of_its_own(media_type):
+def opening_heading_title(first_line: str) -> str | None:
+    """A document's first line, set as a heading, where it reads like a title: not a
+    numbered section ("1. Overview"), a contents page's title, a sentence or a
+    placeholder ("Title")."""
+    text = " ".join(first_line.split())
+    if (not _is_named_thing(text) or _sentence(text) or is_contents_title(text)
+            or opens_numbered_section(text)):
+        return None
+    return text
+
+
+def fallback_name(name: DocumentName, opening_heading: str | None, uri: str,
+                  media_type: str) -> DocumentName:
+    """``name``, or, where it has no title: the document's opening heading
+    (``opening_heading_title``; the caller gives it for a document not printed on
+    pages), else, for a format with no title of its own (``has_no_title_of_its_own``),
+    the file's name from its URI ("kafka0-server.log": the last path segment, whatever
+    the file system or mount point)."""
+    if name.title:
+        return name
+    if opening_heading and (title := opening_heading_title(opening_heading)):
+        return replace(name, title=title, source="opening heading")
+    if not has_no_title_of_its_own(media_type):
         return name
     segment = uri.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
     segment = " ".join(segment.split())

@@ -15,7 +15,7 @@ from ragbeam.transforms.clean.title import (
     cover_title,
     document_kind,
     document_period,
-    file_title,
+    fallback_name,
     first_line_title,
     has_no_title_of_its_own,
     metadata_title_score,
@@ -241,11 +241,31 @@ def test_a_pdf_or_a_web_page_is_never_named_by_its_file():
                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
                        "message/rfc822"):
         assert not has_no_title_of_its_own(media_type)
-        assert file_title(untitled, "gs://b/in/x.bin", media_type) == untitled
+        assert fallback_name(untitled, None, "gs://b/in/x.bin", media_type) == untitled
     for media_type in ("text/plain; charset=UTF-8", "text/csv", "text/x-log", "text/markdown",
                        "text/x-python", "application/json"):
         assert has_no_title_of_its_own(media_type), media_type
-    assert file_title(untitled, "gs://bucket/logs/app.log?generation=3", "text/plain").title \
+    assert fallback_name(untitled, None, "gs://bucket/logs/app.log?generation=3",
+                         "text/plain").title \
         == "app.log"
-    assert file_title(DocumentName("Ops Runbook", "metadata"), "/in/runbook.md",
-                      "text/markdown").title == "Ops Runbook"
+    assert fallback_name(DocumentName("Ops Runbook", "metadata"), "Setup", "/in/runbook.md",
+                         "text/markdown").title == "Ops Runbook"
+
+
+def test_an_office_file_or_markdown_without_a_title_is_named_by_its_opening_heading():
+    # Real Tika: a Markdown file opening on its title heading, sections below it at the
+    # same level as in a paper written in Word ("Abstract", "Introduction").
+    text = ("# Harbour Crane Maintenance Guide\n\n## Abstract\n\n" + "The cranes are "
+            "inspected every month by the harbour authority. " * 8 + "\n\n## Inspection\n\n"
+            + "Each inspection covers the hoist, the brakes and the rails. " * 8)
+    doc = extract_and_clean(text.encode(), "guide.md")
+    assert doc.title == "Harbour Crane Maintenance Guide"
+    assert doc.metadata[TITLE_SOURCE_KEY] == "opening heading"
+    assert context_header(doc, ("Harbour Crane Maintenance Guide", "Inspection")) == \
+        "Harbour Crane Maintenance Guide > Inspection"
+    numbered = extract_and_clean(text.replace("# Harbour Crane Maintenance Guide",
+                                              "# 1. Overview").encode(), "guide.md")
+    assert numbered.title == "guide.md" and numbered.metadata[TITLE_SOURCE_KEY] == "file name"
+    untitled = DocumentName(None)
+    for line in ("Title", "Contents", "1. Overview", "The cranes are inspected every month."):
+        assert fallback_name(untitled, line, "/in/x.docx", "application/msword") == untitled
