@@ -180,7 +180,7 @@ def build_extracted_document(
         blocks=tuple(parsed.blocks),
         metadata=flat,
         page_count=page_count,
-        title=_first(metadata, _TITLE_KEYS) or parsed.title,
+        title=_first(metadata, _TITLE_KEYS) or parsed.title or reader.title(flat),
         language=_first(metadata, _LANGUAGE_KEYS),
         layout=layout,
         lines=reader.lines,

@@ -136,3 +136,8 @@ class MailReader(Reader):
                  parsed: ParsedXhtml, metadata: Mapping[str, list[str]]) -> dict[str, str]:
         return email_metadata(metadata, fetched.data,
                               parse_bytes=media_type in TEXT_MAIL_MEDIA_TYPES)
+
+    def title(self, metadata: Mapping[str, str]) -> str | None:
+        # A message is called by its subject: Tika reports it as the title of an RFC 822
+        # file, not of an mbox (``headers_from_bytes`` read it there).
+        return metadata.get("email_subject")

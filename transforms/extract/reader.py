@@ -1,6 +1,7 @@
 """What every input format's reader is (``readers.py`` registers them): the media types it
 reads, how it reads a file's structure from Tika's answer (by default, Tika's XHTML as
-it is: ``xhtml.py``), what it adds to the document's metadata, whether the PDF layout
+it is: ``xhtml.py``), what it adds to the document's metadata and what it calls
+the document, whether the PDF layout
 pass reads where its lines sit (``layout.py``), and how its lines were written
 (``LineKind``: what cleaning may join). A format is one module declaring its reader."""
 
@@ -42,3 +43,8 @@ class Reader:
                  parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
         """What the format adds to the document's metadata (Tika's own is there)."""
         return {}
+
+    def title(self, metadata: Mapping[str, str]) -> str | None:
+        """What the format itself calls the document, where Tika reports no title
+        (``metadata``: the document's, this reader's keys included)."""
+        return None

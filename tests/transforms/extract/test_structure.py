@@ -96,6 +96,7 @@ def test_mbox_headers_are_read_from_the_bytes_when_tika_drops_them(tika):
     assert doc.metadata["email_subject"] == "RE: שלום"  # RFC 2047, windows-1255
     assert doc.metadata["email_from"] == "Tamir Erez <eryzxx@post.tau.ac.il>"
     assert doc.metadata["email_date"] == "2008-07-16T06:24:06Z"
+    assert doc.title == "RE: שלום"  # a message is called by its subject
 
 
 def test_pdf_outline_after_the_last_page_is_on_no_page(tika):
