@@ -17,6 +17,7 @@ from ragbeam.transforms.clean.title import (
     first_line_title,
     metadata_title_score,
     name_document,
+    registrant_title,
 )
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
 from ragbeam.transforms.types import Document, SourceFile
@@ -211,3 +212,45 @@ def test_the_issuing_organisation_leads_the_title_where_the_document_prints_its_
                        "事業報告\n\n港湾クレーンは北の岸壁のクレーンを点検した。",
                        [TitleLine("事業報告", 1, 20.0, 40.0, 60.0)], 10.0)
     assert ja.title == "港湾クレーン株式会社 事業報告"
+
+
+_COVER = ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION\n\nFORM 10-K\n\n"
+          "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934"
+          "\n\nFor the fiscal year ended December 31, 2022\n\n"
+          "For the transition period from to\n\nCommission file number 1-2345\n\n"
+          "{name}\n\n(Exact name of registrant as specified in its charter)\n\n"
+          "Delaware 12-3456789\n\nIndicate by check mark whether the registrant is a shell.")
+
+
+def test_a_filing_is_named_by_its_registrant_whatever_the_size_it_is_set_in():
+    """A securities filing's cover prints the filer's name above the form's caption
+    "(Exact name of registrant as specified in its charter)": the name, even where it is
+    set no larger than the body (nothing on the cover stands out by size) or a converter's
+    metadata title holds it and more."""
+    text = _COVER.format(name="HARBOUR CRANES CORPORATION")
+    body = [TitleLine(line, 1, 9.0, 10.0 * n, 10.0 * n + 7) for n, line in
+            enumerate(text.split("\n\n"))]
+    name = name_document("0000012345-23-000007", {}, text, body, 9.0)
+    assert (name.title, name.source, name.kind) == ("HARBOUR CRANES CORPORATION", "cover",
+                                                    "Form 10-K")
+    assert name.period == "fiscal year ended December 31, 2022"
+    web = name_document("10-Q - 10/28/2022 - Harbour Cranes Corporation", {}, text, body, 9.0)
+    assert web.title == "HARBOUR CRANES CORPORATION"
+    # Joined to the file number's line; the caption's other spellings.
+    assert registrant_title("Commission File No. 000-1234 Harbour Cranes, Inc.\n"
+                            "(Exact Name of Registrants as Specified in their Charters)"
+                            ) == "Harbour Cranes, Inc."
+    assert registrant_title("Harbour Cranes N.V. (Exact name of registrant as specified in "
+                            "its charter)") == "Harbour Cranes N.V."
+
+
+def test_a_registrant_caption_with_no_name_above_it_names_nothing():
+    # The form's own line above the caption, a caption heading a table of registrants,
+    # no caption at all.
+    assert registrant_title("For the transition period from to\n\n(Exact name of registrant "
+                            "as specified in its charter)") is None
+    assert registrant_title("Commission File Number | (Exact name of registrant as specified "
+                            "in its charter) | IRS No.\n1-2345 | Harbour Cranes Inc. | 1") is None
+    assert registrant_title("Harbour Cranes Inc.\n\nAnnual Report 2022") is None
+    assert registrant_title("FORM 8-K\n(Exact name of registrant as specified in its "
+                            "charter)") is None
