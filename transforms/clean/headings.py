@@ -1070,7 +1070,12 @@ def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, 
     # Numberings of different kinds count their depths apart (a note's lettered "A."
     # is depth 2 of its letters, "Note 3" depth 3 of the keywords): a style that the
     # numbered headings give a level above a style set larger or bolder is deeper than it.
-    for key in sorted(known, key=lambda key: (-key[0], not key[1])):
+    # A keyword heading's style keeps its level (a filing's "PART I" may be set smaller
+    # than its "Item 1.": the keywords rank them, not their type).
+    keyworded = {_style_key(style) for index, level in found.items()
+                 if level and (style := blocks[index].style) is not None and style.size
+                 and keyword_heading(blocks[index].text or "") is not None}
+    for key in sorted(set(known) - keyworded, key=lambda key: (-key[0], not key[1])):
         above = [known[other] for other in known if _set_above(other, key)]
         if above:
             known[key] = min(max(known[key], max(above) + 1), 6)
@@ -1100,10 +1105,17 @@ def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, 
 
 def _set_above(other: tuple[float, bool, str], key: tuple[float, bool, str]) -> bool:
     """Is a heading style ``other`` set above ``key``: larger and no lighter, or as large
-    and bold where ``key`` is not?"""
+    and bold where ``key`` is not? (A face named bold is bold whatever the PDF's flag
+    says: "Arial-BoldMT" flagged regular, its bold italic flagged bold.)"""
+    other_bold, key_bold = _bold_face(other), _bold_face(key)
     if sizes_differ(other[0], key[0]):
-        return other[0] > key[0] and other[1] >= key[1]
-    return other[1] and not key[1]
+        return other[0] > key[0] and other_bold >= key_bold
+    return other_bold and not key_bold
+
+
+def _bold_face(key: tuple[float, bool, str]) -> bool:
+    font = key[2].casefold()
+    return key[1] or any(weight in font for weight in ("bold", "black", "heavy"))
 
 
 # documents.metadata key of a PDF's outline, JSON [[level, title], …]

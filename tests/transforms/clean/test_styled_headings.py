@@ -323,3 +323,22 @@ def test_a_filings_headings_nest_by_their_type_whatever_numbering_shares_it():
     assert paths["ENVIRONMENTAL MATTERS"] == (*item, "ENVIRONMENTAL MATTERS")
     assert paths["B. Estimates"] == ("PART I", "Item 8. Financial Statements",
                                      "Note 1. Basis of Presentation", "B. Estimates")
+
+
+def test_a_part_set_smaller_than_its_items_keeps_the_sections_set_like_it_above_subsections():
+    """A 10-Q sets "PART I" smaller than "ITEM 1." (the keywords rank them, not their
+    type); its notes' sections share the part's face, named bold but flagged regular,
+    and their subsections a bold italic flagged bold: the subsections stay inside."""
+    body = BodyStyle(9.0, "ArialMT", False)
+
+    def prose() -> HeadingBlock:
+        return text(size=9.0, font="ArialMT")
+
+    blocks = [heading("PART I. FINANCIAL INFORMATION", size=9.0, font="Arial-BoldMT"),
+              heading("ITEM 1. FINANCIAL STATEMENTS", size=10.8, font="Arial-BoldMT"),
+              heading("NOTE 1 — ACCOUNTING POLICIES", size=9.0, font="ArialMT"), prose(),
+              heading("Financial Instruments", size=9.0, font="Arial-BoldMT"), prose(),
+              heading("Investments", size=9.0, bold=True, font="Arial-BoldItalicMT"), prose(),
+              heading("Derivatives", size=9.0, bold=True, font="Arial-BoldItalicMT"), prose()]
+    paths = _paths_of(blocks, find_styled_headings(blocks, body))
+    assert paths["Derivatives"][-2:] == ("Financial Instruments", "Derivatives")
