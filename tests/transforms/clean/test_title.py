@@ -18,6 +18,7 @@ from ragbeam.transforms.clean.title import (
     metadata_title_score,
     name_document,
     registrant_title,
+    trading_symbol,
 )
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
 from ragbeam.transforms.types import Document, SourceFile
@@ -254,3 +255,24 @@ def test_a_registrant_caption_with_no_name_above_it_names_nothing():
     assert registrant_title("Harbour Cranes Inc.\n\nAnnual Report 2022") is None
     assert registrant_title("FORM 8-K\n(Exact name of registrant as specified in its "
                             "charter)") is None
+
+
+def test_a_registrant_is_named_with_the_trading_symbol_its_cover_lists():
+    """The cover's Section 12(b) table gives each class's trading symbol before its
+    exchange, as running text or as a table's cells; the symbol joins the registrant's
+    name unless the name holds it; no table, no symbol."""
+    table = ("Securities registered pursuant to Section 12(b) of the Act:\n\n"
+             "Title of each class Trading Symbol(s) Name of each exchange on which registered"
+             "\n\nCommon Stock, $0.01 par value per share HCX The Nasdaq Global Select Market"
+             "\n\n1.125% Notes due 2027 HCX27 New York Stock Exchange")
+    assert trading_symbol(table) == "HCX"
+    assert trading_symbol("Section 12(b) of the Act:\nTitle of each class | Trading Symbol(s) "
+                          "| Name of each exchange on which registered\nCommon Stock, par "
+                          "value $0.01 per share | HC | New York Stock Exchange") == "HC"
+    assert trading_symbol("Securities registered pursuant to Section 12(b) of the Act: None"
+                          "\n\nIndicate by check mark whether the registrant is a shell.") is None
+    text = _COVER.format(name="HARBOUR CRANES CORPORATION").replace(
+        "Delaware 12-3456789", "Delaware 12-3456789\n\n" + table)
+    assert name_document(None, {}, text).title == "HARBOUR CRANES CORPORATION (HCX)"
+    said = _COVER.format(name="HCX Holdings, Inc.") + "\n\n" + table
+    assert name_document(None, {}, said).title == "HCX Holdings, Inc."
