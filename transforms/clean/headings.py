@@ -221,8 +221,9 @@ def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int],
         shallowest[rank] = min(depth, shallowest.get(rank, depth))
     levels = {i: ranks[rank] + depth - shallowest[rank] for i, (rank, depth) in keyed.items()}
     deepest = max(levels.values())
+    below = _levels_within_sections(found, keyed)
     if styles is None:
-        return {i: min(levels.get(i, deepest + level), 6) for i, level in found.items()}
+        return {i: min(levels.get(i, deepest + below.get(i, 0)), 6) for i in found}
     out: dict[int, int] = {}
     # The size of the keyword heading of each rank the path is in (a part closes the
     # items and notes of the part before); before a rank's first one, that first one's
@@ -244,7 +245,30 @@ def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int],
             continue
         beside = [rank for rank in sorted(open_sizes) if rank > KEYWORD_RANKS_DIVISION
                   and size and sizes_differ(size, open_sizes[rank]) and size > open_sizes[rank]]
-        out[i] = min(ranks[beside[0]] if beside else deepest + found[i], 6)
+        out[i] = min(ranks[beside[0]] if beside else deepest + below[i], 6)
+    return out
+
+
+def _levels_within_sections(found: Mapping[int, int], keyed: Iterable[int]) -> dict[int, int]:
+    """The levels of the headings that are no keyword heading, counted 1, 2, … within the
+    section of each keyword heading: a 10-K's Item 1 whose headings are set in the
+    document's third and fourth styles holds them at its first and second levels below
+    it, so that nesting them under "Part I" > "Item 1" > "Note 3" leaves room for both."""
+    keyed = set(keyed)
+    out: dict[int, int] = {}
+    section: list[int] = []
+
+    def close() -> None:
+        ranks = {level: n for n, level in enumerate(sorted({found[i] for i in section}), 1)}
+        out.update((i, ranks[found[i]]) for i in section)
+        section.clear()
+
+    for i in sorted(found):
+        if i in keyed:
+            close()
+        else:
+            section.append(i)
+    close()
     return out
 
 
@@ -558,9 +582,50 @@ _SEQUENCE_NUMBERS = (
 )
 
 
+# Keywords of the divisions a document is cut into, whose headings no numbering below
+# them holds: a 10-K's "Item 5" continues "Item 4" across "PART II".
+_PART_KEYWORDS = frozenset({"part", "book", "volume", "teil", "partie"})
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+
+def _number_value(number: str) -> int:
+    """The value of a keyword heading's number's last part: "3" 3, "4.2" 2, "1A" 1,
+    "IV" 4, "B" 2."""
+    last = number.rsplit(".", 1)[-1]
+    if last[:1].isdigit():
+        return int(re.match(r"\d+", last).group())  # type: ignore[union-attr]
+    if len(last) == 1 and last not in _ROMAN_VALUES:
+        return ord(last) - ord("A") + 1
+    values = [_ROMAN_VALUES[c] for c in last]
+    return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
+
+
+def _keyword_sequence_key(text: str) -> tuple[str, int, int] | None:
+    """("keyword-<word> <number's first parts>", depth, number's last part) of a keyword
+    heading ("ARTICLE II", "Item 7.", "Section 4.2": "Section 4.3" follows it, "Section
+    5.3" does not), or None."""
+    text = text.strip()
+    match = _KEYWORD.match(text)
+    if match is None or keyword_heading(text) is None:
+        return None
+    number = match.group("num")
+    prefix = number.rsplit(".", 1)[0] if "." in number else ""
+    return (f"keyword-{match.group('word').casefold()} {prefix}", number.count("."),
+            _number_value(number))
+
+
+def _starts_part(text: str) -> bool:
+    """Is ``text`` the heading of a part ("PART II"), which no numbering holds?"""
+    match = _KEYWORD.match(text.strip())
+    return (match is not None and match.group("word").casefold() in _PART_KEYWORDS
+            and keyword_heading(text) is not None)
+
+
 def _sequence_key(text: str) -> tuple[str, int, int] | None:
     """(kind of numbering, depth, number) of a numbered heading, or None."""
     text = text.strip()
+    if (keyword := _keyword_sequence_key(text)) is not None:
+        return keyword
     for kind, pattern in _SEQUENCE_NUMBERS:
         if (match := pattern.match(text)) is not None:
             depth = text[:match.start("n")].count(".") if kind == "num" else 0
@@ -573,7 +638,11 @@ def nest_between_numbers(texts: Sequence[str | None], levels: Mapping[int, int]
     """``levels`` where a heading between two numbered headings that follow each other
     ("（2）…", then "（3）…") and set above them goes below the first: sections of one
     numbering are siblings, so "（3）" must not sit in a segment's name printed large at
-    the end of "（2）" (an unnumbered heading ranked by its size above them)."""
+    the end of "（2）" (an unnumbered heading ranked by its size above them). Keyword
+    headings number alike: a plan's "SCHEDULE 1" between its "ARTICLE II" and "ARTICLE
+    III" is Article II's schedule, not an attachment holding the articles after it; only
+    a part ("PART II" between a 10-K's "Item 4" and "Item 5") stands above a numbering
+    that runs on across it."""
     out = dict(levels)
     last: dict[tuple[str, int], tuple[int, int]] = {}  # numbering → (index, number)
     order = sorted(levels)
@@ -586,7 +655,10 @@ def nest_between_numbers(texts: Sequence[str | None], levels: Mapping[int, int]
         last[(kind, depth)] = (i, number)
         if before is None or before[1] != number - 1 or out[before[0]] != out[i]:
             continue
-        for k in order[order.index(before[0]) + 1:position]:
+        between = order[order.index(before[0]) + 1:position]
+        if any(out[k] < out[i] and _starts_part(texts[k] or "") for k in between):
+            continue
+        for k in between:
             if out[k] < out[i]:
                 out[k] = min(out[i] + 1, 6)
     return out
@@ -717,7 +789,11 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
         block = blocks[index]
         if block.in_row or block.in_margin or block.style is None or not block.style.size:
             if not (block.in_row or block.in_margin):
-                found[index] = level  # no style known: the text rules alone
+                # No style known: the text rules alone; an unnumbered one's level is
+                # decided below (beside the unnumbered heading before it).
+                kind = kinds.get(index)
+                found[index] = 0 if kind is not None and kind[1] in ("title", "caps") \
+                    else level
             continue
         text = _following_text(blocks, index, candidates, body)
         reference = _reference(text, body)
@@ -991,6 +1067,18 @@ def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, 
         if level and style is not None and style.size:
             depth_of_style[_style_key(style)][level] += 1
     known = {key: counts.most_common(1)[0][0] for key, counts in depth_of_style.items()}
+    # Numberings of different kinds count their depths apart (a note's lettered "A."
+    # is depth 2 of its letters, "Note 3" depth 3 of the keywords): a style that the
+    # numbered headings give a level above a style set larger or bolder is deeper than it.
+    # A keyword heading's style keeps its level (a filing's "PART I" may be set smaller
+    # than its "Item 1.": the keywords rank them, not their type).
+    keyworded = {_style_key(style) for index, level in found.items()
+                 if level and (style := blocks[index].style) is not None and style.size
+                 and keyword_heading(blocks[index].text or "") is not None}
+    for key in sorted(set(known) - keyworded, key=lambda key: (-key[0], not key[1])):
+        above = [known[other] for other in known if _set_above(other, key)]
+        if above:
+            known[key] = min(max(known[key], max(above) + 1), 6)
     unranked = sorted({_style_key(blocks[i].style) for i, level in found.items()
                        if not level and blocks[i].style is not None} - set(known),
                       key=lambda key: (-key[0], not key[1]))
@@ -1000,9 +1088,34 @@ def _levels(blocks: Sequence[HeadingBlock], found: dict[int, int]) -> dict[int, 
                   if (other[0], other[1]) > (key[0], key[1]) and other != key]
         ranked[key] = min(max(larger, default=0) + 1, 6)
     levels = {**known, **ranked}
-    return {i: level or (levels.get(_style_key(style), 1) if (style := blocks[i].style)
-                         is not None else 1)
-            for i, level in found.items()}
+    out: dict[int, int] = {}
+    previous = 0  # the level of the unnumbered heading before
+    for i in sorted(found):
+        style = blocks[i].style
+        if found[i]:
+            out[i] = found[i]
+            continue
+        # An unnumbered heading whose style is unknown sits beside the one before it
+        # (a heading whose line lost its style is no chapter above its siblings).
+        out[i] = (levels.get(_style_key(style), 1) if style is not None and style.size
+                  else previous or 1)
+        previous = out[i]
+    return out
+
+
+def _set_above(other: tuple[float, bool, str], key: tuple[float, bool, str]) -> bool:
+    """Is a heading style ``other`` set above ``key``: larger and no lighter, or as large
+    and bold where ``key`` is not? (A face named bold is bold whatever the PDF's flag
+    says: "Arial-BoldMT" flagged regular, its bold italic flagged bold.)"""
+    other_bold, key_bold = _bold_face(other), _bold_face(key)
+    if sizes_differ(other[0], key[0]):
+        return other[0] > key[0] and other_bold >= key_bold
+    return other_bold and not key_bold
+
+
+def _bold_face(key: tuple[float, bool, str]) -> bool:
+    font = key[2].casefold()
+    return key[1] or any(weight in font for weight in ("bold", "black", "heavy"))
 
 
 # documents.metadata key of a PDF's outline, JSON [[level, title], …]

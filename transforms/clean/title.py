@@ -107,6 +107,33 @@ _PLACEHOLDERS = frozenset({
 })
 _URL = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
 
+# The caption securities forms print below the filer's name: "(Exact name of registrant
+# as specified in its charter)", "(Exact Name of Registrants as Specified in their
+# Charters)", "(Exact name of issuer as specified in its charter)".
+_REGISTRANT_CAPTION = re.compile(
+    r"\(\s*exact\s+name\s+of\s+(?:the\s+)?(?:registrant|issuer|company|trust|fund)(?:s|\(s\))?"
+    r"\s+as\s+specified\s+in\s+(?:its|their)\s+(?:charters?|governing\s+instruments?)",
+    re.IGNORECASE)
+# What precedes the name on its line where lines were joined: the cover's file number.
+_FILE_NUMBER = re.compile(r"^.*\bfile\s+(?:number|no\.?)\s*:?\s*[\d-]+[.,;]?\s*", re.IGNORECASE)
+# The form's own lines, which are no registrant's name.
+_FORM_LINE = re.compile(r"\b(?:pursuant|transition\s+period|securities\s+and\s+exchange|"
+                        r"commission|period\s+ended|year\s+ended|date\s+of\s+report)\b",
+                        re.IGNORECASE)
+
+# A filing's cover lists the securities registered under Section 12(b), each class with its
+# trading symbol before the exchange that lists it ("Common Stock, $0.01 par value AMD
+# The Nasdaq Global Select Market"; as a table's cells, "… | CVS | New York Stock
+# Exchange"): the name people often call the company by.
+_SECTION_12B = re.compile(r"\bSection\s+12\(b\)", re.IGNORECASE)
+SYMBOL_WINDOW_CHARS = 600
+_EXCHANGE = (r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|Nasdaq|NASDAQ|NYSE|Cboe|CBOE|"
+             r"Chicago\s+Stock\s+Exchange)")
+_SYMBOL = re.compile(r"(?<![\w$.,%/-])([A-Z]{1,5}(?:\.[A-Z])?)\s*\|?\s*"
+                     r"(?:Name\s+of\s+(?:each\s+)?exchange\s+on\s+which\s+registered\s*)?"
+                     + _EXCHANGE)
+_NOT_SYMBOLS = frozenset({"NYSE", "NASDAQ", "CBOE", "LLC", "INC", "PLC", "THE", "II", "III"})
+
 # What the document is: a form ("FORM 10-Q", "Form 8-K", "Form 20-F", "Schedule 14A"),
 # or a kind of report named on its cover.
 _FORM = re.compile(r"\b(?:FORM|Form)\s+(\d{1,2}-[A-Z]{1,2}\b|[A-Z]{1,3}-\d{1,2}[A-Z]?\b|"
@@ -249,6 +276,45 @@ def cover_title(lines: Sequence[TitleLine], body_size: float, text: str = "") ->
         named = [group for group, n in zip(named, repeats, strict=True) if n == max(repeats)]
     title = " ".join(named[:MAX_TITLE_GROUPS])
     return title if title and _is_named_thing(title) else None
+
+
+def registrant_title(opening: str) -> str | None:
+    """The registrant's name on a securities filing's cover: the line just above the
+    caption "(Exact name of registrant as specified in its charter)" that the forms
+    print below it (the first, where a combined filing names several registrants). A
+    name set no larger than the body, as on many covers, is still the filer's name; a
+    line of the form itself ("Commission file number …", a period) or a caption that
+    heads a table's column (the registrants listed below it) names nothing."""
+    text = opening[:OPENING_CHARS]
+    if "xact" not in text or not (match := _REGISTRANT_CAPTION.search(text)):
+        return None
+    before = text[:match.start()].rstrip().splitlines()
+    if not before or "|" in before[-1]:
+        return None
+    name = " ".join(_FILE_NUMBER.sub("", before[-1]).split()).strip(" |-")
+    if (not name or _FORM_LINE.search(name) or not _is_named_thing(name) or _sentence(name)
+            or document_kind(name) is not None or document_period(name) is not None):
+        return None
+    return name
+
+
+def trading_symbol(opening: str) -> str | None:
+    """The first trading symbol of a filing's cover, in its Section 12(b) table: the
+    capitals before a listing exchange's name; None where the cover lists none."""
+    text = opening[:OPENING_CHARS]
+    if "12(b)" not in text or (section := _SECTION_12B.search(text)) is None:
+        return None
+    window = text[section.end():section.end() + SYMBOL_WINDOW_CHARS]
+    return next((match.group(1) for match in _SYMBOL.finditer(window)
+                 if match.group(1) not in _NOT_SYMBOLS), None)
+
+
+def _with_symbol(name: str, symbol: str | None) -> str:
+    """"Advanced Micro Devices, Inc. (AMD)": a registrant's name with its trading symbol,
+    unless the name says it already ("CVS Health Corporation")."""
+    if symbol is None or symbol.casefold() in {w.casefold() for w in re.findall(r"[\w.]+", name)}:
+        return name
+    return f"{name} ({symbol})"
 
 
 def first_line_title(lines: Sequence[TitleLine], kind: str | None) -> str | None:
@@ -432,6 +498,10 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
     opening = text[:OPENING_CHARS]
     kind, period = document_kind(opening), document_period(opening)
     score = metadata_title_score(metadata_title, opening, software)
+    if title := registrant_title(opening):
+        # The filer's legal name: a metadata title that holds it and more is a
+        # converter's or a web page's ("10-Q - 10/28/2022 - Acme Corporation").
+        return DocumentName(_with_symbol(title, trading_symbol(opening)), "cover", kind, period)
     if title := cover_title(cover_lines, body_size, text):
         # A printed metadata title that holds the cover's words is the fuller name
         # ("2024年度第2四半期決算概要" over a cover's "決算概要").

@@ -203,3 +203,23 @@ def test_opening_sections_set_larger_than_the_notes_do_not_nest_under_the_cover(
     assert paths["Quarter in Review"] == ("Quarter in Review",)
     assert paths["Key Developments"] == ("Quarter in Review", "Key Developments")
     assert paths["Note 2 : Quays"] == ("Note 2 : Quays",)
+
+
+def test_an_attachment_between_two_articles_that_follow_each_other_is_in_the_first():
+    """A plan's "SCHEDULE 1" printed between its "ARTICLE II" and "ARTICLE III" belongs to
+    Article II: the articles after it are not inside it. A part between a 10-K's "Item 4"
+    and "Item 5" stays above them (items number on across parts); sections whose numbers
+    do not follow each other ("3.1", then "5.2") hold nothing between them."""
+    paragraphs = ["ARTICLE I – Foreword", BODY, "ARTICLE II – Definitions", BODY,
+                  "SCHEDULE 1 – Early Retirement Dates", BODY, "ARTICLE III – Participation",
+                  BODY, "Section 3.1 – Eligibility", BODY, "ARTICLE IV – Benefits", BODY,
+                  "Section 5.2 – Forms", BODY]
+    levels = _paths(paragraphs)
+    assert levels["SCHEDULE 1 – Early Retirement Dates"] > levels["ARTICLE II – Definitions"]
+    assert levels["ARTICLE III – Participation"] == levels["ARTICLE II – Definitions"]
+    assert levels["ARTICLE IV – Benefits"] == levels["ARTICLE II – Definitions"]
+    assert levels["Section 5.2 – Forms"] > levels["ARTICLE IV – Benefits"]
+    filing = _paths(["PART I", "Item 4. Mine Safety Disclosures", BODY, "PART II",
+                     "Item 5. Market for Equity", BODY])
+    assert filing == {"PART I": 1, "Item 4. Mine Safety Disclosures": 2, "PART II": 1,
+                      "Item 5. Market for Equity": 2}

@@ -278,3 +278,67 @@ def test_a_sentence_is_no_heading_in_brackets_or_in_the_polite_form_without_its_
                   "What is new?", "POUR EN SAVOIR PLUS (ACIDOSES)..."):
         assert find_styled_headings([heading(label, **bold), text(body, lines=5)],
                                     BODY) == {0: 1}, label
+
+
+def _paths_of(blocks: list[HeadingBlock], levels: dict[int, int]) -> dict[str, tuple[str, ...]]:
+    """Each heading's path, as ``chunk.base.HeadingIndex`` builds it from the levels."""
+    stack: list[tuple[int, str]] = []
+    paths = {}
+    for i, level in sorted(levels.items()):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, blocks[i].text or ""))
+        paths[blocks[i].text or ""] = tuple(title for _, title in stack)
+    return paths
+
+
+def test_a_filings_headings_nest_by_their_type_whatever_numbering_shares_it():
+    """A 10-K's Item 1 sets its sections in bold capitals and their subsections in a
+    smaller italic; its notes' lettered subsections ("A. Basis of Presentation") share
+    the italic. The italic sits below the bold capitals (a section after an italic
+    subsection is not inside it); a section whose line lost its style sits beside the
+    section before it, not above its siblings."""
+    body = BodyStyle(8.0, "Arial", False)
+
+    def prose() -> HeadingBlock:
+        return text(size=8.0, font="Arial")
+
+    def bold(words: str, size: float = 9.5) -> HeadingBlock:
+        return heading(words, size=size, bold=True, font="Arial,Bold")
+
+    def italic(words: str) -> HeadingBlock:
+        return heading(words, size=8.5, font="Arial,Italic")
+
+    blocks = [bold("PART I", 12), bold("Item 1. Business", 11), prose(),
+              bold("CRANE OPERATIONS"), prose(),
+              HeadingBlock("QUAY SERVICES", False, 1, None, page_height=792.0), prose(),
+              italic("In the United States"), prose(), bold("ENVIRONMENTAL MATTERS"), prose(),
+              bold("Item 8. Financial Statements", 11), bold("Note 1. Basis of Presentation"),
+              italic("A. Basis of Presentation"), prose(), italic("B. Estimates"), prose()]
+    paths = _paths_of(blocks, find_styled_headings(blocks, body))
+    item = ("PART I", "Item 1. Business")
+    assert paths["CRANE OPERATIONS"] == (*item, "CRANE OPERATIONS")
+    assert paths["QUAY SERVICES"] == (*item, "QUAY SERVICES")
+    assert paths["In the United States"] == (*item, "QUAY SERVICES", "In the United States")
+    assert paths["ENVIRONMENTAL MATTERS"] == (*item, "ENVIRONMENTAL MATTERS")
+    assert paths["B. Estimates"] == ("PART I", "Item 8. Financial Statements",
+                                     "Note 1. Basis of Presentation", "B. Estimates")
+
+
+def test_a_part_set_smaller_than_its_items_keeps_the_sections_set_like_it_above_subsections():
+    """A 10-Q sets "PART I" smaller than "ITEM 1." (the keywords rank them, not their
+    type); its notes' sections share the part's face, named bold but flagged regular,
+    and their subsections a bold italic flagged bold: the subsections stay inside."""
+    body = BodyStyle(9.0, "ArialMT", False)
+
+    def prose() -> HeadingBlock:
+        return text(size=9.0, font="ArialMT")
+
+    blocks = [heading("PART I. FINANCIAL INFORMATION", size=9.0, font="Arial-BoldMT"),
+              heading("ITEM 1. FINANCIAL STATEMENTS", size=10.8, font="Arial-BoldMT"),
+              heading("NOTE 1 — ACCOUNTING POLICIES", size=9.0, font="ArialMT"), prose(),
+              heading("Financial Instruments", size=9.0, font="Arial-BoldMT"), prose(),
+              heading("Investments", size=9.0, bold=True, font="Arial-BoldItalicMT"), prose(),
+              heading("Derivatives", size=9.0, bold=True, font="Arial-BoldItalicMT"), prose()]
+    paths = _paths_of(blocks, find_styled_headings(blocks, body))
+    assert paths["Derivatives"][-2:] == ("Financial Instruments", "Derivatives")

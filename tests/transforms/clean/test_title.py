@@ -20,6 +20,8 @@ from ragbeam.transforms.clean.title import (
     has_no_title_of_its_own,
     metadata_title_score,
     name_document,
+    registrant_title,
+    trading_symbol,
 )
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
 from ragbeam.transforms.types import Document, SourceFile
@@ -269,3 +271,65 @@ def test_an_office_file_or_markdown_without_a_title_is_named_by_its_opening_head
     untitled = DocumentName(None)
     for line in ("Title", "Contents", "1. Overview", "The cranes are inspected every month."):
         assert fallback_name(untitled, line, "/in/x.docx", "application/msword") == untitled
+
+_COVER = ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION\n\nFORM 10-K\n\n"
+          "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934"
+          "\n\nFor the fiscal year ended December 31, 2022\n\n"
+          "For the transition period from to\n\nCommission file number 1-2345\n\n"
+          "{name}\n\n(Exact name of registrant as specified in its charter)\n\n"
+          "Delaware 12-3456789\n\nIndicate by check mark whether the registrant is a shell.")
+
+
+def test_a_filing_is_named_by_its_registrant_whatever_the_size_it_is_set_in():
+    """A securities filing's cover prints the filer's name above the form's caption
+    "(Exact name of registrant as specified in its charter)": the name, even where it is
+    set no larger than the body (nothing on the cover stands out by size) or a converter's
+    metadata title holds it and more."""
+    text = _COVER.format(name="HARBOUR CRANES CORPORATION")
+    body = [TitleLine(line, 1, 9.0, 10.0 * n, 10.0 * n + 7) for n, line in
+            enumerate(text.split("\n\n"))]
+    name = name_document("0000012345-23-000007", {}, text, body, 9.0)
+    assert (name.title, name.source, name.kind) == ("HARBOUR CRANES CORPORATION", "cover",
+                                                    "Form 10-K")
+    assert name.period == "fiscal year ended December 31, 2022"
+    web = name_document("10-Q - 10/28/2022 - Harbour Cranes Corporation", {}, text, body, 9.0)
+    assert web.title == "HARBOUR CRANES CORPORATION"
+    # Joined to the file number's line; the caption's other spellings.
+    assert registrant_title("Commission File No. 000-1234 Harbour Cranes, Inc.\n"
+                            "(Exact Name of Registrants as Specified in their Charters)"
+                            ) == "Harbour Cranes, Inc."
+    assert registrant_title("Harbour Cranes N.V. (Exact name of registrant as specified in "
+                            "its charter)") == "Harbour Cranes N.V."
+
+
+def test_a_registrant_caption_with_no_name_above_it_names_nothing():
+    # The form's own line above the caption, a caption heading a table of registrants,
+    # no caption at all.
+    assert registrant_title("For the transition period from to\n\n(Exact name of registrant "
+                            "as specified in its charter)") is None
+    assert registrant_title("Commission File Number | (Exact name of registrant as specified "
+                            "in its charter) | IRS No.\n1-2345 | Harbour Cranes Inc. | 1") is None
+    assert registrant_title("Harbour Cranes Inc.\n\nAnnual Report 2022") is None
+    assert registrant_title("FORM 8-K\n(Exact name of registrant as specified in its "
+                            "charter)") is None
+
+
+def test_a_registrant_is_named_with_the_trading_symbol_its_cover_lists():
+    """The cover's Section 12(b) table gives each class's trading symbol before its
+    exchange, as running text or as a table's cells; the symbol joins the registrant's
+    name unless the name holds it; no table, no symbol."""
+    table = ("Securities registered pursuant to Section 12(b) of the Act:\n\n"
+             "Title of each class Trading Symbol(s) Name of each exchange on which registered"
+             "\n\nCommon Stock, $0.01 par value per share HCX The Nasdaq Global Select Market"
+             "\n\n1.125% Notes due 2027 HCX27 New York Stock Exchange")
+    assert trading_symbol(table) == "HCX"
+    assert trading_symbol("Section 12(b) of the Act:\nTitle of each class | Trading Symbol(s) "
+                          "| Name of each exchange on which registered\nCommon Stock, par "
+                          "value $0.01 per share | HC | New York Stock Exchange") == "HC"
+    assert trading_symbol("Securities registered pursuant to Section 12(b) of the Act: None"
+                          "\n\nIndicate by check mark whether the registrant is a shell.") is None
+    text = _COVER.format(name="HARBOUR CRANES CORPORATION").replace(
+        "Delaware 12-3456789", "Delaware 12-3456789\n\n" + table)
+    assert name_document(None, {}, text).title == "HARBOUR CRANES CORPORATION (HCX)"
+    said = _COVER.format(name="HCX Holdings, Inc.") + "\n\n" + table
+    assert name_document(None, {}, said).title == "HCX Holdings, Inc."
