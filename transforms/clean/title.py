@@ -421,12 +421,64 @@ def _call_kind(text: str) -> tuple[int, str] | None:
 
 def document_period(opening: str) -> str | None:
     """The period the document covers, where its opening says so: the first period
-    it states (a filing's own before the comparisons it makes)."""
+    it states (a filing's own before the comparisons it makes). A Japanese period is
+    said as a reader asks for it too (``_cjk_fiscal_year``): "2023年度" for a year "自
+    2023年4月1日 至 2024年3月31日", and "2025年3月期 第3四半期（2024年度第3四半期）"."""
     text = " ".join(opening[:OPENING_CHARS].split())
     folded = text.casefold()
     found = [(match.start(), order, match.group(1)) for order, pattern in enumerate(_PERIODS)
              if _names_any(folded, _PERIOD_WORDS[order]) and (match := pattern.search(text))]
-    return " ".join(min(found)[2].split()) if found else None
+    if "至" in text or "まで" in text:
+        found += [(start, len(_PERIODS), period) for start, period in _cjk_year_spans(text)[:1]]
+    if not found:
+        return None
+    period = " ".join(min(found)[2].split())
+    return _with_cjk_fiscal_year(period)
+
+
+# A Japanese period from one date to another, as a business report or a securities report
+# states its fiscal year: "（自 2023年4月1日 至 2024年3月31日）", "2023年4月1日から
+# 2024年3月31日まで".
+_CJK_DATE = r"((?:19|20)\d{2})\s*年\s*(\d{1,2})\s*月\s*\d{1,2}\s*日"
+_CJK_SPAN = re.compile(rf"(?:自\s*{_CJK_DATE}\s*至\s*{_CJK_DATE}|{_CJK_DATE}\s*から\s*"
+                       rf"{_CJK_DATE}\s*まで)")
+# A span of this many months is a fiscal year (a year from the 1st to the 31st: 11 months
+# and some days by the months' numbers, 12 when it runs 1 April to 1 April).
+_YEAR_SPAN_MONTHS = (11, 12)
+# "2025年3月期": the fiscal year ending in March 2025; "第3四半期" after it.
+_CJK_FISCAL_END = re.compile(r"((?:19|20)\d{2})\s*年\s*(\d{1,2})\s*月期\s*(第\s*[1-4１-４]\s*四半期"
+                             r"|上期|下期|上半期|中間期|通期)?")
+# A fiscal year that ends in January to March is named 年度 by the year it begins in
+# (Japan's fiscal and school year, April to March: "2025年3月期" is "2024年度"); one that
+# ends later is named either way, so it is left as printed.
+_LAST_FISCAL_END_MONTH = 3
+
+
+def _cjk_year_spans(text: str) -> list[tuple[int, str]]:
+    """Where ``text`` states a fiscal year as a span of dates, and that year as 年度
+    (named by the year it begins in: "自 2023年4月1日 至 2024年3月31日" is "2023年度");
+    a span of another length (a quarter, nine months) is no year."""
+    spans = []
+    for match in _CJK_SPAN.finditer(text):
+        groups = [g for g in match.groups() if g is not None]
+        (y1, m1, y2, m2) = (int(g) for g in groups)
+        if (y2 - y1) * 12 + m2 - m1 in _YEAR_SPAN_MONTHS:
+            spans.append((match.start(), f"{y1}年度"))
+    return spans
+
+
+def _with_cjk_fiscal_year(period: str) -> str:
+    """``period`` and, where it names a fiscal year by the month it ends in ("2025年3月期
+    第3四半期"), the same period as 年度 ("（2024年度第3四半期）"): a question asks for
+    either."""
+    match = _CJK_FISCAL_END.search(period)
+    if match is None or "年度" in period:
+        return period
+    year, month = int(match.group(1)), int(match.group(2))
+    if not 1 <= month <= _LAST_FISCAL_END_MONTH:
+        return period
+    part = "".join((match.group(3) or "").split())
+    return f"{period}（{year - 1}年度{part}）"
 
 
 def _squeezed(text: str) -> str:

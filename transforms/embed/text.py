@@ -34,15 +34,29 @@ LABEL_SEPARATOR = " · "
 TITLE_SOURCE_KEY = "title_source"
 KIND_KEY = "document_kind"
 PERIOD_KEY = "document_period"
+# Around a period's second name ("2025年3月期 第3四半期（2024年度第3四半期）").
+ALIAS_OPEN, ALIAS_CLOSE = "（", "）"
 
 
 def document_label(title: str | None, kind: str | None, period: str | None) -> str:
     """One line naming a document: title, kind and period, each once ("Apple Inc. ·
-    Form 10-Q · quarterly period ended December 31, 2022")."""
+    Form 10-Q · quarterly period ended December 31, 2022"). A period said two ways,
+    "2025年3月期 第3四半期（2024年度第3四半期）", whose first way the title says already,
+    adds its second way only."""
     parts: list[str] = []
+
+    def said(part: str) -> bool:
+        return any(part.casefold() in other.casefold() for other in parts)
+
     for part in (title, kind, period):
-        if part and not any(part.casefold() in other.casefold() for other in parts):
-            parts.append(part)
+        if not part or said(part):
+            continue
+        first, bracket, other = part.partition(ALIAS_OPEN)
+        if bracket and other.endswith(ALIAS_CLOSE) and said(first.strip()):
+            part = other[:-len(ALIAS_CLOSE)]
+            if said(part):
+                continue
+        parts.append(part)
     return LABEL_SEPARATOR.join(parts)
 
 

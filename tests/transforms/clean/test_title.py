@@ -23,7 +23,7 @@ from ragbeam.transforms.clean.title import (
     registrant_title,
     trading_symbol,
 )
-from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
+from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY, document_label
 from ragbeam.transforms.types import Document, SourceFile
 
 ACCESSION = "0000320193-23-000006"
@@ -110,6 +110,33 @@ def test_kinds_and_periods_as_documents_print_them():
         "Fourth Quarter and Full Year 2023"
     assert document_period("2024年度第2四半期決算概要") == "2024年度第2四半期"
     assert document_period("The harbour authority inspected every crane.") is None
+
+
+def test_a_japanese_period_is_said_as_a_reader_asks_for_it_too():
+    # A business report states its fiscal year as a span of dates: that year is 年度,
+    # named by the year it begins in.
+    assert document_period("事業報告 1 企業集団の現況（自 2021年4月1日 至 2022年3月31日）") \
+        == "2021年度"
+    assert document_period("第88期（2021年1月1日から2021年12月31日まで）") == "2021年度"
+    # A quarter's or nine months' span is no year.
+    assert document_period("前第3四半期累計 (自 2021年 4月 1日 至 2021年12月31日)") is None
+    # A fiscal year named by the month it ends in (January to March): its 年度 beside it.
+    assert document_period("2023年3月期 第2四半期決算短信〔日本基準〕（連結）") == \
+        "2023年3月期 第2四半期（2022年度第2四半期）"
+    assert document_period("2023年2月期 決算短信") == "2023年2月期（2022年度）"
+    # One that ends later is named either way by companies: left as printed.
+    assert document_period("2023年6月期 決算短信") == "2023年6月期"
+    assert document_period("2023年12月期 第1四半期決算短信") == "2023年12月期 第1四半期"
+
+
+def test_a_label_says_a_period_the_title_already_names_by_its_other_name_only():
+    period = document_period("2023年3月期 第2四半期決算短信")
+    assert document_label("港湾機械株式会社 2023年3月期 第2四半期決算短信", "決算短信", period) \
+        == "港湾機械株式会社 2023年3月期 第2四半期決算短信 · 2022年度第2四半期"
+    assert document_label("港湾機械株式会社 決算短信", "決算短信", period) == \
+        "港湾機械株式会社 決算短信 · 2023年3月期 第2四半期（2022年度第2四半期）"
+    assert document_label("港湾機械株式会社 事業報告", None, "2021年度") == \
+        "港湾機械株式会社 事業報告 · 2021年度"
 
 
 def test_a_calls_transcript_is_said_as_a_call_not_as_the_release_it_mentions():
