@@ -1566,13 +1566,11 @@ class RowIndex:
                     if prose:
                         starts[style.page][round(style.x0)] += 1
         self.columns = dict(column)
-        # The text column most pages share (their edges, rounded): a page whose text is
-        # all indented (a list under "Item 15.") has its "Part IV" at the document's
+        # The left edge of the text column most pages share (rounded): a page whose text
+        # is all indented (a list under "Item 15.") has its "Part IV" at the document's
         # left edge, not in a margin.
         lefts = Counter(round(left) for left, _ in column.values() if left < math.inf)
-        rights = Counter(round(right) for _, right in column.values() if right > -math.inf)
-        self.usual_column = ((lefts.most_common(1)[0][0], rights.most_common(1)[0][0])
-                             if lefts and rights else None)
+        self.usual_left = lefts.most_common(1)[0][0] if lefts else math.inf
         self.sizes = layout.page_sizes
         # Per page and band of ROW_BAND points: the cells reaching into it, so a row's
         # cells are looked up, not found by reading every cell of the page for every block.
@@ -1599,15 +1597,13 @@ class RowIndex:
         return self.sizes[style.page - 1][1]
 
     def in_margin(self, style: LineStyle | None) -> bool:
-        """Beside the page's text column (left of its left edge or right of its right),
-        and beyond the column most pages share: a marginal note, a volume number, a
-        stamp."""
+        """Beside the page's text column (left of its left edge, and of the left edge
+        most pages share, or right of its right edge): a marginal note, a volume
+        number, a stamp."""
         if style is None or style.page not in self.columns:
             return False
         left, right = self.columns[style.page]
-        usual_left, usual_right = self.usual_column or (math.inf, -math.inf)
-        return ((style.x1 <= left and style.x0 < usual_left - 1)
-                or (style.x0 >= right and style.x1 > usual_right + 1))
+        return (style.x1 <= left and style.x0 < self.usual_left - 1) or style.x0 >= right
 
     def shares_row(self, style: LineStyle | None) -> bool:
         if style is None or not 0 < style.page <= len(self.sizes):
