@@ -62,7 +62,8 @@ def test_a_documents_first_contents_page_ends_its_front_matter():
     doc = _document([("FORM 10-K", H, 1, 1), ("Item 1. Business 4", C, 0, 2),
                      ("Item 7. Review 30", C, 0, 2), ("Item 1. Business", H, 2, 3),
                      (PROSE_TEXT, P, 0, 3), ("Exhibit 10.1", H, 1, 40),
-                     ("January 1, 2022 Restatement", P, 0, 40), ("ARTICLE I Foreword 1", C, 0, 41), ("ARTICLE II Terms 4", C, 0, 41),
+                     ("January 1, 2022 Restatement", P, 0, 40),
+                     ("ARTICLE I Foreword 1", C, 0, 41), ("ARTICLE II Terms 4", C, 0, 41),
                      ("ARTICLE I Foreword", H, 2, 42), (PROSE_TEXT, P, 0, 42)])
     assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Exhibit 10.1",
                                                             "ARTICLE I Foreword")
