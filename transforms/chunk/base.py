@@ -201,6 +201,8 @@ class HeadingIndex:
                     # The front matter's headings end here (one over these contents only
                     # goes with the next heading, as below).
                     stack = [entry for entry in stack[-1:] if entry[2]]
+                    self._starts.append(span.start)
+                    self._paths.append(tuple(title for _, title, _ in stack))
                 continue
             if span.kind is not BlockKind.HEADING:
                 continue

@@ -58,6 +58,12 @@ def test_a_documents_first_contents_page_ends_its_front_matter():
                                                           "DOCUMENTS INCORPORATED BY REFERENCE")
     assert index.path_at(doc.text.index("Harbour:")) == ("DEFINED TERMS",)
     assert index.path_at(len(doc.text) - 1) == ("PART I", "Item 1. Business")
+    # Text after the contents before any heading is under none of the cover's lines.
+    doc = _document([("FORM 10-Q", H, 2, 1), (PROSE_TEXT, P, 0, 1), ("FORM 10-Q", H, 5, 2),
+                     ("For the Quarterly Period Ended September 30", P, 0, 2),
+                     ("Item 1. Statements 3", C, 0, 2), ("Item 2. Review 21", C, 0, 2),
+                     ("Net sales 1,234 5,678", P, 0, 3)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ()
     # A later contents page (an exhibit's own) ends nothing: the exhibit holds its articles.
     doc = _document([("FORM 10-K", H, 1, 1), ("Item 1. Business 4", C, 0, 2),
                      ("Item 7. Review 30", C, 0, 2), ("Item 1. Business", H, 2, 3),
