@@ -1545,7 +1545,7 @@ class RowIndex:
                  block_prose: Sequence[bool] | None = None) -> None:
         """``block_prose``: ``is_prose`` of each block's text, where the caller has it."""
         # Per page: (style, any width) for lines that are no prose, (style, narrow
-        # only) for the other lines of short blocks.
+        # only) for the other lines of short blocks, (style, None) for running text.
         self.cells: dict[int, list[tuple[LineStyle, bool]]] = defaultdict(list)
         column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
         starts: dict[int, Counter[int]] = defaultdict(Counter)
@@ -1560,6 +1560,8 @@ class RowIndex:
                     self.cells[style.page].append((style, True))
                 elif len(pieces) <= 2:
                     self.cells[style.page].append((style, False))
+                else:
+                    self.cells[style.page].append((style, None))  # running text
                 if style.size and style.size == body.size and style.font == body.font:
                     edges = column[style.page]
                     edges[0], edges[1] = min(edges[0], style.x0), max(edges[1], style.x1)
@@ -1621,6 +1623,14 @@ class RowIndex:
             if starts is not None and self._across_the_gutter(style, other, starts):
                 continue  # the other column's line
             overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
+            if any_width is None:
+                # Running text right beside it, starting in the page's left half of a
+                # page in one column: a term beside its definition (a filing's "Defined
+                # Terms", a glossary), not a heading over text below it.
+                if (starts is None and overlap > 0.5 * min(height, other.bottom - other.top)
+                        and style.x1 < other.x0 < width / 2 and not self.in_margin(style)):
+                    return True
+                continue
             cell_width = other.x1 - other.x0
             if (overlap > 0.5 * min(height, other.bottom - other.top)
                     and (any_width or cell_width < self.MAX_CELL_WIDTH_SHARE * width)

@@ -13,6 +13,7 @@ from ragbeam.transforms.clean.base import Assembly, CleanLine
 from ragbeam.transforms.clean.headings import (
     BodyStyle,
     HeadingBlock,
+    RowIndex,
     _following_text,
     _is_text,
     _join_division_titles,
@@ -23,7 +24,14 @@ from ragbeam.transforms.clean.headings import (
     reference_ends_sentence,
 )
 from ragbeam.transforms.clean.linejoin import LineBreak, classify_line_break
-from ragbeam.transforms.types import BlockKind, Document, LineStyle, SourceFile, TextSpan
+from ragbeam.transforms.types import (
+    BlockKind,
+    Document,
+    LineStyle,
+    PdfLayout,
+    SourceFile,
+    TextSpan,
+)
 
 BODY = None  # a multi-line paragraph
 
@@ -195,3 +203,27 @@ def test_a_part_over_its_first_item_set_alike_is_a_heading():
     # Two items in a row set alike are a list, not a heading over the other.
     blocks[1] = _block("Item 14. Fees", size=10.0, font="Sans-Bold")
     assert _following_text(blocks, 1, {1, 2}, body) is None
+
+
+def test_a_term_beside_its_definition_is_a_row_not_a_heading():
+    """A filing's "Defined Terms": each term in italics at the left, its definition as
+    running text beside it, starting in the page's left half. The term shares its row
+    with text: a cell, never a heading. A heading over text below it does not."""
+    def line(text: str, x0: float, top: float, x1: float) -> CleanLine:
+        return CleanLine(text, BlockKind.PARAGRAPH, 0, 3, 0, 0, 0,
+                         style=LineStyle(0, 0, 3, x0, top, x1, top + 7, 7.1, False,
+                                         font="Sans"))
+    prose = PROSE_TEXT.split(". ")[0]
+    term = line("ACA (also referred to as Harbour Legislation)", 18, 172, 147)
+    heading = line("Harbour Operations", 18, 100, 120)
+    assembly = Assembly([
+        [("", heading)],
+        [("", line(prose, 18, 110, 590)), (" ", line(prose, 18, 119, 590)),
+         (" ", line(prose, 18, 128, 590))],
+        [("", term)],
+        [("", line(prose, 159, 172, 519)), (" ", line(prose, 159, 181, 519)),
+         (" ", line(prose, 159, 190, 519))],
+    ])
+    rows = RowIndex(assembly, PdfLayout(((612.0, 792.0),) * 3, ()), BodyStyle(7.1, "Sans", False))
+    assert rows.shares_row(term.style)
+    assert not rows.shares_row(heading.style)
