@@ -18,7 +18,8 @@ from typing import Any, ClassVar, Protocol
 import numpy as np  # only strategies that embed get here
 
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS, Sizer, make_sizer
-from ragbeam.transforms.types import BlockKind, Chunk, Document
+from ragbeam.transforms.clean.contents import is_contents_title
+from ragbeam.transforms.types import BlockKind, Chunk, Document, TextSpan
 
 
 @dataclass(frozen=True)
@@ -170,33 +171,66 @@ class SizedStrategy:
 StrategyFactory = Callable[[ChunkOptions, Mapping[str, Any]], Strategy]
 
 
+# A document's front matter (a cover, a title page, a filing's cover sheet) comes before
+# its contents page, which stands on one of its first this many pages.
+MAX_FRONT_MATTER_PAGES = 10
+
+
 class HeadingIndex:
     """Heading path at any offset of a document, from its heading spans. A heading over
     a contents page or an index ("Contents": the next span after it is
     ``BlockKind.CONTENTS``) heads that navigation only: the next heading, whatever its
-    level, takes its place, so it is never the parent of the document's text."""
+    level, takes its place, so it is never the parent of the document's text.
+
+    A document's first contents page, on one of its first ``MAX_FRONT_MATTER_PAGES``
+    pages, ends its front matter: a heading before it (a filing's cover sheet's "FORM
+    10-K", "DOCUMENTS INCORPORATED BY REFERENCE", a title page's lines) heads nothing
+    after it, so the sections after the contents start their own paths ("DEFINED
+    TERMS", not "FORM 10-K > DEFINED TERMS")."""
 
     def __init__(self, doc: Document) -> None:
         self._starts: list[int] = []
         self._paths: list[tuple[str, ...]] = []
         stack: list[tuple[int, str, bool]] = []  # (level, title, over contents only)
         spans = doc.spans
+        front_matter = True  # before the first contents page
         for i, span in enumerate(spans):
+            if span.kind is BlockKind.CONTENTS and front_matter:
+                front_matter = False
+                if span.page is not None and span.page <= MAX_FRONT_MATTER_PAGES:
+                    # The front matter's headings end here (one over these contents only
+                    # goes with the next heading, as below).
+                    stack = [entry for entry in stack[-1:] if entry[2]]
+                    self._starts.append(span.start)
+                    self._paths.append(tuple(title for _, title, _ in stack))
+                continue
             if span.kind is not BlockKind.HEADING:
                 continue
             level = span.level or 1
             while stack and (stack[-1][0] >= level or stack[-1][2]):
                 stack.pop()
-            following = next((s.kind for s in spans[i + 1:i + 8]
-                              if s.kind is not BlockKind.HEADING), None)
-            stack.append((level, " ".join(doc.text[span.start:span.end].split()),
-                          following is BlockKind.CONTENTS))
+            title = " ".join(doc.text[span.start:span.end].split())
+            stack.append((level, title, _over_contents_only(spans, i, level, title)))
             self._starts.append(span.start)
             self._paths.append(tuple(title for _, title, _ in stack))
 
     def path_at(self, offset: int) -> tuple[str, ...]:
         i = bisect.bisect_right(self._starts, offset) - 1
         return self._paths[i] if i >= 0 else ()
+
+
+def _over_contents_only(spans: Sequence[TextSpan], i: int, level: int, title: str) -> bool:
+    """Does heading span ``i`` head a contents page only: the next span that is no heading
+    (within a few) is ``BlockKind.CONTENTS``, and it is a contents title ("Contents") or
+    no heading between it and the contents sits below it? A section's heading over the
+    section's own contents and its first subheading ("Item 7. Management's Discussion
+    …" / "OUR BUSINESS" / the section's contents list) stays the parent of its text."""
+    deeper = False
+    for span in spans[i + 1:i + 8]:
+        if span.kind is not BlockKind.HEADING:
+            return span.kind is BlockKind.CONTENTS and (not deeper or is_contents_title(title))
+        deeper = deeper or (span.level or 1) > level
+    return False
 
 
 def spans_to_chunks(doc: Document, spans: list[tuple[int, int]],

@@ -180,6 +180,33 @@ def keyword_heading(text: str) -> tuple[int, int] | None:
     return rank, (match.group("num").count(".") + 1 if rank > 1 else 1)
 
 
+_ATTACHED = tuple(word for word, rank in KEYWORD_RANKS.items()
+                  if rank == KEYWORD_RANKS_DIVISION and word not in ("part", "book", "volume",
+                                                                    "teil", "partie"))
+_BARE_ATTACHMENT = re.compile(r"^(?i:" + "|".join(_ATTACHED) + r")\s*[.:]?$")
+_ATTACHMENT_OF = re.compile(r"^(?i:" + "|".join(_ATTACHED) + r")\s+(?P<rest>\S.*)$")
+# A division named by letters, not a number: "ARTICLE PBG" (an appendix's).
+_LETTERED_DIVISION = re.compile(
+    r"^(?i:" + "|".join(sorted(KEYWORD_RANKS, key=len, reverse=True)) + r")\s+[A-Z]{1,4}$")
+
+
+def division_heading(text: str) -> tuple[int, int] | None:
+    """``keyword_heading``, and a heading that names what is attached to a document
+    without a number: the keyword alone ("APPENDIX", "Exhibit"), or before a keyword
+    heading of its own ("APPENDIX ARTICLE C", "APPENDIX ARTICLE PBG"): rank
+    ``KEYWORD_RANKS_DIVISION``, so it starts its own path as "Exhibit 10.1" does (the
+    articles of a plan before it hold no appendix after them)."""
+    if (keyword := keyword_heading(text)) is not None:
+        return keyword
+    text = text.strip()
+    if _BARE_ATTACHMENT.match(text) or (
+            (match := _ATTACHMENT_OF.match(text))
+            and (keyword_heading(match["rest"]) is not None
+                 or _LETTERED_DIVISION.match(match["rest"]) is not None)):
+        return KEYWORD_RANKS_DIVISION, 1
+    return None
+
+
 def division_without_title(text: str) -> bool:
     """A keyword heading that is only its keyword and number: "Chapter 1", "PART II"."""
     match = _KEYWORD.match(text.strip())
@@ -210,7 +237,7 @@ def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int],
     12" ends that note, it does not sit in it); weight alone says too little (PDFs hide
     it). It never leaves a part, an exhibit or an appendix (a rank of 1 in
     ``KEYWORD_RANKS``): those start every path they hold."""
-    keyed = {i: kw for i in found if (kw := keyword_heading(texts[i] or "")) is not None}
+    keyed = {i: kw for i in found if (kw := division_heading(texts[i] or "")) is not None}
     if not keyed:
         return dict(found)
     ranks = {rank: n for n, rank in enumerate(sorted({rank for rank, _ in keyed.values()}), 1)}
@@ -300,6 +327,22 @@ def looks_like_heading(line: str) -> bool:
             or (line.isupper() and len(line) > 3))
 
 
+def reference_ends_sentence(line: str, next_line: str, in_paragraph: bool = False) -> bool:
+    """Is ``next_line`` a division's keyword and number alone, closed by a full stop
+    ("Section 4.5."), that ends the sentence ``line`` runs into ("… the Retirement
+    Pension available to a Participant under")? A cross-reference, never a heading: the
+    line before is running text (``MIN_PROSE_WORDS`` words or more, or the last line of
+    a paragraph of several, ``in_paragraph``) that ends in a word in lower case, as no
+    sentence and no heading ends."""
+    text = next_line.strip()
+    match = _KEYWORD.match(text)
+    if match is None or match.group("title").strip() or not text.endswith("."):
+        return False
+    words = line.split()
+    return ((in_paragraph or len(words) >= MIN_PROSE_WORDS) and bool(words)
+            and words[-1].isalpha() and words[-1].islower())
+
+
 def capitals_heading_runs_on(line: str, next_line: str) -> bool:
     """Does a numbered heading in capitals run on to ``next_line``: ``line`` opens with a
     division's keyword and number or a section's number ("ITEM 2. MANAGEMENT'S
@@ -331,6 +374,16 @@ def names_nothing(heading: str) -> bool:
     style): it names no section, and a path that holds it tells a reader nothing."""
     tokens = heading.split()
     return bool(tokens) and all(is_identifier(token) for token in tokens)
+
+
+# A form's answer to its question ("Securities registered pursuant to Section 12(g) of
+# the Act:" / "None"), set apart like a heading on a cover sheet: it names no section.
+_ANSWER = re.compile(r"^(?:none|n/?a|not\s+applicable|nil|yes|no)\s*[.:]?$", re.IGNORECASE)
+
+
+def is_answer(text: str) -> bool:
+    """ "None", "N/A", "Not applicable", "Yes": a form's answer, never a heading."""
+    return _ANSWER.match(text.strip()) is not None
 
 
 def reads_as_sentence(text: str) -> bool:
@@ -365,7 +418,7 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return 2, "section-sign"
     if (keyword := keyword_heading(text)) is not None:
         return min(keyword[0] + keyword[1] - 1, 6), f"keyword-{keyword[0]}"
-    if text and reads_like_data(text):
+    if text and (reads_like_data(text) or is_answer(text)):
         return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
             or _CAPTION.match(text) or reads_as_sentence(text) or _CITED.search(text)):
@@ -555,7 +608,7 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
         text = (texts[i] or "").strip()
         if (match := _NUMBERED.match(text)) is not None:
             entries.append((i, int(match.group("num").split(".")[0])))
-        elif (keyword := keyword_heading(text)) is not None \
+        elif (keyword := division_heading(text)) is not None \
                 and keyword[0] == KEYWORD_RANKS_DIVISION:
             entries.append((i, None))
     dropped: set[int] = set()
@@ -915,7 +968,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
             or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
-            or reads_like_data(text)
+            or reads_like_data(text) or is_answer(text)
             or _NOTE_MARK.search(text) or _CITED.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
@@ -935,11 +988,16 @@ def _label_heading(block: HeadingBlock, text: str) -> bool:
 
 
 def _opens_subsection(text: str | None, following: str | None) -> bool:
-    """``following`` is numbered under ``text`` ("3. Methods" / "3.1 Data"): a section's
-    first subsection set like the section, not the next of a list."""
+    """``following`` is numbered under ``text`` ("3. Methods" / "3.1 Data"), or is a
+    keyword heading of a smaller division ("Part IV" / "Item 15. Exhibits"): a
+    section's first subsection set like the section, not the next of a list."""
     own = _NUMBERED.match(text or "")
     sub = _NUMBERED.match(following or "")
-    return bool(own and sub and sub["num"].startswith(own["num"] + "."))
+    if own and sub and sub["num"].startswith(own["num"] + "."):
+        return True
+    division = keyword_heading(text or "")
+    part = keyword_heading(following or "")
+    return division is not None and part is not None and division[0] < part[0]
 
 
 def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[int],
@@ -990,9 +1048,15 @@ def _section_over_subsection(blocks: Sequence[HeadingBlock], index: int,
                 and _style_key(blocks[before].style) == key)
 
 
+# The line a letter or a report addressed to someone opens with, in the body's type: its
+# text begins there ("To the Board of Directors and Shareholders of …", "Dear Members,").
+_SALUTATION = re.compile(r"^(?:To the|To our|Dear)\s+\S")
+
+
 def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
     """Running text a heading can stand over: prose of several lines or a sentence,
-    or a short sentence or clause in the body's own style ("This changes:")."""
+    a short sentence or clause in the body's own style ("This changes:"), or a letter's
+    or a report's salutation in it (``_SALUTATION``)."""
     end = (block.text or "").rstrip()
     if _ADDRESSES.search(end) and not _LIST_ENTRY.match(end):
         return False  # e-mail addresses and links under a name, not text (a list of
@@ -1000,6 +1064,9 @@ def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
     if block.prose and (block.lines > 1 or end.endswith(_SENTENCE_CLOSES)):
         return True
     style = block.style
+    if (block.lines == 1 and _SALUTATION.match(end) and body is not None and style is not None
+            and not block.in_row and (style.size, style.font) == (body.size, body.font)):
+        return True  # "To the Board of Directors and Shareholders of …": a report's opening
     return (body is not None and style is not None and not block.in_row
             and (style.size, style.font) == (body.size, body.font)
             and len(end.split()) >= MIN_CLAUSE_WORDS and end.endswith(_CLAUSE_CLOSES))
@@ -1345,8 +1412,11 @@ def _join_division_titles(assembly: Assembly, found: dict[int, int]) -> dict[int
     """A heading that is only a division's keyword and number ("Chapter 1", "ARTICLE
     IV", "PART II") takes the title printed on the next line of its page ("Template",
     "DEFINITIONS", "OTHER INFORMATION") into one heading, "Chapter 1 Template": the
-    block after it joins its block (``division_without_title``)."""
-    joined: list[int] = []
+    block after it joins its block (``division_without_title``). A title set over
+    several lines ("PEPSICO" / "PENSION EQUALIZATION PLAN", centred one under the other
+    in one style) is taken whole (``_title_runs_on``); a table's header cell read after
+    the keyword line is no title (``_cell_under``)."""
+    joined: dict[int, int] = {}  # heading's block → how many blocks after it join it
     for index in sorted(found):
         nxt = index + 1
         if nxt >= len(assembly.blocks) or len(assembly.blocks[index]) != 1:
@@ -1355,16 +1425,64 @@ def _join_division_titles(assembly: Assembly, found: dict[int, int]) -> dict[int
         line = title[0][1]
         if (not division_without_title(head.text) or len(title) != 1
                 or line.kind is not BlockKind.PARAGRAPH or line.page != head.page
-                or not division_title(line.text, MAX_DIVISION_TITLE_WORDS)):
+                or not division_title(line.text, MAX_DIVISION_TITLE_WORDS)
+                or _cell_under(head.style, line.style, assembly.blocks[nxt + 1][0][1].style
+                               if nxt + 1 < len(assembly.blocks) else None)):
             continue
-        joined.append(index)
-    for index in reversed(joined):
-        assembly.blocks[index].append((_DIVISION_TITLE_SEPARATOR, assembly.blocks[index + 1][0][1]))
-        del assembly.blocks[index + 1]
+        count, words = 1, len(line.text.split())
+        while nxt + count < len(assembly.blocks):
+            more = assembly.blocks[nxt + count]
+            last = assembly.blocks[nxt + count - 1][0][1]
+            words += len(more[0][1].text.split())
+            if (len(more) != 1 or words > MAX_DIVISION_TITLE_WORDS
+                    or not _title_runs_on(last, more[0][1])):
+                break
+            count += 1
+        joined[index] = count
     if not joined:
         return found
-    return {i - sum(j < i for j in joined): level for i, level in found.items()
-            if i - 1 not in joined}
+    for index in sorted(joined, reverse=True):
+        count = joined[index]
+        for k in range(1, count + 1):
+            assembly.blocks[index].append((_DIVISION_TITLE_SEPARATOR,
+                                           assembly.blocks[index + k][0][1]))
+        del assembly.blocks[index + 1:index + 1 + count]
+    removed = sorted(index + k for index, count in joined.items() for k in range(1, count + 1))
+    gone = set(removed)
+    return {i - bisect.bisect_left(removed, i): level for i, level in found.items()
+            if i not in gone}
+
+
+def _title_runs_on(line: CleanLine, more: CleanLine) -> bool:
+    """Does a division's title go on from ``line`` to ``more``, the next block's only line:
+    a title's words in capitals or title case (``division_title``), printed on the
+    same page in the same style, within ``MAX_HEADING_GAP_LINES`` of its line heights
+    under it and lined up with it (left edges or centres within a font size)?"""
+    a, b = line.style, more.style
+    text = more.text.strip()
+    if (a is None or b is None or not a.size or a.page != b.page or more.page != line.page
+            or more.kind not in (BlockKind.PARAGRAPH, BlockKind.HEADING)
+            or _style_key(a) != _style_key(b)
+            or not division_title(text, MAX_DIVISION_TITLE_WORDS) or text[:1] in "(["
+            or not (text.isupper() or _is_title_case_heading(text))):
+        return False
+    height = max(a.bottom - a.top, a.size)
+    if not 0 <= b.top - a.bottom <= MAX_HEADING_GAP_LINES * height:
+        return False
+    return (abs(b.x0 - a.x0) <= a.size
+            or abs((b.x0 + b.x1) - (a.x0 + a.x1)) / 2 <= a.size)
+
+
+def _cell_under(head: LineStyle | None, line: LineStyle | None,
+                following: LineStyle | None) -> bool:
+    """Is ``line``, read after the keyword line ``head`` ("SCHEDULE 1"), a table's cell
+    rather than its title: the line read after it (``following``, the next block's
+    first) is printed above it, between the two, so ``line`` sits in a row of cells
+    ("Date", left of "Mortality Table   Factors   Interest Rate", read first)?"""
+    if head is None or line is None or following is None or not line.size:
+        return False
+    return (head.page == line.page == following.page and head.bottom <= following.top
+            and following.top < line.top - line.size / 2)
 
 
 def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
@@ -1427,7 +1545,7 @@ class RowIndex:
                  block_prose: Sequence[bool] | None = None) -> None:
         """``block_prose``: ``is_prose`` of each block's text, where the caller has it."""
         # Per page: (style, any width) for lines that are no prose, (style, narrow
-        # only) for the other lines of short blocks.
+        # only) for the other lines of short blocks, (style, None) for running text.
         self.cells: dict[int, list[tuple[LineStyle, bool]]] = defaultdict(list)
         column: dict[int, list[float]] = defaultdict(lambda: [math.inf, -math.inf])
         starts: dict[int, Counter[int]] = defaultdict(Counter)
@@ -1442,12 +1560,19 @@ class RowIndex:
                     self.cells[style.page].append((style, True))
                 elif len(pieces) <= 2:
                     self.cells[style.page].append((style, False))
+                else:
+                    self.cells[style.page].append((style, None))  # running text
                 if style.size and style.size == body.size and style.font == body.font:
                     edges = column[style.page]
                     edges[0], edges[1] = min(edges[0], style.x0), max(edges[1], style.x1)
                     if prose:
                         starts[style.page][round(style.x0)] += 1
         self.columns = dict(column)
+        # The left edge of the text column most pages share (rounded): a page whose text
+        # is all indented (a list under "Item 15.") has its "Part IV" at the document's
+        # left edge, not in a margin.
+        lefts = Counter(round(left) for left, _ in column.values() if left < math.inf)
+        self.usual_left = lefts.most_common(1)[0][0] if lefts else math.inf
         self.sizes = layout.page_sizes
         # Per page and band of ROW_BAND points: the cells reaching into it, so a row's
         # cells are looked up, not found by reading every cell of the page for every block.
@@ -1474,12 +1599,13 @@ class RowIndex:
         return self.sizes[style.page - 1][1]
 
     def in_margin(self, style: LineStyle | None) -> bool:
-        """Beside the page's text column (left of its left edge or right of its right):
-        a marginal note, a volume number, a stamp."""
+        """Beside the page's text column (left of its left edge, and of the left edge
+        most pages share, or right of its right edge): a marginal note, a volume
+        number, a stamp."""
         if style is None or style.page not in self.columns:
             return False
         left, right = self.columns[style.page]
-        return style.x1 <= left or style.x0 >= right
+        return (style.x1 <= left and style.x0 < self.usual_left - 1) or style.x0 >= right
 
     def shares_row(self, style: LineStyle | None) -> bool:
         if style is None or not 0 < style.page <= len(self.sizes):
@@ -1497,6 +1623,14 @@ class RowIndex:
             if starts is not None and self._across_the_gutter(style, other, starts):
                 continue  # the other column's line
             overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
+            if any_width is None:
+                # Running text right beside it, starting in the page's left half of a
+                # page in one column: a term beside its definition (a filing's "Defined
+                # Terms", a glossary), not a heading over text below it.
+                if (starts is None and overlap > 0.5 * min(height, other.bottom - other.top)
+                        and style.x1 < other.x0 < width / 2 and not self.in_margin(style)):
+                    return True
+                continue
             cell_width = other.x1 - other.x0
             if (overlap > 0.5 * min(height, other.bottom - other.top)
                     and (any_width or cell_width < self.MAX_CELL_WIDTH_SHARE * width)

@@ -21,7 +21,10 @@ cleaned text, in this order:
    far longer than it: a masthead or title spanning two columns is no wrapped
    column line), does not end a sentence, and the next line does not look
    like a heading (``headings.looks_like_heading``: "2.1 Title", "IV. RESULTS",
-   "INTRODUCTION", "Item 2.", "第一章 总则"); otherwise a paragraph break.
+   "INTRODUCTION", "Item 2.", "第一章 总则"); otherwise a paragraph break. A
+   division's keyword and number alone that ends the sentence the line runs into
+   ("… available to a Participant under" / "Section 4.5.") is joined whatever the
+   block or width (``headings.reference_ends_sentence``): a cross-reference.
 
 Joined lines get one space between them, or none between two CJK characters
 (Chinese and Japanese do not put spaces between words) or inside a URL that
@@ -57,6 +60,7 @@ from ragbeam.transforms.clean.headings import (
     capitals_heading_runs_on,
     looks_like_heading,
     numbered_heading_start,
+    reference_ends_sentence,
 )
 from ragbeam.transforms.clean.hyphenation import (
     HYPHENS,
@@ -148,15 +152,17 @@ def join_separator(line: str, next_line: str) -> LineBreak:
 
 
 def classify_line_break(line: str, next_line: str, *, same_block: bool,
-                        full_width: bool) -> LineBreak:
-    """What separates ``line`` from ``next_line`` (both non-empty, stripped)."""
+                        full_width: bool, in_paragraph: bool = False) -> LineBreak:
+    """What separates ``line`` from ``next_line`` (both non-empty, stripped);
+    ``in_paragraph``: ``line`` ends a paragraph of several lines joined so far."""
     starts_item, next_start, next_row = _line_features(next_line)
     _, start, row = _line_features(line)
     if not starts_item and (same_block or full_width) and url_continues(line, next_line):
         return LineBreak.JOINED  # before the rows: "00.html) on 4 April 2008." is no row
     if (starts_item or (start is not None and start == next_start) or row or next_row):
         return LineBreak.LINE if same_block else LineBreak.PARAGRAPH
-    if next_line[0].islower() or capitals_heading_runs_on(line, next_line):
+    if (next_line[0].islower() or capitals_heading_runs_on(line, next_line)
+            or reference_ends_sentence(line, next_line, in_paragraph)):
         return join_separator(line, next_line)
     ends_sentence = line.endswith(_SENTENCE_END)
     if same_block:
@@ -478,7 +484,8 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     full_width = (True if prev.wraps else prev.wrapped if prev.wrapped is not None
                   else _reaches_margin(prev, full_line))
     brk = classify_line_break(prev.text.rstrip("\u00ad"), line.text, same_block=same_block,
-                              full_width=full_width)
+                              full_width=full_width,
+                              in_paragraph=bool(out.blocks) and len(out.blocks[-1]) > 1)
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
         out.lines_joined += 1
     return brk

@@ -1,0 +1,229 @@
+"""Heading paths of SEC filings and the plans and exhibits they carry (issue 38): a
+contents page never becomes a parent and ends the front matter; a form's answer, a
+cross-reference and a table's cell are never headings; an exhibit or appendix starts its
+own path, numbered or not. Synthetic cases only (``chunk/base.HeadingIndex``,
+``clean/headings.py``, ``clean/linejoin.py``)."""
+
+from __future__ import annotations
+
+from made_pdfs import PROSE as PROSE_TEXT
+
+from ragbeam.transforms.chunk.base import HeadingIndex
+from ragbeam.transforms.clean.base import Assembly, CleanLine
+from ragbeam.transforms.clean.headings import (
+    BodyStyle,
+    HeadingBlock,
+    RowIndex,
+    _following_text,
+    _is_text,
+    _join_division_titles,
+    division_heading,
+    find_headings,
+    heading_level,
+    is_answer,
+    reference_ends_sentence,
+)
+from ragbeam.transforms.clean.linejoin import LineBreak, classify_line_break
+from ragbeam.transforms.types import (
+    BlockKind,
+    Document,
+    LineStyle,
+    PdfLayout,
+    SourceFile,
+    TextSpan,
+)
+
+BODY = None  # a multi-line paragraph
+
+
+def _document(blocks: list[tuple[str, BlockKind, int, int]]) -> Document:
+    """(text, kind, level, page) per block."""
+    text, spans, cursor = "", [], 0
+    for body, kind, level, page in blocks:
+        if text:
+            text += "\n\n"
+            cursor += 2
+        spans.append(TextSpan(cursor, cursor + len(body), kind, page=page, level=level))
+        text += body
+        cursor += len(body)
+    return Document(SourceFile("/in/x.pdf", "x", 1), "h", "application/pdf", text,
+                    tuple(spans))
+
+
+H, P, C = BlockKind.HEADING, BlockKind.PARAGRAPH, BlockKind.CONTENTS
+
+
+def test_a_documents_first_contents_page_ends_its_front_matter():
+    # A filing's cover sheet: its lines head the cover, nothing after the contents page.
+    doc = _document([("FORM 10-K", H, 2, 1), (PROSE_TEXT, P, 0, 1),
+                     ("DOCUMENTS INCORPORATED BY REFERENCE", H, 5, 1), (PROSE_TEXT, P, 0, 1),
+                     ("TABLE OF CONTENTS", H, 4, 2), ("Item 1. Business 4", C, 0, 2),
+                     ("Item 7. Review 30", C, 0, 2),
+                     ("DEFINED TERMS", H, 5, 3), ("Harbour: the port", P, 0, 3),
+                     ("PART I", H, 1, 4), ("Item 1. Business", H, 2, 4), (PROSE_TEXT, P, 0, 4)])
+    index = HeadingIndex(doc)
+    assert index.path_at(doc.text.index("DOCUMENTS")) == ("FORM 10-K",
+                                                          "DOCUMENTS INCORPORATED BY REFERENCE")
+    assert index.path_at(doc.text.index("Harbour:")) == ("DEFINED TERMS",)
+    assert index.path_at(len(doc.text) - 1) == ("PART I", "Item 1. Business")
+    # Text after the contents before any heading is under none of the cover's lines.
+    doc = _document([("FORM 10-Q", H, 2, 1), (PROSE_TEXT, P, 0, 1), ("FORM 10-Q", H, 5, 2),
+                     ("For the Quarterly Period Ended September 30", P, 0, 2),
+                     ("Item 1. Statements 3", C, 0, 2), ("Item 2. Review 21", C, 0, 2),
+                     ("Net sales 1,234 5,678", P, 0, 3)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ()
+    # A later contents page (an exhibit's own) ends nothing: the exhibit holds its articles.
+    doc = _document([("FORM 10-K", H, 1, 1), ("Item 1. Business 4", C, 0, 2),
+                     ("Item 7. Review 30", C, 0, 2), ("Item 1. Business", H, 2, 3),
+                     (PROSE_TEXT, P, 0, 3), ("Exhibit 10.1", H, 1, 40),
+                     ("January 1, 2022 Restatement", P, 0, 40),
+                     ("ARTICLE I Foreword 1", C, 0, 41), ("ARTICLE II Terms 4", C, 0, 41),
+                     ("ARTICLE I Foreword", H, 2, 42), (PROSE_TEXT, P, 0, 42)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Exhibit 10.1",
+                                                            "ARTICLE I Foreword")
+
+
+def test_a_sections_heading_over_its_own_contents_stays_the_parent_of_its_text():
+    # "Item 7." over the first of its subheadings and then its own list of contents: the
+    # subheading heads the list (a contents entry set as a heading), Item 7 the section.
+    doc = _document([("PART I", H, 1, 1), (PROSE_TEXT, P, 0, 1),
+                     ("PART II", H, 1, 30), ("Item 7. Review", H, 2, 31),
+                     ("OUR BUSINESS", H, 4, 31), ("Executive Overview 32", C, 0, 31),
+                     ("Our Risks 33", C, 0, 31), ("OUR BUSINESS", H, 4, 32),
+                     ("Executive Overview", H, 5, 32), (PROSE_TEXT, P, 0, 32)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == (
+        "PART II", "Item 7. Review", "OUR BUSINESS", "Executive Overview")
+    # A contents title heads its contents only, whatever heading follows it there.
+    doc = _document([("Contents", H, 1, 2), ("Part One", H, 2, 2), ("Cranes 3", C, 0, 2),
+                     ("Quays 4", C, 0, 2), ("Cranes", H, 2, 3), (PROSE_TEXT, P, 0, 3)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Cranes",)
+
+
+def test_a_forms_answer_is_no_heading():
+    for answer in ("None", "NONE", "N/A", "Not applicable.", "Yes", "No"):
+        assert is_answer(answer), answer
+        assert heading_level(answer) is None, answer
+    for heading in ("Nonetheless Matters", "Notes", "Nominations"):
+        assert not is_answer(heading), heading
+
+
+def test_a_bare_reference_that_ends_a_running_sentence_is_joined_to_it():
+    line = "Disability Retirement Pension: The Retirement Pension available to a Participant under"
+    assert reference_ends_sentence(line, "Section 4.5.")
+    for same_block in (True, False):
+        for full_width in (True, False):
+            assert classify_line_break(line, "Section 4.5.", same_block=same_block,
+                                       full_width=full_width) is LineBreak.SPACE
+    # The last line of a paragraph of several, however short.
+    assert classify_line_break("Participant under", "Section 5.2.", same_block=False,
+                               full_width=False, in_paragraph=True) is LineBreak.SPACE
+    # A heading after a sentence's end, a titled one, one without its full stop, or after
+    # a short line of its own (a heading's title) stays apart.
+    assert not reference_ends_sentence("The plan pays the pension described below.",
+                                       "Section 4.5.")
+    assert not reference_ends_sentence(line, "Section 4.5 Death Benefits")
+    assert not reference_ends_sentence(line, "ARTICLE IV")
+    assert not reference_ends_sentence("Definitions and construction", "Section 2.1.")
+    assert classify_line_break("Definitions and construction", "Section 2.1.",
+                               same_block=False, full_width=False) is LineBreak.PARAGRAPH
+
+
+def test_an_unnumbered_appendix_or_exhibit_starts_its_own_path():
+    assert division_heading("APPENDIX") == (1, 1)
+    assert division_heading("Exhibit") == (1, 1)
+    assert division_heading("APPENDIX ARTICLE C") == (1, 1)
+    assert division_heading("APPENDIX ARTICLE PBG") == (1, 1)
+    assert division_heading("Appendix of Harbour Tonnage") is None  # a title, no division
+    assert division_heading("Schedule of Investments") is None
+    paragraphs = ["Exhibit 10.7 HARBOUR RETIREMENT PLAN", BODY, "ARTICLE IX – MISCELLANEOUS",
+                  BODY, "ARTICLE X – SIGNATURE", BODY, "APPENDIX", BODY,
+                  "Exhibit 10.10 HARBOUR PENSION PLAN", BODY, "ARTICLE I – Foreword", BODY,
+                  "APPENDIX ARTICLE C", BODY, "Transfers Between Plans", BODY]
+    levels = {paragraphs[i]: level for i, level in find_headings(paragraphs).items()}
+    assert levels["APPENDIX"] == levels["Exhibit 10.7 HARBOUR RETIREMENT PLAN"] == 1
+    assert levels["APPENDIX ARTICLE C"] == 1
+    assert levels["Transfers Between Plans"] > 1
+
+
+def _line(text: str, x0: float, top: float, x1: float, size: float = 10.8,
+          kind: BlockKind = BlockKind.PARAGRAPH, page: int = 7) -> CleanLine:
+    style = LineStyle(0, 0, page, x0, top, x1, top + size, size, False, font="Sans")
+    return CleanLine(text, kind, 0, page, 0, 0, 0, style=style)
+
+
+def test_a_tables_header_cell_is_no_divisions_title_and_a_title_is_taken_whole():
+    # "SCHEDULE 1" over a table: "Date" (its first header cell, at the table's left edge)
+    # is read before the row's other cells, which are printed above it.
+    assembly = Assembly([[("", _line("SCHEDULE 1", 263, 180, 331))],
+                         [("", _line("Date", 173, 214, 196))],
+                         [("", _line("Mortality Table Factors Interest Rate", 292, 202, 489))],
+                         [("", _line(PROSE_TEXT, 86, 240, 558))]])
+    assert _join_division_titles(assembly, {0: 1}) == {0: 1}
+    assert [line.text for _, line in assembly.blocks[0]] == ["SCHEDULE 1"]
+    # An exhibit's number in its corner, its title centred under it over two lines in
+    # one style: the whole title joins the number; the plan's acronym in brackets not.
+    assembly = Assembly([[("", _line("Exhibit 10.10", 513, 80, 577))],
+                         [("", _line("HARBOUR", 274, 244, 321))],
+                         [("", _line("PENSION EQUALIZATION PLAN", 216, 280, 379))],
+                         [("", _line("(PEP)", 283, 315, 311))],
+                         [("", _line(PROSE_TEXT, 86, 360, 558))]])
+    found = _join_division_titles(assembly, {0: 1, 2: 5})
+    assert found == {0: 1}
+    assert " ".join(line.text for _, line in assembly.blocks[0]) == (
+        "Exhibit 10.10 HARBOUR PENSION EQUALIZATION PLAN")
+    assert assembly.blocks[1][0][1].text == "(PEP)"
+
+
+def _block(text: str, size: float = 9.0, font: str = "Sans", lines: int = 1,
+           prose: bool = False) -> HeadingBlock:
+    style = LineStyle(0, 0, 50, 35, 80, 400, 89, size, False, font=font)
+    return HeadingBlock(text, prose, lines, style, True)
+
+
+def test_a_reports_salutation_is_the_text_its_title_heads():
+    body = BodyStyle(9.0, "Sans", False)
+    blocks = [_block("Report of Independent Registered Public Accounting Firm", font="Sans-Bold"),
+              _block("To the Board of Directors and Shareholders of Harbour Cranes Inc.",
+                     prose=True),
+              _block(PROSE_TEXT, lines=4, prose=True)]
+    assert _is_text(blocks[1], body)
+    assert _following_text(blocks, 0, {0}, body) is blocks[1]
+    # A line of its own in the body's type that addresses no one is no text.
+    assert not _is_text(_block("Harbour Cranes Inc. and Subsidiaries", prose=True), body)
+
+
+def test_a_part_over_its_first_item_set_alike_is_a_heading():
+    body = BodyStyle(9.0, "Sans", False)
+    blocks = [_block(PROSE_TEXT, lines=4, prose=True),
+              _block("Part IV", size=10.0, font="Sans-Bold"),
+              _block("Item 15. Exhibits and Financial Statement Schedules", size=10.0,
+                     font="Sans-Bold"),
+              _block(PROSE_TEXT, lines=4, prose=True)]
+    assert _following_text(blocks, 1, {1, 2}, body) is blocks[3]
+    # Two items in a row set alike are a list, not a heading over the other.
+    blocks[1] = _block("Item 14. Fees", size=10.0, font="Sans-Bold")
+    assert _following_text(blocks, 1, {1, 2}, body) is None
+
+
+def test_a_term_beside_its_definition_is_a_row_not_a_heading():
+    """A filing's "Defined Terms": each term in italics at the left, its definition as
+    running text beside it, starting in the page's left half. The term shares its row
+    with text: a cell, never a heading. A heading over text below it does not."""
+    def line(text: str, x0: float, top: float, x1: float) -> CleanLine:
+        return CleanLine(text, BlockKind.PARAGRAPH, 0, 3, 0, 0, 0,
+                         style=LineStyle(0, 0, 3, x0, top, x1, top + 7, 7.1, False,
+                                         font="Sans"))
+    prose = PROSE_TEXT.split(". ")[0]
+    term = line("ACA (also referred to as Harbour Legislation)", 18, 172, 147)
+    heading = line("Harbour Operations", 18, 100, 120)
+    assembly = Assembly([
+        [("", heading)],
+        [("", line(prose, 18, 110, 590)), (" ", line(prose, 18, 119, 590)),
+         (" ", line(prose, 18, 128, 590))],
+        [("", term)],
+        [("", line(prose, 159, 172, 519)), (" ", line(prose, 159, 181, 519)),
+         (" ", line(prose, 159, 190, 519))],
+    ])
+    rows = RowIndex(assembly, PdfLayout(((612.0, 792.0),) * 3, ()), BodyStyle(7.1, "Sans", False))
+    assert rows.shares_row(term.style)
+    assert not rows.shares_row(heading.style)
