@@ -120,15 +120,6 @@ _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|
 _DATE = (rf"(?:{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}|"
          r"\d{4}-\d{2}-\d{2})")
 _ORDINAL = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
-# A filing saved from a filings viewer has a metadata title that strings its form, the
-# form's description and its filing date around the company's name ("January 31, 2024 -
-# 10-K: Annual report pursuant to Section 13 and 15(d) | Acme Inc. (ACME)", "10-Q -
-# 10/28/2022 - Acme Corporation"). The label says the kind and the period itself: the
-# title keeps the parts between " | " or " - " that are neither (``without_filing_parts``).
-_TITLE_PART_SEPARATOR = re.compile(r"(\s+[|\u2013\u2014-]\s+)")
-_FORM_PART = re.compile(r"(?:Form\s+)?(?:\d{1,2}-[A-Z]{1,2}|[A-Z]{1,3}-\d{1,2}[A-Z]?|DEF\s?14A)"
-                        r"(?::.*)?", re.IGNORECASE)
-_DATE_PART = re.compile(rf"(?:{_DATE}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}})", re.IGNORECASE)
 # A word each match of ``_REPORT`` holds (case-folded; none with an "i", which an
 # ignore-case pattern also matches as "ı" or "İ", letters that casefold keeps apart):
 # a text without any of them is not searched (the patterns are slow on a long opening).
@@ -424,22 +415,6 @@ def name_document(metadata_title: str | None, metadata: Mapping[str, str], text:
                         issuer(metadata, text, software))
 
 
-def without_filing_parts(title: str) -> str:
-    """``title`` less its parts (between " | " or " - ") that are only a filing's form
-    (with its description after a colon) or a date, where a part naming something else
-    is left: "10-Q - 10/28/2022 - Acme Corporation" → "Acme Corporation"."""
-    pieces = _TITLE_PART_SEPARATOR.split(title)
-    parts, separators = pieces[::2], pieces[1::2]
-    kept = [i for i, part in enumerate(parts)
-            if not (_FORM_PART.fullmatch(part.strip()) or _DATE_PART.fullmatch(part.strip()))]
-    if not kept or len(kept) == len(parts):
-        return title
-    out = parts[kept[0]]
-    for i in kept[1:]:
-        out += separators[i - 1] + parts[i]  # the separator before the kept part
-    return out
-
-
 def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
           cover_lines: Sequence[TitleLine], body_size: float, outline: Sequence[tuple],
           require_printed: bool, software: Sequence[str]) -> DocumentName:
@@ -451,8 +426,7 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
         # ("2024年度第2四半期決算概要" over a cover's "決算概要").
         if (metadata_title and score >= MIN_TITLE_WORDS_PRINTED
                 and _squeezed(title) in _squeezed(metadata_title)):
-            return DocumentName(without_filing_parts(" ".join(metadata_title.split())),
-                                "metadata", kind, period)
+            return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
         return DocumentName(title, "cover", kind, period)
     if title := outline_title(outline):
         return DocumentName(title, "outline", kind, period)
@@ -462,8 +436,7 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
     if metadata_title and (score >= MIN_TITLE_WORDS_PRINTED
                            or (not require_printed and _named_by_author(metadata_title,
                                                                         software))):
-        return DocumentName(without_filing_parts(" ".join(metadata_title.split())),
-                            "metadata", kind, period)
+        return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
     if title := first_line_title(cover_lines, kind):
         return DocumentName(title, "first line", kind, period)
     return DocumentName(None, "", kind, period)

@@ -17,7 +17,6 @@ from ragbeam.transforms.clean.title import (
     first_line_title,
     metadata_title_score,
     name_document,
-    without_filing_parts,
 )
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
 from ragbeam.transforms.types import Document, SourceFile
@@ -172,29 +171,6 @@ def test_a_printed_metadata_title_that_holds_the_covers_words_is_the_fuller_name
     # A metadata title that does not hold the cover's words leaves the cover's.
     other = name_document("Quarterly Deck", {}, text, cover, 10.0)
     assert (other.title, other.source) == ("Results Summary", "cover")
-
-
-def test_a_filings_viewer_title_is_said_without_its_form_and_filing_date():
-    # A filings viewer's metadata title strings the form, its description and the filing
-    # date around the company's name; the label says the kind and period itself.
-    cover = [TitleLine("HARBOUR CRANES INC.", 1, 24.0, 50.0, 74.0)]
-    text = ("FORM 10-K\nANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d)\nFor the fiscal year "
-            "ended December 30, 2023\nHarbour Cranes Inc. (HCI)\nJanuary 31, 2024\n\n"
-            "The harbour authority inspected every crane.")
-    viewer = ("January 31, 2024 - 10-K: Annual report pursuant to Section 13 and 15(d) | "
-              "Harbour Cranes Inc. (HCI)")
-    name = name_document(viewer, {}, text, cover, 10.0)
-    assert (name.title, name.source) == ("Harbour Cranes Inc. (HCI)", "metadata")
-    assert name.label() == ("Harbour Cranes Inc. (HCI) · Form 10-K · fiscal year ended "
-                            "December 30, 2023")
-    assert without_filing_parts("10-Q - 10/28/2022 - Harbour Cranes Corporation") == (
-        "Harbour Cranes Corporation")
-    assert without_filing_parts("Form 8-K | Harbour Cranes | Annual Report") == (
-        "Harbour Cranes | Annual Report")
-    # Parts that name something else stay, and a title that is only a form stays whole.
-    for kept in ("Ben Platt - Wikipedia", "Results - Q3 FY2024", "10-K", "COVID-19 - Update",
-                 "Harbour Cranes Inc."):
-        assert without_filing_parts(kept) == kept
 
 
 def test_a_report_opening_on_a_numbered_section_is_not_named_by_it():
