@@ -15,6 +15,9 @@ header's words instead of the passage. Weighted apart, the header still tells
 documents apart at a fixed share of the vector. A header is embedded once for the
 chunks that share it (a few hundred per domain).
 
+``--joint-weights``: ``normalize((1 - w) · e(text) + w · e(header + text))`` instead,
+two embeddings of every chunk.
+
 Rows: ``header + text`` (today), ``w=0`` (the text alone) and each weight; dense and
 hybrid (BM25 over ``sparse_text_for`` fused by RRF with the dense ranking), at 600 /
 1,500 tokens, scopes ``all`` and ``doc``, as ``retrieval.py`` scores them.
@@ -45,7 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=pathlib.Path, default=sets.DEFAULT_DATA)
     parser.add_argument("--work", type=pathlib.Path, required=True, help="vector cache")
     parser.add_argument("--domains", default="reference")
-    parser.add_argument("--weights", default="0,0.25,0.35,0.5")
+    parser.add_argument("--weights", default="0,0.25,0.35,0.5",
+                        help="w of e(header) beside e(text)")
+    parser.add_argument("--joint-weights", default="",
+                        help="w of e(header + text) beside e(text): both embedded per chunk")
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -84,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         for w in weights:
             fused = (1 - w) * text + w * header
             rows[f"w={w:g}"] = fused / np.linalg.norm(fused, axis=1, keepdims=True)
+        for w in [float(x) for x in args.joint_weights.split(",") if x]:
+            fused = (1 - w) * text + w * joined
+            rows[f"joint w={w:g}"] = fused / np.linalg.norm(fused, axis=1, keepdims=True)
         results[domain] = {}
         for name, matrix in rows.items():
             cells = {}
