@@ -91,7 +91,12 @@ if TYPE_CHECKING:
 # rows and cited labels are no headings; a title under a banner starts its own block;
 # a head line that recurs exactly as set is template even where its form (numbers
 # abstracted) stands at two places.
-OUTPUT_FORMAT_VERSION = 13
+# 14: documents named where nothing named them (a filing by its registrant, with its
+# trading symbol; an office file or Markdown by its opening heading; plain text, logs, CSV
+# and code by the file's name; a mail by its subject), Japanese periods also as 年度;
+# filings' heading levels and paths (front matter, form answers, cross-references, table
+# cells, unnumbered appendices and exhibits).
+OUTPUT_FORMAT_VERSION = 14
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
