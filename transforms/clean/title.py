@@ -109,9 +109,11 @@ _URL = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
 
 # The caption securities forms print below the filer's name: "(Exact name of registrant
 # as specified in its charter)", "(Exact Name of Registrants as Specified in their
-# Charters)", "(Exact name of issuer as specified in its charter)".
+# Charters)", "(Exact name of issuer as specified in its charter)", a small filer's "(Exact
+# name of small business issuer as specified in its charter)".
 _REGISTRANT_CAPTION = re.compile(
-    r"\(\s*exact\s+name\s+of\s+(?:the\s+)?(?:registrant|issuer|company|trust|fund)(?:s|\(s\))?"
+    r"\(\s*exact\s+name\s+of\s+(?:the\s+)?(?:small\s+business\s+)?"
+    r"(?:registrant|issuer|company|trust|fund)(?:s|\(s\))?"
     r"\s+as\s+specified\s+in\s+(?:its|their)\s+(?:charters?|governing\s+instruments?)",
     re.IGNORECASE)
 # What precedes the name on its line where lines were joined: the cover's file number.

@@ -327,6 +327,9 @@ def test_a_filing_is_named_by_its_registrant_whatever_the_size_it_is_set_in():
                             ) == "Harbour Cranes, Inc."
     assert registrant_title("Harbour Cranes N.V. (Exact name of registrant as specified in "
                             "its charter)") == "Harbour Cranes N.V."
+    assert registrant_title("Commission file number: 000-30653\n\nHarbour Gaming, Inc.\n\n"
+                            "(Exact name of small business issuer as specified in its charter)"
+                            ) == "Harbour Gaming, Inc."
 
 
 def test_a_registrant_caption_with_no_name_above_it_names_nothing():
