@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np  # only strategies that embed get here
 
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS, Sizer, make_sizer
-from ragbeam.transforms.clean.contents import is_contents_title
+from ragbeam.transforms.contents_title import is_contents_title
 from ragbeam.transforms.types import BlockKind, Chunk, Document, TextSpan
 
 

@@ -33,6 +33,8 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from ragbeam.transforms.contents_title import is_contents_title
+
 MIN_ENTRIES = 4
 MIN_REFERENCE_SHARE = 0.5
 MIN_ASCENDING_SHARE = 0.7
@@ -44,11 +46,6 @@ MAX_ENTRY_CHARS = 160
 # Printed page numbers may run past the PDF's page count (a volume's pages start
 # further on, front matter is numbered apart): by this many pages.
 PAGE_NUMBER_MARGIN = 50
-_CONTENTS_TITLE = re.compile(
-    r"^(?:table\s+of\s+contents|contents|index|indexes|目次|目录|目錄|索引|inhalt|"
-    r"inhaltsverzeichnis|sommaire|table\s+des\s+mati[eè]res|[íi]ndice|contenido|"
-    r"sumário|inhoud(?:sopgave)?|spis\s+treści|содержание|оглавление|목차|차례)\s*:?$",
-    re.IGNORECASE)
 # A line's trailing page reference: words, then a number ("… Risk Factors 21"), a roman
 # one ("Preface ix") or a list of them ("printing, 12, 45–47").
 _REFERENCE_TAIL = (r"[\s,.:]\s*(?P<refs>(?:\d{1,4}|[ivxlc]{1,6})"
@@ -60,11 +57,6 @@ _ENDS_IN_REFERENCE = re.compile(_REFERENCE_TAIL)
 _ROMAN = re.compile(r"^[ivxlc]+$")
 _ROMAN_DIGITS = frozenset("ivxlc")
 _WORDISH = re.compile(r"[^\W\d_]{2,}")
-
-
-def is_contents_title(text: str) -> bool:
-    """ "Contents", "TABLE OF CONTENTS", "目次": the title of a contents page or an index."""
-    return _CONTENTS_TITLE.match(" ".join(text.split())) is not None
 
 
 def page_reference(text: str, max_page: int) -> tuple[int, bool] | None:

@@ -49,8 +49,8 @@ from ragbeam.transforms.charsets import (
     PROSE_LINE_ENDS,
     SENTENCE_ENDS,
 )
-from ragbeam.transforms.clean.contents import is_contents_title
 from ragbeam.transforms.clean.layout import sizes_differ
+from ragbeam.transforms.contents_title import is_contents_title
 from ragbeam.transforms.types import BlockKind, LineStyle, PdfLayout
 
 if TYPE_CHECKING:  # the blocks linejoin.assemble builds of document.py's lines

@@ -55,9 +55,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ragbeam.transforms.charsets import CJK_CHAR, SENTENCE_ENDS
-from ragbeam.transforms.clean.contents import is_contents_title
 from ragbeam.transforms.clean.headings import is_identifier, opens_numbered_section
 from ragbeam.transforms.clean.layout import sizes_differ
+from ragbeam.transforms.contents_title import is_contents_title
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY, document_label
 
 # Where the title, the kind and the period are looked for: the document's opening.
