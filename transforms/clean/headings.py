@@ -335,8 +335,10 @@ def reference_ends_sentence(line: str, next_line: str, in_paragraph: bool = Fals
     a paragraph of several, ``in_paragraph``) that ends in a word in lower case, as no
     sentence and no heading ends."""
     text = next_line.strip()
+    if not text.endswith("."):  # most lines: no regex (this runs at every line break)
+        return False
     match = _KEYWORD.match(text)
-    if match is None or match.group("title").strip() or not text.endswith("."):
+    if match is None or match.group("title").strip():
         return False
     words = line.split()
     return ((in_paragraph or len(words) >= MIN_PROSE_WORDS) and bool(words)
