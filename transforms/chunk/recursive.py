@@ -249,6 +249,20 @@ def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bo
     return chunks
 
 
+def _within_limit(text: str, span: tuple[int, int], limit: int, sizer: Sizer
+                  ) -> list[tuple[int, int]]:
+    """``span``, or, where it measures over ``limit``, its pieces cut again (a piece
+    that comes back whole is cut where its longest prefix within the limit ends)."""
+    start, end = span
+    if sizer.span(text, start, end) <= limit:
+        return [span]
+    pieces = split_recursive(text, limit, sizer, 0, start, end).spans
+    if pieces != [span]:
+        return pieces
+    cut = start + max(1, sizer.prefix_within(text[start:end], limit))
+    return [p for p in (trim_span(text, start, cut), trim_span(text, cut, end)) if p[0] < p[1]]
+
+
 def _rebalanced(text: str, atoms: list[_Atom], pair: list[tuple[int, int]], limit: int,
                 sizer: Sizer) -> list[tuple[int, int]]:
     """The last two chunks ``pair`` cut again where both are at least ``TAIL_RATIO`` of
@@ -312,6 +326,10 @@ def split_recursive(
             elif any(map(str.isalpha, text[ls:le])):  # a piece without letters is dropped
                 packed[-2:] = _rebalanced(text, atoms, packed[-2:], limit, sizer)
     spans = [span for span in (trim_span(text, s, e) for s, e in packed) if span[0] < span[1]]
+    if sizer.unit != "chars":
+        # A token count can grow when whitespace is trimmed (";\n\n" is one token, ";"
+        # and what stood before it may be two): a trimmed piece over the limit is cut again.
+        spans = [piece for span in spans for piece in _within_limit(text, span, limit, sizer)]
     if overlap:
         spans = [spans[0]] + [
             trim_span(text, _overlap_start(text, spans[k - 1][0], s, overlap, sizer), e)

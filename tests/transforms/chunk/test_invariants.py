@@ -140,3 +140,16 @@ def test_unknown_parameters_are_rejected(name):
     with pytest.raises(ValueError, match="no parameter"):
         build_strategy(name, ChunkOptions(), {"chunk_sise": 10})
 
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+def test_a_piece_whose_tokens_grow_when_trimmed_is_cut_again(name):
+    # Found by the property test above: "建于 :?;\n\n" is 4 tokens, "建于 :?;" trimmed is 5
+    # (";\n\n" is one token): a size-4 chunk must not come back over 4.
+    text = "建于 :?;\n\nthe"
+    heading = (TextSpan(0, 6, BlockKind.HEADING, None, 1, -1, -1, -1),
+               TextSpan(8, 11, BlockKind.HEADING, None, 1, -1, -1, -1))
+    doc = Document(source=SourceFile("file:///t.txt", "doc", len(text.encode())),
+                   content_hash="h", media_type="text/plain", text=text, spans=heading,
+                   metadata={})
+    check_invariants(name, doc, ChunkOptions(size=4, unit="tokens"))
