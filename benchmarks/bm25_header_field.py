@@ -9,7 +9,18 @@ A variant ``w:wl[:wlab]``: a term's frequency is ``tf(text) + w · tf(header)`` 
 label's terms ``wlab`` instead of ``w`` where given) and a chunk's length ``|text| + wl ·
 |header|``, with bm25s's Lucene BM25 otherwise (k1 1.5, b 0.75, its idf). ``1:1`` is
 today's BM25 over ``sparse_text_for`` (the same hits as ``retrieval.py``, checked);
-``0:0`` the chunk text alone.
+``0:0`` the chunk text alone; a ``-once`` suffix counts a header term at most once.
+
+A named variant (``FIELDED``: ``rz2``, ``rz3-once-b0``, …) is Robertson & Zaragoza's
+BM25F: each field's term frequency over its own length normalisation (its own ``b``,
+its own average length over the index), weighted, summed, then saturated once with
+``k1``; one idf. ``rz2``: the text and the whole header; ``rz3``: the text, the
+document label and the heading path (with the table lines); ``-once``: a header
+field counts a term at most once; ``-b0`` / ``-b1``: the header fields' length not /
+fully normalised; ``rz3t``: a table's title and header row read with the text.
+
+``--explain domain:qid,…`` prints, per variant, the chunks that fill the context
+(``--budget``) ahead of the first evidence chunk, with their headers.
 
 Why: the header is the same words in every chunk of a document or a section, so today
 it lengthens each of them (BM25's length normalisation: a short evidence chunk under a
@@ -45,7 +56,7 @@ class HeaderFieldBM25:
     name = "bm25"
 
     def __init__(self, texts: Sequence[str], fields: dict[str, tuple[str, str, str]],
-                 w: float, wl: float, wlab: float | None) -> None:
+                 w: float, wl: float, wlab: float | None, once: bool = False) -> None:
         from ragbeam.transforms.embed.lexical import tokenize
 
         self._tokenize = tokenize
@@ -56,6 +67,10 @@ class HeaderFieldBM25:
             header_tf = Counter(tokenize(header)) if header else Counter()
             label_tf = Counter(tokenize(label)) if label and wlab is not None else Counter()
             path_tf = header_tf - label_tf
+            if once:  # a header term counts at most once per chunk
+                header_tf = Counter(dict.fromkeys(header_tf, 1))
+                label_tf = Counter(dict.fromkeys(label_tf, 1))
+                path_tf = header_tf - label_tf
             tf = {k: text_tf[k] + w * path_tf[k] + (w if wlab is None else wlab) * label_tf[k]
                   for k in text_tf.keys() | header_tf.keys()}
             tf = {k: v for k, v in tf.items() if v > 0}
@@ -80,6 +95,91 @@ class HeaderFieldBM25:
         return [int(i) for i in order if scores[i] > 0]
 
 
+
+# Robertson & Zaragoza's BM25F ("The Probabilistic Relevance Framework: BM25 and Beyond",
+# 2009, §3.5): each field's term frequency over its own length normalisation (its own b and
+# average length), weighted, summed, then saturated once with k1; one idf over the chunk.
+# A named variant: fields ("text", "header") or ("text", "label", "path"), their weights
+# and b, whether a header field counts a term at most once, averages from the index.
+FIELDED = {
+    # two fields: the text and the whole header (label, heading path, table lines)
+    "rz2": dict(fields=("text", "header"), w=(1, 1), b=(0.75, 0.75)),
+    "rz2-once": dict(fields=("text", "header"), w=(1, 1), b=(0.75, 0.75), once=True),
+    # the header's length not normalised (b 0: it says which section, not how verbose)
+    "rz2-b0": dict(fields=("text", "header"), w=(1, 1), b=(0.75, 0)),
+    "rz2-once-b0": dict(fields=("text", "header"), w=(1, 1), b=(0.75, 0), once=True),
+    # three fields: the text, the document label, the heading path and table lines
+    "rz3": dict(fields=("text", "label", "path"), w=(1, 1, 1), b=(0.75, 0.75, 0.75)),
+    "rz3-once": dict(fields=("text", "label", "path"), w=(1, 1, 1), b=(0.75, 0.75, 0.75),
+                     once=True),
+    "rz3-b0": dict(fields=("text", "label", "path"), w=(1, 1, 1), b=(0.75, 0, 0)),
+    "rz3-once-b0": dict(fields=("text", "label", "path"), w=(1, 1, 1), b=(0.75, 0, 0),
+                        once=True),
+    # the header's terms over its whole length (b 1: a long path weighs each heading less)
+    "rz2-b1": dict(fields=("text", "header"), w=(1, 1), b=(0.75, 1)),
+    "rz3-b1": dict(fields=("text", "label", "path"), w=(1, 1, 1), b=(0.75, 1, 1)),
+    # a table's title and header row read as the chunk's own text (the column names of
+    # its rows), the label and the heading path as fields
+    "rz3t": dict(fields=("text", "label", "path"), w=(1, 1, 1), b=(0.75, 0.75, 0.75),
+                 table_in_text=True),
+    "rz3t-b0": dict(fields=("text", "label", "path"), w=(1, 1, 1), b=(0.75, 0, 0),
+                    table_in_text=True),
+}
+
+
+class FieldedBM25:
+    """BM25F (Robertson & Zaragoza) over ``fields[i] = (text, header, label)``."""
+
+    name = "bm25"
+
+    def __init__(self, texts: Sequence[str], fields: dict[str, tuple[str, str, str]],
+                 spec: dict, k1: float = K1, averages: dict[str, float] | None = None) -> None:
+        from ragbeam.transforms.embed.lexical import guess_language, tokenize, words_of
+
+        self._tokenize = tokenize
+        names, weights, bs = spec["fields"], spec["w"], spec["b"]
+        once = spec.get("once", False)
+        table_in_text = spec.get("table_in_text", False)
+        per_chunk: list[dict[str, Counter]] = []
+        for t in texts:
+            body, header, label = fields.get(t, (t, "", ""))
+            language = guess_language(words_of(t))
+            if table_in_text and "\n" in header:
+                header, _, table = header.partition("\n")
+                body = f"{table}\n{body}"
+            text_tf = Counter(tokenize(body, language))
+            header_tf = Counter(tokenize(header, language)) if header else Counter()
+            label_tf = Counter(tokenize(label, language)) if label else Counter()
+            split = {"text": text_tf, "header": header_tf, "label": label_tf,
+                     "path": header_tf - label_tf}
+            per_chunk.append({f: split[f] for f in names})
+        n = len(texts)
+        lengths = {f: [sum(c[f].values()) for c in per_chunk] for f in names}
+        avg = averages or {f: (sum(v) / n if n else 1.0) or 1.0 for f, v in lengths.items()}
+        df: Counter = Counter()
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for i, chunk in enumerate(per_chunk):
+            pseudo: dict[str, float] = {}
+            for f, w, b in zip(names, weights, bs, strict=True):
+                norm = 1 - b + b * lengths[f][i] / avg[f]
+                for term, tf in chunk[f].items():
+                    tf = min(tf, 1) if once and f != "text" else tf
+                    pseudo[term] = pseudo.get(term, 0.0) + w * tf / norm
+            df.update(pseudo.keys())
+            for term, v in pseudo.items():
+                self._postings.setdefault(term, []).append((i, v * (k1 + 1) / (k1 + v)))
+        self._n = n
+        self._idf = {k: math.log(1 + (n - d + 0.5) / (d + 0.5)) for k, d in df.items()}
+
+    def rank(self, query: str) -> list[int]:
+        scores = np.zeros(self._n)
+        for term in self._tokenize(query):
+            for i, v in self._postings.get(term, ()):
+                scores[i] += self._idf[term] * v
+        order = np.argsort(-scores, kind="stable")
+        return [int(i) for i in order if scores[i] > 0]
+
+
 def main(argv: list[str] | None = None) -> int:
     import ragbeam.evaluate.retrieval as retrieval
     from ragbeam.transforms.embed.text import context_parts, header_for_text
@@ -90,20 +190,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=pathlib.Path, default=sets.DEFAULT_DATA)
     parser.add_argument("--domains", default=",".join(sets.DEV_DOMAINS))
     parser.add_argument("--variants", default="1:1,0:0,1:0.25,0.75:0.25",
-                        help="w:wl[:wlab], comma-separated")
+                        help="w:wl[:wlab] or a BM25F name (" + ", ".join(FIELDED)
+                        + "), comma-separated")
+    parser.add_argument("--k1", type=float, default=K1, help="the BM25F variants' k1")
+    parser.add_argument("--explain", help="domain:qid[,qid…]: the chunks that outrank the "
+                        "evidence, per variant (scope all, 600 tokens)")
+    parser.add_argument("--budget", type=int, default=600, help="--explain's budget")
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args(argv)
-    variants = [tuple(float(x) for x in v.split(":")) for v in args.variants.split(",") if v]
+    variants = [v for v in args.variants.split(",") if v]
+    show = 12 if args.budget > 600 else 4
 
     fields: dict[str, tuple[str, str, str]] = {}
     current: dict = {}
     today = retrieval.make_retriever
-    retrieval.make_retriever = lambda name, texts, cache=None, dense=None: (
-        HeaderFieldBM25(texts, fields, *current["variant"]) if name == "bm25"
-        else today(name, texts, cache, dense))
+
+    def make(name, texts, cache=None, dense=None):
+        if name != "bm25":
+            return today(name, texts, cache, dense)
+        variant = current["variant"]
+        if variant in FIELDED:
+            return FieldedBM25(texts, fields, FIELDED[variant], args.k1)
+        once = variant.endswith("-once")
+        w, wl, *rest = (float(x) for x in variant.removesuffix("-once").split(":"))
+        return HeaderFieldBM25(texts, fields, w, wl, rest[0] if rest else None, once)
+
+    retrieval.make_retriever = make
+    explain_domain, _, explain_ids = (args.explain or "").partition(":")
+    domains = [explain_domain] if args.explain else [d for d in args.domains.split(",") if d]
 
     results: dict = {}
-    for domain in [d for d in args.domains.split(",") if d]:
+    hit_ids: dict = {}
+    for domain in domains:
         if sets.DOMAINS[domain].role != "dev":
             raise SystemExit(f"{domain} is not a dev domain")
         questions = sets.load_questions(domain)
@@ -118,23 +236,42 @@ def main(argv: list[str] | None = None) -> int:
             if header:
                 label = context_parts(chunk.context, chunk.heading_path)[0]
                 fields[text] = (text[len(header) + 2:], header, label)
+        if args.explain:
+            wanted = set(explain_ids.split(","))
+            for q in (q for q in questions if q.id in wanted):
+                print(f"== {q.id}: {q.question}")
+                for variant in variants:
+                    current["variant"] = variant
+                    e = score.explain(indexed, q, "bm25", budget=args.budget, show=show)
+                    print(f"-- {variant}: answered {e['answered']}, first evidence at rank "
+                          f"{e['first_evidence_rank']} of {e['evidence_chunks']} evidence chunks")
+                    shown = e["context"] + ([e["first_evidence_chunk"]]
+                                            if e["first_evidence_chunk"] else [])
+                    for view in shown:
+                        head, _, body = view["indexed_text"].partition("\n\n")
+                        print(f"   {'E' if view['evidence'] else ' '} {view['doc']} p"
+                              f"{view['pages']} [{head[:200]!r}] {body[:140]!r}")
+            continue
         for variant in variants:
-            w, wl, *rest = variant
-            current["variant"] = (w, wl, rest[0] if rest else None)
+            current["variant"] = variant
             tally = score.score(indexed, questions, "bm25")
             cells = [tally[s][str(b)]["hits"] for s in score.SCOPES for b in score.BUDGETS]
-            results.setdefault(":".join(f"{x:g}" for x in variant), {})[domain] = cells
+            results.setdefault(variant, {})[domain] = cells
+            hit_ids.setdefault(variant, {})[domain] = {
+                f"{s}/{b}": tally[s][str(b)]["hit_ids"] for s in score.SCOPES
+                for b in score.BUDGETS}
             print(f"{domain} {variant}: {cells}", file=sys.stderr, flush=True)
+    if not results:
+        return 0
 
-    print("| variant (w:wl[:wlab]) | " + " | ".join(results[next(iter(results))])
-          + " | all domains |")
+    print("| variant | " + " | ".join(results[next(iter(results))]) + " | all domains |")
     print("| --- |" + " ---: |" * (len(results[next(iter(results))]) + 1))
     for name, by_domain in results.items():
         total = [sum(cells[i] for cells in by_domain.values()) for i in range(4)]
         print(f"| {name} | " + " | ".join(" / ".join(map(str, c)) for c in by_domain.values())
               + f" | {' / '.join(map(str, total))} |")
     if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+        args.json.write_text(json.dumps({"cells": results, "hit_ids": hit_ids}, indent=1))
     return 0
 
 
