@@ -39,6 +39,7 @@ import ragbeam
 from ragbeam.pipeline.config import RunConfig, package_version
 from ragbeam.pipeline.early_start import start_early_extraction
 from ragbeam.pipeline.interrupts import (
+    exit_after_interrupt,
     exit_code_for_signal,
     interrupted_message,
     received_signal,
@@ -650,6 +651,7 @@ def console_main(command: Callable[..., int] = main) -> None:
     without the interpreter's teardown (``exit_now``). Not in ``main``: callers that run
     it in their own process keep their interpreter (and their own streams)."""
     pause_collector()
+    exit_after_interrupt()  # this process is the command's: it ends soon after a Ctrl-C
     sys.stdout, sys.stderr = ReaderGoneStream(sys.stdout), ReaderGoneStream(sys.stderr)
     try:
         code = command(started=process_started())

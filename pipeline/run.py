@@ -50,6 +50,7 @@ from ragbeam.pipeline.interrupts import (
     Interrupted,
     discard_uncommitted_output,
     exit_code_for_signal,
+    raise_if_interrupted,
     received_signal,
 )
 from ragbeam.pipeline.settings import (
@@ -641,6 +642,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
             with extraction_started_early(pipeline, config):
                 build_pipeline(pipeline, config, sink_plans=sink_plans)
                 log_run_plan(config, options, sink_plans)
+                raise_if_interrupted()  # a signal whose exception was lost (interrupts.py)
                 try:
                     result = pipeline.run()
                     result.wait_until_finish()
@@ -648,6 +650,7 @@ def _run_listed(request: RunRequest, options) -> RunResult:
                     if not sink_plans:
                         raise
                     _sink_writes_failed(config, sink_plans, exc, started)
+                raise_if_interrupted()
             summary = complete_run_json(
                 config.output, lambda committed: _launcher_facts(config, committed, result,
                                                                  sink_plans, phases))

@@ -69,7 +69,17 @@ def _interrupt(cmd: list[str], when, signum: int, group: bool
         children = _children(proc.pid)
         (os.killpg if group else os.kill)(proc.pid, signum)
         sent = time.monotonic()
-        stdout, stderr = proc.communicate(timeout=120)
+        try:
+            stdout, stderr = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            # Keep what the run said (the command dumps its threads' stacks when its
+            # clean-up outlasts its deadline, interrupts.EXIT_DEADLINE_S), so that a
+            # failure here explains itself.
+            os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate(timeout=30)
+            pytest.fail(f"the run did not end within 120 s of {signal.Signals(signum).name}"
+                        f"; its stderr (tail):\n{stderr[-8000:]}\nstdout (tail):\n"
+                        f"{stdout[-2000:]}")
         took = time.monotonic() - sent
     finally:
         if proc.poll() is None:
@@ -253,3 +263,130 @@ def test_an_interrupted_sync_releases_its_state_and_leaves_no_run(inputs, tmp_pa
     from ragbeam.pipeline.runs import list_runs
 
     assert [r.status for r in list_runs(str(state))] == ["interrupted"]
+
+
+def _script(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``code`` in an interpreter of its own (a signal there does not reach pytest)."""
+    try:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"did not end within {timeout} s; stderr: {exc.stderr!r}")
+
+
+_SIGNAL_WHILE_THE_MAIN_THREAD_HOLDS_LOGGING_S_LOCK = """
+import logging, os, signal, threading
+from ragbeam.pipeline.interrupts import Interrupted, signals_interrupt
+
+def others_can_log():
+    thread = threading.Thread(target=logging.getLogger, args=("other",), daemon=True)
+    thread.start()
+    thread.join(5)
+    return not thread.is_alive()
+
+try:
+    with signals_interrupt():
+        logging._lock.acquire()  # as logging.getLogger takes it, before its try
+        os.kill(os.getpid(), signal.SIGTERM)  # Python runs the handler at this call
+        logging._lock.release()
+        threading.Event().wait(10)
+except Interrupted:
+    print("others can log:", others_can_log())
+"""
+
+
+def test_a_signal_while_the_main_thread_holds_logging_s_lock_does_not_keep_it_held():
+    """Raised right after ``logging`` took its lock and before its ``try``, the
+    exception left the lock held for good: every other thread that logs then waits for
+    ever, and the interrupted run waits for them (reproduced: one Ctrl-C in about ten
+    during Beam's import hung ``ragbeam run``, the early start's feeder waiting in
+    ``logging.getLogger`` and the main thread joining it). The handler now puts the
+    signal off until the lock is released."""
+    done = _script(_SIGNAL_WHILE_THE_MAIN_THREAD_HOLDS_LOGGING_S_LOCK)
+    assert done.stdout.strip() == "others can log: True", (done.stdout, done.stderr)
+
+
+_POOLS_STOP_WHILE_THE_MAIN_THREAD_CANNOT_RUN_THE_HANDLER = """
+import os, signal, threading, time
+from ragbeam.pipeline.interrupts import Interrupted, signals_interrupt
+from ragbeam.transforms.extract.isolation import ExtractionPool, acquire_pool
+
+pool = acquire_pool("test", lambda: ExtractionPool(("embedded", {}), size=1))
+times = {}
+
+def send():
+    time.sleep(0.5)
+    times["sent"] = time.monotonic()
+    os.kill(os.getpid(), signal.SIGTERM)  # taken by a thread that does not block it
+    pool._aborted.wait(20)
+    times["stopped"] = time.monotonic()
+
+try:
+    with signals_interrupt():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        threading.Thread(target=send, daemon=True).start()
+        time.sleep(4)  # as a long native call: the handler waits until it returns
+except Interrupted:
+    now = time.monotonic()
+    print(f"{times['stopped'] - times['sent']:.2f} {now - times['sent']:.2f}")
+"""
+
+
+def test_the_pools_stop_at_the_signal_even_while_the_main_thread_cannot_run_the_handler():
+    """The handler runs once the main thread is back between two bytecodes; the pools
+    (their children killed, nothing started after) stop when the signal arrives."""
+    done = _script(_POOLS_STOP_WHILE_THE_MAIN_THREAD_CANNOT_RUN_THE_HANDLER)
+    stopped, interrupted = map(float, done.stdout.split())
+    assert stopped < 1.5 and interrupted > 3, (done.stdout, done.stderr)
+
+
+_CLEAN_UP_THAT_NEVER_ENDS = """
+import os, signal, threading
+from ragbeam.pipeline.interrupts import exit_after_interrupt, signals_interrupt
+
+exit_after_interrupt(1.0)
+with signals_interrupt():
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        threading.Event().wait(30)
+    finally:
+        threading.Event().wait()  # a clean-up stuck for good (a join with no time limit)
+"""
+
+
+def test_a_command_whose_clean_up_hangs_ends_at_its_deadline_and_says_where_it_hung():
+    done = _script(_CLEAN_UP_THAT_NEVER_ENDS, timeout=60)
+    assert done.returncode == 143, done.stderr
+    assert "the clean-up did not end within 1 s" in done.stderr.splitlines()[-1]
+    assert "in <module>" in done.stderr  # the stacks: where the main thread waited
+
+
+_EXCEPTION_LOST_IN_A_FINALIZER = """
+import os, signal
+import pytest
+from ragbeam.pipeline.interrupts import Interrupted, raise_if_interrupted, signals_interrupt
+
+def call():
+    return None
+
+class Finalized:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        call()  # the handler raises here: Python prints "Exception ignored" and goes on
+
+with signals_interrupt():
+    Finalized()
+    print("went on")
+    with pytest.raises(Interrupted):
+        raise_if_interrupted()
+print("then stopped")
+"""
+
+
+def test_a_signal_whose_exception_was_lost_still_stops_the_run():
+    """A run checks ``raise_if_interrupted`` before it runs its pipeline and before it
+    completes run.json: a Ctrl-C is never followed by a run that ends as if none came."""
+    done = _script(_EXCEPTION_LOST_IN_A_FINALIZER)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["went", "on", "then", "stopped"]
+    assert "Exception ignored" in done.stderr

@@ -55,6 +55,7 @@ from ragbeam.transforms.extract.counters import COUNTED_FAILURES, EARLY_COUNTER
 from ragbeam.transforms.extract.early import EarlyExtraction, stage_started
 from ragbeam.transforms.extract.isolation import (
     MIB,
+    ExtractionAborted,
     ExtractionPool,
     IsolatedExtractor,
     release_pool,
@@ -188,6 +189,8 @@ class ExtractWithTika(beam.DoFn):
             # Cleaned here unless a child did: while this thread cleans, the children
             # extract the documents in flight.
             return windowed(self._settings.cleaned(extracted))
+        if isinstance(exc, ExtractionAborted):
+            raise exc  # the run was interrupted: no document's failure, the run's end
         self._failed.inc()
         counter = self._by_failure.get(type(exc))
         if counter is not None:

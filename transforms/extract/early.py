@@ -123,6 +123,12 @@ class EarlyExtraction:
         retargeted: Future[tuple[Any, float]] = Future()
 
         def hand_on(done: Future[tuple[Any, float]]) -> None:
+            if done.cancelled():
+                # Dropped before it ran (an interrupted run's pool, ``close``): so is
+                # the stage's, or a stage waiting for it would wait forever (this
+                # callback raising CancelledError would leave it pending).
+                retargeted.cancel()
+                return
             if not retargeted.set_running_or_notify_cancel():
                 return  # the stage gave it up (a torn-down bundle): nobody waits for it
             if (exc := done.exception()) is not None:

@@ -102,6 +102,9 @@ T = TypeVar("T")
 
 _HEADER = struct.Struct("!Q")
 MIB = 1 << 20
+# How often a caller waiting for room in a pool (``ExtractionPool.submit``) looks
+# whether the pool was aborted meanwhile.
+ADMISSION_POLL_S = 0.1
 TIKA_TEMP_PREFIX = "apache-tika-"  # Tika's TemporaryResources: Files.createTempFile(...)
 
 
@@ -115,6 +118,14 @@ class ExtractorCrashed(Exception):
 
 class ExtractionMemoryExceeded(Exception):
     """The extraction process grew past the memory cap and was killed."""
+
+
+class ExtractionAborted(Exception):
+    """The run was interrupted (``ExtractionPool.abort``): its children were killed and
+    no document is extracted any more."""
+
+
+ABORTED_MESSAGE = "extraction stopped: the run was interrupted"
 
 
 @dataclass
@@ -235,6 +246,11 @@ class IsolatedExtractor:
         self._proc: subprocess.Popen[bytes] | None = None
         self._served = 0
         self.stats = ExtractorStats()
+        # Set by ``abort`` (the run was interrupted): no child starts and no document is
+        # sent from then on. The lock makes "not aborted, so start a child and keep it"
+        # one step, so a child started by a pool thread as the abort comes is killed too.
+        self._aborted = False
+        self._start_lock = threading.Lock()
 
     @property
     def restarts(self) -> int:
@@ -257,6 +273,12 @@ class IsolatedExtractor:
             self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
+        with self._start_lock:
+            if self._aborted:
+                raise ExtractionAborted(ABORTED_MESSAGE)
+            return self._start_child()
+
+    def _start_child(self) -> subprocess.Popen[bytes]:
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", "1")
         proc = subprocess.Popen(
@@ -301,6 +323,8 @@ class IsolatedExtractor:
                 then: Callable[[bytes, str, dict[str, list[str]]], Any] | None = None) -> Any:
         """Tika's ``(xhtml, metadata)`` for ``data``; with ``then``, what
         ``then(data, xhtml, metadata)`` returned in the child."""
+        if self._aborted:
+            raise ExtractionAborted(ABORTED_MESSAGE)
         proc = self._proc
         if proc is not None and self._served >= self._recycle_after:
             self.stats.recycles += 1
@@ -327,6 +351,9 @@ class IsolatedExtractor:
         except _OverMemory as over:
             raise self._killed_over_memory(over.rss, temp_files) from None
         except (ExtractorCrashed, BrokenPipeError) as exc:
+            if self._aborted:  # killed by ``abort``: not the document's doing, and no
+                self._kill(temp_files)  # need to ask the guard (up to 1 s) who killed it
+                raise ExtractionAborted(ABORTED_MESSAGE) from None
             guard = process_guard() if self._memory_limit else None
             if guard is not None and (rss := guard.killed(proc.pid)) is not None:
                 raise self._killed_over_memory(rss, temp_files) from None
@@ -376,10 +403,13 @@ class IsolatedExtractor:
             self.stats.recycles += 1
             self.close()
 
-    def kill_now(self) -> None:
-        """Kill the child, from any thread: a document in flight fails at once (as a
-        crash) instead of being waited for. For a run that was interrupted."""
-        proc = self._proc
+    def abort(self) -> None:
+        """The run was interrupted (from any thread): kill the child, so a document in
+        flight fails at once instead of being waited for, and start no other one: a
+        document sent after this fails at once (``ExtractionAborted``)."""
+        with self._start_lock:
+            self._aborted = True
+            proc = self._proc
         if proc is not None and proc.poll() is None:
             proc.kill()
 
@@ -471,6 +501,7 @@ class ExtractionPool:
         self._start_lock = threading.Lock()
         self._started = False
         self._closed = False
+        self._aborted = threading.Event()
 
     def start(self) -> None:
         """Start every child now, without waiting for them to be ready: a child
@@ -493,12 +524,27 @@ class ExtractionPool:
             self._idle.put(extractor)
 
     def submit(self, fn: Callable[[IsolatedExtractor], T]) -> Future[T]:
-        self._admitted.acquire()
+        # Waits for room, but not past an abort: the documents that hold the room may
+        # never run (cancelled), and a caller that waits here forever holds up whoever
+        # joins it (the early start's feeder, joined by an interrupted run).
+        while not self._admitted.acquire(timeout=ADMISSION_POLL_S):
+            if self._aborted.is_set():
+                raise ExtractionAborted(ABORTED_MESSAGE)
         try:
-            return self._executor.submit(self._run_admitted, fn)
+            if self._aborted.is_set():
+                raise ExtractionAborted(ABORTED_MESSAGE)
+            future = self._executor.submit(self._run_admitted, fn)
         except BaseException:
             self._admitted.release()
             raise
+        # A call cancelled before it ran (``abort``, a torn-down bundle) never reaches
+        # ``_run_admitted``'s release: its room is given back here, once.
+        future.add_done_callback(self._release_if_cancelled)
+        return future
+
+    def _release_if_cancelled(self, future: Future[Any]) -> None:
+        if future.cancelled():
+            self._admitted.release()
 
     def _run_admitted(self, fn: Callable[[IsolatedExtractor], T]) -> T:
         try:
@@ -536,10 +582,16 @@ class ExtractionPool:
 
     def abort(self) -> None:
         """Interrupted: queued documents are dropped and the children killed now, so
-        no thread waits for a document in flight (``close`` lets them finish)."""
+        no thread waits for a document in flight (``close`` lets them finish); from
+        then on no child starts and ``submit`` refuses at once."""
+        self._aborted.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
         for extractor in self._extractors:
-            extractor.kill_now()
+            extractor.abort()
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted.is_set()
 
 
 _pools_lock = threading.Lock()

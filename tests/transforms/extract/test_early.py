@@ -183,3 +183,21 @@ def test_a_document_that_fails_early_is_that_documents_failure_once(corpus_dir, 
         extraction.close()
     finally:
         pool.close()
+
+
+def test_a_result_dropped_before_it_ran_is_dropped_for_the_stage_too(tmp_path):
+    """An interrupted run's pool cancels what was queued (``ExtractionPool.abort``): the
+    stage's future for it must end too, or a stage waiting for it waits forever (the
+    callback that hands the result on raised CancelledError and left it pending)."""
+    from concurrent.futures import Future
+
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"some text")
+    extraction = early.EarlyExtraction(None, [], SETTINGS, max_file_bytes=10**8)
+    fetched = _fetched(path, listed=1.0)
+    queued: Future = Future()
+    extraction._results[fetched.source.uri] = (fetched.content_hash, queued)
+    taken = extraction.take(fetched)
+    assert taken is not None and not taken.done()
+    assert queued.cancel()
+    assert taken.cancelled()

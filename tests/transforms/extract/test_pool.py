@@ -26,6 +26,7 @@ from ragbeam.transforms.extract.document import (
 )
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.extract.isolation import (
+    ExtractionAborted,
     ExtractionPool,
     IsolatedExtractor,
     acquire_pool,
@@ -229,3 +230,83 @@ def test_default_pool_size_follows_the_runner():
     assert default_extract_processes(PipelineOptions(
         ["--runner", "PortableRunner", "--environment_type", "LOOPBACK"])) == cores
     assert default_extract_processes(PipelineOptions(["--runner", "DataflowRunner"])) == 1
+
+
+# --- An interrupted run's pool (``ExtractionPool.abort``) ------------------------------
+# No child starts in these: a pool starts its children on first use, and these calls
+# never use theirs.
+
+def _holding_pool() -> tuple[ExtractionPool, threading.Event]:
+    """A pool of one whose one place is taken by a call that runs until the event."""
+    pool = ExtractionPool(("embedded", {}), size=1)
+    running, release = threading.Event(), threading.Event()
+
+    def hold(_extractor):
+        running.set()
+        release.wait(60)
+
+    pool.submit(hold)
+    assert running.wait(10)
+    return pool, release
+
+
+def _submit_in_thread(pool: ExtractionPool) -> tuple[threading.Thread, dict]:
+    outcome: dict = {}
+
+    def submit() -> None:
+        try:
+            outcome["future"] = pool.submit(lambda _extractor: None)
+        except Exception as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=submit, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_caller_waiting_for_room_is_refused_as_soon_as_the_pool_is_aborted():
+    """The early start's feeder waits for room in the pool, and an interrupted run joins
+    it: the call that holds the room (a document in flight) may take its whole time
+    limit, and the queued ones are cancelled, so waiting for room could last that long
+    or, every place held by a cancelled call, for ever."""
+    pool, release = _holding_pool()
+    try:
+        queued = pool.submit(lambda _extractor: None)  # admitted: 2 × size
+        thread, outcome = _submit_in_thread(pool)
+        time.sleep(0.3)
+        assert thread.is_alive()  # waits for room
+        pool.abort()
+        thread.join(5)
+        assert not thread.is_alive(), "the caller still waits for room after the abort"
+        assert isinstance(outcome.get("error"), ExtractionAborted)
+        assert queued.cancelled()
+    finally:
+        release.set()
+        pool.close()
+
+
+def test_a_call_cancelled_before_it_ran_gives_its_room_back():
+    pool, release = _holding_pool()
+    try:
+        queued = pool.submit(lambda _extractor: None)
+        assert queued.cancel()
+        thread, outcome = _submit_in_thread(pool)
+        thread.join(5)
+        assert not thread.is_alive(), "the cancelled call kept its room"
+        assert "future" in outcome
+    finally:
+        release.set()
+        pool.close()
+
+
+def test_an_aborted_extractor_starts_no_child_and_takes_no_document():
+    """A pool thread that takes a document just as the run is interrupted would
+    otherwise start a fresh child for it (the abort killed the old one), which nobody
+    kills: the interrupted run then waits for that document's whole time limit."""
+    extractor = IsolatedExtractor(("embedded", {}), timeout_s=60)
+    extractor.abort()
+    with pytest.raises(ExtractionAborted):
+        extractor.extract(b"some text", "a.txt")
+    with pytest.raises(ExtractionAborted):
+        extractor.start()
+    assert extractor.pid is None
