@@ -251,16 +251,25 @@ def _pack(text: str, atoms: list[_Atom], limit: int, sizer: Sizer, exact_sum: bo
 
 def _within_limit(text: str, span: tuple[int, int], limit: int, sizer: Sizer
                   ) -> list[tuple[int, int]]:
-    """``span``, or, where it measures over ``limit``, its pieces cut again (a piece
-    that comes back whole is cut where its longest prefix within the limit ends)."""
-    start, end = span
-    if sizer.span(text, start, end) <= limit:
-        return [span]
-    pieces = split_recursive(text, limit, sizer, 0, start, end).spans
-    if pieces != [span]:
-        return pieces
-    cut = start + max(1, sizer.prefix_within(text[start:end], limit))
-    return [p for p in (trim_span(text, start, cut), trim_span(text, cut, end)) if p[0] < p[1]]
+    """``span``, or, where it measures over ``limit``, its pieces packed again (a piece
+    that comes back whole is cut where its longest prefix within the limit ends).
+
+    A loop, not a recursion: every piece it cuts again is strictly inside the one
+    before, so it ends; packing a piece could otherwise return that same piece, whose
+    re-cut packed it again, without end (a table's cell under a 4-token limit)."""
+    pending, pieces = [span], []
+    while pending:
+        start, end = pending.pop()
+        if end - start <= 1 or sizer.span(text, start, end) <= limit:
+            pieces.append((start, end))  # one character over the limit stays as it is
+            continue
+        packed = _packed_spans(text, start, end, limit, sizer)[0]
+        if packed in ([], [(start, end)]):
+            cut = start + min(end - start - 1, max(1, sizer.prefix_within(text[start:end], limit)))
+            packed = [p for p in (trim_span(text, start, cut), trim_span(text, cut, end))
+                      if p[0] < p[1]]
+        pending.extend(reversed(packed))
+    return pieces
 
 
 def _rebalanced(text: str, atoms: list[_Atom], pair: list[tuple[int, int]], limit: int,
@@ -294,6 +303,23 @@ def _overlap_start(text: str, floor: int, start: int, overlap: int, sizer: Sizer
     return start
 
 
+def _packed_spans(text: str, start: int, end: int, limit: int, sizer: Sizer
+                  ) -> tuple[list[tuple[int, int]], int]:
+    """``text[start:end]`` packed into trimmed spans of about ``limit`` units (a short
+    last piece joined to the one before or the pair rebalanced), and the hard cuts."""
+    atoms, hard_cuts = _atoms(text, start, end, limit, sizer)
+    packed = _pack(text, atoms, limit, sizer, exact_sum=sizer.unit == "chars")
+    if len(packed) > 1:
+        (ps, _), (ls, le) = packed[-2], packed[-1]
+        if sizer.span(text, ls, le) < limit * TAIL_RATIO:
+            if sizer.span(text, ps, le) <= limit:
+                packed[-2:] = [(ps, le)]
+            elif any(map(str.isalpha, text[ls:le])):  # a piece without letters is dropped
+                packed[-2:] = _rebalanced(text, atoms, packed[-2:], limit, sizer)
+    spans = [span for span in (trim_span(text, s, e) for s, e in packed) if span[0] < span[1]]
+    return spans, hard_cuts
+
+
 def split_recursive(
     text: str,
     size: int,
@@ -316,16 +342,7 @@ def split_recursive(
     if start >= end:
         return SplitResult([])
     limit = size - overlap
-    atoms, hard_cuts = _atoms(text, start, end, limit, sizer)
-    packed = _pack(text, atoms, limit, sizer, exact_sum=sizer.unit == "chars")
-    if len(packed) > 1:
-        (ps, _), (ls, le) = packed[-2], packed[-1]
-        if sizer.span(text, ls, le) < limit * TAIL_RATIO:
-            if sizer.span(text, ps, le) <= limit:
-                packed[-2:] = [(ps, le)]
-            elif any(map(str.isalpha, text[ls:le])):  # a piece without letters is dropped
-                packed[-2:] = _rebalanced(text, atoms, packed[-2:], limit, sizer)
-    spans = [span for span in (trim_span(text, s, e) for s, e in packed) if span[0] < span[1]]
+    spans, hard_cuts = _packed_spans(text, start, end, limit, sizer)
     if sizer.unit != "chars":
         # A token count can grow when whitespace is trimmed (";\n\n" is one token, ";"
         # and what stood before it may be two): a trimmed piece over the limit is cut again.

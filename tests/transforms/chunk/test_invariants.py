@@ -153,3 +153,21 @@ def test_a_piece_whose_tokens_grow_when_trimmed_is_cut_again(name):
                    content_hash="h", media_type="text/plain", text=text, spans=heading,
                    metadata={})
     check_invariants(name, doc, ChunkOptions(size=4, unit="tokens"))
+
+
+@pytest.mark.parametrize("name", ALL_STRATEGIES)
+def test_a_piece_packed_back_whole_is_cut_without_recursing(name):
+    # Found by the property test (table strategy, size 4): packing an over-long piece
+    # again gave that same piece back, and its re-cut packed it again until Python's
+    # recursion limit. The re-cut must end and keep every chunk within the size.
+    text = ("Version;\n\n03.2\U00057c8bAÎ)8ê]\t. +\U0004d8fcdef野外站\n\n"
+            "o¯ð?SYQuÌ. defì\U0003c3aeX\tSTOPWORDS_EN_PLUStheo¯ð?SYQuÌ\n\n"
+            "[INFO]. defì\U0003c3aeX\tSTOPWORDS_EN_PLUStheo¯ð?SYQuÌ")
+    spans = (TextSpan(0, 8, BlockKind.PARAGRAPH, None, 0, -1, -1, -1),
+             TextSpan(10, 32, BlockKind.PARAGRAPH, None, 0, -1, -1, -1),
+             TextSpan(34, 81, BlockKind.HEADING, None, 2, -1, -1, -1),
+             TextSpan(83, 127, BlockKind.HEADING, None, 4, -1, -1, -1))
+    doc = Document(source=SourceFile("file:///t.txt", "doc", len(text.encode())),
+                   content_hash="h", media_type="text/plain", text=text, spans=spans,
+                   metadata={})
+    check_invariants(name, doc, ChunkOptions(size=4, unit="tokens"))
