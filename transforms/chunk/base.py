@@ -197,6 +197,13 @@ class HeadingIndex:
         stack: list[tuple[int, str, bool]] = []  # (level, title, over contents only)
         spans = doc.spans
         front_matter = True  # before the first contents page
+        # The page of that contents page, where it is one of the first pages: only then
+        # is what comes before it a cover (a document with none has no front matter to
+        # repeat: "Smallville Season Eleven" is a section of the article "Smallville").
+        first_contents = next((span.page for span in spans
+                               if span.kind is BlockKind.CONTENTS), None)
+        if first_contents is not None and first_contents > MAX_FRONT_MATTER_PAGES:
+            first_contents = None
         for i, span in enumerate(spans):
             if span.kind is BlockKind.CONTENTS and front_matter:
                 front_matter = False
@@ -213,7 +220,7 @@ class HeadingIndex:
             while stack and (stack[-1][0] >= level or stack[-1][2]):
                 stack.pop()
             title = " ".join(doc.text[span.start:span.end].split())
-            if front_matter:
+            if front_matter and first_contents is not None:
                 # The cover's line printed again over the next page ("FORM 10-Q", the
                 # filer's name) replaces it there; it does not head itself.
                 folded = title.casefold()

@@ -944,7 +944,9 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
         if style is None:
             continue
         if text is None:
-            if (_titles_page_table(blocks, index) and _distinct(style, body)
+            kind = heading_level(blocks[index].text or "")
+            if (kind is not None and kind[1] in ("title", "caps")
+                    and _titles_page_table(blocks, index) and _distinct(style, body)
                     and not _smaller(style, body)):
                 found[index] = 0  # a statement's title over its table
             continue
@@ -974,16 +976,18 @@ PAGE_TITLE_SHARE = 0.2
 
 def _titles_page_table(blocks: Sequence[HeadingBlock], index: int) -> bool:
     """Is block ``index`` the title of a table that fills its page, as a financial
-    statement's ("Consolidated Balance Sheets" over the balance sheet): the first block of
-    its page (or after its page's part and item headings only), in the top
-    ``PAGE_TITLE_SHARE`` of it, set apart from the body (checked by
-    the caller), with a table on the page after at most ``MAX_HEADINGS_IN_A_ROW`` blocks
-    that are no running text (its units "(In millions)", the table's column heads) and
-    no heading candidate set like it? A title-case line needs text under it otherwise;
-    a table's own caption inside the text is no page's title."""
+    statement's ("Consolidated Balance Sheets" over the balance sheet): one line, the
+    first block of its page (or after its page's part and item headings only), in the
+    top ``PAGE_TITLE_SHARE`` of it, set apart from the body (checked by the caller),
+    with a table on the page after at most ``MAX_HEADINGS_IN_A_ROW`` blocks that are no
+    running text (its units "(In millions)", the table's column heads) and no heading
+    candidate set like it? (The caller asks for a title in title case or capitals.) A
+    title-case line needs text under it otherwise; a table's own caption inside the
+    text is no page's title."""
     block = blocks[index]
     style = block.style
-    if style is None or not block.page_height or block.in_row or block.in_margin \
+    if style is None or block.lines != 1 or not block.page_height or block.in_row \
+            or block.in_margin \
             or style.top > PAGE_TITLE_SHARE * block.page_height or not _reads_like_a_heading(block):
         return False
     for earlier in reversed(blocks[:index]):  # none before it on its page but divisions'
@@ -1711,10 +1715,11 @@ class RowIndex:
     MIN_COLUMN_LINES = 5
     ROW_BAND = 16.0  # points: the cells of a page indexed by band
     # A line of its size right beside it, starting in the page's left half, is in its
-    # row even a little above or below it, up to this share of a line's height apart: a
-    # glossary's term set a little lower than its definition (a filing's "Defined
-    # Terms"), which no reader takes for a heading. (A figure's smaller label beside a
-    # heading is not.)
+    # row even a little above or below it, up to this share of a line's height apart,
+    # where it starts at the text column's left edge: a glossary's term set a little
+    # lower than its definition (a filing's "Defined Terms"), which no reader takes for a
+    # heading. (A figure's smaller label beside a heading is not; a catalogue's cells
+    # inside its tables are left as the rows they overlap say.)
     MAX_ROW_OFFSET_SHARE = 0.35
 
     def __init__(self, assembly: Assembly, layout: PdfLayout, body: BodyStyle,
@@ -1783,6 +1788,15 @@ class RowIndex:
         left, right = self.columns[style.page]
         return (style.x1 <= left and style.x0 < self.usual_left - 1) or style.x0 >= right
 
+    def _at_left_edge(self, style: LineStyle) -> bool:
+        """Does the line start at its page's text column's left edge, or the one most
+        pages share (within its font size), as a glossary's terms do (a table's inner
+        cells do not)?"""
+        edges = self.columns.get(style.page)
+        reach = style.size or 0.0
+        return (abs(style.x0 - self.usual_left) <= reach
+                or (edges is not None and abs(style.x0 - edges[0]) <= reach))
+
     def shares_row(self, style: LineStyle | None) -> bool:
         if style is None or not 0 < style.page <= len(self.sizes):
             return False
@@ -1803,7 +1817,7 @@ class RowIndex:
             overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
             least = min(height, other.bottom - other.top)
             if (overlap <= 0.5 * least and overlap > -self.MAX_ROW_OFFSET_SHARE * least
-                    and style.x1 < other.x0 < width / 2 and not self.in_margin(style)
+                    and style.x1 < other.x0 < width / 2 and self._at_left_edge(style)
                     and style.size and not sizes_differ(style.size, other.size)):
                 overlap = least  # beside it, a little above or below: in its row
             if any_width is None:
