@@ -254,6 +254,13 @@ def test_a_term_set_a_little_off_its_definitions_row_is_still_a_cell():
                     BodyStyle(7.1, "Sans", False))
     assert rows.shares_row(term.style)
     assert not rows.shares_row(heading.style)
+    # A label inside a table (not at the text column's left edge) keeps to the rows it
+    # overlaps: a catalogue's group label a little off its items' row is left alone.
+    inner = line("Recovery Media", 90, 563.9, 140)
+    assembly.blocks[1] = [("", inner)]
+    rows = RowIndex(assembly, PdfLayout(((612.0, 792.0),) * 4, ()),
+                    BodyStyle(7.1, "Sans", False))
+    assert not rows.shares_row(inner.style)
 
 
 def _styled(text: str, x0: float, top: float, page: int = 5, size: float = 9.0,
@@ -316,9 +323,16 @@ def test_a_statements_title_over_the_table_filling_its_page_is_a_heading():
                    [text, title._replace(style=title.style._replace(top=400, bottom=409)),
                     units, table]):
         assert find_styled_headings(blocks, body).get(len(blocks) - 3) is None
-    # A title over no table on its page is not one by this rule.
+    # A title over no table on its page is not one by this rule, nor two headings run
+    # into one block, nor a line in neither title case nor capitals.
     later = table._replace(style=table.style._replace(page=6))
     assert 1 not in find_styled_headings([text, title, units, later], body)
+    joined = title._replace(text="2. Condensed Statements (1) Condensed Balance Sheet",
+                            lines=2)
+    assert 1 not in find_styled_headings([text, joined, units, table], body)
+    for other in ("出荷時のメモリ実装状態一覧", "shipping memory list by model"):
+        assert 1 not in find_styled_headings([text, title._replace(text=other), units,
+                                              table], body), other
 
 
 def test_an_appendix_after_an_exhibit_is_the_exhibits():
@@ -366,3 +380,9 @@ def test_a_cover_line_repeated_over_the_next_page_takes_its_place():
     # After the front matter a heading repeating one in its path nests as it did.
     assert index.path_at(len(doc.text) - 1) == ("PART I", "Item 1. Statements", "Notes",
                                                 "Notes")
+    # Without a contents page there is no front matter: an article's "Harbour Cranes
+    # Fleet" section stays under its title "Harbour Cranes".
+    doc = _document([("Harbour Cranes", H, 1, 1), (PROSE_TEXT, P, 0, 1),
+                     ("Harbour Cranes Fleet", H, 2, 3), (PROSE_TEXT, P, 0, 3)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Harbour Cranes",
+                                                           "Harbour Cranes Fleet")
