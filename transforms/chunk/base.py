@@ -186,7 +186,10 @@ class HeadingIndex:
     pages, ends its front matter: a heading before it (a filing's cover sheet's "FORM
     10-K", "DOCUMENTS INCORPORATED BY REFERENCE", a title page's lines) heads nothing
     after it, so the sections after the contents start their own paths ("DEFINED
-    TERMS", not "FORM 10-K > DEFINED TERMS")."""
+    TERMS", not "FORM 10-K > DEFINED TERMS"). In the front matter a heading that
+    repeats one in its path, whole or at its start ("FORM 10-Q" over the contents page
+    under the cover's "FORM 10-Q"; "ACME CORP FORM 10-Q" under "ACME CORP"), takes its
+    place rather than nesting under it."""
 
     def __init__(self, doc: Document) -> None:
         self._starts: list[int] = []
@@ -194,6 +197,13 @@ class HeadingIndex:
         stack: list[tuple[int, str, bool]] = []  # (level, title, over contents only)
         spans = doc.spans
         front_matter = True  # before the first contents page
+        # The page of that contents page, where it is one of the first pages: only then
+        # is what comes before it a cover (a document with none has no front matter to
+        # repeat: "Smallville Season Eleven" is a section of the article "Smallville").
+        first_contents = next((span.page for span in spans
+                               if span.kind is BlockKind.CONTENTS), None)
+        if first_contents is not None and first_contents > MAX_FRONT_MATTER_PAGES:
+            first_contents = None
         for i, span in enumerate(spans):
             if span.kind is BlockKind.CONTENTS and front_matter:
                 front_matter = False
@@ -210,6 +220,14 @@ class HeadingIndex:
             while stack and (stack[-1][0] >= level or stack[-1][2]):
                 stack.pop()
             title = " ".join(doc.text[span.start:span.end].split())
+            if front_matter and first_contents is not None:
+                # The cover's line printed again over the next page ("FORM 10-Q", the
+                # filer's name) replaces it there; it does not head itself.
+                folded = title.casefold()
+                repeated = [n for n, entry in enumerate(stack)
+                            if folded.startswith(entry[1].casefold())]
+                if repeated:
+                    del stack[repeated[0]:]
             stack.append((level, title, _over_contents_only(spans, i, level, title)))
             self._starts.append(span.start)
             self._paths.append(tuple(title for _, title, _ in stack))

@@ -188,6 +188,9 @@ _ATTACHMENT_OF = re.compile(r"^(?i:" + "|".join(_ATTACHED) + r")\s+(?P<rest>\S.*
 # A division named by letters, not a number: "ARTICLE PBG" (an appendix's).
 _LETTERED_DIVISION = re.compile(
     r"^(?i:" + "|".join(sorted(KEYWORD_RANKS, key=len, reverse=True)) + r")\s+[A-Z]{1,4}$")
+# What is attached, named by capitals and titled after a dash or colon: "APPENDIX ERW -
+# EARLY RETIREMENT WINDOWS", "Annex AB: Tariffs".
+_LETTERED_TITLED = re.compile(r"^[A-Z]{2,4}\s*[-–—:]\s*(?P<title>\S.*)$")
 
 
 def division_heading(text: str) -> tuple[int, int] | None:
@@ -202,7 +205,9 @@ def division_heading(text: str) -> tuple[int, int] | None:
     if _BARE_ATTACHMENT.match(text) or (
             (match := _ATTACHMENT_OF.match(text))
             and (keyword_heading(match["rest"]) is not None
-                 or _LETTERED_DIVISION.match(match["rest"]) is not None)):
+                 or _LETTERED_DIVISION.match(match["rest"]) is not None
+                 or ((titled := _LETTERED_TITLED.match(match["rest"])) is not None
+                     and division_title(titled["title"], MAX_DIVISION_TITLE_WORDS)))):
         return KEYWORD_RANKS_DIVISION, 1
     return None
 
@@ -236,10 +241,16 @@ def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int],
     beside it (a 10-Q's "Management's Discussion and Analysis" set larger than "Note
     12" ends that note, it does not sit in it); weight alone says too little (PDFs hide
     it). It never leaves a part, an exhibit or an appendix (a rank of 1 in
-    ``KEYWORD_RANKS``): those start every path they hold."""
+    ``KEYWORD_RANKS``): those start every path they hold, but an appendix an exhibit
+    carries goes under it (``_attachments_within_exhibits``)."""
     keyed = {i: kw for i in found if (kw := division_heading(texts[i] or "")) is not None}
     if not keyed:
         return dict(found)
+    return _attachments_within_exhibits(texts, keyed, _nest_by_rank(found, keyed, styles))
+
+
+def _nest_by_rank(found: Mapping[int, int], keyed: Mapping[int, tuple[int, int]],
+                  styles: Mapping[int, LineStyle | None] | None) -> dict[int, int]:
     ranks = {rank: n for n, rank in enumerate(sorted({rank for rank, _ in keyed.values()}), 1)}
     # Depth counts from the shallowest number of a rank: a contract's "Section 1.1"
     # (numbered within its article) sits right under "ARTICLE 1".
@@ -274,6 +285,60 @@ def nest_under_keywords(texts: Sequence[str | None], found: Mapping[int, int],
                   and size and sizes_differ(size, open_sizes[rank]) and size > open_sizes[rank]]
         out[i] = min(ranks[beside[0]] if beside else deepest + below[i], 6)
     return out
+
+
+_EXHIBIT = re.compile(r"^(?i:exhibit)\b")
+_PART = re.compile(r"^(?i:part|book|volume|teil|partie)\b")
+
+
+def _attachments_within_exhibits(texts: Sequence[str | None],
+                                 keyed: Mapping[int, tuple[int, int]],
+                                 levels: dict[int, int]) -> dict[int, int]:
+    """An appendix, annex or schedule after an exhibit (before the next exhibit or part)
+    is the exhibit's: a plan filed as "Exhibit 10.7" carries its "APPENDIX" and
+    "APPENDIX ARTICLE C" one level below the exhibit, and what they hold one level
+    deeper, not beside the exhibit as documents of their own."""
+    exhibit: int | None = None  # the exhibit's level
+    shift = 0
+    out = dict(levels)
+    order = sorted(levels)
+    numbers: dict[tuple[str, int], int] = {}  # the exhibit's numberings so far
+    for position, i in enumerate(order):
+        text = (texts[i] or "").strip()
+        division = keyed.get(i)
+        key = _sequence_key(text)
+        if division is not None and division[0] == KEYWORD_RANKS_DIVISION:
+            if _EXHIBIT.match(text) or _PART.match(text):
+                exhibit = levels[i] if _EXHIBIT.match(text) else None
+                shift = 0
+                numbers = {}
+                continue
+            runs_on = _numbering_runs_on(texts, order[position + 1:], numbers)
+            if key is not None:
+                numbers[key[:2]] = key[2]
+            if exhibit is not None and levels[i] <= exhibit and not runs_on:
+                shift = exhibit + 1 - levels[i]
+                out[i] = min(levels[i] + shift, 6)
+                continue
+        if key is not None:
+            numbers[key[:2]] = key[2]
+        if shift and levels[i] > (exhibit or 0):
+            out[i] = min(levels[i] + shift, 6)
+        elif shift:
+            shift = 0  # a heading above the exhibit's level ends it
+            exhibit = None
+    return out
+
+
+def _numbering_runs_on(texts: Sequence[str | None], after: Iterable[int],
+                       numbers: Mapping[tuple[str, int], int]) -> bool:
+    """Does the next heading in ``after`` of a numbering seen before (``numbers``)
+    continue it: a plan's "SCHEDULE 1" between its "ARTICLE II" and "ARTICLE III", which
+    ``nest_between_numbers`` puts in Article II?"""
+    for k in after:
+        if (key := _sequence_key(texts[k] or "")) is not None and key[:2] in numbers:
+            return numbers[key[:2]] == key[2] - 1
+    return False
 
 
 def _levels_within_sections(found: Mapping[int, int], keyed: Iterable[int]) -> dict[int, int]:
@@ -763,6 +828,7 @@ class HeadingBlock(NamedTuple):  # a tuple: one per block of a document
     in_row: bool = False  # it shares its row with short lines: a table's cells
     in_margin: bool = False  # beside the page's text column: a marginal note
     page_height: float = 0.0
+    table: bool = False  # a table's rows (``BlockKind.TABLE``)
 
 
 def body_style(styles: Iterable[tuple[LineStyle, int]]) -> BodyStyle | None:
@@ -861,7 +927,10 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
         # like a numbered heading, is a heading by its words (a contract typed in one face).
         set_apart = kind is not None and (kind[1] == "title" or (
             kind[1] == "section-sign" and (block.text or "").rstrip().endswith(".")))
-        if set_apart and (
+        if text is None and kind is not None and kind[1] == "title" \
+                and _titles_page_table(blocks, index):
+            text, reference = None, body  # a statement's title over its table
+        elif set_apart and (
                 text is None or not _distinct(block.style, reference)
                 or not _in_proportion(block.style, text, body)
                 or (kind[1] == "title" and not _reads_like_a_heading(block))):
@@ -872,7 +941,14 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
             continue
         style = blocks[index].style
         text = _following_text(blocks, index, candidates, body)
-        if text is None or style is None:
+        if style is None:
+            continue
+        if text is None:
+            kind = heading_level(blocks[index].text or "")
+            if (kind is not None and kind[1] in ("title", "caps")
+                    and _titles_page_table(blocks, index) and _distinct(style, body)
+                    and not _smaller(style, body)):
+                found[index] = 0  # a statement's title over its table
             continue
         reference = _reference(text, body)
         if (_distinct(style, reference) and not _smaller(style, reference)
@@ -891,6 +967,45 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     found = in_numbering(texts, found)
     return nest_between_numbers(texts, nest_under_keywords(
         texts, _levels(blocks, found), {i: blocks[i].style for i in found}))
+
+
+# A page's title stands in the top share of the page (a financial statement's, over the
+# table that fills the page).
+PAGE_TITLE_SHARE = 0.2
+
+
+def _titles_page_table(blocks: Sequence[HeadingBlock], index: int) -> bool:
+    """Is block ``index`` the title of a table that fills its page, as a financial
+    statement's ("Consolidated Balance Sheets" over the balance sheet): one line, the
+    first block of its page (or after its page's part and item headings only), in the
+    top ``PAGE_TITLE_SHARE`` of it, set apart from the body (checked by the caller),
+    with a table on the page after at most ``MAX_HEADINGS_IN_A_ROW`` blocks that are no
+    running text (its units "(In millions)", the table's column heads) and no heading
+    candidate set like it? (The caller asks for a title in title case or capitals.) A
+    title-case line needs text under it otherwise; a table's own caption inside the
+    text is no page's title."""
+    block = blocks[index]
+    style = block.style
+    if style is None or block.lines != 1 or not block.page_height or block.in_row \
+            or block.in_margin \
+            or style.top > PAGE_TITLE_SHARE * block.page_height or not _reads_like_a_heading(block):
+        return False
+    for earlier in reversed(blocks[:index]):  # none before it on its page but divisions'
+        if earlier.style is None or earlier.style.page != style.page:
+            break
+        if division_heading(earlier.text or "") is None:
+            return False
+    for following in blocks[index + 1:index + 1 + MAX_HEADINGS_IN_A_ROW]:
+        if following.style is not None and following.style.page != style.page:
+            return False
+        if following.table:
+            return True
+        if (following.prose and following.lines > 1) or (
+                following.style is not None and following.text is not None
+                and _style_key(following.style) == _style_key(style)
+                and _reads_like_a_heading(following)):
+            return False
+    return False
 
 
 def _read_by_text_rules(block: HeadingBlock) -> bool:
@@ -1293,6 +1408,8 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     without an outline that describes the text, the paragraphs that read like section
     headings, and, where the lines carry their style, those set apart by their font
     (``headings.find_styled_headings``)."""
+    if layout is not None:
+        split_heading_lines(assembly)
     texts = [pieces[0][1].text if len(pieces) == 1 else " ".join([line.text for _, line in pieces])
              for pieces in assembly.blocks]
     prose = [is_prose(text) for text in texts]  # weighed once, for the blocks and the rows
@@ -1455,6 +1572,61 @@ def _join_division_titles(assembly: Assembly, found: dict[int, int]) -> dict[int
             if i not in gone}
 
 
+# A line wholly in brackets, a few words: what a statement's title says of its figures
+# ("(In millions, except per share data)", "(unaudited)"), printed under the title.
+_UNITS_NOTE = re.compile(r"^\([^()]+\)$")
+MAX_UNITS_NOTE_WORDS = 7
+
+
+def split_heading_lines(assembly: Assembly) -> int:
+    """Cut a short block whose lines are headings of their own, each set in the same
+    style, that the assembly ran into one paragraph (``_heading_cuts``); returns the
+    number of cuts. Their text is unchanged: a block break in place of a line break."""
+    out: list[list[tuple[str, CleanLine]]] = []
+    cuts = 0
+    for pieces in assembly.blocks:
+        at = _heading_cuts(pieces)
+        if not at:
+            out.append(pieces)
+            continue
+        cuts += len(at)
+        for a, b in pairwise([0, *at, len(pieces)]):
+            out.append([("", pieces[a][1]), *pieces[a + 1:b]])
+    if cuts:
+        assembly.blocks[:] = out
+    return cuts
+
+
+def _heading_cuts(pieces: Sequence[tuple[str, CleanLine]]) -> list[int]:
+    """Where a block of two or three lines set alike breaks into headings:
+
+    * every line a keyword heading of a smaller division than the line before ("PART I.
+      FINANCIAL INFORMATION" / "Item 1. Financial Statements"): one heading a line;
+    * a title in capitals or title case over lines in brackets of a few words (a
+      financial statement's "CONSOLIDATED BALANCE SHEETS" / "(in millions)" /
+      "(unaudited)"): the title, then its notes."""
+    if not 2 <= len(pieces) <= MAX_STYLED_HEADING_LINES:
+        return []
+    lines = [line for _, line in pieces]
+    if any(line.kind is not BlockKind.PARAGRAPH or line.detached or line.style is None
+           or not line.style.size for line in lines):
+        return []
+    if len({_style_key(line.style) for line in lines}) > 1:  # type: ignore[arg-type]
+        return []
+    texts = [line.text.strip() for line in lines]
+    ranks = [keyword_heading(text) for text in texts]
+    if all(rank is not None for rank in ranks) and all(
+            a[0] < b[0] for a, b in pairwise(ranks)):  # type: ignore[index]
+        return list(range(1, len(lines)))
+    title = texts[0]
+    if (not title.endswith(_CLOSES) and "(" not in title
+            and (_is_capitals_heading(title) or _is_title_case_heading(title))
+            and all(_UNITS_NOTE.match(text) and len(text.split()) <= MAX_UNITS_NOTE_WORDS
+                    for text in texts[1:])):
+        return [1]
+    return []
+
+
 def _title_runs_on(line: CleanLine, more: CleanLine) -> bool:
     """Does a division's title go on from ``line`` to ``more``, the next block's only line:
     a title's words in capitals or title case (``division_title``), printed on the
@@ -1505,7 +1677,7 @@ def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
         faces = {(s.bold, s.font) for s in styles if s.font}
         uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
     return HeadingBlock(text if candidate else None, paragraph and prose, len(pieces),
-                        first.style, uniform)
+                        first.style, uniform, table=first.kind is BlockKind.TABLE)
 
 
 # A line set in pieces (``LineStyle.cells``) with at least this many gaps between them
@@ -1542,6 +1714,13 @@ class RowIndex:
     # cells of one row (an "ABSTRACT" level with a "Keywords" across the gutter).
     MIN_COLUMN_LINES = 5
     ROW_BAND = 16.0  # points: the cells of a page indexed by band
+    # A line of its size right beside it, starting in the page's left half, is in its
+    # row even a little above or below it, up to this share of a line's height apart,
+    # where it starts at the text column's left edge: a glossary's term set a little
+    # lower than its definition (a filing's "Defined Terms"), which no reader takes for a
+    # heading. (A figure's smaller label beside a heading is not; a catalogue's cells
+    # inside its tables are left as the rows they overlap say.)
+    MAX_ROW_OFFSET_SHARE = 0.35
 
     def __init__(self, assembly: Assembly, layout: PdfLayout, body: BodyStyle,
                  block_prose: Sequence[bool] | None = None) -> None:
@@ -1609,6 +1788,15 @@ class RowIndex:
         left, right = self.columns[style.page]
         return (style.x1 <= left and style.x0 < self.usual_left - 1) or style.x0 >= right
 
+    def _at_left_edge(self, style: LineStyle) -> bool:
+        """Does the line start at its page's text column's left edge, or the one most
+        pages share (within its font size), as a glossary's terms do (a table's inner
+        cells do not)?"""
+        edges = self.columns.get(style.page)
+        reach = style.size or 0.0
+        return (abs(style.x0 - self.usual_left) <= reach
+                or (edges is not None and abs(style.x0 - edges[0]) <= reach))
+
     def shares_row(self, style: LineStyle | None) -> bool:
         if style is None or not 0 < style.page <= len(self.sizes):
             return False
@@ -1616,8 +1804,10 @@ class RowIndex:
         height = style.bottom - style.top
         narrowest = self.MIN_CELL_WIDTH_SIZES * (style.size or height)
         starts = self.column_starts.get(style.page)
-        near = {id(cell[0]): cell for band in range(int(style.top // self.ROW_BAND),
-                                                    int(style.bottom // self.ROW_BAND) + 1)
+        reach = self.MAX_ROW_OFFSET_SHARE * height
+        near = {id(cell[0]): cell
+                for band in range(int((style.top - reach) // self.ROW_BAND),
+                                  int((style.bottom + reach) // self.ROW_BAND) + 1)
                 for cell in self.bands.get((style.page, band), ())}
         for other, any_width in near.values():  # those that reach into its rows
             if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
@@ -1625,6 +1815,11 @@ class RowIndex:
             if starts is not None and self._across_the_gutter(style, other, starts):
                 continue  # the other column's line
             overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
+            least = min(height, other.bottom - other.top)
+            if (overlap <= 0.5 * least and overlap > -self.MAX_ROW_OFFSET_SHARE * least
+                    and style.x1 < other.x0 < width / 2 and self._at_left_edge(style)
+                    and style.size and not sizes_differ(style.size, other.size)):
+                overlap = least  # beside it, a little above or below: in its row
             if any_width is None:
                 # Running text right beside it, starting in the page's left half of a
                 # page in one column: a term beside its definition (a filing's "Defined

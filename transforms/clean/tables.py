@@ -350,10 +350,14 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
     # Single-cell rows belong only while they stay in the first column (labels) and
     # rows of two or more cells follow them; the run ends at its last row of cells.
     kept = []
-    for i in body:
+    first = _cell_texts(rows[start])
+    for n, i in enumerate(body):
         row = rows[i]
         if len(row.cells) == 1 and row.cells[0].x1 > columns[1][0]:
             break  # a line over the value columns: the table has ended
+        if (len(row.cells) == 1 and n + 1 < len(body)
+                and _cell_texts(rows[body[n + 1]]) == first):
+            break  # a line over the table's first row again: the next table's title
         if len(row.cells) >= 2 and not _in_two_columns(row.cells, columns):
             break
         if any(cell.words > MAX_CELL_WORDS for cell in row.cells[1:]):
@@ -394,6 +398,12 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
                   tuple((x0, x1) for x0, x1 in columns), table_rows[0].top,
                   table_rows[-1].bottom)
     return table, kept[-1] + 1
+
+
+def _cell_texts(row: _Row) -> tuple[str, ...]:
+    """A row's cells' words, spacing aside: two rows that read alike (a table's column
+    heads printed again over the next table)."""
+    return tuple(" ".join(cell.text.split()) for cell in row.cells)
 
 
 def _header_above(rows: list[_Row], first: int, columns: list[list[float]], top: int = 0

@@ -562,7 +562,10 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
         if (metadata_title and score >= MIN_TITLE_WORDS_PRINTED
                 and _squeezed(title) in _squeezed(metadata_title)):
             return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
-        return DocumentName(title, "cover", kind, period)
+        # A filing's cover that prints no "(Exact name …)" caption under its filer's
+        # name still lists the filer's trading symbol (its Section 12(b) table).
+        return DocumentName(_with_symbol(title, trading_symbol(opening)), "cover", kind,
+                            period)
     if title := outline_title(outline):
         return DocumentName(title, "outline", kind, period)
     # A PDF's metadata title is often a converter's (a file name, an accession number):

@@ -19,9 +19,11 @@ from ragbeam.transforms.clean.headings import (
     _join_division_titles,
     division_heading,
     find_headings,
+    find_styled_headings,
     heading_level,
     is_answer,
     reference_ends_sentence,
+    split_heading_lines,
 )
 from ragbeam.transforms.clean.linejoin import LineBreak, classify_line_break
 from ragbeam.transforms.types import (
@@ -140,9 +142,12 @@ def test_an_unnumbered_appendix_or_exhibit_starts_its_own_path():
                   "Exhibit 10.10 HARBOUR PENSION PLAN", BODY, "ARTICLE I – Foreword", BODY,
                   "APPENDIX ARTICLE C", BODY, "Transfers Between Plans", BODY]
     levels = {paragraphs[i]: level for i, level in find_headings(paragraphs).items()}
-    assert levels["APPENDIX"] == levels["Exhibit 10.7 HARBOUR RETIREMENT PLAN"] == 1
-    assert levels["APPENDIX ARTICLE C"] == 1
-    assert levels["Transfers Between Plans"] > 1
+    # Its own path beside the articles before it, under the exhibit that carries it
+    # (``test_an_appendix_after_an_exhibit_is_the_exhibits``).
+    assert levels["Exhibit 10.7 HARBOUR RETIREMENT PLAN"] == 1
+    assert levels["APPENDIX"] == levels["ARTICLE X – SIGNATURE"] == 2
+    assert levels["APPENDIX ARTICLE C"] == 2
+    assert levels["Transfers Between Plans"] > 2
 
 
 def _line(text: str, x0: float, top: float, x1: float, size: float = 10.8,
@@ -227,3 +232,157 @@ def test_a_term_beside_its_definition_is_a_row_not_a_heading():
     rows = RowIndex(assembly, PdfLayout(((612.0, 792.0),) * 3, ()), BodyStyle(7.1, "Sans", False))
     assert rows.shares_row(term.style)
     assert not rows.shares_row(heading.style)
+
+
+def test_a_term_set_a_little_off_its_definitions_row_is_still_a_cell():
+    """A glossary's term printed a point lower than its one-line definition (no overlap
+    at all) is in its row; a figure's smaller label as near a heading is not."""
+    def line(text: str, x0: float, top: float, x1: float, size: float = 7.1) -> CleanLine:
+        return CleanLine(text, BlockKind.PARAGRAPH, 0, 4, 0, 0, 0,
+                         style=LineStyle(0, 0, 4, x0, top, x1, top + size * 0.75, size,
+                                         False, font="Sans"))
+    prose = PROSE_TEXT.split(". ")[0]
+    term = line("HRC", 18, 563.9, 38)
+    definition = line("Harbour Regulatory Committee", 160, 557.5, 313)
+    heading = line("Workflow", 36, 136.6, 82, size=10.0)
+    label = line("Build server", 230, 146.0, 324, size=7.3)
+    assembly = Assembly([[("", line(prose, 18, 520, 590)), (" ", line(prose, 18, 530, 590)),
+                          (" ", line(prose, 18, 540, 590))],
+                         [("", term)], [("", definition)],
+                         [("", heading)], [("", label)]])
+    rows = RowIndex(assembly, PdfLayout(((612.0, 792.0),) * 4, ()),
+                    BodyStyle(7.1, "Sans", False))
+    assert rows.shares_row(term.style)
+    assert not rows.shares_row(heading.style)
+    # A label inside a table (not at the text column's left edge) keeps to the rows it
+    # overlaps: a catalogue's group label a little off its items' row is left alone.
+    inner = line("Recovery Media", 90, 563.9, 140)
+    assembly.blocks[1] = [("", inner)]
+    rows = RowIndex(assembly, PdfLayout(((612.0, 792.0),) * 4, ()),
+                    BodyStyle(7.1, "Sans", False))
+    assert not rows.shares_row(inner.style)
+
+
+def _styled(text: str, x0: float, top: float, page: int = 5, size: float = 9.0,
+            font: str = "Sans-Bold", kind: BlockKind = BlockKind.PARAGRAPH) -> CleanLine:
+    style = LineStyle(0, 0, page, x0, top, x0 + 6 * len(text), top + size, size, False,
+                      font=font)
+    return CleanLine(text, kind, 0, page, 0, 0, 0, style=style)
+
+
+def test_headings_run_into_one_block_are_cut_apart():
+    # A 10-Q's part and item over its first statement, one block as assembled.
+    part = [("", _styled("PART I. FINANCIAL INFORMATION", 230, 63)),
+            (" ", _styled("Item 1. Financial Statements", 240, 74))]
+    title = [("", _styled("CONSOLIDATED BALANCE SHEETS", 229, 104)),
+             (" ", _styled("(in millions, except per share data)", 230, 115)),
+             (" ", _styled("(unaudited)", 250, 126))]
+    assembly = Assembly([part, title])
+    assert split_heading_lines(assembly) == 2
+    assert [[line.text for _, line in block] for block in assembly.blocks] == [
+        ["PART I. FINANCIAL INFORMATION"], ["Item 1. Financial Statements"],
+        ["CONSOLIDATED BALANCE SHEETS"],
+        ["(in millions, except per share data)", "(unaudited)"]]
+    assert all(block[0][0] == "" for block in assembly.blocks)
+    # Not cut: two items of one rank (a list), a sentence over a bracket, a title over a
+    # line of text, lines in two styles, a long bracketed caption.
+    for lines in (["Item 1. Financial Statements", "Item 2. Properties"],
+                  ["The figures below are audited.", "(unaudited)"],
+                  ["Consolidated Balance Sheets", "as of the quarter's end"],
+                  ["CONSOLIDATED BALANCE SHEETS",
+                   "(Exact name of the harbour's operator as set out in its charter)"]):
+        block = [("" if n == 0 else " ", _styled(text, 230, 100 + 11 * n))
+                 for n, text in enumerate(lines)]
+        assembly = Assembly([block])
+        assert split_heading_lines(assembly) == 0, lines
+    mixed = [("", _styled("CONSOLIDATED BALANCE SHEETS", 229, 104)),
+             (" ", _styled("(unaudited)", 250, 115, font="Sans"))]
+    assert split_heading_lines(Assembly([mixed])) == 0
+
+
+def _page_block(text: str | None, top: float, page: int = 5, font: str = "Sans-Bold",
+                lines: int = 1, prose: bool = False, table: bool = False) -> HeadingBlock:
+    style = LineStyle(0, 0, page, 220, top, 380, top + 9, 9.0, False, font=font)
+    return HeadingBlock(text, prose, lines, style, True, page_height=792.0, table=table)
+
+
+def test_a_statements_title_over_the_table_filling_its_page_is_a_heading():
+    body = BodyStyle(9.0, "Sans", False)
+    text = _page_block(PROSE_TEXT, 600, page=4, font="Sans", lines=6, prose=True)
+    title = _page_block("Consolidated Statements of Income", 84)
+    units = _page_block("(In millions, except per share data)", 95)
+    table = _page_block(None, 120, font="Sans", lines=30, table=True)
+    found = find_styled_headings([text, title, units, table], body)
+    assert 1 in found and 2 not in found
+    # After its page's part and item headings, too.
+    item = _page_block("Item 1. Financial Statements", 60)
+    assert 2 in find_styled_headings([text, item, title, units, table], body)
+    # A table's caption within the page's text, or one low on its page, is no page title.
+    for blocks in ([text, _page_block(PROSE_TEXT, 60, font="Sans", lines=3, prose=True),
+                    title, units, table],
+                   [text, title._replace(style=title.style._replace(top=400, bottom=409)),
+                    units, table]):
+        assert find_styled_headings(blocks, body).get(len(blocks) - 3) is None
+    # A title over no table on its page is not one by this rule, nor two headings run
+    # into one block, nor a line in neither title case nor capitals.
+    later = table._replace(style=table.style._replace(page=6))
+    assert 1 not in find_styled_headings([text, title, units, later], body)
+    joined = title._replace(text="2. Condensed Statements (1) Condensed Balance Sheet",
+                            lines=2)
+    assert 1 not in find_styled_headings([text, joined, units, table], body)
+    for other in ("出荷時のメモリ実装状態一覧", "shipping memory list by model"):
+        assert 1 not in find_styled_headings([text, title._replace(text=other), units,
+                                              table], body), other
+
+
+def test_an_appendix_after_an_exhibit_is_the_exhibits():
+    paragraphs = ["PART IV", BODY, "Item 15. Exhibits", BODY,
+                  "Exhibit 10.7 HARBOUR RETIREMENT PLAN", BODY, "ARTICLE I – Foreword", BODY,
+                  "ARTICLE II – Definitions", BODY, "SCHEDULE 1", BODY,
+                  "ARTICLE III – Benefits", BODY, "APPENDIX", BODY,
+                  "APPENDIX ERW - EARLY RETIREMENT WINDOWS", BODY, "Transfers Between Plans",
+                  BODY, "Exhibit 10.8 HARBOUR SAVINGS PLAN", BODY, "ARTICLE I – Purpose", BODY]
+    levels = {paragraphs[i]: level for i, level in find_headings(paragraphs).items()}
+    exhibit = levels["Exhibit 10.7 HARBOUR RETIREMENT PLAN"]
+    assert levels["Exhibit 10.8 HARBOUR SAVINGS PLAN"] == exhibit == levels["PART IV"]
+    assert levels["APPENDIX"] == levels["APPENDIX ERW - EARLY RETIREMENT WINDOWS"] \
+        == exhibit + 1
+    assert levels["Transfers Between Plans"] > exhibit + 1
+    # A schedule between two articles of one numbering is the first article's.
+    assert levels["SCHEDULE 1"] > levels["ARTICLE II – Definitions"]
+    assert levels["ARTICLE III – Benefits"] == levels["ARTICLE I – Foreword"]
+    assert levels["ARTICLE I – Purpose"] == levels["ARTICLE I – Foreword"]
+    # Without an exhibit before it, an appendix starts its own path as before.
+    alone = ["PART IV", BODY, "Item 15. Exhibits", BODY, "APPENDIX", BODY,
+             "Transfers Between Plans", BODY]
+    levels = {alone[i]: level for i, level in find_headings(alone).items()}
+    assert levels["APPENDIX"] == levels["PART IV"]
+    assert division_heading("APPENDIX ERW - EARLY RETIREMENT WINDOWS") == (1, 1)
+    assert division_heading("APPENDIX ERW - the windows below") is None
+
+
+def test_a_cover_line_repeated_over_the_next_page_takes_its_place():
+    # The filer's name on the cover, then with the form's name over the contents page.
+    doc = _document([("HARBOUR CRANES INC.", H, 2, 1), (PROSE_TEXT, P, 0, 1),
+                     ("HARBOUR CRANES INC. FORM 10-Q", H, 4, 2), ("For the Quarter", P, 0, 2),
+                     ("Item 1. Statements 3", C, 0, 2), ("Item 2. Review 21", C, 0, 2)])
+    assert HeadingIndex(doc).path_at(doc.text.index("For the Quarter")) == (
+        "HARBOUR CRANES INC. FORM 10-Q",)
+    # The form's name on the cover and again, set smaller, over the contents page.
+    doc = _document([("FORM 10-Q", H, 2, 1), (PROSE_TEXT, P, 0, 1),
+                     ("FORM 10-Q", H, 5, 2), ("For the Quarter Ended", P, 0, 2),
+                     ("Item 1. Statements 3", C, 0, 2), ("Item 2. Review 21", C, 0, 2),
+                     ("PART I", H, 1, 3), ("Item 1. Statements", H, 2, 3),
+                     ("Notes", H, 3, 3), (PROSE_TEXT, P, 0, 3), ("Notes", H, 4, 3),
+                     (PROSE_TEXT, P, 0, 3)])
+    index = HeadingIndex(doc)
+    assert index.path_at(doc.text.index("For the Quarter Ended")) == ("FORM 10-Q",)
+    # After the front matter a heading repeating one in its path nests as it did.
+    assert index.path_at(len(doc.text) - 1) == ("PART I", "Item 1. Statements", "Notes",
+                                                "Notes")
+    # Without a contents page there is no front matter: an article's "Harbour Cranes
+    # Fleet" section stays under its title "Harbour Cranes".
+    doc = _document([("Harbour Cranes", H, 1, 1), (PROSE_TEXT, P, 0, 1),
+                     ("Harbour Cranes Fleet", H, 2, 3), (PROSE_TEXT, P, 0, 3)])
+    assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Harbour Cranes",
+                                                           "Harbour Cranes Fleet")

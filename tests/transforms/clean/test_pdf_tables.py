@@ -369,3 +369,31 @@ def test_a_table_header_reaches_no_higher_than_the_table_above():
     assert first.lines == (0, 1, 2, 3)
     assert second.lines == (10, 11, 12)  # its header is its own, no row of the first
     assert second.rendered()[0] == "Year | 2022 | 2023"
+
+
+def test_a_line_over_the_first_tables_header_printed_again_starts_the_next_table():
+    """A tax note's two tables one under the other, the second introduced by a line of
+    its own ("Income tax expense consisted of the following:") over the same column
+    heads: two tables, the line between them the second's title, not a label row of the
+    first. A label row inside one table (no header printed again after it) stays."""
+    header = ("Years ended December 31,", "2022", "2021")
+    rows = [header, ("U.S.", "(5,457)", "(5,475)"), ("Non-U.S.", "435", "442"),
+            ("Total", "(5,022)", "(5,033)"),
+            ("Income tax expense consisted of the following:",),
+            header, ("U.S. federal", "(58)", "(89)"), ("Non-U.S.", "142", "147"),
+            ("Total current", "42", "100")]
+
+    def pieces(rows):
+        return [piece for n, row in enumerate(rows) for piece in _row(
+            n, 100 + 12 * n, *[(cell, x, x + 5 * len(cell))
+                               for cell, x in zip(row, (72, 400, 470), strict=False)])]
+    first, second = find_tables(pieces(rows))
+    assert first.rendered()[-1] == "Total | (5,022) | (5,033)"
+    assert second.rendered()[0] == " | ".join(header)
+    assert not any("consisted" in row for table in (first, second)
+                   for row in table.rendered())
+    labelled = [header, ("Current tax expense",), ("U.S. federal", "(58)", "(89)"),
+                ("Non-U.S.", "142", "147"), ("Deferred tax expense",),
+                ("U.S. federal", "(62)", "(855)"), ("Non-U.S.", "(3)", "(12)")]
+    (table,) = find_tables(pieces(labelled))
+    assert "Deferred tax expense" in table.rendered()

@@ -363,3 +363,19 @@ def test_a_registrant_is_named_with_the_trading_symbol_its_cover_lists():
     assert name_document(None, {}, text).title == "HARBOUR CRANES CORPORATION (HCX)"
     said = _COVER.format(name="HCX Holdings, Inc.") + "\n\n" + table
     assert name_document(None, {}, said).title == "HCX Holdings, Inc."
+
+
+def test_a_cover_with_no_registrant_caption_still_names_its_trading_symbol():
+    """Some filers print no "(Exact name of registrant …)" caption: the name then comes
+    from the cover's largest line, and the Section 12(b) table's symbol joins it as it
+    joins a registrant's; a cover with no such table gets none."""
+    table = ("Securities registered pursuant to Section 12(b) of the Act:\n\n"
+             "Title of each class | Trading Symbol | Name of exchange on which registered\n"
+             "Common stock, $0.01 par value per share | HCX | NASDAQ")
+    text = ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION\n\nFORM 10-Q\n\n"
+            "For the Quarterly Period Ended December 31, 2022\n\nHARBOUR CRANES CORPORATION"
+            "\n\nWASHINGTON 91-1234567\n\n(STATE OF INCORPORATION) (I.R.S. ID)\n\n" + table)
+    cover = [TitleLine("HARBOUR CRANES CORPORATION", 1, 16.0, 200.0, 216.0)]
+    assert name_document(None, {}, text, cover, 9.0).title == "HARBOUR CRANES CORPORATION (HCX)"
+    plain = text.replace(table, "Indicate by check mark whether the registrant is a shell.")
+    assert name_document(None, {}, plain, cover, 9.0).title == "HARBOUR CRANES CORPORATION"
