@@ -1014,6 +1014,7 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
             and _style_key(blocks[index - 1].style) == _style_key(own)
             and not _section_over_subsection(blocks, index - 1, candidates, body)):
         return None  # the last of a run of blocks set alike: a list, not a heading
+    beside = False
     for j in range(index + 1, min(index + 1 + MAX_HEADINGS_IN_A_ROW, len(blocks))):
         following = blocks[j]
         if j in candidates:
@@ -1024,8 +1025,36 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
                              and _section_over_subsection(blocks, index, candidates, body))):
                 return None
             continue
+        if _beside_in_small_print(following, own, body):
+            beside = True
+            continue  # a side box's caption drawn next: the heading's text comes after
+        if beside and not _in_column_at_body_size(following, own, body):
+            return None  # past small print, only the body's text in its column heads on
         return following if _is_text(following, body) else None
     return None
+
+
+def _in_column_at_body_size(block: HeadingBlock, heading: LineStyle | None,
+                            body: BodyStyle | None) -> bool:
+    """``block`` is set no smaller than the body, in no table row, and overlaps the
+    heading's column: the section's text after a side box, not a table's next cell."""
+    style = block.style
+    return (style is not None and heading is not None and not block.in_row
+            and not _smaller(style, body) and style.x0 < heading.x1 and style.x1 > heading.x0)
+
+
+def _beside_in_small_print(block: HeadingBlock, heading: LineStyle | None,
+                           body: BodyStyle | None) -> bool:
+    """``block`` is small print beside a heading's column: set smaller than the body and
+    starting right of where the heading ends or ending left of where it starts (a
+    figure's caption in a side box, which a browser's print of a web page draws right
+    after the section heading next to it). The section's text follows it; a caption
+    under the heading in its column (a table's, a figure's notes) is no such block."""
+    style = block.style
+    if style is None or heading is None or body is None or not _smaller(style, body) \
+            or block.in_row:
+        return False
+    return style.x0 >= heading.x1 or style.x1 <= heading.x0
 
 
 def _section_over_subsection(blocks: Sequence[HeadingBlock], index: int,
