@@ -1296,6 +1296,41 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     return found
 
 
+# A paper's reference list, whose heading LaTeX leaves out of the outline (``thebibliography``
+# adds no bookmark unless the author asks for one).
+_REFERENCES_TITLE = re.compile(
+    r"^(?:references|bibliography|works\s+cited|literature\s+cited|literatur(?:verzeichnis)?|"
+    r"r[ée]f[ée]rences(?:\s+bibliographiques)?|bibliographie)$", re.IGNORECASE)
+
+
+def with_unlisted_references(blocks: Sequence[HeadingBlock], found: dict[int, int],
+                             outline: Sequence[OutlineEntry], body: BodyStyle | None
+                             ) -> dict[int, int]:
+    """``found`` (the outline's headings) and the heading of a reference list the outline
+    leaves out: a one-line block that says only "References" (or "Bibliography", …)
+    after the first outline heading, set apart from the body where the lines' style is
+    known, at the outline's top level. Without it the last section before it (the
+    acknowledgements, the conclusion) is the parent of every reference. An outline that
+    lists a reference list has its own."""
+    if not found or any(_REFERENCES_TITLE.match(_outline_title(entry[1])) for entry in outline):
+        return found
+    first = min(found)
+    for index in range(first + 1, len(blocks)):
+        block = blocks[index]
+        if index in found or block.lines != 1 or block.text is None \
+                or not _REFERENCES_TITLE.match(block.text.strip()):
+            continue
+        if body is not None and block.style is not None and block.style.size \
+                and not _distinct(block.style, body):
+            continue  # "References" in the body's type: a word, not a heading
+        return {**found, index: min(found.values())}
+    return found
+
+
+def _outline_title(title: str) -> str:
+    return _LEADING_NUMBER.sub("", " ".join(title.split())).strip()
+
+
 def _from(items: list[int], start: int) -> Iterator[int]:
     return (items[k] for k in range(start, len(items)))
 
@@ -1350,6 +1385,8 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
                               [pieces[0][1].page for pieces in assembly.blocks])
              if outline else None)
+    if found is not None:
+        found = with_unlisted_references(blocks, found, outline, body)
     if found is None:
         if body is not None and layout is not None:
             rows = RowIndex(assembly, layout, body, prose)
