@@ -66,6 +66,11 @@ _LETTERED = re.compile(r"^(?P<num>[A-Z](?=(?:\.[A-Z])*\.\d)(?:\.(?:[A-Z]|\d{1,2}
                        r"|[A-Z]\.)\s+(?P<title>\S.*)$")
 # A line closed by a citation or a note's mark ("U.S. Decennial Census[75]", "Other –
 # 6%[B]"): a caption's or a chart's label citing its source; a heading cites nothing.
+# A month's name, the whole title of a "numbered heading" that is a date ("9 August",
+# "31 Dec.").
+_MONTH_ONLY = re.compile(
+    r"^(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?,?$", re.IGNORECASE)
 _CITED = re.compile(r"\[(?:\d{1,3}|[A-Za-z])\]$")
 # An entry of a numbered list ("1. …", "[12] …"): a reference, not running text.
 _LIST_ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s")
@@ -439,8 +444,9 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return None  # "DEFINITIONS TAGS ::=", "4 CARD32 FIRST_OFFSET": code or a table row
     if match := _NUMBERED.match(text):
         parts = match.group("num").split(".")
-        if int(parts[0]) == 0 or not _starts_title(match.group("title")):
-            return None
+        if int(parts[0]) == 0 or not _starts_title(match.group("title")) \
+                or _MONTH_ONLY.match(match.group("title")):
+            return None  # "9 August": a day and a month, a table's or a list's date
         return len(parts), f"num-{len(parts)}"
     if match := _ROMAN.match(text):
         return (1, "roman") if _starts_title(match.group("title")) else None

@@ -367,3 +367,16 @@ def test_a_section_heading_beside_a_side_box_caption_heads_the_text_after_it():
                         style(size=7.0, font="Sans", x0=400.0, x1=500.0, page=2), in_row=True,
                         page_height=792.0)
     assert find_styled_headings([blocks[0], blocks[1], caption, cell], BODY) == {}
+
+
+def test_a_day_and_a_month_is_a_date_not_a_numbered_section():
+    """A table's or a list's date ("9 August" in a list of reigns) reads like section 9
+    titled "August"; set a little smaller than the body it was a level-1 heading that
+    took the document's title out of every path after it."""
+    for date in ("9 August", "31 December", "1 Jan.", "12 Sept"):
+        assert heading_level(date) is None, date
+    assert heading_level("9 Augustine's rule") == (1, "num-1")
+    assert heading_level("3 Maybe later") == (1, "num-1")
+    blocks = [text(lines=5, top=100.0), heading("9 August", size=9.0, font="Sans", top=300.0),
+              text(lines=5, top=330.0)]
+    assert find_styled_headings(blocks, BODY) == {}
