@@ -66,6 +66,11 @@ _LETTERED = re.compile(r"^(?P<num>[A-Z](?=(?:\.[A-Z])*\.\d)(?:\.(?:[A-Z]|\d{1,2}
                        r"|[A-Z]\.)\s+(?P<title>\S.*)$")
 # A line closed by a citation or a note's mark ("U.S. Decennial Census[75]", "Other –
 # 6%[B]"): a caption's or a chart's label citing its source; a heading cites nothing.
+# A month's name, the whole title of a "numbered heading" that is a date ("9 August",
+# "31 Dec.").
+_MONTH_ONLY = re.compile(
+    r"^(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?,?$", re.IGNORECASE)
 _CITED = re.compile(r"\[(?:\d{1,3}|[A-Za-z])\]$")
 # An entry of a numbered list ("1. …", "[12] …"): a reference, not running text.
 _LIST_ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s")
@@ -504,8 +509,9 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return None  # "DEFINITIONS TAGS ::=", "4 CARD32 FIRST_OFFSET": code or a table row
     if match := _NUMBERED.match(text):
         parts = match.group("num").split(".")
-        if int(parts[0]) == 0 or not _starts_title(match.group("title")):
-            return None
+        if int(parts[0]) == 0 or not _starts_title(match.group("title")) \
+                or _MONTH_ONLY.match(match.group("title")):
+            return None  # "9 August": a day and a month, a table's or a list's date
         return len(parts), f"num-{len(parts)}"
     if match := _ROMAN.match(text):
         return (1, "roman") if _starts_title(match.group("title")) else None
@@ -1129,6 +1135,7 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
             and _style_key(blocks[index - 1].style) == _style_key(own)
             and not _section_over_subsection(blocks, index - 1, candidates, body)):
         return None  # the last of a run of blocks set alike: a list, not a heading
+    beside = False
     for j in range(index + 1, min(index + 1 + MAX_HEADINGS_IN_A_ROW, len(blocks))):
         following = blocks[j]
         if j in candidates:
@@ -1139,8 +1146,36 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
                              and _section_over_subsection(blocks, index, candidates, body))):
                 return None
             continue
+        if _beside_in_small_print(following, own, body):
+            beside = True
+            continue  # a side box's caption drawn next: the heading's text comes after
+        if beside and not _in_column_at_body_size(following, own, body):
+            return None  # past small print, only the body's text in its column heads on
         return following if _is_text(following, body) else None
     return None
+
+
+def _in_column_at_body_size(block: HeadingBlock, heading: LineStyle | None,
+                            body: BodyStyle | None) -> bool:
+    """``block`` is set no smaller than the body, in no table row, and overlaps the
+    heading's column: the section's text after a side box, not a table's next cell."""
+    style = block.style
+    return (style is not None and heading is not None and not block.in_row
+            and not _smaller(style, body) and style.x0 < heading.x1 and style.x1 > heading.x0)
+
+
+def _beside_in_small_print(block: HeadingBlock, heading: LineStyle | None,
+                           body: BodyStyle | None) -> bool:
+    """``block`` is small print beside a heading's column: set smaller than the body and
+    starting right of where the heading ends or ending left of where it starts (a
+    figure's caption in a side box, which a browser's print of a web page draws right
+    after the section heading next to it). The section's text follows it; a caption
+    under the heading in its column (a table's, a figure's notes) is no such block."""
+    style = block.style
+    if style is None or heading is None or body is None or not _smaller(style, body) \
+            or block.in_row:
+        return False
+    return style.x0 >= heading.x1 or style.x1 <= heading.x0
 
 
 def _section_over_subsection(blocks: Sequence[HeadingBlock], index: int,
@@ -1382,6 +1417,41 @@ def outline_headings(paragraphs: Sequence[str | None], outline: Sequence[Outline
     return found
 
 
+# A paper's reference list, whose heading LaTeX leaves out of the outline (``thebibliography``
+# adds no bookmark unless the author asks for one).
+_REFERENCES_TITLE = re.compile(
+    r"^(?:references|bibliography|works\s+cited|literature\s+cited|literatur(?:verzeichnis)?|"
+    r"r[ée]f[ée]rences(?:\s+bibliographiques)?|bibliographie)$", re.IGNORECASE)
+
+
+def with_unlisted_references(blocks: Sequence[HeadingBlock], found: dict[int, int],
+                             outline: Sequence[OutlineEntry], body: BodyStyle | None
+                             ) -> dict[int, int]:
+    """``found`` (the outline's headings) and the heading of a reference list the outline
+    leaves out: a one-line block that says only "References" (or "Bibliography", …)
+    after the first outline heading, set apart from the body where the lines' style is
+    known, at the outline's top level. Without it the last section before it (the
+    acknowledgements, the conclusion) is the parent of every reference. An outline that
+    lists a reference list has its own."""
+    if not found or any(_REFERENCES_TITLE.match(_outline_title(entry[1])) for entry in outline):
+        return found
+    first = min(found)
+    for index in range(first + 1, len(blocks)):
+        block = blocks[index]
+        if index in found or block.lines != 1 or block.text is None \
+                or not _REFERENCES_TITLE.match(block.text.strip()):
+            continue
+        if body is not None and block.style is not None and block.style.size \
+                and not _distinct(block.style, body):
+            continue  # "References" in the body's type: a word, not a heading
+        return {**found, index: min(found.values())}
+    return found
+
+
+def _outline_title(title: str) -> str:
+    return _LEADING_NUMBER.sub("", " ".join(title.split())).strip()
+
+
 def _from(items: list[int], start: int) -> Iterator[int]:
     return (items[k] for k in range(start, len(items)))
 
@@ -1438,6 +1508,8 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     found = (outline_headings([b.text if b.lines == 1 else None for b in blocks], outline,
                               [pieces[0][1].page for pieces in assembly.blocks])
              if outline else None)
+    if found is not None:
+        found = with_unlisted_references(blocks, found, outline, body)
     if found is None:
         if body is not None and layout is not None:
             rows = RowIndex(assembly, layout, body, prose)

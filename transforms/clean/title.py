@@ -483,6 +483,39 @@ def _with_cjk_fiscal_year(period: str) -> str:
     return f"{period}（{year - 1}年度{part}）"
 
 
+# Software that prints a web page to PDF: its metadata title is the page's HTML <title>.
+_BROWSER = re.compile(r"\b(?:Chromium|Chrome|Skia|Mozilla|Firefox|Gecko|Safari|WebKit|"
+                      r"wkhtmltopdf|Edge)\b", re.IGNORECASE)
+# How a page's <title> sets the site's name after the page's ("Oklahoma - Wikipedia",
+# "Pricing | Acme", "Release notes — Docs").
+_SITE_SEPARATOR = re.compile(r"^\s+(?:-|–|—|\||·|::)\s+(?=\S)")
+MAX_SITE_NAME_WORDS = 4
+
+
+def page_title_with_site(metadata_title: str, cover: str, software: Sequence[str]) -> bool:
+    """``metadata_title`` is a browser-printed web page's <title>: the name its page
+    prints large (``cover``), then a separator and the site's name of at most a few
+    words ("Supreme Court of the United States - Wikipedia"). The page's own name is
+    the document's; the site's name, the same in every page of the site, names none."""
+    if not any(_BROWSER.search(tool) for tool in software):
+        return False
+    metadata_title, cover = " ".join(metadata_title.split()), " ".join(cover.split())
+    if not metadata_title.casefold().startswith(cover.casefold()):
+        return False
+    tail = metadata_title[len(cover):]
+    if not _SITE_SEPARATOR.match(tail):
+        return False
+    site = _SITE_SEPARATOR.sub("", tail, count=1).strip()
+    return 0 < len(site.split()) <= MAX_SITE_NAME_WORDS and not _says_kind_or_period(site)
+
+
+def _says_kind_or_period(site: str) -> bool:
+    """A tail that says what the page is or when ("- Form 10-K", "| Q3 2024") is part of
+    its name, not the site's."""
+    return document_kind(site) is not None or document_period(site) is not None \
+        or any(ch.isdigit() for ch in site)
+
+
 def _squeezed(text: str) -> str:
     return "".join(text.casefold().split())
 
@@ -560,7 +593,8 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
         # A printed metadata title that holds the cover's words is the fuller name
         # ("2024年度第2四半期決算概要" over a cover's "決算概要").
         if (metadata_title and score >= MIN_TITLE_WORDS_PRINTED
-                and _squeezed(title) in _squeezed(metadata_title)):
+                and _squeezed(title) in _squeezed(metadata_title)
+                and not page_title_with_site(metadata_title, title, software)):
             return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
         # A filing's cover that prints no "(Exact name …)" caption under its filer's
         # name still lists the filer's trading symbol (its Section 12(b) table).

@@ -6,11 +6,17 @@ from __future__ import annotations
 import json
 
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
-from ragbeam.transforms.clean.headings import OUTLINE_KEY, outline_headings
+from ragbeam.transforms.clean.headings import (
+    OUTLINE_KEY,
+    BodyStyle,
+    HeadingBlock,
+    outline_headings,
+    with_unlisted_references,
+)
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.extract.outline import pdf_outline
-from ragbeam.transforms.types import BlockKind, FetchedFile, SourceFile
+from ragbeam.transforms.types import BlockKind, FetchedFile, LineStyle, SourceFile
 
 BODY = None  # a multi-line paragraph: never a heading
 
@@ -54,3 +60,32 @@ def test_tikas_outline_of_a_real_pdf_becomes_its_headings(corpus_dir):
     plain = EmbeddedTika().extract((corpus_dir / "pdf/dpr-multi-column.pdf").read_bytes(),
                                    "dpr.pdf")[0]
     assert pdf_outline(plain) == []
+
+
+def _block(text: str | None, size: float = 10.0, font: str = "Times-Roman",
+           lines: int = 1) -> HeadingBlock:
+    return HeadingBlock(text, text is None, lines,
+                        LineStyle(0, 1, 1, 72.0, 100.0, 300.0, 100.0 + size, size, False,
+                                  False, font))
+
+
+def test_a_reference_list_the_outline_leaves_out_gets_its_heading():
+    """LaTeX's bibliography has no bookmark: without its heading the last section
+    (the acknowledgements) is the parent of every reference."""
+    body = BodyStyle(10.0, "Times-Roman", False)
+    blocks = [_block("1 Introduction", 12, "Times-Bold"), _block(None, lines=6),
+              _block("8 Acknowledgements", 12, "Times-Bold"), _block(None, lines=3),
+              _block("References", 12, "Times-Bold"), _block(None, lines=9),
+              _block("A Examples", 12, "Times-Bold"), _block(None, lines=4)]
+    found = {0: 1, 2: 1, 6: 1}
+    outline = [(1, "1 Introduction", 1), (1, "8 Acknowledgements", 9), (1, "A Examples", 12)]
+    assert with_unlisted_references(blocks, found, outline, body) == {0: 1, 2: 1, 4: 1, 6: 1}
+    # "References" in the body's type is a word of the text, not a heading.
+    plain = [*blocks[:4], _block("References"), *blocks[5:]]
+    assert with_unlisted_references(plain, found, outline, body) == found
+    # An outline that lists the references has found them (or chose not to).
+    listed = [*outline, (1, "References", 10)]
+    assert with_unlisted_references(blocks, found, listed, body) == found
+    # Before the first outline heading (a contents page's line) it heads nothing.
+    assert with_unlisted_references([blocks[4], *blocks[:4]], {1: 1, 3: 1}, outline,
+                                    body) == {1: 1, 3: 1}

@@ -342,3 +342,41 @@ def test_a_part_set_smaller_than_its_items_keeps_the_sections_set_like_it_above_
               heading("Derivatives", size=9.0, bold=True, font="Arial-BoldItalicMT"), prose()]
     paths = _paths_of(blocks, find_styled_headings(blocks, body))
     assert paths["Derivatives"][-2:] == ("Financial Instruments", "Derivatives")
+
+
+def test_a_section_heading_beside_a_side_box_caption_heads_the_text_after_it():
+    """A browser's print of a web page draws a section's heading, then the caption of a
+    picture in a side box beside the text column (small print, right of the heading),
+    then the section's text: the heading stands over that text, not over the caption."""
+    caption = HeadingBlock("The harbour in 1900, seen from the lighthouse.", True, 2,
+                           style(size=7.0, font="Sans", x0=420.0, x1=580.0, top=320.0, page=2),
+                           page_height=792.0)
+    blocks = [text(lines=5, top=100.0),
+              heading("Cranes", size=15, font="Serif-Bold", x0=72.0, x1=140.0, top=280.0,
+                      page=2),
+              caption, text(lines=5, top=330.0, page=2)]
+    # (on page 2: the largest line near the top of the first page is its title)
+    assert find_styled_headings(blocks, BODY) == {1: 1}
+    # The same caption under the heading in its column: small print it heads (or not)
+    # as before, a caption's label, not a section over the text after it.
+    under = caption._replace(style=style(size=7.0, font="Sans", x0=72.0, x1=300.0, top=300.0,
+                                                   page=2))
+    assert find_styled_headings([blocks[0], blocks[1], under, blocks[3]], BODY) == {}
+    # Past the small print, a table's next cell in another column is no text of its.
+    cell = HeadingBlock("Appointed by the harbour board in 1952 for life.", True, 3,
+                        style(size=7.0, font="Sans", x0=400.0, x1=500.0, page=2), in_row=True,
+                        page_height=792.0)
+    assert find_styled_headings([blocks[0], blocks[1], caption, cell], BODY) == {}
+
+
+def test_a_day_and_a_month_is_a_date_not_a_numbered_section():
+    """A table's or a list's date ("9 August" in a list of reigns) reads like section 9
+    titled "August"; set a little smaller than the body it was a level-1 heading that
+    took the document's title out of every path after it."""
+    for date in ("9 August", "31 December", "1 Jan.", "12 Sept"):
+        assert heading_level(date) is None, date
+    assert heading_level("9 Augustine's rule") == (1, "num-1")
+    assert heading_level("3 Maybe later") == (1, "num-1")
+    blocks = [text(lines=5, top=100.0), heading("9 August", size=9.0, font="Sans", top=300.0),
+              text(lines=5, top=330.0)]
+    assert find_styled_headings(blocks, BODY) == {}

@@ -379,3 +379,26 @@ def test_a_cover_with_no_registrant_caption_still_names_its_trading_symbol():
     assert name_document(None, {}, text, cover, 9.0).title == "HARBOUR CRANES CORPORATION (HCX)"
     plain = text.replace(table, "Indicate by check mark whether the registrant is a shell.")
     assert name_document(None, {}, plain, cover, 9.0).title == "HARBOUR CRANES CORPORATION"
+
+
+def test_a_browser_printed_page_is_named_by_its_page_not_its_site():
+    """A web page printed by a browser: its metadata title is the page's <title>, the
+    name it prints large then the site's ("Harbour Cranes - Quaypedia"); the site's name
+    is the same on every page of the site and names none of them."""
+    cover = [TitleLine("Harbour Cranes", 1, 24, 60, 84)]
+    opening = "Harbour Cranes. Quaypedia, the free harbour encyclopedia. Cranes lift boxes."
+    browser = {"pdf:producer": "Skia/PDF m123", "xmp:CreatorTool": "Chromium"}
+    name = name_document("Harbour Cranes - Quaypedia", browser, opening, cover, 10.0)
+    assert (name.title, name.source) == ("Harbour Cranes", "cover")
+    assert name_document("Harbour Cranes | Quay Port Authority", browser, opening, cover,
+                         10.0).title == "Harbour Cranes"
+    # Not a browser's print: the fuller metadata title stays, as before.
+    assert name_document("Harbour Cranes - Quaypedia", {"pdf:producer": "pdfTeX-1.40"},
+                         opening, cover, 10.0).title == "Harbour Cranes - Quaypedia"
+    # A tail that says what the page is or when is the page's name, not a site's.
+    assert name_document("Harbour Cranes - Annual Report 2022", browser,
+                         opening + " Annual Report 2022.", cover, 10.0).title == \
+        "Harbour Cranes - Annual Report 2022"
+    # No separator: the metadata title is one name ("Harbour Cranes Quaypedia").
+    assert name_document("Harbour Cranes Quaypedia", browser, opening, cover,
+                         10.0).title == "Harbour Cranes Quaypedia"
