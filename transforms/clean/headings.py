@@ -87,6 +87,11 @@ _CJK_ENUMERATIONS = (
     (re.compile(r"^\d{1,2}\s*、\s*\S"), 4, "cjk-arabic"),
     (re.compile(r"^[（(]\s*\d{1,2}\s*[）)]\s*[^\W\d_]"), 5, "cjk-paren-arabic"),
 )
+# Japanese numbering with a full stop and no space: "1．経営成績等の概況", "2.要約…" (a
+# 決算短信's or an annual report's sections); only where a CJK character follows.
+_CJK_FULL_STOP_NUMBER = re.compile(f"^\\d{{1,2}}\\s*[．.]\\s*[{CJK_SCRIPTS_CLASS}]")
+# What a CJK enumeration or numbering may open with (a cheap test before the patterns).
+_CJK_ENUMERATION_OPENS = frozenset("（(一二三四五六七八九十0123456789")
 _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
 # A heading set apart by its font may end in a question or trail off ("Pour en savoir
 # plus…"), not in a full stop, a colon or a comma.
@@ -316,7 +321,8 @@ def looks_like_heading(line: str) -> bool:
     """The rule line joining asks of a line before joining it to the one above: a short
     line that opens like a heading, numbered ("2.1 Title", "IV. Results"), a CJK
     chapter or section ("第一节 重要提示"), a keyword heading ("Item 2. …", "PART II"),
-    or in capitals. ``heading_level`` is the stricter rule for what is a heading."""
+    in capitals, or a CJK enumeration (``opens_cjk_enumeration``). ``heading_level``
+    is the stricter rule for what is a heading."""
     if len(line) > MAX_KEYWORD_HEADING_CHARS:
         return False
     if keyword_heading(line) is not None:
@@ -324,7 +330,17 @@ def looks_like_heading(line: str) -> bool:
     if len(line) > MAX_HEADING_CHARS:
         return False
     return (numbered_heading_start(line) or _CJK_SECTION.match(line) is not None
-            or (line.isupper() and len(line) > 3))
+            or (line.isupper() and len(line) > 3) or opens_cjk_enumeration(line))
+
+
+def opens_cjk_enumeration(line: str) -> bool:
+    """Does a CJK line open with an enumeration or a numbering ("（1）要約…", "一、…",
+    "2．要約四半期連結財務諸表及び主な注記")? Such a line starts an item or a section:
+    line joining keeps it apart from the line above (Chinese and Japanese lines join
+    with no space, so a heading glued to the next one reads as one run of words)."""
+    return (line[:1] in _CJK_ENUMERATION_OPENS and _CJK_START.search(line) is not None
+            and (_CJK_FULL_STOP_NUMBER.match(line) is not None
+                 or any(pattern.match(line) for pattern, _, _ in _CJK_ENUMERATIONS)))
 
 
 def reference_ends_sentence(line: str, next_line: str, in_paragraph: bool = False) -> bool:
@@ -604,7 +620,8 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
     section 69 or 36. Sections go on from the last one ("3 Methods" after "2 Data"), or
     start again (at a part, an exhibit, an appendix: ``KEYWORD_RANKS_DIVISION``); the
     first of a document or a part may be any up to ``MAX_FIRST_SECTION``; a jump is a
-    section only where the next numbered heading goes on from it."""
+    section only where the next numbered heading goes on from it. A title numbered
+    again and again is a list's entry (``_listed_titles``)."""
     entries: list[tuple[int, int | None]] = []  # (index, first number), None: a new part
     for i in sorted(found):
         text = (texts[i] or "").strip()
@@ -613,7 +630,7 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
         elif (keyword := division_heading(text)) is not None \
                 and keyword[0] == KEYWORD_RANKS_DIVISION:
             entries.append((i, None))
-    dropped: set[int] = set()
+    dropped = _listed_titles(texts, [i for i, number in entries if number is not None])
     last = 0
     for k, (i, number) in enumerate(entries):
         if number is None:
@@ -626,6 +643,26 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
         else:
             dropped.add(i)
     return {i: level for i, level in found.items() if i not in dropped}
+
+
+# A title printed under this many different numbers is an entry of a numbered list.
+MIN_LISTED_NUMBERS = 3
+_SINGLE_NUMBER = re.compile(r"^(?P<num>\d{1,3})\.?\s+(?P<title>\S.*)$")
+
+
+def _listed_titles(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:
+    """The numbered headings whose title recurs under ``MIN_LISTED_NUMBERS`` or more
+    different numbers ("14 PC Support Service Basic", "15 PC Support Service Basic", …
+    "22 PC Support Service Basic"): a price list's or an order form's numbered options,
+    one per model, not sections, which each name something of their own. Only titles
+    under single numbers: "2.1 Overview" and "3.1 Overview" are subsections."""
+    numbers: dict[str, set[int]] = defaultdict(set)
+    titles: dict[int, str] = {}
+    for i in numbered:
+        if (match := _SINGLE_NUMBER.match((texts[i] or "").strip())) is not None:
+            titles[i] = " ".join(match.group("title").split())
+            numbers[titles[i]].add(int(match.group("num")))
+    return {i for i, title in titles.items() if len(numbers[title]) >= MIN_LISTED_NUMBERS}
 
 
 # The number a heading opens with, per kind of numbering: "3 …"/"3.2 …" (the last part),

@@ -15,7 +15,8 @@ cleaned text, in this order:
    or paragraph break across ``<p>`` elements;
 3. the next line starts with a lowercase letter → same sentence: join;
 4. same ``<p>`` → join, unless the line is a short one that ends a sentence
-   (then keep the line break);
+   (then keep the line break), or both lines open with a CJK numbering ("2．要約…" /
+   "（1）要約…", ``headings.opens_cjk_enumeration``: a paragraph break);
 5. different ``<p>`` → join only if the line runs to the right margin
    (at least ``FULL_LINE_SHARE`` of the page's typical line length, and not
    far longer than it: a masthead or title spanning two columns is no wrapped
@@ -60,6 +61,7 @@ from ragbeam.transforms.clean.headings import (
     capitals_heading_runs_on,
     looks_like_heading,
     numbered_heading_start,
+    opens_cjk_enumeration,
     reference_ends_sentence,
 )
 from ragbeam.transforms.clean.hyphenation import (
@@ -177,6 +179,11 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
             return LineBreak.PARAGRAPH
         if not full_width and (ends_sentence or looks_like_heading(next_line)):
             return LineBreak.LINE  # a paragraph's end, or a heading Tika kept in its block
+        if opens_cjk_enumeration(line) and opens_cjk_enumeration(next_line):
+            # "2．要約…注記" / "（1）要約…計算書": numbered one after the other, a heading
+            # and the one under it (or two items), however near the margin the first
+            # ends (on a page of tables the typical line is short).
+            return LineBreak.PARAGRAPH
         return join_separator(line, next_line)
     if full_width and not ends_sentence and not looks_like_heading(next_line):
         return join_separator(line, next_line)

@@ -223,3 +223,46 @@ def test_an_attachment_between_two_articles_that_follow_each_other_is_in_the_fir
                      "Item 5. Market for Equity", BODY])
     assert filing == {"PART I": 1, "Item 4. Mine Safety Disclosures": 2, "PART II": 1,
                       "Item 5. Market for Equity": 2}
+
+
+def test_a_title_numbered_again_and_again_is_a_list_entry_not_a_section():
+    # A product catalogue's option list: one numbered row per model, the same option
+    # under many numbers; a section names something of its own.
+    paragraphs = ["1 Memory Upgrade 16GB", BODY, "2 Palm Vein Sensor", BODY,
+                  "3 Extended Support Service", BODY, "4 Palm Vein Sensor", BODY,
+                  "5 Extended Support Service", BODY, "6 Palm Vein Sensor", BODY,
+                  "7 Extended Support Service", BODY]
+    assert _paths(paragraphs) == {"1 Memory Upgrade 16GB": 1}
+    assert _paths(["1 手のひら静脈センサー", BODY, "2 リアカメラ追加", BODY,
+                   "5 手のひら静脈センサー", BODY, "8 手のひら静脈センサー", BODY]) == {
+        "2 リアカメラ追加": 1}
+    # Twice is not a list: "2 Overview" of two papers; nor a subsection's title.
+    assert _paths(["1 Overview", BODY, "2 Data", BODY, "3 Overview", BODY]) == {
+        "1 Overview": 1, "2 Data": 1, "3 Overview": 1}
+    assert _paths(["1 Cranes", BODY, "1.1 Overview", BODY, "2 Quays", BODY, "2.1 Overview",
+                   BODY, "3 Tugs", BODY, "3.1 Overview", BODY]) == {
+        "1 Cranes": 1, "1.1 Overview": 2, "2 Quays": 1, "2.1 Overview": 2, "3 Tugs": 1,
+        "3.1 Overview": 2}
+
+
+def test_a_cjk_numbered_line_is_not_joined_to_the_line_above():
+    # Japanese and Chinese lines join with no space: a section's heading glued to the
+    # heading under it ("2．要約…注記（1）要約…計算書") is neither.
+    for line in ("（1）要約四半期連結財政状態計算書", "2．要約四半期連結財務諸表及び主な注記",
+                 "(3)発行済株式数", "一、重要提示", "（二）公司简介", "3、主要会计数据"):
+        assert looks_like_heading(line), line
+        assert classify_line_break("当社グループの業績は堅調に推移し、前年同期比で増収と",
+                                   line, same_block=False, full_width=True) \
+            is LineBreak.PARAGRAPH, line
+    # Two numbered lines in one block: apart, however near the margin the first ends.
+    for full_width in (True, False):
+        assert classify_line_break("2．要約四半期連結財務諸表及び主な注記",
+                                   "（1）要約四半期連結財政状態計算書", same_block=True,
+                                   full_width=full_width) is LineBreak.PARAGRAPH
+    # A wrapped line going on is still joined; an ASCII "2.5" or a Latin "(1)" is no
+    # CJK numbering.
+    assert classify_line_break("当社グループの業績は堅調に推移し、前年同期比で増収と",
+                               "なりました。", same_block=True, full_width=True) \
+        is LineBreak.JOINED
+    assert not looks_like_heading("2.5倍に増加しました")
+    assert not looks_like_heading("(1) of the agreement, the parties")
