@@ -429,9 +429,20 @@ def _starts_title(title: str) -> bool:
     return first.isupper() or bool(_CJK_START.match(first))
 
 
+# A note's reference mark after a heading, as Japanese documents print it ("A1 LIFEBOOK
+# U3114X/S＊10", "売上収益※1"): the heading is the words before it, and its last digit
+# no page number.
+_NOTE_REFERENCE = re.compile(r"(?:\s*[＊※][0-9０-９]{1,2})+$")
+# A short qualifier in full-width brackets after a heading in Latin capitals, in a CJK
+# document ("A4 LIFEBOOK U9313/R（ピクトブラック）": a model and its colour).
+_FULL_WIDTH_QUALIFIER = re.compile(f"\\s*（[{CJK_SCRIPTS_CLASS}ー・]{{1,20}}）$")
+
+
 def heading_level(line: str) -> tuple[int, str] | None:
     """``(level, depth key)`` if the line reads like a section heading."""
     text = line.strip()
+    if text[-1:].isdigit():
+        text = _NOTE_REFERENCE.sub("", text) or text
     if (match := _SECTION_SIGN.match(text)) and _is_section_title(match.group("title")):
         return 2, "section-sign"
     if (keyword := keyword_heading(text)) is not None:
@@ -463,7 +474,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if (match := _LETTERED.match(text)) and _starts_title(match.group("title")):
         depth = match.group("num").rstrip(".").count(".") + 1
         return depth, f"alpha-{depth}"
-    if _is_capitals_heading(text):
+    if _is_capitals_heading(text) or (text.endswith("）") and _is_capitals_heading(
+            _FULL_WIDTH_QUALIFIER.sub("", text))):
         return 1, "caps"
     if _is_title_case_heading(text):
         return 2, "title"
@@ -630,7 +642,9 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
         elif (keyword := division_heading(text)) is not None \
                 and keyword[0] == KEYWORD_RANKS_DIVISION:
             entries.append((i, None))
-    dropped = _listed_titles(texts, [i for i, number in entries if number is not None])
+    numbered = [i for i, number in entries if number is not None]
+    dropped = _listed_titles(texts, numbered)
+    dropped |= _list_entries(texts, [i for i in numbered if i not in dropped])
     last = 0
     for k, (i, number) in enumerate(entries):
         if number is None:
@@ -663,6 +677,51 @@ def _listed_titles(texts: Sequence[str | None], numbered: Sequence[int]) -> set[
             titles[i] = " ".join(match.group("title").split())
             numbers[titles[i]].add(int(match.group("num")))
     return {i for i, title in titles.items() if len(numbers[title]) >= MIN_LISTED_NUMBERS}
+
+
+# How far (in blocks) a numbered heading's neighbour numbers are looked for.
+MAX_ENTRY_NEIGHBOUR_BLOCKS = 8
+# How many characters of a CJK title two entries of one list open with alike.
+CJK_OPENING_CHARS = 2
+
+
+def _opening(title: str) -> str:
+    """A title's first word, or its first characters where it is CJK (no spaces)."""
+    first = title.split()[0]
+    return first[:CJK_OPENING_CHARS] if _CJK_START.match(first) else first.casefold()
+
+
+def _list_entries(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:
+    """The numbered headings next to a block that is no heading, numbered one before or
+    one after them, whose title opens alike ("2 メモリ変更16GB→64GB" between "1 メモリ変更…"
+    and a row "3 メモリ変更8GB→16GB"): entries of a numbered list (a price list's
+    options) of which the short ones read like headings. A section's neighbour numbers
+    are sections: "2 Data" is not followed by a paragraph "3 Data shows…"."""
+    dropped: set[int] = set()
+    while True:  # an entry found makes its neighbours' neighbour no heading: again
+        headings = set(numbered) - dropped
+        found = {i for i in headings if _entry_beside(texts, i, headings)}
+        if not found:
+            return dropped
+        dropped |= found
+
+
+def _entry_beside(texts: Sequence[str | None], i: int, headings: set[int]) -> bool:
+    """Is block ``i`` ("N title") near a block that is no heading, numbered N ± 1, whose
+    title opens alike?"""
+    if (match := _SINGLE_NUMBER.match((texts[i] or "").strip())) is None:
+        return False
+    number, opening = int(match.group("num")), _opening(match.group("title"))
+    for j in (*range(max(0, i - MAX_ENTRY_NEIGHBOUR_BLOCKS), i),
+              *range(i + 1, min(len(texts), i + 1 + MAX_ENTRY_NEIGHBOUR_BLOCKS))):
+        other = texts[j]
+        if j in headings or not other:
+            continue
+        entry = _SINGLE_NUMBER.match(other.strip())
+        if (entry is not None and int(entry.group("num")) == number + (1 if j > i else -1)
+                and _opening(entry.group("title")) == opening):
+            return True
+    return False
 
 
 # The number a heading opens with, per kind of numbering: "3 …"/"3.2 …" (the last part),

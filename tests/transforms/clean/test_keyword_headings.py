@@ -266,3 +266,31 @@ def test_a_cjk_numbered_line_is_not_joined_to_the_line_above():
         is LineBreak.JOINED
     assert not looks_like_heading("2.5倍に増加しました")
     assert not looks_like_heading("(1) of the agreement, the parties")
+
+
+def test_numbered_rows_of_a_price_list_are_no_sections():
+    # The short rows of a numbered option list read like headings; the rows between them
+    # ("3 Memory upgrade 8GB→16GB FMC… 109,400 …") say what they are.
+    paragraphs = ["1 Memory upgrade 16GB→32GB", "(onboard) FMC1A5 173,900 adds memory",
+                  "2 Memory upgrade 16GB→64GB", "(onboard) FMC1A6 447,200 adds memory",
+                  "3 Memory upgrade 8GB→16GB (onboard) FMC1A7 109,400 adds memory.",
+                  "4 Memory upgrade 8GB→32GB", "(onboard) FMC1A8 283,300 adds memory"]
+    assert _paths(paragraphs) == {}
+    assert _paths(["1 メモリ変更16GB→32GB", BODY, "2 メモリ変更16GB→64GB", BODY,
+                   "3 メモリ変更8GB→16GB（オンボード） FMCPRC1A7 本体と同期 109,400 を追加します。",
+                   "4 メモリ変更8GB→32GB", BODY]) == {}
+    # A section's neighbour is a section, whatever paragraph follows it.
+    assert _paths(["1 Introduction", BODY, "2 Data", BODY,
+                   "3 Introduction of the new scheme was delayed by a year.", BODY,
+                   "3 Methods", BODY]) == {"1 Introduction": 1, "2 Data": 1, "3 Methods": 1}
+
+
+def test_a_heading_may_end_in_a_notes_reference_mark_or_a_qualifier_in_brackets():
+    # A catalogue's model headings: "＊10" refers to a note (no page number), and the
+    # colour in full-width brackets qualifies the model.
+    assert heading_level("A1 LIFEBOOK U3114X/S＊10") == (1, "caps")
+    assert heading_level("A4 LIFEBOOK U9313/R（ピクトブラック）＊10") == (1, "caps")
+    assert heading_level("A6 LIFEBOOK U7314/R") == (1, "caps")
+    # A contents entry still ends in its page number; a lower-case qualifier is no caps.
+    assert heading_level("2.1 Parsing 4") is None
+    assert heading_level("ANNUAL REPORT (see note 4)") is None
