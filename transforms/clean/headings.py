@@ -79,17 +79,16 @@ MAX_SECTION_TITLE_WORDS = 15
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
 # A line that opens with a heading's numbering, whatever follows: "2.1 …", "IV. …", "B. …".
 _NUMBERED_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
-# Chinese enumerations below chapters and sections, in their usual order of depth:
+# Chinese and Japanese enumerations below chapters and sections, in their usual order of depth:
 # "一、", "（一）", "1、", "（1）" (full-width or ASCII brackets).
 _CJK_ENUMERATIONS = (
     (re.compile(r"^[一二三四五六七八九十]{1,3}\s*、\s*\S"), 3, "cjk-enum"),
+    # Japanese: "1．経営成績等の概況", "2.要約…" (a number, a full stop, no space).
+    (re.compile(f"^\\d{{1,2}}\\s*[．.]\\s*[{CJK_SCRIPTS_CLASS}]"), 3, "cjk-full-stop"),
     (re.compile(r"^[（(]\s*[一二三四五六七八九十]{1,3}\s*[）)]\s*\S"), 4, "cjk-paren"),
     (re.compile(r"^\d{1,2}\s*、\s*\S"), 4, "cjk-arabic"),
     (re.compile(r"^[（(]\s*\d{1,2}\s*[）)]\s*[^\W\d_]"), 5, "cjk-paren-arabic"),
 )
-# Japanese numbering with a full stop and no space: "1．経営成績等の概況", "2.要約…" (a
-# 決算短信's or an annual report's sections); only where a CJK character follows.
-_CJK_FULL_STOP_NUMBER = re.compile(f"^\\d{{1,2}}\\s*[．.]\\s*[{CJK_SCRIPTS_CLASS}]")
 # What a CJK enumeration or numbering may open with (a cheap test before the patterns).
 _CJK_ENUMERATION_OPENS = frozenset("（(一二三四五六七八九十0123456789")
 _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
@@ -339,8 +338,7 @@ def opens_cjk_enumeration(line: str) -> bool:
     line joining keeps it apart from the line above (Chinese and Japanese lines join
     with no space, so a heading glued to the next one reads as one run of words)."""
     return (line[:1] in _CJK_ENUMERATION_OPENS and _CJK_START.search(line) is not None
-            and (_CJK_FULL_STOP_NUMBER.match(line) is not None
-                 or any(pattern.match(line) for pattern, _, _ in _CJK_ENUMERATIONS)))
+            and any(pattern.match(line) for pattern, _, _ in _CJK_ENUMERATIONS))
 
 
 def reference_ends_sentence(line: str, next_line: str, in_paragraph: bool = False) -> bool:
@@ -730,6 +728,7 @@ _SEQUENCE_NUMBERS = (
     ("num", re.compile(r"^(?:\d{1,2}\.)*(?P<n>\d{1,2})\.?\s+\S")),
     ("paren", re.compile(r"^[（(]\s*(?P<n>\d{1,2})\s*[）)]\s*\S")),
     ("comma", re.compile(r"^(?P<n>\d{1,2})\s*、\s*\S")),
+    ("stop", re.compile(f"^(?P<n>\\d{{1,2}})\\s*[．.]\\s*[{CJK_SCRIPTS_CLASS}]")),
 )
 
 

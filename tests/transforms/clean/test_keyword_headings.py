@@ -294,3 +294,22 @@ def test_a_heading_may_end_in_a_notes_reference_mark_or_a_qualifier_in_brackets(
     # A contents entry still ends in its page number; a lower-case qualifier is no caps.
     assert heading_level("2.1 Parsing 4") is None
     assert heading_level("ANNUAL REPORT (see note 4)") is None
+
+
+def test_japanese_numbering_with_a_full_stop_ranks_above_parenthesised_numbers():
+    # A 決算短信's attachment: "2．…" over "（1）…"; the full stop is full-width or ASCII,
+    # with no space before the title.
+    assert heading_level("2．要約四半期連結財務諸表及び主な注記") == (3, "cjk-full-stop")
+    assert heading_level("3.連結業績予想") == (3, "cjk-full-stop")
+    assert heading_level("2.5倍に増加") != (3, "cjk-full-stop")
+    assert _paths(["1．経営成績等の概況", BODY, "2．要約四半期連結財務諸表及び主な注記",
+                   "（1）要約四半期連結財政状態計算書", BODY, "（2）要約四半期連結損益計算書",
+                   BODY]) == {"1．経営成績等の概況": 3, "2．要約四半期連結財務諸表及び主な注記": 3,
+                              "（1）要約四半期連結財政状態計算書": 5,
+                              "（2）要約四半期連結損益計算書": 5}
+    # Where "1．" and "2．" stand between "（1）" and "（2）", they are (1)'s subsections:
+    # sections of one numbering are siblings (a business report's "（1）主要な事業内容").
+    assert _paths(["1 企業集団の現況", BODY, "（1）主要な事業内容", BODY, "1．変更の目的", BODY,
+                   "2．主な変更点", BODY, "（2）事業の経過および成果", BODY]) == {
+        "1 企業集団の現況": 1, "（1）主要な事業内容": 5, "1．変更の目的": 6, "2．主な変更点": 6,
+        "（2）事業の経過および成果": 5}
