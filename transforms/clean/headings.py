@@ -630,7 +630,8 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
     section 69 or 36. Sections go on from the last one ("3 Methods" after "2 Data"), or
     start again (at a part, an exhibit, an appendix: ``KEYWORD_RANKS_DIVISION``); the
     first of a document or a part may be any up to ``MAX_FIRST_SECTION``; a jump is a
-    section only where the next numbered heading goes on from it. A title numbered
+    section only where the next numbered heading goes on from it, and so is a step back
+    to any but 1 ("3" after "27": an option list's row). A title numbered
     again and again is a list's entry (``_listed_titles``)."""
     entries: list[tuple[int, int | None]] = []  # (index, first number), None: a new part
     for i in sorted(found):
@@ -641,7 +642,7 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
                 and keyword[0] == KEYWORD_RANKS_DIVISION:
             entries.append((i, None))
     numbered = [i for i, number in entries if number is not None]
-    dropped = _listed_titles(texts, numbered)
+    dropped = _listed_titles(texts, numbered) | _variant_rows(texts, numbered)
     dropped |= _list_entries(texts, [i for i in numbered if i not in dropped])
     last = 0
     for k, (i, number) in enumerate(entries):
@@ -649,8 +650,11 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
             last = 0
             continue
         following = next((n for _, n in entries[k + 1:] if n is not None), None)
-        if (number <= last + MAX_NUMBERING_GAP or (last == 0 and number <= MAX_FIRST_SECTION)
-                or following in (number, number + 1)):
+        if number < last and number != 1 and following not in (number, number + 1):
+            dropped.add(i)  # back to "3" after "27": no section starts again at 3
+        elif (number <= last + MAX_NUMBERING_GAP
+              or (last == 0 and number <= MAX_FIRST_SECTION)
+              or following in (number, number + 1)):
             last = number
         else:
             dropped.add(i)
@@ -662,19 +666,56 @@ MIN_LISTED_NUMBERS = 3
 _SINGLE_NUMBER = re.compile(r"^(?P<num>\d{1,3})\.?\s+(?P<title>\S.*)$")
 
 
+# A qualifier in brackets closing a title: "Palm sensor (PalmSecure-F compatible)".
+_QUALIFIER = re.compile(r"\s*[(（][^()（）]*[)）]$")
+
+
 def _listed_titles(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:
     """The numbered headings whose title recurs under ``MIN_LISTED_NUMBERS`` or more
     different numbers ("14 PC Support Service Basic", "15 PC Support Service Basic", …
-    "22 PC Support Service Basic"): a price list's or an order form's numbered options,
-    one per model, not sections, which each name something of their own. Only titles
-    under single numbers: "2.1 Overview" and "3.1 Overview" are subsections."""
+    "22 PC Support Service Basic"; a qualifier in brackets after it aside): a price
+    list's or an order form's numbered options, one per model, not sections, which each
+    name something of their own. Only titles under single numbers: "2.1 Overview" and
+    "3.1 Overview" are subsections."""
     numbers: dict[str, set[int]] = defaultdict(set)
     titles: dict[int, str] = {}
     for i in numbered:
         if (match := _SINGLE_NUMBER.match((texts[i] or "").strip())) is not None:
-            titles[i] = " ".join(match.group("title").split())
+            title = " ".join(match.group("title").split())
+            titles[i] = _QUALIFIER.sub("", title) or title
             numbers[titles[i]].add(int(match.group("num")))
     return {i for i, title in titles.items() if len(numbers[title]) >= MIN_LISTED_NUMBERS}
+
+
+# Numbered headings this close (in blocks), this many in a row, titled alike but for
+# their figures, are a list's rows.
+MAX_VARIANT_ROW_STEP = 3
+MIN_VARIANT_ROWS = 3
+_FIGURES = re.compile(r"\d+")
+
+
+def _variant_rows(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:
+    """Runs of ``MIN_VARIANT_ROWS`` or more numbered headings, numbered one after the
+    other and each within ``MAX_VARIANT_ROW_STEP`` blocks of the one before, whose titles
+    differ only in their figures ("25 Support Service Premium 3 years", "26 … 4 years",
+    "27 … 5 years"): an option list's rows, one per variant. Sections titled alike
+    ("2 Study 1", "3 Study 2") have their text between them."""
+    keyed = []
+    for i in numbered:
+        if (match := _SINGLE_NUMBER.match((texts[i] or "").strip())) is not None:
+            keyed.append((i, int(match.group("num")), _FIGURES.sub("0", match.group("title"))))
+    dropped: set[int] = set()
+    run: list[int] = []
+    for k, (i, number, key) in enumerate(keyed):
+        if run and not (i - keyed[k - 1][0] <= MAX_VARIANT_ROW_STEP
+                        and number == keyed[k - 1][1] + 1 and key == keyed[k - 1][2]):
+            if len(run) >= MIN_VARIANT_ROWS:
+                dropped.update(run)
+            run = []
+        run.append(i)
+    if len(run) >= MIN_VARIANT_ROWS:
+        dropped.update(run)
+    return dropped
 
 
 # How far (in blocks) a numbered heading's neighbour numbers are looked for.
@@ -684,9 +725,12 @@ CJK_OPENING_CHARS = 2
 
 
 def _opening(title: str) -> str:
-    """A title's first word, or its first characters where it is CJK (no spaces)."""
-    first = title.split()[0]
-    return first[:CJK_OPENING_CHARS] if _CJK_START.match(first) else first.casefold()
+    """A title's first two words ("memory upgrade"), or its first characters where it is
+    CJK (no spaces: "メモ")."""
+    words = title.split()
+    if _CJK_START.match(words[0]):
+        return words[0][:CJK_OPENING_CHARS]
+    return " ".join(words[:2]).casefold()
 
 
 def _list_entries(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:

@@ -313,3 +313,29 @@ def test_japanese_numbering_with_a_full_stop_ranks_above_parenthesised_numbers()
                    "2．主な変更点", BODY, "（2）事業の経過および成果", BODY]) == {
         "1 企業集団の現況": 1, "（1）主要な事業内容": 5, "1．変更の目的": 6, "2．主な変更点": 6,
         "（2）事業の経過および成果": 5}
+
+
+def test_an_option_list_seen_again_after_a_step_back_is_no_section():
+    # A qualifier in brackets does not make a listed option's title another one.
+    assert _paths(["2 Palm Vein Sensor", BODY, "4 Palm Vein Sensor", BODY,
+                   "6 Palm Vein Sensor (PalmSecure-F compatible)", BODY]) == {}
+    # Numbering goes on or starts again at 1; a step back to 3 after 27 is a list's row.
+    assert _paths(["1 Scope", BODY, "2 Terms", BODY, "3 Fees", BODY, "1 Annex Scope", BODY,
+                   "2 Annex Terms", BODY]) == {"1 Scope": 1, "2 Terms": 1, "3 Fees": 1,
+                                               "1 Annex Scope": 1, "2 Annex Terms": 1}
+    assert _paths(["7 Cranes", BODY, "8 Quays", BODY, "9 Tugs", BODY, "3 Memory Upgrade",
+                   BODY]) == {"7 Cranes": 1, "8 Quays": 1, "9 Tugs": 1}
+
+
+def test_rows_of_variants_in_a_row_are_no_sections():
+    # An option list's rows, one per variant, block after block.
+    assert _paths(["24 Extended Warranty", BODY, "25 Support Service Premium 3 years",
+                   "FMC31 66,000", "26 Support Service Premium 4 years", "FMC41 83,000",
+                   "27 Support Service Premium 5 years", "FMC51 99,000"]) == {
+        "24 Extended Warranty": 1}
+    # Studies titled alike, with their text between them, are sections.
+    prose = [BODY, BODY, BODY, BODY]
+    assert _paths(["1 Introduction", *prose, "2 Study 1 Design", *prose, "3 Study 2 Design",
+                   *prose, "4 Study 3 Design", *prose]) == {
+        "1 Introduction": 1, "2 Study 1 Design": 1, "3 Study 2 Design": 1,
+        "4 Study 3 Design": 1}
