@@ -624,7 +624,8 @@ MAX_NUMBERING_GAP = 3
 MAX_FIRST_SECTION = 9
 
 
-def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[int, int]:
+def in_numbering(texts: Sequence[str | None], found: Mapping[int, int],
+                 contents: frozenset[str] = frozenset()) -> dict[int, int]:
     """``found`` without the numbered headings that break the document's numbering: a
     chart's bar label "69 Other", a table's row "36 Months" after "2 Background" is no
     section 69 or 36. Sections go on from the last one ("3 Methods" after "2 Data"), or
@@ -632,7 +633,8 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
     first of a document or a part may be any up to ``MAX_FIRST_SECTION``; a jump is a
     section only where the next numbered heading goes on from it, and so is a step back
     to any but 1 ("3" after "27": an option list's row). A title numbered
-    again and again is a list's entry (``_listed_titles``)."""
+    again and again is a list's entry (``_listed_titles``), unless the document's
+    contents page lists it (``contents``: its entries' words, ``contents_entries``)."""
     entries: list[tuple[int, int | None]] = []  # (index, first number), None: a new part
     for i in sorted(found):
         text = (texts[i] or "").strip()
@@ -642,7 +644,7 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
                 and keyword[0] == KEYWORD_RANKS_DIVISION:
             entries.append((i, None))
     numbered = [i for i, number in entries if number is not None]
-    dropped = _listed_titles(texts, numbered) | _variant_rows(texts, numbered)
+    dropped = _listed_titles(texts, numbered, contents) | _variant_rows(texts, numbered)
     dropped |= _list_entries(texts, [i for i in numbered if i not in dropped])
     last = 0
     for k, (i, number) in enumerate(entries):
@@ -670,13 +672,15 @@ _SINGLE_NUMBER = re.compile(r"^(?P<num>\d{1,3})\.?\s+(?P<title>\S.*)$")
 _QUALIFIER = re.compile(r"\s*[(（][^()（）]*[)）]$")
 
 
-def _listed_titles(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:
+def _listed_titles(texts: Sequence[str | None], numbered: Sequence[int],
+                   contents: frozenset[str] = frozenset()) -> set[int]:
     """The numbered headings whose title recurs under ``MIN_LISTED_NUMBERS`` or more
     different numbers ("14 PC Support Service Basic", "15 PC Support Service Basic", …
     "22 PC Support Service Basic"; a qualifier in brackets after it aside): a price
     list's or an order form's numbered options, one per model, not sections, which each
     name something of their own. Only titles under single numbers: "2.1 Overview" and
-    "3.1 Overview" are subsections."""
+    "3.1 Overview" are subsections; and not where the document's contents page lists
+    the heading (a test file's sections "1 Foo", "2 Bar", "3 Baz", "4 Foo" …)."""
     numbers: dict[str, set[int]] = defaultdict(set)
     titles: dict[int, str] = {}
     for i in numbered:
@@ -684,7 +688,17 @@ def _listed_titles(texts: Sequence[str | None], numbered: Sequence[int]) -> set[
             title = " ".join(match.group("title").split())
             titles[i] = _QUALIFIER.sub("", title) or title
             numbers[titles[i]].add(int(match.group("num")))
-    return {i for i, title in titles.items() if len(numbers[title]) >= MIN_LISTED_NUMBERS}
+    return {i for i, title in titles.items() if len(numbers[title]) >= MIN_LISTED_NUMBERS
+            and " ".join((texts[i] or "").split()) not in contents}
+
+
+_PAGE_REFERENCE = re.compile(r"\s+(?:\d{1,4}|[ivxlc]{1,6})$")
+
+
+def contents_entries(entries: Iterable[str]) -> frozenset[str]:
+    """A contents page's entries as the headings they name: "2 Bar 2" → "2 Bar"."""
+    return frozenset(" ".join(_PAGE_REFERENCE.sub("", entry.strip()).split())
+                     for entry in entries)
 
 
 # Numbered headings this close (in blocks), this many in a row, titled alike but for
@@ -937,8 +951,8 @@ def _style_key(style: LineStyle) -> tuple[float, bool, str]:
     return (style.size, style.bold, style.font)
 
 
-def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
-                         ) -> dict[int, int]:
+def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
+                         contents: frozenset[str] = frozenset()) -> dict[int, int]:
     """``{index: level}`` of a PDF's headings, from its text and its typography.
 
     The text rules (``heading_level``) still find numbered, capitals and title-case
@@ -960,8 +974,8 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
     by_text = _text_headings(texts, [b.prose for b in blocks], [b.text for b in blocks])
     if body is None:
-        return nest_between_numbers(texts, nest_under_keywords(texts, in_numbering(texts,
-                                                                                   by_text)))
+        return nest_between_numbers(texts, nest_under_keywords(texts, in_numbering(
+            texts, by_text, contents)))
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
     for i in _lettered_out_of_sequence(blocks, kinds):
         del by_text[i], kinds[i]
@@ -1027,7 +1041,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                  or blocks[i].style.page != blocks[title].style.page
                  or blocks[i].style.top >= blocks[title].style.top}
     texts = [b.text for b in blocks]
-    found = in_numbering(texts, found)
+    found = in_numbering(texts, found, contents)
     return nest_between_numbers(texts, nest_under_keywords(
         texts, _levels(blocks, found), {i: blocks[i].style for i in found}))
 
@@ -1469,7 +1483,9 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                                      page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
-        found = find_styled_headings(blocks, body)
+        found = find_styled_headings(blocks, body, contents_entries(
+            " ".join(line.text for _, line in pieces) for pieces in assembly.blocks
+            if pieces[0][1].kind is BlockKind.CONTENTS))
         found = _join_division_titles(assembly, found)
     # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
     # of every page) it heads nothing.

@@ -9,8 +9,10 @@ from made_pdfs import Line, MadePdf, extract_and_clean, prose_lines, render
 
 from ragbeam.transforms.chunk.base import HeadingIndex
 from ragbeam.transforms.clean.headings import (
+    contents_entries,
     find_headings,
     heading_level,
+    in_numbering,
     keyword_heading,
     looks_like_heading,
     reads_like_data,
@@ -228,14 +230,16 @@ def test_an_attachment_between_two_articles_that_follow_each_other_is_in_the_fir
 def test_a_title_numbered_again_and_again_is_a_list_entry_not_a_section():
     # A product catalogue's option list: one numbered row per model, the same option
     # under many numbers; a section names something of its own.
-    paragraphs = ["1 Memory Upgrade 16GB", BODY, "2 Palm Vein Sensor", BODY,
-                  "3 Extended Support Service", BODY, "4 Palm Vein Sensor", BODY,
-                  "5 Extended Support Service", BODY, "6 Palm Vein Sensor", BODY,
-                  "7 Extended Support Service", BODY]
+    row = "FMCSEC1KG 63,100"  # the option's code and price
+    paragraphs = ["1 Memory Upgrade 16GB", BODY, "2 Palm Vein Sensor", row,
+                  "3 Extended Support Service", row, "4 Palm Vein Sensor", row,
+                  "5 Extended Support Service", row, "6 Palm Vein Sensor", row,
+                  "7 Extended Support Service", row]
     assert _paths(paragraphs) == {"1 Memory Upgrade 16GB": 1}
-    assert _paths(["1 手のひら静脈センサー", BODY, "2 リアカメラ追加", BODY,
-                   "5 手のひら静脈センサー", BODY, "8 手のひら静脈センサー", BODY]) == {
-        "2 リアカメラ追加": 1}
+    assert _paths(["1 手のひら静脈センサー", "FMCSEC1KG 本体と同期 63,100", "2 リアカメラ追加",
+                   BODY,
+                   "5 手のひら静脈センサー", "【標準モデルのみ選択可能】", "8 手のひら静脈センサー",
+                   "FMCSEC1KH 本体と同期 63,100"]) == {"2 リアカメラ追加": 1}
     # Twice is not a list: "2 Overview" of two papers; nor a subsection's title.
     assert _paths(["1 Overview", BODY, "2 Data", BODY, "3 Overview", BODY]) == {
         "1 Overview": 1, "2 Data": 1, "3 Overview": 1}
@@ -317,8 +321,8 @@ def test_japanese_numbering_with_a_full_stop_ranks_above_parenthesised_numbers()
 
 def test_an_option_list_seen_again_after_a_step_back_is_no_section():
     # A qualifier in brackets does not make a listed option's title another one.
-    assert _paths(["2 Palm Vein Sensor", BODY, "4 Palm Vein Sensor", BODY,
-                   "6 Palm Vein Sensor (PalmSecure-F compatible)", BODY]) == {}
+    assert _paths(["2 Palm Vein Sensor", "FMC1 6,300", "4 Palm Vein Sensor", "FMC2 6,300",
+                   "6 Palm Vein Sensor (PalmSecure-F compatible)", "FMC3 6,300"]) == {}
     # Numbering goes on or starts again at 1; a step back to 3 after 27 is a list's row.
     assert _paths(["1 Scope", BODY, "2 Terms", BODY, "3 Fees", BODY, "1 Annex Scope", BODY,
                    "2 Annex Terms", BODY]) == {"1 Scope": 1, "2 Terms": 1, "3 Fees": 1,
@@ -339,3 +343,13 @@ def test_rows_of_variants_in_a_row_are_no_sections():
                    *prose, "4 Study 3 Design", *prose]) == {
         "1 Introduction": 1, "2 Study 1 Design": 1, "3 Study 2 Design": 1,
         "4 Study 3 Design": 1}
+
+
+def test_sections_titled_alike_that_the_contents_page_lists_are_sections():
+    # A test file's placeholder sections: "Foo", "Bar", "Baz" again and again, each
+    # listed on its contents page ("1 Foo 2").
+    names = [f"{n} {title}" for n, title in enumerate(["Foo", "Bar", "Baz"] * 3, 1)]
+    texts = [part for name in names for part in (name, "Hello, here is some text.")]
+    found = {i: 1 for i in range(0, len(texts), 2)}
+    assert in_numbering(texts, found) == {}
+    assert in_numbering(texts, found, contents_entries(f"{name} 2" for name in names)) == found
