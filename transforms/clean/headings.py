@@ -696,9 +696,11 @@ _PAGE_REFERENCE = re.compile(r"\s+(?:\d{1,4}|[ivxlc]{1,6})$")
 
 
 def contents_entries(entries: Iterable[str]) -> frozenset[str]:
-    """A contents page's entries as the headings they name: "2 Bar 2" → "2 Bar"."""
-    return frozenset(" ".join(_PAGE_REFERENCE.sub("", entry.strip()).split())
-                     for entry in entries)
+    """A contents page's entries as the headings they name: "2 Bar 2" → "2 Bar" (with
+    ``MIN_HEADING_LETTERS`` letters or more: not a bare number)."""
+    named = (" ".join(_PAGE_REFERENCE.sub("", entry.strip()).split()) for entry in entries)
+    return frozenset(name for name in named
+                     if sum(map(str.isalpha, name)) >= MIN_HEADING_LETTERS)
 
 
 # Numbered headings this close (in blocks), this many in a row, titled alike but for
@@ -1483,9 +1485,7 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                                      page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
-        found = find_styled_headings(blocks, body, contents_entries(
-            " ".join(line.text for _, line in pieces) for pieces in assembly.blocks
-            if pieces[0][1].kind is BlockKind.CONTENTS))
+        found = find_styled_headings(blocks, body, assembly.contents)
         found = _join_division_titles(assembly, found)
     # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
     # of every page) it heads nothing.

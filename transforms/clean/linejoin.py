@@ -59,6 +59,7 @@ from ragbeam.transforms.clean.base import Assembly, CleanLine, CleanOptions
 from ragbeam.transforms.clean.headings import (
     MAX_HEADING_CHARS,
     capitals_heading_runs_on,
+    contents_entries,
     looks_like_heading,
     numbered_heading_start,
     opens_cjk_enumeration,
@@ -416,6 +417,8 @@ def assemble(lines: list[CleanLine], hard_wrapped: bool, options: CleanOptions,
         typical = typical_line_length(lengths) * FULL_LINE_SHARE / FULL_LINE_SHARE
         full_line[page] = ((FULL_LINE_SHARE * typical, 1.5 * typical) if typical > 0
                            else (math.inf, -math.inf))
+    out.contents = contents_entries(line.text for line in lines
+                                    if line.kind is BlockKind.CONTENTS)
     prev: CleanLine | None = None
     # Detached lines wait until the paragraph they interrupt has ended.
     detached: list[CleanLine] = []
@@ -464,6 +467,8 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
         return LineBreak.LINE
     if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
         return LineBreak.PARAGRAPH
+    if out.contents and (_listed(prev.text, out.contents) or _listed(line.text, out.contents)):
+        return LineBreak.PARAGRAPH  # a heading the contents page lists stands alone
     same_block = prev.block == line.block
     if not hard_wrapped or line.kind is not BlockKind.PARAGRAPH or prev.wraps is False:
         if not same_block:
@@ -496,6 +501,13 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     if brk in (LineBreak.SPACE, LineBreak.JOINED):
         out.lines_joined += 1
     return brk
+
+
+def _listed(text: str, contents: frozenset[str]) -> bool:
+    """Is ``text`` a heading the document's contents page lists ("（2）要約四半期連結損益
+    計算書及び要約四半期連結包括利益計算書", listed as "… 4")? However near the margin it
+    ends, it is no wrapped line: it neither runs on nor takes the next line in."""
+    return " ".join(text.split()) in contents
 
 
 def _last_style(out: Assembly) -> LineStyle | None:

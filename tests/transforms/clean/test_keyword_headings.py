@@ -353,3 +353,33 @@ def test_sections_titled_alike_that_the_contents_page_lists_are_sections():
     found = {i: 1 for i in range(0, len(texts), 2)}
     assert in_numbering(texts, found) == {}
     assert in_numbering(texts, found, contents_entries(f"{name} 2" for name in names)) == found
+
+
+def test_a_line_the_contents_page_lists_stands_alone():
+    # A 決算短信: the statement's heading over its period, in one block, on a page whose
+    # lines are short (a table's), so by its length it seems to run to the margin.
+    from ragbeam.transforms.clean.base import CleanLine, CleanOptions
+    from ragbeam.transforms.clean.linejoin import assemble
+
+    def line(text: str, kind: BlockKind, block: int, page: int) -> CleanLine:
+        return CleanLine(text, kind, block, page, 0, 0, 1)
+
+    heading = "（2）要約四半期連結損益計算書及び要約四半期連結包括利益計算書"
+    lines = [line("○添付資料の目次", BlockKind.PARAGRAPH, 0, 1),
+             line("1．経営成績等の概況 2", BlockKind.CONTENTS, 1, 1),
+             line(f"{heading} 4", BlockKind.CONTENTS, 2, 1),
+             line("（3）要約四半期連結持分変動計算書 5", BlockKind.CONTENTS, 3, 1),
+             line(heading, BlockKind.PARAGRAPH, 4, 2),
+             line("第3四半期連結累計期間", BlockKind.PARAGRAPH, 4, 2),
+             *(line(f"売上収益 {n},642,722 {n},621,432 増減率 {n}.8", BlockKind.PARAGRAPH,
+                    5 + n, 2) for n in range(1, 4))]
+    assembly = assemble(lines, True, CleanOptions(), {})
+    assert heading in assembly.contents and "1．経営成績等の概況" in assembly.contents
+    texts = ["".join(sep + piece.text for sep, piece in block) for block in assembly.blocks]
+    assert heading in texts and "第3四半期連結累計期間" in texts
+    # Without the contents page, the two lines are one run of words, as before.
+    joined = assemble([piece for piece in lines if piece.kind is BlockKind.PARAGRAPH], True,
+                      CleanOptions(), {})
+    assert heading + "第3四半期連結累計期間" in [
+        "".join(sep + piece.text for sep, piece in block) for block in joined.blocks]
+    assert contents_entries(["3", "Overview 12", "参考資料 iv"]) == {"Overview", "参考資料"}
