@@ -383,3 +383,11 @@ def test_a_line_the_contents_page_lists_stands_alone():
     assert heading + "第3四半期連結累計期間" in [
         "".join(sep + piece.text for sep, piece in block) for block in joined.blocks]
     assert contents_entries(["3", "Overview 12", "参考資料 iv"]) == {"Overview", "参考資料"}
+    # Latin lines are left as they were (measured on English 10-Qs: see ``linejoin._listed``).
+    latin = [line("Contents", BlockKind.PARAGRAPH, 0, 1),
+             line("Item 1. Financial Statements 3", BlockKind.CONTENTS, 1, 1),
+             line("Item 2. Results 9", BlockKind.CONTENTS, 2, 1),
+             line("Item 3. Risk Factors 12", BlockKind.CONTENTS, 3, 1),
+             line("Item 1. Financial Statements", BlockKind.PARAGRAPH, 4, 2),
+             line("CONSOLIDATED STATEMENTS OF CASH FLOWS", BlockKind.PARAGRAPH, 4, 2)]
+    assert "Item 1. Financial Statements" in assemble(latin, True, CleanOptions(), {}).contents
