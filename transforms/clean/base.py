@@ -79,3 +79,6 @@ class Assembly:
     blocks: list[list[tuple[str, CleanLine]]]
     hyphenations_joined: int = 0
     lines_joined: int = 0
+    # The headings the document's contents page lists, page references left out
+    # (``headings.contents_entries``).
+    contents: frozenset[str] = frozenset()

@@ -84,14 +84,18 @@ MAX_SECTION_TITLE_WORDS = 15
 _CJK_SECTION = re.compile(r"^第\s*[一二三四五六七八九十百零〇\d]+\s*(?P<unit>[章篇部节])\s*\S")
 # A line that opens with a heading's numbering, whatever follows: "2.1 …", "IV. …", "B. …".
 _NUMBERED_START = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,6}\.|[A-Z]\.)\s+\S")
-# Chinese enumerations below chapters and sections, in their usual order of depth:
+# Chinese and Japanese enumerations below chapters and sections, in their usual order of depth:
 # "一、", "（一）", "1、", "（1）" (full-width or ASCII brackets).
 _CJK_ENUMERATIONS = (
     (re.compile(r"^[一二三四五六七八九十]{1,3}\s*、\s*\S"), 3, "cjk-enum"),
+    # Japanese: "1．経営成績等の概況", "2.要約…" (a number, a full stop, no space).
+    (re.compile(f"^\\d{{1,2}}\\s*[．.]\\s*[{CJK_SCRIPTS_CLASS}]"), 3, "cjk-full-stop"),
     (re.compile(r"^[（(]\s*[一二三四五六七八九十]{1,3}\s*[）)]\s*\S"), 4, "cjk-paren"),
     (re.compile(r"^\d{1,2}\s*、\s*\S"), 4, "cjk-arabic"),
     (re.compile(r"^[（(]\s*\d{1,2}\s*[）)]\s*[^\W\d_]"), 5, "cjk-paren-arabic"),
 )
+# What a CJK enumeration or numbering may open with (a cheap test before the patterns).
+_CJK_ENUMERATION_OPENS = frozenset("（(一二三四五六七八九十0123456789")
 _ENDS_SENTENCE = tuple(PROSE_LINE_ENDS)
 # A heading set apart by its font may end in a question or trail off ("Pour en savoir
 # plus…"), not in a full stop, a colon or a comma.
@@ -386,7 +390,8 @@ def looks_like_heading(line: str) -> bool:
     """The rule line joining asks of a line before joining it to the one above: a short
     line that opens like a heading, numbered ("2.1 Title", "IV. Results"), a CJK
     chapter or section ("第一节 重要提示"), a keyword heading ("Item 2. …", "PART II"),
-    or in capitals. ``heading_level`` is the stricter rule for what is a heading."""
+    in capitals, or a CJK enumeration (``opens_cjk_enumeration``). ``heading_level``
+    is the stricter rule for what is a heading."""
     if len(line) > MAX_KEYWORD_HEADING_CHARS:
         return False
     if keyword_heading(line) is not None:
@@ -394,7 +399,16 @@ def looks_like_heading(line: str) -> bool:
     if len(line) > MAX_HEADING_CHARS:
         return False
     return (numbered_heading_start(line) or _CJK_SECTION.match(line) is not None
-            or (line.isupper() and len(line) > 3))
+            or (line.isupper() and len(line) > 3) or opens_cjk_enumeration(line))
+
+
+def opens_cjk_enumeration(line: str) -> bool:
+    """Does a CJK line open with an enumeration or a numbering ("（1）要約…", "一、…",
+    "2．要約四半期連結財務諸表及び主な注記")? Such a line starts an item or a section:
+    line joining keeps it apart from the line above (Chinese and Japanese lines join
+    with no space, so a heading glued to the next one reads as one run of words)."""
+    return (line[:1] in _CJK_ENUMERATION_OPENS and _CJK_START.search(line) is not None
+            and any(pattern.match(line) for pattern, _, _ in _CJK_ENUMERATIONS))
 
 
 def reference_ends_sentence(line: str, next_line: str, in_paragraph: bool = False) -> bool:
@@ -483,9 +497,20 @@ def _starts_title(title: str) -> bool:
     return first.isupper() or bool(_CJK_START.match(first))
 
 
+# A note's reference mark after a heading, as Japanese documents print it ("A1 LIFEBOOK
+# U3114X/S＊10", "売上収益※1"): the heading is the words before it, and its last digit
+# no page number.
+_NOTE_REFERENCE = re.compile(r"(?:\s*[＊※][0-9０-９]{1,2})+$")
+# A short qualifier in full-width brackets after a heading in Latin capitals, in a CJK
+# document ("A4 LIFEBOOK U9313/R（ピクトブラック）": a model and its colour).
+_FULL_WIDTH_QUALIFIER = re.compile(f"\\s*（[{CJK_SCRIPTS_CLASS}ー・]{{1,20}}）$")
+
+
 def heading_level(line: str) -> tuple[int, str] | None:
     """``(level, depth key)`` if the line reads like a section heading."""
     text = line.strip()
+    if text[-1:].isdigit():
+        text = _NOTE_REFERENCE.sub("", text) or text
     if (match := _SECTION_SIGN.match(text)) and _is_section_title(match.group("title")):
         return 2, "section-sign"
     if (keyword := keyword_heading(text)) is not None:
@@ -518,7 +543,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if (match := _LETTERED.match(text)) and _starts_title(match.group("title")):
         depth = match.group("num").rstrip(".").count(".") + 1
         return depth, f"alpha-{depth}"
-    if _is_capitals_heading(text):
+    if _is_capitals_heading(text) or (text.endswith("）") and _is_capitals_heading(
+            _FULL_WIDTH_QUALIFIER.sub("", text))):
         return 1, "caps"
     if _is_title_case_heading(text):
         return 2, "title"
@@ -669,13 +695,17 @@ MAX_NUMBERING_GAP = 3
 MAX_FIRST_SECTION = 9
 
 
-def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[int, int]:
+def in_numbering(texts: Sequence[str | None], found: Mapping[int, int],
+                 contents: frozenset[str] = frozenset()) -> dict[int, int]:
     """``found`` without the numbered headings that break the document's numbering: a
     chart's bar label "69 Other", a table's row "36 Months" after "2 Background" is no
     section 69 or 36. Sections go on from the last one ("3 Methods" after "2 Data"), or
     start again (at a part, an exhibit, an appendix: ``KEYWORD_RANKS_DIVISION``); the
     first of a document or a part may be any up to ``MAX_FIRST_SECTION``; a jump is a
-    section only where the next numbered heading goes on from it."""
+    section only where the next numbered heading goes on from it, and so is a step back
+    to any but 1 ("3" after "27": an option list's row). A title numbered
+    again and again is a list's entry (``_listed_titles``), unless the document's
+    contents page lists it (``contents``: its entries' words, ``contents_entries``)."""
     entries: list[tuple[int, int | None]] = []  # (index, first number), None: a new part
     for i in sorted(found):
         text = (texts[i] or "").strip()
@@ -684,19 +714,143 @@ def in_numbering(texts: Sequence[str | None], found: Mapping[int, int]) -> dict[
         elif (keyword := division_heading(text)) is not None \
                 and keyword[0] == KEYWORD_RANKS_DIVISION:
             entries.append((i, None))
-    dropped: set[int] = set()
+    numbered = [i for i, number in entries if number is not None]
+    dropped = _listed_titles(texts, numbered, contents) | _variant_rows(texts, numbered)
+    dropped |= _list_entries(texts, [i for i in numbered if i not in dropped])
     last = 0
     for k, (i, number) in enumerate(entries):
         if number is None:
             last = 0
             continue
         following = next((n for _, n in entries[k + 1:] if n is not None), None)
-        if (number <= last + MAX_NUMBERING_GAP or (last == 0 and number <= MAX_FIRST_SECTION)
-                or following in (number, number + 1)):
+        if number < last and number != 1 and following not in (number, number + 1):
+            dropped.add(i)  # back to "3" after "27": no section starts again at 3
+        elif (number <= last + MAX_NUMBERING_GAP
+              or (last == 0 and number <= MAX_FIRST_SECTION)
+              or following in (number, number + 1)):
             last = number
         else:
             dropped.add(i)
     return {i: level for i, level in found.items() if i not in dropped}
+
+
+# A title printed under this many different numbers is an entry of a numbered list.
+MIN_LISTED_NUMBERS = 3
+_SINGLE_NUMBER = re.compile(r"^(?P<num>\d{1,3})\.?\s+(?P<title>\S.*)$")
+
+
+# A qualifier in brackets closing a title: "Palm sensor (PalmSecure-F compatible)".
+_QUALIFIER = re.compile(r"\s*[(（][^()（）]*[)）]$")
+
+
+def _listed_titles(texts: Sequence[str | None], numbered: Sequence[int],
+                   contents: frozenset[str] = frozenset()) -> set[int]:
+    """The numbered headings whose title recurs under ``MIN_LISTED_NUMBERS`` or more
+    different numbers ("14 PC Support Service Basic", "15 PC Support Service Basic", …
+    "22 PC Support Service Basic"; a qualifier in brackets after it aside): a price
+    list's or an order form's numbered options, one per model, not sections, which each
+    name something of their own. Only titles under single numbers: "2.1 Overview" and
+    "3.1 Overview" are subsections; and not where the document's contents page lists
+    the heading (a test file's sections "1 Foo", "2 Bar", "3 Baz", "4 Foo" …)."""
+    numbers: dict[str, set[int]] = defaultdict(set)
+    titles: dict[int, str] = {}
+    for i in numbered:
+        if (match := _SINGLE_NUMBER.match((texts[i] or "").strip())) is not None:
+            title = " ".join(match.group("title").split())
+            titles[i] = _QUALIFIER.sub("", title) or title
+            numbers[titles[i]].add(int(match.group("num")))
+    return {i for i, title in titles.items() if len(numbers[title]) >= MIN_LISTED_NUMBERS
+            and " ".join((texts[i] or "").split()) not in contents}
+
+
+_PAGE_REFERENCE = re.compile(r"\s+(?:\d{1,4}|[ivxlc]{1,6})$")
+
+
+def contents_entries(entries: Iterable[str]) -> frozenset[str]:
+    """A contents page's entries as the headings they name: "2 Bar 2" → "2 Bar" (with
+    ``MIN_HEADING_LETTERS`` letters or more: not a bare number)."""
+    named = (" ".join(_PAGE_REFERENCE.sub("", entry.strip()).split()) for entry in entries)
+    return frozenset(name for name in named
+                     if sum(map(str.isalpha, name)) >= MIN_HEADING_LETTERS)
+
+
+# Numbered headings this close (in blocks), this many in a row, titled alike but for
+# their figures, are a list's rows.
+MAX_VARIANT_ROW_STEP = 3
+MIN_VARIANT_ROWS = 3
+_FIGURES = re.compile(r"\d+")
+
+
+def _variant_rows(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:
+    """Runs of ``MIN_VARIANT_ROWS`` or more numbered headings, numbered one after the
+    other and each within ``MAX_VARIANT_ROW_STEP`` blocks of the one before, whose titles
+    differ only in their figures ("25 Support Service Premium 3 years", "26 … 4 years",
+    "27 … 5 years"): an option list's rows, one per variant. Sections titled alike
+    ("2 Study 1", "3 Study 2") have their text between them."""
+    keyed = []
+    for i in numbered:
+        if (match := _SINGLE_NUMBER.match((texts[i] or "").strip())) is not None:
+            keyed.append((i, int(match.group("num")), _FIGURES.sub("0", match.group("title"))))
+    dropped: set[int] = set()
+    run: list[int] = []
+    for k, (i, number, key) in enumerate(keyed):
+        if run and not (i - keyed[k - 1][0] <= MAX_VARIANT_ROW_STEP
+                        and number == keyed[k - 1][1] + 1 and key == keyed[k - 1][2]):
+            if len(run) >= MIN_VARIANT_ROWS:
+                dropped.update(run)
+            run = []
+        run.append(i)
+    if len(run) >= MIN_VARIANT_ROWS:
+        dropped.update(run)
+    return dropped
+
+
+# How far (in blocks) a numbered heading's neighbour numbers are looked for.
+MAX_ENTRY_NEIGHBOUR_BLOCKS = 8
+# How many characters of a CJK title two entries of one list open with alike.
+CJK_OPENING_CHARS = 2
+
+
+def _opening(title: str) -> str:
+    """A title's first two words ("memory upgrade"), or its first characters where it is
+    CJK (no spaces: "メモ")."""
+    words = title.split()
+    if _CJK_START.match(words[0]):
+        return words[0][:CJK_OPENING_CHARS]
+    return " ".join(words[:2]).casefold()
+
+
+def _list_entries(texts: Sequence[str | None], numbered: Sequence[int]) -> set[int]:
+    """The numbered headings next to a block that is no heading, numbered one before or
+    one after them, whose title opens alike ("2 メモリ変更16GB→64GB" between "1 メモリ変更…"
+    and a row "3 メモリ変更8GB→16GB"): entries of a numbered list (a price list's
+    options) of which the short ones read like headings. A section's neighbour numbers
+    are sections: "2 Data" is not followed by a paragraph "3 Data shows…"."""
+    dropped: set[int] = set()
+    while True:  # an entry found makes its neighbours' neighbour no heading: again
+        headings = set(numbered) - dropped
+        found = {i for i in headings if _entry_beside(texts, i, headings)}
+        if not found:
+            return dropped
+        dropped |= found
+
+
+def _entry_beside(texts: Sequence[str | None], i: int, headings: set[int]) -> bool:
+    """Is block ``i`` ("N title") near a block that is no heading, numbered N ± 1, whose
+    title opens alike?"""
+    if (match := _SINGLE_NUMBER.match((texts[i] or "").strip())) is None:
+        return False
+    number, opening = int(match.group("num")), _opening(match.group("title"))
+    for j in (*range(max(0, i - MAX_ENTRY_NEIGHBOUR_BLOCKS), i),
+              *range(i + 1, min(len(texts), i + 1 + MAX_ENTRY_NEIGHBOUR_BLOCKS))):
+        other = texts[j]
+        if j in headings or not other:
+            continue
+        entry = _SINGLE_NUMBER.match(other.strip())
+        if (entry is not None and int(entry.group("num")) == number + (1 if j > i else -1)
+                and _opening(entry.group("title")) == opening):
+            return True
+    return False
 
 
 # The number a heading opens with, per kind of numbering: "3 …"/"3.2 …" (the last part),
@@ -705,6 +859,7 @@ _SEQUENCE_NUMBERS = (
     ("num", re.compile(r"^(?:\d{1,2}\.)*(?P<n>\d{1,2})\.?\s+\S")),
     ("paren", re.compile(r"^[（(]\s*(?P<n>\d{1,2})\s*[）)]\s*\S")),
     ("comma", re.compile(r"^(?P<n>\d{1,2})\s*、\s*\S")),
+    ("stop", re.compile(f"^(?P<n>\\d{{1,2}})\\s*[．.]\\s*[{CJK_SCRIPTS_CLASS}]")),
 )
 
 
@@ -870,8 +1025,8 @@ def _style_key(style: LineStyle) -> tuple[float, bool, str]:
     return (style.size, style.bold, style.font)
 
 
-def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
-                         ) -> dict[int, int]:
+def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
+                         contents: frozenset[str] = frozenset()) -> dict[int, int]:
     """``{index: level}`` of a PDF's headings, from its text and its typography.
 
     The text rules (``heading_level``) still find numbered, capitals and title-case
@@ -893,8 +1048,8 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
     texts = [b.text if _read_by_text_rules(b) else None for b in blocks]
     by_text = _text_headings(texts, [b.prose for b in blocks], [b.text for b in blocks])
     if body is None:
-        return nest_between_numbers(texts, nest_under_keywords(texts, in_numbering(texts,
-                                                                                   by_text)))
+        return nest_between_numbers(texts, nest_under_keywords(texts, in_numbering(
+            texts, by_text, contents)))
     kinds = {i: heading_level(blocks[i].text or "") for i in by_text}
     for i in _lettered_out_of_sequence(blocks, kinds):
         del by_text[i], kinds[i]
@@ -970,7 +1125,7 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None
                  or blocks[i].style.page != blocks[title].style.page
                  or blocks[i].style.top >= blocks[title].style.top}
     texts = [b.text for b in blocks]
-    found = in_numbering(texts, found)
+    found = in_numbering(texts, found, contents)
     return nest_between_numbers(texts, nest_under_keywords(
         texts, _levels(blocks, found), {i: blocks[i].style for i in found}))
 
@@ -1519,7 +1674,7 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                                      page_height=rows.height(block.style))
                       if block.text is not None and block.style is not None else block
                       for block in blocks]
-        found = find_styled_headings(blocks, body)
+        found = find_styled_headings(blocks, body, assembly.contents)
         found = _join_division_titles(assembly, found)
     # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
     # of every page) it heads nothing.

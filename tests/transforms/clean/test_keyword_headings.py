@@ -9,8 +9,10 @@ from made_pdfs import Line, MadePdf, extract_and_clean, prose_lines, render
 
 from ragbeam.transforms.chunk.base import HeadingIndex
 from ragbeam.transforms.clean.headings import (
+    contents_entries,
     find_headings,
     heading_level,
+    in_numbering,
     keyword_heading,
     looks_like_heading,
     reads_like_data,
@@ -223,3 +225,169 @@ def test_an_attachment_between_two_articles_that_follow_each_other_is_in_the_fir
                      "Item 5. Market for Equity", BODY])
     assert filing == {"PART I": 1, "Item 4. Mine Safety Disclosures": 2, "PART II": 1,
                       "Item 5. Market for Equity": 2}
+
+
+def test_a_title_numbered_again_and_again_is_a_list_entry_not_a_section():
+    # A product catalogue's option list: one numbered row per model, the same option
+    # under many numbers; a section names something of its own.
+    row = "FMCSEC1KG 63,100"  # the option's code and price
+    paragraphs = ["1 Memory Upgrade 16GB", BODY, "2 Palm Vein Sensor", row,
+                  "3 Extended Support Service", row, "4 Palm Vein Sensor", row,
+                  "5 Extended Support Service", row, "6 Palm Vein Sensor", row,
+                  "7 Extended Support Service", row]
+    assert _paths(paragraphs) == {"1 Memory Upgrade 16GB": 1}
+    assert _paths(["1 手のひら静脈センサー", "FMCSEC1KG 本体と同期 63,100", "2 リアカメラ追加",
+                   BODY,
+                   "5 手のひら静脈センサー", "【標準モデルのみ選択可能】", "8 手のひら静脈センサー",
+                   "FMCSEC1KH 本体と同期 63,100"]) == {"2 リアカメラ追加": 1}
+    # Twice is not a list: "2 Overview" of two papers; nor a subsection's title.
+    assert _paths(["1 Overview", BODY, "2 Data", BODY, "3 Overview", BODY]) == {
+        "1 Overview": 1, "2 Data": 1, "3 Overview": 1}
+    assert _paths(["1 Cranes", BODY, "1.1 Overview", BODY, "2 Quays", BODY, "2.1 Overview",
+                   BODY, "3 Tugs", BODY, "3.1 Overview", BODY]) == {
+        "1 Cranes": 1, "1.1 Overview": 2, "2 Quays": 1, "2.1 Overview": 2, "3 Tugs": 1,
+        "3.1 Overview": 2}
+
+
+def test_a_cjk_numbered_line_is_not_joined_to_the_line_above():
+    # Japanese and Chinese lines join with no space: a section's heading glued to the
+    # heading under it ("2．要約…注記（1）要約…計算書") is neither.
+    for line in ("（1）要約四半期連結財政状態計算書", "2．要約四半期連結財務諸表及び主な注記",
+                 "(3)発行済株式数", "一、重要提示", "（二）公司简介", "3、主要会计数据"):
+        assert looks_like_heading(line), line
+        assert classify_line_break("当社グループの業績は堅調に推移し、前年同期比で増収と",
+                                   line, same_block=False, full_width=True) \
+            is LineBreak.PARAGRAPH, line
+    # Two numbered lines in one block: apart, however near the margin the first ends.
+    for full_width in (True, False):
+        assert classify_line_break("2．要約四半期連結財務諸表及び主な注記",
+                                   "（1）要約四半期連結財政状態計算書", same_block=True,
+                                   full_width=full_width) is LineBreak.PARAGRAPH
+    # A wrapped line going on is still joined; an ASCII "2.5" or a Latin "(1)" is no
+    # CJK numbering.
+    assert classify_line_break("当社グループの業績は堅調に推移し、前年同期比で増収と",
+                               "なりました。", same_block=True, full_width=True) \
+        is LineBreak.JOINED
+    assert not looks_like_heading("2.5倍に増加しました")
+    assert not looks_like_heading("(1) of the agreement, the parties")
+
+
+def test_numbered_rows_of_a_price_list_are_no_sections():
+    # The short rows of a numbered option list read like headings; the rows between them
+    # ("3 Memory upgrade 8GB→16GB FMC… 109,400 …") say what they are.
+    paragraphs = ["1 Memory upgrade 16GB→32GB", "(onboard) FMC1A5 173,900 adds memory",
+                  "2 Memory upgrade 16GB→64GB", "(onboard) FMC1A6 447,200 adds memory",
+                  "3 Memory upgrade 8GB→16GB (onboard) FMC1A7 109,400 adds memory.",
+                  "4 Memory upgrade 8GB→32GB", "(onboard) FMC1A8 283,300 adds memory"]
+    assert _paths(paragraphs) == {}
+    assert _paths(["1 メモリ変更16GB→32GB", BODY, "2 メモリ変更16GB→64GB", BODY,
+                   "3 メモリ変更8GB→16GB（オンボード） FMCPRC1A7 本体と同期 109,400 を追加します。",
+                   "4 メモリ変更8GB→32GB", BODY]) == {}
+    # A section's neighbour is a section, whatever paragraph follows it.
+    assert _paths(["1 Introduction", BODY, "2 Data", BODY,
+                   "3 Introduction of the new scheme was delayed by a year.", BODY,
+                   "3 Methods", BODY]) == {"1 Introduction": 1, "2 Data": 1, "3 Methods": 1}
+
+
+def test_a_heading_may_end_in_a_notes_reference_mark_or_a_qualifier_in_brackets():
+    # A catalogue's model headings: "＊10" refers to a note (no page number), and the
+    # colour in full-width brackets qualifies the model.
+    assert heading_level("A1 LIFEBOOK U3114X/S＊10") == (1, "caps")
+    assert heading_level("A4 LIFEBOOK U9313/R（ピクトブラック）＊10") == (1, "caps")
+    assert heading_level("A6 LIFEBOOK U7314/R") == (1, "caps")
+    # A contents entry still ends in its page number; a lower-case qualifier is no caps.
+    assert heading_level("2.1 Parsing 4") is None
+    assert heading_level("ANNUAL REPORT (see note 4)") is None
+
+
+def test_japanese_numbering_with_a_full_stop_ranks_above_parenthesised_numbers():
+    # A 決算短信's attachment: "2．…" over "（1）…"; the full stop is full-width or ASCII,
+    # with no space before the title.
+    assert heading_level("2．要約四半期連結財務諸表及び主な注記") == (3, "cjk-full-stop")
+    assert heading_level("3.連結業績予想") == (3, "cjk-full-stop")
+    assert heading_level("2.5倍に増加") != (3, "cjk-full-stop")
+    assert _paths(["1．経営成績等の概況", BODY, "2．要約四半期連結財務諸表及び主な注記",
+                   "（1）要約四半期連結財政状態計算書", BODY, "（2）要約四半期連結損益計算書",
+                   BODY]) == {"1．経営成績等の概況": 3, "2．要約四半期連結財務諸表及び主な注記": 3,
+                              "（1）要約四半期連結財政状態計算書": 5,
+                              "（2）要約四半期連結損益計算書": 5}
+    # Where "1．" and "2．" stand between "（1）" and "（2）", they are (1)'s subsections:
+    # sections of one numbering are siblings (a business report's "（1）主要な事業内容").
+    assert _paths(["1 企業集団の現況", BODY, "（1）主要な事業内容", BODY, "1．変更の目的", BODY,
+                   "2．主な変更点", BODY, "（2）事業の経過および成果", BODY]) == {
+        "1 企業集団の現況": 1, "（1）主要な事業内容": 5, "1．変更の目的": 6, "2．主な変更点": 6,
+        "（2）事業の経過および成果": 5}
+
+
+def test_an_option_list_seen_again_after_a_step_back_is_no_section():
+    # A qualifier in brackets does not make a listed option's title another one.
+    assert _paths(["2 Palm Vein Sensor", "FMC1 6,300", "4 Palm Vein Sensor", "FMC2 6,300",
+                   "6 Palm Vein Sensor (PalmSecure-F compatible)", "FMC3 6,300"]) == {}
+    # Numbering goes on or starts again at 1; a step back to 3 after 27 is a list's row.
+    assert _paths(["1 Scope", BODY, "2 Terms", BODY, "3 Fees", BODY, "1 Annex Scope", BODY,
+                   "2 Annex Terms", BODY]) == {"1 Scope": 1, "2 Terms": 1, "3 Fees": 1,
+                                               "1 Annex Scope": 1, "2 Annex Terms": 1}
+    assert _paths(["7 Cranes", BODY, "8 Quays", BODY, "9 Tugs", BODY, "3 Memory Upgrade",
+                   BODY]) == {"7 Cranes": 1, "8 Quays": 1, "9 Tugs": 1}
+
+
+def test_rows_of_variants_in_a_row_are_no_sections():
+    # An option list's rows, one per variant, block after block.
+    assert _paths(["24 Extended Warranty", BODY, "25 Support Service Premium 3 years",
+                   "FMC31 66,000", "26 Support Service Premium 4 years", "FMC41 83,000",
+                   "27 Support Service Premium 5 years", "FMC51 99,000"]) == {
+        "24 Extended Warranty": 1}
+    # Studies titled alike, with their text between them, are sections.
+    prose = [BODY, BODY, BODY, BODY]
+    assert _paths(["1 Introduction", *prose, "2 Study 1 Design", *prose, "3 Study 2 Design",
+                   *prose, "4 Study 3 Design", *prose]) == {
+        "1 Introduction": 1, "2 Study 1 Design": 1, "3 Study 2 Design": 1,
+        "4 Study 3 Design": 1}
+
+
+def test_sections_titled_alike_that_the_contents_page_lists_are_sections():
+    # A test file's placeholder sections: "Foo", "Bar", "Baz" again and again, each
+    # listed on its contents page ("1 Foo 2").
+    names = [f"{n} {title}" for n, title in enumerate(["Foo", "Bar", "Baz"] * 3, 1)]
+    texts = [part for name in names for part in (name, "Hello, here is some text.")]
+    found = {i: 1 for i in range(0, len(texts), 2)}
+    assert in_numbering(texts, found) == {}
+    assert in_numbering(texts, found, contents_entries(f"{name} 2" for name in names)) == found
+
+
+def test_a_line_the_contents_page_lists_stands_alone():
+    # A 決算短信: the statement's heading over its period, in one block, on a page whose
+    # lines are short (a table's), so by its length it seems to run to the margin.
+    from ragbeam.transforms.clean.base import CleanLine, CleanOptions
+    from ragbeam.transforms.clean.linejoin import assemble
+
+    def line(text: str, kind: BlockKind, block: int, page: int) -> CleanLine:
+        return CleanLine(text, kind, block, page, 0, 0, 1)
+
+    heading = "（2）要約四半期連結損益計算書及び要約四半期連結包括利益計算書"
+    lines = [line("○添付資料の目次", BlockKind.PARAGRAPH, 0, 1),
+             line("1．経営成績等の概況 2", BlockKind.CONTENTS, 1, 1),
+             line(f"{heading} 4", BlockKind.CONTENTS, 2, 1),
+             line("（3）要約四半期連結持分変動計算書 5", BlockKind.CONTENTS, 3, 1),
+             line(heading, BlockKind.PARAGRAPH, 4, 2),
+             line("第3四半期連結累計期間", BlockKind.PARAGRAPH, 4, 2),
+             *(line(f"売上収益 {n},642,722 {n},621,432 増減率 {n}.8", BlockKind.PARAGRAPH,
+                    5 + n, 2) for n in range(1, 4))]
+    assembly = assemble(lines, True, CleanOptions(), {})
+    assert heading in assembly.contents and "1．経営成績等の概況" in assembly.contents
+    texts = ["".join(sep + piece.text for sep, piece in block) for block in assembly.blocks]
+    assert heading in texts and "第3四半期連結累計期間" in texts
+    # Without the contents page, the two lines are one run of words, as before.
+    joined = assemble([piece for piece in lines if piece.kind is BlockKind.PARAGRAPH], True,
+                      CleanOptions(), {})
+    assert heading + "第3四半期連結累計期間" in [
+        "".join(sep + piece.text for sep, piece in block) for block in joined.blocks]
+    assert contents_entries(["3", "Overview 12", "参考資料 iv"]) == {"Overview", "参考資料"}
+    # Latin lines are left as they were (measured on English 10-Qs: see ``linejoin._listed``).
+    latin = [line("Contents", BlockKind.PARAGRAPH, 0, 1),
+             line("Item 1. Financial Statements 3", BlockKind.CONTENTS, 1, 1),
+             line("Item 2. Results 9", BlockKind.CONTENTS, 2, 1),
+             line("Item 3. Risk Factors 12", BlockKind.CONTENTS, 3, 1),
+             line("Item 1. Financial Statements", BlockKind.PARAGRAPH, 4, 2),
+             line("CONSOLIDATED STATEMENTS OF CASH FLOWS", BlockKind.PARAGRAPH, 4, 2)]
+    assert "Item 1. Financial Statements" in assemble(latin, True, CleanOptions(), {}).contents
