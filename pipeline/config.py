@@ -96,7 +96,12 @@ if TYPE_CHECKING:
 # and code by the file's name; a mail by its subject), Japanese periods also as 年度;
 # filings' heading levels and paths (front matter, form answers, cross-references, table
 # cells, unnumbered appendices and exhibits).
-OUTPUT_FORMAT_VERSION = 14
+# 15: filings' statement titles over their tables, run-in PART/Item lines cut apart,
+# appendices under their exhibit; Japanese numbered headings ('1．', CJK lines not joined
+# to the line above), a catalogue's numbered option rows no sections; a browser-printed
+# page named by the name it prints, an outline's missing References heading, a date
+# ('9 August') no numbered section, a heading over a side caption heads the text after.
+OUTPUT_FORMAT_VERSION = 15
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
