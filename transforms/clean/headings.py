@@ -1717,7 +1717,9 @@ def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> 
     box), below it in its column or another heading is passed, and one above it (or
     not placed) stops the walk; the heading goes before the passed block right under
     it, where that one starts within ``MAX_HEADING_GAP_LINES`` of its line heights (a
-    footnote or a footer drawn first is no text of its)."""
+    footnote or a footer drawn first is no text of its), or where a heading drawn after
+    the text too starts that near under it: a section's heading over its first
+    subsection's, both drawn after the page's text, go back together, in their order."""
     order = list(range(len(boxes)))
     for index, box in enumerate(boxes):
         if not movable[index] or box is None:
@@ -1729,21 +1731,35 @@ def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> 
         # long document's headings made that quadratic).
         at = index
         under: int | None = None  # the position of the passed block nearest under it
+        # The top of the nearest block under it in its column, a heading drawn after the
+        # text too included: a section's heading stands over its first subsection's
+        # ("Composition" over "Size of the Court"), not over text, and goes with it.
+        below = math.inf
+        k = at + 1
+        while k < len(order) and movable[order[k]] and boxes[order[k]] is not None:
+            other = boxes[order[k]]  # the headings drawn right after it, not moved yet
+            if other[0] == page and min(x1, other[3]) - max(x0, other[1]) > 0 \
+                    and other[2] >= bottom:  # type: ignore[index]
+                below = min(below, other[2])  # type: ignore[index]
+            k += 1
         k = at - 1
         while k >= 0:
             other = boxes[order[k]]
             if other is None or other[0] != page:
                 break
+            in_column = min(x1, other[3]) - max(x0, other[1]) > 0
             if movable[order[k]]:
-                pass  # another heading drawn after the text (or over this one): passed
-            elif min(x1, other[3]) - max(x0, other[1]) > 0:  # in its column
+                # another heading drawn after the text (or over this one): passed
+                if in_column and other[2] >= bottom:
+                    below = min(below, other[2])
+            elif in_column:
                 if other[2] < bottom:
                     break  # above it (or beside it in its row): its place is after
                 if under is None or other[2] < boxes[order[under]][2]:  # type: ignore[index]
                     under = k
+                below = min(below, other[2])
             k -= 1
-        if under is not None and (boxes[order[under]][2] - bottom  # type: ignore[index]
-                                  <= MAX_HEADING_GAP_LINES * (bottom - top)):
+        if under is not None and (below - bottom <= MAX_HEADING_GAP_LINES * (bottom - top)):
             order.insert(under, order.pop(at))
     return order
 
