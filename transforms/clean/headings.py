@@ -72,6 +72,12 @@ _MONTH_ONLY = re.compile(
     r"^(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?,?$", re.IGNORECASE)
 _CITED = re.compile(r"\[(?:\d{1,3}|[A-Za-z])\]$")
+# An author–year citation in parentheses ("(Gao et al., 2019)", "(Smith and Lee 2018)",
+# "(Ng, 2020a)"): a paper's table lists the works it compares by them, row by row ("TRADE
+# (Wu et al., 2019) O(n)"); a heading cites no one.
+_AUTHOR_YEAR = re.compile(
+    r"\((?:[^()]*\bet al\.?|[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?),?\s+"
+    r"(?:19|20)\d\d[a-z]?\)")
 # An entry of a numbered list ("1. …", "[12] …"): a reference, not running text.
 _LIST_ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s")
 # A section of a code or a regulation: "§ 1308.22 Excluded substances.", "§ 3a Zweck",
@@ -518,7 +524,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if text and (reads_like_data(text) or is_answer(text)):
         return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
-            or _CAPTION.match(text) or reads_as_sentence(text) or _CITED.search(text)):
+            or _CAPTION.match(text) or reads_as_sentence(text) or _CITED.search(text)
+            or _AUTHOR_YEAR.search(text)):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
@@ -1247,7 +1254,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
             or _CODE_LIKE.search(text)
             or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
             or reads_like_data(text) or is_answer(text)
-            or _NOTE_MARK.search(text) or _CITED.search(text)
+            or _NOTE_MARK.search(text) or _CITED.search(text) or _AUTHOR_YEAR.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
     text = _ENUMERATOR.sub("", text) or text
@@ -1735,6 +1742,7 @@ def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> 
         # text too included: a section's heading stands over its first subsection's
         # ("Composition" over "Size of the Court"), not over text, and goes with it.
         below = math.inf
+        nearest: int | None = None  # the position of the passed block right under it
         k = at + 1
         while k < len(order) and movable[order[k]] and boxes[order[k]] is not None:
             other = boxes[order[k]]  # the headings drawn right after it, not moved yet
@@ -1749,18 +1757,20 @@ def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> 
                 break
             in_column = min(x1, other[3]) - max(x0, other[1]) > 0
             if movable[order[k]]:
-                # another heading drawn after the text (or over this one): passed
-                if in_column and other[2] >= bottom:
-                    below = min(below, other[2])
+                # another heading drawn after the text (or over this one): passed, and
+                # where it stands under this one, this one goes before it
+                if in_column and other[2] >= bottom and other[2] < below:
+                    below, nearest = other[2], k
             elif in_column:
                 if other[2] < bottom:
                     break  # above it (or beside it in its row): its place is after
                 if under is None or other[2] < boxes[order[under]][2]:  # type: ignore[index]
                     under = k
-                below = min(below, other[2])
+                if other[2] < below:
+                    below, nearest = other[2], k
             k -= 1
         if under is not None and (below - bottom <= MAX_HEADING_GAP_LINES * (bottom - top)):
-            order.insert(under, order.pop(at))
+            order.insert(nearest if nearest is not None else under, order.pop(at))
     return order
 
 
@@ -1910,6 +1920,8 @@ def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
     paragraph = first.kind is BlockKind.PARAGRAPH
     candidate = (paragraph and not first.detached
                  and len(pieces) <= MAX_TITLE_LINES)
+    if candidate and _side_by_side(pieces):
+        candidate = False  # a table's row of cells Tika read as lines, not a heading
     if len(pieces) == 1:
         uniform = True  # one line: one size and one face at most
     else:
@@ -1921,6 +1933,32 @@ def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
         uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
     return HeadingBlock(text if candidate else None, paragraph and prose, len(pieces),
                         first.style, uniform, table=first.kind is BlockKind.TABLE)
+
+
+# A heading's second or third line is never set in pieces this many of its font sizes
+# apart: such a line is a table's row, its cells read after a cell's first line.
+MIN_CELL_GAP_SIZES = 4.0
+
+
+def _side_by_side(pieces: Sequence[tuple[str, CleanLine]]) -> bool:
+    """Is the block a table's row of cells Tika read as lines: a line of it stands
+    beside the one before it, in its row (over half the shorter's height shared), right
+    of where that one starts (header cells, "Portrait", "Name", "King from" … set on two
+    lines each, read one after another), or a line after its first is set in pieces
+    ``MIN_CELL_GAP_SIZES`` apart (a film's title wrapped in its cell, then the role's
+    cell: "Good Morning," / "Miss Dove      Miss Dove")? A heading's lines stand one
+    under another, each in one piece."""
+    for (_, before), (_, line) in pairwise(pieces):
+        a, b = before.style, line.style
+        if a is None or b is None or a.page != b.page:
+            continue
+        shared = min(a.bottom, b.bottom) - max(a.top, b.top)
+        if shared > 0.5 * min(a.bottom - a.top, b.bottom - b.top) and b.x0 > a.x0:
+            return True
+        if b.size and any(right[1] - left[2] >= MIN_CELL_GAP_SIZES * b.size
+                          for left, right in pairwise(b.cells)):
+            return True
+    return False
 
 
 # A line set in pieces (``LineStyle.cells``) with at least this many gaps between them

@@ -168,6 +168,7 @@ def _heading_order_searched(boxes, movable):
         at = order.index(index)
         under = None
         below = float("inf")
+        nearest = None
         k = at + 1
         while k < len(order) and movable[order[k]] and boxes[order[k]] is not None:
             other = boxes[order[k]]
@@ -182,17 +183,18 @@ def _heading_order_searched(boxes, movable):
                 break
             in_column = min(x1, other[3]) - max(x0, other[1]) > 0
             if movable[order[k]]:
-                if in_column and other[2] >= bottom:
-                    below = min(below, other[2])
+                if in_column and other[2] >= bottom and other[2] < below:
+                    below, nearest = other[2], k
             elif in_column:
                 if other[2] < bottom:
                     break
                 if under is None or other[2] < boxes[order[under]][2]:
                     under = k
-                below = min(below, other[2])
+                if other[2] < below:
+                    below, nearest = other[2], k
             k -= 1
         if under is not None and below - bottom <= MAX_HEADING_GAP_LINES * (bottom - top):
-            order.insert(under, order.pop(at))
+            order.insert(nearest if nearest is not None else under, order.pop(at))
     return order
 
 
