@@ -488,6 +488,18 @@ def reads_as_sentence(text: str) -> bool:
     return (text.endswith(_STATEMENT_ENDS) and not text.endswith(_OPEN_ENDS)) or "。" in text
 
 
+_ENDS_WITH_SHARE = re.compile(r"\d\s*%$")
+
+
+def reads_like_a_label(text: str) -> bool:
+    """A chart's legend or a cell cut off, not a heading: unnumbered, it ends in a
+    percentage ("Unaffiliated – 12%"; "2 Reducing latency by 40%" is a heading), or it
+    leaves a parenthesis open ("English (Choctaw", a box's
+    cell whose line goes on beside it)."""
+    return ((bool(_ENDS_WITH_SHARE.search(text)) and not text[:1].isdigit())
+            or text.count("(") > text.count(")"))
+
+
 def reads_like_data(text: str) -> bool:
     """A table's row or cell ("Non-GAAP diluted EPS $ 2.61 $ 2.73", "2021 2022",
     "California 94-2404110"): two numbers or more after the line's own numbering
@@ -525,7 +537,7 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
             or _CAPTION.match(text) or reads_as_sentence(text) or _CITED.search(text)
-            or _AUTHOR_YEAR.search(text)):
+            or _AUTHOR_YEAR.search(text) or reads_like_a_label(text)):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
@@ -1253,7 +1265,7 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
             or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
-            or reads_like_data(text) or is_answer(text)
+            or reads_like_data(text) or is_answer(text) or reads_like_a_label(text)
             or _NOTE_MARK.search(text) or _CITED.search(text) or _AUTHOR_YEAR.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places

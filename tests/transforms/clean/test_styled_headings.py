@@ -421,3 +421,15 @@ def test_a_header_row_read_as_lines_side_by_side_is_no_heading():
                line("by shift workers", 72.0, 312.0, 180.0)]
     assert _heading_block(wrapped, "Interventions to improve coping by shift workers",
                           False).text is not None
+
+
+def test_a_charts_share_or_a_cell_cut_off_is_no_heading():
+    """A legend's "Unaffiliated – 12%", a box's cell "English (Choctaw" whose line goes on
+    beside it: set apart, over text, but no heading; a closed parenthesis stays one's."""
+    for label in ("Unaffiliated – 12%", "English (Choctaw"):
+        assert heading_level(label) is None, label
+        blocks = [heading(label, font="Times-Bold", bold=True), text(lines=5)]
+        assert find_styled_headings(blocks, BODY) == {}, label
+    blocks = [heading("Merovingian Dynasty (509–751)", font="Times-Bold", bold=True),
+              text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 1}
