@@ -80,7 +80,7 @@ from ragbeam.transforms.clean.linejoin import (
     mark_plain_wraps,
     mark_wraps_by_position,
 )
-from ragbeam.transforms.clean.residue import find_residue
+from ragbeam.transforms.clean.residue import citation_errors, find_residue
 from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
     REPLACEMENT_CHAR,
@@ -271,15 +271,28 @@ def _page_line(line: CleanLine) -> PageLine:
 
 def _remove_residue(lines: list[CleanLine]
                     ) -> tuple[list[CleanLine], list[CleanLine], dict[str, int]]:
-    """The lines that stay, the residue lines removed, and how many each rule found."""
-    residue = find_residue([line.text for line in lines], [line.block for line in lines],
-                           [line.kind is BlockKind.CODE for line in lines])
+    """The lines that stay, the residue lines removed, and how many each rule found (a
+    wiki citation template's messages: the lines they were taken out of)."""
+    code = [line.kind is BlockKind.CODE for line in lines]
+    messages = citation_errors([line.text for line in lines], [line.block for line in lines],
+                               code)
+    removed: list[CleanLine] = []
+    if messages:  # the messages go; the rest of their lines stays
+        removed = [lines[i] for i in sorted(messages) if not messages[i]]
+        lines = [replace(line, text=messages[i]) if i in messages else line
+                 for i, line in enumerate(lines) if messages.get(i, True)]
+        code = [line.kind is BlockKind.CODE for line in lines]
+    residue = find_residue([line.text for line in lines], [line.block for line in lines], code)
+    by_rule = dict(residue.by_rule)
+    if messages:
+        by_rule["citation-error"] = len(messages)
     if not residue.lines:
-        return lines, [], {}
+        return lines, removed, by_rule
     for i, text in residue.kept.items():  # an inline formula's readable symbols stay
         lines[i] = replace(lines[i], text=text)
     return ([line for i, line in enumerate(lines) if i not in residue.lines or i in residue.kept],
-            [lines[i] for i in sorted(residue.lines) if i not in residue.kept], residue.by_rule)
+            removed + [lines[i] for i in sorted(residue.lines) if i not in residue.kept],
+            by_rule)
 
 
 def _remove_cover_page(lines: list[CleanLine]) -> tuple[list[CleanLine], list[CleanLine]]:

@@ -72,6 +72,12 @@ _MONTH_ONLY = re.compile(
     r"^(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?,?$", re.IGNORECASE)
 _CITED = re.compile(r"\[(?:\d{1,3}|[A-Za-z])\]$")
+# An author–year citation in parentheses ("(Gao et al., 2019)", "(Smith and Lee 2018)",
+# "(Ng, 2020a)"): a paper's table lists the works it compares by them, row by row ("TRADE
+# (Wu et al., 2019) O(n)"); a heading cites no one.
+_AUTHOR_YEAR = re.compile(
+    r"\((?:[^()]*\bet al\.?|[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?),?\s+"
+    r"(?:19|20)\d\d[a-z]?\)")
 # An entry of a numbered list ("1. …", "[12] …"): a reference, not running text.
 _LIST_ENTRY = re.compile(r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s")
 # A section of a code or a regulation: "§ 1308.22 Excluded substances.", "§ 3a Zweck",
@@ -482,6 +488,18 @@ def reads_as_sentence(text: str) -> bool:
     return (text.endswith(_STATEMENT_ENDS) and not text.endswith(_OPEN_ENDS)) or "。" in text
 
 
+_ENDS_WITH_SHARE = re.compile(r"\d\s*%$")
+
+
+def reads_like_a_label(text: str) -> bool:
+    """A chart's legend or a cell cut off, not a heading: unnumbered, it ends in a
+    percentage ("Unaffiliated – 12%"; "2 Reducing latency by 40%" is a heading), or it
+    leaves a parenthesis open ("English (Choctaw", a box's
+    cell whose line goes on beside it)."""
+    return ((bool(_ENDS_WITH_SHARE.search(text)) and not text[:1].isdigit())
+            or text.count("(") > text.count(")"))
+
+
 def reads_like_data(text: str) -> bool:
     """A table's row or cell ("Non-GAAP diluted EPS $ 2.61 $ 2.73", "2021 2022",
     "California 94-2404110"): two numbers or more after the line's own numbering
@@ -518,7 +536,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if text and (reads_like_data(text) or is_answer(text)):
         return None
     if (not text or len(text) > MAX_HEADING_CHARS or text.endswith(_ENDS_SENTENCE)
-            or _CAPTION.match(text) or reads_as_sentence(text) or _CITED.search(text)):
+            or _CAPTION.match(text) or reads_as_sentence(text) or _CITED.search(text)
+            or _AUTHOR_YEAR.search(text) or reads_like_a_label(text)):
         return None  # a CJK full stop anywhere: a sentence (a numbered poem line)
     if text[-1].isdigit() and not _CJK_SECTION.match(text):
         return None  # "2.1 Parsing 4": a table-of-contents entry
@@ -1246,8 +1265,8 @@ def _reads_like_a_heading(block: HeadingBlock, max_lines: int = MAX_STYLED_HEADI
             or (_ENDS_INSIDE.search(text) and not _label_heading(block, text))
             or _CODE_LIKE.search(text)
             or sum(map(str.isalpha, text)) < MIN_HEADING_LETTERS or _TOC_ENTRY.match(text)
-            or reads_like_data(text) or is_answer(text)
-            or _NOTE_MARK.search(text) or _CITED.search(text)
+            or reads_like_data(text) or is_answer(text) or reads_like_a_label(text)
+            or _NOTE_MARK.search(text) or _CITED.search(text) or _AUTHOR_YEAR.search(text)
             or text.count(",") + text.count("，") >= MAX_HEADING_COMMAS or "@" in text):
         return False  # a sentence, a number, an address, a list of names or places
     text = _ENUMERATOR.sub("", text) or text
@@ -1717,7 +1736,9 @@ def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> 
     box), below it in its column or another heading is passed, and one above it (or
     not placed) stops the walk; the heading goes before the passed block right under
     it, where that one starts within ``MAX_HEADING_GAP_LINES`` of its line heights (a
-    footnote or a footer drawn first is no text of its)."""
+    footnote or a footer drawn first is no text of its), or where a heading drawn after
+    the text too starts that near under it: a section's heading over its first
+    subsection's, both drawn after the page's text, go back together, in their order."""
     order = list(range(len(boxes)))
     for index, box in enumerate(boxes):
         if not movable[index] or box is None:
@@ -1729,22 +1750,39 @@ def heading_order(boxes: Sequence[BlockBox | None], movable: Sequence[bool]) -> 
         # long document's headings made that quadratic).
         at = index
         under: int | None = None  # the position of the passed block nearest under it
+        # The top of the nearest block under it in its column, a heading drawn after the
+        # text too included: a section's heading stands over its first subsection's
+        # ("Composition" over "Size of the Court"), not over text, and goes with it.
+        below = math.inf
+        nearest: int | None = None  # the position of the passed block right under it
+        k = at + 1
+        while k < len(order) and movable[order[k]] and boxes[order[k]] is not None:
+            other = boxes[order[k]]  # the headings drawn right after it, not moved yet
+            if other[0] == page and min(x1, other[3]) - max(x0, other[1]) > 0 \
+                    and other[2] >= bottom:  # type: ignore[index]
+                below = min(below, other[2])  # type: ignore[index]
+            k += 1
         k = at - 1
         while k >= 0:
             other = boxes[order[k]]
             if other is None or other[0] != page:
                 break
+            in_column = min(x1, other[3]) - max(x0, other[1]) > 0
             if movable[order[k]]:
-                pass  # another heading drawn after the text (or over this one): passed
-            elif min(x1, other[3]) - max(x0, other[1]) > 0:  # in its column
+                # another heading drawn after the text (or over this one): passed, and
+                # where it stands under this one, this one goes before it
+                if in_column and other[2] >= bottom and other[2] < below:
+                    below, nearest = other[2], k
+            elif in_column:
                 if other[2] < bottom:
                     break  # above it (or beside it in its row): its place is after
                 if under is None or other[2] < boxes[order[under]][2]:  # type: ignore[index]
                     under = k
+                if other[2] < below:
+                    below, nearest = other[2], k
             k -= 1
-        if under is not None and (boxes[order[under]][2] - bottom  # type: ignore[index]
-                                  <= MAX_HEADING_GAP_LINES * (bottom - top)):
-            order.insert(under, order.pop(at))
+        if under is not None and (below - bottom <= MAX_HEADING_GAP_LINES * (bottom - top)):
+            order.insert(nearest if nearest is not None else under, order.pop(at))
     return order
 
 
@@ -1894,6 +1932,8 @@ def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
     paragraph = first.kind is BlockKind.PARAGRAPH
     candidate = (paragraph and not first.detached
                  and len(pieces) <= MAX_TITLE_LINES)
+    if candidate and _side_by_side(pieces):
+        candidate = False  # a table's row of cells Tika read as lines, not a heading
     if len(pieces) == 1:
         uniform = True  # one line: one size and one face at most
     else:
@@ -1905,6 +1945,32 @@ def _heading_block(pieces: list[tuple[str, CleanLine]], text: str, prose: bool
         uniform = len({s.size for s in styles}) <= 1 and len(faces) <= 1
     return HeadingBlock(text if candidate else None, paragraph and prose, len(pieces),
                         first.style, uniform, table=first.kind is BlockKind.TABLE)
+
+
+# A heading's second or third line is never set in pieces this many of its font sizes
+# apart: such a line is a table's row, its cells read after a cell's first line.
+MIN_CELL_GAP_SIZES = 4.0
+
+
+def _side_by_side(pieces: Sequence[tuple[str, CleanLine]]) -> bool:
+    """Is the block a table's row of cells Tika read as lines: a line of it stands
+    beside the one before it, in its row (over half the shorter's height shared), right
+    of where that one starts (header cells, "Portrait", "Name", "King from" … set on two
+    lines each, read one after another), or a line after its first is set in pieces
+    ``MIN_CELL_GAP_SIZES`` apart (a film's title wrapped in its cell, then the role's
+    cell: "Good Morning," / "Miss Dove      Miss Dove")? A heading's lines stand one
+    under another, each in one piece."""
+    for (_, before), (_, line) in pairwise(pieces):
+        a, b = before.style, line.style
+        if a is None or b is None or a.page != b.page:
+            continue
+        shared = min(a.bottom, b.bottom) - max(a.top, b.top)
+        if shared > 0.5 * min(a.bottom - a.top, b.bottom - b.top) and b.x0 > a.x0:
+            return True
+        if b.size and any(right[1] - left[2] >= MIN_CELL_GAP_SIZES * b.size
+                          for left, right in pairwise(b.cells)):
+            return True
+    return False
 
 
 # A line set in pieces (``LineStyle.cells``) with at least this many gaps between them

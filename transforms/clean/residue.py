@@ -33,6 +33,14 @@ the order they are applied, look at a line's shape only, never at words:
    paragraph of prose), its lines without an unreadable character that read as
    words stay whole.
 
+Besides these, ``citation_errors`` takes out of a line (not the line) the messages a
+wiki's citation templates print into a reference when they are misused, which a
+browser's print of the page keeps: MediaWiki's Citation Style 1 errors
+("{{cite web}}: Unknown parameter |deadurl= ignored (|url-status= suggested) (help)")
+and maintenance notes ("CS1 maint: archived copy as title (link)"). They are the
+template's words to the page's editors, read by no reader of the article; the
+reference itself stays. A message broken over lines of its block is found whole.
+
 Code blocks are checked for binary remnants only: a PDF dictionary or a hex
 test vector in a code listing was put there by its author.
 """
@@ -249,3 +257,48 @@ def _mark_blocks(lines: Sequence[str], blocks: Sequence[int], found: dict[int, s
                     and reads_as_words(lines[i])):
                 continue
             found[i] = "block"
+
+
+# A wiki citation template's error message, "{{cite web}}: <messages> (help)" (several
+# joined by ";", each closed by its "(help)" link), or its maintenance note, "CS1 maint:
+# <category> (link)"; a message's parentheses ("(|url-status= suggested)") are its own.
+# Bounded: a message is a short phrase, never a paragraph.
+_MESSAGE = r"(?:[^()\[\]{}]|\([^()]{0,60}\)){0,160}?"
+CITATION_ERROR = re.compile(
+    rf"\{{\{{\s*(?:[Cc]ite|[Cc]itation)\b[^{{}}]{{0,40}}\}}\}}:\s*{_MESSAGE}\(help\)"
+    rf"(?:\s*;\s*{_MESSAGE}\(help\))*"
+    rf"|\bCS1 maint:\s*{_MESSAGE}\(link\)")
+
+
+def citation_errors(lines: Sequence[str], blocks: Sequence[int],
+                    code: Sequence[bool]) -> dict[int, str]:
+    """``{line: its text without the citation template messages in it}`` of the lines
+    that held some ("" where nothing else was on the line); the lines of a block are read
+    together, so a message broken over two lines is found. Code is left alone."""
+    marked = {blocks[i] for i, line in enumerate(lines)
+              if not code[i] and ("{{" in line or "}}:" in line or "CS1 maint" in line)}
+    if not marked:
+        return {}  # most documents: no wiki's print
+    changed: dict[int, str] = {}
+    i = 0
+    while i < len(lines):
+        j = i + 1
+        while j < len(lines) and blocks[j] == blocks[i]:
+            j += 1
+        if blocks[i] in marked and not code[i]:
+            joined = "\n".join(lines[i:j])
+            spans = [m.span() for m in CITATION_ERROR.finditer(joined)]
+            if spans:
+                removed = bytearray(len(joined))
+                for a, b in spans:
+                    removed[a:b] = b"\x01" * (b - a)
+                start = 0
+                for k in range(i, j):
+                    end = start + len(lines[k])
+                    if any(removed[start:end]):
+                        text = "".join(c for c, gone in zip(lines[k], removed[start:end],
+                                                            strict=True) if not gone)
+                        changed[k] = " ".join(text.split())
+                    start = end + 1
+        i = j
+    return changed

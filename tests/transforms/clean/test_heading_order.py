@@ -50,6 +50,20 @@ def test_headings_drawn_one_after_another_each_go_to_their_place():
     assert heading_order(boxes, [False, False, False, True, True]) == [0, 3, 1, 4, 2]
 
 
+def test_a_section_heading_over_its_first_subsection_goes_back_with_it():
+    """Both drawn after the page's text: the section's heading is farther from the text
+    than ``MAX_HEADING_GAP_LINES`` of its lines, but right over the subsection's heading,
+    which is right over the text; they go back together, the section first."""
+    section = (1, 35.0, 60.0, 100.0, 70.0)
+    sub = (1, 35.0, 90.0, 110.0, 98.0)  # 20 points under the section: 2 of its lines
+    text = (1, 35.0, 105.0, 415.0, 300.0)  # 35 points under the section
+    above = (1, 35.0, 10.0, 415.0, 50.0)
+    boxes = [above, text, section, sub]
+    assert heading_order(boxes, [False, False, True, True]) == [0, 2, 3, 1]
+    # The section's heading alone so far over the text stays where it was drawn.
+    assert heading_order([above, text, section], [False, False, True]) == [0, 1, 2]
+
+
 def test_the_walk_stops_at_another_page_or_a_block_not_placed():
     boxes = [(2, 35.0, 110.0, 415.0, 300.0), HEADING]
     assert heading_order(boxes, [False, True]) == [0, 1]
@@ -153,20 +167,34 @@ def _heading_order_searched(boxes, movable):
         page, x0, top, x1, bottom = box
         at = order.index(index)
         under = None
+        below = float("inf")
+        nearest = None
+        k = at + 1
+        while k < len(order) and movable[order[k]] and boxes[order[k]] is not None:
+            other = boxes[order[k]]
+            if other[0] == page and min(x1, other[3]) - max(x0, other[1]) > 0 \
+                    and other[2] >= bottom:
+                below = min(below, other[2])
+            k += 1
         k = at - 1
         while k >= 0:
             other = boxes[order[k]]
             if other is None or other[0] != page:
                 break
-            if not movable[order[k]] and min(x1, other[3]) - max(x0, other[1]) > 0:
+            in_column = min(x1, other[3]) - max(x0, other[1]) > 0
+            if movable[order[k]]:
+                if in_column and other[2] >= bottom and other[2] < below:
+                    below, nearest = other[2], k
+            elif in_column:
                 if other[2] < bottom:
                     break
                 if under is None or other[2] < boxes[order[under]][2]:
                     under = k
+                if other[2] < below:
+                    below, nearest = other[2], k
             k -= 1
-        if under is not None and (boxes[order[under]][2] - bottom
-                                  <= MAX_HEADING_GAP_LINES * (bottom - top)):
-            order.insert(under, order.pop(at))
+        if under is not None and below - bottom <= MAX_HEADING_GAP_LINES * (bottom - top):
+            order.insert(nearest if nearest is not None else under, order.pop(at))
     return order
 
 

@@ -162,3 +162,24 @@ def test_a_dictionary_line_is_tokens_read_left_to_right_as_a_search_reads_them()
              for _ in range(5000)] + JOB_OPTIONS.splitlines()
     assert [is_dictionary_line(line) for line in lines] == [by_search(line) for line in lines]
     assert sum(map(is_dictionary_line, lines)) > 300  # both answers well represented
+
+
+def test_a_wiki_citation_templates_messages_go_and_the_reference_stays():
+    """A browser's print of a wiki page keeps the messages its citation templates print
+    into a reference for the page's editors ("{{cite web}}: … (help)", "CS1 maint: …
+    (link)"), also broken over two lines of the block; the reference's own words stay,
+    and so do braces and "(help)" anywhere else."""
+    from ragbeam.transforms.clean.residue import citation_errors
+
+    lines = ['12. Doe, J. (2001). "A Harbour" (https://example.org/h). Retrieved May 1, 2002.',
+             '{{cite web}}: Unknown parameter |deadurl= ignored (|url-status= suggested) (help)',
+             '13. Roe, R. (1999). "Tides". The Daily. {{cite news}}: Unknown',
+             'parameter |dead-url= ignored (|url-status= suggested) (help); Check |date= value',
+             '(help) CS1 maint: archived copy as title (link) Tide tables, 3rd ed.',
+             'Use {{cite web}} templates; press F1 (help) for more.',
+             'x = {{a}}: b (help)']
+    blocks = [0, 0, 1, 1, 1, 2, 3]
+    changed = citation_errors(lines, blocks, [False] * len(lines))
+    assert changed == {1: "", 2: '13. Roe, R. (1999). "Tides". The Daily.', 3: "",
+                       4: "Tide tables, 3rd ed."}
+    assert citation_errors(lines, blocks, [True] * len(lines)) == {}

@@ -380,3 +380,56 @@ def test_a_day_and_a_month_is_a_date_not_a_numbered_section():
     blocks = [text(lines=5, top=100.0), heading("9 August", size=9.0, font="Sans", top=300.0),
               text(lines=5, top=330.0)]
     assert find_styled_headings(blocks, BODY) == {}
+
+
+def test_a_paper_tables_row_citing_its_work_is_no_heading():
+    """A comparison table lists the works by author and year ("TRADE (Wu et al., 2019)
+    O(n)"): title case, but a heading cites no one; a parenthesis that is no citation
+    stays a heading's."""
+    for row in ("TRADE (Wu et al., 2019) O(n)", "Baseline Model (Smith and Jones, 2018)",
+                "Tracker (Lee 2020a)"):
+        assert heading_level(row) is None, row
+        blocks = [heading(row, font="Times-Bold", bold=True), text(lines=5)]
+        assert find_styled_headings(blocks, BODY) == {}, row
+    assert heading_level("Results on Dataset Two (Table 2)") == (2, "title")
+
+
+def test_a_header_row_read_as_lines_side_by_side_is_no_heading():
+    """A table's header cells set on two lines each, read by Tika one after another as
+    the lines of one block: each line stands beside the one before, in its row; a
+    heading's second line stands under its first."""
+    from ragbeam.transforms.clean.base import CleanLine
+    from ragbeam.transforms.clean.headings import _heading_block
+    from ragbeam.transforms.types import BlockKind
+
+    def line(words: str, x0: float, top: float, x1: float) -> tuple[str, CleanLine]:
+        return ("", CleanLine(words, BlockKind.PARAGRAPH, 0, 1, 0, 0, len(words),
+                              style=style(top=top, x0=x0, x1=x1, font="Arial-Bold",
+                                          bold=True)))
+
+    row = [line("Portrait Name Reign from", 60.0, 36.0, 230.0),
+           line("Reign until Death Predecessor", 210.0, 34.0, 480.0),
+           line("Title", 500.0, 42.0, 540.0)]
+    text_of = " ".join(piece[1].text for piece in row)
+    assert _heading_block(row, text_of, False).text is None
+    # A film's title wrapped in its cell, the second line then the role's cell.
+    film = [line("Good Morning,", 86.0, 615.0, 175.0), line("Miss Dove Miss Dove", 86.0, 626.0,
+                                                             260.0)]
+    film[1][1].style = film[1][1].style._replace(cells=((0, 86.0, 109.0), (10, 215.0, 260.0)))
+    assert _heading_block(film, "Good Morning, Miss Dove Miss Dove", False).text is None
+    wrapped = [line("Interventions to improve coping", 72.0, 300.0, 300.0),
+               line("by shift workers", 72.0, 312.0, 180.0)]
+    assert _heading_block(wrapped, "Interventions to improve coping by shift workers",
+                          False).text is not None
+
+
+def test_a_charts_share_or_a_cell_cut_off_is_no_heading():
+    """A legend's "Unaffiliated – 12%", a box's cell "English (Choctaw" whose line goes on
+    beside it: set apart, over text, but no heading; a closed parenthesis stays one's."""
+    for label in ("Unaffiliated – 12%", "English (Choctaw"):
+        assert heading_level(label) is None, label
+        blocks = [heading(label, font="Times-Bold", bold=True), text(lines=5)]
+        assert find_styled_headings(blocks, BODY) == {}, label
+    blocks = [heading("Merovingian Dynasty (509–751)", font="Times-Bold", bold=True),
+              text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {0: 1}
