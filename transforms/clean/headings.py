@@ -1170,7 +1170,8 @@ def _titles_page_table(blocks: Sequence[HeadingBlock], index: int) -> bool:
             or block.in_margin \
             or style.top > PAGE_TITLE_SHARE * block.page_height or not _reads_like_a_heading(block):
         return False
-    for earlier in reversed(blocks[:index]):  # none before it on its page but divisions'
+    for k in range(index - 1, -1, -1):  # none before it on its page but divisions'
+        earlier = blocks[k]  # (no slice: this runs for each candidate at a page's top)
         if earlier.style is None or earlier.style.page != style.page:
             break
         if division_heading(earlier.text or "") is None:

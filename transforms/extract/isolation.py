@@ -589,10 +589,6 @@ class ExtractionPool:
         for extractor in self._extractors:
             extractor.abort()
 
-    @property
-    def aborted(self) -> bool:
-        return self._aborted.is_set()
-
 
 _pools_lock = threading.Lock()
 _pools: dict[Hashable, tuple[ExtractionPool, int]] = {}
