@@ -473,7 +473,8 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
         return LineBreak.LINE
     if prev is None or line.after_blank or line.kind in _WHOLE_BLOCKS or prev.kind != line.kind:
         return LineBreak.PARAGRAPH
-    if out.contents and (_listed(prev.text, out.contents) or _listed(line.text, out.contents)):
+    if out.contents and (listed := _cjk_entries(out.contents)) and (
+            _listed(prev.text, listed) or _listed(line.text, listed)):
         return LineBreak.PARAGRAPH  # a heading the contents page lists stands alone
     same_block = prev.block == line.block
     if not hard_wrapped or line.kind is not BlockKind.PARAGRAPH or prev.wraps is False:
@@ -509,16 +510,24 @@ def _break_before(prev: CleanLine | None, line: CleanLine, hard_wrapped: bool,
     return brk
 
 
-def _listed(text: str, contents: frozenset[str]) -> bool:
+def _listed(text: str, entries: frozenset[str]) -> bool:
     """Is ``text`` a CJK heading the document's contents page lists ("（2）要約四半期連結
-    損益計算書及び要約四半期連結包括利益計算書", listed as "… 4")? However near the margin it
-    ends, it is no wrapped line: it neither runs on nor takes the next line in.
+    損益計算書及び要約四半期連結包括利益計算書", listed as "… 4"; ``entries``: the CJK
+    ones, ``_cjk_entries``)? However near the margin it ends, it is no wrapped line: it
+    neither runs on nor takes the next line in."""
+    return " ".join(text.split()) in entries
+
+
+@functools.lru_cache(maxsize=4)
+def _cjk_entries(contents: frozenset[str]) -> frozenset[str]:
+    """The CJK entries of a contents page (asked at every line break: computed once a
+    document; none on most documents, which then pay nothing per line).
 
     CJK lines only, for now: on English 10-Qs the rule sets "PART I. FINANCIAL
     INFORMATION > Item 1. Financial Statements" over every statement and note, as a
     reader would, but the longer header costs BM25 3 of 118 questions at 1,500 tokens on
     the sec-10-q domain (measured, issue 38); what the header holds decides that."""
-    return _HAS_CJK.search(text) is not None and " ".join(text.split()) in contents
+    return frozenset(entry for entry in contents if _HAS_CJK.search(entry))
 
 
 _HAS_CJK = re.compile(f"[{CJK_SCRIPTS_CLASS}]")
