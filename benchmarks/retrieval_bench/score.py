@@ -7,8 +7,11 @@ evidence pages (``pages.PageIndex.pages_of``, the same attribution for every
 pipeline). Every chunk is charged its text's cl100k tokens (the project's
 sizer), whatever it is indexed by.
 
-Scopes: ``all`` (one index over every document of the domain) and ``doc`` (an
-index over the question's own document(s) only). Reference rows beside the
+Scopes: ``all`` (one index over every document of the domain) and ``doc`` (the
+same index, its ranking filtered to the question's own document(s): what a store
+holding every document returns to a query filtered by document id; BM25's term
+statistics stay the collection's, and hybrid fuses the filtered BM25 and dense
+rankings, as a store's filtered prefetches are fused). Reference rows beside the
 pipelines: ``oracle`` (the evidence pages' own text, cut to the budget, as
 the whole context: the scorer's check, near 100 % unless a page has no text)
 and ``random`` (a seeded random ranking of the first pipeline's chunks: the
@@ -105,43 +108,59 @@ def _tally(questions: Sequence[BenchQuestion], hits: Mapping[str, bool]) -> dict
             "hit_ids": sorted(q for q, h in hits.items() if h)}
 
 
+Ranker = Callable[[BenchQuestion, "frozenset[int] | None"], list[int]]
+
+
+def _store_ranker(indexed: Indexed, retriever: str, cache=None) -> Ranker:
+    """Rank every chunk of the domain, or only ``among`` them as a store's filter does:
+    built once over all chunks; hybrid fuses the parts' filtered rankings."""
+    from ragbeam.evaluate.retrieval import make_retriever, reciprocal_rank_fusion
+
+    everything = range(len(indexed.chunks))
+    names = ("bm25", "dense") if retriever == "hybrid" else (retriever,)
+    parts = [make_retriever(name, indexed.index_texts, cache,
+                            _dense_texts(indexed, everything)) for name in names]
+
+    def rank(question: BenchQuestion, among: frozenset[int] | None) -> list[int]:
+        rankings = [part.rank(question.question) for part in parts]
+        if among is not None:
+            rankings = [[i for i in r if i in among] for r in rankings]
+        return reciprocal_rank_fusion(rankings) if len(rankings) > 1 else rankings[0]
+    return rank
+
+
+def _random_ranker(size: int) -> Ranker:
+    """A seeded shuffle of the chunks in scope (the floor)."""
+    def rank(question: BenchQuestion, among: frozenset[int] | None) -> list[int]:
+        order = sorted(among) if among is not None else list(range(size))
+        seed = int(hashlib.sha256(question.id.encode()).hexdigest()[:8], 16)
+        random.Random(seed).shuffle(order)
+        return order
+    return rank
+
+
 def score(indexed: Indexed, questions: Sequence[BenchQuestion], retriever: str,
           cache=None, budgets: Sequence[int] = BUDGETS, scopes: Sequence[str] = SCOPES
           ) -> dict:
     """``{scope: {budget: tally}}`` for one retriever (``bm25``, ``dense``, ``hybrid``
     or ``random``)."""
     from ragbeam.evaluate.budget import fill_context
-    from ragbeam.evaluate.retrieval import make_retriever
 
     units = _units(indexed)
     by_doc: dict[str, list[int]] = defaultdict(list)
     for i, c in enumerate(indexed.chunks):
         by_doc[c.doc].append(i)
-
-    def ranker(positions: list[int]) -> Callable[[BenchQuestion], list[int]]:
-        if retriever == "random":
-            def rank_randomly(q: BenchQuestion) -> list[int]:
-                seed = int(hashlib.sha256(q.id.encode()).hexdigest()[:8], 16)
-                order = list(positions)
-                random.Random(seed).shuffle(order)
-                return order
-            return rank_randomly
-        r = make_retriever(retriever, [indexed.index_texts[i] for i in positions], cache,
-                           _dense_texts(indexed, positions))
-        return lambda q: [positions[j] for j in r.rank(q.question)]
+    rank = (_random_ranker(len(units)) if retriever == "random"
+            else _store_ranker(indexed, retriever, cache))
 
     out: dict = {}
     started = time.process_time()
     for scope in scopes:
         hits = {b: {} for b in budgets}
-        rankers: dict[tuple[str, ...], Callable] = {}
         for q in questions:
-            key = tuple(sorted(q.docs)) if scope == "doc" else ("*",)
-            if key not in rankers:
-                positions = (sorted(i for d in key for i in by_doc.get(d, ()))
-                             if scope == "doc" else list(range(len(units))))
-                rankers[key] = ranker(positions) if positions else (lambda q: [])
-            ranking = rankers[key](q)
+            among = (frozenset(i for d in q.docs for i in by_doc.get(d, ()))
+                     if scope == "doc" else None)
+            ranking = rank(q, among)
             for b in budgets:
                 context = fill_context(ranking, units, b)
                 hits[b][q.id] = _hit(q, [int(u.chunk_id) for u in context.units], indexed)
@@ -178,13 +197,10 @@ def explain(indexed: Indexed, question: BenchQuestion, retriever: str, cache=Non
     """Why a question is (not) answered: the context's chunks (pages, evidence or not)
     and the best-ranked chunk that lies on an evidence page, with its rank."""
     from ragbeam.evaluate.budget import fill_context
-    from ragbeam.evaluate.retrieval import make_retriever
 
-    positions = [i for i, c in enumerate(indexed.chunks)
-                 if scope == "all" or c.doc in question.docs]
-    r = make_retriever(retriever, [indexed.index_texts[i] for i in positions], cache,
-                       _dense_texts(indexed, positions))
-    ranking = [positions[j] for j in r.rank(question.question)]
+    among = (frozenset(i for i, c in enumerate(indexed.chunks) if c.doc in question.docs)
+             if scope == "doc" else None)
+    ranking = _store_ranker(indexed, retriever, cache)(question, among)
     context = fill_context(ranking, _units(indexed), budget)
     sent = [int(u.chunk_id) for u in context.units]
 

@@ -134,6 +134,34 @@ def test_the_oracle_answers_everything_bm25_nearly_and_random_chunks_almost_noth
     assert floor["all"]["1500"]["hits"] >= floor["all"]["600"]["hits"]
 
 
+def test_per_document_is_the_collection_s_ranking_filtered_to_the_document():
+    # A store holding every document answers a query filtered by document id with the
+    # collection's term statistics: the label "Acme", on every chunk of the question's
+    # document and nowhere else, keeps the weight the collection gives it (in an index of
+    # that document alone it would weigh next to nothing), and the order is the
+    # collection's order with the other documents' chunks left out.
+    _page_texts, indexes, chunks, questions = generated_set(docs=2, pages=10)
+    chunks = [BenchChunk(c.doc, c.text, "Acme annual report" if c.doc == "gen/doc0.pdf"
+                         else "Other report") for c in chunks]
+    indexed = score.prepare("ctx", chunks, indexes, contextual=True)
+    mine = frozenset(i for i, c in enumerate(indexed.chunks) if c.doc == "gen/doc0.pdf")
+    question = next(q for q in questions if q.docs == ("gen/doc0.pdf",))
+    question = BenchQuestion(question.id, "gen", "Acme report " + question.question,
+                             question.evidence, "text", "en")
+    for retriever in ("bm25", "hybrid"):
+        rank = score._store_ranker(indexed, retriever)
+        everything = rank(question, None)
+        assert any(i not in mine for i in everything)
+        filtered = rank(question, mine)
+        assert set(filtered) <= mine
+        if retriever == "bm25":
+            assert filtered == [i for i in everything if i in mine]
+    ranked = score.explain(indexed, question, "bm25", scope="doc")
+    assert ranked["answered"] and all(c["doc"] == "gen/doc0.pdf" for c in ranked["context"])
+    floor = score.score(indexed, [question], "random", scopes=("doc",))
+    assert floor["doc"]["600"]["questions"] == 1
+
+
 def test_a_chunk_larger_than_the_budget_is_never_sent():
     page_texts, indexes, _, questions = generated_set(docs=1, pages=20)
     whole_pages = [BenchChunk(doc, t * 6) for doc, texts in page_texts.items() for t in texts]
