@@ -28,6 +28,8 @@ _OPEN_TAIL = re.compile(r"[ \t]*\([^\s()]*$")
 # it where the target runs on.
 _TARGET_PART = re.compile(r"^[^\s()]*\)?")
 _WHOLE_TARGET = re.compile(r"^\((?:https?|ftp)://[^\s()]+\)$")
+# Punctuation that closes the words a link target followed.
+_CLOSING = re.compile(r"^[.,;:!?]+")
 # The most lines a printed target runs over (a long archive link: three or four).
 MAX_TARGET_LINES = 5
 
@@ -57,8 +59,14 @@ def strip_link_targets(lines: Sequence[str]) -> tuple[list[str], int]:
             if joined.endswith(")"):
                 break
         if joined.endswith(")") and _WHOLE_TARGET.match(joined):
-            out[i] = line[:opened.start()]
             for j, end in cuts:
                 out[j] = out[j][end:]
+            # Punctuation after it closes the link's words on their own line
+            # ('"Season 2" (ht' / 'tps://…). TV Tango.' → '"Season 2".' / 'TV Tango.').
+            last = cuts[-1][0]
+            closing = _CLOSING.match(out[last])
+            out[i] = line[:opened.start()] + (closing.group() if closing else "")
+            if closing:
+                out[last] = out[last][closing.end():].lstrip()
             removed += 1
     return out, removed

@@ -23,7 +23,7 @@ def test_a_target_wrapped_over_lines_goes_with_its_rest():
              "3.html) (book review). The Quay Post."]
     out, removed = strip_link_targets(lines)
     assert removed == 2
-    assert out == ['1. "The Harbour as an Institution"', ".",
+    assert out == ['1. "The Harbour as an Institution".', "",
                    "www.example.org. Retrieved February 1, 2017.",
                    '13. Rosen, Jeffrey (2009). "Black Tides"', "", " (book review). The Quay Post."]
 
