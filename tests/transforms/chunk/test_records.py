@@ -90,3 +90,41 @@ def test_ids_name_the_document_the_chunk_key_the_context_and_repeats():
     chunks = build_strategy("structure", options).chunk(doc).chunks
     assert {r["chunk_id"] for r in chunk_rows(doc, chunks, "structure", "d" * 32, CharSizer())
             }.isdisjoint(r["chunk_id"] for r in rows)
+
+
+def _paper() -> Document:
+    return _document([
+        (H, 1, "A Parser"), (P, 0, "We parse scanned forms into fields with a small model. " * 3),
+        (H, 2, "6 Conclusion"), (P, 0, "The parser reads forms faster than a clerk does. " * 2),
+        (H, 2, "7 References"),
+        (P, 0, "[1] A. Author. Parsing forms with small models. In Proc. Forms, 2019."),
+        (P, 0, "[2] B. Author. Forms, fields and parsers. Journal of Forms, 2020."),
+        (H, 2, "Appendix A"), (P, 0, "The form fields the parser knows, one per line. " * 2),
+    ])
+
+
+@pytest.mark.parametrize("strategy", ["structure", "parent_child"])
+def test_a_reference_list_is_kept_out_of_the_index_the_sections_around_it_stay(strategy):
+    rows = _rows(_paper(), strategy)
+    texts = " ".join(row["text"] for row in rows)
+    assert "Parsing forms with small models" not in texts
+    assert "Forms, fields and parsers" not in texts
+    assert "faster than a clerk" in texts and "one per line" in texts
+
+
+@pytest.mark.parametrize("heading", ["References", "REFERENCES", "VI. References",
+                                     "3.2 Bibliography", "Works cited", "Literaturverzeichnis"])
+def test_reference_list_headings(heading):
+    from ragbeam.transforms.chunk.records import in_reference_list
+    from ragbeam.transforms.types import Chunk
+
+    assert in_reference_list(Chunk(0, 1, "x", heading_path=("A Paper", heading)))
+
+
+@pytest.mark.parametrize("heading", ["Cross references", "References to the notes",
+                                     "Reference data", "Notes"])
+def test_headings_that_name_no_reference_list(heading):
+    from ragbeam.transforms.chunk.records import in_reference_list
+    from ragbeam.transforms.types import Chunk
+
+    assert not in_reference_list(Chunk(0, 1, "x", heading_path=("A Paper", heading)))
