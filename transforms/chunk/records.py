@@ -59,16 +59,33 @@ _REFERENCE_LIST = re.compile(
     r"^(?:(?:\d+(?:\.\d+)*|[IVXLC]+)\.?\s+)?"
     r"(?:references|bibliography|works\s+cited|literature\s+cited|literatur(?:verzeichnis)?|"
     r"r[ée]f[ée]rences(?:\s+bibliographiques)?|bibliographie)$", re.IGNORECASE)
+# A line that reads as a citation entry: it starts with an entry's label ("[12]", "12. ",
+# a wiki's "^ " or "↑") or names a year (author-year entries: "Brian Kulis. 2013. …").
+_ENTRY_LINE = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s|\^\s|↑)"
+                         r"|(?<!\d)(?:1[6-9]|20)\d\d[a-z]?(?!\d)")
+# The share of a chunk's characters (but its heading) on entry lines that makes it a
+# reference list's: below it the chunk is a section the heading path misplaces (an
+# appendix whose heading was not found), a guide's section about citing, or a note's
+# quoted passage.
+MIN_ENTRY_SHARE = 0.5
 
 
 def in_reference_list(chunk: Chunk) -> bool:
-    """Whether the chunk lies in a reference list: a heading of its path names one."""
-    return any(_REFERENCE_LIST.match(heading.strip()) for heading in chunk.heading_path)
+    """Whether the chunk is a reference list's: a heading of its path names one, and its
+    lines read mostly as citation entries (``MIN_ENTRY_SHARE``)."""
+    if not any(_REFERENCE_LIST.match(heading.strip()) for heading in chunk.heading_path):
+        return False
+    lines = [line for line in chunk.text.split("\n") if line.strip()]
+    if lines and _REFERENCE_LIST.match(lines[0].strip()):
+        lines = lines[1:]
+    total = sum(len(line) for line in lines)
+    return total > 0 and sum(len(line) for line in lines
+                             if _ENTRY_LINE.search(line)) >= MIN_ENTRY_SHARE * total
 
 
 def without_navigation(doc: Document, chunks: list[Chunk]) -> list[Chunk]:
     """The chunks but those that are mostly a contents page's or an index's lines, and
-    those of a reference list (``in_reference_list``): kept out of the index. Contents
+    those of a reference list's entries (``in_reference_list``): kept out of the index. Contents
     and indexes list the document's headings and words and answer nothing (measured on
     the retrieval benchmark: docs/strategies.md). A reference list's entries are other
     works' titles, which repeat the document's own subject in a few words each: packed
