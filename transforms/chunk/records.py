@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -51,15 +52,56 @@ def navigation_metadata(contents: ContentsIndex, chunk: Chunk) -> dict[str, str]
     return {TOC_KEY: "1"} if contents.share(chunk.start, chunk.end) >= MIN_TOC_SHARE else {}
 
 
+# A reference list's heading (a paper's "References", an encyclopedia article's
+# "Bibliography", "Works cited"; the titles ``clean/headings.py`` finds a paper's
+# reference list by), with or without its section number ("7 References", "VI. REFERENCES").
+_REFERENCE_LIST = re.compile(
+    r"^(?:(?:\d+(?:\.\d+)*|[IVXLC]+)\.?\s+)?"
+    r"(?:references|bibliography|works\s+cited|literature\s+cited|literatur(?:verzeichnis)?|"
+    r"r[ée]f[ée]rences(?:\s+bibliographiques)?|bibliographie)$", re.IGNORECASE)
+# A line that reads as a citation entry: it starts with an entry's label ("[12]", "12. ",
+# a wiki's "^ " or "↑") or names a year (author-year entries: "Brian Kulis. 2013. …").
+_ENTRY_LINE = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s|\^\s|↑)"
+                         r"|(?<!\d)(?:1[6-9]|20)\d\d[a-z]?(?!\d)")
+# The share of a chunk's characters (but its heading) on entry lines that makes it a
+# reference list's: below it the chunk is a section the heading path misplaces (an
+# appendix whose heading was not found), a guide's section about citing, or a note's
+# quoted passage.
+MIN_ENTRY_SHARE = 0.5
+
+
+def in_reference_list(chunk: Chunk) -> bool:
+    """Whether the chunk is a reference list's: a heading of its path names one, and its
+    lines read mostly as citation entries (``MIN_ENTRY_SHARE``)."""
+    if not any(_REFERENCE_LIST.match(heading.strip()) for heading in chunk.heading_path):
+        return False
+    lines = [line for line in chunk.text.split("\n") if line.strip()]
+    if lines and _REFERENCE_LIST.match(lines[0].strip()):
+        lines = lines[1:]
+    total = sum(len(line) for line in lines)
+    return total > 0 and sum(len(line) for line in lines
+                             if _ENTRY_LINE.search(line)) >= MIN_ENTRY_SHARE * total
+
+
 def without_navigation(doc: Document, chunks: list[Chunk]) -> list[Chunk]:
-    """The chunks but those that are mostly a contents page's or an index's lines: kept
-    out of the index, as they list the document's headings and words and answer nothing
-    (measured on the retrieval benchmark: docs/strategies.md). A parent of other chunks
-    stays (flagged ``toc``); parents are renumbered."""
+    """The chunks but those that are mostly a contents page's or an index's lines, and
+    those of a reference list's entries (``in_reference_list``): kept out of the index. Contents
+    and indexes list the document's headings and words and answer nothing (measured on
+    the retrieval benchmark: docs/strategies.md). A reference list's entries are other
+    works' titles, which repeat the document's own subject in a few words each: packed
+    a hundred tokens to a chunk they outrank the passage that answers (a printed
+    encyclopedia article's reference list is a third of its chunks); the document's
+    text keeps them. A parent of other chunks stays (flagged ``toc`` where it is
+    contents), but a reference list's parent whose children all went; parents are
+    renumbered."""
     contents = ContentsIndex(doc)
+    references = [in_reference_list(chunk) for chunk in chunks]
     parents = {chunk.parent for chunk in chunks if chunk.parent is not None}
+    kept_children = {chunk.parent for i, chunk in enumerate(chunks)
+                     if chunk.parent is not None and not references[i]}
     kept = [i for i, chunk in enumerate(chunks)
-            if i in parents or contents.share(chunk.start, chunk.end) < MIN_TOC_SHARE]
+            if (i in parents and (not references[i] or i in kept_children))
+            or (contents.share(chunk.start, chunk.end) < MIN_TOC_SHARE and not references[i])]
     if len(kept) == len(chunks):
         return chunks
     renumbered = {old: new for new, old in enumerate(kept)}

@@ -80,6 +80,7 @@ from ragbeam.transforms.clean.linejoin import (
     mark_plain_wraps,
     mark_wraps_by_position,
 )
+from ragbeam.transforms.clean.links import strip_link_targets
 from ragbeam.transforms.clean.residue import citation_errors, find_residue
 from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
@@ -326,6 +327,30 @@ def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
     return out, count
 
 
+# Document metadata key extraction fills with a PDF's link annotations
+# (``extract/pdf.LINKS_KEY``, not imported: extraction imports cleaning).
+LINKS_KEY = "extract_links"
+
+
+def _strip_link_targets(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
+    """The printed targets of links (``links.py``) out of the text lines."""
+    texts, count = strip_link_targets(
+        [line.text if line.kind not in _WHOLE_BLOCKS else "" for line in lines])
+    if not count:
+        return lines, 0
+    out: list[CleanLine] = []
+    for line, text in zip(lines, texts, strict=True):
+        if line.kind not in _WHOLE_BLOCKS and text != line.text:
+            line.text = text.strip() if text.strip() else ""
+        if line.text:
+            out.append(line)
+        elif out:
+            # A line that was all target: the line before breaks as it did (a wrap, a
+            # paragraph's end), not as at a gap of one line.
+            out[-1].wrapped = line.wrapped
+    return out, count
+
+
 def _mark_contents(lines: list[CleanLine], page_count: int | None) -> int:
     """Mark the lines of contents pages and indexes (``contents.py``) as
     ``BlockKind.CONTENTS``; how many."""
@@ -505,6 +530,10 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
         lines, leaders_removed = _strip_leaders(lines)
     if paged and extracted.layout is not None and options.join_lines:
         _mark_wraps_by_position(lines)
+    link_targets_removed = 0
+    if paged and extracted.metadata.get(LINKS_KEY):
+        # After the wraps are judged by position (a target's lines are in the flow).
+        lines, link_targets_removed = _strip_link_targets(lines)
     # Contents before tables: a contents page's entries and page numbers stand in two
     # columns, but they are navigation, not a table.
     contents_lines_marked = (_mark_contents(lines, extracted.page_count)
@@ -568,6 +597,7 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
             [[line.page, line.text] for line in furniture[:MAX_RECORDED_FURNITURE_LINES]],
             ensure_ascii=False),
         "clean_leaders_removed": str(leaders_removed),
+        "clean_link_targets_removed": str(link_targets_removed),
         "clean_contents_lines": str(contents_lines_marked),
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),

@@ -90,3 +90,77 @@ def test_ids_name_the_document_the_chunk_key_the_context_and_repeats():
     chunks = build_strategy("structure", options).chunk(doc).chunks
     assert {r["chunk_id"] for r in chunk_rows(doc, chunks, "structure", "d" * 32, CharSizer())
             }.isdisjoint(r["chunk_id"] for r in rows)
+
+
+def _paper() -> Document:
+    return _document([
+        (H, 1, "A Parser"), (P, 0, "We parse scanned forms into fields with a small model. " * 3),
+        (H, 2, "6 Conclusion"), (P, 0, "The parser reads forms faster than a clerk does. " * 2),
+        (H, 2, "7 References"),
+        (P, 0, "[1] A. Author. Parsing forms with small models. In Proc. Forms, 2019."),
+        (P, 0, "[2] B. Author. Forms, fields and parsers. Journal of Forms, 2020."),
+        (H, 2, "Appendix A"), (P, 0, "The form fields the parser knows, one per line. " * 2),
+    ])
+
+
+@pytest.mark.parametrize("strategy", ["structure", "parent_child"])
+def test_a_reference_list_is_kept_out_of_the_index_the_sections_around_it_stay(strategy):
+    rows = _rows(_paper(), strategy)
+    texts = " ".join(row["text"] for row in rows)
+    assert "Parsing forms with small models" not in texts
+    assert "Forms, fields and parsers" not in texts
+    assert "faster than a clerk" in texts and "one per line" in texts
+
+
+_ENTRIES = "[1] A. Author. Parsing forms. In Proc. Forms, 2019.\n[2] B. Author. Fields. 2020."
+
+
+@pytest.mark.parametrize("heading", ["References", "REFERENCES", "VI. References",
+                                     "3.2 Bibliography", "Works cited", "Literaturverzeichnis"])
+def test_reference_list_headings(heading):
+    from ragbeam.transforms.chunk.records import in_reference_list
+    from ragbeam.transforms.types import Chunk
+
+    assert in_reference_list(Chunk(0, 1, _ENTRIES, heading_path=("A Paper", heading)))
+
+
+@pytest.mark.parametrize("heading", ["Cross references", "References to the notes",
+                                     "Reference data", "Notes"])
+def test_headings_that_name_no_reference_list(heading):
+    from ragbeam.transforms.chunk.records import in_reference_list
+    from ragbeam.transforms.types import Chunk
+
+    assert not in_reference_list(Chunk(0, 1, _ENTRIES, heading_path=("A Paper", heading)))
+
+
+@pytest.mark.parametrize("text", [
+    # author-year entries, a wiki's numbered entries, its "^" entries
+    "References\n\nBrian Author. 2013. Metric learning. Foundations, 5(4):287.\n\n"
+    "Tom Writer and Ann Other. 2019. Natural questions. TACL.",
+    '12. "Harbour tides". The Quay Post. Retrieved March 9, 2019.\n\n13. "Tides" (PDF). '
+    "Port Office.",
+    '^ "Harbour Form 10-K". Port Office. July 27, 2023. pp. 9, 58.',
+])
+def test_citation_entries_are_a_reference_list(text):
+    from ragbeam.transforms.chunk.records import in_reference_list
+    from ragbeam.transforms.types import Chunk
+
+    assert in_reference_list(Chunk(0, 1, text, heading_path=("A Paper", "References")))
+
+
+@pytest.mark.parametrize("text", [
+    # an appendix the heading path misplaces under the references
+    "A Distant Supervision\nWhen training the final model we use the gold passages as "
+    "positives and the highest ranked passages as negatives.",
+    # a guide's section about citing
+    "6 References\n\nThere are three options for citing references:\n\n- arabic numbers, "
+    "i.e. [1], [3-5]\n- labels, i.e. [CE1]\n- author and year",
+    # a note's quoted passage
+    '"The interfering and unneighborly regulations of some States have given just cause '
+    'of umbrage and complaint to others."',
+])
+def test_what_reads_as_no_citations_stays(text):
+    from ragbeam.transforms.chunk.records import in_reference_list
+    from ragbeam.transforms.types import Chunk
+
+    assert not in_reference_list(Chunk(0, 1, text, heading_path=("A Paper", "References")))
