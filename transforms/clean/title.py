@@ -526,45 +526,6 @@ def _with_fiscal_year_name(period: str) -> str:
     return period if year is None else f"{period} (FY{year})"
 
 
-# A quarterly report's period as it states it ("quarterly period ended July 29, 2023") and
-# the quarters its text names ("the second quarter of fiscal 2024", "first quarter of 2023").
-_QUARTER_ENDED = re.compile(rf"^(?:quarterly\s+period|three\s+months|quarter)\s+ended\s+"
-                            rf"({_DATE})$", re.IGNORECASE)
-_QUARTER_NAMED = re.compile(r"\b(first|second|third|fourth)\s+quarter\s+of\s+"
-                            r"(fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b", re.IGNORECASE)
-_QUARTER_NUMBERS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-# A quarter is named the most times (its own discussion) at least this often to name the
-# report: a quarter named once is a comparison or an outlook.
-MIN_QUARTER_NAMED = 3
-
-
-def with_quarter_name(period: str | None, text: str) -> str | None:
-    """``period`` and, for a quarterly report stated by its end date ("quarterly period
-    ended July 29, 2023"), the quarter its text names most, as analysts write it, beside
-    it ("(Q2 FY2024)" for "the second quarter of fiscal 2024", "(Q1 2023)" for "the first
-    quarter of 2023"): a question asks for "Q2 of FY2024", which depends on a fiscal
-    calendar the cover does not state. A quarter of a year other than the end date's
-    or the next (a fiscal year named by its end) is not this report's."""
-    if period is None or (match := _QUARTER_ENDED.match(period)) is None:
-        return period
-    end = _END_DATE.fullmatch(match.group(1).strip())
-    if end is None:
-        return period
-    end_year = int(end.group(3) or end.group(6) or end.group(7))
-    counts: dict[tuple[int, bool, int], int] = {}
-    for found in _QUARTER_NAMED.finditer(text):
-        key = (_QUARTER_NUMBERS[found.group(1).casefold()], bool(found.group(2)),
-               int(found.group(3)))
-        if key[2] in (end_year, end_year + 1):
-            counts[key] = counts.get(key, 0) + 1
-    if not counts:
-        return period
-    (quarter, fiscal, year), times = max(counts.items(), key=lambda item: item[1])
-    if times < MIN_QUARTER_NAMED:
-        return period
-    return f"{period} (Q{quarter} {'FY' if fiscal else ''}{year})"
-
-
 # Software that prints a web page to PDF: its metadata title is the page's HTML <title>.
 _BROWSER = re.compile(r"\b(?:Chromium|Chrome|Skia|Mozilla|Firefox|Gecko|Safari|WebKit|"
                       r"wkhtmltopdf|Edge)\b", re.IGNORECASE)
@@ -665,7 +626,7 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
           cover_lines: Sequence[TitleLine], body_size: float, outline: Sequence[tuple],
           require_printed: bool, software: Sequence[str]) -> DocumentName:
     opening = text[:OPENING_CHARS]
-    kind, period = document_kind(opening), with_quarter_name(document_period(opening), text)
+    kind, period = document_kind(opening), document_period(opening)
     score = metadata_title_score(metadata_title, opening, software)
     if title := registrant_title(opening):
         # The filer's legal name: a metadata title that holds it and more is a

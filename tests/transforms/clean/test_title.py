@@ -22,7 +22,6 @@ from ragbeam.transforms.clean.title import (
     name_document,
     registrant_title,
     trading_symbol,
-    with_quarter_name,
 )
 from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY, document_label
 from ragbeam.transforms.types import Document, SourceFile
@@ -152,31 +151,6 @@ def test_an_english_reports_year_is_said_as_analysts_name_it_too():
         "nine months ended September 30, 2023"
     assert document_period("Acme Reports Third Quarter Fiscal 2023 Results") == \
         "Third Quarter Fiscal 2023"
-
-
-def test_a_quarterly_report_is_named_by_the_quarter_its_text_discusses():
-    text = ("Results of Operations. Revenue in the second quarter of fiscal 2024 fell 3%. "
-            "Compared with the second quarter of fiscal 2023, margins rose. In the second "
-            "quarter of fiscal 2024 we opened stores; the second quarter of fiscal 2024 "
-            "closed with less cash. We expect the third quarter of fiscal 2024 to ...")
-    assert with_quarter_name("quarterly period ended July 29, 2023", text) == \
-        "quarterly period ended July 29, 2023 (Q2 FY2024)"
-    calendar = "During the first quarter of 2023 we sold more. " * 3 + \
-        "In the fourth quarter of 2022 we sold less."
-    assert with_quarter_name("quarterly period ended April 1, 2023", calendar) == \
-        "quarterly period ended April 1, 2023 (Q1 2023)"
-    # A quarter named once or twice is a comparison or an outlook, not the report's.
-    assert with_quarter_name("quarterly period ended April 1, 2023",
-                             "We expect the second quarter of 2023 to grow.") == \
-        "quarterly period ended April 1, 2023"
-    # A quarter of another year than the end date's (or the next) is not the report's.
-    assert with_quarter_name("quarterly period ended April 1, 2023",
-                             "the first quarter of 2019 " * 4) == \
-        "quarterly period ended April 1, 2023"
-    # A year's period, or none, is left as it is.
-    assert with_quarter_name("fiscal year ended July 1, 2023 (FY2023)", text) == \
-        "fiscal year ended July 1, 2023 (FY2023)"
-    assert with_quarter_name(None, text) is None
 
 
 def test_a_label_says_an_english_year_the_title_names_by_its_other_name_only():
