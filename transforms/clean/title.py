@@ -435,7 +435,7 @@ def document_period(opening: str) -> str | None:
     if not found:
         return None
     period = " ".join(min(found)[2].split())
-    return _with_cjk_fiscal_year(period)
+    return _with_fiscal_year_name(_with_cjk_fiscal_year(period))
 
 
 # A Japanese period from one date to another, as a business report or a securities report
@@ -481,6 +481,49 @@ def _with_cjk_fiscal_year(period: str) -> str:
         return period
     part = "".join((match.group(3) or "").split())
     return f"{period}（{year - 1}年度{part}）"
+
+
+# An English report's year as it states it: "fiscal year ended December 31, 2022", "year
+# ended 1 January 2023", "twelve months ended …", "Fourth Quarter and Full Year 2022".
+_YEAR_ENDED = re.compile(rf"^(?:fiscal\s+year|year|twelve\s+months|annual\s+period)\s+ended\s+"
+                         rf"({_DATE})$", re.IGNORECASE)
+_FULL_YEAR = re.compile(r"\bfull\s+(?:fiscal\s+)?year\s+((?:19|20)\d{2})$", re.IGNORECASE)
+_END_DATE = re.compile(rf"(?:({_MONTH})\s+(\d{{1,2}}),?\s+(\d{{4}})|(\d{{1,2}})\s+({_MONTH})\s+"
+                       rf"(\d{{4}})|(\d{{4}})-(\d{{2}})-(\d{{2}}))", re.IGNORECASE)
+# A 52/53-week fiscal year ends on the weekday nearest a month's end: one that ends in the
+# first days of January is the year before's ("fiscal year ended January 1, 2023" is FY2022).
+_EARLY_JANUARY_DAYS = 7
+
+
+def _fiscal_year_of(date: str) -> int | None:
+    """The fiscal year a year ending on ``date`` is named by: the year it ends in, but
+    the year before for one that ends in the first days of January."""
+    match = _END_DATE.fullmatch(date.strip())
+    if match is None:
+        return None
+    if match.group(1):
+        month, day, year = match.group(1)[:3].casefold(), int(match.group(2)), int(match.group(3))
+    elif match.group(4):
+        month, day, year = match.group(5)[:3].casefold(), int(match.group(4)), int(match.group(6))
+    else:
+        month = "jan" if match.group(8) == "01" else ""
+        day, year = int(match.group(9)), int(match.group(7))
+    return year - 1 if month == "jan" and day <= _EARLY_JANUARY_DAYS else year
+
+
+def _with_fiscal_year_name(period: str) -> str:
+    """``period`` and, where it is a whole year an English report states by its end date
+    or as a full year ("fiscal year ended December 31, 2022", "Fourth Quarter and Full
+    Year 2022"), the name readers and analysts give it, beside it ("(FY2022)"): a question
+    asks for "FY2022" and a filing never prints it. A quarter's or months' period, named
+    by a fiscal calendar the document does not state, is left as printed."""
+    if (match := _YEAR_ENDED.match(period)) is not None:
+        year = _fiscal_year_of(match.group(1))
+    elif (match := _FULL_YEAR.search(period)) is not None:
+        year = int(match.group(1))
+    else:
+        return period
+    return period if year is None else f"{period} (FY{year})"
 
 
 # Software that prints a web page to PDF: its metadata title is the page's HTML <title>.

@@ -36,13 +36,15 @@ KIND_KEY = "document_kind"
 PERIOD_KEY = "document_period"
 # Around a period's second name ("2025年3月期 第3四半期（2024年度第3四半期）").
 ALIAS_OPEN, ALIAS_CLOSE = "（", "）"
+# … and an English period's ("Fourth Quarter and Full Year 2022 (FY2022)").
+_ALIASES = ((ALIAS_OPEN, ALIAS_CLOSE), (" (", ")"))
 
 
 def document_label(title: str | None, kind: str | None, period: str | None) -> str:
     """One line naming a document: title, kind and period, each once ("Apple Inc. ·
     Form 10-Q · quarterly period ended December 31, 2022"). A period said two ways,
-    "2025年3月期 第3四半期（2024年度第3四半期）", whose first way the title says already,
-    adds its second way only."""
+    "2025年3月期 第3四半期（2024年度第3四半期）" or "Fourth Quarter and Full Year 2022
+    (FY2022)", whose first way the title says already, adds its second way only."""
     parts: list[str] = []
 
     def said(part: str) -> bool:
@@ -51,12 +53,16 @@ def document_label(title: str | None, kind: str | None, period: str | None) -> s
     for part in (title, kind, period):
         if not part or said(part):
             continue
-        first, bracket, other = part.partition(ALIAS_OPEN)
-        if bracket and other.endswith(ALIAS_CLOSE) and said(first.strip()):
-            part = other[:-len(ALIAS_CLOSE)]
-            if said(part):
-                continue
-        parts.append(part)
+        for opening, closing in _ALIASES:
+            first, bracket, other = part.partition(opening)
+            if bracket and other.endswith(closing) and said(first.strip()):
+                part = other[:-len(closing)]
+                break
+        else:
+            parts.append(part)
+            continue
+        if not said(part):
+            parts.append(part)
     return LABEL_SEPARATOR.join(parts)
 
 

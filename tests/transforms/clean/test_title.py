@@ -103,11 +103,11 @@ def test_kinds_and_periods_as_documents_print_them():
     assert document_kind("Acme Corp Reports Results — Earnings Release") == "Earnings Release"
     assert document_kind("2024年度第2四半期決算概要") == "決算概要"
     assert document_period("For the fiscal year ended December 31, 2022 or") == \
-        "fiscal year ended December 31, 2022"
+        "fiscal year ended December 31, 2022 (FY2022)"
     assert document_period("Date of Report (Date of earliest event reported): August 30, 2023") \
         == "August 30, 2023"
     assert document_period("Acme Reports Fourth Quarter and Full Year 2023 Results") == \
-        "Fourth Quarter and Full Year 2023"
+        "Fourth Quarter and Full Year 2023 (FY2023)"
     assert document_period("2024年度第2四半期決算概要") == "2024年度第2四半期"
     assert document_period("The harbour authority inspected every crane.") is None
 
@@ -127,6 +127,42 @@ def test_a_japanese_period_is_said_as_a_reader_asks_for_it_too():
     # One that ends later is named either way by companies: left as printed.
     assert document_period("2023年6月期 決算短信") == "2023年6月期"
     assert document_period("2023年12月期 第1四半期決算短信") == "2023年12月期 第1四半期"
+
+
+def test_an_english_reports_year_is_said_as_analysts_name_it_too():
+    # A year stated by its end date, or as a full year, is named "FY<year>" beside it: a
+    # question asks for "FY2022", which a filing never prints.
+    assert document_period("ANNUAL REPORT for the year ended 30 June 2023") == \
+        "year ended 30 June 2023 (FY2023)"
+    assert document_period("for the fiscal year ended January 28, 2023") == \
+        "fiscal year ended January 28, 2023 (FY2023)"
+    assert document_period("For the twelve months ended 2021-09-30") == \
+        "twelve months ended 2021-09-30 (FY2021)"
+    # A 52/53-week year that ends in the first days of January is the year before's.
+    assert document_period("For the fiscal year ended January 1, 2023") == \
+        "fiscal year ended January 1, 2023 (FY2022)"
+    assert document_period("For the fiscal year ended Jan. 3, 2021") == \
+        "fiscal year ended Jan. 3, 2021 (FY2020)"
+    # A quarter or some months: the fiscal quarter's number depends on a fiscal calendar
+    # the document does not state, so it is left as printed.
+    assert document_period("For the quarterly period ended July 29, 2023") == \
+        "quarterly period ended July 29, 2023"
+    assert document_period("for the nine months ended September 30, 2023") == \
+        "nine months ended September 30, 2023"
+    assert document_period("Acme Reports Third Quarter Fiscal 2023 Results") == \
+        "Third Quarter Fiscal 2023"
+
+
+def test_a_label_says_an_english_year_the_title_names_by_its_other_name_only():
+    period = document_period("Acme Reports Fourth Quarter and Full Year 2023 Results")
+    assert document_label("ACME REPORTS FOURTH QUARTER AND FULL YEAR 2023 RESULTS",
+                          "Earnings Release", period) == \
+        "ACME REPORTS FOURTH QUARTER AND FULL YEAR 2023 RESULTS · Earnings Release · FY2023"
+    assert document_label("Acme Corp", "Form 10-K", document_period(
+        "For the fiscal year ended December 31, 2022")) == \
+        "Acme Corp · Form 10-K · fiscal year ended December 31, 2022 (FY2022)"
+    # A title in brackets names no period: kept whole.
+    assert document_label("Acme Corp (ACME)", "Form 10-K", None) == "Acme Corp (ACME) · Form 10-K"
 
 
 def test_a_label_says_a_period_the_title_already_names_by_its_other_name_only():
@@ -318,7 +354,7 @@ def test_a_filing_is_named_by_its_registrant_whatever_the_size_it_is_set_in():
     name = name_document("0000012345-23-000007", {}, text, body, 9.0)
     assert (name.title, name.source, name.kind) == ("HARBOUR CRANES CORPORATION", "cover",
                                                     "Form 10-K")
-    assert name.period == "fiscal year ended December 31, 2022"
+    assert name.period == "fiscal year ended December 31, 2022 (FY2022)"
     web = name_document("10-Q - 10/28/2022 - Harbour Cranes Corporation", {}, text, body, 9.0)
     assert web.title == "HARBOUR CRANES CORPORATION"
     # Joined to the file number's line; the caption's other spellings.
