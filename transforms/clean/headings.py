@@ -2150,8 +2150,9 @@ class RowIndex:
 # --- slide decks (a presentation exported to PDF) -----------------------------------
 
 # A deck: this many pages or more, half of them or more landscape (as the page template's
-# rules tell slides apart, ``furniture/template.py``), few lines on its median page, and
-# a title (or a section slide's) on ``MIN_TITLED_SLIDES`` of its pages or more. A
+# rules tell slides apart, ``furniture/template.py``) and of no paper format
+# (``_paper_sheet``), few lines on its median page, and a title (or a section slide's)
+# on ``MIN_TITLED_SLIDES`` of its pages or more. A
 # landscape report (a register's long table) sets dozens of lines a page and opens few
 # of its pages with a line set larger than its text.
 MIN_DECK_PAGES = 3
@@ -2161,11 +2162,23 @@ MIN_TITLED_SLIDES = 0.5
 SLIDE_TITLE_SHARE = 0.25
 # A section (divider) slide holds its title and at most one more short block.
 MAX_DIVIDER_BLOCKS = 2
+MAX_DIVIDER_LINES = 3
 # Bullets and marks a slide's title may open with ("◼ Results", "▎Outlook", "• Plan").
 _LEADING_MARKS = re.compile(r"^[^\w(（\[「『【\"'“‘]+\s*")
+# A slide is no sheet of paper: pages of a paper format turned (A and B series, √2;
+# Letter, 11 × 8.5 in; Legal, 14 × 8.5; Tabloid, 17 × 11) are a landscape report's, a
+# data sheet's (its tables' numbered titles on most pages); slides are 4:3, 16:9, 16:10.
+_PAPER_RATIOS = (math.sqrt(2), 11 / 8.5, 14 / 8.5, 17 / 11)
+PAPER_RATIO_TOLERANCE = 0.01
 
 
-MAX_DIVIDER_LINES = 3
+def _paper_sheet(width: float, height: float) -> bool:
+    """Is a page a sheet of a paper format, either way up?"""
+    if not width or not height:
+        return False
+    ratio = max(width, height) / min(width, height)
+    return any(abs(ratio - paper) <= PAPER_RATIO_TOLERANCE * paper
+               for paper in _PAPER_RATIOS)
 
 
 def _divider(blocks: Sequence[HeadingBlock], indexes: Sequence[int]) -> bool:
@@ -2218,12 +2231,14 @@ def slide_titles(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
     A slide's title is its largest block set larger than the deck's text
     (``_median_size``) in the top
     ``SLIDE_TITLE_SHARE`` of the page, of up to three lines that read like a heading
-    (on the first page, the title slide, the largest anywhere). A section slide holds
-    its title alone (``MAX_DIVIDER_BLOCKS``): where a deck has them, they are level 1
-    and the slides' titles level 2 under them; elsewhere each slide's title is level 1
-    (the title slide's too)."""
+    (on the first page, the title slide, and on a section slide, which holds its title
+    alone (``MAX_DIVIDER_BLOCKS``), the largest anywhere). Every one is level 1: a
+    section slide's title heads the slides up to the next slide's title, not the
+    section's slides (nesting them under it measured worse on the retrieval benchmark:
+    the section's words then repeat on every chunk of its slides)."""
     if body is None or len(page_sizes) < MIN_DECK_PAGES or 2 * sum(
-            width > height for width, height in page_sizes) < len(page_sizes):
+            width > height and not _paper_sheet(width, height)
+            for width, height in page_sizes) < len(page_sizes):
         return None
     text_size = _median_size(blocks)
     if not text_size:
@@ -2238,7 +2253,6 @@ def slide_titles(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
     if counts[len(counts) // 2] > MAX_DECK_LINES_PER_PAGE:
         return None
     titles: dict[int, int] = {}
-    dividers: set[int] = set()
     for page, indexes in on_page.items():
         if not 0 < page <= len(page_sizes):
             continue
@@ -2254,14 +2268,10 @@ def slide_titles(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
         best = max(candidates, key=lambda i: (blocks[i].style.size,  # type: ignore[union-attr]
                                               -blocks[i].style.top))  # type: ignore[union-attr]
         titles[page] = best
-        if page > 1 and _divider(blocks, indexes):
-            dividers.add(best)
     if len(titles) < MIN_TITLED_SLIDES * len(page_sizes):
         return None
-    sections = bool(dividers) and len(dividers) < len(titles)
-    levels = {index: 1 if not sections or index in dividers or page == 1 else 2
-              for page, index in titles.items()}
-    return SlideTitles(levels, {index: page for page, index in titles.items()})
+    return SlideTitles({index: 1 for index in titles.values()},
+                       {index: page for page, index in titles.items()})
 
 
 def with_slide_titles(assembly: Assembly, found: Mapping[int, int], slides: SlideTitles
