@@ -10,15 +10,10 @@ from __future__ import annotations
 import pytest
 
 from ragbeam.transforms.chunk.base import ChunkOptions
-from ragbeam.transforms.chunk.records import (
-    chunk_rows,
-    restates_next_header,
-    without_restatements,
-)
+from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import CharSizer
 from ragbeam.transforms.chunk.strategies import build_strategy
-from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, TABLE_TITLE_KEY
-from ragbeam.transforms.types import BlockKind, Chunk, ChunkLevel, Document, SourceFile, TextSpan
+from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
 
 CONFIG = "c" * 32
 H, P = BlockKind.HEADING, BlockKind.PARAGRAPH
@@ -95,31 +90,3 @@ def test_ids_name_the_document_the_chunk_key_the_context_and_repeats():
     chunks = build_strategy("structure", options).chunk(doc).chunks
     assert {r["chunk_id"] for r in chunk_rows(doc, chunks, "structure", "d" * 32, CharSizer())
             }.isdisjoint(r["chunk_id"] for r in rows)
-
-
-def test_a_chunk_that_only_restates_the_next_chunks_header_is_left_out():
-    # A section's heading and its table's title, cut off as a chunk of their own: the
-    # table's chunk carries both in its header.
-    heading = ("Notes", "Note 5 — Debt")
-    lead = Chunk(0, 60, "Note 5 — Debt\n\nOur long-term debt is as follows (in millions):",
-                 heading_path=heading)
-    table = Chunk(62, 120, "| Notes due 2030 | 1,000 | 1,000", heading_path=heading,
-                  metadata={TABLE_TITLE_KEY: "Our long-term debt is as follows (in millions):",
-                            TABLE_HEADER_KEY: "| | 2023 | 2022"})
-    prose = Chunk(122, 180, "We repaid 200 of notes in the quarter.", heading_path=heading)
-    assert restates_next_header(lead, table)
-    assert without_restatements([lead, table, prose]) == [table, prose]
-    # a line the next header does not hold keeps the chunk; so does the last chunk
-    said_more = Chunk(0, 80, "Note 5 — Debt\n\nWe issued notes in May.", heading_path=heading)
-    assert not restates_next_header(said_more, table)
-    assert without_restatements([table, lead]) == [table, lead]
-    # a parent stays, and children's parents are renumbered
-    parent = Chunk(0, 60, lead.text, level=ChunkLevel.PARENT, heading_path=heading)
-    child = Chunk(0, 60, lead.text, level=ChunkLevel.CHILD, parent=0, heading_path=heading)
-    assert without_restatements([parent, child]) == [parent, child]
-    restating_child = Chunk(0, 60, lead.text, level=ChunkLevel.CHILD, parent=1,
-                            heading_path=heading)
-    table_child = Chunk(62, 120, table.text, level=ChunkLevel.CHILD, parent=1,
-                        heading_path=heading, metadata=table.metadata)
-    kept = without_restatements([prose, parent, restating_child, table_child])
-    assert kept == [prose, parent, table_child]
