@@ -22,7 +22,11 @@ from typing import Any
 
 from ragbeam.pipeline.config import ExtractOptions
 from ragbeam.transforms.chunk.base import ChunkOptions
-from ragbeam.transforms.chunk.records import chunk_context, without_navigation
+from ragbeam.transforms.chunk.records import (
+    chunk_context,
+    without_navigation,
+    without_restatements,
+)
 from ragbeam.transforms.chunk.sizing import SIZE_UNITS
 from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 from ragbeam.transforms.chunk.table import with_table_headers
@@ -153,7 +157,8 @@ def _chunk(doc: Document, strategy: str, options: ChunkOptions, params: Mapping[
     decision = route_document(doc, RouteOptions(
         forced_strategy=None if strategy == AUTO else strategy))
     built = build_strategy(decision.strategy, options, {**decision.params, **params})
-    chunks = without_navigation(doc, with_table_headers(doc, built.chunk(doc).chunks))
+    chunks = without_navigation(doc, without_restatements(
+        with_table_headers(doc, built.chunk(doc).chunks)))
     sizer = options.sizer()
     records = []
     for index, chunk in enumerate(chunks):

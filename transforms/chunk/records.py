@@ -109,6 +109,41 @@ def without_navigation(doc: Document, chunks: list[Chunk]) -> list[Chunk]:
             if chunks[i].parent is not None else chunks[i] for i in kept]
 
 
+def _collapsed(line: str) -> str:
+    return " ".join(line.split())
+
+
+def restates_next_header(chunk: Chunk, following: Chunk) -> bool:
+    """Whether every line of ``chunk`` is a heading of its own path, or a heading, a
+    table's title or a table's header row that the chunk right after it carries in its
+    header: a section's heading and the title of the table that fills it ("Note 5 —
+    Debt / Our long-term debt is as follows:"), a slide's title over its table, cut
+    off as a chunk of their own, answer nothing that the next chunk does not say."""
+    said = {_collapsed(h) for h in (*chunk.heading_path, *following.heading_path)}
+    for key in (TABLE_TITLE_KEY, TABLE_HEADER_KEY):
+        said.update(_collapsed(line) for line in following.metadata.get(key, "").split("\n"))
+    lines = [_collapsed(line) for line in chunk.text.splitlines() if line.strip()]
+    return bool(lines) and all(line in said for line in lines)
+
+
+def without_restatements(chunks: list[Chunk]) -> list[Chunk]:
+    """The chunks but those that only restate the next chunk's header
+    (``restates_next_header``): kept out of the index, where their few words matched a
+    question as well as the chunk they head and took its place in a context (measured
+    on the retrieval benchmark: docs/benchmarks.md). A parent of other chunks stays;
+    parents are renumbered."""
+    parents = {chunk.parent for chunk in chunks if chunk.parent is not None}
+    kept = [i for i, chunk in enumerate(chunks)
+            if i in parents or i + 1 == len(chunks)
+            or chunks[i + 1].level != chunk.level
+            or not restates_next_header(chunk, chunks[i + 1])]
+    if len(kept) == len(chunks):
+        return chunks
+    renumbered = {old: new for new, old in enumerate(kept)}
+    return [replace(chunks[i], parent=renumbered[chunks[i].parent])
+            if chunks[i].parent is not None else chunks[i] for i in kept]
+
+
 def chunk_context(doc: Document, chunk: Chunk, label: str | None = None) -> str:
     """The contextual header of one chunk: title and heading path, plus, for a table
     chunk, the table's title and its header row where its text does not hold them.
@@ -143,7 +178,7 @@ def chunk_rows(
     extra_metadata: Mapping[str, str] | None = None,
     embed_text: bool = False,
 ) -> list[ChunkRow]:
-    chunks = without_navigation(doc, with_table_headers(doc, chunks))
+    chunks = without_navigation(doc, without_restatements(with_table_headers(doc, chunks)))
     contexts = chunk_contexts(doc, chunks)
     contents = ContentsIndex(doc)
     ids = chunk_ids_for(doc.doc_id, config_hash,

@@ -1696,6 +1696,9 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                       for block in blocks]
         found = find_styled_headings(blocks, body, assembly.contents)
         found = _join_division_titles(assembly, found)
+    slides = slide_titles(blocks, body, layout.page_sizes) if layout is not None else None
+    if slides is not None:
+        found = with_slide_titles(assembly, found, slides)
     # "Table of Contents" heads a contents page; elsewhere (a link back to it at the top
     # of every page) it heads nothing.
     found = {i: level for i, level in found.items()
@@ -2142,3 +2145,159 @@ class RowIndex:
         if starts[1] - 1 <= style.x0 <= starts[1] + reach:
             return other.x1 <= starts[1]
         return False
+
+
+# --- slide decks (a presentation exported to PDF) -----------------------------------
+
+# A deck: this many pages or more, half of them or more landscape (as the page template's
+# rules tell slides apart, ``furniture/template.py``) and of no paper format
+# (``_paper_sheet``), few lines on its median page, and a title (or a section slide's)
+# on ``MIN_TITLED_SLIDES`` of its pages or more. A
+# landscape report (a register's long table) sets dozens of lines a page and opens few
+# of its pages with a line set larger than its text.
+MIN_DECK_PAGES = 3
+MAX_DECK_LINES_PER_PAGE = 40
+MIN_TITLED_SLIDES = 0.5
+# A slide's title stands in this top share of its page (the title slide's anywhere).
+SLIDE_TITLE_SHARE = 0.25
+# A section (divider) slide holds its title and at most one more short block.
+MAX_DIVIDER_BLOCKS = 2
+MAX_DIVIDER_LINES = 3
+# Bullets and marks a slide's title may open with ("◼ Results", "▎Outlook", "• Plan").
+_LEADING_MARKS = re.compile(r"^[^\w(（\[「『【\"'“‘]+\s*")
+# A slide is no sheet of paper: pages of a paper format turned (A and B series, √2;
+# Letter, 11 × 8.5 in; Legal, 14 × 8.5; Tabloid, 17 × 11) are a landscape report's, a
+# data sheet's (its tables' numbered titles on most pages); slides are 4:3, 16:9, 16:10.
+_PAPER_RATIOS = (math.sqrt(2), 11 / 8.5, 14 / 8.5, 17 / 11)
+PAPER_RATIO_TOLERANCE = 0.01
+
+
+def _paper_sheet(width: float, height: float) -> bool:
+    """Is a page a sheet of a paper format, either way up?"""
+    if not width or not height:
+        return False
+    ratio = max(width, height) / min(width, height)
+    return any(abs(ratio - paper) <= PAPER_RATIO_TOLERANCE * paper
+               for paper in _PAPER_RATIOS)
+
+
+def _divider(blocks: Sequence[HeadingBlock], indexes: Sequence[int]) -> bool:
+    """Is a slide (its blocks' ``indexes``) a section slide: a title and at most a line
+    or two more (a number, a subtitle), no table, wherever on the page they stand?"""
+    return (len(indexes) <= MAX_DIVIDER_BLOCKS
+            and sum(blocks[i].lines for i in indexes) <= MAX_DIVIDER_LINES
+            and not any(blocks[i].table for i in indexes))
+
+
+class SlideTitles(NamedTuple):
+    """A deck's slide titles: ``{block index: level}`` and the page each stands on."""
+
+    levels: dict[int, int]
+    pages: dict[int, int]
+
+
+def _slide_title_text(block: HeadingBlock) -> bool:
+    """Does a block read like a slide's title (a bullet mark before it left aside)?"""
+    text = (block.text or "").strip()
+    bare = _LEADING_MARKS.sub("", text)
+    return bool(bare) and _reads_like_a_heading(block._replace(text=bare))
+
+
+# What a block of more lines than a heading's weighs in a deck's text size, a line.
+_LINE_CHARS = 20
+
+
+def _median_size(blocks: Sequence[HeadingBlock]) -> float:
+    """The font size half a deck's text is set in or smaller (its characters weighed):
+    a deck's titles, set alike on every slide, may outweigh any one size of its text,
+    which slides set in many (``body_style`` takes the titles' style then)."""
+    weights: Counter[float] = Counter()
+    for block in blocks:
+        if block.style is not None and block.style.size:
+            weights[block.style.size] += len(block.text) if block.text else (
+                _LINE_CHARS * block.lines)
+    total, seen = sum(weights.values()), 0
+    for size in sorted(weights):
+        seen += weights[size]
+        if 2 * seen >= total:
+            return size
+    return 0.0
+
+
+def slide_titles(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
+                 page_sizes: Sequence[tuple[float, float]]) -> SlideTitles | None:
+    """The titles of a slide deck's slides, or None where the document is no deck.
+
+    A slide's title is its largest block set larger than the deck's text
+    (``_median_size``) in the top
+    ``SLIDE_TITLE_SHARE`` of the page, of up to three lines that read like a heading
+    (on the first page, the title slide, and on a section slide, which holds its title
+    alone (``MAX_DIVIDER_BLOCKS``), the largest anywhere). Every one is level 1: a
+    section slide's title heads the slides up to the next slide's title, not the
+    section's slides (nesting them under it measured worse on the retrieval benchmark:
+    the section's words then repeat on every chunk of its slides)."""
+    if body is None or len(page_sizes) < MIN_DECK_PAGES or 2 * sum(
+            width > height and not _paper_sheet(width, height)
+            for width, height in page_sizes) < len(page_sizes):
+        return None
+    text_size = _median_size(blocks)
+    if not text_size:
+        return None
+    on_page: dict[int, list[int]] = defaultdict(list)
+    lines: Counter[int] = Counter()
+    for index, block in enumerate(blocks):
+        if block.style is not None:
+            on_page[block.style.page].append(index)
+            lines[block.style.page] += block.lines
+    counts = sorted(lines[page] for page in range(1, len(page_sizes) + 1))
+    if counts[len(counts) // 2] > MAX_DECK_LINES_PER_PAGE:
+        return None
+    titles: dict[int, int] = {}
+    for page, indexes in on_page.items():
+        if not 0 < page <= len(page_sizes):
+            continue
+        height = page_sizes[page - 1][1]
+        candidates = [i for i in indexes
+                      if (style := blocks[i].style) is not None and style.size
+                      and style.size > text_size and sizes_differ(style.size, text_size)
+                      and (page == 1 or _divider(blocks, indexes)
+                           or style.top < SLIDE_TITLE_SHARE * height)
+                      and _slide_title_text(blocks[i])]
+        if not candidates:
+            continue
+        best = max(candidates, key=lambda i: (blocks[i].style.size,  # type: ignore[union-attr]
+                                              -blocks[i].style.top))  # type: ignore[union-attr]
+        titles[page] = best
+    if len(titles) < MIN_TITLED_SLIDES * len(page_sizes):
+        return None
+    return SlideTitles({index: 1 for index in titles.values()},
+                       {index: page for page, index in titles.items()})
+
+
+def with_slide_titles(assembly: Assembly, found: Mapping[int, int], slides: SlideTitles
+                      ) -> dict[int, int]:
+    """``found`` with a deck's slide titles added at their levels, each moved to the
+    head of its slide's blocks (a deck's PDF draws a title wherever its shape stands
+    in the slide's order), and the other headings found placed under the slide's."""
+    blocks = assembly.blocks
+    first_on: dict[int, int] = {}
+    for index, pieces in enumerate(blocks):
+        style = pieces[0][1].style
+        if style is not None:
+            first_on.setdefault(style.page, index)
+    order = list(range(len(blocks)))
+    for index, page in sorted(slides.pages.items(), key=lambda item: item[0]):
+        start = first_on.get(page, index)
+        if start < index:
+            at = order.index(index)
+            order.insert(order.index(start), order.pop(at))
+    position = {old: new for new, old in enumerate(order)}
+    blocks[:] = [blocks[i] for i in order]
+    out: dict[int, int] = {}
+    current = 0  # the level of the slide title over a heading found
+    for old in order:
+        if old in slides.levels:
+            current = out[position[old]] = slides.levels[old]
+        elif old in found:
+            out[position[old]] = min(max(found[old], current + 1), 6)
+    return out

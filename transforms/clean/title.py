@@ -435,7 +435,7 @@ def document_period(opening: str) -> str | None:
     if not found:
         return None
     period = " ".join(min(found)[2].split())
-    return _with_fiscal_year_name(_with_cjk_fiscal_year(period))
+    return _with_fiscal_year_name(_with_cjk_half_year(_with_cjk_fiscal_year(period)))
 
 
 # A Japanese period from one date to another, as a business report or a securities report
@@ -524,6 +524,18 @@ def _with_fiscal_year_name(period: str) -> str:
     else:
         return period
     return period if year is None else f"{period} (FY{year})"
+
+
+# "2024年度第2四半期": a fiscal year's second quarter as 年度, whose results (a 第2四半期
+# 決算) are those of the year's first half, its 上期.
+_CJK_SECOND_QUARTER = re.compile(r"^((?:19|20)\d{2})\s*年度\s*第\s*[2２二]\s*四半期$")
+
+
+def _with_cjk_half_year(period: str) -> str:
+    """``period`` and, where it is a fiscal year's second quarter ("2024年度第2四半期"),
+    the half year its results cover ("（2024年度上期）"): a question asks for either."""
+    match = _CJK_SECOND_QUARTER.match(period)
+    return f"{period}（{match.group(1)}年度上期）" if match else period
 
 
 # Software that prints a web page to PDF: its metadata title is the page's HTML <title>.
@@ -617,9 +629,18 @@ def name_document(metadata_title: str | None, metadata: Mapping[str, str], text:
     the first that reads like a title (module docstring), with its kind and period
     (``text``: the document's cleaned text), led by its issuer's name (``issuer``)."""
     software = [metadata[key] for key in SOFTWARE_KEYS if metadata.get(key)]
-    return _with_issuer(_name(metadata_title, metadata, text, cover_lines, body_size,
-                              outline, require_printed, software),
-                        issuer(metadata, text, software))
+    name = _name(metadata_title, metadata, text, cover_lines, body_size, outline,
+                 require_printed, software)
+    return _with_issuer(_with_title_period(name), issuer(metadata, text, software))
+
+
+def _with_title_period(name: DocumentName) -> DocumentName:
+    """``name`` whose period is the one its title states, where the title states one
+    ("2024年度第2四半期決算概要"): the title names the period the document covers, where
+    the opening's first period may be a section's ("2024年度上期 連結業績概要" on a deck's
+    second slide, once its cover's lines are read title first)."""
+    period = document_period(name.title) if name.title else None
+    return replace(name, period=period) if period and period != name.period else name
 
 
 def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,

@@ -22,6 +22,7 @@ indexes ``sparse_text_for``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -69,12 +70,41 @@ def document_label(title: str | None, kind: str | None, period: str | None) -> s
 def headings_after_label(label: str, heading_path: Sequence[str]) -> list[str]:
     """The headings of a chunk's header after its document label: the path less its
     leading headings that restate the label (a report's title printed again as its
-    first heading) and less a heading repeated at once."""
+    first heading), less a heading repeated at once, and each heading less the span
+    of dates that states the fiscal year the label names already
+    (``without_label_year``)."""
     said = _folded(label)
     start = 0
     while said and start < len(heading_path) and _folded(heading_path[start]) in said:
         start += 1
-    return _without_repeats(heading_path[start:])
+    return _without_repeats([without_label_year(label, h) for h in heading_path[start:]])
+
+
+# A Japanese heading's fiscal year as a span of dates, in brackets: "1 企業集団の現況（自
+# 2023年4月1日 至 2024年3月31日）", "（2023年4月1日から2024年3月31日まで）".
+_DATE = r"((?:19|20)\d{2})\s*年\s*(\d{1,2})\s*月\s*\d{1,2}\s*日"
+_BRACKETED_YEAR_SPAN = re.compile(
+    rf"\s*[（(]\s*(?:自\s*)?{_DATE}\s*(?:至|から|～|〜)\s*{_DATE}\s*(?:まで)?\s*[）)]")
+# Months from the first date's to the second's in a span of a whole year (1 April to 31
+# March: 11; to 1 April: 12), as ``transforms/clean/title.py`` counts them.
+_YEAR_SPAN_MONTHS = (11, 12)
+
+
+def without_label_year(label: str, heading: str) -> str:
+    """``heading`` less a bracketed span of dates that is a whole fiscal year the
+    document's label states as 年度 ("1 企業集団の現況（自 2023年4月1日 至 2024年3月31日）"
+    under a label "… 事業報告 · 2023年度": "1 企業集団の現況"): a business report's
+    section headings print the year the label names already, and every chunk of the
+    section carried it twice."""
+    def said(match: re.Match) -> bool:
+        y1, m1, y2, m2 = (int(g) for g in match.groups())
+        return ((y2 - y1) * 12 + m2 - m1 in _YEAR_SPAN_MONTHS
+                and f"{y1}年度" in label)
+
+    if "年" not in heading or "年度" not in label:
+        return heading
+    stripped = _BRACKETED_YEAR_SPAN.sub(lambda m: "" if said(m) else m.group(0), heading)
+    return stripped if stripped.strip() else heading
 
 
 def _without_repeats(headings: Sequence[str]) -> list[str]:
@@ -97,8 +127,15 @@ def context_parts(context: str, heading_path: Sequence[str]) -> tuple[str, list[
     first, newline, rest = context.partition("\n")
     lines = [line for line in rest.split("\n") if line] if newline else []
     readings = []
-    for start in range(len(heading_path) + 1):
-        tail = _without_repeats(heading_path[start:])
+    # The headings as the header printed them: as they are, or each less a year its
+    # label states (``without_label_year``; the whole line stands in for the label).
+    starts = range(len(heading_path) + 1)
+    tails = dict.fromkeys([tuple(_without_repeats(heading_path[start:])) for start in starts]
+                          + [tuple(_without_repeats([without_label_year(first, h)
+                                                     for h in heading_path[start:]]))
+                             for start in starts])
+    for tail_parts in tails:
+        tail = list(tail_parts)
         joined = CONTEXT_SEPARATOR.join(tail)
         if not tail:
             label = first

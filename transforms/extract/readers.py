@@ -16,6 +16,7 @@ from ragbeam.transforms.extract.markdown import MarkdownReader
 from ragbeam.transforms.extract.pdf import PdfReader
 from ragbeam.transforms.extract.plain_text import PlainTextReader
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
+from ragbeam.transforms.extract.slides import PptxReader
 
 # Asked in this order: the first that claims a file reads it (Markdown claims plain text
 # by its name before plain text does; mail claims any type Tika found mail headers in).
@@ -26,6 +27,7 @@ READERS: Mapping[str, Reader] = MappingProxyType({reader.name: reader for reader
     PdfReader(),
     PlainTextReader(),
     MailReader(),
+    PptxReader(),
 )})
 TIKA = Reader()
 

@@ -108,7 +108,7 @@ def test_kinds_and_periods_as_documents_print_them():
         == "August 30, 2023"
     assert document_period("Acme Reports Fourth Quarter and Full Year 2023 Results") == \
         "Fourth Quarter and Full Year 2023 (FY2023)"
-    assert document_period("2024年度第2四半期決算概要") == "2024年度第2四半期"
+    assert document_period("2024年度第2四半期決算概要") == "2024年度第2四半期（2024年度上期）"
     assert document_period("The harbour authority inspected every crane.") is None
 
 
@@ -163,6 +163,29 @@ def test_a_label_says_an_english_year_the_title_names_by_its_other_name_only():
         "Acme Corp · Form 10-K · fiscal year ended December 31, 2022 (FY2022)"
     # A title in brackets names no period: kept whole.
     assert document_label("Acme Corp (ACME)", "Form 10-K", None) == "Acme Corp (ACME) · Form 10-K"
+
+
+def test_a_second_quarters_results_are_said_as_the_half_year_too():
+    # A 第2四半期 results report covers the fiscal year's first half, its 上期.
+    assert document_period("2025年度 第２四半期 決算説明会") == \
+        "2025年度 第２四半期（2025年度上期）"
+    assert document_period("2025年度第1四半期決算概要") == "2025年度第1四半期"
+    assert document_label("港湾機械株式会社 2025年度第2四半期決算概要", "決算概要",
+                          document_period("2025年度第2四半期決算概要")) == \
+        "港湾機械株式会社 2025年度第2四半期決算概要 · 2025年度上期"
+
+
+def test_the_period_a_title_states_is_the_documents():
+    # A results deck whose cover is read title first ("決算概要" over the period printed
+    # above it): the opening's first period is its second slide's, a section's.
+    opening = ("決算概要\n\n2025年度第2四半期\n\n2025年10月30日港湾機械株式会社\n\n"
+               "2025年度上期 連結業績概要\n\n売上収益 1,200 億円 前年比 +3 %")
+    assert document_period(opening) == "2025年度上期"
+    name = name_document("2025年度第2四半期決算概要", {}, opening)
+    assert name.period == "2025年度第2四半期（2025年度上期）"
+    assert name.label().endswith("2025年度第2四半期決算概要 · 2025年度上期")
+    # A title that states no period leaves the opening's.
+    assert name_document("港湾機械 決算概要", {}, opening).period == "2025年度上期"
 
 
 def test_a_label_says_a_period_the_title_already_names_by_its_other_name_only():

@@ -17,6 +17,7 @@ from ragbeam.transforms.embed.text import (
     headings_after_label,
     short_context,
     sparse_text_for,
+    without_label_year,
 )
 from ragbeam.transforms.plan.layers import dense_key
 
@@ -93,3 +94,23 @@ def test_headings_after_label_drop_the_title_printed_again():
                                 ) == ["Item 7.", "Liquidity"]
     assert headings_after_label("", ("Annual Report 2023", "Item 7.")) == [
         "Annual Report 2023", "Item 7."]
+
+
+def test_a_headings_fiscal_year_the_label_states_is_said_once():
+    label = "港湾機械株式会社 事業報告 · 2023年度"
+    path = ("1 企業集団の現況（自 2023年4月1日 至 2024年3月31日）",
+            "（3）財産および損益の状況の推移")
+    assert headings_after_label(label, path) == ["1 企業集団の現況", path[1]]
+    assert without_label_year(label, "会社の概況（2023年4月1日から2024年3月31日まで）") == \
+        "会社の概況"
+    # another year, a span shorter than a year, a label without the year: kept
+    assert headings_after_label("港湾機械株式会社 事業報告 · 2022年度", path) == list(path)
+    assert without_label_year(label, "第3四半期（自 2023年4月1日 至 2023年12月31日）") == \
+        "第3四半期（自 2023年4月1日 至 2023年12月31日）"
+    assert without_label_year(label, "（自 2023年4月1日 至 2024年3月31日）") == \
+        "（自 2023年4月1日 至 2024年3月31日）"  # nothing else to say: kept
+    # the header's parts are found again, and the dense text's nearest heading
+    context = " > ".join([label, *headings_after_label(label, path)])
+    assert context_parts(context + "\n| 区分 | 2023年度", path) == (
+        label, ["1 企業集団の現況", path[1]], ["| 区分 | 2023年度"])
+    assert short_context(context, path) == f"{label} > {path[1]}"
