@@ -64,6 +64,14 @@ MIN_BODY_ROWS = 2  # rows of two or more cells under the header
 MIN_ROWS = 3  # rows in all, the header's included
 MIN_TEXT_COLUMNS = 3  # a table without values needs this many columns…
 MIN_TEXT_ROWS = 3  # …in this many rows under its header
+# A table set beside a column of text (a paper's table in one of its two columns, a box
+# beside an article's text): the column is MIN_COLUMN_LINES lines of MIN_PROSE_WORDS
+# words or more whose right (or left) edges lie within EDGE_SLACK points; the page is
+# read again on each side of it, MAX_SPLITS deep.
+MIN_COLUMN_LINES = 5
+MIN_PROSE_WORDS = 8
+EDGE_SLACK = 3.0
+MAX_SPLITS = 3
 # Prose in two columns: a value column's cells are short.
 MAX_MEDIAN_CELL_CHARS = 32
 MAX_CELL_WORDS = 12
@@ -212,10 +220,76 @@ def is_value(text: str) -> bool:
 
 
 def find_tables(pieces: Sequence[Piece]) -> list[Table]:
-    """The tables among one page's placed pieces."""
+    """The tables among one page's placed pieces: those of the page read whole, then
+    those of each side of a text column (step 6 of the module's rule) among the pieces
+    no table took, top to bottom."""
     ordered = sorted(pieces, key=_reading_order)
     if not _shares_a_row(ordered):
         return []  # every piece a row of its own (a page of prose): no row of cells
+    tables = _tables_in(ordered)
+    taken = {n for table in tables for n in table.lines}
+    rest = [piece for piece in ordered if piece.line not in taken]
+    found = [table for region in _beside_text(rest) for table in _tables_in(region)]
+    if not found:
+        return tables
+    return sorted([*tables, *found], key=lambda table: table.top)
+
+
+def _beside_text(ordered: list[Piece], depth: int = 0) -> list[list[Piece]]:
+    """The page's pieces parted at the edge of a column of text (``MIN_COLUMN_LINES``
+    lines of ``MIN_PROSE_WORDS`` words or more that end, or start, within
+    ``EDGE_SLACK`` of one another), into the pieces wholly on each side of it, in
+    reading order; none when no piece lies beside such a column. A line with a piece
+    over the edge, or pieces on both sides, is in neither (a table row never takes
+    part of a line of the column beside it). Each side is parted again where it holds
+    a column edge of its own (two columns of text, a table set in one of them)."""
+    if depth > MAX_SPLITS or len(ordered) < MIN_ROWS:
+        return []
+    for cut in _column_edges(ordered):
+        side: dict[int, set[int]] = {}  # line -> sides its pieces lie on (-1: over the cut)
+        for piece in ordered:
+            where = 0 if piece.x1 <= cut else 1 if piece.x0 >= cut else -1
+            side.setdefault(piece.line, set()).add(where)
+        left = [piece for piece in ordered if side[piece.line] == {0}]
+        right = [piece for piece in ordered if side[piece.line] == {1}]
+        if len(left) >= MIN_ROWS and len(right) >= MIN_ROWS:
+            return [region for part in (left, right)
+                    for region in (_beside_text(part, depth + 1) or [part])]
+    return []
+
+
+def _column_edges(ordered: list[Piece]) -> list[float]:
+    """Where a column of text ends on the right (just after its lines' right edge)
+    or starts on the left (just before their left edge), left to right: an edge
+    that ``MIN_COLUMN_LINES`` lines of prose share within ``EDGE_SLACK``."""
+    prose = [piece for piece in ordered if _prose_line(piece.text)]
+    if len(prose) < MIN_COLUMN_LINES:
+        return []
+    cuts = []
+    for ends, shift in ((sorted(p.x1 for p in prose), EDGE_SLACK),
+                        (sorted(p.x0 for p in prose), -EDGE_SLACK)):
+        for i in range(len(ends) - MIN_COLUMN_LINES + 1):
+            if ends[i + MIN_COLUMN_LINES - 1] - ends[i] <= EDGE_SLACK:
+                edge = ends[i + MIN_COLUMN_LINES - 1] if shift > 0 else ends[i]
+                cut = edge + shift
+                if not cuts or all(abs(cut - c) > EDGE_SLACK for c in cuts):
+                    cuts.append(cut)
+    return sorted(cuts)
+
+
+def _prose_line(text: str) -> bool:
+    """A line of running text: ``MIN_PROSE_WORDS`` words or more, most of them in
+    lower case (a table's cell of titles or names is capitalised)."""
+    words = text.split()
+    return (len(words) >= MIN_PROSE_WORDS
+            and sum(1 for word in words if word.isalpha() and word.islower()) * 2 > len(words))
+
+
+def _tables_in(ordered: list[Piece]) -> list[Table]:
+    """The tables among pieces in reading order (``find_tables`` without the parting
+    at a column of text)."""
+    if not _shares_a_row(ordered):
+        return []
     rows = _rows(ordered)
     tables = []
     index = 0
