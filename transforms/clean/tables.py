@@ -89,6 +89,7 @@ _NONE_VALUES = {"n/a", "na", "nm", "n.m.", "—", "-", "–", "*", "nil", "...",
 _YEAR = re.compile(r"^(?:fiscal\s+|fy\s*)?(?:19|20)\d\d$", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙·*-]|\(?[0-9]{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$")
 _CHECK_BOX = re.compile("[☐☑☒□■✓✔✗✘]")
+_EQUATION_NUMBER = re.compile(r"\((\d{1,3})\)\s*$")
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 
 
@@ -601,6 +602,16 @@ def _line_numbers(cells: list[str]) -> bool:
     return all(b - a == 1 for a, b in itertools.pairwise(numbers))
 
 
+def _equation_numbers(cells: list[str]) -> bool:
+    """Are these the numbers of a paper's displayed formulas: every cell right of the
+    first that holds a figure ends in "(n)", and the n count up one by one?"""
+    found = [_EQUATION_NUMBER.search(cell) for cell in cells if any(map(str.isdigit, cell))]
+    if len(found) < MIN_BODY_ROWS or not all(found):
+        return False
+    values = [int(match.group(1)) for match in found if match]
+    return all(b - a == 1 for a, b in itertools.pairwise(values))
+
+
 def _page_numbers(cells: list[str]) -> bool:
     """Are these a contents page's page numbers: small whole numbers that never go
     down (Roman ones too)?"""
@@ -626,6 +637,8 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     if _line_numbers(first) and not any(is_value(cell) for row in body for cell in row[1:]):
         return False  # a transcript's or a contract's line numbers beside its text
     others = [cell for row in body for cell in row[1:] if cell]
+    if _equation_numbers(others):
+        return False  # formulas, each numbered at the right: "(3)", "(4)", "(5)"
     used = [c for c in range(1, len(grid[0])) if any(row[c] for row in body)]
     if used and _page_numbers([row[used[-1]] for row in body if row[used[-1]]]):
         return False  # a table of contents: titles and page numbers
