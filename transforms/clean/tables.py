@@ -72,6 +72,9 @@ MIN_COLUMN_LINES = 5
 MIN_PROSE_WORDS = 8
 EDGE_SLACK = 3.0
 MAX_SPLITS = 3
+# …unless half its rows or more are set on the same lines as pieces across the edge.
+ALIGN_SLACK = 0.5
+MAX_ALIGNED_SHARE = 0.5
 # Prose in two columns: a value column's cells are short.
 MAX_MEDIAN_CELL_CHARS = 32
 MAX_CELL_WORDS = 12
@@ -230,7 +233,12 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     tables = _tables_in(ordered)
     taken = {n for table in tables for n in table.lines}
     rest = [piece for piece in ordered if piece.line not in taken]
-    found = [table for region in _beside_text(rest) for table in _tables_in(region)]
+    found = []
+    for region in _beside_text(rest):
+        inside = {id(piece) for piece in region}
+        other = [piece for piece in rest if id(piece) not in inside]
+        found.extend(table for table in _tables_in(region)
+                     if not _rows_beside(table, region, other))
     if not found:
         return tables
     return sorted([*tables, *found], key=lambda table: table.top)
@@ -257,6 +265,22 @@ def _beside_text(ordered: list[Piece], depth: int = 0) -> list[list[Piece]]:
             return [region for part in (left, right)
                     for region in (_beside_text(part, depth + 1) or [part])]
     return []
+
+
+def _rows_beside(table: Table, region: list[Piece], other: list[Piece]) -> bool:
+    """Do ``MAX_ALIGNED_SHARE`` or more of the rows of ``table`` (found on one side of a
+    column's edge) have a piece on the other side set on the same line (its top and
+    bottom within ``ALIGN_SLACK``)? Then that side's lines are the table's own row
+    labels (an exhibit list's descriptions beside their form and date), not a column
+    of text: a table set beside running text lines up with its lines only by chance."""
+    aligned = 0
+    for lines in table.row_lines:
+        wanted = set(lines)
+        if any(abs(piece.top - across.top) <= ALIGN_SLACK
+               and abs(piece.bottom - across.bottom) <= ALIGN_SLACK
+               for piece in region if piece.line in wanted for across in other):
+            aligned += 1
+    return aligned >= MAX_ALIGNED_SHARE * len(table.row_lines)
 
 
 def _column_edges(ordered: list[Piece]) -> list[float]:

@@ -27,9 +27,11 @@ def _column(first_line: int, top: float, lines=PROSE, x0=LEFT_EDGE, x1=RIGHT_EDG
             for n, text in enumerate(lines)]
 
 
-def _table(first_line: int, top: float, rows=RESULTS, pitch: float = 11.0) -> list[Piece]:
-    return [Piece(first_line + n, cell, x, x + 4.5 * len(cell), top + pitch * n,
-                  top + pitch * n + 7)
+def _table(first_line: int, top: float, rows=RESULTS, pitch: float = 11.4) -> list[Piece]:
+    """A table set in a smaller type than the text (its lines 6 points high, 11.4
+    apart): its rows share the bands of the text's lines but not their lines."""
+    return [Piece(first_line + n, cell, x, x + 4.5 * len(cell), top + 1.5 + pitch * n,
+                  top + 7.5 + pitch * n)
             for n, row in enumerate(rows) for cell, x in zip(row, TABLE_X, strict=True)]
 
 
@@ -100,3 +102,16 @@ def test_formulas_numbered_at_the_right_are_no_table():
     amounts = [piece._replace(text=f"({n * 31 + 7})") if piece.x0 == 540 else piece
                for n, piece in enumerate(pieces)]  # amounts in brackets do not count up
     assert find_tables(amounts) != []
+
+
+def test_a_list_whose_labels_are_long_lines_is_not_parted_from_its_labels():
+    """An exhibit list: long descriptions (lines of running text, sharing their edges)
+    on the left, form, exhibit and date on the right, each row on the same line as its
+    description. The right side lines up with the left line by line: its rows' labels
+    are across the edge, and no table is read from the right side alone."""
+    descriptions = _column(0, 100)
+    forms = [Piece(20 + n, cell, x, x + 4.5 * len(cell), 100 + 11.0 * n, 107 + 11.0 * n)
+             for n in range(len(PROSE))
+             for cell, x in zip(("8-K", "4.1", f"5/{n + 3}/17"), (400.0, 450.0, 500.0),
+                                strict=True)]
+    assert find_tables(descriptions + forms) == []
