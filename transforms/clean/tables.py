@@ -45,6 +45,7 @@ or two run together on the next page, are set in the first part's (``Table.on_co
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
@@ -237,6 +238,8 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     for region in _beside_text(rest):
         inside = {id(piece) for piece in region}
         other = [piece for piece in rest if id(piece) not in inside]
+        if not _shares_a_band(region, other):
+            continue  # no row of the page mixed it with pieces across the edge: read already
         found.extend(table for table in _tables_in(region)
                      if not _rows_beside(table, region, other))
     if not found:
@@ -265,6 +268,19 @@ def _beside_text(ordered: list[Piece], depth: int = 0) -> list[list[Piece]]:
             return [region for part in (left, right)
                     for region in (_beside_text(part, depth + 1) or [part])]
     return []
+
+
+def _shares_a_band(region: list[Piece], other: list[Piece]) -> bool:
+    """Does a piece of ``other`` fall in the band of a piece of ``region`` (its middle
+    between the other's top and bottom, as ``_rows`` joins pieces into a row)? Where
+    none does, the page's rows held ``region``'s pieces apart from the rest, and reading
+    it alone finds what the page read whole found."""
+    middles = sorted((piece.top + piece.bottom) / 2 for piece in other)
+    for piece in region:
+        at = bisect.bisect_left(middles, piece.top)
+        if at < len(middles) and middles[at] <= piece.bottom:
+            return True
+    return False
 
 
 def _rows_beside(table: Table, region: list[Piece], other: list[Piece]) -> bool:
