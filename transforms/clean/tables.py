@@ -653,6 +653,35 @@ def _equation_numbers(cells: list[str]) -> bool:
     return all(b - a == 1 for a, b in itertools.pairwise(values))
 
 
+def _chart_axes(body: list[tuple[str, ...]]) -> bool:
+    """Is ``body`` numbers only, two or more of its columns evenly stepped runs of
+    ``MIN_ROWS`` cells or more ("54,000 53,000 52,000", "0.50 0.48 0.46"): a chart's
+    axes read as rows, not a table (which has row labels, and values that do not all
+    step alike)?"""
+    if any(cell and _plain_number(cell) is None for row in body for cell in row):
+        return False
+    stepped = 0
+    for c in range(len(body[0]) if body else 0):
+        cells = [row[c] for row in body if row[c]]
+        numbers = [_plain_number(cell) for cell in cells]
+        if len(numbers) < MIN_ROWS or any(n is None for n in numbers):
+            continue
+        steps = [b - a for a, b in itertools.pairwise(numbers)]  # type: ignore[operator]
+        if steps[0] and all(math.isclose(step, steps[0], rel_tol=1e-6, abs_tol=1e-9)
+                            for step in steps):
+            stepped += 1
+    return stepped >= 2
+
+
+def _plain_number(cell: str) -> float | None:
+    """``cell`` as a number when it is one alone ("54,000", "0.48", "-3"), else None."""
+    text = cell.replace(",", "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def _page_numbers(cells: list[str]) -> bool:
     """Are these a contents page's page numbers: small whole numbers that never go
     down (Roman ones too)?"""
@@ -680,6 +709,8 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     others = [cell for row in body for cell in row[1:] if cell]
     if _equation_numbers(others):
         return False  # formulas, each numbered at the right: "(3)", "(4)", "(5)"
+    if _chart_axes(body):
+        return False  # a chart's tick labels, its two y axes side by side
     used = [c for c in range(1, len(grid[0])) if any(row[c] for row in body)]
     if used and _page_numbers([row[used[-1]] for row in body if row[used[-1]]]):
         return False  # a table of contents: titles and page numbers

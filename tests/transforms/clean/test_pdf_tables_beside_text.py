@@ -115,3 +115,21 @@ def test_a_list_whose_labels_are_long_lines_is_not_parted_from_its_labels():
              for cell, x in zip(("8-K", "4.1", f"5/{n + 3}/17"), (400.0, 450.0, 500.0),
                                 strict=True)]
     assert find_tables(descriptions + forms) == []
+
+
+def test_a_charts_axes_read_as_rows_are_no_table():
+    """A chart with a y axis on each side: its tick labels share rows ("54,000" and
+    "0.50"), two evenly stepped columns of numbers; a table's columns never step alike."""
+    ticks = [(f"{54 - n},000", f"0.{50 - 2 * n}") for n in range(5)]
+    pieces = [piece for n, row in enumerate(ticks)
+              for piece in _row_of(n, 100 + 20 * n, row, (60.0, 400.0))]
+    assert find_tables(pieces) == []
+    figures = [(f"{54 - n * n},000", f"0.{50 - 2 * n}") for n in range(5)]  # not stepped
+    pieces = [piece for n, row in enumerate(figures)
+              for piece in _row_of(n, 100 + 20 * n, row, (60.0, 400.0))]
+    assert find_tables(pieces) != []
+
+
+def _row_of(line: int, top: float, cells, xs) -> list[Piece]:
+    return [Piece(line, cell, x, x + 4.5 * len(cell), top, top + 7)
+            for cell, x in zip(cells, xs, strict=True)]
