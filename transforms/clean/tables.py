@@ -45,6 +45,7 @@ or two run together on the next page, are set in the first part's (``Table.on_co
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
@@ -64,6 +65,17 @@ MIN_BODY_ROWS = 2  # rows of two or more cells under the header
 MIN_ROWS = 3  # rows in all, the header's included
 MIN_TEXT_COLUMNS = 3  # a table without values needs this many columns…
 MIN_TEXT_ROWS = 3  # …in this many rows under its header
+# A table set beside a column of text (a paper's table in one of its two columns, a box
+# beside an article's text): the column is MIN_COLUMN_LINES lines of MIN_PROSE_WORDS
+# words or more whose right (or left) edges lie within EDGE_SLACK points; the page is
+# read again on each side of it, MAX_SPLITS deep.
+MIN_COLUMN_LINES = 5
+MIN_PROSE_WORDS = 8
+EDGE_SLACK = 3.0
+MAX_SPLITS = 3
+# …unless half its rows or more are set on the same lines as pieces across the edge.
+ALIGN_SLACK = 0.5
+MAX_ALIGNED_SHARE = 0.5
 # Prose in two columns: a value column's cells are short.
 MAX_MEDIAN_CELL_CHARS = 32
 MAX_CELL_WORDS = 12
@@ -81,6 +93,7 @@ _NONE_VALUES = {"n/a", "na", "nm", "n.m.", "—", "-", "–", "*", "nil", "...",
 _YEAR = re.compile(r"^(?:fiscal\s+|fy\s*)?(?:19|20)\d\d$", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪▫●○■□‣⁃∙·*-]|\(?[0-9]{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$")
 _CHECK_BOX = re.compile("[☐☑☒□■✓✔✗✘]")
+_EQUATION_NUMBER = re.compile(r"\((\d{1,3})\)\s*$")
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7})$", re.IGNORECASE)
 
 
@@ -212,10 +225,113 @@ def is_value(text: str) -> bool:
 
 
 def find_tables(pieces: Sequence[Piece]) -> list[Table]:
-    """The tables among one page's placed pieces."""
+    """The tables among one page's placed pieces: those of the page read whole, then
+    those of each side of a text column (step 6 of the module's rule) among the pieces
+    no table took, top to bottom."""
     ordered = sorted(pieces, key=_reading_order)
     if not _shares_a_row(ordered):
         return []  # every piece a row of its own (a page of prose): no row of cells
+    tables = _tables_in(ordered)
+    taken = {n for table in tables for n in table.lines}
+    rest = [piece for piece in ordered if piece.line not in taken]
+    found = []
+    for region in _beside_text(rest):
+        inside = {id(piece) for piece in region}
+        other = [piece for piece in rest if id(piece) not in inside]
+        if not _shares_a_band(region, other):
+            continue  # no row of the page mixed it with pieces across the edge: read already
+        found.extend(table for table in _tables_in(region)
+                     if not _rows_beside(table, region, other))
+    if not found:
+        return tables
+    return sorted([*tables, *found], key=lambda table: table.top)
+
+
+def _beside_text(ordered: list[Piece], depth: int = 0) -> list[list[Piece]]:
+    """The page's pieces parted at the edge of a column of text (``MIN_COLUMN_LINES``
+    lines of ``MIN_PROSE_WORDS`` words or more that end, or start, within
+    ``EDGE_SLACK`` of one another), into the pieces wholly on each side of it, in
+    reading order; none when no piece lies beside such a column. A line with a piece
+    over the edge, or pieces on both sides, is in neither (a table row never takes
+    part of a line of the column beside it). Each side is parted again where it holds
+    a column edge of its own (two columns of text, a table set in one of them)."""
+    if depth > MAX_SPLITS or len(ordered) < MIN_ROWS:
+        return []
+    for cut in _column_edges(ordered):
+        side: dict[int, set[int]] = {}  # line -> sides its pieces lie on (-1: over the cut)
+        for piece in ordered:
+            where = 0 if piece.x1 <= cut else 1 if piece.x0 >= cut else -1
+            side.setdefault(piece.line, set()).add(where)
+        left = [piece for piece in ordered if side[piece.line] == {0}]
+        right = [piece for piece in ordered if side[piece.line] == {1}]
+        if len(left) >= MIN_ROWS and len(right) >= MIN_ROWS:
+            return [region for part in (left, right)
+                    for region in (_beside_text(part, depth + 1) or [part])]
+    return []
+
+
+def _shares_a_band(region: list[Piece], other: list[Piece]) -> bool:
+    """Does a piece of ``other`` fall in the band of a piece of ``region`` (its middle
+    between the other's top and bottom, as ``_rows`` joins pieces into a row)? Where
+    none does, the page's rows held ``region``'s pieces apart from the rest already, and
+    ``find_tables`` does not read it again (the same tables, on the 726 pages of the
+    reference domain, the shared corpus's PDFs and four filings, as reading it again)."""
+    middles = sorted((piece.top + piece.bottom) / 2 for piece in other)
+    for piece in region:
+        at = bisect.bisect_left(middles, piece.top)
+        if at < len(middles) and middles[at] <= piece.bottom:
+            return True
+    return False
+
+
+def _rows_beside(table: Table, region: list[Piece], other: list[Piece]) -> bool:
+    """Do ``MAX_ALIGNED_SHARE`` or more of the rows of ``table`` (found on one side of a
+    column's edge) have a piece on the other side set on the same line (its top and
+    bottom within ``ALIGN_SLACK``)? Then that side's lines are the table's own row
+    labels (an exhibit list's descriptions beside their form and date), not a column
+    of text: a table set beside running text lines up with its lines only by chance."""
+    aligned = 0
+    for lines in table.row_lines:
+        wanted = set(lines)
+        if any(abs(piece.top - across.top) <= ALIGN_SLACK
+               and abs(piece.bottom - across.bottom) <= ALIGN_SLACK
+               for piece in region if piece.line in wanted for across in other):
+            aligned += 1
+    return aligned >= MAX_ALIGNED_SHARE * len(table.row_lines)
+
+
+def _column_edges(ordered: list[Piece]) -> list[float]:
+    """Where a column of text ends on the right (just after its lines' right edge)
+    or starts on the left (just before their left edge), left to right: an edge
+    that ``MIN_COLUMN_LINES`` lines of prose share within ``EDGE_SLACK``."""
+    prose = [piece for piece in ordered if _prose_line(piece.text)]
+    if len(prose) < MIN_COLUMN_LINES:
+        return []
+    cuts = []
+    for ends, shift in ((sorted(p.x1 for p in prose), EDGE_SLACK),
+                        (sorted(p.x0 for p in prose), -EDGE_SLACK)):
+        for i in range(len(ends) - MIN_COLUMN_LINES + 1):
+            if ends[i + MIN_COLUMN_LINES - 1] - ends[i] <= EDGE_SLACK:
+                edge = ends[i + MIN_COLUMN_LINES - 1] if shift > 0 else ends[i]
+                cut = edge + shift
+                if not cuts or all(abs(cut - c) > EDGE_SLACK for c in cuts):
+                    cuts.append(cut)
+    return sorted(cuts)
+
+
+def _prose_line(text: str) -> bool:
+    """A line of running text: ``MIN_PROSE_WORDS`` words or more, most of them in
+    lower case (a table's cell of titles or names is capitalised)."""
+    words = text.split()
+    return (len(words) >= MIN_PROSE_WORDS
+            and sum(1 for word in words if word.isalpha() and word.islower()) * 2 > len(words))
+
+
+def _tables_in(ordered: list[Piece]) -> list[Table]:
+    """The tables among pieces in reading order (``find_tables`` without the parting
+    at a column of text)."""
+    if not _shares_a_row(ordered):
+        return []
     rows = _rows(ordered)
     tables = []
     index = 0
@@ -527,6 +643,45 @@ def _line_numbers(cells: list[str]) -> bool:
     return all(b - a == 1 for a, b in itertools.pairwise(numbers))
 
 
+def _equation_numbers(cells: list[str]) -> bool:
+    """Are these the numbers of a paper's displayed formulas: every cell right of the
+    first that holds a figure ends in "(n)", and the n count up one by one?"""
+    found = [_EQUATION_NUMBER.search(cell) for cell in cells if any(map(str.isdigit, cell))]
+    if len(found) < MIN_BODY_ROWS or not all(found):
+        return False
+    values = [int(match.group(1)) for match in found if match]
+    return all(b - a == 1 for a, b in itertools.pairwise(values))
+
+
+def _chart_axes(body: list[tuple[str, ...]]) -> bool:
+    """Is ``body`` numbers only, two or more of its columns evenly stepped runs of
+    ``MIN_ROWS`` cells or more ("54,000 53,000 52,000", "0.50 0.48 0.46"): a chart's
+    axes read as rows, not a table (which has row labels, and values that do not all
+    step alike)?"""
+    if any(cell and _plain_number(cell) is None for row in body for cell in row):
+        return False
+    stepped = 0
+    for c in range(len(body[0]) if body else 0):
+        cells = [row[c] for row in body if row[c]]
+        numbers = [_plain_number(cell) for cell in cells]
+        if len(numbers) < MIN_ROWS or any(n is None for n in numbers):
+            continue
+        steps = [b - a for a, b in itertools.pairwise(numbers)]  # type: ignore[operator]
+        if steps[0] and all(math.isclose(step, steps[0], rel_tol=1e-6, abs_tol=1e-9)
+                            for step in steps):
+            stepped += 1
+    return stepped >= 2
+
+
+def _plain_number(cell: str) -> float | None:
+    """``cell`` as a number when it is one alone ("54,000", "0.48", "-3"), else None."""
+    text = cell.replace(",", "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def _page_numbers(cells: list[str]) -> bool:
     """Are these a contents page's page numbers: small whole numbers that never go
     down (Roman ones too)?"""
@@ -552,6 +707,10 @@ def _looks_like_table(grid: list[tuple[str, ...]], header: int) -> bool:
     if _line_numbers(first) and not any(is_value(cell) for row in body for cell in row[1:]):
         return False  # a transcript's or a contract's line numbers beside its text
     others = [cell for row in body for cell in row[1:] if cell]
+    if _equation_numbers(others):
+        return False  # formulas, each numbered at the right: "(3)", "(4)", "(5)"
+    if _chart_axes(body):
+        return False  # a chart's tick labels, its two y axes side by side
     used = [c for c in range(1, len(grid[0])) if any(row[c] for row in body)]
     if used and _page_numbers([row[used[-1]] for row in body if row[used[-1]]]):
         return False  # a table of contents: titles and page numbers
