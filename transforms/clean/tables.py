@@ -82,6 +82,13 @@ MAX_CELL_WORDS = 12
 MAX_VALUE_WIDTH_SHARE = 0.25
 MAX_PROSE_CELL_SHARE = 0.3
 MAX_HEADER_WORDS = 8  # a longer line over the columns is the table's title
+# A row-group label at a table's left (``with_group_labels``): this short, ending at
+# most this many of its heights before the table's first column.
+MAX_GROUP_LABEL_WORDS = 3
+MAX_GROUP_LABEL_CHARS = 24
+GROUP_LABEL_GAP = 4.0
+# Tables one under the other whose first columns start this close are one stack.
+STACK_EDGE_SLACK = 6.0
 SEPARATOR = " | "
 
 _CURRENCY = re.compile(r"^[$€£¥₹]|^(?:US\$|USD|EUR|CHF)$")
@@ -168,10 +175,13 @@ class Table:
     columns: tuple[tuple[float, float], ...] = field(default=())
     top: float = 0.0
     bottom: float = 0.0
+    # Lines read into the rows from beside the table (``with_group_labels``).
+    label_lines: tuple[int, ...] = ()
 
     @property
     def lines(self) -> tuple[int, ...]:
-        return tuple(sorted({n for lines in self.row_lines for n in lines}))
+        return tuple(sorted({*(n for lines in self.row_lines for n in lines),
+                             *self.label_lines}))
 
     def rendered(self) -> list[str]:
         """Each row as ``cell | cell | …`` (its empty cells at the end left off)."""
@@ -242,9 +252,8 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
             continue  # no row of the page mixed it with pieces across the edge: read already
         found.extend(table for table in _tables_in(region)
                      if not _rows_beside(table, region, other))
-    if not found:
-        return tables
-    return sorted([*tables, *found], key=lambda table: table.top)
+    tables = sorted([*tables, *found], key=lambda table: table.top) if found else tables
+    return _with_group_labels(tables, ordered)
 
 
 def _beside_text(ordered: list[Piece], depth: int = 0) -> list[list[Piece]]:
@@ -345,6 +354,118 @@ def _tables_in(ordered: list[Piece]) -> list[Table]:
             tables.append(table)
             after_table = index
     return tables
+
+
+def _with_group_labels(tables: list[Table], ordered: list[Piece]) -> list[Table]:
+    """The tables, those with row-group labels set at their left with the labels read
+    into their rows (``with_group_labels``), from the pieces no table took. Tables one
+    under the other with the same left edge (one table the reader parted where a row of
+    fewer cells stands, a growth rate's) are one stack, labelled together."""
+    if not tables:
+        return tables
+    taken = {n for table in tables for n in table.lines}
+    free = [piece for piece in ordered if piece.line not in taken]
+    by_line: dict[int, list[Piece]] = {}
+    for piece in ordered:
+        by_line.setdefault(piece.line, []).append(piece)
+    order = sorted(range(len(tables)), key=lambda i: tables[i].top)
+    stacks: list[list[int]] = []
+    for i in order:
+        if not tables[i].columns:
+            continue
+        last = tables[stacks[-1][-1]] if stacks else None
+        if (last is not None and tables[i].top >= last.bottom
+                and abs(tables[i].columns[0][0] - last.columns[0][0]) <= STACK_EDGE_SLACK):
+            stacks[-1].append(i)
+        else:
+            stacks.append([i])
+    out = list(tables)
+    for stack in stacks:
+        labelled = with_group_labels([tables[i] for i in stack], free, by_line)
+        for i, table in zip(stack, labelled, strict=True):
+            out[i] = table
+        used = {n for table in labelled for n in table.label_lines}
+        free = [piece for piece in free if piece.line not in used]
+    return out
+
+
+def _group_label(piece: Piece, left: float) -> bool:
+    """A short label (no value, ``MAX_GROUP_LABEL_WORDS`` words or fewer) ending
+    within ``GROUP_LABEL_GAP`` of its heights left of ``left``."""
+    text = piece.text.strip()
+    height = max(piece.bottom - piece.top, 1.0)
+    return (bool(text) and len(text.split()) <= MAX_GROUP_LABEL_WORDS
+            and len(text) <= MAX_GROUP_LABEL_CHARS and not is_value(text)
+            and piece.x1 <= left and left - piece.x1 <= GROUP_LABEL_GAP * height)
+
+
+def with_group_labels(stack: list[Table], free: Sequence[Piece],
+                      by_line: dict[int, list[Piece]]) -> list[Table]:
+    """The tables of ``stack`` (one under the other, top to bottom) with a first column
+    of row-group labels, where the page sets them at their left: a slide's or a
+    statement's table whose runs of rows are named by one label each in a column of
+    merged cells before the rows' own labels ("Orders", "Sales", each beside its run of
+    "Total / Domestic / Overseas" rows). Read in the order the text came, such labels
+    land after the table, and a row about overseas sales no longer says it is about
+    sales. Two or more labels left of the first column, none of a table, each standing
+    within one of the runs that the widest gaps between the body's rows part it into
+    (as many runs as labels, each of those gaps wider than every gap within a run):
+    every row of a run gets its label, the header rows none. Else the tables as they
+    are."""
+    left = min(table.columns[0][0] for table in stack)
+    top, bottom = stack[0].top, stack[-1].bottom
+    labels = [piece for piece in free if _group_label(piece, left)
+              and top <= (piece.top + piece.bottom) / 2 <= bottom]
+    # A label that stood between two rows came in as a row of its own (one cell, as a
+    # statement's "Net sales:" does; but set left of the first column, not in it).
+    original, stack = stack, list(stack)
+    for t, table in enumerate(original):
+        keep = []
+        for r, lines in enumerate(table.row_lines):
+            placed = [piece for n in lines for piece in by_line.get(n, ())]
+            if r >= table.header_rows and len(placed) == 1 and _group_label(placed[0], left):
+                labels.append(placed[0])
+            else:
+                keep.append(r)
+        if len(keep) < len(table.rows):
+            stack[t] = replace(table, rows=tuple(table.rows[r] for r in keep),
+                               row_lines=tuple(table.row_lines[r] for r in keep))
+    labels.sort(key=lambda piece: piece.top)
+    if len(labels) < 2 or len({piece.line for piece in labels}) != len(labels):
+        return original
+    rows = [(t, r) for t, table in enumerate(stack) for r in range(len(table.rows))
+            if t or r >= table.header_rows]
+    if len(rows) < 2 * MIN_BODY_ROWS:
+        return original
+    bands = []
+    for t, r in rows:
+        placed = [piece for n in stack[t].row_lines[r] for piece in by_line.get(n, ())]
+        if not placed:
+            return original
+        bands.append((min(piece.top for piece in placed), max(piece.bottom for piece in placed)))
+    if any(b[0] < a[0] for a, b in itertools.pairwise(bands)):
+        return original  # rows not top to bottom
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(bands)]
+    cuts = sorted(sorted(range(len(gaps)), key=lambda i: -gaps[i])[:len(labels) - 1])
+    within = [gap for i, gap in enumerate(gaps) if i not in cuts]
+    if within and min(gaps[i] for i in cuts) <= max(within):
+        return original  # no gap sets the runs apart
+    starts = [0, *(i + 1 for i in cuts)]
+    ends = [*(i + 1 for i in cuts), len(bands)]
+    names: dict[tuple[int, int], str] = {}
+    owners: dict[int, list[int]] = {}
+    for piece, start, end in zip(labels, starts, ends, strict=True):
+        middle = (piece.top + piece.bottom) / 2
+        if not bands[start][0] <= middle <= bands[end - 1][1]:
+            return original
+        names.update(dict.fromkeys(rows[start:end], piece.text.strip()))
+        owners.setdefault(rows[start][0], []).append(piece.line)
+    column = (min(piece.x0 for piece in labels), max(piece.x1 for piece in labels))
+    return [replace(table, rows=tuple((names.get((t, r), ""), *row)
+                                      for r, row in enumerate(table.rows)),
+                    columns=(column, *table.columns),
+                    label_lines=tuple(owners.get(t, ())))
+            for t, table in enumerate(stack)]
 
 
 def _reading_order(piece: Piece) -> tuple[float, float]:

@@ -397,3 +397,51 @@ def test_a_line_over_the_first_tables_header_printed_again_starts_the_next_table
                 ("U.S. federal", "(62)", "(855)"), ("Non-U.S.", "(3)", "(12)")]
     (table,) = find_tables(pieces(labelled))
     assert "Deferred tax expense" in table.rendered()
+
+
+GROUP_RUN = (("Growth", "150%", "116%", "130%"), ("Total", "1,092", "1,138", "2,231"),
+             ("Domestic", "687", "790", "1,477"), ("Overseas", "405", "348", "753"))
+
+
+def _grouped_table(labels: tuple[tuple[str, float], ...], run_tops=(118.9, 238.2)
+                   ) -> list[Piece]:
+    """A slide's table: a header row, then runs of rows parted by a wider gap, each
+    named by a label set at the left of its run (a column of merged cells), which the
+    text gives after the table's rows. Growth rates sit between the value columns (the
+    reader parts the table there)."""
+    pieces = [Piece(0, text, x, x + 20, 98.8, 107.6)
+              for text, x in (("Q1", 240), ("Q2", 300), ("Half", 360))]
+    line = 1
+    for top in run_tops:
+        for n, cells in enumerate(GROUP_RUN):
+            xs = (136, 250, 310, 370) if n == 0 else (136, 240, 300, 360)
+            pieces += [Piece(line, text, x, x + 5 * len(text), top + 17 * n,
+                             top + 17 * n + 7.3) for text, x in zip(cells, xs, strict=True)]
+            line += 1
+    return pieces + [Piece(line + n, text, 97.6, 118.5, top, top + 10.2)
+                     for n, (text, top) in enumerate(labels)]
+
+
+def test_row_group_labels_at_a_tables_left_go_into_its_rows():
+    tables = find_tables(_grouped_table((("Orders", 143.6), ("Sales", 263.0))))
+    rows = [row for table in tables for row in table.rendered()]
+    assert rows[0] == "|  | Q1 | Q2 | Half"
+    assert rows[1:] == [f"{label} | {' | '.join(cells)}"
+                        for label in ("Orders", "Sales") for cells in GROUP_RUN]
+    assert {9, 10} <= {n for table in tables for n in table.lines}  # the labels' lines
+    # Without them the labels stood between two rows, as rows of one cell.
+    unlabelled = find_tables(_grouped_table(()))
+    assert [row for table in unlabelled for row in table.rendered()] \
+        == ["| Q1 | Q2 | Half", *(" | ".join(cells) for cells in GROUP_RUN * 2)]
+
+
+def test_no_row_group_labels_without_runs_to_name():
+    # One label: the rows' dimension (or a chart's axis), not runs of rows.
+    rows = [row for table in find_tables(_grouped_table((("Orders", 143.6),)))
+            for row in table.rendered()]
+    assert not any(row.startswith("Orders |") for row in rows)
+    # Two labels but no wider gap between the rows: where one run ends is unknown.
+    rows = [row for table in find_tables(_grouped_table(
+        (("Orders", 143.6), ("Sales", 190.0)), run_tops=(118.9, 118.9 + 68)))
+        for row in table.rendered()]
+    assert not any(row.startswith(("Orders |", "Sales |")) for row in rows)
