@@ -24,6 +24,10 @@ from ragbeam.transforms.charsets import CJK_CHAR
 WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 _CJK = CJK_CHAR
 _CJK_RUN = re.compile(f"(?:{CJK_CHAR.pattern})+")
+# A fiscal year's shorthand, "FY23", "FY 23", "FY'23" (case-folded): also its year in
+# full, as "FY2023" and "fiscal 2023" and a Japanese "2023年度" give it.
+_FY_SHORT = re.compile(r"(?<![^\W\d_])fy\s?['’]?(\d\d)(?!\d)")
+CENTURY_PIVOT = 70  # a two-digit year below it is this century's, else the last's
 # Languages with a Snowball stemmer (PyStemmer) and a stop-word list (bm25s).
 LANGUAGES = {"en": ("english", "STOPWORDS_EN_PLUS"), "de": ("german", "STOPWORDS_GERMAN"),
              "fr": ("french", "STOPWORDS_FRENCH"), "es": ("spanish", "STOPWORDS_SPANISH"),
@@ -75,7 +79,8 @@ def tokenize(text: str, language: str | None = None) -> list[str]:
     Spaced scripts: case-folded words, without the stop words of the text's
     language, stemmed with its Snowball stemmer (``language`` given, or
     guessed from the stop words: en, de, fr, es, it, pt, nl). CJK runs: jieba
-    words plus character bigrams. Numbers are kept as they are.
+    words plus character bigrams. Numbers are kept as they are; a fiscal year named
+    in short ("FY23") also gives its year in full (``full_years``).
     """
     folded = text.casefold()
     words: list[str] = []
@@ -94,11 +99,20 @@ def tokenize(text: str, language: str | None = None) -> list[str]:
             last = run.end()
         if last < len(word):
             words.append(word[last:])
+    words.extend(full_years(folded))
     language = language or guess_language(words)
     stop = _stopwords(language)
     kept = [w for w in words if w not in stop]
     stems = _stemmer(language).stemWords(kept) if kept else []
     return stems + cjk
+
+
+def full_years(folded: str) -> list[str]:
+    """The years in full of the fiscal years ``folded`` names in short ("fy23" →
+    "2023"), one per mention: a slide deck's "FY23" then matches a question's "2023年度"
+    or "fiscal 2023", as "FY2023" does."""
+    return [str((2000 if int(m.group(1)) < CENTURY_PIVOT else 1900) + int(m.group(1)))
+            for m in _FY_SHORT.finditer(folded)]
 
 
 def words_of(text: str) -> list[str]:
