@@ -12,7 +12,8 @@ docs/benchmarks.md, "What the dense model and BM25 see"):
   period > heading path, a table's title and header row), a blank line, then the
   text (``sparse_text_for``): the short header alone scored as well with BM25 but
   lost hits once fused with the dense ranking (hybrid, sec-10-q). A label word the
-  text already holds is not said again (a word with a digit always is).
+  rest of the header or the text already holds is not said again (a word with a
+  digit always is).
 
 Both never repeat the heading a chunk's text starts with.
 
@@ -219,20 +220,22 @@ def _label_words_not_in(label: str, text: str) -> str:
 def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
     """What BM25 and the sparse vector index: the whole contextual header, then the
     text (``embed_text_for``), the document label giving each chunk its words once:
-    a label word the text already holds is not added again (``_label_words_not_in``).
+    a label word the headings, the table lines or the text already hold is not added
+    again (``_label_words_not_in``).
 
     The label stands for the document in every chunk of it: it tells documents apart
     whatever a chunk says. Said once more beside a text that already names the
     subject, it raised the chunks that repeat the subject's name over the ones that
     answer (an encyclopedia article's lead below its sections, each named after its
-    subject; issue 38, reference: 29 → 34 questions at 600 tokens, all documents).
+    subject; issue 38, reference: 29 → 33 questions at 600 tokens, all documents).
     A word with a digit stays: a period tells a company's filings apart.
     """
     label, headings, lines = context_parts(context, heading_path)
     if not label:
         return embed_text_for(context, text)
+    held = "\n".join((*headings, *lines, text))
     path_line = CONTEXT_SEPARATOR.join(
-        part for part in (_label_words_not_in(label, text), *headings) if part)
+        part for part in (_label_words_not_in(label, held), *headings) if part)
     header = "\n".join(part for part in (path_line, *lines) if part)
     return embed_text_for(header, text)
 

@@ -127,6 +127,9 @@ def test_a_label_word_the_text_already_holds_is_not_indexed_again():
     assert sparse_text_for(context, other, ("Geography",)) == f"{context}\n\n{other}"
     # only the words the text holds go (stemmed: "lakes" holds "Lake")
     assert sparse_text_for("Lake Orlen", text, ()) == f"Orlen\n\n{text}"
+    # a heading or a table line that restates a label word holds it as well
+    assert sparse_text_for("Lake Varnu > Varnu basin", other, ("Varnu basin",)) == (
+        f"Lake > Varnu basin\n\n{other}")
 
 
 def test_a_label_word_with_a_digit_is_always_indexed():
