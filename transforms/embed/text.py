@@ -24,6 +24,7 @@ indexes ``sparse_text_for``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -197,6 +198,12 @@ def embed_text_for(context: str, text: str) -> str:
     return f"{header}\n\n{text}" if header else text
 
 
+@functools.lru_cache(maxsize=4096)
+def _word_terms(word: str, language: str) -> tuple[str, ...]:
+    """A label word's retrieval terms (a document's label recurs in each of its chunks)."""
+    return tuple(tokenize(word, language))
+
+
 def _label_words_not_in(label: str, text: str) -> str:
     """``label`` less each word whose retrieval terms ``text`` already holds
     (``lexical.tokenize``, in the text's language), a word with a digit (a year, a
@@ -207,7 +214,7 @@ def _label_words_not_in(label: str, text: str) -> str:
     for part in label.split(LABEL_SEPARATOR):
         words = []
         for word in part.split():
-            terms = tokenize(word, language)
+            terms = _word_terms(word, language)
             if terms and not any(c.isdigit() for c in word) and held.issuperset(terms):
                 continue
             held.update(terms)
