@@ -11,7 +11,9 @@ docs/benchmarks.md, "What the dense model and BM25 see"):
 * **BM25** and the sparse vector index the whole contextual header (title · kind ·
   period > heading path, a table's title and header row), a blank line, then the
   text (``sparse_text_for``): the short header alone scored as well with BM25 but
-  lost hits once fused with the dense ranking (hybrid, sec-10-q).
+  lost hits once fused with the dense ranking (hybrid, sec-10-q). A label word the
+  rest of the header or the text already holds is not said again (a word with a
+  digit always is).
 
 Both never repeat the heading a chunk's text starts with.
 
@@ -22,9 +24,12 @@ indexes ``sparse_text_for``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ragbeam.transforms.embed.lexical import WORD, guess_language, tokenize
 
 # Between the parts of a heading path in a chunk's ``context`` ("Guide > Install").
 CONTEXT_SEPARATOR = " > "
@@ -193,11 +198,53 @@ def embed_text_for(context: str, text: str) -> str:
     return f"{header}\n\n{text}" if header else text
 
 
+@functools.lru_cache(maxsize=4096)
+def _word_terms(word: str, language: str) -> tuple[str, ...]:
+    """A label word's retrieval terms (a document's label recurs in each of its chunks)."""
+    return tuple(tokenize(word, language))
+
+
+def _label_words_not_in(label: str, text: str) -> str:
+    """``label`` less each word whose retrieval terms ``text`` already holds
+    (``lexical.tokenize``, in the text's language), a word with a digit (a year, a
+    period, a form number) always kept; the parts of the label that keep no word go."""
+    language = guess_language(WORD.findall(text.casefold()))
+    held = set(tokenize(text, language))
+    parts = []
+    for part in label.split(LABEL_SEPARATOR):
+        words = []
+        for word in part.split():
+            terms = _word_terms(word, language)
+            if terms and not any(c.isdigit() for c in word) and held.issuperset(terms):
+                continue
+            held.update(terms)
+            words.append(word)
+        if words:
+            parts.append(" ".join(words))
+    return LABEL_SEPARATOR.join(parts)
+
+
 def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
     """What BM25 and the sparse vector index: the whole contextual header, then the
-    text (``embed_text_for``; ``heading_path`` is not needed)."""
-    del heading_path
-    return embed_text_for(context, text)
+    text (``embed_text_for``), the document label giving each chunk its words once:
+    a label word the headings, the table lines or the text already hold is not added
+    again (``_label_words_not_in``).
+
+    The label stands for the document in every chunk of it: it tells documents apart
+    whatever a chunk says. Said once more beside a text that already names the
+    subject, it raised the chunks that repeat the subject's name over the ones that
+    answer (an encyclopedia article's lead below its sections, each named after its
+    subject; issue 38, reference: 29 → 33 questions at 600 tokens, all documents).
+    A word with a digit stays: a period tells a company's filings apart.
+    """
+    label, headings, lines = context_parts(context, heading_path)
+    if not label:
+        return embed_text_for(context, text)
+    held = "\n".join((*headings, *lines, text))
+    path_line = CONTEXT_SEPARATOR.join(
+        part for part in (_label_words_not_in(label, held), *headings) if part)
+    header = "\n".join(part for part in (path_line, *lines) if part)
+    return embed_text_for(header, text)
 
 
 def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:

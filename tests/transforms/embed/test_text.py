@@ -114,3 +114,31 @@ def test_a_headings_fiscal_year_the_label_states_is_said_once():
     assert context_parts(context + "\n| 区分 | 2023年度", path) == (
         label, ["1 企業集団の現況", path[1]], ["| 区分 | 2023年度"])
     assert short_context(context, path) == f"{label} > {path[1]}"
+
+
+def test_a_label_word_the_text_already_holds_is_not_indexed_again():
+    # An encyclopedia article: its subject names the label and most of its text.
+    context = "Lake Varnu > Geography"
+    text = "Lake Varnu lies in a glacial valley; the lakes nearby are smaller."
+    assert sparse_text_for(context, text, ("Geography",)) == f"Geography\n\n{text}"
+    # a chunk that does not name the subject keeps the label: it still tells
+    # the documents apart
+    other = "The valley was settled in 1820."
+    assert sparse_text_for(context, other, ("Geography",)) == f"{context}\n\n{other}"
+    # only the words the text holds go (stemmed: "lakes" holds "Lake")
+    assert sparse_text_for("Lake Orlen", text, ()) == f"Orlen\n\n{text}"
+    # a heading or a table line that restates a label word holds it as well
+    assert sparse_text_for("Lake Varnu > Varnu basin", other, ("Varnu basin",)) == (
+        f"Lake > Varnu basin\n\n{other}")
+
+
+def test_a_label_word_with_a_digit_is_always_indexed():
+    # a period tells a company's filings apart: said again where the text says it too
+    label = "Acme Corp · Form 10-Q · Q3 2023"
+    text = "Acme Corp revenue in Q3 2023 rose 4 %."
+    assert sparse_text_for(f"{label} > Revenue", text, ("Revenue",)) == (
+        f"Form 10-Q · Q3 2023 > Revenue\n\n{text}")
+    # a table's lines below the label are kept whole
+    context = f"{label} > Revenue\nNet sales\n| Region | 2023"
+    assert sparse_text_for(context, text, ("Revenue",)) == (
+        f"Form 10-Q · Q3 2023 > Revenue\nNet sales\n| Region | 2023\n\n{text}")
