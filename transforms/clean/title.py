@@ -434,7 +434,14 @@ def document_period(opening: str) -> str | None:
         found += [(start, len(_PERIODS), period) for start, period in _cjk_year_spans(text)[:1]]
     if not found:
         return None
-    period = " ".join(min(found)[2].split())
+    return period_as_named(min(found)[2])
+
+
+def period_as_named(printed: str) -> str:
+    """A period as printed, with the names readers also give it beside it: a Japanese
+    year's 年度 (``_with_cjk_fiscal_year``), a second quarter's half year
+    (``_with_cjk_half_year``), an English whole year's FY (``_with_fiscal_year_name``)."""
+    period = " ".join(printed.split())
     return _with_fiscal_year_name(_with_cjk_half_year(_with_cjk_fiscal_year(period)))
 
 

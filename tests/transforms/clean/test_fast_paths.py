@@ -122,7 +122,7 @@ def test_kind_and_period_searched_only_where_their_words_are_find_what_the_patte
         text = " ".join(opening.split())
         periods = [(m.start(), order, m.group(1)) for order, pattern in enumerate(title._PERIODS)
                    if (m := pattern.search(text))]
-        assert title.document_period(opening) == (" ".join(min(periods)[2].split())
+        assert title.document_period(opening) == (title.period_as_named(min(periods)[2])
                                                   if periods else None), opening
         kinds = []
         if m := title._FORM.search(text):
