@@ -101,7 +101,13 @@ if TYPE_CHECKING:
 # to the line above), a catalogue's numbered option rows no sections; a browser-printed
 # page named by the name it prints, an outline's missing References heading, a date
 # ('9 August') no numbered section, a heading over a side caption heads the text after.
-OUTPUT_FORMAT_VERSION = 15
+# 16: a browser's printed link targets removed from the text (the links stay in
+# metadata); a reference list's chunks and a chunk that only restates the next one's
+# header out of the index; a whole year's FY name and a second quarter's half year in the
+# label; slide titles (PDF decks, .pptx) as headings; tables beside a column of text, row
+# labels at a table's left as its first column; a short FY ("FY23") also its full year in
+# BM25's terms; the label's words once where the chunk already holds them.
+OUTPUT_FORMAT_VERSION = 16
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
