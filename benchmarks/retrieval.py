@@ -222,7 +222,8 @@ def format_domain(domain: str, result: dict, retrievers) -> str:
             f"questions ({kinds}), "
             f"{result['documents']} PDFs, {result['pages']} pages\n\n"
             "Questions answered at 600 / 1,500 tokens; `all`: one index over every "
-            "document; `doc`: the question's own document.\n")
+            "document; `doc`: that index's ranking filtered to the question's own "
+            "document.\n")
     cols = [f"{r} {s}" for r in retrievers for s in score.SCOPES]
     lines = ["| pipeline | chunks | mean tokens | on a page | " + " | ".join(cols)
              + " | time (wall / CPU) |",
