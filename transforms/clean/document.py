@@ -80,7 +80,12 @@ from ragbeam.transforms.clean.linejoin import (
     mark_plain_wraps,
     mark_wraps_by_position,
 )
-from ragbeam.transforms.clean.links import strip_link_targets
+from ragbeam.transforms.clean.links import (
+    markdown_link_words,
+    printed_targets_in_text,
+    strip_link_targets,
+    strip_print_footer,
+)
 from ragbeam.transforms.clean.residue import citation_errors, find_residue
 from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
@@ -332,9 +337,11 @@ def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
 LINKS_KEY = "extract_links"
 
 
-def _strip_link_targets(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
-    """The printed targets of links (``links.py``) out of the text lines."""
-    texts, count = strip_link_targets(
+def _strip_link_targets(lines: list[CleanLine], strip=strip_link_targets
+                        ) -> tuple[list[CleanLine], int]:
+    """The printed targets of links (``links.py``: ``strip``, by default
+    ``strip_link_targets``) out of the text lines."""
+    texts, count = strip(
         [line.text if line.kind not in _WHOLE_BLOCKS else "" for line in lines])
     if not count:
         return lines, 0
@@ -349,6 +356,26 @@ def _strip_link_targets(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
             # paragraph's end), not as at a gap of one line.
             out[-1].wrapped = line.wrapped
     return out, count
+
+
+# What the Markdown reader calls its documents (``extract/markdown.py``).
+MARKDOWN_MEDIA_TYPE = "text/markdown"
+
+
+def _markdown_link_words(texts: list[str], absolute_only: bool = False
+                         ) -> tuple[list[str], int]:
+    """Each Markdown link as its words (``links.markdown_link_words``)."""
+    out, count = [], 0
+    for text in texts:
+        text, n = markdown_link_words(text, absolute_only)
+        out.append(text)
+        count += n
+    return out, count
+
+
+def _absolute_markdown_link_words(texts: list[str]) -> tuple[list[str], int]:
+    """Each Markdown link to an absolute URI as its words."""
+    return _markdown_link_words(texts, absolute_only=True)
 
 
 def _mark_contents(lines: list[CleanLine], page_count: int | None) -> int:
@@ -531,9 +558,23 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
     if paged and extracted.layout is not None and options.join_lines:
         _mark_wraps_by_position(lines)
     link_targets_removed = 0
+    if extracted.media_type == MARKDOWN_MEDIA_TYPE:
+        lines, link_targets_removed = _strip_link_targets(lines, _markdown_link_words)
+    elif extracted.lines is LineKind.TYPED:
+        # Markdown written into a plain text: its links to absolute URIs (before the
+        # printed targets: "[words](https://…)" is no print's).
+        lines, link_targets_removed = _strip_link_targets(lines,
+                                                          _absolute_markdown_link_words)
     if paged and extracted.metadata.get(LINKS_KEY):
         # After the wraps are judged by position (a target's lines are in the flow).
-        lines, link_targets_removed = _strip_link_targets(lines)
+        lines, count = _strip_link_targets(lines)
+        link_targets_removed += count
+    elif extracted.lines is LineKind.TYPED:
+        # A plain-text copy of a web page's print, known by its wrapped targets.
+        lines, count = _strip_link_targets(lines, printed_targets_in_text)
+        link_targets_removed += count
+    lines, count = _strip_link_targets(lines, strip_print_footer)
+    link_targets_removed += count
     # Contents before tables: a contents page's entries and page numbers stand in two
     # columns, but they are navigation, not a table.
     contents_lines_marked = (_mark_contents(lines, extracted.page_count)
