@@ -358,6 +358,29 @@ def _strip_link_targets(lines: list[CleanLine], strip=strip_link_targets
     return out, count
 
 
+def _strip_links(lines: list[CleanLine], extracted: ExtractedDocument
+                 ) -> tuple[list[CleanLine], int]:
+    """Link syntax and printed link targets out of the text lines (``links.py``): a
+    Markdown document's links as their words (in a plain text, those to absolute URIs),
+    a PDF's printed targets where it has link annotations, a plain text's where it is a
+    print (``printed_targets_in_text``), and a wiki's print footer from any document;
+    how many were removed."""
+    removed = 0
+    if extracted.media_type == MARKDOWN_MEDIA_TYPE:
+        lines, removed = _strip_link_targets(lines, _markdown_link_words)
+    elif extracted.lines is LineKind.TYPED:
+        # Before the printed targets: "[words](https://…)" is no print's.
+        lines, removed = _strip_link_targets(lines, _absolute_markdown_link_words)
+    if extracted.lines is LineKind.PRINTED and extracted.metadata.get(LINKS_KEY):
+        lines, count = _strip_link_targets(lines)
+        removed += count
+    elif extracted.lines is LineKind.TYPED:
+        lines, count = _strip_link_targets(lines, printed_targets_in_text)
+        removed += count
+    lines, count = _strip_link_targets(lines, strip_print_footer)
+    return lines, removed + count
+
+
 # What the Markdown reader calls its documents (``extract/markdown.py``).
 MARKDOWN_MEDIA_TYPE = "text/markdown"
 
@@ -558,23 +581,9 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
     if paged and extracted.layout is not None and options.join_lines:
         _mark_wraps_by_position(lines)
     link_targets_removed = 0
-    if extracted.media_type == MARKDOWN_MEDIA_TYPE:
-        lines, link_targets_removed = _strip_link_targets(lines, _markdown_link_words)
-    elif extracted.lines is LineKind.TYPED:
-        # Markdown written into a plain text: its links to absolute URIs (before the
-        # printed targets: "[words](https://…)" is no print's).
-        lines, link_targets_removed = _strip_link_targets(lines,
-                                                          _absolute_markdown_link_words)
-    if paged and extracted.metadata.get(LINKS_KEY):
+    if paged:
         # After the wraps are judged by position (a target's lines are in the flow).
-        lines, count = _strip_link_targets(lines)
-        link_targets_removed += count
-    elif extracted.lines is LineKind.TYPED:
-        # A plain-text copy of a web page's print, known by its wrapped targets.
-        lines, count = _strip_link_targets(lines, printed_targets_in_text)
-        link_targets_removed += count
-    lines, count = _strip_link_targets(lines, strip_print_footer)
-    link_targets_removed += count
+        lines, link_targets_removed = _strip_links(lines, extracted)
     # Contents before tables: a contents page's entries and page numbers stand in two
     # columns, but they are navigation, not a table.
     contents_lines_marked = (_mark_contents(lines, extracted.page_count)
@@ -586,6 +595,10 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
             and options.join_lines else {})
     hard_wrapped = paged or (options.join_lines and extracted.lines is LineKind.TYPED
                              and mark_plain_wraps(lines))
+    if not paged:
+        # After a plain text's wraps are judged (by its lines' lengths, which the
+        # targets' removal would change).
+        lines, link_targets_removed = _strip_links(lines, extracted)
     assembly = assemble(lines, hard_wrapped, options, held)
     headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),
                                         extracted.layout)
