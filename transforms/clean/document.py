@@ -80,7 +80,12 @@ from ragbeam.transforms.clean.linejoin import (
     mark_plain_wraps,
     mark_wraps_by_position,
 )
-from ragbeam.transforms.clean.links import strip_link_targets
+from ragbeam.transforms.clean.links import (
+    markdown_link_words,
+    printed_targets_in_text,
+    strip_link_targets,
+    strip_print_footer,
+)
 from ragbeam.transforms.clean.residue import citation_errors, find_residue
 from ragbeam.transforms.clean.tables import Piece, Table, find_tables
 from ragbeam.transforms.clean.text import (
@@ -332,9 +337,11 @@ def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
 LINKS_KEY = "extract_links"
 
 
-def _strip_link_targets(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
-    """The printed targets of links (``links.py``) out of the text lines."""
-    texts, count = strip_link_targets(
+def _strip_link_targets(lines: list[CleanLine], strip=strip_link_targets
+                        ) -> tuple[list[CleanLine], int]:
+    """The printed targets of links (``links.py``: ``strip``, by default
+    ``strip_link_targets``) out of the text lines."""
+    texts, count = strip(
         [line.text if line.kind not in _WHOLE_BLOCKS else "" for line in lines])
     if not count:
         return lines, 0
@@ -349,6 +356,49 @@ def _strip_link_targets(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
             # paragraph's end), not as at a gap of one line.
             out[-1].wrapped = line.wrapped
     return out, count
+
+
+def _strip_links(lines: list[CleanLine], extracted: ExtractedDocument
+                 ) -> tuple[list[CleanLine], int]:
+    """Link syntax and printed link targets out of the text lines (``links.py``): a
+    Markdown document's links as their words (in a plain text, those to absolute URIs),
+    a PDF's printed targets where it has link annotations, a plain text's where it is a
+    print (``printed_targets_in_text``), and a wiki's print footer from any document;
+    how many were removed."""
+    removed = 0
+    if extracted.media_type == MARKDOWN_MEDIA_TYPE:
+        lines, removed = _strip_link_targets(lines, _markdown_link_words)
+    elif extracted.lines is LineKind.TYPED:
+        # Before the printed targets: "[words](https://…)" is no print's.
+        lines, removed = _strip_link_targets(lines, _absolute_markdown_link_words)
+    if extracted.lines is LineKind.PRINTED and extracted.metadata.get(LINKS_KEY):
+        lines, count = _strip_link_targets(lines)
+        removed += count
+    elif extracted.lines is LineKind.TYPED:
+        lines, count = _strip_link_targets(lines, printed_targets_in_text)
+        removed += count
+    lines, count = _strip_link_targets(lines, strip_print_footer)
+    return lines, removed + count
+
+
+# What the Markdown reader calls its documents (``extract/markdown.py``).
+MARKDOWN_MEDIA_TYPE = "text/markdown"
+
+
+def _markdown_link_words(texts: list[str], absolute_only: bool = False
+                         ) -> tuple[list[str], int]:
+    """Each Markdown link as its words (``links.markdown_link_words``)."""
+    out, count = [], 0
+    for text in texts:
+        text, n = markdown_link_words(text, absolute_only)
+        out.append(text)
+        count += n
+    return out, count
+
+
+def _absolute_markdown_link_words(texts: list[str]) -> tuple[list[str], int]:
+    """Each Markdown link to an absolute URI as its words."""
+    return _markdown_link_words(texts, absolute_only=True)
 
 
 def _mark_contents(lines: list[CleanLine], page_count: int | None) -> int:
@@ -531,9 +581,9 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
     if paged and extracted.layout is not None and options.join_lines:
         _mark_wraps_by_position(lines)
     link_targets_removed = 0
-    if paged and extracted.metadata.get(LINKS_KEY):
+    if paged:
         # After the wraps are judged by position (a target's lines are in the flow).
-        lines, link_targets_removed = _strip_link_targets(lines)
+        lines, link_targets_removed = _strip_links(lines, extracted)
     # Contents before tables: a contents page's entries and page numbers stand in two
     # columns, but they are navigation, not a table.
     contents_lines_marked = (_mark_contents(lines, extracted.page_count)
@@ -545,6 +595,10 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
             and options.join_lines else {})
     hard_wrapped = paged or (options.join_lines and extracted.lines is LineKind.TYPED
                              and mark_plain_wraps(lines))
+    if not paged:
+        # After a plain text's wraps are judged (by its lines' lengths, which the
+        # targets' removal would change).
+        lines, link_targets_removed = _strip_links(lines, extracted)
     assembly = assemble(lines, hard_wrapped, options, held)
     headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),
                                         extracted.layout)

@@ -10,7 +10,10 @@ becomes its ``[raw_start, raw_end)``.
 * paragraphs → PARAGRAPH (LIST_ITEM inside a list), their source lines as
   written, inline markup included;
 * fenced and indented code → CODE (the code only, fences dropped);
-* tables → one TABLE block of ``cell | cell`` rows;
+* tables → one TABLE block of ``cell | cell`` rows, a link in a cell as its words
+  (``clean/links.markdown_link_words``; cleaning does the same for the other blocks);
+* links' targets → ``extract_links`` metadata (``markdown_links``), as a PDF's link
+  annotations are: the document's links, not its text;
 * MkDocs admonitions (``??? question "…"`` / ``!!! note``) are read with their
   indented body dedented, so the headings and paragraphs inside them count;
 * a YAML front-matter block (``---`` … ``---`` at the top) is metadata, not
@@ -19,6 +22,7 @@ becomes its ``[raw_start, raw_end)``.
 
 from __future__ import annotations
 
+import json
 import re
 from itertools import accumulate
 
@@ -26,6 +30,7 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from ragbeam.transforms.clean.links import markdown_link_words
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.types import Block, BlockKind, FetchedFile
@@ -89,6 +94,26 @@ def markdown_front_matter(text: str) -> dict[str, str]:
             if isinstance(v, str | int | float | bool) and str(v).strip()}
 
 
+# Document metadata: the links' targets, as JSON [{"uri": …}, …] (``extract/pdf.py``'s
+# key for a PDF's link annotations, not imported: it imports this module's package).
+LINKS_KEY = "extract_links"
+MAX_RECORDED_LINKS = 2000
+
+
+def markdown_links(text: str) -> list[str]:
+    """The targets of a Markdown text's links, as the parser reads them (code is no
+    link), each once, in order."""
+    lines = text.split("\n")
+    skipped = _front_matter_lines(lines)
+    tokens = _parser().parse("\n".join([""] * skipped + _dedent_admonitions(lines[skipped:])))
+    found = [child.attrs["href"] for token in tokens if token.type == "inline"
+             for child in token.children or () if child.type == "link_open"
+             and isinstance(child.attrs.get("href"), str) and child.attrs["href"]]
+    # A target written in quotes ('[words]("https://…")') is read with them, encoded.
+    return list(dict.fromkeys(uri[3:-3] if uri.startswith("%22") and uri.endswith("%22")
+                              and len(uri) > 6 else uri for uri in found))
+
+
 def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
@@ -148,7 +173,7 @@ def _table(tokens: list[Token], i: int, span: tuple[int, int], blocks: list[Bloc
         if token.type == "tr_open":
             cells = []
         elif token.type == "inline":
-            cells.append(" ".join(token.content.split()))
+            cells.append(" ".join(markdown_link_words(token.content)[0].split()))
         elif token.type == "tr_close" and any(cells):
             rows.append(" | ".join(cells))
         i += 1
@@ -182,4 +207,7 @@ class MarkdownReader(Reader):
 
     def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
                  parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
-        return {f"markdown:{k}": v for k, v in markdown_front_matter(parsed.raw_text).items()}
+        found = {f"markdown:{k}": v for k, v in markdown_front_matter(parsed.raw_text).items()}
+        if links := markdown_links(parsed.raw_text)[:MAX_RECORDED_LINKS]:
+            found[LINKS_KEY] = json.dumps([{"uri": uri} for uri in links], ensure_ascii=False)
+        return found

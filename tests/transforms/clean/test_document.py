@@ -226,3 +226,27 @@ def test_a_heading_that_names_nothing_is_a_paragraph():
     headings = [doc.text[s.start:s.end] for s in doc.spans if s.kind is BlockKind.HEADING]
     assert headings == ["Introduction", "Table 20231027"]
     assert "d666f1f7-46cb-42bd-9a39-9a39cf2a509f" in doc.text  # kept as text
+
+
+def test_link_syntax_and_printed_targets_leave_the_text():
+    """Markdown's links are their words; a plain-text print loses its wrapped targets;
+    a wiki's print footer goes from any document."""
+    md = clean_document(_doc(
+        Block(BlockKind.HEADING, "See [the guide](https://example.org/guide)", level=1),
+        Block(BlockKind.PARAGRAPH, "Like [textract](https://github.com/example/textract).\n"
+              "Ask on <https://example.org/discussions>."),
+        media_type="text/markdown"), CleanOptions())
+    assert md.text == ("See the guide\n\nLike textract.\nAsk on "
+                       "<https://example.org/discussions>.")
+    assert md.metadata["clean_link_targets_removed"] == "2"
+    printed = "\n".join(['1. "Harbour tides" (https://www.exa',
+                         "mple.org/tides/2009.html). The Quay Post.",
+                         '2. "Pier lights" (ht', "tps://www.example.org/lights.html).",
+                         '3. "Old ferry" (https://www.example.org/fer',
+                         "ry.html) from the original. See [a map](https://example.org/m)."])
+    text = clean_document(_doc(
+        Block(BlockKind.PARAGRAPH, printed, raw_start=0, raw_end=len(printed)),
+        Block(BlockKind.PARAGRAPH, 'Retrieved from "https://wiki.example.org/w/index.php?'
+              'title=Harbour&oldid=80488"')), CleanOptions()).text
+    assert "http" not in text and "Retrieved" not in text
+    assert "The Quay Post." in text and "See a map." in text

@@ -9,7 +9,11 @@ import pytest
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.extract.html import parse_html_main
-from ragbeam.transforms.extract.markdown import markdown_front_matter, parse_markdown_blocks
+from ragbeam.transforms.extract.markdown import (
+    markdown_front_matter,
+    markdown_links,
+    parse_markdown_blocks,
+)
 from ragbeam.transforms.types import BlockKind, FetchedFile, SourceFile
 
 from conftest import require_corpus
@@ -130,3 +134,16 @@ def test_markdown_is_recognised_by_type_or_by_name_of_plain_text_only():
     assert is_markdown("/docs/notes.txt", "text/markdown")
     assert not is_markdown("/docs/renamed.md", "application/pdf")  # content wins
     assert not is_markdown("/docs/notes.txt", "text/plain")
+
+
+def test_markdown_links_are_metadata_and_table_cells_keep_their_words():
+    text = ("# Guide\n\nLike [textract](https://github.com/example/textract) and "
+            '[paging]("https://example.org/p/1").\n\n'
+            "| Issues | PRs |\n| --- | --- |\n"
+            "| [All issues](https://github.com/example/issues) | [All PRs](#prs) |\n\n"
+            "```\n[not](https://example.org/code)\n```\n")
+    assert markdown_links(text) == ["https://github.com/example/textract",
+                                    "https://example.org/p/1",
+                                    "https://github.com/example/issues", "#prs"]
+    table = [b for b in parse_markdown_blocks(text) if b.kind is BlockKind.TABLE]
+    assert table[0].text == "Issues | PRs\nAll issues | All PRs"
