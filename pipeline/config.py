@@ -102,7 +102,8 @@ if TYPE_CHECKING:
 # page named by the name it prints, an outline's missing References heading, a date
 # ('9 August') no numbered section, a heading over a side caption heads the text after.
 # 16: a browser's printed link targets removed from the text (the links stay in
-# metadata); a reference list's chunks and a chunk that only restates the next one's
+# metadata), Markdown links read as their words, a printed wiki page's "Retrieved from"
+# footer gone; a reference list's chunks and a chunk that only restates the next one's
 # header out of the index; a whole year's FY name and a second quarter's half year in the
 # label; slide titles (PDF decks, .pptx) as headings; tables beside a column of text, row
 # labels at a table's left as its first column; a short FY ("FY23") also its full year in
