@@ -1,0 +1,201 @@
+"""Two dense vectors per chunk, scored by their maximum (issue 38, diagnostics): the chunk
+text's ``e(text)`` and what ragbeam embeds today, ``e(dense_text_for(...))`` (document
+label > nearest heading + text); a chunk's dense score for a question ``q`` is
+``max(cos(q, e(text)) - margin, cos(q, e(dense text)))``, what a store's multivector
+column with MaxSim (late-interaction) scoring returns for a row holding both vectors.
+
+    python benchmarks/dense_two_vectors.py --ragbeam-output DIR --domains reference,sec-10-q \\
+        --margins 0,0.02 --json out.json
+
+Why: the header in the vector helps a question that names the document (sec-10-q's
+"in the company's 10-Q for …") and dilutes one that names none (financial-qa-10k's
+"the Company"); one fused vector with a fixed weight (``dense_header_fusion.py``)
+cannot serve both, a maximum lets each question take the closer vector.
+
+Rows, per domain, as ``retrieval.py`` scores them (``score.py``'s budget fill,
+evidence hit and ``doc`` scope as a filter of one index over the domain):
+
+* ``text``: e(text) alone, hybrid with BM25 over the chunk text (retrieval.py's
+  ``ragbeam`` row; reproduces it cell for cell);
+* ``header + text``: e(dense text) alone, hybrid with BM25 over ``sparse_text_for``
+  (``ragbeam-contextual``, today's default);
+* ``max`` / ``max m=…``: both vectors, hybrid with BM25 over ``sparse_text_for``.
+
+Vectors come from ``--vectors`` (the benchmark's cache); a text missing from it stops
+the run unless ``--embed`` (embedding a whole domain on a CPU takes minutes).
+``--check JSON`` compares the ``text`` and ``header + text`` rows with a
+``retrieval.py`` results file and fails on any difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+import numpy as np
+from retrieval_bench import pipelines, score, sets
+from retrieval_bench.pages import PageIndex, cached_page_texts
+
+BASELINES = {"text": "ragbeam", "header + text": "ragbeam-contextual"}
+
+
+def max_sim(query: np.ndarray, matrices: Sequence[np.ndarray],
+            margins: Sequence[float] | None = None) -> np.ndarray:
+    """Each row's best cosine over its vectors: ``max_k(matrices[k] @ query - margins[k])``
+    (unit vectors; a margin handicaps one vector against the others)."""
+    margins = margins or [0.0] * len(matrices)
+    return np.max(np.stack([m @ query - g for m, g in zip(matrices, margins, strict=True)]),
+                  axis=0)
+
+
+def ranking_of(scores: np.ndarray) -> list[int]:
+    """Indices best first; ties keep the lower index first (as ``DenseRetriever``)."""
+    return [int(i) for i in np.argsort(-scores, kind="stable")]
+
+
+def score_rankings(indexed: score.Indexed, questions, rank, budgets=score.BUDGETS,
+                   scopes=score.SCOPES) -> dict:
+    """``{scope: {budget: tally}}`` as ``score.score``, for any ``rank(question, among)``."""
+    from ragbeam.evaluate.budget import fill_context
+
+    units = score._units(indexed)
+    by_doc: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(indexed.chunks):
+        by_doc[c.doc].append(i)
+    out: dict = {}
+    for scope in scopes:
+        hits = {b: {} for b in budgets}
+        for q in questions:
+            among = (frozenset(i for d in q.docs for i in by_doc.get(d, ()))
+                     if scope == "doc" else None)
+            ranking = rank(q, among)
+            for b in budgets:
+                context = fill_context(ranking, units, b)
+                hits[b][q.id] = score._hit(q, [int(u.chunk_id) for u in context.units], indexed)
+        out[scope] = {str(b): score._tally(questions, hits[b]) for b in budgets}
+    return out
+
+
+def rankers(bm25_texts: Sequence[str], dense_rankings: dict[str, list[int]]):
+    """Dense and hybrid rankers over precomputed dense rankings (question id → ranking),
+    filtered to ``among`` as score.py's store ranker does."""
+    from ragbeam.evaluate.retrieval import BM25Retriever, reciprocal_rank_fusion
+
+    bm25 = BM25Retriever(bm25_texts)
+
+    def dense(q, among):
+        r = dense_rankings[q.id]
+        return r if among is None else [i for i in r if i in among]
+
+    def hybrid(q, among):
+        rankings = [bm25.rank(q.question), dense_rankings[q.id]]
+        if among is not None:
+            rankings = [[i for i in r if i in among] for r in rankings]
+        return reciprocal_rank_fusion(rankings)
+    return {"dense": dense, "hybrid": hybrid}
+
+
+def cached(cache, texts: Sequence[str], role: str, embed: bool) -> np.ndarray:
+    if not embed:
+        missing = sum(1 for t in set(texts) if cache._key(t, role) not in cache._vectors)
+        if missing:
+            raise SystemExit(f"{missing} {role} texts have no cached vector (--embed to embed)")
+    return cache.encode(texts, role=role)
+
+
+def cells(figures: dict) -> str:
+    return "  ".join(f"{r} {s} {figures[r][s]['600']['hits']}/{figures[r][s]['1500']['hits']}"
+                     for r in ("dense", "hybrid") for s in score.SCOPES)
+
+
+def moved(before: dict, after: dict) -> dict:
+    """Per retriever, scope and budget: question ids gained and lost."""
+    out = {}
+    for r in ("dense", "hybrid"):
+        for s in score.SCOPES:
+            for b in ("600", "1500"):
+                was, now = set(before[r][s][b]["hit_ids"]), set(after[r][s][b]["hit_ids"])
+                if was != now:
+                    out[f"{r} {s} {b}"] = {"gained": sorted(now - was),
+                                           "lost": sorted(was - now)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ragbeam.evaluate.retrieval import EmbeddingCache
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ragbeam-output", type=pathlib.Path, required=True,
+                        help="DIR/<domain> (or DIR/<domain>-*) per domain")
+    parser.add_argument("--data", type=pathlib.Path, default=sets.DEFAULT_DATA)
+    parser.add_argument("--vectors", type=pathlib.Path,
+                        default=sets.REPO.parent / "data" / "retrieval-work" / "vectors-minilm.npz")
+    parser.add_argument("--embed", action="store_true", help="embed texts missing from the cache")
+    parser.add_argument("--domains", default="reference")
+    parser.add_argument("--margins", default="0,0.02",
+                        help="what e(text)'s cosine is handicapped by in the maximum")
+    parser.add_argument("--check", type=pathlib.Path,
+                        help="retrieval.py results JSON the baseline rows must reproduce")
+    parser.add_argument("--json", type=pathlib.Path)
+    args = parser.parse_args(argv)
+    cache = EmbeddingCache(model="minilm")
+    cache.load(args.vectors)
+    margins = [float(m) for m in args.margins.split(",") if m]
+    check = json.loads(args.check.read_text()) if args.check else None
+    results: dict = {}
+    bad = 0
+    for domain in [d for d in args.domains.split(",") if d]:
+        if sets.DOMAINS[domain].role != "dev":
+            raise SystemExit(f"{domain} is not a dev domain")
+        output = args.ragbeam_output / domain
+        if not output.is_dir():
+            output = max(args.ragbeam_output.glob(f"{domain}-*"), key=lambda p: p.stat().st_mtime)
+        questions = sets.load_questions(domain)
+        texts = {r["path"]: cached_page_texts(args.data / r["path"], args.data / ".page-texts")
+                 for r in sets.document_rows(domain)}
+        indexes = {d: PageIndex(t) for d, t in texts.items()}
+        chunks = pipelines.ragbeam_chunks_from_run(output, args.data)
+        plain = score.prepare("ragbeam", chunks, indexes)
+        contextual = score.prepare("ragbeam-contextual", chunks, indexes, contextual=True)
+        e_text = cached(cache, plain.index_texts, "passage", args.embed)
+        e_dense = cached(cache, contextual.dense_texts, "passage", args.embed)
+        query = cached(cache, [q.question for q in questions], "query", args.embed)
+        rows = {"text": (plain, [e_text], [0.0]),
+                "header + text": (contextual, [e_dense], [0.0])}
+        for m in margins:
+            rows["max" if m == 0 else f"max m={m:g}"] = (contextual, [e_text, e_dense], [m, 0.0])
+        results[domain] = {}
+        for name, (indexed, matrices, handicap) in rows.items():
+            dense = {q.id: ranking_of(max_sim(query[qi], matrices, handicap))
+                     for qi, q in enumerate(questions)}
+            figures = {r: score_rankings(indexed, questions, rank)
+                       for r, rank in rankers(indexed.index_texts, dense).items()}
+            results[domain][name] = figures
+            line = f"{domain:17} {name:14} {cells(figures)}"
+            if check and name in BASELINES:
+                want = check["domains"][domain]["pipelines"][BASELINES[name]]["retrieval"]
+                same = all(want[r][s][b]["hit_ids"] == figures[r][s][b]["hit_ids"]
+                           for r in figures for s in score.SCOPES for b in ("600", "1500"))
+                bad += not same
+                line += "  (= retrieval.py)" if same else "  DIFFERS from retrieval.py"
+            print(line, flush=True)
+        for name in results[domain]:
+            if name.startswith("max"):
+                for base in BASELINES:
+                    for cell, change in moved(results[domain][base],
+                                              results[domain][name]).items():
+                        print(f"  {name} vs {base}, {cell}: +{change['gained']} "
+                              f"-{change['lost']}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
