@@ -276,8 +276,15 @@ def test_viz_of_a_pdf_shows_pages_headings_and_links_both_ways(chromium, artifac
         " c = document.getElementById('text').getBoundingClientRect();"
         "return r.top >= c.top && r.bottom <= c.bottom", f"chunk-{other}")
     # Reading on: the pages column follows the text to the page being read.
-    chromium.execute_script("document.getElementById('pb-8').scrollIntoView({block: 'start'});"
-                            "document.getElementById('text').scrollTop -= 40")
+    # (Sections off screen are laid out at an estimated height, content-visibility: auto;
+    # rendering the ones scrolled past moves the rule: scroll until it stays in place.)
+    # A check that finds the rule out of place scrolls again; it passes once the rule has
+    # stayed put over a poll.
+    WebDriverWait(chromium, 30, poll_frequency=0.5).until(lambda d: d.execute_script(
+        "const r = document.getElementById('pb-8'), t = document.getElementById('text');"
+        "if (Math.abs(r.getBoundingClientRect().top - t.getBoundingClientRect().top - 40) < 2)"
+        "  return true;"
+        "r.scrollIntoView({block: 'start'}); t.scrollTop -= 40; return false;"))
     WebDriverWait(chromium, 30).until(lambda d: d.execute_script(
         "const f = document.querySelector('figure.page.current'); return f && f.id") == "pg-8")
     assert chromium.execute_script(
