@@ -33,7 +33,6 @@ import argparse
 import json
 import pathlib
 import sys
-from collections import defaultdict
 from collections.abc import Sequence
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -57,29 +56,6 @@ def max_sim(query: np.ndarray, matrices: Sequence[np.ndarray],
 def ranking_of(scores: np.ndarray) -> list[int]:
     """Indices best first; ties keep the lower index first (as ``DenseRetriever``)."""
     return [int(i) for i in np.argsort(-scores, kind="stable")]
-
-
-def score_rankings(indexed: score.Indexed, questions, rank, budgets=score.BUDGETS,
-                   scopes=score.SCOPES) -> dict:
-    """``{scope: {budget: tally}}`` as ``score.score``, for any ``rank(question, among)``."""
-    from ragbeam.evaluate.budget import fill_context
-
-    units = score._units(indexed)
-    by_doc: dict[str, list[int]] = defaultdict(list)
-    for i, c in enumerate(indexed.chunks):
-        by_doc[c.doc].append(i)
-    out: dict = {}
-    for scope in scopes:
-        hits = {b: {} for b in budgets}
-        for q in questions:
-            among = (frozenset(i for d in q.docs for i in by_doc.get(d, ()))
-                     if scope == "doc" else None)
-            ranking = rank(q, among)
-            for b in budgets:
-                context = fill_context(ranking, units, b)
-                hits[b][q.id] = score._hit(q, [int(u.chunk_id) for u in context.units], indexed)
-        out[scope] = {str(b): score._tally(questions, hits[b]) for b in budgets}
-    return out
 
 
 def rankers(bm25_texts: Sequence[str], dense_rankings: dict[str, list[int]]):
@@ -174,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, (indexed, matrices, handicap) in rows.items():
             dense = {q.id: ranking_of(max_sim(query[qi], matrices, handicap))
                      for qi, q in enumerate(questions)}
-            figures = {r: score_rankings(indexed, questions, rank)
+            figures = {r: score.score_rankings(indexed, questions, rank)
                        for r, rank in rankers(indexed.index_texts, dense).items()}
             results[domain][name] = figures
             line = f"{domain:17} {name:14} {cells(figures)}"

@@ -144,17 +144,25 @@ def score(indexed: Indexed, questions: Sequence[BenchQuestion], retriever: str,
           ) -> dict:
     """``{scope: {budget: tally}}`` for one retriever (``bm25``, ``dense``, ``hybrid``
     or ``random``)."""
+    rank = (_random_ranker(len(indexed.chunks)) if retriever == "random"
+            else _store_ranker(indexed, retriever, cache))
+    started = time.process_time()
+    out = score_rankings(indexed, questions, rank, budgets, scopes)
+    out["cpu_s"] = round(time.process_time() - started, 2)
+    return out
+
+
+def score_rankings(indexed: Indexed, questions: Sequence[BenchQuestion], rank: Ranker,
+                   budgets: Sequence[int] = BUDGETS, scopes: Sequence[str] = SCOPES) -> dict:
+    """``{scope: {budget: tally}}`` for any ``rank(question, among)``: the budget fill
+    over its ranking, ``among`` the question's documents' chunks in scope ``doc``."""
     from ragbeam.evaluate.budget import fill_context
 
     units = _units(indexed)
     by_doc: dict[str, list[int]] = defaultdict(list)
     for i, c in enumerate(indexed.chunks):
         by_doc[c.doc].append(i)
-    rank = (_random_ranker(len(units)) if retriever == "random"
-            else _store_ranker(indexed, retriever, cache))
-
     out: dict = {}
-    started = time.process_time()
     for scope in scopes:
         hits = {b: {} for b in budgets}
         for q in questions:
@@ -165,7 +173,6 @@ def score(indexed: Indexed, questions: Sequence[BenchQuestion], retriever: str,
                 context = fill_context(ranking, units, b)
                 hits[b][q.id] = _hit(q, [int(u.chunk_id) for u in context.units], indexed)
         out[scope] = {str(b): _tally(questions, hits[b]) for b in budgets}
-    out["cpu_s"] = round(time.process_time() - started, 2)
     return out
 
 
