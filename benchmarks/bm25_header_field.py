@@ -45,7 +45,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import numpy as np
 from retrieval_bench import pipelines, score, sets
-from retrieval_bench.pages import PageIndex, cached_page_texts
 
 K1, B = 1.5, 0.75  # bm25s.BM25()'s defaults (method "lucene")
 
@@ -225,9 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         if sets.DOMAINS[domain].role != "dev":
             raise SystemExit(f"{domain} is not a dev domain")
         questions = sets.load_questions(domain)
-        pages = {row["path"]: PageIndex(cached_page_texts(args.data / row["path"],
-                                                          args.data / ".page-texts"))
-                 for row in sets.document_rows(domain)}
+        _, pages = pipelines.page_material(args.data, domain)
         chunks = pipelines.ragbeam_chunks_from_run(args.ragbeam_output / domain, args.data)
         indexed = score.prepare("ragbeam-contextual", chunks, pages, contextual=True)
         fields.clear()

@@ -34,7 +34,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import numpy as np
 from retrieval_bench import pipelines, score, sets
-from retrieval_bench.pages import PageIndex, cached_page_texts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,13 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     for domain in [d for d in args.domains.split(",") if d]:
         if sets.DOMAINS[domain].role != "dev":
             raise SystemExit(f"{domain} is not a dev domain")
-        output = args.ragbeam_output / domain
-        if not output.is_dir():
-            output = max(args.ragbeam_output.glob(f"{domain}-*"), key=lambda p: p.stat().st_mtime)
+        output = pipelines.ragbeam_run_dir(args.ragbeam_output, domain)
         questions = sets.load_questions(domain)
-        texts = {r["path"]: cached_page_texts(args.data / r["path"], args.data / ".page-texts")
-                 for r in sets.document_rows(domain)}
-        indexes = {d: PageIndex(t) for d, t in texts.items()}
+        _, indexes = pipelines.page_material(args.data, domain)
         indexed = score.prepare("ragbeam-contextual",
                                 pipelines.ragbeam_chunks_from_run(output, args.data), indexes,
                                 contextual=True)

@@ -49,8 +49,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from retrieval_bench import score, sets
-from retrieval_bench.pages import PageIndex, cached_page_texts
+from retrieval_bench import pipelines, score, sets
 from retrieval_bench.pipelines import relative_doc
 
 VARIANTS = ("full", "none", "label", "label-last", "path", "table", "after", "once",
@@ -199,9 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         if sets.DOMAINS[domain].role != "dev":
             raise SystemExit(f"{domain} is not a dev domain")
         questions = sets.load_questions(domain)
-        page_indexes = {row["path"]: PageIndex(cached_page_texts(
-            args.data / row["path"], args.data / ".page-texts"))
-            for row in sets.document_rows(domain)}
+        _, page_indexes = pipelines.page_material(args.data, domain)
         chunks, mismatched = run_chunks(args.ragbeam_output / domain, args.data)
         print(f"{domain}: {len(chunks)} chunks, {mismatched} contexts not rebuilt exactly",
               file=sys.stderr)

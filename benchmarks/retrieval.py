@@ -41,7 +41,6 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from retrieval_bench import pipelines, score, sets
-from retrieval_bench.pages import PageIndex, cached_page_texts
 
 DEFAULT_WORK = sets.REPO.parent / "data" / "retrieval-work"
 RETRIEVERS = ("bm25", "dense", "hybrid")
@@ -70,13 +69,6 @@ def setup_peers(venv: pathlib.Path) -> int:
                                str(folder / "requirements-nodeps.txt")]).returncode)
 
 
-def page_material(data: pathlib.Path, domain: str):
-    texts = {}
-    for row in sets.document_rows(domain):
-        texts[row["path"]] = cached_page_texts(data / row["path"], data / ".page-texts")
-    return texts, {doc: PageIndex(t) for doc, t in texts.items()}
-
-
 def run_domain(args, domain: str, cache) -> dict:
     data, work = args.data, args.work
     questions = sets.load_questions(domain)
@@ -86,7 +78,7 @@ def run_domain(args, domain: str, cache) -> dict:
     if missing:
         raise SystemExit(f"{domain}: {len(missing)} PDFs missing or changed under {data} "
                          "(run with --fetch first)")
-    page_texts, page_indexes = page_material(data, domain)
+    page_texts, page_indexes = pipelines.page_material(data, domain)
     result: dict = {"questions": len(questions), "lang": sets.DOMAINS[domain].lang,
                     "role": sets.DOMAINS[domain].role,
                     "pages": sum(len(t) for t in page_texts.values()),
@@ -160,7 +152,7 @@ def explain(args, cache) -> int:
     for spec in args.explain.split(","):
         domain, qid = spec.split(":", 1)
         question = next(q for q in sets.load_questions(domain) if q.id == qid)
-        _, page_indexes = page_material(args.data, domain)
+        _, page_indexes = pipelines.page_material(args.data, domain)
         print(f"## {domain} {qid} ({question.kind}): {question.question}\n"
               f"evidence: {[(e.doc, e.pages) for e in question.evidence]}\n"
               f"answer: {question.answer[:300]!r}\n")

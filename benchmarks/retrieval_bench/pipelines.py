@@ -28,7 +28,7 @@ import sys
 import time
 
 from retrieval_bench.chunks import BenchChunk, read_chunks, write_chunks
-from retrieval_bench.pages import cached_page_texts
+from retrieval_bench.pages import PageIndex, cached_page_texts
 from retrieval_bench.sets import REPO, document_rows
 
 PEER_RUNNER = pathlib.Path(__file__).resolve().parent / "peers" / "run_peer.py"
@@ -151,3 +151,21 @@ def cached_chunks(path: pathlib.Path) -> list[BenchChunk]:
 
 def save_chunks(path: pathlib.Path, chunks: list[BenchChunk]) -> None:
     write_chunks(path, chunks)
+
+
+def page_material(data: pathlib.Path, domain: str
+                  ) -> tuple[dict[str, list[str]], dict[str, PageIndex]]:
+    """A domain's PDFs' page texts (PDFium, cached beside the data) and their page
+    indexes, by the PDF's path under ``data``."""
+    texts = {row["path"]: cached_page_texts(data / row["path"], data / ".page-texts")
+             for row in document_rows(domain)}
+    return texts, {doc: PageIndex(t) for doc, t in texts.items()}
+
+
+def ragbeam_run_dir(root: pathlib.Path, domain: str) -> pathlib.Path:
+    """A domain's finished ragbeam run under ``root``: ``root/<domain>``, else the newest
+    ``root/<domain>-*`` (as retrieval.py names its runs)."""
+    output = root / domain
+    if output.is_dir():
+        return output
+    return max(root.glob(f"{domain}-*"), key=lambda p: p.stat().st_mtime)
