@@ -118,6 +118,8 @@ def build_extracted_document(
     media_type = media_type_of(metadata)
     reader = reader_for(fetched.source.uri, media_type, metadata)
     parsed = reader.structure(fetched, xhtml, media_type, metadata)
+    if (by_text := reader.for_text(parsed.raw_text)) is not reader:
+        reader, parsed = by_text, by_text.structure(fetched, xhtml, media_type, metadata)
     media_type = reader.file_type(media_type)
     if not parsed.raw_text.strip():
         if pictures := pictures_only(xhtml) if media_type in PICTURE_PACKAGE_TYPES else []:

@@ -16,6 +16,13 @@ becomes its ``[raw_start, raw_end)``.
   annotations are: the document's links, not its text;
 * MkDocs admonitions (``??? question "…"`` / ``!!! note``) are read with their
   indented body dedented, so the headings and paragraphs inside them count;
+* raw HTML blocks are their text (a ``<table>`` a TABLE block of its rows); one with no
+  text (``<div align="center">``, a page-break ``<div>``, an image, a comment) is
+  left out: markup, not words;
+* plain text is read as Markdown when it is written so (``reads_as_markdown``: ATX
+  headings set apart by blank lines, at least ``MIN_MARKDOWN_HEADINGS`` of them and
+  most of the text's ``#`` lines; a script's or a configuration's ``#`` comments sit
+  on their code);
 * a YAML front-matter block (``---`` … ``---`` at the top) is metadata, not
   text: its scalar fields are returned by ``markdown_front_matter``.
 """
@@ -26,7 +33,9 @@ import json
 import re
 from itertools import accumulate
 
+import lxml.html
 import yaml
+from lxml import etree
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -50,6 +59,47 @@ def is_markdown(uri: str, media_type: str) -> bool:
     if media_type in MARKDOWN_MEDIA_TYPES:
         return True
     return media_type == "text/plain" and uri.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+# An ATX heading line ("## Results"); "#!/bin/sh" and "#include" are no headings.
+_ATX_HEADING = re.compile(r"^#{1,6}[ \t]+\S.*$", re.MULTILINE)
+_HASH_LINE = re.compile(r"^#", re.MULTILINE)
+MIN_MARKDOWN_HEADINGS = 3
+
+
+def reads_as_markdown(text: str) -> bool:
+    """Is this plain text written in Markdown? At least ``MIN_MARKDOWN_HEADINGS`` ATX
+    headings standing alone (a blank line, or the text's edge, before and after), and
+    those at least half the lines that start with ``#``: Markdown sets its headings
+    apart, where a script's or a configuration's ``#`` comments run on into their code."""
+    hash_lines = len(_HASH_LINE.findall(text))
+    if hash_lines < MIN_MARKDOWN_HEADINGS:
+        return False
+    standing = 0
+    for match in _ATX_HEADING.finditer(text):
+        start = match.start()
+        before = text[text.rfind("\n", 0, start - 1) + 1:start - 1] if start else ""
+        after_start = text.find("\n", match.end()) + 1
+        after_end = text.find("\n", after_start) if after_start else -1
+        after = text[after_start:after_end if after_end >= 0 else len(text)] if after_start else ""
+        standing += not before.strip() and not after.strip()
+    return standing >= MIN_MARKDOWN_HEADINGS and 2 * standing >= hash_lines
+
+
+def _html_block(html: str, span: tuple[int, int]) -> Block | None:
+    """A raw HTML block as the words it shows: a table's rows, else its text; None for
+    markup alone (no text)."""
+    try:
+        root = lxml.html.fragment_fromstring(html, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return None
+    etree.strip_elements(root, etree.Comment, "script", "style", with_tail=False)
+    rows = [" | ".join(" ".join(cell.text_content().split()) for cell in row.iter("td", "th"))
+            for row in root.iter("tr")]
+    if rows := [row for row in rows if row.strip(" |")]:
+        return Block(BlockKind.TABLE, "\n".join(rows), raw_start=span[0], raw_end=span[1])
+    words = " ".join(root.text_content().split())
+    return Block(BlockKind.PARAGRAPH, words, raw_start=span[0], raw_end=span[1]) if words else None
 
 
 def _dedent_admonitions(lines: list[str]) -> list[str]:
@@ -155,9 +205,8 @@ def parse_markdown_blocks(text: str) -> list[Block]:
             start, end = raw_range(token)
             blocks.append(Block(BlockKind.CODE, token.content, raw_start=start, raw_end=end))
         elif token.type == "html_block":
-            start, end = raw_range(token)
-            blocks.append(Block(BlockKind.PARAGRAPH, text[start:end], raw_start=start,
-                                raw_end=end))
+            if (block := _html_block(token.content, raw_range(token))) is not None:
+                blocks.append(block)
         elif token.type == "table_open":
             i = _table(tokens, i, raw_range(token), blocks)
         i += 1

@@ -39,6 +39,11 @@ class Reader:
         """The document's text and blocks."""
         return parse_tika_xhtml(xhtml)
 
+    def for_text(self, raw_text: str) -> Reader:
+        """The reader of a file whose text reads as another format than its type says
+        (plain text written in Markdown, ``plain_text.py``); by default this one."""
+        return self
+
     def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
                  parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
         """What the format adds to the document's metadata (Tika's own is there)."""

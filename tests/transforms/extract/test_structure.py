@@ -147,3 +147,45 @@ def test_markdown_links_are_metadata_and_table_cells_keep_their_words():
                                     "https://github.com/example/issues", "#prs"]
     table = [b for b in parse_markdown_blocks(text) if b.kind is BlockKind.TABLE]
     assert table[0].text == "Issues | PRs\nAll issues | All PRs"
+
+
+def test_plain_text_written_in_markdown_is_read_as_markdown():
+    from ragbeam.transforms.extract.markdown import reads_as_markdown
+    from ragbeam.transforms.extract.plain_text import PlainTextReader
+
+    guide = ("A guide saved as text.\n\n# Prompting\n\nWhy prompts matter.\n\n## Chapter 1\n\n"
+             "Roles.\n\n## Chapter 2\n\nExamples.\n")
+    assert reads_as_markdown(guide)
+    assert PlainTextReader().for_text(guide).name == "markdown"
+    # A configuration's comments run on into their settings: not headings.
+    config = ("# server\nport = 80\n\n# logging\nlevel = info\n\n# cache\nsize = 10\n\n"
+              "# Notes\n\n")
+    assert not reads_as_markdown(config)
+    assert PlainTextReader().for_text(config).name == "plain_text"
+    assert not reads_as_markdown("#1 item\n\n#2 item\n\n#3 item\n")  # no space: no heading
+    assert not reads_as_markdown("# One\n\nprose\n\n# Two\n")  # two headings are too few
+
+
+def test_plain_text_in_markdown_from_tika_has_headings(tika, tmp_path):
+    path = tmp_path / "guide.txt"
+    path.write_text("Intro line.\n\n# Guide\n\nWhy.\n\n<div style=\"page-break-after:always;\">"
+                    "</div>\n\n## Chapter 1\n\nRoles.\n\n## Chapter 2\n\nExamples.\n",
+                    encoding="utf-8")
+    data = path.read_bytes()
+    xhtml, metadata = tika.extract(data, path.name)
+    doc = build_extracted_document(FetchedFile(SourceFile(str(path), "d", len(data)), data,
+                                               hashlib.sha256(data).hexdigest()), xhtml, metadata)
+    headings = [b.text for b in doc.blocks if b.kind is BlockKind.HEADING]
+    assert headings == ["Guide", "Chapter 1", "Chapter 2"]
+    assert doc.media_type == "text/markdown"
+    assert not any("<div" in b.text for b in doc.blocks)  # markup without words is left out
+
+
+def test_raw_html_blocks_in_markdown_are_their_words():
+    text = ('# T\n\n<div align="center">\n\n<table><tr><th>Name</th><th>Size</th></tr>'
+            '<tr><td>a</td><td>1</td></tr></table>\n\n<!-- a comment -->\n\n'
+            '<p align="center"><img src="logo.png"></p>\n\n<p>Shown <b>words</b></p>\n')
+    blocks = parse_markdown_blocks(text)
+    assert [(b.kind, b.text) for b in blocks] == [
+        (BlockKind.HEADING, "T"), (BlockKind.TABLE, "Name | Size\na | 1"),
+        (BlockKind.PARAGRAPH, "Shown words")]
