@@ -562,7 +562,7 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if (match := _LETTERED.match(text)) and _starts_title(match.group("title")):
         depth = match.group("num").rstrip(".").count(".") + 1
         return depth, f"alpha-{depth}"
-    if _is_capitals_heading(text) or (text.endswith("）") and _is_capitals_heading(
+    if is_capitals_heading(text) or (text.endswith("）") and is_capitals_heading(
             _FULL_WIDTH_QUALIFIER.sub("", text))):
         return 1, "caps"
     if _is_title_case_heading(text):
@@ -591,7 +591,7 @@ def _is_title_case_heading(text: str) -> bool:
     return bool(long_words) and all(word[0].isupper() for word in long_words)
 
 
-def _is_capitals_heading(text: str) -> bool:
+def is_capitals_heading(text: str) -> bool:
     """ "ABSTRACT", "MATERIALS AND METHODS": Latin capitals only, not a keyword like BEGIN."""
     if not 4 <= len(text) <= MAX_CAPS_HEADING_CHARS or not _CAPITALS.match(text):
         return False
@@ -1889,7 +1889,7 @@ def _heading_cuts(pieces: Sequence[tuple[str, CleanLine]]) -> list[int]:
         return list(range(1, len(lines)))
     title = texts[0]
     if (not title.endswith(_CLOSES) and "(" not in title
-            and (_is_capitals_heading(title) or _is_title_case_heading(title))
+            and (is_capitals_heading(title) or _is_title_case_heading(title))
             and all(_UNITS_NOTE.match(text) and len(text.split()) <= MAX_UNITS_NOTE_WORDS
                     for text in texts[1:])):
         return [1]

@@ -66,6 +66,7 @@ from ragbeam.transforms.clean.headings import (
     MAX_HEADING_CHARS,
     capitals_heading_runs_on,
     contents_entries,
+    is_capitals_heading,
     looks_like_heading,
     numbered_heading_start,
     opens_cjk_enumeration,
@@ -181,7 +182,8 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
             # ends it) stands alone; a heading in capitals may run on to a second
             # line in capitals.
             if (line.isupper() and next_line.isupper() and len(next_line) <= MAX_HEADING_CHARS
-                    and not numbered_heading_start(next_line)):
+                    and not numbered_heading_start(next_line)
+                    and not (_fits_after(line, next_line) and is_capitals_heading(next_line))):
                 return join_separator(line, next_line)
             return LineBreak.PARAGRAPH
         if not full_width and (ends_sentence or looks_like_heading(next_line)):
@@ -195,6 +197,18 @@ def classify_line_break(line: str, next_line: str, *, same_block: bool,
     if full_width and not ends_sentence and not looks_like_heading(next_line):
         return join_separator(line, next_line)
     return LineBreak.PARAGRAPH
+
+
+def _fits_after(line: str, next_line: str) -> bool:
+    """Would ``next_line``'s first word have fitted after ``line``, within the width
+    ``next_line`` itself takes? Then, where ``next_line`` is a heading in capitals too, the
+    break is no wrap: a heading wrapped over two
+    lines fills the first ("… ANALYSIS OF FINANCIAL CONDITION AND" / "RESULTS OF
+    OPERATIONS"), where a filing's "NVIDIA CORPORATION AND SUBSIDIARIES" over its
+    statement's longer title, "CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS", are two
+    lines of their own (joined, the title was too long for a heading and the statement
+    sat under the one before)."""
+    return len(line) + 1 + len(next_line.split(" ", 1)[0]) <= len(next_line)
 
 
 @functools.lru_cache(maxsize=256)  # each line is asked about twice, as line and as next line

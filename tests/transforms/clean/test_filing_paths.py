@@ -386,3 +386,19 @@ def test_a_cover_line_repeated_over_the_next_page_takes_its_place():
                      ("Harbour Cranes Fleet", H, 2, 3), (PROSE_TEXT, P, 0, 3)])
     assert HeadingIndex(doc).path_at(len(doc.text) - 1) == ("Harbour Cranes",
                                                            "Harbour Cranes Fleet")
+
+
+def test_a_registrant_line_over_its_statements_title_is_no_wrapped_heading():
+    # "NVIDIA CORPORATION AND SUBSIDIARIES" over a longer title in capitals: the title's
+    # first word would have fitted on the line above, so the break is no wrap.
+    line = "ACME CORPORATION AND SUBSIDIARIES"
+    title = "CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS"
+    assert classify_line_break(line, title, same_block=True, full_width=False) \
+        is LineBreak.PARAGRAPH
+    # A heading wrapped over two lines fills the first: joined, as before.
+    assert classify_line_break("MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL",
+                               "CONDITION", same_block=True, full_width=False) \
+        is LineBreak.SPACE
+    # Code in capitals after a short keyword line is no heading: joined, as before.
+    assert classify_line_break("RETURN CASE", "WHEN VERIFY_GROUP_FOR_USER ( SESSION_USER , 'HR' )",
+                               same_block=True, full_width=False) is not LineBreak.PARAGRAPH
