@@ -227,7 +227,10 @@ def format_domain(domain: str, result: dict, retrievers) -> str:
             cells = [_cell({key: figures[key]}, key, s) for _ in retrievers for s in score.SCOPES]
         else:
             cells = [_cell(figures, r, s) for r in retrievers for s in score.SCOPES]
-        lines.append(f"| {LABELS.get(name, name)} | {p.get('chunks', '—')} | "
+        label = LABELS.get(name, name)
+        if name == "random" and p.get("of", "ragbeam") != "ragbeam":  # a run without ragbeam
+            label = f"random chunks ({p['of']}'s, floor)"
+        lines.append(f"| {label} | {p.get('chunks', '—')} | "
                      f"{p.get('mean_tokens', '—')} | "
                      + (f"{100 * p['located_share']:.0f} %" if "located_share" in p else "—")
                      + " | " + " | ".join(cells) + f" | {_time(p.get('timing', {}))} |")
