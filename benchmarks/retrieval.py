@@ -8,8 +8,8 @@ PDFs, every pipeline's chunks scored by evidence page with ragbeam's own retriev
 
 Domains, question sets and how their evidence pages were mapped:
 ``retrieval_bench/sets.py`` and docs/evaluation.md. The closing domain
-(``earnings-calls``; ``annual-reports`` before it, worn) is scored once, at the end,
-by the lead: it runs only with ``--domains earnings-calls --closing``.
+(``health-plans``; ``annual-reports`` and ``earnings-calls`` before it, worn) is scored
+once, at the end, by the lead: it runs only with ``--domains health-plans --closing``.
 
 For each domain and pipeline: hits (questions with a chunk from an evidence
 page in the context) at 600 and 1,500 tokens, with BM25, dense (MiniLM) and
@@ -227,7 +227,10 @@ def format_domain(domain: str, result: dict, retrievers) -> str:
             cells = [_cell({key: figures[key]}, key, s) for _ in retrievers for s in score.SCOPES]
         else:
             cells = [_cell(figures, r, s) for r in retrievers for s in score.SCOPES]
-        lines.append(f"| {LABELS.get(name, name)} | {p.get('chunks', '—')} | "
+        label = LABELS.get(name, name)
+        if name == "random" and p.get("of", "ragbeam") != "ragbeam":  # a run without ragbeam
+            label = f"random chunks ({p['of']}'s, floor)"
+        lines.append(f"| {label} | {p.get('chunks', '—')} | "
                      f"{p.get('mean_tokens', '—')} | "
                      + (f"{100 * p['located_share']:.0f} %" if "located_share" in p else "—")
                      + " | " + " | ".join(cells) + f" | {_time(p.get('timing', {}))} |")

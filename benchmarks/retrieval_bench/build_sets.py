@@ -23,6 +23,9 @@ The mapping rules are in docs/evaluation.md ("Retrieval benchmark"); in short:
   up as word sequences in each source filing's pages; the page(s) with most of
   them, kept when that is at least two distinct figures (one when the answer
   has one figure and it is on at most two pages).
+* **cited pages, confirmed** (health-plans, whose answers cite ``FILE.pdf#page=N``,
+  the page their chunk starts on): of pages N and N+1, those holding at least
+  ``CITED_MIN_SHINGLES`` of the answer's distinctive 3-grams (``cited_pages``).
 """
 
 from __future__ import annotations
@@ -48,13 +51,19 @@ PINS = {
     # repository by afa56a4; the commit before it still holds both
     "docugami-calls": ("docugami/KG-RAG-datasets", "3e9ce57"),
     "financial-qa-10k": ("cs50-i/Financial-QA-agent", "743144c"),
+    # Azure-Samples/azure-search-openai-demo's commit a7dfc64 (its PDFs unchanged since
+    # its first commit, 3cd9ae4), read from a fork that holds it: the upstream
+    # repository's snapshot is over the mirror's size limit
+    "health-plans": ("dreamspider42/azure-search-openai-demo", "a7dfc64"),
 }
 LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public",
             "qinchuanhui/UDA-Benchmark": "see repository (Wikipedia CC-BY-SA, arXiv)",
             "FujitsuResearch/Fujitsu-RAG-Hard-Benchmark": "Apache-2.0 + TERMS_OF_USE",
             "docugami/KG-RAG-datasets": "MIT (dataset); filings public",
             "cs50-i/Financial-QA-agent": "none stated (its CSV is virattt/financial-qa-10K); "
-                                         "filings public"}
+                                         "filings public",
+            "dreamspider42/azure-search-openai-demo": "MIT (Azure-Samples/azure-search-openai-"
+                                                      "demo; a fictitious company's documents)"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
 PASSAGE_SHARE = 0.5
@@ -653,10 +662,87 @@ def build_financial_qa(root: pathlib.Path, data: pathlib.Path) -> dict:
     return dict(stats)
 
 
+# ---------------------------------------------------------------- health plans (closing)
+
+CITATION = re.compile(r"\[([^\]#]+?\.pdf)#page=(\d+)\]")
+CITED_MIN_SHINGLES = 5
+
+
+def cited_pages(index: PageIndex, answer: str, given: int) -> list[int]:
+    """Of the cited page and the next (a chunk cited by the page it starts on runs on),
+    those holding at least ``CITED_MIN_SHINGLES`` of the answer's distinctive word
+    3-grams and at least half as many as the better of the two."""
+    counts = index.page_counts(answer)
+    near = {p: counts.get(p, 0) for p in (given, given + 1) if 1 <= p <= index.page_count}
+    best = max(near.values(), default=0)
+    return sorted(p for p, c in near.items() if c >= CITED_MIN_SHINGLES and c >= 0.5 * best)
+
+
+def build_health_plans(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """The documents of Azure-Samples/azure-search-openai-demo (a fictitious company's
+    two health-plan benefit booklets, about 100 pages each and largely parallel in
+    wording, its employee handbook, role library, benefit comparison and perks
+    programme) and the 50 questions of its ``evals/ground_truth.jsonl`` (an LLM's,
+    written from the app's own page-cut chunks, 25 from one chunk and 25 from two), whose
+    answers cite their chunks as ``[FILE.pdf#page=N]``: N is the PDF page the chunk
+    starts on, and a chunk runs on into the next page. Evidence, per citation: of pages
+    N and N+1, those holding at least ``CITED_MIN_SHINGLES`` of the answer's distinctive
+    word 3-grams (its citations left out) and at least half as many as the better of the
+    two; a citation neither page confirms is dropped, a question with none is dropped.
+    The agreement of the kept pages with the page the whole document's locator finds
+    best (``PageIndex.best_pages``) is measured and printed."""
+    mirror = Mirror(root, *PINS["health-plans"])
+    b = Builder("health-plans", data, mirror)
+    indexes: dict[str, tuple[str, PageIndex]] = {}
+    for path in sorted(mirror.sizes("data")):
+        name = pathlib.PurePosixPath(path)
+        if name.suffix == ".pdf" and str(name.parent) == "data":  # not the example folders
+            indexes[name.name] = b.add(path)
+    rows = [json.loads(line) for line in
+            mirror.read("evals/ground_truth.jsonl").decode("utf-8").splitlines() if line.strip()]
+    out, stats = [], Counter()
+    for number, r in enumerate(rows, 1):
+        citations = list(dict.fromkeys(CITATION.findall(r["truth"])))
+        body = CITATION.sub(" ", r["truth"]).strip()
+        evidence, methods = [], set()
+        for name, cited in citations:
+            if name not in indexes:
+                stats["citation of a PDF not in the repository"] += 1
+                continue
+            rel, index = indexes[name]
+            given = int(cited)
+            pages = cited_pages(index, body, given)
+            if not pages:
+                stats["citation dropped: the answer is not on page N or N+1"] += 1
+                continue
+            located, _ = index.best_pages(body)
+            stats["check: the document's best page among the kept ones" if located & set(pages)
+                  else "check: the document's best page elsewhere"] += 1
+            stats["citation kept: " + {(given,): "page N", (given + 1,): "page N+1"}.get(
+                tuple(pages), "pages N and N+1")] += 1
+            methods.add(given in pages)
+            evidence.append({"doc": rel, "pages": pages})
+        if not evidence:
+            stats["dropped: no citation confirmed"] += 1
+            continue
+        kept = "all" if len(evidence) == len(citations) else "some"
+        stats[f"kept: {len(citations)} citation(s), {kept} confirmed"] += 1
+        out.append({"id": f"hp-{number:03d}", "question": r["question"].strip(),
+                    "evidence": merge(evidence),
+                    "kind": "text",  # benefit booklets and handbooks: prose, no tables cited
+                    "answer": body,  # whole: what the mapping was checked on
+                    "mapping": "cited page, the answer's text found there" if all(methods)
+                    else "cited page or the next (the chunk ran on), the answer's text found "
+                         "there",
+                    "citations": len(citations)})
+    b.write(out)
+    return dict(stats)
+
+
 BUILDERS = {"financebench": build_financebench, "uda": build_uda,
             "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
             "docugami": build_docugami, "docugami-calls": build_docugami_calls,
-            "financial-qa-10k": build_financial_qa}
+            "financial-qa-10k": build_financial_qa, "health-plans": build_health_plans}
 
 
 def build_all(root: pathlib.Path, data: pathlib.Path, which: list[str] | None = None) -> None:

@@ -63,7 +63,16 @@ DOMAINS = {d.name: d for d in (
            "Nine Snowflake earnings-call transcripts and one of Microsoft's "
            "(docugami/KG-RAG-datasets, 3e9ce57): human-written questions and answers "
            "naming the call; evidence pages located from the answers' quotes and figures; "
-           "the closing held-out set"),
+           "the second closing set (2026-12-05), scored and re-checked at the stops since, "
+           "worn now (tuning data)"),
+    Domain("health-plans", "en", "closing",
+           "A fictitious employer's two health-plan benefit booklets (about 100 pages "
+           "each, largely parallel in wording), employee handbook, role library and two "
+           "short benefit sheets (Azure-Samples/azure-search-openai-demo, a7dfc64): its "
+           "evaluation's 50 questions, whose answers cite their page; the cited page (or "
+           "the next: the cited chunk runs on) kept where the answer's text is found; "
+           "the closing held-out set, built blind (no ragbeam run on it before it is "
+           "scored)"),
 )}
 DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
 CLOSING_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "closing")
