@@ -142,3 +142,22 @@ def test_a_label_word_with_a_digit_is_always_indexed():
     context = f"{label} > Revenue\nNet sales\n| Region | 2023"
     assert sparse_text_for(context, text, ("Revenue",)) == (
         f"Form 10-Q · Q3 2023 > Revenue\nNet sales\n| Region | 2023\n\n{text}")
+
+
+def test_note_markers_are_not_indexed_but_stay_in_the_text():
+    """An encyclopedia paragraph's numbered notes ("…removed.[1]", "Madison)[13][14]") are
+    left out of what the dense model and BM25 see; brackets after a space (a reference
+    list's "[3] Smith", an interval "[1, n]") and the chunk text are kept."""
+    from ragbeam.transforms.embed.text import without_note_marks
+
+    text = ("Justices have lifetime tenure (no justice has been removed).[1] The Court "
+            "heard few cases,[9][10] its power grew[citation needed] in 1801.[12]")
+    plain = ("Justices have lifetime tenure (no justice has been removed). The Court "
+             "heard few cases, its power grew in 1801.")
+    assert without_note_marks(text) == plain
+    assert dense_text_for("Court > Tenure", text, ("Tenure",)) == f"Court > Tenure\n\n{plain}"
+    assert sparse_text_for("Court > Tenure", text, ("Tenure",)).endswith(f"\n\n{plain}")
+    assert chunk_embedding_text(_row(text=text)).endswith(plain)
+    kept = "[3] Smith, J. (2001). Courts.\nfor t ∈ [1, n] and [2]"
+    assert without_note_marks(kept) == kept
+    assert without_note_marks("Table [12 rows]") == "Table [12 rows]"
