@@ -179,19 +179,32 @@ def _collapsed(line: str) -> str:
     return " ".join(line.split())
 
 
-def header_for_text(context: str, text: str) -> str:
-    """``context`` without the heading that ``text`` already starts with.
+def header_for_text(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
+    """``context`` without the headings that ``text`` already starts with.
 
     A chunk that begins at a heading (every ``structure`` section does) has that
     heading as its first line and as the last part of its heading path; the
-    embedder should see it once. Only a whole first line counts: a paragraph that
-    merely begins with the heading's words keeps its full header.
+    embedder should see it once. A section whose first subsection starts at once
+    opens with both headings ("Membership" then "Current justices", the path ending
+    "Membership > Current justices"): the header's last parts that are among the text's
+    opening heading lines (its first lines, each a part of the header or a heading of
+    ``heading_path``) are left out, the nearest heading of a short header too. Only
+    whole lines count: a paragraph that merely begins with the heading's words keeps
+    its full header.
     """
     path_line, newline, rest = context.partition("\n")
     parts = path_line.split(CONTEXT_SEPARATOR) if path_line else []
-    first_line = next((line for line in text.splitlines() if line.strip()), "")
-    if parts and _collapsed(parts[-1]) == _collapsed(first_line):
-        path_line = CONTEXT_SEPARATOR.join(parts[:-1])
+    headings = {_collapsed(h) for h in (*parts, *heading_path)}
+    opening = set()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if _collapsed(line) not in headings:
+            break
+        opening.add(_collapsed(line))
+    while parts and _collapsed(parts[-1]) in opening:
+        parts.pop()
+    path_line = CONTEXT_SEPARATOR.join(parts)
     return "\n".join(part for part in (path_line, rest if newline else "") if part)
 
 
@@ -210,10 +223,10 @@ def without_note_marks(text: str) -> str:
     return _NOTE_MARKS.sub("", text) if "[" in text else text
 
 
-def embed_text_for(context: str, text: str) -> str:
+def embed_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
     """The contextual text: the header, a blank line, then the text; a heading is
     never repeated (``header_for_text``)."""
-    header = header_for_text(context, text)
+    header = header_for_text(context, text, heading_path)
     return f"{header}\n\n{text}" if header else text
 
 
@@ -260,12 +273,12 @@ def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -
     text = without_note_marks(text)
     label, headings, lines = context_parts(context, heading_path)
     if not label:
-        return embed_text_for(context, text)
+        return embed_text_for(context, text, heading_path)
     held = "\n".join((*headings, *lines, text))
     path_line = CONTEXT_SEPARATOR.join(
         part for part in (_label_words_not_in(label, held), *headings) if part)
     header = "\n".join(part for part in (path_line, *lines) if part)
-    return embed_text_for(header, text)
+    return embed_text_for(header, text, heading_path)
 
 
 def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
@@ -273,7 +286,8 @@ def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) ->
     (``short_context``), the table lines, a blank line, then the text; a heading is
     never repeated, the text's note markers left out (``without_note_marks``). Without
     ``heading_path`` the whole first line of ``context`` is kept."""
-    return embed_text_for(short_context(context, heading_path), without_note_marks(text))
+    return embed_text_for(short_context(context, heading_path), without_note_marks(text),
+                          heading_path)
 
 
 # run.json's ``embedding`` record says what the vectors were made from, so that vectors

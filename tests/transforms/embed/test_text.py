@@ -161,3 +161,21 @@ def test_note_markers_are_not_indexed_but_stay_in_the_text():
     kept = "[3] Smith, J. (2001). Courts.\nfor t ∈ [1, n] and [2]"
     assert without_note_marks(kept) == kept
     assert without_note_marks("Table [12 rows]") == "Table [12 rows]"
+
+
+def test_a_section_opening_with_its_first_subsection_says_each_heading_once():
+    """A section whose text opens with its own heading and its first subsection's
+    ("Membership" then "Current justices"): neither header repeats what the text's
+    opening lines say; a heading only the header says stays."""
+    label, path = "Federal Judiciary", ("Membership", "Current justices")
+    context = " > ".join((label, *path))
+    text = "Membership\nCurrent justices\nThe court is currently filled with nine justices."
+    assert dense_text_for(context, text, path) == f"{label}\n\n{text}"
+    assert sparse_text_for(context, text, path) == f"{label}\n\n{text}"
+    # Only the subsection's heading opens the text: its parent stays in BM25's header.
+    inner = "Current justices\nThe court is currently filled with nine justices."
+    assert sparse_text_for(context, inner, path) == f"{label} > Membership\n\n{inner}"
+    assert dense_text_for(context, inner, path) == f"{label}\n\n{inner}"
+    # A paragraph that starts with a heading's words is no heading line.
+    prose = "Membership of the court is fixed by statute."
+    assert dense_text_for(context, prose, path) == f"{label} > Current justices\n\n{prose}"
