@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         indexed = score.prepare("ragbeam-contextual", chunks, pages, contextual=True)
         fields.clear()
         for chunk, text in zip(indexed.chunks, indexed.index_texts, strict=True):
-            header = header_for_text(chunk.context, chunk.text)
+            header = header_for_text(chunk.context, chunk.text, chunk.heading_path)
             if header:
                 label = context_parts(chunk.context, chunk.heading_path)[0]
                 fields[text] = (text[len(header) + 2:], header, label)

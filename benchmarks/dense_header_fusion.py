@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         indexed = score.prepare("ragbeam-contextual",
                                 pipelines.ragbeam_chunks_from_run(output, args.data), indexes,
                                 contextual=True)
-        headers = [header_for_text(short_context(c.context, c.heading_path), c.text)
+        headers = [header_for_text(short_context(c.context, c.heading_path), c.text,
+                                   c.heading_path)
                    for c in indexed.chunks]
         joined = cache.encode(indexed.dense_texts)
         text = cache.encode([c.text for c in indexed.chunks])

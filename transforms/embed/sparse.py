@@ -44,7 +44,8 @@ AVERAGE_TERMS = 52
 INDEX_MASK = 0x7FFFFFFF
 SPARSE_SCHEME: dict[str, Any] = {
     "scheme": "ragbeam-bm25-hashed/1",
-    "text": "contextual header and text (transforms/embed/text.sparse_text_for)",
+    "text": "contextual header and text less note markers "
+            "(transforms/embed/text.sparse_text_for)",
     "tokenizer": "ragbeam.transforms.embed.lexical.tokenize: case folding, stop words and "
                  "Snowball stems of the guessed language (en de fr es it pt nl), jieba "
                  "words + character bigrams for CJK",

@@ -15,7 +15,11 @@ docs/benchmarks.md, "What the dense model and BM25 see"):
   rest of the header or the text already holds is not said again (a word with a
   digit always is).
 
-Both never repeat the heading a chunk's text starts with.
+Both never repeat the heading a chunk's text starts with, and both leave out the note
+markers a text's words carry ("… removed.[1] In", "Madison)[13][14]"; ``without_note_marks``):
+numbers in brackets said nowhere else, they diluted an encyclopedia article's vectors
+(issue 38, reference: dense 42 → 45 questions at 600 tokens, all documents). The chunk
+text keeps them.
 
 Pure, and below the Chunk stage: chunk rows get their ``embed_text`` (the dense
 text) from here, the Embed stage embeds the same text, and the sparse encoder
@@ -175,26 +179,54 @@ def _collapsed(line: str) -> str:
     return " ".join(line.split())
 
 
-def header_for_text(context: str, text: str) -> str:
-    """``context`` without the heading that ``text`` already starts with.
+def header_for_text(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
+    """``context`` without the headings that ``text`` already starts with.
 
     A chunk that begins at a heading (every ``structure`` section does) has that
     heading as its first line and as the last part of its heading path; the
-    embedder should see it once. Only a whole first line counts: a paragraph that
-    merely begins with the heading's words keeps its full header.
+    embedder should see it once. A section whose first subsection starts at once
+    opens with both headings ("Membership" then "Current justices", the path ending
+    "Membership > Current justices"): the header's last parts that are among the text's
+    opening heading lines (its first lines, each a part of the header or a heading of
+    ``heading_path``) are left out, the nearest heading of a short header too. Only
+    whole lines count: a paragraph that merely begins with the heading's words keeps
+    its full header.
     """
     path_line, newline, rest = context.partition("\n")
     parts = path_line.split(CONTEXT_SEPARATOR) if path_line else []
-    first_line = next((line for line in text.splitlines() if line.strip()), "")
-    if parts and _collapsed(parts[-1]) == _collapsed(first_line):
-        path_line = CONTEXT_SEPARATOR.join(parts[:-1])
+    headings = {_collapsed(h) for h in (*parts, *heading_path)}
+    opening = set()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if _collapsed(line) not in headings:
+            break
+        opening.add(_collapsed(line))
+    while parts and _collapsed(parts[-1]) in opening:
+        parts.pop()
+    path_line = CONTEXT_SEPARATOR.join(parts)
     return "\n".join(part for part in (path_line, rest if newline else "") if part)
 
 
-def embed_text_for(context: str, text: str) -> str:
+# A note marker: numbered notes in brackets (or "[citation needed]") written against the
+# word or mark before them, as an encyclopedia article or a paper prints its references
+# ("removed after impeachment.[1]", "Marbury v. Madison)[13][14]"). One after a space
+# ("[3] Smith, J. …", a reference list's entry; "t ∈ [1, n]") is the text's own.
+_NOTE_MARKS = re.compile(r"(?<=\S)(?:\[(?:\d{1,3}|citation needed)\])+")
+
+
+def without_note_marks(text: str) -> str:
+    """``text`` less its note markers (``_NOTE_MARKS``): what a retriever indexes of a
+    chunk's text. A marker stands for a note printed elsewhere; indexed, its brackets and
+    number said nothing of the passage and weighed on a small model's vector (an
+    encyclopedia paragraph holds one every sentence)."""
+    return _NOTE_MARKS.sub("", text) if "[" in text else text
+
+
+def embed_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
     """The contextual text: the header, a blank line, then the text; a heading is
     never repeated (``header_for_text``)."""
-    header = header_for_text(context, text)
+    header = header_for_text(context, text, heading_path)
     return f"{header}\n\n{text}" if header else text
 
 
@@ -235,29 +267,33 @@ def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -
     subject, it raised the chunks that repeat the subject's name over the ones that
     answer (an encyclopedia article's lead below its sections, each named after its
     subject; issue 38, reference: 29 → 33 questions at 600 tokens, all documents).
-    A word with a digit stays: a period tells a company's filings apart.
+    A word with a digit stays: a period tells a company's filings apart. The text's note
+    markers are left out (``without_note_marks``).
     """
+    text = without_note_marks(text)
     label, headings, lines = context_parts(context, heading_path)
     if not label:
-        return embed_text_for(context, text)
+        return embed_text_for(context, text, heading_path)
     held = "\n".join((*headings, *lines, text))
     path_line = CONTEXT_SEPARATOR.join(
         part for part in (_label_words_not_in(label, held), *headings) if part)
     header = "\n".join(part for part in (path_line, *lines) if part)
-    return embed_text_for(header, text)
+    return embed_text_for(header, text, heading_path)
 
 
 def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
     """What the dense model embeds: the document label and the nearest heading
     (``short_context``), the table lines, a blank line, then the text; a heading is
-    never repeated. Without ``heading_path`` the whole first line of ``context`` is
-    kept."""
-    return embed_text_for(short_context(context, heading_path), text)
+    never repeated, the text's note markers left out (``without_note_marks``). Without
+    ``heading_path`` the whole first line of ``context`` is kept."""
+    return embed_text_for(short_context(context, heading_path), without_note_marks(text),
+                          heading_path)
 
 
 # run.json's ``embedding`` record says what the vectors were made from, so that vectors
 # of another text (runs before this choice embedded the whole heading path) are redone.
-DENSE_TEXT = "label > nearest heading + text (transforms/embed/text.dense_text_for)"
+DENSE_TEXT = ("label > nearest heading + text less note markers "
+              "(transforms/embed/text.dense_text_for)")
 
 
 def chunk_embedding_text(row: Mapping[str, Any]) -> str:

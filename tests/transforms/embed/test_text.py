@@ -142,3 +142,40 @@ def test_a_label_word_with_a_digit_is_always_indexed():
     context = f"{label} > Revenue\nNet sales\n| Region | 2023"
     assert sparse_text_for(context, text, ("Revenue",)) == (
         f"Form 10-Q · Q3 2023 > Revenue\nNet sales\n| Region | 2023\n\n{text}")
+
+
+def test_note_markers_are_not_indexed_but_stay_in_the_text():
+    """An encyclopedia paragraph's numbered notes ("…removed.[1]", "Madison)[13][14]") are
+    left out of what the dense model and BM25 see; brackets after a space (a reference
+    list's "[3] Smith", an interval "[1, n]") and the chunk text are kept."""
+    from ragbeam.transforms.embed.text import without_note_marks
+
+    text = ("Justices have lifetime tenure (no justice has been removed).[1] The Court "
+            "heard few cases,[9][10] its power grew[citation needed] in 1801.[12]")
+    plain = ("Justices have lifetime tenure (no justice has been removed). The Court "
+             "heard few cases, its power grew in 1801.")
+    assert without_note_marks(text) == plain
+    assert dense_text_for("Court > Tenure", text, ("Tenure",)) == f"Court > Tenure\n\n{plain}"
+    assert sparse_text_for("Court > Tenure", text, ("Tenure",)).endswith(f"\n\n{plain}")
+    assert chunk_embedding_text(_row(text=text)).endswith(plain)
+    kept = "[3] Smith, J. (2001). Courts.\nfor t ∈ [1, n] and [2]"
+    assert without_note_marks(kept) == kept
+    assert without_note_marks("Table [12 rows]") == "Table [12 rows]"
+
+
+def test_a_section_opening_with_its_first_subsection_says_each_heading_once():
+    """A section whose text opens with its own heading and its first subsection's
+    ("Membership" then "Current justices"): neither header repeats what the text's
+    opening lines say; a heading only the header says stays."""
+    label, path = "Federal Judiciary", ("Membership", "Current justices")
+    context = " > ".join((label, *path))
+    text = "Membership\nCurrent justices\nThe court is currently filled with nine justices."
+    assert dense_text_for(context, text, path) == f"{label}\n\n{text}"
+    assert sparse_text_for(context, text, path) == f"{label}\n\n{text}"
+    # Only the subsection's heading opens the text: its parent stays in BM25's header.
+    inner = "Current justices\nThe court is currently filled with nine justices."
+    assert sparse_text_for(context, inner, path) == f"{label} > Membership\n\n{inner}"
+    assert dense_text_for(context, inner, path) == f"{label}\n\n{inner}"
+    # A paragraph that starts with a heading's words is no heading line.
+    prose = "Membership of the court is fixed by statute."
+    assert dense_text_for(context, prose, path) == f"{label} > Current justices\n\n{prose}"
