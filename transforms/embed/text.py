@@ -258,6 +258,10 @@ def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) ->
 # run.json's ``embedding`` record says what the vectors were made from, so that vectors
 # of another text (runs before this choice embedded the whole heading path) are redone.
 DENSE_TEXT = "label > nearest heading + text (transforms/embed/text.dense_text_for)"
+# … and, with ``--text-vector``, what the second vector of a chunk is made from: its
+# text alone, in ``chunks.text_embedding``; a chunk then scores the closer of its two
+# vectors to a query (max-sim: ``evaluate/retrieval.max_sim``).
+TEXT_VECTOR = "chunk text alone (chunks.text_embedding); a chunk scores its closer vector"
 
 
 def chunk_embedding_text(row: Mapping[str, Any]) -> str:
@@ -265,6 +269,13 @@ def chunk_embedding_text(row: Mapping[str, Any]) -> str:
     ``context``, ``heading_path`` and ``text``, not read from ``embed_text``: a row an
     earlier run wrote holds another text there)."""
     return dense_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())
+
+
+def chunk_embedding_texts(row: Mapping[str, Any], text_vector: bool) -> str | tuple[str, str]:
+    """What the Embed stage embeds of a chunk row: its dense text, or with
+    ``--text-vector`` the pair (dense text, chunk text), embedded in the same batch."""
+    dense = chunk_embedding_text(row)
+    return (dense, row["text"]) if text_vector else dense
 
 
 def chunk_sparse_text(row: Mapping[str, Any]) -> str:
