@@ -169,10 +169,10 @@ def embedding_metadata_of(schema: pa.Schema) -> dict[str, Any] | None:
 
 
 def has_text_vectors(schema: pa.Schema) -> bool:
-    """Whether a chunks schema read back holds two vectors a chunk (``--text-vector``):
-    its ``ragbeam.embedding`` record says so and the column is there."""
+    """Whether a chunks schema read back (all its columns, or some) is of a run with
+    two vectors a chunk (``--text-vector``): its ``ragbeam.embedding`` record says so."""
     record = embedding_metadata_of(schema) or {}
-    return bool(record.get("text_vector")) and TEXT_EMBEDDING in schema.names
+    return bool(record.get("text_vector"))
 
 
 def sparse_metadata_of(schema: pa.Schema) -> dict[str, Any] | None:
