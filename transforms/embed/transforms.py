@@ -20,6 +20,7 @@ from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 from ragbeam.schemas.chunks import TEXT_EMBEDDING, ChunkRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.embed.handler import (
+    EXTRA_TEXTS,
     OVER_WINDOW,
     LazySentenceModel,
     SentenceEmbeddingHandler,
@@ -148,6 +149,7 @@ def embedding_summary(result: Any) -> dict[str, int]:
         return {}
     summary = summed(totals, {("ragbeam.embed", OVER_WINDOW): OVER_WINDOW})
     # RunInference prefixes its counter names with the model handler's name.
+    # With --text-vector each element is two texts: the second ones are counted apart.
     summary["texts_encoded"] = sum(value for (_, name), value in totals.items()
-                                   if name.endswith(MODEL_INPUTS))
+                                   if name.endswith(MODEL_INPUTS) or name == EXTRA_TEXTS)
     return summary
