@@ -180,3 +180,10 @@ def test_an_incremental_run_keeps_both_vectors_and_switching_on_fills_the_second
     ids5, first5, second5 = _vectors(off)
     assert ids5 == ids1 and second5 is None and np.allclose(first5, first1, atol=1e-5)
     assert not has_text_vectors(read_table(off, "chunks").schema)
+
+
+def test_ragbeam_eval_reads_two_vectors_from_the_chunks_schema(runs):
+    from ragbeam.evaluate.run_data import load_run
+
+    assert load_run(str(runs["root"] / "run1"), with_text=False).text_vectors is True
+    assert load_run(str(runs["root"] / "plain"), with_text=False).text_vectors is False
