@@ -187,3 +187,37 @@ def test_ragbeam_eval_reads_two_vectors_from_the_chunks_schema(runs):
 
     assert load_run(str(runs["root"] / "run1"), with_text=False).text_vectors is True
     assert load_run(str(runs["root"] / "plain"), with_text=False).text_vectors is False
+
+
+def test_an_incremental_sync_keeps_both_vectors_of_every_chunk_in_the_stores(runs):
+    """Last: it edits the corpus. The stores hold run1's chunks; a run on it with one
+    file edited syncs incrementally and the stores hold the new table's two vectors."""
+    from qdrant_client import QdrantClient
+
+    from ragbeam.transforms.sink.writers import connect_lancedb
+
+    root, corpus, stores = runs["root"], runs["corpus"], runs["stores"]
+    faq = corpus / "faq.txt"
+    faq.write_text(faq.read_text(encoding="utf-8") + "\n\nA new closing question: where "
+                   "are the spare batteries kept? In the blue cabinet.\n", encoding="utf-8")
+    sinks = [f"qdrant:{stores / 'qdrant'}?collection={COLLECTION}",
+             f"lancedb:{stores / 'lancedb'}?collection={COLLECTION}"]
+    summary = run_cli(_args(corpus, root / "run6", "--text-vector", "--previous",
+                            str(root / "run1"), *[a for s in sinks for a in ("--sink", s)]))
+    assert {s["mode"] for s in summary["sinks"]} == {"incremental"}
+    ids, first, second = _vectors(root / "run6")
+    client = QdrantClient(path=str(stores / "qdrant"))
+    try:
+        points, _ = client.scroll(COLLECTION, limit=10_000, with_payload=True,
+                                  with_vectors=True)
+    finally:
+        client.close()
+    held = {p.payload["chunk_id"]: np.asarray(p.vector["embedding"]) for p in points}
+    lance = connect_lancedb(str(stores / "lancedb")).open_table(COLLECTION).to_arrow()
+    lance_held = dict(zip(lance.column("chunk_id").to_pylist(),
+                          [np.asarray(v) for v in lance.column("embedding").to_pylist()],
+                          strict=True))
+    for store in (held, lance_held):
+        assert sorted(store) == ids
+        for i, chunk_id in enumerate(ids):
+            assert np.allclose(store[chunk_id], [first[i], second[i]], atol=1e-6)
