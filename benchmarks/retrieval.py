@@ -101,9 +101,13 @@ def run_domain(args, domain: str, cache) -> dict:
                                            args.cpus)
             output = pathlib.Path(timing["output"])
         chunks = pipelines.ragbeam_chunks_from_run(output, data)
+        # A run made with --text-vector: what it embeds is two vectors a chunk, scored
+        # by the closer one (its chunks schema says so; no flag of this benchmark).
+        text_vectors = pipelines.ragbeam_text_vectors(output)
+        timing = {**timing, **({"text_vectors": True} if text_vectors else {})}
         prepared.append((score.prepare("ragbeam", chunks, page_indexes), timing))
         prepared.append((score.prepare("ragbeam-contextual", chunks, page_indexes,
-                                       contextual=True), timing))
+                                       contextual=True, text_vectors=text_vectors), timing))
     for peer in pipelines.PEERS:
         if peer not in args.pipelines:
             continue
@@ -157,6 +161,7 @@ def explain(args, cache) -> int:
               f"evidence: {[(e.doc, e.pages) for e in question.evidence]}\n"
               f"answer: {question.answer[:300]!r}\n")
         candidates = []
+        text_vectors = False
         if "ragbeam" in args.pipelines:
             output = (args.ragbeam_output / domain if args.ragbeam_output else max(
                 (args.work / "ragbeam-runs").glob(f"{domain}-*"),
@@ -164,14 +169,17 @@ def explain(args, cache) -> int:
             if args.ragbeam_output and not (output / "run.json").is_file():
                 output = args.ragbeam_output
             chunks = pipelines.ragbeam_chunks_from_run(output, args.data)
-            candidates += [("ragbeam", chunks, False), ("ragbeam-contextual", chunks, True)]
+            text_vectors = pipelines.ragbeam_text_vectors(output)
+            candidates += [("ragbeam", chunks, False),
+                           ("ragbeam-contextual", chunks, True)]
         for peer in pipelines.PEERS:
             found = sorted((args.peers_cache / peer).glob(f"{domain}-*.jsonl"),
                            key=lambda p: p.stat().st_mtime)
             if peer in args.pipelines and found:
                 candidates.append((peer, pipelines.cached_chunks(found[-1]), False))
         for name, chunks, contextual in candidates:
-            indexed = score.prepare(name, chunks, page_indexes, contextual=contextual)
+            indexed = score.prepare(name, chunks, page_indexes, contextual=contextual,
+                                    text_vectors=contextual and text_vectors)
             for retriever in args.retrievers:
                 e = score.explain(indexed, question, retriever, cache, args.explain_budget,
                                   args.explain_scope)

@@ -46,7 +46,7 @@ from ragbeam.evaluate.token_level import (
 )
 from ragbeam.transforms.charsets import CJK_CHAR
 from ragbeam.transforms.embed.lexical import guess_language, words_of
-from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
+from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for, text_vector_text_for
 
 DEFAULT_BUDGET = 600
 # What a retriever indexes of a chunk: its text, or what the pipeline indexes
@@ -176,7 +176,10 @@ def evaluate_retrieval(run: RunData, questions: Sequence[Question], retriever_na
     indexed = run.indexed_chunks
     units = ContextUnits(indexed, run.chunks)
     sparse_texts, dense_texts = indexed_texts(indexed, chunk_text)
-    retriever = make_retriever(retriever_name, sparse_texts, cache, dense_texts)
+    # A --text-vector run: each chunk's second vector is of its text (max-sim).
+    second = ([text_vector_text_for(c.text) for c in indexed]
+              if run.text_vectors and chunk_text == "contextual" else None)
+    retriever = make_retriever(retriever_name, sparse_texts, cache, dense_texts, second)
     answer_ids = {q.answer_doc: resolve_answer_doc(q.answer_doc, run.documents)
                   for q in questions if q.answer_doc}
     budgets = sorted({*BUDGET_CURVE, budget})
@@ -276,6 +279,8 @@ def evaluate_run(run: RunData, questions: Sequence[Question] | None = None,
         result["budget"] = budget
         result["k"] = k
         result["chunk_text"] = chunk_text
+        if run.text_vectors and chunk_text == "contextual":
+            result["dense_scoring"] = "max-sim of two vectors a chunk (--text-vector)"
         result["retrieval"] = {
             name: evaluate_retrieval(run, questions, name, budget, cache, k, chunk_text)
             for name in retrievers

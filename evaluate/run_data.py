@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ragbeam.schemas.chunks import has_text_vectors
 from ragbeam.transforms.write.read import read_table_columns, table_files
 
 PARENT_LEVEL = "parent"
@@ -85,6 +86,9 @@ class RunData:
     documents: list[DocumentRecord]
     run_summary: dict[str, Any]
     texts: dict[str, str] = field(default_factory=dict)  # doc_id → cleaned text (ok docs)
+    # Made with --text-vector (the chunks schema's ragbeam.embedding record says so):
+    # a chunk's dense score is the closer of its two vectors' (``retrieval.max_sim``).
+    text_vectors: bool = False
 
     @property
     def indexed_chunks(self) -> list[ChunkRecord]:
@@ -161,7 +165,8 @@ def load_run(output: str, with_text: bool = True) -> RunData:
         if with_text and r.get("text") is not None:
             texts[r["doc_id"]] = r["text"]
     documents.sort(key=lambda d: d.source_uri)
-    return RunData(output, chunks, documents, summary, texts)
+    text_vectors = chunk_table is not None and has_text_vectors(chunk_table.schema)
+    return RunData(output, chunks, documents, summary, texts, text_vectors)
 
 
 def load_document_spans(output: str, doc_id: str) -> list[dict[str, Any]]:

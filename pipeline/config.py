@@ -26,6 +26,7 @@ from ragbeam.transforms.chunk.strategies import needs_embeddings, run_options
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import EmbeddingModelInfo, EmbeddingOptions, describe_model
 from ragbeam.transforms.embed.sparse import SPARSE_SCHEME
+from ragbeam.transforms.embed.text import TEXT_VECTOR
 from ragbeam.transforms.extract.backends import (
     DEFAULT_MAX_STRING_CHARS,
     OcrSettings,
@@ -246,6 +247,9 @@ class RunConfig:
     semantic: SemanticOptions = field(default_factory=SemanticOptions)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
     embed_chunks: bool = False
+    # Also the chunk text's own vector in chunks.text_embedding (--text-vector): two
+    # vectors a chunk, scored by the closer one (max-sim) where a store can hold both.
+    text_vector: bool = False
     # Sparse lexical vectors in chunks.sparse (transforms/embed/sparse.py).
     sparse: bool = False
     ids: IdOptions = field(default_factory=IdOptions)
@@ -263,6 +267,8 @@ class RunConfig:
     def __post_init__(self) -> None:
         if self.sinks and not self.embed_chunks:
             raise ValueError("a vector-store sink needs chunk embeddings (embed_chunks)")
+        if self.text_vector and not self.embed_chunks:
+            raise ValueError("text_vector is a second chunk vector: it needs embed_chunks")
 
     def extraction_settings(self, processes: int) -> ExtractionSettings:
         """The Extract stage's settings with a pool of ``processes`` children (the
@@ -301,8 +307,12 @@ class RunConfig:
         return describe_model(self.embedding.model)
 
     def embedding_record(self) -> dict[str, Any] | None:
-        """What made the vectors of ``chunks.embedding``; None when the run writes none."""
-        return self.embedding_model_info.metadata(self.embedding) if self.embed_chunks else None
+        """What made the vectors of ``chunks.embedding`` (and, with ``--text-vector``, of
+        ``chunks.text_embedding``: ``text_vector``); None when the run writes none."""
+        if not self.embed_chunks:
+            return None
+        record = self.embedding_model_info.metadata(self.embedding)
+        return {**record, "text_vector": TEXT_VECTOR} if self.text_vector else record
 
     def sparse_record(self) -> dict[str, Any] | None:
         """How ``chunks.sparse`` was made (``--sparse``); None when the run writes none."""
@@ -370,7 +380,10 @@ class RunConfig:
         """What changes ``chunks.embedding`` for the same chunk rows (the embedding text
         is a chunk column): the model's identity, dimension and normalisation, precision
         and backend (``EmbeddingOptions.fingerprint``). None: the run writes none."""
-        return self.embedding.fingerprint() if self.embed_chunks else None
+        if not self.embed_chunks:
+            return None
+        fields = self.embedding.fingerprint()
+        return {**fields, "text_vector": True} if self.text_vector else fields
 
     def fingerprint_fields(self) -> dict[str, Any]:
         """Every option that changes the output, layer by layer (run.json's ``config``)."""

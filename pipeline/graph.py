@@ -255,7 +255,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             if previous is not None:  # unchanged chunks of re-processed documents keep vectors
                 chunks = ({"current": chunks, "previous": previous[PREVIOUS_EMBEDDINGS]}
                           | "Reuse embeddings" >> ReuseEmbeddings())
-            embedded = chunks | "Embed chunks" >> EmbedChunkRows(embedding)
+            embedded = chunks | "Embed chunks" >> EmbedChunkRows(embedding, config.text_vector)
             # A document with a chunk that could not be embedded fails as a whole:
             # no ok document ever has a null vector.
             failed = beam.pvalue.AsDict(embedded[EMBED_FAILED])
@@ -303,7 +303,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
                 VectorsForKeptChunks(embedding, config.embedding_model_info.dimension,
-                                     self._redo_kept_vectors)
+                                     self._redo_kept_vectors, config.text_vector)
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
                 beam.Map(with_sparse_vector).with_output_types(ChunkRow)
@@ -313,7 +313,8 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
             # is made again, nothing below it (``plan/layers.py``).
             carried_chunks = (carried_chunks
                               | "Vectors for carried chunks" >> VectorsForKeptChunks(
-                                  embedding, config.embedding_model_info.dimension, True)
+                                  embedding, config.embedding_model_info.dimension, True,
+                                  config.text_vector)
                               # The embed step's retry output is untyped: the table is not.
                               | "Carried chunk rows" >> beam.Map(_as_chunk_row
                                                                  ).with_output_types(ChunkRow))

@@ -191,6 +191,11 @@ class RunSettings(BaseModel):
         "backend; exits 2 when CUDA is not available)", EMBED, "DEVICE")
     embed_chunks: bool = option(False, "fill chunks.embedding (document label > "
                                 "nearest heading, then the text) for every chunk", EMBED)
+    text_vector: bool = option(
+        False, "also fill chunks.text_embedding, the vector of the chunk text alone, in the "
+        "same batches as chunks.embedding (implies --embed-chunks): a chunk then scores the "
+        "closer of its two vectors to a query (max-sim) in Qdrant and LanceDB sinks and in "
+        "`ragbeam eval`; Milvus and Chroma keep chunks.embedding only", EMBED)
     sparse: bool = option(False, "fill chunks.sparse: the chunk's lexical terms (stems by "
                           "language, CJK words) as a sparse vector with BM25 weights, for "
                           "hybrid search; stores get it as a sparse vector field", EMBED)
@@ -424,7 +429,8 @@ STAGE_FIELDS: dict[type, dict[str, str]] = {
 RUN_LEVEL = {"output", "overwrite", "take_over", "no_clean", "clean_corpus_boilerplate",
              "strategy", "sink", "embed_chunks", "previous", "retry_errors", "verify_hashes",
              "max_error_rate", "unsupported_as_errors", "preflight", "routing", "beam",
-             "max_delete_rate", "max_deletes", "accept_foreign_previous", "sparse"}
+             "max_delete_rate", "max_deletes", "accept_foreign_previous", "sparse",
+             "text_vector"}
 
 
 def stage_options(cls: type, settings: RunSettings, **derived: Any) -> Any:
@@ -468,7 +474,9 @@ def run_config(settings: RunSettings) -> RunConfig:
         verify_hashes=settings.verify_hashes,
         semantic=semantic,
         embedding=embedding,
-        embed_chunks=settings.embed_chunks or bool(sinks),  # a store needs the vectors
+        # A store needs the vectors; a second vector a chunk needs the first.
+        embed_chunks=settings.embed_chunks or bool(sinks) or settings.text_vector,
+        text_vector=settings.text_vector,
         sparse=settings.sparse,
         sinks=sinks,
         ids=stage_options(IdOptions, settings),

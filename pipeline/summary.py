@@ -293,4 +293,8 @@ def store_words(state: Mapping[str, Any]) -> str:
     if state.get("status") == "synced" and cutover and "window_s" in cutover:
         words += (f"; {state['collection']!r} now names {cutover['to']} "
                   f"({cutover['from']} dropped)")
+    if state.get("multivector"):
+        words += "; two vectors a chunk, scored by the closer one (--text-vector)"
+    for warning in state.get("warnings") or ():
+        words += f"; warning: {warning}"
     return words

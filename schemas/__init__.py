@@ -11,10 +11,12 @@ import pyarrow as pa
 
 from ragbeam.schemas.changes import CHANGE_SCHEMA, ChangeRow, build_change_row
 from ragbeam.schemas.chunks import (
+    TEXT_EMBEDDING,
     ChunkRow,
     build_chunk_row,
     chunk_schema,
     embedding_metadata_of,
+    has_text_vectors,
     sparse_metadata_of,
 )
 from ragbeam.schemas.documents import DOCUMENT_SCHEMA, DocumentRow, build_document_row
@@ -39,7 +41,24 @@ def output_schemas(embedding_dimension: int | None = None,
     }
 
 
-__all__ = ["CHANGE_SCHEMA", "DOCUMENT_SCHEMA", "ERROR_SCHEMA", "OUTPUT_TABLES", "ROW_TYPES",
-           "ChangeRow", "ChunkRow", "DocumentRow", "ErrorRow", "build_change_row",
-           "build_chunk_row", "build_document_row", "build_error_row", "chunk_schema",
-           "embedding_metadata_of", "output_schemas", "sparse_metadata_of"]
+__all__ = [
+    "CHANGE_SCHEMA",
+    "DOCUMENT_SCHEMA",
+    "ERROR_SCHEMA",
+    "OUTPUT_TABLES",
+    "ROW_TYPES",
+    "TEXT_EMBEDDING",
+    "ChangeRow",
+    "ChunkRow",
+    "DocumentRow",
+    "ErrorRow",
+    "build_change_row",
+    "build_chunk_row",
+    "build_document_row",
+    "build_error_row",
+    "chunk_schema",
+    "embedding_metadata_of",
+    "has_text_vectors",
+    "output_schemas",
+    "sparse_metadata_of",
+]

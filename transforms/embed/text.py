@@ -294,6 +294,17 @@ def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) ->
 # of another text (runs before this choice embedded the whole heading path) are redone.
 DENSE_TEXT = ("label > nearest heading + text less note markers "
               "(transforms/embed/text.dense_text_for)")
+# … and, with ``--text-vector``, what the second vector of a chunk is made from: its
+# text alone, in ``chunks.text_embedding``; a chunk then scores the closer of its two
+# vectors to a query (max-sim: ``evaluate/retrieval.max_sim``).
+TEXT_VECTOR = ("chunk text alone less note markers (chunks.text_embedding); a chunk scores "
+               "its closer vector")
+
+
+def text_vector_text_for(text: str) -> str:
+    """What a chunk's second vector (``--text-vector``) is embedded from: its text alone,
+    less note markers, as the dense text leaves them out (``without_note_marks``)."""
+    return without_note_marks(text)
 
 
 def chunk_embedding_text(row: Mapping[str, Any]) -> str:
@@ -301,6 +312,13 @@ def chunk_embedding_text(row: Mapping[str, Any]) -> str:
     ``context``, ``heading_path`` and ``text``, not read from ``embed_text``: a row an
     earlier run wrote holds another text there)."""
     return dense_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())
+
+
+def chunk_embedding_texts(row: Mapping[str, Any], text_vector: bool) -> str | tuple[str, str]:
+    """What the Embed stage embeds of a chunk row: its dense text, or with
+    ``--text-vector`` the pair (dense text, chunk text), embedded in the same batch."""
+    dense = chunk_embedding_text(row)
+    return (dense, text_vector_text_for(row["text"])) if text_vector else dense
 
 
 def chunk_sparse_text(row: Mapping[str, Any]) -> str:

@@ -13,19 +13,23 @@ from __future__ import annotations
 from typing import Any
 
 import apache_beam as beam
+import numpy as np
 from apache_beam.metrics import Metrics
 from apache_beam.ml.inference.base import KeyedModelHandler, RunInference
 
-from ragbeam.schemas.chunks import ChunkRow
+from ragbeam.schemas.chunks import TEXT_EMBEDDING, ChunkRow
 from ragbeam.transforms import progress
 from ragbeam.transforms.embed.handler import (
+    EXTRA_TEXTS,
     OVER_WINDOW,
     LazySentenceModel,
     SentenceEmbeddingHandler,
     encode_counted,
+    flat_texts,
+    regrouped,
 )
 from ragbeam.transforms.embed.model import EmbeddingOptions
-from ragbeam.transforms.embed.text import chunk_embedding_text
+from ragbeam.transforms.embed.text import chunk_embedding_texts
 from ragbeam.transforms.metrics import counter_totals, summed
 
 
@@ -33,16 +37,28 @@ def embed_sentences(handler: SentenceEmbeddingHandler) -> RunInference:
     return RunInference(KeyedModelHandler(handler)).with_exception_handling()
 
 
-def _without_embedding(row: dict[str, Any], partitions: int) -> int:
-    return 0 if row.get("embedding") is None else 1
+def _without_embedding(row: dict[str, Any], partitions: int, text_vector: bool = False) -> int:
+    if row.get("embedding") is None or (text_vector and row.get("text_embedding") is None):
+        return 0
+    return 1
 
 
 EMBED_FAILED = "embed_failed"
 
 
+def with_vectors(row: ChunkRow, vectors: Any) -> ChunkRow:
+    """``row`` with its vector, or with ``--text-vector`` its two (a ``(2, dimension)``
+    block: the dense text's, then the chunk text's)."""
+    vectors = np.asarray(vectors)
+    if vectors.ndim == 1:
+        return {**row, "embedding": [float(x) for x in vectors]}
+    return {**row, "embedding": [float(x) for x in vectors[0]],
+            TEXT_EMBEDDING: [float(x) for x in vectors[1]]}
+
+
 def _with_vector(row: ChunkRow, result: Any) -> ChunkRow:
     # Counted on the progress line by the handler, per forward pass.
-    return {**row, "embedding": [float(x) for x in result.inference]}
+    return with_vectors(row, result.inference)
 
 
 @beam.typehints.with_output_types(ChunkRow, **{EMBED_FAILED: tuple[str, str]})
@@ -67,8 +83,10 @@ class RetryFailedBatches(beam.DoFn):
         try:
             if self._model is None:
                 self._model = LazySentenceModel(self._embedding)
-            vectors = encode_counted(self._model.get(), [text for _, text in batch],
-                                     self._embedding.batch_size, progress.EMBEDDED)
+            texts, per = flat_texts([text for _, text in batch])
+            vectors = regrouped(encode_counted(self._model.get(), texts,
+                                               self._embedding.batch_size, progress.EMBEDDED,
+                                               per=per), per)
         except Exception as exc:
             self._failed.inc(len(batch))
             message = (f"{type(first_error).__name__}: {first_error}; "
@@ -77,29 +95,37 @@ class RetryFailedBatches(beam.DoFn):
                 yield beam.pvalue.TaggedOutput(EMBED_FAILED, (doc_id, message))
             return
         for (row, _), vector in zip(batch, vectors, strict=True):
-            yield {**row, "embedding": [float(x) for x in vector]}
+            yield with_vectors(row, vector)
 
 
 class EmbedChunkRows(beam.PTransform):
     """Fill ``embedding`` for chunk rows that have none (rows that do are passed on).
+    With ``text_vector`` (``--text-vector``), ``text_embedding`` too: each row's dense
+    text and chunk text go into the same cross-document batch, one model call for
+    both (a text equal to its dense text is encoded once: ``encode_texts``).
 
     Returns ``{"chunks": rows, EMBED_FAILED: (doc_id, message)}``: a batch that
     fails is retried once; the documents of rows that still have no vector are
     listed on ``EMBED_FAILED`` and must be failed by the caller.
     """
 
-    def __init__(self, embedding: EmbeddingOptions) -> None:
+    def __init__(self, embedding: EmbeddingOptions, text_vector: bool = False) -> None:
         super().__init__()
         self._embedding = embedding
+        self._text_vector = text_vector
 
     def expand(self, rows: beam.PCollection) -> dict[str, beam.PCollection]:
-        todo, done = rows | "Needs embedding" >> beam.Partition(_without_embedding, 2)
+        text_vector = self._text_vector
+        todo, done = rows | "Needs embedding" >> beam.Partition(_without_embedding, 2,
+                                                                text_vector)
         embedded, dead = (
             todo
-            | "Chunk text" >> beam.Map(lambda row: (row, chunk_embedding_text(row)))
+            | "Chunk text" >> beam.Map(lambda row: (row, chunk_embedding_texts(row,
+                                                                                text_vector)))
             | "Embed chunks" >> embed_sentences(
                 SentenceEmbeddingHandler(self._embedding, count_over_window=True,
-                                         tick=progress.EMBEDDED))
+                                         tick=progress.EMBEDDED,
+                                         texts_per_element=2 if text_vector else 1))
         )
         filled = embedded | "Set embedding" >> beam.MapTuple(_with_vector).with_output_types(
             ChunkRow)
@@ -123,6 +149,7 @@ def embedding_summary(result: Any) -> dict[str, int]:
         return {}
     summary = summed(totals, {("ragbeam.embed", OVER_WINDOW): OVER_WINDOW})
     # RunInference prefixes its counter names with the model handler's name.
+    # With --text-vector each element is two texts: the second ones are counted apart.
     summary["texts_encoded"] = sum(value for (_, name), value in totals.items()
-                                   if name.endswith(MODEL_INPUTS))
+                                   if name.endswith(MODEL_INPUTS) or name == EXTRA_TEXTS)
     return summary

@@ -28,10 +28,17 @@ class FailDocumentsWithoutVectors(beam.DoFn):
             content_hash=row["content_hash"], media_type=row["media_type"]))
 
 
-def _unfit_vector_dropped(row: ChunkRow, dimension: int, redo_all: bool) -> ChunkRow:
+def _unfit_vector_dropped(row: ChunkRow, dimension: int, redo_all: bool,
+                          text_vector: bool = False) -> ChunkRow:
     vector = row.get("embedding")
-    if redo_all or vector is None or len(vector) != dimension:
-        return {**row, "embedding": None}
+    second = row.get("text_embedding")
+    if (redo_all or vector is None or len(vector) != dimension
+            or (text_vector and (second is None or len(second) != dimension))):
+        out = {**row, "embedding": None}
+        out.pop("text_embedding", None)
+        return out
+    if not text_vector and "text_embedding" in row:
+        return {k: v for k, v in row.items() if k != "text_embedding"}
     return row
 
 
@@ -54,11 +61,13 @@ class VectorsForKeptChunks(beam.PTransform):
     dropped, so the previous output stays the one to use.
     """
 
-    def __init__(self, embedding: EmbeddingOptions, dimension: int, redo_all: bool) -> None:
+    def __init__(self, embedding: EmbeddingOptions, dimension: int, redo_all: bool,
+                 text_vector: bool = False) -> None:
         super().__init__()
         self._embedding = embedding  # threads resolved for the runner
         self._dimension = dimension
         self._redo_all = redo_all  # the previous run's model differs (read before the graph)
+        self._text_vector = text_vector  # --text-vector: chunks.text_embedding too
 
     def expand(self, chunks: beam.PCollection[ChunkRow]) -> beam.PCollection[ChunkRow]:
         # RunInference (apache_beam.ml) only for runs that embed.
@@ -66,7 +75,8 @@ class VectorsForKeptChunks(beam.PTransform):
 
         embedded = (chunks
                     | "Unfit vectors" >> beam.Map(_unfit_vector_dropped, self._dimension,
-                                                  self._redo_all).with_output_types(ChunkRow)
-                    | "Embed kept chunks" >> EmbedChunkRows(self._embedding))
+                                                  self._redo_all, self._text_vector
+                                                  ).with_output_types(ChunkRow)
+                    | "Embed kept chunks" >> EmbedChunkRows(self._embedding, self._text_vector))
         _ = embedded[EMBED_FAILED] | "Fail the run" >> beam.Map(_cannot_embed_kept_chunks)
         return embedded["chunks"]

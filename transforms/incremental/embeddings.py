@@ -31,25 +31,38 @@ def embedding_key(row: Mapping[str, Any]) -> tuple[str, str]:
 
 def embedding_source(row: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a previous chunk row that reuse needs: its embedding inputs and vector."""
-    return {**{c: row.get(c) for c in EMBEDDING_INPUTS}, "embedding": row.get("embedding")}
+    return {**{c: row.get(c) for c in EMBEDDING_INPUTS}, "embedding": row.get("embedding"),
+            "text_embedding": row.get("text_embedding")}
+
+
+def _reusable(current: Mapping[str, Any], previous: Iterable[Mapping[str, Any]]
+              ) -> Mapping[str, Any] | None:
+    for candidate in previous:
+        if candidate.get("embedding") is not None and all(
+            candidate.get(c) == current.get(c) for c in EMBEDDING_INPUTS
+        ):
+            return candidate
+    return None
 
 
 def reusable_embedding(current: Mapping[str, Any], previous: Iterable[Mapping[str, Any]]
                        ) -> list[float] | None:
     """The previous embedding of the same chunk id, if its inputs are identical."""
-    for candidate in previous:
-        if candidate.get("embedding") is not None and all(
-            candidate.get(c) == current.get(c) for c in EMBEDDING_INPUTS
-        ):
-            return list(candidate["embedding"])
-    return None
+    candidate = _reusable(current, previous)
+    return None if candidate is None else list(candidate["embedding"])
 
 
 def with_reused_embedding(current: Mapping[str, Any], previous: Iterable[Mapping[str, Any]]
                           ) -> dict[str, Any]:
-    """``current`` with the previous vector filled in when it can be reused; the
-    embed stage then only embeds rows whose ``embedding`` is still None."""
+    """``current`` with the previous vector filled in when it can be reused, and its
+    ``text_embedding`` (``--text-vector``) with it: the previous run's dense key is
+    this run's, so it has one exactly when this run makes one. The embed stage then
+    only embeds rows whose ``embedding`` is still None."""
     row = dict(current)
     if row.get("embedding") is None:
-        row["embedding"] = reusable_embedding(current, previous)
+        candidate = _reusable(current, previous)
+        if candidate is not None:
+            row["embedding"] = list(candidate["embedding"])
+            if candidate.get("text_embedding") is not None:
+                row["text_embedding"] = list(candidate["text_embedding"])
     return row

@@ -45,7 +45,11 @@ def dense_key(embedding_record: Mapping[str, Any] | None) -> str | None:
     """The dense layer's key from an ``embedding`` record (None: no vectors)."""
     if not embedding_record:
         return None
-    return config_fingerprint({k: embedding_record.get(k) for k in DENSE_RECORD_KEYS})
+    fields = {k: embedding_record.get(k) for k in DENSE_RECORD_KEYS}
+    # Only when set (--text-vector): runs without it keep the key they always had.
+    if embedding_record.get("text_vector"):
+        fields["text_vector"] = embedding_record["text_vector"]
+    return config_fingerprint(fields)
 
 
 def sparse_key(sparse_record: Mapping[str, Any] | None) -> str | None:
@@ -117,6 +121,7 @@ def with_layers(row: Mapping[str, Any], plan: LayerPlan,
     out = dict(row)
     if plan.dense.changes_rows:
         out["embedding"] = None
+        out.pop("text_embedding", None)
     if plan.sparse.changes_rows:
         out["sparse"] = None
     if plan.sparse is Work.REDO:

@@ -92,10 +92,14 @@ class CollectionShape:
     made_by_ragbeam: bool  # it has ragbeam's chunk id and dense vector
     dimension: int
     sparse: bool
+    # Its dense vector holds several vectors a chunk, scored by the closest (max-sim):
+    # both of ``--text-vector``'s.
+    multivector: bool = False
 
 
 def check_compatible(spec: SinkSpec, shape: CollectionShape, dimension: int,
-                     sparse: bool, advice: str = "use another collection") -> None:
+                     sparse: bool, advice: str = "use another collection",
+                     multivector: bool = False) -> None:
     """The one check of an existing collection against this run's vectors, for every
     store: ``SinkMismatch`` (exit 2, not retried) unless it takes them. ``advice``
     ends the message (a store without aliases says why it cannot switch one)."""
@@ -111,6 +115,11 @@ def check_compatible(spec: SinkSpec, shape: CollectionShape, dimension: int,
         raise SinkMismatch(f"sink {spec.display}: collection {name!r} "
                            f"{'has' if shape.sparse else 'has no'} sparse vectors, this "
                            f"run writes {'some' if sparse else 'none'} (--sparse): {advice}")
+    if shape.multivector != multivector:
+        raise SinkMismatch(f"sink {spec.display}: collection {name!r} holds "
+                           f"{'two vectors' if shape.multivector else 'one vector'} a chunk, "
+                           f"this run writes {'two' if multivector else 'one'} "
+                           f"(--text-vector): {advice}")
 
 
 class VectorStore(ABC):
@@ -140,6 +149,10 @@ class VectorStore(ABC):
     # Keeps the chunks' sparse vectors (--sparse); a store that cannot syncs the
     # dense vectors and the run says so once (sync.py).
     keeps_sparse: ClassVar[bool] = True
+    # Keeps both vectors of ``--text-vector`` as one multivector scored by the closer
+    # one (max-sim); a store that cannot keeps ``embedding`` alone and the run says so
+    # once (sync.py).
+    keeps_multivector: ClassVar[bool] = False
     @classmethod
     def server_address(cls, spec: SinkSpec) -> tuple[str, int] | None:
         """The host and port the server form talks to (the port of ``server_form``
@@ -163,15 +176,17 @@ class VectorStore(ABC):
         cannot (``uri.py`` refuses the URI with it)."""
         return None
 
-    def ensure_collection(self, dimension: int, sparse: bool = False) -> bool:
+    def ensure_collection(self, dimension: int, sparse: bool = False,
+                          multivector: bool = False) -> bool:
         """Create the collection if missing (True), or check that it takes vectors of
-        ``dimension`` and has a sparse vector field exactly when ``sparse`` (else
-        ``SinkMismatch``)."""
+        ``dimension``, has a sparse vector field exactly when ``sparse`` and a
+        multivector exactly when ``multivector`` (else ``SinkMismatch``)."""
         shape = self.describe()
         if shape is None:
-            self.create_collection(dimension, sparse)
+            self.create_collection(dimension, sparse, multivector)
             return True
-        check_compatible(self.spec, shape, dimension, sparse, advice=self.mismatch_advice())
+        check_compatible(self.spec, shape, dimension, sparse, advice=self.mismatch_advice(),
+                         multivector=multivector)
         return False
 
     def mismatch_advice(self) -> str:
@@ -207,7 +222,8 @@ class VectorStore(ABC):
         """The collection's shape; None when there is no such collection."""
 
     @abstractmethod
-    def create_collection(self, dimension: int, sparse: bool) -> None: ...
+    def create_collection(self, dimension: int, sparse: bool, multivector: bool = False
+                          ) -> None: ...
 
     def __enter__(self) -> VectorStore:
         self.connect()

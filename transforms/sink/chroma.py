@@ -67,7 +67,8 @@ class ChromaStore(VectorStore):
                                dimension=dimension if isinstance(dimension, int) else 0,
                                sparse=False)
 
-    def create_collection(self, dimension: int, sparse: bool) -> None:
+    def create_collection(self, dimension: int, sparse: bool, multivector: bool = False
+                          ) -> None:
         self._client.create_collection(self.spec.collection, embedding_function=None,
                                        configuration={"hnsw": {"space": "cosine"}},
                                        metadata={DIMENSION_KEY: dimension})

@@ -12,7 +12,8 @@ from ragbeam.schemas.typed_rows import arrow_fields
 # The chunk columns a store does not keep as fields: the id and the vectors, which
 # every store holds in places of their own, and what only Parquet needs (the text as
 # embedded, token and character counts: Parquet is the system of record).
-NOT_STORED = frozenset({"chunk_id", "embedding", "sparse", "embed_text", "token_count",
+NOT_STORED = frozenset({"chunk_id", "embedding", "text_embedding", "sparse", "embed_text",
+                        "token_count",
                         "char_count"})
 
 

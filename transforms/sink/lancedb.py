@@ -6,11 +6,14 @@ stored chunk columns (``columns.stored_columns``) with the chunks table's own Ar
 types (``heading_path`` a list, ``metadata`` a map), so a LanceDB table reads like
 the Parquet ``chunks`` table without the Parquet-only columns. LanceDB keeps no
 sparse vectors: with ``--sparse`` the dense vectors are synced and the run says so
-once. The marker lives in the table's schema, as metadata of the ``chunk_id``
-field (LanceDB has no table-level properties; the field's metadata survives
-appends, merges and deletes). Beam has no LanceDB writer: ``writers.py``
-``LanceDBWriteConfig`` is one in Beam's ``VectorDatabaseWriteConfig`` idiom
-(``merge_insert`` on ``chunk_id``: an upsert).
+once. With ``--text-vector``, ``embedding`` is a list of the chunk's two vectors
+(``list<fixed_size_list<float32>>``: its dense text's, then its text's), which LanceDB
+searches as a multivector: a query vector's ``_distance`` to a chunk is 1 − the
+closer of the two cosines (max-sim; ``distance_type("cosine")``). The marker lives
+in the table's schema, as metadata of the ``chunk_id`` field (LanceDB has no
+table-level properties; the field's metadata survives appends, merges and deletes).
+Beam has no LanceDB writer: ``writers.py`` ``LanceDBWriteConfig`` is one in Beam's
+``VectorDatabaseWriteConfig`` idiom (``merge_insert`` on ``chunk_id``: an upsert).
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ _ID = "chunk_id"
 _HEX = re.compile(r"^[0-9a-f]+$")
 
 
-def table_schema(dimension: int) -> pa.Schema:
+def table_schema(dimension: int, multivector: bool = False) -> pa.Schema:
+    vector = embedding_type(dimension)
     return pa.schema([pa.field(_ID, pa.string(), nullable=False),
-                      pa.field(DENSE_VECTOR, embedding_type(dimension), nullable=False),
+                      pa.field(DENSE_VECTOR, pa.list_(vector) if multivector else vector,
+                               nullable=False),
                       *stored_columns()])
 
 
@@ -46,6 +51,7 @@ class LanceDBStore(VectorStore):
     local_form = "DIR"
     local_title = "LanceDB: an embedded columnar vector store in one local folder"
     keeps_sparse = False
+    keeps_multivector = True
 
     def connect(self) -> None:
         from ragbeam.transforms.sink.writers import connect_lancedb
@@ -63,13 +69,18 @@ class LanceDBStore(VectorStore):
             return None
         schema = self._table().schema
         vector = schema.field(DENSE_VECTOR).type if DENSE_VECTOR in schema.names else None
+        multivector = vector is not None and pa.types.is_list(vector)
+        if multivector:
+            vector = vector.value_type
         fixed = vector is not None and pa.types.is_fixed_size_list(vector)
         return CollectionShape(made_by_ragbeam=_ID in schema.names and fixed,
                                dimension=vector.list_size if fixed else 0,
-                               sparse=SPARSE_VECTOR in schema.names)
+                               sparse=SPARSE_VECTOR in schema.names, multivector=multivector)
 
-    def create_collection(self, dimension: int, sparse: bool) -> None:
-        self._db.create_table(self.spec.collection, schema=table_schema(dimension))
+    def create_collection(self, dimension: int, sparse: bool, multivector: bool = False
+                          ) -> None:
+        self._db.create_table(self.spec.collection,
+                              schema=table_schema(dimension, multivector))
 
     def read_marker(self) -> str | None:
         metadata = self._table().schema.field(_ID).metadata or {}

@@ -191,7 +191,8 @@ class MilvusStore(VectorStore):
             dimension=int((vector or {}).get("params", {}).get("dim", 0)),
             sparse=SPARSE_VECTOR in fields)
 
-    def create_collection(self, dimension: int, sparse: bool) -> None:
+    def create_collection(self, dimension: int, sparse: bool, multivector: bool = False
+                          ) -> None:
         from pymilvus import DataType, MilvusClient
 
         name = self.spec.collection

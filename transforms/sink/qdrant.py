@@ -9,6 +9,12 @@ sparse query scores BM25); each point's payload is the chunk's stored columns
 chunk id is 128 bits of hex, so its point id is the same 128 bits as a UUID
 (``item_id``/``chunk_id_of`` are exact inverses). Upserts go through Beam's
 ``QdrantWriteConfig``; the marker lives in the collection's ``metadata``.
+
+With ``--text-vector`` the named vector ``embedding`` is a multivector
+(``MultiVectorConfig(comparator=MAX_SIM)``) holding each chunk's two vectors, its
+dense text's then its text's: a query given as one vector in a list
+(``query=[vector], using="embedding"``) scores each chunk by the closer of the two
+cosines (tests/transforms/sink/test_text_vector_stores.py).
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ class QdrantStore(VectorStore):
         return address
     credential_env = "QDRANT_API_KEY"
     keeps_aliases = True
+    keeps_multivector = True
 
     @classmethod
     def check_options(cls, options: Mapping[str, str], collection: str) -> str | None:
@@ -129,15 +136,21 @@ class QdrantStore(VectorStore):
         params = vectors.get(VECTOR_NAME) if isinstance(vectors, dict) else None
         return CollectionShape(made_by_ragbeam=params is not None,
                                dimension=params.size if params is not None else 0,
-                               sparse=SPARSE_VECTOR in (config.sparse_vectors or {}))
+                               sparse=SPARSE_VECTOR in (config.sparse_vectors or {}),
+                               multivector=getattr(params, "multivector_config", None)
+                               is not None)
 
-    def create_collection(self, dimension: int, sparse: bool) -> None:
+    def create_collection(self, dimension: int, sparse: bool, multivector: bool = False
+                          ) -> None:
         from qdrant_client import models
 
         name = self.spec.collection
+        max_sim = (models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM)
+                   if multivector else None)
         self._client.create_collection(
             name, vectors_config={VECTOR_NAME: models.VectorParams(
-                size=dimension, distance=models.Distance.COSINE)},
+                size=dimension, distance=models.Distance.COSINE,
+                multivector_config=max_sim)},
             sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(
                 modifier=models.Modifier.IDF)} if sparse else None)
 

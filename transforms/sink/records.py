@@ -62,13 +62,26 @@ def sparse_of(row: Mapping[str, Any]) -> tuple[list[int], list[float]] | None:
     return [int(i) for i in sparse["indices"]], [float(v) for v in sparse["values"]]
 
 
-def embeddable_item(row: Mapping[str, Any], item_id: str) -> EmbeddableItem:
+def vectors_of(row: Mapping[str, Any]) -> list[list[float]]:
+    """A ``--text-vector`` row's two vectors, its dense text's then its text's: what a
+    store's multivector holds (scored by the closer one)."""
+    second = row.get("text_embedding")
+    if second is None:
+        raise MissingVector(f"chunk {row['chunk_id']} of {row.get('source_uri')} has no "
+                            "text_embedding, so no store can hold its two vectors")
+    return [vector_of(row), [float(x) for x in second]]
+
+
+def embeddable_item(row: Mapping[str, Any], item_id: str, multivector: bool = False
+                    ) -> EmbeddableItem:
     """A chunk row as Beam's ``EmbeddableItem``, the input of its vector-store writers:
     ``metadata`` carries the stored fields (the Qdrant payload, the Milvus columns), the
-    embedding the dense vector and, with ``--sparse``, the sparse one."""
+    embedding the dense vector (with ``multivector``, both of ``--text-vector``'s, as a
+    list of two) and, with ``--sparse``, the sparse one."""
+    dense: Any = vectors_of(row) if multivector else vector_of(row)
     return EmbeddableItem(content=Content(text=row["text"]), id=item_id,
                           index=int(row.get("chunk_index") or 0), metadata=stored_fields(row),
-                          embedding=Embedding(dense_embedding=vector_of(row),
+                          embedding=Embedding(dense_embedding=dense,
                                               sparse_embedding=sparse_of(row)))
 
 

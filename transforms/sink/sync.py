@@ -84,6 +84,10 @@ class SyncPlan:
     full: bool
     reason: str
     sparse: bool = False  # the store keeps the chunks' sparse vectors (--sparse)
+    # The store keeps both vectors of --text-vector as one max-sim multivector.
+    multivector: bool = False
+    # What of the run's vectors the store cannot keep (said once, and in the state).
+    warnings: tuple[str, ...] = ()
     # A cutover: the physical collection this run fills (beside ``replaces``, the one
     # ``spec.collection`` names now), switched to by ``finish_sync``. None: the run
     # writes ``spec.collection`` itself (through its alias, if it is one).
@@ -141,41 +145,46 @@ def choose_mode(has_previous: bool, previous_state: Mapping[str, Any] | None,
 
 
 def physical_collection(collection: str, dimension: int, sparse: bool,
-                        layers: Mapping[str, str | None] | None = None) -> str:
+                        layers: Mapping[str, str | None] | None = None,
+                        multivector: bool = False) -> str:
     """The physical collection holding these vectors (pure): ``NAME__KEY``, KEY from
-    the dense layer's key (or the dimension, when no layer keys are given) and the
-    sparse layer's where ``sparse``. Letters, digits and ``_``: a valid name in
+    the dense layer's key (or the dimension, when no layer keys are given), the
+    sparse layer's where ``sparse``, and ``multivector`` where the store keeps both
+    of ``--text-vector``'s vectors. Letters, digits and ``_``: a valid name in
     Milvus and Qdrant."""
     layers = layers or {}
     key = config_fingerprint({"dense": layers.get("dense") or dimension,
-                              "sparse": (layers.get("sparse") or True) if sparse else None})
+                              "sparse": (layers.get("sparse") or True) if sparse else None,
+                              **({"multivector": True} if multivector else {})})
     return f"{collection}__{key[:12]}"
 
 
-def _prepare_aliased(store: VectorStore, dimension: int, sparse: bool, physical: str
-                     ) -> tuple[VectorStore, bool, str | None]:
+def _prepare_aliased(store: VectorStore, dimension: int, sparse: bool, physical: str,
+                     multivector: bool = False) -> tuple[VectorStore, bool, str | None]:
     """Make sure ``physical`` exists beside (or behind) the store's collection name:
     (the store the run writes, created?, the collection it replaces when it is a
     cutover). A new name becomes an alias of ``physical`` at once."""
     current, shape = store.aliased(), store.describe()
     if shape is None:  # nothing of that name: a new alias over a new collection
         target = store.on(physical)
-        target.ensure_collection(dimension, sparse)
+        target.ensure_collection(dimension, sparse, multivector)
         store.switch_alias(physical, None)
         return store, True, None
-    if current == physical or (current is None and _takes(store, shape, dimension, sparse)):
-        check_compatible(store.spec, shape, dimension, sparse)
+    if current == physical or (current is None and _takes(store, shape, dimension, sparse,
+                                                          multivector)):
+        check_compatible(store.spec, shape, dimension, sparse, multivector=multivector)
         return store, False, None
-    if not shape.made_by_ragbeam:
-        check_compatible(store.spec, shape, dimension, sparse)  # refused: not ragbeam's
+    if not shape.made_by_ragbeam:  # refused: not ragbeam's
+        check_compatible(store.spec, shape, dimension, sparse, multivector=multivector)
     target = store.on(physical)
-    target.ensure_collection(dimension, sparse)  # or left by a cutover that failed
+    target.ensure_collection(dimension, sparse, multivector)  # or left by a failed cutover
     return target, True, current or store.spec.collection
 
 
-def _takes(store: VectorStore, shape: Any, dimension: int, sparse: bool) -> bool:
+def _takes(store: VectorStore, shape: Any, dimension: int, sparse: bool,
+           multivector: bool = False) -> bool:
     try:
-        check_compatible(store.spec, shape, dimension, sparse)
+        check_compatible(store.spec, shape, dimension, sparse, multivector=multivector)
     except SinkMismatch:
         return False
     return True
@@ -183,9 +192,12 @@ def _takes(store: VectorStore, shape: Any, dimension: int, sparse: bool) -> bool
 
 def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
                  run_token: str, sparse: bool = False,
-                 layers: Mapping[str, str | None] | None = None) -> SyncPlan:
+                 layers: Mapping[str, str | None] | None = None,
+                 text_vector: bool = False) -> SyncPlan:
     """``layers``: the run's layer keys (``RunConfig.layer_keys``), which name the
-    physical collection of a store with aliases (``physical_collection``)."""
+    physical collection of a store with aliases (``physical_collection``).
+    ``text_vector``: the chunks have two vectors (``--text-vector``); a store that
+    keeps multivectors holds both, another ``embedding`` only (said once)."""
     store = store_type(spec.kind)
     address = store.server_address(spec)
     if address and (problem := unreachable(*address, urlsplit(spec.target).scheme)):
@@ -194,15 +206,24 @@ def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
         _LOG.warning("sink %s: %s keeps no sparse vectors: it gets the dense ones only "
                      "(--sparse still fills chunks.sparse)", spec.display, store.title)
         sparse = False
+    multivector = text_vector and store.keeps_multivector
+    warnings: tuple[str, ...] = ()
+    if text_vector and not multivector:
+        warnings = (f"{store.title} cannot hold two vectors a chunk: it keeps chunks.embedding "
+                    "only, scored alone (--text-vector still fills chunks.text_embedding; "
+                    "Qdrant and LanceDB keep both and score the closer one)",)
+        _LOG.warning("sink %s: %s", spec.display, warnings[0])
     previous_state = read_sink_state(previous, spec) if previous else None
-    physical = physical_collection(spec.collection, dimension, sparse, layers)
+    physical = physical_collection(spec.collection, dimension, sparse, layers, multivector)
 
     def prepare() -> SyncPlan:
         with open_store(spec) as store:
             if not store.keeps_aliases:
-                written, created, replaces = store, store.ensure_collection(dimension, sparse), None
+                written, created, replaces = store, store.ensure_collection(
+                    dimension, sparse, multivector), None
             else:
-                written, created, replaces = _prepare_aliased(store, dimension, sparse, physical)
+                written, created, replaces = _prepare_aliased(store, dimension, sparse, physical,
+                                                              multivector)
             if replaces is not None:
                 full, reason = True, (f"vectors of another layer key: filling {physical} "
                                       f"beside {replaces}, then switching {spec.collection!r}")
@@ -211,6 +232,7 @@ def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
                                            written.read_marker(), created)
             written.write_marker(WRITING + run_token)
         return SyncPlan(spec, dimension, run_token, full, reason, sparse,
+                        multivector=multivector, warnings=warnings,
                         target=physical if replaces is not None else None, replaces=replaces)
 
     return retrying(spec, "prepare", prepare)
@@ -231,9 +253,10 @@ def each_store(step: Callable[[T], R], items: Sequence[T]) -> list[R]:
 
 def prepare_sinks(specs: Sequence[SinkSpec], dimension: int, previous: str | None,
                   run_token: str, sparse: bool = False,
-                  layers: Mapping[str, str | None] | None = None) -> list[SyncPlan]:
+                  layers: Mapping[str, str | None] | None = None,
+                  text_vector: bool = False) -> list[SyncPlan]:
     return each_store(lambda spec: prepare_sync(spec, dimension, previous, run_token, sparse,
-                                                layers), list(specs))
+                                                layers, text_vector), list(specs))
 
 
 def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:
@@ -242,7 +265,10 @@ def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:
                if plan.target else {})
     return {"sink": spec.display, "kind": spec.kind, "collection": spec.collection,
             "key": spec.key, "status": status, "mode": plan.mode, "reason": plan.reason,
-            "run_token": plan.run_token, "sparse": plan.sparse, **cutover, **fields}
+            "run_token": plan.run_token, "sparse": plan.sparse,
+            **({"multivector": True} if plan.multivector else {}),
+            **({"warnings": list(plan.warnings)} if plan.warnings else {}),
+            **cutover, **fields}
 
 
 def finish_sync(plan: SyncPlan, output: str, chunk_rows: int,

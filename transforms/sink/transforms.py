@@ -137,7 +137,8 @@ class _ToItem(beam.DoFn):
 
     def process(self, row: Mapping[str, Any], deleted: int) -> Iterator[Any]:
         self._upserts.inc()
-        yield embeddable_item(row, self._store_type.item_id(row["chunk_id"]))
+        yield embeddable_item(row, self._store_type.item_id(row["chunk_id"]),
+                              self._plan.multivector)
 
 
 class SyncToVectorStore(beam.PTransform):
