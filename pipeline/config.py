@@ -109,7 +109,11 @@ if TYPE_CHECKING:
 # label; slide titles (PDF decks, .pptx) as headings; tables beside a column of text, row
 # labels at a table's left as its first column; a short FY ("FY23") also its full year in
 # BM25's terms; the label's words once where the chunk already holds them.
-OUTPUT_FORMAT_VERSION = 16
+# 17: a .txt written in Markdown read as Markdown, Markdown's raw HTML blocks as their
+# words; two lines in capitals one heading only where the first is full (a registrant's
+# name over its statement's title); note markers ([1]) out of what the dense model and
+# BM25 index, a header without the headings the text opens with (embed_text changes).
+OUTPUT_FORMAT_VERSION = 17
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
