@@ -204,7 +204,16 @@ class HeadingIndex:
                                if span.kind is BlockKind.CONTENTS), None)
         if first_contents is not None and first_contents > MAX_FRONT_MATTER_PAGES:
             first_contents = None
+        cover = _bare_cover_page(spans)
+        body_title = _body_title(spans, cover) if cover is not None else None
         for i, span in enumerate(spans):
+            if cover is not None and span.page is not None and span.page > cover:
+                # A bare cover's lines name the document; they head none of its pages.
+                cover = None
+                if stack:
+                    stack = []
+                    self._starts.append(span.start)
+                    self._paths.append(())
             if span.kind is BlockKind.CONTENTS and front_matter:
                 front_matter = False
                 if span.page is not None and span.page <= MAX_FRONT_MATTER_PAGES:
@@ -228,13 +237,49 @@ class HeadingIndex:
                             if folded.startswith(entry[1].casefold())]
                 if repeated:
                     del stack[repeated[0]:]
-            stack.append((level, title, _over_contents_only(spans, i, level, title)))
+            folded = title.casefold()
+            if any(entry[1].casefold() == folded for entry in stack):
+                # A section's title printed again inside it ("EXCLUSIONS" over a page of
+                # its subsection): the section goes on, not a section of itself.
+                continue
+            stack.append((level, title, i == body_title
+                          or _over_contents_only(spans, i, level, title)))
             self._starts.append(span.start)
             self._paths.append(tuple(title for _, title, _ in stack))
 
     def path_at(self, offset: int) -> tuple[str, ...]:
         i = bisect.bisect_right(self._starts, offset) - 1
         return self._paths[i] if i >= 0 else ()
+
+
+def _bare_cover_page(spans: Sequence[TextSpan]) -> int | None:
+    """The first page, where it is a bare cover: every span on it a heading (the
+    publisher's name, the document's), and the document goes on after it."""
+    first = next((span.page for span in spans if span.page is not None), None)
+    if first is None:
+        return None
+    on_cover = [span for span in spans if span.page == first]
+    if not on_cover or any(span.kind is not BlockKind.HEADING for span in on_cover):
+        return None
+    return first if any(span.page is not None and span.page > first for span in spans) \
+        else None
+
+
+def _body_title(spans: Sequence[TextSpan], cover: int) -> int | None:
+    """The index of the heading that opens the pages after a bare cover, where it is the
+    only heading of its level or above in all of them and headings below it follow
+    ("Summary of Benefits" over a booklet's sections set in capitals, a size smaller):
+    the body's title, a second cover line. It heads the text up to the next heading,
+    not the sections a reader sees as the document's own top level."""
+    body = [(i, span) for i, span in enumerate(spans)
+            if span.kind is BlockKind.HEADING and span.page is not None and span.page > cover]
+    if len(body) < 3:
+        return None
+    i, first = body[0]
+    level = first.level or 1
+    if any((span.level or 1) <= level for _, span in body[1:]):
+        return None
+    return i
 
 
 def _over_contents_only(spans: Sequence[TextSpan], i: int, level: int, title: str) -> bool:

@@ -74,6 +74,9 @@ MAX_TITLE_GROUPS = 2
 # Lines set at the title's size: within this share of it (PDF sizes are exact; a line
 # a point smaller is another line of the cover, not the title's).
 TITLE_SIZE_TOLERANCE = 0.04
+# Between a bare cover's largest line (its publisher) and the line below it that names
+# the document ("Contoso Electronics — Northwind Health Standard Plan").
+COVER_SUBTITLE_SEPARATOR = " — "
 # A line ending in a full stop is a sentence, not a title, from this many words on.
 MIN_SENTENCE_WORDS = 5
 # Metadata keys that name the software that made the file, not the document.
@@ -277,7 +280,45 @@ def cover_title(lines: Sequence[TitleLine], body_size: float, text: str = "") ->
         repeats = [folded.count(group.casefold()) for group in named]
         named = [group for group, n in zip(named, repeats, strict=True) if n == max(repeats)]
     title = " ".join(named[:MAX_TITLE_GROUPS])
-    return title if title and _is_named_thing(title) else None
+    if not title or not _is_named_thing(title):
+        return None
+    if len(named) == 1 and (subtitle := _cover_subtitle(lines, body_size, title)):
+        return f"{title}{COVER_SUBTITLE_SEPARATOR}{subtitle}"
+    return title
+
+
+def _cover_subtitle(lines: Sequence[TitleLine], body_size: float, title: str) -> str | None:
+    """The one line (or group of lines) a bare cover sets below its largest text,
+    where that largest text names who publishes the document and this line names the
+    document ("Contoso Electronics" over "Northwind Health Standard Plan"): a cover
+    page holding nothing but these two, both set larger than the body. A publisher's
+    booklets share its name on their covers; only the second line tells them apart.
+    A cover with any text at the body's size (a filing's cover sheet, a paper's
+    abstract), a third size, a second line that only says what the document is
+    ("Annual Report 2022") or that ends a sentence adds nothing."""
+    if _only_a_kind(title):
+        return None
+    first_page = next((line.page for line in lines if line.text.strip()), None)
+    page = [line for line in lines
+            if line.page == first_page and line.text.strip() and not line.rotated]
+    if not page or not body_size or any(
+            not line.size or line.size <= body_size
+            or not sizes_differ(line.size, body_size) for line in page):
+        return None
+    top = max((line.size for line in page if " ".join(line.text.split()) in title), default=0.0)
+    rest = [line for line in page if abs(line.size - top) > TITLE_SIZE_TOLERANCE * top]
+    if not rest or any(sizes_differ(line.size, rest[0].size) for line in rest):
+        return None
+    below = [i for i, line in enumerate(page) if line in rest]
+    if below != list(range(below[0], below[0] + len(below))) or below[0] == 0:
+        return None  # one group, after the largest text
+    subtitle = " ".join(" ".join(line.text.split()) for line in rest)
+    if (not _is_named_thing(subtitle) or _sentence(subtitle) or _only_a_kind(subtitle)
+            or document_period(subtitle) is not None or re.search(_DATE, subtitle)
+            or subtitle.casefold() in title.casefold()
+            or len(f"{title} {subtitle}") > MAX_TITLE_CHARS):
+        return None
+    return subtitle
 
 
 def registrant_title(opening: str) -> str | None:

@@ -461,3 +461,25 @@ def test_a_browser_printed_page_is_named_by_its_page_not_its_site():
     # No separator: the metadata title is one name ("Harbour Cranes Quaypedia").
     assert name_document("Harbour Cranes Quaypedia", browser, opening, cover,
                          10.0).title == "Harbour Cranes Quaypedia"
+
+
+def test_a_bare_covers_publisher_over_the_documents_name_are_both_the_title():
+    # A publisher's booklets share its name, set largest; the line below names each.
+    lines = [TitleLine("Harbour Cranes", 1, 28, 100, 128),
+             TitleLine("Crane Operators Dental Plan", 1, 20, 140, 160),
+             TitleLine("This booklet explains the plan in detail for members.", 2, 10, 40, 50)]
+    assert cover_title(lines, 10) == "Harbour Cranes — Crane Operators Dental Plan"
+
+
+def test_a_cover_with_body_text_a_kind_or_a_period_below_keeps_its_largest_line():
+    publisher = TitleLine("Harbour Cranes", 1, 28, 100, 128)
+    body = TitleLine("Commission file number 001-01234", 1, 10, 300, 310)
+    plan = TitleLine("Crane Operators Dental Plan", 1, 20, 140, 160)
+    assert cover_title([publisher, plan, body], 10) == "Harbour Cranes"  # a cover sheet
+    assert cover_title([publisher, TitleLine("Annual Report", 1, 20, 140, 160)], 10) \
+        == "Harbour Cranes"
+    assert cover_title([publisher, TitleLine("December 31, 2022", 1, 20, 140, 160)], 10) \
+        == "Harbour Cranes"
+    # Three sizes: no one line under the publisher's name.
+    assert cover_title([publisher, plan, TitleLine("Members' edition", 1, 14, 170, 184)],
+                       10) == "Harbour Cranes"

@@ -1,0 +1,75 @@
+"""Heading paths of a booklet: a bare cover, a body title, sections repeated inside."""
+
+from __future__ import annotations
+
+from ragbeam.transforms.chunk.base import HeadingIndex
+from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
+
+H, P = BlockKind.HEADING, BlockKind.PARAGRAPH
+
+
+def paged_doc(blocks: list[tuple[BlockKind, int, int, str]]) -> Document:
+    """``(kind, level, page, text)`` blocks."""
+    parts, spans, cursor = [], [], 0
+    for kind, level, page, text in blocks:
+        if parts:
+            parts.append("\n\n")
+            cursor += 2
+        spans.append(TextSpan(cursor, cursor + len(text), kind, page=page, level=level))
+        parts.append(text)
+        cursor += len(text)
+    text = "".join(parts)
+    return Document(SourceFile("file:///plan.pdf", "plan", len(text)), "h", "application/pdf",
+                    text, tuple(spans))
+
+
+def paths(doc: Document) -> dict[str, tuple[str, ...]]:
+    index = HeadingIndex(doc)
+    return {doc.text[s.start:s.end]: index.path_at(s.start) for s in doc.spans
+            if s.kind is P}
+
+
+BOOKLET = paged_doc([
+    (H, 1, 1, "Harbour Cranes"),
+    (H, 2, 1, "Crane Operators Dental Plan"),
+    (P, 0, 2, "A notice on the second page."),
+    (H, 3, 3, "Summary of Benefits"),
+    (P, 0, 3, "What the plan pays."),
+    (H, 4, 3, "COVERED SERVICES"),
+    (H, 5, 4, "Fillings"),
+    (P, 0, 4, "Fillings are covered."),
+    (H, 6, 5, "COVERED SERVICES"),
+    (P, 0, 5, "More about fillings."),
+    (H, 4, 6, "EXCLUSIONS"),
+    (H, 6, 6, "EXCLUSIONS"),
+    (P, 0, 6, "Whitening is not covered."),
+])
+
+
+def test_a_bare_covers_lines_head_none_of_the_booklets_pages():
+    at = paths(BOOKLET)
+    assert at["A notice on the second page."] == ()
+    assert all("Harbour Cranes" not in path and "Crane Operators Dental Plan" not in path
+               for path in at.values())
+
+
+def test_the_one_heading_opening_the_body_does_not_parent_its_sections():
+    at = paths(BOOKLET)
+    assert at["What the plan pays."] == ("Summary of Benefits",)
+    assert at["Fillings are covered."] == ("COVERED SERVICES", "Fillings")
+
+
+def test_a_section_title_repeated_inside_it_is_not_nested_again():
+    at = paths(BOOKLET)
+    assert at["More about fillings."] == ("COVERED SERVICES", "Fillings")
+    assert at["Whitening is not covered."] == ("EXCLUSIONS",)
+
+
+def test_a_first_page_with_text_is_no_cover_and_a_title_over_sections_stays():
+    doc = paged_doc([
+        (H, 1, 1, "Learning to Retrieve"),
+        (P, 0, 1, "We study retrieval."),
+        (H, 2, 2, "Method"),
+        (P, 0, 2, "We index passages."),
+    ])
+    assert paths(doc)["We index passages."] == ("Learning to Retrieve", "Method")
