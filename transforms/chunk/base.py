@@ -11,6 +11,7 @@ one model call. The registry of strategies by name is ``strategies.py``.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -237,10 +238,10 @@ class HeadingIndex:
                             if folded.startswith(entry[1].casefold())]
                 if repeated:
                     del stack[repeated[0]:]
-            folded = title.casefold()
-            if any(entry[1].casefold() == folded for entry in stack):
+            if _restates(title, stack):
                 # A section's title printed again inside it ("EXCLUSIONS" over a page of
-                # its subsection): the section goes on, not a section of itself.
+                # its subsection, "COVERED SERVICES - HOSPICE CARE" in "COVERED SERVICES >
+                # Hospice Care"): the section goes on, not a section of itself.
                 continue
             stack.append((level, title, i == body_title
                           or _over_contents_only(spans, i, level, title)))
@@ -250,6 +251,22 @@ class HeadingIndex:
     def path_at(self, offset: int) -> tuple[str, ...]:
         i = bisect.bisect_right(self._starts, offset) - 1
         return self._paths[i] if i >= 0 else ()
+
+
+# Between a section's title and its subsection's where a page header prints both
+# ("COVERED SERVICES - HOSPICE CARE").
+_TITLE_JOINS = re.compile(r"\s+[-–—:|]\s+")
+
+
+def _restates(title: str, stack: Sequence[tuple[int, str, bool]]) -> bool:
+    """Is ``title`` a heading of its path said again: one of them, or several of them
+    joined by a dash ("COVERED SERVICES - HOSPICE CARE" under "COVERED SERVICES >
+    Hospice Care"), whatever the case?"""
+    if not stack:
+        return False
+    said = {" ".join(entry[1].split()).casefold() for entry in stack}
+    folded = title.casefold()
+    return folded in said or all(part in said for part in _TITLE_JOINS.split(folded))
 
 
 def _bare_cover_page(spans: Sequence[TextSpan]) -> int | None:

@@ -73,3 +73,21 @@ def test_a_first_page_with_text_is_no_cover_and_a_title_over_sections_stays():
         (P, 0, 2, "We index passages."),
     ])
     assert paths(doc)["We index passages."] == ("Learning to Retrieve", "Method")
+
+
+def test_a_page_header_joining_a_section_and_its_subsection_is_not_nested():
+    doc = paged_doc([
+        (H, 1, 1, "COVERED SERVICES"),
+        (P, 0, 1, "The plan covers these."),
+        (H, 2, 1, "Hospice Care"),
+        (P, 0, 1, "Hospice care is covered."),
+        (H, 3, 2, "COVERED SERVICES - HOSPICE CARE"),
+        (P, 0, 2, "Respite care too."),
+        (H, 3, 2, "COVERED SERVICES - RESPITE"),
+        (P, 0, 2, "A new part."),
+    ])
+    at = paths(doc)
+    assert at["Respite care too."] == ("COVERED SERVICES", "Hospice Care")
+    # A part the path does not say is a heading of its own.
+    assert at["A new part."] == ("COVERED SERVICES", "Hospice Care",
+                                 "COVERED SERVICES - RESPITE")
