@@ -112,7 +112,9 @@ if TYPE_CHECKING:
 # 17: a .txt written in Markdown read as Markdown, Markdown's raw HTML blocks as their
 # words; two lines in capitals one heading only where the first is full (a registrant's
 # name over its statement's title); note markers ([1]) out of what the dense model and
-# BM25 index, a header without the headings the text opens with (embed_text changes).
+# BM25 index, a header without the headings the text opens with (embed_text changes); a
+# bare cover's two sizes of lines one title, its lines parenting no later page, a
+# heading that repeats its own section not nested again.
 OUTPUT_FORMAT_VERSION = 17
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
