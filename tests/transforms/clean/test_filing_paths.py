@@ -377,9 +377,9 @@ def test_a_cover_line_repeated_over_the_next_page_takes_its_place():
                      (PROSE_TEXT, P, 0, 3)])
     index = HeadingIndex(doc)
     assert index.path_at(doc.text.index("For the Quarter Ended")) == ("FORM 10-Q",)
-    # After the front matter a heading repeating one in its path nests as it did.
-    assert index.path_at(len(doc.text) - 1) == ("PART I", "Item 1. Statements", "Notes",
-                                                "Notes")
+    # After the front matter a heading repeating one in its path takes no place of its
+    # own: it is not nested again (a path "Notes > Notes" says nothing more).
+    assert index.path_at(len(doc.text) - 1) == ("PART I", "Item 1. Statements", "Notes")
     # Without a contents page there is no front matter: an article's "Harbour Cranes
     # Fleet" section stays under its title "Harbour Cranes".
     doc = _document([("Harbour Cranes", H, 1, 1), (PROSE_TEXT, P, 0, 1),
