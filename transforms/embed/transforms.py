@@ -38,7 +38,7 @@ def embed_sentences(handler: SentenceEmbeddingHandler) -> RunInference:
 
 
 def _without_embedding(row: dict[str, Any], partitions: int, text_vector: bool = False) -> int:
-    if row.get("embedding") is None or (text_vector and row.get("text_embedding") is None):
+    if row.get("embedding") is None or (text_vector and row.get(TEXT_EMBEDDING) is None):
         return 0
     return 1
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import apache_beam as beam
 
 from ragbeam.schemas import ChunkRow, DocumentRow
+from ragbeam.schemas.chunks import TEXT_EMBEDDING
 from ragbeam.transforms.embed.model import EmbeddingOptions
 from ragbeam.transforms.types import FAILURES, Failure, SourceFile, Stage
 
@@ -31,14 +32,14 @@ class FailDocumentsWithoutVectors(beam.DoFn):
 def _unfit_vector_dropped(row: ChunkRow, dimension: int, redo_all: bool,
                           text_vector: bool = False) -> ChunkRow:
     vector = row.get("embedding")
-    second = row.get("text_embedding")
+    second = row.get(TEXT_EMBEDDING)
     if (redo_all or vector is None or len(vector) != dimension
             or (text_vector and (second is None or len(second) != dimension))):
         out = {**row, "embedding": None}
-        out.pop("text_embedding", None)
+        out.pop(TEXT_EMBEDDING, None)
         return out
-    if not text_vector and "text_embedding" in row:
-        return {k: v for k, v in row.items() if k != "text_embedding"}
+    if not text_vector and TEXT_EMBEDDING in row:
+        return {k: v for k, v in row.items() if k != TEXT_EMBEDDING}
     return row
 
 

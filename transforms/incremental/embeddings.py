@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ragbeam.schemas.chunks import TEXT_EMBEDDING
+
 # Everything an embedder may be given for a chunk; missing columns compare as None.
 EMBEDDING_INPUTS = ("text", "context", "embed_text")
 
@@ -32,7 +34,7 @@ def embedding_key(row: Mapping[str, Any]) -> tuple[str, str]:
 def embedding_source(row: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a previous chunk row that reuse needs: its embedding inputs and vector."""
     return {**{c: row.get(c) for c in EMBEDDING_INPUTS}, "embedding": row.get("embedding"),
-            "text_embedding": row.get("text_embedding")}
+            TEXT_EMBEDDING: row.get(TEXT_EMBEDDING)}
 
 
 def _reusable(current: Mapping[str, Any], previous: Iterable[Mapping[str, Any]]
@@ -63,6 +65,6 @@ def with_reused_embedding(current: Mapping[str, Any], previous: Iterable[Mapping
         candidate = _reusable(current, previous)
         if candidate is not None:
             row["embedding"] = list(candidate["embedding"])
-            if candidate.get("text_embedding") is not None:
-                row["text_embedding"] = list(candidate["text_embedding"])
+            if candidate.get(TEXT_EMBEDDING) is not None:
+                row[TEXT_EMBEDDING] = list(candidate[TEXT_EMBEDDING])
     return row

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ragbeam.schemas.chunks import TEXT_EMBEDDING
 from ragbeam.transforms.ids import config_fingerprint
 
 LAYERS = ("extraction", "chunks", "dense", "sparse")
@@ -121,7 +122,7 @@ def with_layers(row: Mapping[str, Any], plan: LayerPlan,
     out = dict(row)
     if plan.dense.changes_rows:
         out["embedding"] = None
-        out.pop("text_embedding", None)
+        out.pop(TEXT_EMBEDDING, None)
     if plan.sparse.changes_rows:
         out["sparse"] = None
     if plan.sparse is Work.REDO:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ragbeam.schemas.chunks import ChunkRow
+from ragbeam.schemas.chunks import TEXT_EMBEDDING, ChunkRow
 from ragbeam.schemas.typed_rows import arrow_fields
 
 # The chunk columns a store does not keep as fields: the id and the vectors, which
 # every store holds in places of their own, and what only Parquet needs (the text as
 # embedded, token and character counts: Parquet is the system of record).
-NOT_STORED = frozenset({"chunk_id", "embedding", "text_embedding", "sparse", "embed_text",
+NOT_STORED = frozenset({"chunk_id", "embedding", TEXT_EMBEDDING, "sparse", "embed_text",
                         "token_count",
                         "char_count"})
 

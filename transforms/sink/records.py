@@ -25,6 +25,7 @@ from typing import Any
 
 from apache_beam.ml.rag.types import Content, EmbeddableItem, Embedding
 
+from ragbeam.schemas.chunks import TEXT_EMBEDDING
 from ragbeam.transforms.sink.columns import STORED_FIELDS
 
 UPSERT = "upsert"
@@ -65,7 +66,7 @@ def sparse_of(row: Mapping[str, Any]) -> tuple[list[int], list[float]] | None:
 def vectors_of(row: Mapping[str, Any]) -> list[list[float]]:
     """A ``--text-vector`` row's two vectors, its dense text's then its text's: what a
     store's multivector holds (scored by the closer one)."""
-    second = row.get("text_embedding")
+    second = row.get(TEXT_EMBEDDING)
     if second is None:
         raise MissingVector(f"chunk {row['chunk_id']} of {row.get('source_uri')} has no "
                             "text_embedding, so no store can hold its two vectors")
