@@ -53,6 +53,8 @@ def runs(tmp_path_factory) -> dict:
              f"milvus:{stores / 'milvus.db'}?collection={COLLECTION}"]
     first = run_cli(_args(corpus, root / "run1", "--text-vector",
                           *[a for s in sinks for a in ("--sink", s)]))
+    # The same corpus embedded without the option (each test that reads it stands alone).
+    run_cli(_args(corpus, root / "plain", "--embed-chunks"))
     return {"root": root, "corpus": corpus, "stores": stores, "first": first}
 
 
@@ -166,7 +168,6 @@ def test_an_incremental_run_keeps_both_vectors_and_switching_on_fills_the_second
     assert ids1 == ids3  # carried over: the very vectors
     assert np.array_equal(first1, first3) and np.array_equal(second1, second3)
 
-    run_cli(_args(corpus, root / "plain", "--embed-chunks"))
     switched = run_cli(_args(corpus, root / "run4", "--text-vector",
                              "--previous", str(root / "plain")))
     assert switched["layers"]["dense"] != json.loads(
