@@ -27,7 +27,7 @@ The mapping rules are in docs/evaluation.md ("Retrieval benchmark"); in short:
   the page their chunk starts on): of pages N and N+1, those holding at least
   ``CITED_MIN_SHINGLES`` of the answer's distinctive 3-grams (``cited_pages``).
 * **answer text located in the named paper** (ml-papers, whose questions name the
-  paper they ask about and whose answers are an LLM's, checked by people): the
+  paper they ask about and whose answers read as an LLM's, often paraphrases): the
   paper's pages holding at least ``CITED_MIN_SHINGLES`` of the answer's distinctive
   3-grams and at least half as many as its best page, at most ``NAMED_MAX_PAGES``
   (``named_paper``, ``answer_pages``).
@@ -70,8 +70,8 @@ LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public"
                                          "filings public",
             "dreamspider42/azure-search-openai-demo": "MIT (Azure-Samples/azure-search-openai-"
                                                       "demo; a fictitious company's documents)",
-            "predlico/ARAGOG": "none stated (repository); arXiv papers, their authors' "
-                               "licences"}
+            "predlico/ARAGOG": "MIT (stated in its README; no licence file); the papers "
+                               "arXiv preprints under their authors' licences"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
 PASSAGE_SHARE = 0.5
@@ -792,7 +792,7 @@ def build_ml_papers(root: pathlib.Path, data: pathlib.Path) -> dict:
     """ARAGOG's (predlico/ARAGOG) AI/ML research papers from arXiv, the PDFs it
     commits in ``papers_for_questions`` (born-digital, most in two columns), and the
     107 questions of its ``eval_questions/benchmark.json``, each with a ground-truth
-    answer written with GPT-4 from the paper and checked by its authors. A question
+    answer (a sentence or two that reads as an LLM's: often a paraphrase). A question
     names its paper (``named_paper``); evidence: that paper's pages holding the
     answer's words (``answer_pages``). A question naming no paper, or a paper the
     mirror does not hold, or whose answer is not found in it (a paraphrase, or an

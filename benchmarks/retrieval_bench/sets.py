@@ -77,8 +77,8 @@ DOMAINS = {d.name: d for d in (
            "Fifteen AI/ML research papers from arXiv (BERT, RoBERTa, DistilBERT, LLaMA, "
            "MMLU, SuperGLUE, HellaSwag, DetectGPT, Task2Vec, Megatron-LM, PAL, CodeNet "
            "and three without questions; predlico/ARAGOG, c41beba): its evaluation's "
-           "questions, each naming its paper, with answers written with GPT-4 and "
-           "checked by people; the paper's pages holding the answer's words kept; "
+           "questions, each naming its paper, with an answer that reads as an LLM's; "
+           "the paper's pages holding the answer's words kept; "
            "the closing held-out set, built blind (no ragbeam run on it before it is "
            "scored)"),
 )}
