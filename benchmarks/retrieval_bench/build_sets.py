@@ -26,6 +26,11 @@ The mapping rules are in docs/evaluation.md ("Retrieval benchmark"); in short:
 * **cited pages, confirmed** (health-plans, whose answers cite ``FILE.pdf#page=N``,
   the page their chunk starts on): of pages N and N+1, those holding at least
   ``CITED_MIN_SHINGLES`` of the answer's distinctive 3-grams (``cited_pages``).
+* **answer text located in the named paper** (ml-papers, whose questions name the
+  paper they ask about and whose answers read as an LLM's, often paraphrases): the
+  paper's pages holding at least ``CITED_MIN_SHINGLES`` of the answer's distinctive
+  3-grams and at least half as many as its best page, at most ``NAMED_MAX_PAGES``
+  (``named_paper``, ``answer_pages``).
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ PINS = {
     # its first commit, 3cd9ae4), read from a fork that holds it: the upstream
     # repository's snapshot is over the mirror's size limit
     "health-plans": ("dreamspider42/azure-search-openai-demo", "a7dfc64"),
+    "ml-papers": ("predlico/ARAGOG", "c41beba"),
 }
 LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public",
             "qinchuanhui/UDA-Benchmark": "see repository (Wikipedia CC-BY-SA, arXiv)",
@@ -63,7 +69,9 @@ LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public"
             "cs50-i/Financial-QA-agent": "none stated (its CSV is virattt/financial-qa-10K); "
                                          "filings public",
             "dreamspider42/azure-search-openai-demo": "MIT (Azure-Samples/azure-search-openai-"
-                                                      "demo; a fictitious company's documents)"}
+                                                      "demo; a fictitious company's documents)",
+            "predlico/ARAGOG": "MIT (stated in its README; no licence file); the papers "
+                               "arXiv preprints under their authors' licences"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
 PASSAGE_SHARE = 0.5
@@ -739,10 +747,106 @@ def build_health_plans(root: pathlib.Path, data: pathlib.Path) -> dict:
     return dict(stats)
 
 
+# ---------------------------------------------------------------- ML papers (closing)
+
+# The paper a question asks about, by the name the question gives it: the first
+# pattern found, the more specific names first (a DistilBERT or RoBERTa question
+# names BERT too, a SuperGLUE question GLUE)
+PAPER_NAMES = (
+    (re.compile(r"\bDistilBERT\b"), "distilbert.pdf"),
+    (re.compile(r"\bRoBERTa\b"), "roberta.pdf"),
+    (re.compile(r"\bBERT\b"), "bert.pdf"),
+    (re.compile(r"\bLLaMA\b"), "llama.pdf"),
+    (re.compile(r"\bDetectGPT\b"), "DetectGPT.pdf"),
+    (re.compile(r"\bHellaSwag\b"), "hellaswag.pdf"),
+    (re.compile(r"\bSuperGLUE\b"), "superglue.pdf"),
+    (re.compile(r"\bTask2Vec\b"), "task2vec.pdf"),
+    (re.compile(r"\bGLM-130B\b"), "glm_130b.pdf"),
+    (re.compile(r"\bMegatron-LM\b"), "megatron.pdf"),
+    (re.compile(r"\bPAL\b"), "PAL.pdf"),
+    (re.compile(r"\bCodeNet\b"), "codenet.pdf"),
+    (re.compile(r"\bmultitask test\b", re.I), "MMLU_measure.pdf"),
+)
+NAMED_MAX_PAGES = 3
+
+
+def named_paper(question: str) -> str | None:
+    """The file of the paper the question names (``PAPER_NAMES``), or None."""
+    for pattern, name in PAPER_NAMES:
+        if pattern.search(question):
+            return name
+    return None
+
+
+def answer_pages(index: PageIndex, answer: str) -> list[int]:
+    """The pages holding at least ``CITED_MIN_SHINGLES`` of the answer's distinctive
+    word 3-grams and at least half as many as the best page; none when more than
+    ``NAMED_MAX_PAGES`` do (the answer's words are spread, not one passage's)."""
+    counts = index.page_counts(answer)
+    best = max(counts.values(), default=0)
+    pages = sorted(p for p, c in counts.items() if c >= CITED_MIN_SHINGLES and c >= 0.5 * best)
+    return pages if len(pages) <= NAMED_MAX_PAGES else []
+
+
+def build_ml_papers(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """ARAGOG's (predlico/ARAGOG) AI/ML research papers from arXiv, the PDFs it
+    commits in ``papers_for_questions`` (born-digital, most in two columns), and the
+    107 questions of its ``eval_questions/benchmark.json``, each with a ground-truth
+    answer (a sentence or two that reads as an LLM's: often a paraphrase). A question
+    names its paper (``named_paper``); evidence: that paper's pages holding the
+    answer's words (``answer_pages``). A question naming no paper, or a paper the
+    mirror does not hold, or whose answer is not found in it (a paraphrase, or an
+    answer from beyond the paper) is dropped. Whether the page the locator finds
+    best over all papers is one of the kept ones is measured and printed."""
+    mirror = Mirror(root, *PINS["ml-papers"])
+    b = Builder("ml-papers", data, mirror)
+    indexes: dict[str, tuple[str, PageIndex]] = {}
+    listed = subprocess.run(["git", "--git-dir", str(mirror.git_dir), "ls-tree", "-r",
+                             "--name-only", mirror.commit, "papers_for_questions"],
+                            check=True, capture_output=True, text=True).stdout.split()
+    held = mirror.sizes("papers_for_questions")
+    for path in sorted(held):
+        if path.endswith(".pdf"):
+            indexes[pathlib.PurePosixPath(path).name] = b.add(path)
+    absent = sorted(pathlib.PurePosixPath(p).name for p in listed if p not in held)
+    data_ = json.loads(mirror.read("eval_questions/benchmark.json").decode("utf-8"))
+    out, stats = [], Counter()
+    stats[f"papers the mirror lacks (over its size limit): {', '.join(absent) or 'none'}"] = 1
+    for number, (question, answer) in enumerate(
+            zip(data_["questions"], data_["ground_truths"], strict=True), 1):
+        question, answer = question.strip(), answer.strip()
+        name = named_paper(question)
+        if name is None:
+            stats["dropped: names no paper"] += 1
+            continue
+        if name not in indexes:
+            stats["dropped: its paper is not in the mirror"] += 1
+            continue
+        rel, index = indexes[name]
+        pages = answer_pages(index, answer)
+        if not pages:
+            stats["dropped: the answer's words are not found in its paper"] += 1
+            continue
+        overall = max(((c, r, p) for r, ix in indexes.values()
+                       for p, c in ix.page_counts(answer).items()), default=(0, "", 0))
+        stats["check: the best page over all papers among the kept ones"
+              if overall[1] == rel and overall[2] in pages
+              else "check: the best page over all papers elsewhere"] += 1
+        stats[f"kept: {len(pages)} page(s)"] += 1
+        out.append({"id": f"mp-{number:03d}", "question": question,
+                    "evidence": [{"doc": rel, "pages": pages}],
+                    "kind": "text",  # prose passages (see the spot check); tables not sought
+                    "answer": answer,
+                    "mapping": "the paper the question names, the answer's text found there"})
+    b.write(out)
+    return dict(stats)
+
+
 BUILDERS = {"financebench": build_financebench, "uda": build_uda,
             "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
             "docugami": build_docugami, "docugami-calls": build_docugami_calls,
-            "financial-qa-10k": build_financial_qa, "health-plans": build_health_plans}
+            "financial-qa-10k": build_financial_qa, "health-plans": build_health_plans,
+            "ml-papers": build_ml_papers}
 
 
 def build_all(root: pathlib.Path, data: pathlib.Path, which: list[str] | None = None) -> None:

@@ -71,6 +71,14 @@ DOMAINS = {d.name: d for d in (
            "short benefit sheets (Azure-Samples/azure-search-openai-demo, a7dfc64): its "
            "evaluation's 50 questions, whose answers cite their page; the cited page (or "
            "the next: the cited chunk runs on) kept where the answer's text is found; "
+           "the third closing set (2026-12-06), built blind and scored, worn now "
+           "(tuning data)"),
+    Domain("ml-papers", "en", "closing",
+           "Fifteen AI/ML research papers from arXiv (BERT, RoBERTa, DistilBERT, LLaMA, "
+           "MMLU, SuperGLUE, HellaSwag, DetectGPT, Task2Vec, Megatron-LM, PAL, CodeNet "
+           "and three without questions; predlico/ARAGOG, c41beba): its evaluation's "
+           "questions, each naming its paper, with an answer that reads as an LLM's; "
+           "the paper's pages holding the answer's words kept; "
            "the closing held-out set, built blind (no ragbeam run on it before it is "
            "scored)"),
 )}

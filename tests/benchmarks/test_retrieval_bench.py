@@ -204,12 +204,13 @@ def test_every_question_names_a_listed_pdf_and_pages_it_has(domain):
 
 
 def test_the_closing_domains_and_at_least_one_other_language():
-    # health-plans is the closing set now; annual-reports and earnings-calls were scored
-    # and are worn (their role kept, so the default run leaves them out)
-    assert sets.CLOSING_DOMAINS == ("annual-reports", "earnings-calls", "health-plans")
-    assert "worn" in sets.DOMAINS["annual-reports"].description
-    assert "worn" in sets.DOMAINS["earnings-calls"].description
-    assert "worn" not in sets.DOMAINS["health-plans"].description
+    # ml-papers is the closing set now; annual-reports, earnings-calls and health-plans
+    # were scored and are worn (their role kept, so the default run leaves them out)
+    assert sets.CLOSING_DOMAINS == ("annual-reports", "earnings-calls", "health-plans",
+                                    "ml-papers")
+    for worn in ("annual-reports", "earnings-calls", "health-plans"):
+        assert "worn" in sets.DOMAINS[worn].description
+    assert "worn" not in sets.DOMAINS["ml-papers"].description
     assert not set(sets.CLOSING_DOMAINS) & set(sets.DEV_DOMAINS)
     assert {d.lang for d in sets.DOMAINS.values() if d.role == "dev"} > {"en"}
 
@@ -218,18 +219,21 @@ def test_the_closing_domain_is_refused_without_closing():
     import retrieval
 
     with pytest.raises(SystemExit):
-        retrieval.main(["--domains", "health-plans", "--retrievers", "bm25"])
-    with pytest.raises(SystemExit):  # the worn ones too: the default run leaves them out
-        retrieval.main(["--domains", "earnings-calls", "--retrievers", "bm25"])
+        retrieval.main(["--domains", "ml-papers", "--retrievers", "bm25"])
+    for worn in ("earnings-calls", "health-plans"):  # the default run leaves them out
+        with pytest.raises(SystemExit):
+            retrieval.main(["--domains", worn, "--retrievers", "bm25"])
 
 
-@pytest.mark.parametrize("domain", ["financial-qa-10k", "earnings-calls", "health-plans"])
+@pytest.mark.parametrize("domain", ["financial-qa-10k", "earnings-calls", "health-plans",
+                                    "ml-papers"])
 def test_the_evidence_pages_hold_the_answer(domain):
     """Against the fetched PDFs: every figure of a financial-qa-10k answer lies on one of
     its evidence pages (the builder's rule); of an earnings-call answer located as text,
     one quote (or its body) has half its word 3-grams on its evidence pages; every
-    evidence page of a health-plans question holds ``CITED_MIN_SHINGLES`` of its
-    answer's distinctive word 3-grams (the builder's rule)."""
+    evidence page of a health-plans or ml-papers question holds ``CITED_MIN_SHINGLES``
+    of its answer's distinctive word 3-grams (the builder's rule), and an ml-papers
+    question's one document is the paper it names."""
     import re
 
     from retrieval_bench.build_sets import FIGURE, answer_passages
@@ -247,9 +251,11 @@ def test_the_evidence_pages_hold_the_answer(domain):
                 if not re.fullmatch(r"20\d\d", figure):
                     assert find_all(words(figure), [words(texts[d][p - 1]) for d, p in pages]
                                     ), (q.id, figure)
-        elif domain == "health-plans":
-            from retrieval_bench.build_sets import CITED_MIN_SHINGLES
+        elif domain in ("health-plans", "ml-papers"):
+            from retrieval_bench.build_sets import CITED_MIN_SHINGLES, named_paper
 
+            if domain == "ml-papers":
+                assert q.docs == (f"ml-papers/{named_paper(q.question)}",), q.id
             for d, p in pages:
                 assert PageIndex(texts[d]).page_counts(q.answer)[p] >= CITED_MIN_SHINGLES, (
                     q.id, p)
@@ -275,6 +281,41 @@ def test_a_citation_is_kept_on_the_page_or_the_next_that_holds_the_answer():
     assert cited_pages(index, on_3, 6) == []  # no page 7
     truth = "It does. [Plan_A.pdf#page=7] [Plan_B.pdf#page=65]"
     assert CITATION.findall(truth) == [("Plan_A.pdf", "7"), ("Plan_B.pdf", "65")]
+
+
+# ------------------------------------------------------------------ ml-papers mapping
+
+def test_a_question_s_paper_is_the_most_specific_name_it_gives():
+    from retrieval_bench.build_sets import named_paper
+
+    assert named_paper("How does DistilBERT compare to BERT on GLUE?") == "distilbert.pdf"
+    assert named_paper("What does RoBERTa change in BERT's pretraining?") == "roberta.pdf"
+    assert named_paper("What are the two tasks BERT is pre-trained on?") == "bert.pdf"
+    assert named_paper("How does SuperGLUE improve on GLUE?") == "superglue.pdf"
+    assert named_paper("How were the multitask test's questions sourced?") == (
+        "MMLU_measure.pdf")
+    assert named_paper("How does PAL use a Python interpreter?") == "PAL.pdf"
+    assert named_paper("Which palette is used?") is None  # a word, not the name
+    assert named_paper("How should benchmarks be structured?") is None
+
+
+def test_an_answer_is_kept_on_the_pages_of_its_paper_that_hold_its_words():
+    from retrieval_bench.build_sets import NAMED_MAX_PAGES, answer_pages
+
+    pages = generated_pages(8)
+    index = PageIndex(pages)
+    on_3 = " ".join(words(pages[2])[40:70])
+    assert answer_pages(index, on_3) == [3]
+    # an abstract and its section say it twice: both pages
+    twice = PageIndex([*pages[:5], pages[2], *pages[6:]])
+    assert answer_pages(twice, on_3) == [3, 6]
+    across = " ".join(words(pages[2])[-31:-1] + words(pages[3])[1:26])
+    assert answer_pages(index, across) == [3, 4]
+    # a paraphrase sharing a few 3-grams with a page is not located
+    assert answer_pages(index, " ".join(words(pages[2])[40:45]) + " in other words") == []
+    # an answer whose words are on more than NAMED_MAX_PAGES pages is not one passage's
+    spread = " ".join(" ".join(words(pages[i])[40:50]) for i in range(NAMED_MAX_PAGES + 1))
+    assert answer_pages(index, spread) == []
 
 
 # ------------------------------------------------------------------ earnings-call mapping
