@@ -47,8 +47,12 @@ _received: list[int] = []  # by the handler, in the main thread
 _seen: list[int] = []  # by the watcher thread (the main thread may not have run it yet)
 _active = 0  # signals_interrupt blocks running
 # Seconds a command may take to end after the signal (``exit_after_interrupt``); None:
-# no limit (a caller's own process, e.g. a test calling ``main``).
-EXIT_DEADLINE_S = 60.0
+# no limit (a caller's own process, e.g. a test calling ``main``). Below the 30 s a
+# scheduler commonly waits before SIGKILL (Kubernetes' terminationGracePeriodSeconds,
+# Slurm's KillWait), so that a stuck clean-up still ends with the one line, the stacks
+# and 143, not killed without a word (docs/cli.md); an interrupted run's clean-up takes
+# well under a second (0.1-0.7 s beside busy loops at load 15).
+EXIT_DEADLINE_S = 25.0
 _exit_deadline_s: float | None = None
 # A signal the main thread has not taken yet is sent to it again this often, this long.
 REDELIVER_EVERY_S = 0.05
