@@ -398,7 +398,7 @@ from ragbeam.pipeline.interrupts import Interrupted, signals_interrupt
 from ragbeam.transforms.extract.isolation import ExtractionPool, acquire_pool, release_pool
 
 server = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
-server.settimeout(30)
+server.settimeout(60)
 url = f"http://127.0.0.1:{server.getsockname()[1]}"
 pool = acquire_pool("test", lambda: ExtractionPool(("server", {"url": url}), size=1,
                                                    timeout_s=30))

@@ -324,7 +324,7 @@ url = f"http://127.0.0.1:{server.getsockname()[1]}"
 pool = acquire_pool("test", lambda: ExtractionPool(("server", {"url": url}), size=1,
                                                    timeout_s=60))
 document = pool.submit(lambda extractor: extractor.extract(b"some text", "a.txt"))
-server.settimeout(30)
+server.settimeout(60)
 connection, _ = server.accept()  # the child is in the middle of the document
 closer = threading.Thread(target=release_pool, args=(pool,), daemon=True)
 closer.start()
