@@ -125,7 +125,9 @@ def _raise_interrupted(signum: int, frame: object) -> None:
 def _watch(wakeup: socket.socket, deadline_s: float | None) -> None:
     """The watcher thread: the interpreter writes each signal's number to ``wakeup``
     as the signal arrives (whatever the main thread is doing). On the first SIGINT or
-    SIGTERM: stop the extraction pools now, and arm the command's deadline."""
+    SIGTERM: arm the command's deadline, then stop the extraction pools now (the
+    deadline first: it bounds everything after the signal, stopping the pools too,
+    which waits for their locks)."""
     with wakeup:
         while True:
             try:
@@ -138,15 +140,15 @@ def _watch(wakeup: socket.socket, deadline_s: float | None) -> None:
                 if signum not in INTERRUPT_SIGNALS or _seen:
                     continue
                 _seen.append(signum)
-                isolation = sys.modules.get("ragbeam.transforms.extract.isolation")
-                if isolation is not None:
-                    # Documents in flight are not waited for: their children are killed.
-                    isolation.abort_all_pools()
                 if deadline_s is not None:
                     threading.Thread(target=_exit_at_deadline, args=(signum, deadline_s),
                                      name="ragbeam-interrupt-deadline", daemon=True).start()
                 threading.Thread(target=_deliver_until_taken, args=(signum,),
                                  name="ragbeam-interrupt-redeliver", daemon=True).start()
+                isolation = sys.modules.get("ragbeam.transforms.extract.isolation")
+                if isolation is not None:
+                    # Documents in flight are not waited for: their children are killed.
+                    isolation.abort_all_pools()
 
 
 def _deliver_until_taken(signum: int) -> None:

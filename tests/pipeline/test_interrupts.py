@@ -361,6 +361,31 @@ def test_a_command_whose_clean_up_hangs_ends_at_its_deadline_and_says_where_it_h
     assert "in <module>" in done.stderr  # the stacks: where the main thread waited
 
 
+_STOPPING_THE_POOLS_HANGS = """
+import os, signal, threading
+from ragbeam.pipeline.interrupts import exit_after_interrupt, signals_interrupt
+from ragbeam.transforms.extract import isolation
+
+isolation.abort_all_pools = threading.Event().wait  # as a pool's lock that is never free
+exit_after_interrupt(1.0)
+with signals_interrupt():
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        threading.Event().wait(30)
+    finally:
+        threading.Event().wait()  # the clean-up waits for the pools
+"""
+
+
+def test_the_deadline_holds_even_when_stopping_the_pools_hangs():
+    """The watcher armed the deadline after stopping the pools, which waits for their
+    locks (a pool thread starting a child holds one): had that wait not ended, nor would
+    the command. The deadline is now armed first."""
+    done = _script(_STOPPING_THE_POOLS_HANGS, timeout=30)
+    assert done.returncode == 143, done.stderr
+    assert "the clean-up did not end within 1 s" in done.stderr.splitlines()[-1]
+
+
 _EXCEPTION_LOST_IN_A_FINALIZER = """
 import os, signal
 import pytest
