@@ -449,10 +449,10 @@ def test_the_pools_stop_even_when_the_clean_up_released_them_before_the_watcher_
     """The watcher thread stops the pools when the interpreter lets it run; the main
     thread, which holds the interpreter, can take the signal and release the pool's
     last use before that (on a loaded machine: an interrupted ``ragbeam run -v`` ended
-    2-14 s after the signal in 6 of 113 tries, beside busy loops, and once in CI hit
-    its 60 s deadline). The pool's ``close`` then waited for the document in flight
-    (a hang: its whole time limit, then the queued ones); now the abort reaches a pool
-    that is being closed."""
+    2-14 s after the signal in 6 of 113 tries, beside busy loops; most likely also the
+    CI run that hit its 60 s deadline, whose log kept no stacks). The pool's ``close``
+    then waited for the document in flight (a hang: its whole time limit, then the
+    queued ones); now the abort reaches a pool that is being closed."""
     done = _script(_THE_MAIN_THREAD_RELEASES_THE_POOL_BEFORE_THE_WATCHER_RUNS, timeout=90)
     took, error = done.stdout.split()
     assert float(took) < 5 and error == "ExtractionAborted", (done.stdout, done.stderr[-3000:])

@@ -345,7 +345,8 @@ def test_an_interrupt_reaches_a_pool_its_last_user_is_closing():
     documents in flight (the hang file: its whole time limit or memory cap, and the
     queued ones after it), and the abort, which only looked at the registered pools,
     missed it. Seen as an interrupted ``ragbeam run`` taking 2-14 s to end under load
-    (and once in CI its 60 s deadline). A pool is now aborted until it is closed."""
+    (most likely also the CI run that hit its 60 s deadline). A pool is now aborted
+    until it is closed."""
     done = subprocess.run([sys.executable, "-c", _ABORT_WHILE_THE_LAST_USER_CLOSES_THE_POOL],
                           capture_output=True, text=True, timeout=120)
     lines = done.stdout.split("\n")
