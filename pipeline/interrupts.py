@@ -47,8 +47,12 @@ _received: list[int] = []  # by the handler, in the main thread
 _seen: list[int] = []  # by the watcher thread (the main thread may not have run it yet)
 _active = 0  # signals_interrupt blocks running
 # Seconds a command may take to end after the signal (``exit_after_interrupt``); None:
-# no limit (a caller's own process, e.g. a test calling ``main``).
-EXIT_DEADLINE_S = 60.0
+# no limit (a caller's own process, e.g. a test calling ``main``). Below the 30 s a
+# scheduler commonly waits before SIGKILL (Kubernetes' terminationGracePeriodSeconds,
+# Slurm's KillWait), so that a stuck clean-up still ends with the one line, the stacks
+# and 143, not killed without a word (docs/cli.md); an interrupted run's clean-up takes
+# about a second at most (at most 1.0 s over 120 tries beside busy loops, load 12-16).
+EXIT_DEADLINE_S = 25.0
 _exit_deadline_s: float | None = None
 # A signal the main thread has not taken yet is sent to it again this often, this long.
 REDELIVER_EVERY_S = 0.05
@@ -121,7 +125,9 @@ def _raise_interrupted(signum: int, frame: object) -> None:
 def _watch(wakeup: socket.socket, deadline_s: float | None) -> None:
     """The watcher thread: the interpreter writes each signal's number to ``wakeup``
     as the signal arrives (whatever the main thread is doing). On the first SIGINT or
-    SIGTERM: stop the extraction pools now, and arm the command's deadline."""
+    SIGTERM: arm the command's deadline, then stop the extraction pools now (the
+    deadline first: it bounds everything after the signal, stopping the pools too,
+    which waits for their locks)."""
     with wakeup:
         while True:
             try:
@@ -134,15 +140,15 @@ def _watch(wakeup: socket.socket, deadline_s: float | None) -> None:
                 if signum not in INTERRUPT_SIGNALS or _seen:
                     continue
                 _seen.append(signum)
-                isolation = sys.modules.get("ragbeam.transforms.extract.isolation")
-                if isolation is not None:
-                    # Documents in flight are not waited for: their children are killed.
-                    isolation.abort_all_pools()
                 if deadline_s is not None:
                     threading.Thread(target=_exit_at_deadline, args=(signum, deadline_s),
                                      name="ragbeam-interrupt-deadline", daemon=True).start()
                 threading.Thread(target=_deliver_until_taken, args=(signum,),
                                  name="ragbeam-interrupt-redeliver", daemon=True).start()
+                isolation = sys.modules.get("ragbeam.transforms.extract.isolation")
+                if isolation is not None:
+                    # Documents in flight are not waited for: their children are killed.
+                    isolation.abort_all_pools()
 
 
 def _deliver_until_taken(signum: int) -> None:

@@ -65,4 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from ragbeam.pipeline.interrupts import exit_after_interrupt
+
+    # This process is the task's, as the ``ragbeam`` command's is: after a SIGTERM it
+    # ends within the deadline, before the scheduler's SIGKILL (docs/cli.md).
+    exit_after_interrupt()
     sys.exit(main())

@@ -173,6 +173,18 @@ def test_cronjob_runs_ragbeam_sync_sequentially_with_the_worker_image():
     assert not any(a.split("=")[0] in ("--output", "--previous") for a in args)
 
 
+def test_cronjob_lets_an_interrupted_run_end_before_kubernetes_kills_it():
+    """Stopping the job (``kubectl delete``, ``activeDeadlineSeconds``, a node drain)
+    sends SIGTERM, then SIGKILL once the pod's grace period is over (30 s unless set):
+    the command's own deadline comes first, so the job's log says how the run ended
+    (the one line, or the stacks of a clean-up that hung) and its exit code is 143."""
+    from ragbeam.pipeline.interrupts import EXIT_DEADLINE_S
+
+    cron = yaml.safe_load((DEPLOY / "schedule" / "cronjob.yaml").read_text())
+    pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    assert pod.get("terminationGracePeriodSeconds", 30) > EXIT_DEADLINE_S
+
+
 # --- Flink -------------------------------------------------------------------------
 
 def test_flink_compose_pairs_the_worker_pool_with_the_taskmanager():

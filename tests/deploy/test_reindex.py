@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import runpy
 import sys
+
+import pytest
 
 from conftest import REPO, SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples
@@ -65,3 +68,18 @@ def test_successive_scheduled_runs_chain_through_previous(tmp_path, capsys):
     second = _run_json(root / "2026-03-02")
     assert (second["documents_ok"], second["documents_unchanged"]) == (0, 2)
     assert "previous: " + str(root / "2026-03-01") in capsys.readouterr().out
+
+
+def test_run_by_a_scheduler_it_ends_within_the_deadline_after_sigterm(monkeypatch, capsys):
+    """Airflow runs this file (Flex Templates too): its process is the task's, and a
+    stopped task must end before the scheduler's SIGKILL with the one line, or the
+    stacks of a clean-up that hung, as ``ragbeam`` does (``interrupts.EXIT_DEADLINE_S``).
+    It had no deadline: a hung clean-up waited for Airflow's SIGKILL (60 s), silent."""
+    from ragbeam.pipeline import interrupts
+
+    monkeypatch.setattr(interrupts, "_exit_deadline_s", None)
+    monkeypatch.setattr(sys, "argv", ["reindex.py", "--help"])
+    with pytest.raises(SystemExit):
+        runpy.run_path(str(REPO / "deploy" / "schedule" / "reindex.py"), run_name="__main__")
+    assert interrupts._exit_deadline_s == interrupts.EXIT_DEADLINE_S
+    assert "--state" in capsys.readouterr().out

@@ -361,6 +361,31 @@ def test_a_command_whose_clean_up_hangs_ends_at_its_deadline_and_says_where_it_h
     assert "in <module>" in done.stderr  # the stacks: where the main thread waited
 
 
+_STOPPING_THE_POOLS_HANGS = """
+import os, signal, threading
+from ragbeam.pipeline.interrupts import exit_after_interrupt, signals_interrupt
+from ragbeam.transforms.extract import isolation
+
+isolation.abort_all_pools = threading.Event().wait  # as a pool's lock that is never free
+exit_after_interrupt(1.0)
+with signals_interrupt():
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        threading.Event().wait(30)
+    finally:
+        threading.Event().wait()  # the clean-up waits for the pools
+"""
+
+
+def test_the_deadline_holds_even_when_stopping_the_pools_hangs():
+    """The watcher armed the deadline after stopping the pools, which waits for their
+    locks (a pool thread starting a child holds one): had that wait not ended, nor would
+    the command. The deadline is now armed first."""
+    done = _script(_STOPPING_THE_POOLS_HANGS, timeout=30)
+    assert done.returncode == 143, done.stderr
+    assert "the clean-up did not end within 1 s" in done.stderr.splitlines()[-1]
+
+
 _EXCEPTION_LOST_IN_A_FINALIZER = """
 import os, signal
 import pytest
@@ -390,3 +415,44 @@ def test_a_signal_whose_exception_was_lost_still_stops_the_run():
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["went", "on", "then", "stopped"]
     assert "Exception ignored" in done.stderr
+
+
+_THE_MAIN_THREAD_RELEASES_THE_POOL_BEFORE_THE_WATCHER_RUNS = """
+import os, signal, socket, sys, time
+from ragbeam.pipeline.interrupts import Interrupted, signals_interrupt
+from ragbeam.transforms.extract.isolation import ExtractionPool, acquire_pool, release_pool
+
+server = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
+server.settimeout(60)
+url = f"http://127.0.0.1:{server.getsockname()[1]}"
+pool = acquire_pool("test", lambda: ExtractionPool(("server", {"url": url}), size=1,
+                                                   timeout_s=30))
+document = pool.submit(lambda extractor: extractor.extract(b"some text", "a.txt"))
+connection, _ = server.accept()  # the child is in the middle of the document
+# A loaded machine, made certain: the main thread keeps the interpreter until it waits,
+# so the watcher thread woken by the signal runs only once the clean-up waits.
+sys.setswitchinterval(60)
+try:
+    with signals_interrupt():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)
+        finally:
+            started = time.monotonic()
+            release_pool(pool)  # the last user: the run's clean-up (early_start.py)
+except Interrupted:
+    print(f"{time.monotonic() - started:.2f}", type(document.exception(0)).__name__)
+"""
+
+
+def test_the_pools_stop_even_when_the_clean_up_released_them_before_the_watcher_ran():
+    """The watcher thread stops the pools when the interpreter lets it run; the main
+    thread, which holds the interpreter, can take the signal and release the pool's
+    last use before that (on a loaded machine: an interrupted ``ragbeam run -v`` ended
+    2-14 s after the signal in 6 of 113 tries, beside busy loops; most likely also the
+    CI run that hit its 60 s deadline, whose log kept no stacks). The pool's ``close``
+    then waited for the document in flight (a hang: its whole time limit, then the
+    queued ones); now the abort reaches a pool that is being closed."""
+    done = _script(_THE_MAIN_THREAD_RELEASES_THE_POOL_BEFORE_THE_WATCHER_RUNS, timeout=90)
+    took, error = done.stdout.split()
+    assert float(took) < 5 and error == "ExtractionAborted", (done.stdout, done.stderr[-3000:])

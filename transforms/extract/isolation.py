@@ -85,6 +85,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -502,6 +503,8 @@ class ExtractionPool:
         self._started = False
         self._closed = False
         self._aborted = threading.Event()
+        with _open_pools_lock:
+            _open_pools.add(self)
 
     def start(self) -> None:
         """Start every child now, without waiting for them to be ready: a child
@@ -575,10 +578,13 @@ class ExtractionPool:
         if self._closed:
             return
         self._closed = True
-        self._executor.shutdown(wait=True)  # lets documents in flight finish
+        # Lets documents in flight finish; an interrupt meanwhile (``abort_all_pools``)
+        # still reaches this pool, which stays in ``_open_pools`` until it is closed.
+        self._executor.shutdown(wait=True)
         for extractor in self._extractors:
             extractor.close()
-
+        with _open_pools_lock:
+            _open_pools.discard(self)
 
     def abort(self) -> None:
         """Interrupted: queued documents are dropped and the children killed now, so
@@ -592,6 +598,12 @@ class ExtractionPool:
 
 _pools_lock = threading.Lock()
 _pools: dict[Hashable, tuple[ExtractionPool, int]] = {}
+# Every pool made and not yet closed, registered in ``_pools`` or not: a pool whose last
+# user released it is out of ``_pools`` while its ``close`` waits for the documents in
+# flight, and an interrupt that comes then must stop it too (``abort_all_pools``).
+# (Its own lock: ``acquire_pool`` makes a pool under ``_pools_lock``.)
+_open_pools: weakref.WeakSet[ExtractionPool] = weakref.WeakSet()
+_open_pools_lock = threading.Lock()
 
 
 def acquire_pool(key: Hashable, make: Callable[[], ExtractionPool]) -> ExtractionPool:
@@ -630,9 +642,14 @@ def _close_all_pools() -> None:
 
 
 def abort_all_pools() -> None:
-    """Interrupted (SIGINT, SIGTERM): every pool of this process stops now (``abort``)."""
-    with _pools_lock:
-        pools = [pool for pool, _ in _pools.values()]
+    """Interrupted (SIGINT, SIGTERM): every pool of this process stops now (``abort``),
+    including one its last user is closing. The signal's watcher thread calls this
+    when the interpreter lets it run; on a loaded machine the main thread may have
+    taken the signal first and, unwinding, released the pool: its ``close`` would
+    then wait for the document in flight (the hang file's whole time limit, and the
+    queued documents after it) had this looked at the registered pools only."""
+    with _open_pools_lock:
+        pools = list(_open_pools)
     for pool in pools:
         pool.abort()
 

@@ -3,6 +3,8 @@ child (``then``), the DoFn's documents in flight, and the runner's default pool 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -310,3 +312,45 @@ def test_an_aborted_extractor_starts_no_child_and_takes_no_document():
     with pytest.raises(ExtractionAborted):
         extractor.start()
     assert extractor.pid is None
+
+
+_ABORT_WHILE_THE_LAST_USER_CLOSES_THE_POOL = """
+import socket, threading, time
+from ragbeam.transforms.extract.isolation import (
+    ExtractionPool, abort_all_pools, acquire_pool, release_pool)
+
+server = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
+url = f"http://127.0.0.1:{server.getsockname()[1]}"
+pool = acquire_pool("test", lambda: ExtractionPool(("server", {"url": url}), size=1,
+                                                   timeout_s=60))
+document = pool.submit(lambda extractor: extractor.extract(b"some text", "a.txt"))
+server.settimeout(60)
+connection, _ = server.accept()  # the child is in the middle of the document
+closer = threading.Thread(target=release_pool, args=(pool,), daemon=True)
+closer.start()
+closer.join(1)
+print("waits", closer.is_alive())
+aborted = time.monotonic()
+abort_all_pools()  # the signal's watcher, later than the main thread's release
+closer.join(20)
+print("closed", not closer.is_alive(), round(time.monotonic() - aborted, 1))
+print("document", document.done() and type(document.exception()).__name__)
+"""
+
+
+def test_an_interrupt_reaches_a_pool_its_last_user_is_closing():
+    """The signal's watcher thread (``interrupts._watch``) aborts the pools when the
+    interpreter lets it run; on a loaded machine the main thread can take the signal
+    first and, unwinding, release the pool's last use: ``close`` then waits for the
+    documents in flight (the hang file: its whole time limit or memory cap, and the
+    queued ones after it), and the abort, which only looked at the registered pools,
+    missed it. Seen as an interrupted ``ragbeam run`` taking 2-14 s to end under load
+    (most likely also the CI run that hit its 60 s deadline). A pool is now aborted
+    until it is closed."""
+    done = subprocess.run([sys.executable, "-c", _ABORT_WHILE_THE_LAST_USER_CLOSES_THE_POOL],
+                          capture_output=True, text=True, timeout=120)
+    lines = done.stdout.split("\n")
+    assert lines[0] == "waits True", (done.stdout, done.stderr[-3000:])
+    closed, took = lines[1].split()[1:]
+    assert closed == "True" and float(took) < 5, (done.stdout, done.stderr[-3000:])
+    assert lines[2] == "document ExtractionAborted", (done.stdout, done.stderr[-3000:])
