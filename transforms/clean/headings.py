@@ -1324,11 +1324,13 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
         if _beside_in_small_print(following, own, body):
             beside = True
             continue  # a side box's caption drawn next: the heading's text comes after
-        if j == index + 1 and restates(blocks[index].text, following):
-            continue  # "Foot Care" over "COVERED SERVICES: Foot Care": its text comes after
         if beside and not _in_column_at_body_size(following, own, body):
             return None  # past small print, only the body's text in its column heads on
-        return following if _is_text(following, body) else None
+        if _is_text(following, body):
+            return following
+        if j == index + 1 and restates(blocks[index].text, following):
+            continue  # "Foot Care" over "COVERED SERVICES: Foot Care": its text comes after
+        return None
     return None
 
 
