@@ -1326,8 +1326,34 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
             continue  # a side box's caption drawn next: the heading's text comes after
         if beside and not _in_column_at_body_size(following, own, body):
             return None  # past small print, only the body's text in its column heads on
-        return following if _is_text(following, body) else None
+        if _is_text(following, body):
+            return following
+        if j == index + 1 and restates(blocks[index].text, following):
+            continue  # "Foot Care" over "COVERED SERVICES: Foot Care": its text comes after
+        return None
     return None
+
+
+_TOKEN = re.compile(r"\w[\w'’-]*")
+
+
+def _stem(word: str) -> str:
+    word = word.casefold()
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def restates(heading: str | None, block: HeadingBlock) -> bool:
+    """``block`` is one line repeating ``heading``'s words in other words around them, a
+    kicker or a subtitle under it ("Dialysis" / "COVERED SERVICES: Dialysis", "Emergency
+    Room" / "Emergency Room Services"): not the text the heading is over, nor a sign
+    that it is one of a list of labels (a label's next line names something else)."""
+    if (heading is None or block.text is None or block.lines != 1 or block.in_row
+            or reads_as_sentence(block.text)):
+        return False  # a sentence under a bold label is its text ("Line 1" / "Enter …")
+    own = {_stem(w) for w in _TOKEN.findall(heading)}
+    line = _TOKEN.findall(block.text)
+    return (bool(own) and len(line) <= MAX_STYLED_HEADING_WORDS
+            and own <= {_stem(w) for w in line})
 
 
 def _in_column_at_body_size(block: HeadingBlock, heading: LineStyle | None,

@@ -433,3 +433,17 @@ def test_a_charts_share_or_a_cell_cut_off_is_no_heading():
     blocks = [heading("Merovingian Dynasty (509–751)", font="Times-Bold", bold=True),
               text(lines=5)]
     assert find_styled_headings(blocks, BODY) == {0: 1}
+
+
+def test_a_heading_over_a_line_restating_it_heads_the_text_after_that_line():
+    """A booklet's "Foot Care" in bold over "COVERED SERVICES: Foot Care" in the body's type,
+    then its text: the restating line is no list's next label, the heading heads the text."""
+    for kicker in ("COVERED SERVICES: Foot Care", "Foot Care Services", "Foot care"):
+        blocks = [heading("Foot Care", bold=True, font="Calibri-Bold"), heading(kicker),
+                  text(lines=5)]
+        assert find_styled_headings(blocks, BODY) == {0: 1}, kicker
+    # A next line naming something else is a list of labels' next entry, or a caption: no
+    # text follows the bold line.
+    blocks = [heading("Foot Care", bold=True, font="Calibri-Bold"), heading("Orthotics and shoes"),
+              text(lines=5)]
+    assert find_styled_headings(blocks, BODY) == {}
