@@ -62,6 +62,9 @@ from ragbeam.transforms.embed.text import KIND_KEY, PERIOD_KEY, TITLE_SOURCE_KEY
 
 # Where the title, the kind and the period are looked for: the document's opening.
 OPENING_CHARS = 6000
+# Where a kind stated in prose still says what the document is: its headline and first
+# paragraph (``_in_prose``).
+OPENING_PROSE_CHARS = 1000
 MAX_TITLE_WORDS = 24
 MAX_TITLE_CHARS = 200
 # A metadata title is taken when at least this share of its words are printed in the
@@ -441,9 +444,9 @@ def document_kind(opening: str) -> str | None:
     found = []
     if ("FORM" in text or "Form" in text) and (match := _FORM.search(text)):
         found.append((match.start(), f"Form {match.group(1).replace(' ', '')}"))
-    if _names_any(folded, _REPORT_WORDS) and (match := _REPORT.search(text)):
-        found.append((match.start(), " ".join(word[:1].upper() + word[1:].lower()
-                                              for word in match.group(1).split())))
+    if _names_any(folded, _REPORT_WORDS) and (report := _titled(_REPORT, text)
+                                               or _in_prose(_REPORT, text)):
+        found.append(report)
     if match := _CJK_REPORT.search(text):
         found.append((match.start(), match.group(1)))
     if "call" in folded and (call := _call_kind(text)):
@@ -451,15 +454,31 @@ def document_kind(opening: str) -> str | None:
     return min(found)[1] if found else None
 
 
-def _call_kind(text: str) -> tuple[int, str] | None:
-    """Where ``text`` first names a call's transcript as a title does ("Earnings Call",
-    "EARNINGS CONFERENCE CALL"), and that kind; the prose of a release that announces
-    its call ("a conference call to discuss") names no kind."""
-    for match in _CALL.finditer(text):
+def _titled(pattern: re.Pattern[str], text: str) -> tuple[int, str] | None:
+    """Where ``text`` first names a kind as a title does, every word capitalised ("Annual
+    Report", "EARNINGS CONFERENCE CALL"), and that kind in title case; prose names no
+    kind: a release announcing "a conference call to discuss", a role library's "the
+    preparation of quarterly financial statements"."""
+    for match in pattern.finditer(text):
         words = match.group(1).split()
         if all(word[0].isupper() for word in words):
             return match.start(), " ".join(word[0] + word[1:].lower() for word in words)
     return None
+
+
+def _in_prose(pattern: re.Pattern[str], text: str) -> tuple[int, str] | None:
+    """A kind the opening paragraph states in prose ("… today reported financial results
+    for the quarter", a release's dateline sentence), in title case: past it, prose
+    names what the document talks about, not what it is (a role library's "the
+    preparation of quarterly financial statements")."""
+    match = pattern.search(text, 0, OPENING_PROSE_CHARS)
+    return None if match is None else (match.start(), " ".join(
+        word[:1].upper() + word[1:].lower() for word in match.group(1).split()))
+
+
+def _call_kind(text: str) -> tuple[int, str] | None:
+    """Where ``text`` first names a call's transcript as a title does (``_titled``)."""
+    return _titled(_CALL, text)
 
 
 def document_period(opening: str) -> str | None:

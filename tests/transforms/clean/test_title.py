@@ -483,3 +483,15 @@ def test_a_cover_with_body_text_a_kind_or_a_period_below_keeps_its_largest_line(
     # Three sizes: no one line under the publisher's name.
     assert cover_title([publisher, plan, TitleLine("Members' edition", 1, 14, 170, 184)],
                        10) == "Harbour Cranes"
+
+
+def test_a_kind_named_in_prose_past_the_opening_paragraph_is_not_the_documents():
+    """A role library's duties ("prepare the quarterly financial statements") talk about
+    documents; a release's first sentence ("today reported financial results") says what
+    it is; a title says it wherever it stands."""
+    duties = "Roles at Harbour Cranes. " + "Chief Financial Officer. Lead the team. " * 40
+    assert document_kind(duties + "Lead the preparation of quarterly financial statements.") \
+        is None
+    assert document_kind("Harbour Cranes today reported financial results for the quarter.") \
+        == "Financial Results"
+    assert document_kind(duties + "Annual Report 2023") == "Annual Report"
