@@ -125,6 +125,12 @@ DEFAULT_EXTRACT_MEMORY_MB = 2048
 # run exits non-zero, after writing every table. Broken files in a real corpus
 # stay well below it; a run where every document fails always exceeds it.
 DEFAULT_MAX_ERROR_RATE = 0.5
+# Whether a run that embeds chunks (--embed-chunks, a --sink) also fills
+# chunks.text_embedding when neither --text-vector nor --no-text-vector is given.
+# Changing it changes the dense layer's key of such runs (``dense_fields``): the next
+# incremental run embeds every chunk again, once, and a store whose collection holds
+# the other layout is rebuilt beside it from the chunks table (transforms/sink/sync.py).
+DEFAULT_TEXT_VECTOR = False
 
 
 @dataclass(frozen=True)
@@ -256,6 +262,10 @@ class RunConfig:
     # Also the chunk text's own vector in chunks.text_embedding (--text-vector): two
     # vectors a chunk, scored by the closer one (max-sim) where a store can hold both.
     text_vector: bool = False
+    # The user asked for it (--text-vector, ``text_vector: true``), rather than it being
+    # the default of a run that embeds: only then does a store that cannot hold two
+    # vectors warn (otherwise its state says so quietly). How it reports, not rows.
+    text_vector_asked: bool = field(default=False, compare=False)
     # Sparse lexical vectors in chunks.sparse (transforms/embed/sparse.py).
     sparse: bool = False
     ids: IdOptions = field(default_factory=IdOptions)
