@@ -421,20 +421,28 @@ class RunConfig:
     def previous_layer_keys(self) -> Mapping[str, str | None]:
         """The ``--previous`` run's layer keys (``layers.recorded_layer_keys``); empty
         without one, or when its run.json cannot be read (everything is redone)."""
+        return recorded_layer_keys(self._previous_run_json) if self._previous_run_json else {}
+
+    @functools.cached_property
+    def _previous_run_json(self) -> Mapping[str, Any] | None:
         if not self.previous:
-            return {}
+            return None
         try:
-            return recorded_layer_keys(json.loads(storage.read_bytes(
-                storage.join(self.previous, "run.json")).decode("utf-8")))
+            return json.loads(storage.read_bytes(
+                storage.join(self.previous, "run.json")).decode("utf-8"))
         except Exception:  # checked before the run (previous_run_problem): redo, to be safe
-            return {}
+            return None
 
     @functools.cached_property
     def layer_plan(self) -> LayerPlan:
         """What an incremental run does with the vectors of the chunks it carries over,
         from the previous run's recorded keys (``layers.layer_plan``); a previous run
         that cannot be read has its vectors made again."""
-        return layer_plan(self.previous_layer_keys, self.layer_keys)
+        previous = self._previous_run_json or {}
+        embedding = previous.get("embedding")
+        return layer_plan(self.previous_layer_keys, self.layer_keys,
+                          embedding if isinstance(embedding, Mapping) else None,
+                          self.embedding_record())
 
     @functools.cached_property
     def extraction_reuse_key(self) -> str | None:
