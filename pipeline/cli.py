@@ -124,8 +124,10 @@ def print_option_differences(config: RunConfig) -> None:
     previous = read_run_json(config.previous)
     differences = option_differences(previous, dict(config.settings),
                                      config.fingerprint_fields())
+    second = (("made for every chunk" if config.text_vector else "dropped from every chunk")
+              if config.layer_plan.first_vector_kept else None)
     effects = layer_effects(config.previous_layer_keys, config.layer_keys,
-                            config.extraction_reuse_key is not None)
+                            config.extraction_reuse_key is not None, second)
     if not differences and effects == [LAYERS_KEPT]:
         print(f"  options: as in {config.previous}")
         return

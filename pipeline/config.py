@@ -125,6 +125,12 @@ DEFAULT_EXTRACT_MEMORY_MB = 2048
 # run exits non-zero, after writing every table. Broken files in a real corpus
 # stay well below it; a run where every document fails always exceeds it.
 DEFAULT_MAX_ERROR_RATE = 0.5
+# Whether a run that embeds chunks (--embed-chunks, a --sink) also fills
+# chunks.text_embedding when neither --text-vector nor --no-text-vector is given.
+# Changing it changes the dense layer's key of such runs (``dense_fields``): the next
+# incremental run embeds every chunk again, once, and a store whose collection holds
+# the other layout is rebuilt beside it from the chunks table (transforms/sink/sync.py).
+DEFAULT_TEXT_VECTOR = False
 
 
 @dataclass(frozen=True)
@@ -256,6 +262,10 @@ class RunConfig:
     # Also the chunk text's own vector in chunks.text_embedding (--text-vector): two
     # vectors a chunk, scored by the closer one (max-sim) where a store can hold both.
     text_vector: bool = False
+    # The user asked for it (--text-vector, ``text_vector: true``), rather than it being
+    # the default of a run that embeds: only then does a store that cannot hold two
+    # vectors warn (otherwise its state says so quietly). How it reports, not rows.
+    text_vector_asked: bool = field(default=False, compare=False)
     # Sparse lexical vectors in chunks.sparse (transforms/embed/sparse.py).
     sparse: bool = False
     ids: IdOptions = field(default_factory=IdOptions)
@@ -411,20 +421,28 @@ class RunConfig:
     def previous_layer_keys(self) -> Mapping[str, str | None]:
         """The ``--previous`` run's layer keys (``layers.recorded_layer_keys``); empty
         without one, or when its run.json cannot be read (everything is redone)."""
+        return recorded_layer_keys(self._previous_run_json) if self._previous_run_json else {}
+
+    @functools.cached_property
+    def _previous_run_json(self) -> Mapping[str, Any] | None:
         if not self.previous:
-            return {}
+            return None
         try:
-            return recorded_layer_keys(json.loads(storage.read_bytes(
-                storage.join(self.previous, "run.json")).decode("utf-8")))
+            return json.loads(storage.read_bytes(
+                storage.join(self.previous, "run.json")).decode("utf-8"))
         except Exception:  # checked before the run (previous_run_problem): redo, to be safe
-            return {}
+            return None
 
     @functools.cached_property
     def layer_plan(self) -> LayerPlan:
         """What an incremental run does with the vectors of the chunks it carries over,
         from the previous run's recorded keys (``layers.layer_plan``); a previous run
         that cannot be read has its vectors made again."""
-        return layer_plan(self.previous_layer_keys, self.layer_keys)
+        previous = self._previous_run_json or {}
+        embedding = previous.get("embedding")
+        return layer_plan(self.previous_layer_keys, self.layer_keys,
+                          embedding if isinstance(embedding, Mapping) else None,
+                          self.embedding_record())
 
     @functools.cached_property
     def extraction_reuse_key(self) -> str | None:

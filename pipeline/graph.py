@@ -162,8 +162,12 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
                 count_input_files(m.inputs, m.include, m.exclude, m.own)
         # What the graph needs from files or servers is read here, never in expand.
         self._config = config.resolve()
-        self._redo_kept_vectors = bool(config.previous and config.embed_chunks
+        # The carried chunks' vectors are not this run's: made again, all of them, or
+        # (the dense layers differ by --text-vector alone) only the second one.
+        self._fill_kept_vectors = bool(config.previous and config.embed_chunks
                                        and previous_model_differs(config))
+        self._first_kept = config.layer_plan.first_vector_kept
+        self._redo_kept_vectors = self._fill_kept_vectors and not self._first_kept
 
     def expand(self, source: beam.pvalue.PBegin | beam.PCollection) -> Tables:
         config = self._config
@@ -303,18 +307,21 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         if config.embed_chunks:
             reconciled["chunks"] = reconciled["chunks"] | "Vectors for kept chunks" >> \
                 VectorsForKeptChunks(embedding, config.embedding_model_info.dimension,
-                                     self._redo_kept_vectors, config.text_vector)
+                                     self._redo_kept_vectors, config.text_vector,
+                                     self._first_kept)
         if config.sparse:  # kept chunks of an earlier run may have none (carried ones have)
             reconciled["chunks"] = reconciled["chunks"] | "Sparse vectors for kept chunks" >> \
                 beam.Map(with_sparse_vector).with_output_types(ChunkRow)
         carried_chunks = previous[CARRIED_CHUNKS]
-        if self._redo_kept_vectors:
+        if self._fill_kept_vectors:
             # Another model (or none) made the carried chunks' vectors: the dense layer
-            # is made again, nothing below it (``plan/layers.py``).
+            # is made again, nothing below it (``plan/layers.py``); only its second
+            # vector when --text-vector alone changed.
             carried_chunks = (carried_chunks
                               | "Vectors for carried chunks" >> VectorsForKeptChunks(
-                                  embedding, config.embedding_model_info.dimension, True,
-                                  config.text_vector)
+                                  embedding, config.embedding_model_info.dimension,
+                                  self._redo_kept_vectors, config.text_vector,
+                                  self._first_kept)
                               # The embed step's retry output is untyped: the table is not.
                               | "Carried chunk rows" >> beam.Map(_as_chunk_row
                                                                  ).with_output_types(ChunkRow))

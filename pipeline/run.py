@@ -737,7 +737,8 @@ def prepare_sink_plans(config: RunConfig) -> list:
     try:
         return prepare_sinks(config.sinks, config.embedding_model_info.dimension,
                              config.previous, new_run_token(), sparse=config.sparse,
-                             layers=config.layer_keys, text_vector=config.text_vector)
+                             layers=config.layer_keys, text_vector=config.text_vector,
+                             text_vector_asked=config.text_vector_asked)
     except SinkError as exc:
         raise UsageError(str(exc)) from None
 

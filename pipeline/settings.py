@@ -30,6 +30,7 @@ from ragbeam.pipeline.config import (
     DEFAULT_EXTRACT_TIMEOUT_S,
     DEFAULT_MAX_ERROR_RATE,
     DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_TEXT_VECTOR,
     ExtractOptions,
     IdOptions,
     MatchOptions,
@@ -71,10 +72,13 @@ BeamValue = str | int | float | bool | list[str]
 
 
 def option(default: Any, help: str, group: str, metavar: str | None = None,
-           flag: bool = True) -> Any:
-    """A field that is also a ``ragbeam run`` flag (``--field-name``) in ``group``."""
+           flag: bool = True, negatable: bool = False) -> Any:
+    """A field that is also a ``ragbeam run`` flag (``--field-name``) in ``group``.
+    ``negatable``: a yes/no option whose default is decided by the run (None: not
+    given) has both ``--field-name`` and ``--no-field-name``."""
     return Field(default, description=help,
-                 json_schema_extra={"group": group, "metavar": metavar, "flag": flag})
+                 json_schema_extra={"group": group, "metavar": metavar, "flag": flag,
+                                    "negatable": negatable})
 
 
 IO, EXTRACT, CLEAN, CHUNK, EMBED, SINK, RUN = (
@@ -191,11 +195,17 @@ class RunSettings(BaseModel):
         "backend; exits 2 when CUDA is not available)", EMBED, "DEVICE")
     embed_chunks: bool = option(False, "fill chunks.embedding (document label > "
                                 "nearest heading, then the text) for every chunk", EMBED)
-    text_vector: bool = option(
-        False, "also fill chunks.text_embedding, the vector of the chunk text alone, in the "
-        "same batches as chunks.embedding (implies --embed-chunks): a chunk then scores the "
-        "closer of its two vectors to a query (max-sim) in Qdrant and LanceDB sinks and in "
-        "`ragbeam eval`; Milvus and Chroma keep chunks.embedding only", EMBED)
+    # None: not given, the default (``config.DEFAULT_TEXT_VECTOR``) whenever the run
+    # embeds chunks; True: asked for (implies --embed-chunks; a store that cannot hold
+    # two vectors says so); False: off (--no-text-vector, or ``text_vector: false``).
+    text_vector: bool | None = option(
+        None, "also fill chunks.text_embedding, the vector of the chunk text alone, in the "
+        "same batches as chunks.embedding (given, it implies --embed-chunks): a chunk then "
+        "scores the closer of its two vectors to a query (max-sim) in Qdrant and LanceDB "
+        "sinks and in `ragbeam eval`; Milvus and Chroma keep chunks.embedding only. "
+        "--no-text-vector: chunks.embedding only. Neither given: "
+        f"{'on' if DEFAULT_TEXT_VECTOR else 'off'} when the run embeds chunks",
+        EMBED, negatable=True)
     sparse: bool = option(False, "fill chunks.sparse: the chunk's lexical terms (stems by "
                           "language, CJK words) as a sparse vector with BM25 weights, for "
                           "hybrid search; stores get it as a sparse vector field", EMBED)
@@ -296,7 +306,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         if extra.get("metavar"):
             kwargs["metavar"] = extra["metavar"]
         if kind is bool:
-            if default is True:  # e.g. --no-preflight
+            if extra.get("negatable"):  # e.g. --text-vector / --no-text-vector
+                group.add_argument(_flag(name), action=argparse.BooleanOptionalAction,
+                                   **kwargs)
+            elif default is True:  # e.g. --no-preflight
                 group.add_argument("--no-" + name.replace("_", "-"), action="store_false",
                                    **kwargs)
             else:
@@ -327,8 +340,11 @@ def flag_names() -> list[str]:
     flags = ["--config", "--help", "--dry-run", "--verbose", "--quiet", "--log-level"]
     for name, info in RunSettings.model_fields.items():
         if (info.json_schema_extra or {}).get("flag", True):
-            bool_on = _unwrap(info.annotation)[0] is bool and info.default is True
+            is_bool = _unwrap(info.annotation)[0] is bool
+            bool_on = is_bool and info.default is True
             flags.append("--no-" + name.replace("_", "-") if bool_on else _flag(name))
+            if is_bool and (info.json_schema_extra or {}).get("negatable"):
+                flags.append("--no-" + name.replace("_", "-"))
     return sorted(flags)
 
 
@@ -459,6 +475,7 @@ def run_config(settings: RunSettings) -> RunConfig:
             raise ValueError("sink: the same store and collection is given twice")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    embed_chunks = settings.embed_chunks or bool(sinks) or settings.text_vector is True
     config = RunConfig(
         match=stage_options(MatchOptions, settings, own=tuple(
             canonical_uri(folder).rstrip("/") for folder in (settings.output, settings.previous)
@@ -474,9 +491,12 @@ def run_config(settings: RunSettings) -> RunConfig:
         verify_hashes=settings.verify_hashes,
         semantic=semantic,
         embedding=embedding,
-        # A store needs the vectors; a second vector a chunk needs the first.
-        embed_chunks=settings.embed_chunks or bool(sinks) or settings.text_vector,
-        text_vector=settings.text_vector,
+        # A store needs the vectors; a second vector a chunk asked for needs the first.
+        embed_chunks=embed_chunks,
+        # Not given: the default, whenever the run embeds chunks.
+        text_vector=embed_chunks and (DEFAULT_TEXT_VECTOR if settings.text_vector is None
+                                      else settings.text_vector),
+        text_vector_asked=settings.text_vector is True,
         sparse=settings.sparse,
         sinks=sinks,
         ids=stage_options(IdOptions, settings),

@@ -290,11 +290,18 @@ def store_words(state: Mapping[str, Any]) -> str:
     if state.get("status") == "failed" and state.get("error"):
         words += f": {state['error']}"
     cutover = state.get("cutover")
-    if state.get("status") == "synced" and cutover and "window_s" in cutover:
+    if (state.get("status") == "synced" and cutover and "window_s" in cutover
+            and cutover.get("renamed")):
+        # No aliases: the new table was renamed into the name's place (lancedb.py).
+        words += (f"; {state['collection']!r} rebuilt beside as {cutover['to']}, then "
+                  "renamed into its place (the old table dropped)")
+    elif state.get("status") == "synced" and cutover and "window_s" in cutover:
         words += (f"; {state['collection']!r} now names {cutover['to']} "
                   f"({cutover['from']} dropped)")
     if state.get("multivector"):
         words += "; two vectors a chunk, scored by the closer one (--text-vector)"
+    for note in state.get("notes") or ():
+        words += f"; {note}"
     for warning in state.get("warnings") or ():
         words += f"; warning: {warning}"
     return words

@@ -71,3 +71,38 @@ def test_zero_embedding_threads_means_the_processs_share_everywhere():
     resolved = with_embedding_threads(auto, pipeline_options([]))
     assert resolved.torch_threads == available_cores() == model_threads(auto)
     assert model_threads(EmbeddingOptions(torch_threads=2)) == 2
+
+
+def test_the_text_vector_has_three_states_and_a_default_only_where_chunks_are_embedded(
+        tmp_path):
+    import argparse
+
+    import pytest
+
+    from ragbeam.pipeline.config import DEFAULT_TEXT_VECTOR
+    from ragbeam.pipeline.settings import add_run_arguments
+
+    def config(**given):
+        return run_config(load_settings({"input": ["x"], "output": "o", **given}))
+
+    plain = config()  # embeds nothing: no second vector, whatever the default
+    assert (plain.embed_chunks, plain.text_vector) == (False, False)
+    default = config(embed_chunks=True)
+    assert default.text_vector is DEFAULT_TEXT_VECTOR and not default.text_vector_asked
+    asked = config(text_vector=True)  # given, it implies --embed-chunks
+    assert asked.embed_chunks and asked.text_vector and asked.text_vector_asked
+    off = config(embed_chunks=True, text_vector=False)
+    assert off.embed_chunks and not off.text_vector and not off.text_vector_asked
+    assert not config(text_vector=False).embed_chunks  # off embeds nothing by itself
+    # The flags, as ragbeam run parses them; and the config file's key.
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    assert vars(parser.parse_args(["--text-vector"]))["text_vector"] is True
+    assert vars(parser.parse_args(["--no-text-vector"]))["text_vector"] is False
+    assert "text_vector" not in vars(parser.parse_args([]))
+    (tmp_path / "c.yaml").write_text("text_vector: false\nembed_chunks: true\n")
+    from_file = run_config(load_settings({"input": ["x"], "output": "o"},
+                                         str(tmp_path / "c.yaml")))
+    assert from_file.embed_chunks and not from_file.text_vector
+    with pytest.raises(Exception, match="text_vector"):
+        load_settings({"input": ["x"], "output": "o", "text_vector": "yes"})

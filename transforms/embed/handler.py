@@ -184,7 +184,10 @@ class SentenceEmbeddingHandler(ModelHandler[str, PredictionResult, LazySentenceM
             window = describe_model(self._options.model).max_tokens
             counted = load_model_tokenizer(self._options.model).count(texts,
                                                                       special_tokens=True)
-            Metrics.counter("ragbeam.embed", OVER_WINDOW).inc(sum(n > window for n in counted))
+            # Chunks, not texts: a --text-vector pair over the window counts once.
+            Metrics.counter("ragbeam.embed", OVER_WINDOW).inc(sum(
+                any(n > window for n in counted[i:i + per])
+                for i in range(0, len(counted), per)))
             # The same count orders the forward passes (encode_texts): not tokenized twice.
             lengths = [min(n, window) for n in counted]
         vectors: np.ndarray = (

@@ -316,9 +316,22 @@ def chunk_embedding_text(row: Mapping[str, Any]) -> str:
 
 def chunk_embedding_texts(row: Mapping[str, Any], text_vector: bool) -> str | tuple[str, str]:
     """What the Embed stage embeds of a chunk row: its dense text, or with
-    ``--text-vector`` the pair (dense text, chunk text), embedded in the same batch."""
+    ``--text-vector`` the pair (dense text, chunk text), embedded in the same batch.
+    A row that keeps its dense vector (``first_vector_kept``: only ``--text-vector``
+    changed since the run that made it) gives its chunk text twice: identical texts are
+    encoded once (``encode_texts``), and ``with_vectors`` keeps its first vector."""
+    if text_vector and first_vector_kept(row):
+        text = text_vector_text_for(row["text"])
+        return text, text
     dense = chunk_embedding_text(row)
     return (dense, text_vector_text_for(row["text"])) if text_vector else dense
+
+
+def first_vector_kept(row: Mapping[str, Any]) -> bool:
+    """A row the Embed stage is given with its dense vector and without its second:
+    only the second is to be made (``plan/layers.py`` keeps the first when the dense
+    layers of two runs differ by ``--text-vector`` alone)."""
+    return row.get("embedding") is not None and row.get("text_embedding") is None
 
 
 def chunk_sparse_text(row: Mapping[str, Any]) -> str:

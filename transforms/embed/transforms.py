@@ -29,7 +29,7 @@ from ragbeam.transforms.embed.handler import (
     regrouped,
 )
 from ragbeam.transforms.embed.model import EmbeddingOptions
-from ragbeam.transforms.embed.text import chunk_embedding_texts
+from ragbeam.transforms.embed.text import chunk_embedding_texts, first_vector_kept
 from ragbeam.transforms.metrics import counter_totals, summed
 
 
@@ -52,8 +52,21 @@ def with_vectors(row: ChunkRow, vectors: Any) -> ChunkRow:
     vectors = np.asarray(vectors)
     if vectors.ndim == 1:
         return {**row, "embedding": [float(x) for x in vectors]}
+    if first_vector_kept(row):  # its text twice, encoded once: only the second is new
+        return {**row, TEXT_EMBEDDING: [float(x) for x in vectors[1]]}
     return {**row, "embedding": [float(x) for x in vectors[0]],
             TEXT_EMBEDDING: [float(x) for x in vectors[1]]}
+
+
+# Rows that kept their dense vector and got only the second: their pair is one text
+# encoded once, so ``texts_encoded`` counts one for them, not two.
+FIRST_VECTORS_KEPT = "first_vectors_kept"
+
+
+def _embedding_texts(row: ChunkRow, text_vector: bool) -> tuple[ChunkRow, Any]:
+    if text_vector and first_vector_kept(row):
+        Metrics.counter("ragbeam.embed", FIRST_VECTORS_KEPT).inc()
+    return row, chunk_embedding_texts(row, text_vector)
 
 
 def _with_vector(row: ChunkRow, result: Any) -> ChunkRow:
@@ -120,8 +133,7 @@ class EmbedChunkRows(beam.PTransform):
                                                                 text_vector)
         embedded, dead = (
             todo
-            | "Chunk text" >> beam.Map(lambda row: (row, chunk_embedding_texts(row,
-                                                                                text_vector)))
+            | "Chunk text" >> beam.Map(_embedding_texts, text_vector)
             | "Embed chunks" >> embed_sentences(
                 SentenceEmbeddingHandler(self._embedding, count_over_window=True,
                                          tick=progress.EMBEDDED,
@@ -151,5 +163,6 @@ def embedding_summary(result: Any) -> dict[str, int]:
     # RunInference prefixes its counter names with the model handler's name.
     # With --text-vector each element is two texts: the second ones are counted apart.
     summary["texts_encoded"] = sum(value for (_, name), value in totals.items()
-                                   if name.endswith(MODEL_INPUTS) or name == EXTRA_TEXTS)
+                                   if name.endswith(MODEL_INPUTS) or name == EXTRA_TEXTS) - sum(
+        value for (_, name), value in totals.items() if name == FIRST_VECTORS_KEPT)
     return summary

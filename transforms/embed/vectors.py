@@ -30,9 +30,14 @@ class FailDocumentsWithoutVectors(beam.DoFn):
 
 
 def _unfit_vector_dropped(row: ChunkRow, dimension: int, redo_all: bool,
-                          text_vector: bool = False) -> ChunkRow:
+                          text_vector: bool = False, first_kept: bool = False) -> ChunkRow:
     vector = row.get("embedding")
     second = row.get(TEXT_EMBEDDING)
+    if (first_kept and not redo_all and vector is not None and len(vector) == dimension
+            and (not text_vector or second is None)):
+        # Only --text-vector changed: the dense vector stays, the second is made (or,
+        # switched off, dropped).
+        return {k: v for k, v in row.items() if k != TEXT_EMBEDDING}
     if (redo_all or vector is None or len(vector) != dimension
             or (text_vector and (second is None or len(second) != dimension))):
         out = {**row, "embedding": None}
@@ -63,8 +68,11 @@ class VectorsForKeptChunks(beam.PTransform):
     """
 
     def __init__(self, embedding: EmbeddingOptions, dimension: int, redo_all: bool,
-                 text_vector: bool = False) -> None:
+                 text_vector: bool = False, first_kept: bool = False) -> None:
         super().__init__()
+        # The previous run's dense vectors are this run's first (the layers differ by
+        # --text-vector alone: ``LayerPlan.first_vector_kept``).
+        self._first_kept = first_kept
         self._embedding = embedding  # threads resolved for the runner
         self._dimension = dimension
         self._redo_all = redo_all  # the previous run's model differs (read before the graph)
@@ -76,7 +84,8 @@ class VectorsForKeptChunks(beam.PTransform):
 
         embedded = (chunks
                     | "Unfit vectors" >> beam.Map(_unfit_vector_dropped, self._dimension,
-                                                  self._redo_all, self._text_vector
+                                                  self._redo_all, self._text_vector,
+                                                  self._first_kept
                                                   ).with_output_types(ChunkRow)
                     | "Embed kept chunks" >> EmbedChunkRows(self._embedding, self._text_vector))
         _ = embedded[EMBED_FAILED] | "Fail the run" >> beam.Map(_cannot_embed_kept_chunks)

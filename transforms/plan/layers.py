@@ -53,6 +53,14 @@ def dense_key(embedding_record: Mapping[str, Any] | None) -> str | None:
     return config_fingerprint(fields)
 
 
+def first_vector_key(embedding_record: Mapping[str, Any] | None) -> str | None:
+    """The key of ``chunks.embedding`` alone: the dense layer's key without
+    ``text_vector`` (two runs that differ by --text-vector alone have the same one)."""
+    if not embedding_record:
+        return None
+    return dense_key({k: v for k, v in embedding_record.items() if k != "text_vector"})
+
+
 def sparse_key(sparse_record: Mapping[str, Any] | None) -> str | None:
     """The sparse layer's key from a ``sparse`` record (None: no sparse vectors)."""
     return config_fingerprint(dict(sparse_record)) if sparse_record else None
@@ -96,6 +104,10 @@ class LayerPlan:
 
     dense: Work = Work.NONE
     sparse: Work = Work.NONE
+    # The dense layer is redone because --text-vector changed, and nothing else: the
+    # previous run's ``embedding`` vectors are this run's, kept; only
+    # ``text_embedding`` is made (switched on) or dropped (off).
+    first_vector_kept: bool = False
 
     @property
     def changes_carried_chunks(self) -> bool:
@@ -105,11 +117,21 @@ class LayerPlan:
         return {"dense": str(self.dense), "sparse": str(self.sparse)}
 
 
-def layer_plan(previous: Mapping[str, str | None], current: Mapping[str, str | None]
-               ) -> LayerPlan:
-    """The vector layers' work between the previous run's keys and this run's."""
-    return LayerPlan(dense=work_for(previous.get("dense"), current.get("dense")),
-                     sparse=work_for(previous.get("sparse"), current.get("sparse")))
+def layer_plan(previous: Mapping[str, str | None], current: Mapping[str, str | None],
+               previous_embedding: Mapping[str, Any] | None = None,
+               current_embedding: Mapping[str, Any] | None = None) -> LayerPlan:
+    """The vector layers' work between the previous run's keys and this run's; with
+    both runs' ``embedding`` records, whether the dense vectors are kept when only
+    --text-vector differs (``first_vector_kept``)."""
+    dense = work_for(previous.get("dense"), current.get("dense"))
+    first = first_vector_key(previous_embedding)
+    kept = (dense is Work.REDO and first is not None
+            and first == first_vector_key(current_embedding)
+            # the recorded key must be the one its record gives (a record to trust)
+            and previous.get("dense") == dense_key(previous_embedding))
+    return LayerPlan(dense=dense,
+                     sparse=work_for(previous.get("sparse"), current.get("sparse")),
+                     first_vector_kept=kept)
 
 
 def with_layers(row: Mapping[str, Any], plan: LayerPlan,
@@ -120,7 +142,9 @@ def with_layers(row: Mapping[str, Any], plan: LayerPlan,
     vectors are made again (``sparse_vector``: ``sparse.with_sparse_vector``, needed
     only then) or cleared. Kept layers are left as they are."""
     out = dict(row)
-    if plan.dense.changes_rows:
+    if plan.dense.changes_rows and plan.first_vector_kept:
+        out.pop(TEXT_EMBEDDING, None)  # the embed step makes it again, if this run has one
+    elif plan.dense.changes_rows:
         out["embedding"] = None
         out.pop(TEXT_EMBEDDING, None)
     if plan.sparse.changes_rows:
@@ -158,11 +182,15 @@ LAYERS_KEPT = "extraction and chunks kept (same chunk ids)"
 
 
 def layer_effects(previous: Mapping[str, str | None], current: Mapping[str, str | None],
-                  rechunk_without_extracting: bool) -> list[str]:
+                  rechunk_without_extracting: bool, first_vector_kept: str | None = None
+                  ) -> list[str]:
     """What an incremental run redoes, layer by layer, between the previous run's keys
     and this run's (``--dry-run --previous`` names it beside the options that differ):
     a short phrase per layer that is not simply kept. An unknown previous key (a run
-    written before the keys were recorded) counts as another key."""
+    written before the keys were recorded) counts as another key. ``first_vector_kept``:
+    what happens to ``chunks.text_embedding`` ("made for every chunk", "dropped from
+    every chunk") when the dense layers differ by --text-vector alone
+    (``LayerPlan.first_vector_kept``)."""
     out = []
     if previous.get("chunks") != current.get("chunks"):
         if previous.get("extraction") != current.get("extraction") or previous.get(
@@ -178,7 +206,10 @@ def layer_effects(previous: Mapping[str, str | None], current: Mapping[str, str 
     vectors = {"dense": "dense vectors", "sparse": "sparse vectors"}
     for layer, name in vectors.items():
         work = work_for(previous.get(layer), current.get(layer))
-        if work is Work.REDO:
+        if work is Work.REDO and layer == "dense" and first_vector_kept is not None:
+            out.append(f"dense vectors kept; chunks.text_embedding {first_vector_kept} "
+                       "(only --text-vector differs)")
+        elif work is Work.REDO:
             out.append(f"{name} made for every chunk" if previous.get(layer) is None
                        else f"{name} made again for every chunk")
         elif work is Work.DROP:

@@ -164,8 +164,12 @@ class VectorStore(ABC):
     # Has aliases (Qdrant, Milvus): the collection a run names is an alias of a physical
     # collection, and new vectors are built beside it and switched to (``sync.py``).
     # Without (LanceDB, Chroma): a run whose vectors the collection cannot take is
-    # refused (exit 2).
+    # refused (exit 2), unless the store ``replaces_tables`` (LanceDB).
     keeps_aliases: ClassVar[bool] = False
+    # No aliases, but a complete collection can take another's name (LanceDB: its
+    # table folders are renamed, ``switch_alias``): a run whose vectors the collection
+    # cannot take fills a new one beside it and then puts it in its place.
+    replaces_tables: ClassVar[bool] = False
 
     def __init__(self, spec: SinkSpec) -> None:
         self.spec = spec
@@ -191,7 +195,7 @@ class VectorStore(ABC):
 
     def mismatch_advice(self) -> str:
         """What a refused run's message advises (``check_compatible``)."""
-        if self.keeps_aliases:
+        if self.keeps_aliases or self.replaces_tables:
             return "use another collection"
         return (f"{self.title} has no aliases, so ragbeam cannot build the new vectors "
                 "beside this collection and switch to them: sync into another collection "

@@ -14,11 +14,25 @@ in the table's schema, as metadata of the ``chunk_id`` field (LanceDB has no
 table-level properties; the field's metadata survives appends, merges and deletes).
 Beam has no LanceDB writer: ``writers.py`` ``LanceDBWriteConfig`` is one in Beam's
 ``VectorDatabaseWriteConfig`` idiom (``merge_insert`` on ``chunk_id``: an upsert).
+
+LanceDB has no aliases, and its open-source engine cannot rename a table. A run whose
+vectors the table cannot take (another dimension; one vector a chunk or two:
+``--text-vector``) fills a new table ``NAME__KEY`` beside it in full from the run's
+chunks table (``sync.py``); once that one holds every chunk, ``switch_alias`` puts it
+in ``NAME``'s place by renaming the two table folders (``NAME.lance`` aside, then
+``NAME__KEY.lance`` to ``NAME.lance``; a table is one folder, its files named relative
+to it), then deletes the old one. Until then ``NAME`` is the old table, whole: a
+rebuild that fails leaves it as it was, and the next run fills ``NAME__KEY`` again.
+Between the two renames (microseconds; ``window_s`` in the state) there is no
+``NAME``.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import time
 from typing import Any
 
 import pyarrow as pa
@@ -52,6 +66,38 @@ class LanceDBStore(VectorStore):
     local_title = "LanceDB: an embedded columnar vector store in one local folder"
     keeps_sparse = False
     keeps_multivector = True
+    replaces_tables = True
+
+    def _folder(self, name: str) -> str:
+        return os.path.join(self.spec.target, f"{name}.lance")
+
+    def switch_alias(self, target: str, old: str | None) -> float:
+        """Put table ``target`` (complete) in the place of the collection's name: the
+        name's table folder is renamed aside, ``target``'s to the name's, then the old
+        one is deleted; should the second rename fail, the first is undone. Returns the
+        seconds between the two renames. Safe to repeat: a ``target`` already renamed
+        (its folder gone, the name's there) is left as it is."""
+        name = self.spec.collection
+        current, new = self._folder(name), self._folder(target)
+        aside = self._folder(f"{name}__replaced")
+        if target == name or not os.path.isdir(new):
+            return 0.0
+        if os.path.isdir(aside):  # left by a run that died after its first rename
+            shutil.rmtree(aside)
+        started = time.perf_counter()
+        had_current = os.path.isdir(current)
+        if had_current:
+            os.rename(current, aside)
+        try:
+            os.rename(new, current)
+        except BaseException:
+            if had_current:
+                os.rename(aside, current)
+            raise
+        window = time.perf_counter() - started
+        if had_current:
+            shutil.rmtree(aside, ignore_errors=True)
+        return window
 
     def connect(self) -> None:
         from ragbeam.transforms.sink.writers import connect_lancedb

@@ -30,7 +30,11 @@ half-built collection. A ``NAME`` that is a collection of its own (made before
 ragbeam made aliases) is written in place while it takes the run's vectors; when it
 cannot, it is replaced the same way, except that it must be dropped before an alias
 can take its name: clients then find no ``NAME`` for that moment (``window_s``
-in the state). Stores without aliases (LanceDB, Chroma) refuse such a run (exit 2).
+in the state). LanceDB has no aliases but fills ``NAME__KEY`` beside its table the
+same way and, once complete, renames it into ``NAME``'s place (``lancedb.py``): a
+table made by an older run with one vector a chunk takes ``--text-vector``'s two
+so. Chroma refuses such a run (exit 2); it keeps one vector a chunk whatever
+``--text-vector`` says, so only another dimension is such a run there.
 
 Any failure leaves the state ``failed`` (or absent) and the marker unequal to the
 token, so the next run, from this output or any other, does a full sync: listing
@@ -88,6 +92,9 @@ class SyncPlan:
     multivector: bool = False
     # What of the run's vectors the store cannot keep (said once, and in the state).
     warnings: tuple[str, ...] = ()
+    # The same, for a run that did not ask for what the store cannot keep (the
+    # default --text-vector into Milvus or Chroma): in the state, not warned.
+    notes: tuple[str, ...] = ()
     # A cutover: the physical collection this run fills (beside ``replaces``, the one
     # ``spec.collection`` names now), switched to by ``finish_sync``. None: the run
     # writes ``spec.collection`` itself (through its alias, if it is one).
@@ -181,6 +188,21 @@ def _prepare_aliased(store: VectorStore, dimension: int, sparse: bool, physical:
     return target, True, current or store.spec.collection
 
 
+def _prepare_unaliased(store: VectorStore, dimension: int, sparse: bool, physical: str,
+                       multivector: bool = False) -> tuple[VectorStore, bool, str | None]:
+    """The same for a store without aliases: its collection, created if missing; or,
+    where the store ``replaces_tables`` and ragbeam's collection cannot take these
+    vectors, ``physical`` beside it (a cutover: ``finish_sync`` renames it into the
+    collection's place)."""
+    shape = store.describe()
+    if (shape is None or not store.replaces_tables or not shape.made_by_ragbeam
+            or _takes(store, shape, dimension, sparse, multivector)):
+        return store, store.ensure_collection(dimension, sparse, multivector), None
+    target = store.on(physical)
+    target.ensure_collection(dimension, sparse, multivector)  # or left by a failed rebuild
+    return target, True, store.spec.collection
+
+
 def _takes(store: VectorStore, shape: Any, dimension: int, sparse: bool,
            multivector: bool = False) -> bool:
     try:
@@ -193,11 +215,12 @@ def _takes(store: VectorStore, shape: Any, dimension: int, sparse: bool,
 def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
                  run_token: str, sparse: bool = False,
                  layers: Mapping[str, str | None] | None = None,
-                 text_vector: bool = False) -> SyncPlan:
+                 text_vector: bool = False, text_vector_asked: bool = True) -> SyncPlan:
     """``layers``: the run's layer keys (``RunConfig.layer_keys``), which name the
     physical collection of a store with aliases (``physical_collection``).
     ``text_vector``: the chunks have two vectors (``--text-vector``); a store that
-    keeps multivectors holds both, another ``embedding`` only (said once)."""
+    keeps multivectors holds both, another ``embedding`` only: said once as a warning
+    when ``text_vector_asked``, else only in the state's ``notes`` (the default)."""
     store = store_type(spec.kind)
     address = store.server_address(spec)
     if address and (problem := unreachable(*address, urlsplit(spec.target).scheme)):
@@ -208,19 +231,24 @@ def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
         sparse = False
     multivector = text_vector and store.keeps_multivector
     warnings: tuple[str, ...] = ()
-    if text_vector and not multivector:
+    notes: tuple[str, ...] = ()
+    if text_vector and not multivector and text_vector_asked:
         warnings = (f"{store.title} cannot hold two vectors a chunk: it keeps chunks.embedding "
                     "only, scored alone (--text-vector still fills chunks.text_embedding; "
                     "Qdrant and LanceDB keep both and score the closer one)",)
         _LOG.warning("sink %s: %s", spec.display, warnings[0])
+    elif text_vector and not multivector:
+        notes = (f"{store.title} keeps one vector a chunk: chunks.embedding (label > "
+                 "heading + text), not chunks.text_embedding",)
+        _LOG.info("sink %s: %s", spec.display, notes[0])
     previous_state = read_sink_state(previous, spec) if previous else None
     physical = physical_collection(spec.collection, dimension, sparse, layers, multivector)
 
     def prepare() -> SyncPlan:
         with open_store(spec) as store:
             if not store.keeps_aliases:
-                written, created, replaces = store, store.ensure_collection(
-                    dimension, sparse, multivector), None
+                written, created, replaces = _prepare_unaliased(store, dimension, sparse,
+                                                                physical, multivector)
             else:
                 written, created, replaces = _prepare_aliased(store, dimension, sparse, physical,
                                                               multivector)
@@ -232,7 +260,7 @@ def prepare_sync(spec: SinkSpec, dimension: int, previous: str | None,
                                            written.read_marker(), created)
             written.write_marker(WRITING + run_token)
         return SyncPlan(spec, dimension, run_token, full, reason, sparse,
-                        multivector=multivector, warnings=warnings,
+                        multivector=multivector, warnings=warnings, notes=notes,
                         target=physical if replaces is not None else None, replaces=replaces)
 
     return retrying(spec, "prepare", prepare)
@@ -254,9 +282,11 @@ def each_store(step: Callable[[T], R], items: Sequence[T]) -> list[R]:
 def prepare_sinks(specs: Sequence[SinkSpec], dimension: int, previous: str | None,
                   run_token: str, sparse: bool = False,
                   layers: Mapping[str, str | None] | None = None,
-                  text_vector: bool = False) -> list[SyncPlan]:
+                  text_vector: bool = False, text_vector_asked: bool = True
+                  ) -> list[SyncPlan]:
     return each_store(lambda spec: prepare_sync(spec, dimension, previous, run_token, sparse,
-                                                layers, text_vector), list(specs))
+                                                layers, text_vector, text_vector_asked),
+                      list(specs))
 
 
 def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:
@@ -268,6 +298,7 @@ def _state(plan: SyncPlan, status: str, **fields: Any) -> dict[str, Any]:
             "run_token": plan.run_token, "sparse": plan.sparse,
             **({"multivector": True} if plan.multivector else {}),
             **({"warnings": list(plan.warnings)} if plan.warnings else {}),
+            **({"notes": list(plan.notes)} if plan.notes else {}),
             **cutover, **fields}
 
 
@@ -296,6 +327,9 @@ def finish_sync(plan: SyncPlan, output: str, chunk_rows: int,
                                        "window_s": round(window, 4)}
                 _LOG.info("sink %s: %r now names %s (was %s, dropped)", spec.display,
                           spec.collection, plan.target, plan.replaces)
+                if not store.keeps_aliases:  # renamed into the name's place (LanceDB)
+                    switched["cutover"]["renamed"] = True
+                    written = store
             written.write_marker(plan.run_token)
         return stored
 

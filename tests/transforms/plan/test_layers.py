@@ -136,3 +136,42 @@ def test_layer_effects_name_what_a_run_redoes_layer_by_layer():
     for previous in (keys, {**keys, "extraction": None}):
         assert layer_effects(previous, {**keys, "extraction": "e2", "chunks": "c2"},
                              False)[0].startswith("extraction and chunks redone")
+
+
+def test_a_dense_layer_that_differs_by_the_text_vector_alone_keeps_the_first_vectors():
+    one, two = _config(embed_chunks=True), _config(embed_chunks=True, text_vector=True)
+    # (auto resolves to a precision per machine: the other one is named.)
+    other = "bf16" if one.embedding_record()["precision"] == "fp32" else "fp32"
+    other_model = _config(embed_chunks=True, text_vector=True,
+                          embedding=EmbeddingOptions(precision=other))
+    for before, now in ((one, two), (two, one)):
+        plan = layer_plan(before.layer_keys, now.layer_keys, before.embedding_record(),
+                          now.embedding_record())
+        assert plan.dense is Work.REDO and plan.first_vector_kept
+    # Another model (or precision) too: every vector is made again.
+    assert not layer_plan(one.layer_keys, other_model.layer_keys, one.embedding_record(),
+                          other_model.embedding_record()).first_vector_kept
+    # No records (a run.json that cannot be read), or a recorded key its record does not
+    # give: nothing is kept.
+    assert not layer_plan(one.layer_keys, two.layer_keys).first_vector_kept
+    assert not layer_plan({**one.layer_keys, "dense": "other"}, two.layer_keys,
+                          one.embedding_record(), two.embedding_record()).first_vector_kept
+    # The same key: kept as ever (no redo at all).
+    same = layer_plan(two.layer_keys, two.layer_keys, two.embedding_record(),
+                      two.embedding_record())
+    assert same.dense is Work.KEEP and not same.first_vector_kept
+
+    row = {"chunk_id": "c", "embedding": [1.0, 0.0], "text_embedding": [0.0, 1.0],
+           "sparse": None}
+    kept = with_layers(row, LayerPlan(dense=Work.REDO, first_vector_kept=True), None)
+    assert kept["embedding"] == [1.0, 0.0] and "text_embedding" not in kept
+    assert layers_changed(row, kept, LayerPlan(dense=Work.REDO, first_vector_kept=True))
+    redone = with_layers(row, LayerPlan(dense=Work.REDO), None)
+    assert redone["embedding"] is None and "text_embedding" not in redone
+
+    from ragbeam.transforms.plan.layers import layer_effects
+
+    assert layer_effects(one.layer_keys, two.layer_keys, False, "made for every chunk") == [
+        "extraction and chunks kept (same chunk ids)",
+        "dense vectors kept; chunks.text_embedding made for every chunk (only --text-vector "
+        "differs)"]

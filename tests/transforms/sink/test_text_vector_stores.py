@@ -175,11 +175,19 @@ def test_an_incremental_run_keeps_both_vectors_and_switching_on_fills_the_second
     ids4, first4, second4 = _vectors(root / "run4")
     assert ids4 == ids1 and second4 is not None
     assert np.allclose(first4, first1, atol=1e-5) and np.allclose(second4, second1, atol=1e-5)
-    # … and off again: the column goes, the dense vectors stay the model's.
+    # Only the option changed: the dense vectors are the plain run's, kept as they were,
+    # and each chunk's text alone was embedded (one text a chunk, not two).
+    _, plain_first, _ = _vectors(root / "plain")
+    assert np.array_equal(first4, plain_first)
+    assert switched["embedding"]["texts_encoded"] == len(ids4)
+    assert switched["changes_upsert"] == len(ids4)  # every row changed: a new column
+    # … and off again: the column goes, the dense vectors stay (nothing embedded).
     off = root / "run5"
-    run_cli(_args(corpus, off, "--embed-chunks", "--previous", str(root / "run4")))
+    dropped = run_cli(_args(corpus, off, "--embed-chunks", "--no-text-vector", "--previous",
+                            str(root / "run4")))
     ids5, first5, second5 = _vectors(off)
-    assert ids5 == ids1 and second5 is None and np.allclose(first5, first1, atol=1e-5)
+    assert ids5 == ids1 and second5 is None and np.array_equal(first5, first4)
+    assert dropped["embedding"].get("texts_encoded", 0) == 0
     assert not has_text_vectors(read_table(off, "chunks").schema)
 
 
