@@ -8,7 +8,7 @@ r"""ragbeam's chunkers from Python, without Beam: ``chunk_text`` and ``chunk_fil
     >>> all(text[c.start:c.end] == c.text for c in chunks)
     True
 
-The same strategies, defaults (128 tokens), sizes and offsets as ``ragbeam run``.
+The same strategies, defaults (96 tokens), sizes and offsets as ``ragbeam run``.
 Records are plain frozen dataclasses (``TextChunk``; ``dataclasses.asdict`` turns
 one into a dict) with a short ``repr``.
 """
@@ -184,7 +184,7 @@ def chunk_text(text: str, strategy: str = "recursive", size: int = ChunkOptions.
     ``strategy``: ``recursive`` (default), ``fixed``, ``sliding``, ``structure``,
     ``parent_child``, ``semantic``, ``code``, ``faq``, ``log``, ``table``, or ``auto``
     (chosen from the content, as ``ragbeam run`` does). ``size`` and ``overlap`` are
-    in ``unit``: ``tokens`` (tiktoken; the default, 128 as in ``ragbeam run``),
+    in ``unit``: ``tokens`` (tiktoken; the default, 96 as in ``ragbeam run``),
     ``chars`` or ``model`` (the embedding model's tokenizer; ``model`` names it,
     default all-MiniLM-L6-v2). The text is read as Markdown for its structure
     (headings ``# Title`` or underlined, lists, code fences, tables), as ``ragbeam
@@ -205,7 +205,7 @@ def chunk_file(path: str | os.PathLike[str], strategy: str = AUTO, size: int = C
                unit: str = ChunkOptions.unit, overlap: int = ChunkOptions.overlap, *,
                model: str | None = None, **params: Any) -> ChunkedFile:
     """Extract (embedded Apache Tika), clean and chunk one file, as ``ragbeam run`` does,
-    with its defaults (128 tokens, strategy chosen by the default routing table) and
+    with its defaults (96 tokens, strategy chosen by the default routing table) and
     its guards (the file is read by an isolated Tika child under the run's time limit
     and memory cap; archive bombs and oversized texts are refused).
 

@@ -113,7 +113,7 @@ COMPARED = ("boating-safety.pdf", "handbook.md", "station-news.html")
 
 @pytest.mark.parametrize("name", COMPARED)
 def test_chunk_file_defaults_give_the_chunks_ragbeam_run_gives(default_run, name):
-    """Same defaults (128 tokens, routing), same guarded extraction and cleaning."""
+    """Same defaults (96 tokens, routing), same guarded extraction and cleaning."""
     chunked = ragbeam.chunk_file(SAMPLES / name)
     rows = sorted((r for r in read_table(default_run, "chunks").to_pylist()
                    if r["source_uri"].endswith("/" + name)), key=lambda r: r["char_start"])
@@ -133,7 +133,7 @@ def test_records_have_a_short_repr():
     (lambda: ragbeam.chunk_text(ENGLISH, size="100"), TypeError, "size"),
     (lambda: ragbeam.chunk_text(ENGLISH, size=True), TypeError, "size"),
     (lambda: ragbeam.chunk_text(ENGLISH, size=0), ValueError, "size"),
-    (lambda: ragbeam.chunk_text(ENGLISH, overlap=128), ValueError, "overlap"),
+    (lambda: ragbeam.chunk_text(ENGLISH, overlap=96), ValueError, "overlap"),
     (lambda: ragbeam.chunk_text(ENGLISH, unit="words"), ValueError, "unit"),
     (lambda: ragbeam.chunk_text(ENGLISH, strategy="semantics"), ValueError, "strategy"),
     (lambda: ragbeam.chunk_text(ENGLISH, strategy=None), TypeError, "strategy"),
@@ -152,7 +152,7 @@ def test_defaults_are_the_clis():
     one = ragbeam.chunk_text(FRENCH * 8)
     assert one == ragbeam.chunk_text(FRENCH * 8, size=defaults.chunk_size,
                                      unit=defaults.size_unit, overlap=defaults.chunk_overlap)
-    assert len(one) > 1 and max(c.size for c in one) <= defaults.chunk_size == 128
+    assert len(one) > 1 and max(c.size for c in one) <= defaults.chunk_size == 96
 
 
 def test_markdown_is_read_as_the_pipeline_reads_it():

@@ -40,7 +40,7 @@ def test_a_dry_run_against_previous_names_the_options_and_counts_what_it_would_d
     assert main([*base, "--chunk-size", "300"]) == 0
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if "options that differ" in line)
-    assert "--chunk-size 128 → 300" in line and "chunks redone (new chunk ids)" in line
+    assert "--chunk-size 96 → 300" in line and "chunks redone (new chunk ids)" in line
     assert "chunked again from the previous run's text, not extracted" in line
     assert "3 files matched, 3 would be processed" in out
     # A new chunking re-chunks the unchanged documents from their rows, as the run would.

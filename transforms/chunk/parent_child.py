@@ -2,7 +2,7 @@
 
 Parents are the structure strategy's sections (``structure.py``) at
 ``parent_size`` (default twice ``size``: a parent must fit the context budget
-it is sent into; at the 128-token default, 256-token parents scored best of
+it is sent into; at the 128-token default of the time, 256-token parents scored best of
 2×, 3× and 4× on the tuning questions at a 600-token budget, and 4× parents of
 1,000-character children — ~1,000 tokens — never fitted one): heading sections where the
 document has headings, recursive windows of ``parent_size`` where it has none
