@@ -130,7 +130,7 @@ DEFAULT_MAX_ERROR_RATE = 0.5
 # Changing it changes the dense layer's key of such runs (``dense_fields``): the next
 # incremental run embeds every chunk again, once, and a store whose collection holds
 # the other layout is rebuilt beside it from the chunks table (transforms/sink/sync.py).
-DEFAULT_TEXT_VECTOR = False
+DEFAULT_TEXT_VECTOR = True
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,21 @@ from helpers import read_table
 COLLECTION = "docs"
 
 
+def two_vectors(row: Mapping[str, Any]) -> Any:
+    """A chunk row's vectors as a store that keeps both holds them (``--text-vector``,
+    the default): its dense vector alone for a row without a second."""
+    if row.get("text_embedding") is None:
+        return row["embedding"]
+    return [row["embedding"], row["text_embedding"]]
+
+
+def qdrant_dense_query(client: Any, vector: list[float]) -> Any:
+    """A dense query vector as Qdrant's ``embedding`` takes it: in a list when the
+    collection holds two vectors a chunk (a multivector, max-sim)."""
+    params = client.get_collection(COLLECTION).config.params.vectors["embedding"]
+    return [vector] if params.multivector_config is not None else vector
+
+
 class StoreReader:
     kind: str
     keeps_sparse = True
@@ -150,7 +165,7 @@ class QdrantReader(StoreReader):
             client.delete(COLLECTION, points_selector=models.PointIdsList(
                 points=[str(uuid.UUID(hex=victim["chunk_id"]))]))
             client.upsert(COLLECTION, points=[models.PointStruct(
-                id=str(uuid.UUID(hex=stray_id)), vector={"embedding": victim["embedding"]},
+                id=str(uuid.UUID(hex=stray_id)), vector={"embedding": two_vectors(victim)},
                 payload={"chunk_id": stray_id, "text": "a chunk no table has"})])
         finally:
             client.close()
@@ -180,6 +195,8 @@ class LanceDBReader(StoreReader):
                                      "metadata": {MARKER_KEY: "writing:deadrun"}})
         table.delete(f"chunk_id = '{victim['chunk_id']}'")
         row = {name: victim.get(name) for name in table.schema.names}
+        if pa.types.is_list(table.schema.field("embedding").type):
+            row["embedding"] = two_vectors(victim)
         row.update(chunk_id=stray_id, text="a chunk no table has",
                    metadata=list(dict(victim["metadata"]).items()))
         table.add(pa.Table.from_pylist([row], schema=table.schema))
@@ -231,7 +248,11 @@ def assert_store_equals_chunks(stored: dict[str, dict], out: pathlib.Path,
         assert got["doc_id"] == row["doc_id"] and got["chunk_index"] == row["chunk_index"]
         assert got["char_start"] == row["char_start"]
         assert list(got["heading_path"]) == row["heading_path"]
-        np.testing.assert_allclose(got["embedding"], row["embedding"], atol=1e-6)
+        if np.asarray(got["embedding"]).ndim == 2:  # both vectors (--text-vector, default)
+            np.testing.assert_allclose(got["embedding"], [row["embedding"],
+                                                          row["text_embedding"]], atol=1e-6)
+        else:
+            np.testing.assert_allclose(got["embedding"], row["embedding"], atol=1e-6)
         if row.get("sparse") is None or not keeps_sparse:
             assert got.get("sparse") is None
         else:  # --sparse: the same terms and weights

@@ -12,8 +12,13 @@ import shutil
 
 import pytest
 
+from ragbeam.pipeline.config import DEFAULT_TEXT_VECTOR
+
 from conftest import CORPUS, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
+
+# Texts a chunk's embedding costs: two with its text's own vector (the default).
+TEXTS_PER_CHUNK = 2 if DEFAULT_TEXT_VECTOR else 1
 
 SAMPLES = ("boating-safety.pdf", "lab-rules.docx", "station-news.html", "handbook.md",
            "faq.txt", "corrupt.pdf")
@@ -162,11 +167,15 @@ def test_unchanged_chunks_keep_their_vectors_after_a_new_chunking(corpus, tmp_pa
     assert same and len(same) < len(after)  # some chunks stay, most do not
     assert not set(after) & set(before)  # every id is new
     assert night["embeddings"]["reused"] == len(same)
-    assert night["embedding"]["texts_encoded"] == len(after) - len(same)
+    # Two texts a chunk with the text's own vector (--text-vector, the default).
+    assert night["embedding"]["texts_encoded"] == TEXTS_PER_CHUNK * (len(after) - len(same))
     for i in same:
         assert after[i]["embedding"] == old[inputs(after[i])]
     assert set(after) == set(fresh)
     assert all(np.allclose(after[i]["embedding"], fresh[i]["embedding"], atol=1e-5)
                for i in fresh)
-    assert ({i: {k: v for k, v in r.items() if k != "embedding"} for i, r in after.items()}
-            == {i: {k: v for k, v in r.items() if k != "embedding"} for i, r in fresh.items()})
+    vectors = ("embedding", "text_embedding")  # the second: --text-vector, the default
+    assert all(np.allclose(after[i]["text_embedding"], fresh[i]["text_embedding"], atol=1e-5)
+               for i in fresh if fresh[i].get("text_embedding") is not None)
+    assert ({i: {k: v for k, v in r.items() if k not in vectors} for i, r in after.items()}
+            == {i: {k: v for k, v in r.items() if k not in vectors} for i, r in fresh.items()})

@@ -25,13 +25,16 @@ import pytest
 
 from conftest import TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
-from sink_stores import READERS, assert_store_equals_chunks
+from sink_stores import READERS, assert_store_equals_chunks, qdrant_dense_query
 
 FILES = ("faq.txt", "handbook.md")
 COLLECTION = "docs"
 ALIASED = ("milvus", "qdrant")
+# One vector a chunk (--no-text-vector): the old-style collections made below hold one,
+# and the subject here is --sparse's switches; a switch to two vectors a chunk is
+# test_vector_layout_migration.py's and test_text_vector_faults.py's.
 BASE = ("--chunk-size", "300", "--size-unit", "chars", "--extract-timeout",
-        TEST_EXTRACT_TIMEOUT)
+        TEST_EXTRACT_TIMEOUT, "--no-text-vector")
 
 
 def collections(kind: str, path: pathlib.Path) -> tuple[set[str], dict[str, str]]:
@@ -63,8 +66,8 @@ def query_results(kind: str, path: pathlib.Path, vector: list[float]) -> tuple[i
 
         client = QdrantClient(path=str(path))
         try:
-            hits = client.query_points(COLLECTION, query=vector, using="embedding",
-                                       limit=5).points
+            hits = client.query_points(COLLECTION, query=qdrant_dense_query(client, vector),
+                                       using="embedding", limit=5).points
             return client.count(COLLECTION, exact=True).count, len(hits)
         finally:
             client.close()

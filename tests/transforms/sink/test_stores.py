@@ -26,7 +26,7 @@ from ragbeam.transforms.sink.stores import STORES
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
-from sink_stores import READERS, assert_store_equals_chunks, milvus_rows
+from sink_stores import READERS, assert_store_equals_chunks, milvus_rows, qdrant_dense_query
 
 KINDS = sorted(READERS)
 
@@ -370,6 +370,7 @@ def test_a_hybrid_query_finds_what_only_the_sparse_and_only_the_dense_side_finds
     try:
         sparse_query = models.SparseVector(indices=list(sparse.indices),
                                            values=list(sparse.values))
+        dense = qdrant_dense_query(qdrant, dense)
         by_dense, by_sparse, fused = (_source_names(p.payload["source_uri"] for p in points)
                                       for points in (
             qdrant.query_points(COLLECTION, query=dense, using="embedding", limit=1).points,

@@ -54,7 +54,7 @@ def runs(tmp_path_factory) -> dict:
     first = run_cli(_args(corpus, root / "run1", "--text-vector",
                           *[a for s in sinks for a in ("--sink", s)]))
     # The same corpus embedded without the option (each test that reads it stands alone).
-    run_cli(_args(corpus, root / "plain", "--embed-chunks"))
+    run_cli(_args(corpus, root / "plain", "--embed-chunks", "--no-text-vector"))
     return {"root": root, "corpus": corpus, "stores": stores, "first": first}
 
 
