@@ -115,7 +115,10 @@ if TYPE_CHECKING:
 # BM25 index, a header without the headings the text opens with (embed_text changes); a
 # bare cover's two sizes of lines one title, its lines parenting no later page, a
 # heading that repeats its own section not nested again.
-OUTPUT_FORMAT_VERSION = 17
+# 18: a bold heading over a line restating its words heads the text after that line (a
+# benefit booklet's sections); a kind named in prose past the opening paragraph is not
+# the document's; 96-token chunks by default (the size is in the config hash too).
+OUTPUT_FORMAT_VERSION = 18
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
