@@ -502,6 +502,10 @@ def test_a_title_may_end_in_a_question_mark():
     cover's largest text, not a sentence to pass over for a figure's label below it."""
     lines = [TitleLine("Do Prompt-Based Models Really Understand", 1, 14.3, 79, 93),
              TitleLine("the Meaning of Their Prompts?", 1, 14.3, 95, 109),
+             TitleLine("Suppose a human is given two sentences and asked whether", 1, 10, 300,
+                       310),
+             TitleLine("the second follows from the first; the models are not.", 1, 10, 312,
+                       322),
              TitleLine("easy!", 1, 11.4, 395, 406)]
     assert cover_title(lines, 10) == ("Do Prompt-Based Models Really Understand the Meaning "
                                       "of Their Prompts?")
