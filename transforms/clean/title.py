@@ -379,9 +379,15 @@ def first_line_title(lines: Sequence[TitleLine], kind: str | None) -> str | None
     return text
 
 
+# A title may ask ("HellaSwag: Can a Machine Really Finish Your Sentence?"): a question
+# mark ends no statement.
+_STATEMENT_ENDS = tuple(end for end in SENTENCE_ENDS if end not in ("?", "？"))
+
+
 def _sentence(text: str) -> bool:
-    """A line that ends a sentence of several words ("Apple Inc." is a name)."""
-    return (text.rstrip().endswith(tuple(SENTENCE_ENDS))
+    """A line that ends a statement of several words ("Apple Inc." is a name; a title
+    may end in a question mark)."""
+    return (text.rstrip().endswith(_STATEMENT_ENDS)
             and len(text.split()) >= MIN_SENTENCE_WORDS)
 
 

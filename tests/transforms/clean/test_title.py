@@ -495,3 +495,17 @@ def test_a_kind_named_in_prose_past_the_opening_paragraph_is_not_the_documents()
     assert document_kind("Harbour Cranes today reported financial results for the quarter.") \
         == "Financial Results"
     assert document_kind(duties + "Annual Report 2023") == "Annual Report"
+
+
+def test_a_title_may_end_in_a_question_mark():
+    """A paper's title asks ("… Really Finish Your Sentence?", over two lines): it is the
+    cover's largest text, not a sentence to pass over for a figure's label below it."""
+    lines = [TitleLine("Do Prompt-Based Models Really Understand", 1, 14.3, 79, 93),
+             TitleLine("the Meaning of Their Prompts?", 1, 14.3, 95, 109),
+             TitleLine("Suppose a human is given two sentences and asked whether", 1, 10, 300,
+                       310),
+             TitleLine("the second follows from the first; the models are not.", 1, 10, 312,
+                       322),
+             TitleLine("easy!", 1, 11.4, 395, 406)]
+    assert cover_title(lines, 10) == ("Do Prompt-Based Models Really Understand the Meaning "
+                                      "of Their Prompts?")
