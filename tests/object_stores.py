@@ -124,8 +124,16 @@ def gcs_emulator(workdir: Path, bucket: str) -> Iterator[str]:
                  "GOOGLE_APPLICATION_CREDENTIALS": str(credentials),
                  "GOOGLE_CLOUD_PROJECT": "ragbeam-test"})
 
-    with _server(make) as endpoint:
-        yield endpoint
+    from ragbeam.transforms import storage
+
+    # ragbeam keeps one GCS client a process (``storage._gcs_client``), made for the
+    # emulator that was up when it was first used: an earlier test's, stopped since.
+    storage._gcs_client.cache_clear()
+    try:
+        with _server(make) as endpoint:
+            yield endpoint
+    finally:
+        storage._gcs_client.cache_clear()
 
 
 @contextmanager
