@@ -33,7 +33,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,51 +54,26 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-PORT_TRIES = 5
-
-
-def _started(command: list[str], endpoint: str) -> subprocess.Popen | None:
-    """``command`` running and answering at ``endpoint``; None when it exited instead: its
-    port was taken between ``_free_port`` and its bind (by another test worker's server,
-    which then answered the check in its place until it stopped)."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(endpoint + "/", timeout=1).read()
-            break
-        except urllib.error.HTTPError:
-            break  # it answers
-        except OSError:
-            if process.poll() is not None:
-                return None
-            if time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"{command[2]} did not start") from None
-            time.sleep(0.1)
-    time.sleep(0.5)  # a server that lost the port exits once its bind fails
-    if process.poll() is not None:
-        return None
-    return process
-
-
 @contextmanager
-def _server(make: Callable[[int], tuple[list[str], str, dict[str, str]]]) -> Iterator[str]:
-    """Run the server ``make(port)`` describes (its command, endpoint and environment)
-    until its endpoint answers, on a free port (another one if the port was taken
-    meanwhile), with its environment set in this process meanwhile; everything is
-    undone after. Yields the endpoint."""
-    for _ in range(PORT_TRIES):
-        command, endpoint, environment = make(_free_port())
-        process = _started(command, endpoint)
-        if process is not None:
-            break
-    else:
-        raise RuntimeError(f"{command[2]} found no free port in {PORT_TRIES} tries")
+def _server(command: list[str], endpoint: str, environment: dict[str, str]) -> Iterator[None]:
+    """Run ``command`` until ``endpoint`` answers, with ``environment`` set in this
+    process meanwhile; everything is undone after."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     saved = {name: os.environ.get(name) for name in environment}
     try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(endpoint + "/", timeout=1).read()
+                break
+            except urllib.error.HTTPError:
+                break  # it answers
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{command[2]} did not start") from None
+                time.sleep(0.1)
         os.environ.update(environment)
-        yield endpoint
+        yield
     finally:
         for name, value in saved.items():
             if value is None:
@@ -113,24 +88,21 @@ def _server(make: Callable[[int], tuple[list[str], str, dict[str, str]]]) -> Ite
 def gcs_emulator(workdir: Path, bucket: str) -> Iterator[str]:
     """The GCS emulator with ``bucket`` created, this process pointed at it; yields
     its endpoint."""
+    port = _free_port()
+    endpoint = f"http://localhost:{port}"
     credentials = workdir / "offline-credentials.json"
     credentials.write_text(json.dumps(OFFLINE_CREDENTIALS), encoding="utf-8")
-
-    def make(port: int) -> tuple[list[str], str, dict[str, str]]:
-        endpoint = f"http://localhost:{port}"
-        return ([sys.executable, "-m", "gcp_storage_emulator", "start", "--port", str(port),
-                 "--in-memory", "--default-bucket", bucket, "--quiet"], endpoint,
-                {"STORAGE_EMULATOR_HOST": endpoint,
-                 "GOOGLE_APPLICATION_CREDENTIALS": str(credentials),
-                 "GOOGLE_CLOUD_PROJECT": "ragbeam-test"})
-
+    command = [sys.executable, "-m", "gcp_storage_emulator", "start", "--port", str(port),
+               "--in-memory", "--default-bucket", bucket, "--quiet"]
     from ragbeam.transforms import storage
 
     # ragbeam keeps one GCS client a process (``storage._gcs_client``), made for the
     # emulator that was up when it was first used: an earlier test's, stopped since.
     storage._gcs_client.cache_clear()
     try:
-        with _server(make) as endpoint:
+        with _server(command, endpoint, {"STORAGE_EMULATOR_HOST": endpoint,
+                                         "GOOGLE_APPLICATION_CREDENTIALS": str(credentials),
+                                         "GOOGLE_CLOUD_PROJECT": "ragbeam-test"}):
             yield endpoint
     finally:
         storage._gcs_client.cache_clear()
@@ -140,14 +112,12 @@ def gcs_emulator(workdir: Path, bucket: str) -> Iterator[str]:
 def s3_server(bucket: str) -> Iterator[str]:
     """moto's S3 server with ``bucket`` created, this process pointed at it; yields
     its endpoint."""
-
-    def make(port: int) -> tuple[list[str], str, dict[str, str]]:
-        endpoint = f"http://localhost:{port}"
-        return ([sys.executable, "-m", "moto.server", "-H", "localhost", "-p", str(port)],
-                endpoint, {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "test",
-                           "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"})
-
-    with _server(make) as endpoint:
+    port = _free_port()
+    endpoint = f"http://localhost:{port}"
+    command = [sys.executable, "-m", "moto.server", "-H", "localhost", "-p", str(port)]
+    with _server(command, endpoint, {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "test",
+                                     "AWS_SECRET_ACCESS_KEY": "test",
+                                     "AWS_DEFAULT_REGION": "us-east-1"}):
         import boto3
 
         boto3.client("s3").create_bucket(Bucket=bucket)
