@@ -8,9 +8,14 @@ adds its reader here, and the sink suite (parametrized over ``READERS``) runs on
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
-from collections.abc import Mapping
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -20,6 +25,36 @@ from ragbeam.transforms.sink.base import MARKER_KEY
 from helpers import read_table
 
 COLLECTION = "docs"
+
+
+@contextlib.contextmanager
+def milvus_lite_server(data: pathlib.Path, port: int = 0
+                       ) -> Iterator[tuple[subprocess.Popen, int]]:
+    """Milvus Lite's gRPC server in a child process on ``port`` (a free local one by
+    default), up: a Milvus reached over the network. Yields the process (a test may stop
+    it) and the port."""
+    if not port:
+        with contextlib.closing(socket.socket()) as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(data),
+         "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while True:
+        with contextlib.closing(socket.socket()) as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        if time.monotonic() > deadline:
+            server.kill()
+            raise RuntimeError("milvus-lite server did not start")
+        time.sleep(0.2)
+    try:
+        yield server, port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def two_vectors(row: Mapping[str, Any]) -> Any:

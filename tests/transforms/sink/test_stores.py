@@ -10,14 +10,11 @@ stores: a new store is covered by adding its reader.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -26,7 +23,13 @@ from ragbeam.transforms.sink.stores import STORES
 
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
-from sink_stores import READERS, assert_store_equals_chunks, milvus_rows, qdrant_dense_query
+from sink_stores import (
+    READERS,
+    assert_store_equals_chunks,
+    milvus_lite_server,
+    milvus_rows,
+    qdrant_dense_query,
+)
 
 KINDS = sorted(READERS)
 
@@ -242,33 +245,12 @@ def test_local_stores_need_the_in_process_runner(tmp_path, capsys):
     assert "one worker" in capsys.readouterr().err
 
 
-def _free_port() -> int:
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def milvus_server(tmp_path):
-    """Milvus Lite's gRPC server in a child process: a Milvus reached over the network
-    (it accepts any token, so a password can be given and must never be written)."""
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(tmp_path / "srv"),
-         "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        with contextlib.closing(socket.socket()) as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.2)
-    else:
-        server.kill()
-        pytest.fail("milvus-lite server did not start")
-    yield server, port
-    server.terminate()
-    server.wait(timeout=30)
+    """A Milvus reached over the network (it accepts any token, so a password can be
+    given and must never be written)."""
+    with milvus_lite_server(tmp_path / "srv") as server:
+        yield server
 
 
 def _texts_of_output(out: pathlib.Path) -> str:

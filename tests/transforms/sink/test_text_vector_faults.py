@@ -14,14 +14,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import pathlib
-import socket
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pyarrow as pa
@@ -35,7 +30,7 @@ from ragbeam.schemas.chunks import TEXT_EMBEDDING
 from conftest import SAMPLES, TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table
 from object_stores import gcs_emulator
-from sink_stores import READERS, assert_store_equals_chunks, milvus_rows
+from sink_stores import READERS, assert_store_equals_chunks, milvus_lite_server, milvus_rows
 
 pytestmark = pytest.mark.slow  # whole runs, with the embedding model
 
@@ -43,31 +38,10 @@ COLLECTION = "docs"
 FILES = ("faq.txt", "handbook.md")
 
 
-def _milvus_server(data: pathlib.Path, port: int) -> subprocess.Popen:
-    """Milvus Lite's gRPC server in a child process (as test_stores.py's fixture), up."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(data),
-         "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        with contextlib.closing(socket.socket()) as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return server
-        time.sleep(0.2)
-    server.kill()
-    pytest.fail("milvus-lite server did not start")
-
-
 @pytest.fixture
 def milvus_server(tmp_path):
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = _milvus_server(tmp_path / "srv", port)
-    yield server, port
-    server.terminate()
-    server.wait(timeout=30)
+    with milvus_lite_server(tmp_path / "srv") as server:
+        yield server
 
 
 def _states(out: pathlib.Path) -> dict[str, dict]:
@@ -128,8 +102,7 @@ def test_a_store_down_mid_sync_fails_the_run_and_the_next_run_converges(
     monkeypatch.undo()
 
     # The server back on its data: the next run converges, Milvus in full.
-    restarted = _milvus_server(tmp_path / "srv", port)
-    try:
+    with milvus_lite_server(tmp_path / "srv", port):
         assert main([*args, "--output", str(tmp_path / "run3"), "--previous",
                      str(tmp_path / "run2")]) == 0, capsys.readouterr().err
         states = _states(tmp_path / "run3")
@@ -142,9 +115,6 @@ def test_a_store_down_mid_sync_fails_the_run_and_the_next_run_converges(
         for kind, reader in readers.items():
             assert states[kind]["status"] == "synced" and states[kind]["mode"] == "full"
             _two_vectors_stored(reader, tmp_path / "run3")
-    finally:
-        restarted.terminate()
-        restarted.wait(timeout=30)
 
 
 BUCKET = "ragbeam-tv"
