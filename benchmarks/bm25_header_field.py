@@ -204,9 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     current: dict = {}
     today = retrieval.make_retriever
 
-    def make(name, texts, cache=None, dense=None):
+    def make(name, texts, cache=None, dense=None, text_vector=None):
         if name != "bm25":
-            return today(name, texts, cache, dense)
+            return today(name, texts, cache, dense, text_vector)
         variant = current["variant"]
         if variant in FIELDED:
             return FieldedBM25(texts, fields, FIELDED[variant], args.k1)
