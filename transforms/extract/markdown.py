@@ -41,7 +41,7 @@ from markdown_it.token import Token
 
 from ragbeam.transforms.clean.links import markdown_link_words
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
-from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
+from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml, with_utf8_text
 from ragbeam.transforms.types import Block, BlockKind, FetchedFile
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
@@ -248,7 +248,7 @@ class MarkdownReader(Reader):
 
     def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
                   metadata: TikaMetadata) -> ParsedXhtml:
-        parsed = parse_tika_xhtml(xhtml)
+        parsed = parse_tika_xhtml(with_utf8_text(xhtml, fetched.data))
         if parsed.raw_text.strip():
             parsed.blocks = parse_markdown_blocks(parsed.raw_text)
             parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title

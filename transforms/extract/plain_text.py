@@ -7,8 +7,9 @@ Markdown (a README or an exported note saved as text) is handed to it by its con
 from __future__ import annotations
 
 from ragbeam.transforms.extract.markdown import MarkdownReader, reads_as_markdown
-from ragbeam.transforms.extract.reader import Reader
-from ragbeam.transforms.types import LineKind
+from ragbeam.transforms.extract.reader import Reader, TikaMetadata
+from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml, with_utf8_text
+from ragbeam.transforms.types import FetchedFile, LineKind
 
 _MARKDOWN = MarkdownReader()
 
@@ -17,6 +18,10 @@ class PlainTextReader(Reader):
     name = "plain_text"
     media_types = frozenset({"text/plain"})
     lines = LineKind.TYPED
+
+    def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
+                  metadata: TikaMetadata) -> ParsedXhtml:
+        return parse_tika_xhtml(with_utf8_text(xhtml, fetched.data))
 
     def for_text(self, raw_text: str) -> Reader:
         return _MARKDOWN if reads_as_markdown(raw_text) else self

@@ -367,6 +367,38 @@ def _nearest_table(el: etree._Element) -> etree._Element | None:
     return parent
 
 
+# Tika's XHTML of a plain text file: its head, then the whole text as one paragraph.
+_ONE_PARAGRAPH = re.compile(r"(.*?<body>\s*<p>)(.*)(</p>\s*</body>.*)", re.DOTALL)
+# What XML 1.0 cannot hold (Tika writes U+FFFD for them too); C1 characters it can.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def with_utf8_text(xhtml: str, data: bytes) -> str:
+    """Tika's XHTML of a text file (plain text, Markdown) with its text replaced by the
+    file's bytes decoded as UTF-8, where they are UTF-8 and Tika's text is not that.
+
+    Two ways Tika's text of such a file loses characters: its charset detector takes a
+    UTF-8 file with a few non-ASCII characters for ISO-8859-1 (a licence's "“Licensor.”"
+    became "â��Licensor.â��"), and its XHTML writes U+FFFD for every C1 character, the
+    very bytes a double-encoded file's "1986â\x80\x931990" needs to be decoded back
+    (``clean/text.repair_mojibake``). Bytes that decode as UTF-8 are, with near
+    certainty, UTF-8 (a Latin-1 or Windows-1252 text forms valid multi-byte sequences
+    only by accident); anything else keeps Tika's reading.
+    """
+    if data.isascii():
+        return xhtml
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return xhtml
+    match = _ONE_PARAGRAPH.fullmatch(xhtml)
+    if match is None or "<p>" in match.group(2) or "</p>" in match.group(2):
+        return xhtml
+    escaped = _NOT_XML.sub("\ufffd", text).replace("&", "&amp;").replace(
+        "<", "&lt;").replace(">", "&gt;")
+    return match.group(1) + escaped + match.group(3)
+
+
 def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
                      collapse_whitespace: bool = False, body_text: bool = True) -> ParsedXhtml:
     """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata.
