@@ -15,6 +15,7 @@ from ragbeam.transforms.types import BlockKind, LineStyle
 class CleanOptions:
     """Switches for each cleaning step (all part of the config fingerprint)."""
 
+    repair_mojibake: bool = True
     unicode_nfkc: bool = True
     restore_spaces: bool = True
     protect_cjk_punctuation: bool = True

@@ -95,6 +95,7 @@ from ragbeam.transforms.clean.text import (
     normalize_unicode,
     normalize_whitespace,
     remove_control_characters,
+    repair_mojibake,
     replacement_char_is_space,
     with_spaces_at,
 )
@@ -126,7 +127,10 @@ _new_tuple = tuple.__new__
 
 
 def clean_line_text(text: str, options: CleanOptions) -> str:
-    """One line (no newline inside): controls out, NFKC, whitespace collapsed."""
+    """One line (no newline inside): mojibake decoded, controls out, NFKC, whitespace
+    collapsed."""
+    if options.repair_mojibake:
+        text = repair_mojibake(text)
     text = remove_control_characters(text)
     if options.unicode_nfkc:
         text = normalize_unicode(text, options.protect_cjk_punctuation)
@@ -134,6 +138,8 @@ def clean_line_text(text: str, options: CleanOptions) -> str:
 
 
 def clean_block_text(text: str, kind: BlockKind, options: CleanOptions) -> str:
+    if options.repair_mojibake:
+        text = repair_mojibake(text)
     text = remove_control_characters(text)
     if options.unicode_nfkc:
         text = normalize_unicode(text, options.protect_cjk_punctuation)

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+import ftfy
+
 from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, ELLIPSIS
 
 # C0/C1 control characters except tab and newline; NUL included; zero-width
@@ -58,6 +60,22 @@ def replacement_char_is_space(texts: Iterable[str]) -> bool:
     marks = sum(text.count(REPLACEMENT_CHAR) for text in texts)
     return (marks >= MIN_REPLACEMENT_SPACES
             and marks > sum(text.count(" ") for text in texts))
+
+
+def repair_mojibake(text: str) -> str:
+    """Text whose UTF-8 was decoded as Latin-1 or Windows-1252 before it reached us
+    ("1986â\x80\x931990", "cafÃ©": a file saved from a page read in the wrong charset)
+    decoded back ("1986–1990", "café").
+
+    ftfy rather than our own table: it undoes chains of wrong decodings, and its badness
+    test leaves text alone unless the sequences are implausible as written (on the
+    shared corpus and the retrieval sets' PDFs it changes one file's lines and nothing
+    else). Runs before the control characters go: a sequence's C1 characters are part
+    of what it decodes from.
+    """
+    if text.isascii():
+        return text
+    return ftfy.fix_encoding(text)
 
 
 def remove_control_characters(text: str) -> str:

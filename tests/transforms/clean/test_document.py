@@ -40,6 +40,31 @@ def test_code_keeps_indentation_and_controls_are_removed():
     assert doc.text == "def f():\n    return 1"
 
 
+def test_text_decoded_in_the_wrong_charset_is_decoded_back_and_kept_in_place():
+    # UTF-8 read as Latin-1 upstream (its C1 characters included) and as Windows-1252.
+    raw = "Career\n1986\u00e2\x80\x931990 Watford\nthe caf\u00c3\u00a9 \u00e2\u20ac\u201dopen"
+    doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, raw, page=1, raw_start=0,
+                                    raw_end=len(raw))), CleanOptions())
+    assert doc.text == "Career\n1986\u20131990 Watford\nthe caf\u00e9 \u2014open"
+    start = doc.text.index("1986")
+    # A changed line maps to its whole raw line (as NFKC's do).
+    assert doc.raw_range_of(start, start + 9) == (raw.index("1986"), raw.index("\nthe"))
+    kept = clean_document(_doc(Block(BlockKind.PARAGRAPH, raw)),
+                          CleanOptions.without(["repair_mojibake"]))
+    assert "\u00e2" in kept.text
+
+
+def test_text_that_merely_looks_unusual_is_not_repaired():
+    # Accented capitals, a currency sign and quotes that a wrong decoding would also
+    # produce, but as people write them.
+    for text in ("\u00c0 la carte: \u00c9cole, \u00a3 5, \u201cok\u201d",
+                 "SOCI\u00c9T\u00c9 G\u00c9N\u00c9RALE \u00a9 2023 \u2013 \u00dcber",
+                 "标准（2020 年版）", "Stra\u00dfe M\u00fcnchen \u00d8resund"):
+        doc = clean_document(_doc(Block(BlockKind.PARAGRAPH, text)), CleanOptions())
+        assert doc.text == clean_document(_doc(Block(BlockKind.PARAGRAPH, text)),
+                                          CleanOptions.without(["repair_mojibake"])).text
+
+
 def _pdf_page(page: int, lines: list[str], start: int) -> tuple[list[Block], int]:
     blocks = []
     for line in lines:

@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.extract.html import parse_html_main
@@ -189,3 +190,39 @@ def test_raw_html_blocks_in_markdown_are_their_words():
     assert [(b.kind, b.text) for b in blocks] == [
         (BlockKind.HEADING, "T"), (BlockKind.TABLE, "Name | Size\na | 1"),
         (BlockKind.PARAGRAPH, "Shown words")]
+
+
+def _extract_bytes(tika: EmbeddedTika, path, data: bytes):
+    path.write_bytes(data)
+    xhtml, metadata = tika.extract(data, path.name)
+    return build_extracted_document(FetchedFile(SourceFile(str(path), "d", len(data)), data,
+                                                hashlib.sha256(data).hexdigest()), xhtml, metadata)
+
+
+@pytest.mark.parametrize("name", ["LICENSE", "notes.md"])
+def test_a_utf8_text_file_is_read_as_utf8_whatever_charset_tika_guessed(tika, tmp_path, name):
+    # Mostly ASCII with a few curly quotes: Tika's detector calls it ISO-8859-1.
+    text = ("Terms\n\n" + "Plain words of a licence, in ASCII only. " * 60
+            + "\n\nwill be considered the \u201cLicensor.\u201d The text\n")
+    doc = _extract_bytes(tika, tmp_path / name, text.encode("utf-8"))
+    assert "\u201cLicensor.\u201d" in doc.raw_text
+    assert "\ufffd" not in doc.raw_text and "\u00e2" not in doc.raw_text
+
+
+def test_a_double_encoded_text_file_keeps_what_repair_needs(tika, tmp_path):
+    # UTF-8 bytes read as Latin-1 and saved as UTF-8 again: C1 characters in the text,
+    # which Tika's XHTML would write as U+FFFD.
+    text = "Youth career\n1986\u2013 Watford\n1986\u20131990 Watford 63 (9)\n"
+    doubled = text.encode("utf-8").decode("latin-1").encode("utf-8")
+    doc = _extract_bytes(tika, tmp_path / "career.txt", doubled)
+    assert "1986\u00e2\x80\x931990" in doc.raw_text
+    cleaned = clean_document(doc, CleanOptions())
+    assert "1986\u20131990 Watford 63 (9)" in cleaned.text
+
+
+def test_bytes_that_are_not_utf8_keep_tikas_reading(tika, tmp_path):
+    text = ("Die Stra\u00dfe f\u00fchrt am Caf\u00e9 vorbei zum Rathaus, wo die "
+            "B\u00fcrger \u00fcber die n\u00e4chste Sitzung des Gemeinderats "
+            "sprechen.\nDanach geht es weiter zum Bahnhof.\n")
+    doc = _extract_bytes(tika, tmp_path / "latin.txt", text.encode("latin-1"))
+    assert "Die Stra\u00dfe f\u00fchrt am Caf\u00e9 vorbei" in doc.raw_text
