@@ -146,9 +146,9 @@ def indexed_terms(indexed: str | FieldedText, language: str | None = None,
     ``header_length_weight`` (default ``HEADER_LENGTH_WEIGHT``) to the length, a text
     term 1 (BM25F-like: the header is a field of the chunk). The header is the same
     words in every chunk of a section: counted in full in the length, a long heading
-    path made a short chunk under it lose to a longer chunk elsewhere. A plain string is all text (a peer's chunk, a query).
-    The language is guessed once, from both fields together (``tokenize`` of the
-    joined text gives the same terms).
+    path made a short chunk under it lose to a longer chunk elsewhere. A plain string
+    is all text (a peer's chunk). The language is guessed once, from both fields
+    together (``tokenize`` of the joined text gives the same terms).
     """
     if not isinstance(indexed, FieldedText) or not indexed.header:
         counts = Counter(tokenize(as_text(indexed), language))
