@@ -40,7 +40,7 @@ DEFAULT_LANGUAGE = "en"
 # How much a term of a chunk's contextual header adds to the chunk's BM25 length, against
 # 1 for a term of its text (``indexed_terms``); its terms count in full in the term
 # frequencies. Chosen on the retrieval benchmark (issue 38, docs/benchmarks.md).
-HEADER_LENGTH_WEIGHT = 0.25
+HEADER_LENGTH_WEIGHT = 0.5
 
 
 @functools.cache
