@@ -8,8 +8,10 @@ lines), on one finished ragbeam run per dev domain.
 A variant ``w:wl[:wlab]``: a term's frequency is ``tf(text) + w · tf(header)`` (the
 label's terms ``wlab`` instead of ``w`` where given) and a chunk's length ``|text| + wl ·
 |header|``, with bm25s's Lucene BM25 otherwise (k1 1.5, b 0.75, its idf). ``1:1`` is
-today's BM25 over ``sparse_text_for`` (the same hits as ``retrieval.py``, checked);
-``0:0`` the chunk text alone; a ``-once`` suffix counts a header term at most once.
+the BM25 over ``sparse_text_for`` before the header's length was weighed, ``1:0.5``
+today's (``lexical.HEADER_LENGTH_WEIGHT``; each the same hits as ``retrieval.py``,
+checked on the five dev domains); ``0:0`` the chunk text alone; a ``-once`` suffix
+counts a header term at most once.
 
 A named variant (``FIELDED``: ``rz2``, ``rz3-once-b0``, …) is Robertson & Zaragoza's
 BM25F: each field's term frequency over its own length normalisation (its own ``b``,
