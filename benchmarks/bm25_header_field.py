@@ -8,8 +8,10 @@ lines), on one finished ragbeam run per dev domain.
 A variant ``w:wl[:wlab]``: a term's frequency is ``tf(text) + w · tf(header)`` (the
 label's terms ``wlab`` instead of ``w`` where given) and a chunk's length ``|text| + wl ·
 |header|``, with bm25s's Lucene BM25 otherwise (k1 1.5, b 0.75, its idf). ``1:1`` is
-today's BM25 over ``sparse_text_for`` (the same hits as ``retrieval.py``, checked);
-``0:0`` the chunk text alone; a ``-once`` suffix counts a header term at most once.
+the BM25 over ``sparse_text_for`` before the header's length was weighed, ``1:0.5``
+today's (``lexical.HEADER_LENGTH_WEIGHT``; each the same hits as ``retrieval.py``,
+checked on the five dev domains); ``0:0`` the chunk text alone; a ``-once`` suffix
+counts a header term at most once.
 
 A named variant (``FIELDED``: ``rz2``, ``rz3-once-b0``, …) is Robertson & Zaragoza's
 BM25F: each field's term frequency over its own length normalisation (its own ``b``,
@@ -56,15 +58,18 @@ class HeaderFieldBM25:
 
     def __init__(self, texts: Sequence[str], fields: dict[str, tuple[str, str, str]],
                  w: float, wl: float, wlab: float | None, once: bool = False) -> None:
-        from ragbeam.transforms.embed.lexical import tokenize
+        from ragbeam.transforms.embed.lexical import as_text, guess_language, tokenize, words_of
 
         self._tokenize = tokenize
         frequencies, lengths, df = [], [], Counter()
         for t in texts:
-            body, header, label = fields.get(t, (t, "", ""))
-            text_tf = Counter(tokenize(body))
-            header_tf = Counter(tokenize(header)) if header else Counter()
-            label_tf = Counter(tokenize(label)) if label and wlab is not None else Counter()
+            body, header, label = fields.get(t, (as_text(t), "", ""))
+            # one language for the chunk, guessed from both fields (as BM25 does)
+            language = guess_language(words_of(as_text(t)))
+            text_tf = Counter(tokenize(body, language))
+            header_tf = Counter(tokenize(header, language)) if header else Counter()
+            label_tf = (Counter(tokenize(label, language)) if label and wlab is not None
+                        else Counter())
             path_tf = header_tf - label_tf
             if once:  # a header term counts at most once per chunk
                 header_tf = Counter(dict.fromkeys(header_tf, 1))
@@ -133,7 +138,7 @@ class FieldedBM25:
 
     def __init__(self, texts: Sequence[str], fields: dict[str, tuple[str, str, str]],
                  spec: dict, k1: float = K1, averages: dict[str, float] | None = None) -> None:
-        from ragbeam.transforms.embed.lexical import guess_language, tokenize, words_of
+        from ragbeam.transforms.embed.lexical import as_text, guess_language, tokenize, words_of
 
         self._tokenize = tokenize
         names, weights, bs = spec["fields"], spec["w"], spec["b"]
@@ -141,8 +146,8 @@ class FieldedBM25:
         table_in_text = spec.get("table_in_text", False)
         per_chunk: list[dict[str, Counter]] = []
         for t in texts:
-            body, header, label = fields.get(t, (t, "", ""))
-            language = guess_language(words_of(t))
+            body, header, label = fields.get(t, (as_text(t), "", ""))
+            language = guess_language(words_of(as_text(t)))
             if table_in_text and "\n" in header:
                 header, _, table = header.partition("\n")
                 body = f"{table}\n{body}"
@@ -181,7 +186,7 @@ class FieldedBM25:
 
 def main(argv: list[str] | None = None) -> int:
     import ragbeam.evaluate.retrieval as retrieval
-    from ragbeam.transforms.embed.text import context_parts, header_for_text
+    from ragbeam.transforms.embed.text import context_parts
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ragbeam-output", type=pathlib.Path, required=True,
@@ -228,11 +233,16 @@ def main(argv: list[str] | None = None) -> int:
         chunks = pipelines.ragbeam_chunks_from_run(args.ragbeam_output / domain, args.data)
         indexed = score.prepare("ragbeam-contextual", chunks, pages, contextual=True)
         fields.clear()
+        # The header and the text as BM25 indexes them (``sparse_fields_for``: the label
+        # less the words the rest holds, the text less note markers). Splitting the
+        # joined text at ``header_for_text``'s length, as this did before, cut the text
+        # wherever the label lost a word (12,324 of financebench's 20,038 chunks) and
+        # counted the whole label: its "1:1" was not today's BM25 (financebench 22
+        # questions at 600 tokens, all documents, where retrieval.py gives 24).
         for chunk, text in zip(indexed.chunks, indexed.index_texts, strict=True):
-            header = header_for_text(chunk.context, chunk.text, chunk.heading_path)
-            if header:
+            if text.header:
                 label = context_parts(chunk.context, chunk.heading_path)[0]
-                fields[text] = (text[len(header) + 2:], header, label)
+                fields[text] = (text.text, text.header, label)
         if args.explain:
             wanted = set(explain_ids.split(","))
             for q in (q for q in questions if q.id in wanted):

@@ -45,8 +45,8 @@ from ragbeam.evaluate.token_level import (
     score_spans,
 )
 from ragbeam.transforms.charsets import CJK_CHAR
-from ragbeam.transforms.embed.lexical import guess_language, words_of
-from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for, text_vector_text_for
+from ragbeam.transforms.embed.lexical import FieldedText, guess_language, words_of
+from ragbeam.transforms.embed.text import dense_text_for, sparse_fields_for, text_vector_text_for
 
 DEFAULT_BUDGET = 600
 # What a retriever indexes of a chunk: its text, or what the pipeline indexes
@@ -159,10 +159,11 @@ def reference_spans(question: Question, text: str | None) -> list[tuple[int, int
 
 
 def indexed_texts(chunks: Sequence[ChunkRecord], chunk_text: str = "text"
-                  ) -> tuple[list[str], list[str]]:
-    """What BM25 and what the dense model index of each chunk (``CHUNK_TEXTS``)."""
+                  ) -> tuple[list[str] | list[FieldedText], list[str]]:
+    """What BM25 and what the dense model index of each chunk (``CHUNK_TEXTS``); BM25's
+    contextual text as its header and text (``sparse_fields_for``)."""
     if chunk_text == "contextual":
-        return ([sparse_text_for(c.context, c.text, c.heading_path) for c in chunks],
+        return ([sparse_fields_for(c.context, c.text, c.heading_path) for c in chunks],
                 [dense_text_for(c.context, c.text, c.heading_path) for c in chunks])
     if chunk_text != "text":
         raise ValueError(f"unknown chunk text {chunk_text!r} (known: {', '.join(CHUNK_TEXTS)})")

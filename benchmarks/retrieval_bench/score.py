@@ -41,7 +41,8 @@ class Indexed:
 
     name: str
     chunks: list[BenchChunk]
-    index_texts: list[str]
+    # What BM25 indexes: the text, or (contextual) a ``FieldedText``, header and text.
+    index_texts: list
     tokens: list[int]
     pages: list[frozenset[int]]
     # What the dense model embeds, where it differs from ``index_texts`` (BM25's).
@@ -66,7 +67,11 @@ def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, 
     """``contextual``: what ragbeam indexes (BM25: ``sparse_text_for``; dense:
     ``dense_text_for``); ``text_vectors`` (with it: a run made with ``--text-vector``)
     gives each chunk a second dense vector, of its text, scored by the closer one."""
-    from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for, text_vector_text_for
+    from ragbeam.transforms.embed.text import (
+        dense_text_for,
+        sparse_fields_for,
+        text_vector_text_for,
+    )
 
     sizer = token_sizer()
     kept = [c for c in chunks if c.doc in page_indexes]
@@ -78,7 +83,8 @@ def prepare(name: str, chunks: Sequence[BenchChunk], page_indexes: Mapping[str, 
             memo[key] = page_indexes[c.doc].pages_of(c.text)
         pages.append(memo[key])
     # contextual: what ragbeam indexes, BM25 and the dense model each their own text
-    texts = [sparse_text_for(c.context, c.text, c.heading_path) if contextual else c.text
+    # (BM25's as its header and text: the header counts a fraction of a chunk's length)
+    texts = [sparse_fields_for(c.context, c.text, c.heading_path) if contextual else c.text
              for c in kept]
     dense = ([dense_text_for(c.context, c.text, c.heading_path) for c in kept]
              if contextual else None)
@@ -214,6 +220,7 @@ def explain(indexed: Indexed, question: BenchQuestion, retriever: str, cache=Non
     """Why a question is (not) answered: the context's chunks (pages, evidence or not)
     and the best-ranked chunk that lies on an evidence page, with its rank."""
     from ragbeam.evaluate.budget import fill_context
+    from ragbeam.transforms.embed.lexical import as_text
 
     among = (frozenset(i for i, c in enumerate(indexed.chunks) if c.doc in question.docs)
              if scope == "doc" else None)
@@ -226,7 +233,7 @@ def explain(indexed: Indexed, question: BenchQuestion, retriever: str, cache=Non
         return {"doc": c.doc, "pages": sorted(indexed.pages[i]), "tokens": indexed.tokens[i],
                 "evidence": any((c.doc, p) in question.evidence_pages
                                 for p in indexed.pages[i]),
-                "indexed_text": indexed.index_texts[i]}
+                "indexed_text": as_text(indexed.index_texts[i])}
 
     on_evidence = [(rank, i) for rank, i in enumerate(ranking, 1)
                    if any((indexed.chunks[i].doc, p) in question.evidence_pages

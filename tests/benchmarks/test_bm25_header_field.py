@@ -42,6 +42,17 @@ def test_one_to_one_is_todays_bm25():
         assert same.rank(query) == today.rank(query)
 
 
+def test_the_header_length_weight_is_the_products_bm25_over_its_fields():
+    from ragbeam.transforms.embed.lexical import HEADER_LENGTH_WEIGHT, FieldedText
+
+    split = [FieldedText(*SECTIONS[k]) for k in SECTIONS]
+    keyed = {t: (t.text, t.header, LABEL) for t in split if t.header}
+    product = BM25Retriever(split)
+    same = HeaderFieldBM25(split, keyed, 1, HEADER_LENGTH_WEIGHT, None)
+    for query in ("How is inventory valued?", "boats and sails", "audit provisions", "Acme"):
+        assert same.rank(query) == product.rank(query)
+
+
 def test_a_header_term_counts_once_and_the_header_length_is_its_own():
     texts, fields = _index()
     # "valuation" is in the headers of a and b only; b's header is long, but as its own

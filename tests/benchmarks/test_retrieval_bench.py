@@ -178,7 +178,9 @@ def test_the_contextual_text_is_indexed_but_the_chunk_text_is_charged_and_attrib
     plain = score.prepare("plain", with_header, indexes)
     contextual = score.prepare("ctx", with_header, indexes, contextual=True)
     assert contextual.tokens == plain.tokens and contextual.pages == plain.pages
-    assert all(t.startswith("Made-up report") for t in contextual.index_texts)
+    # BM25's text as its header and text (the header counts a fraction of the length)
+    assert all(t.header == "Made-up report > Section 1" and t.joined().startswith(t.header)
+               for t in contextual.index_texts)
 
 
 def test_chunks_files_round_trip(tmp_path):

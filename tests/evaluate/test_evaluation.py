@@ -103,6 +103,23 @@ def test_bm25_ranks_matching_chunks_and_leaves_out_unrelated_ones():
     assert BM25Retriever(texts).rank("浪费了多少显存")[0] == 3
 
 
+def test_bm25_scores_a_plain_text_as_bm25s_does():
+    """The retriever computes bm25s's Lucene BM25 itself (to count a header's length
+    apart): over plain texts (a peer's chunks) it ranks as bm25s ranked them."""
+    import bm25s
+
+    texts = [*DOCS.values(), "Boats, boats and more boats on the lake before sunset.",
+             "Die Boote bleiben bis Sonnenuntergang am Steg.", ""]
+    index = bm25s.BM25()
+    index.index([tokenize(t) for t in texts], show_progress=False)
+    for query in ("when can I take the boats out before sunset?", "boats boats lake",
+                  "显存", "Boote Sonnenuntergang"):
+        known = [t for t in tokenize(query) if t in index.vocab_dict]
+        expected = np.asarray(index.get_scores(known))[:len(texts)]
+        order = np.argsort(-expected, kind="stable")
+        assert BM25Retriever(texts).rank(query) == [int(i) for i in order if expected[i] > 0]
+
+
 def test_dense_retriever_uses_the_pipeline_model_and_ranks_by_meaning():
     cache = EmbeddingCache()
     retriever = DenseRetriever(list(DOCS.values()), cache)

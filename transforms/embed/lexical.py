@@ -6,7 +6,8 @@ Spaced scripts: case-folded words, without the stop words of the text's language
 stemmed with its Snowball stemmer (PyStemmer); the language is given or guessed
 from stop words (bm25s' lists for en, de, fr, es, it, pt, nl). CJK runs: jieba
 words plus character bigrams (Chinese has no spaces between words). Numbers are
-kept as they are.
+kept as they are. ``indexed_terms``: a chunk's term frequencies and BM25 length, its
+contextual header a field that counts ``HEADER_LENGTH_WEIGHT`` a term in the length.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import functools
 import itertools
 import logging
 import re
+from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import Stemmer
 
@@ -34,6 +37,10 @@ LANGUAGES = {"en": ("english", "STOPWORDS_EN_PLUS"), "de": ("german", "STOPWORDS
              "it": ("italian", "STOPWORDS_ITALIAN"), "pt": ("portuguese", "STOPWORDS_PORTUGUESE"),
              "nl": ("dutch", "STOPWORDS_DUTCH")}
 DEFAULT_LANGUAGE = "en"
+# How much a term of a chunk's contextual header adds to the chunk's BM25 length, against
+# 1 for a term of its text (``indexed_terms``); its terms count in full in the term
+# frequencies. Chosen on the retrieval benchmark (issue 38, docs/benchmarks.md).
+HEADER_LENGTH_WEIGHT = 0.5
 
 
 @functools.cache
@@ -73,16 +80,8 @@ def _cjk_tokens(run: str) -> list[str]:
     return words + ["".join(pair) for pair in itertools.pairwise(run)]
 
 
-def tokenize(text: str, language: str | None = None) -> list[str]:
-    """Retrieval terms of ``text``, by language.
-
-    Spaced scripts: case-folded words, without the stop words of the text's
-    language, stemmed with its Snowball stemmer (``language`` given, or
-    guessed from the stop words: en, de, fr, es, it, pt, nl). CJK runs: jieba
-    words plus character bigrams. Numbers are kept as they are; a fiscal year named
-    in short ("FY23") also gives its year in full (``full_years``).
-    """
-    folded = text.casefold()
+def _words_and_cjk(folded: str) -> tuple[list[str], list[str]]:
+    """The spaced-script words (with ``full_years``) and the CJK terms of ``folded``."""
     words: list[str] = []
     cjk: list[str] = []
     for match in WORD.finditer(folded):
@@ -100,11 +99,66 @@ def tokenize(text: str, language: str | None = None) -> list[str]:
         if last < len(word):
             words.append(word[last:])
     words.extend(full_years(folded))
+    return words, cjk
+
+
+def tokenize(text: str, language: str | None = None) -> list[str]:
+    """Retrieval terms of ``text``, by language.
+
+    Spaced scripts: case-folded words, without the stop words of the text's
+    language, stemmed with its Snowball stemmer (``language`` given, or
+    guessed from the stop words: en, de, fr, es, it, pt, nl). CJK runs: jieba
+    words plus character bigrams. Numbers are kept as they are; a fiscal year named
+    in short ("FY23") also gives its year in full (``full_years``).
+    """
+    words, cjk = _words_and_cjk(text.casefold())
     language = language or guess_language(words)
     stop = _stopwords(language)
     kept = [w for w in words if w not in stop]
     stems = _stemmer(language).stemWords(kept) if kept else []
     return stems + cjk
+
+
+class FieldedText(NamedTuple):
+    """What BM25 and the sparse vector index of a chunk, as its two fields: the
+    contextual header (``text.sparse_fields_for``; empty for none) and the text."""
+
+    header: str
+    text: str
+
+    def joined(self) -> str:
+        """The header, a blank line, then the text: one string (``sparse_text_for``)."""
+        return f"{self.header}\n\n{self.text}" if self.header else self.text
+
+
+def as_text(indexed: str | FieldedText) -> str:
+    """What is indexed, as one string (a ``FieldedText`` joined)."""
+    return indexed.joined() if isinstance(indexed, FieldedText) else indexed
+
+
+def indexed_terms(indexed: str | FieldedText, language: str | None = None,
+                  header_length_weight: float | None = None
+                  ) -> tuple[Counter[str], float]:
+    """The term frequencies and the BM25 length of what is indexed of a chunk: the one
+    rule of ``ragbeam eval``'s BM25 and of the sparse vectors (``sparse.py``).
+
+    A header term counts in full in its term's frequency but adds only
+    ``header_length_weight`` (default ``HEADER_LENGTH_WEIGHT``) to the length, a text
+    term 1 (BM25F-like: the header is a field of the chunk). The header is the same
+    words in every chunk of a section: counted in full in the length, a long heading
+    path made a short chunk under it lose to a longer chunk elsewhere. A plain string
+    is all text (a peer's chunk). The language is guessed once, from both fields
+    together (``tokenize`` of the joined text gives the same terms).
+    """
+    if not isinstance(indexed, FieldedText) or not indexed.header:
+        counts = Counter(tokenize(as_text(indexed), language))
+        return counts, float(sum(counts.values()))
+    language = language or guess_language(_words_and_cjk(indexed.joined().casefold())[0])
+    header = Counter(tokenize(indexed.header, language))
+    text = Counter(tokenize(indexed.text, language))
+    weight = HEADER_LENGTH_WEIGHT if header_length_weight is None else header_length_weight
+    length = sum(text.values()) + weight * sum(header.values())
+    return header + text, length
 
 
 def full_years(folded: str) -> list[str]:

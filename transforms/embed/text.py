@@ -33,7 +33,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ragbeam.transforms.embed.lexical import WORD, guess_language, tokenize
+from ragbeam.transforms.embed.lexical import WORD, FieldedText, guess_language, tokenize
 
 # Between the parts of a heading path in a chunk's ``context`` ("Guide > Install").
 CONTEXT_SEPARATOR = " > "
@@ -268,17 +268,25 @@ def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -
     answer (an encyclopedia article's lead below its sections, each named after its
     subject; issue 38, reference: 29 → 33 questions at 600 tokens, all documents).
     A word with a digit stays: a period tells a company's filings apart. The text's note
-    markers are left out (``without_note_marks``).
+    markers are left out (``without_note_marks``). As two fields (BM25 and the sparse
+    vector count the header's terms but a fraction of its length): ``sparse_fields_for``.
     """
+    return sparse_fields_for(context, text, heading_path).joined()
+
+
+def sparse_fields_for(context: str, text: str, heading_path: Sequence[str] = ()
+                      ) -> FieldedText:
+    """``sparse_text_for`` as its two fields, the header (empty for none) and the text:
+    what ``lexical.indexed_terms`` counts, the header's terms in full and its length at
+    ``lexical.HEADER_LENGTH_WEIGHT``."""
     text = without_note_marks(text)
     label, headings, lines = context_parts(context, heading_path)
-    if not label:
-        return embed_text_for(context, text, heading_path)
-    held = "\n".join((*headings, *lines, text))
-    path_line = CONTEXT_SEPARATOR.join(
-        part for part in (_label_words_not_in(label, held), *headings) if part)
-    header = "\n".join(part for part in (path_line, *lines) if part)
-    return embed_text_for(header, text, heading_path)
+    if label:
+        held = "\n".join((*headings, *lines, text))
+        path_line = CONTEXT_SEPARATOR.join(
+            part for part in (_label_words_not_in(label, held), *headings) if part)
+        context = "\n".join(part for part in (path_line, *lines) if part)
+    return FieldedText(header_for_text(context, text, heading_path), text)
 
 
 def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
@@ -336,4 +344,10 @@ def first_vector_kept(row: Mapping[str, Any]) -> bool:
 
 def chunk_sparse_text(row: Mapping[str, Any]) -> str:
     """What a chunk row's sparse vector indexes (``sparse_text_for``)."""
-    return sparse_text_for(row.get("context") or "", row["text"], row.get("heading_path") or ())
+    return chunk_sparse_fields(row).joined()
+
+
+def chunk_sparse_fields(row: Mapping[str, Any]) -> FieldedText:
+    """``chunk_sparse_text`` as its header and text (``sparse_fields_for``)."""
+    return sparse_fields_for(row.get("context") or "", row["text"],
+                             row.get("heading_path") or ())

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from ragbeam.evaluate.evaluation import indexed_texts
 from ragbeam.evaluate.run_data import chunk_rows_from_dicts
+from ragbeam.transforms.embed.lexical import FieldedText
 from ragbeam.transforms.embed.sparse import encode_sparse_document, with_sparse_vector
 from ragbeam.transforms.embed.text import (
     DENSE_TEXT,
     chunk_embedding_text,
+    chunk_sparse_fields,
     chunk_sparse_text,
     context_parts,
     dense_text_for,
     headings_after_label,
     short_context,
+    sparse_fields_for,
     sparse_text_for,
     without_label_year,
 )
@@ -45,8 +48,12 @@ def test_the_dense_model_sees_the_label_and_the_nearest_heading_not_the_whole_pa
 def test_bm25_and_the_sparse_vector_index_the_whole_header():
     assert sparse_text_for(CONTEXT, TEXT, PATH) == CONTEXTUAL
     assert chunk_sparse_text(_row()) == CONTEXTUAL
+    # as two fields (the header's length counts apart), from the chunk's fields
+    assert sparse_fields_for(CONTEXT, TEXT, PATH) == FieldedText(CONTEXT, TEXT)
+    assert chunk_sparse_fields(_row()) == FieldedText(CONTEXT, TEXT)
     vector = with_sparse_vector(_row())["sparse"]
-    assert vector == encode_sparse_document(CONTEXTUAL).as_row()
+    assert vector == encode_sparse_document(FieldedText(CONTEXT, TEXT)).as_row()
+    assert vector != encode_sparse_document(CONTEXTUAL).as_row()
     assert vector != encode_sparse_document(INDEXED).as_row()
 
 
@@ -77,7 +84,8 @@ def test_a_context_is_taken_apart_into_label_headings_and_table_lines():
 
 def test_the_evaluation_indexes_what_the_pipeline_indexes():
     chunks = chunk_rows_from_dicts([_row()])
-    assert indexed_texts(chunks, "contextual") == ([CONTEXTUAL], [INDEXED])
+    assert indexed_texts(chunks, "contextual") == ([FieldedText(CONTEXT, TEXT)], [INDEXED])
+    assert indexed_texts(chunks, "contextual")[0][0].joined() == CONTEXTUAL
     assert indexed_texts(chunks, "text") == ([TEXT], [TEXT])
 
 
