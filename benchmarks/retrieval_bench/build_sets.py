@@ -79,9 +79,9 @@ LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public"
                                                       "demo; a fictitious company's documents)",
             "predlico/ARAGOG": "MIT (stated in its README; no licence file); the papers "
                                "arXiv preprints under their authors' licences",
-            "mayubo2333/MMLongBench-Doc": "Apache-2.0 (repository); public documents "
-                                          "collected from the web, their publishers' "
-                                          "terms"}
+            "mayubo2333/MMLongBench-Doc": "CC-BY-NC-4.0 (data, as its README states; "
+                                          "code Apache-2.0); documents published on the "
+                                          "web, under their publishers' terms"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
 PASSAGE_SHARE = 0.5
@@ -912,7 +912,8 @@ def build_manuals_admin(root: pathlib.Path, data: pathlib.Path) -> dict:
     federal IT business case, a course outline), the PDFs it commits in
     ``data/documents`` that the mirror holds, have a text layer (``born_digital``) and
     at most ``LONGDOC_MAX_PAGES`` pages; and the questions of its ``data/samples.json``
-    on them, written and answered by expert annotators who give the evidence pages.
+    on them (curated from existing datasets or written by expert annotators), each with
+    a short answer and the evidence pages the annotators give.
     Kept: answerable questions whose evidence sources include text on the page
     (``LONGDOC_TEXT_SOURCES``: not a figure or chart alone), whose answer's items are
     found on the given pages (``annotated_pages``); evidence: those pages. How often the

@@ -88,8 +88,8 @@ DOMAINS = {d.name: d for d in (
            "filings and opinions, a congressional hearing, a state agency's strategic "
            "plan, a federal IT business case, a course outline), MMLongBench-Doc's "
            "(mayubo2333/MMLongBench-Doc, d73f0dc) born-digital ones up to 200 pages: its "
-           "expert-written questions whose evidence is text, the pages the annotators "
-           "give kept where the answer is found; the closing held-out set, built blind "
+           "annotated questions whose evidence is text, the pages the annotators give "
+           "kept where the short answer is found; the closing held-out set, built blind "
            "(no ragbeam run on it before it is scored)"),
 )}
 DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
