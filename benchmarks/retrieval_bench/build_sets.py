@@ -863,6 +863,7 @@ LONGDOC_TEXT_SOURCES = ("Pure-text (Plain-text)", "Table", "Generalized-text (La
 LONGDOC_MAX_PAGES = 200  # one longer document would be most of the set's chunking time
 BORN_DIGITAL_CHARS = 500  # PDFium characters a page, on average
 BORN_DIGITAL_EMPTY_SHARE = 0.2  # pages with under 50 characters
+SCAN_IMAGE_COVER = 0.5  # a page whose images cover half of it or more
 ANSWER_MIN_CHARS = 3  # letters and digits of an answer item, to be told apart on a page
 
 
@@ -895,14 +896,42 @@ def annotated_pages(page_words: list[list[str]], given: list[int], items: list[s
     return sorted(found)
 
 
-def born_digital(texts: list[str]) -> bool:
-    """A text layer over the pages (not a scan or slide images): ``BORN_DIGITAL_CHARS``
-    characters a page on average, at most ``BORN_DIGITAL_EMPTY_SHARE`` near-empty pages."""
+def image_cover(path: pathlib.Path) -> list[float]:
+    """Each page's share covered by its images (their bounding boxes summed, capped at 1)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        shares = []
+        for number in range(len(pdf)):
+            page = pdf[number]
+            width, height = page.get_size()
+            area = 0.0
+            for image in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=5):
+                left, bottom, right, top = image.get_bounds()
+                left, right = max(left, 0.0), min(right, width)
+                bottom, top = max(bottom, 0.0), min(top, height)
+                if right > left and top > bottom:
+                    area += (right - left) * (top - bottom)
+            shares.append(min(area / (width * height), 1.0) if width * height else 0.0)
+        return shares
+    finally:
+        pdf.close()
+
+
+def born_digital(texts: list[str], covers: list[float]) -> bool:
+    """Made as text, not scanned: a text layer (``BORN_DIGITAL_CHARS`` characters a page
+    on average, at most ``BORN_DIGITAL_EMPTY_SHARE`` near-empty pages: not slide or page
+    images alone) and not a scan with an OCR layer (at most half the pages covered by
+    images to ``SCAN_IMAGE_COVER``; a manual's photos and icons cover a tenth)."""
     if not texts:
         return False
     empty = sum(len(t.strip()) < 50 for t in texts)
+    scanned = sum(c >= SCAN_IMAGE_COVER for c in covers)
     return (sum(len(t) for t in texts) / len(texts) >= BORN_DIGITAL_CHARS
-            and empty <= BORN_DIGITAL_EMPTY_SHARE * len(texts))
+            and empty <= BORN_DIGITAL_EMPTY_SHARE * len(texts)
+            and scanned <= 0.5 * len(covers))
 
 
 def build_manuals_admin(root: pathlib.Path, data: pathlib.Path) -> dict:
@@ -910,10 +939,11 @@ def build_manuals_admin(root: pathlib.Path, data: pathlib.Path) -> dict:
     ``LONGDOC_TYPES``: product manuals and user guides, and administrative files (court
     filings and opinions, a congressional hearing, a state agency's strategic plan, a
     federal IT business case, a course outline), the PDFs it commits in
-    ``data/documents`` that the mirror holds, have a text layer (``born_digital``) and
-    at most ``LONGDOC_MAX_PAGES`` pages; and the questions of its ``data/samples.json``
-    on them (curated from existing datasets or written by expert annotators), each with
-    a short answer and the evidence pages the annotators give.
+    ``data/documents`` that the mirror holds, made as text (``born_digital``: not page
+    images, not a scan with an OCR layer) and of at most ``LONGDOC_MAX_PAGES`` pages;
+    and the questions of its ``data/samples.json`` on them (curated from existing
+    datasets or written by expert annotators), each with a short answer and the
+    evidence pages the annotators give.
     Kept: answerable questions whose evidence sources include text on the page
     (``LONGDOC_TEXT_SOURCES``: not a figure or chart alone), whose answer's items are
     found on the given pages (``annotated_pages``); evidence: those pages. How often the
@@ -937,7 +967,8 @@ def build_manuals_admin(root: pathlib.Path, data: pathlib.Path) -> dict:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(mirror.read(path))
         texts = cached_page_texts(target, b.cache)
-        why = ("no text layer (scanned or slide images)" if not born_digital(texts) else
+        why = ("not born digital (page images, or a scan's OCR layer)"
+               if not born_digital(texts, image_cover(target)) else
                f"over {LONGDOC_MAX_PAGES} pages" if len(texts) > LONGDOC_MAX_PAGES else "")
         if why:
             stats[f"document left out, {why}: {name} ({len(texts)} pages)"] += 1

@@ -82,9 +82,9 @@ DOMAINS = {d.name: d for d in (
            "the fourth closing set (2026-12-06), built blind and scored, worn now "
            "(tuning data)"),
     Domain("manuals-admin", "en", "closing",
-           "Product manuals and user guides (a smartwatch, a phone, a 4K display, a "
-           "MacBook Air, a coffee machine, a refrigerator, a headset, a microcontroller, "
-           "a cloud storage service, a search tool) and administrative files (court "
+           "Product manuals and user guides (two smartwatches, a phone, a 4K display, a "
+           "MacBook Air, a coffee machine, a headset, a cloud storage service, a search "
+           "tool, a city guide's chapter) and administrative files (court "
            "filings and opinions, a congressional hearing, a state agency's strategic "
            "plan, a federal IT business case, a course outline), MMLongBench-Doc's "
            "(mayubo2333/MMLongBench-Doc, d73f0dc) born-digital ones up to 200 pages: its "

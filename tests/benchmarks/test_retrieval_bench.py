@@ -369,14 +369,35 @@ def test_a_document_is_born_digital_when_its_pages_carry_text():
     from retrieval_bench.build_sets import born_digital
 
     prose = generated_pages(10)
-    assert born_digital(prose)
-    assert not born_digital(["", " ", "12"] * 4)  # a scan: page numbers at most
+    photos = [0.05] * 10  # a manual's pictures and icons
+    assert born_digital(prose, photos)
+    assert not born_digital(["", " ", "12"] * 4, [1.0] * 12)  # a scan without OCR
     # slides as images with a title line each: little text a page
-    assert not born_digital(["Quarterly results"] * 10)
-    # a manual with a few picture pages is still born digital; a mostly scanned one not
-    assert born_digital([*prose[:9], ""])
-    assert not born_digital([*prose[:5], *[""] * 5])
-    assert not born_digital([])
+    assert not born_digital(["Quarterly results"] * 10, [0.9] * 10)
+    # a manual with a few picture pages is still born digital; a mostly empty one not
+    assert born_digital([*prose[:9], ""], [*photos[:9], 1.0])
+    assert not born_digital([*prose[:5], *[""] * 5], photos)
+    # a scan with an OCR text layer: text enough, but a page image under every page
+    assert not born_digital(prose, [1.0] * 10)
+    assert not born_digital(prose, [0.6] * 6 + [0.0] * 4)
+    assert born_digital(prose, [0.6] * 5 + [0.0] * 5)  # half the pages: a photo book
+    assert not born_digital([], [])
+
+
+def test_image_cover_measures_the_page_share_under_images(tmp_path):
+    import pypdfium2 as pdfium
+    from retrieval_bench.build_sets import image_cover
+
+    pdf = pdfium.PdfDocument.new()
+    pdf.new_page(200, 100)  # blank
+    page = pdf.new_page(200, 100)
+    image = pdfium.PdfImage.new(pdf)
+    image.set_bitmap(pdfium.PdfBitmap.new_native(10, 10, pdfium.raw.FPDFBitmap_BGR))
+    image.set_matrix(pdfium.PdfMatrix().scale(100, 100))  # 100 × 100 of 200 × 100
+    page.insert_obj(image)
+    page.gen_content()
+    pdf.save(tmp_path / "t.pdf")
+    assert image_cover(tmp_path / "t.pdf") == pytest.approx([0.0, 0.5])
 
 
 # ------------------------------------------------------------------ earnings-call mapping
