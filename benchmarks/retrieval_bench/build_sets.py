@@ -31,10 +31,16 @@ The mapping rules are in docs/evaluation.md ("Retrieval benchmark"); in short:
   paper's pages holding at least ``CITED_MIN_SHINGLES`` of the answer's distinctive
   3-grams and at least half as many as its best page, at most ``NAMED_MAX_PAGES``
   (``named_paper``, ``answer_pages``).
+* **annotated pages, confirmed** (manuals-admin, MMLongBench-Doc's questions, whose
+  annotators give the evidence pages and whose answers are short: a name, a number,
+  a list of items): the given pages holding the answer (each item of a list answer) as
+  a word sequence; a question is kept when every item is found on a given page
+  (``annotated_pages``).
 """
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import io
@@ -61,6 +67,7 @@ PINS = {
     # repository's snapshot is over the mirror's size limit
     "health-plans": ("dreamspider42/azure-search-openai-demo", "a7dfc64"),
     "ml-papers": ("predlico/ARAGOG", "c41beba"),
+    "manuals-admin": ("mayubo2333/MMLongBench-Doc", "d73f0dc"),
 }
 LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public",
             "qinchuanhui/UDA-Benchmark": "see repository (Wikipedia CC-BY-SA, arXiv)",
@@ -71,7 +78,10 @@ LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public"
             "dreamspider42/azure-search-openai-demo": "MIT (Azure-Samples/azure-search-openai-"
                                                       "demo; a fictitious company's documents)",
             "predlico/ARAGOG": "MIT (stated in its README; no licence file); the papers "
-                               "arXiv preprints under their authors' licences"}
+                               "arXiv preprints under their authors' licences",
+            "mayubo2333/MMLongBench-Doc": "CC-BY-NC-4.0 (data, as its README states; "
+                                          "code Apache-2.0); documents published on the "
+                                          "web, under their publishers' terms"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
 PASSAGE_SHARE = 0.5
@@ -842,11 +852,170 @@ def build_ml_papers(root: pathlib.Path, data: pathlib.Path) -> dict:
     return dict(stats)
 
 
+# ---------------------------------------------------------------- manuals and admin files (closing)
+
+# MMLongBench-Doc's document kinds taken: product manuals and user guides, and
+# administrative, court and government documents (not its papers, filings, brochures,
+# slide decks or survey reports)
+LONGDOC_TYPES = ("Guidebook", "Administration/Industry file")
+# the dataset's evidence sources that are text on the page (not a figure's or chart's)
+LONGDOC_TEXT_SOURCES = ("Pure-text (Plain-text)", "Table", "Generalized-text (Layout)")
+LONGDOC_MAX_PAGES = 200  # one longer document would be most of the set's chunking time
+BORN_DIGITAL_CHARS = 500  # PDFium characters a page, on average
+BORN_DIGITAL_EMPTY_SHARE = 0.2  # pages with under 50 characters
+SCAN_IMAGE_COVER = 0.5  # a page whose images cover half of it or more
+ANSWER_MIN_CHARS = 3  # letters and digits of an answer item, to be told apart on a page
+
+
+def answer_items(answer: str, answer_format: str) -> list[str]:
+    """The items of a list answer (written as a Python list), else the answer."""
+    if answer_format == "List" and answer.strip().startswith("["):
+        try:
+            items = ast.literal_eval(answer.strip())
+        except (ValueError, SyntaxError):
+            return [answer]
+        return [str(i) for i in items] if isinstance(items, list | tuple) else [answer]
+    return [answer]
+
+
+def annotated_pages(page_words: list[list[str]], given: list[int], items: list[str]
+                    ) -> list[int]:
+    """Of the pages the annotators give, those holding an item of the answer as a word
+    sequence; none unless every item is found on one of them and holds at least
+    ``ANSWER_MIN_CHARS`` letters or digits (a lone "2" or "N/A" is on most pages)."""
+    found: set[int] = set()
+    for item in items:
+        w = words(item)
+        if sum(len(t) for t in w) < ANSWER_MIN_CHARS:
+            return []
+        hits = [p for p in given if 1 <= p <= len(page_words)
+                and find_all(w, [page_words[p - 1]])]
+        if not hits:
+            return []
+        found.update(hits)
+    return sorted(found)
+
+
+def image_cover(path: pathlib.Path) -> list[float]:
+    """Each page's share covered by its images (their bounding boxes summed, capped at 1)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        shares = []
+        for number in range(len(pdf)):
+            page = pdf[number]
+            width, height = page.get_size()
+            area = 0.0
+            for image in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=5):
+                left, bottom, right, top = image.get_bounds()
+                left, right = max(left, 0.0), min(right, width)
+                bottom, top = max(bottom, 0.0), min(top, height)
+                if right > left and top > bottom:
+                    area += (right - left) * (top - bottom)
+            shares.append(min(area / (width * height), 1.0) if width * height else 0.0)
+        return shares
+    finally:
+        pdf.close()
+
+
+def born_digital(texts: list[str], covers: list[float]) -> bool:
+    """Made as text, not scanned: a text layer (``BORN_DIGITAL_CHARS`` characters a page
+    on average, at most ``BORN_DIGITAL_EMPTY_SHARE`` near-empty pages: not slide or page
+    images alone) and not a scan with an OCR layer (at most half the pages covered by
+    images to ``SCAN_IMAGE_COVER``; a manual's photos and icons cover a tenth)."""
+    if not texts:
+        return False
+    empty = sum(len(t.strip()) < 50 for t in texts)
+    scanned = sum(c >= SCAN_IMAGE_COVER for c in covers)
+    return (sum(len(t) for t in texts) / len(texts) >= BORN_DIGITAL_CHARS
+            and empty <= BORN_DIGITAL_EMPTY_SHARE * len(texts)
+            and scanned <= 0.5 * len(covers))
+
+
+def build_manuals_admin(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """MMLongBench-Doc's (mayubo2333/MMLongBench-Doc) documents of two of its kinds,
+    ``LONGDOC_TYPES``: product manuals and user guides, and administrative files (court
+    filings and opinions, a congressional hearing, a state agency's strategic plan, a
+    federal IT business case, a course outline), the PDFs it commits in
+    ``data/documents`` that the mirror holds, made as text (``born_digital``: not page
+    images, not a scan with an OCR layer) and of at most ``LONGDOC_MAX_PAGES`` pages;
+    and the questions of its ``data/samples.json`` on them (curated from existing
+    datasets or written by expert annotators), each with a short answer and the
+    evidence pages the annotators give.
+    Kept: answerable questions whose evidence sources include text on the page
+    (``LONGDOC_TEXT_SOURCES``: not a figure or chart alone), whose answer's items are
+    found on the given pages (``annotated_pages``); evidence: those pages. How often the
+    answer's words are on other pages of the document too is measured and printed."""
+    mirror = Mirror(root, *PINS["manuals-admin"])
+    b = Builder("manuals-admin", data, mirror)
+    samples = json.loads(mirror.read("data/samples.json").decode("utf-8"))
+    kinds = {s["doc_id"]: s["doc_type"] for s in samples}
+    held = mirror.sizes("data/documents")
+    stats: Counter = Counter()
+    indexes: dict[str, str] = {}
+    for name, kind in sorted(kinds.items()):
+        if kind not in LONGDOC_TYPES:
+            continue
+        path = f"data/documents/{name}"
+        if path not in held:
+            stats[f"document the mirror lacks (over its size limit): {name}"] += 1
+            continue
+        target = data / "manuals-admin" / name
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(mirror.read(path))
+        texts = cached_page_texts(target, b.cache)
+        why = ("not born digital (page images, or a scan's OCR layer)"
+               if not born_digital(texts, image_cover(target)) else
+               f"over {LONGDOC_MAX_PAGES} pages" if len(texts) > LONGDOC_MAX_PAGES else "")
+        if why:
+            stats[f"document left out, {why}: {name} ({len(texts)} pages)"] += 1
+            target.unlink()
+            continue
+        indexes[name] = b.add(path)[0]
+    out = []
+    for number, s in enumerate(samples, 1):
+        if s["doc_id"] not in indexes:
+            continue
+        if s["answer"].strip() == "Not answerable":
+            stats["dropped: not answerable"] += 1
+            continue
+        if not any(src in s["evidence_sources"] for src in LONGDOC_TEXT_SOURCES):
+            stats["dropped: evidence in a figure or chart alone (or none named)"] += 1
+            continue
+        rel = indexes[s["doc_id"]]
+        page_words = b.page_words(rel)
+        given = [int(p) for p in ast.literal_eval(s["evidence_pages"])]
+        items = answer_items(s["answer"], s["answer_format"])
+        pages = annotated_pages(page_words, given, items)
+        if not pages:
+            stats["dropped: the answer is not found on the given pages"] += 1
+            continue
+        elsewhere = {p for item in items for p in find_all(words(item), page_words)}
+        stats["check: the answer's words on no other page" if elsewhere <= set(pages)
+              else "check: the answer's words on other pages too"] += 1
+        stats["kept: all given pages" if pages == sorted(set(given))
+              else "kept: some given pages"] += 1
+        sources = s["evidence_sources"]
+        out.append({"id": f"ma-{number:04d}", "question": s["question"].strip(),
+                    "evidence": [{"doc": rel, "pages": pages}],
+                    "kind": "table" if "Table" in sources and "Pure-text" not in sources
+                    else "text",
+                    "answer": s["answer"].strip(),
+                    "mapping": "the pages the annotators give, the answer found there",
+                    "doc_type": s["doc_type"], "evidence_sources": sources,
+                    "answer_format": s["answer_format"]})
+    b.write(out)
+    return dict(stats)
+
+
 BUILDERS = {"financebench": build_financebench, "uda": build_uda,
             "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
             "docugami": build_docugami, "docugami-calls": build_docugami_calls,
             "financial-qa-10k": build_financial_qa, "health-plans": build_health_plans,
-            "ml-papers": build_ml_papers}
+            "ml-papers": build_ml_papers, "manuals-admin": build_manuals_admin}
 
 
 def build_all(root: pathlib.Path, data: pathlib.Path, which: list[str] | None = None) -> None:

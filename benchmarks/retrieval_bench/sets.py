@@ -79,8 +79,18 @@ DOMAINS = {d.name: d for d in (
            "and three without questions; predlico/ARAGOG, c41beba): its evaluation's "
            "questions, each naming its paper, with an answer that reads as an LLM's; "
            "the paper's pages holding the answer's words kept; "
-           "the closing held-out set, built blind (no ragbeam run on it before it is "
-           "scored)"),
+           "the fourth closing set (2026-12-06), built blind and scored, worn now "
+           "(tuning data)"),
+    Domain("manuals-admin", "en", "closing",
+           "Product manuals and user guides (two smartwatches, a phone, a 4K display, a "
+           "MacBook Air, a coffee machine, a headset, a cloud storage service, a search "
+           "tool, a city guide's chapter) and administrative files (court "
+           "filings and opinions, a congressional hearing, a state agency's strategic "
+           "plan, a federal IT business case, a course outline), MMLongBench-Doc's "
+           "(mayubo2333/MMLongBench-Doc, d73f0dc) born-digital ones up to 200 pages: its "
+           "annotated questions whose evidence is text, the pages the annotators give "
+           "kept where the short answer is found; the closing held-out set, built blind "
+           "(no ragbeam run on it before it is scored)"),
 )}
 DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
 CLOSING_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "closing")

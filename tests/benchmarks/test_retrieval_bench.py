@@ -206,13 +206,14 @@ def test_every_question_names_a_listed_pdf_and_pages_it_has(domain):
 
 
 def test_the_closing_domains_and_at_least_one_other_language():
-    # ml-papers is the closing set now; annual-reports, earnings-calls and health-plans
-    # were scored and are worn (their role kept, so the default run leaves them out)
+    # manuals-admin is the closing set now; annual-reports, earnings-calls, health-plans
+    # and ml-papers were scored and are worn (their role kept, so the default run leaves
+    # them out)
     assert sets.CLOSING_DOMAINS == ("annual-reports", "earnings-calls", "health-plans",
-                                    "ml-papers")
-    for worn in ("annual-reports", "earnings-calls", "health-plans"):
+                                    "ml-papers", "manuals-admin")
+    for worn in ("annual-reports", "earnings-calls", "health-plans", "ml-papers"):
         assert "worn" in sets.DOMAINS[worn].description
-    assert "worn" not in sets.DOMAINS["ml-papers"].description
+    assert "worn" not in sets.DOMAINS["manuals-admin"].description
     assert not set(sets.CLOSING_DOMAINS) & set(sets.DEV_DOMAINS)
     assert {d.lang for d in sets.DOMAINS.values() if d.role == "dev"} > {"en"}
 
@@ -221,21 +222,23 @@ def test_the_closing_domain_is_refused_without_closing():
     import retrieval
 
     with pytest.raises(SystemExit):
-        retrieval.main(["--domains", "ml-papers", "--retrievers", "bm25"])
-    for worn in ("earnings-calls", "health-plans"):  # the default run leaves them out
+        retrieval.main(["--domains", "manuals-admin", "--retrievers", "bm25"])
+    for worn in ("earnings-calls", "health-plans", "ml-papers"):  # left out by default
         with pytest.raises(SystemExit):
             retrieval.main(["--domains", worn, "--retrievers", "bm25"])
 
 
 @pytest.mark.parametrize("domain", ["financial-qa-10k", "earnings-calls", "health-plans",
-                                    "ml-papers"])
+                                    "ml-papers", "manuals-admin"])
 def test_the_evidence_pages_hold_the_answer(domain):
     """Against the fetched PDFs: every figure of a financial-qa-10k answer lies on one of
     its evidence pages (the builder's rule); of an earnings-call answer located as text,
     one quote (or its body) has half its word 3-grams on its evidence pages; every
     evidence page of a health-plans or ml-papers question holds ``CITED_MIN_SHINGLES``
     of its answer's distinctive word 3-grams (the builder's rule), and an ml-papers
-    question's one document is the paper it names."""
+    question's one document is the paper it names; every evidence page of a
+    manuals-admin question holds an item of its answer as a word sequence, and every item
+    is on one of them (the builder's rule)."""
     import re
 
     from retrieval_bench.build_sets import FIGURE, answer_passages
@@ -261,6 +264,15 @@ def test_the_evidence_pages_hold_the_answer(domain):
             for d, p in pages:
                 assert PageIndex(texts[d]).page_counts(q.answer)[p] >= CITED_MIN_SHINGLES, (
                     q.id, p)
+        elif domain == "manuals-admin":
+            from retrieval_bench.build_sets import answer_items
+
+            on_page = {(d, p): [words(texts[d][p - 1])] for d, p in pages}
+            items = [words(i) for i in answer_items(q.answer, q.extra["answer_format"])]
+            for where, page_words in on_page.items():
+                assert any(find_all(i, page_words) for i in items), (q.id, where)
+            for i in items:
+                assert any(find_all(i, w) for w in on_page.values()), (q.id, i)
         elif q.mapping == "answer text located":
             on_pages = set().union(*(shingles(texts[d][p - 1]) for d, p in pages))
             assert any(len(shingles(t) & on_pages) >= len(shingles(t)) / 2
@@ -318,6 +330,76 @@ def test_an_answer_is_kept_on_the_pages_of_its_paper_that_hold_its_words():
     # an answer whose words are on more than NAMED_MAX_PAGES pages is not one passage's
     spread = " ".join(" ".join(words(pages[i])[40:50]) for i in range(NAMED_MAX_PAGES + 1))
     assert answer_pages(index, spread) == []
+
+
+# ------------------------------------------------------------------ manuals-admin mapping
+
+def test_a_list_answer_is_its_items_another_answer_one_item():
+    from retrieval_bench.build_sets import answer_items
+
+    assert answer_items("['Data restore', \"Designer's durability\"]", "List") == [
+        "Data restore", "Designer's durability"]
+    assert answer_items("['Page 45', 49]", "List") == ["Page 45", "49"]
+    assert answer_items("Little Rock", "Str") == ["Little Rock"]
+    assert answer_items("[not a list", "List") == ["[not a list"]
+    assert answer_items("['a', 'b']", "Str") == ["['a', 'b']"]  # only a list answer is split
+
+
+def test_annotated_pages_are_kept_where_each_item_of_the_answer_is_found():
+    from retrieval_bench.build_sets import annotated_pages
+
+    pages = generated_pages(6)
+    page_words = [words(t) for t in pages]
+    on_2 = " ".join(page_words[1][30:33])
+    on_5 = " ".join(page_words[4][60:62]).upper()  # case and spacing do not matter
+    # the given page holding the answer; a given page without it is left out
+    assert annotated_pages(page_words, [2, 3], [on_2]) == [2]
+    # a list answer's items on two given pages: both kept
+    assert annotated_pages(page_words, [2, 5], [on_2, on_5]) == [2, 5]
+    # an item found on no given page (only on another page): the question is dropped
+    assert annotated_pages(page_words, [2], [on_2, on_5]) == []
+    assert annotated_pages(page_words, [3], [on_2]) == []
+    # a given page beyond the document (pages of another edition) is not looked at
+    assert annotated_pages(page_words, [40], [on_2]) == []
+    # an answer too short to be told apart on a page ("2", "N/A") confirms nothing
+    numbered = [*page_words[:1], [*page_words[1], "n", "a", "2"]]
+    assert annotated_pages(numbered, [2], ["N/A"]) == []
+    assert annotated_pages(numbered, [2], ["2"]) == []
+
+
+def test_a_document_is_born_digital_when_its_pages_carry_text():
+    from retrieval_bench.build_sets import born_digital
+
+    prose = generated_pages(10)
+    photos = [0.05] * 10  # a manual's pictures and icons
+    assert born_digital(prose, photos)
+    assert not born_digital(["", " ", "12"] * 4, [1.0] * 12)  # a scan without OCR
+    # slides as images with a title line each: little text a page
+    assert not born_digital(["Quarterly results"] * 10, [0.9] * 10)
+    # a manual with a few picture pages is still born digital; a mostly empty one not
+    assert born_digital([*prose[:9], ""], [*photos[:9], 1.0])
+    assert not born_digital([*prose[:5], *[""] * 5], photos)
+    # a scan with an OCR text layer: text enough, but a page image under every page
+    assert not born_digital(prose, [1.0] * 10)
+    assert not born_digital(prose, [0.6] * 6 + [0.0] * 4)
+    assert born_digital(prose, [0.6] * 5 + [0.0] * 5)  # half the pages: a photo book
+    assert not born_digital([], [])
+
+
+def test_image_cover_measures_the_page_share_under_images(tmp_path):
+    import pypdfium2 as pdfium
+    from retrieval_bench.build_sets import image_cover
+
+    pdf = pdfium.PdfDocument.new()
+    pdf.new_page(200, 100)  # blank
+    page = pdf.new_page(200, 100)
+    image = pdfium.PdfImage.new(pdf)
+    image.set_bitmap(pdfium.PdfBitmap.new_native(10, 10, pdfium.raw.FPDFBitmap_BGR))
+    image.set_matrix(pdfium.PdfMatrix().scale(100, 100))  # 100 × 100 of 200 × 100
+    page.insert_obj(image)
+    page.gen_content()
+    pdf.save(tmp_path / "t.pdf")
+    assert image_cover(tmp_path / "t.pdf") == pytest.approx([0.0, 0.5])
 
 
 # ------------------------------------------------------------------ earnings-call mapping
