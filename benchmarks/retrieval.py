@@ -48,6 +48,7 @@ RETRIEVERS = ("bm25", "dense", "hybrid")
 PEER_LABELS = {
     "tika-langchain": "raw Tika + LangChain recursive 500/50 chars",
     "tika-langchain-tokens": "raw Tika + LangChain recursive 128/16 tokens",
+    "tika-langchain-tokens-96": "raw Tika + LangChain recursive 96/12 tokens",
     "unstructured": "Unstructured fast + chunk_by_title",
     "pymupdf4llm": "pymupdf4llm + Markdown header splitter (500/50)",
 }

@@ -32,7 +32,8 @@ from retrieval_bench.pages import PageIndex, cached_page_texts
 from retrieval_bench.sets import REPO, document_rows
 
 PEER_RUNNER = pathlib.Path(__file__).resolve().parent / "peers" / "run_peer.py"
-PEERS = ("tika-langchain", "tika-langchain-tokens", "unstructured", "pymupdf4llm")
+PEERS = ("tika-langchain", "tika-langchain-tokens", "tika-langchain-tokens-96", "unstructured",
+         "pymupdf4llm")
 # The peers' venv: $RAGBEAM_PEERS_VENV, else ../venvs/peers beside the checkout.
 DEFAULT_PEERS_VENV = pathlib.Path(os.environ.get("RAGBEAM_PEERS_VENV")
                                   or REPO.parent / "venvs" / "peers")

