@@ -52,7 +52,9 @@ B = 0.75
 AVERAGE_TERMS = 37
 INDEX_MASK = 0x7FFFFFFF
 SPARSE_SCHEME: dict[str, Any] = {
-    "scheme": "ragbeam-bm25-hashed/2",
+    # /3: a label word a heading holds is indexed again (text.sparse_fields_for); /2 the
+    # header's length at HEADER_LENGTH_WEIGHT
+    "scheme": "ragbeam-bm25-hashed/3",
     "text": "contextual header and text less note markers, two fields "
             "(transforms/embed/text.sparse_fields_for)",
     "tokenizer": "ragbeam.transforms.embed.lexical.tokenize: case folding, stop words and "

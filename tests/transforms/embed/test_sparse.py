@@ -31,7 +31,7 @@ def test_a_term_index_is_31_bits_of_blake2b_as_the_scheme_says():
     assert term_index("calibr") == int.from_bytes(digest, "big") & 0x7FFFFFFF
     assert all(0 <= term_index(t) < 2**31 for t in ("a", "显存", "jahr", ""))
     assert SPARSE_SCHEME["average_terms"] == AVERAGE_TERMS and SPARSE_SCHEME["k1"] == K1
-    assert SPARSE_SCHEME["scheme"] == "ragbeam-bm25-hashed/2"
+    assert SPARSE_SCHEME["scheme"] == "ragbeam-bm25-hashed/3"
     assert SPARSE_SCHEME["header_length_weight"] == HEADER_LENGTH_WEIGHT
 
 

@@ -135,9 +135,24 @@ def test_a_label_word_the_text_already_holds_is_not_indexed_again():
     assert sparse_text_for(context, other, ("Geography",)) == f"{context}\n\n{other}"
     # only the words the text holds go (stemmed: "lakes" holds "Lake")
     assert sparse_text_for("Lake Orlen", text, ()) == f"Orlen\n\n{text}"
-    # a heading or a table line that restates a label word holds it as well
-    assert sparse_text_for("Lake Varnu > Varnu basin", other, ("Varnu basin",)) == (
-        f"Lake > Varnu basin\n\n{other}")
+    # a table line that restates a label word holds it as well
+    assert sparse_text_for("Lake Varnu\nVarnu depths", other, ()) == (
+        f"Lake\nVarnu depths\n\n{other}")
+
+
+def test_a_heading_does_not_cut_a_word_out_of_the_label():
+    # An encyclopedia article titled after its subject, a section heading restating one
+    # of the title's words: each chunk of the section still names the document whole,
+    # not by a fragment ("Varnu > Size of the lake" would leave "Lake" out of the label
+    # of this section's chunks alone).
+    text = "The valley was settled in 1820."
+    path = ("Geography", "Size of the lake")
+    assert sparse_text_for("Lake Varnu > Geography > Size of the lake", text, path) == (
+        f"Lake Varnu > Geography > Size of the lake\n\n{text}")
+    # the text's words still go
+    assert sparse_text_for("Lake Varnu > Geography > Size of the lake",
+                           "Varnu is deep.", path) == (
+        "Lake > Geography > Size of the lake\n\nVarnu is deep.")
 
 
 def test_a_label_word_with_a_digit_is_always_indexed():
