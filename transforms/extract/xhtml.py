@@ -326,16 +326,22 @@ class _Walker:
         self.text(el.tail)
 
     def table(self, el: etree._Element) -> None:
-        """Render a table as one block of ``cell | cell`` rows."""
+        """Render a table as one block of ``cell | cell`` rows.
+
+        A table nested in a cell (an HTML e-mail's layout, a form in a word
+        processor's table) is not the cell's text: the cell keeps its own text and
+        each nested table becomes a table block of its own after this one, so no
+        text is written twice (the outer cell's whole text, then the inner rows)."""
         start = self.length
         rows: list[str] = []
+        nested: list[etree._Element] = []
         for row in el.iter():
-            if _local(row.tag) != _ROW:
+            if _local(row.tag) != _ROW or _nearest_table(row) is not el:
                 continue
             cells = []
             for cell in row:
                 if _local(cell.tag) in _CELLS:
-                    cell_text = "".join(cell.itertext())
+                    cell_text = _own_text(cell, nested)
                     self.parts.append(cell_text)
                     self.length += len(cell_text)
                     cells.append(" ".join(cell_text.split()))
@@ -346,6 +352,21 @@ class _Walker:
                 Block(kind=BlockKind.TABLE, text="\n".join(rows), page=self.page,
                       raw_start=start, raw_end=self.length)
             )
+        for inner in nested:
+            self.table(inner)
+
+
+def _own_text(el: etree._Element, nested: list[etree._Element]) -> str:
+    """The text of a table cell less the tables inside it (appended to ``nested``,
+    outermost first; their tails are the cell's text)."""
+    parts = [el.text or ""] if isinstance(el.tag, str) else []
+    for child in el:
+        if isinstance(child.tag, str) and _local(child.tag) == _TABLE:
+            nested.append(child)
+        elif isinstance(child.tag, str):
+            parts.append(_own_text(child, nested))
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def _is_layout_table(table: etree._Element) -> bool:

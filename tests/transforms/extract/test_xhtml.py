@@ -99,7 +99,25 @@ def test_a_page_laid_out_in_a_table_is_prose_and_a_data_table_inside_it_stays_a_
     assert [b.kind for b in blocks] == [BlockKind.PARAGRAPH, BlockKind.TABLE]
     assert blocks[0].text == essay + "\n\nNext paragraph."
     assert blocks[1].text == "Year | Sales\n2023 | 4"
-    assert [b.kind for b in parse_tika_xhtml(xhtml).blocks] == [BlockKind.TABLE]
+    outer, inner = parse_tika_xhtml(xhtml).blocks
+    assert outer.kind is inner.kind is BlockKind.TABLE
+    assert "Year" not in outer.text and inner.text == "Year | Sales\n2023 | 4"
+
+
+def test_a_table_nested_in_a_cell_is_its_own_table_and_no_text_is_written_twice():
+    """HTML e-mails (newsletters) lay their body out in tables inside table cells;
+    a word processor's form can hold a table in a cell. The outer cell keeps only
+    its own text; each inner table is a table block of its own, once."""
+    xhtml = ("<html><body><table><tr><td>Dear reader, <table><tr><td>Offer one</td>"
+             "<td>10 EUR</td></tr><tr><td>Offer two<table><tr><td>deep</td></tr></table>"
+             "</td><td>12 EUR</td></tr></table> Regards</td><td>Side</td></tr></table>"
+             "</body></html>")
+    parsed = parse_tika_xhtml(xhtml)
+    assert [b.text for b in parsed.blocks] == [
+        "Dear reader, Regards | Side", "Offer one | 10 EUR\nOffer two | 12 EUR", "deep"]
+    assert all(b.kind is BlockKind.TABLE for b in parsed.blocks)
+    for word in ("Dear", "Offer one", "Offer two", "deep", "Regards"):
+        assert parsed.raw_text.count(word) == 1
 
 
 def test_a_byte_the_declared_charset_lacks_costs_one_character_not_the_rest_of_the_page():
