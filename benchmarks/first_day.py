@@ -1,7 +1,8 @@
 """The first-day benchmark set (issue 41, issue 38): rebuild it from its manifest, or
 check it.
 
-    python benchmarks/first_day.py build [--csv MANIFEST] [--out DIR] [--mirror-root DIR | --download]
+    python benchmarks/first_day.py build [--csv MANIFEST] [--out DIR]
+                                         [--mirror-root DIR | --download]
     python benchmarks/first_day.py check [--csv MANIFEST] [--out DIR]    (DIR: ../data/first-day)
 
 ``--csv benchmarks/data/first-day-2.csv`` (default out ``../data/first-day-2``): the

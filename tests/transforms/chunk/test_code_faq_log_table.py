@@ -113,7 +113,8 @@ def test_questions_in_verse_and_dialogue_are_not_an_faq():
     """A poem asks in quoted speech and in lines that end a sentence begun on the
     line before (after a comma): neither starts a question-answer pair; a plain
     question line after a finished sentence still does, and so does a marked one."""
-    poem = ("The river sweats\nOil and tar,\n\n\"What is that noise?\"\n\nThe wind under the door.\n\n"
+    poem = ("The river sweats\nOil and tar,\n\n\"What is that noise?\"\n\n"
+            "The wind under the door.\n\n"
             "\u201cAre you alive, or not?\u201d\n\nMy friend, my sister,\nwhere do you go?\n"
             "Over the bridge.\n")
     assert question_starts(poem) == []
