@@ -394,6 +394,12 @@ _ONE_PARAGRAPH = re.compile(r"(.*?<body>\s*<p>)(.*)(</p>\s*</body>.*)", re.DOTAL
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
+def is_text_file_xhtml(xhtml: str) -> bool:
+    """Whether Tika's XHTML is that of a text file (its whole text one paragraph), not
+    of markup it parsed (a web page's elements)."""
+    return _ONE_PARAGRAPH.fullmatch(xhtml) is not None
+
+
 def with_utf8_text(xhtml: str, data: bytes) -> str:
     """Tika's XHTML of a text file (plain text, Markdown) with its text replaced by the
     file's bytes decoded as UTF-8, where they are UTF-8 and Tika's text is not that.
