@@ -61,6 +61,7 @@ _SKIPPED = {"script", "style", "head", "noscript", "template"}
 # included, are far shorter.
 LAYOUT_CELL_CHARS = 2000
 _LAYOUT_PARTS = {_ROW, *_CELLS}
+_NOTE = "note"  # Tika's class of a footnote's or an endnote's paragraph (OpenDocument)
 _BREAKS = {"br"}
 # HTML's whitespace rule (``collapse_whitespace``): in a web page or an e-book, a line
 # break in the source is formatting, like a space; only <br> and <pre> break lines.
@@ -198,6 +199,9 @@ class _Walker:
     # HTML semantics (web pages, e-books): source line breaks outside <pre> are spaces.
     collapse_whitespace: bool = False
     verbatim_depth: int = 0  # inside <pre>
+    # Per open paragraph: the notes inside it, read after it (None: a container,
+    # whose notes stay where they are).
+    notes: list[list[etree._Element] | None] = field(default_factory=list)
 
     def text(self, value: str | None) -> None:
         if value and self.collapse_whitespace and not self.verbatim_depth:
@@ -275,10 +279,23 @@ class _Walker:
             self.children(el)
             self.verbatim_depth -= 1
             self.flush(BlockKind.CODE)
+        elif (name == "p" and self.notes and self.notes[-1] is not None
+              and _NOTE in (el.get("class") or "").split()):
+            # A footnote Tika writes where its mark is, inside the paragraph (an
+            # OpenDocument text's notes): it follows the paragraph, whose sentence
+            # stays whole ("Some text with a footnote.", then "1 Footnote text").
+            self.notes[-1].append(el)
+            self.text_tail(el)
+            return
         elif name in _PARAGRAPHS or name in _CONTAINERS:
             self.flush()
+            self.notes.append([] if name in _PARAGRAPHS else None)
             self.children(el)
             self.flush()
+            for note in self.notes.pop() or ():
+                self.flush()
+                self.children(note)
+                self.flush()
         elif name in _BREAKS:
             self._append("\n")
         else:  # inline element: its text belongs to the current block

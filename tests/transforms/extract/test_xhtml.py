@@ -140,3 +140,17 @@ def test_a_text_files_paragraph_becomes_its_utf8_bytes_and_nothing_else_does():
     assert with_utf8_text(tika, b"ascii only") == tika  # Tika read it right
     two = head + "<body><p>x</p><p>y</p></body></html>"  # not one paragraph: not a text file
     assert with_utf8_text(two, "x \u201c".encode()) == two
+
+
+def test_a_footnote_inside_a_paragraph_follows_it_and_its_sentence_stays_whole():
+    """An OpenDocument text's footnote is written where its mark is, inside the
+    paragraph: the paragraph reads on ("Some text with a footnote."), the note is a
+    paragraph of its own after it; a note-classed paragraph outside one stays put."""
+    xhtml = ('<html><body><p>Some text<p class="note">1 Footnote text </p> with a '
+             'footnote.</p><p>Next.</p><div><p class="note">2 Endnote</p><p>Last.</p></div>'
+             '</body></html>')
+    parsed = parse_tika_xhtml(xhtml)
+    assert [b.text for b in parsed.blocks] == [
+        "Some text with a footnote.", "1 Footnote text ", "Next.", "2 Endnote", "Last."]
+    for block in parsed.blocks:
+        assert parsed.raw_text[block.raw_start:block.raw_end] == block.text
