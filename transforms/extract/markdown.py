@@ -6,7 +6,8 @@ text, so raw offsets keep one meaning across formats) and turns block tokens
 into ``Block``s: ``token.map`` gives each block's source line range, which
 becomes its ``[raw_start, raw_end)``.
 
-* headings → HEADING with their level and the heading text (no ``#``);
+* headings → HEADING with their level and the heading's words (no ``#``, inline markup
+  or attribute block ``{#id .class}``);
 * paragraphs → PARAGRAPH (LIST_ITEM inside a list), their source lines as
   written, inline markup included;
 * fenced and indented code → CODE (the code only, fences dropped);
@@ -241,8 +242,8 @@ def parse_markdown_blocks(text: str) -> list[Block]:
             list_depth -= 1
         elif token.type == "heading_open":
             start, end = raw_range(token)
-            blocks.append(Block(BlockKind.HEADING, tokens[i + 1].content, level=int(token.tag[1]),
-                                raw_start=start, raw_end=end))
+            blocks.append(Block(BlockKind.HEADING, _heading_words(tokens[i + 1]),
+                                level=int(token.tag[1]), raw_start=start, raw_end=end))
             i += 2
         elif token.type == "paragraph_open":
             start, end = raw_range(token)
@@ -258,6 +259,26 @@ def parse_markdown_blocks(text: str) -> list[Block]:
             i = _table(tokens, i, raw_range(token), blocks)
         i += 1
     return blocks
+
+
+# A heading's attribute block (Pandoc, kramdown, Markdown Extra, MkDocs attr_list):
+# "## Options {#options .unnumbered}", "# Appendix {-}".
+_HEADING_ATTRIBUTES = re.compile(
+    r"[^\S\n]*\{(?:[^\S\n]*(?:[#.][\w:.-]+|-|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+)))+"
+    r"[^\S\n]*\}[^\S\n]*$")
+
+
+def _heading_words(inline: Token) -> str:
+    """A heading as a reader writes it: its words, without inline markup (``code``
+    ticks, emphasis marks, a link's target) or an attribute block."""
+    parts = []
+    for child in inline.children or ():
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    words = "".join(parts) if inline.children else inline.content
+    return _HEADING_ATTRIBUTES.sub("", words).strip() or inline.content
 
 
 def _table(tokens: list[Token], i: int, span: tuple[int, int], blocks: list[Block]) -> int:

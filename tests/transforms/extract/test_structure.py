@@ -128,6 +128,15 @@ def test_markdown_front_matter_is_metadata_not_text(tmp_path):
     assert doc.title == "Release notes" and doc.metadata["markdown:author"] == "Ada"
 
 
+def test_markdown_headings_are_their_words_without_markup_or_attributes():
+    """A heading reads as a reader would write it: no code ticks, emphasis marks, link
+    targets or attribute block (Pandoc's, kramdown's "{#id .class}", "{-}")."""
+    text = ("# General options {#general .unnumbered}\n\n## Extension: `smart` {-}\n\n"
+            "## *Very* [important](https://example.org) notes\n\n### Braces {like this}\n")
+    assert [b.text for b in parse_markdown_blocks(text) if b.kind is BlockKind.HEADING] == [
+        "General options", "Extension: smart", "Very important notes", "Braces {like this}"]
+
+
 def test_markdown_is_recognised_by_type_or_by_name_of_plain_text_only():
     from ragbeam.transforms.extract.markdown import is_markdown
 
