@@ -199,6 +199,7 @@ class _Walker:
     # HTML semantics (web pages, e-books): source line breaks outside <pre> are spaces.
     collapse_whitespace: bool = False
     verbatim_depth: int = 0  # inside <pre>
+    skip_navigation: bool = False  # an e-book's <nav> (``parse_tika_xhtml``)
     # Per open paragraph: the notes inside it, read after it (None: a container,
     # whose notes stay where they are).
     notes: list[list[etree._Element] | None] = field(default_factory=list)
@@ -236,7 +237,7 @@ class _Walker:
             self.text_tail(el)
             return
         name = _local(el.tag)
-        if name in _SKIPPED:
+        if name in _SKIPPED or (name == "nav" and self.skip_navigation):
             self.text_tail(el)
             return
         classes = (el.get("class") or "").split() if name == "div" else ()
@@ -444,7 +445,8 @@ def with_utf8_text(xhtml: str, data: bytes) -> str:
 
 
 def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
-                     collapse_whitespace: bool = False, body_text: bool = True) -> ParsedXhtml:
+                     collapse_whitespace: bool = False, body_text: bool = True,
+                     skip_navigation: bool = False) -> ParsedXhtml:
     """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata.
 
     ``email_entries``: for an e-mail, which of Tika's ``email-entry`` parts are
@@ -454,6 +456,9 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
     shows them. Not for PDFs, whose line breaks are the printed lines cleaning reads.
     ``body_text=False``: the ``<head>`` only (no text, no blocks), for a caller that
     reads the body from elsewhere (a web page's own HTML: ``html.HtmlReader``).
+    ``skip_navigation``: ``<nav>`` elements are no text (an e-book's navigation
+    document: the reading system's table of contents, landmarks and page list, whose
+    "Table of Contents" heading would head every chapter after it).
     """
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
@@ -480,19 +485,22 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
             1 for el in body.iter() if _EMAIL_ENTRY in _classes(el)):
         email_entries = None  # the message's structure and Tika's parts disagree: keep all
     parsed = parse_body(body, email_entries, tika_markers=True,
-                        collapse_whitespace=collapse_whitespace)
+                        collapse_whitespace=collapse_whitespace,
+                        skip_navigation=skip_navigation)
     parsed.head_metadata, parsed.title = head_meta, title
     return parsed
 
 
 def parse_body(body: etree._Element | None,
                email_entries: list[str | None] | None = None, *,
-               tika_markers: bool = False, collapse_whitespace: bool = False) -> ParsedXhtml:
+               tika_markers: bool = False, collapse_whitespace: bool = False,
+               skip_navigation: bool = False) -> ParsedXhtml:
     """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's
     (``tika_markers``: Tika's embedded-resource markers are honoured;
     ``collapse_whitespace``: see ``parse_tika_xhtml``)."""
     walker = _Walker(tika_markers=tika_markers, email_entries=email_entries,
-                     collapse_whitespace=collapse_whitespace)
+                     collapse_whitespace=collapse_whitespace,
+                     skip_navigation=skip_navigation)
     if body is not None:
         walker.children(body)
         walker.flush()

@@ -154,3 +154,16 @@ def test_a_footnote_inside_a_paragraph_follows_it_and_its_sentence_stays_whole()
         "Some text with a footnote.", "1 Footnote text ", "Next.", "2 Endnote", "Last."]
     for block in parsed.blocks:
         assert parsed.raw_text[block.raw_start:block.raw_end] == block.text
+
+
+def test_an_e_book_s_navigation_document_is_no_text():
+    """An EPUB 3 book's navigation document (<nav>: contents, landmarks) is the
+    reading system's; its "Table of Contents" heading must not head the chapters
+    after it. Other readers keep a <nav>'s text (their own rules decide)."""
+    xhtml = ('<html><body><h1>Chapter One</h1><p>It began.</p>'
+             '<nav type="toc"><h1>Table of Contents</h1><ol><li><a href="c1.xhtml">Chapter One'
+             '</a></li></ol></nav><h2>Part two</h2><p>It went on.</p></body></html>')
+    book = parse_tika_xhtml(xhtml, collapse_whitespace=True, skip_navigation=True)
+    assert [b.text for b in book.blocks] == ["Chapter One", "It began.", "Part two",
+                                             "It went on."]
+    assert "Table of Contents" in parse_tika_xhtml(xhtml, collapse_whitespace=True).raw_text
