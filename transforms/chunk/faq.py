@@ -9,6 +9,12 @@ only the first starts a pair, so a question written over two lines stays one.
 Text before the first question is its own chunk(s). Pairs are never merged;
 a pair over ``size`` is split recursively inside (its first chunk keeps the
 question). Every chunk of a pair carries the question in ``metadata.question``.
+
+An unmarked question line is not a question of an FAQ when it is someone's speech
+or the end of a sentence: a line that opens with a quotation mark (dialogue in a
+story, a poem, an interview) or that follows a line ending with a comma (a verse
+or a wrapped sentence going on). Poems and plays ask many questions in short
+lines; without this they read as FAQs.
 """
 
 from __future__ import annotations
@@ -52,13 +58,29 @@ def _is_marked_question(line: str) -> bool:
     return bool(_MARKED_QUESTION.match(line))
 
 
+# Opening quotation marks of speech (not the apostrophe, nor CJK corner brackets,
+# which FAQs use for names of buttons and terms).
+_SPEECH_OPENERS = "\"“”„«»‹›‘’"
+_CONTINUED = (",", "，", "、")
+
+
+def _is_speech_or_continuation(line: str, previous: str | None) -> bool:
+    """An unmarked question line that is speech or the rest of a sentence (module doc)."""
+    return (line.lstrip().startswith(tuple(_SPEECH_OPENERS))
+            or (previous is not None and previous.rstrip().endswith(_CONTINUED)))
+
+
 def question_starts(text: str) -> list[int]:
     """Offsets where a question-answer pair starts (see the module docstring)."""
     line_spans = _lines(text)
     lines = [text[s:e] for s, e in line_spans]
     offsets = [s for s, _ in line_spans]
     kept = [i for i, line in enumerate(lines) if line.strip()]
-    is_question = [_is_marked_question(lines[i]) or _is_question_line(lines[i]) for i in kept]
+    is_question = [
+        _is_marked_question(lines[i]) or (
+            _is_question_line(lines[i]) and not _is_speech_or_continuation(
+                lines[i], lines[kept[k - 1]] if k else None))
+        for k, i in enumerate(kept)]
     starts: list[int] = []
     for k, i in enumerate(kept):
         if not is_question[k] or (k > 0 and is_question[k - 1]):

@@ -112,6 +112,16 @@ _PLACEHOLDERS = frozenset({
     "unknown", "pdf", "scan", "scanned document", "print", "blank",
 })
 _URL = re.compile(r"https?://|www\.|\S@\S", re.IGNORECASE)
+# The name an application gives a new sheet ("Sheet1", "Tabelle1", "Feuil1", "Hoja 2",
+# "工作表1", "シート1"): a spreadsheet's first sheet keeps it unless someone renamed it,
+# so it names no document.
+_DEFAULT_SHEET_NAME = re.compile(
+    r"(?:sheet|tabelle|feuil(?:le)?|hoja|foglio|planilha|folha|blad|ark|arkusz|list|лист|"
+    r"munkalap|sayfa|taulukko|工作表|シート|시트)[^\S\n]*\d+", re.IGNORECASE)
+# An address or link inside an author's title ("Delivery failure (bob@example.org)"),
+# with the brackets around it.
+_ADDRESS_TOKEN = re.compile(r"[(<\[]?\S*(?:https?://|www\.|\S@\S)\S*?[)>\]]?(?=\s|$)",
+                            re.IGNORECASE)
 
 # The caption securities forms print below the filer's name: "(Exact name of registrant
 # as specified in its charter)", "(Exact Name of Registrants as Specified in their
@@ -248,7 +258,7 @@ def _is_named_thing(text: str) -> bool:
         return False
     if _URL.search(text) or _FILE_NAME.search(text) or _APP_PREFIX.match(text):
         return False
-    if text.casefold().strip(" .-_") in _PLACEHOLDERS:
+    if text.casefold().strip(" .-_") in _PLACEHOLDERS or _DEFAULT_SHEET_NAME.fullmatch(text):
         return False
     if any(is_identifier(token) for token in text.split()) and len(_words(text)) < 2:
         return False  # "0000320193-23-000006", "04.01.2023 10Q Document"
@@ -644,6 +654,11 @@ def _says_kind_or_period(site: str) -> bool:
         or any(ch.isdigit() for ch in site)
 
 
+def _without_addresses(title: str) -> str:
+    """``title`` less its e-mail addresses and links (``_ADDRESS_TOKEN``)."""
+    return " ".join(_ADDRESS_TOKEN.sub(" ", title).split())
+
+
 def _squeezed(text: str) -> str:
     return "".join(text.casefold().split())
 
@@ -741,10 +756,12 @@ def _name(metadata_title: str | None, metadata: Mapping[str, str], text: str,
         return DocumentName(title, "outline", kind, period)
     # A PDF's metadata title is often a converter's (a file name, an accession number):
     # it must be printed too. Other formats' titles are their authors' (an HTML
-    # <title>, an office document's properties, a mail's subject): a name suffices.
+    # <title>, an office document's properties, a mail's subject): a name suffices,
+    # and one that also holds an address or link ("Delivery failure (bob@example.org)",
+    # "Re: slides for jane@example.com") is still its author's name for it.
     if metadata_title and (score >= MIN_TITLE_WORDS_PRINTED
-                           or (not require_printed and _named_by_author(metadata_title,
-                                                                        software))):
+                           or (not require_printed and _named_by_author(
+                               _without_addresses(metadata_title), software))):
         return DocumentName(" ".join(metadata_title.split()), "metadata", kind, period)
     if title := first_line_title(cover_lines, kind):
         return DocumentName(title, "first line", kind, period)

@@ -110,6 +110,15 @@ def media_type_of(metadata: dict[str, list[str]]) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _holds_text(xhtml: str) -> bool:
+    """Whether Tika's XHTML body has any text at all, embedded resources' included."""
+    body = xhtml.find("<body")
+    return bool(_TAG.sub("", xhtml[body:] if body >= 0 else xhtml).strip())
+
+
 def build_extracted_document(
     fetched: FetchedFile, xhtml: str, metadata: dict[str, list[str]]
 ) -> ExtractedDocument:
@@ -124,11 +133,17 @@ def build_extracted_document(
     if not parsed.raw_text.strip():
         if pictures := pictures_only(xhtml) if media_type in PICTURE_PACKAGE_TYPES else []:
             raise _no_text_in_pictures(len(pictures), metadata)
-        if parsed.embedded:
+        if parsed.embedded and _holds_text(xhtml):
             raise EmptyDocumentError(
                 f"no text of its own: {len(parsed.embedded)} embedded resource(s) "
                 f"(attachments, archive members) left out, which are not extracted as "
                 f"documents of their own")
+        if parsed.embedded:
+            # Nothing left out holds text either (an office file's thumbnail, its
+            # pictures): the document is empty, not its text elsewhere.
+            raise EmptyDocumentError(
+                f"no text: the document is empty (its {len(parsed.embedded)} embedded "
+                f"resource(s), such as a thumbnail or pictures, hold no text either)")
         if (_first(metadata, _ENCRYPTED_KEYS) or "").lower() == "true":
             raise EncryptedDocumentError(
                 "document is encrypted (password-protected): Tika extracted no text"

@@ -148,11 +148,12 @@ class HtmlReader(Reader):
 
 
 class EpubReader(Reader):
-    """E-books: XHTML inside, read by HTML's whitespace rule."""
+    """E-books: XHTML inside, read by HTML's whitespace rule, without the navigation
+    document's ``<nav>`` (the reading system's contents, not the book's text)."""
 
     name = "epub"
     media_types = frozenset({"application/epub+zip"})
 
     def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
                   metadata: Mapping[str, list[str]]) -> ParsedXhtml:
-        return parse_tika_xhtml(xhtml, collapse_whitespace=True)
+        return parse_tika_xhtml(xhtml, collapse_whitespace=True, skip_navigation=True)

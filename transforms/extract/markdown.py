@@ -6,7 +6,8 @@ text, so raw offsets keep one meaning across formats) and turns block tokens
 into ``Block``s: ``token.map`` gives each block's source line range, which
 becomes its ``[raw_start, raw_end)``.
 
-* headings → HEADING with their level and the heading text (no ``#``);
+* headings → HEADING with their level and the heading's words (no ``#``, inline markup
+  or attribute block ``{#id .class}``);
 * paragraphs → PARAGRAPH (LIST_ITEM inside a list), their source lines as
   written, inline markup included;
 * fenced and indented code → CODE (the code only, fences dropped);
@@ -16,15 +17,17 @@ becomes its ``[raw_start, raw_end)``.
   annotations are: the document's links, not its text;
 * MkDocs admonitions (``??? question "…"`` / ``!!! note``) are read with their
   indented body dedented, so the headings and paragraphs inside them count;
-* raw HTML blocks are their text (a ``<table>`` a TABLE block of its rows); one with no
+* raw HTML blocks are their text (a ``<table>`` a TABLE block of its rows, an ``<h1>`` …
+  ``<h6>`` holding all of it a HEADING); one with no
   text (``<div align="center">``, a page-break ``<div>``, an image, a comment) is
   left out: markup, not words;
 * plain text is read as Markdown when it is written so (``reads_as_markdown``: ATX
   headings set apart by blank lines, at least ``MIN_MARKDOWN_HEADINGS`` of them and
   most of the text's ``#`` lines; a script's or a configuration's ``#`` comments sit
   on their code);
-* a YAML front-matter block (``---`` … ``---`` at the top) is metadata, not
-  text: its scalar fields are returned by ``markdown_front_matter``.
+* a YAML front-matter block (``---`` … ``---`` at the top) or a Pandoc title block
+  (``% Title``, ``% Author``, ``% Date``) is metadata, not text: its scalar fields are
+  returned by ``markdown_front_matter``.
 """
 
 from __future__ import annotations
@@ -41,7 +44,12 @@ from markdown_it.token import Token
 
 from ragbeam.transforms.clean.links import markdown_link_words
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
-from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml, with_utf8_text
+from ragbeam.transforms.extract.xhtml import (
+    ParsedXhtml,
+    is_text_file_xhtml,
+    parse_tika_xhtml,
+    with_utf8_text,
+)
 from ragbeam.transforms.types import Block, BlockKind, FetchedFile
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
@@ -52,13 +60,17 @@ MAX_FRONT_MATTER_LINES = 200
 
 
 def is_markdown(uri: str, media_type: str) -> bool:
-    """Markdown by media type, or by extension when Tika only saw plain text.
+    """Markdown by media type, or by extension when Tika saw text.
 
-    Content wins over the name: a PDF called ``notes.md`` stays a PDF.
+    Content wins over the name where the content is no text: a PDF called
+    ``notes.md`` stays a PDF. A text type is Tika's guess from the first bytes, and
+    Markdown often opens with what it mistakes for another language: a Pandoc
+    title block's ``%`` (MATLAB to Tika), an HTML block (``<h1 align="center">``,
+    ``<div align="center">``: an HTML page to Tika) above a README's Markdown.
     """
     if media_type in MARKDOWN_MEDIA_TYPES:
         return True
-    return media_type == "text/plain" and uri.lower().endswith(MARKDOWN_SUFFIXES)
+    return media_type.startswith("text/") and uri.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 # An ATX heading line ("## Results"); "#!/bin/sh" and "#include" are no headings.
@@ -99,7 +111,15 @@ def _html_block(html: str, span: tuple[int, int]) -> Block | None:
     if rows := [row for row in rows if row.strip(" |")]:
         return Block(BlockKind.TABLE, "\n".join(rows), raw_start=span[0], raw_end=span[1])
     words = " ".join(root.text_content().split())
-    return Block(BlockKind.PARAGRAPH, words, raw_start=span[0], raw_end=span[1]) if words else None
+    if not words:
+        return None
+    # A README's centred banner heading (<h1 align="center">…</h1>) is a heading.
+    headings = [el for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6")
+                if " ".join(el.text_content().split()) == words]
+    if headings:
+        return Block(BlockKind.HEADING, words, level=int(headings[0].tag[1]),
+                     raw_start=span[0], raw_end=span[1])
+    return Block(BlockKind.PARAGRAPH, words, raw_start=span[0], raw_end=span[1])
 
 
 def _dedent_admonitions(lines: list[str]) -> list[str]:
@@ -118,8 +138,33 @@ def _dedent_admonitions(lines: list[str]) -> list[str]:
     return out
 
 
+# A Pandoc title block: up to three leading ``%`` lines (title, authors, date), each
+# going on over lines that start with a space.
+_TITLE_BLOCK_FIELDS = ("title", "author", "date")
+
+
+def _title_block(lines: list[str]) -> tuple[int, dict[str, str]]:
+    """How many leading lines are a Pandoc title block, and its fields."""
+    fields: list[list[str]] = []
+    n = 0
+    for line in lines:
+        if line.startswith("%") and len(fields) < len(_TITLE_BLOCK_FIELDS):
+            fields.append([line[1:]])
+        elif fields and line[:1] in (" ", "\t") and line.strip():
+            fields[-1].append(line)
+        else:
+            break
+        n += 1
+    values = {name: " ".join(" ".join(parts).split())
+              for name, parts in zip(_TITLE_BLOCK_FIELDS, fields, strict=False)}
+    return n, {k: v for k, v in values.items() if v}
+
+
 def _front_matter_lines(lines: list[str]) -> int:
-    """How many leading lines are a YAML front-matter block (``---`` … ``---``)."""
+    """How many leading lines are a YAML front-matter block (``---`` … ``---``) or a
+    Pandoc title block (``% Title`` / ``% Author`` / ``% Date``)."""
+    if lines and lines[0].startswith("%"):
+        return _title_block(lines)[0]
     if not lines or lines[0].strip() != "---":
         return 0
     for i, line in enumerate(lines[1:MAX_FRONT_MATTER_LINES], start=1):
@@ -129,8 +174,11 @@ def _front_matter_lines(lines: list[str]) -> int:
 
 
 def markdown_front_matter(text: str) -> dict[str, str]:
-    """Scalar fields of a YAML front-matter block (``title``, ``author`` …), if any."""
+    """Scalar fields of a YAML front-matter block (``title``, ``author`` …), or a Pandoc
+    title block's ``title``, ``author`` and ``date``, if any."""
     lines = text.split("\n")
+    if lines and lines[0].startswith("%"):
+        return _title_block(lines)[1]
     n = _front_matter_lines(lines)
     if not n:
         return {}
@@ -194,8 +242,8 @@ def parse_markdown_blocks(text: str) -> list[Block]:
             list_depth -= 1
         elif token.type == "heading_open":
             start, end = raw_range(token)
-            blocks.append(Block(BlockKind.HEADING, tokens[i + 1].content, level=int(token.tag[1]),
-                                raw_start=start, raw_end=end))
+            blocks.append(Block(BlockKind.HEADING, _heading_words(tokens[i + 1]),
+                                level=int(token.tag[1]), raw_start=start, raw_end=end))
             i += 2
         elif token.type == "paragraph_open":
             start, end = raw_range(token)
@@ -211,6 +259,26 @@ def parse_markdown_blocks(text: str) -> list[Block]:
             i = _table(tokens, i, raw_range(token), blocks)
         i += 1
     return blocks
+
+
+# A heading's attribute block (Pandoc, kramdown, Markdown Extra, MkDocs attr_list):
+# "## Options {#options .unnumbered}", "# Appendix {-}".
+_HEADING_ATTRIBUTES = re.compile(
+    r"[^\S\n]*\{(?:[^\S\n]*(?:[#.][\w:.-]+|-|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+)))+"
+    r"[^\S\n]*\}[^\S\n]*$")
+
+
+def _heading_words(inline: Token) -> str:
+    """A heading as a reader writes it: its words, without inline markup (``code``
+    ticks, emphasis marks, a link's target) or an attribute block."""
+    parts = []
+    for child in inline.children or ():
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    words = "".join(parts) if inline.children else inline.content
+    return _HEADING_ATTRIBUTES.sub("", words).strip() or inline.content
 
 
 def _table(tokens: list[Token], i: int, span: tuple[int, int], blocks: list[Block]) -> int:
@@ -232,6 +300,14 @@ def _table(tokens: list[Token], i: int, span: tuple[int, int], blocks: list[Bloc
     return i
 
 
+def _file_text(data: bytes) -> str:
+    """A text file's bytes as text: UTF-8 where they are, else Windows-1252."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
 class MarkdownReader(Reader):
     """Markdown, by media type, or by name where Tika saw plain text: Tika's text
     parsed by markdown-it (``parse_markdown_blocks``); the front matter's title, and
@@ -249,6 +325,11 @@ class MarkdownReader(Reader):
     def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
                   metadata: TikaMetadata) -> ParsedXhtml:
         parsed = parse_tika_xhtml(with_utf8_text(xhtml, fetched.data))
+        if fetched.data and not is_text_file_xhtml(xhtml):
+            # Tika read the file as markup (an HTML page: it opens with an HTML
+            # block), so its text lost the Markdown's lines: the file's own text.
+            parsed = ParsedXhtml(raw_text=_file_text(fetched.data), blocks=[],
+                                 head_metadata=parsed.head_metadata)
         if parsed.raw_text.strip():
             parsed.blocks = parse_markdown_blocks(parsed.raw_text)
             parsed.title = markdown_front_matter(parsed.raw_text).get("title") or parsed.title

@@ -61,6 +61,7 @@ _SKIPPED = {"script", "style", "head", "noscript", "template"}
 # included, are far shorter.
 LAYOUT_CELL_CHARS = 2000
 _LAYOUT_PARTS = {_ROW, *_CELLS}
+_NOTE = "note"  # Tika's class of a footnote's or an endnote's paragraph (OpenDocument)
 _BREAKS = {"br"}
 # HTML's whitespace rule (``collapse_whitespace``): in a web page or an e-book, a line
 # break in the source is formatting, like a space; only <br> and <pre> break lines.
@@ -198,6 +199,10 @@ class _Walker:
     # HTML semantics (web pages, e-books): source line breaks outside <pre> are spaces.
     collapse_whitespace: bool = False
     verbatim_depth: int = 0  # inside <pre>
+    skip_navigation: bool = False  # an e-book's <nav> (``parse_tika_xhtml``)
+    # Per open paragraph: the notes inside it, read after it (None: a container,
+    # whose notes stay where they are).
+    notes: list[list[etree._Element] | None] = field(default_factory=list)
 
     def text(self, value: str | None) -> None:
         if value and self.collapse_whitespace and not self.verbatim_depth:
@@ -232,7 +237,7 @@ class _Walker:
             self.text_tail(el)
             return
         name = _local(el.tag)
-        if name in _SKIPPED:
+        if name in _SKIPPED or (name == "nav" and self.skip_navigation):
             self.text_tail(el)
             return
         classes = (el.get("class") or "").split() if name == "div" else ()
@@ -275,10 +280,23 @@ class _Walker:
             self.children(el)
             self.verbatim_depth -= 1
             self.flush(BlockKind.CODE)
+        elif (name == "p" and self.notes and self.notes[-1] is not None
+              and _NOTE in (el.get("class") or "").split()):
+            # A footnote Tika writes where its mark is, inside the paragraph (an
+            # OpenDocument text's notes): it follows the paragraph, whose sentence
+            # stays whole ("Some text with a footnote.", then "1 Footnote text").
+            self.notes[-1].append(el)
+            self.text_tail(el)
+            return
         elif name in _PARAGRAPHS or name in _CONTAINERS:
             self.flush()
+            self.notes.append([] if name in _PARAGRAPHS else None)
             self.children(el)
             self.flush()
+            for note in self.notes.pop() or ():
+                self.flush()
+                self.children(note)
+                self.flush()
         elif name in _BREAKS:
             self._append("\n")
         else:  # inline element: its text belongs to the current block
@@ -326,16 +344,22 @@ class _Walker:
         self.text(el.tail)
 
     def table(self, el: etree._Element) -> None:
-        """Render a table as one block of ``cell | cell`` rows."""
+        """Render a table as one block of ``cell | cell`` rows.
+
+        A table nested in a cell (an HTML e-mail's layout, a form in a word
+        processor's table) is not the cell's text: the cell keeps its own text and
+        each nested table becomes a table block of its own after this one, so no
+        text is written twice (the outer cell's whole text, then the inner rows)."""
         start = self.length
         rows: list[str] = []
+        nested: list[etree._Element] = []
         for row in el.iter():
-            if _local(row.tag) != _ROW:
+            if _local(row.tag) != _ROW or _nearest_table(row) is not el:
                 continue
             cells = []
             for cell in row:
                 if _local(cell.tag) in _CELLS:
-                    cell_text = "".join(cell.itertext())
+                    cell_text = _own_text(cell, nested)
                     self.parts.append(cell_text)
                     self.length += len(cell_text)
                     cells.append(" ".join(cell_text.split()))
@@ -346,6 +370,21 @@ class _Walker:
                 Block(kind=BlockKind.TABLE, text="\n".join(rows), page=self.page,
                       raw_start=start, raw_end=self.length)
             )
+        for inner in nested:
+            self.table(inner)
+
+
+def _own_text(el: etree._Element, nested: list[etree._Element]) -> str:
+    """The text of a table cell less the tables inside it (appended to ``nested``,
+    outermost first; their tails are the cell's text)."""
+    parts = [el.text or ""] if isinstance(el.tag, str) else []
+    for child in el:
+        if isinstance(child.tag, str) and _local(child.tag) == _TABLE:
+            nested.append(child)
+        elif isinstance(child.tag, str):
+            parts.append(_own_text(child, nested))
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def _is_layout_table(table: etree._Element) -> bool:
@@ -371,6 +410,12 @@ def _nearest_table(el: etree._Element) -> etree._Element | None:
 _ONE_PARAGRAPH = re.compile(r"(.*?<body>\s*<p>)(.*)(</p>\s*</body>.*)", re.DOTALL)
 # What XML 1.0 cannot hold (Tika writes U+FFFD for them too); C1 characters it can.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def is_text_file_xhtml(xhtml: str) -> bool:
+    """Whether Tika's XHTML is that of a text file (its whole text one paragraph), not
+    of markup it parsed (a web page's elements)."""
+    return _ONE_PARAGRAPH.fullmatch(xhtml) is not None
 
 
 def with_utf8_text(xhtml: str, data: bytes) -> str:
@@ -400,7 +445,8 @@ def with_utf8_text(xhtml: str, data: bytes) -> str:
 
 
 def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
-                     collapse_whitespace: bool = False, body_text: bool = True) -> ParsedXhtml:
+                     collapse_whitespace: bool = False, body_text: bool = True,
+                     skip_navigation: bool = False) -> ParsedXhtml:
     """Parse Tika's XHTML into raw text, blocks and ``<head>`` metadata.
 
     ``email_entries``: for an e-mail, which of Tika's ``email-entry`` parts are
@@ -410,6 +456,9 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
     shows them. Not for PDFs, whose line breaks are the printed lines cleaning reads.
     ``body_text=False``: the ``<head>`` only (no text, no blocks), for a caller that
     reads the body from elsewhere (a web page's own HTML: ``html.HtmlReader``).
+    ``skip_navigation``: ``<nav>`` elements are no text (an e-book's navigation
+    document: the reading system's table of contents, landmarks and page list, whose
+    "Table of Contents" heading would head every chapter after it).
     """
     parser = etree.XMLParser(recover=True, huge_tree=True, resolve_entities=False,
                              no_network=True)
@@ -436,19 +485,22 @@ def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,
             1 for el in body.iter() if _EMAIL_ENTRY in _classes(el)):
         email_entries = None  # the message's structure and Tika's parts disagree: keep all
     parsed = parse_body(body, email_entries, tika_markers=True,
-                        collapse_whitespace=collapse_whitespace)
+                        collapse_whitespace=collapse_whitespace,
+                        skip_navigation=skip_navigation)
     parsed.head_metadata, parsed.title = head_meta, title
     return parsed
 
 
 def parse_body(body: etree._Element | None,
                email_entries: list[str | None] | None = None, *,
-               tika_markers: bool = False, collapse_whitespace: bool = False) -> ParsedXhtml:
+               tika_markers: bool = False, collapse_whitespace: bool = False,
+               skip_navigation: bool = False) -> ParsedXhtml:
     """Blocks and raw text of one (X)HTML element tree, Tika's or a web page's
     (``tika_markers``: Tika's embedded-resource markers are honoured;
     ``collapse_whitespace``: see ``parse_tika_xhtml``)."""
     walker = _Walker(tika_markers=tika_markers, email_entries=email_entries,
-                     collapse_whitespace=collapse_whitespace)
+                     collapse_whitespace=collapse_whitespace,
+                     skip_navigation=skip_navigation)
     if body is not None:
         walker.children(body)
         walker.flush()

@@ -109,6 +109,19 @@ def test_question_lines_in_a_row_start_one_pair_and_a_trailing_question_none():
     assert question_starts(text) == [0]
 
 
+def test_questions_in_verse_and_dialogue_are_not_an_faq():
+    """A poem asks in quoted speech and in lines that end a sentence begun on the
+    line before (after a comma): neither starts a question-answer pair; a plain
+    question line after a finished sentence still does, and so does a marked one."""
+    poem = ("The river sweats\nOil and tar,\n\n\"What is that noise?\"\n\n"
+            "The wind under the door.\n\n"
+            "\u201cAre you alive, or not?\u201d\n\nMy friend, my sister,\nwhere do you go?\n"
+            "Over the bridge.\n")
+    assert question_starts(poem) == []
+    faq = "Intro text.\nIs it free?\nYes, it is.\n\"Quoted\" things,\nQ: What about this?\nA: Fine."
+    assert [faq[s:s + 6] for s in question_starts(faq)] == ["Is it ", "Q: Wha"]
+
+
 # --- log --------------------------------------------------------------------------------
 
 LOG = """[2016-12-19 16:31:46,143] INFO KafkaConfig values:

@@ -358,6 +358,33 @@ def test_an_office_file_or_markdown_without_a_title_is_named_by_its_opening_head
     for line in ("Title", "Contents", "1. Overview", "The cranes are inspected every month."):
         assert fallback_name(untitled, line, "/in/x.docx", "application/msword") == untitled
 
+def test_a_spreadsheet_s_default_sheet_name_is_no_title():
+    """A workbook's first sheet keeps the name its application gave it ("Sheet1",
+    "Tabelle1", "Feuil1", "工作表1") unless someone renamed it: no title; a renamed
+    sheet's name is one."""
+    untitled = DocumentName(None)
+    xlsx = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    for line in ("Sheet1", "Sheet 2", "Tabelle1", "Feuil3", "Hoja 1", "工作表1", "シート1"):
+        assert fallback_name(untitled, line, "/in/book.xlsx", xlsx) == untitled
+        assert name_document(line, {}, "a | b", require_printed=False).title is None
+    named = fallback_name(untitled, "Crane inspections 2024", "/in/book.xlsx", xlsx)
+    assert named.title == "Crane inspections 2024"
+    assert fallback_name(untitled, "Sheet metal orders", "/in/b.xlsx", xlsx).title
+
+
+def test_a_mail_subject_naming_an_address_is_still_the_mail_s_title():
+    """A subject is its author's name for a mail, also where it holds an address or a
+    link ("Delivery failure (bob@example.org)"); an address alone is no title, and a
+    PDF's metadata title (a converter's) is held to the stricter rule as before."""
+    body = "Your message could not be delivered to the recipient."
+    for subject in ("Delivery failure (bob@example.org)", "Re: slides for jane@example.com",
+                    "Minutes, see https://example.org/minutes"):
+        assert name_document(subject, {}, body, require_printed=False).title == subject
+    for subject in ("bob@example.org", "<bob@example.org>", "https://example.org/x"):
+        assert name_document(subject, {}, body, require_printed=False).title is None
+    assert name_document("Delivery failure (bob@example.org)", {}, body).title is None
+
+
 _COVER = ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION\n\nFORM 10-K\n\n"
           "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934"
           "\n\nFor the fiscal year ended December 31, 2022\n\n"

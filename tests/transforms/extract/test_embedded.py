@@ -78,6 +78,36 @@ def test_an_archive_of_members_only_says_why_it_has_no_text(tika):
         _extract(tika, buffer.getvalue(), "two.zip")
 
 
+def test_an_empty_office_file_with_a_thumbnail_is_called_empty(tika):
+    """A word-processor file of empty table cells with a saved thumbnail: no text,
+    and the thumbnail holds none either, so the error says the document is empty,
+    not that its text lies in resources left out."""
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    rel = "http://schemas.openxmlformats.org/"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as docx:
+        docx.writestr("[Content_Types].xml", (
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/'
+            '2006/content-types"><Default Extension="xml" ContentType="application/xml"/>'
+            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+            'relationships+xml"/><Default Extension="jpeg" ContentType="image/jpeg"/>'
+            '<Override PartName="/word/document.xml" ContentType="application/vnd.'
+            'openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'))
+        docx.writestr("_rels/.rels", (
+            f'<?xml version="1.0"?><Relationships xmlns="{rel}package/2006/relationships">'
+            f'<Relationship Id="rId1" Type="{rel}officeDocument/2006/relationships/'
+            'officeDocument" Target="word/document.xml"/><Relationship Id="rId2" '
+            f'Type="{rel}package/2006/relationships/metadata/thumbnail" '
+            'Target="docProps/thumbnail.jpeg"/></Relationships>'))
+        docx.writestr("word/document.xml", (
+            f'<?xml version="1.0"?><w:document xmlns:w="{w}"><w:body><w:tbl><w:tr><w:tc><w:p/>'
+            '</w:tc><w:tc><w:p/></w:tc></w:tr></w:tbl><w:p/></w:body></w:document>'))
+        docx.writestr("docProps/thumbnail.jpeg", b"\xff\xd8\xff\xe0" + b"\0" * 64)
+    with pytest.raises(EmptyDocumentError) as raised:
+        _extract(tika, buffer.getvalue(), "empty.docx")
+    assert "the document is empty" in str(raised.value)
+
+
 def test_a_marker_s_text_runs_to_the_next_page_and_unnamed_entries_stay():
     xhtml = ('<html xmlns="http://www.w3.org/1999/xhtml"><body>'
              '<div class="page"><p>page one</p></div>'

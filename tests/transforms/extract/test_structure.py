@@ -128,6 +128,15 @@ def test_markdown_front_matter_is_metadata_not_text(tmp_path):
     assert doc.title == "Release notes" and doc.metadata["markdown:author"] == "Ada"
 
 
+def test_markdown_headings_are_their_words_without_markup_or_attributes():
+    """A heading reads as a reader would write it: no code ticks, emphasis marks, link
+    targets or attribute block (Pandoc's, kramdown's "{#id .class}", "{-}")."""
+    text = ("# General options {#general .unnumbered}\n\n## Extension: `smart` {-}\n\n"
+            "## *Very* [important](https://example.org) notes\n\n### Braces {like this}\n")
+    assert [b.text for b in parse_markdown_blocks(text) if b.kind is BlockKind.HEADING] == [
+        "General options", "Extension: smart", "Very important notes", "Braces {like this}"]
+
+
 def test_markdown_is_recognised_by_type_or_by_name_of_plain_text_only():
     from ragbeam.transforms.extract.markdown import is_markdown
 
@@ -135,6 +144,34 @@ def test_markdown_is_recognised_by_type_or_by_name_of_plain_text_only():
     assert is_markdown("/docs/notes.txt", "text/markdown")
     assert not is_markdown("/docs/renamed.md", "application/pdf")  # content wins
     assert not is_markdown("/docs/notes.txt", "text/plain")
+    # Tika's guesses from a Markdown file's first bytes: a Pandoc title block's "%"
+    # (MATLAB), an HTML block above a README (a web page).
+    assert is_markdown("/docs/README.md", "text/x-matlab")
+    assert is_markdown("/docs/README.md", "text/html")
+
+
+def test_markdown_opening_with_a_title_block_or_an_html_block_keeps_its_headings(tmp_path):
+    """Real Tika: a Markdown file opening with a Pandoc title block or a centred HTML
+    heading (a README's banner) is still Markdown: its headings are headings, and a
+    title block names the document and is not text."""
+    body = "\n\n## Intro\n\nSome text here.\n\n## Usage\n\nMore text.\n\n## Notes\n\nEnd.\n"
+    for name, opening in (("pandoc.md", "% Crane Manual\n  for harbour staff\n% Ada\n"),
+                          ("readme.md", '<h1 align="center">Crane Manual</h1>\n'),
+                          ("banner.md", '<div align="center">\n\n# Crane Manual\n\n</div>\n')):
+        path = tmp_path / name
+        path.write_text(opening + body, encoding="utf-8")
+        data = path.read_bytes()
+        xhtml, metadata = EmbeddedTika().extract(data, path.name)
+        doc = build_extracted_document(
+            FetchedFile(SourceFile(str(path), "d", len(data)), data, "h"), xhtml, metadata)
+        headings = [b.text for b in doc.blocks if b.kind is BlockKind.HEADING]
+        assert headings == ["Crane Manual", "Intro", "Usage", "Notes"][name == "pandoc.md":]
+        assert all("%" not in b.text for b in doc.blocks), name
+        cleaned = clean_document(doc, CleanOptions())
+        assert cleaned.title == ("Crane Manual for harbour staff" if name == "pandoc.md"
+                                 else "Crane Manual"), name
+    assert markdown_front_matter("% Crane Manual\n  for harbour staff\n% Ada\n%\n\n# A") == {
+        "title": "Crane Manual for harbour staff", "author": "Ada"}
 
 
 def test_markdown_links_are_metadata_and_table_cells_keep_their_words():

@@ -99,7 +99,25 @@ def test_a_page_laid_out_in_a_table_is_prose_and_a_data_table_inside_it_stays_a_
     assert [b.kind for b in blocks] == [BlockKind.PARAGRAPH, BlockKind.TABLE]
     assert blocks[0].text == essay + "\n\nNext paragraph."
     assert blocks[1].text == "Year | Sales\n2023 | 4"
-    assert [b.kind for b in parse_tika_xhtml(xhtml).blocks] == [BlockKind.TABLE]
+    outer, inner = parse_tika_xhtml(xhtml).blocks
+    assert outer.kind is inner.kind is BlockKind.TABLE
+    assert "Year" not in outer.text and inner.text == "Year | Sales\n2023 | 4"
+
+
+def test_a_table_nested_in_a_cell_is_its_own_table_and_no_text_is_written_twice():
+    """HTML e-mails (newsletters) lay their body out in tables inside table cells;
+    a word processor's form can hold a table in a cell. The outer cell keeps only
+    its own text; each inner table is a table block of its own, once."""
+    xhtml = ("<html><body><table><tr><td>Dear reader, <table><tr><td>Offer one</td>"
+             "<td>10 EUR</td></tr><tr><td>Offer two<table><tr><td>deep</td></tr></table>"
+             "</td><td>12 EUR</td></tr></table> Regards</td><td>Side</td></tr></table>"
+             "</body></html>")
+    parsed = parse_tika_xhtml(xhtml)
+    assert [b.text for b in parsed.blocks] == [
+        "Dear reader, Regards | Side", "Offer one | 10 EUR\nOffer two | 12 EUR", "deep"]
+    assert all(b.kind is BlockKind.TABLE for b in parsed.blocks)
+    for word in ("Dear", "Offer one", "Offer two", "deep", "Regards"):
+        assert parsed.raw_text.count(word) == 1
 
 
 def test_a_byte_the_declared_charset_lacks_costs_one_character_not_the_rest_of_the_page():
@@ -122,3 +140,30 @@ def test_a_text_files_paragraph_becomes_its_utf8_bytes_and_nothing_else_does():
     assert with_utf8_text(tika, b"ascii only") == tika  # Tika read it right
     two = head + "<body><p>x</p><p>y</p></body></html>"  # not one paragraph: not a text file
     assert with_utf8_text(two, "x \u201c".encode()) == two
+
+
+def test_a_footnote_inside_a_paragraph_follows_it_and_its_sentence_stays_whole():
+    """An OpenDocument text's footnote is written where its mark is, inside the
+    paragraph: the paragraph reads on ("Some text with a footnote."), the note is a
+    paragraph of its own after it; a note-classed paragraph outside one stays put."""
+    xhtml = ('<html><body><p>Some text<p class="note">1 Footnote text </p> with a '
+             'footnote.</p><p>Next.</p><div><p class="note">2 Endnote</p><p>Last.</p></div>'
+             '</body></html>')
+    parsed = parse_tika_xhtml(xhtml)
+    assert [b.text for b in parsed.blocks] == [
+        "Some text with a footnote.", "1 Footnote text ", "Next.", "2 Endnote", "Last."]
+    for block in parsed.blocks:
+        assert parsed.raw_text[block.raw_start:block.raw_end] == block.text
+
+
+def test_an_e_book_s_navigation_document_is_no_text():
+    """An EPUB 3 book's navigation document (<nav>: contents, landmarks) is the
+    reading system's; its "Table of Contents" heading must not head the chapters
+    after it. Other readers keep a <nav>'s text (their own rules decide)."""
+    xhtml = ('<html><body><h1>Chapter One</h1><p>It began.</p>'
+             '<nav type="toc"><h1>Table of Contents</h1><ol><li><a href="c1.xhtml">Chapter One'
+             '</a></li></ol></nav><h2>Part two</h2><p>It went on.</p></body></html>')
+    book = parse_tika_xhtml(xhtml, collapse_whitespace=True, skip_navigation=True)
+    assert [b.text for b in book.blocks] == ["Chapter One", "It began.", "Part two",
+                                             "It went on."]
+    assert "Table of Contents" in parse_tika_xhtml(xhtml, collapse_whitespace=True).raw_text
