@@ -118,7 +118,12 @@ if TYPE_CHECKING:
 # 18: a bold heading over a line restating its words heads the text after that line (a
 # benefit booklet's sections); a kind named in prose past the opening paragraph is not
 # the document's; 96-token chunks by default (the size is in the config hash too).
-OUTPUT_FORMAT_VERSION = 18
+# 19: a text file whose bytes are UTF-8 read as UTF-8, mojibake decoded back
+# (repair_mojibake, in the config hash); Markdown by its extension whatever Tika detected,
+# its headings as plain words; nested tables in a cell read once; an ODT note after its
+# paragraph; an e-book's navigation skipped; default sheet names no titles; what BM25 and
+# the sparse vectors index counts half the header's length (scheme /3).
+OUTPUT_FORMAT_VERSION = 19
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
