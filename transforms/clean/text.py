@@ -6,8 +6,6 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-import ftfy
-
 from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, ELLIPSIS
 
 # C0/C1 control characters except tab and newline; NUL included; zero-width
@@ -75,6 +73,10 @@ def repair_mojibake(text: str) -> str:
     """
     if text.isascii():
         return text
+    # Imported at the first non-ASCII line, not with the module: every extraction child
+    # imports cleaning at its start (a fresh process), and ftfy's import is ~40 ms.
+    import ftfy
+
     return ftfy.fix_encoding(text)
 
 
