@@ -112,7 +112,11 @@ def tokenize(text: str, language: str | None = None) -> list[str]:
     in short ("FY23") also gives its year in full (``full_years``).
     """
     words, cjk = _words_and_cjk(text.casefold())
-    language = language or guess_language(words)
+    return _terms(words, cjk, language or guess_language(words))
+
+
+def _terms(words: list[str], cjk: list[str], language: str) -> list[str]:
+    """``tokenize``'s terms of the words and CJK terms of a text in ``language``."""
     stop = _stopwords(language)
     kept = [w for w in words if w not in stop]
     stems = _stemmer(language).stemWords(kept) if kept else []
@@ -153,9 +157,11 @@ def indexed_terms(indexed: str | FieldedText, language: str | None = None,
     if not isinstance(indexed, FieldedText) or not indexed.header:
         counts = Counter(tokenize(as_text(indexed), language))
         return counts, float(sum(counts.values()))
-    language = language or guess_language(_words_and_cjk(indexed.joined().casefold())[0])
-    header = Counter(tokenize(indexed.header, language))
-    text = Counter(tokenize(indexed.text, language))
+    header_words, header_cjk = _words_and_cjk(indexed.header.casefold())
+    text_words, text_cjk = _words_and_cjk(indexed.text.casefold())
+    language = language or guess_language(header_words + text_words)
+    header = Counter(_terms(header_words, header_cjk, language))
+    text = Counter(_terms(text_words, text_cjk, language))
     weight = HEADER_LENGTH_WEIGHT if header_length_weight is None else header_length_weight
     length = sum(text.values()) + weight * sum(header.values())
     return header + text, length
