@@ -7,8 +7,10 @@
   ``ragbeam.evaluate.run_data.load_run``; text and contextual header both kept.
 * peers (``peers/run_peer.py``) in their own venv, one subprocess each; their
   chunks are cached under the work folder, keyed by the peer's name, settings,
-  package versions, the runner's source and the input files' SHA-256, so a
-  rerun of ragbeam alone scores against them without running them again.
+  package versions, its own chunking code (``run_peer.py --describe``: the source
+  of the functions that peer calls, not the whole runner, so adding a peer leaves
+  the others' chunks cached) and the input files' SHA-256, so a rerun of ragbeam
+  alone scores against them without running them again.
 * ``pages``: each PDF page's PDFium text as one chunk (no splitting), a
   reference row.
 
@@ -104,8 +106,7 @@ def peer_key(peer: str, python: str, files: list[dict[str, str]]) -> tuple[str, 
         raise SystemExit(f"peer {peer} cannot start in {python}:\n{described.stderr[-2000:]}")
     info = json.loads(described.stdout.strip().splitlines()[-1])
     h = hashlib.sha256()
-    h.update(json.dumps(info, sort_keys=True).encode())
-    h.update(PEER_RUNNER.read_bytes())
+    h.update(json.dumps(info, sort_keys=True).encode())  # versions, settings, its code
     h.update((pathlib.Path(__file__).parent / "chunks.py").read_bytes())
     for f in sorted(files, key=lambda f: f["doc"]):
         h.update(f"{f['doc']}\0{f['sha256']}\n".encode())

@@ -189,6 +189,31 @@ def test_chunks_files_round_trip(tmp_path):
     assert read_chunks(tmp_path / "c.jsonl") == chunks
 
 
+def test_a_peer_s_cache_key_is_its_own_code_not_the_other_peers(monkeypatch):
+    """Adding or editing one peer leaves the others' cached chunks valid; a peer's key
+    moves with its own function, helpers and arguments."""
+    sys.path.insert(0, str(BENCHMARKS / "retrieval_bench" / "peers"))
+    import run_peer
+
+    before = {peer: run_peer.code_digest(peer) for peer in run_peer.PEERS}
+    assert len(set(before.values())) == len(before)  # arguments tell same-function peers apart
+
+    def edited_pymupdf4llm_chunks(files):  # another peer's code changes
+        return iter(())
+
+    chunkers = dict(run_peer.CHUNKERS, pymupdf4llm=(edited_pymupdf4llm_chunks, {}),
+                    **{"another-peer": (edited_pymupdf4llm_chunks, {"size": 1})})
+    monkeypatch.setattr(run_peer, "CHUNKERS", chunkers)
+    after = {peer: run_peer.code_digest(peer) for peer in run_peer.PEERS}
+    assert after["pymupdf4llm"] != before["pymupdf4llm"]
+    assert {p: d for p, d in after.items() if p != "pymupdf4llm"} == {
+        p: d for p, d in before.items() if p != "pymupdf4llm"}
+
+    monkeypatch.setitem(chunkers, "tika-langchain-tokens-96",
+                        (run_peer.tika_chunks, {"size": 96, "overlap": 24, "tokens": True}))
+    assert run_peer.code_digest("tika-langchain-tokens-96") != before["tika-langchain-tokens-96"]
+
+
 # ------------------------------------------------------------------ committed question sets
 
 @pytest.mark.parametrize("domain", sorted(sets.DOMAINS))

@@ -25,7 +25,9 @@ its documentation gives (the issue's for LangChain's recursive splitter):
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.metadata
+import inspect
 import json
 import os
 import pathlib
@@ -60,13 +62,13 @@ def versions(peer: str) -> dict[str, str]:
     return {p: importlib.metadata.version(p) for p in PACKAGES[peer]}
 
 
-def tika_chunks(files, size, overlap, length_function=len):
+def tika_chunks(files, size, overlap, tokens=False):
     import iscc_tika
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
     extractor = iscc_tika.Extractor()
     splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap,
-                                              length_function=length_function)
+                                              length_function=cl100k_length() if tokens else len)
     for f in files:
         text, _ = extractor.extract_bytes_to_string(bytearray(pathlib.Path(f["path"]).read_bytes()))
         for piece in splitter.split_text(text):
@@ -117,18 +119,45 @@ def pymupdf4llm_chunks(files):
             yield BenchChunk(f["doc"], piece.page_content)
 
 
+# Each peer: its chunking function and the arguments it is called with. A peer's
+# cache key (``--describe``) hashes these functions' source and arguments, not the
+# whole file, so adding a peer leaves the others' cached chunks valid.
+CHUNKERS = {
+    "tika-langchain": (tika_chunks, {"size": 500, "overlap": 50}),
+    "tika-langchain-tokens": (tika_chunks, {"size": 128, "overlap": 16, "tokens": True}),
+    "tika-langchain-tokens-96": (tika_chunks, {"size": 96, "overlap": 12, "tokens": True}),
+    "unstructured": (unstructured_chunks, {}),
+    "pymupdf4llm": (pymupdf4llm_chunks, {}),
+}
+# The helpers a chunking function calls, hashed with it.
+HELPERS = {tika_chunks: (cl100k_length,), unstructured_chunks: (use_packaged_spacy_model,)}
+
+
 def chunks_of(peer: str, files):
-    if peer == "tika-langchain":
-        return tika_chunks(files, 500, 50)
-    if peer == "tika-langchain-tokens":
-        return tika_chunks(files, 128, 16, cl100k_length())
-    if peer == "tika-langchain-tokens-96":
-        return tika_chunks(files, 96, 12, cl100k_length())
-    if peer == "unstructured":
-        return unstructured_chunks(files)
-    if peer == "pymupdf4llm":
-        return pymupdf4llm_chunks(files)
-    raise SystemExit(f"unknown peer {peer!r} (known: {', '.join(PEERS)})")
+    if peer not in CHUNKERS:
+        raise SystemExit(f"unknown peer {peer!r} (known: {', '.join(PEERS)})")
+    chunker, kwargs = CHUNKERS[peer]
+    return chunker(files, **kwargs)
+
+
+def code_digest(peer: str) -> str:
+    """SHA-256 of what decides a peer's chunks in this file: its chunking function and
+    helpers' source, the arguments it gets, and how a run guards and writes them."""
+    chunker, kwargs = CHUNKERS[peer]
+    h = hashlib.sha256()
+    for function in (chunker, *HELPERS.get(chunker, ()), guarded_chunks):
+        h.update(inspect.getsource(function).encode())
+    h.update(json.dumps(kwargs, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def guarded_chunks(peer: str, files, failed: list[str]):
+    """Every file's chunks; a file a peer fails on is reported in ``failed``, not fatal."""
+    for f in files:
+        try:
+            yield from list(chunks_of(peer, [f]))
+        except Exception as exc:
+            failed.append(f"{f['doc']}: {type(exc).__name__}: {exc}"[:300])
 
 
 def main() -> int:
@@ -139,22 +168,15 @@ def main() -> int:
     parser.add_argument("--describe", action="store_true",
                         help="print versions and settings only")
     args = parser.parse_args()
-    info = {"peer": args.peer, "versions": versions(args.peer), "settings": SETTINGS[args.peer]}
+    info = {"peer": args.peer, "versions": versions(args.peer), "settings": SETTINGS[args.peer],
+            "code": code_digest(args.peer)}
     if args.describe:
         print(json.dumps(info))
         return 0
     files = json.loads(args.files.read_text(encoding="utf-8"))
     started, cpu = time.perf_counter(), os.times()
     failed: list[str] = []
-
-    def guarded():
-        for f in files:
-            try:
-                yield from list(chunks_of(args.peer, [f]))
-            except Exception as exc:  # a file a peer fails on is reported, not fatal
-                failed.append(f"{f['doc']}: {type(exc).__name__}: {exc}"[:300])
-
-    n = write_chunks(args.out, guarded())
+    n = write_chunks(args.out, guarded_chunks(args.peer, files, failed))
     end = os.times()
     info.update(chunks=n, files=len(files), failed=failed,
                 wall_s=round(time.perf_counter() - started, 2),
