@@ -374,14 +374,25 @@ class _Walker:
             self.table(inner)
 
 
+# What separates a cell's lines: a <br>, or a block inside the cell (a word processor
+# writes each paragraph of a cell as <p>). Without it "Revenue<br>in million" reads
+# "Revenuein million".
+_CELL_LINE_BREAKS = (_BREAKS | _PARAGRAPHS | _CONTAINERS | _LIST_ITEMS | set(_HEADINGS)
+                     | _CODE)
+
+
 def _own_text(el: etree._Element, nested: list[etree._Element]) -> str:
     """The text of a table cell less the tables inside it (appended to ``nested``,
-    outermost first; their tails are the cell's text)."""
+    outermost first; their tails are the cell's text); a line break or a block inside
+    the cell starts a new line."""
     parts = [el.text or ""] if isinstance(el.tag, str) else []
     for child in el:
-        if isinstance(child.tag, str) and _local(child.tag) == _TABLE:
+        name = _local(child.tag) if isinstance(child.tag, str) else ""
+        if name == _TABLE:
             nested.append(child)
-        elif isinstance(child.tag, str):
+        elif name in _CELL_LINE_BREAKS:
+            parts.extend(("\n", _own_text(child, nested), "\n"))
+        elif name:
             parts.append(_own_text(child, nested))
         parts.append(child.tail or "")
     return "".join(parts)

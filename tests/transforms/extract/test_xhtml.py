@@ -120,6 +120,17 @@ def test_a_table_nested_in_a_cell_is_its_own_table_and_no_text_is_written_twice(
         assert parsed.raw_text.count(word) == 1
 
 
+def test_a_cell_s_line_breaks_and_paragraphs_keep_its_words_apart():
+    """A web table's header cell breaks its line ("Revenue<br>in million"); a word
+    processor writes each paragraph of a cell as <p>. Neither glues two words."""
+    xhtml = ("<html><body><table><tr><th>Year</th><th>Revenue<br/>in million US$<sup>[1]"
+             "</sup></th></tr><tr><td><p>23</p><p>Yet another</p></td><td>39,788</td></tr>"
+             "</table></body></html>")
+    parsed = parse_tika_xhtml(xhtml)
+    assert parsed.blocks[0].text == "Year | Revenue in million US$[1]\n23 Yet another | 39,788"
+    assert "Revenuein" not in parsed.raw_text and "23Yet" not in parsed.raw_text
+
+
 def test_a_byte_the_declared_charset_lacks_costs_one_character_not_the_rest_of_the_page():
     """windows-1252 leaves 0x81, 0x8D, 0x8F, 0x90 and 0x9D undefined: libxml2, given the
     charset, stopped at the first and dropped the rest of the page."""
