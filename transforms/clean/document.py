@@ -81,6 +81,7 @@ from ragbeam.transforms.clean.linejoin import (
     mark_wraps_by_position,
 )
 from ragbeam.transforms.clean.links import (
+    LINKS_KEY,
     markdown_link_words,
     printed_targets_in_text,
     strip_link_targets,
@@ -336,11 +337,6 @@ def _strip_leaders(lines: list[CleanLine]) -> tuple[list[CleanLine], int]:
         if line.text:
             out.append(line)
     return out, count
-
-
-# Document metadata key extraction fills with a PDF's link annotations
-# (``extract/pdf.LINKS_KEY``, not imported: extraction imports cleaning).
-LINKS_KEY = "extract_links"
 
 
 def _strip_link_targets(lines: list[CleanLine], strip=strip_link_targets

@@ -48,6 +48,9 @@ _WHOLE_TARGET = re.compile(r"^\((?:https?|ftp)://[^\s()]+\)$")
 _CLOSING = re.compile(r"^[.,;:!?]+")
 # The most lines a printed target runs over (a long archive link: three or four).
 MAX_TARGET_LINES = 5
+# Document metadata: a document's links, as JSON [{"page": …, "uri": …}, …], kept
+# out of its text by extraction (a PDF's link annotations, a Markdown file's targets).
+LINKS_KEY = "extract_links"
 
 
 def strip_link_targets(lines: Sequence[str]) -> tuple[list[str], int]:

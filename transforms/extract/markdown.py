@@ -42,7 +42,7 @@ from lxml import etree
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ragbeam.transforms.clean.links import markdown_link_words
+from ragbeam.transforms.clean.links import LINKS_KEY, markdown_link_words
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
 from ragbeam.transforms.extract.xhtml import (
     ParsedXhtml,
@@ -192,9 +192,6 @@ def markdown_front_matter(text: str) -> dict[str, str]:
             if isinstance(v, str | int | float | bool) and str(v).strip()}
 
 
-# Document metadata: the links' targets, as JSON [{"uri": …}, …] (``extract/pdf.py``'s
-# key for a PDF's link annotations, not imported: it imports this module's package).
-LINKS_KEY = "extract_links"
 MAX_RECORDED_LINKS = 2000
 
 

@@ -5,19 +5,11 @@ page furniture."""
 
 from __future__ import annotations
 
-import json
-
 from ragbeam.transforms.clean.headings import OUTLINE_KEY
 from ragbeam.transforms.extract.outline import outline_value, pdf_outline, with_pages
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
 from ragbeam.transforms.extract.xhtml import ParsedXhtml
 from ragbeam.transforms.types import FetchedFile, LineKind
-
-# Document metadata: a PDF's annotations, kept out of its text (xhtml.py), as JSON
-# lists: each link's page and URI (once per page), and each comment's page and text.
-LINKS_KEY = "extract_links"
-ANNOTATIONS_KEY = "extract_annotations"
-MAX_RECORDED_ANNOTATIONS = 2000
 
 
 class PdfReader(Reader):
@@ -28,23 +20,7 @@ class PdfReader(Reader):
 
     def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
                  parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
-        found = annotation_metadata(parsed)
+        found = super().metadata(fetched, xhtml, media_type, parsed, metadata)
         if outline := pdf_outline(xhtml):
             found[OUTLINE_KEY] = outline_value(with_pages(outline, fetched.data))
         return found
-
-
-def annotation_metadata(parsed: ParsedXhtml) -> dict[str, str]:
-    """``extract_links`` and ``extract_annotations`` of a document whose XHTML had
-    annotations (none: no keys): where a page's links and comments are kept."""
-    links = list(dict.fromkeys((a.page, a.uri) for a in parsed.annotations if a.uri))
-    notes = [a.record() for a in parsed.annotations if not a.uri]
-    found: dict[str, str] = {}
-    if links:
-        found[LINKS_KEY] = json.dumps(
-            [{"page": page, "uri": uri} if page is not None else {"uri": uri}
-             for page, uri in links[:MAX_RECORDED_ANNOTATIONS]], ensure_ascii=False)
-    if notes:
-        found[ANNOTATIONS_KEY] = json.dumps(notes[:MAX_RECORDED_ANNOTATIONS],
-                                            ensure_ascii=False)
-    return found

@@ -7,14 +7,21 @@ pass reads where its lines sit (``layout.py``), and how its lines were written
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import ClassVar
 
+from ragbeam.transforms.clean.links import LINKS_KEY
 from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml
 from ragbeam.transforms.types import FetchedFile, LineKind
 
 # Tika's metadata: every key with its values.
 TikaMetadata = Mapping[str, list[str]]
+# Document metadata: the annotations kept out of a document's text (xhtml.py), as JSON
+# lists: each link's page and URI (once per page, ``LINKS_KEY``), and each comment's
+# page and text.
+ANNOTATIONS_KEY = "extract_annotations"
+MAX_RECORDED_ANNOTATIONS = 2000
 
 
 class Reader:
@@ -46,10 +53,27 @@ class Reader:
 
     def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
                  parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
-        """What the format adds to the document's metadata (Tika's own is there)."""
-        return {}
+        """What the format adds to the document's metadata (Tika's own is there): by
+        default the annotations kept out of its text."""
+        return annotation_metadata(parsed)
 
     def title(self, metadata: Mapping[str, str]) -> str | None:
         """What the format itself calls the document, where Tika reports no title
         (``metadata``: the document's, this reader's keys included)."""
         return None
+
+
+def annotation_metadata(parsed: ParsedXhtml) -> dict[str, str]:
+    """``extract_links`` and ``extract_annotations`` of a document whose XHTML had
+    annotations (none: no keys): where a page's links and comments are kept."""
+    links = list(dict.fromkeys((a.page, a.uri) for a in parsed.annotations if a.uri))
+    notes = [a.record() for a in parsed.annotations if not a.uri]
+    found: dict[str, str] = {}
+    if links:
+        found[LINKS_KEY] = json.dumps(
+            [{"page": page, "uri": uri} if page is not None else {"uri": uri}
+             for page, uri in links[:MAX_RECORDED_ANNOTATIONS]], ensure_ascii=False)
+    if notes:
+        found[ANNOTATIONS_KEY] = json.dumps(notes[:MAX_RECORDED_ANNOTATIONS],
+                                            ensure_ascii=False)
+    return found

@@ -31,7 +31,10 @@ subject and contents as ``<div class="annotationTitle">``…). As text they made
 chunks of bare ``https://…/ExternalLink/EDGAR/…`` strings, and a data sheet's
 template links sat in 41 chunks. They are kept apart, each with its page:
 ``links`` (every link's URI) and ``annotations`` (other annotation text), which
-the document's metadata holds (``document.py``), never its text.
+the document's metadata holds (``reader.annotation_metadata``), never its text.
+A word processor's or a deck's comments (DOCX, PPTX: ``<div class="comment">`` after
+the paragraph they remark on) are a reviewer's notes, not the document's words: kept
+the same way, as annotations.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ _EMBEDDED = "embedded"
 _PACKAGE_ENTRY = "package-entry"
 _EMAIL_ENTRY = "email-entry"
 _ANNOTATION = "annotation"
+_COMMENT = "comment"  # a DOCX's or a PPTX's comment, after the paragraph it remarks on
 # The parts of a markup annotation (a comment) Tika writes, each a <div class=…>.
 _ANNOTATION_PARTS = ("annotationTitle", "annotationSubject", "annotationContents")
 EMBEDDED_LEFT_OUT_REASON = ("embedded resource: not extracted as a document of its own, "
@@ -138,7 +142,8 @@ def _text_length(el: etree._Element) -> int:
 @dataclass(frozen=True)
 class Annotation:
     """A PDF annotation Tika wrote after its page's text: a link's URI, or a
-    comment's title, subject and contents (whichever it has)."""
+    comment's title, subject and contents (whichever it has); or a DOCX's or a
+    PPTX's comment (its contents)."""
 
     page: int | None
     uri: str | None = None
@@ -174,7 +179,8 @@ class ParsedXhtml:
     page_count: int = 0
     title: str | None = None
     embedded: list[EmbeddedResource] = field(default_factory=list)
-    # A PDF's annotations, left out of the text (the module's doc).
+    # A PDF's annotations and an office file's comments, left out of the text
+    # (the module's doc).
     annotations: list[Annotation] = field(default_factory=list)
 
 
@@ -246,6 +252,12 @@ class _Walker:
             # its page, never as text (the module's doc).
             self.flush()
             self.annotations.extend(_annotations(el, self.page))
+            self.text_tail(el)
+            return
+        if _COMMENT in classes and self.tika_markers:
+            self.flush()
+            if contents := " ".join(_own_text(el, []).split()):
+                self.annotations.append(Annotation(self.page, contents=contents))
             self.text_tail(el)
             return
         if _PAGE_CLASSES.intersection(classes):

@@ -178,3 +178,18 @@ def test_an_e_book_s_navigation_document_is_no_text():
     assert [b.text for b in book.blocks] == ["Chapter One", "It began.", "Part two",
                                              "It went on."]
     assert "Table of Contents" in parse_tika_xhtml(xhtml, collapse_whitespace=True).raw_text
+
+
+def test_a_word_processor_s_comments_are_annotations_not_text():
+    """Tika writes a DOCX's comment as <div class="comment"> after the paragraph it
+    remarks on: a reviewer's note, kept apart as a PDF's comments are."""
+    xhtml = ("<html><body><p>I want some text to have a comment on it.</p>"
+             '<div class="comment"><p>I left a comment.</p></div>'
+             "<p>This is a new paragraph.</p>"
+             '<div class="comment"><p>Two</p><p /><p>paragraphs.</p></div></body></html>')
+    parsed = parse_tika_xhtml(xhtml)
+    assert [b.text for b in parsed.blocks] == [
+        "I want some text to have a comment on it.", "This is a new paragraph."]
+    assert "comment." not in parsed.raw_text.replace("comment on it.", "")
+    assert [a.record() for a in parsed.annotations] == [
+        {"contents": "I left a comment."}, {"contents": "Two paragraphs."}]
