@@ -32,7 +32,7 @@ chunks of bare ``https://…/ExternalLink/EDGAR/…`` strings, and a data sheet'
 template links sat in 41 chunks. They are kept apart, each with its page:
 ``links`` (every link's URI) and ``annotations`` (other annotation text), which
 the document's metadata holds (``reader.annotation_metadata``), never its text.
-A word processor's or a deck's comments (DOCX, PPTX: ``<div class="comment">`` after
+A word processor's comments (DOCX: ``<div class="comment">`` after
 the paragraph they remark on) are a reviewer's notes, not the document's words: kept
 the same way, as annotations.
 """
@@ -76,7 +76,7 @@ _EMBEDDED = "embedded"
 _PACKAGE_ENTRY = "package-entry"
 _EMAIL_ENTRY = "email-entry"
 _ANNOTATION = "annotation"
-_COMMENT = "comment"  # a DOCX's or a PPTX's comment, after the paragraph it remarks on
+_COMMENT = "comment"  # a DOCX's comment, after the paragraph it remarks on
 # The parts of a markup annotation (a comment) Tika writes, each a <div class=…>.
 _ANNOTATION_PARTS = ("annotationTitle", "annotationSubject", "annotationContents")
 EMBEDDED_LEFT_OUT_REASON = ("embedded resource: not extracted as a document of its own, "
@@ -142,8 +142,8 @@ def _text_length(el: etree._Element) -> int:
 @dataclass(frozen=True)
 class Annotation:
     """A PDF annotation Tika wrote after its page's text: a link's URI, or a
-    comment's title, subject and contents (whichever it has); or a DOCX's or a
-    PPTX's comment (its contents)."""
+    comment's title, subject and contents (whichever it has); or a DOCX's
+    comment (its contents)."""
 
     page: int | None
     uri: str | None = None
