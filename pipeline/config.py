@@ -123,7 +123,9 @@ if TYPE_CHECKING:
 # its headings as plain words; nested tables in a cell read once; an ODT note after its
 # paragraph; an e-book's navigation skipped; default sheet names no titles; what BM25 and
 # the sparse vectors index counts half the header's length (scheme /3).
-OUTPUT_FORMAT_VERSION = 19
+# 20: a table cell's line breaks and paragraphs keep its words apart ("Revenue in
+# million"); a DOCX's comments are annotations in the metadata, not text.
+OUTPUT_FORMAT_VERSION = 20
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
