@@ -8,9 +8,9 @@ PDFs, every pipeline's chunks scored by evidence page with ragbeam's own retriev
 
 Domains, question sets and how their evidence pages were mapped:
 ``retrieval_bench/sets.py`` and docs/evaluation.md. The closing domain
-(``manuals-admin``; ``annual-reports``, ``earnings-calls``, ``health-plans`` and
-``ml-papers`` before it, worn) is scored once, at the end, by the lead: it runs only with
-``--domains manuals-admin --closing``.
+(``financebench-heldout``; ``annual-reports``, ``earnings-calls``, ``health-plans``,
+``ml-papers`` and ``manuals-admin`` before it, worn) is scored once, at the end, by the
+lead: it runs only with ``--domains financebench-heldout --closing``.
 
 For each domain and pipeline: hits (questions with a chunk from an evidence
 page in the context) at 600 and 1,500 tokens, with BM25, dense (MiniLM) and

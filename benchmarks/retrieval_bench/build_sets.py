@@ -8,7 +8,8 @@ folder, maps every question's evidence to PDF pages and writes
 ``benchmarks/data/retrieval/<domain>/{documents.csv,questions.jsonl}``.
 The mapping rules are in docs/evaluation.md ("Retrieval benchmark"); in short:
 
-* **given pages, verified** (FinanceBench, Fujitsu): the dataset names the page;
+* **given pages, verified** (FinanceBench and its held-out split, Fujitsu): the dataset
+  names the page;
   FinanceBench's evidence text is located in the page texts (``PageIndex.best_pages``)
   and the located page is kept when it is the given one (or the one after:
   FinanceBench numbers pages from 0), else the located page when at least half
@@ -51,7 +52,7 @@ import subprocess
 from collections import Counter
 
 from retrieval_bench.pages import PageIndex, cached_page_texts, find_all, words
-from retrieval_bench.sets import DOMAINS, SETS_DIR
+from retrieval_bench.sets import DOMAINS, SETS_DIR, document_rows
 
 PINS = {
     "financebench": ("patronus-ai/financebench", "cc39aeb"),
@@ -68,6 +69,8 @@ PINS = {
     "health-plans": ("dreamspider42/azure-search-openai-demo", "a7dfc64"),
     "ml-papers": ("predlico/ARAGOG", "c41beba"),
     "manuals-admin": ("mayubo2333/MMLongBench-Doc", "d73f0dc"),
+    # the same snapshot as financebench: its filings the dev set does not load
+    "financebench-heldout": ("patronus-ai/financebench", "cc39aeb"),
 }
 LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public",
             "qinchuanhui/UDA-Benchmark": "see repository (Wikipedia CC-BY-SA, arXiv)",
@@ -84,6 +87,7 @@ LICENCES = {"patronus-ai/financebench": "CC-BY-NC-4.0 (dataset); filings public"
                                           "web, under their publishers' terms"}
 FINANCEBENCH_MAX_PAGES = 2000
 FINANCEBENCH_MAX_DOCS = 40
+HELDOUT_MAX_PAGES = 1500  # the peers' chunking of the set within 20 minutes on 2 cores
 PASSAGE_SHARE = 0.5
 TABLE_NUMERIC_SHARE = 0.25
 ABSENT_BYTES = 4 * 1024 * 1024  # the mirrors hold no file of 4 MiB or more
@@ -207,41 +211,59 @@ def build_financebench(root: pathlib.Path, data: pathlib.Path) -> dict:
     indexes = {doc: b.add(f"pdfs/{doc}.pdf") for doc in sorted(chosen)}
     out, stats = [], Counter()
     for q in questions:
-        if q["doc_name"] not in indexes:
-            continue
-        evidence, methods = [], set()
-        for e in q["evidence"]:
-            if e["doc_name"] not in indexes:
-                stats["evidence in another document"] += 1
-                continue
-            rel, index = indexes[e["doc_name"]]
-            located, found = index.best_pages(e["evidence_text"])
-            given = int(e["evidence_page_num"])
-            if given + 1 in located:
-                pages, method = [given + 1], "given+1"
-            elif given in located:
-                pages, method = [given], "given"
-            elif found >= PASSAGE_SHARE and len(located) <= 2:
-                pages, method = sorted(located), "relocated"
-            else:
-                stats["evidence not found"] += 1
-                continue
-            methods.add(method)
-            evidence.append({"doc": rel, "pages": pages})
-        if not evidence:
-            stats["dropped: no evidence found"] += 1
-            continue
-        table = any(numeric_share(e["evidence_text"]) >= TABLE_NUMERIC_SHARE
-                    for e in q["evidence"])
-        out.append({"id": q["financebench_id"], "question": q["question"],
-                    "evidence": merge(evidence), "kind": "table" if table else "text",
-                    "answer": q["answer"][:300],
-                    "mapping": "given page, evidence text found there" if methods <= {
-                        "given", "given+1"} else "evidence text located",
-                    "question_type": q["question_type"]})
-        stats["kept"] += 1
+        if q["doc_name"] in indexes:
+            row = financebench_question(q, indexes, stats)
+            if row:
+                out.append(row)
     b.write(out)
     return dict(stats)
+
+
+def financebench_pages(index: PageIndex, evidence_text: str, given: int
+                       ) -> tuple[list[int], str]:
+    """The PDF page(s) of one FinanceBench evidence: its ``evidence_page_num`` + 1 (the
+    dataset counts from 0) or the page itself, where the evidence text is located
+    (``PageIndex.best_pages``); else the located page(s) when one holds at least
+    ``PASSAGE_SHARE`` of the text's 3-grams and they are at most two; else none."""
+    located, found = index.best_pages(evidence_text)
+    if given + 1 in located:
+        return [given + 1], "given+1"
+    if given in located:
+        return [given], "given"
+    if found >= PASSAGE_SHARE and len(located) <= 2:
+        return sorted(located), "relocated"
+    return [], ""
+
+
+def financebench_question(q: dict, indexes: dict[str, tuple[str, PageIndex]],
+                          stats: Counter) -> dict | None:
+    """A FinanceBench question as a set's row, its evidence mapped by
+    ``financebench_pages``; None (counted in ``stats``) when no evidence is found."""
+    evidence, methods = [], set()
+    for e in q["evidence"]:
+        if e["doc_name"] not in indexes:
+            stats["evidence in another document"] += 1
+            continue
+        rel, index = indexes[e["doc_name"]]
+        pages, method = financebench_pages(index, e["evidence_text"],
+                                           int(e["evidence_page_num"]))
+        if not pages:
+            stats["evidence not found"] += 1
+            continue
+        methods.add(method)
+        evidence.append({"doc": rel, "pages": pages})
+    if not evidence:
+        stats["dropped: no evidence found"] += 1
+        return None
+    table = any(numeric_share(e["evidence_text"]) >= TABLE_NUMERIC_SHARE
+                for e in q["evidence"])
+    stats["kept"] += 1
+    return {"id": q["financebench_id"], "question": q["question"],
+            "evidence": merge(evidence), "kind": "table" if table else "text",
+            "answer": q["answer"][:300],
+            "mapping": "given page, evidence text found there" if methods <= {
+                "given", "given+1"} else "evidence text located",
+            "question_type": q["question_type"]}
 
 
 def merge(evidence: list[dict]) -> list[dict]:
@@ -1011,11 +1033,78 @@ def build_manuals_admin(root: pathlib.Path, data: pathlib.Path) -> dict:
     return dict(stats)
 
 
+# ---------------------------------------------------------------- FinanceBench, held out (closing)
+
+def heldout_choice(candidates: list[tuple[str, int, int]], max_pages: int) -> list[str]:
+    """Of ``(document, questions, pages)``, the documents taken by fewest pages per
+    question first (then fewer pages, then name) while the total stays within
+    ``max_pages``; a document that would pass it is skipped, the next one tried."""
+    chosen, total = [], 0
+    for doc, _, pages in sorted(candidates, key=lambda c: (c[2] / c[1], c[2], c[0])):
+        if total + pages <= max_pages:
+            chosen.append(doc)
+            total += pages
+    return chosen
+
+
+def build_financebench_heldout(root: pathlib.Path, data: pathlib.Path) -> dict:
+    """A held-out split of a used source (no unused source qualified in the time given:
+    docs/evaluation.md): FinanceBench's open questions (patronus-ai/financebench, the
+    snapshot the dev set ``financebench`` reads) on the filings the dev set does not
+    load (its ``documents.csv``), that the mirror holds (under 4 MiB) and that are made
+    as text (``born_digital``); the filings taken by ``heldout_choice`` within
+    ``HELDOUT_MAX_PAGES``; each question's evidence mapped as the dev set's
+    (``financebench_pages``: the given page + 1 or the page itself where the evidence
+    text is found, else the located page)."""
+    mirror = Mirror(root, *PINS["financebench-heldout"])
+    questions = [json.loads(line) for line in
+                 mirror.read("data/financebench_open_source.jsonl").decode().splitlines()
+                 if line.strip()]
+    dev = {pathlib.PurePosixPath(r["path"]).stem for r in document_rows("financebench")}
+    present = mirror.sizes("pdfs")
+    per_doc = Counter(q["doc_name"] for q in questions)
+    b = Builder("financebench-heldout", data, mirror)
+    stats: Counter = Counter()
+    candidates = []
+    for doc, n in sorted(per_doc.items()):
+        if doc in dev:
+            stats["document in the dev set"] += 1
+            continue
+        if f"pdfs/{doc}.pdf" not in present:
+            stats["document the mirror lacks (over its size limit)"] += 1
+            continue
+        target = data / "financebench-heldout" / f"{doc}.pdf"
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(mirror.read(f"pdfs/{doc}.pdf"))
+        texts = cached_page_texts(target, b.cache)
+        if not born_digital(texts, image_cover(target)):
+            stats[f"document left out, not born digital: {doc} ({len(texts)} pages)"] += 1
+            target.unlink()
+            continue
+        candidates.append((doc, n, len(texts)))
+    chosen = heldout_choice(candidates, HELDOUT_MAX_PAGES)
+    for doc, _, _ in candidates:
+        if doc not in chosen:
+            stats["document over the page budget"] += 1
+            (data / "financebench-heldout" / f"{doc}.pdf").unlink(missing_ok=True)
+    indexes = {doc: b.add(f"pdfs/{doc}.pdf") for doc in sorted(chosen)}
+    out = []
+    for q in questions:
+        if q["doc_name"] in indexes:
+            row = financebench_question(q, indexes, stats)
+            if row:
+                out.append(row)
+    b.write(out)
+    return dict(stats)
+
+
 BUILDERS = {"financebench": build_financebench, "uda": build_uda,
             "uda-reports": build_uda_reports, "fujitsu": build_fujitsu,
             "docugami": build_docugami, "docugami-calls": build_docugami_calls,
             "financial-qa-10k": build_financial_qa, "health-plans": build_health_plans,
-            "ml-papers": build_ml_papers, "manuals-admin": build_manuals_admin}
+            "ml-papers": build_ml_papers, "manuals-admin": build_manuals_admin,
+            "financebench-heldout": build_financebench_heldout}
 
 
 def build_all(root: pathlib.Path, data: pathlib.Path, which: list[str] | None = None) -> None:

@@ -89,8 +89,15 @@ DOMAINS = {d.name: d for d in (
            "plan, a federal IT business case, a course outline), MMLongBench-Doc's "
            "(mayubo2333/MMLongBench-Doc, d73f0dc) born-digital ones up to 200 pages: its "
            "annotated questions whose evidence is text, the pages the annotators give "
-           "kept where the short answer is found; the closing held-out set, built blind "
-           "(no ragbeam run on it before it is scored)"),
+           "kept where the short answer is found; the fifth closing set (2026-12-06), "
+           "built blind and scored, worn now (tuning data)"),
+    Domain("financebench-heldout", "en", "closing",
+           "A held-out split of a used source: FinanceBench's filings (10-Ks, 10-Qs, "
+           "8-Ks, earnings releases; patronus-ai/financebench, cc39aeb) that the dev set "
+           "financebench does not load, by fewest pages per question within 1,500 "
+           "pages: its analysts' questions with their evidence pages, checked as the "
+           "dev set's; the closing held-out set, built blind (no ragbeam run on it "
+           "before it is scored)"),
 )}
 DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
 CLOSING_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "closing")

@@ -230,15 +230,17 @@ def test_every_question_names_a_listed_pdf_and_pages_it_has(domain):
             assert e.pages and all(1 <= p <= int(rows[e.doc]["pages"]) for p in e.pages)
 
 
+WORN = ("annual-reports", "earnings-calls", "health-plans", "ml-papers", "manuals-admin")
+
+
 def test_the_closing_domains_and_at_least_one_other_language():
-    # manuals-admin is the closing set now; annual-reports, earnings-calls, health-plans
-    # and ml-papers were scored and are worn (their role kept, so the default run leaves
-    # them out)
-    assert sets.CLOSING_DOMAINS == ("annual-reports", "earnings-calls", "health-plans",
-                                    "ml-papers", "manuals-admin")
-    for worn in ("annual-reports", "earnings-calls", "health-plans", "ml-papers"):
+    # financebench-heldout is the closing set now; annual-reports, earnings-calls,
+    # health-plans, ml-papers and manuals-admin were scored and are worn (their role
+    # kept, so the default run leaves them out)
+    assert (*WORN, "financebench-heldout") == sets.CLOSING_DOMAINS
+    for worn in WORN:
         assert "worn" in sets.DOMAINS[worn].description
-    assert "worn" not in sets.DOMAINS["manuals-admin"].description
+    assert "worn" not in sets.DOMAINS["financebench-heldout"].description
     assert not set(sets.CLOSING_DOMAINS) & set(sets.DEV_DOMAINS)
     assert {d.lang for d in sets.DOMAINS.values() if d.role == "dev"} > {"en"}
 
@@ -247,10 +249,21 @@ def test_the_closing_domain_is_refused_without_closing():
     import retrieval
 
     with pytest.raises(SystemExit):
-        retrieval.main(["--domains", "manuals-admin", "--retrievers", "bm25"])
-    for worn in ("earnings-calls", "health-plans", "ml-papers"):  # left out by default
+        retrieval.main(["--domains", "financebench-heldout", "--retrievers", "bm25"])
+    for worn in WORN:  # left out by default
         with pytest.raises(SystemExit):
             retrieval.main(["--domains", worn, "--retrievers", "bm25"])
+
+
+def test_the_held_out_split_shares_no_filing_or_question_with_the_dev_set():
+    dev = {pathlib.PurePosixPath(r["path"]).name for r in sets.document_rows("financebench")}
+    rows = sets.document_rows("financebench-heldout")
+    held = {pathlib.PurePosixPath(r["path"]).name for r in rows}
+    assert held and not held & dev
+    assert {r["repo"] for r in rows} == {"patronus-ai/financebench"}
+    assert sum(int(r["pages"]) for r in rows) <= 1500
+    dev_ids = {q.id for q in sets.load_questions("financebench")}
+    assert not {q.id for q in sets.load_questions("financebench-heldout")} & dev_ids
 
 
 @pytest.mark.parametrize("domain", ["financial-qa-10k", "earnings-calls", "health-plans",
@@ -425,6 +438,37 @@ def test_image_cover_measures_the_page_share_under_images(tmp_path):
     page.gen_content()
     pdf.save(tmp_path / "t.pdf")
     assert image_cover(tmp_path / "t.pdf") == pytest.approx([0.0, 0.5])
+
+
+# ------------------------------------------------------------------ FinanceBench mapping
+
+def test_a_financebench_evidence_is_its_given_page_or_the_next_where_its_text_is():
+    from retrieval_bench.build_sets import financebench_pages
+
+    pages = generated_pages(6)
+    index = PageIndex(pages)
+    on_4 = " ".join(words(pages[3])[20:80])
+    # the dataset counts pages from 0: page 3 given is PDF page 4
+    assert financebench_pages(index, on_4, 3) == ([4], "given+1")
+    assert financebench_pages(index, on_4, 4) == ([4], "given")
+    # given elsewhere: the page holding the text, when it holds half of it
+    assert financebench_pages(index, on_4, 0) == ([4], "relocated")
+    # a text found nowhere (another edition's wording) maps to nothing
+    rng = random.Random(3)
+    assert financebench_pages(index, " ".join(made_up_words(rng, 40)), 3) == ([], "")
+
+
+def test_held_out_filings_are_taken_by_fewest_pages_per_question_within_the_budget():
+    from retrieval_bench.build_sets import heldout_choice
+
+    candidates = [("10K_A", 2, 160), ("8K_B", 1, 5), ("10Q_C", 1, 60), ("10K_D", 1, 120),
+                  ("EARN_E", 2, 24)]
+    # per question: 8K_B 5, EARN_E 12, 10Q_C 60, 10K_A 80, 10K_D 120
+    assert heldout_choice(candidates, 100) == ["8K_B", "EARN_E", "10Q_C"]
+    # a filing that would pass the budget is skipped, a smaller later one still taken
+    assert heldout_choice(candidates, 210) == ["8K_B", "EARN_E", "10Q_C", "10K_D"]
+    assert heldout_choice(candidates, 4) == []
+    assert heldout_choice([("X", 1, 50), ("W", 1, 50)], 100) == ["W", "X"]  # ties by name
 
 
 # ------------------------------------------------------------------ earnings-call mapping
