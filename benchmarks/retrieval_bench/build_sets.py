@@ -209,13 +209,8 @@ def build_financebench(root: pathlib.Path, data: pathlib.Path) -> dict:
         if doc not in chosen:
             (data / "financebench" / f"{doc}.pdf").unlink(missing_ok=True)
     indexes = {doc: b.add(f"pdfs/{doc}.pdf") for doc in sorted(chosen)}
-    out, stats = [], Counter()
-    for q in questions:
-        if q["doc_name"] in indexes:
-            row = financebench_question(q, indexes, stats)
-            if row:
-                out.append(row)
-    b.write(out)
+    stats: Counter = Counter()
+    b.write(financebench_rows(questions, indexes, stats))
     return dict(stats)
 
 
@@ -233,6 +228,14 @@ def financebench_pages(index: PageIndex, evidence_text: str, given: int
     if found >= PASSAGE_SHARE and len(located) <= 2:
         return sorted(located), "relocated"
     return [], ""
+
+
+def financebench_rows(questions: list[dict], indexes: dict[str, tuple[str, PageIndex]],
+                     stats: Counter) -> list[dict]:
+    """The set's rows: each question on a loaded filing whose evidence is found."""
+    rows = (financebench_question(q, indexes, stats) for q in questions
+            if q["doc_name"] in indexes)
+    return [row for row in rows if row]
 
 
 def financebench_question(q: dict, indexes: dict[str, tuple[str, PageIndex]],
@@ -1089,13 +1092,7 @@ def build_financebench_heldout(root: pathlib.Path, data: pathlib.Path) -> dict:
             stats["document over the page budget"] += 1
             (data / "financebench-heldout" / f"{doc}.pdf").unlink(missing_ok=True)
     indexes = {doc: b.add(f"pdfs/{doc}.pdf") for doc in sorted(chosen)}
-    out = []
-    for q in questions:
-        if q["doc_name"] in indexes:
-            row = financebench_question(q, indexes, stats)
-            if row:
-                out.append(row)
-    b.write(out)
+    b.write(financebench_rows(questions, indexes, stats))
     return dict(stats)
 
 

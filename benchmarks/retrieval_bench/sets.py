@@ -96,8 +96,8 @@ DOMAINS = {d.name: d for d in (
            "8-Ks, earnings releases; patronus-ai/financebench, cc39aeb) that the dev set "
            "financebench does not load, by fewest pages per question within 1,500 "
            "pages: its analysts' questions with their evidence pages, checked as the "
-           "dev set's; the closing held-out set, built blind (no ragbeam run on it "
-           "before it is scored)"),
+           "dev set's; the sixth closing set (2026-12-06), built blind and scored, "
+           "worn now (tuning data)"),
 )}
 DEV_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "dev")
 CLOSING_DOMAINS = tuple(n for n, d in DOMAINS.items() if d.role == "closing")
