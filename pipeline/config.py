@@ -124,7 +124,8 @@ if TYPE_CHECKING:
 # paragraph; an e-book's navigation skipped; default sheet names no titles; what BM25 and
 # the sparse vectors index counts half the header's length (scheme /3).
 # 20: a table cell's line breaks and paragraphs keep its words apart ("Revenue in
-# million"); a DOCX's comments are annotations in the metadata, not text.
+# million"); a DOCX's comments are annotations in the metadata, not text (an e-book's
+# "comment" or "annotation" divs stay its text: those classes are its author's).
 OUTPUT_FORMAT_VERSION = 20
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024

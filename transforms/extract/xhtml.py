@@ -210,6 +210,13 @@ class _Walker:
     # whose notes stay where they are).
     notes: list[list[etree._Element] | None] = field(default_factory=list)
 
+    @property
+    def tika_classes(self) -> bool:
+        """Are a div's classes Tika's own (``annotation``, ``comment``)? In an HTML
+        document (a web page, an e-book's chapters) Tika passes the author's class
+        attributes through: a chapter's ``<div class="comment">`` is the book's text."""
+        return self.tika_markers and not self.collapse_whitespace
+
     def text(self, value: str | None) -> None:
         if value and self.collapse_whitespace and not self.verbatim_depth:
             value = _SOURCE_LINE_BREAK.sub(" ", value)
@@ -247,14 +254,14 @@ class _Walker:
             self.text_tail(el)
             return
         classes = (el.get("class") or "").split() if name == "div" else ()
-        if _ANNOTATION in classes and self.tika_markers:
+        if _ANNOTATION in classes and self.tika_classes:
             # A PDF annotation Tika wrote after the page's text: kept apart, with
             # its page, never as text (the module's doc).
             self.flush()
             self.annotations.extend(_annotations(el, self.page))
             self.text_tail(el)
             return
-        if _COMMENT in classes and self.tika_markers:
+        if _COMMENT in classes and self.tika_classes:
             self.flush()
             if contents := " ".join(_own_text(el, []).split()):
                 self.annotations.append(Annotation(self.page, contents=contents))

@@ -193,3 +193,13 @@ def test_a_word_processor_s_comments_are_annotations_not_text():
     assert "comment." not in parsed.raw_text.replace("comment on it.", "")
     assert [a.record() for a in parsed.annotations] == [
         {"contents": "I left a comment."}, {"contents": "Two paragraphs."}]
+
+
+def test_an_e_book_s_comment_and_annotation_classes_are_its_author_s_text():
+    """Tika passes an e-book's (HTML's) class attributes through: there a "comment" or
+    an "annotation" div is the book's own text, not Tika's marker."""
+    xhtml = ('<html><body><div class="comment"><p>A reader\'s letter.</p></div>'
+             '<div class="annotation"><p>An editor\'s gloss.</p></div></body></html>')
+    parsed = parse_tika_xhtml(xhtml, collapse_whitespace=True)
+    assert [b.text for b in parsed.blocks] == ["A reader's letter.", "An editor's gloss."]
+    assert parsed.annotations == []
