@@ -7,10 +7,11 @@ PDFs, every pipeline's chunks scored by evidence page with ragbeam's own retriev
     python benchmarks/retrieval.py --only-ragbeam     # ragbeam again; peers from cache
 
 Domains, question sets and how their evidence pages were mapped:
-``retrieval_bench/sets.py`` and docs/evaluation.md. The closing domain
-(``financebench-heldout``; ``annual-reports``, ``earnings-calls``, ``health-plans``,
-``ml-papers`` and ``manuals-admin`` before it, worn) is scored once, at the end, by the
-lead: it runs only with ``--domains financebench-heldout --closing``.
+``retrieval_bench/sets.py`` and docs/evaluation.md. A closing domain is
+scored once, at the end of a session, by the lead, and is worn after (``annual-reports``,
+``earnings-calls``, ``health-plans``, ``ml-papers``, ``manuals-admin``, then
+``financebench-heldout``, scored 2026-12-06); closing domains run only with
+``--domains NAME --closing``.
 
 For each domain and pipeline: hits (questions with a chunk from an evidence
 page in the context) at 600 and 1,500 tokens, with BM25, dense (MiniLM) and
