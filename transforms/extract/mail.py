@@ -134,8 +134,10 @@ class MailReader(Reader):
 
     def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
                  parsed: ParsedXhtml, metadata: Mapping[str, list[str]]) -> dict[str, str]:
-        return email_metadata(metadata, fetched.data,
-                              parse_bytes=media_type in TEXT_MAIL_MEDIA_TYPES)
+        # Anything kept out of the text (``Reader.metadata``), then the headers.
+        return {**super().metadata(fetched, xhtml, media_type, parsed, metadata),
+                **email_metadata(metadata, fetched.data,
+                                 parse_bytes=media_type in TEXT_MAIL_MEDIA_TYPES)}
 
     def title(self, metadata: Mapping[str, str]) -> str | None:
         # A message is called by its subject: Tika reports it as the title of an RFC 822

@@ -334,7 +334,9 @@ class MarkdownReader(Reader):
 
     def metadata(self, fetched: FetchedFile, xhtml: str, media_type: str,
                  parsed: ParsedXhtml, metadata: TikaMetadata) -> dict[str, str]:
-        found = {f"markdown:{k}": v for k, v in markdown_front_matter(parsed.raw_text).items()}
+        found = super().metadata(fetched, xhtml, media_type, parsed, metadata)
+        found.update({f"markdown:{k}": v
+                      for k, v in markdown_front_matter(parsed.raw_text).items()})
         if links := markdown_links(parsed.raw_text)[:MAX_RECORDED_LINKS]:
             found[LINKS_KEY] = json.dumps([{"uri": uri} for uri in links], ensure_ascii=False)
         return found
