@@ -16,7 +16,9 @@ becomes its ``[raw_start, raw_end)``.
 * links' targets → ``extract_links`` metadata (``markdown_links``), as a PDF's link
   annotations are: the document's links, not its text;
 * MkDocs admonitions (``??? question "…"`` / ``!!! note``) are read with their
-  indented body dedented, so the headings and paragraphs inside them count;
+  indented body dedented, so the headings and paragraphs inside them count; the
+  opening line is markup, its quoted title a paragraph (none where the body's first
+  heading says the same);
 * raw HTML blocks are their text (a ``<table>`` a TABLE block of its rows, an ``<h1>`` …
   ``<h6>`` holding all of it a HEADING); one with no
   text (``<div align="center">``, a page-break ``<div>``, an image, a comment) is
@@ -54,7 +56,11 @@ from ragbeam.transforms.types import Block, BlockKind, FetchedFile
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 MARKDOWN_MEDIA_TYPES = {"text/markdown", "text/x-markdown", "text/x-web-markdown"}
-_ADMONITION = re.compile(r"^(?:\?\?\?\+?|!!!)\s+\w+")
+# An MkDocs admonition's opening line: its marker, type, modifiers and optional quoted title
+# ('??? question "Is Python 3.14 supported?"', '!!! note inline end', '???+ tip ""').
+_ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)\s+\w[\w-]*(?:\s+[\w-]+)*(?:\s+"(?P<title>[^"]*)")?')
+# The words of an ATX heading line, without its closing hashes.
+_ATX_HEADING_WORDS = re.compile(r"^ {0,3}#{1,6}\s+(?P<words>.*?)(?:\s+#+)?\s*$")
 _INDENT = "    "
 MAX_FRONT_MATTER_LINES = 200
 
@@ -122,20 +128,39 @@ def _html_block(html: str, span: tuple[int, int]) -> Block | None:
     return Block(BlockKind.PARAGRAPH, words, raw_start=span[0], raw_end=span[1])
 
 
-def _dedent_admonitions(lines: list[str]) -> list[str]:
-    """Admonition bodies dedented by one level; the line count never changes."""
+def _read_admonitions(lines: list[str]) -> tuple[list[str], dict[int, str]]:
+    """The lines as the parser reads them, and the admonition titles that are words.
+
+    An admonition's body is dedented by one level, so the headings and paragraphs
+    inside it count. Its opening line is markup, blanked, except its quoted title,
+    which a reader sees as the box's caption: returned by line number, to stand as
+    a paragraph at the head of its body, unless the body opens with a heading that
+    says the same (an FAQ's '??? question "Q"' over '### Q'). Left as text, the
+    line would close the section before it with the next box's title. The line
+    count never changes."""
     out: list[str] = []
+    titles: dict[int, str] = {}
     inside = False
-    for line in lines:
-        if _ADMONITION.match(line):
-            inside = True
-            out.append(line)
+    opened_at = -1
+    for n, line in enumerate(lines):
+        if match := _ADMONITION.match(line):
+            inside, opened_at = True, n
+            out.append("")
+            if title := " ".join((match["title"] or "").split()):
+                titles[n] = title
         elif inside and (line.startswith(_INDENT) or not line.strip()):
-            out.append(line[len(_INDENT):] if line.startswith(_INDENT) else line)
+            body = line[len(_INDENT):] if line.startswith(_INDENT) else line
+            out.append(body)
+            if opened_at in titles and body.strip():
+                heading = _ATX_HEADING_WORDS.match(body)
+                if heading and " ".join(heading["words"].split()).casefold() \
+                        == titles[opened_at].casefold():
+                    del titles[opened_at]
+                opened_at = -1
         else:
             inside = False
             out.append(line)
-    return out
+    return out, titles
 
 
 # A Pandoc title block: up to three leading ``%`` lines (title, authors, date), each
@@ -200,7 +225,8 @@ def markdown_links(text: str) -> list[str]:
     link), each once, in order."""
     lines = text.split("\n")
     skipped = _front_matter_lines(lines)
-    tokens = _parser().parse("\n".join([""] * skipped + _dedent_admonitions(lines[skipped:])))
+    parsed_lines, _ = _read_admonitions(lines[skipped:])
+    tokens = _parser().parse("\n".join([""] * skipped + parsed_lines))
     found = [child.attrs["href"] for token in tokens if token.type == "inline"
              for child in token.children or () if child.type == "link_open"
              and isinstance(child.attrs.get("href"), str) and child.attrs["href"]]
@@ -220,7 +246,12 @@ def parse_markdown_blocks(text: str) -> list[Block]:
     # Front matter is metadata (see ``markdown_front_matter``), not text: its
     # lines are blanked for the parser, which keeps every line number.
     skipped = _front_matter_lines(lines)
-    tokens = _parser().parse("\n".join([""] * skipped + _dedent_admonitions(lines[skipped:])))
+    parsed_lines, titles = _read_admonitions(lines[skipped:])
+    tokens = _parser().parse("\n".join([""] * skipped + parsed_lines))
+    # Admonition titles stand as paragraphs where their line is, in document order.
+    pending = [Block(BlockKind.PARAGRAPH, title, raw_start=starts[skipped + n],
+                     raw_end=starts[skipped + n] + len(lines[skipped + n]))
+               for n, title in sorted(titles.items())]
 
     def raw_range(token: Token) -> tuple[int, int]:
         first, last = token.map or (0, 0)
@@ -255,6 +286,8 @@ def parse_markdown_blocks(text: str) -> list[Block]:
         elif token.type == "table_open":
             i = _table(tokens, i, raw_range(token), blocks)
         i += 1
+    if pending:
+        blocks = sorted(blocks + pending, key=lambda block: block.raw_start)
     return blocks
 
 

@@ -48,12 +48,30 @@ def test_markdown_blocks_have_levels_code_tables_and_exact_raw_ranges():
     assert blocks[5].text == "a | b\n1 | 2"
 
 
+def test_admonition_opening_line_is_no_text_and_its_title_heads_its_body():
+    # An FAQ's box repeats its title as the body's heading: the marker line would
+    # otherwise end the previous answer's section with the next question.
+    text = ('# FAQ\n\n??? question "Is X supported?"\n\n    ### Is X supported?\n\n'
+            '    Yes.\n\n??? question "How do I run offline?"\n\n    ### How do I run offline?\n'
+            '\n    Set the flag.\n\n!!! note "Mind the gap"\n    Body.\n\n!!! warning\n'
+            '    Careful.\n')
+    blocks = parse_markdown_blocks(text)
+    assert [(b.kind, b.text.strip()) for b in blocks] == [
+        (BlockKind.HEADING, "FAQ"), (BlockKind.HEADING, "Is X supported?"),
+        (BlockKind.PARAGRAPH, "Yes."), (BlockKind.HEADING, "How do I run offline?"),
+        (BlockKind.PARAGRAPH, "Set the flag."), (BlockKind.PARAGRAPH, "Mind the gap"),
+        (BlockKind.PARAGRAPH, "Body."), (BlockKind.PARAGRAPH, "Careful.")]
+    title = blocks[5]
+    assert text[title.raw_start:title.raw_end] == '!!! note "Mind the gap"'
+
+
 def test_markdown_file_from_tika_keeps_headings_inside_admonitions(tika):
     doc = _extract(tika, "md/docling-faq.md")
     assert doc.media_type == "text/markdown"
     headings = [b.text for b in doc.blocks if b.kind is BlockKind.HEADING]
     assert "Is Python 3.14 supported?" in headings
     assert len(headings) >= 10
+    assert not any("??? question" in b.text for b in doc.blocks)
     assert any(b.kind is BlockKind.CODE for b in doc.blocks)
 
 
