@@ -160,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
                 bad += not same
                 line += "  (= retrieval.py)" if same else "  DIFFERS from retrieval.py"
             print(line, flush=True)
+        if args.embed:
+            cache.save(args.vectors)  # after each domain: a later run embeds only what changed
         for name in results[domain]:
             if name.startswith("max"):
                 for base in BASELINES:
