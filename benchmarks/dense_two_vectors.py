@@ -24,7 +24,8 @@ evidence hit and ``doc`` scope as a filter of one index over the domain):
 * ``max`` / ``max m=…``: both vectors, hybrid with BM25 over ``sparse_text_for``.
 
 Vectors come from ``--vectors`` (the benchmark's cache); a text missing from it stops
-the run unless ``--embed`` (embedding a whole domain on a CPU takes minutes).
+the run unless ``--embed`` (embedding a whole domain on a CPU takes minutes; what it embeds
+is saved to ``--vectors`` after each domain).
 ``--check JSON`` compares the ``text`` and ``header + text`` rows with a
 ``retrieval.py`` results file and fails on any difference.
 """
