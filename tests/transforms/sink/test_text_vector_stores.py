@@ -29,8 +29,12 @@ pytestmark = pytest.mark.slow  # whole runs, with the embedding model
 
 
 def _args(corpus: pathlib.Path, out: pathlib.Path, *extra: str) -> list[str]:
+    # fp32 torch on every machine: runs embedded apart are compared to 1e-5 below; where
+    # ``auto`` picks bf16 (a CPU with AVX512-BF16 or AMX), texts batched differently
+    # differ by ~1e-3 (what is carried over is compared exactly either way).
     return ["--input", str(corpus), "--output", str(out), "--chunk-size", "300",
-            "--size-unit", "chars", "--extract-timeout", TEST_EXTRACT_TIMEOUT, *extra]
+            "--size-unit", "chars", "--extract-timeout", TEST_EXTRACT_TIMEOUT,
+            "--embedding-backend", "torch", "--embedding-precision", "fp32", *extra]
 
 
 def _vectors(out: pathlib.Path) -> tuple[list[str], np.ndarray, np.ndarray | None]:
