@@ -126,8 +126,8 @@ if TYPE_CHECKING:
 # 20: a table cell's line breaks and paragraphs keep its words apart ("Revenue in
 # million"); a DOCX's comments are annotations in the metadata, not text (an e-book's
 # "comment" or "annotation" divs stay its text: those classes are its author's).
-# 21: an MkDocs admonition's opening line is no text (its quoted title heads its body,
-# unless the body's first heading says the same).
+# 21: an MkDocs admonition's or content tab's opening line is no text (its quoted title
+# heads its body, unless the body's first heading says the same); nested ones read too.
 OUTPUT_FORMAT_VERSION = 21
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024

@@ -15,10 +15,10 @@ becomes its ``[raw_start, raw_end)``.
   (``clean/links.markdown_link_words``; cleaning does the same for the other blocks);
 * links' targets → ``extract_links`` metadata (``markdown_links``), as a PDF's link
   annotations are: the document's links, not its text;
-* MkDocs admonitions (``??? question "…"`` / ``!!! note``) are read with their
-  indented body dedented, so the headings and paragraphs inside them count; the
-  opening line is markup, its quoted title a paragraph (none where the body's first
-  heading says the same);
+* MkDocs admonitions (``??? question "…"`` / ``!!! note``) and content tabs (``=== "…"``)
+  are read with their indented body dedented, so the headings and paragraphs inside them
+  count (and the blocks nested in them); the opening line is markup, its quoted title
+  a paragraph (none where the body's first heading says the same);
 * raw HTML blocks are their text (a ``<table>`` a TABLE block of its rows, an ``<h1>`` …
   ``<h6>`` holding all of it a HEADING); one with no
   text (``<div align="center">``, a page-break ``<div>``, an image, a comment) is
@@ -57,8 +57,10 @@ from ragbeam.transforms.types import Block, BlockKind, FetchedFile
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 MARKDOWN_MEDIA_TYPES = {"text/markdown", "text/x-markdown", "text/x-web-markdown"}
 # An MkDocs admonition's opening line: its marker, type, modifiers and optional quoted title
-# ('??? question "Is Python 3.14 supported?"', '!!! note inline end', '???+ tip ""').
+# ('??? question "Is Python 3.14 supported?"', '!!! note inline end', '???+ tip ""'); a
+# content tab's ('=== "Debian-based"'). Each opens a block of lines indented one level.
 _ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)\s+\w[\w-]*(?:\s+[\w-]+)*(?:\s+"(?P<title>[^"]*)")?')
+_CONTENT_TAB = re.compile(r'^===\+?\s+"(?P<title>[^"]*)"\s*$')
 # The words of an ATX heading line, without its closing hashes.
 _ATX_HEADING_WORDS = re.compile(r"^ {0,3}#{1,6}\s+(?P<words>.*?)(?:\s+#+)?\s*$")
 _INDENT = "    "
@@ -131,35 +133,36 @@ def _html_block(html: str, span: tuple[int, int]) -> Block | None:
 def _read_admonitions(lines: list[str]) -> tuple[list[str], dict[int, str]]:
     """The lines as the parser reads them, and the admonition titles that are words.
 
-    An admonition's body is dedented by one level, so the headings and paragraphs
-    inside it count. Its opening line is markup, blanked, except its quoted title,
-    which a reader sees as the box's caption: returned by line number, to stand as
-    a paragraph at the head of its body, unless the body opens with a heading that
-    says the same (an FAQ's '??? question "Q"' over '### Q'). Left as text, the
-    line would close the section before it with the next box's title. The line
-    count never changes."""
+    An admonition's (or a content tab's) body is dedented by one level, so the headings,
+    paragraphs and code inside it count, and read again for the blocks nested in it. Its
+    opening line is markup, blanked, except its quoted title, which a reader sees as the
+    box's caption (the tab's label): returned by line number, to stand as a paragraph at
+    the head of its body, unless the body opens with a heading that says the same (an
+    FAQ's '??? question "Q"' over '### Q'). Left as text, the line would close the
+    section before it with the next box's title. The line count never changes."""
     out: list[str] = []
     titles: dict[int, str] = {}
-    inside = False
-    opened_at = -1
-    for n, line in enumerate(lines):
-        if match := _ADMONITION.match(line):
-            inside, opened_at = True, n
-            out.append("")
-            if title := " ".join((match["title"] or "").split()):
-                titles[n] = title
-        elif inside and (line.startswith(_INDENT) or not line.strip()):
-            body = line[len(_INDENT):] if line.startswith(_INDENT) else line
-            out.append(body)
-            if opened_at in titles and body.strip():
-                heading = _ATX_HEADING_WORDS.match(body)
-                if heading and " ".join(heading["words"].split()).casefold() \
-                        == titles[opened_at].casefold():
-                    del titles[opened_at]
-                opened_at = -1
-        else:
-            inside = False
-            out.append(line)
+    n = 0
+    while n < len(lines):
+        match = _ADMONITION.match(lines[n]) or _CONTENT_TAB.match(lines[n])
+        if match is None:
+            out.append(lines[n])
+            n += 1
+            continue
+        end = n + 1
+        while end < len(lines) and (lines[end].startswith(_INDENT) or not lines[end].strip()):
+            end += 1
+        body, inner = _read_admonitions([line[len(_INDENT):] if line.startswith(_INDENT)
+                                         else line for line in lines[n + 1:end]])
+        out += ["", *body]
+        titles.update({n + 1 + k: title for k, title in inner.items()})
+        title = " ".join((match["title"] or "").split())
+        first = next((line for line in body if line.strip()), "")
+        heading = _ATX_HEADING_WORDS.match(first)
+        if title and not (heading and " ".join(heading["words"].split()).casefold()
+                          == title.casefold()):
+            titles[n] = title
+        n = end
     return out, titles
 
 

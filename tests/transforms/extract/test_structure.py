@@ -65,6 +65,20 @@ def test_admonition_opening_line_is_no_text_and_its_title_heads_its_body():
     assert text[title.raw_start:title.raw_end] == '!!! note "Mind the gap"'
 
 
+def test_content_tabs_nested_in_an_admonition_keep_their_code_and_label():
+    # MkDocs content tabs inside an FAQ's box: each tab's fenced code was read as an
+    # indented code block holding the fences, and its label line as text.
+    text = ('??? question "Libraries missing"\n\n    Install them.\n\n'
+            '    === "Debian-based"\n\n        ```console\n        apt-get install libgl1\n'
+            '        ```\n\n    === "RHEL / Fedora"\n\n        ```console\n'
+            '        dnf install mesa-libGL\n        ```\n')
+    blocks = parse_markdown_blocks(text)
+    assert [(b.kind, b.text.strip()) for b in blocks] == [
+        (BlockKind.PARAGRAPH, "Libraries missing"), (BlockKind.PARAGRAPH, "Install them."),
+        (BlockKind.PARAGRAPH, "Debian-based"), (BlockKind.CODE, "apt-get install libgl1"),
+        (BlockKind.PARAGRAPH, "RHEL / Fedora"), (BlockKind.CODE, "dnf install mesa-libGL")]
+
+
 def test_markdown_file_from_tika_keeps_headings_inside_admonitions(tika):
     doc = _extract(tika, "md/docling-faq.md")
     assert doc.media_type == "text/markdown"
