@@ -914,6 +914,17 @@ def _keyword_sequence_key(text: str) -> tuple[str, int, int] | None:
             _number_value(number))
 
 
+def keyword_division(text: str) -> tuple[str, str] | None:
+    """The division a keyword heading (``keyword_heading``) names, its keyword and number
+    case-folded: "Item 6" and "ITEM 6. EXHIBITS" both ("item", "6"); None for other
+    lines."""
+    text = text.strip()
+    match = _KEYWORD.match(text)
+    if match is None or keyword_heading(text) is None:
+        return None
+    return match.group("word").casefold(), match.group("num").casefold()
+
+
 def _starts_part(text: str) -> bool:
     """Is ``text`` the heading of a part ("PART II"), which no numbering holds?"""
     match = _KEYWORD.match(text.strip())

@@ -44,6 +44,7 @@ from ragbeam.transforms.clean.furniture.lines import (
     set_larger,
     template_key,
 )
+from ragbeam.transforms.clean.headings import keyword_division
 from ragbeam.transforms.clean.layout import sizes_differ
 
 SECTION_RUN_PAGES = 3  # a head that changes with the section: pages in a row at the edge
@@ -238,6 +239,12 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                 extreme_pages[key].add(p)
             if hit is not None:
                 hits_of[key].append(hit)
+    for key, hits in hits_of.items():
+        if named := _naming_their_pages(pages, hits):
+            hits_of[key] = [hit for hit in hits if hit not in named]
+            for p in {p for p, _ in named} - {p for p, _ in hits_of[key]}:
+                edge_pages[key].discard(p)
+                extreme_pages[key].discard(p)
     n = len(pages)
     candidates: list[str] = []
     alternating: list[tuple[str, int]] = []  # (key, parity of the pages it is on)
@@ -815,6 +822,34 @@ def _heads_table_columns(pages: Pages, hits: list[Hit], template_like: set[Hit])
     return True
 
 
+def _naming_their_pages(pages: Pages, hits: list[Hit]) -> set[Hit]:
+    """The ``hits`` that name a division of the document on their page alone
+    (``_names_a_division_once``). A template repeats what it says; a filing's
+    certifications, one a page, each carry their exhibit's number at the same place atop
+    it ("Exhibit 31.1", "Exhibit 31.2", "Exhibit 32.1"), and removed as a head they left
+    each certification under the exhibit before it. A long exhibit's name atop each of
+    its pages is said again: still template."""
+    said = Counter(_as_said(pages[p][i].text) for p, i in hits)
+    return {(p, i) for p, i in hits if _names_a_division_once(pages, p, i, said)}
+
+
+def _as_said(text: str) -> str:
+    return "".join(text.split()).casefold()
+
+
+def _names_a_division_once(pages: Pages, p: int, i: int, said: Counter[str]) -> bool:
+    """Whether line ``i`` of page ``p`` is a keyword heading (``headings.keyword_division``:
+    "Exhibit 31.1", "Appendix B", "Part II") that ``said`` (texts by ``_as_said``) holds
+    once, and that no other line of its page names: a head naming the current section
+    ("Item 6" atop a one-page item, its heading "ITEM 6. EXHIBITS" below) is template;
+    a label that alone names what begins on its page is not."""
+    text = pages[p][i].text
+    if said[_as_said(text)] != 1 or (division := keyword_division(text)) is None:
+        return False
+    return not any(j != i and keyword_division(line.text) == division
+                   for j, line in enumerate(pages[p]))
+
+
 def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
     """Numbers that change in more than two places: data rows ("Revenue 1,567 3,684")."""
     if len(hits) < 2 or len(DIGITS.findall(pages[hits[0][0]][hits[0][1]].text)) \
@@ -851,6 +886,12 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
         outer.extend((p, i, lines[i]) for i in sorted(edges)
                      if (p, i) not in template and lines[i].box is not None
                      and is_companion(lines[i]))
+    # A division's label on its own page stands where template lines stand on the
+    # others (an exhibit's number atop it, a long exhibit's atop each of its pages):
+    # it names the page (``_naming_their_pages``).
+    said = Counter(_as_said(line.text) for _, _, line in outer)
+    said.update(_as_said(pages[p][i].text) for p, i in template)
+    outer = [(p, i, line) for p, i, line in outer if not _names_a_division_once(pages, p, i, said)]
     if not outer:
         return []
     # Beside the page number first: their places are slots too.
