@@ -312,8 +312,12 @@ def _attachments_within_exhibits(texts: Sequence[str | None],
     """An appendix, annex or schedule after an exhibit (before the next exhibit or part)
     is the exhibit's: a plan filed as "Exhibit 10.7" carries its "APPENDIX" and
     "APPENDIX ARTICLE C" one level below the exhibit, and what they hold one level
-    deeper, not beside the exhibit as documents of their own."""
+    deeper, not beside the exhibit as documents of their own. So is an exhibit lettered
+    after one numbered: an award agreement filed as "Exhibit 10.2" carries its "EXHIBIT
+    A PERFORMANCE VESTING REQUIREMENTS" (a filing numbers its exhibits, an agreement
+    letters its own)."""
     exhibit: int | None = None  # the exhibit's level
+    numbered = False  # whether the open exhibit is numbered
     shift = 0
     out = dict(levels)
     order = sorted(levels)
@@ -323,8 +327,12 @@ def _attachments_within_exhibits(texts: Sequence[str | None],
         division = keyed.get(i)
         key = _sequence_key(text)
         if division is not None and division[0] == KEYWORD_RANKS_DIVISION:
-            if _EXHIBIT.match(text) or _PART.match(text):
+            named = keyword_division(text)  # None: a bare "EXHIBIT"
+            lettered = named is not None and named[1].isalpha()
+            if ((_EXHIBIT.match(text) and not (exhibit is not None and numbered and lettered))
+                    or _PART.match(text)):
                 exhibit = levels[i] if _EXHIBIT.match(text) else None
+                numbered = exhibit is not None and named is not None and not lettered
                 shift = 0
                 numbers = {}
                 continue

@@ -361,6 +361,26 @@ def test_an_appendix_after_an_exhibit_is_the_exhibits():
     assert division_heading("APPENDIX ERW - the windows below") is None
 
 
+def test_an_exhibit_lettered_after_one_numbered_is_the_numbered_ones():
+    """Apple's 10-Q files an award agreement as "Exhibit 10.2"; the agreement's own
+    "EXHIBIT A" sits in it, and the next numbered exhibit starts a path again. Lettered
+    exhibits with no numbered one before them stand each on their own."""
+    paragraphs = ["PART II", BODY, "Item 6. Exhibits", BODY,
+                  "Exhibit 10.2 PERFORMANCE AWARD AGREEMENT", BODY, "1. Grant", BODY,
+                  "EXHIBIT A PERFORMANCE VESTING REQUIREMENTS", BODY, "Vesting Schedule", BODY,
+                  "EXHIBIT B FORM OF NOTICE", BODY, "Exhibit 31.1 CERTIFICATION", BODY]
+    levels = {paragraphs[i]: level for i, level in find_headings(paragraphs).items()}
+    numbered = levels["Exhibit 10.2 PERFORMANCE AWARD AGREEMENT"]
+    assert levels["Exhibit 31.1 CERTIFICATION"] == numbered == levels["PART II"]
+    assert levels["EXHIBIT A PERFORMANCE VESTING REQUIREMENTS"] \
+        == levels["EXHIBIT B FORM OF NOTICE"] == numbered + 1
+    assert levels["Vesting Schedule"] > numbered + 1
+    alone = ["MASTER SERVICES AGREEMENT", BODY, "EXHIBIT A PRICING", BODY,
+             "EXHIBIT B SERVICE LEVELS", BODY]
+    levels = {alone[i]: level for i, level in find_headings(alone).items()}
+    assert levels["EXHIBIT A PRICING"] == levels["EXHIBIT B SERVICE LEVELS"]
+
+
 def test_a_cover_line_repeated_over_the_next_page_takes_its_place():
     # The filer's name on the cover, then with the form's name over the contents page.
     doc = _document([("HARBOUR CRANES INC.", H, 2, 1), (PROSE_TEXT, P, 0, 1),
