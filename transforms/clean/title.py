@@ -719,7 +719,14 @@ def name_document(metadata_title: str | None, metadata: Mapping[str, str], text:
     software = [metadata[key] for key in SOFTWARE_KEYS if metadata.get(key)]
     name = _name(metadata_title, metadata, text, cover_lines, body_size, outline,
                  require_printed, software)
+    if name.title and (bare := _NOTE_MARK_END.sub("", name.title)) != name.title:
+        name = replace(name, title=bare)
     return _with_issuer(_with_title_period(name), issuer(metadata, text, software))
+
+
+# A note's mark after a title's last word: a paper's "… from Crowd Annotations∗" points to
+# a footnote on its first page (funding, a preprint's venue), no part of the name.
+_NOTE_MARK_END = re.compile(r"(?<=[^\W\d_])\s?[*∗†‡§¶⁎]+$")
 
 
 def _with_title_period(name: DocumentName) -> DocumentName:

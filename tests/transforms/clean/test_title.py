@@ -92,6 +92,21 @@ def test_the_cover_title_is_the_largest_text_not_a_stamp_a_link_or_a_sentence():
     assert cover_title(lines, 18) is None  # nothing set larger than the body
 
 
+def test_a_titles_note_mark_is_no_part_of_the_name():
+    """A paper's title set with the mark of its first page's footnote (funding, venue)."""
+    lines = [TitleLine("Adversarial Learning for Chinese NER", 1, 18, 60, 78),
+             TitleLine("from Crowd Annotations∗", 1, 18, 80, 98)]
+    body = "We propose an approach to learning from crowd annotations. " * 5
+    name = name_document(None, {}, body, lines, 10)
+    assert name.title == "Adversarial Learning for Chinese NER from Crowd Annotations"
+    for title in ("Deep Retrieval*", "Deep Retrieval †", "Deep Retrieval"):
+        lines = [TitleLine(title, 1, 18, 60, 78)]
+        assert name_document(None, {}, body, lines, 10).title == "Deep Retrieval"
+    # A mark alone is no title's end, nor a starred word inside it.
+    lines = [TitleLine("A*-Search for Routing", 1, 18, 60, 78)]
+    assert name_document(None, {}, body, lines, 10).title == "A*-Search for Routing"
+
+
 def test_a_filings_form_beside_its_companys_name_is_said_as_its_kind():
     lines = [TitleLine("FORM 10-Q", 1, 12.6, 50, 63),
              TitleLine("HARBOUR CRANES CORPORATION", 1, 12.6, 120, 133)]
