@@ -129,6 +129,10 @@ MIN_HEADING_LETTERS = 3  # "N/A", "3b": an answer or a label
 _TOC_ENTRY = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[IVXLC]{1,6}|[A-Z])\.?\s.*\s\d{1,4}$")
 MAX_SMALL_PRINT_RATIO = 1.25
 _ADDRESSES = re.compile(r"\S@\S+\.\w|https?://")
+# A block is a list of addresses (a name's e-mail and links, not text under a heading)
+# where at least this share of its words are addresses; a paragraph that mentions a
+# link or two ("… on MGM's Investor Relations website at http://investors…") is text.
+MIN_ADDRESS_WORD_SHARE = 0.2
 # A heading set smaller than the body ("About the authors" over small print) is short;
 # a numbered one may be set a little smaller than its text (small capitals).
 MAX_SMALL_HEADING_WORDS = 6
@@ -1430,7 +1434,7 @@ def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
     a short sentence or clause in the body's own style ("This changes:"), or a letter's
     or a report's salutation in it (``_SALUTATION``)."""
     end = (block.text or "").rstrip()
-    if _ADDRESSES.search(end) and not _LIST_ENTRY.match(end):
+    if _ADDRESSES.search(end) and not _LIST_ENTRY.match(end) and _mostly_addresses(end):
         return False  # e-mail addresses and links under a name, not text (a list of
         # references with their links is)
     if block.prose and (block.lines > 1 or end.endswith(_SENTENCE_CLOSES)):
@@ -1442,6 +1446,13 @@ def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
     return (body is not None and style is not None and not block.in_row
             and (style.size, style.font) == (body.size, body.font)
             and len(end.split()) >= MIN_CLAUSE_WORDS and end.endswith(_CLAUSE_CLOSES))
+
+
+def _mostly_addresses(text: str) -> bool:
+    """Are ``MIN_ADDRESS_WORD_SHARE`` of ``text``'s words e-mail addresses or links?"""
+    words = text.split()
+    return sum(1 for word in words if _ADDRESSES.search(word)) >= (
+        MIN_ADDRESS_WORD_SHARE * len(words))
 
 
 def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[int],

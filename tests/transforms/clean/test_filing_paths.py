@@ -197,6 +197,24 @@ def test_a_reports_salutation_is_the_text_its_title_heads():
     assert not _is_text(_block("Harbour Cranes Inc. and Subsidiaries", prose=True), body)
 
 
+def test_a_paragraph_that_gives_a_link_is_text_a_list_of_addresses_is_not():
+    """An earnings release's "Conference Call Details" over a paragraph that ends on its
+    investor site's address was no heading (any link made a block an address list)."""
+    body = BodyStyle(9.0, "Sans", False)
+    call = ("MGM Resorts will host a conference call at 5:00 p.m. Eastern Time today, which "
+            "will include a brief discussion of the results followed by a question and answer "
+            "session. Slides will be posted on the Investor Relations website at "
+            "http://investors.example.com.")
+    assert _is_text(_block(call, lines=3, prose=True), body)
+    blocks = [_block("Conference Call Details", font="Sans-Bold"),
+              _block(call, lines=3, prose=True)]
+    assert _following_text(blocks, 0, {0}, body) is blocks[1]
+    # A name's e-mail address and page under it are no text.
+    for contact in ("jane.roe@example.org https://example.org/~jane",
+                    "Jane Roe, Harbour University, jane.roe@example.org"):
+        assert not _is_text(_block(contact, lines=2, prose=True), body)
+
+
 def test_a_part_over_its_first_item_set_alike_is_a_heading():
     body = BodyStyle(9.0, "Sans", False)
     blocks = [_block(PROSE_TEXT, lines=4, prose=True),
