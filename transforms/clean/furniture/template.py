@@ -840,14 +840,16 @@ def _as_said(text: str) -> str:
 def _names_a_division_once(pages: Pages, p: int, i: int, said: Counter[str]) -> bool:
     """Whether line ``i`` of page ``p`` is a keyword heading (``headings.keyword_division``:
     "Exhibit 31.1", "Appendix B", "Part II") that ``said`` (texts by ``_as_said``) holds
-    once, and that no other line of its page names: a head naming the current section
-    ("Item 6" atop a one-page item, its heading "ITEM 6. EXHIBITS" below) is template;
-    a label that alone names what begins on its page is not."""
+    once, and that no other line of the document names: a head naming the current
+    section is template, where the section's heading names it too ("Item 6" atop a
+    one-page item over its heading "ITEM 6. EXHIBITS"; a book's "CHAPTER 1. BETA
+    PLANNING" atop the chapter's second page, "Chapter 1" opening the first); a label
+    that alone names what begins on its page is not."""
     text = pages[p][i].text
     if said[_as_said(text)] != 1 or (division := keyword_division(text)) is None:
         return False
-    return not any(j != i and keyword_division(line.text) == division
-                   for j, line in enumerate(pages[p]))
+    return not any((q, j) != (p, i) and keyword_division(line.text) == division
+                   for q, lines in enumerate(pages) for j, line in enumerate(lines))
 
 
 def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
