@@ -129,10 +129,12 @@ MIN_HEADING_LETTERS = 3  # "N/A", "3b": an answer or a label
 _TOC_ENTRY = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*|[IVXLC]{1,6}|[A-Z])\.?\s.*\s\d{1,4}$")
 MAX_SMALL_PRINT_RATIO = 1.25
 _ADDRESSES = re.compile(r"\S@\S+\.\w|https?://")
-# A block is a list of addresses (a name's e-mail and links, not text under a heading)
-# where at least this share of its words are addresses; a paragraph that mentions a
-# link or two ("… on MGM's Investor Relations website at http://investors…") is text.
+# A block with an address is a name's addresses or affiliation (not text under a
+# heading) where it is short or at least this share of its words are addresses; a
+# paragraph that mentions a link ("… on MGM's Investor Relations website at
+# http://investors…") is text.
 MIN_ADDRESS_WORD_SHARE = 0.2
+MIN_LINKED_TEXT_WORDS = 20
 # A heading set smaller than the body ("About the authors" over small print) is short;
 # a numbered one may be set a little smaller than its text (small capitals).
 MAX_SMALL_HEADING_WORDS = 6
@@ -1449,10 +1451,11 @@ def _is_text(block: HeadingBlock, body: BodyStyle | None) -> bool:
 
 
 def _mostly_addresses(text: str) -> bool:
-    """Are ``MIN_ADDRESS_WORD_SHARE`` of ``text``'s words e-mail addresses or links?"""
+    """Is ``text`` (holding an address) shorter than ``MIN_LINKED_TEXT_WORDS`` words, or
+    are ``MIN_ADDRESS_WORD_SHARE`` of its words e-mail addresses or links?"""
     words = text.split()
-    return sum(1 for word in words if _ADDRESSES.search(word)) >= (
-        MIN_ADDRESS_WORD_SHARE * len(words))
+    return len(words) < MIN_LINKED_TEXT_WORDS or sum(
+        1 for word in words if _ADDRESSES.search(word)) >= MIN_ADDRESS_WORD_SHARE * len(words)
 
 
 def _title(blocks: Sequence[HeadingBlock], found: dict[int, int], styled: list[int],
