@@ -1408,10 +1408,14 @@ def _section_over_subsection(blocks: Sequence[HeadingBlock], index: int,
                              candidates: set[int], body: BodyStyle | None) -> bool:
     """Blocks ``index`` and ``index + 1`` are a section and its first subsection set
     alike, short ("Introduction" / "HCI and smartphones" over text, as a CHI abstract
-    sets them): exactly two blocks set alike, after the text of the section before and
-    over running text. Three or more in a row are a list of labels, two over anything
-    else (a caption, another label) or at a document's head a pair of names."""
+    sets them): exactly two blocks set alike, after the text of the section before (or a
+    part's heading over it: "PART I" / "ITEM 1. BUSINESS" / "Company Overview" in an
+    annual report) and over running text. Three or more in a row are a list of labels,
+    two over anything else (a caption, another label) or at a document's head a pair of
+    names."""
     after, before = index + 2, index - 1
+    while before >= 0 and _starts_part(blocks[before].text or ""):
+        before -= 1  # a part's heading over its first item's ("PART I" / "ITEM 1. BUSINESS")
     if (after >= len(blocks) or not _is_text(blocks[after], body)
             or before < 0 or not _is_text(blocks[before], body)):
         return False  # a section follows the text of the one before (authors do not)

@@ -228,6 +228,21 @@ def test_a_part_over_its_first_item_set_alike_is_a_heading():
     assert _following_text(blocks, 1, {1, 2}, body) is None
 
 
+def test_an_items_first_section_under_the_parts_heading_is_a_heading():
+    """An annual report opens Part I with "PART I" / "ITEM 1. BUSINESS" / "Company
+    Overview", all in the same bold: the item's first section is no list's last label
+    (the part's heading kept as the page's, where it was a running head before)."""
+    body = BodyStyle(9.0, "Sans", False)
+    bold = {"size": 10.0, "font": "Sans-Bold"}
+    blocks = [_block(PROSE_TEXT, lines=4, prose=True), _block("PART I", **bold),
+              _block("ITEM 1. BUSINESS", **bold), _block("Company Overview", **bold),
+              _block(PROSE_TEXT, lines=4, prose=True)]
+    assert _following_text(blocks, 3, {1, 2, 3}, body) is blocks[4]
+    # Three labels set alike with no part over them are still a list.
+    blocks[1] = _block("Harbour Cranes", **bold)
+    assert _following_text(blocks, 3, {1, 2, 3}, body) is None
+
+
 def test_a_term_beside_its_definition_is_a_row_not_a_heading():
     """A filing's "Defined Terms": each term in italics at the left, its definition as
     running text beside it, starting in the page's left half. The term shares its row
