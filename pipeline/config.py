@@ -128,7 +128,11 @@ if TYPE_CHECKING:
 # "comment" or "annotation" divs stay its text: those classes are its author's).
 # 21: an MkDocs admonition's or content tab's opening line is no text (its quoted title
 # heads its body, unless the body's first heading says the same); nested ones read too.
-OUTPUT_FORMAT_VERSION = 21
+# 22: a division's label on its own page is no page furniture (a filing's "Exhibit 31.1"
+# over its certification); an exhibit lettered after one numbered is its; a part's heading
+# over its first item's leaves the item's first section a heading; a paragraph that
+# mentions a link is text under a heading; a title's note mark is left out.
+OUTPUT_FORMAT_VERSION = 22
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
