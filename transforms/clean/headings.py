@@ -932,6 +932,9 @@ def keyword_division(text: str) -> tuple[str, str] | None:
     """The division a keyword heading (``keyword_heading``) names, its keyword and number
     case-folded: "Item 6" and "ITEM 6. EXHIBITS" both ("item", "6"); None for other
     lines."""
+    words = text.split(None, 1)
+    if not words or words[0].casefold() not in KEYWORD_RANKS:
+        return None  # most lines: no regex (a page template weighs every line of a document)
     text = text.strip()
     match = _KEYWORD.match(text)
     if match is None or keyword_heading(text) is None:

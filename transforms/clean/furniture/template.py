@@ -96,6 +96,7 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frames
     """The template groups of a document's pages (lines in edge order; ``frames``: each
     page's text's left and right edge; ``placed_elsewhere``: slugs, whose places are slots)."""
     side, current = _page_surroundings(pages, frames, page_sizes, body)
+    labels = _lone_division_labels(pages)
     # Each page's edge read again past the template found so far: a head block deeper
     # than the band, its next lines at the very edge.
     template = set(numbers)
@@ -107,7 +108,7 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frames
     readings: _ReadingCache = {}  # each page's edge lines read, by the template on it
     for _ in range(MAX_BLOCK_LINES - RUNNING_TEXT_BAND + 1):
         groups = _text_groups(pages, side, page_sizes, numbers, body, template,
-                              (extents, rows, readings), current, beside)
+                              (extents, rows, readings), current, beside, labels)
         if (found := members(groups) | numbers) == template:
             break
         template = found
@@ -117,7 +118,7 @@ def find_template(pages: Pages, numbers: set[Hit], page_sizes: PageSizes, frames
     # template's.
     repeats = members(group for group in groups if group.key.startswith(CONTINUED_SHOWN))
     groups += _slot_groups(pages, numbers, members(groups) | numbers, body, page_sizes,
-                           placed_elsewhere, rows, repeats)
+                           placed_elsewhere, rows, repeats, labels)
     return groups
 
 
@@ -207,13 +208,15 @@ def _beside(lines: Sequence[PageLine], i: int, step: int) -> list[int]:
 def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes, numbers: set[Hit],
                  body: float, template: set[Hit],
                  caches: tuple[_ExtentCache, _RowCache, _ReadingCache],
-                 current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None]
+                 current: Sequence[list[tuple[int, str]]], beside: dict[Hit, str | None],
+                 labels: frozenset[Hit] = frozenset()
                 ) -> list[TemplateGroup]:
     """Lines of one abstracted text in the edge bands or side margins (read inward of
     the ``template`` found) that recur as template text does (``caches``: the pages'
     text extents, outer rows and edge readings from earlier calls on the same pages;
     ``current``: each page's current headings, whose title a head that changes with the
-    chapter says; ``beside``: what edge lines say beside it, from earlier calls)."""
+    chapter says; ``beside``: what edge lines say beside it, from earlier calls;
+    ``labels``: ``_lone_division_labels``, never template)."""
     edge_pages: dict[str, set[int]] = defaultdict(set)
     hits_of: dict[str, list[Hit]] = defaultdict(list)
     extreme_pages: dict[str, set[int]] = defaultdict(set)  # on a page's first/last 2 lines
@@ -239,8 +242,8 @@ def _text_groups(pages: Pages, side_lines: list[set[int]], page_sizes: PageSizes
                 extreme_pages[key].add(p)
             if hit is not None:
                 hits_of[key].append(hit)
-    for key, hits in hits_of.items():
-        if named := _naming_their_pages(pages, hits):
+    for key, hits in hits_of.items() if labels else ():
+        if named := labels.intersection(hits):
             hits_of[key] = [hit for hit in hits if hit not in named]
             for p in {p for p, _ in named} - {p for p, _ in hits_of[key]}:
                 edge_pages[key].discard(p)
@@ -822,34 +825,24 @@ def _heads_table_columns(pages: Pages, hits: list[Hit], template_like: set[Hit])
     return True
 
 
-def _naming_their_pages(pages: Pages, hits: list[Hit]) -> set[Hit]:
-    """The ``hits`` that name a division of the document on their page alone
-    (``_names_a_division_once``). A template repeats what it says; a filing's
-    certifications, one a page, each carry their exhibit's number at the same place atop
-    it ("Exhibit 31.1", "Exhibit 31.2", "Exhibit 32.1"), and removed as a head they left
-    each certification under the exhibit before it. A long exhibit's name atop each of
-    its pages is said again: still template."""
-    said = Counter(_as_said(pages[p][i].text) for p, i in hits)
-    return {(p, i) for p, i in hits if _names_a_division_once(pages, p, i, said)}
-
-
-def _as_said(text: str) -> str:
-    return "".join(text.split()).casefold()
-
-
-def _names_a_division_once(pages: Pages, p: int, i: int, said: Counter[str]) -> bool:
-    """Whether line ``i`` of page ``p`` is a keyword heading (``headings.keyword_division``:
-    "Exhibit 31.1", "Appendix B", "Part II") that ``said`` (texts by ``_as_said``) holds
-    once, and that no other line of the document names: a head naming the current
-    section is template, where the section's heading names it too ("Item 6" atop a
-    one-page item over its heading "ITEM 6. EXHIBITS"; a book's "CHAPTER 1. BETA
-    PLANNING" atop the chapter's second page, "Chapter 1" opening the first); a label
-    that alone names what begins on its page is not."""
-    text = pages[p][i].text
-    if said[_as_said(text)] != 1 or (division := keyword_division(text)) is None:
-        return False
-    return not any((q, j) != (p, i) and keyword_division(line.text) == division
-                   for q, lines in enumerate(pages) for j, line in enumerate(lines))
+def _lone_division_labels(pages: Pages) -> frozenset[Hit]:
+    """The lines that name a division of the document no other line names: keyword
+    headings (``headings.keyword_division``: "Exhibit 31.1", "Appendix B", "Part II")
+    alone in the document with their keyword and number. Such a line names what begins
+    on its page and is never template: a filing's certifications, one a page, each carry
+    their exhibit's number at the same place atop it, and removed as a varying head they
+    left each certification under the exhibit before it. A head that names the current
+    section is template, for another line names the section too: a long exhibit's name
+    atop each of its pages, "Item 6" atop a one-page item over its heading "ITEM 6.
+    EXHIBITS", a book's "CHAPTER 1. BETA PLANNING" atop a chapter's second page with
+    "Chapter 1" opening the first. Worked out once per document (a search of every line
+    for each candidate cost a 500-page filing seconds)."""
+    named: dict[tuple[str, str], list[Hit]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        for i, line in enumerate(lines):
+            if (division := keyword_division(line.text)) is not None:
+                named[division].append((p, i))
+    return frozenset(hits[0] for hits in named.values() if len(hits) == 1)
 
 
 def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
@@ -869,12 +862,14 @@ def _numbers_vary_like_a_table(pages: Pages, hits: list[Hit]) -> bool:
 
 def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: float,
                  page_sizes: PageSizes, placed_elsewhere: Sequence[tuple[int, PageLine]],
-                 rows: _RowCache, repeats: set[Hit] = _NO_HITS) -> list[TemplateGroup]:
+                 rows: _RowCache, repeats: set[Hit] = _NO_HITS,
+                 labels: frozenset[Hit] = frozenset()) -> list[TemplateGroup]:
     """Short lines at a page's outermost row left (after the template) that stand where
     template lines stand on ``SLOT_PAGE_SHARE`` of the pages (of their parity), or beside
     the page number (not 1: a first page's notes stay), whatever their text; and such
     lines, alone on their row, sharing a place with their texts recurring in it (a
-    section's heads), set off in size from the text below."""
+    section's heads), set off in size from the text below; never ``labels``
+    (``_lone_division_labels``)."""
     outer: list[tuple[int, int, PageLine]] = []  # the outermost rows' candidate lines
     template_by_page = lines_by_page(template)
     for p, lines in enumerate(pages):
@@ -890,10 +885,9 @@ def _slot_groups(pages: Pages, numbers: set[Hit], template: set[Hit], body: floa
                      and is_companion(lines[i]))
     # A division's label on its own page stands where template lines stand on the
     # others (an exhibit's number atop it, a long exhibit's atop each of its pages):
-    # it names the page (``_naming_their_pages``).
-    said = Counter(_as_said(line.text) for _, _, line in outer)
-    said.update(_as_said(pages[p][i].text) for p, i in template)
-    outer = [(p, i, line) for p, i, line in outer if not _names_a_division_once(pages, p, i, said)]
+    # it names the page (``_lone_division_labels``).
+    if labels:
+        outer = [(p, i, line) for p, i, line in outer if (p, i) not in labels]
     if not outer:
         return []
     # Beside the page number first: their places are slots too.
