@@ -578,6 +578,8 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
         row, previous = rows[index], rows[body[-1]]
         if row.top - previous.top > MAX_ROW_PITCH * max(previous.height, row.height):
             break
+        if _footnote(row):
+            break  # its sentence would span the columns and join them into one
         body.append(index)
         index += 1
     multi = [i for i in body if len(rows[i].cells) >= 2]
@@ -597,8 +599,6 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
             break  # a line over the table's first row again: the next table's title
         if len(row.cells) >= 2 and not _in_two_columns(row.cells, columns):
             break
-        if any(cell.words > MAX_CELL_WORDS for cell in row.cells[1:]):
-            break  # a sentence beside a mark: a footnote under the table
         kept.append(i)
     while kept and len(rows[kept[-1]].cells) < 2:
         kept.pop()
@@ -635,6 +635,12 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
                   tuple((x0, x1) for x0, x1 in columns), table_rows[0].top,
                   table_rows[-1].bottom)
     return table, kept[-1] + 1
+
+
+def _footnote(row: _Row) -> bool:
+    """A sentence beside a mark ("(1) As of September 30, 2023, the Company …"): a
+    footnote under the table, no row of it."""
+    return any(cell.words > MAX_CELL_WORDS for cell in row.cells[1:])
 
 
 def _cell_texts(row: _Row) -> tuple[str, ...]:
@@ -678,7 +684,10 @@ def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False
         hit = _column_of(cell, columns)
         if (spanning and len(hit) == 1 and hit[0] > 1 and not cell.value
                 and cell.x0 < columns[hit[0]][0] - row.height):
-            hit = list(range(max(previous + 1, 1), hit[0] + 1))
+            # …over the columns it reaches into, not those it stands clear of (a
+            # wrapped head centred over a narrow column of values is wider than they).
+            hit = [c for c in range(max(previous + 1, 1), hit[0] + 1)
+                   if cell.x0 < columns[c][1] + row.height]
         cells[hit[0]] = f"{cells[hit[0]]} {cell.text}".strip()
         previous = hit[-1]
     return tuple(cells)
