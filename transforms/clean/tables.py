@@ -578,10 +578,31 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
         row, previous = rows[index], rows[body[-1]]
         if row.top - previous.top > MAX_ROW_PITCH * max(previous.height, row.height):
             break
-        if _footnote(row):
-            break  # its sentence would span the columns and join them into one
         body.append(index)
         index += 1
+    table, after = _table_of_run(rows, body, top)
+    if table is None:
+        # Read as far as its first sentence: a run that takes in a footnote ("(1) As of
+        # September 30, …", its mark a piece of its own) or the text and the next table
+        # below joins their columns with the table's into one, and no table is found.
+        cut = next((n for n, i in enumerate(body) if n and _sentence_row(rows[i])), None)
+        if cut is not None:
+            shorter, after_shorter = _table_of_run(rows, body[:cut], top)
+            if shorter is not None:
+                return shorter, after_shorter
+    return table, after
+
+
+def _sentence_row(row: _Row) -> bool:
+    """A row that is a sentence: a footnote (a sentence beside its mark), or one
+    line of running text (``_prose_line``) alone."""
+    return _footnote(row) or (len(row.cells) == 1 and _prose_line(row.cells[0].text))
+
+
+def _table_of_run(rows: list[_Row], body: list[int], top: int
+                  ) -> tuple[Table | None, int]:
+    """``_table_from`` for the run of rows ``body`` (indexes into ``rows``)."""
+    start = body[0]
     multi = [i for i in body if len(rows[i].cells) >= 2]
     columns = _columns([rows[i] for i in multi])
     if len(columns) < 2:
@@ -599,6 +620,8 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
             break  # a line over the table's first row again: the next table's title
         if len(row.cells) >= 2 and not _in_two_columns(row.cells, columns):
             break
+        if _footnote(row):
+            break  # a sentence beside a mark: a footnote under the table
         kept.append(i)
     while kept and len(rows[kept[-1]].cells) < 2:
         kept.pop()

@@ -3,6 +3,8 @@ Tika, real PDFium (the layout pass reads the cells) and real cleaning and chunki
 
 from __future__ import annotations
 
+import json
+import pathlib
 from collections import Counter
 
 from made_pdfs import serialise
@@ -208,6 +210,83 @@ def test_a_data_sheet_table_keeps_its_header_row():
     (table,) = find_tables(pieces)
     assert table.header_rows == 1
     assert table.rendered() == [" | ".join(row) for row in rows]
+
+
+def test_a_footnote_under_a_table_and_heads_wider_than_their_values():
+    # A share repurchase table (a 10-K's Item 5): each column's head wrapped over lines and
+    # centred over a narrow column of values, and a footnote whose mark is a piece of its
+    # own right under the last row. The footnote's sentence spans every column: taken into
+    # the run it made the table one column, and no table was found.
+    heads = [(["Total Number", "of Shares", "Purchased"], 262, 302),
+             (["Average", "Price", "Paid Per", "Share"], 342, 373),
+             (["Total Number of", "Shares", "Purchased as", "Part of Publicly", "Announced",
+               "Plans or", "Programs"], 402, 462),
+             (["Approximate Dollar", "Value of", "Shares That May", "Yet Be Purchased",
+               "Under the Plans or", "Programs"], 486, 560)]
+    pieces: list[Piece] = []
+    line = 0
+    for lines, x0, x1 in heads:  # bottom-aligned, 8 points a line
+        for n, text in enumerate(lines):
+            pieces.append(Piece(line, text, x0, x1, 300 - 8 * (len(lines) - 1 - n), 306
+                                - 8 * (len(lines) - 1 - n)))
+            line += 1
+    pieces += _row(line, 300, ("Periods", 36, 66))
+    body = [("July 2, 2023 to August 5, 2023:", None, None, None, None),
+            ("Open market purchases", "33,864", "$ 191.62", "33,864", None),
+            ("August 6, 2023 to September 2, 2023:", None, None, None, None),
+            ("Open market purchases", "30,299", "$ 178.99", "30,299", None),
+            ("Total", "64,163", None, None, "$ 74,069")]
+    for n, (label, *values) in enumerate(body, start=1):
+        cells = [(label, 54, 54 + 4 * len(label))]
+        cells += [(value, x, x + 24) for value, x in zip(values, (287, 353, 437, 533), strict=True)
+                  if value]
+        pieces += _row(line + n, 312 + 11 * n, *cells)
+    pieces += _row(line + 9, 390, ("(1)", 53, 62), (
+        "As of September 30, 2023, the Company was authorized by the Board of Directors "
+        "to purchase up to $90 billion of the", 70, 525))
+    pieces += _row(line + 10, 400, ("Company's common stock under a share repurchase program "
+                                    "announced on May 4, 2023, of which", 70, 525))
+    (table,) = find_tables(pieces)
+    header, *rows = table.rendered()
+    assert header.split(" | ") == [
+        "Periods", "Total Number of Shares Purchased", "Average Price Paid Per Share",
+        "Total Number of Shares Purchased as Part of Publicly Announced Plans or Programs",
+        "Approximate Dollar Value of Shares That May Yet Be Purchased Under the Plans or "
+        "Programs"]
+    assert rows[1] == "Open market purchases | 33,864 | $ 191.62 | 33,864"
+    assert not any("Board of Directors" in row for row in rows)
+
+
+PAGES = pathlib.Path(__file__).parents[2] / "data" / "pdf_table_pages"
+
+
+def _page_pieces(name: str) -> list[Piece]:
+    """A real page's pieces as cleaning hands them to ``find_tables`` (a filing's page,
+    its lines placed by the layout pass: ``[line, text, x0, x1, top, bottom]``)."""
+    return [Piece(*row) for row in json.loads((PAGES / name).read_text())]
+
+
+def test_a_10k_note_with_a_table_its_text_and_another_table_close_below():
+    # Alphabet's 2022 10-K, p. 74: the goodwill table, then a title, a sentence and the
+    # intangible assets table within a few lines. Read as one run, the second table's
+    # spanning heads joined every column into one and the goodwill table was lost.
+    tables = find_tables(_page_pieces("goog-2022-10k-p74.json"))
+    goodwill = next(t for t in tables if "Google Cloud" in t.rendered()[0])
+    assert goodwill.rendered()[1] == (
+        "Balance as of December 31, 2020 | $ 18,517 | $ 1,957 | $ 701 | $ 21,175")
+    assert goodwill.rendered()[-1] == (
+        "Balance as of December 31, 2022 | $ 20,847 | $ 7,205 | $ 908 | $ 28,960")
+    assert any(t.rendered()[1].startswith("Patents and developed technology | $ 4,786")
+               for t in tables)
+
+
+def test_a_10k_table_with_a_footnote_close_below_it():
+    # Apple's 2023 10-K, p. 23 (Item 5): the footnote's mark is a piece of its own.
+    (table,) = find_tables(_page_pieces("aapl-2023-10k-p23.json"))
+    header, *rows = table.rendered()
+    assert header.startswith("Periods | Total Number of Shares Purchased | Average Price")
+    assert "Open market and privately negotiated purchases | 33,864 | $ 191.62 | 33,864" in rows
+    assert rows[-1].startswith("Total | 106,595")
 
 
 def test_values():
