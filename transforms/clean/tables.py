@@ -92,9 +92,10 @@ STACK_EDGE_SLACK = 6.0
 SEPARATOR = " | "
 
 _CURRENCY = re.compile(r"^[$€£¥₹]|^(?:US\$|USD|EUR|CHF)$")
+# The currency sign may stand before a negative amount's bracket ("$ (16 )").
 _NUMBER = re.compile(
-    r"^[(\[]?[-+−–]?\s*[$€£¥₹]?\s*[-+−–]?\s*(?:\d[\d,.' ]*\d|\d)\s*(?:%|pts?|bps|x)?[)\]]?"
-    r"\s*%?\*?$")
+    r"^(?:[$€£¥₹]\s*)?[(\[]?[-+−–]?\s*[$€£¥₹]?\s*[-+−–]?\s*(?:\d[\d,.' ]*\d|\d)\s*"
+    r"(?:%|pts?|bps|x)?[)\]]?\s*%?\*?$")
 _DASH = re.compile(r"^[-–—−]+$")
 _NONE_VALUES = {"n/a", "na", "nm", "n.m.", "—", "-", "–", "*", "nil", "...", "…", "unq"}
 _YEAR = re.compile(r"^(?:fiscal\s+|fy\s*)?(?:19|20)\d\d$", re.IGNORECASE)
@@ -585,18 +586,28 @@ def _table_from(rows: list[_Row], start: int, top: int = 0) -> tuple[Table | Non
         # Read as far as its first sentence: a run that takes in a footnote ("(1) As of
         # September 30, …", its mark a piece of its own) or the text and the next table
         # below joins their columns with the table's into one, and no table is found.
-        cut = next((n for n, i in enumerate(body) if n and _sentence_row(rows[i])), None)
+        cut = next((n for n in range(1, len(body)) if _ends_run(rows, body, n)), None)
         if cut is not None:
             shorter, after_shorter = _table_of_run(rows, body[:cut], top)
-            if shorter is not None:
+            # …a table of values: stacked heads alone read as a table of text would
+            # part a statement's heads from its rows, found whole from a later row.
+            if shorter is not None and any(is_value(cell) for row in
+                                           shorter.rows[shorter.header_rows:] for cell in row):
                 return shorter, after_shorter
     return table, after
 
 
-def _sentence_row(row: _Row) -> bool:
-    """A row that is a sentence: a footnote (a sentence beside its mark), or one
-    line of running text (``_prose_line``) alone."""
-    return _footnote(row) or (len(row.cells) == 1 and _prose_line(row.cells[0].text))
+def _ends_run(rows: list[_Row], body: list[int], n: int) -> bool:
+    """Does ``rows[body[n]]`` end a table's run read again? A sentence (a footnote
+    beside its mark, a line of running text alone), or the heads of the next table: a
+    row of cells without a value after lines alone ("NOTE 6 — INVENTORIES" / "The
+    components of inventories were as follows:"), below rows of values."""
+    row = rows[body[n]]
+    if _footnote(row) or (len(row.cells) == 1 and _prose_line(row.cells[0].text)):
+        return True
+    return (len(row.cells) >= 2 and not any(cell.value for cell in row.cells)
+            and len(rows[body[n - 1]].cells) == 1
+            and any(cell.value for i in body[:n] for cell in rows[i].cells))
 
 
 def _table_of_run(rows: list[_Row], body: list[int], top: int

@@ -290,7 +290,7 @@ def test_a_10k_table_with_a_footnote_close_below_it():
 
 
 def test_values():
-    for value in ("$ 96,388", "(1,766)", "—", "12.5%", "(174 )", "-0.47", "n/a", "3.3"):
+    for value in ("$ 96,388", "(1,766)", "—", "12.5%", "(174 )", "-0.47", "n/a", "3.3", "$ (16 )"):
         assert is_value(value), value
     for text in ("2022", "Net sales", "June 25,", "Q1 2023"):
         assert not is_value(text), text
