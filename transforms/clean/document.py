@@ -496,7 +496,7 @@ def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -
     assert style is not None
     if not style.cells:
         return [_new_tuple(Piece, (index, line.text, style.x0, style.x1, style.top,
-                                   style.bottom))]
+                                   style.bottom, style.size))]
     bounds = [start for start, _, _ in style.cells] + [line.raw_end]
     pieces = []
     for (start, x0, x1), end in zip(style.cells, bounds[1:], strict=True):
@@ -507,7 +507,8 @@ def _pieces(index: int, line: CleanLine, raw_text: str, options: CleanOptions) -
             text = clean_line_text(raw, options)
         text = strip_leaders(text)[0]
         if text:
-            pieces.append(_new_tuple(Piece, (index, text, x0, x1, style.top, style.bottom)))
+            pieces.append(_new_tuple(Piece, (index, text, x0, x1, style.top, style.bottom,
+                                             style.size)))
     return pieces
 
 

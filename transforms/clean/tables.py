@@ -82,6 +82,7 @@ MAX_CELL_WORDS = 12
 MAX_VALUE_WIDTH_SHARE = 0.25
 MAX_PROSE_CELL_SHARE = 0.3
 MAX_HEADER_WORDS = 8  # a longer line over the columns is the table's title
+TITLE_SIZE_RATIO = 1.15  # …as is one set this much larger than the heads below it
 # A row-group label at a table's left (``with_group_labels``): this short, ending at
 # most this many of its heights before the table's first column.
 MAX_GROUP_LABEL_WORDS = 3
@@ -114,6 +115,7 @@ class Piece(NamedTuple):  # a tuple: one per line of a PDF's pages
     x1: float
     top: float
     bottom: float
+    size: float = 0.0  # its font size in points (0: not known)
 
 
 class _Once:
@@ -159,6 +161,7 @@ class _Row:
     top: float
     bottom: float
     height: float
+    size: float = 0.0  # its largest font size (0: not known)
 
     @property
     def lines(self) -> list[int]:
@@ -498,9 +501,10 @@ def _rows(ordered: Sequence[Piece]) -> list[_Row]:
             row.cells.append(_Cell(piece.text, piece.x0, piece.x1, [piece.line]))
             row.bottom = max(row.bottom, piece.bottom)
             row.height = max(row.height, height)
+            row.size = max(row.size, piece.size)
         else:
             rows.append(_Row([_Cell(piece.text, piece.x0, piece.x1, [piece.line])],
-                             piece.top, piece.bottom, height))
+                             piece.top, piece.bottom, height, piece.size))
     if all(len(row.cells) < 2 for row in rows):
         return rows  # no row of cells, no table (``_table_from``): nothing to weigh
     for row in rows:
@@ -699,6 +703,9 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]], top:
         if not over_values or any(cell.value or cell.words > MAX_HEADER_WORDS
                                   for cell in row.cells):
             break  # a label alone, a value or a title: no header
+        if below.size and row.size > TITLE_SIZE_RATIO * below.size:
+            break  # set larger than the heads under it: the table's title
+            # ("Consolidated Statements of Shareholders' Equity"), a heading of the page
         header.insert(0, index)
         below = row
         index -= 1

@@ -289,6 +289,17 @@ def test_a_10k_table_with_a_footnote_close_below_it():
     assert rows[-1].startswith("Total | 106,595")
 
 
+def test_a_statement_s_title_set_larger_above_its_heads_is_no_head():
+    # CVS Health's 2022 10-K, p. 113: "Consolidated Statements of Shareholders' Equity"
+    # (9 pt) centred over the statement's heads (7.2 pt). Read into the header, the title
+    # left the page's heading path on the statement before.
+    tables = find_tables(_page_pieces("cvs-2022-10k-p113.json"))
+    header = tables[0].rendered()[0]
+    assert "Attributable to CVS Health" in header
+    assert "Consolidated Statements" not in header
+    assert tables[0].rendered()[1].startswith("Balance at December 31, 2019 | 1,727")
+
+
 def test_values():
     for value in ("$ 96,388", "(1,766)", "—", "12.5%", "(174 )", "-0.47", "n/a", "3.3", "$ (16 )"):
         assert is_value(value), value
