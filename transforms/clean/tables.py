@@ -246,6 +246,11 @@ def find_tables(pieces: Sequence[Piece]) -> list[Table]:
     if not _shares_a_row(ordered):
         return []  # every piece a row of its own (a page of prose): no row of cells
     tables = _tables_in(ordered)
+    if tables and (cuts := _column_edges(ordered)):
+        # A table that took a column of text's lines for its row labels (a paper's
+        # table beside the other column's prose, their lines in one band) is read again
+        # on its side of the column's edge, below.
+        tables = [table for table in tables if not _takes_a_text_column(table, ordered, cuts)]
     taken = {n for table in tables for n in table.lines}
     rest = [piece for piece in ordered if piece.line not in taken]
     found = []
@@ -311,6 +316,29 @@ def _rows_beside(table: Table, region: list[Piece], other: list[Piece]) -> bool:
                for piece in region if piece.line in wanted for across in other):
             aligned += 1
     return aligned >= MAX_ALIGNED_SHARE * len(table.row_lines)
+
+
+def _takes_a_text_column(table: Table, ordered: list[Piece], cuts: list[float]) -> bool:
+    """Does ``table`` hold, on one side of a column of text's edge (``cuts``), lines of
+    that column: prose lines (``_prose_line``) set to the edge, as justified running
+    text is (a table's row labels are ragged), in half its rows or more? Then the table
+    read the column's lines beside its rows as their labels (a two-column paper's table
+    beside the other column's text: "When training our final DPR model using Natural |
+    Gold | 44.9 | …")."""
+    lines = set(table.lines)
+    pieces = [piece for piece in ordered if piece.line in lines]
+    for cut in cuts:
+        left = [p for p in pieces if p.x1 <= cut]
+        right = [p for p in pieces if p.x0 >= cut]
+        if not left or not right:
+            continue
+        set_to_edge = {p.line for p in left
+                       if _prose_line(p.text) and cut - p.x1 <= 2 * EDGE_SLACK} | {
+            p.line for p in right if _prose_line(p.text) and p.x0 - cut <= 2 * EDGE_SLACK}
+        rows = sum(1 for row in table.row_lines if set_to_edge & set(row))
+        if rows >= 2 and 2 * rows >= len(table.row_lines):
+            return True
+    return False
 
 
 def _column_edges(ordered: list[Piece]) -> list[float]:

@@ -5,7 +5,12 @@ of placed pieces (``Piece``), one line per piece unless a test says otherwise.""
 
 from __future__ import annotations
 
+import json
+import pathlib
+
 from ragbeam.transforms.clean.tables import Piece, find_tables
+
+DATA = pathlib.Path(__file__).resolve().parents[2] / "data"
 
 PROSE = ("the model is trained on the labelled set and tested on held out data",
          "which we describe in the next section together with the settings used",
@@ -133,3 +138,22 @@ def test_a_charts_axes_read_as_rows_are_no_table():
 def _row_of(line: int, top: float, cells, xs) -> list[Piece]:
     return [Piece(line, cell, x, x + 4.5 * len(cell), top, top + 7)
             for cell, x in zip(cells, xs, strict=True)]
+
+
+
+def test_a_table_whose_rows_share_bands_with_the_text_beside_it_takes_none_of_its_lines():
+    """dpr-multi-column.pdf p. 12 (its pieces as the layout pass placed them): Table 5 in
+    the right column, its two rows in the bands of the left column's lines; read whole,
+    the page made those lines the rows' labels ("When training our final DPR model using
+    Natural | Gold | 44.9 | …") and the appendix's heading ("A Distant Supervision") the
+    header's first cell. The column's lines are set to its edge, as row labels are not."""
+    page = json.loads((DATA / "pdf_table_pages" / "dpr-multi-column-p12.json").read_text())
+    pieces = [Piece(*piece) for piece in page["pieces"]]
+    tables = find_tables(pieces)
+    texts = {piece.line: piece.text for piece in pieces}
+    taken = {texts[n] for table in tables for n in table.lines}
+    assert not any(text.startswith(("A Distant Supervision", "When training", "Questions, we"))
+                   for text in taken)
+    assert tables[0].rendered() == ["| Top-1 | Top-5 | Top-20 | Top-100",
+                                    "Gold | 44.9 | 66.8 | 78.1 | 85.0",
+                                    "Dist. Sup. | 43.9 | 65.3 | 77.1 | 84.4"]
