@@ -132,7 +132,10 @@ if TYPE_CHECKING:
 # over its certification); an exhibit lettered after one numbered is its; a part's heading
 # over its first item's leaves the item's first section a heading; a paragraph that
 # mentions a link is text under a heading; a title's note mark is left out.
-OUTPUT_FORMAT_VERSION = 22
+# 23: PDF tables read again past a footnote under them or the next table's heads, a
+# negative amount with its currency sign a value, a line set larger than the heads a
+# table's title, a table beside a column of text read on its own side of the column's edge.
+OUTPUT_FORMAT_VERSION = 23
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
