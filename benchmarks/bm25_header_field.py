@@ -11,7 +11,12 @@ label's terms ``wlab`` instead of ``w`` where given) and a chunk's length ``|tex
 the BM25 over ``sparse_text_for`` before the header's length was weighed, ``1:0.5``
 today's (``lexical.HEADER_LENGTH_WEIGHT``; each the same hits as ``retrieval.py``,
 checked on the five dev domains); ``0:0`` the chunk text alone; a ``-once`` suffix
-counts a header term at most once.
+counts a header term at most once. A ``/…`` suffix says which chunks count in a term's
+document frequency: ``/all`` every chunk that indexes it (the rule before 2026-12-07);
+``/name`` (today's, ``lexical.bm25_terms``; the default) all but those that have it from
+their document's title (the label's first part) alone; ``/unlabelled`` all but those that
+have it from the label alone; ``/text`` those whose text holds it; ``/doclabel`` as
+``/unlabelled``, a label's share of a term weighed by the documents whose labels hold it.
 
 A named variant (``FIELDED``: ``rz2``, ``rz3-once-b0``, …) is Robertson & Zaragoza's
 BM25F: each field's term frequency over its own length normalisation (its own ``b``,
@@ -57,18 +62,24 @@ class HeaderFieldBM25:
     name = "bm25"
 
     def __init__(self, texts: Sequence[str], fields: dict[str, tuple[str, str, str]],
-                 w: float, wl: float, wlab: float | None, once: bool = False) -> None:
+                 w: float, wl: float, wlab: float | None, once: bool = False,
+                 idf_from: str = "name") -> None:
         from ragbeam.transforms.embed.lexical import as_text, guess_language, tokenize, words_of
 
         self._tokenize = tokenize
         frequencies, lengths, df = [], [], Counter()
+        shares: list[dict] = []
+        labels: list[str] = []
+        label_terms: dict[str, set] = {}
         for t in texts:
             body, header, label = fields.get(t, (as_text(t), "", ""))
             # one language for the chunk, guessed from both fields (as BM25 does)
             language = guess_language(words_of(as_text(t)))
             text_tf = Counter(tokenize(body, language))
             header_tf = Counter(tokenize(header, language)) if header else Counter()
-            label_tf = (Counter(tokenize(label, language)) if label and wlab is not None
+            # the label's words the header holds (``sparse_fields_for`` leaves out those
+            # the text holds)
+            label_tf = (Counter(tokenize(label, language)) & header_tf if label
                         else Counter())
             path_tf = header_tf - label_tf
             if once:  # a header term counts at most once per chunk
@@ -80,12 +91,41 @@ class HeaderFieldBM25:
             tf = {k: v for k, v in tf.items() if v > 0}
             frequencies.append(tf)
             lengths.append(sum(text_tf.values()) + wl * sum(header_tf.values()))
-            df.update(tf.keys())
+            if idf_from == "doclabel":  # the label's terms weigh by documents (below)
+                df.update(k for k in tf if text_tf[k] or path_tf[k])
+                body = {k: text_tf[k] + w * path_tf[k] for k in tf}
+                shares.append({k: (body[k] / v if v else 1.0) for k, v in tf.items()})
+                full_label = fields.get(t, ("", "", ""))[2]
+                labels.append(full_label)
+                if full_label not in label_terms:
+                    label_terms[full_label] = set(tokenize(full_label, language))
+            elif idf_from == "name":  # the label's first part (the name) does not count
+                name = label.split(" · ")[0] if label else ""
+                name_tf = Counter(tokenize(name, language)) & label_tf if name else Counter()
+                df.update(k for k in tf if text_tf[k] or path_tf[k] or label_tf[k] > name_tf[k])
+            elif idf_from == "all":
+                df.update(tf.keys())
+            elif idf_from == "unlabelled":  # the label's terms do not count
+                df.update(k for k in tf if text_tf[k] or path_tf[k])
+            else:  # "text": the chunk text's terms alone
+                df.update(text_tf.keys())
         self._n = len(texts)
         average = sum(lengths) / self._n if self._n else 1.0
         self._norm = [K1 * (1 - B + B * n / average) for n in lengths]
-        self._idf = {k: math.log(1 + (self._n - d + 0.5) / (d + 0.5)) for k, d in df.items()}
+        terms = {k for tf in frequencies for k in tf}
+        self._idf = {k: math.log(1 + (self._n - max(df[k], 1) + 0.5) / (max(df[k], 1) + 0.5))
+                     for k in terms}
         self._postings: dict[str, list[tuple[int, float]]] = {}
+        self._weights: list[dict[str, float]] | None = None
+        if idf_from == "doclabel":
+            documents = len(label_terms)
+            label_df = Counter(k for terms in label_terms.values() for k in terms)
+            doc_idf = {k: math.log(1 + (documents - d + 0.5) / (d + 0.5))
+                       for k, d in label_df.items()}
+            # a term's weight in a chunk: the chunk idf for the share the text and
+            # headings give, the document idf of the label's terms for the label's share
+            self._weights = [{k: share * self._idf[k] + (1 - share) * doc_idf.get(k, self._idf[k])
+                              for k, share in chunk_shares.items()} for chunk_shares in shares]
         for i, tf in enumerate(frequencies):
             for k, v in tf.items():
                 self._postings.setdefault(k, []).append((i, v))
@@ -94,7 +134,8 @@ class HeaderFieldBM25:
         scores = np.zeros(self._n)
         for term in self._tokenize(query):
             for i, v in self._postings.get(term, ()):
-                scores[i] += self._idf[term] * v * (K1 + 1) / (v + self._norm[i])
+                idf = self._weights[i][term] if self._weights is not None else self._idf[term]
+                scores[i] += idf * v * (K1 + 1) / (v + self._norm[i])
         order = np.argsort(-scores, kind="stable")
         return [int(i) for i in order if scores[i] > 0]
 
@@ -201,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                         "evidence, per variant (scope all, 600 tokens)")
     parser.add_argument("--budget", type=int, default=600, help="--explain's budget")
     parser.add_argument("--json", type=pathlib.Path)
+    parser.add_argument("--closing", action="store_true",
+                        help="allow a closing domain (scored once, by the lead)")
     args = parser.parse_args(argv)
     variants = [v for v in args.variants.split(",") if v]
     show = 12 if args.budget > 600 else 4
@@ -215,9 +258,11 @@ def main(argv: list[str] | None = None) -> int:
         variant = current["variant"]
         if variant in FIELDED:
             return FieldedBM25(texts, fields, FIELDED[variant], args.k1)
-        once = variant.endswith("-once")
-        w, wl, *rest = (float(x) for x in variant.removesuffix("-once").split(":"))
-        return HeaderFieldBM25(texts, fields, w, wl, rest[0] if rest else None, once)
+        spec, _, idf_from = variant.partition("/")
+        once = spec.endswith("-once")
+        w, wl, *rest = (float(x) for x in spec.removesuffix("-once").split(":"))
+        return HeaderFieldBM25(texts, fields, w, wl, rest[0] if rest else None, once,
+                               idf_from or "name")
 
     retrieval.make_retriever = make
     explain_domain, _, explain_ids = (args.explain or "").partition(":")
@@ -226,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {}
     hit_ids: dict = {}
     for domain in domains:
-        if sets.DOMAINS[domain].role != "dev":
+        if sets.DOMAINS[domain].role != "dev" and not args.closing:
             raise SystemExit(f"{domain} is not a dev domain")
         questions = sets.load_questions(domain)
         _, pages = pipelines.page_material(args.data, domain)

@@ -55,7 +55,7 @@ class BM25Retriever:
     text ranks as bm25s ranked it), over ``lexical.indexed_terms``: a ``FieldedText``'s
     header terms count in full, its length at ``lexical.HEADER_LENGTH_WEIGHT`` a term;
     a term's document frequency counts the chunks whose text or headings hold it, not
-    those that have it from their document's label alone (``lexical.bm25_terms``)."""
+    those that have it from their document's title alone (``lexical.bm25_terms``)."""
 
     name = "bm25"
     K1, B = 1.5, 0.75
@@ -83,7 +83,7 @@ class BM25Retriever:
         self._postings = {}
         for term, docs in documents.items():
             # the chunks whose own words hold the term (``bm25_terms``: not a document
-            # label's alone); one at least, for a term only labels hold
+            # title's alone); one at least, for a term only titles hold
             df = max(frequency[term], 1)
             idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))
             self._postings[term] = (np.array(docs, dtype=np.int64),

@@ -126,11 +126,12 @@ def _terms(words: list[str], cjk: list[str], language: str) -> list[str]:
 class FieldedText(NamedTuple):
     """What BM25 and the sparse vector index of a chunk, as its two fields: the
     contextual header (``text.sparse_fields_for``; empty for none) and the text; and
-    ``label``, the document label's words as the header holds them (a part of it)."""
+    ``name``, the words of the document's title (its label's first part) the header
+    holds."""
 
     header: str
     text: str
-    label: str = ""
+    name: str = ""
 
     def joined(self) -> str:
         """The header, a blank line, then the text: one string (``sparse_text_for``)."""
@@ -144,7 +145,7 @@ def as_text(indexed: str | FieldedText) -> str:
 
 class IndexedTerms(NamedTuple):
     """``indexed_terms`` of a chunk, and ``rarity_terms``: the terms that count in
-    BM25's document frequency (every term but those only the document label gives)."""
+    BM25's document frequency (every term but those only the document's title gives)."""
 
     counts: Counter[str]
     length: float
@@ -172,15 +173,20 @@ def indexed_terms(indexed: str | FieldedText, language: str | None = None,
 def bm25_terms(indexed: str | FieldedText, language: str | None = None,
                header_length_weight: float | None = None) -> IndexedTerms:
     """``indexed_terms``, with the terms that count in the document frequency of
-    ``ragbeam eval``'s BM25: all but those the document label alone gives the chunk.
+    ``ragbeam eval``'s BM25: all but those the document's title alone gives the chunk
+    (``FieldedText.name``, its label's first part).
 
     The label is the document's, copied into each of its chunks: counted as the chunk's
-    own words, it made the document's name as common as the document is long, so a
-    question that names a company, a quarter or an article's subject found the name
-    worth almost nothing, in every one of that document's chunks and in the text that
-    says it (issue 38: five dev domains, BM25 at 600 tokens over all documents, 244 →
-    259 questions). Its words still count in the chunk's term frequencies: the label
-    tells documents apart. A term the text or a heading holds counts as before."""
+    own words, its title made the document's name as common as the document is long, so
+    a question that names a company or an article's subject found the name worth almost
+    nothing, in every one of that document's chunks and in the text that says it (issue
+    38: five dev domains, BM25 at 600 tokens over all documents, 244 → 260 questions).
+    The title's words still count in the chunk's term frequencies: they tell documents
+    apart. The label's kind and period ("Form 10-K", "FY2022") count as before: many
+    documents' labels say them, and weighed by the texts alone, which seldom write "FY",
+    they raised every fiscal-year filing over a quarter's for any question naming a
+    fiscal year (the closing set lost 3 of 15). A term the text or a heading holds
+    counts as before."""
     if not isinstance(indexed, FieldedText) or not indexed.header:
         counts = Counter(tokenize(as_text(indexed), language))
         return IndexedTerms(counts, float(sum(counts.values())), frozenset(counts))
@@ -192,13 +198,13 @@ def bm25_terms(indexed: str | FieldedText, language: str | None = None,
     weight = HEADER_LENGTH_WEIGHT if header_length_weight is None else header_length_weight
     length = sum(text.values()) + weight * sum(header.values())
     counts = header + text
-    if not indexed.label:
+    if not indexed.name:
         return IndexedTerms(counts, length, frozenset(counts))
-    label = Counter(_terms(*_words_and_cjk(indexed.label.casefold()), language))
+    name = Counter(_terms(*_words_and_cjk(indexed.name.casefold()), language))
     # a term counts where the text holds it or the header holds it more often than the
-    # label does (a heading that says it too)
+    # title does (a heading, the label's kind or period say it too)
     return IndexedTerms(counts, length, frozenset(
-        term for term in counts if text[term] or header[term] > label[term]))
+        term for term in counts if text[term] or header[term] > name[term]))
 
 
 def full_years(folded: str) -> list[str]:

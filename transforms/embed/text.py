@@ -240,6 +240,12 @@ def _label_words_not_in(label: str, text: str) -> str:
     """``label`` less each word whose retrieval terms ``text`` already holds
     (``lexical.tokenize``, in the text's language), a word with a digit (a year, a
     period, a form number) always kept; the parts of the label that keep no word go."""
+    return LABEL_SEPARATOR.join(part for part in _label_parts_not_in(label, text) if part)
+
+
+def _label_parts_not_in(label: str, text: str) -> list[str]:
+    """``_label_words_not_in``'s parts, one per part of ``label`` (the title first), an
+    empty one where a part keeps no word."""
     language = guess_language(WORD.findall(text.casefold()))
     held = set(tokenize(text, language))
     parts = []
@@ -251,9 +257,8 @@ def _label_words_not_in(label: str, text: str) -> str:
                 continue
             held.update(terms)
             words.append(word)
-        if words:
-            parts.append(" ".join(words))
-    return LABEL_SEPARATOR.join(parts)
+        parts.append(" ".join(words))
+    return parts
 
 
 def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:
@@ -287,12 +292,14 @@ def sparse_fields_for(context: str, text: str, heading_path: Sequence[str] = ()
     ``lexical.HEADER_LENGTH_WEIGHT``."""
     text = without_note_marks(text)
     label, headings, lines = context_parts(context, heading_path)
+    name = ""
     if label:
-        held = "\n".join((*lines, text))
-        label = _label_words_not_in(label, held)
-        path_line = CONTEXT_SEPARATOR.join(part for part in (label, *headings) if part)
+        parts = _label_parts_not_in(label, "\n".join((*lines, text)))
+        name = parts[0]  # the document's title, as the header holds it
+        path_line = CONTEXT_SEPARATOR.join(
+            part for part in (LABEL_SEPARATOR.join(p for p in parts if p), *headings) if part)
         context = "\n".join(part for part in (path_line, *lines) if part)
-    return FieldedText(header_for_text(context, text, heading_path), text, label)
+    return FieldedText(header_for_text(context, text, heading_path), text, name)
 
 
 def dense_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -> str:

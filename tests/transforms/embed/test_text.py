@@ -49,8 +49,8 @@ def test_bm25_and_the_sparse_vector_index_the_whole_header():
     assert sparse_text_for(CONTEXT, TEXT, PATH) == CONTEXTUAL
     assert chunk_sparse_text(_row()) == CONTEXTUAL
     # as two fields (the header's length counts apart), from the chunk's fields
-    assert sparse_fields_for(CONTEXT, TEXT, PATH) == FieldedText(CONTEXT, TEXT, LABEL)
-    assert chunk_sparse_fields(_row()) == FieldedText(CONTEXT, TEXT, LABEL)
+    assert sparse_fields_for(CONTEXT, TEXT, PATH) == FieldedText(CONTEXT, TEXT, "Apple Inc.")
+    assert chunk_sparse_fields(_row()) == FieldedText(CONTEXT, TEXT, "Apple Inc.")
     vector = with_sparse_vector(_row())["sparse"]
     assert vector == encode_sparse_document(FieldedText(CONTEXT, TEXT)).as_row()
     assert vector != encode_sparse_document(CONTEXTUAL).as_row()
@@ -84,7 +84,7 @@ def test_a_context_is_taken_apart_into_label_headings_and_table_lines():
 
 def test_the_evaluation_indexes_what_the_pipeline_indexes():
     chunks = chunk_rows_from_dicts([_row()])
-    assert indexed_texts(chunks, "contextual") == ([FieldedText(CONTEXT, TEXT, LABEL)],
+    assert indexed_texts(chunks, "contextual") == ([FieldedText(CONTEXT, TEXT, "Apple Inc.")],
                                                    [INDEXED])
     assert indexed_texts(chunks, "contextual")[0][0].joined() == CONTEXTUAL
     assert indexed_texts(chunks, "text") == ([TEXT], [TEXT])
