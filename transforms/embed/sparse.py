@@ -21,12 +21,12 @@ The scheme, ``SPARSE_SCHEME`` (also in the chunks schema metadata under
 * **query value**: 1 per distinct term. The inverse document frequency comes
   from the store (Qdrant's ``Modifier.IDF``), from BM25 in ``ragbeam eval``, or
   is left out (Milvus's sparse inner product: term-frequency scoring). A store
-  counts every indexed term of a chunk in its frequencies, the document label's
-  too; ``ragbeam eval``'s BM25 counts a term only for the chunks whose text or
-  headings hold it (``lexical.bm25_terms``), which its benchmark scores (issue 38,
-  docs/benchmarks.md: 244 → 259 questions at 600 tokens on the five dev domains).
-  Carrying that frequency to a store needs the query to carry the weights (a
-  table of frequencies written with the chunks, the store's modifier off): not
+  counts every indexed term of a chunk in its frequencies, the document's title in
+  the label too; ``ragbeam eval``'s BM25 leaves out the terms a chunk has from its
+  document's title alone (``lexical.bm25_terms``), which its benchmark scores (issue
+  38, docs/benchmarks.md: 244 → 260 questions at 600 tokens on the five dev
+  domains). Carrying that frequency to a store needs the query to carry the weights
+  (a table of frequencies written with the chunks, the store's modifier off): not
   done yet.
 
 Indices are sorted and unique (two terms that share an index add their values).
