@@ -31,6 +31,13 @@ wider than its letters need, the runs of words between its wide gaps
    (one column of page numbers), a list (bullets or numbers in the first column),
    a form (check boxes), and anything with fewer than ``MIN_BODY_ROWS`` rows of
    two cells or without a value unless it has ``MIN_TEXT_COLUMNS`` columns.
+6. **Beside a column of text.** Where a column of running text stands on the page
+   (``MIN_COLUMN_LINES`` prose lines sharing an edge), the pieces no table took are
+   read again on each side of its edge: a paper's table in one of its two columns
+   whose rows the whole page's reading mixed with the other column's lines. A table
+   the whole page gave that holds such prose lines, set to the column's edge, in half
+   its rows or more is read again the same way (``_takes_a_text_column``): justified
+   text is set to its column's edge, a table's row labels are ragged.
 
 A table is rendered as its rows, ``cell | cell | …`` as Tika writes the tables of
 DOCX and HTML (``extract/xhtml.py``), its header row first: cleaning puts them into
