@@ -9,7 +9,9 @@ wider than its letters need, the runs of words between its wide gaps
 
 1. **Rows.** Lines whose boxes share a band of the page are one visual row; its
    pieces (a line's cells, or the line itself) left to right are its cells. A
-   lone currency sign is one cell with the amount after it ("$ 96,388"), a lone
+   lone currency sign is one cell with the amount after it ("$ 96,388"), also where
+   Tika gave it in one piece with the amount before it ("100.0 $": a row whose signs
+   stand before their amounts), a lone
    "%" with the number before it, and pieces closer than ``CELL_GAP`` line
    heights are one cell (Tika cut a cell into two lines).
 2. **Columns.** A run of rows with two or more cells, label rows ("Net sales:",
@@ -547,12 +549,54 @@ def _rows(ordered: Sequence[Piece]) -> list[_Row]:
     return rows
 
 
-def _merged_cells(cells: list[_Cell], height: float) -> list[_Cell]:
+# A value with a currency sign after it, one piece ("100.0 $"): in a row whose signs stand
+# before their amounts, the sign is the next amount's, set at its column's left edge.
+_TRAILING_SIGN = re.compile(r"^(?P<value>.*\S)\s+(?P<sign>[$€£¥₹])$")
+
+
+def _signs_lead(cells: list[_Cell]) -> bool:
+    """The row writes its currency signs before the amounts: its first sign is a cell of
+    its own or starts one, with an amount after it ("$ | 100.0", "$ 96,388")."""
+    for i, cell in enumerate(cells):
+        if _CURRENCY.match(cell.text):
+            rest = cell.text[1:].strip()
+            if rest:
+                return is_value(rest)
+            after = cells[i + 1].text if i + 1 < len(cells) else ""
+            return is_value(_TRAILING_SIGN.sub(r"\g<value>", after))
+        if _TRAILING_SIGN.match(cell.text):
+            return False  # a sign after the row's first signed amount: "1 234 €"
+    return False
+
+
+def _signs_apart(cells: list[_Cell]) -> list[_Cell]:
+    """``cells`` with each trailing currency sign ("100.0 $") a cell of its own (for a row
+    whose signs stand before their amounts, ``_signs_lead``): Tika gave a value and the
+    next column's sign, set close after it, as one piece, and the sign went with the
+    column before ("Verizon | $ | 100.0 $ | 111.3 $ | …")."""
     out: list[_Cell] = []
     for cell in cells:
+        match = _TRAILING_SIGN.match(cell.text)
+        if match is None or not is_value(match["value"]):
+            out.append(cell)
+            continue
+        # the sign's share of the piece's width, by characters
+        cut = cell.x0 + (cell.x1 - cell.x0) * len(match["value"]) / len(cell.text)
+        out.append(_Cell(match["value"], cell.x0, cut, cell.lines))
+        out.append(_Cell(match["sign"], cell.x1 - (cell.x1 - cell.x0) / len(cell.text), cell.x1,
+                         cell.lines))
+    return out
+
+
+def _merged_cells(cells: list[_Cell], height: float) -> list[_Cell]:
+    lead = any(_TRAILING_SIGN.match(cell.text) for cell in cells) and _signs_lead(cells)
+    out: list[_Cell] = []
+    for cell in _signs_apart(cells) if lead else cells:
         if out:
             last = out[-1]
-            close = cell.x0 - last.x1 < CELL_GAP * height
+            # a sign that leads its amount is never the end of the cell before it
+            close = (cell.x0 - last.x1 < CELL_GAP * height
+                     and not (lead and _CURRENCY.match(cell.text) and len(cell.text) <= 4))
             sign_before = _CURRENCY.match(last.text) and len(last.text) <= 4 and is_value(cell.text)
             percent_after = cell.text in {"%", "pts", "bps"} and is_value(last.text)
             if close or sign_before or percent_after:

@@ -14,7 +14,14 @@ from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.strategies import build_strategy
 from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, table_regions
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
-from ragbeam.transforms.clean.tables import Piece, Table, find_tables, is_value
+from ragbeam.transforms.clean.tables import (
+    Piece,
+    Table,
+    _Cell,
+    _signs_lead,
+    find_tables,
+    is_value,
+)
 from ragbeam.transforms.extract.backends import EmbeddedTika
 from ragbeam.transforms.extract.document import build_extracted_document
 from ragbeam.transforms.types import BlockKind, Document, FetchedFile, SourceFile
@@ -535,3 +542,28 @@ def test_no_row_group_labels_without_runs_to_name():
         (("Orders", 143.6), ("Sales", 190.0)), run_tops=(118.9, 118.9 + 68)))
         for row in table.rendered()]
     assert not any(row.startswith(("Orders |", "Sales |")) for row in rows)
+
+
+def test_a_currency_sign_tika_gave_with_the_amount_before_it_is_the_next_amounts():
+    # A purchase price allocation (Verizon's 10-K): each column's "$" set at its left
+    # edge, the amount at its right; Tika gave an amount and the next column's sign, set
+    # close after it, as one piece ("1,370 $"), and the sign went with the column before.
+    rows = [("Current assets", "1,370", "9", "1,379"),
+            ("Total assets acquired", "10,294", "22", "10,316"),
+            ("Current liabilities", "1,433", "70", "1,503"),
+            ("Total consideration", "7,014", "25", "7,039")]
+    pieces = _row(0, 88, ("Preliminary", 215, 262), ("Adjustments", 280, 330), ("Final", 380, 402))
+    for n, (label, first, second, third) in enumerate(rows, start=1):
+        pieces += _row(n, 88 + 12 * n, (label, 36, 36 + 5 * len(label)), ("$", 200, 205),
+                       (f"{first} $", 262 - 5 * len(first), 275),
+                       (f"{second} $", 330 - 5 * len(second), 345),
+                       (third, 402 - 5 * len(third), 402))
+    (table,) = find_tables(pieces)
+    header, *body = table.rendered()
+    assert [cell.strip() for cell in header.split("|")] == ["", "Preliminary", "Adjustments",
+                                                           "Final"]
+    assert body[0] == "Current assets | $ 1,370 | $ 9 | $ 1,379"
+    assert body[-1] == "Total consideration | $ 7,014 | $ 25 | $ 7,039"
+    # a row whose sign follows its first amount ("1 234 €") keeps each sign where it is
+    assert not _signs_lead([_Cell("Ventes", 36, 90, [0]), _Cell("1 234 €", 200, 240, [0]),
+                            _Cell("1 300 €", 280, 320, [0])])
