@@ -135,7 +135,9 @@ if TYPE_CHECKING:
 # 23: PDF tables read again past a footnote under them or the next table's heads, a
 # negative amount with its currency sign a value, a line set larger than the heads a
 # table's title, a table beside a column of text read on its own side of the column's edge.
-OUTPUT_FORMAT_VERSION = 23
+# 24: a currency sign Tika gave with the amount before it ("1,370 $") is the next amount's
+# where the row's signs lead their amounts.
+OUTPUT_FORMAT_VERSION = 24
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
