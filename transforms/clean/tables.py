@@ -20,7 +20,8 @@ wider than its letters need, the runs of words between its wide gaps
 3. **Header rows.** The rows right above the first row that holds a value
    (an amount, a percentage, a dash for none; a bare year is a header's) whose
    cells sit over the value columns: the periods of a statement, a data sheet's
-   "Min Typ Max". Stacked headers become one header row, each column's header
+   "Min Typ Max"; a line alone in brackets over the value columns, "(In millions)",
+   is one of them. Stacked headers become one header row, each column's header
    its cells top to bottom ("Three Months Ended December 31, 2022"). A cell over
    two or more columns is written once, in the first column it covers, the others
    left empty (as a spreadsheet keeps a merged cell): the table's text never holds
@@ -707,7 +708,9 @@ def _table_of_run(rows: list[_Row], body: list[int], top: int
     first = _cell_texts(rows[start])
     for n, i in enumerate(body):
         row = rows[i]
-        if len(row.cells) == 1 and row.cells[0].x1 > columns[1][0]:
+        if (len(row.cells) == 1 and row.cells[0].x1 > columns[1][0]
+                and not (_unit_line(row.cells[0])
+                         and not any(cell.value for k in kept for cell in rows[k].cells))):
             break  # a line over the value columns: the table has ended
         if (len(row.cells) == 1 and n + 1 < len(body)
                 and _cell_texts(rows[body[n + 1]]) == first):
@@ -752,6 +755,19 @@ def _table_of_run(rows: list[_Row], body: list[int], top: int
                   tuple((x0, x1) for x0, x1 in columns), table_rows[0].top,
                   table_rows[-1].bottom)
     return table, kept[-1] + 1
+
+
+# A note on a table's units in brackets ("(In millions)", "(in thousands, except per
+# share data)", "(Unaudited)").
+_UNIT_NOTE = re.compile(r"^\([^()]+\)$")
+
+
+def _unit_line(cell: _Cell) -> bool:
+    """A line alone that notes the table's units, set over its value columns between
+    its heads and its first row of values: part of the header, not the table's end (a
+    second table's heads on a page, "(In millions)" under them, were read as a table
+    of their own and its values as a table without heads)."""
+    return bool(_UNIT_NOTE.match(cell.text.strip())) and cell.words <= MAX_HEADER_WORDS
 
 
 def _footnote(row: _Row) -> bool:

@@ -567,3 +567,19 @@ def test_a_currency_sign_tika_gave_with_the_amount_before_it_is_the_next_amounts
     # a row whose sign follows its first amount ("1 234 €") keeps each sign where it is
     assert not _signs_lead([_Cell("Ventes", 36, 90, [0]), _Cell("1 234 €", 200, 240, [0]),
                             _Cell("1 300 €", 280, 320, [0])])
+
+
+def test_a_second_table_with_a_units_line_under_its_heads_keeps_them():
+    # NVIDIA's 10-Q (Q3 FY2024), p. 14: two tables of unrealized losses, one per date.
+    # The second's heads stand over "(In millions)", a line alone over its value
+    # columns: read as the table's end, the heads were a table of their own and the
+    # values a table without heads.
+    tables = find_tables(_page_pieces("nvda-2023q3-10q-p14.json"))
+    january = next(t for t in tables if "January 29, 2023 12 Months" in t.rendered()[0])
+    assert january.header_rows == 1
+    assert [cell.strip() for cell in january.rendered()[0].split("|")][1:3] == [
+        "Less than 12 Months Estimated Fair Value", "Gross Unrealized Loss"]
+    assert "Treasury | $ 2,444 | $ (21) | $ 1,172 | $ (23) | $ 3,616 | $ (44)" in (
+        january.rendered())
+    assert not any(t.header_rows == 0 and "Treasury | $ 2,444" in t.rendered()[0]
+                   for t in tables)
