@@ -137,7 +137,9 @@ if TYPE_CHECKING:
 # table's title, a table beside a column of text read on its own side of the column's edge.
 # 24: a currency sign Tika gave with the amount before it ("1,370 $") is the next amount's
 # where the row's signs lead their amounts.
-OUTPUT_FORMAT_VERSION = 24
+# 25: a line alone in brackets over a table's value columns ("(In millions)") under its
+# heads is part of its header, not the table's end.
+OUTPUT_FORMAT_VERSION = 25
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
