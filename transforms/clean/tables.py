@@ -767,7 +767,8 @@ def _unit_line(cell: _Cell) -> bool:
     its heads and its first row of values: part of the header, not the table's end (a
     second table's heads on a page, "(In millions)" under them, were read as a table
     of their own and its values as a table without heads)."""
-    return bool(_UNIT_NOTE.match(cell.text.strip())) and cell.words <= MAX_HEADER_WORDS
+    return (bool(_UNIT_NOTE.match(cell.text.strip())) and not cell.value  # not "(16)"
+            and cell.words <= MAX_HEADER_WORDS)
 
 
 def _footnote(row: _Row) -> bool:
