@@ -236,16 +236,11 @@ def _word_terms(word: str, language: str) -> tuple[str, ...]:
     return tuple(tokenize(word, language))
 
 
-def _label_words_not_in(label: str, text: str) -> str:
-    """``label`` less each word whose retrieval terms ``text`` already holds
-    (``lexical.tokenize``, in the text's language), a word with a digit (a year, a
-    period, a form number) always kept; the parts of the label that keep no word go."""
-    return LABEL_SEPARATOR.join(part for part in _label_parts_not_in(label, text) if part)
-
-
 def _label_parts_not_in(label: str, text: str) -> list[str]:
-    """``_label_words_not_in``'s parts, one per part of ``label`` (the title first), an
-    empty one where a part keeps no word."""
+    """``label``'s parts (the title first), each less the words whose retrieval terms
+    ``text`` already holds (``lexical.tokenize``, in the text's language), a word with a
+    digit (a year, a period, a form number) always kept; a part that keeps no word is
+    empty."""
     language = guess_language(WORD.findall(text.casefold()))
     held = set(tokenize(text, language))
     parts = []
@@ -265,7 +260,7 @@ def sparse_text_for(context: str, text: str, heading_path: Sequence[str] = ()) -
     """What BM25 and the sparse vector index: the whole contextual header, then the
     text (``embed_text_for``), the document label giving each chunk its words once:
     a label word the text or the table lines already hold is not added again
-    (``_label_words_not_in``). The headings do not count: a section heading that
+    (``_label_parts_not_in``). The headings do not count: a section heading that
     restates a word of the title ("Size of the Court" in an article titled "Supreme
     Court of the United States") cut it out of the label, and every chunk of the
     section then named the document by a fragment ("Supreme of the United States"),
