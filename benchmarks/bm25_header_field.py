@@ -65,6 +65,7 @@ class HeaderFieldBM25:
                  w: float, wl: float, wlab: float | None, once: bool = False,
                  idf_from: str = "name") -> None:
         from ragbeam.transforms.embed.lexical import as_text, guess_language, tokenize, words_of
+        from ragbeam.transforms.embed.text import LABEL_SEPARATOR
 
         self._tokenize = tokenize
         frequencies, lengths, df = [], [], Counter()
@@ -100,7 +101,7 @@ class HeaderFieldBM25:
                 if full_label not in label_terms:
                     label_terms[full_label] = set(tokenize(full_label, language))
             elif idf_from == "name":  # the label's first part (the name) does not count
-                name = label.split(" · ")[0] if label else ""
+                name = label.split(LABEL_SEPARATOR)[0] if label else ""
                 name_tf = Counter(tokenize(name, language)) & label_tf if name else Counter()
                 df.update(k for k in tf if text_tf[k] or path_tf[k] or label_tf[k] > name_tf[k])
             elif idf_from == "all":
