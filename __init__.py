@@ -12,7 +12,9 @@ torch for a notebook that only chunks text):
 * ``ragbeam.IngestDocuments``: the whole ingestion as one Beam ``PTransform``
   (``pipeline/graph.py``), configured by ``ragbeam.RunSettings``' options;
 * ``ragbeam.encode_sparse_query``: a search query as a ``SparseVector`` in the
-  space of ``chunks.sparse`` (``--sparse``; ``transforms/embed/sparse.py``).
+  space of ``chunks.sparse`` (``--sparse``; ``transforms/embed/sparse.py``), its terms
+  weighed by the ``TermFrequencies`` that ``ragbeam.load_term_frequencies`` reads from
+  a run's ``terms`` table.
 """
 
 import importlib as _importlib
@@ -29,6 +31,8 @@ _PUBLIC = {
     "RunSettings": "ragbeam.pipeline.settings",
     "encode_sparse_query": "ragbeam.transforms.embed.sparse",
     "SparseVector": "ragbeam.transforms.embed.sparse",
+    "TermFrequencies": "ragbeam.transforms.embed.sparse",
+    "load_term_frequencies": "ragbeam.api",
 }
 __all__ = ["__version__", *_PUBLIC]
 

@@ -1,4 +1,5 @@
-r"""ragbeam's chunkers from Python, without Beam: ``chunk_text`` and ``chunk_file``.
+r"""ragbeam's chunkers from Python, without Beam: ``chunk_text`` and ``chunk_file``;
+and ``load_term_frequencies``, what a sparse query is weighed by.
 
     >>> import ragbeam
     >>> text = "# Guide\n\nBoats leave at nine.\n\n## Safety\n\nWear a life jacket."
@@ -21,6 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragbeam.pipeline.config import ExtractOptions
+from ragbeam.pipeline.runs import list_runs, plan_previous
+from ragbeam.schemas.layout import RUN_JSON
+from ragbeam.transforms import storage
 from ragbeam.transforms.chunk.base import ChunkOptions
 from ragbeam.transforms.chunk.records import (
     chunk_context,
@@ -32,6 +36,8 @@ from ragbeam.transforms.chunk.strategies import build_strategy, strategy_names
 from ragbeam.transforms.chunk.table import with_table_headers
 from ragbeam.transforms.clean.document import CleanOptions
 from ragbeam.transforms.embed.model import DEFAULT_MODEL
+from ragbeam.transforms.embed.sparse import TermFrequencies
+from ragbeam.transforms.embed.term_table import read_term_frequencies
 from ragbeam.transforms.embed.text import dense_text_for, sparse_text_for
 from ragbeam.transforms.extract.markdown import parse_markdown_blocks
 from ragbeam.transforms.extract.single_file import read_local_file
@@ -230,3 +236,22 @@ def _file_extractor() -> Any:  # -> SingleFileExtractor, with `ragbeam run`'s li
 
 
 __all__ = ["ChunkedFile", "TextChunk", "chunk_file", "chunk_text"]
+
+
+def load_term_frequencies(path: str | os.PathLike) -> TermFrequencies:
+    """The document frequencies ``ragbeam.encode_sparse_query`` weighs a question's terms
+    by (``--sparse``): from a run's output folder (its ``terms`` table), or from a
+    ``ragbeam sync`` state folder, its newest run a later run builds on (the run that
+    last synced the stores). Local paths and any Beam file system's (``gs://…``).
+
+        >>> frequencies = ragbeam.load_term_frequencies("state")  # doctest: +SKIP
+        >>> ragbeam.encode_sparse_query("Where are the solutions?", frequencies)  # doctest: +SKIP
+    """
+    path = os.fspath(path)
+    if storage.exists(storage.join(path, RUN_JSON)):
+        return read_term_frequencies(path)
+    newest = plan_previous(list_runs(path))
+    if newest is None:
+        raise ValueError(f"{path} is neither a run's output nor a state folder with a "
+                         "completed run")
+    return read_term_frequencies(newest.path)

@@ -37,12 +37,20 @@ from ragbeam.pipeline.config import RunConfig
 from ragbeam.pipeline.runner import extract_processes_for, with_embedding_threads
 from ragbeam.pipeline.settings import RunSettings, config_from_options, run_config
 from ragbeam.pipeline.summary import deletes_held, summarize, write_run_json
-from ragbeam.schemas import OUTPUT_TABLES, ChangeRow, ChunkRow, DocumentRow, ErrorRow
+from ragbeam.schemas import (
+    OUTPUT_TABLES,
+    ChangeRow,
+    ChunkRow,
+    DocumentRow,
+    ErrorRow,
+    TermRow,
+)
 from ragbeam.schemas.changes import upsert_row_for_chunk
 from ragbeam.transforms import progress
 from ragbeam.transforms.chunk.dofn import DOCUMENTS, ChunkDocument
 from ragbeam.transforms.clean.dofn import CleanDocument, RemoveCorpusBoilerplate
 from ragbeam.transforms.embed.sparse import with_sparse_vector
+from ragbeam.transforms.embed.terms import TermRows
 from ragbeam.transforms.embed.vectors import FailDocumentsWithoutVectors, VectorsForKeptChunks
 from ragbeam.transforms.extract.dofn import ExtractWithTika
 from ragbeam.transforms.identity.identify import DUPLICATES, TO_PROCESS, IdentifyContent, new_file
@@ -73,7 +81,7 @@ from ragbeam.transforms.write.stats import TABLE_COUNTERS
 if TYPE_CHECKING:
     from ragbeam.transforms.sink.sync import SyncPlan
 
-TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes
+TABLES = OUTPUT_TABLES  # chunks, documents, errors, changes, terms
 
 
 class Tables(TypedDict):
@@ -86,6 +94,7 @@ class Tables(TypedDict):
     documents: beam.PCollection[DocumentRow]
     errors: beam.PCollection[ErrorRow]
     changes: beam.PCollection[ChangeRow]
+    terms: beam.PCollection[TermRow]
 
 
 def extract_dofn(pipeline: beam.Pipeline, config: RunConfig) -> ExtractWithTika:
@@ -130,10 +139,11 @@ class WriteRunJson(beam.DoFn):
 
 class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tuple[str, bytes]],
                                        Tables]):
-    """Documents → ``{"chunks", "documents", "errors", "changes"}``: PCollections of
-    rows of the four output tables, each of its table's row type (``ragbeam.schemas``:
-    ``ChunkRow``, ``DocumentRow``, ``ErrorRow``, ``ChangeRow``; to Beam,
-    ``Dict[str, Any]``).
+    """Documents → ``{"chunks", "documents", "errors", "changes", "terms"}``:
+    PCollections of rows of the five output tables, each of its table's row type
+    (``ragbeam.schemas``: ``ChunkRow``, ``DocumentRow``, ``ErrorRow``, ``ChangeRow``,
+    ``TermRow``; to Beam, ``Dict[str, Any]``). ``terms`` (the chunks' document
+    frequencies, for a sparse query) is empty without ``config.sparse``.
 
     Applied to a pipeline, it matches the files of ``config.match.inputs`` (and,
     with ``config.previous``, re-indexes incrementally); applied to a PCollection
@@ -170,6 +180,14 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         self._redo_kept_vectors = self._fill_kept_vectors and not self._first_kept
 
     def expand(self, source: beam.pvalue.PBegin | beam.PCollection) -> Tables:
+        tables = self._ingest(source)
+        # Counted over the whole output, carried chunks too: the frequencies of exactly
+        # the chunks a store synced from it holds (none without sparse vectors).
+        tables["terms"] = tables["chunks"] | "Term frequencies" >> TermRows()
+        return tables
+
+    def _ingest(self, source: beam.pvalue.PBegin | beam.PCollection) -> Tables:
+        """Every table but ``terms``."""
         config = self._config
         config_hash = config.config_hash
         m = config.match
@@ -331,7 +349,7 @@ class IngestDocuments(beam.PTransform[beam.pvalue.PBegin | beam.PCollection[tupl
         new = {"chunks": (chunks,), "documents": document_parts}
         return {table: ((*new.get(table, ()), reconciled[table], carried[table])
                 | f"All {table}" >> beam.Flatten())
-                for table in TABLES}
+                for table in TABLES if table != "terms"}
 
 
 def build_pipeline(pipeline: beam.Pipeline, config: RunConfig, claim: str | None = None,

@@ -9,9 +9,9 @@ cost, so the run is written here instead, with what the pipeline would have
 written, table by table, and without importing Beam: the files go through
 ``transforms/storage.py`` (local paths, ``gs://``):
 
-* ``chunks``: DIR's files copied as they are (never linked: a later edit of one
-  run's files must not change the other's), when their schema is the one this run
-  writes; otherwise the pipeline runs;
+* ``chunks`` and ``terms`` (their document frequencies): DIR's files copied as they
+  are (never linked: a later edit of one run's files must not change the other's),
+  when their schemas are the ones this run writes; otherwise the pipeline runs;
 * ``documents``: DIR's rows carried by the carry rules ``CarryPreviousRows`` applies
   (``transforms/plan/carry.py``: status ``unchanged``, a kept failure marked, a new
   modification time recorded; a tombstone, reported once, dropped); ``errors``: the
@@ -54,6 +54,9 @@ from ragbeam.transforms.write.shards import (
 )
 from ragbeam.transforms.write.stats import TABLE_COUNTERS
 
+# The tables an unchanged run copies from the previous one as they are.
+COPIED_TABLES = ("chunks", "terms")
+
 
 def listed_sources(rows: Sequence[Mapping[str, Any]]) -> list[SourceFile]:
     """``run.dry_run``'s rows as the Match stage's ``SourceFile``s."""
@@ -77,6 +80,7 @@ class Unchanged:
 
     document_files: list[str]
     chunk_files: list[str]
+    term_files: list[str]
     plan: CarryOver
 
 
@@ -104,11 +108,12 @@ def nothing_to_do(config: RunConfig, sources: Sequence[SourceFile]) -> Unchanged
     if plan is None:
         return None
     schemas = config.table_schemas()
-    chunk_files = table_files(previous, "chunks")
-    if any(_schema(path) != schemas["chunks"] or
-           _schema(path).metadata != schemas["chunks"].metadata for path in chunk_files):
-        return None  # written by another schema: the pipeline writes this run's
-    return Unchanged(document_files, chunk_files, plan)
+    files = {table: table_files(previous, table) for table in COPIED_TABLES}
+    if not files["terms"] or any(
+            _schema(path) != schemas[table] or _schema(path).metadata != schemas[table].metadata
+            for table in COPIED_TABLES for path in files[table]):
+        return None  # written by another schema (or version): the pipeline writes this run's
+    return Unchanged(document_files, files["chunks"], files["terms"], plan)
 
 
 def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
@@ -128,11 +133,12 @@ def write_unchanged(config: RunConfig, unchanged: Unchanged, started: float
 
     for table in schemas:
         storage.mkdirs(table_dir(config.output, table))
-    copies = [final_shard_name(config.output, "chunks", i, len(chunk_files))
-              for i in range(len(chunk_files))]
-    for source, destination in zip(chunk_files, copies, strict=True):
-        storage.copy(source, destination)
-    files["chunks"] = copies
+    for table, sources in (("chunks", chunk_files), ("terms", unchanged.term_files)):
+        copies = [final_shard_name(config.output, table, i, len(sources))
+                  for i in range(len(sources))]
+        for source, destination in zip(sources, copies, strict=True):
+            storage.copy(source, destination)
+        files[table] = copies
     rows = sum(_rows_of(path) for path in chunk_files)
     counts["chunks"] = {"rows": rows, **({"embedded": rows} if config.embed_chunks else {})}
 

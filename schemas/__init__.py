@@ -1,5 +1,5 @@
 """ragbeam's output tables: one row type per table (``ChunkRow``, ``DocumentRow``,
-``ErrorRow``, ``ChangeRow``), the one builder of its rows, and the Arrow schema
+``ErrorRow``, ``ChangeRow``, ``TermRow``), the one builder of its rows, and the Arrow schema
 derived from it (``typed_rows.py``); see ``README.md`` beside this file."""
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from ragbeam.schemas.chunks import (
 )
 from ragbeam.schemas.documents import DOCUMENT_SCHEMA, DocumentRow, build_document_row
 from ragbeam.schemas.errors import ERROR_SCHEMA, ErrorRow, build_error_row
+from ragbeam.schemas.terms import TERM_SCHEMA, TermRow
 
 # Every table a run writes, by its folder name under --output, and its row type.
 ROW_TYPES: dict[str, type] = {"chunks": ChunkRow, "documents": DocumentRow,
-                              "errors": ErrorRow, "changes": ChangeRow}
+                              "errors": ErrorRow, "changes": ChangeRow, "terms": TermRow}
 OUTPUT_TABLES = tuple(ROW_TYPES)
 
 
@@ -38,6 +39,7 @@ def output_schemas(embedding_dimension: int | None = None,
         "documents": DOCUMENT_SCHEMA,
         "errors": ERROR_SCHEMA,
         "changes": CHANGE_SCHEMA,
+        "terms": TERM_SCHEMA,
     }
 
 
@@ -47,11 +49,13 @@ __all__ = [
     "ERROR_SCHEMA",
     "OUTPUT_TABLES",
     "ROW_TYPES",
+    "TERM_SCHEMA",
     "TEXT_EMBEDDING",
     "ChangeRow",
     "ChunkRow",
     "DocumentRow",
     "ErrorRow",
+    "TermRow",
     "build_change_row",
     "build_chunk_row",
     "build_document_row",

@@ -37,10 +37,13 @@ SPARSE_METADATA_KEY = "ragbeam.sparse"
 
 
 class SparseVectorRow(TypedDict):
-    """``chunks.sparse``: indices sorted and unique, one value each."""
+    """``chunks.sparse``: indices sorted and unique, one value each; ``title_only``:
+    those the chunk has only from its document's title, left out of the ``terms``
+    table's counts."""
 
     indices: Annotated[list[int], pa.list_(pa.int32())]
     values: Annotated[list[float], pa.list_(pa.float32())]
+    title_only: Annotated[list[int], pa.list_(pa.int32())]
 
 
 SPARSE_TYPE = pa.struct(arrow_fields(SparseVectorRow))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ragbeam.pipeline.config import DEFAULT_TEXT_VECTOR
+from ragbeam.transforms.embed.term_table import ALL_CHUNKS_INDEX, count_terms, term_rows
 
 from conftest import TEST_EXTRACT_TIMEOUT
 from helpers import copy_samples, read_table, run_cli
@@ -81,15 +82,21 @@ def test_sparse_switched_on_then_off_redoes_only_the_sparse_vectors(corpus, plai
     assert _without(after, "sparse") == _without(before, "sparse")
     assert _upserts(tmp_path / "on") == set(after)  # a store gains the sparse vectors
     assert on["layer_work"] == {"dense": "none", "sparse": "redo"}
-    # Exactly what a fresh run with --sparse writes.
+    # Exactly what a fresh run with --sparse writes, document frequencies too: counted
+    # over every chunk, carried ones included.
     _run(corpus, tmp_path / "fresh", "--sparse")
     assert _chunks(tmp_path / "fresh") == after
+    terms = read_table(tmp_path / "on", "terms").to_pylist()
+    assert terms == read_table(tmp_path / "fresh", "terms").to_pylist()
+    assert terms == term_rows(count_terms(after.values()))
+    assert {"index": ALL_CHUNKS_INDEX, "chunks": len(after)} in terms
 
     off = _run(corpus, tmp_path / "off", previous=tmp_path / "on")
     _carried(tmp_path / "off", off)
     assert _chunks(tmp_path / "off") == before
     assert _upserts(tmp_path / "off") == set(before)
     assert off["layer_work"] == {"dense": "none", "sparse": "drop"}
+    assert read_table(tmp_path / "off", "terms").num_rows == 0
     # The same options again: nothing to do at all.
     again = _run(corpus, tmp_path / "again", previous=tmp_path / "off")
     _carried(tmp_path / "again", again)

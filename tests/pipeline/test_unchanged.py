@@ -29,11 +29,12 @@ def _run(corpus: pathlib.Path, out: pathlib.Path, previous: pathlib.Path | None 
 
 def _table(out: pathlib.Path, name: str) -> list[dict]:
     rows = read_table(out, name).to_pylist()
-    return sorted(rows, key=lambda r: (r.get("doc_id") or "", r.get("chunk_id") or ""))
+    return sorted(rows, key=lambda r: (r.get("doc_id") or "", r.get("chunk_id") or "",
+                                       r.get("index") or 0))
 
 
 def _same_run(shortcut: pathlib.Path, pipeline: pathlib.Path, a: dict, b: dict) -> None:
-    for name in ("documents", "chunks", "errors", "changes"):
+    for name in ("documents", "chunks", "errors", "changes", "terms"):
         assert _table(shortcut, name) == _table(pipeline, name), name
         assert read_table(shortcut, name).schema == read_table(pipeline, name).schema, name
     differ = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)} - LAUNCHER_ONLY
@@ -98,6 +99,23 @@ def test_an_unchanged_night_is_written_without_a_pipeline(first, tmp_path, monke
     _same_run(tmp_path / "short", tmp_path / "full", short, full)
     full_again = _run(corpus, tmp_path / "full-again", tmp_path / "full")
     _same_run(tmp_path / "again", tmp_path / "full-again", again, full_again)
+
+
+def test_an_unchanged_sparse_night_copies_its_term_frequencies(tmp_path, monkeypatch):
+    """The ``terms`` table (document frequencies of the chunks) is copied with the
+    chunks, and equals what the pipeline counts for the same chunks."""
+    corpus = copy_samples(tmp_path / "corpus", FILES)
+    settle(corpus)
+    run1 = tmp_path / "run1"
+    _run(corpus, run1, None, "--sparse")
+    short = _run(corpus, tmp_path / "short", run1, "--sparse")
+    assert short["pipeline"] is False
+    assert _table(tmp_path / "short", "terms") == _table(run1, "terms")
+    import ragbeam.pipeline.run as run_library  # where the run asks unchanged.py
+
+    monkeypatch.setattr(run_library, "nothing_to_do", lambda config, sources: None)
+    full = _run(corpus, tmp_path / "full", run1, "--sparse")
+    _same_run(tmp_path / "short", tmp_path / "full", short, full)
 
 
 def test_a_touched_file_with_the_same_bytes_records_its_new_time(tmp_path, monkeypatch):

@@ -26,6 +26,7 @@ from ragbeam.schemas import (
 )
 from ragbeam.schemas.chunks import TEXT_EMBEDDING, ChunkRow, SparseVectorRow, embedding_type
 from ragbeam.schemas.typed_rows import arrow_fields, column_hints
+from ragbeam.transforms.embed.term_table import term_rows
 
 _PYTHON_OF_ARROW = {pa.string(): str, pa.int32(): int, pa.int64(): int, pa.float32(): float}
 
@@ -100,6 +101,7 @@ def _rows() -> dict[str, dict[str, Any]]:
             source_uri="/b.pdf", doc_id="d2", stage="extract", error_type="Timeout",
             message="too slow", error_class="transient"),
         "changes": build_change_row("upsert", "c1", "d1", "/a.txt"),
+        "terms": term_rows({5: 2})[0],
     }
 
 
@@ -125,7 +127,7 @@ def test_a_builder_refuses_a_missing_column():
 
 def test_sparse_and_the_text_vector_are_the_only_optional_chunk_columns():
     assert ChunkRow.__optional_keys__ == {"sparse", TEXT_EMBEDDING}
-    assert set(SparseVectorRow.__required_keys__) == {"indices", "values"}
+    assert set(SparseVectorRow.__required_keys__) == {"indices", "values", "title_only"}
 
 
 def test_a_text_vector_run_round_trips_both_vectors_through_parquet(tmp_path):

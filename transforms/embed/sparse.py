@@ -1,5 +1,6 @@
 """Sparse lexical vectors (``--sparse``): a chunk's terms as hashed indices with
-BM25 term weights, and a query encoded into the same space (pure).
+BM25 term weights, and a query encoded into the same space with BM25's inverse
+document frequencies (pure).
 
 The scheme, ``SPARSE_SCHEME`` (also in the chunks schema metadata under
 ``ragbeam.sparse`` and in ``run.json``, so anyone can encode a query the same way):
@@ -18,16 +19,24 @@ The scheme, ``SPARSE_SCHEME`` (also in the chunks schema metadata under
   counts the header's and the text's occurrences, ``length`` is the text's terms plus
   ``HEADER_LENGTH_WEIGHT`` × the header's (``lexical.indexed_terms``, the rule of
   ``ragbeam eval``'s BM25: a long heading path does not make a chunk long);
-* **query value**: 1 per distinct term. The inverse document frequency comes
-  from the store (Qdrant's ``Modifier.IDF``), from BM25 in ``ragbeam eval``, or
-  is left out (Milvus's sparse inner product: term-frequency scoring). A store
-  counts every indexed term of a chunk in its frequencies, the document's title in
-  the label too; ``ragbeam eval``'s BM25 leaves out the terms a chunk has from its
-  document's title alone (``lexical.bm25_terms``), which its benchmark scores (issue
-  38, docs/benchmarks.md: 244 → 260 questions at 600 tokens on the five dev
-  domains). Carrying that frequency to a store needs the query to carry the weights
-  (a table of frequencies written with the chunks, the store's modifier off): not
-  done yet.
+* **title_only**: the indices a chunk has only from its document's title (its
+  label's first part, ``lexical.bm25_terms``), kept beside the vector;
+* **document frequencies**: the run's ``terms`` table, for each index the number
+  of chunks that hold it other than through their title alone
+  (``term_frequencies.py``), summed over the whole output, carried chunks too;
+* **query value**: BM25's inverse document frequency of each distinct term,
+  ``ln(1 + (N − n + 0.5) / (n + 0.5))`` with ``N`` the output's chunks and ``n``
+  the term's count in the ``terms`` table. A store scores the inner product, which
+  is then BM25: Milvus's sparse inner product and Qdrant's sparse vector without a
+  modifier (a store's own IDF would count every indexed term, the title's too).
+
+Why the title stays out of the frequencies: every chunk's header repeats its
+document's label, so counted as the chunk's own words the title made a company's or
+an article's name as common as its document is long, worth almost nothing to a
+question that names it (issue 38, docs/benchmarks.md: ``ragbeam eval``'s BM25 244 →
+260 questions at 600 tokens on the five dev domains). The frequencies of a run are
+the whole output's, so the query must use the ``terms`` table of the run the store
+was synced from (``ragbeam.load_term_frequencies``).
 
 Indices are sorted and unique (two terms that share an index add their values).
 """
@@ -35,6 +44,7 @@ Indices are sorted and unique (two terms that share an index add their values).
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +53,7 @@ from ragbeam.schemas.chunks import ChunkRow
 from ragbeam.transforms.embed.lexical import (
     HEADER_LENGTH_WEIGHT,
     FieldedText,
-    indexed_terms,
+    bm25_terms,
     tokenize,
 )
 from ragbeam.transforms.embed.text import chunk_sparse_fields
@@ -59,9 +69,10 @@ B = 0.75
 AVERAGE_TERMS = 37
 INDEX_MASK = 0x7FFFFFFF
 SPARSE_SCHEME: dict[str, Any] = {
+    # /4: the query carries the IDF, from the terms table, which leaves the title out;
     # /3: a label word a heading holds is indexed again (text.sparse_fields_for); /2 the
     # header's length at HEADER_LENGTH_WEIGHT
-    "scheme": "ragbeam-bm25-hashed/3",
+    "scheme": "ragbeam-bm25-hashed/4",
     "text": "contextual header and text less note markers, two fields "
             "(transforms/embed/text.sparse_fields_for)",
     "tokenizer": "ragbeam.transforms.embed.lexical.tokenize: case folding, stop words and "
@@ -71,7 +82,13 @@ SPARSE_SCHEME: dict[str, Any] = {
     "document_value": "tf*(k1+1)/(tf+k1*(1-b+b*length/average_terms)), tf = header tf + "
                       "text tf, length = text terms + header_length_weight * header terms "
                       "(transforms/embed/lexical.indexed_terms)",
-    "query_value": "1 per distinct term; IDF from the store (Qdrant Modifier.IDF)",
+    "title_only": "indices of terms the chunk has only from its document's title "
+                  "(the label's first part; transforms/embed/lexical.bm25_terms)",
+    "document_frequencies": "terms table: per index, the chunks holding it less their "
+                            "title_only indices",
+    "query_value": "ln(1+(N-n+0.5)/(n+0.5)) per distinct term, N = chunks, n = the "
+                   "terms table's count (0 when absent); the store scores the inner "
+                   "product, without an IDF of its own",
     "k1": K1,
     "b": B,
     "average_terms": AVERAGE_TERMS,
@@ -82,10 +99,13 @@ SPARSE_SCHEME: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class SparseVector:
-    """Sorted, unique ``indices`` with their ``values``."""
+    """Sorted, unique ``indices`` with their ``values``; for a chunk, ``title_only``:
+    the indices it has only from its document's title (not counted in the document
+    frequencies)."""
 
     indices: tuple[int, ...]
     values: tuple[float, ...]
+    title_only: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[int, float]:
         """``{index: value}``: what pymilvus takes for a sparse vector."""
@@ -93,7 +113,8 @@ class SparseVector:
 
     def as_row(self) -> dict[str, list]:
         """The ``chunks.sparse`` column's value."""
-        return {"indices": list(self.indices), "values": list(self.values)}
+        return {"indices": list(self.indices), "values": list(self.values),
+                "title_only": list(self.title_only)}
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -104,29 +125,67 @@ def term_index(term: str) -> int:
     return int.from_bytes(digest, "big") & INDEX_MASK
 
 
-def _vector(weights: Mapping[str, float]) -> SparseVector:
+def _by_index(weights: Mapping[str, float]) -> dict[int, float]:
     by_index: dict[int, float] = {}
     for term, weight in weights.items():
         index = term_index(term)
         by_index[index] = by_index.get(index, 0.0) + weight
+    return by_index
+
+
+def _vector(by_index: Mapping[int, float], title_only: tuple[int, ...] = ()
+            ) -> SparseVector:
     indices = tuple(sorted(by_index))
-    return SparseVector(indices, tuple(round(by_index[i], 6) for i in indices))
+    return SparseVector(indices, tuple(round(by_index[i], 6) for i in indices), title_only)
 
 
 def encode_sparse_document(text: str | FieldedText, language: str | None = None
                            ) -> SparseVector:
     """What is indexed of a chunk (its header and text, ``text.sparse_fields_for``; a
-    plain string is all text) → its sparse vector."""
-    counts, length = indexed_terms(text, language)
+    plain string is all text) → its sparse vector, with the indices it has only from
+    its document's title."""
+    counts, length, rarity_terms = bm25_terms(text, language)
     norm = K1 * (1 - B + B * length / AVERAGE_TERMS)
-    return _vector({term: tf * (K1 + 1) / (tf + norm) for term, tf in counts.items()})
+    by_index = _by_index({term: tf * (K1 + 1) / (tf + norm) for term, tf in counts.items()})
+    counted = {term_index(term) for term in rarity_terms}
+    return _vector(by_index, tuple(sorted(set(by_index) - counted)))
 
 
-def encode_sparse_query(text: str, language: str | None = None) -> SparseVector:
-    """A search query → a sparse vector in the space of ``chunks.sparse``: weight 1
-    per distinct term (``language``: en, de, fr, es, it, pt or nl; guessed from
-    stop words when not given, like the documents' own)."""
-    return _vector(dict.fromkeys(tokenize(text, language), 1.0))
+def counted_indices(sparse: Mapping[str, Any]) -> list[int]:
+    """The indices of a ``chunks.sparse`` value that count in the document
+    frequencies (the ``terms`` table): all but its ``title_only`` ones."""
+    title_only = set(sparse.get("title_only") or ())
+    return [i for i in sparse["indices"] if i not in title_only]
+
+
+def inverse_document_frequency(documents: int, chunks: int) -> float:
+    """BM25's (Lucene's) IDF of a term ``documents`` of ``chunks`` chunks hold."""
+    return math.log(1 + (chunks - documents + 0.5) / (documents + 0.5))
+
+
+@dataclass(frozen=True)
+class TermFrequencies:
+    """A run's document frequencies: ``chunks`` in its output and, per index, how many
+    hold it (its ``terms`` table; ``ragbeam.load_term_frequencies`` reads one)."""
+
+    chunks: int
+    frequencies: Mapping[int, int]
+
+    def idf(self, index: int) -> float:
+        return inverse_document_frequency(self.frequencies.get(index, 0), self.chunks)
+
+
+def encode_sparse_query(text: str, frequencies: TermFrequencies,
+                        language: str | None = None) -> SparseVector:
+    """A search query → a sparse vector in the space of ``chunks.sparse``: each
+    distinct term weighted by its inverse document frequency in ``frequencies`` (the
+    ``terms`` table of the run the store was synced from:
+    ``ragbeam.load_term_frequencies(OUTPUT)``), so a store's inner product scores BM25.
+    ``language``: en, de, fr, es, it, pt or nl; guessed from stop words when not given,
+    like the documents' own."""
+    indices = _by_index(dict.fromkeys(tokenize(text, language), 1.0))
+    # two terms sharing an index add up, as in a chunk's vector
+    return _vector({index: count * frequencies.idf(index) for index, count in indices.items()})
 
 
 def with_sparse_vector(row: ChunkRow) -> ChunkRow:

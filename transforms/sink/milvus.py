@@ -3,9 +3,9 @@
 The collection ragbeam creates: primary key ``chunk_id`` (VARCHAR), ``embedding``
 (FLOAT_VECTOR of the model's dimension, COSINE index), with ``--sparse`` ``sparse``
 (SPARSE_FLOAT_VECTOR, inverted index, inner product: ragbeam's BM25 term weights
-against a query's 1 per term), ``text`` and the other stored chunk columns
-(``columns.stored_columns``) as scalar columns: strings VARCHAR, integers INT64,
-lists and maps (``heading_path``, ``metadata``) JSON,
+against a query's IDF weights from the run's ``terms`` table, which is BM25), ``text``
+and the other stored chunk columns (``columns.stored_columns``) as scalar columns:
+strings VARCHAR, integers INT64, lists and maps (``heading_path``, ``metadata``) JSON,
 strong consistency so every step reads what the one before wrote. Upserts go
 through Beam's ``MilvusVectorWriterConfig`` with one ``ColumnSpec`` per column.
 """

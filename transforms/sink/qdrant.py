@@ -2,9 +2,10 @@
 
 The collection ragbeam creates has one named vector, ``embedding`` (the model's
 dimension, cosine distance), and with ``--sparse`` a named sparse vector,
-``sparse``, with Qdrant's IDF modifier (the store keeps the corpus statistics:
-ragbeam's document values are BM25 term weights, a query's are 1 per term, so a
-sparse query scores BM25); each point's payload is the chunk's stored columns
+``sparse``, without a modifier: ragbeam's document values are BM25 term weights and
+a query's (``encode_sparse_query``) the terms' IDF from the run's ``terms`` table, so
+the inner product scores BM25; Qdrant's ``Modifier.IDF`` would count every indexed
+term, the title's too, and apply an IDF twice; each point's payload is the chunk's stored columns
 (``columns.stored_columns``) plus ``chunk_id``. Qdrant ids must be integers or UUIDs: a
 chunk id is 128 bits of hex, so its point id is the same 128 bits as a UUID
 (``item_id``/``chunk_id_of`` are exact inverses). Upserts go through Beam's
@@ -151,8 +152,9 @@ class QdrantStore(VectorStore):
             name, vectors_config={VECTOR_NAME: models.VectorParams(
                 size=dimension, distance=models.Distance.COSINE,
                 multivector_config=max_sim)},
-            sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(
-                modifier=models.Modifier.IDF)} if sparse else None)
+            # no modifier: the query carries the IDF (transforms/embed/sparse.py)
+            sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams()}
+            if sparse else None)
 
     def read_marker(self) -> str | None:
         metadata = self._client.get_collection(self.spec.collection).config.metadata or {}

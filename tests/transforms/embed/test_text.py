@@ -52,7 +52,7 @@ def test_bm25_and_the_sparse_vector_index_the_whole_header():
     assert sparse_fields_for(CONTEXT, TEXT, PATH) == FieldedText(CONTEXT, TEXT, "Apple Inc.")
     assert chunk_sparse_fields(_row()) == FieldedText(CONTEXT, TEXT, "Apple Inc.")
     vector = with_sparse_vector(_row())["sparse"]
-    assert vector == encode_sparse_document(FieldedText(CONTEXT, TEXT)).as_row()
+    assert vector == encode_sparse_document(FieldedText(CONTEXT, TEXT, "Apple Inc.")).as_row()
     assert vector != encode_sparse_document(CONTEXTUAL).as_row()
     assert vector != encode_sparse_document(INDEXED).as_row()
 

@@ -326,8 +326,17 @@ def test_a_hybrid_query_finds_what_only_the_sparse_and_only_the_dense_side_finds
     from ragbeam.evaluate.retrieval import EmbeddingCache
 
     dense = EmbeddingCache().encode([HYBRID_QUESTION], role="query")[0].tolist()
-    sparse = ragbeam.encode_sparse_query(HYBRID_QUESTION)
+    sparse = ragbeam.encode_sparse_query(
+        HYBRID_QUESTION, ragbeam.load_term_frequencies(str(hybrid_stores["out"])))
     root = hybrid_stores["root"]
+    # BM25 as the table's vectors and the query's IDF give it: what each store must score
+    # (no IDF of its own on top)
+    (logger,) = [r["sparse"] for r in read_table(hybrid_stores["out"], "chunks").to_pylist()
+                 if r["source_uri"].endswith("logger.txt")]
+    weights = sparse.as_dict()
+    bm25 = sum(weights.get(i, 0.0) * v for i, v in zip(logger["indices"], logger["values"],
+                                                          strict=True))
+    assert bm25 > 0
 
     milvus = MilvusClient(str(root / "index.db"))
     try:
@@ -335,6 +344,8 @@ def test_a_hybrid_query_finds_what_only_the_sparse_and_only_the_dense_side_finds
         sparse_request = AnnSearchRequest([sparse.as_dict()], "sparse", {"metric_type": "IP"},
                                           1)
         fields = ["source_uri"]
+        [[hit]] = milvus.search(COLLECTION, [sparse.as_dict()], anns_field="sparse", limit=1)
+        assert hit["distance"] == pytest.approx(bm25, rel=1e-4)
         by_dense, by_sparse, fused = (
             _source_names(h["entity"]["source_uri"] for h in hits[0]) for hits in (
                 milvus.search(COLLECTION, [dense], anns_field="embedding", limit=1,
@@ -353,6 +364,9 @@ def test_a_hybrid_query_finds_what_only_the_sparse_and_only_the_dense_side_finds
         sparse_query = models.SparseVector(indices=list(sparse.indices),
                                            values=list(sparse.values))
         dense = qdrant_dense_query(qdrant, dense)
+        [point] = qdrant.query_points(COLLECTION, query=sparse_query, using="sparse",
+                                      limit=1).points
+        assert point.score == pytest.approx(bm25, rel=1e-4)
         by_dense, by_sparse, fused = (_source_names(p.payload["source_uri"] for p in points)
                                       for points in (
             qdrant.query_points(COLLECTION, query=dense, using="embedding", limit=1).points,
@@ -378,7 +392,8 @@ def test_a_query_encoded_by_the_public_function_matches_the_stored_vocabulary(hy
     assert json.loads((out / "run.json").read_text())["sparse"]["scheme"] == \
         SPARSE_SCHEME["scheme"]
     (logger,) = [r for r in chunks.to_pylist() if r["source_uri"].endswith("logger.txt")]
-    query = ragbeam.encode_sparse_query("Where does XQ-7741 store its readings?")
+    query = ragbeam.encode_sparse_query("Where does XQ-7741 store its readings?",
+                                        ragbeam.load_term_frequencies(str(out)))
     assert len(query) == 4  # xq, 7741, store, read
     assert set(query.indices) <= set(logger["sparse"]["indices"])
     for kind in ("milvus", "qdrant"):
