@@ -95,6 +95,10 @@ class CollectionShape:
     # Its dense vector holds several vectors a chunk, scored by the closest (max-sim):
     # both of ``--text-vector``'s.
     multivector: bool = False
+    # Its sparse vector has an IDF of the store's own (Qdrant's ``Modifier.IDF``, what
+    # ragbeam made before the query carried the IDF: sparse scheme /4): the IDF would
+    # count twice.
+    store_idf: bool = False
 
 
 def check_compatible(spec: SinkSpec, shape: CollectionShape, dimension: int,
@@ -115,6 +119,10 @@ def check_compatible(spec: SinkSpec, shape: CollectionShape, dimension: int,
         raise SinkMismatch(f"sink {spec.display}: collection {name!r} "
                            f"{'has' if shape.sparse else 'has no'} sparse vectors, this "
                            f"run writes {'some' if sparse else 'none'} (--sparse): {advice}")
+    if sparse and shape.store_idf:
+        raise SinkMismatch(f"sink {spec.display}: collection {name!r} weighs sparse scores "
+                           "by an IDF of its own; ragbeam's query carries BM25's IDF (the "
+                           f"run's terms table): {advice}")
     if shape.multivector != multivector:
         raise SinkMismatch(f"sink {spec.display}: collection {name!r} holds "
                            f"{'two vectors' if shape.multivector else 'one vector'} a chunk, "

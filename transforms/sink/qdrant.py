@@ -129,17 +129,22 @@ class QdrantStore(VectorStore):
         return window
 
     def describe(self) -> CollectionShape | None:
+        from qdrant_client import models
+
         name = self.spec.collection
         if not self._client.collection_exists(name):
             return None
         config = self._client.get_collection(name).config.params
         vectors = config.vectors
         params = vectors.get(VECTOR_NAME) if isinstance(vectors, dict) else None
+        sparse = (config.sparse_vectors or {}).get(SPARSE_VECTOR)
         return CollectionShape(made_by_ragbeam=params is not None,
                                dimension=params.size if params is not None else 0,
-                               sparse=SPARSE_VECTOR in (config.sparse_vectors or {}),
+                               sparse=sparse is not None,
                                multivector=getattr(params, "multivector_config", None)
-                               is not None)
+                               is not None,
+                               store_idf=sparse is not None and sparse.modifier is not None
+                               and sparse.modifier != models.Modifier.NONE)
 
     def create_collection(self, dimension: int, sparse: bool, multivector: bool = False
                           ) -> None:

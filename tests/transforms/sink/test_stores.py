@@ -106,6 +106,37 @@ def test_a_store_without_sparse_vectors_says_so_once(tmp_path, caplog):
         assert len(said) == (0 if READERS[kind].keeps_sparse else 1), said
 
 
+def test_a_qdrant_collection_with_its_own_idf_is_replaced_not_written(tmp_path):
+    """A collection synced before the query carried the IDF (sparse scheme /3: Qdrant's
+    ``Modifier.IDF``) would apply an IDF twice: a run builds the new collection beside it
+    and switches the name to it, as for any other sparse layer."""
+    from qdrant_client import QdrantClient, models
+
+    from ragbeam.transforms.sink.base import DENSE_VECTOR, SPARSE_VECTOR
+    from ragbeam.transforms.sink.sync import new_run_token, prepare_sync
+    from ragbeam.transforms.sink.uri import parse_sink_uri
+
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    try:
+        client.create_collection(
+            COLLECTION, vectors_config={DENSE_VECTOR: models.VectorParams(
+                size=384, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(
+                modifier=models.Modifier.IDF)})
+    finally:
+        client.close()
+    spec = parse_sink_uri(f"qdrant:{tmp_path / 'qdrant'}?collection={COLLECTION}")
+    plan = prepare_sync(spec, 384, None, new_run_token(), sparse=True)
+    assert plan.full and plan.replaces == COLLECTION
+    assert plan.target is not None and plan.target.startswith(f"{COLLECTION}__")
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    try:
+        made = client.get_collection(plan.target).config.params.sparse_vectors[SPARSE_VECTOR]
+    finally:
+        client.close()
+    assert made.modifier in (None, models.Modifier.NONE)
+
+
 @pytest.fixture(scope="module")
 def second_run(stores, first_run) -> dict:
     handbook = stores["corpus"] / "handbook.md"
