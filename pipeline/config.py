@@ -139,7 +139,9 @@ if TYPE_CHECKING:
 # where the row's signs lead their amounts.
 # 25: a line alone in brackets over a table's value columns ("(In millions)") under its
 # heads is part of its header, not the table's end.
-OUTPUT_FORMAT_VERSION = 25
+# 26: a run-in heading is named in heading paths by its title alone, not the opening of
+# its paragraph ("Section 2.3 No Duplication.", chunk/heading_names.py).
+OUTPUT_FORMAT_VERSION = 26
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -11,7 +11,8 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ragbeam.transforms.types import LineKind
+from ragbeam.transforms.chunk.base import HeadingIndex
+from ragbeam.transforms.types import BlockKind, Document, LineKind, SourceFile, TextSpan
 
 
 def read_table(output: pathlib.Path, name: str) -> pa.Table:
@@ -116,3 +117,25 @@ def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def paged_doc(blocks: list[tuple[BlockKind, int, int, str]]) -> Document:
+    """A PDF's document from ``(kind, level, page, text)`` blocks, a blank line apart."""
+    parts, spans, cursor = [], [], 0
+    for kind, level, page, text in blocks:
+        if parts:
+            parts.append("\n\n")
+            cursor += 2
+        spans.append(TextSpan(cursor, cursor + len(text), kind, page=page, level=level))
+        parts.append(text)
+        cursor += len(text)
+    text = "".join(parts)
+    return Document(SourceFile("file:///plan.pdf", "plan", len(text)), "h", "application/pdf",
+                    text, tuple(spans))
+
+
+def paragraph_paths(doc: Document) -> dict[str, tuple[str, ...]]:
+    """Each paragraph's heading path (``HeadingIndex``), by its text."""
+    index = HeadingIndex(doc)
+    return {doc.text[s.start:s.end]: index.path_at(s.start) for s in doc.spans
+            if s.kind is BlockKind.PARAGRAPH}

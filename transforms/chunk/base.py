@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np  # only strategies that embed get here
 
+from ragbeam.transforms.chunk.heading_names import heading_name
 from ragbeam.transforms.chunk.sizing import DEFAULT_ENCODING, SIZE_UNITS, Sizer, make_sizer
 from ragbeam.transforms.contents_title import is_contents_title
 from ragbeam.transforms.types import BlockKind, Chunk, Document, TextSpan
@@ -231,7 +232,7 @@ class HeadingIndex:
             level = span.level or 1
             while stack and (stack[-1][0] >= level or stack[-1][2]):
                 stack.pop()
-            title = " ".join(doc.text[span.start:span.end].split())
+            title = heading_name(" ".join(doc.text[span.start:span.end].split()))
             if front_matter and first_contents is not None:
                 # The cover's line printed again over the next page ("FORM 10-Q", the
                 # filer's name) replaces it there; it does not head itself.

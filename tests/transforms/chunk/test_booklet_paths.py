@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from ragbeam.transforms.chunk.base import HeadingIndex
-from ragbeam.transforms.types import BlockKind, Document, SourceFile, TextSpan
+from ragbeam.transforms.types import BlockKind
+
+from helpers import paged_doc
+from helpers import paragraph_paths as paths
 
 H, P = BlockKind.HEADING, BlockKind.PARAGRAPH
-
-
-def paged_doc(blocks: list[tuple[BlockKind, int, int, str]]) -> Document:
-    """``(kind, level, page, text)`` blocks."""
-    parts, spans, cursor = [], [], 0
-    for kind, level, page, text in blocks:
-        if parts:
-            parts.append("\n\n")
-            cursor += 2
-        spans.append(TextSpan(cursor, cursor + len(text), kind, page=page, level=level))
-        parts.append(text)
-        cursor += len(text)
-    text = "".join(parts)
-    return Document(SourceFile("file:///plan.pdf", "plan", len(text)), "h", "application/pdf",
-                    text, tuple(spans))
-
-
-def paths(doc: Document) -> dict[str, tuple[str, ...]]:
-    index = HeadingIndex(doc)
-    return {doc.text[s.start:s.end]: index.path_at(s.start) for s in doc.spans
-            if s.kind is P}
 
 
 BOOKLET = paged_doc([
