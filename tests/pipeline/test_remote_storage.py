@@ -98,7 +98,7 @@ def test_a_folder_is_matched_recursively_and_everything_lands_in_the_bucket(firs
     assert summary["chunks"] == _table(first_run, "chunks").num_rows > 0
     # Only the finished tables and run.json: no claim and no temporary files left.
     assert {p.removeprefix(first_run + "/").split("/")[0] for p in _list(first_run)} == {
-        "chunks", "documents", "errors", "changes", "run.json"}
+        "chunks", "documents", "errors", "changes", "terms", "run.json"}
     # The document text is read back from the bucket like any local output.
     assert "cold room" in _docs(first_run)["guides/handbook.md"]["text"]
 
