@@ -141,7 +141,9 @@ if TYPE_CHECKING:
 # heads is part of its header, not the table's end.
 # 26: a run-in heading is named in heading paths by its title alone, not the opening of
 # its paragraph ("Section 2.3 No Duplication.", chunk/heading_names.py).
-OUTPUT_FORMAT_VERSION = 26
+# 27: a heading over text whose size is unknown, or over a caption read before the text
+# printed above it (a web page's print), is a heading (clean/headings.py).
+OUTPUT_FORMAT_VERSION = 27
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -1273,9 +1273,9 @@ def _in_proportion(style: LineStyle, text: HeadingBlock, body: BodyStyle) -> boo
     """A heading over small print (notes, an abstract, biographies set smaller than
     the body) is set small too: at most ``MAX_SMALL_PRINT_RATIO`` times its text's size.
     A body-sized label that happens to precede a footnote is not its heading."""
-    if text.style is None or not sizes_differ(text.style.size, body.size) \
-            or text.style.size > body.size:
-        return True
+    if text.style is None or not text.style.size \
+            or not sizes_differ(text.style.size, body.size) or text.style.size > body.size:
+        return True  # not small print, or its size unknown (as ``_reference`` reads it)
     return style.size <= MAX_SMALL_PRINT_RATIO * text.style.size
 
 
@@ -1349,7 +1349,8 @@ def _following_text(blocks: Sequence[HeadingBlock], index: int, candidates: set[
                              and _section_over_subsection(blocks, index, candidates, body))):
                 return None
             continue
-        if _beside_in_small_print(following, own, body):
+        if _beside_in_small_print(following, own, body) or _read_before_text_above(
+                following, blocks[j + 1] if j + 1 < len(blocks) else None, body):
             beside = True
             continue  # a side box's caption drawn next: the heading's text comes after
         if beside and not _in_column_at_body_size(following, own, body):
@@ -1405,6 +1406,19 @@ def _beside_in_small_print(block: HeadingBlock, heading: LineStyle | None,
             or block.in_row:
         return False
     return style.x0 >= heading.x1 or style.x1 <= heading.x0
+
+
+def _read_before_text_above(block: HeadingBlock, after: HeadingBlock | None,
+                            body: BodyStyle | None) -> bool:
+    """``block`` is small print read before text printed above it on its page (a
+    figure's caption, which a browser's print of a web page gives before the page's
+    text: a section heading at the foot of one page, the caption of a picture halfway
+    down the next, then the section's text from that page's top)."""
+    style = block.style
+    following = after.style if after is not None else None
+    return (style is not None and following is not None and body is not None
+            and _smaller(style, body) and not block.in_row and following.page == style.page
+            and following.bottom <= style.top)
 
 
 def _section_over_subsection(blocks: Sequence[HeadingBlock], index: int,

@@ -369,6 +369,40 @@ def test_a_section_heading_beside_a_side_box_caption_heads_the_text_after_it():
     assert find_styled_headings([blocks[0], blocks[1], caption, cell], BODY) == {}
 
 
+def test_a_heading_at_a_page_foot_heads_the_text_after_a_caption_read_before_it():
+    """A browser's print of a web page (Wikipedia's "Production" / "Development" at the
+    foot of a page): the next page's picture caption, halfway down, is read before the
+    text from that page's top. The headings stand over that text, not the caption; a
+    caption read in its place (the text under it) is small print they do not head."""
+    body = BodyStyle(12.0, "Serif", False)
+    caption = HeadingBlock("The actress was cast for the series.", True, 3,
+                           style(size=10.0, font="Sans", x0=41.0, x1=139.0, top=310.0, page=6),
+                           page_height=792.0)
+    blocks = [text(lines=5, top=100.0, size=12.0, font="Serif", page=5),
+              heading("Production", size=18, font="Serif-Bold", x0=36.0, x1=121.0, top=660.0,
+                      page=5),
+              heading("Development", size=14, font="Sans-Bold", x0=36.0, x1=123.0, top=713.0,
+                      page=5),
+              caption, text(lines=7, top=32.0, size=12.0, font="Serif", page=6, x0=36.0,
+                            x1=577.0)]
+    assert set(find_styled_headings(blocks, body)) == {1, 2}
+    below = blocks[4]._replace(style=style(size=12.0, font="Serif", page=6, x0=36.0, x1=577.0,
+                                           top=400.0))
+    assert find_styled_headings([*blocks[:4], below], body) == {}
+
+
+def test_text_whose_size_is_unknown_is_no_small_print():
+    """A paragraph whose lines' size could not be read (0) is running text as the body's:
+    a heading over it is in proportion (Wikipedia's "Accolades" was left body text)."""
+    body = BodyStyle(12.0, "Serif", False)
+    unknown = text(lines=4, size=12.0, font="Serif", top=478.0)
+    unknown = unknown._replace(style=unknown.style._replace(size=0.0))
+    blocks = [text(lines=5, top=100.0, size=12.0, font="Serif"),
+              heading("Accolades", size=14, font="Sans-Bold", x0=36.0, x1=105.0, top=455.0),
+              unknown]
+    assert find_styled_headings(blocks, body) == {1: 1}
+
+
 def test_a_day_and_a_month_is_a_date_not_a_numbered_section():
     """A table's or a list's date ("9 August" in a list of reigns) reads like section 9
     titled "August"; set a little smaller than the body it was a level-1 heading that
