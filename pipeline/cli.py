@@ -239,6 +239,9 @@ def print_summary(config: RunConfig, summary: Mapping[str, Any],
     print(f"  documents: {out}/documents/*.parquet")
     print(f"  errors:    {out}/errors/*.parquet")
     print(f"  changes:   {out}/changes/*.parquet")
+    if summary.get("sparse"):
+        print(f"  terms:     {out}/terms/*.parquet (document frequencies for a sparse query: "
+              "ragbeam.load_term_frequencies)")
     for state in summary.get("sinks", ()):
         print(f"  sink:      {store_words(state)}")
     print(f"  summary:   {out}/run.json")

@@ -73,8 +73,11 @@ def plain(corpus, tmp_path_factory) -> pathlib.Path:
     return out
 
 
-def test_sparse_switched_on_then_off_redoes_only_the_sparse_vectors(corpus, plain, tmp_path):
+def test_sparse_switched_on_then_off_redoes_only_the_sparse_vectors(corpus, plain, tmp_path,
+                                                                     capsys):
+    capsys.readouterr()
     on = _run(corpus, tmp_path / "on", "--sparse", previous=plain)
+    assert f"terms:     {tmp_path / 'on'}/terms/*.parquet" in capsys.readouterr().out
     _carried(tmp_path / "on", on)
     before, after = _chunks(plain), _chunks(tmp_path / "on")
     assert set(after) == set(before)  # chunk ids kept
@@ -91,7 +94,9 @@ def test_sparse_switched_on_then_off_redoes_only_the_sparse_vectors(corpus, plai
     assert terms == term_rows(count_terms(after.values()))
     assert {"index": ALL_CHUNKS_INDEX, "chunks": len(after)} in terms
 
+    capsys.readouterr()
     off = _run(corpus, tmp_path / "off", previous=tmp_path / "on")
+    assert "terms:" not in capsys.readouterr().out  # said only where it holds something
     _carried(tmp_path / "off", off)
     assert _chunks(tmp_path / "off") == before
     assert _upserts(tmp_path / "off") == set(before)
