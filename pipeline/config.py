@@ -143,7 +143,10 @@ if TYPE_CHECKING:
 # its paragraph ("Section 2.3 No Duplication.", chunk/heading_names.py).
 # 27: a heading over text whose size is unknown, or over a caption read before the text
 # printed above it (a web page's print), is a heading (clean/headings.py).
-OUTPUT_FORMAT_VERSION = 27
+# 28: a line that opens with a division's keyword after a line ending in "See" goes on
+# with its sentence (no heading); a run-in heading's sentence of two words in lower case
+# is its paragraph's too.
+OUTPUT_FORMAT_VERSION = 28
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

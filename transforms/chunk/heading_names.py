@@ -20,6 +20,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’/()-]*")
 MIN_LONG_WORD = 4  # letters: shorter words ("of", "the", "and") are minor in a title
 MIN_TITLE_CAPITALS = 0.75  # of a title's long words
 MIN_PROSE_LOWER_WORDS = 3  # long words in lower case: the paragraph's opening…
+MIN_SENTENCE_LOWER_WORDS = 2  # …or a whole sentence's ("The Plan shall be administered…")
 MIN_PROSE_LOWER_SHARE = 0.4  # …and at least this share of its long words
 
 
@@ -40,7 +41,9 @@ def _reads_as_prose(text: str) -> bool:
         return False
     words = _long_words(text)
     lower = sum(w[0].islower() for w in words)
-    return lower >= MIN_PROSE_LOWER_WORDS and lower >= MIN_PROSE_LOWER_SHARE * len(words)
+    least = (MIN_SENTENCE_LOWER_WORDS if text.rstrip().endswith((".", "!")) else
+             MIN_PROSE_LOWER_WORDS)
+    return lower >= least and lower >= MIN_PROSE_LOWER_SHARE * len(words)
 
 
 def heading_name(heading: str) -> str:

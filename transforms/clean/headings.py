@@ -431,22 +431,36 @@ def opens_cjk_enumeration(line: str) -> bool:
             and any(pattern.match(line) for pattern, _, _ in _CJK_ENUMERATIONS))
 
 
+# The word a sentence points to a division with, at the end of a line whose next line
+# names it ("… in connection with the LTC reporting unit. See" / "Note 5 ‘‘Goodwill and
+# Other Intangibles’’ included in Item 8 …"): in the languages ``KEYWORD_RANKS`` reads.
+_POINTS_TO = frozenset({"see", "siehe", "voir", "véase", "vedi", "zie"})
+
+
 def reference_ends_sentence(line: str, next_line: str, in_paragraph: bool = False) -> bool:
-    """Is ``next_line`` a division's keyword and number alone, closed by a full stop
-    ("Section 4.5."), that ends the sentence ``line`` runs into ("… the Retirement
-    Pension available to a Participant under")? A cross-reference, never a heading: the
-    line before is running text (``MIN_PROSE_WORDS`` words or more, or the last line of
-    a paragraph of several, ``in_paragraph``) that ends in a word in lower case, as no
-    sentence and no heading ends."""
+    """Is ``next_line`` a cross-reference that goes on with the sentence ``line`` runs
+    into, never a heading? Either a division's keyword and number alone, closed by a
+    full stop ("Section 4.5."), after running text (``MIN_PROSE_WORDS`` words or more,
+    or the last line of a paragraph of several, ``in_paragraph``) that ends in a word in
+    lower case, as no sentence and no heading ends ("… the Retirement Pension available
+    to a Participant under"); or any line that opens with a division's keyword and
+    number after running text whose last word points to it ("… See" / "Note 5
+    ‘‘Goodwill and Other Intangibles’’ included in Item 8 of this 10-K …": that
+    reference was a heading over the rest of the section)."""
+    words = line.split()
+    if not words or not (in_paragraph or len(words) >= MIN_PROSE_WORDS):
+        return False
     text = next_line.strip()
-    if not text.endswith("."):  # most lines: no regex (this runs at every line break)
+    points = words[-1].casefold() in _POINTS_TO
+    if not points and not text.endswith("."):  # most lines: no regex (at every line break)
         return False
     match = _KEYWORD.match(text)
-    if match is None or match.group("title").strip():
+    if match is None:
         return False
-    words = line.split()
-    return ((in_paragraph or len(words) >= MIN_PROSE_WORDS) and bool(words)
-            and words[-1].isalpha() and words[-1].islower())
+    if points:
+        return True
+    return (not match.group("title").strip() and words[-1].isalpha()
+            and words[-1].islower())
 
 
 def capitals_heading_runs_on(line: str, next_line: str) -> bool:

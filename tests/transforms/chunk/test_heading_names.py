@@ -25,6 +25,8 @@ H, P = BlockKind.HEADING, BlockKind.PARAGRAPH
      "Income from Continuing Operations Before Provision/(Benefit) for Taxes on Income"),
     ("4.4. Deferred Stock Units. For each Nonemployee Director who receives all or a portion "
      "of his or her Annual Cash", "4.4. Deferred Stock Units."),
+    ("Section 3.1 Administrator. The Plan shall be administered by the Administrator.",
+     "Section 3.1 Administrator."),  # a whole sentence: two words in lower case will do
     ("Liquidity — We expect our cash on hand to cover the operating needs of the next year.",
      "Liquidity"),
 ])
@@ -46,6 +48,7 @@ def test_a_run_in_heading_is_named_by_its_title(heading, title):
     "ITEM 5. MARKET FOR REGISTRANT’S COMMON EQUITY, RELATED STOCKHOLDER MATTERS AND ISSUER "
     "PURCHASES OF EQUITY SECURITIES",
     "2.1 Overview. Scope of the Standard",
+    "Outlook. Guidance Raised",  # two words, not in lower case: a title's second part
 ])
 def test_any_other_heading_keeps_its_whole_text(heading):
     assert heading_name(heading) == heading

@@ -130,6 +130,25 @@ def test_a_bare_reference_that_ends_a_running_sentence_is_joined_to_it():
                                same_block=False, full_width=False) is LineBreak.PARAGRAPH
 
 
+def test_a_reference_after_see_goes_on_with_its_sentence_title_and_all():
+    """A 10-K's MD&A: "… See" at a line's end, then "Note 5 ‘‘Goodwill and Other
+    Intangibles’’ included in Item 8 …": the note's name read as a heading, which then
+    headed the rest of the section (226 chunks)."""
+    line = ("• During 2021, the Company recorded a $431 million goodwill impairment charge "
+            "related to the LTC reporting unit within the Retail/LTC segment. See")
+    reference = ("Note 5 ‘‘Goodwill and Other Intangibles’’ included in Item 8 of this 10-K for "
+                 "additional information.")
+    assert reference_ends_sentence(line, reference)
+    assert classify_line_break(line, reference, same_block=False,
+                               full_width=False) is LineBreak.SPACE
+    assert reference_ends_sentence("Die Leistung wird nach dem Plan berechnet, siehe",
+                                   "Abschnitt 4 Leistungen")
+    # A heading after a finished sentence, or after a short line "See", stays apart.
+    assert not reference_ends_sentence(line.removesuffix(" See"), reference)
+    assert not reference_ends_sentence("See", "Note 5 Goodwill")
+    assert not reference_ends_sentence(line, "The goodwill was written off in 2021.")
+
+
 def test_an_unnumbered_appendix_or_exhibit_starts_its_own_path():
     assert division_heading("APPENDIX") == (1, 1)
     assert division_heading("Exhibit") == (1, 1)
