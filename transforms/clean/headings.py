@@ -447,20 +447,19 @@ def reference_ends_sentence(line: str, next_line: str, in_paragraph: bool = Fals
     number after running text whose last word points to it ("… See" / "Note 5
     ‘‘Goodwill and Other Intangibles’’ included in Item 8 of this 10-K …": that
     reference was a heading over the rest of the section)."""
-    words = line.split()
-    if not words or not (in_paragraph or len(words) >= MIN_PROSE_WORDS):
-        return False
     text = next_line.strip()
-    points = words[-1].casefold() in _POINTS_TO
-    if not points and not text.endswith("."):  # most lines: no regex (at every line break)
+    last = line[line.rfind(" ") + 1:]
+    points = last.casefold() in _POINTS_TO
+    if not points and not text.endswith("."):  # most lines: no split, no regex (this runs
+        return False  # at every line break)
+    if not (in_paragraph or len(line.split(None, MIN_PROSE_WORDS)) >= MIN_PROSE_WORDS):
         return False
     match = _KEYWORD.match(text)
     if match is None:
         return False
     if points:
         return True
-    return (not match.group("title").strip() and words[-1].isalpha()
-            and words[-1].islower())
+    return not match.group("title").strip() and last.isalpha() and last.islower()
 
 
 def capitals_heading_runs_on(line: str, next_line: str) -> bool:
