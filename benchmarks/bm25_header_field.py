@@ -51,7 +51,7 @@ from collections.abc import Sequence
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import numpy as np
-from retrieval_bench import pipelines, score, sets
+from retrieval_bench import rescore, score
 
 K1, B = 1.5, 0.75  # bm25s.BM25()'s defaults (method "lucene")
 
@@ -231,10 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     from ragbeam.transforms.embed.text import context_parts
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ragbeam-output", type=pathlib.Path, required=True,
-                        help="DIR/<domain>: one finished run per dev domain")
-    parser.add_argument("--data", type=pathlib.Path, default=sets.DEFAULT_DATA)
-    parser.add_argument("--domains", default=",".join(sets.DEV_DOMAINS))
+    rescore.add_run_arguments(parser)
     parser.add_argument("--variants", default="1:1,0:0,1:0.25,0.75:0.25",
                         help="w:wl[:wlab] or a BM25F name (" + ", ".join(FIELDED)
                         + "), comma-separated")
@@ -242,9 +239,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--explain", help="domain:qid[,qid…]: the chunks that outrank the "
                         "evidence, per variant (scope all, 600 tokens)")
     parser.add_argument("--budget", type=int, default=600, help="--explain's budget")
-    parser.add_argument("--json", type=pathlib.Path)
-    parser.add_argument("--closing", action="store_true",
-                        help="allow a closing domain (scored once, by the lead)")
     args = parser.parse_args(argv)
     variants = [v for v in args.variants.split(",") if v]
     show = 12 if args.budget > 600 else 4
@@ -271,13 +265,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict = {}
     hit_ids: dict = {}
-    for domain in domains:
-        if sets.DOMAINS[domain].role != "dev" and not args.closing:
-            raise SystemExit(f"{domain} is not a dev domain")
-        questions = sets.load_questions(domain)
-        _, pages = pipelines.page_material(args.data, domain)
-        chunks = pipelines.ragbeam_chunks_from_run(args.ragbeam_output / domain, args.data)
-        indexed = score.prepare("ragbeam-contextual", chunks, pages, contextual=True)
+    for domain, questions, _, indexed in rescore.indexed_domains(args, domains):
         fields.clear()
         # The header and the text as BM25 indexes them (``sparse_fields_for``: the label
         # less the words the rest holds, the text less note markers). Splitting the
@@ -308,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         for variant in variants:
             current["variant"] = variant
             tally = score.score(indexed, questions, "bm25")
-            cells = [tally[s][str(b)]["hits"] for s in score.SCOPES for b in score.BUDGETS]
+            cells = rescore.cells_of(tally)
             results.setdefault(variant, {})[domain] = cells
             hit_ids.setdefault(variant, {})[domain] = {
                 f"{s}/{b}": tally[s][str(b)]["hit_ids"] for s in score.SCOPES
@@ -317,12 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     if not results:
         return 0
 
-    print("| variant | " + " | ".join(results[next(iter(results))]) + " | all domains |")
-    print("| --- |" + " ---: |" * (len(results[next(iter(results))]) + 1))
-    for name, by_domain in results.items():
-        total = [sum(cells[i] for cells in by_domain.values()) for i in range(4)]
-        print(f"| {name} | " + " | ".join(" / ".join(map(str, c)) for c in by_domain.values())
-              + f" | {' / '.join(map(str, total))} |")
+    rescore.print_cells(results)
     if args.json:
         args.json.write_text(json.dumps({"cells": results, "hit_ids": hit_ids}, indent=1))
     return 0

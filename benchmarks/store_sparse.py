@@ -39,7 +39,7 @@ from collections.abc import Sequence
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import numpy as np
-from retrieval_bench import pipelines, score, sets
+from retrieval_bench import pipelines, rescore, score
 
 VARIANTS = ("terms", "store-idf", "tf", "eval")
 
@@ -88,7 +88,8 @@ class StoreSparseRanker:
         return np.argsort(-scores, kind="stable").tolist()
 
 
-def _dense_rankings(cache, chunks, pages, indexed, questions) -> dict[str, list[int]]:
+def _dense_rankings(cache, chunks, indexed, questions, data: pathlib.Path,
+                    domain: str) -> dict[str, list[int]]:
     """Each question's dense ranking of a ``--text-vector`` run: the closer of a chunk's
     two vectors (``dense_two_vectors.py``'s "max", margin 0), from the cache only."""
     from dense_two_vectors import cached
@@ -96,6 +97,7 @@ def _dense_rankings(cache, chunks, pages, indexed, questions) -> dict[str, list[
     from ragbeam.evaluate.retrieval import max_sim, ranking_of
     from ragbeam.transforms.embed.text import text_vector_text_for
 
+    _, pages = pipelines.page_material(data, domain)
     plain = score.prepare("ragbeam", chunks, pages)
     matrices = [cached(cache, [text_vector_text_for(t) for t in plain.index_texts], "passage",
                        False),
@@ -122,16 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     import ragbeam.evaluate.retrieval as retrieval
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ragbeam-output", type=pathlib.Path, required=True,
-                        help="DIR/<domain>: one finished run per dev domain")
-    parser.add_argument("--data", type=pathlib.Path, default=sets.DEFAULT_DATA)
-    parser.add_argument("--domains", default=",".join(sets.DEV_DOMAINS))
+    rescore.add_run_arguments(parser)
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--vectors", type=pathlib.Path,
                         help="the MiniLM vector cache: also score each variant in hybrid")
-    parser.add_argument("--json", type=pathlib.Path)
-    parser.add_argument("--closing", action="store_true",
-                        help="allow a closing domain (scored once, by the lead)")
     args = parser.parse_args(argv)
     variants = [v for v in args.variants.split(",") if v]
     unknown = set(variants) - set(VARIANTS)
@@ -152,35 +148,24 @@ def main(argv: list[str] | None = None) -> int:
         cache = retrieval.EmbeddingCache(model="minilm")
         cache.load(args.vectors)
     results: dict = {}
-    for domain in (d for d in args.domains.split(",") if d):
-        if sets.DOMAINS[domain].role != "dev" and not args.closing:
-            raise SystemExit(f"{domain} is not a dev domain")
-        questions = sets.load_questions(domain)
-        _, pages = pipelines.page_material(args.data, domain)
-        chunks = pipelines.ragbeam_chunks_from_run(args.ragbeam_output / domain, args.data)
-        indexed = score.prepare("ragbeam-contextual", chunks, pages, contextual=True)
-        dense = _dense_rankings(cache, chunks, pages, indexed, questions) if cache else None
+    domains = [d for d in args.domains.split(",") if d]
+    for domain, questions, chunks, indexed in rescore.indexed_domains(args, domains):
+        dense = (_dense_rankings(cache, chunks, indexed, questions, args.data, domain)
+                 if cache else None)
         for variant in variants:
             current["variant"] = variant
-            tally = score.score(indexed, questions, "bm25")
-            cells = [tally[s][str(b)]["hits"] for s in score.SCOPES for b in score.BUDGETS]
+            cells = rescore.cells_of(score.score(indexed, questions, "bm25"))
             results.setdefault(variant, {})[domain] = cells
             print(f"{domain} {variant}: {cells}", file=sys.stderr, flush=True)
             if dense is not None:
                 sparse = make("bm25", indexed.index_texts)
-                tally = score.score_rankings(indexed, questions, _hybrid(sparse, dense))
-                cells = [tally[s][str(b)]["hits"] for s in score.SCOPES for b in score.BUDGETS]
+                cells = rescore.cells_of(score.score_rankings(indexed, questions,
+                                                              _hybrid(sparse, dense)))
                 results.setdefault(f"{variant} + dense", {})[domain] = cells
                 print(f"{domain} {variant} + dense: {cells}", file=sys.stderr, flush=True)
     if not results:
         return 0
-    domains = list(results[variants[0]])
-    print("| variant | " + " | ".join(domains) + " | all domains |")
-    print("| --- |" + " ---: |" * (len(domains) + 1))
-    for name, by_domain in sorted(results.items(), key=lambda item: "+" in item[0]):
-        total = [sum(cells[i] for cells in by_domain.values()) for i in range(4)]
-        print(f"| {name} | " + " | ".join(" / ".join(map(str, c)) for c in by_domain.values())
-              + f" | {' / '.join(map(str, total))} |")
+    rescore.print_cells(dict(sorted(results.items(), key=lambda item: "+" in item[0])))
     if args.json:
         args.json.write_text(json.dumps({"cells": results}, indent=1))
     return 0
