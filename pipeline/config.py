@@ -146,7 +146,9 @@ if TYPE_CHECKING:
 # 28: a line that opens with a division's keyword after a line ending in "See" goes on
 # with its sentence (no heading); a run-in heading's sentence of two words in lower case
 # is its paragraph's too.
-OUTPUT_FORMAT_VERSION = 28
+# 29: a line in a font named bold is bold where the PDF gives no weight (a browser's
+# print): a category heading over a risk factor's bold-italic title is a heading.
+OUTPUT_FORMAT_VERSION = 29
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

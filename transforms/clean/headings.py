@@ -1064,15 +1064,22 @@ def body_style(styles: Iterable[tuple[LineStyle, int]]) -> BodyStyle | None:
     return BodyStyle(size, font, bold)
 
 
+def _is_bold(style: LineStyle | BodyStyle) -> bool:
+    """Set in bold: by its weight, or by its font's name where the PDF gives no weight
+    (a browser's print names ``LiberationSans-Bold`` with the weight of its regular)."""
+    return style.bold or _bold_face((style.size, False, style.font or ""))
+
+
 def _distinct(style: LineStyle, reference: LineStyle | BodyStyle) -> bool:
     """Set apart from ``reference`` (the body, or the text a heading is over): larger,
     or bold where it is not, or in another face at its size."""
-    if reference.bold and not style.bold:
+    bold, reference_bold = _is_bold(style), _is_bold(reference)
+    if reference_bold and not bold:
         return False  # text in bold under a line in regular: a form's answer over a label
     if sizes_differ(style.size, reference.size):
         return style.size > reference.size
-    return (style.bold and not reference.bold) or bool(style.font and reference.font
-                                                        and style.font != reference.font)
+    return (bold and not reference_bold) or bool(style.font and reference.font
+                                                 and style.font != reference.font)
 
 
 def _smaller(style: LineStyle | None, reference: LineStyle | BodyStyle | None) -> bool:
