@@ -1073,13 +1073,13 @@ def _is_bold(style: LineStyle | BodyStyle) -> bool:
 def _distinct(style: LineStyle, reference: LineStyle | BodyStyle) -> bool:
     """Set apart from ``reference`` (the body, or the text a heading is over): larger,
     or bold where it is not, or in another face at its size."""
-    bold, reference_bold = _is_bold(style), _is_bold(reference)
-    if reference_bold and not bold:
+    bold = _is_bold(style)
+    if reference.bold and not bold:
         return False  # text in bold under a line in regular: a form's answer over a label
     if sizes_differ(style.size, reference.size):
         return style.size > reference.size
-    return (bold and not reference_bold) or bool(style.font and reference.font
-                                                 and style.font != reference.font)
+    return (bold and not _is_bold(reference)) or bool(style.font and reference.font
+                                                      and style.font != reference.font)
 
 
 def _smaller(style: LineStyle | None, reference: LineStyle | BodyStyle | None) -> bool:

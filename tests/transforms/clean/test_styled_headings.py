@@ -403,6 +403,29 @@ def test_text_whose_size_is_unknown_is_no_small_print():
     assert find_styled_headings(blocks, body) == {1: 1}
 
 
+def test_a_font_named_bold_is_bold_where_the_pdf_gives_no_weight():
+    """A browser's print of a 10-K (AMD's risk factors): the category "Economic and
+    Strategic Risks" in LiberationSans-Bold, its weight given as regular, over a risk's
+    title in bold italic (weight bold): a heading, not a regular line over bold text (a
+    form's answer over its label). A larger regular line over small text in a font named
+    bold (Intel's "Exhibits" over its table's heads in Arial-BoldMT) stays one too."""
+    body = BodyStyle(10.0, "LiberationSans", False)
+    risk = HeadingBlock("Intel Corporation’s dominance of the microprocessor market adversely "
+                        "affects our business.", True, 2,
+                        style(size=10.0, bold=True, font="LiberationSans-BoldItalic",
+                              top=320.0), page_height=792.0)
+    blocks = [text(lines=5, top=100.0, font="LiberationSans"),
+              heading("Economic and Strategic Risks", font="LiberationSans-Bold", top=300.0),
+              risk, text(lines=6, top=350.0, font="LiberationSans")]
+    assert 1 in find_styled_headings(blocks, body)
+    # The same weight hidden on a line whose font's name says nothing: no heading.
+    plain = heading("Economic and Strategic Risks", font="LiberationSans-Medium", top=300.0)
+    assert 1 not in find_styled_headings([blocks[0], plain, *blocks[2:]], body)
+    from ragbeam.transforms.clean.headings import _distinct
+
+    assert _distinct(style(size=11.2, font="ArialMT"), style(size=7.2, font="Arial-BoldMT"))
+
+
 def test_a_day_and_a_month_is_a_date_not_a_numbered_section():
     """A table's or a list's date ("9 August" in a list of reigns) reads like section 9
     titled "August"; set a little smaller than the body it was a level-1 heading that
