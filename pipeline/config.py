@@ -148,7 +148,9 @@ if TYPE_CHECKING:
 # is its paragraph's too.
 # 29: a line in a font named bold is bold where the PDF gives no weight (a browser's
 # print): a category heading over a risk factor's bold-italic title is a heading.
-OUTPUT_FORMAT_VERSION = 29
+# 30: labels alone between a PDF table's heads and its first values ("Assets" /
+# "Current assets:") are its first rows, and the heads its header.
+OUTPUT_FORMAT_VERSION = 30
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -736,8 +736,8 @@ def _table_of_run(rows: list[_Row], body: list[int], top: int
     widths = [cell.x1 - cell.x0 for i in multi for cell in rows[i].cells[1:]]
     if statistics.median(widths) > MAX_VALUE_WIDTH_SHARE * (columns[-1][1] - columns[0][0]):
         return None, kept[-1] + 1
-    header = _header_above(rows, kept[0], columns, top)
-    table_rows = [rows[i] for i in [*header, *kept]]
+    header, labels = _header_above(rows, kept[0], columns, top)
+    table_rows = [rows[i] for i in [*header, *labels, *kept]]
     header_count = _header_count(table_rows, columns, len(header))
     grid = [_grid_row(row, columns, spanning=n < header_count - 1)
             for n, row in enumerate(table_rows)]
@@ -784,16 +784,24 @@ def _cell_texts(row: _Row) -> tuple[str, ...]:
 
 
 def _header_above(rows: list[_Row], first: int, columns: list[list[float]], top: int = 0
-                  ) -> list[int]:
+                  ) -> tuple[list[int], list[int]]:
     """Rows right above ``rows[first]``, up to ``rows[top]``, whose cells all sit over
-    the value columns."""
-    header: list[int] = []
+    the value columns: the header; and the rows of a label alone between the header and
+    ``rows[first]`` ("Assets" / "Current assets:" under a balance sheet's heads), the
+    body's first rows (none where no header stands above them: a label alone over a
+    table's first row is its own line)."""
+    labels: list[int] = []
     index = first - 1
     below = rows[first]
+    while index >= top and _section_label(rows[index], below, columns):
+        labels.insert(0, index)
+        below = rows[index]
+        index -= 1
+    header: list[int] = []
     while index >= top:
         row = rows[index]
         # The header may stand further off its first row than rows stand apart.
-        if below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height):
+        if _too_far(row, below):
             break
         over_values = [cell for cell in row.cells if cell.x0 >= columns[1][0] - 2 * row.height]
         if not over_values or any(cell.value or cell.words > MAX_HEADER_WORDS
@@ -805,7 +813,19 @@ def _header_above(rows: list[_Row], first: int, columns: list[list[float]], top:
         header.insert(0, index)
         below = row
         index -= 1
-    return header
+    return header, (labels if header else [])
+
+
+def _too_far(row: _Row, below: _Row) -> bool:
+    return below.top - row.top > 2 * MAX_ROW_PITCH * max(row.height, below.height)
+
+
+def _section_label(row: _Row, below: _Row, columns: list[list[float]]) -> bool:
+    """A label alone in the first column, short, no value, near the row under it: a
+    section of the table's rows ("Current assets:"), not yet a header or a title."""
+    return (len(row.cells) == 1 and not row.cells[0].value
+            and row.cells[0].x1 < columns[1][0] and row.cells[0].words <= MAX_HEADER_WORDS
+            and not _too_far(row, below))
 
 
 def _grid_row(row: _Row, columns: list[list[float]], spanning: bool = False

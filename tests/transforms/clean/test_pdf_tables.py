@@ -307,6 +307,20 @@ def test_a_statement_s_title_set_larger_above_its_heads_is_no_head():
     assert tables[0].rendered()[1].startswith("Balance at December 31, 2019 | 1,727")
 
 
+def test_section_labels_under_a_statement_s_heads_are_its_first_rows():
+    # NVIDIA's 2024 10-K, p. 54 (its balance sheet): "Assets" / "Current assets:" stand
+    # alone between the heads and the first row of values. Read as the table's end, they
+    # left the heads out of it, and every chunk of the statement, the liabilities' too,
+    # carried "Jan 28, 2024 Jan 29, 2023 Assets Current assets:" as the table's title.
+    (table,) = [t for t in find_tables(_page_pieces("nvda-2024-10k-p54.json"))
+                if "Total assets" in " ".join(t.rendered())]
+    header, *rows = table.rendered()
+    assert "Jan 28, 2024" in header and "Assets" not in header
+    assert rows[:3] == [
+        "Assets", "Current assets:", "Cash and cash equivalents | $ 7,280 | $ 3,389"]
+    assert "Current liabilities:" in rows
+
+
 def test_values():
     for value in ("$ 96,388", "(1,766)", "—", "12.5%", "(174 )", "-0.47", "n/a", "3.3", "$ (16 )"):
         assert is_value(value), value
