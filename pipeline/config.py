@@ -150,7 +150,9 @@ if TYPE_CHECKING:
 # print): a category heading over a risk factor's bold-italic title is a heading.
 # 30: labels alone between a PDF table's heads and its first values ("Assets" /
 # "Current assets:") are its first rows, and the heads its header.
-OUTPUT_FORMAT_VERSION = 30
+# 31: a chunk that starts inside a table's section of rows carries its label with the
+# header row ("Current liabilities:"), until a total closes the section.
+OUTPUT_FORMAT_VERSION = 31
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -216,9 +216,37 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
                     break
             if header_end >= 0 and (header_end < chunk.start or head != table):
                 header = doc.text[head[0]:header_end].strip()
+                # …and the section of rows it starts in ("Current liabilities:")
+                section = section_label(doc.text[max(header_end, table[0]):chunk.start])
+                if section:
+                    header = f"{header}\n{section}"
                 chunk = replace(chunk, metadata={**chunk.metadata, TABLE_HEADER_KEY: header})
         out.append(chunk)
     return out
+
+
+# A section's label among a table's rows: a row of one cell, a few words, no total.
+MAX_SECTION_LABEL_WORDS = 8
+_TOTAL = re.compile(r"^(?:total|net|subtotal)\b", re.IGNORECASE)
+
+
+def section_label(rows: str) -> str | None:
+    """The label of the section of a table's rows that ``rows`` (the rows above a chunk,
+    one a line, cells apart by ``" | "``) leaves open: its last row of a label alone
+    ("Current liabilities:", "Operating expenses:"; no sentence: "(a) Inter-segment
+    sales are not significant." is a note), unless a total closed that section below it
+    ("Total current liabilities | 10,631 | 6,563")."""
+    for line in reversed(rows.splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        if _TOTAL.match(line):
+            return None  # the section closed: the rows after it are the table's again
+        if (" | " not in line and len(line.split()) <= MAX_SECTION_LABEL_WORDS
+                and not any(ch.isdigit() for ch in line)
+                and not line.endswith((".", "。"))):  # a note under rows is a sentence
+            return line
+    return None
 
 
 # Between the part of a table that ends a page and the part that opens the next, at

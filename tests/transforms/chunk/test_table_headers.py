@@ -3,10 +3,12 @@ its context (``metadata.table_header``), never in its exact ``text``: any strate
 
 from __future__ import annotations
 
+import itertools
+
 from ragbeam.api import chunk_file
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import CharSizer
-from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, with_table_headers
+from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, section_label, with_table_headers
 from ragbeam.transforms.types import BlockKind, Chunk, Document, SourceFile, TextSpan
 
 from conftest import require_corpus
@@ -34,6 +36,29 @@ def test_a_chunk_starting_inside_a_table_gets_its_first_row():
     assert rows[1]["text"] == text[cut:]  # the text stays exact
     assert rows[1]["context"].endswith(HEADER)
     assert rows[1]["embed_text"].endswith(f"{HEADER}\n\n{text[cut:]}")
+
+
+STATEMENT = ["| Jan 28, 2024 | Jan 29, 2023", "Current assets:",
+             "Cash and cash equivalents | $ 7,280 | $ 3,389", "Inventories | 5,282 | 5,159",
+             "Total current assets | 44,345 | 23,073", "Goodwill | 4,430 | 4,372",
+             "Current liabilities:", "Accounts payable | $ 2,699 | $ 1,193",
+             "Accrued and other current liabilities | 6,682 | 4,120"]
+
+
+def test_a_chunk_inside_a_statement_names_the_section_of_rows_it_starts_in():
+    """A balance sheet's chunk that starts under "Current liabilities:" carries that label
+    with the header row; after a total closes the section, none."""
+    text = "\n".join(STATEMENT)
+    doc = Document(SourceFile("t", "t", len(text)), "h", "application/pdf", text,
+                   (TextSpan(0, len(text), BlockKind.TABLE),))
+    cuts = [text.index(row) for row in ("Inventories", "Goodwill", "Accrued and other")]
+    bounds = [0, *cuts, len(text)]
+    chunks = [Chunk(a, b, text[a:b]) for a, b in itertools.pairwise(bounds)]
+    headers = [c.metadata.get(TABLE_HEADER_KEY) for c in with_table_headers(doc, chunks)]
+    assert headers == [None, f"{STATEMENT[0]}\nCurrent assets:", STATEMENT[0],
+                       f"{STATEMENT[0]}\nCurrent liabilities:"]
+    assert section_label("Revenue | 10 | 9\n(a) Inter-segment sales are not significant.\n"
+                         "Segment A | 3 | 2") is None  # a note is no section
 
 
 def test_a_long_html_table_split_by_the_structure_strategy(tmp_path):
