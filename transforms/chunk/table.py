@@ -185,6 +185,7 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
     headed = _headed_tables(doc) | {a for a, _ in tables if a not in spans_at}
     ends = dict(tables)
     continued = continued_tables(doc, tables, headed)
+    sections: dict[Span, list[tuple[int, str | None]]] = {}  # each table's, read once
     out = []
     for chunk in chunks:
         at = bisect.bisect_right(starts, chunk.start) - 1
@@ -217,7 +218,10 @@ def with_table_headers(doc: Document, chunks: list[Chunk], header_rows: int = 1,
             if header_end >= 0 and (header_end < chunk.start or head != table):
                 header = doc.text[head[0]:header_end].strip()
                 # …and the section of rows it starts in ("Current liabilities:")
-                section = section_label(doc.text[max(header_end, table[0]):chunk.start])
+                marks = sections.get(table)
+                if marks is None:
+                    marks = sections[table] = section_marks(doc.text, *table)
+                section = _open_section(marks, max(header_end, table[0]), chunk.start)
                 if section:
                     header = f"{header}\n{section}"
                 chunk = replace(chunk, metadata={**chunk.metadata, TABLE_HEADER_KEY: header})
@@ -230,23 +234,44 @@ MAX_SECTION_LABEL_WORDS = 8
 _TOTAL = re.compile(r"^(?:total|net|subtotal)\b", re.IGNORECASE)
 
 
+def section_marks(text: str, start: int = 0, end: int | None = None
+                  ) -> list[tuple[int, str | None]]:
+    """Where the sections of a table's rows (``text[start:end]``, one row a line, cells
+    apart by ``" | "``) open and close, in order: ``(offset, label)`` at each row of a
+    label alone ("Current liabilities:", "Operating expenses:"; no sentence: "(a)
+    Inter-segment sales are not significant." is a note), ``(offset, None)`` at each
+    total that closes one ("Total current liabilities | 10,631 | 6,563"). Read once a
+    table: each chunk then looks its section up (``section_label``)."""
+    end = len(text) if end is None else end
+    marks: list[tuple[int, str | None]] = []
+    at = start
+    while at < end:
+        stop = text.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        line = text[at:stop].strip()
+        if line and _TOTAL.match(line):
+            marks.append((at, None))
+        elif (line and " | " not in line and len(line.split()) <= MAX_SECTION_LABEL_WORDS
+              and not any(ch.isdigit() for ch in line)
+              and not line.endswith((".", "。"))):  # a note under rows is a sentence
+            marks.append((at, line))
+        at = stop + 1
+    return marks
+
+
 def section_label(rows: str) -> str | None:
-    """The label of the section of a table's rows that ``rows`` (the rows above a chunk,
-    one a line, cells apart by ``" | "``) leaves open: its last row of a label alone
-    ("Current liabilities:", "Operating expenses:"; no sentence: "(a) Inter-segment
-    sales are not significant." is a note), unless a total closed that section below it
-    ("Total current liabilities | 10,631 | 6,563")."""
-    for line in reversed(rows.splitlines()):
-        line = line.strip()
-        if not line:
-            continue
-        if _TOTAL.match(line):
-            return None  # the section closed: the rows after it are the table's again
-        if (" | " not in line and len(line.split()) <= MAX_SECTION_LABEL_WORDS
-                and not any(ch.isdigit() for ch in line)
-                and not line.endswith((".", "。"))):  # a note under rows is a sentence
-            return line
-    return None
+    """The label of the section of a table's rows that ``rows`` (the rows above a chunk)
+    leaves open: its last row of a label alone, unless a total closed that section below
+    it (``section_marks``)."""
+    marks = section_marks(rows)
+    return marks[-1][1] if marks else None
+
+
+def _open_section(marks: list[tuple[int, str | None]], after: int, before: int
+                  ) -> str | None:
+    """The section ``marks`` leave open at ``before``, counting only marks from ``after``."""
+    at = bisect.bisect_left(marks, before, key=lambda mark: mark[0]) - 1
+    return marks[at][1] if at >= 0 and marks[at][0] >= after else None
 
 
 # Between the part of a table that ends a page and the part that opens the next, at
