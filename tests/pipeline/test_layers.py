@@ -9,6 +9,7 @@ import pathlib
 import numpy as np
 import pytest
 
+from ragbeam.api import load_term_frequencies
 from ragbeam.pipeline.config import DEFAULT_TEXT_VECTOR
 from ragbeam.transforms.embed.term_table import ALL_CHUNKS_INDEX, count_terms, term_rows
 
@@ -102,6 +103,9 @@ def test_sparse_switched_on_then_off_redoes_only_the_sparse_vectors(corpus, plai
     assert _upserts(tmp_path / "off") == set(before)
     assert off["layer_work"] == {"dense": "none", "sparse": "drop"}
     assert read_table(tmp_path / "off", "terms").num_rows == 0
+    with pytest.raises(ValueError, match="--sparse"):  # nothing to weigh a query by
+        load_term_frequencies(tmp_path / "off")
+    assert load_term_frequencies(tmp_path / "on").chunks == len(after)
     # The same options again: nothing to do at all.
     again = _run(corpus, tmp_path / "again", previous=tmp_path / "off")
     _carried(tmp_path / "again", again)

@@ -1067,7 +1067,7 @@ def body_style(styles: Iterable[tuple[LineStyle, int]]) -> BodyStyle | None:
 def _is_bold(style: LineStyle | BodyStyle) -> bool:
     """Set in bold: by its weight, or by its font's name where the PDF gives no weight
     (a browser's print names ``LiberationSans-Bold`` with the weight of its regular)."""
-    return style.bold or _bold_face((style.size, False, style.font or ""))
+    return style.bold or _bold_font(style.font or "")
 
 
 def _distinct(style: LineStyle, reference: LineStyle | BodyStyle) -> bool:
@@ -1608,8 +1608,13 @@ def _set_above(other: tuple[float, bool, str], key: tuple[float, bool, str]) -> 
 
 
 def _bold_face(key: tuple[float, bool, str]) -> bool:
-    font = key[2].casefold()
-    return key[1] or any(weight in font for weight in ("bold", "black", "heavy"))
+    return key[1] or _bold_font(key[2])
+
+
+def _bold_font(font: str) -> bool:
+    """A font whose name says it is bold ("Arial-BoldMT", "…-Black", "…Heavy")."""
+    folded = font.casefold()
+    return any(weight in folded for weight in ("bold", "black", "heavy"))
 
 
 # documents.metadata key of a PDF's outline, JSON [[level, title], …]
