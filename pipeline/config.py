@@ -152,7 +152,10 @@ if TYPE_CHECKING:
 # "Current assets:") are its first rows, and the heads its header.
 # 31: a chunk that starts inside a table's section of rows carries its label with the
 # header row ("Current liabilities:"), until a total closes the section.
-OUTPUT_FORMAT_VERSION = 31
+# 32: a heading left of a two-column page's usual paragraph start (a page of bullets) is
+# in the left column, not in a row with the right column's text; a title-case line the
+# layout pass could not place is no heading.
+OUTPUT_FORMAT_VERSION = 32
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

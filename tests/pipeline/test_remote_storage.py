@@ -157,6 +157,19 @@ def test_an_incremental_run_against_a_previous_run_in_the_bucket(first_run, monk
             if r["doc_id"] == equipment} <= deleted_ids
 
 
+def test_a_sparse_run_s_term_frequencies_load_from_the_bucket(gcs):
+    from ragbeam.api import load_term_frequencies
+    from ragbeam.transforms.embed.term_table import ALL_CHUNKS_INDEX
+
+    output = f"gs://{BUCKET}/runs/sparse"
+    _run("--input", CORPUS, "--output", output, "--sparse")
+    frequencies = load_term_frequencies(output)
+    terms = _table(output, "terms").to_pylist()
+    assert frequencies.chunks == _table(output, "chunks").num_rows > 0
+    assert dict(frequencies.frequencies) == {
+        t["index"]: t["chunks"] for t in terms if t["index"] != ALL_CHUNKS_INDEX}
+
+
 def test_an_unchanged_night_in_the_bucket_does_not_import_beam(gcs):
     """Inputs, --previous and --output in the bucket, nothing changed: no pipeline, and
     no Beam at all (the files through google-cloud-storage's client: storage.py). Two

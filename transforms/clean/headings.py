@@ -1137,12 +1137,14 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
     for index, level in by_text.items():
         block = blocks[index]
         if block.in_row or block.in_margin or block.style is None or not block.style.size:
-            if not (block.in_row or block.in_margin):
+            kind = kinds.get(index)
+            if not (block.in_row or block.in_margin or (kind is not None
+                                                        and kind[1] == "title")):
                 # No style known: the text rules alone; an unnumbered one's level is
-                # decided below (beside the unnumbered heading before it).
-                kind = kinds.get(index)
-                found[index] = 0 if kind is not None and kind[1] in ("title", "caps") \
-                    else level
+                # decided below (beside the unnumbered heading before it). A title-case
+                # line must be set apart from its text, which a line the layout pass
+                # could not place (a figure's label repeated) cannot show.
+                found[index] = 0 if kind is not None and kind[1] == "caps" else level
             continue
         text = _following_text(blocks, index, candidates, body)
         reference = _reference(text, body)
@@ -2214,7 +2216,8 @@ class RowIndex:
         for other, any_width in near.values():  # those that reach into its rows
             if other is style or (other.x0 < style.x1 and other.x1 > style.x0):
                 continue  # itself, or above or below it
-            if starts is not None and self._across_the_gutter(style, other, starts):
+            if starts is not None and self._across_the_gutter(
+                    style, other, starts, self.columns[style.page][0]):
                 continue  # the other column's line
             overlap = min(other.bottom, style.bottom) - max(other.top, style.top)
             least = min(height, other.bottom - other.top)
@@ -2240,12 +2243,15 @@ class RowIndex:
 
     @staticmethod
     def _across_the_gutter(style: LineStyle, other: LineStyle,
-                           starts: tuple[float, float]) -> bool:
+                           starts: tuple[float, float], page_left: float) -> bool:
         """Is ``other`` in the other column of a two-column page from ``style``, which
         starts at its own column's left edge (within a line height of it: an indent)?
-        An author's name centred over a grid of authors starts elsewhere."""
+        The left column's edge is where most of its paragraphs start or, where most
+        are indented (a page of bullets), the page's text edge left of that: a heading
+        there is still in the left column. An author's name centred over a grid of
+        authors starts elsewhere."""
         reach = style.bottom - style.top
-        if starts[0] - 1 <= style.x0 <= starts[0] + reach:
+        if min(starts[0], page_left) - 1 <= style.x0 <= starts[0] + reach:
             return style.x1 <= starts[1] <= other.x0 + 1
         if starts[1] - 1 <= style.x0 <= starts[1] + reach:
             return other.x1 <= starts[1]
