@@ -12,14 +12,19 @@ from ragbeam.transforms.types import LineStyle
 
 # Two font sizes differ when they are this many points apart, and this share of the
 # larger: 10 and 10.9 pt (a paper's abstract and its body) are one size, 10 and 12 are not.
+# In small print the step is a share of the size instead: 6.9 and 7.7 pt (a filing's
+# text and its subheadings) differ as 10 and 11 do.
 MIN_SIZE_STEP = 1.0
 MIN_SIZE_RATIO = 0.08
+MIN_SIZE_STEP_RATIO = 0.1
 
 
 def sizes_differ(a: float, b: float) -> bool:
     """Are two measured font sizes (points) different sizes, not rounding apart?"""
     # Most lines are compared with lines of their own size: no arithmetic for those.
-    return a != b and abs(a - b) >= max(MIN_SIZE_STEP, MIN_SIZE_RATIO * max(a, b))
+    larger = max(a, b)
+    return a != b and abs(a - b) >= max(min(MIN_SIZE_STEP, MIN_SIZE_STEP_RATIO * larger),
+                                        MIN_SIZE_RATIO * larger)
 
 
 def style_changes(before: LineStyle | None, after: LineStyle | None) -> bool:

@@ -315,6 +315,31 @@ def test_a_term_set_a_little_off_its_definitions_row_is_still_a_cell():
     assert not rows.shares_row(inner.style)
 
 
+def test_a_heading_at_the_page_edge_left_of_its_columns_bullets_is_no_row():
+    """A two-column paper's page of bullets: most left-column lines start indented at
+    75 pt, the section heading at the text edge (56 pt), level with the right column's
+    formula pieces and text. The heading is in the left column, not in their row."""
+    def line(text: str, x0: float, top: float, x1: float, font: str = "Times") -> CleanLine:
+        return CleanLine(text, BlockKind.PARAGRAPH, 0, 5, 0, 0, 0,
+                         style=LineStyle(0, 0, 5, x0, top, x1, top + 7, 10.0, False,
+                                         font=font))
+    prose = PROSE_TEXT.split(". ")[0]
+    bullets = [[("", line(prose, 75, 100 + 40 * k, 289)), (" ", line(prose, 75, 110 + 40 * k,
+                                                                     289))]
+               for k in range(6)]
+    right = [[("", line(prose, 308, 100 + 40 * k, 542)), (" ", line(prose, 308, 110 + 40 * k,
+                                                                    542))]
+             for k in range(6)]
+    heading = line("3.2. Construct Thought Cards via MCTS", 56, 618, 229, font="Times-Bold")
+    formula = line("Q", 353, 616, 383, font="CMMI10")
+    assembly = Assembly([*bullets, *right, [("", heading)], [("", formula)],
+                         [("", line(prose, 56, 637, 289)), (" ", line(prose, 56, 647, 289))]])
+    rows = RowIndex(assembly, PdfLayout(((612.0, 792.0),) * 5, ()),
+                    BodyStyle(10.0, "Times", False))
+    assert rows.column_starts[5] == (75, 308)
+    assert not rows.shares_row(heading.style)
+
+
 def _styled(text: str, x0: float, top: float, page: int = 5, size: float = 9.0,
             font: str = "Sans-Bold", kind: BlockKind = BlockKind.PARAGRAPH) -> CleanLine:
     style = LineStyle(0, 0, page, x0, top, x0 + 6 * len(text), top + size, size, False,

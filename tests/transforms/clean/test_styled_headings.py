@@ -144,7 +144,10 @@ def test_a_paragraph_ends_where_size_or_face_changes_not_at_an_italic_word():
     mixed = style(font="")  # italic word at the middle: the line's face is unknown
     assert not style_changes(body, mixed) and not style_changes(mixed, body)
     assert not style_changes(body, None) and not style_changes(body, style(0.0))
-    assert sizes_differ(10, 12) and not sizes_differ(10, 10.9)
+    assert sizes_differ(10, 12) and not sizes_differ(10, 10.9) and sizes_differ(11, 12)
+    # In small print a step of a tenth of the size is another size: a filing's 7.7 pt
+    # subheadings over its 6.9 pt text; 6.9 and 7.4 are still one.
+    assert sizes_differ(6.9, 7.7) and not sizes_differ(6.9, 7.4)
 
 
 def test_blocks_without_a_style_go_by_the_text_rules_alone():
@@ -154,6 +157,10 @@ def test_blocks_without_a_style_go_by_the_text_rules_alone():
     blocks = [heading("Harbour Operations Review", size=20, top=80), text(lines=5),
               unplaced, text(lines=5), numbered, text(lines=5, font="")]
     assert find_styled_headings(blocks, BODY) == {0: 1, 2: 1, 4: 2}
+    # A title-case line must be set apart from its text, which an unplaced one (a
+    # figure's label Tika repeats) cannot show: the text rules alone do not take it.
+    blocks[2] = HeadingBlock("Final Solution", False, 1, None)
+    assert find_styled_headings(blocks, BODY) == {0: 1, 4: 2}
 
 
 def test_a_code_section_in_bold_is_a_heading_though_it_ends_with_a_full_stop():
