@@ -156,7 +156,9 @@ if TYPE_CHECKING:
 # in the left column, not in a row with the right column's text; a title-case line the
 # layout pass could not place is no heading.
 # 33: in small print a size step is a share of the size: 6.9 and 7.7 pt differ.
-OUTPUT_FORMAT_VERSION = 33
+# 34: a chart's title centred over it, far above the text, in the type of headings at
+# the text's left edge, is no heading.
+OUTPUT_FORMAT_VERSION = 34
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -1186,6 +1186,8 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
                 and (not _smaller(style, body)
                      or len((blocks[index].text or "").split()) <= MAX_SMALL_HEADING_WORDS)):
             found[index] = 0  # level decided below
+    for index in _titles_of_pictures(blocks, found, candidates, body):
+        del found[index]
     title = _title(blocks, found, styled, body)
     if title is not None:
         found[title] = 0
@@ -1197,6 +1199,42 @@ def find_styled_headings(blocks: Sequence[HeadingBlock], body: BodyStyle | None,
     found = in_numbering(texts, found, contents)
     return nest_between_numbers(texts, nest_under_keywords(
         texts, _levels(blocks, found), {i: blocks[i].style for i in found}))
+
+
+# A chart's title stands this many of its font sizes right of the left edge that this
+# many other headings of its style share, and this many above the text after the chart.
+MIN_CENTRED_OFFSET_SIZES = 3.0
+MIN_HEADINGS_OF_A_STYLE = 2
+MIN_PICTURE_GAP_SIZES = 5.0
+
+
+def _titles_of_pictures(blocks: Sequence[HeadingBlock], found: dict[int, int],
+                        candidates: set[int], body: BodyStyle) -> list[int]:
+    """Unnumbered headings that title a picture: where the other headings of its size
+    and face start at one left edge, a line of that style standing well right of it
+    (centred), with the text after it starting at that edge far below it (a chart
+    drawn between, whose words are no text), is the chart's title ("Segment Revenue
+    Walk $B" in a filing's MD&A), not a section's heading."""
+    lefts: dict[tuple[float, bool, str], list[tuple[int, float]]] = defaultdict(list)
+    for index in found:
+        style = blocks[index].style
+        if style is not None and style.size:
+            lefts[_style_key(style)].append((index, style.x0))
+    titles = []
+    for index, level in found.items():
+        style = blocks[index].style
+        if level or style is None or not style.size:
+            continue
+        others = [left for other, left in lefts[_style_key(style)] if other != index]
+        if (len(others) < MIN_HEADINGS_OF_A_STYLE or max(others) - min(others) > style.size
+                or style.x0 - min(others) < MIN_CENTRED_OFFSET_SIZES * style.size):
+            continue
+        text = _following_text(blocks, index, candidates, body)
+        if (text is not None and text.style is not None and text.style.page == style.page
+                and abs(text.style.x0 - min(others)) <= style.size
+                and text.style.top - style.bottom > MIN_PICTURE_GAP_SIZES * style.size):
+            titles.append(index)
+    return titles
 
 
 # A page's title stands in the top share of the page (a financial statement's, over the

@@ -62,6 +62,22 @@ def test_no_text_after_it_no_heading():
     assert find_styled_headings(blocks, BODY) == {}
 
 
+def test_a_chart_s_title_centred_over_it_is_no_heading():
+    """A filing's MD&A: subheadings at the text's left edge; a chart's title in their
+    type, centred, with the chart drawn below it and the text far under it. Right over
+    its text, the same centred line is a heading."""
+    sub = {"size": 11.0, "font": "Arial-Bold", "page": 2}
+    blocks = [heading("Quarterly Report", size=20.0, top=60), text(lines=5, top=90),
+              heading("Legal Proceedings", **sub, top=100), text(lines=5, top=115, page=2),
+              heading("Litigation Related to Security", **sub, top=200),
+              text(lines=5, top=215, page=2),
+              heading("Segment Revenue Walk", **sub, top=300, x0=260.0, x1=360.0),
+              text(lines=5, top=450, page=2)]
+    assert find_styled_headings(blocks, BODY) == {0: 1, 2: 2, 4: 2}
+    blocks[7] = text(lines=5, top=315, page=2)
+    assert find_styled_headings(blocks, BODY) == {0: 1, 2: 2, 4: 2, 6: 2}
+
+
 def test_captions_toc_entries_names_and_addresses_are_never_headings():
     for words in ("Figure 3. Démarche diagnostique", "Table 2 Results by site", "9 Baz 4",
                   "Oguzhan Topsakal1*, and Tahir Cetin Akinci 2",
