@@ -158,7 +158,10 @@ if TYPE_CHECKING:
 # 33: in small print a size step is a share of the size: 6.9 and 7.7 pt differ.
 # 34: a chart's title centred over it, far above the text, in the type of headings at
 # the text's left edge, is no heading.
-OUTPUT_FORMAT_VERSION = 34
+# 35: lines up to four above a row of cells are read for their cells too: a table's
+# header of dates set no wider than its letters need ("December 31, 2022   September 30,
+# 2023") is two cells, not one.
+OUTPUT_FORMAT_VERSION = 35
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -131,6 +131,10 @@ CELL_GAP = 1.0
 # it ends in a value with a gap before it: a row with a long label and a figure.
 SET_LINE = 0.5
 MIN_NEIGHBOUR_CELLS = 3  # a line next to one of this many cells is read in full
+# So is a line up to this many lines above one: a table's header block over its first row
+# of cells ("December 31, 2022   September 30, 2023" / "(unaudited)" / "ASSETS" /
+# "Current assets:" over "Cash and cash equivalents $ 53,888 $ 49,605").
+MAX_HEADER_REACH = 4
 # A line's last word that may be a value: a figure, a dash, or a short unit ("V", "mA",
 # "°C", "ns"; a short word of prose, "the", "of", is none).
 _VALUE_TOKEN = re.compile(r"\S*\d\S*|[-–—]+|[a-zA-Z]?[A-Zµ°%/Ω][A-Za-z]?|ns|ms|us|mm|cm|kg|mg")
@@ -878,13 +882,15 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
             line = PdfLine(reader.text[span[0]:span[1] + 1], *box, 0.0, False)
         cells = reader.cells(*span, box)
         styles.append(dataclasses.replace(line, cells=cells) if cells else line)
-    # A line next to a line of several cells may be a row of the same table without
-    # the gaps that give a row away cheaply (a header of dates over the figures).
+    # A line next to a line of several cells, or a few lines above one, may be a row of
+    # the same table without the gaps that give a row away cheaply (a header of dates
+    # over the figures, set no wider than its letters need).
     with_cells = [line is not None and len(line.cells) >= MIN_NEIGHBOUR_CELLS
                   for line in styles]
     for t, line in enumerate(styles):
         if (line is not None and not with_cells[t]
-                and ((t and with_cells[t - 1]) or (t < last and with_cells[t + 1]))):
+                and ((t and with_cells[t - 1])
+                     or any(with_cells[t + 1:t + 1 + MAX_HEADER_REACH]))):
             span, box = ranges[t], boxes[t]
             assert span is not None and box is not None
             cells = reader.cells(*span, box, force=True)
