@@ -599,3 +599,38 @@ def test_a_second_table_with_a_units_line_under_its_heads_keeps_them():
         january.rendered())
     assert not any(t.header_rows == 0 and "Treasury | $ 2,444" in t.rendered()[0]
                    for t in tables)
+
+
+def test_a_header_of_dates_set_as_one_line_over_two_columns_is_two_cells():
+    """A balance sheet's dates in one text object, as tight as their letters, the gap
+    between them made by positioning ("December 31, 2022   September 30, 2023"), three
+    lines above the first row of figures: the layout pass reads its words too
+    (``layout.MAX_HEADER_REACH``), so each date heads its own column."""
+    rows = [("Cash and cash equivalents", "53,888", "49,605"),
+            ("Marketable securities", "16,138", "14,564"),
+            ("Inventories", "34,405", "40,516"),
+            ("Accounts receivable, net and other", "42,360", "41,131"),
+            ("Total current assets", "146,791", "145,816")]
+    pieces = [b"BT /F4 9 Tf 230 712 Td (CONSOLIDATED BALANCE SHEETS) Tj ET",
+              b"BT /F3 9 Tf 400 690 Td [(December 31, 2022) -3000 (September 30, 2023)] TJ ET",
+              b"BT /F3 9 Tf 490 678 Td ((unaudited)) Tj ET",
+              b"BT /F3 9 Tf 72 666 Td (Current assets:) Tj ET"]
+    for n, (label, first, second) in enumerate(rows):
+        y = 654 - 12 * n
+        pieces += [b"BT /F3 9 Tf 80 %d Td (%s) Tj ET" % (y, label.encode()),
+                   b"BT /F3 9 Tf %.1f %d Td (%s) Tj ET" % (_right(460, first), y, first.encode()),
+                   b"BT /F3 9 Tf %.1f %d Td (%s) Tj ET" % (_right(560, second), y,
+                                                           second.encode())]
+    stream = b"\n".join(pieces)
+    objects = {3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+                  b"/Encoding /WinAnsiEncoding >>",
+               4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold "
+                  b"/Encoding /WinAnsiEncoding >>",
+               5: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                  b"<< /Font << /F3 3 0 R /F4 4 0 R >> >> /Contents 6 0 R >>",
+               6: b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"}
+    (table,) = _tables(_clean(serialise(objects, [5])))
+    header = [cell.strip() for cell in table[0].split("|")]
+    assert "December 31, 2022" in header
+    assert any(cell.startswith("September 30, 2023") for cell in header)
+    assert "Cash and cash equivalents | 53,888 | 49,605" in table
