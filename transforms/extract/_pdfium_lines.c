@@ -60,7 +60,7 @@ static PyObject *empty_str, *empty_tuple, *zero_float;
 #define CELL_GAP 1.0
 #define SET_LINE 0.5
 #define MIN_NEIGHBOUR_CELLS 3
-#define MAX_HEADER_REACH 4
+#define MAX_HEADER_REACH 4  /* and SENTENCE_ENDS: ".:;" */
 #define SPACE_SAMPLE 3
 #define BOLD_WEIGHT 600
 #define ROTATED_ANGLE 0.3
@@ -1134,10 +1134,20 @@ static int styles(Page *p, TikaLine *tika, Py_ssize_t n, Line *lines)
         with_cells[t] = lines[t].present && PyTuple_GET_SIZE(lines[t].cells) >= MIN_NEIGHBOUR_CELLS;
     for (Py_ssize_t t = 0; t < n; t++) {
         Line *line = &lines[t];
-        int near = t && with_cells[t - 1];
-        for (Py_ssize_t k = 1; !near && k <= MAX_HEADER_REACH && t + k <= last; k++)
-            near = with_cells[t + k];
-        if (line->present && !with_cells[t] && near) {
+        if (!line->present || with_cells[t])
+            continue;
+        int near = (t && with_cells[t - 1]) || (t < last && with_cells[t + 1]);
+        int above = 0;
+        for (Py_ssize_t k = 2; !near && !above && k <= MAX_HEADER_REACH && t + k <= last; k++)
+            above = with_cells[t + k];
+        if (above) {  /* a header line over the rows, not a sentence leading into them */
+            Py_ssize_t end = line->last;
+            while (end > line->first && is_space(p->u[end]))
+                end--;
+            Py_UCS4 c = p->u[end];
+            near = !(c == '.' || c == ':' || c == ';');
+        }
+        if (near) {
             PyObject *found = cells(p, line->first, line->last, &line->box, 1);
             if (found == NULL)
                 goto done;

@@ -133,8 +133,11 @@ SET_LINE = 0.5
 MIN_NEIGHBOUR_CELLS = 3  # a line next to one of this many cells is read in full
 # So is a line up to this many lines above one: a table's header block over its first row
 # of cells ("December 31, 2022   September 30, 2023" / "(unaudited)" / "ASSETS" /
-# "Current assets:" over "Cash and cash equivalents $ 53,888 $ 49,605").
+# "Current assets:" over "Cash and cash equivalents $ 53,888 $ 49,605"), unless it ends
+# like a sentence: the table's lead-in, justified wide ("The following table summarizes
+# … we serve:"), is no header.
 MAX_HEADER_REACH = 4
+SENTENCE_ENDS = ".:;"
 # A line's last word that may be a value: a figure, a dash, or a short unit ("V", "mA",
 # "°C", "ns"; a short word of prose, "the", "of", is none).
 _VALUE_TOKEN = re.compile(r"\S*\d\S*|[-–—]+|[a-zA-Z]?[A-Zµ°%/Ω][A-Za-z]?|ns|ms|us|mm|cm|kg|mg")
@@ -888,11 +891,13 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
     with_cells = [line is not None and len(line.cells) >= MIN_NEIGHBOUR_CELLS
                   for line in styles]
     for t, line in enumerate(styles):
-        if (line is not None and not with_cells[t]
-                and ((t and with_cells[t - 1])
-                     or any(with_cells[t + 1:t + 1 + MAX_HEADER_REACH]))):
-            span, box = ranges[t], boxes[t]
-            assert span is not None and box is not None
+        if line is None or with_cells[t]:
+            continue
+        span, box = ranges[t], boxes[t]
+        assert span is not None and box is not None
+        if ((t and with_cells[t - 1]) or (t < last and with_cells[t + 1])
+                or (any(with_cells[t + 2:t + 1 + MAX_HEADER_REACH])
+                    and reader.text[span[0]:span[1] + 1].rstrip()[-1:] not in SENTENCE_ENDS)):
             cells = reader.cells(*span, box, force=True)
             if cells:
                 styles[t] = dataclasses.replace(line, cells=cells)
