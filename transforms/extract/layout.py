@@ -897,11 +897,16 @@ def _styles(reader: _StyleReader, ranges: list[tuple[int, int] | None]
         assert span is not None and box is not None
         if ((t and with_cells[t - 1]) or (t < last and with_cells[t + 1])
                 or (any(with_cells[t + 2:t + 1 + MAX_HEADER_REACH])
-                    and reader.text[span[0]:span[1] + 1].rstrip()[-1:] not in SENTENCE_ENDS)):
+                    and not _ends_like_a_sentence(reader.text[span[0]:span[1] + 1]))):
             cells = reader.cells(*span, box, force=True)
             if cells:
                 styles[t] = dataclasses.replace(line, cells=cells)
     return styles
+
+
+def _ends_like_a_sentence(line: str) -> bool:
+    end = line.rstrip()
+    return bool(end) and end[-1] in SENTENCE_ENDS
 
 
 class _Words:
