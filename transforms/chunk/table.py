@@ -241,7 +241,7 @@ def section_marks(text: str, start: int = 0, end: int | None = None
     label alone ("Current liabilities:", "Operating expenses:"; no sentence: "(a)
     Inter-segment sales are not significant." is a note), ``(offset, None)`` at each
     total that closes one ("Total current liabilities | 10,631 | 6,563"). Read once a
-    table: each chunk then looks its section up (``section_label``)."""
+    table: each chunk then looks its section up (``_open_section``)."""
     end = len(text) if end is None else end
     marks: list[tuple[int, str | None]] = []
     at = start
@@ -257,14 +257,6 @@ def section_marks(text: str, start: int = 0, end: int | None = None
             marks.append((at, line))
         at = stop + 1
     return marks
-
-
-def section_label(rows: str) -> str | None:
-    """The label of the section of a table's rows that ``rows`` (the rows above a chunk)
-    leaves open: its last row of a label alone, unless a total closed that section below
-    it (``section_marks``)."""
-    marks = section_marks(rows)
-    return marks[-1][1] if marks else None
 
 
 def _open_section(marks: list[tuple[int, str | None]], after: int, before: int

@@ -8,7 +8,7 @@ import itertools
 from ragbeam.api import chunk_file
 from ragbeam.transforms.chunk.records import chunk_rows
 from ragbeam.transforms.chunk.sizing import CharSizer
-from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, section_label, with_table_headers
+from ragbeam.transforms.chunk.table import TABLE_HEADER_KEY, section_marks, with_table_headers
 from ragbeam.transforms.types import BlockKind, Chunk, Document, SourceFile, TextSpan
 
 from conftest import require_corpus
@@ -57,8 +57,8 @@ def test_a_chunk_inside_a_statement_names_the_section_of_rows_it_starts_in():
     headers = [c.metadata.get(TABLE_HEADER_KEY) for c in with_table_headers(doc, chunks)]
     assert headers == [None, f"{STATEMENT[0]}\nCurrent assets:", STATEMENT[0],
                        f"{STATEMENT[0]}\nCurrent liabilities:"]
-    assert section_label("Revenue | 10 | 9\n(a) Inter-segment sales are not significant.\n"
-                         "Segment A | 3 | 2") is None  # a note is no section
+    notes = "Revenue | 10 | 9\n(a) Inter-segment sales are not significant.\nSegment A | 3 | 2"
+    assert section_marks(notes) == []  # a note under rows is a sentence, no section
 
 
 def test_a_long_html_table_split_by_the_structure_strategy(tmp_path):
