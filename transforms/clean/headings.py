@@ -49,7 +49,7 @@ from ragbeam.transforms.charsets import (
     PROSE_LINE_ENDS,
     SENTENCE_ENDS,
 )
-from ragbeam.transforms.clean.layout import sizes_differ
+from ragbeam.transforms.clean.layout import bold_font_name, sizes_differ
 from ragbeam.transforms.contents_title import is_contents_title
 from ragbeam.transforms.types import BlockKind, LineStyle, PdfLayout
 
@@ -1067,7 +1067,7 @@ def body_style(styles: Iterable[tuple[LineStyle, int]]) -> BodyStyle | None:
 def _is_bold(style: LineStyle | BodyStyle) -> bool:
     """Set in bold: by its weight, or by its font's name where the PDF gives no weight
     (a browser's print names ``LiberationSans-Bold`` with the weight of its regular)."""
-    return style.bold or _bold_font(style.font or "")
+    return style.bold or bold_font_name(style.font or "")
 
 
 def _distinct(style: LineStyle, reference: LineStyle | BodyStyle) -> bool:
@@ -1648,13 +1648,7 @@ def _set_above(other: tuple[float, bool, str], key: tuple[float, bool, str]) -> 
 
 
 def _bold_face(key: tuple[float, bool, str]) -> bool:
-    return key[1] or _bold_font(key[2])
-
-
-def _bold_font(font: str) -> bool:
-    """A font whose name says it is bold ("Arial-BoldMT", "…-Black", "…Heavy")."""
-    folded = font.casefold()
-    return any(weight in folded for weight in ("bold", "black", "heavy"))
+    return key[1] or bold_font_name(key[2])
 
 
 # documents.metadata key of a PDF's outline, JSON [[level, title], …]

@@ -8,7 +8,23 @@ for a line only placed) says nothing, and the text rules decide alone.
 
 from __future__ import annotations
 
+import re
+
 from ragbeam.transforms.types import LineStyle
+
+# A font whose name says it is bold ("Arial-BoldMT", "…-Black", "…Heavy"), and a demibold
+# ("…Demi"): the layout pass takes both for bold where the PDF gives no weight (the C pass,
+# ``_pdfium_lines.c``, spells the same words); cleaning takes the bold names alone for bold
+# where the PDF gives a weight but a browser's print gave a bold font its regular's (a
+# demibold over its text is no heading there: issue29-r5's "VSM").
+_BOLD_NAME = re.compile(r"bold|black|heavy")
+_DEMI_NAME = re.compile(r"demi")
+
+
+def bold_font_name(font: str, demi: bool = False) -> bool:
+    folded = font.lower()
+    return (_BOLD_NAME.search(folded) is not None
+            or (demi and _DEMI_NAME.search(folded) is not None))
 
 # Two font sizes differ when they are this many points apart, and this share of the
 # larger: 10 and 10.9 pt (a paper's abstract and its body) are one size, 10 and 12 are not.

@@ -57,6 +57,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from ragbeam.transforms.charsets import is_cjk
+from ragbeam.transforms.clean.layout import bold_font_name
 from ragbeam.transforms.collector import cyclic_collector_paused
 from ragbeam.transforms.extract.ocr import OCR_AUTO_MAX_CHARS
 from ragbeam.transforms.types import Block, LineStyle, PdfLayout
@@ -83,7 +84,6 @@ MAX_BLANK_GLYPHS = OCR_AUTO_MAX_CHARS  # the OCR trigger's own "no text layer" c
 _UNMAPPED = re.compile("[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f]")
 BOLD_WEIGHT = 600  # PDF font descriptors: 400 regular, 700 bold
 _FORCE_BOLD = 1 << 18  # the ForceBold font flag (PDF 32000 table 123, bit 19)
-_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi")
 _SUBSET_PREFIX = re.compile(r"^[A-Z]{6}\+")
 # A character set at more than this angle (radians) from the horizontal is rotated
 # text: margin stamps run at 90 degrees, italics and slight skews stay near 0.
@@ -665,7 +665,7 @@ def _font_face(raw, name, address: int) -> tuple[str, int]:
     weight = raw.FPDFFont_GetWeight(font)
     if weight <= 0:
         flags = raw.FPDFFont_GetFlags(font)
-        bold = (flags > 0 and flags & _FORCE_BOLD) or _BOLD_NAME.search(text.lower())
+        bold = (flags > 0 and flags & _FORCE_BOLD) or bold_font_name(text, demi=True)
         weight = 700 if bold else 400 if text else 0
     return text, weight
 

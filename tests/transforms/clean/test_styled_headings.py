@@ -12,7 +12,7 @@ from ragbeam.transforms.clean.headings import (
     heading_level,
     is_prose,
 )
-from ragbeam.transforms.clean.layout import sizes_differ, style_changes
+from ragbeam.transforms.clean.layout import bold_font_name, sizes_differ, style_changes
 from ragbeam.transforms.types import LineStyle
 
 BODY = BodyStyle(10.0, "Times-Roman", False)
@@ -164,6 +164,10 @@ def test_a_paragraph_ends_where_size_or_face_changes_not_at_an_italic_word():
     # In small print a step of a tenth of the size is another size: a filing's 7.7 pt
     # subheadings over its 6.9 pt text; 6.9 and 7.4 are still one.
     assert sizes_differ(6.9, 7.7) and not sizes_differ(6.9, 7.4)
+    # A font named bold is bold; a demibold only where the PDF gives no weight at all.
+    assert bold_font_name("LiberationSans-Bold") and bold_font_name("Helvetica-Black")
+    assert not bold_font_name("FranklinGothic-Demi") and not bold_font_name("Arial-ItalicMT")
+    assert bold_font_name("FranklinGothic-Demi", demi=True)
 
 
 def test_blocks_without_a_style_go_by_the_text_rules_alone():
