@@ -161,7 +161,9 @@ if TYPE_CHECKING:
 # 35: lines up to four above a row of cells are read for their cells too: a table's
 # header of dates set no wider than its letters need ("December 31, 2022   September 30,
 # 2023") is two cells, not one.
-OUTPUT_FORMAT_VERSION = 35
+# 36: a note's mark set apart in the margin left of its note ("(1)", "(a)") opens the
+# note's line again instead of standing in a block of its own after the page's text.
+OUTPUT_FORMAT_VERSION = 36
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

@@ -62,7 +62,7 @@ from ragbeam.transforms.clean import _line_passes
 from ragbeam.transforms.clean.base import CleanLine, CleanOptions
 from ragbeam.transforms.clean.contents import contents_lines
 from ragbeam.transforms.clean.cover import carries_identifier, is_cover_page, links_somewhere
-from ragbeam.transforms.clean.footnotes import held_footnotes
+from ragbeam.transforms.clean.footnotes import held_footnotes, place_hanging_marks
 from ragbeam.transforms.clean.furniture import (
     FurnitureResult,
     PageLine,
@@ -603,6 +603,10 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
         # targets' removal would change).
         lines, link_targets_removed = _strip_links(lines, extracted)
     assembly = assemble(lines, hard_wrapped, options, held)
+    # Before headings: a mark alone in its block would stand among them.
+    note_marks_placed = (place_hanging_marks(assembly.blocks)
+                         if paged and extracted.layout is not None and options.join_lines
+                         else 0)
     headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),
                                         extracted.layout)
                          if paged and options.detect_headings else 0)
@@ -658,6 +662,7 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
         "clean_contents_lines": str(contents_lines_marked),
         "clean_hyphenations_joined": str(assembly.hyphenations_joined),
         "clean_lines_joined": str(assembly.lines_joined),
+        "clean_note_marks_placed": str(note_marks_placed),
         "clean_headings_detected": str(headings_detected),
         "clean_tables_detected": str(len(tables)),
         "clean_table_rows": str(sum(len(table.rows) for table in tables)),

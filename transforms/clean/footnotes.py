@@ -175,3 +175,68 @@ def _size_near(lines: Sequence[CleanLine], i: int) -> float:
                 and (i + distance >= len(lines) or lines[i + distance].block != line.block)):
             return 0.0
     return 0.0
+
+
+# A note's mark that stands alone: "(1)", "(a)", "(iv)", "1", "*", "†".
+_HANGING_MARK = re.compile(r"^(?:\(\d{1,2}\)|\([a-z]{1,3}\)|\d{1,2}|[*†‡§¶]{1,3})$")
+# The mark ends at most this many of its line's font sizes left of the note's line.
+MAX_MARK_GAP_SIZES = 3.0
+
+
+def place_hanging_marks(blocks: list[list[tuple[str, CleanLine]]]) -> int:
+    """Put each note's mark that a PDF sets apart, left of its note's first line (a
+    10-K's "(1)" in the margin beside "On March 27, 2020, the CARES Act …"), back in
+    front of that line; returns how many moved.
+
+    Such a mark is a text object of its own, and Tika reads it after the page's text:
+    a block of its own, "(1)" / "(2)" / "(1)" at the foot of a chunk, while the notes
+    under a table lose their letters. A mark moves when it is a one-line paragraph
+    block placed on its page, and a paragraph's line on that page shares its height
+    and starts right of it, within ``MAX_MARK_GAP_SIZES`` of its font sizes (the
+    nearest in height, where two lines do). The mark then opens that line, a space
+    after it; a mark with no line beside it (a table's, beside a cell) stays where it
+    is. Blocks are (separator before, line) lists, ``linejoin.assemble``'s."""
+    marks = [k for k, pieces in enumerate(blocks)
+             if len(pieces) == 1 and _placed_paragraph(pieces[0][1])
+             and _HANGING_MARK.match(pieces[0][1].text.strip())]
+    if not marks:
+        return 0
+    pages = {blocks[k][0][1].page for k in marks}
+    mark_set = set(marks)
+    lines_on: dict[int | None, list[tuple[int, int]]] = {}
+    for b, pieces in enumerate(blocks):
+        if b in mark_set:
+            continue
+        for n, (separator, line) in enumerate(pieces):
+            if line.page in pages and _placed_paragraph(line, sized=False) and (
+                    n == 0 or separator):
+                lines_on.setdefault(line.page, []).append((b, n))
+    inserts: dict[tuple[int, int], int] = {}  # (block, piece) → the mark's block
+    for k in marks:
+        mark = blocks[k][0][1].style
+        middle = (mark.top + mark.bottom) / 2
+        best: tuple[float, tuple[int, int]] | None = None
+        for b, n in lines_on.get(blocks[k][0][1].page, ()):
+            style = blocks[b][n][1].style
+            gap = style.x0 - mark.x1
+            if (mark.top < style.bottom and mark.bottom > style.top
+                    and 0 <= gap <= MAX_MARK_GAP_SIZES * max(mark.size, style.size)
+                    and not _HANGING_MARK.match(blocks[b][n][1].text.split(" ", 1)[0])):
+                distance = abs((style.top + style.bottom) / 2 - middle)
+                if best is None or distance < best[0]:
+                    best = (distance, (b, n))
+        if best is not None and best[1] not in inserts:
+            inserts[best[1]] = k
+    for (b, n), k in sorted(inserts.items(), reverse=True):
+        separator, line = blocks[b][n]
+        blocks[b][n:n + 1] = [(separator, blocks[k][0][1]), (" ", line)]
+    moved = set(inserts.values())
+    blocks[:] = [pieces for k, pieces in enumerate(blocks) if k not in moved]
+    return len(moved)
+
+
+def _placed_paragraph(line: CleanLine, sized: bool = True) -> bool:
+    """A paragraph's line the layout pass placed (and measured, where ``sized``: a
+    note's line may mix sizes, its mark's may not)."""
+    return (line.kind is BlockKind.PARAGRAPH and not line.table_row and not line.detached
+            and line.style is not None and (bool(line.style.size) or not sized))

@@ -145,3 +145,69 @@ def test_a_figure_and_its_caption_atop_the_next_column_go_after_the_paragraph_to
     assert paragraphs[1:] == [" ".join(FOOTNOTE), "20 40 60 80 100",
                               "Figure 1: Retriever accuracy with different numbers of "
                               "training examples, measured on the development set."]
+
+
+def _placed(lines: list[tuple]) -> ExtractedDocument:
+    """A PDF of (text, page, x0, x1, top, size, block) lines, each block a Tika block,
+    in this (Tika's) reading order."""
+    blocks: dict[int, list[tuple]] = {}
+    for line in lines:
+        blocks.setdefault(line[6], []).append(line)
+    out_blocks, styles, raw = [], [], ""
+    for members in blocks.values():
+        start = len(raw)
+        for text, page, x0, x1, top, size, _ in members:
+            styles.append(LineStyle(len(raw), len(raw) + len(text), page, x0, top, x1,
+                                    top + size, size, False, False, "Arial"))
+            raw += text + "\n"
+        out_blocks.append(Block(BlockKind.PARAGRAPH, raw[start:-1], page=members[0][1],
+                                raw_start=start, raw_end=len(raw) - 1))
+        raw += "\n"
+    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
+                             raw_text=raw, blocks=tuple(out_blocks), metadata={},
+                             layout=PdfLayout(((612.0, 792.0),), tuple(styles)),
+                             lines=lines_of("application/pdf"), page_count=1)
+
+
+# One page alone: its furniture is not weighed (a lone "(1)" would read as its folio).
+NO_FURNITURE = CleanOptions(remove_furniture=False)
+# A 10-K's notes under a table: each note's mark a text object of its own in the margin
+# left of the note, which Tika reads after the page's text.
+CARES = ("On March 27, 2020, the CARES Act was enacted, which includes a five year net "
+         "operating loss carryback provision.")
+AUDIT = "In the fourth quarter of 2020, we recorded a tax benefit related to the settlement."
+NOTES_PAGE = [
+    ("Significant components of our deferred tax assets and liabilities were as follows.",
+     1, 36.0, 560.0, 100.0, 9.0, 0),
+    (CARES, 1, 36.0, 575.0, 283.0, 9.0, 1),
+    (AUDIT, 1, 36.0, 560.0, 318.0, 9.0, 2),
+    ("(1)", 1, 19.0, 27.0, 282.0, 5.8, 3),
+    ("(2)", 1, 19.0, 27.0, 317.0, 5.8, 4),
+]
+
+
+def test_a_notes_mark_set_apart_in_the_margin_opens_its_note_again():
+    document = clean_document(_placed(NOTES_PAGE), NO_FURNITURE)
+    assert document.text.split("\n\n") == [NOTES_PAGE[0][0], f"(1) {CARES}", f"(2) {AUDIT}"]
+    assert document.metadata["clean_note_marks_placed"] == "2"
+    # The spans follow the text: the mark's span comes first in its note's block.
+    first = next(span for span in document.spans if document.text[span.start:span.end] == "(1)")
+    assert document.text[first.end + 1:].startswith("On March 27")
+
+
+def test_marks_beside_the_lines_of_one_paragraph_each_open_their_line():
+    lines = [("Being developed in collaboration with Astellas.", 1, 36.0, 260.0, 500.0, 9.0, 0),
+             ("Being developed in collaboration with OPKO.", 1, 36.0, 240.0, 510.0, 9.0, 0),
+             ("(a)", 1, 20.0, 30.0, 500.0, 7.0, 1),
+             ("(b)", 1, 20.0, 30.0, 510.0, 7.0, 2)]
+    text = clean_document(_placed(lines), NO_FURNITURE).text
+    assert text.replace("\n", " ") == ("(a) Being developed in collaboration with Astellas. "
+                                       "(b) Being developed in collaboration with OPKO.")
+
+
+def test_a_mark_with_no_line_beside_it_stays_where_it_was():
+    far = [*NOTES_PAGE[:3], ("(1)", 1, 400.0, 408.0, 600.0, 5.8, 3),  # under a table's cell
+           ("(2)", 1, 0.0, 6.0, 317.0, 5.8, 4)]  # over three of the sizes away
+    document = clean_document(_placed(far), NO_FURNITURE)
+    assert document.text.split("\n\n") == [NOTES_PAGE[0][0], CARES, AUDIT, "(1)", "(2)"]
+    assert document.metadata["clean_note_marks_placed"] == "0"
