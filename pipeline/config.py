@@ -163,7 +163,10 @@ if TYPE_CHECKING:
 # 2023") is two cells, not one.
 # 36: a note's mark set apart in the margin left of its note ("(1)", "(a)") opens the
 # note's line again instead of standing in a block of its own after the page's text.
-OUTPUT_FORMAT_VERSION = 36
+# 37: a run-in label set bold at a paragraph's start ("Research and Development: …")
+# heads its paragraph, where a document sets a series of them (a note's policies); a
+# label's colon is no part of its name in heading paths.
+OUTPUT_FORMAT_VERSION = 37
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

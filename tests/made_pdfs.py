@@ -15,6 +15,7 @@ class Line:
     bold: bool = False
     x: float = 72.0
     gap: float | None = None  # space above the line, points (default: 1.6 × its size)
+    lead: str = ""  # words set in bold before ``text`` on the line (a run-in label)
 
 
 @dataclass
@@ -37,6 +38,11 @@ def _page_stream(lines: list[Line]) -> bytes:
     for line in lines:
         y -= line.gap if line.gap is not None else 1.6 * line.size
         font = b"/F2" if line.bold else b"/F1"
+        if line.lead:  # the label in bold, the text after it on the same line
+            out.append(b"BT %g %g Td /F2 %g Tf (%s) Tj %s %g Tf (%s) Tj ET" % (
+                line.x, y, line.size, _escape(line.lead), font, line.size,
+                _escape(line.text)))
+            continue
         out.append(b"BT %s %g Tf %g %g Td (%s) Tj ET" % (font, line.size, line.x, y,
                                                           _escape(line.text)))
     return b"\n".join(out)

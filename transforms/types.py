@@ -126,6 +126,9 @@ class LineStyle(NamedTuple):  # a tuple: long PDFs have tens of thousands of lin
     # for a line set as one run (``transforms/extract/layout.py`` reads them only for
     # lines set wider than their letters need, ``transforms/clean/tables.py`` uses them).
     cells: tuple[tuple[int, float, float], ...] = ()
+    # The font of its first letter where it differs from its middle letter's ("" where
+    # they agree or were not measured): a run-in label set bold over a regular line.
+    lead_font: str = ""
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ import string
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -49,6 +49,7 @@ from ragbeam.transforms.charsets import (
     PROSE_LINE_ENDS,
     SENTENCE_ENDS,
 )
+from ragbeam.transforms.chunk.heading_names import run_in_title
 from ragbeam.transforms.clean.layout import bold_font_name, sizes_differ
 from ragbeam.transforms.contents_title import is_contents_title
 from ragbeam.transforms.types import BlockKind, LineStyle, PdfLayout
@@ -1792,8 +1793,10 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     without an outline that describes the text, the paragraphs that read like section
     headings, and, where the lines carry their style, those set apart by their font
     (``headings.find_styled_headings``)."""
+    cuts: list[RunInCut] = []
     if layout is not None:
         split_heading_lines(assembly)
+        cuts = cut_run_in_labels(assembly)
     texts = [pieces[0][1].text if len(pieces) == 1 else " ".join([line.text for _, line in pieces])
              for pieces in assembly.blocks]
     prose = [is_prose(text) for text in texts]  # weighed once, for the blocks and the rows
@@ -1835,6 +1838,9 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
                       for block in blocks]
         found = find_styled_headings(blocks, body, assembly.contents)
         found = _join_division_titles(assembly, found)
+    found, kept = rejoin_run_in_labels(assembly, found, cuts)
+    if kept is not None:
+        blocks = [blocks[k] for k in kept]
     slides = slide_titles(blocks, body, layout.page_sizes) if layout is not None else None
     if slides is not None:
         found = with_slide_titles(assembly, found, slides)
@@ -2003,6 +2009,110 @@ def split_heading_lines(assembly: Assembly) -> int:
     if cuts:
         assembly.blocks[:] = out
     return cuts
+
+
+# A run-in label cut off its paragraph (the label's line, the line it was cut from).
+RunInCut = tuple["CleanLine", "CleanLine"]
+
+
+# Run-in labels title sections where a document sets this many, each once, in one face
+# (a note's policies, a plan's sections); fewer are a paragraph's labels ("Proof:").
+MIN_RUN_IN_LABELS = 3
+
+
+def cut_run_in_labels(assembly: Assembly) -> list[RunInCut]:
+    """Cut each run-in label (``run_in_label``) off the paragraph it opens, a block of
+    its own before it, so that heading detection weighs it as any line set apart; the
+    cuts, for ``rejoin_run_in_labels`` to undo where it is no heading. Labels title
+    sections only as a series: ``MIN_RUN_IN_LABELS`` different ones in one face at
+    least, each once (a label the document repeats word for word, "Note:", "Level 1",
+    titles no section; a paper's one "Proof:" or "Question:" opens a paragraph)."""
+    found = [(k, label) for k, pieces in enumerate(assembly.blocks)
+             if (label := run_in_label(pieces)) is not None]
+    if not found:
+        return []
+    words = {k: " ".join(label[0][0][1].text.split()).casefold() for k, label in found}
+    repeated = Counter(words.values())
+    series: defaultdict[str, set[str]] = defaultdict(set)
+    for k, label in found:
+        if repeated[words[k]] == 1:
+            series[label[0][0][1].style.font].add(words[k])  # type: ignore[union-attr]
+    labels = {k: label for k, label in found if repeated[words[k]] == 1
+              and len(series[label[0][0][1].style.font]) >= MIN_RUN_IN_LABELS}  # type: ignore[union-attr]
+    if not labels:
+        return []
+    cuts: list[RunInCut] = []
+    out: list[list[tuple[str, CleanLine]]] = []
+    for k, pieces in enumerate(assembly.blocks):
+        label = labels.get(k)
+        if label is None:
+            out.append(pieces)
+            continue
+        out.extend(label)
+        cuts.append((label[0][0][1], pieces[0][1]))
+    assembly.blocks[:] = out
+    return cuts
+
+
+def rejoin_run_in_labels(assembly: Assembly, found: Mapping[int, int],
+                         cuts: Sequence[RunInCut]) -> tuple[dict[int, int], list[int] | None]:
+    """Undo the cuts whose label is no heading (a name, a dateline, a numbered clause
+    detection passed over): the paragraph's first line whole again. Returns ``found``
+    with its indexes moved to the blocks that stay, and the blocks that stay (their
+    indexes before; None where none went)."""
+    if not cuts:
+        return dict(found), None
+    original = {id(label): line for label, line in cuts}
+    gone: set[int] = set()
+    for k, pieces in enumerate(assembly.blocks):
+        line = original.get(id(pieces[0][1])) if len(pieces) == 1 else None
+        if line is None or k in found or k + 1 >= len(assembly.blocks):
+            continue
+        rest = assembly.blocks[k + 1]
+        if rest[0][1].raw_start < pieces[0][1].raw_end or rest[0][1].page != line.page:
+            continue  # not the paragraph it was cut from (moved): left as cut
+        rest[0] = ("", line)
+        gone.add(k)
+    if not gone:
+        return dict(found), None
+    kept = [k for k in range(len(assembly.blocks)) if k not in gone]
+    assembly.blocks[:] = [assembly.blocks[k] for k in kept]
+    new_index = {k: n for n, k in enumerate(kept)}
+    return {new_index[k]: level for k, level in found.items()}, kept
+
+
+def run_in_label(pieces: Sequence[tuple[str, CleanLine]]
+                 ) -> tuple[list[tuple[str, CleanLine]], list[tuple[str, CleanLine]]] | None:
+    """A paragraph opened by a run-in label, cut in two: the label, a line of its own
+    set in the label's face, and the paragraph after it; None for any other block.
+
+    A filing's notes title their policies so: "Research and Development: Research and
+    development expenses are …", the label in bold, the text in regular on the same
+    line. The line's letters differ in face (the layout pass leaves its font unknown),
+    so nothing set the label apart, and the paragraphs of a note's every policy stood
+    under the heading before them. The label is the line's first words when its first
+    letter is set in a bold font its middle letter is not (``LineStyle.lead_font``) and
+    they read as a title before prose (``heading_names.run_in_title``), within
+    ``MAX_STYLED_HEADING_WORDS`` words."""
+    first = pieces[0][1]
+    style = first.style
+    if (first.kind is not BlockKind.PARAGRAPH or first.detached or style is None
+            or not style.size or not style.lead_font or _is_bold(style)
+            or not bold_font_name(style.lead_font)):
+        return None
+    found = run_in_title(" ".join(line.text for _, line in pieces))
+    if found is None or found[1] >= len(first.text):
+        return None  # the title runs past the first line, or is all of it
+    end, start = found
+    if len(first.text[:end].split()) > MAX_STYLED_HEADING_WORDS:
+        return None
+    label = replace(first, text=first.text[:end],
+                    raw_end=min(first.raw_start + end, first.raw_end),
+                    style=style._replace(font=style.lead_font, bold=True, lead_font=""))
+    rest = replace(first, text=first.text[start:],
+                   raw_start=min(first.raw_start + start, first.raw_end),
+                   style=style._replace(lead_font=""))
+    return [("", label)], [("", rest), *pieces[1:]]
 
 
 def _heading_cuts(pieces: Sequence[tuple[str, CleanLine]]) -> list[int]:

@@ -442,6 +442,7 @@ typedef struct {
     double size;
     int bold, rotated;
     PyObject *font;     /* borrowed from a face map, or empty_str */
+    PyObject *lead_font;  /* the first letter's font where not the middle's: borrowed */
     PyObject *cells;    /* new reference or NULL (no cells) */
     Py_ssize_t first, last;
 } Line;
@@ -462,6 +463,7 @@ static int styled(Page *p, Py_ssize_t first, Py_ssize_t last, const Box *box, Li
     line->size = 0.0;
     line->bold = line->rotated = 0;
     line->font = empty_str;
+    line->lead_font = empty_str;
     PyObject *font;
     long weight;
     double size;
@@ -470,6 +472,8 @@ static int styled(Page *p, Py_ssize_t first, Py_ssize_t last, const Box *box, Li
         return -1;
     if (found == 0)
         return 0;
+    PyObject *middle_font = font;
+    PyObject *lead_font = empty_str;
     Py_ssize_t others[2];
     int count = 0;
     if (lead != middle)
@@ -494,8 +498,16 @@ static int styled(Page *p, Py_ssize_t first, Py_ssize_t last, const Box *box, Li
             if (same != 0)
                 font = empty_str;
         }
-        if (others[k] == lead)
+        if (others[k] == lead) {
             size = py_max(size, other_size);
+            if (other_font != middle_font) {  /* lead_font: the run-in label's face */
+                int same = PyUnicode_Compare(other_font, middle_font);
+                if (same == -1 && PyErr_Occurred())
+                    return -1;
+                if (same != 0)
+                    lead_font = other_font;
+            }
+        }
     }
     int rotated = 0;
     if (box->x1 - box->x0 < 4 * (box->bottom - box->top) || last - first < 3) {
@@ -509,6 +521,7 @@ static int styled(Page *p, Py_ssize_t first, Py_ssize_t last, const Box *box, Li
     line->bold = weight >= BOLD_WEIGHT;
     line->rotated = rotated;
     line->font = font;
+    line->lead_font = lead_font;
     return 0;
 }
 
@@ -1124,6 +1137,7 @@ static int styles(Page *p, TikaLine *tika, Py_ssize_t n, Line *lines)
             line->size = 0.0;
             line->bold = line->rotated = 0;
             line->font = empty_str;
+            line->lead_font = empty_str;
         }
         PyObject *found = cells(p, first, end, &line->box, 0);
         if (found == NULL)
@@ -1212,7 +1226,7 @@ static int read_text(Page *p)
 static PyObject *new_line_style(Py_ssize_t start, Py_ssize_t end, long page, const Line *line,
                                 PyObject *cells_value)
 {
-    PyObject *items[13];
+    PyObject *items[14];
     items[0] = PyLong_FromSsize_t(start);
     items[1] = PyLong_FromSsize_t(end);
     items[2] = PyLong_FromLong(page);
@@ -1234,19 +1248,21 @@ static PyObject *new_line_style(Py_ssize_t start, Py_ssize_t end, long page, con
     items[11] = empty_tuple;
     Py_INCREF(cells_value);
     items[12] = cells_value;
-    for (int k = 0; k < 13; k++)
+    Py_INCREF(line->lead_font);
+    items[13] = line->lead_font;
+    for (int k = 0; k < 14; k++)
         if (items[k] == NULL) {
-            for (int j = 0; j < 13; j++)
+            for (int j = 0; j < 14; j++)
                 Py_XDECREF(items[j]);
             return NULL;
         }
-    PyObject *style = line_style_type->tp_alloc(line_style_type, 13);
+    PyObject *style = line_style_type->tp_alloc(line_style_type, 14);
     if (style == NULL) {
-        for (int j = 0; j < 13; j++)
+        for (int j = 0; j < 14; j++)
             Py_DECREF(items[j]);
         return NULL;
     }
-    for (int k = 0; k < 13; k++)
+    for (int k = 0; k < 14; k++)
         PyTuple_SET_ITEM(style, k, items[k]);
     return style;
 }

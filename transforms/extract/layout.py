@@ -166,6 +166,9 @@ class PdfLine:
     # A line set wider than its letters need: its runs of words between wide gaps, each
     # as (first, last) offsets in ``text`` and its left and right edge (``cells``).
     cells: tuple[tuple[int, int, float, float], ...] = ()
+    # The font of its first letter where it differs from its middle letter's: a run-in
+    # label's ("Research and Development:" in bold, opening a paragraph in regular).
+    lead_font: str = ""
 
 
 @dataclass(frozen=True)
@@ -504,10 +507,13 @@ class _StyleReader:
         if face is None:
             return PdfLine(text[first:last + 1], *box, 0.0, False)
         font, weight, size = face
+        middle_font = font
+        lead_font = ""
         # A line is bold, and set in a font, when its first, middle and last letters
         # are: a bold run-in label opening a body line, or an italic word inside one,
-        # leaves the line's face unknown ("") and not bold. Its size is the larger of
-        # its first and middle letters' (one may be a superscript or a subscript).
+        # leaves the line's face unknown ("") and not bold; the label's font is kept
+        # apart (``lead_font``). Its size is the larger of its first and middle
+        # letters' (one may be a superscript or a subscript).
         for other in {lead, tail} - {middle}:
             other_face = self.face(other)
             if other_face is None:
@@ -517,6 +523,8 @@ class _StyleReader:
                 font = ""
             if other == lead:
                 size = max(size, other_face[2])
+                if other_face[0] != middle_font:
+                    lead_font = other_face[0]
         rotated = False
         x0, top, x1, bottom = box
         # Set at an angle: up a margin, or across the page as a diagonal stamp whose box
@@ -529,7 +537,7 @@ class _StyleReader:
                 angle = (angle + self.frame.rotation * _TWO_PI / 4) % _TWO_PI
                 rotated = min(angle, _TWO_PI - angle) > _ROTATED_ANGLE
         return PdfLine(text[first:last + 1], *box, round(size, 1), weight >= BOLD_WEIGHT,
-                       rotated, font)
+                       rotated, font, lead_font=lead_font)
 
     def sets_spaces(self) -> bool:
         """Does the page set space glyphs (its first ``SPACE_SAMPLE`` spaces are not all
@@ -1075,7 +1083,7 @@ def _python_pdf_layout(data: bytes, raw_text: str, blocks: Sequence[Block]) -> P
                 cells = _tika_cells(text, start, pdf.text, pdf.cells) if pdf.cells else ()
                 styles.append(LineStyle(start, end, layout.page, pdf.x0, pdf.top, pdf.x1,
                                         pdf.bottom, pdf.size, pdf.bold, pdf.rotated,
-                                        pdf.font, pdf.spaces, cells))
+                                        pdf.font, pdf.spaces, cells, pdf.lead_font))
     styles.sort()
     return PdfLayout(tuple((round(layout.width, 1), round(layout.height, 1))
                            for layout, _ in pages), tuple(styles))
@@ -1092,7 +1100,7 @@ NATIVE_ENV = "RAGBEAM_LAYOUT_NATIVE"
 # output stays the Python pass's, only slower (tests/transforms/extract/test_layout.py
 # says so where the extension is built).
 NATIVE_FIELDS = ("raw_start", "raw_end", "page", "x0", "top", "x1", "bottom", "size",
-                 "bold", "rotated", "font", "spaces", "cells")
+                 "bold", "rotated", "font", "spaces", "cells", "lead_font")
 _native_module: object = None  # the configured module, False when unavailable
 
 

@@ -29,6 +29,9 @@ H, P = BlockKind.HEADING, BlockKind.PARAGRAPH
      "Section 3.1 Administrator."),  # a whole sentence: two words in lower case will do
     ("Liquidity — We expect our cash on hand to cover the operating needs of the next year.",
      "Liquidity"),
+    ("Research and Development: Research and development expenses are charged to expense "
+     "as incurred.", "Research and Development"),  # a note's policy, after a colon
+    ("Revenue Recognition:", "Revenue Recognition"),  # a label: its colon introduces text
 ])
 def test_a_run_in_heading_is_named_by_its_title(heading, title):
     assert heading_name(heading) == title
@@ -49,6 +52,7 @@ def test_a_run_in_heading_is_named_by_its_title(heading, title):
     "PURCHASES OF EQUITY SECURITIES",
     "2.1 Overview. Scope of the Standard",
     "Outlook. Guidance Raised",  # two words, not in lower case: a title's second part
+    "Note 2: Significant Accounting Policies",
 ])
 def test_any_other_heading_keeps_its_whole_text(heading):
     assert heading_name(heading) == heading
