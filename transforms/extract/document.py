@@ -26,7 +26,9 @@ from ragbeam.transforms.extract.ocr import (
     pictures_only,
 )
 from ragbeam.transforms.extract.readers import reader_for
+from ragbeam.transforms.extract.text_bytes import single_byte_text, utf16_text
 from ragbeam.transforms.extract.truncation import truncated_zip
+from ragbeam.transforms.extract.xhtml import text_file_xhtml
 from ragbeam.transforms.garbage import GARBAGE_SHARE, garbage_share
 from ragbeam.transforms.read.naming import no_text_reason, unsupported_by_design
 from ragbeam.transforms.types import (
@@ -149,6 +151,14 @@ def build_extracted_document(
                 "document is encrypted (password-protected): Tika extracted no text"
             )
         if media_type_of(metadata) == "application/octet-stream":
+            if (found := single_byte_text(fetched.data)) is not None:
+                # Text Tika's detector took for binary data (a short note in Latin-1):
+                # read as the text file it is.
+                text, charset = found
+                content_type = f"text/plain; charset={charset}"
+                return build_extracted_document(
+                    fetched, text_file_xhtml(text, content_type),
+                    {**metadata, "Content-Type": [content_type]})
             raise EmptyDocumentError(
                 "no text could be extracted: Tika does not recognise the format "
                 "(detected application/octet-stream: binary or random data?)"
@@ -314,6 +324,10 @@ def extract_fetched(fetched: FetchedFile, extractor: IsolatedExtractor, *, in_ch
     name = posixpath.basename(fetched.source.uri)
     if skipped := pdf_start(fetched.data):  # Tika, OCR and the layout read the PDF itself
         fetched = dataclasses.replace(fetched, data=fetched.data[skipped:])
+    elif (text := utf16_text(fetched.data)) is not None:
+        # UTF-16 without a byte-order mark, which Tika's detector takes for binary
+        # data: Tika reads it as UTF-8 (a saved mail is still read as mail).
+        fetched = dataclasses.replace(fetched, data=text.encode())
     build = DocumentFromTika(fetched.source, fetched.content_hash, max_text_chars,
                              skipped_bytes=skipped)
     if in_child:

@@ -30,7 +30,12 @@ import lxml.html
 from lxml import etree
 
 from ragbeam.transforms.extract.reader import Reader
-from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_body, parse_tika_xhtml
+from ragbeam.transforms.extract.xhtml import (
+    ParsedXhtml,
+    parse_body,
+    parse_tika_xhtml,
+    tika_charset,
+)
 from ragbeam.transforms.types import FetchedFile
 
 HTML_MEDIA_TYPES = {"text/html", "application/xhtml+xml"}
@@ -108,23 +113,10 @@ def parse_html_main(data: bytes, charset: str | None = None) -> ParsedXhtml:
     return parsed
 
 
-def _first(metadata: Mapping[str, list[str]], key: str) -> str | None:
-    return next((v.strip() for v in metadata.get(key, ()) if v and v.strip()), None)
-
-
-def _charset(metadata: Mapping[str, list[str]]) -> str | None:
-    """The charset Tika detected (``Content-Type``'s parameter, or ``Content-Encoding``)."""
-    for param in (_first(metadata, "Content-Type") or "").split(";")[1:]:
-        key, _, value = param.partition("=")
-        if key.strip().lower() == "charset" and value.strip():
-            return value.strip().strip('"')
-    return _first(metadata, "Content-Encoding")
-
-
 def html_page(data: bytes, metadata: Mapping[str, list[str]]) -> ParsedXhtml:
     """A web page's main content, read from its own bytes (``parse_html_main``)."""
     try:
-        return parse_html_main(data, _charset(metadata))
+        return parse_html_main(data, tika_charset(metadata))
     except LookupError:  # a charset name Python does not know
         return parse_html_main(data)
 

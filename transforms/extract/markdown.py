@@ -46,11 +46,13 @@ from markdown_it.token import Token
 
 from ragbeam.transforms.clean.links import LINKS_KEY, markdown_link_words
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
+from ragbeam.transforms.extract.text_bytes import decoded
 from ragbeam.transforms.extract.xhtml import (
     ParsedXhtml,
     is_text_file_xhtml,
     parse_tika_xhtml,
-    with_utf8_text,
+    tika_charset,
+    with_file_text,
 )
 from ragbeam.transforms.types import Block, BlockKind, FetchedFile
 
@@ -333,14 +335,6 @@ def _table(tokens: list[Token], i: int, span: tuple[int, int], blocks: list[Bloc
     return i
 
 
-def _file_text(data: bytes) -> str:
-    """A text file's bytes as text: UTF-8 where they are, else Windows-1252."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
-
-
 class MarkdownReader(Reader):
     """Markdown, by media type, or by name where Tika saw plain text: Tika's text
     parsed by markdown-it (``parse_markdown_blocks``); the front matter's title, and
@@ -357,11 +351,11 @@ class MarkdownReader(Reader):
 
     def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
                   metadata: TikaMetadata) -> ParsedXhtml:
-        parsed = parse_tika_xhtml(with_utf8_text(xhtml, fetched.data))
+        parsed = parse_tika_xhtml(with_file_text(xhtml, fetched.data, tika_charset(metadata)))
         if fetched.data and not is_text_file_xhtml(xhtml):
             # Tika read the file as markup (an HTML page: it opens with an HTML
             # block), so its text lost the Markdown's lines: the file's own text.
-            parsed = ParsedXhtml(raw_text=_file_text(fetched.data), blocks=[],
+            parsed = ParsedXhtml(raw_text=decoded(fetched.data)[0], blocks=[],
                                  head_metadata=parsed.head_metadata)
         if parsed.raw_text.strip():
             parsed.blocks = parse_markdown_blocks(parsed.raw_text)

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from ragbeam.transforms.extract.markdown import MarkdownReader, reads_as_markdown
 from ragbeam.transforms.extract.reader import Reader, TikaMetadata
-from ragbeam.transforms.extract.xhtml import ParsedXhtml, parse_tika_xhtml, with_utf8_text
+from ragbeam.transforms.extract.xhtml import (
+    ParsedXhtml,
+    parse_tika_xhtml,
+    tika_charset,
+    with_file_text,
+)
 from ragbeam.transforms.types import FetchedFile, LineKind
 
 _MARKDOWN = MarkdownReader()
@@ -21,7 +26,7 @@ class PlainTextReader(Reader):
 
     def structure(self, fetched: FetchedFile, xhtml: str, media_type: str,
                   metadata: TikaMetadata) -> ParsedXhtml:
-        return parse_tika_xhtml(with_utf8_text(xhtml, fetched.data))
+        return parse_tika_xhtml(with_file_text(xhtml, fetched.data, tika_charset(metadata)))
 
     def for_text(self, raw_text: str) -> Reader:
         return _MARKDOWN if reads_as_markdown(raw_text) else self

@@ -40,10 +40,12 @@ the same way, as annotations.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lxml import etree
 
+from ragbeam.transforms.extract.text_bytes import windows_1252_text
 from ragbeam.transforms.types import Block, BlockKind
 
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
@@ -448,9 +450,11 @@ def is_text_file_xhtml(xhtml: str) -> bool:
     return _ONE_PARAGRAPH.fullmatch(xhtml) is not None
 
 
-def with_utf8_text(xhtml: str, data: bytes) -> str:
+def with_file_text(xhtml: str, data: bytes, charset: str | None = None) -> str:
     """Tika's XHTML of a text file (plain text, Markdown) with its text replaced by the
-    file's bytes decoded as UTF-8, where they are UTF-8 and Tika's text is not that.
+    file's bytes decoded as UTF-8, where they are UTF-8 and Tika's text is not that; or
+    as Windows-1252, where Tika read them as ISO-8859-1 (``charset``) and they hold the
+    bytes 0x80–0x9F (``text_bytes.windows_1252_text``: "€", "“", "–" were U+FFFD).
 
     Two ways Tika's text of such a file loses characters: its charset detector takes a
     UTF-8 file with a few non-ASCII characters for ISO-8859-1 (a licence's "“Licensor.”"
@@ -465,13 +469,39 @@ def with_utf8_text(xhtml: str, data: bytes) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return xhtml
+        text = windows_1252_text(data, charset)
+        if text is None:
+            return xhtml
     match = _ONE_PARAGRAPH.fullmatch(xhtml)
     if match is None or "<p>" in match.group(2) or "</p>" in match.group(2):
         return xhtml
-    escaped = _NOT_XML.sub("\ufffd", text).replace("&", "&amp;").replace(
-        "<", "&lt;").replace(">", "&gt;")
-    return match.group(1) + escaped + match.group(3)
+    return match.group(1) + _escaped(text) + match.group(3)
+
+
+def text_file_xhtml(text: str, media_type: str) -> str:
+    """XHTML as Tika writes it for a text file of ``media_type``: its whole text one
+    paragraph (``is_text_file_xhtml``)."""
+    return ('<html xmlns="http://www.w3.org/1999/xhtml">\n<head>\n'
+            f'<meta name="Content-Type" content="{media_type}" />\n<title></title>\n'
+            f'</head>\n<body><p>{_escaped(text)}</p>\n</body></html>')
+
+
+def _escaped(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text).replace("&", "&amp;").replace("<", "&lt;").replace(
+        ">", "&gt;")
+
+
+def tika_charset(metadata: Mapping[str, list[str]]) -> str | None:
+    """The charset Tika detected (``Content-Type``'s parameter, or ``Content-Encoding``)."""
+    for param in (_first_value(metadata, "Content-Type") or "").split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"')
+    return _first_value(metadata, "Content-Encoding")
+
+
+def _first_value(metadata: Mapping[str, list[str]], key: str) -> str | None:
+    return next((v.strip() for v in metadata.get(key, ()) if v and v.strip()), None)
 
 
 def parse_tika_xhtml(xhtml: str, email_entries: list[str | None] | None = None,

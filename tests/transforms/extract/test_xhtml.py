@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ragbeam.transforms.extract.html import parse_html_main
-from ragbeam.transforms.extract.xhtml import parse_tika_xhtml, with_utf8_text
+from ragbeam.transforms.extract.xhtml import parse_tika_xhtml, with_file_text
 from ragbeam.transforms.types import BlockKind
 
 XHTML = """<html xmlns="http://www.w3.org/1999/xhtml"><head><meta name="Content-Type"
@@ -145,12 +145,15 @@ def test_a_text_files_paragraph_becomes_its_utf8_bytes_and_nothing_else_does():
     head = '<html xmlns="http://www.w3.org/1999/xhtml"><head><title></title></head>'
     tika = head + "<body><p>a \u00e2\ufffd\ufffdb\u00e2\ufffd\ufffd &lt;c&gt;\n</p>\n</body></html>"
     data = "a \u201cb\u201d <c>\x01\n".encode()
-    text = parse_tika_xhtml(with_utf8_text(tika, data)).raw_text
+    text = parse_tika_xhtml(with_file_text(tika, data)).raw_text
     assert text.rstrip() == "a \u201cb\u201d <c>\ufffd"
-    assert with_utf8_text(tika, "a \u201cb".encode("cp1252")) == tika  # not UTF-8
-    assert with_utf8_text(tika, b"ascii only") == tika  # Tika read it right
+    assert with_file_text(tika, "a \u201cb".encode("cp1252")) == tika  # not UTF-8
+    # Tika read it as ISO-8859-1: the bytes Windows-1252 uses for quotes are its text.
+    latin = parse_tika_xhtml(with_file_text(tika, "a \u201cb".encode("cp1252"), "ISO-8859-1"))
+    assert latin.raw_text.rstrip() == "a \u201cb"
+    assert with_file_text(tika, b"ascii only") == tika  # Tika read it right
     two = head + "<body><p>x</p><p>y</p></body></html>"  # not one paragraph: not a text file
-    assert with_utf8_text(two, "x \u201c".encode()) == two
+    assert with_file_text(two, "x \u201c".encode()) == two
 
 
 def test_a_footnote_inside_a_paragraph_follows_it_and_its_sentence_stays_whole():
