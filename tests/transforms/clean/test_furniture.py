@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from made_pdfs import Line, MadePdf, extract_and_clean, render
+
 from ragbeam.transforms.clean.furniture import (
     PageLine,
     find_page_furniture,
@@ -1134,3 +1136,28 @@ def test_a_tables_column_heads_repeated_atop_each_page_stay():
     head = [_at("Harbour Works Annual Report", 40.0, x0=72.0, x1=300.0)]
     pages = [[*head, *_body_at(p), _at(f"{p + 1}", 752.0, x0=300.0, x1=306.0)] for p in range(6)]
     assert ("Harbour Works Annual Report" in {text for _, text in _removed_placed(pages)})
+
+
+def test_a_page_printed_twice_keeps_its_text():
+    """A memo whose one page the PDF holds twice: every line repeats on every page, as a
+    template's would, but a frame holds no lines of running text; the pages keep theirs
+    (else the document is left with no text at all)."""
+    memo = [Line("May 5, 2023"), Line("To Whom it May Concern:"),
+            Line("There were 20,000 bottles of water, 10,000 blankets, and 200 laptops "
+                 "delivered on January 23,"),
+            Line("2023. A total of 3 trucks were used for 15 hours to bring all of them in."),
+            Line("Best Regards,"), Line("Mallori")]
+    doc = extract_and_clean(render(MadePdf([memo, memo])))
+    assert doc.text.count("A total of 3 trucks were used for 15 hours") == 2
+    assert doc.text.count("May 5, 2023") == 2
+    # A frame around pages of their own text still goes.
+    framed = [[Line("ACME Corp. Quarterly Memo"), *page, Line(f"Page {n}")]
+              for n, page in enumerate(([Line("The first page's own words are here, "
+                                               "and more of them follow on this line.")],
+                                        [Line("The second page has other words that say "
+                                              "something else entirely about trucks.")],
+                                        [Line("A third page closes the memo with a last "
+                                              "sentence of its own for the readers.")]), 1)]
+    doc = extract_and_clean(render(MadePdf(framed)))
+    assert "ACME Corp. Quarterly Memo" not in doc.text and "Page 2" not in doc.text
+    assert "The second page has other words" in doc.text

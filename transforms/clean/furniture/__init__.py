@@ -38,6 +38,7 @@ from ragbeam.transforms.clean.furniture.template import (
     heads_its_text,
     unnumbered_copies,
 )
+from ragbeam.transforms.clean.headings import is_prose
 
 __all__ = ["FurnitureResult", "PageLine", "TemplateGroup", "edge_order", "find_page_furniture",
            "line_shape", "page_number_value", "roman_value"]
@@ -112,9 +113,31 @@ def find_page_furniture(pages: Pages, page_sizes: PageSizes = None) -> Furniture
     counts = Counter(text for lines in pages for line in lines
                      if line.is_heading and (text := line.text.strip()) in named) if named else {}
     unique = {(p, i) for p, i in found if counts[pages[p][i].text.strip()] == 1}
-    return FurnitureResult(*(frozenset(hits - unique)
+    kept_whole = _repeated_pages(pages, (numbers | template | companions | stamps) - unique)
+    return FurnitureResult(*(frozenset(hits - unique - kept_whole)
                              for hits in (numbers, template, companions, stamps)),
                            (*rotated, *groups))
+
+
+# A page's frame holds at most one line of running text (a footer's notice).
+MIN_REPEATED_PAGE_PROSE_LINES = 2
+
+
+def _repeated_pages(pages: Pages, taken: set[Hit]) -> set[Hit]:
+    """The lines of each page the template would take whole, with
+    ``MIN_REPEATED_PAGE_PROSE_LINES`` lines of running text among them: such a page is
+    printed again (a memo on two identical pages), not a frame around nothing, and it
+    keeps its lines; else, all of its text would go."""
+    if not taken:
+        return set()
+    whole: set[Hit] = set()
+    for p in {p for p, _ in taken}:
+        lines = pages[p]
+        if (all((p, i) in taken for i in range(len(lines)))
+                and sum(map(is_prose, (line.text for line in lines)))
+                >= MIN_REPEATED_PAGE_PROSE_LINES):
+            whole.update((p, i) for i in range(len(lines)))
+    return whole
 
 
 def _user_headings_kept(pages: Pages, numbers: set[Hit], body: float) -> set[Hit]:
