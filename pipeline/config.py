@@ -166,7 +166,11 @@ if TYPE_CHECKING:
 # 37: a run-in label set bold at a paragraph's start ("Research and Development: …")
 # heads its paragraph, where a document sets a series of them (a note's policies); a
 # label's colon is no part of its name in heading paths.
-OUTPUT_FORMAT_VERSION = 37
+# 38: text files Tika read wrong or not at all: UTF-16 without a byte-order mark, a short
+# note in a single-byte code page, Windows-1252 read as ISO-8859-1 ("€" was U+FFFD); a
+# PDF page the page template would take whole, running text and all (a memo printed
+# twice), keeps its lines.
+OUTPUT_FORMAT_VERSION = 38
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0
