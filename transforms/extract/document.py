@@ -80,6 +80,9 @@ _TITLE_KEYS = ("dc:title", "title", "pdf:docinfo:title", "subject")
 _LANGUAGE_KEYS = ("dc:language", "language", "Content-Language")
 _PAGE_KEYS = ("xmpTPg:NPages", "meta:page-count", "Page-Count", "meta:slide-count")
 _ENCRYPTED_KEYS = ("pdf:encrypted", "encrypted")
+# Tika's media type for an OOXML file under a password (its encrypted package): Tika
+# sets no encryption key for it.
+_ENCRYPTED_TYPES = frozenset({"application/x-tika-ooxml-protected"})
 
 
 def _first(metadata: dict[str, list[str]], keys: tuple[str, ...]) -> str | None:
@@ -146,7 +149,8 @@ def build_extracted_document(
             raise EmptyDocumentError(
                 f"no text: the document is empty (its {len(parsed.embedded)} embedded "
                 f"resource(s), such as a thumbnail or pictures, hold no text either)")
-        if (_first(metadata, _ENCRYPTED_KEYS) or "").lower() == "true":
+        if ((_first(metadata, _ENCRYPTED_KEYS) or "").lower() == "true"
+                or media_type_of(metadata) in _ENCRYPTED_TYPES):
             raise EncryptedDocumentError(
                 "document is encrypted (password-protected): Tika extracted no text"
             )
