@@ -169,7 +169,8 @@ if TYPE_CHECKING:
 # 38: text files Tika read wrong or not at all: UTF-16 without a byte-order mark, a short
 # note in a single-byte code page, Windows-1252 read as ISO-8859-1 ("€" was U+FFFD); a
 # PDF page the page template would take whole, running text and all (a memo printed
-# twice), keeps its lines.
+# twice), keeps its lines; a plain text file's keyword headings ("CHAPTER XII") head its
+# text.
 OUTPUT_FORMAT_VERSION = 38
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024

@@ -71,6 +71,7 @@ from ragbeam.transforms.clean.furniture import (
 from ragbeam.transforms.clean.headings import (
     body_style,
     mark_headings,
+    mark_typed_headings,
     names_nothing,
     outline_of,
 )
@@ -607,9 +608,12 @@ def _clean_document(extracted: ExtractedDocument, options: CleanOptions) -> Docu
     note_marks_placed = (place_hanging_marks(assembly.blocks)
                          if paged and extracted.layout is not None and options.join_lines
                          else 0)
-    headings_detected = (mark_headings(assembly, outline_of(extracted.metadata),
-                                        extracted.layout)
-                         if paged and options.detect_headings else 0)
+    headings_detected = 0
+    if paged and options.detect_headings:
+        headings_detected = mark_headings(assembly, outline_of(extracted.metadata),
+                                          extracted.layout)
+    elif options.detect_headings and extracted.lines is LineKind.TYPED:
+        headings_detected = mark_typed_headings(assembly)
 
     parts: list[str] = []
     spans: list[TextSpan] = []

@@ -1856,6 +1856,30 @@ def mark_headings(assembly: Assembly, outline: list[OutlineEntry],
     return len(found)
 
 
+def mark_typed_headings(assembly: Assembly) -> int:
+    """A plain text file's keyword headings: a paragraph of one line that is a keyword
+    heading (``keyword_heading``: "CHAPTER XII", "Part 2 Methods", "Section 3.1 Scope")
+    heads the text after it at its keyword's rank (``nest_under_keywords``), with the
+    title on the line after a bare "CHAPTER 1" (``_join_division_titles``). Nothing
+    else is a heading in plain text: its lines in capitals or title case are as often a
+    letter's address, a signature or a poem's line, and no font sets them apart. A file
+    whose reader marked headings already keeps them alone. Returns how many it marked."""
+    blocks = assembly.blocks
+    if any(line.kind is BlockKind.HEADING for pieces in blocks for _, line in pieces):
+        return 0
+    texts = [pieces[0][1].text.strip() if len(pieces) == 1
+             and pieces[0][1].kind is BlockKind.PARAGRAPH else None for pieces in blocks]
+    found = {i: 0 for i, text in enumerate(texts)
+             if text and keyword_heading(text) is not None}
+    if not found:
+        return 0
+    found = _join_division_titles(assembly, nest_under_keywords(texts, found))
+    for index, level in found.items():
+        for _, line in assembly.blocks[index]:
+            line.kind, line.level = BlockKind.HEADING, level
+    return len(found)
+
+
 # Where a block sits on its page: (page, x0, top, x1, bottom), None where not placed.
 BlockBox = tuple[int, float, float, float, float]
 
