@@ -60,15 +60,22 @@ def _page(left: list[str], footnote: list[str], right: list[str], *, page: int =
 def _pdf(lines: list[tuple]) -> ExtractedDocument:
     """A PDF of these (text, page, x0, top, size, block) lines, styled as the layout pass
     styles them; each line ends at its column's edge (a justified line)."""
+    return _placed([(text, page, x0, x0 + 218.0, top, size, block)
+                    for text, page, x0, top, size, block in lines], font="Times")
+
+
+def _placed(lines: list[tuple], font: str = "Arial") -> ExtractedDocument:
+    """A PDF of (text, page, x0, x1, top, size, block) lines, each block a Tika block,
+    in this (Tika's) reading order."""
     blocks: dict[int, list[tuple]] = {}
     for line in lines:
-        blocks.setdefault(line[5], []).append(line)
+        blocks.setdefault(line[6], []).append(line)
     out_blocks, styles, raw = [], [], ""
     for members in blocks.values():
         start = len(raw)
-        for text, page, x0, top, size, _ in members:
-            styles.append(LineStyle(len(raw), len(raw) + len(text), page, x0, top,
-                                    x0 + 218.0, top + size, size, False, False, "Times"))
+        for text, page, x0, x1, top, size, _ in members:
+            styles.append(LineStyle(len(raw), len(raw) + len(text), page, x0, top, x1,
+                                    top + size, size, False, False, font))
             raw += text + "\n"
         out_blocks.append(Block(BlockKind.PARAGRAPH, raw[start:-1], page=members[0][1],
                                 raw_start=start, raw_end=len(raw) - 1))
@@ -146,27 +153,6 @@ def test_a_figure_and_its_caption_atop_the_next_column_go_after_the_paragraph_to
                               "Figure 1: Retriever accuracy with different numbers of "
                               "training examples, measured on the development set."]
 
-
-def _placed(lines: list[tuple]) -> ExtractedDocument:
-    """A PDF of (text, page, x0, x1, top, size, block) lines, each block a Tika block,
-    in this (Tika's) reading order."""
-    blocks: dict[int, list[tuple]] = {}
-    for line in lines:
-        blocks.setdefault(line[6], []).append(line)
-    out_blocks, styles, raw = [], [], ""
-    for members in blocks.values():
-        start = len(raw)
-        for text, page, x0, x1, top, size, _ in members:
-            styles.append(LineStyle(len(raw), len(raw) + len(text), page, x0, top, x1,
-                                    top + size, size, False, False, "Arial"))
-            raw += text + "\n"
-        out_blocks.append(Block(BlockKind.PARAGRAPH, raw[start:-1], page=members[0][1],
-                                raw_start=start, raw_end=len(raw) - 1))
-        raw += "\n"
-    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
-                             raw_text=raw, blocks=tuple(out_blocks), metadata={},
-                             layout=PdfLayout(((612.0, 792.0),), tuple(styles)),
-                             lines=lines_of("application/pdf"), page_count=1)
 
 
 # One page alone: its furniture is not weighed (a lone "(1)" would read as its folio).
