@@ -2035,8 +2035,13 @@ def split_heading_lines(assembly: Assembly) -> int:
     return cuts
 
 
-# A run-in label cut off its paragraph (the label's line, the line it was cut from).
-RunInCut = tuple["CleanLine", "CleanLine"]
+class RunInCut(NamedTuple):
+    """A run-in label cut off its paragraph: the label's line, the paragraph's first line
+    after it, and the line both were cut from."""
+
+    label: CleanLine
+    rest: CleanLine
+    line: CleanLine
 
 
 # Run-in labels title sections where a document sets this many, each once, in one face
@@ -2051,31 +2056,29 @@ def cut_run_in_labels(assembly: Assembly) -> list[RunInCut]:
     sections only as a series: ``MIN_RUN_IN_LABELS`` different ones in one face at
     least, each once (a label the document repeats word for word, "Note:", "Level 1",
     titles no section; a paper's one "Proof:" or "Question:" opens a paragraph)."""
-    found = [(k, label) for k, pieces in enumerate(assembly.blocks)
-             if (label := run_in_label(pieces)) is not None]
+    found = {k: cut for k, pieces in enumerate(assembly.blocks)
+             if (cut := run_in_label(pieces)) is not None}
     if not found:
         return []
-    words = {k: " ".join(label[0][0][1].text.split()).casefold() for k, label in found}
+    words = {k: " ".join(cut.label.text.split()).casefold() for k, cut in found.items()}
+    faces = {k: cut.label.style.font if cut.label.style else "" for k, cut in found.items()}
     repeated = Counter(words.values())
     series: defaultdict[str, set[str]] = defaultdict(set)
-    for k, label in found:
+    for k in found:
         if repeated[words[k]] == 1:
-            series[label[0][0][1].style.font].add(words[k])  # type: ignore[union-attr]
-    labels = {k: label for k, label in found if repeated[words[k]] == 1
-              and len(series[label[0][0][1].style.font]) >= MIN_RUN_IN_LABELS}  # type: ignore[union-attr]
-    if not labels:
+            series[faces[k]].add(words[k])
+    cuts = {k: cut for k, cut in found.items()
+            if repeated[words[k]] == 1 and len(series[faces[k]]) >= MIN_RUN_IN_LABELS}
+    if not cuts:
         return []
-    cuts: list[RunInCut] = []
     out: list[list[tuple[str, CleanLine]]] = []
     for k, pieces in enumerate(assembly.blocks):
-        label = labels.get(k)
-        if label is None:
+        if (cut := cuts.get(k)) is None:
             out.append(pieces)
-            continue
-        out.extend(label)
-        cuts.append((label[0][0][1], pieces[0][1]))
+        else:
+            out += [[("", cut.label)], [("", cut.rest), *pieces[1:]]]
     assembly.blocks[:] = out
-    return cuts
+    return list(cuts.values())
 
 
 def rejoin_run_in_labels(assembly: Assembly, found: Mapping[int, int],
@@ -2086,29 +2089,27 @@ def rejoin_run_in_labels(assembly: Assembly, found: Mapping[int, int],
     indexes before; None where none went)."""
     if not cuts:
         return dict(found), None
-    original = {id(label): line for label, line in cuts}
+    by_label = {id(cut.label): cut for cut in cuts}
+    blocks = assembly.blocks
     gone: set[int] = set()
-    for k, pieces in enumerate(assembly.blocks):
-        line = original.get(id(pieces[0][1])) if len(pieces) == 1 else None
-        if line is None or k in found or k + 1 >= len(assembly.blocks):
-            continue
-        rest = assembly.blocks[k + 1]
-        if rest[0][1].raw_start < pieces[0][1].raw_end or rest[0][1].page != line.page:
-            continue  # not the paragraph it was cut from (moved): left as cut
-        rest[0] = ("", line)
+    for k, pieces in enumerate(blocks[:-1]):
+        cut = by_label.get(id(pieces[0][1])) if len(pieces) == 1 else None
+        if cut is None or k in found or blocks[k + 1][0][1] is not cut.rest:
+            continue  # a heading, or no longer before its paragraph (moved): as cut
+        blocks[k + 1][0] = ("", cut.line)
         gone.add(k)
     if not gone:
         return dict(found), None
-    kept = [k for k in range(len(assembly.blocks)) if k not in gone]
-    assembly.blocks[:] = [assembly.blocks[k] for k in kept]
+    kept = [k for k in range(len(blocks)) if k not in gone]
+    blocks[:] = [blocks[k] for k in kept]
     new_index = {k: n for n, k in enumerate(kept)}
     return {new_index[k]: level for k, level in found.items()}, kept
 
 
-def run_in_label(pieces: Sequence[tuple[str, CleanLine]]
-                 ) -> tuple[list[tuple[str, CleanLine]], list[tuple[str, CleanLine]]] | None:
+def run_in_label(pieces: Sequence[tuple[str, CleanLine]]) -> RunInCut | None:
     """A paragraph opened by a run-in label, cut in two: the label, a line of its own
-    set in the label's face, and the paragraph after it; None for any other block.
+    set in the label's face, and the paragraph's first line after it; None for any
+    other block.
 
     A filing's notes title their policies so: "Research and Development: Research and
     development expenses are …", the label in bold, the text in regular on the same
@@ -2136,7 +2137,7 @@ def run_in_label(pieces: Sequence[tuple[str, CleanLine]]
     rest = replace(first, text=first.text[start:],
                    raw_start=min(first.raw_start + start, first.raw_end),
                    style=style._replace(lead_font=""))
-    return [("", label)], [("", rest), *pieces[1:]]
+    return RunInCut(label, rest, first)
 
 
 def _heading_cuts(pieces: Sequence[tuple[str, CleanLine]]) -> list[int]:
