@@ -171,7 +171,9 @@ if TYPE_CHECKING:
 # PDF page the page template would take whole, running text and all (a memo printed
 # twice), keeps its lines; a plain text file's keyword headings ("CHAPTER XII") head its
 # text.
-OUTPUT_FORMAT_VERSION = 38
+# 39: a page scanned upside down or sideways is read upright where OSD turns it (it was
+# below OCR's confidence floor, not indexed).
+OUTPUT_FORMAT_VERSION = 39
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_EXTRACT_TIMEOUT_S = 60.0

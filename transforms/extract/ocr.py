@@ -57,7 +57,9 @@ Tesseract's OSD (``--psm 0``, the ``osd`` pack) names the script and that script
 packs (``SCRIPT_PACKS``) read it, and the most confident reading is kept if it
 reaches ``MIN_CONFIDENCE``; OSD needs some text (it gave up on a full English page
 photographed on colour), so when it cannot tell, the other common scripts' packs
-are tried. A page no reading reaches it with is not indexed: its problem says so,
+are tried. OSD also says how the page is to be turned to stand upright: a page
+scanned upside down or sideways (``eng`` read one at 32 %) is turned so and read
+again, and the upright reading is kept where it is the more confident. A page no reading reaches it with is not indexed: its problem says so,
 and a picture without text read is ``unsupported``; one whose script's pack is not
 installed is *incomplete* (``OcrUnavailable``: the next run with the pack reads
 it). With languages given (``eng+deu``) they read every page, under the same
@@ -204,6 +206,7 @@ SCRIPT_PACKS: dict[str, tuple[str, ...]] = {
 # Tried in turn where OSD cannot name the script (and Latin's reading was not confident).
 COMMON_SCRIPTS = ("Han", "Japanese", "Korean")
 _OSD_SCRIPT = re.compile(r"^Script: (\w+)", re.M)
+_OSD_ROTATE = re.compile(r"^Rotate: (\d+)", re.M)
 # A space Tesseract puts between characters of scripts written without spaces (Han,
 # kana, their punctuation): between two of them, or one and a Latin punctuation mark.
 _UNSPACED = f"{CJK_SCRIPTS_CLASS}\uf900-\ufaff{CJK_PUNCTUATION_CLASS}\U00020000-\U0002fa1f"
@@ -561,7 +564,17 @@ def read_picture(image: str, page: int, languages: str, cpu_seconds: int, work_d
         if languages == AUTO_LANGUAGES and (best() is None or best().confidence < CONFIDENT):
             # Not confidently Latin: the script OSD names; where that reads no text
             # confidently, or OSD cannot tell, the common scripts too.
-            named = detect_script(image, cpu_seconds, dpi) if OSD_PACK in installed else None
+            named, turn = (detect_orientation(image, cpu_seconds, dpi)
+                           if OSD_PACK in installed else (None, 0))
+            if turn:
+                # A page scanned upside down or sideways: read upright, as OSD turns it,
+                # where that reads better than the page as it lies.
+                upright = _turned(image, turn, work_dir)
+                reading = _read(upright, DEFAULT_PACK, cpu_seconds, work_dir, dpi)
+                lying = best()
+                if lying is None or reading.confidence > lying.confidence:
+                    image, readings[:] = upright, [reading]
+                    blank = reading.words == 0
             if blank and named in (None, "Latin"):  # no word, no other script: no text
                 return PageText(page, text="")
             if named is not None and named != "Latin":
@@ -607,10 +620,32 @@ def installed_packs() -> frozenset[str]:
 def detect_script(image: str, cpu_seconds: int, dpi: int | None = None) -> str | None:
     """The script Tesseract's OSD (``--psm 0``) names for a picture, or None when it
     cannot tell (too few characters) or fails."""
+    return detect_orientation(image, cpu_seconds, dpi)[0]
+
+
+def detect_orientation(image: str, cpu_seconds: int, dpi: int | None = None
+                       ) -> tuple[str | None, int]:
+    """What Tesseract's OSD (``--psm 0``) says of a picture: the script it names (None
+    when it cannot tell, too few characters, or fails) and how many degrees clockwise
+    the picture is to be turned to stand upright (0, 90, 180 or 270)."""
     argv = ["tesseract", image, "stdout", "--psm", "0", "-l", OSD_PACK]
     done = _run_limited(argv + (["--dpi", str(dpi)] if dpi else []), cpu_seconds)
-    found = _OSD_SCRIPT.search(done.stdout.decode("utf-8", "replace"))
-    return found.group(1) if done.returncode == 0 and found else None
+    if done.returncode != 0:
+        return None, 0
+    out = done.stdout.decode("utf-8", "replace")
+    script, turn = _OSD_SCRIPT.search(out), _OSD_ROTATE.search(out)
+    return (script.group(1) if script else None,
+            int(turn.group(1)) % 360 if turn and int(turn.group(1)) % 90 == 0 else 0)
+
+
+def _turned(image: str, degrees: int, work_dir: str) -> str:
+    """A copy of the picture turned ``degrees`` clockwise (OSD's ``Rotate``), beside it."""
+    from PIL import Image  # Pillow: only for a page OCR finds turned
+
+    path = os.path.join(work_dir, f"turned-{threading.get_ident()}-{degrees}.png")
+    with Image.open(image) as picture:
+        picture.rotate(-degrees, expand=True).save(path)
+    return path
 
 
 def _read(image: str, packs: str, cpu_seconds: int, work_dir: str, dpi: int | None

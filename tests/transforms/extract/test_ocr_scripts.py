@@ -5,6 +5,7 @@ the wrong script is not indexed; a script whose pack is missing waits for it."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 
@@ -96,3 +97,41 @@ def test_a_script_whose_pack_is_missing_waits_for_it(cjk_ready):
         pytest.skip("the Russian pack is installed here")
     with pytest.raises(OcrUnavailable, match=r"Cyrillic: rus; Debian: tesseract-ocr-rus"):
         _read(RUSSIAN)
+
+
+HARBOUR = ("The harbour master inspects every crane on the quay each morning.",
+           "Each crane was greased and tested before the first ship came in.",
+           "The pilots read the tide tables posted at the harbour office.",
+           "Two tugs wait at the breakwater for the container ships to arrive.",
+           "The night shift logs every vessel that enters or leaves the port.",
+           "Fog closed the harbour twice last winter for a whole day each time.")
+
+
+@pytest.fixture(scope="module")
+def osd_ready():
+    ocr_unavailable.cache_clear()
+    installed_packs.cache_clear()
+    problem = ocr_unavailable("eng") or (
+        None if "osd" in installed_packs() else "the osd pack is missing")
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI installs them (make ocr): {problem}")
+        pytest.skip(problem)
+
+
+@pytest.mark.parametrize("degrees", [90, 180, 270])
+def test_a_page_scanned_turned_is_read_upright(osd_ready, degrees):
+    """A scan fed upside down or sideways read as it lies is below the confidence floor
+    (``eng`` 32 % upside down): OSD says how to turn it, and it is read upright."""
+    from PIL import Image
+
+    picture = Image.open(io.BytesIO(picture_of_lines(HARBOUR))).rotate(degrees, expand=True)
+    out = io.BytesIO()
+    picture.save(out, "PNG")
+    data = out.getvalue()
+    tika = EmbeddedTika(ocr=OcrSettings(languages="auto"))
+    xhtml, metadata = tika.extract(data, "scan.png")
+    doc = build_extracted_document(FetchedFile(SourceFile("/in/scan.png", "d", len(data)),
+                                               data, "h"), xhtml, metadata)
+    assert HARBOUR[2] in doc.raw_text and HARBOUR[5] in doc.raw_text
+    assert json.loads(doc.metadata[OCR_LANGUAGES_KEY])["0"].startswith("eng ")
