@@ -59,7 +59,8 @@ reaches ``MIN_CONFIDENCE``; OSD needs some text (it gave up on a full English pa
 photographed on colour), so when it cannot tell, the other common scripts' packs
 are tried. OSD also says how the page is to be turned to stand upright: a page
 scanned upside down or sideways (``eng`` read one at 32 %) is turned so and read
-again, and the upright reading is kept where it is the more confident. A page no reading reaches it with is not indexed: its problem says so,
+again, and the upright reading is kept where it is the more confident. A page no
+reading reaches it with is not indexed: its problem says so,
 and a picture without text read is ``unsupported``; one whose script's pack is not
 installed is *incomplete* (``OcrUnavailable``: the next run with the pack reads
 it). With languages given (``eng+deu``) they read every page, under the same
