@@ -97,6 +97,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from lxml import etree
+from PIL import Image
 
 from ragbeam.transforms.charsets import CJK_PUNCTUATION_CLASS, CJK_SCRIPTS_CLASS
 from ragbeam.transforms.errors import INCOMPLETE_KEY, OCR_TIME_LIMIT, OCR_UNAVAILABLE
@@ -641,8 +642,6 @@ def detect_orientation(image: str, cpu_seconds: int, dpi: int | None = None
 
 def _turned(image: str, degrees: int, work_dir: str) -> str:
     """A copy of the picture turned ``degrees`` clockwise (OSD's ``Rotate``), beside it."""
-    from PIL import Image  # Pillow: only for a page OCR finds turned
-
     path = os.path.join(work_dir, f"turned-{threading.get_ident()}-{degrees}.png")
     with Image.open(image) as picture:
         picture.rotate(-degrees, expand=True).save(path)
