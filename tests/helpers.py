@@ -12,7 +12,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ragbeam.transforms.chunk.base import HeadingIndex
-from ragbeam.transforms.types import BlockKind, Document, LineKind, SourceFile, TextSpan
+from ragbeam.transforms.types import (
+    Block,
+    BlockKind,
+    Document,
+    ExtractedDocument,
+    LineKind,
+    LineStyle,
+    PdfLayout,
+    SourceFile,
+    TextSpan,
+)
 
 
 def read_table(output: pathlib.Path, name: str) -> pa.Table:
@@ -139,3 +149,24 @@ def paragraph_paths(doc: Document) -> dict[str, tuple[str, ...]]:
     index = HeadingIndex(doc)
     return {doc.text[s.start:s.end]: index.path_at(s.start) for s in doc.spans
             if s.kind is BlockKind.PARAGRAPH}
+
+
+def styled_pdf(blocks: list[list[tuple[str, LineStyle]]]) -> ExtractedDocument:
+    """A PDF's extraction from Tika blocks of ``(text, style)`` lines in Tika's reading
+    order, each style as the layout pass gives it (its raw offsets are filled in here);
+    US Letter pages."""
+    out_blocks, styles, raw = [], [], ""
+    for lines in blocks:
+        start = len(raw)
+        for text, style in lines:
+            styles.append(style._replace(raw_start=len(raw), raw_end=len(raw) + len(text)))
+            raw += text + "\n"
+        out_blocks.append(Block(BlockKind.PARAGRAPH, raw[start:-1], page=lines[0][1].page,
+                                raw_start=start, raw_end=len(raw) - 1))
+        raw += "\n"
+    pages = max(style.page for style in styles)
+    return ExtractedDocument(source=SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1),
+                             content_hash="h", media_type="application/pdf", raw_text=raw,
+                             blocks=tuple(out_blocks), metadata={},
+                             layout=PdfLayout(((612.0, 792.0),) * pages, tuple(styles)),
+                             lines=lines_of("application/pdf"), page_count=pages)

@@ -7,17 +7,13 @@ from ragbeam.transforms.clean.base import CleanLine
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.clean.footnotes import held_footnotes
 from ragbeam.transforms.types import (
-    Block,
     BlockKind,
     ExtractedDocument,
     LineStyle,
-    PdfLayout,
-    SourceFile,
 )
 
-from helpers import lines_of
+from helpers import styled_pdf
 
-SRC = SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1)
 BODY, NOTE = 10.9, 9.0
 CHAR = 4.7  # a character's width in points, at either size (the column's edge decides)
 
@@ -67,24 +63,11 @@ def _pdf(lines: list[tuple]) -> ExtractedDocument:
 def _placed(lines: list[tuple], font: str = "Arial") -> ExtractedDocument:
     """A PDF of (text, page, x0, x1, top, size, block) lines, each block a Tika block,
     in this (Tika's) reading order."""
-    blocks: dict[int, list[tuple]] = {}
-    for line in lines:
-        blocks.setdefault(line[6], []).append(line)
-    out_blocks, styles, raw = [], [], ""
-    for members in blocks.values():
-        start = len(raw)
-        for text, page, x0, x1, top, size, _ in members:
-            styles.append(LineStyle(len(raw), len(raw) + len(text), page, x0, top, x1,
-                                    top + size, size, False, False, font))
-            raw += text + "\n"
-        out_blocks.append(Block(BlockKind.PARAGRAPH, raw[start:-1], page=members[0][1],
-                                raw_start=start, raw_end=len(raw) - 1))
-        raw += "\n"
-    pages = max(line[1] for line in lines)
-    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
-                             raw_text=raw, blocks=tuple(out_blocks), metadata={},
-                             layout=PdfLayout(((612.0, 792.0),) * pages, tuple(styles)),
-                             lines=lines_of("application/pdf"), page_count=pages)
+    blocks: dict[int, list[tuple[str, LineStyle]]] = {}
+    for text, page, x0, x1, top, size, block in lines:
+        blocks.setdefault(block, []).append(
+            (text, LineStyle(0, 0, page, x0, top, x1, top + size, size, False, False, font)))
+    return styled_pdf(list(blocks.values()))
 
 
 def _paragraphs(lines: list[tuple]) -> list[str]:

@@ -13,18 +13,14 @@ from ragbeam.transforms.chunk.base import HeadingIndex
 from ragbeam.transforms.clean.document import CleanOptions, clean_document
 from ragbeam.transforms.extract import layout
 from ragbeam.transforms.types import (
-    Block,
     BlockKind,
     ExtractedDocument,
     LineStyle,
-    PdfLayout,
-    SourceFile,
 )
 
-from helpers import lines_of
 from helpers import paragraph_paths as paths
+from helpers import styled_pdf
 
-SRC = SourceFile(uri="/x.pdf", doc_id="d", size_bytes=1)
 BOLD, REGULAR = "TimesNewRomanPS-BoldMT", "TimesNewRomanPSMT"
 OPENING = ("The Company prepares its financial statements in conformity with accounting "
            "principles generally accepted in the United States of America.")
@@ -33,23 +29,15 @@ OPENING = ("The Company prepares its financial statements in conformity with acc
 def _pdf(blocks: list[list[tuple[str, str, str]]]) -> ExtractedDocument:
     """A page of Tika blocks, each a list of (text, font, lead_font) lines, one under
     the other at the body's size and left edge."""
-    out_blocks, styles, raw, top = [], [], "", 72.0
+    styled, top = [], 72.0
     for lines in blocks:
-        start = len(raw)
+        styled.append([])
         for text, font, lead in lines:
-            styles.append(LineStyle(len(raw), len(raw) + len(text), 1, 72.0, top, 540.0,
-                                    top + 10.0, 10.0, font == BOLD, False, font,
-                                    lead_font=lead))
-            raw += text + "\n"
+            styled[-1].append((text, LineStyle(0, 0, 1, 72.0, top, 540.0, top + 10.0, 10.0,
+                                               font == BOLD, False, font, lead_font=lead)))
             top += 12.0
-        out_blocks.append(Block(BlockKind.PARAGRAPH, raw[start:-1], page=1, raw_start=start,
-                                raw_end=len(raw) - 1))
-        raw += "\n"
         top += 12.0
-    return ExtractedDocument(source=SRC, content_hash="h", media_type="application/pdf",
-                             raw_text=raw, blocks=tuple(out_blocks), metadata={},
-                             layout=PdfLayout(((612.0, 792.0),), tuple(styles)),
-                             lines=lines_of("application/pdf"), page_count=1)
+    return styled_pdf(styled)
 
 
 def _regular(*texts: str) -> list[tuple[str, str, str]]:
